@@ -1,0 +1,120 @@
+package catalog
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+func open(t *testing.T, p string) *Catalog {
+	t.Helper()
+	c, err := Open(p)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cat.db")
+	c := open(t, p)
+	j := &Job{Name: "day01", State: JobRunning, Hashes: "md5,xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now(), PID: os.Getpid()}
+	require.NoError(t, c.CreateJob(j))
+	k := &Card{JobID: j.ID, Seq: 0, Label: "A001", Path: "/cards/A001", State: "copying"}
+	require.NoError(t, c.AddCard(k))
+	d := &Dest{JobID: j.ID, Seq: 0, Path: "/dst"}
+	require.NoError(t, c.AddDest(d))
+	f := &File{CardID: k.ID, Rel: "CLIPS/caf\u00e9 & \"x\".mov", Size: 3, Mtime: time.Unix(1700000000, 5), State: "verified",
+		Sums: hashing.Bytes([]hashing.Algo{hashing.MD5, hashing.XXH64}, []byte("abc"))}
+	c.PutFile(f)
+	c.PutCopy(k.ID, f.Rel, &Copy{DestID: d.ID, Path: "day01/A001/" + f.Rel, State: "verified", Written: true, VerifyAlgos: "xxh64", VerifiedAt: time.Now()})
+	c.PutSkipped(k.ID, Skip{Rel: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata"})
+	c.PutSample(j.ID, Sample{CardID: k.ID, T: time.Now(), Bytes: 3, Rate: 3, Phase: "copy"})
+	require.NoError(t, c.Flush())
+	require.NoError(t, c.Close())
+
+	c2 := open(t, p)
+	jobs, err := c2.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "day01", jobs[0].Name)
+	files, err := c2.Files(k.ID)
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.Equal(t, f.Rel, files[0].Rel)
+	require.Equal(t, f.Mtime.UnixNano(), files[0].Mtime.UnixNano())
+	require.Equal(t, "900150983cd24fb0d6963f7d28e17f72", files[0].Sums.Get(hashing.MD5))
+	require.Equal(t, "", files[0].Sums.Get(hashing.SHA1))
+	require.Len(t, files[0].Copies, 1)
+	require.Equal(t, "verified", files[0].Copies[0].State)
+	sk, err := c2.Skipped(k.ID)
+	require.NoError(t, err)
+	require.Equal(t, []Skip{{".DS_Store", "metadata", "macOS Finder metadata"}}, sk)
+	s, err := c2.Samples(j.ID)
+	require.NoError(t, err)
+	require.Len(t, s, 1)
+	_, err = c2.Job(999)
+	require.ErrorIs(t, err, ErrNoJob)
+}
+
+func TestKilledJobShowsInterrupted(t *testing.T) {
+	c := open(t, filepath.Join(t.TempDir(), "cat.db"))
+	host, _ := os.Hostname()
+	j := &Job{Name: "x", State: JobRunning, Host: host, PID: 1 << 22, Hashes: "xxh64", VerifyMode: "dest",
+		VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, c.CreateJob(j))
+	got, err := c.Job(j.ID)
+	require.NoError(t, err)
+	require.Equal(t, JobInterrupted, got.State)
+}
+
+func TestRefusesForeignAndGarbage(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	require.NoError(t, os.WriteFile(garbage, []byte("this is not sqlite, it is a text file with enough bytes to look like a header..............................................."), 0o644))
+	_, err := Open(garbage)
+	require.ErrorContains(t, err, "garbage.db is not a usable dit catalog")
+
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := sql.Open("sqlite", foreign)
+	require.NoError(t, err)
+	_, err = db.Exec("CREATE TABLE photos (id INTEGER)")
+	require.NoError(t, err)
+	db.Close()
+	_, err = Open(foreign)
+	require.ErrorContains(t, err, "foreign.db is an SQLite database but not a dit catalog")
+
+	_, err = Open(dir)
+	require.ErrorContains(t, err, "is a folder")
+}
+
+// Two catalogs (as two processes would) write to one file concurrently.
+func TestTwoWritersShareOneFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cat.db")
+	a, b := open(t, p), open(t, p)
+	done := make(chan error, 2)
+	for _, c := range []*Catalog{a, b} {
+		go func(c *Catalog) {
+			for i := 0; i < 20; i++ {
+				j := &Job{Name: "j", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+					Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+				if err := c.CreateJob(j); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(c)
+	}
+	require.NoError(t, <-done)
+	require.NoError(t, <-done)
+	jobs, err := a.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 40)
+}

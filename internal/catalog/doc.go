@@ -1,0 +1,51 @@
+// Package catalog is dit's SQLite log of every offload: jobs, cards,
+// destinations, every file with every hash and its state on each
+// destination, skipped entries, and a throughput sample per second.
+//
+// # Location and concurrency
+//
+// The database is a single SQLite file (modernc.org/sqlite, pure Go) in the
+// OS user data folder ([DefaultPath]), overridden by --db or DIT_DB. It runs
+// in WAL mode with synchronous=FULL, foreign keys on, a 10 s busy timeout and
+// immediate write transactions, so two dit processes can share it: a writer
+// waits for the other, and after the timeout gets an error saying the
+// catalog is busy. Within a process one goroutine owns all writes
+// ([Catalog.Submit] queues them) and commits them in batches of up to 500
+// statements or every 200 ms; [Catalog.Flush] waits until everything queued
+// is committed. The file carries application_id 0x44495430 ("DIT0"), so a
+// foreign SQLite file or a non-database is refused with a clear message.
+//
+// # Schema (version 1, sql/0001_initial.sql)
+//
+//	jobs(id, name, state, host, tool_version, pid, hashes, verify_mode,
+//	     verify_hashes, layout, on_conflict, include_hidden, started,
+//	     finished, error)
+//	    state: running | interrupted | done | failed. A job left "running"
+//	    by a killed process is shown as interrupted and can be resumed.
+//	cards(id, job_id, seq, label, path, volume_id, bytes, files, state,
+//	      copy_started, copy_finished, verify_started, verify_finished, error)
+//	    state: pending | copying | verifying | verified (safe to format) |
+//	    copied (not verified) | failed | interrupted.
+//	destinations(id, job_id, seq, path)
+//	files(card_id, rel_path, size, mtime_ns, state, md5, sha1, xxh64, xxh3,
+//	      xxh128, c4, blake3, error, copy_started, copy_finished)
+//	    hashes are the source hashes in ASC MHL text form; NULL = not
+//	    computed. state: pending | copied | verified | failed.
+//	copies(card_id, rel_path, dest_id, path, state, written, verify_algos,
+//	       verified_at, error)
+//	    one row per file and destination. state: pending | copied | present
+//	    (an identical file was already there) | verified (read back from the
+//	    medium and equal to the source hashes) | failed | skipped (conflict
+//	    left alone). written=1 when this job created the file, so a resume
+//	    may replace it.
+//	skipped(card_id, rel_path, kind, reason)
+//	samples(id, job_id, card_id, dest_id, t, bytes, rate, phase)
+//	    once per second per card (dest_id NULL: the card's reads) and per
+//	    destination; phase copy | verify; bytes is the running total of
+//	    the phase, rate bytes/s over the last interval.
+//
+// Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
+// files in sql/, embedded, applied in order in one transaction each, and
+// recorded in PRAGMA user_version; never edit a released migration, add a
+// new one.
+package catalog

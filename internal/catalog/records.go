@@ -1,0 +1,417 @@
+package catalog
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// Job states.
+const (
+	JobRunning     = "running"
+	JobInterrupted = "interrupted"
+	JobDone        = "done"
+	JobFailed      = "failed"
+)
+
+// Job is a row of jobs.
+type Job struct {
+	ID            int64
+	Name          string
+	State         string
+	Host          string
+	ToolVersion   string
+	PID           int
+	Hashes        string
+	VerifyMode    string
+	VerifyHashes  string
+	Layout        string
+	OnConflict    string
+	IncludeHidden bool
+	Started       time.Time
+	Finished      time.Time
+	Error         string
+}
+
+// Card is a row of cards.
+type Card struct {
+	ID, JobID      int64
+	Seq            int
+	Label, Path    string
+	VolumeID       string
+	Bytes          int64
+	Files          int
+	State          string
+	CopyStarted    time.Time
+	CopyFinished   time.Time
+	VerifyStarted  time.Time
+	VerifyFinished time.Time
+	Error          string
+}
+
+// Dest is a row of destinations.
+type Dest struct {
+	ID, JobID int64
+	Seq       int
+	Path      string
+}
+
+// File is a row of files with its copies.
+type File struct {
+	CardID       int64
+	Rel          string
+	Size         int64
+	Mtime        time.Time
+	State        string
+	Sums         hashing.Sums
+	Error        string
+	CopyStarted  time.Time
+	CopyFinished time.Time
+	Copies       []Copy
+}
+
+// Copy is a row of copies: one file on one destination.
+type Copy struct {
+	DestID      int64
+	Path        string
+	State       string
+	Written     bool
+	VerifyAlgos string
+	VerifiedAt  time.Time
+	Error       string
+}
+
+// Skip is a row of skipped.
+type Skip struct {
+	Rel, Kind, Reason string
+}
+
+// Sample is a row of samples. DestID 0 is the card's read side.
+type Sample struct {
+	CardID, DestID int64
+	T              time.Time
+	Bytes          int64
+	Rate           float64
+	Phase          string
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullTime(t time.Time) any { return nullStr(Time(t)) }
+
+// CreateJob inserts j now and sets j.ID.
+func (c *Catalog) CreateJob(j *Job) error {
+	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, Time(j.Started))
+	if err != nil {
+		return err
+	}
+	j.ID, err = r.LastInsertId()
+	return err
+}
+
+// SetJobState records a job's state now (not batched).
+func (c *Catalog) SetJobState(id int64, state string, finished time.Time, errText string) error {
+	_, err := c.Exec(`UPDATE jobs SET state=?, finished=?, error=? WHERE id=?`, state, nullTime(finished), errText, id)
+	return err
+}
+
+// ClaimJob marks a job as running in this process (for resume).
+func (c *Catalog) ClaimJob(id int64, host string, pid int) error {
+	_, err := c.Exec(`UPDATE jobs SET state=?, host=?, pid=?, finished=NULL, error='' WHERE id=?`, JobRunning, host, pid, id)
+	return err
+}
+
+// AddCard inserts a card now and sets its ID.
+func (c *Catalog) AddCard(k *Card) error {
+	r, err := c.Exec(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state) VALUES (?,?,?,?,?,?,?,?)`,
+		k.JobID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State)
+	if err != nil {
+		return err
+	}
+	k.ID, err = r.LastInsertId()
+	return err
+}
+
+// UpdateCard queues the card's mutable fields.
+func (c *Catalog) UpdateCard(k *Card) {
+	c.Submit(`UPDATE cards SET volume_id=?, bytes=?, files=?, state=?, copy_started=?, copy_finished=?, verify_started=?, verify_finished=?, error=? WHERE id=?`,
+		k.VolumeID, k.Bytes, k.Files, k.State, nullTime(k.CopyStarted), nullTime(k.CopyFinished),
+		nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), k.Error, k.ID)
+}
+
+// AddDest inserts a destination now and sets its ID.
+func (c *Catalog) AddDest(d *Dest) error {
+	r, err := c.Exec(`INSERT INTO destinations (job_id,seq,path) VALUES (?,?,?)`, d.JobID, d.Seq, d.Path)
+	if err != nil {
+		return err
+	}
+	d.ID, err = r.LastInsertId()
+	return err
+}
+
+// PutFile queues an insert-or-update of a file row (not its copies).
+func (c *Catalog) PutFile(f *File) {
+	s := f.Sums
+	c.Submit(`INSERT INTO files (card_id,rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (card_id,rel_path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, state=excluded.state,
+		md5=excluded.md5, sha1=excluded.sha1, xxh64=excluded.xxh64, xxh3=excluded.xxh3, xxh128=excluded.xxh128,
+		c4=excluded.c4, blake3=excluded.blake3, error=excluded.error, copy_started=excluded.copy_started,
+		copy_finished=excluded.copy_finished`,
+		f.CardID, f.Rel, f.Size, f.Mtime.UnixNano(), f.State,
+		nullStr(s.Get(hashing.MD5)), nullStr(s.Get(hashing.SHA1)), nullStr(s.Get(hashing.XXH64)), nullStr(s.Get(hashing.XXH3)),
+		nullStr(s.Get(hashing.XXH128)), nullStr(s.Get(hashing.C4)), nullStr(s.Get(hashing.BLAKE3)),
+		f.Error, nullTime(f.CopyStarted), nullTime(f.CopyFinished))
+}
+
+// PutCopy queues an insert-or-update of one file's copy on one destination.
+func (c *Catalog) PutCopy(cardID int64, rel string, cp *Copy) {
+	c.Submit(`INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error) VALUES (?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (card_id,rel_path,dest_id) DO UPDATE SET path=excluded.path, state=excluded.state, written=excluded.written,
+		verify_algos=excluded.verify_algos, verified_at=excluded.verified_at, error=excluded.error`,
+		cardID, rel, cp.DestID, cp.Path, cp.State, cp.Written, cp.VerifyAlgos, nullTime(cp.VerifiedAt), cp.Error)
+}
+
+// PutSkipped queues a skipped entry.
+func (c *Catalog) PutSkipped(cardID int64, s Skip) {
+	c.Submit(`INSERT INTO skipped (card_id,rel_path,kind,reason) VALUES (?,?,?,?)
+		ON CONFLICT (card_id,rel_path) DO UPDATE SET kind=excluded.kind, reason=excluded.reason`, cardID, s.Rel, s.Kind, s.Reason)
+}
+
+// PutSample queues a throughput sample.
+func (c *Catalog) PutSample(jobID int64, s Sample) {
+	var dest any
+	if s.DestID != 0 {
+		dest = s.DestID
+	}
+	c.Submit(`INSERT INTO samples (job_id,card_id,dest_id,t,bytes,rate,phase) VALUES (?,?,?,?,?,?,?)`,
+		jobID, s.CardID, dest, Time(s.T), s.Bytes, s.Rate, s.Phase)
+}
+
+// ErrNoJob is returned for a job id that is not in the catalog.
+var ErrNoJob = errors.New("no such job")
+
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started,finished,error`
+
+func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
+	var j Job
+	var started, finished sql.NullString
+	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &started, &finished, &j.Error); err != nil {
+		return nil, err
+	}
+	j.Started, j.Finished = ParseTime(started), ParseTime(finished)
+	j.State = effectiveState(&j)
+	return &j, nil
+}
+
+// effectiveState shows a job whose process is gone as interrupted.
+func effectiveState(j *Job) string {
+	if j.State != JobRunning {
+		return j.State
+	}
+	host, _ := os.Hostname()
+	if j.Host == host && j.PID > 0 && !processAlive(j.PID) {
+		return JobInterrupted
+	}
+	return j.State
+}
+
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Jobs lists jobs, newest first.
+func (c *Catalog) Jobs() ([]*Job, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT ` + jobCols + ` FROM jobs ORDER BY id DESC`)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []*Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, c.wrap(err)
+		}
+		out = append(out, j)
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// Job returns one job, or an error wrapping ErrNoJob.
+func (c *Catalog) Job(id int64) (*Job, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	j, err := scanJob(c.db.QueryRow(`SELECT `+jobCols+` FROM jobs WHERE id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("job %d: %w in %s (see dit jobs)", id, ErrNoJob, c.path)
+	}
+	return j, c.wrap(err)
+}
+
+// Cards lists a job's cards in command-line order.
+func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,error
+		FROM cards WHERE job_id=? ORDER BY seq`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []*Card
+	for rows.Next() {
+		var k Card
+		var t [4]sql.NullString
+		if err := rows.Scan(&k.ID, &k.JobID, &k.Seq, &k.Label, &k.Path, &k.VolumeID, &k.Bytes, &k.Files, &k.State,
+			&t[0], &t[1], &t[2], &t[3], &k.Error); err != nil {
+			return nil, c.wrap(err)
+		}
+		k.CopyStarted, k.CopyFinished, k.VerifyStarted, k.VerifyFinished = ParseTime(t[0]), ParseTime(t[1]), ParseTime(t[2]), ParseTime(t[3])
+		out = append(out, &k)
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// Dests lists a job's destinations in command-line order.
+func (c *Catalog) Dests(jobID int64) ([]*Dest, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT id,job_id,seq,path FROM destinations WHERE job_id=? ORDER BY seq`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []*Dest
+	for rows.Next() {
+		var d Dest
+		if err := rows.Scan(&d.ID, &d.JobID, &d.Seq, &d.Path); err != nil {
+			return nil, c.wrap(err)
+		}
+		out = append(out, &d)
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// Files lists a card's files with their copies, sorted by path.
+func (c *Catalog) Files(cardID int64) ([]*File, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
+		FROM files WHERE card_id=? ORDER BY rel_path`, cardID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	var out []*File
+	byRel := map[string]*File{}
+	for rows.Next() {
+		f := File{CardID: cardID}
+		var mt int64
+		var h [7]sql.NullString
+		var t [2]sql.NullString
+		if err := rows.Scan(&f.Rel, &f.Size, &mt, &f.State, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &f.Error, &t[0], &t[1]); err != nil {
+			rows.Close()
+			return nil, c.wrap(err)
+		}
+		f.Mtime = time.Unix(0, mt)
+		for i, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3} {
+			f.Sums.Set(a, h[i].String)
+		}
+		f.CopyStarted, f.CopyFinished = ParseTime(t[0]), ParseTime(t[1])
+		out = append(out, &f)
+		byRel[f.Rel] = out[len(out)-1]
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, c.wrap(err)
+	}
+	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error
+		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? ORDER BY c.rel_path, d.seq`, cardID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer crow.Close()
+	for crow.Next() {
+		var rel string
+		var cp Copy
+		var vt sql.NullString
+		if err := crow.Scan(&rel, &cp.DestID, &cp.Path, &cp.State, &cp.Written, &cp.VerifyAlgos, &vt, &cp.Error); err != nil {
+			return nil, c.wrap(err)
+		}
+		cp.VerifiedAt = ParseTime(vt)
+		if f := byRel[rel]; f != nil {
+			f.Copies = append(f.Copies, cp)
+		}
+	}
+	return out, c.wrap(crow.Err())
+}
+
+// Skipped lists a card's skipped entries.
+func (c *Catalog) Skipped(cardID int64) ([]Skip, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT rel_path,kind,reason FROM skipped WHERE card_id=? ORDER BY rel_path`, cardID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []Skip
+	for rows.Next() {
+		var s Skip
+		if err := rows.Scan(&s.Rel, &s.Kind, &s.Reason); err != nil {
+			return nil, c.wrap(err)
+		}
+		out = append(out, s)
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// Samples lists a job's throughput samples in time order.
+func (c *Catalog) Samples(jobID int64) ([]Sample, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT card_id, COALESCE(dest_id,0), t, bytes, rate, phase FROM samples WHERE job_id=? ORDER BY id`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []Sample
+	for rows.Next() {
+		var s Sample
+		var t sql.NullString
+		var card sql.NullInt64
+		if err := rows.Scan(&card, &s.DestID, &t, &s.Bytes, &s.Rate, &s.Phase); err != nil {
+			return nil, c.wrap(err)
+		}
+		s.CardID, s.T = card.Int64, ParseTime(t)
+		out = append(out, s)
+	}
+	return out, c.wrap(rows.Err())
+}

@@ -1,0 +1,40 @@
+package fsys
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+func openReadOnly(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+}
+
+// dropCache writes back any dirty pages (a no-op for clean or read-only
+// files) and asks the kernel to drop the file's cached pages.
+func dropCache(f *os.File) error {
+	fd := int(f.Fd())
+	if err := unix.Fdatasync(fd); err != nil && err != unix.EINVAL && err != unix.EBADF {
+		return err
+	}
+	return unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+}
+
+// dropRange evicts pages already read so verification does not fill the
+// cache (and a later re-read cannot be served from it).
+func dropRange(f *os.File, off, n int64) {
+	_ = unix.Fadvise(int(f.Fd()), off, n, unix.FADV_DONTNEED)
+}
+
+func freeSpace(name string) (uint64, string, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(name, &st); err != nil {
+		return 0, "", err
+	}
+	var sb unix.Stat_t
+	if err := unix.Stat(name, &sb); err != nil {
+		return 0, "", err
+	}
+	return st.Bavail * uint64(st.Bsize), fmt.Sprintf("dev:%d", sb.Dev), nil
+}

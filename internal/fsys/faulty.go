@@ -1,0 +1,176 @@
+package fsys
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Faulty wraps an FS and injects faults into the files whose path
+// contains a configured substring. It is for tests, and lives here so the
+// tests of several packages can share it.
+type Faulty struct {
+	FS
+	mu    sync.Mutex
+	rules []Fault
+}
+
+// Fault describes one injected fault. Match selects files by substring of
+// their path.
+type Fault struct {
+	Match string
+	// ReadErrAt makes reads fail with ReadErr (default EIO) once this many
+	// bytes of the file have been read. -1 disables.
+	ReadErrAt int64
+	ReadErr   error
+	// OpenErr makes Open/OpenNoCache fail.
+	OpenErr error
+	// WriteErrAt makes writes of a temp file created in a folder matching
+	// Match fail with WriteErr (default ENOSPC) after this many bytes.
+	WriteErrAt int64
+	WriteErr   error
+	// ShortWrite makes a write at or beyond WriteErrAt return fewer bytes
+	// than asked and no error (io.ErrShortWrite territory).
+	ShortWrite bool
+	// SyncErr makes Sync of matching temp files fail.
+	SyncErr error
+	// OnRead is called after each successful read of a matching source
+	// with the total read so far (e.g. to change the file mid-read).
+	OnRead func(total int64)
+	// Once removes the rule after it fired.
+	Once bool
+}
+
+// NewFaulty wraps fsys.
+func NewFaulty(fsys FS) *Faulty { return &Faulty{FS: fsys} }
+
+// Add registers a fault.
+func (f *Faulty) Add(r Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.ReadErrAt == 0 && r.ReadErr == nil {
+		r.ReadErrAt = -1
+	}
+	if r.WriteErrAt == 0 && r.WriteErr == nil && !r.ShortWrite {
+		r.WriteErrAt = -1
+	}
+	f.rules = append(f.rules, r)
+}
+
+func (f *Faulty) match(name string) *Fault {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.rules {
+		if strings.Contains(name, f.rules[i].Match) {
+			r := f.rules[i]
+			if r.Once {
+				f.rules = append(f.rules[:i], f.rules[i+1:]...)
+			}
+			return &r
+		}
+	}
+	return nil
+}
+
+// Open applies read faults.
+func (f *Faulty) Open(name string) (File, error) { return f.open(name, f.FS.Open) }
+
+// OpenNoCache applies read faults.
+func (f *Faulty) OpenNoCache(name string) (File, error) { return f.open(name, f.FS.OpenNoCache) }
+
+func (f *Faulty) open(name string, open func(string) (File, error)) (File, error) {
+	r := f.match(name)
+	if r != nil && r.OpenErr != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: r.OpenErr}
+	}
+	file, err := open(name)
+	if err != nil || r == nil {
+		return file, err
+	}
+	return &faultyFile{File: file, rule: r, name: name}, nil
+}
+
+// CreateTemp applies write faults to files created in matching folders.
+func (f *Faulty) CreateTemp(dir, pattern string) (WFile, error) {
+	w, err := f.FS.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if r := f.match(dir + "/" + pattern); r != nil {
+		return &faultyWFile{WFile: w, rule: r}, nil
+	}
+	return w, nil
+}
+
+type faultyFile struct {
+	File
+	rule *Fault
+	name string
+	n    int64
+}
+
+func (f *faultyFile) Read(p []byte) (int, error) {
+	if at := f.rule.ReadErrAt; at >= 0 {
+		if f.n >= at {
+			e := f.rule.ReadErr
+			if e == nil {
+				e = syscall.EIO
+			}
+			return 0, &fs.PathError{Op: "read", Path: f.name, Err: e}
+		}
+		if rem := at - f.n; int64(len(p)) > rem {
+			p = p[:rem]
+		}
+	}
+	n, err := f.File.Read(p)
+	f.n += int64(n)
+	if f.rule.OnRead != nil && n > 0 {
+		f.rule.OnRead(f.n)
+	}
+	return n, err
+}
+
+type faultyWFile struct {
+	WFile
+	rule *Fault
+	n    int64
+}
+
+func (w *faultyWFile) Write(p []byte) (int, error) {
+	at := w.rule.WriteErrAt
+	if at >= 0 && w.n+int64(len(p)) > at {
+		keep := max(at-w.n, 0)
+		if w.rule.ShortWrite {
+			n, err := w.WFile.Write(p[:keep])
+			w.n += int64(n)
+			return n, err
+		}
+		n, _ := w.WFile.Write(p[:keep])
+		w.n += int64(n)
+		e := w.rule.WriteErr
+		if e == nil {
+			e = syscall.ENOSPC
+		}
+		return n, &fs.PathError{Op: "write", Path: w.Name(), Err: e}
+	}
+	n, err := w.WFile.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *faultyWFile) Sync() error {
+	if w.rule.SyncErr != nil {
+		return &fs.PathError{Op: "sync", Path: w.Name(), Err: w.rule.SyncErr}
+	}
+	return w.WFile.Sync()
+}
+
+var _ io.Reader = (*faultyFile)(nil)
+
+// IsNoSpace reports whether err means the destination is full.
+func IsNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}

@@ -1,0 +1,9 @@
+//go:build !linux && !darwin
+
+package fsys
+
+import "errors"
+
+var errNoAtomicRename = errors.New("no atomic no-replace rename")
+
+func renameNoReplace(o, n string) error { return errNoAtomicRename }

@@ -1,0 +1,114 @@
+package hashing
+
+import (
+	"hash"
+	"sync"
+)
+
+// Multi computes several hashes of one byte stream in one pass, each
+// algorithm on its own goroutine.
+//
+// The caller owns the blocks: Write hands a block to every algorithm and
+// returns at once; release is called exactly once, when the last algorithm
+// has consumed the block, so the caller can return the buffer to its pool.
+// Blocks are hashed in the order they were written. Sum waits for every
+// pending block and resets the hashers for the next file. A Multi is used by
+// one producer goroutine at a time; Close stops the goroutines.
+type Multi struct {
+	algos   []Algo
+	workers []*worker
+	pending sync.WaitGroup
+}
+
+type block struct {
+	p    []byte
+	done *blockDone
+}
+
+type blockDone struct {
+	mu      sync.Mutex
+	n       int
+	release func()
+}
+
+func (d *blockDone) finish() {
+	d.mu.Lock()
+	d.n--
+	last := d.n == 0
+	d.mu.Unlock()
+	if last && d.release != nil {
+		d.release()
+	}
+}
+
+type worker struct {
+	algo Algo
+	h    hash.Hash
+	in   chan block
+	wg   *sync.WaitGroup
+}
+
+func (w *worker) run() {
+	for b := range w.in {
+		w.h.Write(b.p)
+		b.done.finish()
+		w.wg.Done()
+	}
+}
+
+// NewMulti starts one goroutine per algorithm. queue is how many blocks
+// each algorithm may have waiting; the caller's buffer pool bounds memory.
+func NewMulti(algos []Algo, queue int) *Multi {
+	if queue < 1 {
+		queue = 1
+	}
+	m := &Multi{algos: algos}
+	// Slowest first: it gets its block soonest.
+	for _, a := range SortBySpeed(algos) {
+		w := &worker{algo: a, h: a.New(), in: make(chan block, queue), wg: &m.pending}
+		m.workers = append(m.workers, w)
+		go w.run()
+	}
+	return m
+}
+
+// Algos returns the algorithms this Multi computes.
+func (m *Multi) Algos() []Algo { return m.algos }
+
+// Write queues p for every algorithm. release (may be nil) is called once
+// when all have hashed p. p must not be modified until then.
+func (m *Multi) Write(p []byte, release func()) {
+	d := &blockDone{n: len(m.workers), release: release}
+	m.pending.Add(len(m.workers))
+	for _, w := range m.workers {
+		w.in <- block{p: p, done: d}
+	}
+}
+
+// Sum waits for all queued blocks, returns the digests of everything
+// written since the last Sum (or Reset), and resets the hashers.
+func (m *Multi) Sum() Sums {
+	m.pending.Wait()
+	var s Sums
+	for _, w := range m.workers {
+		s[w.algo] = Encode(w.algo, w.h.Sum(nil))
+		w.h.Reset()
+	}
+	return s
+}
+
+// Reset waits for queued blocks and discards their state.
+func (m *Multi) Reset() {
+	m.pending.Wait()
+	for _, w := range m.workers {
+		w.h.Reset()
+	}
+}
+
+// Close waits for queued blocks and stops the goroutines.
+func (m *Multi) Close() {
+	m.pending.Wait()
+	for _, w := range m.workers {
+		close(w.in)
+	}
+}

@@ -1,0 +1,11 @@
+// Package source walks a camera card and lists what an offload copies.
+//
+// A card is any folder (usually a mounted volume). [Scan] lists regular
+// files and folders (empty folders are kept) in a stable, sorted order, and
+// lists separately everything it will not copy, with the reason: operating
+// system metadata (.DS_Store, ._* AppleDouble files, .Spotlight-V100,
+// .Trashes, .fseventsd, .TemporaryItems, Thumbs.db, desktop.ini) unless
+// hidden files are included, symlinks (never followed), and FIFOs, sockets
+// and devices (never opened, so never blocked on). Scan only reads; nothing
+// is ever written to a card.
+package source

@@ -1,0 +1,22 @@
+// Package testcards generates deterministic, realistic camera cards for
+// demos, tests and benchmarks of dit.
+//
+// A generated card looks like what a DIT finds when a camera card is
+// mounted on a Mac: a roll folder (A001, A002, ...) holding either a few
+// large ARRI-style clip files with XML sidecars ("clips"), Sony
+// X-OCN-style folders of thousands of per-frame files ("frames"), or
+// both ("mixed"); a zero-byte file and an empty folder, which an offload
+// must reproduce; and the macOS junk an offload must skip (.DS_Store,
+// AppleDouble "._" files, .Spotlight-V100, .Trashes, .fseventsd). All
+// junk paths have a path element beginning with ".", and nothing else does.
+//
+// Footage bytes are incompressible pseudo-random data derived from the
+// seed, the card label and the file's path, so the same [Options] always
+// produce byte-identical trees with the same names, sizes and
+// modification times, while a different seed gives different content.
+// Generation streams AES-CTR keystream in 4 MiB chunks through one reused
+// buffer, so memory stays bounded and a 2 GB card takes a few seconds.
+//
+// Generate never overwrites anything: it refuses to write a card into a
+// folder that already exists and is not empty.
+package testcards
