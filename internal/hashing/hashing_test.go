@@ -79,6 +79,24 @@ func TestVectorsMultiBlocks(t *testing.T) {
 	}
 }
 
+// Finish lets the producer start the next stream at once; each stream's
+// digests arrive on their own channel.
+func TestMultiFinishPipelines(t *testing.T) {
+	m := NewMulti([]Algo{MD5, XXH64, SHA1}, 2)
+	defer m.Close()
+	inputs := [][]byte{[]byte("abc"), nil, bytes.Repeat([]byte("X"), 16<<20)}
+	var chans []<-chan Sums
+	for _, in := range inputs {
+		for off := 0; off < len(in); off += 1 << 20 {
+			m.Write(in[off:min(off+1<<20, len(in))], nil)
+		}
+		chans = append(chans, m.Finish())
+	}
+	for i, in := range inputs {
+		require.Equal(t, Bytes([]Algo{MD5, XXH64, SHA1}, in), <-chans[i], "stream %d", i)
+	}
+}
+
 func TestC4RoundTrip(t *testing.T) {
 	for _, v := range vectors {
 		id := Bytes([]Algo{C4}, v.input).Get(C4)

@@ -23,6 +23,14 @@ type Multi struct {
 type block struct {
 	p    []byte
 	done *blockDone
+	sum  *sumCollector // set on the end-of-stream marker of Finish
+}
+
+type sumCollector struct {
+	mu   sync.Mutex
+	n    int
+	sums Sums
+	out  chan Sums
 }
 
 type blockDone struct {
@@ -50,6 +58,19 @@ type worker struct {
 
 func (w *worker) run() {
 	for b := range w.in {
+		if b.sum != nil {
+			v := Encode(w.algo, w.h.Sum(nil))
+			w.h.Reset()
+			b.sum.mu.Lock()
+			b.sum.sums[w.algo] = v
+			b.sum.n--
+			if b.sum.n == 0 {
+				b.sum.out <- b.sum.sums
+			}
+			b.sum.mu.Unlock()
+			w.wg.Done()
+			continue
+		}
 		w.h.Write(b.p)
 		b.done.finish()
 		w.wg.Done()
@@ -83,6 +104,19 @@ func (m *Multi) Write(p []byte, release func()) {
 	for _, w := range m.workers {
 		w.in <- block{p: p, done: d}
 	}
+}
+
+// Finish marks the end of one stream without waiting: the returned channel
+// delivers the digests of everything written since the previous Finish,
+// Sum or Reset once every algorithm has caught up. The hashers restart
+// from empty for the next stream, so the producer can go straight on.
+func (m *Multi) Finish() <-chan Sums {
+	c := &sumCollector{n: len(m.workers), out: make(chan Sums, 1)}
+	m.pending.Add(len(m.workers))
+	for _, w := range m.workers {
+		w.in <- block{sum: c}
+	}
+	return c.out
 }
 
 // Sum waits for all queued blocks, returns the digests of everything

@@ -1,0 +1,725 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/source"
+)
+
+// Copy states (catalog.Copy.State).
+const (
+	StatePending  = "pending"
+	StateCopied   = "copied"
+	StatePresent  = "present"
+	StateVerified = "verified"
+	StateFailed   = "failed"
+	StateSkipped  = "skipped"
+)
+
+type planMode int
+
+const (
+	modeWrite   planMode = iota // no file at the target: write a temp, rename
+	modeCompare                 // a file is there: compare bytes
+	modeDone                    // verified by an earlier run of this job
+)
+
+type destPlan struct {
+	mode       planMode
+	rel        string // relative to the destination root (slash)
+	target     string // absolute
+	replaceOwn bool   // the file at target was written by this job and never verified
+	prev       *catalog.Copy
+}
+
+type filePlan struct {
+	ent   source.Entry
+	dests []destPlan
+	prev  *catalog.File
+}
+
+// cardRun is one card's pipeline.
+type cardRun struct {
+	j     *Job
+	scan  *source.Card
+	rec   *catalog.Card
+	out   string // layout folder, relative to each destination root
+	prev  map[string]*catalog.File
+	files []*filePlan
+
+	copyTotal   int64
+	verifyTotal int64
+	bytesCopied atomic.Int64
+	bytesVerif  atomic.Int64
+	filesDone   atomic.Int64
+	filesFailed atomic.Int64
+	current     atomic.Value // string
+	phase       atomic.Value // string
+	destWritten []atomic.Int64
+	destVerif   []atomic.Int64
+
+	mu       sync.Mutex
+	cardErr  string // the card became unreadable
+	destErr  []error
+	verifyAt time.Time
+}
+
+func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*catalog.File) *cardRun {
+	c := &cardRun{j: j, scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
+	for _, f := range prev {
+		c.prev[f.Rel] = f
+	}
+	c.files = make([]*filePlan, len(sc.Files))
+	for i, e := range sc.Files {
+		c.files[i] = &filePlan{ent: e, prev: c.prev[e.Rel]}
+	}
+	c.phase.Store("pending")
+	c.current.Store("")
+	return c
+}
+
+// plan decides, for destination di, what to do with each file, and returns
+// the bytes that will be written there.
+func (c *cardRun) plan(di int) (int64, error) {
+	d := c.j.dests[di]
+	var need int64
+	for _, fp := range c.files {
+		if len(fp.dests) < len(c.j.dests) {
+			fp.dests = make([]destPlan, len(c.j.dests))
+		}
+		rel := relJoin(c.out, fp.ent.Rel)
+		dp := destPlan{rel: rel, target: filepath.Join(d.root, filepath.FromSlash(rel))}
+		var prevCopy *catalog.Copy
+		if fp.prev != nil {
+			for i := range fp.prev.Copies {
+				if fp.prev.Copies[i].DestID == d.rec.ID {
+					prevCopy = &fp.prev.Copies[i]
+				}
+			}
+		}
+		unchanged := fp.prev != nil && fp.prev.Size == fp.ent.Size && fp.prev.Mtime.Equal(fp.ent.Mtime)
+		if prevCopy != nil && prevCopy.Path != "" {
+			dp.rel = prevCopy.Path
+			dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
+		}
+		dp.prev = prevCopy
+		if unchanged && prevCopy != nil && prevCopy.State == StateVerified {
+			if fi, err := c.j.opts.FS.Lstat(dp.target); err == nil && fi.Mode().IsRegular() && fi.Size() == fp.ent.Size {
+				dp.mode = modeDone
+				fp.dests[di] = dp
+				continue
+			}
+		}
+		fi, err := c.j.opts.FS.Lstat(dp.target)
+		switch {
+		case err == nil:
+			dp.mode = modeCompare
+			dp.replaceOwn = prevCopy != nil && prevCopy.Written
+			if dp.replaceOwn || c.j.opts.OnConflict == ConflictRename || !fi.Mode().IsRegular() || fi.Size() != fp.ent.Size {
+				need += fp.ent.Size
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			dp.mode = modeWrite
+			need += fp.ent.Size
+		default:
+			return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
+		}
+		fp.dests[di] = dp
+	}
+	return need, nil
+}
+
+// fileTask follows one file through the pipeline.
+type fileTask struct {
+	plan    *filePlan
+	active  []bool
+	results []destResult
+	wg      sync.WaitGroup // destination writers
+	sums    <-chan hashing.Sums
+	readErr error
+	size    int64
+	mtime   time.Time
+	started time.Time
+	copied  time.Time
+	rec     *catalog.File
+
+	vmu      sync.Mutex
+	vpending int
+	srcErr   string
+}
+
+type destResult struct {
+	state   string
+	err     string
+	rel     string // where the copy is, relative to the destination root
+	written bool
+}
+
+type wmsgKind int
+
+const (
+	wBegin wmsgKind = iota
+	wData
+	wEnd
+)
+
+type wmsg struct {
+	kind   wmsgKind
+	task   *fileTask
+	buf    *buffer
+	n      int
+	commit bool
+}
+
+type vtask struct {
+	task *fileTask
+	di   int // -1: re-read the source
+	path string
+}
+
+// run copies and verifies the card. It returns when every file has reached
+// its final state or ctx is cancelled.
+func (c *cardRun) run(ctx context.Context) {
+	j := c.j
+	nd := len(j.dests)
+	c.destErr = make([]error, nd)
+	c.destWritten = make([]atomic.Int64, nd)
+	c.destVerif = make([]atomic.Int64, nd)
+	for _, fp := range c.files {
+		readNeeded := false
+		for di := range fp.dests {
+			if fp.dests[di].mode != modeDone {
+				readNeeded = true
+				if j.opts.Verify != VerifyNone {
+					c.verifyTotal += fp.ent.Size
+				}
+			}
+		}
+		if readNeeded {
+			c.copyTotal += fp.ent.Size
+		}
+	}
+	now := j.opts.Now()
+	c.rec.State, c.rec.CopyStarted, c.rec.Error = "copying", now, ""
+	c.phase.Store("copying")
+	j.cat.UpdateCard(c.rec)
+	for _, s := range c.scan.Skipped {
+		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
+	}
+	j.emit(Event{Type: EvCardStarted, Card: c.rec.Label, Path: c.rec.Path})
+
+	for di, d := range j.dests {
+		base := filepath.Join(d.root, filepath.FromSlash(c.out))
+		if err := j.opts.FS.MkdirAll(base, 0o755); err != nil {
+			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
+			continue
+		}
+		for _, dir := range c.scan.Dirs {
+			if err := j.opts.FS.MkdirAll(filepath.Join(base, filepath.FromSlash(dir.Rel)), 0o755); err != nil {
+				c.destErr[di] = fmt.Errorf("cannot create folder %s: %w", dir.Rel, err)
+				break
+			}
+		}
+	}
+
+	p := newPool(j.opts.Buffers, j.opts.BlockSize)
+	mh := hashing.NewMulti(j.algos, j.opts.Buffers)
+	defer mh.Close()
+	writers := make([]chan wmsg, nd)
+	var wwg sync.WaitGroup
+	for di := range writers {
+		writers[di] = make(chan wmsg, j.opts.Buffers)
+		wwg.Add(1)
+		go func(di int) {
+			defer wwg.Done()
+			c.writer(di, writers[di])
+		}(di)
+	}
+	verifiers := make([]chan vtask, nd+1)
+	var vwg sync.WaitGroup
+	if j.opts.Verify != VerifyNone {
+		for i := range verifiers {
+			if i == nd && j.opts.Verify != VerifySourceDest {
+				continue
+			}
+			verifiers[i] = make(chan vtask, 1<<16)
+			vwg.Add(1)
+			go func(ch chan vtask) {
+				defer vwg.Done()
+				c.verifier(ctx, ch)
+			}(verifiers[i])
+		}
+	}
+	finish := make(chan *fileTask, j.opts.Buffers*4)
+	var fwg sync.WaitGroup
+	fwg.Add(1)
+	go func() {
+		defer fwg.Done()
+		c.finisher(ctx, finish, verifiers)
+	}()
+
+	var lim *rate.Limiter
+	if j.opts.Throttle > 0 {
+		lim = rate.NewLimiter(rate.Limit(j.opts.Throttle), j.opts.BlockSize)
+	}
+	for _, fp := range c.files {
+		if ctx.Err() != nil {
+			break
+		}
+		t := c.copyFile(ctx, fp, p, mh, writers, lim)
+		if t != nil {
+			finish <- t
+		}
+	}
+	for _, w := range writers {
+		close(w)
+	}
+	wwg.Wait()
+	close(finish)
+	fwg.Wait()
+	if c.rec.CopyFinished.IsZero() {
+		c.rec.CopyFinished = j.opts.Now()
+	}
+	if j.opts.Verify != VerifyNone && ctx.Err() == nil {
+		c.phase.Store("verifying")
+		c.rec.State = "verifying"
+		c.rec.VerifyStarted = c.verifyStart()
+		j.cat.UpdateCard(c.rec)
+	}
+	for _, v := range verifiers {
+		if v != nil {
+			close(v)
+		}
+	}
+	vwg.Wait()
+	c.finishCard(ctx)
+}
+
+func (c *cardRun) verifyStart() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.verifyAt.IsZero() {
+		return c.j.opts.Now()
+	}
+	return c.verifyAt
+}
+
+// copyFile reads one file once, feeding the hashers and every destination
+// writer. It returns nil when nothing had to be done.
+func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter) *fileTask {
+	j := c.j
+	nd := len(j.dests)
+	t := &fileTask{plan: fp, active: make([]bool, nd), results: make([]destResult, nd), started: j.opts.Now(),
+		size: fp.ent.Size, mtime: fp.ent.Mtime}
+	nActive := 0
+	for di := range fp.dests {
+		dp := &fp.dests[di]
+		t.results[di].rel = dp.rel
+		switch {
+		case dp.mode == modeDone:
+			t.results[di] = destResult{state: StateVerified, rel: dp.rel, written: dp.prev != nil && dp.prev.Written}
+		case c.destErr[di] != nil:
+			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: c.destErr[di].Error()}
+		default:
+			t.active[di] = true
+			nActive++
+		}
+	}
+	if nActive == 0 {
+		allDone := true
+		for _, r := range t.results {
+			allDone = allDone && r.state == StateVerified
+		}
+		if allDone && fp.prev != nil {
+			t.sums = closedSums(fp.prev.Sums)
+			return t
+		}
+		t.readErr = errors.New(t.results[0].err)
+		return t
+	}
+	if msg := c.cardGone(); msg != "" {
+		t.readErr = errors.New(msg)
+		return t
+	}
+	c.current.Store(fp.ent.Rel)
+	src := filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel))
+	f, err := j.opts.FS.Open(src)
+	if err != nil {
+		t.readErr = c.readFailure(src, err)
+		return t
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		t.readErr = c.readFailure(src, err)
+		return t
+	}
+	if !before.Mode().IsRegular() {
+		t.readErr = fmt.Errorf("%s is no longer a regular file", src)
+		return t
+	}
+	t.size, t.mtime = before.Size(), before.ModTime()
+	t.wg.Add(nActive)
+	for di, w := range writers {
+		if t.active[di] {
+			w <- wmsg{kind: wBegin, task: t}
+		}
+	}
+	var total int64
+	var rerr error
+	for {
+		buf, err := p.get(ctx)
+		if err != nil {
+			rerr = err
+			break
+		}
+		n, err := io.ReadFull(f, buf.b)
+		if n > 0 {
+			if lim != nil {
+				if werr := lim.WaitN(ctx, n); werr != nil {
+					buf.refs.Store(1)
+					buf.release()
+					rerr = werr
+					break
+				}
+			}
+			buf.refs.Store(int32(1 + nActive))
+			mh.Write(buf.b[:n], buf.release)
+			for di, w := range writers {
+				if t.active[di] {
+					w <- wmsg{kind: wData, task: t, buf: buf, n: n}
+				}
+			}
+			total += int64(n)
+			c.bytesCopied.Add(int64(n))
+		} else {
+			p.put(buf)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			rerr = c.readFailure(src, err)
+			break
+		}
+		if ctx.Err() != nil {
+			rerr = ctx.Err()
+			break
+		}
+	}
+	if rerr == nil {
+		after, err := f.Stat()
+		switch {
+		case err != nil:
+			rerr = c.readFailure(src, err)
+		case after.Size() != before.Size() || total != before.Size():
+			rerr = fmt.Errorf("%s changed while it was read (size %d before, %d after, %d bytes read): is the card still being written?", src, before.Size(), after.Size(), total)
+		case !after.ModTime().Equal(before.ModTime()):
+			rerr = fmt.Errorf("%s changed while it was read (modified at %s, before that %s): is the card still being written?", src, after.ModTime().Format(time.RFC3339Nano), before.ModTime().Format(time.RFC3339Nano))
+		}
+		if rerr == nil {
+			if li, err := j.opts.FS.Lstat(src); err != nil || !os_SameFile(li, after) {
+				rerr = fmt.Errorf("%s was replaced or removed while it was read", src)
+			}
+		}
+	}
+	sums := mh.Finish()
+	t.readErr = rerr
+	if rerr == nil {
+		t.sums = sums
+	}
+	for di, w := range writers {
+		if t.active[di] {
+			w <- wmsg{kind: wEnd, task: t, commit: rerr == nil}
+		}
+	}
+	t.copied = j.opts.Now()
+	return t
+}
+
+func closedSums(s hashing.Sums) <-chan hashing.Sums {
+	ch := make(chan hashing.Sums, 1)
+	ch <- s
+	return ch
+}
+
+// readFailure turns a read error into the file's failure reason, and
+// notices a card that has gone away.
+func (c *cardRun) readFailure(src string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if msg := c.cardGone(); msg != "" {
+		return errors.New(msg)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s vanished from the card before it was copied", src)
+	}
+	if errors.Is(err, syscall.EIO) {
+		return fmt.Errorf("cannot read %s: input/output error (bad sector, failing card or reader): %w", src, err)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("cannot read %s: permission denied: %w", src, err)
+	}
+	return fmt.Errorf("cannot read %s: %w", src, err)
+}
+
+// cardGone returns a reason when the card root is no longer the volume that
+// was scanned (pulled, unmounted); from then on no file is attempted.
+func (c *cardRun) cardGone() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cardErr != "" {
+		return c.cardErr
+	}
+	fi, err := c.j.opts.FS.Lstat(c.scan.Root)
+	gone := err != nil
+	if !gone && c.scan.VolumeID != "" {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			gone = fmt.Sprintf("dev:%d ino:%d", st.Dev, st.Ino) != c.scan.VolumeID
+		}
+	}
+	if gone {
+		c.cardErr = fmt.Sprintf("card %s is no longer readable (pulled or unmounted?): re-insert it and run dit offload --resume %d", c.scan.Root, c.j.rec.ID)
+	}
+	return c.cardErr
+}
+
+// os_SameFile compares two infos of the source file.
+func os_SameFile(a, b fs.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 {
+		return a.Size() == b.Size()
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
+
+// finisher records each file once its writers are done, and hands the
+// copies to the verifiers.
+func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers []chan vtask) {
+	j := c.j
+	for t := range in {
+		t.wg.Wait()
+		var sums hashing.Sums
+		if t.readErr == nil {
+			sums = <-t.sums
+		}
+		f := &catalog.File{CardID: c.rec.ID, Rel: t.plan.ent.Rel, Size: t.size, Mtime: t.mtime, Sums: sums,
+			CopyStarted: t.started, CopyFinished: t.copied, State: StateCopied}
+		if t.plan.prev != nil && t.readErr == nil && allModeDone(t.plan) {
+			f.CopyStarted, f.CopyFinished = t.plan.prev.CopyStarted, t.plan.prev.CopyFinished
+		}
+		t.rec = f
+		if t.readErr != nil {
+			if errors.Is(t.readErr, context.Canceled) {
+				// Interrupted: the file stays pending for a resume.
+				continue
+			}
+			f.State, f.Error = StateFailed, t.readErr.Error()
+			for di := range t.results {
+				if t.results[di].state == "" || t.active[di] {
+					t.results[di] = destResult{state: StateFailed, rel: t.results[di].rel, err: "not copied: " + t.readErr.Error()}
+				}
+			}
+		}
+		j.cat.PutFile(f)
+		var todo []vtask
+		for di, r := range t.results {
+			j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err})
+			if (r.state == StateCopied || r.state == StatePresent) && j.opts.Verify != VerifyNone {
+				todo = append(todo, vtask{task: t, di: di, path: filepath.Join(j.dests[di].root, filepath.FromSlash(r.rel))})
+			}
+		}
+		if len(todo) > 0 && j.opts.Verify == VerifySourceDest {
+			todo = append(todo, vtask{task: t, di: -1, path: filepath.Join(c.scan.Root, filepath.FromSlash(f.Rel))})
+		}
+		if len(todo) == 0 {
+			c.finalize(t)
+			continue
+		}
+		c.mu.Lock()
+		if c.verifyAt.IsZero() {
+			c.verifyAt = j.opts.Now()
+		}
+		c.mu.Unlock()
+		t.vpending = len(todo)
+		for _, v := range todo {
+			idx := v.di
+			if idx < 0 {
+				idx = len(j.dests)
+			}
+			select {
+			case verifiers[idx] <- v:
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+func allModeDone(fp *filePlan) bool {
+	for _, d := range fp.dests {
+		if d.mode != modeDone {
+			return false
+		}
+	}
+	return true
+}
+
+// verifier reads copies back from the medium and compares them with the
+// source hashes.
+func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
+	j := c.j
+	var bufs [][]byte
+	mh := hashing.NewMulti(j.valgos, 2)
+	defer mh.Close()
+	for v := range in {
+		if ctx.Err() != nil {
+			continue // drain: interrupted files stay unverified
+		}
+		if bufs == nil {
+			bufs = [][]byte{make([]byte, j.opts.BlockSize), make([]byte, j.opts.BlockSize)}
+		}
+		var counter *atomic.Int64
+		if v.di >= 0 {
+			counter = &c.destVerif[v.di]
+		}
+		got, n, err := hashFile(ctx, j.opts.FS, v.path, bufs, mh, func(n int) {
+			if counter != nil {
+				counter.Add(int64(n))
+				c.bytesVerif.Add(int64(n))
+			}
+		})
+		want := v.task.rec.Sums
+		var state, reason string
+		switch {
+		case errors.Is(err, context.Canceled):
+			continue
+		case err != nil:
+			state, reason = StateFailed, "read-back failed: "+err.Error()
+		case n != v.task.size:
+			state, reason = StateFailed, fmt.Sprintf("read-back size %d differs from the source's %d", n, v.task.size)
+		default:
+			if algos, bad, ok := got.Compare(want); !ok {
+				if len(algos) == 0 {
+					state, reason = StateFailed, "no hash to compare"
+				} else {
+					state, reason = StateFailed, fmt.Sprintf("%s mismatch: source %s, read back %s", bad, want.Get(bad), got.Get(bad))
+				}
+			} else {
+				state = StateVerified
+			}
+		}
+		if v.di < 0 {
+			if state != StateVerified {
+				v.task.srcErr = "source re-read: " + reason + " (the card or reader returns unstable data)"
+			}
+		} else {
+			r := v.task.results[v.di]
+			cp := &catalog.Copy{DestID: j.dests[v.di].rec.ID, Path: r.rel, State: state, Written: r.written,
+				VerifyAlgos: hashing.Names(j.valgos), Error: reason}
+			if state == StateVerified {
+				cp.VerifiedAt = j.opts.Now()
+			} else {
+				cp.Error = "verify: " + reason + " (copy at " + v.path + ")"
+			}
+			v.task.results[v.di].state, v.task.results[v.di].err = state, cp.Error
+			j.cat.PutCopy(c.rec.ID, v.task.rec.Rel, cp)
+		}
+		v.task.vmu.Lock()
+		v.task.vpending--
+		last := v.task.vpending == 0
+		v.task.vmu.Unlock()
+		if last {
+			c.finalize(v.task)
+		}
+	}
+}
+
+// finalize records a file's final state and tells the front ends.
+func (c *cardRun) finalize(t *fileTask) {
+	j := c.j
+	f := t.rec
+	if f.State != StateFailed {
+		all := true
+		failed := false
+		var why []string
+		for _, r := range t.results {
+			all = all && r.state == StateVerified
+			if r.state == StateFailed || r.state == StateSkipped {
+				failed = true
+				if r.err != "" {
+					why = append(why, r.err)
+				}
+			}
+		}
+		switch {
+		case t.srcErr != "":
+			f.State, f.Error = StateFailed, t.srcErr
+		case failed:
+			f.State, f.Error = StateFailed, strings.Join(why, "; ")
+		case all:
+			f.State = StateVerified
+		default:
+			f.State = StateCopied
+		}
+		j.cat.PutFile(f)
+	}
+	if f.State == StateFailed {
+		c.filesFailed.Add(1)
+	}
+	c.filesDone.Add(1)
+	ev := Event{Type: EvFile, Card: c.rec.Label, Path: f.Rel, State: f.State, Message: f.Error}
+	for di, r := range t.results {
+		ev.Copies = append(ev.Copies, CopyState{Dest: j.dests[di].root, State: r.state, Error: r.err})
+	}
+	j.emit(ev)
+}
+
+// finishCard sets folder mtimes and the card's final state.
+func (c *cardRun) finishCard(ctx context.Context) {
+	j := c.j
+	now := j.opts.Now()
+	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() {
+		c.rec.VerifyFinished = now
+	}
+	dirs := append([]source.Entry(nil), c.scan.Dirs...)
+	sort.Slice(dirs, func(a, b int) bool { return strings.Count(dirs[a].Rel, "/") > strings.Count(dirs[b].Rel, "/") })
+	for _, d := range j.dests {
+		for _, dir := range dirs {
+			p := filepath.Join(d.root, filepath.FromSlash(c.out), filepath.FromSlash(dir.Rel))
+			j.opts.FS.Chtimes(p, dir.Mtime, dir.Mtime)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		c.rec.State = "interrupted"
+	case c.cardGone() != "":
+		c.rec.State, c.rec.Error = StateFailed, c.cardGone()
+	case c.filesFailed.Load() > 0:
+		c.rec.State = StateFailed
+		c.rec.Error = fmt.Sprintf("%d file(s) failed", c.filesFailed.Load())
+	case j.opts.Verify == VerifyNone:
+		c.rec.State = StateCopied
+	default:
+		c.rec.State = StateVerified
+	}
+	c.phase.Store("done")
+	c.current.Store("")
+	j.cat.UpdateCard(c.rec)
+}

@@ -1,0 +1,58 @@
+package offload
+
+import "time"
+
+// Event types.
+const (
+	EvJobStarted  = "job_started"
+	EvCardStarted = "card_started"
+	EvFile        = "file"     // a file reached its final state on every destination
+	EvProgress    = "progress" // once per second
+	EvCardDone    = "card_done"
+	EvWarning     = "warning"
+)
+
+// Event is what the engine tells its front ends. The CLI prints them (as
+// JSON lines with --json); the GUI renders them. Fields not relevant to a
+// type are empty.
+type Event struct {
+	Type     string        `json:"type"`
+	Time     time.Time     `json:"time"`
+	JobID    int64         `json:"job_id"`
+	Card     string        `json:"card,omitempty"`
+	Path     string        `json:"path,omitempty"`
+	State    string        `json:"state,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Copies   []CopyState   `json:"copies,omitempty"`
+	Progress *Progress     `json:"progress,omitempty"`
+	Summary  *CardSummary  `json:"summary,omitempty"`
+	Elapsed  time.Duration `json:"-"`
+}
+
+// CopyState is one file on one destination in an EvFile event.
+type CopyState struct {
+	Dest  string `json:"dest"`
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+}
+
+// Progress is a snapshot of every card.
+type Progress struct {
+	Cards []CardProgress `json:"cards"`
+}
+
+// CardProgress is one card's live state.
+type CardProgress struct {
+	Label         string  `json:"label"`
+	Phase         string  `json:"phase"` // scanning | copying | verifying | done
+	Files         int     `json:"files"`
+	FilesDone     int     `json:"files_done"`
+	FilesFailed   int     `json:"files_failed"`
+	Bytes         int64   `json:"bytes"`          // to copy
+	BytesCopied   int64   `json:"bytes_copied"`   // read from the card and written
+	VerifyTotal   int64   `json:"verify_total"`   // bytes to read back over all destinations
+	BytesVerified int64   `json:"bytes_verified"` // read back so far
+	Current       string  `json:"current,omitempty"`
+	Rate          float64 `json:"rate_bytes_per_s"`
+	ETASeconds    float64 `json:"eta_s"`
+}

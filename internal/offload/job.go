@@ -1,0 +1,152 @@
+package offload
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+)
+
+func (j *Job) emit(e Event) {
+	e.JobID = j.rec.ID
+	if e.Time.IsZero() {
+		e.Time = j.opts.Now()
+	}
+	j.opts.OnEvent(e)
+}
+
+// Run offloads every card at once, each through its own pipeline, and
+// returns the job's summary. Cancelling ctx stops cleanly: temps are
+// removed, nothing unverified is reported verified, and the job can be
+// resumed. Run releases the destination locks when it returns.
+func (j *Job) Run(ctx context.Context) (*Summary, error) {
+	defer j.Close()
+	j.emit(Event{Type: EvJobStarted, Message: j.rec.Name})
+	stop := make(chan struct{})
+	var swg sync.WaitGroup
+	swg.Add(1)
+	go func() {
+		defer swg.Done()
+		j.sampler(stop)
+	}()
+	var wg sync.WaitGroup
+	for _, c := range j.cards {
+		wg.Add(1)
+		go func(c *cardRun) {
+			defer wg.Done()
+			c.run(ctx)
+			j.emit(Event{Type: EvCardDone, Card: c.rec.Label, State: c.rec.State, Message: c.rec.Error})
+		}(c)
+	}
+	wg.Wait()
+	close(stop)
+	swg.Wait()
+	state := catalog.JobDone
+	if ctx.Err() != nil {
+		state = catalog.JobInterrupted
+	}
+	if err := j.cat.SetJobState(j.rec.ID, state, j.opts.Now(), ""); err != nil {
+		return nil, err
+	}
+	if err := j.cat.Flush(); err != nil {
+		return nil, err
+	}
+	return LoadSummary(j.cat, j.rec.ID)
+}
+
+type rateState struct {
+	copied, verif int64
+	dw, dv        []int64
+}
+
+// sampler records a throughput sample per second per card and destination
+// and emits a progress event.
+func (j *Job) sampler(stop <-chan struct{}) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := make([]rateState, len(j.cards))
+	for i := range last {
+		last[i].dw = make([]int64, len(j.dests))
+		last[i].dv = make([]int64, len(j.dests))
+	}
+	lastT := j.opts.Now()
+	sample := func(final bool) {
+		now := j.opts.Now()
+		dt := now.Sub(lastT).Seconds()
+		lastT = now
+		if dt <= 0 {
+			return
+		}
+		var prog Progress
+		for i, c := range j.cards {
+			if c.destWritten == nil {
+				continue
+			}
+			l := &last[i]
+			copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
+			phase, _ := c.phase.Load().(string)
+			cr, vr := float64(copied-l.copied)/dt, float64(verif-l.verif)/dt
+			if copied != l.copied || (phase == "copying" && !final) {
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: copied, Rate: cr, Phase: "copy"})
+			}
+			if verif != l.verif {
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: verif, Rate: vr, Phase: "verify"})
+			}
+			for di, d := range j.dests {
+				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
+				if w != l.dw[di] {
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy"})
+				}
+				if v != l.dv[di] {
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify"})
+				}
+				l.dw[di], l.dv[di] = w, v
+			}
+			l.copied, l.verif = copied, verif
+			cp := c.progress()
+			if phase == "verifying" {
+				cp.Rate = vr
+				if vr > 0 {
+					cp.ETASeconds = float64(cp.VerifyTotal-cp.BytesVerified) / vr
+				}
+			} else {
+				cp.Rate = cr
+				if cr > 0 {
+					cp.ETASeconds = float64(cp.Bytes-cp.BytesCopied) / cr
+				}
+			}
+			prog.Cards = append(prog.Cards, cp)
+		}
+		if !final {
+			j.emit(Event{Type: EvProgress, Progress: &prog})
+		}
+	}
+	for {
+		select {
+		case <-tick.C:
+			sample(false)
+		case <-stop:
+			sample(true)
+			return
+		}
+	}
+}
+
+func (c *cardRun) progress() CardProgress {
+	phase, _ := c.phase.Load().(string)
+	cur, _ := c.current.Load().(string)
+	return CardProgress{Label: c.rec.Label, Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
+		FilesFailed: int(c.filesFailed.Load()), Bytes: c.copyTotal, BytesCopied: c.bytesCopied.Load(),
+		VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load(), Current: cur}
+}
+
+// Snapshot returns every card's live progress (rates are filled by the
+// per-second progress events).
+func (j *Job) Snapshot() Progress {
+	var p Progress
+	for _, c := range j.cards {
+		p.Cards = append(p.Cards, c.progress())
+	}
+	return p
+}

@@ -1,0 +1,160 @@
+package offload
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// VerifyMode says what is read back after a copy.
+type VerifyMode string
+
+// Verify modes.
+const (
+	VerifyNone       VerifyMode = "none"        // copied, not verified: never safe to format
+	VerifyDest       VerifyMode = "dest"        // read every copy back from its medium
+	VerifySourceDest VerifyMode = "source+dest" // also re-read the card
+)
+
+// ParseVerifyMode checks a --verify value.
+func ParseVerifyMode(s string) (VerifyMode, error) {
+	switch VerifyMode(s) {
+	case VerifyNone, VerifyDest, VerifySourceDest:
+		return VerifyMode(s), nil
+	}
+	return "", usageErrorf("invalid --verify %q: use dest (default), source+dest or none", s)
+}
+
+// Conflict says what happens when a different file already exists where a
+// copy would go.
+type Conflict string
+
+// Conflict policies.
+const (
+	ConflictFail   Conflict = "fail"   // the file fails on that destination
+	ConflictSkip   Conflict = "skip"   // left alone, recorded as skipped (card not safe to format)
+	ConflictRename Conflict = "rename" // the copy is written as "name (2).ext"
+)
+
+// ParseConflict checks an --on-conflict value.
+func ParseConflict(s string) (Conflict, error) {
+	switch Conflict(s) {
+	case ConflictFail, ConflictSkip, ConflictRename:
+		return Conflict(s), nil
+	}
+	return "", usageErrorf("invalid --on-conflict %q: use fail (default), skip or rename", s)
+}
+
+// DefaultLayout puts each card in its own folder under the job's folder.
+const DefaultLayout = "{job}/{card}"
+
+// Options configure a new offload job.
+type Options struct {
+	Name   string   // job name; default: local date and time
+	Cards  []string // card folders or mount points
+	Dests  []string // destination folders (must exist)
+	Hashes []hashing.Algo
+	Verify VerifyMode
+	// VerifyAll recomputes every selected hash on read-back instead of
+	// only the fastest one.
+	VerifyAll     bool
+	Layout        string
+	OnConflict    Conflict
+	IncludeHidden bool
+
+	// BlockSize is the read size; Buffers the number of blocks in each
+	// card's pool (memory per card = BlockSize*Buffers).
+	BlockSize int
+	Buffers   int
+	// Throttle caps each card's read rate in bytes/s (0: no cap).
+	Throttle float64
+
+	FS      fsys.FS
+	Catalog *catalog.Catalog
+	// OnEvent receives events from any goroutine; it must not block long.
+	OnEvent func(Event)
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+	// ToolVersion is recorded with the job.
+	ToolVersion string
+}
+
+func (o *Options) defaults() {
+	if o.Verify == "" {
+		o.Verify = VerifyDest
+	}
+	if o.Layout == "" {
+		o.Layout = DefaultLayout
+	}
+	if o.OnConflict == "" {
+		o.OnConflict = ConflictFail
+	}
+	if len(o.Hashes) == 0 {
+		o.Hashes = []hashing.Algo{hashing.MD5, hashing.XXH64}
+	}
+	if o.BlockSize <= 0 {
+		o.BlockSize = 4 << 20
+	}
+	if o.Buffers <= 0 {
+		o.Buffers = 8
+	}
+	if o.FS == nil {
+		o.FS = fsys.OS{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.OnEvent == nil {
+		o.OnEvent = func(Event) {}
+	}
+	if o.Name == "" {
+		o.Name = o.Now().Format("2006-01-02_150405")
+	}
+}
+
+// verifyAlgos is what read-back recomputes.
+func verifyAlgos(hashes []hashing.Algo, all bool) []hashing.Algo {
+	if all {
+		return hashes
+	}
+	return []hashing.Algo{hashing.Fastest(hashes)}
+}
+
+// ExpandLayout fills a --layout template. Placeholders: {job}, {card},
+// {date} (YYYY-MM-DD of the job start), {time} (HHMMSS), {host}. The result
+// is a relative slash path with no "..".
+func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
+	host, _ := os.Hostname()
+	r := strings.NewReplacer("{job}", job, "{card}", card, "{date}", start.Format("2006-01-02"),
+		"{time}", start.Format("150405"), "{host}", host)
+	out := r.Replace(tmpl)
+	if strings.ContainsAny(out, "{}") {
+		return "", usageErrorf("invalid --layout %q: unknown placeholder (use {job}, {card}, {date}, {time}, {host})", tmpl)
+	}
+	if !strings.Contains(tmpl, "{card}") {
+		return "", usageErrorf("invalid --layout %q: it must contain {card}, so that cards never land in one folder", tmpl)
+	}
+	clean := path.Clean(out)
+	if path.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", usageErrorf("invalid --layout %q: it must give a folder inside the destination (got %q)", tmpl, out)
+	}
+	for _, part := range strings.Split(clean, "/") {
+		if part == ".." {
+			return "", usageErrorf("invalid --layout %q: %q leaves the destination", tmpl, out)
+		}
+	}
+	return clean, nil
+}
+
+// UsageError is bad input on the command line (exit code 2).
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }

@@ -1,0 +1,380 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// TempSuffix ends the name of every file dit is still writing. A temp is
+// never mistaken for a copy; leftovers of a killed job are removed when a
+// job writes to that card folder again.
+const TempSuffix = ".dit-tmp"
+
+// Job is a prepared offload: inputs checked, cards scanned, destinations
+// locked, space checked and the job recorded in the catalog.
+type Job struct {
+	opts   Options
+	cat    *catalog.Catalog
+	rec    *catalog.Job
+	cards  []*cardRun
+	dests  []*destination
+	locks  []*destLock
+	algos  []hashing.Algo
+	valgos []hashing.Algo
+	resume bool
+}
+
+type destination struct {
+	root string // absolute -d folder
+	rec  *catalog.Dest
+}
+
+// ID is the catalog id of the job.
+func (j *Job) ID() int64 { return j.rec.ID }
+
+// Name is the job's name.
+func (j *Job) Name() string { return j.rec.Name }
+
+// Close releases the destination locks.
+func (j *Job) Close() {
+	for _, l := range j.locks {
+		l.release()
+	}
+	j.locks = nil
+}
+
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
+	}
+	return abs, nil
+}
+
+// within reports whether p is base or inside it.
+func within(p, base string) bool {
+	if p == base {
+		return true
+	}
+	rel, err := filepath.Rel(base, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// New checks the options, scans the cards, locks the destinations, checks
+// free space and records a new job. Every refusal names the path or value
+// and what to do.
+func New(ctx context.Context, o Options) (*Job, error) {
+	o.defaults()
+	if o.Catalog == nil {
+		return nil, errors.New("offload: no catalog")
+	}
+	if len(o.Cards) == 0 {
+		return nil, usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
+	}
+	if len(o.Dests) == 0 {
+		return nil, usageErrorf("no destination: give at least one -d DEST")
+	}
+	start := o.Now()
+	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll)}
+	host, _ := os.Hostname()
+	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
+		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
+		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, Started: start}
+
+	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, o.Dests)
+	if err != nil {
+		return nil, err
+	}
+	scans := make([]*source.Card, len(cardPaths))
+	outs := map[string]string{}
+	for i, p := range cardPaths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sc, err := source.Scan(o.FS, p, source.Options{IncludeHidden: o.IncludeHidden})
+		if err != nil {
+			return nil, err
+		}
+		out, err := ExpandLayout(o.Layout, o.Name, sc.Label, start)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := outs[out]; dup {
+			return nil, usageErrorf("cards %s and %s would both land in %q: rename one card folder or use a --layout that tells them apart", other, p, out)
+		}
+		outs[out] = p
+		scans[i] = sc
+	}
+	if err := j.record(cardPaths, destPaths, scans, start); err != nil {
+		return nil, err
+	}
+	if err := j.lockAndPlan(); err != nil {
+		j.Close()
+		j.fail(err)
+		return nil, err
+	}
+	return j, nil
+}
+
+func verifyHashesName(all bool) string {
+	if all {
+		return "all"
+	}
+	return "fastest"
+}
+
+// checkPaths resolves cards and destinations and refuses overlaps.
+func checkPaths(fsy interface {
+	Lstat(string) (fs.FileInfo, error)
+}, cards, dests []string) ([]string, []string, error) {
+	var cp, dp []string
+	for _, c := range cards {
+		r, err := resolve(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		fi, err := os.Stat(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("card %s does not exist: check the path and that the card is mounted", c)
+		}
+		if !fi.IsDir() {
+			return nil, nil, usageErrorf("card %s is not a folder: give the card's mount point or folder", c)
+		}
+		for i, prev := range cp {
+			if prev == r || sameFile(prev, r) {
+				return nil, nil, usageErrorf("card %s is given twice (as %s and %s): name each card once", r, cards[i], c)
+			}
+			if within(r, prev) || within(prev, r) {
+				return nil, nil, usageErrorf("card %s and card %s overlap (one is inside the other): name each card once", prev, r)
+			}
+		}
+		cp = append(cp, r)
+	}
+	for _, d := range dests {
+		r, err := resolve(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		fi, err := os.Stat(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("destination %s does not exist: create it, or check that the drive is mounted (dit never creates a destination root, so it cannot fill the wrong disk)", d)
+		}
+		if !fi.IsDir() {
+			return nil, nil, usageErrorf("destination %s is not a folder", d)
+		}
+		for _, c := range cp {
+			switch {
+			case r == c || sameFile(r, c):
+				return nil, nil, usageErrorf("destination %s is the card %s itself: dit never writes to a card; choose another destination", d, c)
+			case within(r, c):
+				return nil, nil, usageErrorf("destination %s is inside the card %s: dit never writes to a card; choose a folder on another drive", d, c)
+			case within(c, r):
+				return nil, nil, usageErrorf("destination %s contains the card %s: the copy would land in what is being read; choose another folder", d, c)
+			}
+		}
+		for _, prev := range dp {
+			if prev == r || sameFile(prev, r) {
+				return nil, nil, usageErrorf("destination %s is given twice: name each destination once", d)
+			}
+			if within(r, prev) || within(prev, r) {
+				return nil, nil, usageErrorf("destinations %s and %s overlap (one is inside the other): choose separate folders", prev, r)
+			}
+		}
+		dp = append(dp, r)
+	}
+	return cp, dp, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func (j *Job) record(cardPaths, destPaths []string, scans []*source.Card, start time.Time) error {
+	if err := j.cat.CreateJob(j.rec); err != nil {
+		return err
+	}
+	for i, p := range destPaths {
+		d := &catalog.Dest{JobID: j.rec.ID, Seq: i, Path: p}
+		if err := j.cat.AddDest(d); err != nil {
+			return err
+		}
+		j.dests = append(j.dests, &destination{root: p, rec: d})
+	}
+	for i, sc := range scans {
+		out, _ := ExpandLayout(j.opts.Layout, j.opts.Name, sc.Label, start)
+		k := &catalog.Card{JobID: j.rec.ID, Seq: i, Label: sc.Label, Path: cardPaths[i], VolumeID: sc.VolumeID,
+			Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
+		if err := j.cat.AddCard(k); err != nil {
+			return err
+		}
+		j.cards = append(j.cards, j.newCardRun(sc, k, out, nil))
+	}
+	return nil
+}
+
+func (j *Job) fail(err error) {
+	if j.rec == nil || j.rec.ID == 0 {
+		return
+	}
+	j.cat.SetJobState(j.rec.ID, catalog.JobFailed, j.opts.Now(), err.Error())
+}
+
+// lockAndPlan locks every destination, removes leftover temps, plans each
+// file and checks free space.
+func (j *Job) lockAndPlan() error {
+	for _, d := range j.dests {
+		l, err := lockDest(d.root, j.rec.ID)
+		if err != nil {
+			return err
+		}
+		j.locks = append(j.locks, l)
+	}
+	need := map[string]int64{}
+	avail := map[string]uint64{}
+	roots := map[string][]string{}
+	for di, d := range j.dests {
+		free, fsid, err := j.opts.FS.Free(d.root)
+		if err != nil {
+			return fmt.Errorf("cannot read free space of destination %s: %w", d.root, err)
+		}
+		avail[fsid] = free
+		roots[fsid] = append(roots[fsid], d.root)
+		for _, c := range j.cards {
+			removeTemps(j.opts.FS, filepath.Join(d.root, filepath.FromSlash(c.out)))
+			n, err := c.plan(di)
+			if err != nil {
+				return err
+			}
+			need[fsid] += n
+		}
+	}
+	for fsid, n := range need {
+		// Keep a small margin for folders, the catalog and MHL files.
+		margin := int64(64 << 20)
+		if uint64(n+margin) > avail[fsid] {
+			short := n + margin - int64(avail[fsid])
+			return fmt.Errorf("not enough space on %s: this job needs %s there, %s is free (short by %s): free space or choose another destination",
+				strings.Join(roots[fsid], " and "), units.FormatBytes(n), units.FormatBytes(int64(avail[fsid])), units.FormatBytes(short))
+		}
+	}
+	return nil
+}
+
+// removeTemps deletes leftover *.dit-tmp files below dir (only dit makes
+// them, and the destination lock says no other dit is writing here).
+func removeTemps(fsy interface {
+	ReadDir(string) ([]fs.DirEntry, error)
+	Remove(string) error
+}, dir string) {
+	ents, err := fsy.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			removeTemps(fsy, p)
+		} else if strings.HasSuffix(e.Name(), TempSuffix) && e.Type().IsRegular() {
+			fsy.Remove(p)
+		}
+	}
+}
+
+// Resume reopens an interrupted job: the same cards, destinations and
+// settings. Files verified on every destination are not copied again
+// (unless the card changed), leftover temps are removed, and the rest is
+// copied and verified.
+func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
+	rec, err := cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	switch rec.State {
+	case catalog.JobRunning:
+		return nil, fmt.Errorf("job %d is still running (pid %d on %s): wait for it, or stop it first", jobID, rec.PID, rec.Host)
+	case catalog.JobDone:
+		// A finished job may be resumed to retry failed files.
+	}
+	algos, err := hashing.ParseList(rec.Hashes)
+	if err != nil {
+		return nil, err
+	}
+	o.Name = rec.Name
+	o.Hashes = algos
+	o.Verify = VerifyMode(rec.VerifyMode)
+	o.VerifyAll = rec.VerifyHashes == "all"
+	o.Layout = rec.Layout
+	o.OnConflict = Conflict(rec.OnConflict)
+	o.IncludeHidden = rec.IncludeHidden
+	o.Catalog = cat
+	o.defaults()
+	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true}
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dests {
+		if fi, err := os.Stat(d.Path); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("destination %s of job %d is not there: mount it at the same path and resume again", d.Path, jobID)
+		}
+		j.dests = append(j.dests, &destination{root: d.Path, rec: d})
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	if err := cat.ClaimJob(jobID, host, os.Getpid()); err != nil {
+		return nil, err
+	}
+	j.rec.State = catalog.JobRunning
+	for _, k := range cards {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sc, err := source.Scan(o.FS, k.Path, source.Options{IncludeHidden: o.IncludeHidden})
+		if err != nil {
+			j.fail(err)
+			return nil, fmt.Errorf("card %s of job %d: %w", k.Label, jobID, err)
+		}
+		prev, err := cat.Files(k.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := ExpandLayout(o.Layout, o.Name, k.Label, rec.Started)
+		if err != nil {
+			return nil, err
+		}
+		k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+		j.cards = append(j.cards, j.newCardRun(sc, k, out, prev))
+	}
+	if err := j.lockAndPlan(); err != nil {
+		j.Close()
+		j.fail(err)
+		return nil, err
+	}
+	return j, nil
+}
+
+// relJoin joins slash paths for the catalog.
+func relJoin(a, b string) string { return path.Join(a, b) }
+
+var _ = syscall.Flock

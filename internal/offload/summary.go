@@ -1,0 +1,190 @@
+package offload
+
+import (
+	"path"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// Exit codes of dit, listed in its --help.
+const (
+	ExitOK          = 0   // every file verified (or copied, with --verify none)
+	ExitFatal       = 1   // nothing or not everything could be attempted
+	ExitUsage       = 2   // bad command line
+	ExitSomeFailed  = 3   // finished, some files failed: see the summary
+	ExitInterrupted = 130 // interrupted: resume with --resume JOB
+)
+
+// Summary is a job as the front ends report it. It is built from the
+// catalog, so a finished, interrupted or running job reads the same way.
+type Summary struct {
+	JobID     int64         `json:"job_id"`
+	Name      string        `json:"name"`
+	State     string        `json:"state"`
+	ExitCode  int           `json:"exit_code"`
+	Host      string        `json:"host"`
+	Started   time.Time     `json:"started"`
+	Finished  time.Time     `json:"finished,omitzero"`
+	Hashes    string        `json:"hashes"`
+	Verify    string        `json:"verify"`
+	Files     int           `json:"files"`
+	Bytes     int64         `json:"bytes"`
+	Failed    int           `json:"failed"`
+	Seconds   float64       `json:"seconds"`
+	TBPerHour float64       `json:"tb_per_hour"`
+	Cards     []CardSummary `json:"cards"`
+}
+
+// CardSummary is one card of a Summary.
+type CardSummary struct {
+	Label        string        `json:"label"`
+	Path         string        `json:"path"`
+	State        string        `json:"state"`
+	Files        int           `json:"files"`
+	Bytes        int64         `json:"bytes"`
+	Skipped      int           `json:"skipped"`
+	Failed       int           `json:"failed"`
+	SafeToFormat bool          `json:"safe_to_format"`
+	Verdict      string        `json:"verdict"`
+	CopyStarted  time.Time     `json:"copy_started,omitzero"`
+	CopyFinished time.Time     `json:"copy_finished,omitzero"`
+	VerifyStart  time.Time     `json:"verify_started,omitzero"`
+	VerifyEnd    time.Time     `json:"verify_finished,omitzero"`
+	TBPerHour    float64       `json:"tb_per_hour"`
+	Destinations []DestSummary `json:"destinations"`
+	Failures     []Failure     `json:"failures,omitempty"`
+}
+
+// DestSummary counts one card's files on one destination.
+type DestSummary struct {
+	Path     string `json:"path"` // the card's folder on this destination
+	Verified int    `json:"verified"`
+	Copied   int    `json:"copied"` // copied or present, not (yet) verified
+	Failed   int    `json:"failed"`
+	Skipped  int    `json:"skipped"`
+}
+
+// Failure names one failed file and why.
+type Failure struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// LoadSummary reads a job's summary from the catalog.
+func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
+	j, err := cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
+		Hashes: j.Hashes, Verify: j.VerifyMode}
+	allSafe := true
+	for _, k := range cards {
+		files, err := cat.Files(k.ID)
+		if err != nil {
+			return nil, err
+		}
+		skipped, err := cat.Skipped(k.ID)
+		if err != nil {
+			return nil, err
+		}
+		cs := CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
+			CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
+		idx := map[int64]int{}
+		for i, d := range dests {
+			idx[d.ID] = i
+			out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+			cs.Destinations = append(cs.Destinations, DestSummary{Path: path.Join(d.Path, out)})
+		}
+		verifiedAll := 0
+		seen := map[string]bool{}
+		for _, f := range files {
+			seen[f.Rel] = true
+			if f.State == StateFailed {
+				cs.Failed++
+				cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
+			}
+			ok := len(f.Copies) == len(dests)
+			for _, cp := range f.Copies {
+				ds := &cs.Destinations[idx[cp.DestID]]
+				switch cp.State {
+				case StateVerified:
+					ds.Verified++
+				case StateCopied, StatePresent:
+					ds.Copied++
+					ok = false
+				case StateSkipped:
+					ds.Skipped++
+					ok = false
+				default:
+					ds.Failed++
+					ok = false
+				}
+			}
+			if ok && f.State == StateVerified {
+				verifiedAll++
+			}
+		}
+		unreadable := false
+		for _, sk := range skipped {
+			if sk.Kind == "unreadable" {
+				unreadable = true
+			}
+		}
+		// Safe only when every file scanned is verified on every destination,
+		// nothing on the card was unreadable, and the card finished.
+		cs.SafeToFormat = j.VerifyMode != string(VerifyNone) && k.State == StateVerified && cs.Failed == 0 &&
+			verifiedAll == k.Files && len(files) == k.Files && !unreadable
+		switch {
+		case cs.SafeToFormat:
+			cs.Verdict = "Verified: safe to format"
+		case k.State == "interrupted" || j.State == catalog.JobInterrupted:
+			cs.Verdict = "Interrupted: NOT safe to format (resume the job)"
+		case cs.Failed > 0:
+			cs.Verdict = "FAILED: NOT safe to format"
+		case unreadable:
+			cs.Verdict = "Incomplete (unreadable entries on the card): NOT safe to format"
+		case j.VerifyMode == string(VerifyNone) && k.State == StateCopied:
+			cs.Verdict = "Copied, not verified: NOT safe to format"
+		default:
+			cs.Verdict = "Not finished: NOT safe to format"
+		}
+		if !cs.CopyStarted.IsZero() {
+			end := cs.VerifyEnd
+			if end.IsZero() {
+				end = cs.CopyFinished
+			}
+			cs.TBPerHour = units.TBPerHour(cs.Bytes, end.Sub(cs.CopyStarted))
+		}
+		allSafe = allSafe && (cs.SafeToFormat || (j.VerifyMode == string(VerifyNone) && cs.Failed == 0 && k.State == StateCopied))
+		s.Files += cs.Files
+		s.Bytes += cs.Bytes
+		s.Failed += cs.Failed
+		s.Cards = append(s.Cards, cs)
+	}
+	if !s.Finished.IsZero() {
+		s.Seconds = s.Finished.Sub(s.Started).Seconds()
+		s.TBPerHour = units.TBPerHour(s.Bytes, s.Finished.Sub(s.Started))
+	}
+	switch {
+	case s.State == catalog.JobInterrupted:
+		s.ExitCode = ExitInterrupted
+	case s.State == catalog.JobFailed:
+		s.ExitCode = ExitFatal
+	case s.Failed > 0 || !allSafe:
+		s.ExitCode = ExitSomeFailed
+	default:
+		s.ExitCode = ExitOK
+	}
+	return s, nil
+}

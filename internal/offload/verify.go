@@ -1,0 +1,48 @@
+package offload
+
+import (
+	"context"
+	"io"
+
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// hashFile reads path back from its medium (page cache dropped first and
+// behind the reads) and returns its digests and length. Two buffers
+// alternate so reading overlaps hashing.
+func hashFile(ctx context.Context, fsy fsys.FS, path string, bufs [][]byte, mh *hashing.Multi, progress func(int)) (hashing.Sums, int64, error) {
+	f, err := fsy.OpenNoCache(path)
+	if err != nil {
+		return hashing.Sums{}, 0, err
+	}
+	defer f.Close()
+	free := make(chan []byte, len(bufs))
+	for _, b := range bufs {
+		free <- b
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			mh.Reset()
+			return hashing.Sums{}, total, err
+		}
+		b := <-free
+		n, err := io.ReadFull(f, b)
+		if n > 0 {
+			mh.Write(b[:n], func() { free <- b })
+			total += int64(n)
+			progress(n)
+		} else {
+			free <- b
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			mh.Reset()
+			return hashing.Sums{}, total, err
+		}
+	}
+	return mh.Sum(), total, nil
+}
