@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// JobsOptions are the flags of dit jobs.
+type JobsOptions struct {
+	JSON bool
+}
+
+func newJobsCommand(g *GlobalOptions) *cobra.Command {
+	var o JobsOptions
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "List offload jobs, newest first, with each card's safe-to-format state",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJobs(o, g)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+type jobListCard struct {
+	Label        string `json:"label"`
+	State        string `json:"state"`
+	SafeToFormat bool   `json:"safe_to_format"`
+	Files        int    `json:"files"`
+	Bytes        int64  `json:"bytes"`
+	Failed       int    `json:"failed"`
+}
+
+type jobListEntry struct {
+	JobID     int64         `json:"job_id"`
+	Name      string        `json:"name"`
+	State     string        `json:"state"`
+	Started   time.Time     `json:"started"`
+	Finished  time.Time     `json:"finished,omitzero"`
+	Bytes     int64         `json:"bytes"`
+	TBPerHour float64       `json:"tb_per_hour"`
+	Cards     []jobListCard `json:"cards"`
+}
+
+func runJobs(o JobsOptions, g *GlobalOptions) error {
+	cat, err := g.openCatalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	jobs, err := cat.Jobs()
+	if err != nil {
+		return err
+	}
+	list := []jobListEntry{}
+	for _, j := range jobs {
+		s, err := offload.LoadSummary(cat, j.ID)
+		if err != nil {
+			return err
+		}
+		e := jobListEntry{JobID: s.JobID, Name: s.Name, State: s.State, Started: s.Started, Finished: s.Finished,
+			Bytes: s.Bytes, TBPerHour: s.TBPerHour, Cards: []jobListCard{}}
+		for _, c := range s.Cards {
+			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: c.State, SafeToFormat: c.SafeToFormat,
+				Files: c.Files, Bytes: c.Bytes, Failed: c.Failed})
+		}
+		list = append(list, e)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(g.stdout, "no jobs in %s\n", cat.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tNAME\tSTATE\tSTARTED\tSIZE\tTB/HOUR\tCARDS")
+	for _, e := range list {
+		var cards []string
+		for _, c := range e.Cards {
+			v := "NOT safe"
+			if c.SafeToFormat {
+				v = "safe to format"
+			}
+			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
+			units.FormatBytes(e.Bytes), e.TBPerHour, strings.Join(cards, ", "))
+	}
+	return tw.Flush()
+}

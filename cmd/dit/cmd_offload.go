@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// OffloadOptions are the flags of dit offload.
+type OffloadOptions struct {
+	Dests         []string
+	Hashes        string
+	Verify        string
+	VerifyHashes  string
+	Name          string
+	Layout        string
+	OnConflict    string
+	IncludeHidden bool
+	JSON          bool
+	Resume        int64
+	Throttle      string
+	BlockSize     string
+}
+
+// AddFlags registers the flags.
+func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist")
+	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
+	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
+	f.StringVar(&o.VerifyHashes, "verify-hashes", "fastest", "hashes recomputed on read-back: fastest or all")
+	f.StringVar(&o.Name, "name", "", "job name (default: date and time, e.g. 2026-11-22_093000)")
+	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
+	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
+	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
+	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
+	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings)")
+	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
+	f.StringVar(&o.BlockSize, "block-size", "4MiB", "read block size")
+	f.MarkHidden("block-size")
+}
+
+func newOffloadCommand(g *GlobalOptions) *cobra.Command {
+	var o OffloadOptions
+	cmd := &cobra.Command{
+		Use:   "offload -d DEST [-d DEST...] [flags] CARD...",
+		Short: "Copy cards to destinations, hash inline, verify every copy",
+		Long: `Copy every CARD to every DEST at once. Each card is read once; the hashes are
+computed as it is read; each card lands in its own folder (--layout, default
+{job}/{card}) so cards with the same file names never collide. A copy is
+written to a temporary name, fsynced, renamed and its folder fsynced; then it
+is read back from the medium and compared with the source hashes.
+
+Nothing is ever written to a card. An existing different file is never
+overwritten (--on-conflict). Free space is checked on every destination
+before anything is written. Ctrl-C stops cleanly; resume with --resume JOB.
+
+Examples:
+  dit offload -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
+  dit offload -d /mnt/raid --hash xxh64,md5 --name Day01 --json /media/A023
+  dit offload --resume 12
+
+` + exitCodesHelp,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runOffload(cmd, o, g, args)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
+	ctx := cmd.Context()
+	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	algos, err := hashing.ParseList(o.Hashes)
+	if err != nil {
+		return usage(fmt.Errorf("--hash: %w", err))
+	}
+	mode, err := offload.ParseVerifyMode(o.Verify)
+	if err != nil {
+		return usage(err)
+	}
+	conflict, err := offload.ParseConflict(o.OnConflict)
+	if err != nil {
+		return usage(err)
+	}
+	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
+		return usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
+	}
+	var throttle float64
+	if o.Throttle != "" {
+		if throttle, err = units.ParseRate(o.Throttle); err != nil {
+			return usage(fmt.Errorf("--throttle: %w", err))
+		}
+	}
+	bs, err := units.ParseBytes(o.BlockSize)
+	if err != nil || bs < 4096 || bs > 256<<20 {
+		return usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
+	}
+	if o.Resume != 0 && (len(args) > 0 || len(o.Dests) > 0) {
+		return usage(fmt.Errorf("--resume %d takes no cards or destinations: the job remembers them", o.Resume))
+	}
+	cat, err := g.openCatalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+
+	out := newPrinter(g, o.JSON)
+	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
+		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden,
+		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
+	var job *offload.Job
+	if o.Resume != 0 {
+		job, err = offload.Resume(ctx, cat, o.Resume, opts)
+	} else {
+		job, err = offload.New(ctx, opts)
+	}
+	if err != nil {
+		return err
+	}
+	out.Start(job)
+	sum, err := job.Run(ctx)
+	out.Stop()
+	if err != nil {
+		return err
+	}
+	out.Summary(sum, cat.Path())
+	if sum.ExitCode != 0 {
+		return &exitError{code: sum.ExitCode}
+	}
+	return nil
+}
+
+func parseJobID(s string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
+	}
+	return id, nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/testcards"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// TestdataOptions are the flags of dit testdata cards.
+type TestdataOptions struct {
+	Out   string
+	Cards int
+	Size  string
+	Style string
+	Seed  int64
+}
+
+func newTestdataCommand(g *GlobalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "testdata",
+		Short: "Generate test material",
+	}
+	var o TestdataOptions
+	cards := &cobra.Command{
+		Use:   "cards --out DIR",
+		Short: "Generate deterministic, realistic camera cards (clips, X-OCN-like frames, macOS junk)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			size, err := units.ParseBytes(o.Size)
+			if err != nil {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--size: %w", err)}
+			}
+			if o.Out == "" {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--out DIR is required")}
+			}
+			got, err := testcards.Generate(cmd.Context(), testcards.Options{Out: o.Out, Cards: o.Cards, Size: size, Style: o.Style, Seed: o.Seed})
+			for _, c := range got {
+				fmt.Fprintf(g.stdout, "%s\t%d files\t%s\n", c.Path, c.Files, units.FormatBytes(c.Bytes))
+			}
+			return err
+		},
+	}
+	f := cards.Flags()
+	f.StringVar(&o.Out, "out", "", "parent `folder` of the cards")
+	f.IntVar(&o.Cards, "cards", 2, "number of cards")
+	f.StringVar(&o.Size, "size", "2GB", "footage per card (decimal units: 2GB = 2x10^9 bytes)")
+	f.StringVar(&o.Style, "style", "clips", "clips, frames (Sony X-OCN-like) or mixed")
+	f.Int64Var(&o.Seed, "seed", 1, "seed: the same seed gives the same bytes")
+	cmd.AddCommand(cards)
+	return cmd
+}

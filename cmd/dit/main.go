@@ -1,0 +1,147 @@
+// Command dit offloads camera cards: several cards at once to several
+// destinations, hashes computed inline, every copy read back and compared,
+// everything logged to a SQLite catalog. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// GlobalOptions are the flags every command takes.
+type GlobalOptions struct {
+	DB     string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
+	p := g.DB
+	if p == "" {
+		p = catalog.DefaultPath()
+	}
+	return catalog.Open(p)
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+const exitCodesHelp = `Exit codes:
+  0    every file verified on every destination (with --verify none: copied)
+  1    fatal error: the job could not run or finish
+  2    usage error: bad command line
+  3    finished, but some files failed or were not verified: see the summary
+  130  interrupted (Ctrl-C): resume with dit offload --resume JOB`
+
+func newRootCommand(g *GlobalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dit",
+		Short: "Offload camera cards: one read, inline hashes, read-back verification",
+		Long: `dit copies camera cards to one or more destinations at once. Each card is read
+once; the selected hashes are computed as it is read; every copy is made
+durable under a temporary name, then renamed; then every copy is read back
+from its medium (not the page cache) and compared with the source hashes.
+A card is reported "safe to format" only when every file of it is verified on
+every destination. Every job, file, hash and throughput sample is logged to a
+SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.PersistentFlags().StringVar(&g.DB, "db", os.Getenv("DIT_DB"), "catalog database `file` (env DIT_DB)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	root.AddCommand(
+		newOffloadCommand(g),
+		newJobsCommand(g),
+		newJobCommand(g),
+		newVerifyCommand(g),
+		newVersionCommand(g),
+		newTestdataCommand(g),
+	)
+	return root
+}
+
+func main() {
+	g := &GlobalOptions{stdout: os.Stdout, stderr: os.Stderr}
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(os.Stderr, "\ndit: interrupted: stopping cleanly and saving the job (Ctrl-C again to quit at once)")
+		cancel()
+		<-sigs
+		os.Exit(offload.ExitInterrupted)
+	}()
+	err := newRootCommand(g).ExecuteContext(ctx)
+	os.Exit(exitCode(g, err))
+}
+
+func exitCode(g *GlobalOptions, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(g.stderr, "dit:", ee.err)
+		}
+		return ee.code
+	}
+	var ue *offload.UsageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(g.stderr, "dit:", err)
+		return offload.ExitUsage
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(g.stderr, "dit: interrupted")
+		return offload.ExitInterrupted
+	}
+	fmt.Fprintln(g.stderr, "dit:", err)
+	if isUsage(err) {
+		return offload.ExitUsage
+	}
+	return offload.ExitFatal
+}
+
+// isUsage recognises cobra's own argument errors.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

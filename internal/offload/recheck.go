@@ -1,0 +1,121 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// RecheckResult is one copy read back by [Recheck].
+type RecheckResult struct {
+	Card  string `json:"card"`
+	Path  string `json:"path"` // the copy, absolute
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+}
+
+// Recheck reads every copy of a job back from its medium now and compares
+// it with the source hashes in the catalog: the fastest recorded hash, or
+// all of them with all=true. Copies that differ or are missing are marked
+// failed in the catalog; copies that match get a new verified time. A file
+// the job never copied is reported as missing on that destination.
+func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64, all bool, onResult func(RecheckResult)) (ok bool, err error) {
+	if fsy == nil {
+		fsy = fsys.OS{}
+	}
+	j, err := cat.Job(jobID)
+	if err != nil {
+		return false, err
+	}
+	if j.State == catalog.JobRunning {
+		return false, fmt.Errorf("job %d is still running: verify it when it has finished", jobID)
+	}
+	algos, err := hashing.ParseList(j.Hashes)
+	if err != nil {
+		return false, err
+	}
+	valgos := verifyAlgos(algos, all)
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return false, err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return false, err
+	}
+	mh := hashing.NewMulti(valgos, 2)
+	defer mh.Close()
+	bufs := [][]byte{make([]byte, 4<<20), make([]byte, 4<<20)}
+	ok = true
+	for _, k := range cards {
+		files, err := cat.Files(k.ID)
+		if err != nil {
+			return false, err
+		}
+		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+		for _, f := range files {
+			byDest := map[int64]*catalog.Copy{}
+			for i := range f.Copies {
+				byDest[f.Copies[i].DestID] = &f.Copies[i]
+			}
+			for _, d := range dests {
+				cp := byDest[d.ID]
+				rel := relJoin(out, f.Rel)
+				if cp != nil && cp.Path != "" {
+					rel = cp.Path
+				}
+				p := filepath.Join(d.Path, filepath.FromSlash(rel))
+				res := RecheckResult{Card: k.Label, Path: p}
+				if f.State == StateFailed && (cp == nil || cp.State == StateFailed || cp.State == StateSkipped) {
+					res.State, res.Error = "missing", "never copied: "+f.Error
+					ok = false
+					onResult(res)
+					continue
+				}
+				got, n, err := hashFile(ctx, fsy, p, bufs, mh, func(int) {})
+				switch {
+				case errors.Is(err, context.Canceled):
+					return false, err
+				case errors.Is(err, fs.ErrNotExist):
+					res.State, res.Error = "missing", "the copy is gone"
+				case err != nil:
+					res.State, res.Error = StateFailed, "read-back failed: "+err.Error()
+				case n != f.Size:
+					res.State, res.Error = StateFailed, fmt.Sprintf("size %d, the source had %d", n, f.Size)
+				default:
+					if _, bad, same := got.Compare(f.Sums); !same {
+						res.State, res.Error = StateFailed, fmt.Sprintf("%s differs: source %s, copy %s", bad, f.Sums.Get(bad), got.Get(bad))
+					} else {
+						res.State = StateVerified
+					}
+				}
+				ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: hashing.Names(valgos), Error: res.Error}
+				if cp != nil {
+					ncp.Written = cp.Written
+				}
+				if res.State == StateVerified {
+					ncp.VerifiedAt = j.Finished
+				} else {
+					ok = false
+					ncp.State = StateFailed
+					ncp.Error = "dit verify: " + res.Error
+					if f.State != StateFailed {
+						f.State, f.Error = StateFailed, "dit verify: copy at "+p+": "+res.Error
+						cat.PutFile(f)
+					}
+				}
+				if res.State != StateVerified || cp == nil || cp.State != StateVerified {
+					cat.PutCopy(k.ID, f.Rel, &ncp)
+				}
+				onResult(res)
+			}
+		}
+	}
+	return ok, cat.Flush()
+}
