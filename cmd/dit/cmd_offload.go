@@ -43,7 +43,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
 	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
-	f.StringVar(&o.BlockSize, "block-size", "4MiB", "read block size")
+	f.StringVar(&o.BlockSize, "block-size", "1MiB", "read block size")
 	f.MarkHidden("block-size")
 }
 

@@ -86,6 +86,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newJobsCommand(g),
 		newJobCommand(g),
 		newVerifyCommand(g),
+		newHashCommand(g),
 		newVersionCommand(g),
 		newTestdataCommand(g),
 	)

@@ -169,3 +169,11 @@ func (OS) RenameNoReplace(oldname, newname string) error {
 	}
 	return err
 }
+
+// Close drops what read-ahead left in the cache, then closes.
+func (f *osFile) Close() error {
+	if f.nocache {
+		dropRange(f.File, 0, 0)
+	}
+	return f.File.Close()
+}

@@ -99,10 +99,10 @@ func (o *Options) defaults() {
 		o.Hashes = []hashing.Algo{hashing.MD5, hashing.XXH64}
 	}
 	if o.BlockSize <= 0 {
-		o.BlockSize = 4 << 20
+		o.BlockSize = 1 << 20
 	}
 	if o.Buffers <= 0 {
-		o.Buffers = 8
+		o.Buffers = 16
 	}
 	if o.FS == nil {
 		o.FS = fsys.OS{}

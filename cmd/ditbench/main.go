@@ -1,0 +1,201 @@
+// Command ditbench is the whole-process benchmark behind `make bench`: it
+// offloads two generated cards to two destination folders with dit and, in
+// the same run, does the same job the naive way (cp -r to each destination,
+// then md5sum of the sources and both copies) and with the peer tool ocopy
+// (one process per card, --hash-algorithm md5, two destinations). It prints
+// the median wall time, CPU time and peak RSS of each, the ratios against
+// dit's targets, and dit's single-stream MD5 speed against md5sum's.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type measure struct {
+	wall, cpu time.Duration
+	rssKB     int64
+}
+
+func run(name string, args ...string) (measure, error) {
+	return runAll([][]string{append([]string{name}, args...)})
+}
+
+// runAll starts the commands at once and measures them as one job: wall
+// until the last ends, CPU summed, peak RSS the largest.
+func runAll(cmds [][]string) (measure, error) {
+	start := time.Now()
+	var mu sync.Mutex
+	var m measure
+	var firstErr error
+	var wg sync.WaitGroup
+	for _, c := range cmds {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Stdout, cmd.Stderr = nil, os.Stderr
+		if err := cmd.Start(); err != nil {
+			return m, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+			}
+			m.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			m.rssKB = max(m.rssKB, ru.Maxrss)
+		}()
+	}
+	wg.Wait()
+	m.wall = time.Since(start)
+	return m, firstErr
+}
+
+func median(ms []measure) measure {
+	pick := func(f func(measure) float64) float64 {
+		v := make([]float64, len(ms))
+		for i, m := range ms {
+			v[i] = f(m)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	return measure{
+		wall:  time.Duration(pick(func(m measure) float64 { return float64(m.wall) })),
+		cpu:   time.Duration(pick(func(m measure) float64 { return float64(m.cpu) })),
+		rssKB: int64(pick(func(m measure) float64 { return float64(m.rssKB) })),
+	}
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ditbench:", err)
+		os.Exit(1)
+	}
+}
+
+func main() {
+	dit := flag.String("dit", "bin/dit", "dit binary")
+	ocopy := flag.String("ocopy", "", "ocopy binary (skipped if empty or missing)")
+	dir := flag.String("dir", "/dev/shm/ditbench", "work folder (tmpfs keeps the disk out of the measurement)")
+	size := flag.String("size", "1GB", "footage per card")
+	runs := flag.Int("runs", 3, "runs of each tool; medians are reported")
+	flag.Parse()
+	ditAbs, err := filepath.Abs(*dit)
+	must(err)
+	must(os.RemoveAll(*dir))
+	must(os.MkdirAll(*dir, 0o755))
+	defer os.RemoveAll(*dir)
+	cards := filepath.Join(*dir, "cards")
+	_, err = run(ditAbs, "testdata", "cards", "--out", cards, "--cards", "2", "--size", *size, "--seed", "42")
+	must(err)
+	a, b := filepath.Join(cards, "A001"), filepath.Join(cards, "A002")
+	d1, d2 := filepath.Join(*dir, "d1"), filepath.Join(*dir, "d2")
+	reset := func() {
+		must(os.RemoveAll(d1))
+		must(os.RemoveAll(d2))
+		must(os.Mkdir(d1, 0o755))
+		must(os.Mkdir(d2, 0o755))
+	}
+	tools := []struct {
+		name string
+		do   func(i int) (measure, error)
+	}{
+		{"dit", func(i int) (measure, error) {
+			db := filepath.Join(*dir, fmt.Sprintf("bench-%d.db", i))
+			return run(ditAbs, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", d1, "-d", d2, a, b)
+		}},
+		{"naive", func(int) (measure, error) {
+			script := fmt.Sprintf(`set -e; cp -r %[1]q %[2]q %[3]q; cp -r %[1]q %[2]q %[4]q; find %[1]q %[2]q %[3]q %[4]q -type f -exec md5sum {} + > /dev/null`, a, b, d1, d2)
+			return run("sh", "-c", script)
+		}},
+	}
+	if *ocopy != "" {
+		if _, err := os.Stat(*ocopy); err == nil {
+			tools = append(tools, struct {
+				name string
+				do   func(i int) (measure, error)
+			}{"ocopy", func(int) (measure, error) {
+				return runAll([][]string{
+					{*ocopy, "--hash-algorithm", "md5", "--no-mhl", "--machine-readable", a, d1, d2},
+					{*ocopy, "--hash-algorithm", "md5", "--no-mhl", "--machine-readable", b, d1, d2},
+				})
+			}})
+		} else {
+			fmt.Printf("ocopy not found at %s: skipped\n", *ocopy)
+		}
+	}
+	results := map[string][]measure{}
+	for i := 0; i < *runs; i++ {
+		for _, tl := range tools {
+			reset()
+			m, err := tl.do(i)
+			must(err)
+			results[tl.name] = append(results[tl.name], m)
+			fmt.Printf("run %d %-6s wall %6.2fs  cpu %6.2fs  rss %4d MiB\n", i+1, tl.name, m.wall.Seconds(), m.cpu.Seconds(), m.rssKB/1024)
+		}
+	}
+	// Single-stream MD5: dit's hashing engine against md5sum on one file.
+	var big string
+	filepath.Walk(a, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && (big == "" || fi.Size() > mustSize(big)) {
+			big = p
+		}
+		return nil
+	})
+	var md5sum, ditmd5 []measure
+	for i := 0; i < *runs; i++ {
+		m, err := run("md5sum", big)
+		must(err)
+		md5sum = append(md5sum, m)
+		m, err = run(ditAbs, "hash", "--hash", "md5", big)
+		must(err)
+		ditmd5 = append(ditmd5, m)
+	}
+	fmt.Printf("\nTwo %s cards to two destinations, MD5 + xxh64, read-back verify; medians of %d runs (%s)\n", *size, *runs, *dir)
+	fmt.Printf("%-8s %9s %9s %10s\n", "tool", "wall s", "cpu s", "peak RSS")
+	med := map[string]measure{}
+	for _, tl := range tools {
+		m := median(results[tl.name])
+		med[tl.name] = m
+		fmt.Printf("%-8s %9.2f %9.2f %6d MiB\n", tl.name, m.wall.Seconds(), m.cpu.Seconds(), m.rssKB/1024)
+	}
+	d := med["dit"]
+	check := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	rn := d.wall.Seconds() / med["naive"].wall.Seconds()
+	fmt.Printf("\ndit wall / naive wall = %.2f (target <= 0.30: %s)\n", rn, check(rn <= 0.30))
+	if o, ok := med["ocopy"]; ok {
+		ro := d.wall.Seconds() / o.wall.Seconds()
+		fmt.Printf("dit wall / ocopy wall = %.2f (target <= 0.50: %s)\n", ro, check(ro <= 0.50))
+	}
+	fmt.Printf("dit peak RSS = %d MiB (target <= 300 MiB: %s)\n", d.rssKB/1024, check(d.rssKB <= 300*1024))
+	sz := float64(mustSize(big))
+	ms, dm := median(md5sum), median(ditmd5)
+	r := ms.wall.Seconds() / dm.wall.Seconds()
+	fmt.Printf("MD5 single stream: md5sum %.3f GB/s, dit %.3f GB/s = %.0f%% (target >= 90%%: %s)\n",
+		sz/ms.wall.Seconds()/1e9, sz/dm.wall.Seconds()/1e9, 100*r, check(r >= 0.9))
+}
+
+func mustSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

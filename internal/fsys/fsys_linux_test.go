@@ -1,0 +1,114 @@
+package fsys
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// resident counts the pages of path held in the page cache (mincore).
+func resident(t *testing.T, path string) int {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	fi, _ := f.Stat()
+	m, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	require.NoError(t, err)
+	defer unix.Munmap(m)
+	vec := make([]byte, (len(m)+os.Getpagesize()-1)/os.Getpagesize())
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0])))
+	require.Zero(t, errno)
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+// Read-back must come from the medium: after OpenNoCache and a full read,
+// none of the file's pages are left in the cache (so none were served
+// from it before the drop either).
+func TestOpenNoCacheDropsPages(t *testing.T) {
+	dir := t.TempDir()
+	var st unix.Statfs_t
+	require.NoError(t, unix.Statfs(dir, &st))
+	if st.Type == unix.TMPFS_MAGIC {
+		t.Skip("TMPDIR is tmpfs: its pages are the file itself and cannot be dropped; run on a disk filesystem")
+	}
+	p := filepath.Join(dir, "clip.mov")
+	data := make([]byte, 8<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	w, err := OS{}.CreateTemp(dir, "x*")
+	require.NoError(t, err)
+	_, err = w.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, w.Sync())
+	require.NoError(t, w.Close())
+	require.NoError(t, os.Rename(w.Name(), p))
+	require.Greater(t, resident(t, p), 0, "just written: cached")
+
+	f, err := OS{}.OpenNoCache(p)
+	require.NoError(t, err)
+	require.Equal(t, 0, resident(t, p), "dropped before the read-back")
+	got, err := io.ReadAll(f)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.Equal(t, data, got)
+	require.Equal(t, 0, resident(t, p), "read-back leaves nothing cached behind it")
+}
+
+func TestRenameNoReplace(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.WriteFile(a, []byte("new"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("precious"), 0o644))
+	err := RenameNoReplace(OS{}, a, b)
+	require.True(t, errors.Is(err, fs.ErrExist), "%v", err)
+	got, _ := os.ReadFile(b)
+	require.Equal(t, "precious", string(got))
+	require.NoError(t, RenameNoReplace(OS{}, a, filepath.Join(dir, "c")))
+}
+
+func TestOpenNeverFollowsOrBlocks(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "real"), []byte("x"), 0o644))
+	require.NoError(t, os.Symlink("real", filepath.Join(dir, "link")))
+	_, err := OS{}.Open(filepath.Join(dir, "link"))
+	require.Error(t, err, "a symlink is not followed")
+	require.NoError(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	f, err := OS{}.Open(filepath.Join(dir, "fifo")) // must return at once
+	if err == nil {
+		f.Close()
+	}
+}
+
+func TestFaultyInjects(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "card", "f.mov")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, make([]byte, 1000), 0o644))
+	f := NewFaulty(OS{})
+	f.Add(Fault{Match: "card/f.mov", ReadErrAt: 300})
+	r, err := f.Open(p)
+	require.NoError(t, err)
+	b, err := io.ReadAll(r)
+	require.ErrorIs(t, err, unix.EIO)
+	require.Len(t, b, 300)
+	f.Add(Fault{Match: "dst", WriteErrAt: 10})
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "dst"), 0o755))
+	w, err := f.CreateTemp(filepath.Join(dir, "dst"), "x*")
+	require.NoError(t, err)
+	n, err := w.Write(make([]byte, 64))
+	require.Equal(t, 10, n)
+	require.True(t, IsNoSpace(err))
+	w.Close()
+}

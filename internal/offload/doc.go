@@ -1,0 +1,59 @@
+// Package offload is dit's engine: it copies cards to destinations, hashes
+// inline, verifies every copy by reading it back, records everything in the
+// catalog and tells the front ends (CLI, GUI) what happens through events.
+//
+// # Use
+//
+//	job, err := offload.New(ctx, offload.Options{Cards: ..., Dests: ..., Catalog: cat, OnEvent: f})
+//	summary, err := job.Run(ctx)         // or offload.Resume(ctx, cat, id, opts)
+//
+// New refuses bad input before anything is written: no card or destination,
+// a missing path, a card given twice, a destination equal to, inside or
+// containing a card, two cards that would land in one folder, a destination
+// another dit is writing to, or not enough free space (the shortfall is
+// named). Errors of the command line are [UsageError]s.
+//
+// # Concurrency design
+//
+// Every card has its own pipeline, and all cards run at once:
+//
+//	reader ──block──> hashing.Multi (one goroutine per algorithm)
+//	   │   └─block──> writer[dest] (one goroutine per destination)
+//	   └──fileTask──> finisher ──> verifier[dest] (+ source re-reader)
+//
+// The reader takes a buffer from the card's bounded pool (Buffers x
+// BlockSize bytes, whatever the file and card sizes), reads the card once,
+// and hands the same block to the hashers and to every writer; the block
+// returns to the pool when the last of them releases it. Writers make each
+// copy durable under a temporary name, then rename it (see below). The
+// finisher waits for a file's writers and digests, records the file and
+// hands each copy to its destination's verifier, so verification runs
+// behind the copy of later files. A verifier drops the copy's pages from
+// the page cache and reads it back from the medium (fsys.OpenNoCache),
+// recomputes the fastest selected hash (or all, VerifyAll) and compares
+// with the source digest. A file is verified when every copy is; a card is
+// safe to format when every file is. A failing destination fails only its
+// copies; an unreadable file fails only itself; a card that disappears
+// fails its remaining files, and the other cards go on.
+//
+// # On disk
+//
+// Each card lands in DEST/<Layout>, default {job}/{card}. A copy is written
+// to ".<name>.<random>.dit-tmp" in its final folder, its mtime set to the
+// source's, fsynced, closed, renamed with a no-replace rename (an existing
+// file is never overwritten; see Conflict), and the folder fsynced. On any
+// error the temp is removed, so nothing partial ever carries a real name;
+// temps left by a killed process are removed when a job next writes to that
+// card folder. While a job runs, each destination holds DEST/.dit.lock
+// (flock; "pid N on HOST, job J"), released when the job ends or the process
+// dies.
+//
+// # Resume
+//
+// An interrupted job (Ctrl-C: ctx cancelled, exit 130; or killed) keeps its
+// catalog rows. Resume re-scans the cards: a file verified on a destination
+// whose source size and mtime are unchanged is not read again; a copy this
+// job wrote but never verified is compared byte for byte and replaced if it
+// differs; everything else is copied and verified as new. Verified copies
+// are never rewritten.
+package offload
