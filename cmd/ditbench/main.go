@@ -31,7 +31,10 @@ func run(name string, args ...string) (measure, error) {
 
 // runAll starts the commands at once and measures them as one job: wall
 // until the last ends, CPU summed, peak RSS the largest.
-func runAll(cmds [][]string) (measure, error) {
+func runAll(cmds [][]string) (measure, error) { return runAllQuiet(cmds, false) }
+
+// runAllQuiet is runAll with the commands' stderr discarded when quiet.
+func runAllQuiet(cmds [][]string, quiet bool) (measure, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	var m measure
@@ -40,6 +43,9 @@ func runAll(cmds [][]string) (measure, error) {
 	for _, c := range cmds {
 		cmd := exec.Command(c[0], c[1:]...)
 		cmd.Stdout, cmd.Stderr = nil, os.Stderr
+		if quiet {
+			cmd.Stderr = nil
+		}
 		if err := cmd.Start(); err != nil {
 			return m, err
 		}
@@ -113,7 +119,7 @@ func main() {
 		do   func(i int) (measure, error)
 	}{
 		{"dit", func(i int) (measure, error) {
-			db := filepath.Join(*dir, fmt.Sprintf("bench-%d.db", i))
+			db := filepath.Join(*dir, fmt.Sprintf("bench-%d.db", i+1))
 			return run(ditAbs, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", d1, "-d", d2, a, b)
 		}},
 		{"naive", func(int) (measure, error) {
@@ -127,16 +133,24 @@ func main() {
 				name string
 				do   func(i int) (measure, error)
 			}{"ocopy", func(int) (measure, error) {
-				return runAll([][]string{
+				// ocopy prints warnings about sleep inhibitors on Linux: quiet.
+				return runAllQuiet([][]string{
 					{*ocopy, "--hash-algorithm", "md5", "--no-mhl", "--machine-readable", a, d1, d2},
 					{*ocopy, "--hash-algorithm", "md5", "--no-mhl", "--machine-readable", b, d1, d2},
-				})
+				}, true)
 			}})
 		} else {
 			fmt.Printf("ocopy not found at %s: skipped\n", *ocopy)
 		}
 	}
 	results := map[string][]measure{}
+	// One discarded warm-up round: the first writes to fresh tmpfs memory
+	// of a VM are much slower than later ones, for every tool alike.
+	for _, tl := range tools {
+		reset()
+		_, err := tl.do(-1)
+		must(err)
+	}
 	for i := 0; i < *runs; i++ {
 		for _, tl := range tools {
 			reset()

@@ -37,6 +37,7 @@ const (
 	modeWrite   planMode = iota // no file at the target: write a temp, rename
 	modeCompare                 // a file is there: compare bytes
 	modeDone                    // verified by an earlier run of this job
+	modeRefuse                  // verified earlier, but the card's file changed since: keep the copy
 )
 
 type destPlan struct {
@@ -90,7 +91,30 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	}
 	c.phase.Store("pending")
 	c.current.Store("")
+	nd := len(j.dests)
+	c.destErr = make([]error, nd)
+	c.destWritten = make([]atomic.Int64, nd)
+	c.destVerif = make([]atomic.Int64, nd)
 	return c
+}
+
+// computeTotals sums what the plan will read and read back; called once
+// after planning, before the pipeline starts.
+func (c *cardRun) computeTotals() {
+	for _, fp := range c.files {
+		readNeeded := false
+		for di := range fp.dests {
+			if m := fp.dests[di].mode; m != modeDone && m != modeRefuse {
+				readNeeded = true
+				if c.j.opts.Verify != VerifyNone {
+					c.verifyTotal += fp.ent.Size
+				}
+			}
+		}
+		if readNeeded {
+			c.copyTotal += fp.ent.Size
+		}
+	}
 }
 
 // plan decides, for destination di, what to do with each file, and returns
@@ -118,9 +142,18 @@ func (c *cardRun) plan(di int) (int64, error) {
 			dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
 		}
 		dp.prev = prevCopy
-		if unchanged && prevCopy != nil && prevCopy.State == StateVerified {
-			if fi, err := c.j.opts.FS.Lstat(dp.target); err == nil && fi.Mode().IsRegular() && fi.Size() == fp.ent.Size {
+		if prevCopy != nil && prevCopy.State == StateVerified {
+			fi, err := c.j.opts.FS.Lstat(dp.target)
+			present := err == nil && fi.Mode().IsRegular() && fi.Size() == fp.prev.Size
+			switch {
+			case unchanged && present:
 				dp.mode = modeDone
+				fp.dests[di] = dp
+				continue
+			case !unchanged && present:
+				// A reformatted card with the same names must never
+				// overwrite footage verified from the old one.
+				dp.mode = modeRefuse
 				fp.dests[di] = dp
 				continue
 			}
@@ -197,23 +230,6 @@ type vtask struct {
 func (c *cardRun) run(ctx context.Context) {
 	j := c.j
 	nd := len(j.dests)
-	c.destErr = make([]error, nd)
-	c.destWritten = make([]atomic.Int64, nd)
-	c.destVerif = make([]atomic.Int64, nd)
-	for _, fp := range c.files {
-		readNeeded := false
-		for di := range fp.dests {
-			if fp.dests[di].mode != modeDone {
-				readNeeded = true
-				if j.opts.Verify != VerifyNone {
-					c.verifyTotal += fp.ent.Size
-				}
-			}
-		}
-		if readNeeded {
-			c.copyTotal += fp.ent.Size
-		}
-	}
 	now := j.opts.Now()
 	c.rec.State, c.rec.CopyStarted, c.rec.Error = "copying", now, ""
 	c.phase.Store("copying")
@@ -333,6 +349,10 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		switch {
 		case dp.mode == modeDone:
 			t.results[di] = destResult{state: StateVerified, rel: dp.rel, written: dp.prev != nil && dp.prev.Written}
+		case dp.mode == modeRefuse:
+			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev.Written,
+				err: fmt.Sprintf("the card's file changed since this job verified its copy (size %d -> %d, modified %s -> %s); the verified copy at %s is kept: offload the card as a new job",
+					fp.prev.Size, fp.ent.Size, fp.prev.Mtime.UTC().Format(time.RFC3339), fp.ent.Mtime.UTC().Format(time.RFC3339), dp.target)}
 		case c.destErr[di] != nil:
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: c.destErr[di].Error()}
 		default:
@@ -341,15 +361,22 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 	}
 	if nActive == 0 {
-		allDone := true
-		for _, r := range t.results {
-			allDone = allDone && r.state == StateVerified
+		kept := fp.prev != nil
+		for di, r := range t.results {
+			kept = kept && (r.state == StateVerified || fp.dests[di].mode == modeRefuse)
 		}
-		if allDone && fp.prev != nil {
+		if kept {
+			// Nothing to read: keep the recorded source hashes and stat.
 			t.sums = closedSums(fp.prev.Sums)
+			t.size, t.mtime = fp.prev.Size, fp.prev.Mtime
 			return t
 		}
-		t.readErr = errors.New(t.results[0].err)
+		for _, r := range t.results {
+			if r.err != "" {
+				t.readErr = errors.New(r.err)
+				break
+			}
+		}
 		return t
 	}
 	if msg := c.cardGone(); msg != "" {

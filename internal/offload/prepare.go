@@ -266,6 +266,9 @@ func (j *Job) lockAndPlan() error {
 			need[fsid] += n
 		}
 	}
+	for _, c := range j.cards {
+		c.computeTotals()
+	}
 	for fsid, n := range need {
 		// Keep a small margin for folders, the catalog and MHL files.
 		margin := int64(64 << 20)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
 )
 
 func TestConflicts(t *testing.T) {
@@ -137,4 +138,32 @@ func TestInterruptAndResume(t *testing.T) {
 	require.Len(t, jobs, 1, "resume continues the same job")
 	require.Equal(t, catalog.JobDone, jobs[0].State)
 	_ = time.Second
+}
+
+// A card reformatted and re-used with the same names must never overwrite
+// footage this job verified from the old card.
+func TestResumeNeverOverwritesVerifiedCopyWithChangedCard(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	d1 := e.dest("d1")
+	s, err := e.run(e.opts([]string{a}, []string{d1}))
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s.ExitCode)
+	copyPath := filepath.Join(d1, "day01", "A001", "CLIPS", "C001.mov")
+	old := mustRead(t, copyPath)
+	src := filepath.Join(a, "CLIPS", "C001.mov")
+	require.NoError(t, os.WriteFile(src, []byte(bigContent(200_000, 99)), 0o644))
+
+	j, err := Resume(context.Background(), e.cat, s.JobID, e.opts(nil, nil))
+	require.NoError(t, err)
+	s2, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitSomeFailed, s2.ExitCode)
+	require.Len(t, s2.Cards[0].Failures, 1)
+	require.Contains(t, s2.Cards[0].Failures[0].Error, "changed since this job verified")
+	require.Equal(t, old, mustRead(t, copyPath), "the verified copy is kept")
+	cards, _ := e.cat.Cards(s.JobID)
+	files, _ := e.cat.Files(cards[0].ID)
+	require.Equal(t, "CLIPS/C001.mov", files[0].Rel)
+	require.NotEmpty(t, files[0].Sums.Get(hashing.MD5), "recorded hashes are kept")
 }
