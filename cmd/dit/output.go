@@ -204,7 +204,8 @@ func (t *ttyPrinter) Stop() {
 	close(t.stop)
 	t.wg.Wait()
 	for _, b := range t.bars {
-		b.SetTotal(-1, true)
+		// Ends the bar where it is: a card that failed is not shown full.
+		b.Abort(false)
 	}
 	t.p.Wait()
 }
