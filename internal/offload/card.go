@@ -74,6 +74,7 @@ type cardRun struct {
 	destWritten []atomic.Int64
 	destVerif   []atomic.Int64
 
+	ctx      context.Context // the job's context, for the writers' limiter waits
 	mu       sync.Mutex
 	cardErr  string // the card became unreadable
 	destErr  []error
@@ -230,6 +231,7 @@ type vtask struct {
 func (c *cardRun) run(ctx context.Context) {
 	j := c.j
 	nd := len(j.dests)
+	c.ctx = ctx
 	now := j.opts.Now()
 	c.rec.State, c.rec.CopyStarted, c.rec.Error = "copying", now, ""
 	c.phase.Store("copying")
@@ -416,6 +418,13 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			break
 		}
 		n, err := io.ReadFull(f, buf.b)
+		if n > 0 && j.opts.Limiter != nil {
+			if werr := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, n); werr != nil {
+				p.put(buf)
+				rerr = werr
+				break
+			}
+		}
 		if n > 0 {
 			if lim != nil {
 				if werr := lim.WaitN(ctx, n); werr != nil {
@@ -749,4 +758,5 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	c.phase.Store("done")
 	c.current.Store("")
 	j.cat.UpdateCard(c.rec)
+	c.seal(ctx)
 }

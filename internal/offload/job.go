@@ -52,7 +52,16 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err := j.cat.Flush(); err != nil {
 		return nil, err
 	}
-	return LoadSummary(j.cat, j.rec.ID)
+	s, err := LoadSummary(j.cat, j.rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	if j.opts.AfterJob != nil && state == catalog.JobDone {
+		if err := j.opts.AfterJob(ctx, s); err != nil {
+			j.emit(Event{Type: EvWarning, Message: "after the job: " + err.Error()})
+		}
+	}
+	return s, nil
 }
 
 type rateState struct {

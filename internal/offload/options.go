@@ -1,6 +1,7 @@
 package offload
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -83,6 +84,16 @@ type Options struct {
 	Now func() time.Time
 	// ToolVersion is recorded with the job.
 	ToolVersion string
+
+	// Limiter paces reads and writes (nil: as fast as the hardware goes).
+	Limiter Limiter
+	// Seal, if set, is called for each card on each destination after
+	// every file of the card reached its final state (the ASC MHL writer).
+	// Its error is reported as a warning event; the card's state stands.
+	Seal func(ctx context.Context, info SealInfo) error
+	// AfterJob, if set, is called once when the job ends (not when it is
+	// interrupted) with its summary, e.g. to write reports.
+	AfterJob func(ctx context.Context, s *Summary) error
 }
 
 func (o *Options) defaults() {

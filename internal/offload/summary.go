@@ -20,21 +20,24 @@ const (
 // Summary is a job as the front ends report it. It is built from the
 // catalog, so a finished, interrupted or running job reads the same way.
 type Summary struct {
-	JobID     int64         `json:"job_id"`
-	Name      string        `json:"name"`
-	State     string        `json:"state"`
-	ExitCode  int           `json:"exit_code"`
-	Host      string        `json:"host"`
-	Started   time.Time     `json:"started"`
-	Finished  time.Time     `json:"finished,omitzero"`
-	Hashes    string        `json:"hashes"`
-	Verify    string        `json:"verify"`
-	Files     int           `json:"files"`
-	Bytes     int64         `json:"bytes"`
-	Failed    int           `json:"failed"`
-	Seconds   float64       `json:"seconds"`
-	TBPerHour float64       `json:"tb_per_hour"`
-	Cards     []CardSummary `json:"cards"`
+	JobID    int64     `json:"job_id"`
+	Name     string    `json:"name"`
+	State    string    `json:"state"`
+	ExitCode int       `json:"exit_code"`
+	Host     string    `json:"host"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	Hashes   string    `json:"hashes"`
+	Verify   string    `json:"verify"`
+	Layout   string    `json:"layout"`
+	// Destinations are the -d folders, in command-line order.
+	Destinations []string      `json:"destinations"`
+	Files        int           `json:"files"`
+	Bytes        int64         `json:"bytes"`
+	Failed       int           `json:"failed"`
+	Seconds      float64       `json:"seconds"`
+	TBPerHour    float64       `json:"tb_per_hour"`
+	Cards        []CardSummary `json:"cards"`
 }
 
 // CardSummary is one card of a Summary.
@@ -87,7 +90,10 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		return nil, err
 	}
 	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
-		Hashes: j.Hashes, Verify: j.VerifyMode}
+		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout}
+	for _, d := range dests {
+		s.Destinations = append(s.Destinations, d.Path)
+	}
 	allSafe := true
 	for _, k := range cards {
 		files, err := cat.Files(k.ID)

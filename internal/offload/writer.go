@@ -101,6 +101,12 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 		}
 	}
 	if st.tmp != nil {
+		if lim := c.j.opts.Limiter; lim != nil {
+			if err := lim.WaitWrite(c.ctx, c.rec.Seq, di, len(b)); err != nil {
+				st.err = err
+				return
+			}
+		}
 		n, err := st.tmp.Write(b)
 		if err == nil && n < len(b) {
 			err = io.ErrShortWrite
