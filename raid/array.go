@@ -181,7 +181,7 @@ func CreateFS(dirs []string, o CreateOptions, mk func(string) BladeFS) (*Array, 
 		abs, _ := filepath.Abs(d)
 		b := mk(abs)
 		for _, sub := range []string{"chunks", "manifests", "intents", "sessions", "scrub", "tmp"} {
-			if err := b.MkdirAll(path.Join(Dir, sub), 0o755); err != nil {
+			if err := mkdirDurable(b, path.Join(Dir, sub)); err != nil {
 				return nil, fmt.Errorf("blade %s: %w", d, err)
 			}
 		}
@@ -233,6 +233,23 @@ func writeAtomic(b BladeFS, name string, data []byte) error {
 		return err
 	}
 	return b.SyncDir(path.Dir(name))
+}
+
+// mkdirDurable creates a folder (and its parents) and fsyncs the parent of
+// each new folder, so the new entry survives a crash.
+func mkdirDurable(b BladeFS, dir string) error {
+	if _, err := b.Stat(dir); err == nil {
+		return nil
+	}
+	if parent := path.Dir(dir); parent != "." && parent != "" {
+		if err := mkdirDurable(b, parent); err != nil {
+			return err
+		}
+	}
+	if err := b.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return b.SyncDir(path.Dir(dir))
 }
 
 // writeSuperblock keeps the previous generation as SUPERBLOCK.prev.
@@ -359,6 +376,23 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 	for _, c := range cands {
 		if c.sb.Events > auth.Events {
 			auth = c.sb
+		}
+	}
+	// A blade that claims a newer state while the others carried on
+	// without it (they list its role as missing) is a split brain: refuse.
+	for _, c := range cands {
+		if c.sb == auth || c.sb.Events >= auth.Events {
+			continue
+		}
+		if m := c.sb.Members[auth.This.Role]; m.BladeUUID == auth.This.UUID && m.State == MemberMissing {
+			var holder string
+			for _, h := range cands {
+				if h.sb == auth {
+					holder = h.dir
+				}
+			}
+			return nil, fmt.Errorf("blade %s claims a newer array state (events %d) than blade %s (events %d), which carried on without it: refusing to assemble; remove %s and re-add it",
+				holder, auth.Events, c.dir, c.sb.Events, holder)
 		}
 	}
 	a := &Array{sb: cloneSB(auth), opts: o, blades: make([]*blade, auth.Roles()), rw: o.ReadWrite,
@@ -692,6 +726,9 @@ func (a *Array) emptyTmp() {
 		ents, _ := b.fs.ReadDir(path.Join(Dir, "tmp"))
 		for _, e := range ents {
 			b.fs.Remove(path.Join(Dir, "tmp", e.Name()))
+		}
+		if len(ents) > 0 {
+			b.fs.SyncDir(path.Join(Dir, "tmp"))
 		}
 	}
 }

@@ -42,7 +42,7 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 	}
 	if !resume {
 		for _, sub := range []string{"chunks", "manifests", "intents", "sessions", "scrub", "tmp"} {
-			if err := nb.MkdirAll(path.Join(Dir, sub), 0o755); err != nil {
+			if err := mkdirDurable(nb, path.Join(Dir, sub)); err != nil {
 				return fmt.Errorf("new blade %s: %w", abs, err)
 			}
 		}
@@ -138,7 +138,7 @@ func (a *Array) rebuildFile(r int, m *Manifest) error {
 			return err
 		}
 		name := chunkName(m.FileID, pos, k)
-		if err := b.fs.MkdirAll(path.Dir(name), 0o755); err != nil {
+		if err := mkdirDurable(b.fs, path.Dir(name)); err != nil {
 			return err
 		}
 		if err := b.fs.Rename(tmp, name); err != nil {
@@ -148,7 +148,7 @@ func (a *Array) rebuildFile(r int, m *Manifest) error {
 			return err
 		}
 	}
-	if err := b.fs.MkdirAll(path.Dir(manifestName(m.FileID)), 0o755); err != nil {
+	if err := mkdirDurable(b.fs, path.Dir(manifestName(m.FileID))); err != nil {
 		return err
 	}
 	return writeAtomic(b.fs, manifestName(m.FileID), data)

@@ -44,7 +44,7 @@ func (a *Array) recover(sessions map[string]bool) error {
 			for r, b := range a.blades {
 				if a.writable(r) {
 					if got, err := readFile(b.fs, manifestName(id)); err != nil || !bytes.Equal(got, data) {
-						b.fs.MkdirAll(path.Dir(manifestName(id)), 0o755)
+						mkdirDurable(b.fs, path.Dir(manifestName(id)))
 						if err := writeAtomic(b.fs, manifestName(id), data); err != nil {
 							return fmt.Errorf("recovery: replicating the manifest of %s to %s: %w", m.Path, b.fs.Root(), err)
 						}
@@ -69,6 +69,17 @@ func (a *Array) recover(sessions map[string]bool) error {
 			if b != nil {
 				b.fs.Remove(intentName(id))
 			}
+		}
+	}
+	// Make the removals durable, so a second recovery has nothing to do.
+	for _, b := range a.blades {
+		if b == nil {
+			continue
+		}
+		b.fs.SyncDir(path.Join(Dir, "intents"))
+		fans, _ := b.fs.ReadDir(path.Join(Dir, "chunks"))
+		for _, f := range fans {
+			b.fs.SyncDir(path.Join(Dir, "chunks", f.Name()))
 		}
 	}
 	a.emptyTmp()

@@ -217,7 +217,7 @@ func (a *Array) repairUnit(r *FileReader, s int64, pos int) error {
 	role := r.roleOf(pos)
 	b := a.blades[role]
 	name := chunkName(r.m.FileID, pos, r.ly.K)
-	b.fs.MkdirAll(path.Dir(name), 0o755)
+	mkdirDurable(b.fs, path.Dir(name))
 	f, err := b.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -275,7 +275,7 @@ func (a *Array) scrubManifests(m *Manifest, repair bool, rep *ScrubReport) {
 		}
 		is := Issue{Kind: IssueManifest, Path: m.Path, FileID: m.FileID, Stripe: -1, Position: -1, Role: role, Blade: b.fs.Root(), Detail: detail}
 		if repair {
-			b.fs.MkdirAll(path.Dir(manifestName(m.FileID)), 0o755)
+			mkdirDurable(b.fs, path.Dir(manifestName(m.FileID)))
 			is.Repaired = writeAtomic(b.fs, manifestName(m.FileID), want) == nil
 		}
 		rep.Issues = append(rep.Issues, is)

@@ -118,7 +118,7 @@ func (a *Array) Create(spec FileSpec) (*Writer, error) {
 			pos = w.ly.Position(r)
 		}
 		name := chunkName(w.id, pos, k)
-		if err := b.fs.MkdirAll(path.Dir(name), 0o755); err != nil {
+		if err := mkdirDurable(b.fs, path.Dir(name)); err != nil {
 			w.cleanup()
 			return nil, fmt.Errorf("blade %s: %w", b.fs.Root(), err)
 		}
@@ -343,15 +343,15 @@ func (w *Writer) Commit() (*Manifest, error) {
 	data := encodeManifest(m)
 	for _, r := range w.roles {
 		b := a.blades[r]
-		if err := b.fs.MkdirAll(path.Dir(manifestName(w.id)), 0o755); err == nil {
+		err := mkdirDurable(b.fs, path.Dir(manifestName(w.id)))
+		if err == nil {
 			err = writeAtomic(b.fs, manifestName(w.id), data)
-			if err == nil {
-				continue
-			}
 		}
-		err := fmt.Errorf("blade %s: writing the manifest of %s failed", b.fs.Root(), w.spec.Path)
-		w.fail(err)
-		return nil, err
+		if err != nil {
+			err = fmt.Errorf("blade %s: writing the manifest of %s: %w", b.fs.Root(), w.spec.Path, err)
+			w.fail(err)
+			return nil, err
+		}
 	}
 	for _, r := range w.roles {
 		a.blades[r].fs.Remove(intentName(w.id))
@@ -432,20 +432,24 @@ func (a *Array) Mkdir(p string, mtime time.Time) error {
 		MtimeNs: mtime.UnixNano(), Mode: uint32(fs.ModeDir | 0o755), CommittedAt: time.Now().UTC(), Writer: a.opts.Writer,
 		EventsAtWrite: a.sb.Events, Layout: ManifestLayout{Level: a.sb.Level, K: a.sb.DataBlades, SU: a.sb.StripeUnit}},
 		Roles: a.sb.Roles()}
+	for r := range a.blades {
+		if a.writable(r) {
+			m.WrittenWith = append(m.WrittenWith, r)
+		}
+	}
 	data := encodeManifest(m)
 	for r := range a.blades {
 		if !a.writable(r) {
 			continue
 		}
 		b := a.blades[r]
-		if err := b.fs.MkdirAll(path.Dir(manifestName(id)), 0o755); err != nil {
+		if err := mkdirDurable(b.fs, path.Dir(manifestName(id))); err != nil {
 			return err
 		}
 		if err := writeAtomic(b.fs, manifestName(id), data); err != nil {
 			return fmt.Errorf("blade %s: %w", b.fs.Root(), err)
 		}
 	}
-	m.WrittenWith = nil
 	a.index(m)
 	return nil
 }
