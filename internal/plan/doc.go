@@ -1,0 +1,58 @@
+// Package plan is dit's bus-budget planner: how fast each card can be
+// copied when several cards share readers, hubs, controllers, Thunderbolt
+// ports, destination arrays and CPU cores, and what holds each one back.
+//
+// # Profiles
+//
+// The figures a DIT plans with are data ([DefaultProfiles], from
+// profiles.yaml, which names the source of each): media read rates (axs
+// 0.235 GB/s, cfast2 0.55, codex-compact 1.0, codex-dock 2.5, ...), bus
+// kinds with raw, usable and per-device rates (usb2 ... usb4, tb3, tb3-20g
+// for long passive cables, tb4, pcie, internal), destination kinds with
+// write and read rates, blade counts, RAID level and per-blade caps, and
+// single-core hash speeds. A topology file overrides any of them.
+//
+// # Topology files
+//
+//	buses:
+//	  - {name: usb-a, kind: usb3.2-gen2}
+//	  - {name: tb-1, kind: tb3, parent: tb-ctrl-0}   # a port of a shared controller
+//	  - {name: tb-ctrl-0, kind: tb3}
+//	sources:
+//	  - {name: A023, path: /Volumes/A023, media: cfast2, bus: usb-a}
+//	  - {name: A024, media: cfast2, bus: usb-a, size: 256GB}   # no path: plan only
+//	destinations:
+//	  - {name: raid, path: /Volumes/Blade1, bus: tb-1, write_rate: 2.2GB/s, read_rate: 2.6GB/s, blades: 4, raid: 4, blade_rate: 1GB/s}
+//	cpu: {cores: auto, hash_rates: {md5: 0.7GB/s}}
+//	# optional: media:, bus_kinds:, destination_kinds: add or override profiles
+//
+// Keys: buses {name, kind, parent, usable_rate}; sources {name, path,
+// media, bus, read_rate, size}; destinations {name, path, bus, kind,
+// write_rate, read_rate, blades, raid, blade_rate, limit}. Rates accept
+// GB/s, MB/s, Gbit/s (decimal). Unknown keys, unknown kinds or media, a bus
+// cycle, a reference to an undefined bus are errors that name the file and
+// line ([ParseTopology]). [Topology.Encode] writes a topology back (the
+// GUI's presets).
+//
+// # The planner
+//
+// [Plan] is pure. Every card is copied to every destination. Each card's
+// rate is bounded by linear budgets on its path: its medium; the per-device
+// cap of its port; every bus from its port up the parent tree, per
+// direction (reads from devices: cards and read-back; writes to devices:
+// each destination's bytes times its RAID write amplification; both
+// together on a half-duplex bus); each destination's write rate (a RAID 4
+// or 5 of k+1 blades writes (k+1)/k bytes per byte), blade caps, --limit
+// and read-back rate; and the CPU: one card's hashing runs each algorithm
+// on one core (MD5 ~0.7 GB/s per stream) and all hashing together fits the
+// cores. Rates are allocated max-min fair by progressive filling: all
+// rates rise together; when a budget is full the cards in it stop there,
+// named by LimitedBy (media, bus:NAME, dest:NAME, cpu). The result also
+// gives per-bus and per-destination load, capacity and headroom, totals in
+// GB/s and TB/hour, ETAs (the plan is played forward, re-planned each time
+// a card finishes) and how many more cards of a medium would still run at
+// full speed ([FitMore]).
+//
+// The hash speeds come from [Benchmark], a short single-core measurement
+// that the scheduler caches in the catalog per host.
+package plan
