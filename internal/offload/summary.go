@@ -38,6 +38,9 @@ type Summary struct {
 	Seconds      float64       `json:"seconds"`
 	TBPerHour    float64       `json:"tb_per_hour"`
 	Cards        []CardSummary `json:"cards"`
+	// Plans are the bus-budget plan and each re-plan, when the job ran
+	// with a scheduler (dit offload --topology, --simulate, --limit).
+	Plans []catalog.Plan `json:"plans,omitempty"`
 }
 
 // CardSummary is one card of a Summary.
@@ -177,6 +180,9 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		s.Bytes += cs.Bytes
 		s.Failed += cs.Failed
 		s.Cards = append(s.Cards, cs)
+	}
+	if s.Plans, err = cat.Plans(jobID); err != nil {
+		return nil, err
 	}
 	if !s.Finished.IsZero() {
 		s.Seconds = s.Finished.Sub(s.Started).Seconds()
