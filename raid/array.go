@@ -93,6 +93,7 @@ type Array struct {
 	mu     sync.RWMutex
 	byPath map[string]*Manifest
 	byID   map[string]*Manifest
+	dirs   map[string]bool // every folder implied by a path
 	events []Event
 	start  atomic.Int64
 	closed bool
@@ -396,7 +397,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 		}
 	}
 	a := &Array{sb: cloneSB(auth), opts: o, blades: make([]*blade, auth.Roles()), rw: o.ReadWrite,
-		byPath: map[string]*Manifest{}, byID: map[string]*Manifest{}}
+		byPath: map[string]*Manifest{}, byID: map[string]*Manifest{}, dirs: map[string]bool{}}
 	for _, c := range cands {
 		if c.sb.DataBlades != auth.DataBlades || c.sb.Level != auth.Level || c.sb.StripeUnit != auth.StripeUnit {
 			return nil, fmt.Errorf("blade %s has a different geometry from the rest of array %s: refusing to assemble", c.dir, auth.ArrayUUID)
@@ -679,6 +680,12 @@ func (a *Array) index(m *Manifest) {
 		}
 	}
 	a.byID[m.FileID] = m
+	for d := path.Dir(m.Path); d != "." && d != "/"; d = path.Dir(d) {
+		a.dirs[d] = true
+	}
+	if m.Dir {
+		a.dirs[m.Path] = true
+	}
 	if cur, ok := a.byPath[m.Path]; ok && cur.FileID != m.FileID && cur.CommittedAt.After(m.CommittedAt) {
 		return
 	}
@@ -691,6 +698,16 @@ func (a *Array) Lookup(p string) (*Manifest, bool) {
 	defer a.mu.RUnlock()
 	m, ok := a.byPath[p]
 	return m, ok
+}
+
+// IsDir reports whether p is a folder of the array ("" is the root).
+func (a *Array) IsDir(p string) bool {
+	if p == "" || p == "." {
+		return true
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.dirs[p]
 }
 
 // Files lists every manifest sorted by path.

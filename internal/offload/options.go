@@ -11,6 +11,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
 )
 
 // VerifyMode says what is read back after a copy.
@@ -84,6 +85,13 @@ type Options struct {
 	Now func() time.Time
 	// ToolVersion is recorded with the job.
 	ToolVersion string
+
+	// AllowDegraded lets an offload write to a RAID 4 array with one blade
+	// missing (its files are rebuilt onto the blade when it returns).
+	AllowDegraded bool
+	// BladeFS opens the blade folders of array destinations (tests inject
+	// faults here; default: the OS).
+	BladeFS func(dir string) raid.BladeFS
 
 	// Limiter paces reads and writes (nil: as fast as the hardware goes).
 	Limiter Limiter

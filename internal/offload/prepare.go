@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
 )
 
 // TempSuffix ends the name of every file dit is still writing. A temp is
@@ -35,6 +37,7 @@ type Job struct {
 	algos  []hashing.Algo
 	valgos []hashing.Algo
 	resume bool
+	arrays []*raid.Array
 }
 
 type destination struct {
@@ -48,12 +51,45 @@ func (j *Job) ID() int64 { return j.rec.ID }
 // Name is the job's name.
 func (j *Job) Name() string { return j.rec.Name }
 
-// Close releases the destination locks.
+// Close releases the destination locks and closes arrays cleanly.
 func (j *Job) Close() {
 	for _, l := range j.locks {
 		l.release()
 	}
 	j.locks = nil
+	for _, a := range j.arrays {
+		a.Close()
+	}
+	j.arrays = nil
+}
+
+// mountArrays opens every destination that is a blade of a dit array
+// (read-write) and routes its paths to the array.
+func (j *Job) mountArrays() error {
+	mux := fsys.NewMux(j.opts.FS)
+	seen := map[string]string{}
+	for _, d := range j.dests {
+		if !raid.IsBlade(d.root) {
+			continue
+		}
+		a, err := raid.Open([]string{d.root}, raid.OpenOptions{ReadWrite: true, Writer: "dit " + j.opts.ToolVersion,
+			AllowDegraded: j.opts.AllowDegraded, FS: j.opts.BladeFS})
+		if err != nil {
+			return fmt.Errorf("destination %s is a blade of a dit array, which cannot be opened: %w", d.root, err)
+		}
+		sb := a.Superblock()
+		if other, dup := seen[sb.ArrayUUID]; dup {
+			a.Close()
+			return usageErrorf("destinations %s and %s are blades of the same array: name one blade per array", other, d.root)
+		}
+		seen[sb.ArrayUUID] = d.root
+		j.arrays = append(j.arrays, a)
+		mux.Mount(d.root, fsys.NewArrayFS(a, d.root))
+	}
+	if len(j.arrays) > 0 {
+		j.opts.FS = mux
+	}
+	return nil
 }
 
 func resolve(p string) (string, error) {
@@ -122,6 +158,10 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		scans[i] = sc
 	}
 	if err := j.record(cardPaths, destPaths, scans, start); err != nil {
+		return nil, err
+	}
+	if err := j.mountArrays(); err != nil {
+		j.fail(err)
 		return nil, err
 	}
 	if err := j.lockAndPlan(); err != nil {
@@ -368,6 +408,10 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		}
 		k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
 		j.cards = append(j.cards, j.newCardRun(sc, k, out, prev))
+	}
+	if err := j.mountArrays(); err != nil {
+		j.fail(err)
+		return nil, err
 	}
 	if err := j.lockAndPlan(); err != nil {
 		j.Close()

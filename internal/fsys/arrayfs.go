@@ -1,0 +1,302 @@
+package fsys
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/raid"
+)
+
+// ArrayFS presents a dit array as a destination folder at Root (the blade
+// folder the user named). A temp file is an uncommitted array file; Sync
+// makes its chunks durable; the rename to its final name is the array's
+// commit (no-replace); OpenNoCache reads back through the array's checked
+// reader with every chunk's pages dropped first.
+type ArrayFS struct {
+	A    *raid.Array
+	Root string
+
+	mu      sync.Mutex
+	pending map[string]*raid.Writer
+}
+
+// NewArrayFS mounts a at root.
+func NewArrayFS(a *raid.Array, root string) *ArrayFS {
+	return &ArrayFS{A: a, Root: filepath.Clean(root), pending: map[string]*raid.Writer{}}
+}
+
+func (f *ArrayFS) logical(name string) (string, error) {
+	name = filepath.Clean(name)
+	if name == f.Root {
+		return "", nil
+	}
+	rel, ok := strings.CutPrefix(name, f.Root+string(filepath.Separator))
+	if !ok {
+		return "", fmt.Errorf("%s is not inside the array at %s", name, f.Root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func (f *ArrayFS) notExist(op, name string) error {
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
+
+type dirInfo struct {
+	name  string
+	mtime time.Time
+}
+
+func (d dirInfo) Name() string       { return d.name }
+func (d dirInfo) Size() int64        { return 0 }
+func (d dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o755 }
+func (d dirInfo) ModTime() time.Time { return d.mtime }
+func (d dirInfo) IsDir() bool        { return true }
+func (d dirInfo) Sys() any           { return nil }
+
+// Lstat describes a logical file or folder.
+func (f *ArrayFS) Lstat(name string) (fs.FileInfo, error) {
+	p, err := f.logical(name)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := f.A.Lookup(p); ok {
+		return m.FileInfo(), nil
+	}
+	if f.A.IsDir(p) {
+		return dirInfo{name: path.Base(p)}, nil
+	}
+	return nil, f.notExist("lstat", name)
+}
+
+type arrayDirEntry struct{ fi fs.FileInfo }
+
+func (e arrayDirEntry) Name() string               { return e.fi.Name() }
+func (e arrayDirEntry) IsDir() bool                { return e.fi.IsDir() }
+func (e arrayDirEntry) Type() fs.FileMode          { return e.fi.Mode().Type() }
+func (e arrayDirEntry) Info() (fs.FileInfo, error) { return e.fi, nil }
+
+// ReadDir lists a logical folder.
+func (f *ArrayFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := f.logical(name)
+	if err != nil {
+		return nil, err
+	}
+	if !f.A.IsDir(p) {
+		return nil, f.notExist("readdir", name)
+	}
+	return ListDir(f.A, p), nil
+}
+
+// ListDir lists the children of logical folder p of an array.
+func ListDir(a *raid.Array, p string) []fs.DirEntry {
+	prefix := p + "/"
+	if p == "" {
+		prefix = ""
+	}
+	seen := map[string]bool{}
+	var out []fs.DirEntry
+	for _, m := range a.Files() {
+		rest, ok := strings.CutPrefix(m.Path, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		child, _, sub := strings.Cut(rest, "/")
+		if seen[child] {
+			continue
+		}
+		seen[child] = true
+		if sub || m.Dir {
+			out = append(out, arrayDirEntry{dirInfo{name: child}})
+		} else {
+			out = append(out, arrayDirEntry{m.FileInfo()})
+		}
+	}
+	return out
+}
+
+type arrayFile struct {
+	*raid.FileReader
+}
+
+func (arrayFile) DropCache() error { return nil }
+
+// Open reads a logical file through the checked reader.
+func (f *ArrayFS) Open(name string) (File, error) { return f.open(name, false) }
+
+// OpenNoCache reads a logical file back from the blades' media.
+func (f *ArrayFS) OpenNoCache(name string) (File, error) { return f.open(name, true) }
+
+func (f *ArrayFS) open(name string, nocache bool) (File, error) {
+	p, err := f.logical(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.A.OpenFile(p, nocache)
+	if err != nil {
+		return nil, f.notExist("open", name)
+	}
+	return arrayFile{r}, nil
+}
+
+type arrayWFile struct {
+	f    *ArrayFS
+	w    *raid.Writer
+	name string
+}
+
+func (w *arrayWFile) Write(p []byte) (int, error) { return w.w.Write(p) }
+func (w *arrayWFile) Sync() error                 { return w.w.Flush() }
+func (w *arrayWFile) Close() error                { return w.w.Err() }
+func (w *arrayWFile) Name() string                { return w.name }
+
+// CreateTemp starts an uncommitted array file.
+func (f *ArrayFS) CreateTemp(dir, pattern string) (WFile, error) {
+	p, err := f.logical(dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp := strings.Replace(pattern, "*", fmt.Sprintf("%d", time.Now().UnixNano()), 1)
+	lp := path.Join(p, tmp)
+	w, err := f.A.Create(raid.FileSpec{Path: lp, Mtime: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Join(f.Root, filepath.FromSlash(lp))
+	f.mu.Lock()
+	f.pending[name] = w
+	f.mu.Unlock()
+	return &arrayWFile{f: f, w: w, name: name}, nil
+}
+
+func (f *ArrayFS) takePending(name string) *raid.Writer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.pending[filepath.Clean(name)]
+	delete(f.pending, filepath.Clean(name))
+	return w
+}
+
+// MkdirAll records logical folders (so empty ones are kept).
+func (f *ArrayFS) MkdirAll(name string, perm fs.FileMode) error {
+	p, err := f.logical(name)
+	if err != nil || p == "" {
+		return err
+	}
+	var parts []string
+	for d := p; d != "." && d != ""; d = path.Dir(d) {
+		parts = append([]string{d}, parts...)
+	}
+	for _, d := range parts {
+		if f.A.IsDir(d) {
+			continue
+		}
+		if err := f.A.Mkdir(d, time.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rename commits a temp under its final name; it never replaces.
+func (f *ArrayFS) Rename(oldname, newname string) error { return f.RenameNoReplace(oldname, newname) }
+
+// RenameNoReplace commits a pending file under newname.
+func (f *ArrayFS) RenameNoReplace(oldname, newname string) error {
+	w := f.takePending(oldname)
+	if w == nil {
+		return fmt.Errorf("rename %s: only new files can be renamed on an array", oldname)
+	}
+	p, err := f.logical(newname)
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if _, ok := f.A.Lookup(p); ok {
+		w.Abort()
+		return &fs.PathError{Op: "rename", Path: newname, Err: fs.ErrExist}
+	}
+	if err := w.SetPath(p); err != nil {
+		w.Abort()
+		return err
+	}
+	_, err = w.Commit()
+	return err
+}
+
+// Remove discards a pending temp. Committed array files are never removed
+// by an offload.
+func (f *ArrayFS) Remove(name string) error {
+	if w := f.takePending(name); w != nil {
+		w.Abort()
+		return nil
+	}
+	return fmt.Errorf("remove %s: dit does not delete files from an array during an offload", name)
+}
+
+// Chtimes sets the mtime a pending file is committed with.
+func (f *ArrayFS) Chtimes(name string, atime, mtime time.Time) error {
+	f.mu.Lock()
+	w := f.pending[filepath.Clean(name)]
+	f.mu.Unlock()
+	if w != nil {
+		w.SetMtime(mtime)
+	}
+	return nil
+}
+
+// SyncDir is a no-op: array commits are durable on their own.
+func (f *ArrayFS) SyncDir(string) error { return nil }
+
+// Free is the logical space left on the array.
+func (f *ArrayFS) Free(string) (uint64, string, error) {
+	n, err := f.A.Free()
+	sb := f.A.Superblock()
+	return n, "array:" + sb.ArrayUUID, err
+}
+
+// Mux routes paths below mounted roots to their FS, the rest to Base.
+type Mux struct {
+	Base   FS
+	mounts map[string]FS
+}
+
+// NewMux returns a Mux over base.
+func NewMux(base FS) *Mux { return &Mux{Base: base, mounts: map[string]FS{}} }
+
+// Mount serves every path at or below root from f.
+func (m *Mux) Mount(root string, f FS) { m.mounts[filepath.Clean(root)] = f }
+
+func (m *Mux) route(name string) FS {
+	name = filepath.Clean(name)
+	for d := name; ; d = filepath.Dir(d) {
+		if f, ok := m.mounts[d]; ok {
+			return f
+		}
+		if d == filepath.Dir(d) {
+			return m.Base
+		}
+	}
+}
+
+func (m *Mux) Lstat(n string) (fs.FileInfo, error)     { return m.route(n).Lstat(n) }
+func (m *Mux) ReadDir(n string) ([]fs.DirEntry, error) { return m.route(n).ReadDir(n) }
+func (m *Mux) Open(n string) (File, error)             { return m.route(n).Open(n) }
+func (m *Mux) OpenNoCache(n string) (File, error)      { return m.route(n).OpenNoCache(n) }
+func (m *Mux) CreateTemp(d, p string) (WFile, error)   { return m.route(d).CreateTemp(d, p) }
+func (m *Mux) MkdirAll(n string, p fs.FileMode) error  { return m.route(n).MkdirAll(n, p) }
+func (m *Mux) Remove(n string) error                   { return m.route(n).Remove(n) }
+func (m *Mux) Chtimes(n string, a, t time.Time) error  { return m.route(n).Chtimes(n, a, t) }
+func (m *Mux) SyncDir(n string) error                  { return m.route(n).SyncDir(n) }
+func (m *Mux) Free(n string) (uint64, string, error)   { return m.route(n).Free(n) }
+func (m *Mux) Rename(o, n string) error                { return m.route(o).Rename(o, n) }
+func (m *Mux) RenameNoReplace(o, n string) error       { return RenameNoReplace(m.route(o), o, n) }
+
+var _ FS = (*Mux)(nil)
+var _ FS = (*ArrayFS)(nil)
+var _ = errors.New
