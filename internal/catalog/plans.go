@@ -26,10 +26,10 @@ type Plan struct {
 
 // PlanCard is one card of a Plan.
 type PlanCard struct {
-	Name      string   `json:"name"`
-	CardID    int64    `json:"-"`
-	Rate      float64  `json:"rate_bytes_per_s"`
-	LimitedBy string   `json:"limited_by"`
+	Name       string   `json:"name"`
+	CardID     int64    `json:"-"`
+	Rate       float64  `json:"rate_bytes_per_s"`
+	LimitedBy  string   `json:"limited_by"`
 	ETASeconds *float64 `json:"eta_s,omitempty"`
 }
 

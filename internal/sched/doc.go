@@ -1,0 +1,37 @@
+// Package sched enforces a bus-budget plan (internal/plan) during an
+// offload: a [Scheduler] is the offload.Limiter of a job.
+//
+// # Buckets
+//
+// Every block read from a card waits on the card's share bucket (its
+// planned rate), and every block written to a destination on that
+// destination's bucket (its --limit). Buckets are golang.org/x/time/rate
+// token buckets; waits are tied to the job's context and large blocks are
+// taken in burst-sized pieces. On real hardware only shares of a common
+// budget are enforced (a card limited by a bus or destination it shares),
+// so one card cannot starve another; a card limited by its own medium or
+// by the CPU is never held back.
+//
+// With Config.Simulate the buckets also play the field's hardware on any
+// machine: each card is throttled to its medium's read rate (and its
+// port's per-device cap), each bus to its usable rate per direction (reads
+// from cards; writes to destinations with their RAID parity), each
+// destination to its write rate and blade caps, and each card to its
+// planned share. Config.Scale runs all of it at a fraction of the field
+// rates (dit offload --simulate-scale, or DIT_SIMULATE_SCALE), so a small
+// machine keeps up and tests finish quickly; plans stay in field units.
+// The read-back of copies is not paced (the engine has no hook for it).
+//
+// # Re-planning
+//
+// [Scheduler.Observe] follows the job's events (the CLI wraps
+// Options.OnEvent with it): when a card leaves the copying phase, or ends,
+// the remaining cards are re-planned with the freed budget and their
+// buckets raised. The plan at the start ([Scheduler.Start]) and every
+// re-plan are recorded in the catalog (plans, plan_cards) and shown in the
+// job's summary.
+//
+// [ForJob] picks a job's cards and destinations out of a topology file;
+// [MachineCPU] gives the planner this machine's hash speeds from a short
+// self-benchmark cached in the catalog.
+package sched

@@ -1,0 +1,142 @@
+package sched
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/plan"
+)
+
+// ForJob returns the part of topology t that a job uses: one source per
+// card and one destination per -d folder, in command-line order. A card
+// or destination matches the entry whose path is the same folder, else the
+// one whose name is the folder's name (A001 for /Volumes/A001). Entries of
+// t that the job does not use (plan-only sources) are left out.
+func ForJob(t *plan.Topology, cards, dests []string) (*plan.Topology, error) {
+	out := t.Clone()
+	out.Sources, out.Destinations = nil, nil
+	file := t.File
+	if file == "" {
+		file = "the topology"
+	}
+	usedS := map[int]bool{}
+	for _, c := range cards {
+		i := match(c, len(t.Sources), func(i int) (string, string) { return t.Sources[i].Path, t.Sources[i].Name }, usedS)
+		if i < 0 {
+			return nil, fmt.Errorf("card %s is not in %s: add a source with path: %s (or name: %s) and its media and bus",
+				c, file, c, filepath.Base(filepath.Clean(c)))
+		}
+		usedS[i] = true
+		src := t.Sources[i]
+		src.Name = filepath.Base(filepath.Clean(c))
+		if src.Path == "" {
+			src.Path = c
+		}
+		out.Sources = append(out.Sources, src)
+	}
+	usedD := map[int]bool{}
+	for _, d := range dests {
+		i := match(d, len(t.Destinations), func(i int) (string, string) { return t.Destinations[i].Path, t.Destinations[i].Name }, usedD)
+		if i < 0 {
+			return nil, fmt.Errorf("destination %s is not in %s: add a destination with path: %s (or name: %s) and its bus and write_rate",
+				d, file, d, filepath.Base(filepath.Clean(d)))
+		}
+		usedD[i] = true
+		dst := t.Destinations[i]
+		if dst.Path == "" {
+			dst.Path = d
+		}
+		out.Destinations = append(out.Destinations, dst)
+	}
+	return out, nil
+}
+
+func match(p string, n int, get func(int) (path, name string), used map[int]bool) int {
+	want := canon(p)
+	for i := 0; i < n; i++ {
+		if path, _ := get(i); path != "" && !used[i] && canon(path) == want {
+			return i
+		}
+	}
+	base := filepath.Base(filepath.Clean(p))
+	for i := 0; i < n; i++ {
+		if path, name := get(i); !used[i] && name == base && (path == "" || canon(path) == want) {
+			return i
+		}
+	}
+	for i := 0; i < n; i++ {
+		if _, name := get(i); !used[i] && name == base {
+			return i
+		}
+	}
+	return -1
+}
+
+func canon(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// BenchmarkMaxAge is how long a cached CPU self-benchmark is trusted.
+const BenchmarkMaxAge = 30 * 24 * time.Hour
+
+// MachineCPU returns the CPU to plan with for algos: the topology's cpu
+// section first, then single-core speeds measured on this host (cached in
+// cat per host and GOOS/GOARCH for BenchmarkMaxAge; what is missing is
+// measured now, ~60 ms per algorithm, and stored). cat may be nil.
+func MachineCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (*plan.CPU, error) {
+	host, _ := os.Hostname()
+	arch := runtime.GOOS + "/" + runtime.GOARCH
+	measured := map[hashing.Algo]float64{}
+	if cat != nil {
+		cached, _, err := cat.CPUBench(host, arch, time.Now().Add(-BenchmarkMaxAge))
+		if err != nil {
+			return nil, err
+		}
+		for name, v := range cached {
+			if a, err := hashing.Parse(name); err == nil {
+				measured[a] = v
+			}
+		}
+	}
+	var missing []hashing.Algo
+	for _, a := range algos {
+		if _, ok := measured[a]; !ok && spec.HashRates[a] == 0 && !contains(missing, a) {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		got := plan.Benchmark(missing, 60*time.Millisecond)
+		names := map[string]float64{}
+		for a, v := range got {
+			measured[a] = v
+			names[a.String()] = v
+		}
+		if cat != nil {
+			if err := cat.PutCPUBench(host, arch, runtime.NumCPU(), names, time.Now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return plan.MachineCPU(spec, measured), nil
+}
+
+func contains(list []hashing.Algo, a hashing.Algo) bool {
+	for _, v := range list {
+		if v == a {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,438 @@
+package sched
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+)
+
+// Config sets up a Scheduler.
+type Config struct {
+	// Topology has the job's cards as Sources and its destinations as
+	// Destinations, both in command-line order (see ForJob).
+	Topology *plan.Topology
+	// Plan says what the job does besides moving bytes (hashes, read-back,
+	// CPU).
+	Plan plan.Options
+	// Simulate throttles each card to its medium (and its port's
+	// per-device cap), each bus to its usable rate per direction and each
+	// destination to its write rate: the field's hardware on any machine.
+	Simulate bool
+	// Scale multiplies every simulated and planned rate the buckets
+	// enforce (0: 1). With Scale 0.1 a simulated job runs at a tenth of
+	// the field rates, so a small machine keeps up; plans stay in field
+	// units and are recorded with their scale. Only with Simulate.
+	Scale float64
+	// PhysicsOnly, with Simulate, throttles the simulated hardware but does
+	// not enforce the plan's shares: the cards then share buses as the
+	// token buckets let them (the planner-accuracy benchmark compares that
+	// with the plan).
+	PhysicsOnly bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OnPlan, if set, is told of the plan and of every re-plan.
+	OnPlan func(r *plan.Result, reason string)
+}
+
+// Card is a job card as the scheduler tracks it.
+type Card struct {
+	Label     string
+	CatalogID int64
+	Bytes     int64 // to copy
+}
+
+// Scheduler is an offload.Limiter that enforces a bus-budget plan with
+// token buckets (golang.org/x/time/rate), per card, per bus direction and
+// per destination, and re-plans when a card has finished copying.
+type Scheduler struct {
+	cfg   Config
+	topo  *plan.Topology
+	scale float64
+
+	mu      sync.Mutex
+	res     *plan.Result
+	cards   []Card
+	copied  []int64
+	done    []bool
+	cat     *catalog.Catalog
+	jobID   int64
+	planErr error
+
+	share  []*rate.Limiter // per card: its planned rate
+	media  []*rate.Limiter // per card (simulate): its medium
+	busIn  map[string]*rate.Limiter
+	busOut map[string]*rate.Limiter
+	dest   []*rate.Limiter // per destination: limit (and write rate, simulate)
+	// chains of buckets each card read and each destination write passes
+	readChain  [][]*rate.Limiter
+	writeChain [][]bucketCost
+}
+
+type bucketCost struct {
+	l    *rate.Limiter
+	cost float64 // tokens per byte of data (RAID write amplification)
+}
+
+var _ offload.Limiter = (*Scheduler)(nil)
+
+// New plans the topology and sets up the buckets. Nothing is recorded
+// until Start.
+func New(cfg Config) (*Scheduler, error) {
+	if cfg.Topology == nil {
+		return nil, fmt.Errorf("sched: no topology")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Scheduler{cfg: cfg, topo: cfg.Topology.Clone(), scale: 1}
+	if cfg.Scale > 0 {
+		if !cfg.Simulate {
+			return nil, fmt.Errorf("a rate scale (%g) only applies to a simulation: add --simulate", cfg.Scale)
+		}
+		s.scale = cfg.Scale
+	}
+	if cfg.Plan.CPU != nil && s.scale != 1 {
+		// The hashing really runs here, at rate x scale: in field units the
+		// CPU is 1/scale times as fast.
+		c := &plan.CPU{Cores: cfg.Plan.CPU.Cores, PerCore: map[hashing.Algo]float64{}}
+		for a, v := range cfg.Plan.CPU.PerCore {
+			c.PerCore[a] = v / s.scale
+		}
+		for a, v := range s.topo.Profiles.HashRates {
+			if _, ok := c.PerCore[a]; !ok {
+				c.PerCore[a] = v / s.scale
+			}
+		}
+		s.cfg.Plan.CPU = c
+	}
+	n := len(s.topo.Sources)
+	s.cards = make([]Card, n)
+	for i, src := range s.topo.Sources {
+		s.cards[i] = Card{Label: src.Name, Bytes: src.Size}
+	}
+	s.copied = make([]int64, n)
+	s.done = make([]bool, n)
+	res, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	s.res = res
+	s.buckets()
+	s.apply(res)
+	return s, nil
+}
+
+func burst(r float64) int {
+	const minBurst = 256 << 10
+	if math.IsInf(r, 1) || r <= 0 {
+		return minBurst
+	}
+	return max(minBurst, int(r/10))
+}
+
+func newBucket(r float64) *rate.Limiter {
+	if r <= 0 || math.IsInf(r, 1) {
+		return rate.NewLimiter(rate.Inf, burst(r))
+	}
+	return rate.NewLimiter(rate.Limit(r), burst(r))
+}
+
+// buckets creates the token buckets of the simulated hardware and the
+// destination limits.
+func (s *Scheduler) buckets() {
+	t := s.topo
+	sim := s.cfg.Simulate
+	n := len(t.Sources)
+	s.share = make([]*rate.Limiter, n)
+	s.media = make([]*rate.Limiter, n)
+	s.busIn, s.busOut = map[string]*rate.Limiter{}, map[string]*rate.Limiter{}
+	for i := range t.Buses {
+		b := &t.Buses[i]
+		if !sim {
+			continue
+		}
+		k := t.BusKind(b)
+		s.busIn[b.Name] = newBucket(k.Usable * s.scale)
+		if k.HalfDuplex {
+			s.busOut[b.Name] = s.busIn[b.Name]
+		} else {
+			s.busOut[b.Name] = newBucket(k.Usable * s.scale)
+		}
+	}
+	s.readChain = make([][]*rate.Limiter, n)
+	for i := range t.Sources {
+		s.share[i] = newBucket(0)
+		chain := []*rate.Limiter{s.share[i]}
+		if sim {
+			r := t.MediaRate(i)
+			if b := t.BusByName(t.Sources[i].Bus); b != nil {
+				if k := t.BusKind(b); k.Device > 0 && (r == 0 || k.Device < r) {
+					r = k.Device
+				}
+			}
+			s.media[i] = newBucket(r * s.scale)
+			chain = append(chain, s.media[i])
+			for _, b := range t.Chain(t.Sources[i].Bus) {
+				chain = append(chain, s.busIn[b.Name])
+			}
+		}
+		s.readChain[i] = chain
+	}
+	s.dest = make([]*rate.Limiter, len(t.Destinations))
+	s.writeChain = make([][]bucketCost, len(t.Destinations))
+	for di := range t.Destinations {
+		d := t.Dest(di)
+		amp := plan.WriteAmplification(d.Blades, d.RAID)
+		capacity := math.Inf(1)
+		if d.Limit > 0 {
+			capacity = d.Limit * s.scale
+		}
+		if sim {
+			if d.Write > 0 {
+				capacity = min(capacity, d.Write/amp*s.scale)
+			}
+			if d.BladeRate > 0 && d.Blades > 1 {
+				capacity = min(capacity, d.BladeRate*float64(d.Blades)/amp*s.scale)
+			}
+		}
+		s.dest[di] = newBucket(capacity)
+		chain := []bucketCost{{s.dest[di], 1}}
+		if sim {
+			k := t.Profiles.Buses
+			for _, b := range t.Chain(d.Bus) {
+				chain = append(chain, bucketCost{s.busOut[b.Name], amp})
+				if bk := k[b.Kind]; bk.Device > 0 && b.Name == d.Bus {
+					chain = append(chain, bucketCost{newBucket(bk.Device * s.scale), amp})
+				}
+			}
+		}
+		s.writeChain[di] = chain
+	}
+}
+
+// plan plans the cards still copying; the caller holds mu (or is New).
+func (s *Scheduler) plan() (*plan.Result, error) {
+	t := s.topo.Clone()
+	t.Sources = t.Sources[:0:0]
+	for i, src := range s.topo.Sources {
+		if s.done[i] {
+			continue
+		}
+		if s.cards[i].Bytes > 0 {
+			src.Size = max(s.cards[i].Bytes-s.copied[i], 1)
+		}
+		t.Sources = append(t.Sources, src)
+	}
+	o := s.cfg.Plan
+	o.NoFits = true
+	return plan.Plan(t, o)
+}
+
+// apply sets each card's share bucket from a plan.
+func (s *Scheduler) apply(r *plan.Result) {
+	for i, src := range s.topo.Sources {
+		cp := r.Card(src.Name)
+		if cp == nil || s.done[i] {
+			continue
+		}
+		lim := rate.Inf
+		enforce := s.cfg.Simulate && !s.cfg.PhysicsOnly
+		if !s.cfg.Simulate {
+			// On real hardware a card limited by its own medium or by the
+			// CPU is not held back: only shares of a common budget are
+			// enforced, so one card cannot starve another.
+			enforce = cp.LimitedBy != plan.LimitMedia && cp.LimitedBy != plan.LimitCPU && cp.LimitedBy != plan.LimitUnknown
+		}
+		if enforce && cp.Rate > 0 {
+			lim = rate.Limit(cp.Rate * s.scale)
+		}
+		s.share[i].SetLimit(lim)
+		s.share[i].SetBurst(burst(float64(lim)))
+	}
+}
+
+// Plan returns the plan in force.
+func (s *Scheduler) Plan() *plan.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.res
+}
+
+// Scale is the rate scale the buckets run at.
+func (s *Scheduler) Scale() float64 { return s.scale }
+
+// Start binds the scheduler to a job: cards are the job's cards in
+// command-line order (labels, catalog ids, bytes to copy). The plan is
+// re-made with the sizes and recorded in cat (if not nil) as seq 0.
+func (s *Scheduler) Start(cat *catalog.Catalog, jobID int64, cards []Card) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(cards) != len(s.cards) {
+		return fmt.Errorf("sched: the job has %d cards, the topology %d", len(cards), len(s.cards))
+	}
+	s.cat, s.jobID = cat, jobID
+	copy(s.cards, cards)
+	return s.replanLocked("start")
+}
+
+func (s *Scheduler) replanLocked(reason string) error {
+	res, err := s.plan()
+	if err != nil {
+		s.planErr = err
+		return err
+	}
+	s.res = res
+	s.apply(res)
+	if s.cfg.OnPlan != nil {
+		s.cfg.OnPlan(res, reason)
+	}
+	return s.record(res, reason)
+}
+
+func (s *Scheduler) record(res *plan.Result, reason string) error {
+	if s.cat == nil {
+		return nil
+	}
+	detail, _ := json.Marshal(res)
+	p := &catalog.Plan{JobID: s.jobID, T: s.cfg.Now(), Reason: reason, Simulated: s.cfg.Simulate, Scale: s.scale,
+		Total: res.Total, Bottleneck: res.Bottleneck, Detail: string(detail)}
+	for _, c := range res.Cards {
+		pc := catalog.PlanCard{Name: c.Name, Rate: c.Rate, LimitedBy: c.LimitedBy, ETASeconds: c.ETASeconds}
+		for _, k := range s.cards {
+			if k.Label == c.Name {
+				pc.CardID = k.CatalogID
+			}
+		}
+		p.Cards = append(p.Cards, pc)
+	}
+	return s.cat.AddPlan(p)
+}
+
+// CardCopied re-plans without card i (its copy is finished), giving its
+// budget to the others. It returns the error of recording the re-plan.
+func (s *Scheduler) CardCopied(i int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i < 0 || i >= len(s.done) || s.done[i] {
+		return nil
+	}
+	s.done[i] = true
+	// Its buckets no longer hold anyone back.
+	s.share[i].SetLimit(rate.Inf)
+	return s.replanLocked(s.cards[i].Label + " copied")
+}
+
+// Observe follows the job's events: wrap Options.OnEvent with it. A card
+// whose phase leaves copying (verifying, done) or that ends is re-planned
+// away; progress events keep the bytes copied for the ETAs.
+func (s *Scheduler) Observe(e offload.Event) {
+	switch e.Type {
+	case offload.EvProgress:
+		if e.Progress == nil {
+			return
+		}
+		var finished []int
+		s.mu.Lock()
+		for _, c := range e.Progress.Cards {
+			i := s.index(c.Label)
+			if i < 0 {
+				continue
+			}
+			s.copied[i] = c.BytesCopied
+			if (c.Phase == "verifying" || c.Phase == "done") && !s.done[i] {
+				finished = append(finished, i)
+			}
+		}
+		s.mu.Unlock()
+		for _, i := range finished {
+			s.CardCopied(i)
+		}
+	case offload.EvCardDone:
+		s.mu.Lock()
+		i := s.index(e.Card)
+		s.mu.Unlock()
+		s.CardCopied(i)
+	}
+}
+
+func (s *Scheduler) index(label string) int {
+	for i, c := range s.cards {
+		if c.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// Err returns the first error of planning or recording a re-plan.
+func (s *Scheduler) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.planErr
+}
+
+// wait takes n tokens from l in burst-sized pieces, so a large block never
+// asks for more than the bucket holds; it returns early when ctx ends.
+func wait(ctx context.Context, l *rate.Limiter, n int) error {
+	if l == nil {
+		return nil
+	}
+	for n > 0 {
+		if l.Limit() == rate.Inf {
+			return ctx.Err()
+		}
+		k := min(n, l.Burst())
+		if err := l.WaitN(ctx, k); err != nil {
+			if _, ok := ctx.Deadline(); ok && ctx.Err() == nil {
+				// rate refuses at once a wait that would outlast the
+				// deadline: the block cannot be had before ctx ends.
+				<-ctx.Done()
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		n -= k
+	}
+	return nil
+}
+
+// WaitRead paces a block read from card: its share of the plan, and when
+// simulating its medium and every bus up from its port.
+func (s *Scheduler) WaitRead(ctx context.Context, card int, n int) error {
+	if card < 0 || card >= len(s.readChain) {
+		return nil
+	}
+	for _, l := range s.readChain[card] {
+		if err := wait(ctx, l, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WaitWrite paces a block written by card to dest: the destination's
+// limit (and, simulating, its write rate and every bus up from its port,
+// parity included).
+func (s *Scheduler) WaitWrite(ctx context.Context, card, dest int, n int) error {
+	if dest < 0 || dest >= len(s.writeChain) {
+		return nil
+	}
+	for _, bc := range s.writeChain[dest] {
+		if err := wait(ctx, bc.l, int(math.Ceil(float64(n)*bc.cost))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

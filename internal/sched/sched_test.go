@@ -1,0 +1,201 @@
+package sched
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+)
+
+func topo(t *testing.T, doc string) *plan.Topology {
+	t.Helper()
+	top, err := plan.ParseTopology("t.yaml", []byte(doc))
+	require.NoError(t, err)
+	return top
+}
+
+// pump reads from every card as fast as the scheduler lets it for d and
+// returns the bytes/s each achieved.
+func pump(t *testing.T, s *Scheduler, cards []int, d time.Duration) []float64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	got := make([]float64, len(cards))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for k, c := range cards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var n int64
+			for s.WaitRead(ctx, c, 64<<10) == nil {
+				n += 64 << 10
+				if err := s.WaitWrite(ctx, c, 0, 64<<10); err != nil {
+					break
+				}
+			}
+			got[k] = float64(n) / time.Since(start).Seconds()
+		}()
+	}
+	wg.Wait()
+	return got
+}
+
+const threeOnOneBus = `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.2-gen2}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A002, media: cfast2, bus: usb-a}
+  - {name: A003, media: cfast2, bus: usb-a}
+  - {name: A004, media: axs, bus: usb-b}
+destinations:
+  - {name: raid, bus: tb-1, kind: nvme-raid-tb3}
+`
+
+// scale puts 1 GB/s of field rate at 20 MB/s here.
+const scale = 0.02
+
+func TestSimulatedHardwareSharesLikeThePlan(t *testing.T) {
+	top := topo(t, threeOnOneBus)
+	for _, physics := range []bool{false, true} {
+		s, err := New(Config{Topology: top, Simulate: true, Scale: scale, PhysicsOnly: physics})
+		require.NoError(t, err)
+		p := s.Plan()
+		require.Equal(t, "bus:usb-a", p.Card("A001").LimitedBy)
+		require.Equal(t, plan.LimitMedia, p.Card("A004").LimitedBy)
+		got := pump(t, s, []int{0, 1, 2, 3}, 1500*time.Millisecond)
+		for i, c := range p.Cards {
+			want := c.Rate * scale
+			require.InEpsilon(t, want, got[i], 0.1, "%s (physics only %v): planned %.1f MB/s, achieved %.1f MB/s", c.Name, physics, want/1e6, got[i]/1e6)
+		}
+	}
+}
+
+func TestRealModeEnforcesOnlySharesOfCommonBudgets(t *testing.T) {
+	s, err := New(Config{Topology: topo(t, threeOnOneBus)})
+	require.NoError(t, err)
+	// A001..A003 share usb-a: held to their share; A004 runs free.
+	require.InDelta(t, 1.15e9/3, float64(s.share[0].Limit()), 1)
+	require.Equal(t, rate.Inf, s.share[3].Limit())
+	require.Nil(t, s.media[0], "nothing simulated")
+	_, err = New(Config{Topology: topo(t, threeOnOneBus), Scale: 0.5})
+	require.ErrorContains(t, err, "only applies to a simulation: add --simulate")
+}
+
+func TestWaitsSplitIntoBurstsAndEndWithTheContext(t *testing.T) {
+	s, err := New(Config{Topology: topo(t, threeOnOneBus), Simulate: true, Scale: 1e-6})
+	require.NoError(t, err)
+	// 4 MiB is far above the bucket's burst: it must be split, not refused.
+	l := s.readChain[3][1]
+	require.Less(t, l.Burst(), 4<<20)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.WaitRead(ctx, 3, 4<<20)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), time.Second, "the wait ends with the context")
+	require.NoError(t, s.WaitRead(context.Background(), 99, 1), "an unknown card is not paced")
+}
+
+func TestReplanWhenACardIsCopiedIsRecorded(t *testing.T) {
+	top := topo(t, `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.2-gen2}
+  - {name: usb-c, kind: usb3.2-gen2}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A002, media: cfast2, bus: usb-b}
+  - {name: A003, media: cfast2, bus: usb-c}
+destinations:
+  - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
+`)
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	j := &catalog.Job{Name: "j", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, cat.CreateJob(j))
+	var cards []Card
+	for _, l := range []string{"A001", "A002", "A003"} {
+		k := &catalog.Card{JobID: j.ID, Label: l, Path: "/c/" + l, State: "pending", Seq: len(cards)}
+		require.NoError(t, cat.AddCard(k))
+		cards = append(cards, Card{Label: l, CatalogID: k.ID, Bytes: 90e9})
+	}
+	cards[2].Bytes = 45e9
+	var reasons []string
+	s, err := New(Config{Topology: top, OnPlan: func(_ *plan.Result, why string) { reasons = append(reasons, why) }})
+	require.NoError(t, err)
+	require.NoError(t, s.Start(cat, j.ID, cards))
+	require.InDelta(t, 0.3e9, float64(s.share[0].Limit()), 1)
+
+	// A progress event: A003 moved to verifying; A001 and A002 copied 45 GB.
+	s.Observe(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "copying", BytesCopied: 45e9}, {Label: "A002", Phase: "copying", BytesCopied: 45e9},
+		{Label: "A003", Phase: "verifying", BytesCopied: 45e9}}}})
+	require.InDelta(t, 0.45e9, float64(s.share[0].Limit()), 1)
+	require.Equal(t, rate.Inf, s.share[2].Limit())
+	s.Observe(offload.Event{Type: offload.EvCardDone, Card: "A003"})
+	require.Equal(t, []string{"start", "A003 copied"}, reasons, "the card is re-planned once")
+
+	plans, err := cat.Plans(j.ID)
+	require.NoError(t, err)
+	require.Len(t, plans, 2)
+	require.Len(t, plans[0].Cards, 3)
+	require.InDelta(t, 0.3e9, plans[0].Cards[0].Rate, 1)
+	require.Equal(t, "dest:raid", plans[0].Cards[0].LimitedBy)
+	require.InDelta(t, 150, *plans[0].Cards[2].ETASeconds, 1e-6)
+	require.Equal(t, "A003 copied", plans[1].Reason)
+	require.Len(t, plans[1].Cards, 2)
+	for _, c := range plans[1].Cards {
+		require.InDelta(t, 0.45e9, c.Rate, 1)
+		require.InDelta(t, 100, *c.ETASeconds, 1e-6, "45 GB left at 0.45 GB/s")
+		require.NotZero(t, c.CardID)
+	}
+	require.Contains(t, plans[1].Detail, `"total_bytes_per_s":900000000`)
+}
+
+func TestForJobMatchesCardsAndDestinations(t *testing.T) {
+	dir := t.TempDir()
+	a, b, raid := filepath.Join(dir, "A001"), filepath.Join(dir, "cards", "B007"), filepath.Join(dir, "raid")
+	for _, p := range []string{a, b, raid} {
+		require.NoError(t, os.MkdirAll(p, 0o755))
+	}
+	top := topo(t, `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+sources:
+  - {name: card-b, path: `+b+`, media: axs, bus: usb-a}
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A099, media: cfast2}
+destinations:
+  - {name: shuttle, write_rate: 1GB/s}
+  - {name: raid, write_rate: 2GB/s}
+`)
+	got, err := ForJob(top, []string{b, a}, []string{raid})
+	require.NoError(t, err)
+	require.Len(t, got.Sources, 2)
+	require.Equal(t, "B007", got.Sources[0].Name, "matched by path, named by its folder")
+	require.Equal(t, "axs", got.Sources[0].Media)
+	require.Equal(t, "A001", got.Sources[1].Name)
+	require.Equal(t, a, got.Sources[1].Path)
+	require.Len(t, got.Destinations, 1)
+	require.Equal(t, 2e9, got.Destinations[0].Write)
+
+	_, err = ForJob(top, []string{filepath.Join(dir, "A002")}, []string{raid})
+	require.ErrorContains(t, err, "card "+filepath.Join(dir, "A002")+" is not in t.yaml: add a source with path:")
+	_, err = ForJob(top, []string{a}, []string{filepath.Join(dir, "backup")})
+	require.ErrorContains(t, err, "destination "+filepath.Join(dir, "backup")+" is not in t.yaml")
+}
