@@ -87,6 +87,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newJobCommand(g),
 		newVerifyCommand(g),
 		newHashCommand(g),
+		newArrayCommand(g),
 		newVersionCommand(g),
 		newTestdataCommand(g),
 	)

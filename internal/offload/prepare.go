@@ -66,30 +66,54 @@ func (j *Job) Close() {
 // mountArrays opens every destination that is a blade of a dit array
 // (read-write) and routes its paths to the array.
 func (j *Job) mountArrays() error {
-	mux := fsys.NewMux(j.opts.FS)
+	roots := make([]string, len(j.dests))
+	for i, d := range j.dests {
+		roots[i] = d.root
+	}
+	f, arrays, err := MountArrays(j.opts.FS, roots, raid.OpenOptions{ReadWrite: true, Writer: "dit " + j.opts.ToolVersion,
+		AllowDegraded: j.opts.AllowDegraded, FS: j.opts.BladeFS})
+	if err != nil {
+		return err
+	}
+	j.opts.FS, j.arrays = f, arrays
+	return nil
+}
+
+// MountArrays opens every destination root that is a blade of a dit array
+// and returns an FS that routes paths below those roots to the arrays (and
+// the rest to base). The caller closes the arrays.
+func MountArrays(base fsys.FS, roots []string, o raid.OpenOptions) (fsys.FS, []*raid.Array, error) {
+	mux := fsys.NewMux(base)
 	seen := map[string]string{}
-	for _, d := range j.dests {
-		if !raid.IsBlade(d.root) {
+	var arrays []*raid.Array
+	closeAll := func() {
+		for _, a := range arrays {
+			a.Close()
+		}
+	}
+	for _, root := range roots {
+		if !raid.IsBlade(root) {
 			continue
 		}
-		a, err := raid.Open([]string{d.root}, raid.OpenOptions{ReadWrite: true, Writer: "dit " + j.opts.ToolVersion,
-			AllowDegraded: j.opts.AllowDegraded, FS: j.opts.BladeFS})
+		a, err := raid.Open([]string{root}, o)
 		if err != nil {
-			return fmt.Errorf("destination %s is a blade of a dit array, which cannot be opened: %w", d.root, err)
+			closeAll()
+			return nil, nil, fmt.Errorf("destination %s is a blade of a dit array, which cannot be opened: %w", root, err)
 		}
 		sb := a.Superblock()
 		if other, dup := seen[sb.ArrayUUID]; dup {
 			a.Close()
-			return usageErrorf("destinations %s and %s are blades of the same array: name one blade per array", other, d.root)
+			closeAll()
+			return nil, nil, usageErrorf("destinations %s and %s are blades of the same array: name one blade per array", other, root)
 		}
-		seen[sb.ArrayUUID] = d.root
-		j.arrays = append(j.arrays, a)
-		mux.Mount(d.root, fsys.NewArrayFS(a, d.root))
+		seen[sb.ArrayUUID] = root
+		arrays = append(arrays, a)
+		mux.Mount(root, fsys.NewArrayFS(a, root))
 	}
-	if len(j.arrays) > 0 {
-		j.opts.FS = mux
+	if len(arrays) == 0 {
+		return base, nil, nil
 	}
-	return nil
+	return mux, arrays, nil
 }
 
 func resolve(p string) (string, error) {

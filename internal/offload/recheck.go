@@ -10,6 +10,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
 )
 
 // RecheckResult is one copy read back by [Recheck].
@@ -49,6 +50,19 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 	if err != nil {
 		return false, err
 	}
+	roots := make([]string, len(dests))
+	for i, d := range dests {
+		roots[i] = d.Path
+	}
+	fsy, arrays, err := MountArrays(fsy, roots, raid.OpenOptions{})
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		for _, a := range arrays {
+			a.Close()
+		}
+	}()
 	mh := hashing.NewMulti(valgos, 2)
 	defer mh.Close()
 	bufs := [][]byte{make([]byte, 4<<20), make([]byte, 4<<20)}

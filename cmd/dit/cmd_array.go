@@ -1,0 +1,361 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
+)
+
+// ExitDamage is dit array scrub's exit code when damage was found.
+const ExitDamage = 4
+
+// ArrayOptions are flags shared by the array commands.
+type ArrayOptions struct {
+	Blades        []string
+	AllowDegraded bool
+	JSON          bool
+}
+
+// AddFlags registers the shared flags.
+func (o *ArrayOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringArrayVar(&o.Blades, "blade", nil, "another blade `folder` of the array (blades that moved; repeatable)")
+}
+
+func (o *ArrayOptions) open(blade string, rw bool) (*raid.Array, error) {
+	return raid.Open([]string{blade}, raid.OpenOptions{ReadWrite: rw, AllowDegraded: o.AllowDegraded,
+		Blades: o.Blades, Writer: "dit " + version})
+}
+
+func newArrayCommand(g *GlobalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "array",
+		Short: "dit's own RAID 0/4 array over SSD blades: create, status, ls, extract, scrub, replace, mount",
+		Long: `A dit array stripes each file over several blade folders (RAID 0), or over all
+but one with XOR parity on a dedicated parity blade (RAID 4): one failed blade
+loses nothing, and a blade that returns wrong bytes is caught by per-unit
+hashes and repaired. Offload to an array by naming any of its blades:
+dit offload -d /Volumes/Blade1 CARD...`,
+	}
+	cmd.AddCommand(newArrayCreateCommand(g), newArrayStatusCommand(g), newArrayLsCommand(g),
+		newArrayExtractCommand(g), newArrayScrubCommand(g), newArrayReplaceCommand(g), newArrayMountCommand(g))
+	return cmd
+}
+
+func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
+	var level int
+	var su, label string
+	cmd := &cobra.Command{
+		Use:   "create --level 0|4 [--stripe-unit 1MiB] [--label L] BLADE...",
+		Short: "Create an array over empty blade folders (role = order given)",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := units.ParseBytes(su)
+			if err != nil {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--stripe-unit: %w", err)}
+			}
+			var lv raid.Level
+			switch level {
+			case 0:
+				lv = raid.RAID0
+			case 4:
+				lv = raid.RAID4
+			default:
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --level %d: use 0 or 4", level)}
+			}
+			a, err := raid.Create(args, raid.CreateOptions{Level: lv, StripeUnit: n, Label: label, Writer: "dit " + version})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			sb := a.Superblock()
+			fmt.Fprintf(g.stdout, "created %s array %q (%s): %d data blade(s)", strings.ToUpper(sb.Level), sb.ArrayLabel, sb.ArrayUUID, sb.DataBlades)
+			if sb.ParityBlades == 1 {
+				fmt.Fprintf(g.stdout, " + 1 parity blade")
+			}
+			fmt.Fprintf(g.stdout, ", stripe unit %s\n", units.FormatBytes(sb.StripeUnit))
+			for r := range sb.Members {
+				fmt.Fprintf(g.stdout, "  role %d: %s\n", r, a.BladeDir(r))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&level, "level", 4, "RAID level: 0 (striping) or 4 (striping + dedicated parity blade)")
+	cmd.Flags().StringVar(&su, "stripe-unit", "1MiB", "stripe unit: a power of two from 64KiB to 16MiB")
+	cmd.Flags().StringVar(&label, "label", "", "array label")
+	return cmd
+}
+
+type statusMember struct {
+	Role  int    `json:"role"`
+	Kind  string `json:"kind"` // data | parity
+	Path  string `json:"path"`
+	State string `json:"state"`
+	UUID  string `json:"blade_uuid"`
+	Free  uint64 `json:"free_bytes"`
+}
+
+type statusOut struct {
+	UUID       string         `json:"array_uuid"`
+	Label      string         `json:"label"`
+	Level      string         `json:"level"`
+	StripeUnit int64          `json:"stripe_unit"`
+	Health     string         `json:"health"` // healthy | degraded | failed
+	Events     uint64         `json:"events"`
+	Files      int            `json:"files"`
+	Bytes      int64          `json:"bytes"`
+	Members    []statusMember `json:"members"`
+	Log        []raid.Event   `json:"events_log"`
+}
+
+func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
+	var o ArrayOptions
+	cmd := &cobra.Command{
+		Use:   "status BLADE [--json]",
+		Short: "Members, roles, state, health, files, bytes and free space per blade",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := o.open(args[0], false)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			sb := a.Superblock()
+			st := statusOut{UUID: sb.ArrayUUID, Label: sb.ArrayLabel, Level: sb.Level, StripeUnit: sb.StripeUnit, Events: sb.Events, Log: a.Events()}
+			free := a.BladeFree()
+			for r, m := range sb.Members {
+				kind := "data"
+				if r >= sb.DataBlades {
+					kind = "parity"
+				}
+				state := m.State
+				path := a.BladeDir(r)
+				if path == "" {
+					state, path = "missing", m.PathHint
+				}
+				st.Members = append(st.Members, statusMember{Role: r, Kind: kind, Path: path, State: state, UUID: m.BladeUUID, Free: free[r]})
+			}
+			for _, m := range a.Files() {
+				if !m.Dir {
+					st.Files++
+					st.Bytes += m.Size
+				}
+			}
+			switch miss := len(a.Missing()); {
+			case miss == 0:
+				st.Health = "healthy"
+			case miss <= sb.ParityBlades:
+				st.Health = "degraded"
+			default:
+				st.Health = "failed"
+			}
+			if o.JSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			fmt.Fprintf(g.stdout, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
+				units.FormatBytes(st.StripeUnit), strings.ToUpper(st.Health))
+			fmt.Fprintf(g.stdout, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ROLE\tKIND\tSTATE\tFREE\tBLADE")
+			for _, m := range st.Members {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", m.Role, m.Kind, m.State, units.FormatBytes(int64(m.Free)), m.Path)
+			}
+			tw.Flush()
+			for _, e := range st.Log {
+				fmt.Fprintf(g.stdout, "%s: %s\n", e.Kind, e.Message)
+			}
+			return nil
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newArrayLsCommand(g *GlobalOptions) *cobra.Command {
+	var o ArrayOptions
+	cmd := &cobra.Command{
+		Use:   "ls BLADE [PATH]",
+		Short: "List the files of an array",
+		Args:  cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := o.open(args[0], false)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			prefix := ""
+			if len(args) == 2 {
+				prefix = strings.Trim(args[1], "/")
+			}
+			var list []*raid.Manifest
+			for _, m := range a.Files() {
+				if prefix == "" || m.Path == prefix || strings.HasPrefix(m.Path, prefix+"/") {
+					list = append(list, m)
+				}
+			}
+			if o.JSON {
+				type entry struct {
+					Path  string `json:"path"`
+					Dir   bool   `json:"dir"`
+					Size  int64  `json:"size"`
+					XXH64 string `json:"xxh64,omitempty"`
+				}
+				out := []entry{}
+				for _, m := range list {
+					out = append(out, entry{m.Path, m.Dir, m.Size, m.Hashes["xxh64"]})
+				}
+				return json.NewEncoder(g.stdout).Encode(out)
+			}
+			for _, m := range list {
+				if m.Dir {
+					fmt.Fprintf(g.stdout, "%12s  %s/\n", "-", m.Path)
+				} else {
+					fmt.Fprintf(g.stdout, "%12d  %s  %s\n", m.Size, m.Hashes["xxh64"], m.Path)
+				}
+			}
+			return nil
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
+	var o ArrayOptions
+	var to string
+	cmd := &cobra.Command{
+		Use:   "extract BLADE [PATH...] --to DIR",
+		Short: "Restore files to a plain folder (atomic, mtimes kept, every file re-hashed and compared)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--to DIR is required")}
+			}
+			a, err := o.open(args[0], false)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			var n int
+			err = a.Extract(args[1:], to, func(r raid.ExtractResult) {
+				switch r.State {
+				case "failed":
+					fmt.Fprintf(g.stdout, "FAILED %s: %s\n", r.Path, r.Error)
+				default:
+					n++
+				}
+			})
+			fmt.Fprintf(g.stdout, "%d entries restored to %s and verified\n", n, to)
+			for _, e := range a.Events() {
+				fmt.Fprintf(g.stdout, "%s: %s\n", e.Kind, e.Message)
+			}
+			if err != nil {
+				return &exitError{code: offload.ExitSomeFailed, err: err}
+			}
+			return nil
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&to, "to", "", "destination `folder`")
+	return cmd
+}
+
+func newArrayScrubCommand(g *GlobalOptions) *cobra.Command {
+	var o ArrayOptions
+	var repair bool
+	cmd := &cobra.Command{
+		Use:   "scrub BLADE [--repair] [--json]",
+		Short: "Read and check every unit; exit 0 clean, 4 damage found (file, stripe, blade, repaired or not)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := o.open(args[0], repair)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			rep, err := a.Scrub(repair, nil, nil)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				enc.Encode(rep)
+			} else {
+				fmt.Fprintf(g.stdout, "scrubbed %d files, %d stripes, %s\n", rep.Files, rep.Stripes, units.FormatBytes(rep.Bytes))
+				for _, is := range rep.Issues {
+					loc := ""
+					if is.Stripe >= 0 {
+						loc = fmt.Sprintf(" stripe %d position %d (bytes %d-%d)", is.Stripe, is.Position, is.From, is.To)
+					}
+					fixed := "not repaired"
+					if is.Repaired {
+						fixed = "REPAIRED"
+					}
+					fmt.Fprintf(g.stdout, "%s: %s%s on blade %s: %s %s\n", is.Kind, is.Path, loc, is.Blade, fixed, is.Detail)
+				}
+				if rep.Clean() {
+					fmt.Fprintln(g.stdout, "clean")
+				}
+			}
+			if !rep.Clean() {
+				return &exitError{code: ExitDamage}
+			}
+			return nil
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&repair, "repair", false, "rewrite what parity proves right (RAID 4)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.AllowDegraded, "allow-degraded", false, "repair a degraded RAID 4")
+	return cmd
+}
+
+func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
+	var o ArrayOptions
+	var role int
+	var newBlade string
+	cmd := &cobra.Command{
+		Use:   "replace BLADE --role N --blade NEWDIR",
+		Short: "Rebuild role N onto a new empty blade (resumable: run it again after a crash)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if newBlade == "" {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--blade NEWDIR is required")}
+			}
+			o.AllowDegraded = true
+			a, err := raid.Open([]string{args[0]}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit " + version})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			err = a.Replace(role, newBlade, func(done, total int) {
+				if done%100 == 0 || done == total {
+					fmt.Fprintf(g.stdout, "rebuilt %d/%d files\n", done, total)
+				}
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "role %d rebuilt on %s\n", role, newBlade)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&role, "role", -1, "role to replace")
+	cmd.Flags().StringVar(&newBlade, "blade", "", "new empty blade `folder`")
+	return cmd
+}
+
+var _ = os.Stdout
