@@ -98,6 +98,8 @@ type Array struct {
 	start  atomic.Int64
 	closed bool
 
+	bufPool sync.Pool // *stripeBuf of (k+1)*su bytes
+
 	lastRecovery *ScrubReport // quick-verify after an unclean shutdown
 	readded      []int        // files rebuilt per stale re-add (tests, status)
 }
@@ -424,6 +426,11 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 		if c.repaired {
 			a.note("superblock", fmt.Sprintf("blade %s: SUPERBLOCK was damaged; SUPERBLOCK.prev used", c.dir))
 		}
+	}
+	k, su := auth.DataBlades, auth.StripeUnit
+	a.bufPool.New = func() any {
+		b := make([]byte, int64(k+1)*su)
+		return &stripeBuf{data: b[:int64(k)*su], parity: b[int64(k)*su:]}
 	}
 	missing := a.Missing()
 	parity := auth.ParityBlades

@@ -59,7 +59,8 @@ type Writer struct {
 	pool  chan *stripeBuf
 	ch    []chan unitMsg
 	files []BladeFile
-	errs  []error
+	emu   sync.Mutex
+	errs  []error // guarded by emu
 	wg    sync.WaitGroup
 
 	units   [][16]byte
@@ -128,16 +129,48 @@ func (a *Array) Create(spec FileSpec) (*Writer, error) {
 			return nil, fmt.Errorf("blade %s: %w", b.fs.Root(), err)
 		}
 		w.files[r] = f
+	}
+	// Every chunk is open: only now start the blade writers.
+	for _, r := range w.roles {
 		w.ch[r] = make(chan unitMsg, Depth)
 		w.wg.Add(1)
 		go w.bladeWriter(r)
 	}
+	// Up to Depth stripes in flight per file; the buffers come from the
+	// array's pool, so many small files do not allocate anew each time.
 	w.pool = make(chan *stripeBuf, Depth)
 	for i := 0; i < Depth; i++ {
-		w.pool <- &stripeBuf{data: make([]byte, int64(k)*w.ly.SU), parity: make([]byte, w.ly.SU), free: w.pool}
+		w.pool <- nil
 	}
-	w.cur = <-w.pool
+	w.cur = w.take()
 	return w, nil
+}
+
+// take returns a stripe buffer once one of this file's Depth slots is free.
+func (w *Writer) take() *stripeBuf {
+	s := <-w.pool
+	if s == nil {
+		s = w.a.bufPool.Get().(*stripeBuf)
+		s.free = w.pool
+	}
+	return s
+}
+
+// putBuffers hands this file's buffers back to the array's pool.
+func (w *Writer) putBuffers() {
+	if w.cur != nil {
+		w.a.bufPool.Put(w.cur)
+		w.cur = nil
+	}
+	for i := 0; i < Depth; i++ {
+		select {
+		case s := <-w.pool:
+			if s != nil {
+				w.a.bufPool.Put(s)
+			}
+		default:
+		}
+	}
 }
 
 // writable says whether role r takes writes now (present, not stale).
@@ -150,13 +183,18 @@ func (w *Writer) bladeWriter(r int) {
 	defer w.wg.Done()
 	f := w.files[r]
 	for m := range w.ch[r] {
-		if w.errs[r] == nil && len(m.b) > 0 {
+		w.emu.Lock()
+		failed := w.errs[r] != nil
+		w.emu.Unlock()
+		if !failed && len(m.b) > 0 {
 			n, err := f.Write(m.b)
 			if err == nil && n < len(m.b) {
 				err = fmt.Errorf("short write (%d of %d bytes)", n, len(m.b))
 			}
 			if err != nil {
+				w.emu.Lock()
 				w.errs[r] = fmt.Errorf("blade %s: writing chunk of %s: %w", w.a.blades[r].fs.Root(), w.spec.Path, err)
+				w.emu.Unlock()
 			}
 		}
 		m.buf.release()
@@ -193,15 +231,40 @@ func (w *Writer) Write(p []byte) (int, error) {
 // flushStripe seals the current stripe: unit hashes and parity, then one
 // unit to each blade writer.
 func (w *Writer) flushStripe() error {
-	for _, e := range w.errs {
-		if e != nil {
-			w.err = e
-			return e
-		}
+	w.emu.Lock()
+	err := errors.Join(w.errs...)
+	w.emu.Unlock()
+	if err != nil {
+		w.err = err
+		return err
 	}
-	k, su := w.ly.K, w.ly.SU
 	s := w.cur
-	fill := w.fill
+	lens := w.encode(s, w.fill)
+	k, su := w.ly.K, w.ly.SU
+	plen := lens[0]
+	w.stripes++
+	s.refs.Store(int32(len(w.roles)) + 1)
+	for _, r := range w.roles {
+		var b []byte
+		if r == k {
+			b = s.parity[:plen]
+		} else {
+			j := w.ly.Position(r)
+			b = s.data[int64(j)*su : int64(j)*su+lens[j]]
+		}
+		w.ch[r] <- unitMsg{b: b, buf: s}
+	}
+	s.release()
+	w.cur = w.take()
+	w.fill = 0
+	return nil
+}
+
+// encode computes the unit hashes and the parity of a stripe holding fill
+// bytes, appends the hashes to the manifest table, and returns the data
+// unit lengths.
+func (w *Writer) encode(s *stripeBuf, fill int64) []int64 {
+	k, su := w.ly.K, w.ly.SU
 	lens := make([]int64, k)
 	for j := 0; j < k; j++ {
 		lens[j] = min(max(fill-int64(j)*su, 0), su)
@@ -226,22 +289,7 @@ func (w *Writer) flushStripe() error {
 		hs[k] = xxh3.Hash128(p).Bytes()
 	}
 	w.units = append(w.units, hs...)
-	w.stripes++
-	s.refs.Store(int32(len(w.roles)) + 1)
-	for _, r := range w.roles {
-		var b []byte
-		if r == k {
-			b = s.parity[:plen]
-		} else {
-			j := w.ly.Position(r)
-			b = s.data[int64(j)*su : int64(j)*su+lens[j]]
-		}
-		w.ch[r] <- unitMsg{b: b, buf: s}
-	}
-	s.release()
-	w.cur = <-w.pool
-	w.fill = 0
-	return nil
+	return lens
 }
 
 // Size is the number of bytes written so far.
@@ -280,6 +328,7 @@ func (w *Writer) Flush() error {
 	}
 	w.wg.Wait()
 	w.done = true
+	w.putBuffers()
 	if err := errors.Join(w.errs...); err != nil {
 		w.fail(err)
 		return err
@@ -377,12 +426,13 @@ func (w *Writer) fail(err error) {
 	if err != nil && w.err == nil {
 		w.err = err
 	}
-	if !w.done {
+	if !w.done && w.ch != nil {
 		for _, r := range w.roles {
 			close(w.ch[r])
 		}
 		w.wg.Wait()
 		w.done = true
+		w.putBuffers()
 	}
 	w.cleanup()
 }
