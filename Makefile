@@ -5,7 +5,7 @@ BIN      := bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 # Packages with concurrency: run under the race detector when cgo works.
-RACE_PKGS := ./internal/offload/... ./internal/hashing/... ./internal/catalog/...
+RACE_PKGS := ./internal/offload/... ./internal/hashing/... ./internal/catalog/... ./raid/...
 DEMO_SIZE ?= 2GB
 
 .PHONY: all build test race lint demo bench clean
@@ -23,7 +23,7 @@ test: lint
 # The race detector needs cgo and a C compiler; say so rather than skip silently.
 race:
 	@if command -v gcc >/dev/null 2>&1; then \
-		echo "go test -race $(RACE_PKGS)"; CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS); \
+		echo "go test -race $(RACE_PKGS)"; CGO_ENABLED=1 $(GO) test -race -short -count=1 $(RACE_PKGS); \
 	else echo "race: no C compiler here, skipping go test -race (install gcc)"; fi
 
 lint:
@@ -31,18 +31,23 @@ lint:
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet ./...
 
-# The reference job: two generated cards offloaded at once to two
-# destinations, verified, summary with TB/hour.
+# The reference job: two generated cards offloaded at once to a 4-blade
+# RAID 4 array made in the temp folder plus one plain folder, verified,
+# summary with TB/hour.
 demo: build
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/dit-demo.XXXXXX"); \
 	echo "== generating two $(DEMO_SIZE) cards in $$d/cards"; \
 	./$(BIN)/dit testdata cards --out "$$d/cards" --cards 2 --size $(DEMO_SIZE) --seed 1 || exit 1; \
-	mkdir -p "$$d/raid" "$$d/shuttle"; \
-	echo "== dit offload -d $$d/raid -d $$d/shuttle A001 A002"; \
+	mkdir -p "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" "$$d/shuttle"; \
+	echo "== dit array create --level 4 blade1..blade4"; \
+	./$(BIN)/dit array create --level 4 --label demo-raid "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" || exit 1; \
+	echo "== dit offload -d $$d/blade1 -d $$d/shuttle A001 A002"; \
 	./$(BIN)/dit offload --db "$$d/catalog.db" --name demo --hash xxh64,md5 \
-		-d "$$d/raid" -d "$$d/shuttle" "$$d/cards/A001" "$$d/cards/A002"; rc=$$?; \
+		-d "$$d/blade1" -d "$$d/shuttle" "$$d/cards/A001" "$$d/cards/A002"; rc=$$?; \
 	echo; ./$(BIN)/dit jobs --db "$$d/catalog.db"; \
-	echo; echo "Cards:   $$d/cards"; echo "Copies:  $$d/raid/demo and $$d/shuttle/demo"; \
+	echo; ./$(BIN)/dit array status "$$d/blade1"; \
+	echo; echo "Cards:   $$d/cards"; echo "Array:   $$d/blade1..4 (dit array ls $$d/blade1; dit array extract $$d/blade1 --to DIR)"; \
+	echo "Copies:  $$d/shuttle/demo"; \
 	echo "Catalog: $$d/catalog.db (try: ./$(BIN)/dit job show 1 --db $$d/catalog.db)"; \
 	echo "Remove it all with: rm -rf $$d"; exit $$rc
 

@@ -81,7 +81,7 @@ func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
 			if sb.ParityBlades == 1 {
 				fmt.Fprintf(g.stdout, " + 1 parity blade")
 			}
-			fmt.Fprintf(g.stdout, ", stripe unit %s\n", units.FormatBytes(sb.StripeUnit))
+			fmt.Fprintf(g.stdout, ", stripe unit %s\n", formatUnit(sb.StripeUnit))
 			for r := range sb.Members {
 				fmt.Fprintf(g.stdout, "  role %d: %s\n", r, a.BladeDir(r))
 			}
@@ -163,7 +163,7 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 				return enc.Encode(st)
 			}
 			fmt.Fprintf(g.stdout, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
-				units.FormatBytes(st.StripeUnit), strings.ToUpper(st.Health))
+				formatUnit(st.StripeUnit), strings.ToUpper(st.Health))
 			fmt.Fprintf(g.stdout, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ROLE\tKIND\tSTATE\tFREE\tBLADE")
@@ -359,3 +359,11 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 }
 
 var _ = os.Stdout
+
+// formatUnit shows a power-of-two stripe unit as KiB or MiB.
+func formatUnit(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
