@@ -1,0 +1,157 @@
+package ascmhl
+
+import (
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// Tree is the content of a scope as directory hashes see it: every folder
+// (relative path, "." is the root) and every file with its hash values.
+// Ignored entries must already be left out.
+type Tree struct {
+	Dirs  []string
+	Files map[string]map[hashing.Algo]string
+}
+
+// DirHashes computes the content and structure hash of every folder of t
+// in each of algos, as the specification's DirectoryHashType and Appendix G
+// define them and the reference tool computes them: a folder's content
+// hash hashes the sorted list of its children's hashes (files' values,
+// folders' content hashes), decoded to bytes; its structure hash hashes the
+// sorted list of hash(name bytes + child hash bytes), where a sub-folder's
+// child hash is its structure hash. A folder gets no hash of an algorithm
+// for which some file below it has no value. The result maps folder paths
+// ("." for the root) to their hashes in the order of algos.
+func DirHashes(t Tree, algos []hashing.Algo) (map[string][]DirHash, error) {
+	children := map[string][]string{}
+	isDir := map[string]bool{".": true}
+	for _, d := range t.Dirs {
+		if d != "." {
+			isDir[d] = true
+		}
+	}
+	addChild := func(p string) {
+		parent := path.Dir(p)
+		children[parent] = append(children[parent], p)
+	}
+	for d := range isDir {
+		if d != "." {
+			addChild(d)
+		}
+	}
+	for f := range t.Files {
+		addChild(f)
+	}
+	for p := range children {
+		if !isDir[p] {
+			return nil, fmt.Errorf("ascmhl: %q holds entries but is not listed as a folder", p)
+		}
+	}
+	dirs := make([]string, 0, len(isDir))
+	for d := range isDir {
+		dirs = append(dirs, d)
+	}
+	// Deepest first, so children are done before their parent.
+	sort.Slice(dirs, func(i, j int) bool {
+		di, dj := depth(dirs[i]), depth(dirs[j])
+		if di != dj {
+			return di > dj
+		}
+		return dirs[i] < dirs[j]
+	})
+	type pair struct{ content, structure string }
+	done := map[string]map[hashing.Algo]pair{}
+	out := map[string][]DirHash{}
+	for _, d := range dirs {
+		done[d] = map[hashing.Algo]pair{}
+		for _, a := range algos {
+			var contents, structures []string
+			ok := true
+			for _, c := range children[d] {
+				name := path.Base(c)
+				var content, childStruct string
+				if isDir[c] {
+					p, has := done[c][a]
+					if !has {
+						ok = false
+						break
+					}
+					content, childStruct = p.content, p.structure
+				} else {
+					v := t.Files[c][a]
+					if v == "" {
+						ok = false
+						break
+					}
+					content, childStruct = v, v
+				}
+				b, err := decodeValue(a, childStruct)
+				if err != nil {
+					return nil, fmt.Errorf("ascmhl: %q: %w", c, err)
+				}
+				contents = append(contents, content)
+				structures = append(structures, hashBytes(a, append([]byte(name), b...)))
+			}
+			if !ok {
+				continue
+			}
+			c, err := hashOfHashes(a, contents)
+			if err != nil {
+				return nil, err
+			}
+			s, err := hashOfHashes(a, structures)
+			if err != nil {
+				return nil, err
+			}
+			done[d][a] = pair{c, s}
+			out[d] = append(out[d], DirHash{Algo: a, Content: c, Structure: s})
+		}
+	}
+	return out, nil
+}
+
+func depth(p string) int {
+	if p == "." {
+		return 0
+	}
+	return strings.Count(p, "/") + 1
+}
+
+func hashBytes(a hashing.Algo, b []byte) string {
+	h := a.New()
+	h.Write(b)
+	return hashing.Encode(a, h.Sum(nil))
+}
+
+// hashOfHashes is Appendix G: sort the values, decode each to bytes, hash
+// the concatenation.
+func hashOfHashes(a hashing.Algo, values []string) (string, error) {
+	sorted := append([]string(nil), values...)
+	sort.Strings(sorted)
+	h := a.New()
+	for _, v := range sorted {
+		b, err := decodeValue(a, v)
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	return hashing.Encode(a, h.Sum(nil)), nil
+}
+
+// decodeValue turns a text hash value back into its bytes.
+func decodeValue(a hashing.Algo, v string) ([]byte, error) {
+	if a == hashing.C4 {
+		return hashing.DecodeC4(v)
+	}
+	b, err := hex.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("invalid %s value %q", a, v)
+	}
+	return b, nil
+}

@@ -1,0 +1,107 @@
+package jobreport
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Formats are the report formats, as --format names them.
+var Formats = []string{"csv", "json", "html", "pdf"}
+
+// Write renders r in format (csv, json, html or pdf) to w.
+func (r *Report) Write(format string, w io.Writer) error {
+	switch format {
+	case "csv":
+		return r.WriteCSV(w)
+	case "json":
+		return r.WriteJSON(w)
+	case "html":
+		return r.WriteHTML(w)
+	case "pdf":
+		return r.WritePDF(w)
+	}
+	return fmt.Errorf("unknown report format %q: use %s", format, strings.Join(Formats, ", "))
+}
+
+// WriteJSON writes the report as indented JSON (see the package doc).
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// csvTime renders a time for the CSV: RFC 3339 UTC, "" when unknown.
+func csvTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// WriteCSV writes one row per file (and per skipped entry) of every card:
+// its hashes and its state on each destination (see the package doc).
+func (r *Report) WriteCSV(w io.Writer) error {
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	head := []string{"card", "path", "size_bytes", "modified_utc", "state", "error"}
+	head = append(head, r.Job.Hashes...)
+	for _, d := range r.Destinations {
+		head = append(head, "state@"+d.Path, "verified_at@"+d.Path, "verified_by@"+d.Path)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, c := range r.Cards {
+		for _, f := range c.FileList {
+			row := []string{c.Label, f.Path, strconv.FormatInt(f.Size, 10), csvTime(f.Mtime), f.State, f.Error}
+			for _, a := range r.Job.Hashes {
+				row = append(row, f.Hashes[a])
+			}
+			for _, d := range r.Destinations {
+				var cp *Copy
+				for i := range f.Copies {
+					if f.Copies[i].Dest == d.Path {
+						cp = &f.Copies[i]
+					}
+				}
+				if cp == nil {
+					row = append(row, "not copied", "", "")
+					continue
+				}
+				st := cp.State
+				if cp.Error != "" {
+					st += ": " + cp.Error
+				}
+				row = append(row, st, csvTime(cp.VerifiedAt), cp.VerifiedBy)
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		for _, s := range c.Skipped {
+			row := []string{c.Label, s.Path, "", "", "skipped (" + s.Kind + ")", s.Reason}
+			for range r.Job.Hashes {
+				row = append(row, "")
+			}
+			for range r.Destinations {
+				row = append(row, "", "", "")
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,368 @@
+package jobreport
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// Report is everything a job report shows, built from the catalog.
+type Report struct {
+	Generated    time.Time    `json:"generated"`
+	Job          Job          `json:"job"`
+	Totals       Totals       `json:"totals"`
+	Destinations []DestTotals `json:"destinations"`
+	Cards        []Card       `json:"cards"`
+}
+
+// Job describes the job.
+type Job struct {
+	ID           int64     `json:"id"`
+	Name         string    `json:"name"`
+	State        string    `json:"state"`
+	Host         string    `json:"host"`
+	ToolVersion  string    `json:"tool_version"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished"`
+	Hashes       []string  `json:"hashes"`
+	Verify       string    `json:"verify"`        // none | dest | source+dest
+	VerifyHashes string    `json:"verify_hashes"` // fastest | all
+	Layout       string    `json:"layout"`
+	Error        string    `json:"error,omitempty"`
+}
+
+// Totals add up the whole job.
+type Totals struct {
+	Cards        int     `json:"cards"`
+	SafeToFormat int     `json:"safe_to_format"`
+	Files        int     `json:"files"`
+	Bytes        int64   `json:"bytes"`
+	Skipped      int     `json:"skipped"`
+	Failed       int     `json:"failed"`
+	Seconds      float64 `json:"seconds"`
+	// TBPerHour is the job's bytes over its duration, start to finish.
+	TBPerHour float64 `json:"tb_per_hour"`
+}
+
+// DestTotals add up one destination over every card.
+type DestTotals struct {
+	Path     string `json:"path"`
+	Verified int    `json:"verified"`
+	Copied   int    `json:"copied"` // copied or present, not verified
+	Failed   int    `json:"failed"`
+	Skipped  int    `json:"skipped"`
+	// Bytes are the bytes of the copies that are there (verified or copied).
+	Bytes        int64 `json:"bytes"`
+	WriteRate    Rate  `json:"write_rate"`
+	ReadBackRate Rate  `json:"read_back_rate"`
+}
+
+// Rate summarises per-second throughput samples, in bytes per second.
+type Rate struct {
+	Samples int     `json:"samples"`
+	Mean    float64 `json:"mean"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	P95     float64 `json:"p95"`
+}
+
+// Card is one card of the job.
+type Card struct {
+	Label             string     `json:"label"`
+	Source            string     `json:"source"`
+	Media             string     `json:"media,omitempty"`
+	Bus               string     `json:"bus,omitempty"`
+	State             string     `json:"state"`
+	Verdict           string     `json:"verdict"`
+	SafeToFormat      bool       `json:"safe_to_format"`
+	Files             int        `json:"files"`
+	Bytes             int64      `json:"bytes"`
+	Skipped           []Skip     `json:"skipped"`
+	Failures          []Failure  `json:"failures"`
+	CopyStarted       time.Time  `json:"copy_started,omitzero"`
+	CopyFinished      time.Time  `json:"copy_finished,omitzero"`
+	VerifyStarted     time.Time  `json:"verify_started,omitzero"`
+	VerifyFinished    time.Time  `json:"verify_finished,omitzero"`
+	CopyRate          Rate       `json:"copy_rate"`
+	VerifyRate        Rate       `json:"verify_rate"`
+	CopyTBPerHour     float64    `json:"copy_tb_per_hour"`
+	VerifyTBPerHour   float64    `json:"verify_tb_per_hour"`
+	EndToEndTBPerHour float64    `json:"end_to_end_tb_per_hour"`
+	Destinations      []CardDest `json:"destinations"`
+	FileList          []File     `json:"file_list"`
+
+	series []point
+}
+
+// CardDest is one card on one destination.
+type CardDest struct {
+	Path         string `json:"path"` // the card's folder there
+	Verified     int    `json:"verified"`
+	Copied       int    `json:"copied"`
+	Failed       int    `json:"failed"`
+	Skipped      int    `json:"skipped"`
+	WriteRate    Rate   `json:"write_rate"`
+	ReadBackRate Rate   `json:"read_back_rate"`
+}
+
+// Skip is an entry of the card that was not copied.
+type Skip struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// Failure is a file that failed, and why.
+type Failure struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// File is one file with its hashes and its state on each destination.
+type File struct {
+	Path   string            `json:"path"`
+	Size   int64             `json:"size"`
+	Mtime  time.Time         `json:"mtime"`
+	State  string            `json:"state"`
+	Hashes map[string]string `json:"hashes"`
+	Error  string            `json:"error,omitempty"`
+	Copies []Copy            `json:"copies"`
+}
+
+// Copy is one file on one destination.
+type Copy struct {
+	Dest       string    `json:"dest"`
+	State      string    `json:"state"`
+	VerifiedAt time.Time `json:"verified_at,omitzero"`
+	VerifiedBy string    `json:"verified_by,omitempty"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// point is one per-second sample for the chart: seconds since the job
+// started, bytes per second.
+type point struct {
+	t     float64
+	rate  float64
+	phase string
+}
+
+// Options tune Build.
+type Options struct {
+	// Now is the report's generation time; default time.Now.
+	Now func() time.Time
+	// Device returns a card's media and bus when they are known (the
+	// catalog does not record them).
+	Device func(k *catalog.Card) (media, bus string)
+}
+
+// ErrNotFinished is returned for a job that is running or interrupted.
+var ErrNotFinished = errors.New("the job has not finished")
+
+// Build reads a finished job from the catalog. A job that does not exist
+// is an error wrapping catalog.ErrNoJob; one that is running or was
+// interrupted wraps ErrNotFinished.
+func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	j, err := cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	if j.State == catalog.JobRunning || j.State == catalog.JobInterrupted {
+		return nil, fmt.Errorf("job %d is %s: %w; resume it (dit offload --resume %d) and report it when it is done", jobID, j.State, ErrNotFinished, jobID)
+	}
+	sum, err := offload.LoadSummary(cat, jobID)
+	if err != nil {
+		return nil, err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, err
+	}
+	samples, err := cat.Samples(jobID)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: j.State, Host: j.Host, ToolVersion: j.ToolVersion,
+		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
+		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
+	destIdx := map[int64]int{}
+	for i, d := range dests {
+		destIdx[d.ID] = i
+		r.Destinations = append(r.Destinations, DestTotals{Path: d.Path})
+	}
+	type key struct {
+		card, dest int64
+		phase      string
+	}
+	rates := map[key][]float64{}
+	destRates := map[key][]float64{}
+	for _, s := range samples {
+		rates[key{s.CardID, s.DestID, s.Phase}] = append(rates[key{s.CardID, s.DestID, s.Phase}], s.Rate)
+		if s.DestID != 0 {
+			destRates[key{0, s.DestID, s.Phase}] = append(destRates[key{0, s.DestID, s.Phase}], s.Rate)
+		}
+	}
+	algos, _ := hashing.ParseList(j.Hashes)
+	for ci, k := range cards {
+		files, err := cat.Files(k.ID)
+		if err != nil {
+			return nil, err
+		}
+		skipped, err := cat.Skipped(k.ID)
+		if err != nil {
+			return nil, err
+		}
+		cs := sum.Cards[ci]
+		c := Card{Label: k.Label, Source: k.Path, State: k.State, Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
+			Files: k.Files, Bytes: k.Bytes, Skipped: []Skip{}, Failures: []Failure{},
+			CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStarted: k.VerifyStarted, VerifyFinished: k.VerifyFinished,
+			CopyRate: stats(rates[key{k.ID, 0, "copy"}]), VerifyRate: stats(rates[key{k.ID, 0, "verify"}])}
+		if o.Device != nil {
+			c.Media, c.Bus = o.Device(k)
+		}
+		for _, s := range skipped {
+			c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
+		}
+		for _, f := range cs.Failures {
+			c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
+		}
+		c.CopyTBPerHour = tbh(k.Bytes, k.CopyStarted, k.CopyFinished)
+		c.VerifyTBPerHour = tbh(k.Bytes, k.VerifyStarted, k.VerifyFinished)
+		end := k.VerifyFinished
+		if end.Before(k.CopyFinished) {
+			end = k.CopyFinished
+		}
+		c.EndToEndTBPerHour = tbh(k.Bytes, k.CopyStarted, end)
+		out, _ := offload.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+		for _, d := range dests {
+			c.Destinations = append(c.Destinations, CardDest{Path: path.Join(d.Path, out),
+				WriteRate: stats(rates[key{k.ID, d.ID, "copy"}]), ReadBackRate: stats(rates[key{k.ID, d.ID, "verify"}])})
+		}
+		for _, f := range files {
+			row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
+			for _, a := range algos {
+				if v := f.Sums.Get(a); v != "" {
+					row.Hashes[a.String()] = v
+				}
+			}
+			for _, cp := range f.Copies {
+				i, ok := destIdx[cp.DestID]
+				if !ok {
+					continue
+				}
+				row.Copies = append(row.Copies, Copy{Dest: dests[i].Path, State: cp.State, VerifiedAt: cp.VerifiedAt,
+					VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
+				cd, dt := &c.Destinations[i], &r.Destinations[i]
+				switch cp.State {
+				case offload.StateVerified:
+					cd.Verified++
+					dt.Verified++
+					dt.Bytes += f.Size
+				case offload.StateCopied, offload.StatePresent:
+					cd.Copied++
+					dt.Copied++
+					dt.Bytes += f.Size
+				case offload.StateSkipped:
+					cd.Skipped++
+					dt.Skipped++
+				default:
+					cd.Failed++
+					dt.Failed++
+				}
+			}
+			c.FileList = append(c.FileList, row)
+		}
+		for _, s := range samples {
+			if s.CardID == k.ID && s.DestID == 0 {
+				c.series = append(c.series, point{t: s.T.Sub(j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
+			}
+		}
+		r.Totals.Cards++
+		if c.SafeToFormat {
+			r.Totals.SafeToFormat++
+		}
+		r.Totals.Files += c.Files
+		r.Totals.Bytes += c.Bytes
+		r.Totals.Skipped += len(c.Skipped)
+		r.Totals.Failed += len(c.Failures)
+		r.Cards = append(r.Cards, c)
+	}
+	for i, d := range dests {
+		r.Destinations[i].WriteRate = stats(destRates[key{0, d.ID, "copy"}])
+		r.Destinations[i].ReadBackRate = stats(destRates[key{0, d.ID, "verify"}])
+	}
+	if !j.Finished.IsZero() {
+		r.Totals.Seconds = round(j.Finished.Sub(j.Started).Seconds(), 3)
+		r.Totals.TBPerHour = tbh(r.Totals.Bytes, j.Started, j.Finished)
+	}
+	return r, nil
+}
+
+// tbh is bytes over the time from start to end in TB/hour (10^12 bytes
+// per hour), to three decimals; 0 when either time is unknown.
+func tbh(bytes int64, start, end time.Time) float64 {
+	if start.IsZero() || end.IsZero() {
+		return 0
+	}
+	return round(units.TBPerHour(bytes, end.Sub(start)), 3)
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// stats summarises rates: mean, min, max and the 95th percentile (nearest
+// rank), rounded to whole bytes per second.
+func stats(rates []float64) Rate {
+	if len(rates) == 0 {
+		return Rate{}
+	}
+	s := append([]float64(nil), rates...)
+	sort.Float64s(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	rank := int(math.Ceil(0.95*float64(len(s)))) - 1
+	return Rate{Samples: len(s), Mean: math.Round(sum / float64(len(s))), Min: math.Round(s[0]), Max: math.Round(s[len(s)-1]),
+		P95: math.Round(s[max(rank, 0)])}
+}
+
+// FormatTBH renders a TB/hour figure with three decimals ("-" if none).
+func FormatTBH(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return units.FormatTBPerHour(v)
+}
+
+// formatRate renders a rate in decimal units.
+func formatRate(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return units.FormatRate(v)
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}

@@ -1,0 +1,529 @@
+// Package seal turns a finished card into the proof that travels with each
+// copy: an ASC MHL generation (package ascmhl) and, on request, an MHL v1.1
+// list (package mhlv1) in the card's folder on every destination. It plugs
+// into the engine as offload.Options.Seal and runs once per card and
+// destination after every file of the card reached its final state.
+//
+// # What goes into the ASC MHL manifest
+//
+// Only files present in the card folder on that destination, minus what
+// the ignore list matches (by default .DS_Store and ascmhl folders; the
+// list of an earlier generation is kept and only grows). The process is
+// "transfer"; creatorinfo names dit, its version, the host and, in the
+// comment, the job, the card and where it went. Each file carries its size,
+// its modification time and every ASC MHL hash the job computed, qualified
+// like this:
+//
+//   - No earlier record of the file (a card without history): hashes
+//     recomputed from the copy on read-back and equal to the source are
+//     "verified", the others (taken from the source read only) "original".
+//     When every hash was recomputed (one hash, or --verify-hashes all), the
+//     fastest stays "original": a history needs an original hash for every
+//     file (the reference tool reports a file without one as new).
+//   - An earlier record (the card carried a history from an earlier hop,
+//     or this folder was sealed before): every hash is "verified" when the
+//     source matches the record in each algorithm both have and the copy
+//     was read back equal; "failed" when the source differs from the record
+//     (the card changed since the earlier hop; reported as a warning).
+//   - A copy that failed read-back: it is read again from the destination
+//     and its actual hashes are written "failed". A copy that is not there
+//     is left out.
+//   - A copy not read back (--verify none) is "original" when new, and left
+//     out when an earlier record exists (nothing was verified).
+//
+// Folder content and structure hashes (and the root pair) are computed from
+// those values over the folder as listed on the destination; a folder that
+// holds a file dit did not write gets none (it would have to be read).
+//
+// # Order on disk
+//
+// The MHL v1.1 file (if asked for) is written first, then the manifest,
+// then the chain: the chain is the commit point. Each is written to a
+// temporary name, synced, renamed and its folder synced; the manifest never
+// replaces a file. The card folder's modification time is restored after.
+// The card itself is never written to: an earlier history on it was copied
+// to the destination by the offload like any file, and the new generation
+// is appended to that copy (it is refused, with a warning, when the copy is
+// damaged).
+package seal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/reports/ascmhl"
+	"github.com/dit-org/dit/reports/mhlv1"
+)
+
+// Format says which hash lists are written.
+type Format struct {
+	ASC bool // ASC MHL history
+	V1  bool // MHL v1.1 list
+}
+
+// ParseFormat reads an --mhl value: asc (default), v1, both or none.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "asc":
+		return Format{ASC: true}, nil
+	case "v1":
+		return Format{V1: true}, nil
+	case "both":
+		return Format{ASC: true, V1: true}, nil
+	case "none":
+		return Format{}, nil
+	}
+	return Format{}, fmt.Errorf("invalid --mhl %q: use asc (default), v1, both or none", s)
+}
+
+// Check says whether algos can be written in f, naming what is missing.
+func (f Format) Check(algos []hashing.Algo) error {
+	if f.ASC {
+		ok := false
+		for _, a := range algos {
+			ok = ok || a.InASCMHL()
+		}
+		if !ok {
+			return fmt.Errorf("ASC MHL needs one of c4, md5, sha1, xxh128, xxh3, xxh64 in --hash (blake3 is not in ASC MHL)")
+		}
+	}
+	if f.V1 && !mhlv1.Supported(algos) {
+		return fmt.Errorf("MHL v1.1 needs md5, sha1 or xxh64 in --hash")
+	}
+	return nil
+}
+
+// Sealer writes hash lists for finished cards.
+type Sealer struct {
+	Format Format
+	// OpenStore opens a card's folder on a destination; default: the OS
+	// folder (ascmhl.OpenOSStore). An array destination plugs in here.
+	OpenStore func(cardDir string) (ascmhl.Store, func() error, error)
+	// Username goes into MHL v1.1 lists; default: the current user.
+	Username string
+}
+
+// Seal is the offload.Options.Seal hook.
+func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
+	if !s.Format.ASC && !s.Format.V1 {
+		return nil
+	}
+	if err := s.Format.Check(info.Algos); err != nil {
+		return err
+	}
+	open := s.OpenStore
+	if open == nil {
+		open = func(dir string) (ascmhl.Store, func() error, error) {
+			st, err := ascmhl.OpenOSStore(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			return st, st.Close, nil
+		}
+	}
+	st, closeStore, err := open(info.CardDir)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	rootInfo, err := st.Lstat(".")
+	if err != nil {
+		return err
+	}
+	defer st.SetModTime(".", rootInfo.ModTime())
+
+	hist, err := ascmhl.LoadHistory(st)
+	switch {
+	case errors.Is(err, ascmhl.ErrNoHistory):
+		hist = nil
+		if info.CardRoot != "" {
+			if _, serr := os.Stat(filepath.Join(info.CardRoot, ascmhl.HistoryDir, ascmhl.ChainFile)); serr == nil {
+				return fmt.Errorf("the card %s carries an ASC MHL history, but it is not in %s (see the failed files): no new generation written",
+					info.CardRoot, info.CardDir)
+			}
+		}
+	case err != nil:
+		return fmt.Errorf("reading the ASC MHL history in %s: %w", info.CardDir, err)
+	case len(hist.Problems) > 0:
+		return fmt.Errorf("the ASC MHL history in %s is damaged, no new generation written: %s",
+			info.CardDir, strings.Join(hist.Problems, "; "))
+	}
+
+	folder := filepath.Base(info.CardDir)
+	patterns := hist.IgnorePatterns()
+	v1Name := ""
+	if s.Format.V1 {
+		v1Name = mhlv1.FileName(folder, info.Finished)
+		if s.Format.ASC {
+			patterns = appendNew(patterns, ascmhl.EscapeIgnore(v1Name))
+		}
+	}
+	ign := ascmhl.NewIgnore(patterns)
+	ls, err := list(ctx, st, ign)
+	if err != nil {
+		return err
+	}
+	b := &builder{info: info, st: st, hist: hist, ls: ls, ign: ign}
+	if err := b.build(ctx); err != nil {
+		return err
+	}
+	var done []string
+	if s.Format.V1 {
+		if len(b.v1.Files) == 0 {
+			b.warn("no file to list: MHL v1.1 file not written")
+		} else {
+			b.v1.Username, b.v1.Hostname = s.username(), info.Host
+			b.v1.Tool, b.v1.Start, b.v1.Finish = "dit "+info.ToolVersion, info.Started, info.Finished
+			data, err := b.v1.Marshal()
+			if err != nil {
+				return err
+			}
+			if err := st.WriteFileAtomic(v1Name, data, false); err != nil {
+				return fmt.Errorf("writing %s: %w", filepath.Join(info.CardDir, v1Name), err)
+			}
+			done = append(done, v1Name)
+		}
+	}
+	if s.Format.ASC {
+		m, err := b.manifest(patterns)
+		if err != nil {
+			return err
+		}
+		name, err := ascmhl.Append(st, hist, m, folder, info.Started)
+		if err != nil {
+			return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
+		}
+		done = append(done, name)
+	}
+	if len(b.warnings) > 0 {
+		return fmt.Errorf("wrote %s, but: %s", strings.Join(done, " and "), strings.Join(b.warnings, "; "))
+	}
+	return nil
+}
+
+func (s *Sealer) username() string {
+	if s.Username != "" {
+		return s.Username
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "dit"
+}
+
+func appendNew(list []string, p string) []string {
+	for _, x := range list {
+		if x == p {
+			return list
+		}
+	}
+	return append(append([]string(nil), list...), p)
+}
+
+// listing is the card folder on the destination as it is now.
+type listing struct {
+	dirs  map[string]time.Time // "." included
+	files map[string]bool
+}
+
+func list(ctx context.Context, st ascmhl.Store, ign *ascmhl.Ignore) (*listing, error) {
+	ls := &listing{dirs: map[string]time.Time{".": {}}, files: map[string]bool{}}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		ents, err := st.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rel := e.Name()
+			if dir != "." {
+				rel = dir + "/" + rel
+			}
+			if ign.Match(rel, e.IsDir()) {
+				continue
+			}
+			switch {
+			case e.IsDir():
+				var mt time.Time
+				if fi, err := e.Info(); err == nil {
+					mt = fi.ModTime()
+				}
+				ls.dirs[rel] = mt
+				if err := walk(rel); err != nil {
+					return err
+				}
+			case e.Type().IsRegular():
+				ls.files[rel] = true
+			}
+		}
+		return nil
+	}
+	return ls, walk(".")
+}
+
+type builder struct {
+	info     offload.SealInfo
+	st       ascmhl.Store
+	hist     *ascmhl.History
+	ls       *listing
+	ign      *ascmhl.Ignore
+	files    []ascmhl.File
+	values   map[string]map[hashing.Algo]string
+	v1       mhlv1.List
+	warnings []string
+
+	verified, failed, unverified, changed int
+}
+
+func (b *builder) warn(format string, a ...any) {
+	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
+}
+
+func ascAlgos(algos []hashing.Algo) []hashing.Algo {
+	var out []hashing.Algo
+	for _, a := range algos {
+		if a.InASCMHL() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (b *builder) build(ctx context.Context) error {
+	info := b.info
+	algos := ascAlgos(info.Algos)
+	var records map[string]*ascmhl.Record
+	if b.hist != nil {
+		records = b.hist.Records()
+	}
+	b.values = map[string]map[hashing.Algo]string{}
+	var changed, gone, noCommon []string
+	for _, sf := range info.Files {
+		if b.ign.Match(sf.Rel, false) {
+			continue
+		}
+		present := b.ls.files[sf.Rel]
+		rec := records[sf.Rel]
+		switch sf.State {
+		case offload.StateVerified, offload.StateCopied, offload.StatePresent:
+			if !present {
+				gone = append(gone, sf.Rel)
+				continue
+			}
+		case offload.StateFailed:
+			if !present {
+				continue
+			}
+			sums, err := ascmhl.HashFile(ctx, b.st, sf.Rel, algos)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
+				continue
+			}
+			f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+			now := info.Finished
+			for _, a := range algos {
+				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: now})
+			}
+			b.files = append(b.files, f)
+			b.values[sf.Rel] = sums
+			b.failed++
+			b.addV1(sf)
+			continue
+		default: // skipped (conflict), pending: not this card's copy
+			continue
+		}
+		readBack := sf.State == offload.StateVerified
+		f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+		vals := map[hashing.Algo]string{}
+		for _, a := range algos {
+			if v := sf.Sums.Get(a); v != "" {
+				vals[a] = v
+			}
+		}
+		if len(vals) == 0 {
+			b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
+			continue
+		}
+		if rec != nil {
+			compared, same := 0, true
+			for a, v := range vals {
+				if pv, ok := rec.Values[a]; ok {
+					compared++
+					same = same && pv == v
+				}
+			}
+			switch {
+			case compared > 0 && !same:
+				changed = append(changed, sf.Rel)
+				for _, a := range sortedAlgos(vals) {
+					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: info.Finished})
+				}
+				b.changed++
+			case !readBack:
+				b.unverified++
+				b.values[sf.Rel] = vals
+				b.addV1(sf)
+				continue
+			case compared > 0:
+				for _, a := range sortedAlgos(vals) {
+					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
+				}
+				b.verified++
+			default:
+				noCommon = append(noCommon, sf.Rel)
+				f.Hashes = b.fresh(sf, vals, readBack)
+			}
+		} else {
+			f.Hashes = b.fresh(sf, vals, readBack)
+		}
+		b.files = append(b.files, f)
+		b.values[sf.Rel] = vals
+		b.addV1(sf)
+	}
+	if len(changed) > 0 {
+		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", len(changed), names(changed))
+	}
+	if len(noCommon) > 0 {
+		b.warn("%d file(s) are recorded in the earlier history with no hash this job computed, so they could not be checked against it (recorded as original): %s",
+			len(noCommon), names(noCommon))
+	}
+	if len(gone) > 0 {
+		b.warn("%d file(s) are no longer in the folder: %s", len(gone), names(gone))
+	}
+	return nil
+}
+
+// fresh qualifies the hashes of a file with no earlier record.
+func (b *builder) fresh(sf offload.SealFile, vals map[hashing.Algo]string, readBack bool) []ascmhl.Hash {
+	recomputed := map[hashing.Algo]bool{}
+	if readBack {
+		for _, a := range sf.VerifyAlgos {
+			if _, ok := vals[a]; ok {
+				recomputed[a] = true
+			}
+		}
+	}
+	algos := sortedAlgos(vals)
+	if len(recomputed) == len(algos) {
+		delete(recomputed, hashing.Fastest(algos))
+	}
+	var out []ascmhl.Hash
+	for _, a := range algos {
+		h := ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Original}
+		if recomputed[a] {
+			h.Action, h.Date = ascmhl.Verified, sf.Verified
+		}
+		out = append(out, h)
+	}
+	if readBack {
+		b.verified++
+	} else {
+		b.unverified++
+	}
+	return out
+}
+
+func (b *builder) addV1(sf offload.SealFile) {
+	d := sf.Verified
+	if d.IsZero() {
+		d = b.info.Finished
+	}
+	b.v1.Files = append(b.v1.Files, mhlv1.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime, Sums: sf.Sums, HashDate: d})
+}
+
+func sortedAlgos(m map[hashing.Algo]string) []hashing.Algo {
+	var out []hashing.Algo
+	for a := range m {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func names(list []string) string {
+	var shown []string
+	for i, p := range list {
+		if i == 5 {
+			shown = append(shown, fmt.Sprintf("and %d more", len(list)-5))
+			break
+		}
+		shown = append(shown, ascmhl.DisplayName(p))
+	}
+	return strings.Join(shown, ", ")
+}
+
+// manifest assembles the new generation.
+func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
+	info := b.info
+	algos := ascAlgos(info.Algos)
+	m := &ascmhl.Manifest{Created: info.Finished, Host: info.Host, Tool: "dit", ToolVersion: info.ToolVersion,
+		Process: ascmhl.ProcessTransfer, Ignore: patterns, Files: b.files}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d verified by reading the copy back", b.verified))
+	if b.unverified > 0 {
+		parts = append(parts, fmt.Sprintf("%d copied, not read back", b.unverified))
+	}
+	if b.failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d FAILED read-back", b.failed))
+	}
+	if b.changed > 0 {
+		parts = append(parts, fmt.Sprintf("%d differ from the earlier history", b.changed))
+	}
+	m.Comment = fmt.Sprintf("dit job %d %q: card %s copied from %s to %s; hashes %s; files: %s",
+		info.JobID, info.JobName, info.Card.Label, info.CardRoot, info.CardDir, hashing.Names(info.Algos), strings.Join(parts, ", "))
+
+	tree := ascmhl.Tree{Files: map[string]map[hashing.Algo]string{}}
+	for d := range b.ls.dirs {
+		tree.Dirs = append(tree.Dirs, d)
+	}
+	foreign := 0
+	for p := range b.ls.files {
+		if v, ok := b.values[p]; ok {
+			tree.Files[p] = v
+		} else {
+			tree.Files[p] = nil
+			foreign++
+		}
+	}
+	if foreign > 0 {
+		var list []string
+		for p := range b.ls.files {
+			if _, ok := b.values[p]; !ok {
+				list = append(list, p)
+			}
+		}
+		sort.Strings(list)
+		b.warn("%d file(s) in the folder were not written by this job (%s): the folders holding them get no directory hash", foreign, names(list))
+	}
+	dh, err := ascmhl.DirHashes(tree, algos)
+	if err != nil {
+		return nil, err
+	}
+	m.Root = dh["."]
+	for d, mt := range b.ls.dirs {
+		if d == "." || len(dh[d]) == 0 {
+			continue
+		}
+		m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt, Hashes: dh[d]})
+	}
+	sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
+	return m, nil
+}

@@ -1,0 +1,288 @@
+package seal
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/reports/ascmhl"
+)
+
+var mtime = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+
+func writeCard(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if content == "<dir>" {
+			require.NoError(t, os.MkdirAll(p, 0o755))
+			continue
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		require.NoError(t, os.Chtimes(p, mtime, mtime))
+	}
+}
+
+type run struct {
+	mu       sync.Mutex
+	warnings []string
+	summary  *offload.Summary
+}
+
+func offloadWith(t *testing.T, dir string, f Format, cards, dests []string, hashes []hashing.Algo, verifyAll bool) *run {
+	t.Helper()
+	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	r := &run{}
+	s := &Sealer{Format: f, Username: "tester"}
+	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: cards, Dests: dests, Catalog: cat,
+		Hashes: hashes, VerifyAll: verifyAll, BlockSize: 64 << 10, Buffers: 4, ToolVersion: "1.2.3-test", Seal: s.Seal,
+		OnEvent: func(e offload.Event) {
+			if e.Type == offload.EvWarning {
+				r.mu.Lock()
+				r.warnings = append(r.warnings, e.Message)
+				r.mu.Unlock()
+			}
+		}})
+	require.NoError(t, err)
+	r.summary, err = j.Run(context.Background())
+	require.NoError(t, err)
+	return r
+}
+
+func verify(t *testing.T, dir string, dh bool) *ascmhl.VerifyResult {
+	t.Helper()
+	st, err := ascmhl.OpenOSStore(dir)
+	require.NoError(t, err)
+	defer st.Close()
+	res, err := ascmhl.Verify(context.Background(), st, ascmhl.VerifyOptions{AllHashes: true, DirectoryHashes: dh})
+	require.NoError(t, err)
+	return res
+}
+
+func TestSealOddNamesVerifyAndTamper(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "cards", "A001")
+	writeCard(t, card, map[string]string{
+		"Clips/A001C001.mov":             strings.Repeat("frame", 30000),
+		"Clips/nested/deeper/x.xml":      "<xml/>",
+		"caf\u00e9 & \"odd\" <name>.txt": "nfc",
+		"cafe\u0301 & 'odd' name.txt":    "nfd",
+		"with space .txt":                "sp",
+		"zero.bin":                       "",
+		"EMPTY":                          "<dir>",
+		".DS_Store":                      "junk",
+	})
+	d1, d2 := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(d1, 0o755))
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	r := offloadWith(t, dir, Format{ASC: true, V1: true}, []string{card}, []string{d1, d2},
+		[]hashing.Algo{hashing.MD5, hashing.XXH64}, false)
+	require.Empty(t, r.warnings)
+	require.Equal(t, offload.ExitOK, r.summary.ExitCode)
+
+	for _, d := range []string{d1, d2} {
+		cd := filepath.Join(d, "day01", "A001")
+		res := verify(t, cd, true)
+		require.True(t, res.OK(), "%v", res.Findings)
+		require.Equal(t, 6, res.Files)
+		require.Len(t, res.History.Generations, 1)
+		m := res.History.Generations[0].Manifest
+		require.Equal(t, "dit", m.Tool)
+		require.Equal(t, "1.2.3-test", m.ToolVersion)
+		require.Equal(t, ascmhl.ProcessTransfer, m.Process)
+		require.NotEmpty(t, m.Root)
+		require.Contains(t, m.Comment, "dit job")
+		for _, f := range m.Files {
+			md5, ok := f.Hash(hashing.MD5)
+			require.True(t, ok)
+			require.Equal(t, ascmhl.Original, md5.Action, f.Path)
+			xx, ok := f.Hash(hashing.XXH64)
+			require.True(t, ok)
+			require.Equal(t, ascmhl.Verified, xx.Action, f.Path)
+			require.False(t, xx.Date.IsZero())
+		}
+		names := map[string]bool{}
+		for _, f := range m.Files {
+			names[f.Path] = true
+		}
+		require.True(t, names["caf\u00e9 & \"odd\" <name>.txt"], "NFC name kept byte for byte")
+		require.True(t, names["cafe\u0301 & 'odd' name.txt"], "NFD name kept byte for byte")
+		require.True(t, names["zero.bin"])
+		// The raw XML escapes &, < and quotes.
+		raw, err := os.ReadFile(filepath.Join(cd, "ascmhl", res.History.Generations[0].File))
+		require.NoError(t, err)
+		require.Contains(t, string(raw), "caf\u00e9 &amp; &#34;odd&#34; &lt;name&gt;.txt")
+		// The MHL v1.1 file is there, and ignored by the ASC history.
+		v1, err := filepath.Glob(filepath.Join(cd, "A001_*.mhl"))
+		require.NoError(t, err)
+		require.Len(t, v1, 1)
+		vb, _ := os.ReadFile(v1[0])
+		require.Contains(t, string(vb), "<xxhash64be>")
+		require.Contains(t, string(vb), "<username>tester</username>")
+		require.NoError(t, xml.Unmarshal(vb, new(struct{})))
+		// The card folder's time is the card's, not the time of sealing.
+		src, _ := os.Stat(card)
+		got, _ := os.Stat(cd)
+		require.Equal(t, src.ModTime().Unix(), got.ModTime().Unix())
+	}
+
+	// A flipped byte: named as changed; the directory hashes differ too.
+	cd := filepath.Join(d1, "day01", "A001")
+	p := filepath.Join(cd, "Clips", "nested", "deeper", "x.xml")
+	require.NoError(t, os.WriteFile(p, []byte("<xmM/>"), 0o644))
+	res := verify(t, cd, true)
+	require.False(t, res.OK())
+	kinds := map[string]bool{}
+	for _, f := range res.Findings {
+		kinds[f.Kind+" "+f.Path] = true
+	}
+	require.True(t, kinds["changed Clips/nested/deeper/x.xml"], "%v", res.Findings)
+	require.True(t, kinds["directory Clips/nested/deeper"], "%v", res.Findings)
+	require.True(t, kinds["directory ."], "%v", res.Findings)
+	// New and missing files are named.
+	require.NoError(t, os.WriteFile(filepath.Join(cd, "extra.txt"), []byte("x"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(cd, "with space .txt")))
+	res = verify(t, cd, false)
+	kinds = map[string]bool{}
+	for _, f := range res.Findings {
+		kinds[f.Kind+" "+f.Path] = true
+	}
+	require.True(t, kinds["new extra.txt"], "%v", res.Findings)
+	require.True(t, kinds["missing with space .txt"], "%v", res.Findings)
+
+	// An edited manifest breaks the chain.
+	cd2 := filepath.Join(d2, "day01", "A001")
+	mf, _ := filepath.Glob(filepath.Join(cd2, "ascmhl", "0001_*.mhl"))
+	require.Len(t, mf, 1)
+	b, _ := os.ReadFile(mf[0])
+	require.NoError(t, os.WriteFile(mf[0], bytes.Replace(b, []byte("<hostname>"), []byte("<hostname>x"), 1), 0o644))
+	res = verify(t, cd2, false)
+	require.False(t, res.OK())
+	require.Equal(t, ascmhl.FindHistory, res.Findings[0].Kind)
+	require.Contains(t, res.Findings[0].Detail, "changed after it was written")
+}
+
+func TestSealAppendsToTheCardsHistory(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "A002")
+	writeCard(t, card, map[string]string{"a.mov": "aaaa", "sub/b.mov": "bbbbbb", "new.txt": "added after the first hop"})
+	// An earlier hop recorded a.mov and sub/b.mov (xxh64 and c4, say).
+	st, err := ascmhl.OpenOSStore(card)
+	require.NoError(t, err)
+	sums := func(s string) []ascmhl.Hash {
+		b := hashing.Bytes([]hashing.Algo{hashing.C4, hashing.XXH64}, []byte(s))
+		return []ascmhl.Hash{{Algo: hashing.C4, Value: b.Get(hashing.C4), Action: ascmhl.Original},
+			{Algo: hashing.XXH64, Value: b.Get(hashing.XXH64), Action: ascmhl.Original}}
+	}
+	m := &ascmhl.Manifest{Created: mtime, Host: "cart", Tool: "othertool", Process: ascmhl.ProcessTransfer,
+		Ignore: append(append([]string(nil), ascmhl.DefaultIgnore...), "*.RMD"),
+		Files:  []ascmhl.File{{Path: "a.mov", Size: 4, Hashes: sums("aaaa")}, {Path: "sub/b.mov", Size: 6, Hashes: sums("bbbbbb")}}}
+	_, err = ascmhl.Append(st, nil, m, "A002", mtime)
+	require.NoError(t, err)
+	st.Close()
+	writeCard(t, card, map[string]string{"clip.RMD": "ignored sidecar"})
+	before := tree(t, card)
+
+	d := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	r := offloadWith(t, dir, Format{ASC: true}, []string{card}, []string{d}, []hashing.Algo{hashing.XXH64, hashing.MD5}, false)
+	require.Empty(t, r.warnings)
+	require.Equal(t, before, tree(t, card), "nothing is ever written to the card")
+
+	cd := filepath.Join(d, "day01", "A002")
+	res := verify(t, cd, true)
+	require.True(t, res.OK(), "%v", res.Findings)
+	require.Len(t, res.History.Generations, 2)
+	g2 := res.History.Generations[1].Manifest
+	require.Contains(t, g2.Ignore, "*.RMD", "the ignore list only grows")
+	byPath := map[string]ascmhl.File{}
+	for _, f := range g2.Files {
+		byPath[f.Path] = f
+	}
+	require.NotContains(t, byPath, "clip.RMD")
+	for _, p := range []string{"a.mov", "sub/b.mov"} {
+		for _, h := range byPath[p].Hashes {
+			require.Equal(t, ascmhl.Verified, h.Action, "%s %s: verified against the earlier hop", p, h.Algo)
+		}
+	}
+	xx, _ := byPath["new.txt"].Hash(hashing.XXH64)
+	md5, _ := byPath["new.txt"].Hash(hashing.MD5)
+	require.Equal(t, ascmhl.Verified, xx.Action)
+	require.Equal(t, ascmhl.Original, md5.Action)
+
+	// The card changed since the earlier hop: failed, and said so.
+	dir2 := t.TempDir()
+	card2 := filepath.Join(dir2, "A002")
+	require.NoError(t, os.CopyFS(card2, os.DirFS(card)))
+	require.NoError(t, os.WriteFile(filepath.Join(card2, "a.mov"), []byte("AAAA"), 0o644))
+	d2 := filepath.Join(dir2, "raid")
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	r = offloadWith(t, dir2, Format{ASC: true}, []string{card2}, []string{d2}, []hashing.Algo{hashing.XXH64}, false)
+	require.Len(t, r.warnings, 1)
+	require.Contains(t, r.warnings[0], "1 file(s) differ from the card's earlier ASC MHL history")
+	res = verify(t, filepath.Join(d2, "day01", "A002"), false)
+	require.False(t, res.OK())
+	require.Equal(t, ascmhl.FindChanged, res.Findings[0].Kind)
+	require.Equal(t, "a.mov", res.Findings[0].Path)
+}
+
+func TestSingleHashStaysOriginal(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "B001")
+	writeCard(t, card, map[string]string{"a.mov": "aaaa", "b.mov": "b"})
+	d := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	offloadWith(t, dir, Format{ASC: true}, []string{card}, []string{d}, []hashing.Algo{hashing.XXH128}, false)
+	res := verify(t, filepath.Join(d, "day01", "B001"), true)
+	require.True(t, res.OK(), "%v", res.Findings)
+	for _, f := range res.History.Generations[0].Manifest.Files {
+		require.Len(t, f.Hashes, 1)
+		require.Equal(t, ascmhl.Original, f.Hashes[0].Action)
+	}
+	// --verify-hashes all: the fastest stays original, the rest verified.
+	dir2 := t.TempDir()
+	d2 := filepath.Join(dir2, "raid")
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	offloadWith(t, dir2, Format{ASC: true}, []string{card}, []string{d2}, []hashing.Algo{hashing.MD5, hashing.XXH3}, true)
+	res = verify(t, filepath.Join(d2, "day01", "B001"), true)
+	require.True(t, res.OK(), "%v", res.Findings)
+	for _, f := range res.History.Generations[0].Manifest.Files {
+		x, _ := f.Hash(hashing.XXH3)
+		m, _ := f.Hash(hashing.MD5)
+		require.Equal(t, ascmhl.Original, x.Action)
+		require.Equal(t, ascmhl.Verified, m.Action)
+	}
+}
+
+func tree(t *testing.T, root string) map[string]string {
+	out := map[string]string{}
+	require.NoError(t, filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(root, p)
+		if fi.Mode().IsRegular() {
+			f, _ := os.Open(p)
+			b, _ := io.ReadAll(f)
+			f.Close()
+			out[rel] = string(b) + "@" + fi.ModTime().String()
+		} else {
+			out[rel] = fi.Mode().String() + "@" + fi.ModTime().String()
+		}
+		return nil
+	}))
+	return out
+}
