@@ -98,7 +98,8 @@ type Array struct {
 	start  atomic.Int64
 	closed bool
 
-	bufPool sync.Pool // *stripeBuf of (k+1)*su bytes
+	bufPool  sync.Pool // *stripeBuf of (k+1)*su bytes
+	unitPool sync.Pool // *[]byte of su bytes, for reads
 
 	lastRecovery *ScrubReport // quick-verify after an unclean shutdown
 	readded      []int        // files rebuilt per stale re-add (tests, status)
@@ -705,6 +706,21 @@ func (a *Array) Lookup(p string) (*Manifest, bool) {
 	defer a.mu.RUnlock()
 	m, ok := a.byPath[p]
 	return m, ok
+}
+
+// getUnit returns a read buffer of n <= su bytes. Buffers are recycled by
+// putUnit once the data has been consumed.
+func (a *Array) getUnit(n int64) []byte {
+	if p, ok := a.unitPool.Get().(*[]byte); ok && int64(cap(*p)) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n, a.sb.StripeUnit)
+}
+
+func (a *Array) putUnit(b []byte) {
+	if int64(cap(b)) == a.sb.StripeUnit {
+		a.unitPool.Put(&b)
+	}
 }
 
 // IsDir reports whether p is a folder of the array ("" is the root).

@@ -137,7 +137,7 @@ func (r *FileReader) rawUnit(s int64, pos int) ([]byte, error) {
 			ch <- res{nil, err}
 			return
 		}
-		buf := make([]byte, n)
+		buf := r.a.getUnit(n)
 		got, err := f.ReadAt(buf, s*r.ly.SU)
 		if got == len(buf) {
 			err = nil
@@ -225,6 +225,7 @@ func (r *FileReader) reconstruct(s int64, pos int) ([]byte, error) {
 		}
 		u := others[i]
 		subtle.XORBytes(out[:len(u)], out[:len(u)], u)
+		r.a.putUnit(u)
 	}
 	out = out[:want]
 	if xxh3.Hash128(out).Bytes() != r.m.UnitHash(s, pos) {
@@ -261,6 +262,7 @@ func (r *FileReader) loadStripe(s int64) error {
 	for j := 0; j < k; j++ {
 		copy(r.sbuf[int64(j)*r.ly.SU:], units[j])
 		r.slen += int64(len(units[j]))
+		r.a.putUnit(units[j])
 	}
 	r.stripe = s
 	return nil

@@ -73,8 +73,9 @@ type Writer struct {
 	roles   []int // roles written
 }
 
-// Depth is how many stripes may be in flight per file.
-const Depth = 8
+// Depth is how many stripes may be in flight per file: memory per file
+// being written is at most Depth*(k+1)*su.
+const Depth = 4
 
 // Create starts writing a new file at the logical path p. It fails with an
 // error satisfying errors.Is(err, fs.ErrExist) if p exists.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -95,6 +96,11 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 }
 
 func main() {
+	// Memory is bounded by design (buffer pools); a soft limit makes the
+	// garbage collector keep the heap near that bound. GOMEMLIMIT overrides.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(192 << 20)
+	}
 	g := &GlobalOptions{stdout: os.Stdout, stderr: os.Stderr}
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)

@@ -97,6 +97,7 @@ func main() {
 	dir := flag.String("dir", "/dev/shm/ditbench", "work folder (tmpfs keeps the disk out of the measurement)")
 	size := flag.String("size", "1GB", "footage per card")
 	runs := flag.Int("runs", 3, "runs of each tool; medians are reported")
+	raidOnly := flag.Bool("raid-only", false, "only the array benchmarks")
 	flag.Parse()
 	ditAbs, err := filepath.Abs(*dit)
 	must(err)
@@ -113,6 +114,10 @@ func main() {
 		must(os.RemoveAll(d2))
 		must(os.Mkdir(d1, 0o755))
 		must(os.Mkdir(d2, 0o755))
+	}
+	if *raidOnly {
+		raidBench(ditAbs, *dir, a, b, *size, *runs)
+		return
 	}
 	tools := []struct {
 		name string
@@ -186,12 +191,6 @@ func main() {
 		fmt.Printf("%-8s %9.2f %9.2f %6d MiB\n", tl.name, m.wall.Seconds(), m.cpu.Seconds(), m.rssKB/1024)
 	}
 	d := med["dit"]
-	check := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "MISSED"
-	}
 	rn := d.wall.Seconds() / med["naive"].wall.Seconds()
 	fmt.Printf("\ndit wall / naive wall = %.2f (target <= 0.30: %s)\n", rn, check(rn <= 0.30))
 	if o, ok := med["ocopy"]; ok {
@@ -204,6 +203,95 @@ func main() {
 	r := ms.wall.Seconds() / dm.wall.Seconds()
 	fmt.Printf("MD5 single stream: md5sum %.3f GB/s, dit %.3f GB/s = %.0f%% (target >= 90%%: %s)\n",
 		sz/ms.wall.Seconds()/1e9, sz/dm.wall.Seconds()/1e9, 100*r, check(r >= 0.9))
+	fmt.Println()
+	raidBench(ditAbs, *dir, a, b, *size, *runs)
+}
+
+func check(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// raidBench: RAID 4 vs RAID 0 offload of the same two cards to 4 blades,
+// peak RSS of a 4-card offload to the array, degraded vs healthy extract.
+func raidBench(dit, dir, a, b, size string, runs int) {
+	mkArray := func(level string) []string {
+		root := filepath.Join(dir, "array-"+level)
+		must(os.RemoveAll(root))
+		var blades []string
+		for i := 1; i <= 4; i++ {
+			bl := filepath.Join(root, fmt.Sprintf("blade%d", i))
+			must(os.MkdirAll(bl, 0o755))
+			blades = append(blades, bl)
+		}
+		_, err := run(dit, append([]string{"array", "create", "--level", level}, blades...)...)
+		must(err)
+		return blades
+	}
+	offload := func(blades []string, cards ...string) (measure, error) {
+		db := filepath.Join(dir, "raid-bench.db")
+		os.Remove(db)
+		return run(dit, append([]string{"offload", "--db", db, "--hash", "xxh64", "--name", "bench", "-d", blades[0]}, cards...)...)
+	}
+	var r0, r4 []measure
+	for i := 0; i < runs+1; i++ {
+		for _, level := range []string{"0", "4"} {
+			blades := mkArray(level)
+			m, err := offload(blades, a, b)
+			must(err)
+			if i == 0 {
+				continue // warm-up
+			}
+			if level == "0" {
+				r0 = append(r0, m)
+			} else {
+				r4 = append(r4, m)
+			}
+			fmt.Printf("run %d raid%s  wall %6.2fs  cpu %6.2fs  rss %4d MiB\n", i, level, m.wall.Seconds(), m.cpu.Seconds(), m.rssKB/1024)
+		}
+	}
+	m0, m4 := median(r0), median(r4)
+	ratio := m4.wall.Seconds() / m0.wall.Seconds()
+	fmt.Printf("Array: two %s cards, xxh64, read-back verify, 4 blades in %s; medians of %d runs\n", size, dir, runs)
+	fmt.Printf("RAID 0 wall %.2fs, RAID 4 wall %.2fs: RAID 4 / RAID 0 = %.2f (target <= 1.15: %s)\n", m0.wall.Seconds(), m4.wall.Seconds(), ratio, check(ratio <= 1.15))
+
+	// Four cards at once to the array: peak RSS.
+	cards4 := filepath.Join(dir, "cards4")
+	os.RemoveAll(cards4)
+	_, err := run(dit, "testdata", "cards", "--out", cards4, "--cards", "4", "--size", "500MB", "--seed", "9", "--style", "mixed")
+	must(err)
+	blades := mkArray("4")
+	var four []string
+	for _, l := range []string{"A001", "A002", "A003", "A004"} {
+		four = append(four, filepath.Join(cards4, l))
+	}
+	m, err := offload(blades, four...)
+	must(err)
+	fmt.Printf("4 cards (mixed clips and frames) to the RAID 4 array: wall %.2fs, peak RSS %d MiB (target <= 300 MiB: %s)\n",
+		m.wall.Seconds(), m.rssKB/1024, check(m.rssKB <= 300*1024))
+	os.RemoveAll(cards4)
+
+	// Extract healthy, then with a data blade missing.
+	var healthy, degraded []measure
+	for i := 0; i < runs; i++ {
+		out := filepath.Join(dir, "extract")
+		os.RemoveAll(out)
+		m, err := run(dit, "array", "extract", blades[0], "--to", out)
+		must(err)
+		healthy = append(healthy, m)
+		os.RemoveAll(out)
+		must(os.Rename(blades[1], blades[1]+"-away"))
+		m, err = run(dit, "array", "extract", blades[0], "--to", out)
+		must(os.Rename(blades[1]+"-away", blades[1]))
+		must(err)
+		degraded = append(degraded, m)
+		os.RemoveAll(out)
+	}
+	h, d := median(healthy), median(degraded)
+	fmt.Printf("Extract of 2 GB from the RAID 4 array: healthy %.2fs, one data blade missing %.2fs: degraded / healthy = %.2f\n",
+		h.wall.Seconds(), d.wall.Seconds(), d.wall.Seconds()/h.wall.Seconds())
 }
 
 func mustSize(p string) int64 {

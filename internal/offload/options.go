@@ -121,7 +121,7 @@ func (o *Options) defaults() {
 		o.BlockSize = 1 << 20
 	}
 	if o.Buffers <= 0 {
-		o.Buffers = 16
+		o.Buffers = 8
 	}
 	if o.FS == nil {
 		o.FS = fsys.OS{}
