@@ -435,10 +435,19 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 	}
 	missing := a.Missing()
 	parity := auth.ParityBlades
+	if len(missing) > parity && o.ReadWrite {
+		if err := a.loadManifests(); err != nil {
+			return nil, err
+		}
+		lost := a.Unreadable()
+		list := strings.Join(lost[:min(len(lost), 20)], "\n  ")
+		if len(lost) > 20 {
+			list += fmt.Sprintf("\n  ... and %d more", len(lost)-20)
+		}
+		return nil, fmt.Errorf("array %s cannot be written: blades %s are missing and %s tolerates %d; find the blades (use --blade DIR for moved ones). %d file(s) cannot be read now:\n  %s",
+			auth.ArrayUUID, a.missingNames(), auth.Level, parity, len(lost), list)
+	}
 	switch {
-	case len(missing) > parity && o.ReadWrite:
-		return nil, fmt.Errorf("array %s cannot be written: blades %s are missing and %s tolerates %d: find the blades (use --blade DIR for moved ones)",
-			auth.ArrayUUID, a.missingNames(), auth.Level, parity)
 	case len(missing) > 0 && o.ReadWrite && !o.AllowDegraded:
 		return nil, fmt.Errorf("array %s is degraded (missing %s): writing refused; reconnect the blade, replace it (dit array replace), or pass --allow-degraded",
 			auth.ArrayUUID, a.missingNames())
@@ -721,6 +730,35 @@ func (a *Array) putUnit(b []byte) {
 	if int64(cap(b)) == a.sb.StripeUnit {
 		a.unitPool.Put(&b)
 	}
+}
+
+// Unreadable lists the files that have data on more missing blades than
+// the level tolerates (they cannot be read until the blades return).
+func (a *Array) Unreadable() []string {
+	missing := map[int]bool{}
+	for _, r := range a.Missing() {
+		missing[r] = true
+	}
+	var out []string
+	for _, m := range a.Files() {
+		if m.Dir {
+			continue
+		}
+		ly := m.layout()
+		lost := 0
+		for j := 0; j < ly.K; j++ {
+			if ly.ChunkLen(j) > 0 && missing[ly.Role(j)] {
+				lost++
+			}
+		}
+		if a.sb.ParityBlades == 1 && missing[ly.K] && lost > 0 {
+			lost++
+		}
+		if lost > a.sb.ParityBlades {
+			out = append(out, m.Path)
+		}
+	}
+	return out
 }
 
 // IsDir reports whether p is a folder of the array ("" is the root).

@@ -222,3 +222,24 @@ func TestMetadataDamageAndIdentity(t *testing.T) {
 	_, err = Open([]string{t.TempDir()}, OpenOptions{})
 	require.ErrorIs(t, err, ErrNotBlade)
 }
+
+func TestSecondWriterRefusedAndRAID0MissingListsFiles(t *testing.T) {
+	dirs, a := dirArray(t, RAID0, 3, 64<<10)
+	putFile(t, a, "big.mov", randBytes(500_000, 1))
+	putFile(t, a, "tiny.txt", randBytes(10, 2))
+	_, err := Open([]string{dirs[1]}, OpenOptions{ReadWrite: true})
+	require.ErrorContains(t, err, "open for writing by another process")
+	require.NoError(t, a.Close())
+	require.NoError(t, os.Rename(dirs[2], dirs[2]+"-gone"))
+	_, err = Open([]string{dirs[0]}, OpenOptions{ReadWrite: true})
+	require.ErrorContains(t, err, "cannot be written")
+	require.ErrorContains(t, err, "big.mov")
+}
+
+func TestManifestPathsCannotEscape(t *testing.T) {
+	for _, p := range []string{"../x", "/etc/passwd", "a/../../b", "a//b", "./a", "a/", "a\\..\\b", ""} {
+		m := &Manifest{Meta: Meta{FileID: newID(), ArrayUUID: newID(), Path: p, Dir: true}, Roles: 3}
+		_, err := decodeManifest(encodeManifest(m))
+		require.Error(t, err, "%q must be refused", p)
+	}
+}
