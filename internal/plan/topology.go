@@ -246,7 +246,7 @@ func (t *Topology) Validate() error {
 			return t.errf(b.Line, "a bus needs a name")
 		}
 		if prev, dup := buses[b.Name]; dup {
-			return t.errf(b.Line, "bus %q is defined twice (also at line %d): give each bus its own name", b.Name, prev.Line)
+			return t.errf(b.Line, "bus %q is defined twice%s: give each bus its own name", b.Name, alsoAt(prev.Line))
 		}
 		buses[b.Name] = b
 		if b.Kind == "" {
@@ -293,7 +293,7 @@ func (t *Topology) Validate() error {
 			return t.errf(s.Line, "a source needs a name (the card's label, e.g. A001)")
 		}
 		if prev, dup := names[s.Name]; dup {
-			return t.errf(s.Line, "source %q is defined twice (also at line %d)", s.Name, prev)
+			return t.errf(s.Line, "source %q is defined twice%s: give each card its own name", s.Name, alsoAt(prev))
 		}
 		names[s.Name] = s.Line
 		if err := checkBus("source", s.Name, s.Bus, s.Line); err != nil {
@@ -313,7 +313,7 @@ func (t *Topology) Validate() error {
 			return t.errf(d.Line, "a destination needs a name")
 		}
 		if prev, dup := dnames[d.Name]; dup {
-			return t.errf(d.Line, "destination %q is defined twice (also at line %d)", d.Name, prev)
+			return t.errf(d.Line, "destination %q is defined twice%s: give each destination its own name", d.Name, alsoAt(prev))
 		}
 		dnames[d.Name] = d.Line
 		if err := checkBus("destination", d.Name, d.Bus, d.Line); err != nil {
@@ -331,6 +331,13 @@ func (t *Topology) Validate() error {
 		}
 	}
 	return nil
+}
+
+func alsoAt(line int) string {
+	if line > 0 {
+		return fmt.Sprintf(" (also at line %d)", line)
+	}
+	return ""
 }
 
 func didYouMean(s string, known []string) string {
