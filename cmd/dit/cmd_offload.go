@@ -28,6 +28,8 @@ type OffloadOptions struct {
 	Resume        int64
 	Throttle      string
 	BlockSize     string
+	MHL           string // asc | v1 | both | none
+	Again         bool   // copy cards offloaded before
 }
 
 // AddFlags registers the flags.
@@ -45,6 +47,8 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "1MiB", "read block size")
 	f.MarkHidden("block-size")
+	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none")
+	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 }
 
 func newOffloadCommand(g *GlobalOptions) *cobra.Command {
@@ -117,6 +121,10 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
 		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden,
 		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
+	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
+	if err != nil || nothingToCopy {
+		return err
+	}
 	var job *offload.Job
 	if o.Resume != 0 {
 		job, err = offload.Resume(ctx, cat, o.Resume, opts)
@@ -133,6 +141,7 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		return err
 	}
 	out.Summary(sum, cat.Path())
+	afterSummary()
 	if sum.ExitCode != 0 {
 		return &exitError{code: sum.ExitCode}
 	}
