@@ -24,12 +24,11 @@ type OffloadOptions struct {
 	Layout        string
 	OnConflict    string
 	IncludeHidden bool
+	AllowDegraded bool
 	JSON          bool
 	Resume        int64
 	Throttle      string
 	BlockSize     string
-	MHL           string // asc | v1 | both | none
-	Again         bool   // copy cards offloaded before
 }
 
 // AddFlags registers the flags.
@@ -42,13 +41,12 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
+	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
 	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "1MiB", "read block size")
 	f.MarkHidden("block-size")
-	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none")
-	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 }
 
 func newOffloadCommand(g *GlobalOptions) *cobra.Command {
@@ -119,12 +117,8 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 
 	out := newPrinter(g, o.JSON)
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
-		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden,
+		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, AllowDegraded: o.AllowDegraded,
 		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
-	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
-	if err != nil || nothingToCopy {
-		return err
-	}
 	var job *offload.Job
 	if o.Resume != 0 {
 		job, err = offload.Resume(ctx, cat, o.Resume, opts)
@@ -141,7 +135,6 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		return err
 	}
 	out.Summary(sum, cat.Path())
-	afterSummary()
 	if sum.ExitCode != 0 {
 		return &exitError{code: sum.ExitCode}
 	}
