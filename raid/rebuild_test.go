@@ -243,3 +243,52 @@ func TestManifestPathsCannotEscape(t *testing.T) {
 		require.Error(t, err, "%q must be refused", p)
 	}
 }
+
+func TestRemoveAndRenameSurviveCrashes(t *testing.T) {
+	mb, dirs, a := memArray(t, RAID4, 3, 64<<10)
+	putFile(t, a, "chain.xml", []byte("old chain"))
+	putFile(t, a, "keep.mov", randBytes(200_000, 3))
+	require.NoError(t, a.Rename("keep.mov", "kept.mov"))
+	_, ok := a.Lookup("keep.mov")
+	require.False(t, ok)
+	got, err := getFile(a, "kept.mov")
+	require.NoError(t, err)
+	require.Len(t, got, 200_000)
+	require.ErrorIs(t, a.Rename("kept.mov", "chain.xml"), os.ErrExist)
+	require.NoError(t, a.Close())
+	// Crash after every operation of a delete: afterwards the file is
+	// either fully there (readable) or fully gone (no manifest, no chunk).
+	for i := 1; i < 60; i++ {
+		ra, err := Open(dirs, OpenOptions{FS: mb.fs, ReadWrite: true})
+		require.NoError(t, err)
+		if _, ok := ra.Lookup("chain.xml"); !ok {
+			putFile(t, ra, "chain.xml", []byte("old chain"))
+		}
+		m, _ := ra.Lookup("chain.xml")
+		mb.w.mu.Lock()
+		mb.w.crashAt, mb.w.ops = i, 0
+		mb.w.mu.Unlock()
+		err = ra.Remove("chain.xml")
+		crashed := mb.w.crashed
+		mb.crash()
+		rb, err2 := Open(dirs, OpenOptions{FS: mb.fs, ReadWrite: true})
+		require.NoError(t, err2)
+		if _, ok := rb.Lookup("chain.xml"); ok {
+			got, err := getFile(rb, "chain.xml")
+			require.NoError(t, err, "op %d", i)
+			require.Equal(t, "old chain", string(got))
+		} else {
+			for _, d := range dirs {
+				_, err := mb.blades[d].Stat(manifestName(m.FileID))
+				require.Error(t, err, "op %d: no manifest left", i)
+			}
+		}
+		require.Empty(t, leftovers(t, rb), "op %d", i)
+		_, ok := rb.Lookup("kept.mov")
+		require.True(t, ok, "the rename is durable")
+		rb.Close()
+		if !crashed && err == nil {
+			return
+		}
+	}
+}

@@ -53,6 +53,12 @@ func (a *Array) recover(sessions map[string]bool) error {
 			}
 			verify[id] = true
 			a.note("recovered", fmt.Sprintf("%s: committed before the crash; manifest replicated (roll forward)", m.Path))
+		case kind == "delete":
+			if m, ok := a.byID[id]; ok {
+				a.unindex(m)
+			}
+			a.finishDelete(id)
+			a.note("recovered", fmt.Sprintf("file %s: an interrupted delete was finished", id))
 		default:
 			for _, b := range a.blades {
 				if b == nil {

@@ -203,14 +203,23 @@ func (f *ArrayFS) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }
 
-// Rename commits a temp under its final name; it never replaces.
+// Rename commits a temp under its final name, or renames a committed
+// file; it never replaces.
 func (f *ArrayFS) Rename(oldname, newname string) error { return f.RenameNoReplace(oldname, newname) }
 
 // RenameNoReplace commits a pending file under newname.
 func (f *ArrayFS) RenameNoReplace(oldname, newname string) error {
 	w := f.takePending(oldname)
 	if w == nil {
-		return fmt.Errorf("rename %s: only new files can be renamed on an array", oldname)
+		op, err := f.logical(oldname)
+		if err != nil {
+			return err
+		}
+		np, err := f.logical(newname)
+		if err != nil {
+			return err
+		}
+		return f.A.Rename(op, np)
 	}
 	p, err := f.logical(newname)
 	if err != nil {
@@ -229,14 +238,18 @@ func (f *ArrayFS) RenameNoReplace(oldname, newname string) error {
 	return err
 }
 
-// Remove discards a pending temp. Committed array files are never removed
-// by an offload.
+// Remove discards a pending temp, or deletes a committed file (crash-safe,
+// see raid.Array.Remove).
 func (f *ArrayFS) Remove(name string) error {
 	if w := f.takePending(name); w != nil {
 		w.Abort()
 		return nil
 	}
-	return fmt.Errorf("remove %s: dit does not delete files from an array during an offload", name)
+	p, err := f.logical(name)
+	if err != nil {
+		return err
+	}
+	return f.A.Remove(p)
 }
 
 // Chtimes sets the mtime a pending file is committed with.
