@@ -15,10 +15,16 @@
 //	                     pass, one goroutine per algorithm; ASC MHL encodings
 //	internal/source      walking a card: what is copied, what is skipped and why
 //	internal/fsys        the filesystem interface (real and fault-injecting),
-//	                     page-cache bypass for read-back
+//	                     page-cache bypass for read-back; ArrayFS and Mux
+//	                     make a dit array a destination like a folder
 //	internal/catalog     the SQLite catalog: schema, migrations, batched writer
 //	internal/units       decimal units people read: GB/s, TB/hour
 //	internal/testcards   deterministic generated camera cards for demo, tests, bench
+//	raid                 dit's own RAID 0/4 array over SSD blade folders: striped
+//	                     writer with inline parity and unit hashes, checked and
+//	                     degraded reads, scrub/repair, rebuild, crash recovery;
+//	                     its doc is the on-disk format (importable, no internal/)
+//	raid/fusemount       read-only FUSE view of an array
 //
 // The CLI and (later) the GUI drive the same engine API (offload.New /
 // offload.Resume, Job.Run, Options.OnEvent) and read the same events. Core
