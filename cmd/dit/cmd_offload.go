@@ -29,6 +29,7 @@ type OffloadOptions struct {
 	Resume        int64
 	Throttle      string
 	BlockSize     string
+	Sched         schedulerFlags
 }
 
 // AddFlags registers the flags.
@@ -42,6 +43,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
 	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
+	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
 	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
@@ -119,6 +121,10 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
 		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, AllowDegraded: o.AllowDegraded,
 		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
+	sch, err := newOffloadSched(ctx, g, cat, o, args, &opts)
+	if err != nil {
+		return err
+	}
 	var job *offload.Job
 	if o.Resume != 0 {
 		job, err = offload.Resume(ctx, cat, o.Resume, opts)
@@ -128,6 +134,10 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err != nil {
 		return err
 	}
+	if err := sch.start(g, cat, job, o.JSON); err != nil {
+		job.Close()
+		return err
+	}
 	out.Start(job)
 	sum, err := job.Run(ctx)
 	out.Stop()
@@ -135,6 +145,7 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		return err
 	}
 	out.Summary(sum, cat.Path())
+	sch.summary(g, sum, o.JSON)
 	if sum.ExitCode != 0 {
 		return &exitError{code: sum.ExitCode}
 	}

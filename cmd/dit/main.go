@@ -84,6 +84,8 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	})
 	root.AddCommand(
 		newOffloadCommand(g),
+		newPlanCommand(g),
+		newDevicesCommand(g),
 		newJobsCommand(g),
 		newJobCommand(g),
 		newVerifyCommand(g),

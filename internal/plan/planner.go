@@ -545,7 +545,23 @@ func bottleneck(res *Result) string {
 	if i := strings.Index(w, ", shared with"); i >= 0 {
 		w = w[:i]
 	}
-	return fmt.Sprintf("%s holds back %d of %d cards (%s)", strings.Replace(b, ":", " ", 1), count[b], len(res.Cards), w)
+	return fmt.Sprintf("%s holds back %d of %d cards: %s", LimitWords(b), count[b], len(res.Cards), w)
+}
+
+// LimitWords names a LimitedBy for people: "bus usb-a", "destination
+// raid", "the CPU", "the card itself".
+func LimitWords(limit string) string {
+	switch {
+	case strings.HasPrefix(limit, busPrefix):
+		return "bus " + strings.TrimPrefix(limit, busPrefix)
+	case strings.HasPrefix(limit, destPrefix):
+		return "destination " + strings.TrimPrefix(limit, destPrefix)
+	case limit == LimitCPU:
+		return "the CPU"
+	case limit == LimitMedia:
+		return "the card itself"
+	}
+	return limit
 }
 
 // etas plays the plan forward: when a card finishes, the others are

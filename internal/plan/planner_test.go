@@ -81,7 +81,7 @@ func TestFieldFiguresAXS(t *testing.T) {
 		near(t, 2.8*GB/12, c.Rate)
 	}
 	require.True(t, r.Destinations[0].Full)
-	require.Contains(t, r.Bottleneck, "dest array holds back 12 of 12 cards")
+	require.Contains(t, r.Bottleneck, "destination array holds back 12 of 12 cards: destination array writes 2.800 GB/s")
 
 	three := top.Clone()
 	cards(three, 3, "axs", "usb-1")

@@ -268,6 +268,10 @@ func (s *Scheduler) Plan() *plan.Result {
 	return s.res
 }
 
+// Topology is the topology the scheduler plans (the job's cards and
+// destinations).
+func (s *Scheduler) Topology() *plan.Topology { return s.topo }
+
 // Scale is the rate scale the buckets run at.
 func (s *Scheduler) Scale() float64 { return s.scale }
 
@@ -329,7 +333,12 @@ func (s *Scheduler) CardCopied(i int) error {
 	s.done[i] = true
 	// Its buckets no longer hold anyone back.
 	s.share[i].SetLimit(rate.Inf)
-	return s.replanLocked(s.cards[i].Label + " copied")
+	for _, d := range s.done {
+		if !d {
+			return s.replanLocked(s.cards[i].Label + " copied")
+		}
+	}
+	return nil // the last card: nothing left to plan
 }
 
 // Observe follows the job's events: wrap Options.OnEvent with it. A card

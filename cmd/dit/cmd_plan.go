@@ -1,0 +1,556 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/sched"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// PlanOptions are the flags of dit plan.
+type PlanOptions struct {
+	Topology string
+	Dests    []string
+	Hashes   string
+	Verify   string
+	Limits   []string
+	Fit      []string
+	NoCPU    bool
+	JSON     bool
+}
+
+func newPlanCommand(g *GlobalOptions) *cobra.Command {
+	var o PlanOptions
+	cmd := &cobra.Command{
+		Use:   "plan (--topology FILE | -d DEST [-d DEST...] CARD...)",
+		Short: "Plan the bus budget: how fast each card will copy, and what holds it back",
+		Long: `Plan how fast each card will copy when they share readers, hubs, controllers,
+Thunderbolt ports, destinations and CPU cores: every card's rate (max-min
+fair), what limits it (its medium, a bus, a destination, the CPU), ETAs, the
+load and headroom of every bus and destination, GB/s and TB/hour, and how
+many more cards of a medium would still run at full speed.
+
+With --topology FILE, the machine is described in a YAML file (sources
+without a path are what-if cards: no hardware needed). Without it, the
+mounted volumes of CARD and DEST are discovered (dit devices) and their
+media, buses and controllers told where the system says.
+
+Examples:
+  dit plan --topology set.yaml
+  dit plan --topology set.yaml --json
+  dit plan -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
+  dit plan --topology set.yaml --limit raid=1.5GB/s --fit cfast2,axs`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd.Context(), o, g, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Topology, "topology", "", "topology `file` (YAML) describing buses, cards and destinations")
+	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several)")
+	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes the job computes (their CPU cost is planned)")
+	f.StringVar(&o.Verify, "verify", "dest", "read-back planned: dest, source+dest or none")
+	f.StringArrayVar(&o.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s")
+	f.StringSliceVar(&o.Fit, "fit", nil, "media to count room for (default: the media of the cards)")
+	f.BoolVar(&o.NoCPU, "no-cpu", false, "leave this machine's CPU out (plan for another machine)")
+	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	return cmd
+}
+
+// planJob is a job's planning settings.
+type planJob struct {
+	algos  []hashing.Algo
+	verify bool
+	valgos []hashing.Algo
+}
+
+func (p planJob) options(cpu *plan.CPU) plan.Options {
+	return plan.Options{Hashes: p.algos, Verify: p.verify, VerifyHashes: p.valgos, CPU: cpu}
+}
+
+func parsePlanJob(hashes, verify string, verifyAll bool) (planJob, error) {
+	algos, err := hashing.ParseList(hashes)
+	if err != nil {
+		return planJob{}, fmt.Errorf("--hash: %w", err)
+	}
+	mode, err := offload.ParseVerifyMode(verify)
+	if err != nil {
+		return planJob{}, err
+	}
+	p := planJob{algos: algos, verify: mode != offload.VerifyNone, valgos: []hashing.Algo{hashing.Fastest(algos)}}
+	if verifyAll {
+		p.valgos = algos
+	}
+	return p, nil
+}
+
+// applyLimits sets --limit values on the topology's destinations.
+func applyLimits(t *plan.Topology, limits []string) error {
+	for _, l := range limits {
+		target, value, named := strings.Cut(l, "=")
+		if !named {
+			value, target = target, ""
+		}
+		r, err := units.ParseRate(value)
+		if err != nil || r <= 0 {
+			return fmt.Errorf("invalid --limit %q: use a rate such as 0.9GB/s, or DEST=RATE", l)
+		}
+		hit := false
+		for i := range t.Destinations {
+			d := &t.Destinations[i]
+			if target == "" || d.Name == target || (d.Path != "" && filepath.Clean(d.Path) == filepath.Clean(target)) {
+				d.Limit, hit = r, true
+			}
+		}
+		if !hit {
+			var names []string
+			for _, d := range t.Destinations {
+				names = append(names, d.Name)
+			}
+			return fmt.Errorf("--limit %q: no destination %q (destinations: %s)", l, target, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// loadTopology reads --topology FILE, or discovers the volumes of cards
+// and dests. notes say what discovery could not tell.
+func loadTopology(ctx context.Context, file string, cards, dests []string) (*plan.Topology, []string, error) {
+	if file != "" {
+		t, err := plan.LoadTopology(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(cards) > 0 || len(dests) > 0 {
+			t, err = sched.ForJob(t, cards, dests)
+		}
+		return t, nil, err
+	}
+	vols, err := devices.Discover(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return devices.Topology(vols, cards, dests)
+}
+
+// machineCPU is this machine's CPU for planning: cached self-benchmark in
+// the catalog (measured now when missing).
+func machineCPU(g *GlobalOptions, cat *catalog.Catalog, t *plan.Topology, p planJob) *plan.CPU {
+	algos := append(append([]hashing.Algo{}, p.algos...), p.valgos...)
+	if cat == nil {
+		if c, err := g.openCatalog(); err == nil {
+			defer c.Close()
+			cat = c
+		}
+	}
+	cpu, err := sched.MachineCPU(cat, t.CPU, algos)
+	if err != nil {
+		fmt.Fprintln(g.stderr, "dit: warning: CPU benchmark cache:", err)
+		cpu, _ = sched.MachineCPU(nil, t.CPU, algos)
+	}
+	return cpu
+}
+
+func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string) error {
+	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	if o.Topology == "" && (len(args) == 0 || len(o.Dests) == 0) {
+		return usage(fmt.Errorf("give --topology FILE, or -d DEST and one or more CARD folders to discover"))
+	}
+	pj, err := parsePlanJob(o.Hashes, o.Verify, false)
+	if err != nil {
+		return usage(err)
+	}
+	t, notes, err := loadTopology(ctx, o.Topology, args, o.Dests)
+	if err != nil {
+		return err
+	}
+	if err := applyLimits(t, o.Limits); err != nil {
+		return usage(err)
+	}
+	fillSizes(t)
+	var cpu *plan.CPU
+	if !o.NoCPU {
+		cpu = machineCPU(g, nil, t, pj)
+	}
+	opts := pj.options(cpu)
+	opts.FitMedia = o.Fit
+	res, err := plan.Plan(t, opts)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*plan.Result
+			Notes []string `json:"notes,omitempty"`
+		}{res, notes})
+	}
+	for _, n := range notes {
+		fmt.Fprintln(g.stdout, "note:", n)
+	}
+	writePlan(g.stdout, t, pj, res)
+	return nil
+}
+
+func rate(v float64) string {
+	if v == 0 {
+		return "?"
+	}
+	return units.FormatRate(v)
+}
+
+func eta(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	return units.FormatDuration(time.Duration(*s * float64(time.Second)))
+}
+
+// limitWords is a LimitedBy in a DIT's words.
+func limitWords(c plan.CardPlan) string {
+	if c.LimitedBy == plan.LimitMedia {
+		return "full speed (the card itself)"
+	}
+	return c.Why
+}
+
+// writePlan draws the plan as a DIT would on paper.
+func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
+	verify := "no read-back"
+	if p.verify {
+		verify = "read-back " + hashing.Names(p.valgos)
+	}
+	fmt.Fprintf(w, "Plan: %s -> %s (hashes %s, %s)\n\n", plural(len(r.Cards), "card"), plural(len(r.Destinations), "destination"),
+		hashing.Names(p.algos), verify)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CARD\tMEDIUM\tBUS\tRATE\tETA\tLIMITED BY")
+	for _, c := range r.Cards {
+		medium := c.Media
+		if medium == "" {
+			medium = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, medium, orDash(c.Bus), rate(c.Rate), eta(c.ETASeconds), limitWords(c))
+	}
+	tw.Flush()
+	if len(r.Buses) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "BUS\tKIND\tLOAD\tCAPACITY\tHEADROOM\t\tON IT")
+		for _, b := range r.Buses {
+			depth := len(t.Chain(b.Name)) - 1
+			full := ""
+			if b.Full {
+				full = "FULL"
+			}
+			on := append(append([]string{}, b.Cards...), b.Dests...)
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", max(depth, 0)), b.Name, b.Kind,
+				units.FormatRate(b.Load), units.FormatRate(b.Capacity), units.FormatRate(b.Headroom), full, strings.Join(on, " "))
+		}
+		tw.Flush()
+	}
+	if len(r.Destinations) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DESTINATION\tWRITES\tCAPACITY\tHEADROOM\tREAD-BACK\t")
+		for _, d := range r.Destinations {
+			readback := "-"
+			if p.verify {
+				readback = rate(d.ReadLoad) + " of " + rate(d.ReadCapacity)
+			}
+			full := ""
+			if d.Full {
+				full = "FULL"
+			}
+			headroom := "?"
+			if d.Capacity > 0 {
+				headroom = units.FormatRate(d.Headroom)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, units.FormatRate(d.Load), rate(d.Capacity), headroom, readback, full)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
+	if r.CPU != nil {
+		fmt.Fprintf(w, "CPU:        %.1f of %g cores hashing; one card hashes at most %s\n", r.CPU.CoresUsed, r.CPU.Cores, rate(r.CPU.PerStream))
+	}
+	fmt.Fprintf(w, "Total:      %s = %s", units.FormatRate(r.Total), units.FormatTBPerHour(r.TBPerHour))
+	if r.ETASeconds != nil {
+		fmt.Fprintf(w, "; every card copied in %s", eta(r.ETASeconds))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Bottleneck: %s\n", r.Bottleneck)
+	writeFits(w, r.Fits)
+}
+
+// writeFits says how many more cards would still fit, a line per medium
+// when none fits anywhere for one reason.
+func writeFits(w io.Writer, fits []plan.Fit) {
+	for i := 0; i < len(fits); {
+		j := i
+		for j < len(fits) && fits[j].Media == fits[i].Media {
+			j++
+		}
+		same := true
+		for _, f := range fits[i:j] {
+			same = same && f.More == 0 && f.StoppedBy == fits[i].StoppedBy
+		}
+		if same && j-i > 1 {
+			fmt.Fprintf(w, "Room:       no more %s at full speed on any bus (%s is full)\n", fits[i].Media, plan.LimitWords(fits[i].StoppedBy))
+			i = j
+			continue
+		}
+		for _, f := range fits[i:j] {
+			where := "on bus " + f.Bus
+			if f.Bus == "" {
+				where = "each on a reader of its own"
+			}
+			more := strconv.Itoa(f.More)
+			if f.AtLeast {
+				more = "at least " + more
+			}
+			stop := ""
+			if f.StoppedBy != "" {
+				stop = " (then " + plan.LimitWords(f.StoppedBy) + " is full)"
+			}
+			fmt.Fprintf(w, "Room:       %s more %s at full speed %s%s\n", more, f.Media, where, stop)
+		}
+		i = j
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// fillSizes sets the size of each source whose folder is here, for ETAs.
+func fillSizes(t *plan.Topology) {
+	for i := range t.Sources {
+		s := &t.Sources[i]
+		if s.Size > 0 || s.Path == "" {
+			continue
+		}
+		var n int64
+		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			s.Size = n
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// schedulerFlags are the planning flags of dit offload.
+type schedulerFlags struct {
+	Topology    string
+	Simulate    bool
+	Scale       float64
+	Limits      []string
+	PhysicsOnly bool
+}
+
+// scaleFromEnv is the default --simulate-scale: DIT_SIMULATE_SCALE or 1.
+func scaleFromEnv() float64 {
+	if v, err := strconv.ParseFloat(os.Getenv("DIT_SIMULATE_SCALE"), 64); err == nil && v > 0 {
+		return v
+	}
+	return 1
+}
+
+// newOffloadScheduler builds the Limiter of dit offload when a topology,
+// a simulation or a limit is asked for (nil otherwise).
+func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, f schedulerFlags, p planJob, cards, dests []string) (*sched.Scheduler, error) {
+	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
+		if f.Scale != 1 {
+			return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
+		}
+		return nil, nil
+	}
+	if f.Scale <= 0 || f.Scale > 10 {
+		return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --simulate-scale %g: use a factor above 0, e.g. 0.1 for a tenth of the field rates", f.Scale)}
+	}
+	if f.Scale != 1 && !f.Simulate {
+		return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale (or DIT_SIMULATE_SCALE) needs --simulate")}
+	}
+	t, notes, err := loadTopology(ctx, f.Topology, cards, dests)
+	if err != nil {
+		if f.Topology != "" {
+			return nil, &exitError{code: offload.ExitUsage, err: err}
+		}
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(g.stderr, "dit: note:", n)
+	}
+	if err := applyLimits(t, f.Limits); err != nil {
+		return nil, &exitError{code: offload.ExitUsage, err: err}
+	}
+	cfg := sched.Config{Topology: t, Plan: p.options(machineCPU(g, cat, t, p)), Simulate: f.Simulate, PhysicsOnly: f.PhysicsOnly}
+	if f.Simulate {
+		cfg.Scale = f.Scale
+	}
+	return sched.New(cfg)
+}
+
+// startScheduler binds the scheduler to the job and shows its plan.
+func startScheduler(g *GlobalOptions, s *sched.Scheduler, cat *catalog.Catalog, job *offload.Job, p planJob, jsonOut bool) error {
+	recs, err := cat.Cards(job.ID())
+	if err != nil {
+		return err
+	}
+	snap := job.Snapshot()
+	var cards []sched.Card
+	for i, k := range recs {
+		c := sched.Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
+		if i < len(snap.Cards) {
+			c.Bytes = snap.Cards[i].Bytes
+		}
+		cards = append(cards, c)
+	}
+	if err := s.Start(cat, job.ID(), cards); err != nil {
+		return err
+	}
+	if !jsonOut {
+		t := s.Topology()
+		writePlan(g.stdout, t, p, s.Plan())
+		if s.Scale() != 1 {
+			fmt.Fprintf(g.stdout, "Simulated at %g x the field rates (--simulate-scale)\n", s.Scale())
+		}
+		fmt.Fprintln(g.stdout)
+	}
+	return nil
+}
+
+// writePlanSummary lists the plan and its re-plans after a job.
+func writePlanSummary(w io.Writer, plans []catalog.Plan) {
+	if len(plans) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nPlans (bus budget):")
+	for _, p := range plans {
+		var parts []string
+		for _, c := range p.Cards {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", c.Name, rate(c.Rate), c.LimitedBy))
+		}
+		sim := ""
+		if p.Simulated {
+			sim = fmt.Sprintf(", simulated at %g x", p.Scale)
+		}
+		fmt.Fprintf(w, "  #%d %s, %s%s: %s\n", p.Seq, p.T.Local().Format("15:04:05"), p.Reason, sim, strings.Join(parts, ", "))
+	}
+}
+
+// AddFlags registers the planning flags of dit offload.
+func (f *schedulerFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Topology, "topology", "", "enforce the bus-budget plan of this topology `file` (see dit plan)")
+	fs.BoolVar(&f.Simulate, "simulate", false, "throttle each card to its medium and each bus to its usable rate (the field's hardware on any machine)")
+	fs.Float64Var(&f.Scale, "simulate-scale", scaleFromEnv(), "with --simulate, run at this fraction of the field rates (env DIT_SIMULATE_SCALE), e.g. 0.1")
+	fs.StringArrayVar(&f.Limits, "limit", nil, "cap destinations to keep headroom: RATE (all) or DEST=RATE, e.g. 0.9GB/s")
+	fs.BoolVar(&f.PhysicsOnly, "simulate-physics-only", false, "with --simulate, throttle the hardware but do not enforce the plan's shares (planner accuracy)")
+	fs.MarkHidden("simulate-physics-only")
+}
+
+// offloadSched is the scheduler of a dit offload run (nil: none).
+type offloadSched struct {
+	s  *sched.Scheduler
+	pj planJob
+}
+
+// newOffloadSched sets opts.Limiter (and follows opts.OnEvent) when the
+// offload has --topology, --simulate or --limit.
+func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, o OffloadOptions, args []string, opts *offload.Options) (*offloadSched, error) {
+	hashes, verify, all, cards, dests := o.Hashes, o.Verify, o.VerifyHashes == "all", args, o.Dests
+	if o.Resume != 0 && (o.Sched.Topology != "" || o.Sched.Simulate || len(o.Sched.Limits) > 0) {
+		rec, err := cat.Job(o.Resume)
+		if err != nil {
+			return nil, err
+		}
+		hashes, verify, all = rec.Hashes, rec.VerifyMode, rec.VerifyHashes == "all"
+		ks, err := cat.Cards(o.Resume)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := cat.Dests(o.Resume)
+		if err != nil {
+			return nil, err
+		}
+		cards, dests = nil, nil
+		for _, k := range ks {
+			cards = append(cards, k.Path)
+		}
+		for _, d := range ds {
+			dests = append(dests, d.Path)
+		}
+	}
+	pj, err := parsePlanJob(hashes, verify, all)
+	if err != nil {
+		return nil, &exitError{code: offload.ExitUsage, err: err}
+	}
+	s, err := newOffloadScheduler(ctx, g, cat, o.Sched, pj, cards, dests)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	opts.Limiter = s
+	prev := opts.OnEvent
+	opts.OnEvent = func(e offload.Event) {
+		if prev != nil {
+			prev(e)
+		}
+		s.Observe(e)
+	}
+	return &offloadSched{s: s, pj: pj}, nil
+}
+
+// start records the plan for the job and shows it.
+func (o *offloadSched) start(g *GlobalOptions, cat *catalog.Catalog, job *offload.Job, jsonOut bool) error {
+	if o == nil {
+		return nil
+	}
+	return startScheduler(g, o.s, cat, job, o.pj, jsonOut)
+}
+
+// summary lists the plans after the job's summary.
+func (o *offloadSched) summary(g *GlobalOptions, s *offload.Summary, jsonOut bool) {
+	if o == nil || jsonOut {
+		return
+	}
+	writePlanSummary(g.stdout, s.Plans)
+	if err := o.s.Err(); err != nil {
+		fmt.Fprintln(g.stderr, "dit: warning: re-planning:", err)
+	}
+}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
+)
+
+// simScale runs the simulations at 4% of the field rates: 0.3 GB/s becomes
+// 12 MB/s, which a 2-core CI machine keeps up with while it hashes and
+// reads back; achieved rates are compared with the plan divided back.
+const simScale = 0.04
+
+func writeFile(t *testing.T, p, body string) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+// copyRate is the card's achieved copy rate (bytes/s) between from and to,
+// from the catalog's per-second samples of its reads.
+func copyRate(t *testing.T, samples []catalog.Sample, card int64, from, to time.Time) float64 {
+	t.Helper()
+	var a, b *catalog.Sample
+	for i := range samples {
+		s := &samples[i]
+		if s.CardID != card || s.DestID != 0 || s.Phase != "copy" {
+			continue
+		}
+		if a == nil && !s.T.Before(from) {
+			a = s
+		}
+		if !s.T.After(to) {
+			b = s
+		}
+	}
+	require.NotNil(t, a, "no sample after %s", from)
+	require.NotNil(t, b)
+	if b.T.Sub(a.T) < 1500*time.Millisecond {
+		for _, s := range samples {
+			if s.CardID == card && s.DestID == 0 {
+				t.Logf("sample %s %s %d", s.T.Format("15:04:05.000"), s.Phase, s.Bytes)
+			}
+		}
+		t.Fatalf("window %s..%s too short to measure", from.Format("15:04:05.000"), to.Format("15:04:05.000"))
+	}
+	return float64(b.Bytes-a.Bytes) / b.T.Sub(a.T).Seconds()
+}
+
+// copyWindow is the card's first copy sample (a second after its start)
+// and its last rising one (its last byte read).
+func copyWindow(samples []catalog.Sample, card int64) (first, last time.Time) {
+	var top int64 = -1
+	for _, s := range samples {
+		if s.CardID != card || s.DestID != 0 || s.Phase != "copy" {
+			continue
+		}
+		if first.IsZero() {
+			first = s.T
+		}
+		if s.Bytes > top {
+			top, last = s.Bytes, s.T
+		}
+	}
+	return first, last
+}
+
+type simJob struct {
+	cat     *catalog.Catalog
+	job     int64
+	cards   map[string]int64 // label -> catalog id
+	plans   []catalog.Plan
+	samples []catalog.Sample
+}
+
+func loadSim(t *testing.T, db string) simJob {
+	t.Helper()
+	cat, err := catalog.Open(db)
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	jobs, err := cat.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	sj := simJob{cat: cat, job: jobs[0].ID, cards: map[string]int64{}}
+	ks, err := cat.Cards(sj.job)
+	require.NoError(t, err)
+	for _, k := range ks {
+		sj.cards[k.Label] = k.ID
+	}
+	sj.plans, err = cat.Plans(sj.job)
+	require.NoError(t, err)
+	sj.samples, err = cat.Samples(sj.job)
+	require.NoError(t, err)
+	return sj
+}
+
+func planned(p catalog.Plan, label string) catalog.PlanCard {
+	for _, c := range p.Cards {
+		if c.Name == label {
+			return c
+		}
+	}
+	return catalog.PlanCard{}
+}
+
+func TestSimulateAXSSharingAUSB3Bus(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "3", "--size", "50MB", "--seed", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	topo := writeFile(t, filepath.Join(dir, "set.yaml"), `
+buses:
+  - {name: usb-shared, kind: usb3.0}
+  - {name: usb-alone, kind: usb3.0}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: axs, bus: usb-shared}
+  - {name: A002, media: axs, bus: usb-shared}
+  - {name: A003, media: axs, bus: usb-alone}
+destinations:
+  - {name: raid, bus: tb-1, kind: nvme-raid-tb3}
+`)
+	start := time.Now()
+	r = dit(t, db, "offload", "--topology", topo, "--simulate", "--simulate-scale", "0.04", "--hash", "xxh64", "--block-size", "256KiB",
+		"-d", raid, filepath.Join(cards, "A001"), filepath.Join(cards, "A002"), filepath.Join(cards, "A003"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	t.Logf("simulated job took %s", time.Since(start).Round(time.Millisecond))
+	require.Contains(t, r.stdout, "Plan: 3 cards -> 1 destination")
+	require.Contains(t, r.stdout, "Bottleneck: none: every card runs at the full speed of its medium")
+
+	sj := loadSim(t, db)
+	require.NotEmpty(t, sj.plans)
+	p := sj.plans[0]
+	require.Equal(t, "start", p.Reason)
+	require.True(t, p.Simulated)
+	require.Equal(t, simScale, p.Scale)
+	for _, label := range []string{"A001", "A002", "A003"} {
+		pc := planned(p, label)
+		require.Equal(t, "media", pc.LimitedBy, "two AXS readers fit one 5 Gbit/s bus")
+		require.InDelta(t, 0.235e9, pc.Rate, 1)
+		first, last := copyWindow(sj.samples, sj.cards[label])
+		got := copyRate(t, sj.samples, sj.cards[label], first, last.Add(-500*time.Millisecond)) / simScale
+		t.Logf("%s: planned %.3f GB/s, achieved %.3f GB/s", label, pc.Rate/1e9, got/1e9)
+		require.InEpsilon(t, pc.Rate, got, 0.10, "%s achieved %.3f GB/s, planned %.3f", label, got/1e9, pc.Rate/1e9)
+	}
+}
+
+func TestSimulateLimitAndReplanWhenASmallCardFinishes(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "200MB", "--seed", "4")
+	require.Equal(t, 0, r.code, r.stderr)
+	small := filepath.Join(dir, "small")
+	r = dit(t, db, "testdata", "cards", "--out", small, "--cards", "1", "--size", "100MB", "--seed", "5")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, os.Rename(filepath.Join(small, "A001"), filepath.Join(cards, "A003")))
+	raid := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	topo := writeFile(t, filepath.Join(dir, "set.yaml"), `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.2-gen2}
+  - {name: usb-c, kind: usb3.2-gen2}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A002, media: cfast2, bus: usb-b}
+  - {name: A003, media: cfast2, bus: usb-c}
+destinations:
+  - {name: raid, path: `+raid+`, bus: tb-1, kind: nvme-tb}
+`)
+	start := time.Now()
+	r = dit(t, db, "offload", "--json", "--topology", topo, "--simulate", "--simulate-scale", "0.04", "--limit", "0.9GB/s",
+		"--hash", "xxh64", "--block-size", "256KiB", "-d", raid,
+		filepath.Join(cards, "A001"), filepath.Join(cards, "A002"), filepath.Join(cards, "A003"))
+	require.Equal(t, 0, r.code, r.stderr)
+	t.Logf("simulated job took %s", time.Since(start).Round(time.Millisecond))
+
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var sum struct {
+		Plans []catalog.Plan `json:"plans"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	require.GreaterOrEqual(t, len(sum.Plans), 2, "the summary shows the plan and the re-plan")
+
+	sj := loadSim(t, db)
+	require.GreaterOrEqual(t, len(sj.plans), 2)
+	p0, p1 := sj.plans[0], sj.plans[1]
+	for _, label := range []string{"A001", "A002", "A003"} {
+		pc := planned(p0, label)
+		require.Equal(t, "dest:raid", pc.LimitedBy)
+		require.InDelta(t, 0.3e9, pc.Rate, 1, "0.9 GB/s shared by three cards")
+	}
+	require.Equal(t, "A003 copied", p1.Reason, "the small card finishes first")
+	require.Len(t, p1.Cards, 2)
+	for _, label := range []string{"A001", "A002"} {
+		require.InDelta(t, 0.45e9, planned(p1, label).Rate, 1, "its budget goes to the other two")
+	}
+
+	// Phase 1: all three at ~0.3 GB/s until A003 is copied.
+	first, end3 := copyWindow(sj.samples, sj.cards["A003"])
+	for _, label := range []string{"A001", "A002", "A003"} {
+		got := copyRate(t, sj.samples, sj.cards[label], first.Add(time.Second), end3.Add(-time.Second)) / simScale
+		t.Logf("%s before the re-plan: planned 0.300 GB/s, achieved %.3f GB/s", label, got/1e9)
+		require.InEpsilon(t, 0.3e9, got, 0.10, label)
+	}
+	// Phase 2: A001 and A002 at ~0.45 GB/s from the re-plan to their end.
+	for _, label := range []string{"A001", "A002"} {
+		_, end := copyWindow(sj.samples, sj.cards[label])
+		got := copyRate(t, sj.samples, sj.cards[label], p1.T.Add(500*time.Millisecond), end.Add(-500*time.Millisecond)) / simScale
+		t.Logf("%s after the re-plan: planned %.3f GB/s, achieved %.3f GB/s", label, planned(p1, label).Rate/1e9, got/1e9)
+		require.InEpsilon(t, planned(p1, label).Rate, got, 0.10, label)
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	topo := writeFile(t, filepath.Join(dir, "set.yaml"), `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: tb-ctrl-0, kind: tb3}
+  - {name: tb-1, kind: tb3, parent: tb-ctrl-0}
+sources:
+  - {name: A023, media: cfast2, bus: usb-a, size: 128GB}
+  - {name: A024, media: cfast2, bus: usb-a, size: 128GB}
+  - {name: A025, media: cfast2, bus: usb-a, size: 64GB}
+destinations:
+  - {name: raid, bus: tb-1, write_rate: 2.2GB/s, read_rate: 2.6GB/s}
+cpu: {cores: 8, hash_rates: {md5: 0.7GB/s, xxh64: 8GB/s}}
+`)
+	r := dit(t, db, "plan", "--topology", topo, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var res struct {
+		Cards []struct {
+			Name      string   `json:"name"`
+			Rate      float64  `json:"rate_bytes_per_s"`
+			LimitedBy string   `json:"limited_by"`
+			ETA       *float64 `json:"eta_s"`
+		} `json:"cards"`
+		Buses []struct {
+			Name     string  `json:"name"`
+			Load     float64 `json:"load_bytes_per_s"`
+			Capacity float64 `json:"capacity_bytes_per_s"`
+		} `json:"buses"`
+		Destinations []struct {
+			Name     string  `json:"name"`
+			Load     float64 `json:"load_bytes_per_s"`
+			Capacity float64 `json:"capacity_bytes_per_s"`
+		} `json:"destinations"`
+		Total     float64 `json:"total_bytes_per_s"`
+		TBPerHour float64 `json:"tb_per_hour"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	require.Len(t, res.Cards, 3)
+	for _, c := range res.Cards {
+		require.Equal(t, "bus:usb-a", c.LimitedBy, "three CFast readers do not fit one 10 Gbit/s bus")
+		require.InDelta(t, 1.15e9/3, c.Rate, 1)
+		require.NotNil(t, c.ETA)
+	}
+	require.InDelta(t, 64e9/(1.15e9/3), *res.Cards[2].ETA, 1e-6)
+	require.Equal(t, "usb-a", res.Buses[0].Name)
+	require.InDelta(t, 1.15e9, res.Buses[0].Load, 1)
+	require.InDelta(t, 1.15e9, res.Buses[0].Capacity, 1)
+	require.InDelta(t, 2.8e9, res.Buses[1].Capacity, 1)
+	require.Equal(t, "raid", res.Destinations[0].Name)
+	require.InDelta(t, 2.2e9, res.Destinations[0].Capacity, 1)
+	require.InDelta(t, 1.15e9, res.Total, 1)
+	require.InDelta(t, 1.15*3.6, res.TBPerHour, 1e-9)
+
+	r = dit(t, db, "plan", "--topology", topo)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, want := range []string{"CARD", "LIMITED BY", "bus usb-a (USB 3.2 Gen 2 (10 Gbit/s), 1.150 GB/s usable) carrying reads, shared with A024, A025",
+		"Total:      1.150 GB/s = 4.140 TB/hour", "Bottleneck: bus usb-a holds back 3 of 3 cards",
+		"0 more cfast2 at full speed on bus usb-a", "  tb-1 "} {
+		require.Contains(t, r.stdout, want)
+	}
+
+	bad := writeFile(t, filepath.Join(dir, "bad.yaml"), "buses:\n  - {name: a, kind: usb3.2-gen2}\nsources:\n  - {name: A, media: cfast2, bus: b}\n")
+	r = dit(t, db, "plan", "--topology", bad)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, `bad.yaml line 4: source "A" is on bus "b", which is not defined`)
+	r = dit(t, db, "plan")
+	require.Equal(t, 2, r.code)
+	r = dit(t, db, "plan", "--topology", topo, "--limit", "nope=1GB/s")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, `no destination "nope"`)
+	r = dit(t, db, "offload", "--simulate-scale", "0.5", "-d", dir, filepath.Join(dir, "x"))
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--simulate-scale needs --simulate")
+}
+
+func TestDevicesCommand(t *testing.T) {
+	if _, err := os.Stat("/proc/self/mountinfo"); err != nil {
+		t.Skip("no /proc/self/mountinfo here: discovery is tested on the fake trees in internal/devices")
+	}
+	r := dit(t, filepath.Join(t.TempDir(), "c.db"), "devices", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var vols []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &vols))
+	for _, v := range vols {
+		require.Contains(t, v, "mount")
+		require.Contains(t, v, "filesystem")
+	}
+	r = dit(t, filepath.Join(t.TempDir(), "c.db"), "devices")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "MOUNT")
+}
