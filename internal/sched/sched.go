@@ -275,17 +275,29 @@ func (s *Scheduler) Topology() *plan.Topology { return s.topo }
 // Scale is the rate scale the buckets run at.
 func (s *Scheduler) Scale() float64 { return s.scale }
 
-// Start binds the scheduler to a job: cards are the job's cards in
-// command-line order (labels, catalog ids, bytes to copy). The plan is
-// re-made with the sizes and recorded in cat (if not nil) as seq 0.
+// Start binds the scheduler to a job before it runs: cards are the job's
+// cards in its order (labels, catalog ids, bytes to copy), each one a
+// source of the topology by label. The plan is re-made with the sizes and
+// recorded in cat (if not nil) as seq 0.
 func (s *Scheduler) Start(cat *catalog.Catalog, jobID int64, cards []Card) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(cards) != len(s.cards) {
-		return fmt.Errorf("sched: the job has %d cards, the topology %d", len(cards), len(s.cards))
+	// The job may have fewer cards than were planned (cards it leaves
+	// out): follow the job's cards, in its order, by label.
+	var sources []plan.Source
+	for _, c := range cards {
+		i := s.index(c.Label)
+		if i < 0 {
+			return fmt.Errorf("sched: card %s of the job is not in the topology", c.Label)
+		}
+		sources = append(sources, s.topo.Sources[i])
 	}
+	s.topo.Sources = sources
+	s.cards = append([]Card(nil), cards...)
+	s.copied = make([]int64, len(cards))
+	s.done = make([]bool, len(cards))
+	s.buckets()
 	s.cat, s.jobID = cat, jobID
-	copy(s.cards, cards)
 	return s.replanLocked("start")
 }
 

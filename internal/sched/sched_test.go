@@ -138,6 +138,7 @@ destinations:
 	var reasons []string
 	s, err := New(Config{Topology: top, OnPlan: func(_ *plan.Result, why string) { reasons = append(reasons, why) }})
 	require.NoError(t, err)
+	require.ErrorContains(t, s.Start(cat, j.ID, []Card{{Label: "B001"}}), "card B001 of the job is not in the topology")
 	require.NoError(t, s.Start(cat, j.ID, cards))
 	require.InDelta(t, 0.3e9, float64(s.share[0].Limit()), 1)
 
@@ -198,4 +199,17 @@ destinations:
 	require.ErrorContains(t, err, "card "+filepath.Join(dir, "A002")+" is not in t.yaml: add a source with path:")
 	_, err = ForJob(top, []string{a}, []string{filepath.Join(dir, "backup")})
 	require.ErrorContains(t, err, "destination "+filepath.Join(dir, "backup")+" is not in t.yaml")
+}
+
+func TestStartFollowsTheJobsCards(t *testing.T) {
+	s, err := New(Config{Topology: topo(t, threeOnOneBus)})
+	require.NoError(t, err)
+	require.InDelta(t, 1.15e9/3, float64(s.share[0].Limit()), 1)
+	// The job left A001 and A004 out: A003 and A002 (in that order) share usb-a.
+	require.NoError(t, s.Start(nil, 1, []Card{{Label: "A003"}, {Label: "A002"}}))
+	require.Len(t, s.Plan().Cards, 2)
+	require.Equal(t, "A003", s.Plan().Cards[0].Name)
+	require.Equal(t, plan.LimitMedia, s.Plan().Cards[0].LimitedBy, "two CFast readers fit the bus")
+	require.Equal(t, rate.Inf, s.share[0].Limit())
+	require.Len(t, s.readChain, 2)
 }
