@@ -30,6 +30,8 @@ type OffloadOptions struct {
 	Throttle      string
 	BlockSize     string
 	Sched         schedulerFlags
+	MHL           string // asc | v1 | both | none
+	Again         bool   // copy cards offloaded before
 }
 
 // AddFlags registers the flags.
@@ -49,6 +51,8 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "1MiB", "read block size")
 	f.MarkHidden("block-size")
+	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none")
+	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 }
 
 func newOffloadCommand(g *GlobalOptions) *cobra.Command {
@@ -121,6 +125,11 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
 		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, AllowDegraded: o.AllowDegraded,
 		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
+	bindJob, afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
+	if err != nil || nothingToCopy {
+		return err
+	}
+	args = opts.Cards // without the cards offloaded before
 	sch, err := newOffloadSched(ctx, g, cat, o, args, &opts)
 	if err != nil {
 		return err
@@ -134,6 +143,7 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err != nil {
 		return err
 	}
+	bindJob(job)
 	if err := sch.start(g, cat, job, o.JSON); err != nil {
 		job.Close()
 		return err
@@ -146,6 +156,7 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	}
 	out.Summary(sum, cat.Path())
 	sch.summary(g, sum, o.JSON)
+	afterSummary()
 	if sum.ExitCode != 0 {
 		return &exitError{code: sum.ExitCode}
 	}

@@ -188,7 +188,7 @@ func TestKill9MidJobThenResume(t *testing.T) {
 	for _, card := range []string{a, b} {
 		want := footage(tree(t, card))
 		for _, d := range []string{d1, d2} {
-			require.Equal(t, want, tree(t, filepath.Join(d, "day01", filepath.Base(card))), "byte-identical %s on %s", card, d)
+			require.Equal(t, want, withoutHistory(tree(t, filepath.Join(d, "day01", filepath.Base(card)))), "byte-identical %s on %s", card, d)
 		}
 	}
 	for p, st := range before {

@@ -91,6 +91,8 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newVerifyCommand(g),
 		newHashCommand(g),
 		newArrayCommand(g),
+		newMHLCommand(g),
+		newReportCommand(g),
 		newVersionCommand(g),
 		newTestdataCommand(g),
 	)

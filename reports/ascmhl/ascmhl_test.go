@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -196,4 +198,29 @@ func TestNoHistory(t *testing.T) {
 	defer st.Close()
 	_, err = Verify(context.Background(), st, VerifyOptions{})
 	require.ErrorIs(t, err, ErrNoHistory)
+}
+
+// TestFSStoreWritesAHistory runs the writer and the verifier through the
+// engine's filesystem interface, as an array destination would.
+func TestFSStoreWritesAHistory(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.mov"), []byte("a"), 0o644))
+	st := FSStore{FS: fsys.OS{}, Dir: dir}
+	v := hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("a")).Get(hashing.MD5)
+	m := &Manifest{Created: t0, Host: "h", Tool: "t", Process: ProcessTransfer,
+		Files: []File{{Path: "a.mov", Size: 1, Hashes: []Hash{{Algo: hashing.MD5, Value: v, Action: Original}}}}}
+	name, err := Append(st, nil, m, "X", t0)
+	require.NoError(t, err)
+	require.FileExists(t, filepath.Join(dir, filepath.FromSlash(name)))
+	h, err := LoadHistory(st)
+	require.NoError(t, err)
+	_, err = Append(st, h, m, "X", t0)
+	require.NoError(t, err)
+	res, err := Verify(context.Background(), st, VerifyOptions{AllHashes: true})
+	require.NoError(t, err)
+	require.True(t, res.OK(), "%v", res.Findings)
+	require.Len(t, res.History.Generations, 2)
+	require.ErrorIs(t, st.WriteFileAtomic(name, []byte("x"), false), fs.ErrExist)
+	_, err = st.ReadFile("../x")
+	require.Error(t, err)
 }

@@ -2,17 +2,17 @@ package jobreport
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // FallbackDir holds the reports of jobs whose layout has no folder of
@@ -83,11 +83,16 @@ func (r *Report) FileName(ext string) string {
 }
 
 // WriteToDestinations renders every format once and writes the files into
-// each destination's report folder ([Dir]); each file is written under a
-// temporary name, synced and renamed (a report of the same job is
-// replaced). It returns the paths written, and the first error after
-// trying every destination.
-func (r *Report) WriteToDestinations() ([]string, error) {
+// each destination's report folder ([Dir]) through fsy (the job's
+// filesystem, so that a report on a dit array lands in the array; nil: the
+// OS). Each file is written under a temporary name, synced and renamed (a
+// report of the same job is replaced). It returns the paths written, and
+// the first error after trying every destination.
+func (r *Report) WriteToDestinations(fsy fsys.FS) ([]string, error) {
+	if fsy == nil {
+		fsy = fsys.OS{}
+	}
+	_, plainOS := fsy.(fsys.OS)
 	var labels []string
 	for _, c := range r.Cards {
 		labels = append(labels, c.Label)
@@ -104,18 +109,25 @@ func (r *Report) WriteToDestinations() ([]string, error) {
 	var written []string
 	var firstErr error
 	for _, d := range r.Destinations {
+		if plainOS && raid.IsBlade(d.Path) {
+			// A blade folder holds the array's own files: the report goes
+			// into the array (through the job's filesystem), never beside them.
+			firstErr = cmpErr(firstErr, fmt.Errorf("%s is a blade of a dit array: report not written there (use dit report)", d.Path))
+			continue
+		}
 		dir := filepath.Join(d.Path, filepath.FromSlash(rel))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := fsy.MkdirAll(dir, 0o755); err != nil {
 			firstErr = cmpErr(firstErr, fmt.Errorf("creating %s: %w", dir, err))
 			continue
 		}
+		st := ascmhl.FSStore{FS: fsy, Dir: dir}
 		for _, f := range Formats {
-			p := filepath.Join(dir, r.FileName(f))
-			if err := writeAtomic(p, rendered[f]); err != nil {
-				firstErr = cmpErr(firstErr, fmt.Errorf("writing %s: %w", p, err))
+			name := r.FileName(f)
+			if err := st.WriteFileAtomic(name, rendered[f], true); err != nil {
+				firstErr = cmpErr(firstErr, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err))
 				continue
 			}
-			written = append(written, p)
+			written = append(written, filepath.Join(dir, name))
 		}
 	}
 	return written, firstErr
@@ -124,39 +136,6 @@ func (r *Report) WriteToDestinations() ([]string, error) {
 func cmpErr(first, err error) error {
 	if first != nil {
 		return first
-	}
-	return err
-}
-
-func writeAtomic(p string, data []byte) error {
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+"."+hex.EncodeToString(rnd[:])+offload.TempSuffix)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(p))
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
 	}
 	return err
 }

@@ -338,7 +338,7 @@ func TestWriteToDestinations(t *testing.T) {
 	r := build(t)
 	d1, d2 := t.TempDir(), t.TempDir()
 	r.Destinations[0].Path, r.Destinations[1].Path = d1, d2
-	paths, err := r.WriteToDestinations()
+	paths, err := r.WriteToDestinations(nil)
 	require.NoError(t, err)
 	require.Len(t, paths, 8)
 	for _, d := range []string{d1, d2} {

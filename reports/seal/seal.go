@@ -60,6 +60,7 @@ import (
 
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/raid"
 	"github.com/dit-org/dit/reports/ascmhl"
 	"github.com/dit-org/dit/reports/mhlv1"
 )
@@ -105,9 +106,11 @@ func (f Format) Check(algos []hashing.Algo) error {
 // Sealer writes hash lists for finished cards.
 type Sealer struct {
 	Format Format
-	// OpenStore opens a card's folder on a destination; default: the OS
-	// folder (ascmhl.OpenOSStore). An array destination plugs in here.
-	OpenStore func(cardDir string) (ascmhl.Store, func() error, error)
+	// OpenStore opens the card's folder on a destination (info.CardDir);
+	// default: the OS folder (ascmhl.OpenOSStore), refused for a dit array
+	// destination, whose folders are logical: give ascmhl.FSStore over the
+	// job's filesystem (offload.Job.FS) for those.
+	OpenStore func(info offload.SealInfo) (ascmhl.Store, func() error, error)
 	// Username goes into MHL v1.1 lists; default: the current user.
 	Username string
 }
@@ -121,16 +124,22 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 		return err
 	}
 	open := s.OpenStore
+	if open == nil && raid.IsBlade(info.DestRoot) {
+		// The card's folder is a logical folder of the array: writing it as
+		// OS files would put them into the blade folder. An array plugs in
+		// through OpenStore (ascmhl.FSStore over the job's filesystem).
+		return fmt.Errorf("%s is a blade of a dit array: no hash list written (writing into arrays needs the job's filesystem, not wired yet)", info.DestRoot)
+	}
 	if open == nil {
-		open = func(dir string) (ascmhl.Store, func() error, error) {
-			st, err := ascmhl.OpenOSStore(dir)
+		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
+			st, err := ascmhl.OpenOSStore(info.CardDir)
 			if err != nil {
 				return nil, nil, err
 			}
 			return st, st.Close, nil
 		}
 	}
-	st, closeStore, err := open(info.CardDir)
+	st, closeStore, err := open(info)
 	if err != nil {
 		return err
 	}
