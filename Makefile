@@ -49,7 +49,12 @@ demo: build
 	echo; echo "Cards:   $$d/cards"; echo "Array:   $$d/blade1..4 (dit array ls $$d/blade1; dit array extract $$d/blade1 --to DIR)"; \
 	echo "Copies:  $$d/shuttle/demo"; \
 	echo "Catalog: $$d/catalog.db (try: ./$(BIN)/dit job show 1 --db $$d/catalog.db)"; \
-	echo "Remove it all with: rm -rf $$d"; exit $$rc
+	echo "Proof:   an ASC MHL history in each card folder (try: ./$(BIN)/dit mhl verify $$d/shuttle/demo/A001)"; \
+	echo "Remove it all with: rm -rf $$d"; \
+	echo; echo "== dit report 1 --format pdf; dit report 1 --format html"; \
+	./$(BIN)/dit report 1 --db "$$d/catalog.db" --format pdf --out "$$d/report.pdf" >/dev/null || exit 1; \
+	./$(BIN)/dit report 1 --db "$$d/catalog.db" --format html --out "$$d/report.html" >/dev/null || exit 1; \
+	echo "PDF report:  $$d/report.pdf"; echo "HTML report: $$d/report.html"; exit $$rc
 
 # Whole-process benchmark against the naive way and ocopy (installed into a
 # venv from PyPI), plus the Go micro-benchmarks.

@@ -30,6 +30,7 @@ func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
+	p.Legend.Left = true
 	styles := []struct {
 		phase, label string
 		col          color.RGBA
