@@ -7,6 +7,9 @@ LDFLAGS  := -X main.version=$(VERSION)
 # Packages with concurrency: run under the race detector when cgo works.
 RACE_PKGS := ./internal/offload/... ./internal/hashing/... ./internal/catalog/... ./raid/...
 DEMO_SIZE ?= 2GB
+# The demo simulates the set (CFast readers, Thunderbolt array) at this
+# fraction of the field rates, so a small machine keeps up.
+DEMO_SCALE ?= 0.1
 
 .PHONY: all build test race lint demo bench clean
 
@@ -39,10 +42,17 @@ demo: build
 	echo "== generating two $(DEMO_SIZE) cards in $$d/cards"; \
 	./$(BIN)/dit testdata cards --out "$$d/cards" --cards 2 --size $(DEMO_SIZE) --seed 1 || exit 1; \
 	mkdir -p "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" "$$d/shuttle"; \
+	printf '%s\n' "# the demo set: two CFast readers on one 10 Gbit/s bus, the array on Thunderbolt 3" \
+		"buses:" "  - {name: usb-a, kind: usb3.2-gen2}" "  - {name: tb-1, kind: tb3}" "  - {name: usb-b, kind: usb3.2-gen2x2}" \
+		"sources:" "  - {name: A001, media: cfast2, bus: usb-a}" "  - {name: A002, media: cfast2, bus: usb-a}" \
+		"destinations:" "  - {name: blade1, bus: tb-1, kind: nvme-raid4-tb3}" "  - {name: shuttle, bus: usb-b, kind: ssd-usb-20g}" \
+		> "$$d/set.yaml"; \
+	echo "== dit plan --topology $$d/set.yaml --no-cpu   (the set's hardware; this machine's CPU left out)"; \
+	./$(BIN)/dit plan --db "$$d/catalog.db" --topology "$$d/set.yaml" --hash xxh64,md5 --no-cpu || exit 1; \
 	echo "== dit array create --level 4 blade1..blade4"; \
 	./$(BIN)/dit array create --level 4 --label demo-raid "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" || exit 1; \
-	echo "== dit offload -d $$d/blade1 -d $$d/shuttle A001 A002"; \
-	./$(BIN)/dit offload --db "$$d/catalog.db" --name demo --hash xxh64,md5 \
+	echo "== dit offload --topology set.yaml --simulate --simulate-scale $(DEMO_SCALE) -d $$d/blade1 -d $$d/shuttle A001 A002"; \
+	./$(BIN)/dit offload --db "$$d/catalog.db" --name demo --hash xxh64,md5 --topology "$$d/set.yaml" --simulate --simulate-scale $(DEMO_SCALE) \
 		-d "$$d/blade1" -d "$$d/shuttle" "$$d/cards/A001" "$$d/cards/A002"; rc=$$?; \
 	echo; ./$(BIN)/dit jobs --db "$$d/catalog.db"; \
 	echo; ./$(BIN)/dit array status "$$d/blade1"; \
@@ -65,6 +75,7 @@ bench: build
 		echo "bench: could not install ocopy; comparing with the naive way only"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/hashing/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 3
+	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 
 clean:
 	rm -rf $(BIN) .cache

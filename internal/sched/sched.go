@@ -132,19 +132,26 @@ func New(cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
+// burst is a bucket's depth: a quarter second of its rate (at least
+// 256 KiB), so a card that stalled (an fsync, a busy core) catches up a
+// little without bursting past its share for long.
 func burst(r float64) int {
 	const minBurst = 256 << 10
 	if math.IsInf(r, 1) || r <= 0 {
 		return minBurst
 	}
-	return max(minBurst, int(r/10))
+	return max(minBurst, int(r/4))
 }
 
+// newBucket returns an empty bucket filling at r bytes/s (r <= 0 or +Inf:
+// no limit). It starts empty so that a job does not begin with a burst.
 func newBucket(r float64) *rate.Limiter {
 	if r <= 0 || math.IsInf(r, 1) {
 		return rate.NewLimiter(rate.Inf, burst(r))
 	}
-	return rate.NewLimiter(rate.Limit(r), burst(r))
+	l := rate.NewLimiter(rate.Limit(r), burst(r))
+	l.AllowN(time.Now(), l.Burst())
+	return l
 }
 
 // buckets creates the token buckets of the simulated hardware and the
