@@ -8,6 +8,7 @@
 //
 //	cmd/dit              the CLI (cobra; builds with CGO_ENABLED=0): one file per command
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
+//	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	internal/offload     the engine: jobs, the per-card pipeline (one read,
 //	                     N destination writers, inline hashes), read-back
 //	                     verification, resume, progress events, summaries
@@ -19,6 +20,11 @@
 //	                     make a dit array a destination like a folder
 //	internal/catalog     the SQLite catalog: schema, migrations, batched writer
 //	internal/units       decimal units people read: GB/s, TB/hour
+//	internal/plan        bus-budget planner: media/bus/destination profiles (data),
+//	                     topology files, max-min fair rates, what limits each card
+//	internal/sched       the plan enforced: token buckets per card, bus and destination
+//	                     (offload.Limiter), --simulate, re-plans recorded in the catalog
+//	internal/devices     mounted volumes: Linux sysfs, macOS diskutil/system_profiler
 //	internal/testcards   deterministic generated camera cards for demo, tests, bench
 //	raid                 dit's own RAID 0/4 array over SSD blade folders: striped
 //	                     writer with inline parity and unit hashes, checked and
