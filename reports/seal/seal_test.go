@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/reports/ascmhl"
@@ -285,4 +286,87 @@ func tree(t *testing.T, root string) map[string]string {
 		return nil
 	}))
 	return out
+}
+
+// TestFailedCopyIsRecordedAsFailed corrupts one copy while it is read back:
+// on that destination the file is recorded with the copy's actual hashes,
+// action failed, and verification names it; the other destination is
+// clean.
+func TestFailedCopyIsRecordedAsFailed(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "C001")
+	content := strings.Repeat("0123456789abcdef", 20000) // 320 kB: several read blocks
+	writeCard(t, card, map[string]string{"bad.mov": content, "good.mov": "good"})
+	d1, d2 := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(d1, 0o755))
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	copyPath := filepath.Join(d2, "day01", "C001", "bad.mov")
+	f := fsys.NewFaulty(fsys.OS{})
+	var once sync.Once
+	f.Add(fsys.Fault{Match: "shuttle/day01/C001/bad.mov", OnRead: func(int64) {
+		once.Do(func() {
+			fh, err := os.OpenFile(copyPath, os.O_WRONLY, 0)
+			if err == nil {
+				fh.WriteAt([]byte("X"), 300000)
+				fh.Close()
+			}
+		})
+	}})
+	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	s := &Sealer{Format: Format{ASC: true, V1: true}}
+	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: []string{card}, Dests: []string{d1, d2},
+		Catalog: cat, FS: f, BlockSize: 64 << 10, Buffers: 4, Seal: s.Seal})
+	require.NoError(t, err)
+	sum, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, offload.ExitSomeFailed, sum.ExitCode)
+
+	res := verify(t, filepath.Join(d1, "day01", "C001"), true)
+	require.True(t, res.OK(), "%v", res.Findings)
+	res = verify(t, filepath.Join(d2, "day01", "C001"), false)
+	require.False(t, res.OK())
+	require.Equal(t, []ascmhl.Finding{{Kind: ascmhl.FindFailed, Path: "bad.mov",
+		Detail: "recorded only with failed hashes (generation 1): the copy was bad when it was recorded"}}, res.Findings)
+	var bad ascmhl.File
+	for _, fl := range res.History.Generations[0].Manifest.Files {
+		if fl.Path == "bad.mov" {
+			bad = fl
+		}
+	}
+	corrupt := []byte(content)
+	corrupt[300000] = 'X'
+	want := hashing.Bytes([]hashing.Algo{hashing.MD5, hashing.XXH64}, corrupt)
+	require.Len(t, bad.Hashes, 2)
+	for _, h := range bad.Hashes {
+		require.Equal(t, ascmhl.Failed, h.Action)
+		require.Equal(t, want.Get(h.Algo), h.Value, "the failed copy's actual hash")
+	}
+}
+
+func TestNotReadBackIsOriginal(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "D001")
+	writeCard(t, card, map[string]string{"a.mov": "aaaa", "b/c.mov": "cc"})
+	d := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	s := &Sealer{Format: Format{ASC: true}}
+	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: []string{card}, Dests: []string{d},
+		Catalog: cat, Verify: offload.VerifyNone, Seal: s.Seal})
+	require.NoError(t, err)
+	_, err = j.Run(context.Background())
+	require.NoError(t, err)
+	res := verify(t, filepath.Join(d, "day01", "D001"), true)
+	require.True(t, res.OK(), "%v", res.Findings)
+	m := res.History.Generations[0].Manifest
+	require.Contains(t, m.Comment, "2 copied, not read back")
+	for _, f := range m.Files {
+		for _, h := range f.Hashes {
+			require.Equal(t, ascmhl.Original, h.Action, "never verified without a read-back")
+		}
+	}
 }
