@@ -15,7 +15,7 @@
 // is committed. The file carries application_id 0x44495430 ("DIT0"), so a
 // foreign SQLite file or a non-database is refused with a clear message.
 //
-// # Schema (version 1, sql/0001_initial.sql)
+// # Schema version 1 (sql/0001_initial.sql)
 //
 //	jobs(id, name, state, host, tool_version, pid, hashes, verify_mode,
 //	     verify_hashes, layout, on_conflict, include_hidden, started,
@@ -43,6 +43,18 @@
 //	    once per second per card (dest_id NULL: the card's reads) and per
 //	    destination; phase copy | verify; bytes is the running total of
 //	    the phase, rate bytes/s over the last interval.
+//
+// # Schema version 2 (sql/0002_plans.sql): bus-budget plans
+//
+//	plans(id, job_id, seq, t, reason, simulated, scale, total_rate,
+//	      bottleneck, detail)
+//	    seq 0 is the plan at the start of a job, 1, 2, ... each re-plan
+//	    (a card finished and freed its budget); reason says why ("start",
+//	    "A003 copied"); rates in bytes/s; detail is the whole plan as JSON.
+//	plan_cards(plan_id, name, card_id, rate, limited_by, eta_s)
+//	    limited_by: media | bus:NAME | dest:NAME | cpu | unknown.
+//	cpu_bench(host, arch, algo, bytes_per_s, cores, measured)
+//	    the planner's cached single-core hash speeds per host.
 //
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
