@@ -292,3 +292,44 @@ func TestRemoveAndRenameSurviveCrashes(t *testing.T) {
 		}
 	}
 }
+
+// Replacing a file (the ASC MHL chain is rewritten): after a crash at any
+// point the path holds the old or the new content, never nothing.
+func TestRenameReplaceNeverLosesThePath(t *testing.T) {
+	mb, dirs, a := memArray(t, RAID4, 3, 64<<10)
+	putFile(t, a, "ascmhl/ascmhl_chain.xml", []byte("chain v1"))
+	require.NoError(t, a.Close())
+	for i := 1; i < 80; i++ {
+		ra, err := Open(dirs, OpenOptions{FS: mb.fs, ReadWrite: true})
+		require.NoError(t, err)
+		if _, ok := ra.Lookup("ascmhl/.tmp-chain"); ok {
+			require.NoError(t, ra.Remove("ascmhl/.tmp-chain"))
+		}
+		putFile(t, ra, "ascmhl/.tmp-chain", []byte("chain v2"))
+		mb.w.mu.Lock()
+		mb.w.crashAt, mb.w.ops = i, 0
+		mb.w.mu.Unlock()
+		err = ra.RenameReplace("ascmhl/.tmp-chain", "ascmhl/ascmhl_chain.xml")
+		crashed := mb.w.crashed
+		mb.crash()
+		rb, err2 := Open(dirs, OpenOptions{FS: mb.fs, ReadWrite: true})
+		require.NoError(t, err2)
+		got, gerr := getFile(rb, "ascmhl/ascmhl_chain.xml")
+		require.NoError(t, gerr, "op %d: the chain is never missing", i)
+		require.Contains(t, []string{"chain v1", "chain v2"}, string(got), "op %d", i)
+		if !crashed && err == nil {
+			require.Equal(t, "chain v2", string(got))
+			_, ok := rb.Lookup("ascmhl/.tmp-chain")
+			require.False(t, ok)
+			rb.Close()
+			return
+		}
+		// Start the next round from v1 again.
+		if string(got) == "chain v2" {
+			require.NoError(t, rb.Remove("ascmhl/ascmhl_chain.xml"))
+			putFile(t, rb, "ascmhl/ascmhl_chain.xml", []byte("chain v1"))
+		}
+		rb.Close()
+	}
+	t.Fatal("the replace never completed")
+}

@@ -28,6 +28,11 @@ func (a *Array) Remove(p string) error {
 			}
 		}
 	}
+	return a.removeManifest(m)
+}
+
+// removeManifest deletes one file id: delete intent everywhere first.
+func (a *Array) removeManifest(m *Manifest) error {
 	intent, _ := json.Marshal(map[string]any{"kind": "delete", "file_id": m.FileID, "path": m.Path, "session": a.sb.SessionID})
 	for r := range a.blades {
 		if a.writable(r) {
@@ -39,6 +44,32 @@ func (a *Array) Remove(p string) error {
 	a.unindex(m)
 	a.finishDelete(m.FileID)
 	return nil
+}
+
+// RenameReplace gives a committed file the path newp, replacing the file
+// there atomically for readers: the renamed manifest (a newer commit) is
+// written first and wins over the old one; then the old file is deleted.
+// A crash in between leaves the new content visible at newp and the old
+// one as an unreferenced duplicate that the next delete or scrub clears.
+func (a *Array) RenameReplace(oldp, newp string) error {
+	prev, had := a.Lookup(newp)
+	if !had {
+		return a.Rename(oldp, newp)
+	}
+	if !a.rw {
+		return errors.New("array is open read-only")
+	}
+	m, ok := a.Lookup(oldp)
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: oldp, Err: fs.ErrNotExist}
+	}
+	if prev.Dir || m.Dir {
+		return &fs.PathError{Op: "rename", Path: newp, Err: fmt.Errorf("folders are not replaced")}
+	}
+	if err := a.writeRenamed(m, newp); err != nil {
+		return err
+	}
+	return a.removeManifest(prev)
 }
 
 // finishDelete removes every trace of a file id on every present blade.
@@ -84,6 +115,14 @@ func (a *Array) Rename(oldp, newp string) error {
 	if _, ok := a.Lookup(newp); ok {
 		return &fs.PathError{Op: "rename", Path: newp, Err: fs.ErrExist}
 	}
+	return a.writeRenamed(m, newp)
+}
+
+func (a *Array) writeRenamed(m *Manifest, newp string) error {
+	if err := checkLogicalPath(newp); err != nil {
+		return err
+	}
+	oldp := m.Path
 	nm := *m
 	nm.Path = newp
 	nm.Generation++

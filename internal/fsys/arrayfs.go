@@ -203,9 +203,28 @@ func (f *ArrayFS) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }
 
-// Rename commits a temp under its final name, or renames a committed
-// file; it never replaces.
-func (f *ArrayFS) Rename(oldname, newname string) error { return f.RenameNoReplace(oldname, newname) }
+// Rename is os.Rename on the array: a temp is committed, a committed file
+// renamed; an existing file at newname is replaced atomically for readers
+// (see raid.Array.RenameReplace).
+func (f *ArrayFS) Rename(oldname, newname string) error {
+	np, err := f.logical(newname)
+	if err != nil {
+		return err
+	}
+	if _, exists := f.A.Lookup(np); !exists {
+		return f.RenameNoReplace(oldname, newname)
+	}
+	if w := f.takePending(oldname); w != nil {
+		if _, err := w.Commit(); err != nil {
+			return err
+		}
+	}
+	op, err := f.logical(oldname)
+	if err != nil {
+		return err
+	}
+	return f.A.RenameReplace(op, np)
+}
 
 // RenameNoReplace commits a pending file under newname.
 func (f *ArrayFS) RenameNoReplace(oldname, newname string) error {
