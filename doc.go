@@ -31,6 +31,11 @@
 //	                     degraded reads, scrub/repair, rebuild, crash recovery;
 //	                     its doc is the on-disk format (importable, no internal/)
 //	raid/fusemount       read-only FUSE view of an array
+//	reports/ascmhl       ASC MHL histories: read, write, verify (through a Store:
+//	                     OS folder or the engine's filesystem, e.g. an array)
+//	reports/mhlv1        MHL v1.1 lists for older pipelines
+//	reports/seal         the offload's Seal hook: a history per card and destination
+//	reports/jobreport    per-job TB/hour report: CSV, JSON, HTML and PDF with charts
 //
 // The CLI and (later) the GUI drive the same engine API (offload.New /
 // offload.Resume, Job.Run, Options.OnEvent) and read the same events. Core
