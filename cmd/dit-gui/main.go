@@ -1,0 +1,99 @@
+//go:build cgo
+
+// Command dit-gui is dit's desktop app: the same engine as the dit CLI,
+// with the Offload, Running job, History and Arrays views of package ui.
+//
+//	dit-gui                      the app, on the catalog of dit (--db, DIT_DB)
+//	dit-gui --demo               generates two cards, a 4-blade RAID 4 array and a
+//	                             shuttle folder in a temp folder and runs a
+//	                             simulated job on them (field readers and buses
+//	                             played at --demo-scale of their rates)
+//
+// Building it needs cgo and the X11/OpenGL headers (make gui-deps; see the
+// README). Without cgo a stub explains that.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2/app"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/ui"
+)
+
+var version = "dev"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "dit-gui:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	db := flag.String("db", os.Getenv("DIT_DB"), "catalog database `file` (env DIT_DB; default "+catalog.DefaultPath()+")")
+	demo := flag.Bool("demo", false, "generate two cards, an array and a shuttle in a temp folder and run a simulated job on them")
+	demoDir := flag.String("demo-dir", "", "with --demo: the folder to use (default: a new temp folder)")
+	demoSize := flag.String("demo-size", "800MB", "with --demo: size of each generated card")
+	demoScale := flag.Float64("demo-scale", 0.05, "with --demo: fraction of the field rates the simulated hardware runs at")
+	theme := flag.String("theme", "", "light, dark or system (default: the last one chosen)")
+	showVersion := flag.Bool("version", false, "print the version")
+	flag.Parse()
+	if *showVersion {
+		fmt.Println("dit-gui", version)
+		return nil
+	}
+
+	var prep *ui.Preparation
+	if *demo {
+		size, err := units.ParseBytes(*demoSize)
+		if err != nil {
+			return fmt.Errorf("--demo-size: %w", err)
+		}
+		dir := *demoDir
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "dit-gui-demo."); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(os.Stderr, "dit-gui: demo in %s (remove it with: rm -rf %s)\n", dir, dir)
+		fmt.Fprintf(os.Stderr, "dit-gui: generating two %s cards...\n", units.FormatBytes(size))
+		d, err := ui.PrepareDemo(context.Background(), dir, size)
+		if err != nil {
+			return err
+		}
+		if *db == "" {
+			*db = filepath.Join(dir, "catalog.db")
+		}
+		prep = &ui.Preparation{Name: "demo", Cards: d.Cards, Dests: d.Dests, Preset: d.Topology,
+			Simulate: true, Scale: *demoScale, Start: true}
+	}
+	if *db == "" {
+		*db = catalog.DefaultPath()
+	}
+	cat, err := catalog.Open(*db)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+
+	fa := app.NewWithID("org.dit.gui")
+	a := ui.New(fa, ui.Config{Catalog: cat, Version: version})
+	if *theme != "" {
+		a.SetTheme(map[string]string{"light": ui.ThemeLight, "dark": ui.ThemeDark}[*theme])
+	} else {
+		a.SetTheme(fa.Preferences().StringWithFallback("theme", ui.ThemeSystem))
+	}
+	if prep != nil {
+		a.Prepare(*prep)
+	}
+	a.ShowAndRun()
+	a.Close() // a job still running is cancelled before the catalog closes
+	return nil
+}

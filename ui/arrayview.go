@@ -1,0 +1,394 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
+)
+
+// memberStatus is one blade of an array.
+type memberStatus struct {
+	Role   int
+	Parity bool
+	State  string // active, missing, failed, rebuilding (missing also when not found now)
+	Dir    string // where it is now ("" when not found)
+	Hint   string // where it was last seen
+	Free   uint64
+}
+
+func (m memberStatus) text() string {
+	role := fmt.Sprintf("blade %d (data)", m.Role)
+	if m.Parity {
+		role = fmt.Sprintf("blade %d (parity)", m.Role)
+	}
+	if m.Dir == "" {
+		return fmt.Sprintf("%s: %s, last seen at %s", role, m.State, m.Hint)
+	}
+	return fmt.Sprintf("%s: %s, %s free, %s", role, m.State, units.FormatBytes(int64(min(m.Free, 1<<62))), m.Dir)
+}
+
+// arrayStatus is a dit array as the views show it.
+type arrayStatus struct {
+	Dir        string
+	Label      string
+	UUID       string
+	Level      string
+	K          int
+	StripeUnit int64
+	Members    []memberStatus
+	Free       uint64 // logical bytes that still fit
+	Files      int
+	Rebuild    string
+}
+
+// loadArrayStatus assembles the array of blade folder dir read-only and
+// describes it (I/O: call off the UI goroutine).
+func loadArrayStatus(dir string) (*arrayStatus, error) {
+	a, err := raid.Open([]string{dir}, raid.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	sb := a.Superblock()
+	st := &arrayStatus{Dir: dir, Label: sb.ArrayLabel, UUID: sb.ArrayUUID, Level: sb.Level, K: sb.DataBlades,
+		StripeUnit: sb.StripeUnit, Files: len(a.Files())}
+	free := a.BladeFree()
+	for _, m := range sb.Members {
+		ms := memberStatus{Role: m.Role, Parity: m.Role >= sb.DataBlades, State: m.State, Dir: a.BladeDir(m.Role), Hint: m.PathHint}
+		if ms.Dir == "" {
+			ms.State = raid.MemberMissing
+		}
+		if m.Role < len(free) {
+			ms.Free = free[m.Role]
+		}
+		st.Members = append(st.Members, ms)
+	}
+	if f, err := a.Free(); err == nil {
+		st.Free = f
+	}
+	if sb.Rebuild != nil {
+		st.Rebuild = fmt.Sprintf("blade %d was being rebuilt (%d files done): rebuild it again to finish", sb.Rebuild.Role, sb.Rebuild.FilesDone)
+	}
+	return st, nil
+}
+
+func (s *arrayStatus) levelText() string {
+	switch raid.Level(s.Level) {
+	case raid.RAID4:
+		return fmt.Sprintf("RAID 4, %d blades", len(s.Members))
+	case raid.RAID0:
+		return fmt.Sprintf("RAID 0, %d blades", len(s.Members))
+	}
+	return s.Level
+}
+
+// missing lists the roles not active now.
+func (s *arrayStatus) missing() []int {
+	var out []int
+	for _, m := range s.Members {
+		if m.State != raid.MemberActive {
+			out = append(out, m.Role)
+		}
+	}
+	return out
+}
+
+// health says in words whether every blade is there.
+func (s *arrayStatus) health() string {
+	miss := s.missing()
+	if len(miss) == 0 {
+		return "healthy"
+	}
+	var names []string
+	for _, r := range miss {
+		names = append(names, fmt.Sprintf("blade %d %s", r, s.Members[r].State))
+	}
+	if raid.Level(s.Level) == raid.RAID4 && len(miss) == 1 {
+		return "DEGRADED (" + strings.Join(names, ", ") + "): every file is still readable; replace the blade"
+	}
+	return "FAILED (" + strings.Join(names, ", ") + "): files cannot be read"
+}
+
+// arrayView shows a dit array's blades and their free space, and runs a
+// scrub or a rebuild with its progress.
+type arrayView struct {
+	a       *App
+	content fyne.CanvasObject
+
+	dir      string
+	st       *arrayStatus
+	info     *widget.Label
+	members  *fyne.Container
+	progress *widget.ProgressBar
+	opLabel  *widget.Label
+	result   *widget.Label
+	scrubBtn *widget.Button
+	repairBt *widget.Button
+	roleSel  *widget.Select
+	rebuild  *widget.Button
+	busy     bool
+	opName   string
+}
+
+func newArrayView(a *App) *arrayView {
+	v := &arrayView{a: a}
+	v.info = widget.NewLabel("Open a blade folder of a dit array (dit array create) to see its health.")
+	v.info.Wrapping = fyne.TextWrapWord
+	v.members = container.NewVBox()
+	v.progress = widget.NewProgressBar()
+	v.progress.Hide()
+	v.opLabel = widget.NewLabel("")
+	v.result = widget.NewLabel("")
+	v.result.Wrapping = fyne.TextWrapWord
+	open := widget.NewButtonWithIcon("Open array...", theme.FolderOpenIcon(), func() {
+		a.cfg.ChooseFolder("A blade folder of the array", v.openArray)
+	})
+	v.scrubBtn = widget.NewButtonWithIcon("Scrub (check only)", theme.SearchIcon(), func() { v.scrub(false) })
+	v.repairBt = widget.NewButtonWithIcon("Scrub and repair", theme.ViewRefreshIcon(), func() { v.scrub(true) })
+	v.roleSel = widget.NewSelect(nil, nil)
+	v.roleSel.PlaceHolder = "blade to rebuild"
+	v.rebuild = widget.NewButtonWithIcon("Rebuild onto a new folder...", theme.StorageIcon(), func() {
+		role, err := v.selectedRole()
+		if err != nil {
+			v.result.SetText(err.Error())
+			return
+		}
+		a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
+	})
+	v.setEnabled()
+	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild)
+	v.content = container.NewPadded(container.NewVScroll(container.NewVBox(
+		container.NewHBox(heading("Array"), open), v.info, v.members, widget.NewSeparator(),
+		ops, v.opLabel, v.progress, v.result)))
+	return v
+}
+
+func (v *arrayView) setEnabled() {
+	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild} {
+		if v.st == nil || v.busy {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+}
+
+// openArray shows the array of a blade folder (UI goroutine; read in the
+// background).
+func (v *arrayView) openArray(dir string) {
+	v.dir = filepath.Clean(dir)
+	v.info.SetText("Reading " + v.dir + "...")
+	go v.load()
+}
+
+func (v *arrayView) load() {
+	st, err := loadArrayStatus(v.dir)
+	v.a.do(func() {
+		if err != nil {
+			v.st = nil
+			v.info.SetText(fmt.Sprintf("%s: %v", v.dir, err))
+			v.info.Importance = widget.DangerImportance
+			v.members.RemoveAll()
+			v.setEnabled()
+			return
+		}
+		v.render(st)
+	})
+}
+
+func (v *arrayView) render(st *arrayStatus) {
+	v.st = st
+	txt := fmt.Sprintf("%q, %s, stripe unit %s, %s, %s free\nHealth: %s",
+		st.Label, st.levelText(), units.FormatBytes(st.StripeUnit), plural(st.Files, "file"),
+		units.FormatBytes(int64(min(st.Free, 1<<62))), st.health())
+	if st.Rebuild != "" {
+		txt += "\n" + st.Rebuild
+	}
+	v.info.SetText(txt)
+	v.info.Importance = widget.SuccessImportance
+	if len(st.missing()) > 0 {
+		v.info.Importance = widget.DangerImportance
+	}
+	v.info.Refresh()
+	v.members.RemoveAll()
+	grid := container.New(newRowsLayout(4))
+	var roles []string
+	for _, m := range st.Members {
+		kind := "data"
+		if m.Parity {
+			kind = "parity"
+		}
+		state := widget.NewLabel(m.State)
+		if m.State != raid.MemberActive {
+			state.Importance = widget.DangerImportance
+		} else {
+			state.Importance = widget.SuccessImportance
+		}
+		where := m.Dir
+		free := units.FormatBytes(int64(min(m.Free, 1<<62))) + " free"
+		if where == "" {
+			where, free = "last seen at "+m.Hint, "-"
+		}
+		wl := widget.NewLabel(where)
+		wl.Truncation = fyne.TextTruncateEllipsis
+		grid.Add(widget.NewLabelWithStyle(fmt.Sprintf("Blade %d (%s)", m.Role, kind), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		grid.Add(state)
+		grid.Add(widget.NewLabel(free))
+		grid.Add(wl)
+		roles = append(roles, strconv.Itoa(m.Role))
+	}
+	v.members.Add(grid)
+	v.roleSel.Options = roles
+	if miss := st.missing(); len(miss) > 0 {
+		v.roleSel.SetSelected(strconv.Itoa(miss[0]))
+	}
+	v.roleSel.Refresh()
+	v.setEnabled()
+}
+
+func (v *arrayView) selectedRole() (int, error) {
+	if v.roleSel.Selected == "" {
+		return 0, errors.New("choose the blade to rebuild")
+	}
+	return strconv.Atoi(v.roleSel.Selected)
+}
+
+// scrub reads every unit of every file and checks hashes and parity;
+// with repair it rewrites what it can prove (UI goroutine; runs in the
+// background with its progress).
+func (v *arrayView) scrub(repair bool) {
+	if v.st == nil || v.busy {
+		return
+	}
+	dir := v.dir
+	what := "Scrub"
+	if repair {
+		what = "Scrub and repair"
+	}
+	v.startOp(what + " of " + dir)
+	go func() {
+		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: repair, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
+		var rep *raid.ScrubReport
+		if err == nil {
+			rep, err = a.Scrub(repair, nil, v.progressFunc())
+			if cerr := a.Close(); err == nil {
+				err = cerr
+			}
+		}
+		v.a.do(func() {
+			v.endOp()
+			if err != nil {
+				v.result.SetText(what + " failed: " + err.Error())
+				v.result.Importance = widget.DangerImportance
+				v.result.Refresh()
+				return
+			}
+			v.result.SetText(scrubText(what, rep))
+			v.result.Importance = widget.SuccessImportance
+			if !rep.Clean() {
+				v.result.Importance = widget.DangerImportance
+			}
+			v.result.Refresh()
+		})
+		v.load()
+	}()
+}
+
+// scrubText says what a scrub found.
+func scrubText(what string, rep *raid.ScrubReport) string {
+	if rep.Clean() {
+		return fmt.Sprintf("%s finished: clean. %s, %s read, every unit and parity checked.", what, plural(rep.Files, "file"), units.FormatBytes(rep.Bytes))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s finished: %s found in %s, %d repaired.", what, plural(len(rep.Issues), "issue"), plural(rep.Files, "file"), rep.Repaired)
+	for i, is := range rep.Issues {
+		if i == 30 {
+			fmt.Fprintf(&b, "\n... and %d more", len(rep.Issues)-30)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s: %s", is.Kind, is.Path)
+		if is.Blade != "" {
+			fmt.Fprintf(&b, " on %s", is.Blade)
+		}
+		if is.Repaired {
+			b.WriteString(" (repaired)")
+		}
+	}
+	if len(rep.Damaged) > 0 {
+		fmt.Fprintf(&b, "\nDamaged, not repaired: %s", strings.Join(rep.Damaged, ", "))
+	}
+	return b.String()
+}
+
+// replace rebuilds a blade onto an empty folder (UI goroutine; runs in
+// the background with its progress).
+func (v *arrayView) replace(role int, newDir string) {
+	if v.st == nil || v.busy {
+		return
+	}
+	dir := v.dir
+	what := fmt.Sprintf("Rebuild of blade %d onto %s", role, newDir)
+	v.startOp(what)
+	go func() {
+		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
+		if err == nil {
+			err = a.Replace(role, newDir, v.progressFunc())
+			if cerr := a.Close(); err == nil {
+				err = cerr
+			}
+		}
+		v.a.do(func() {
+			v.endOp()
+			if err != nil {
+				v.result.SetText(what + " failed: " + err.Error())
+				v.result.Importance = widget.DangerImportance
+			} else {
+				v.result.SetText(what + " finished: the blade is active.")
+				v.result.Importance = widget.SuccessImportance
+			}
+			v.result.Refresh()
+		})
+		v.load()
+	}()
+}
+
+func (v *arrayView) startOp(what string) {
+	v.busy = true
+	v.opName = what
+	v.setEnabled()
+	v.opLabel.SetText(what + "...")
+	v.result.SetText("")
+	v.progress.SetValue(0)
+	v.progress.Show()
+}
+
+func (v *arrayView) endOp() {
+	v.busy = false
+	v.setEnabled()
+	v.opLabel.SetText("")
+	v.progress.Hide()
+}
+
+// progressFunc reports files done to the progress bar.
+func (v *arrayView) progressFunc() func(done, total int) {
+	return func(done, total int) {
+		if total <= 0 {
+			return
+		}
+		f := float64(done) / float64(total)
+		v.a.do(func() {
+			v.progress.SetValue(f)
+			v.opLabel.SetText(fmt.Sprintf("%s: %d of %d files", v.opName, done, total))
+		})
+	}
+}

@@ -1,0 +1,175 @@
+package ui
+
+// UI tests drive the real views with Fyne's test driver (no display, no
+// cgo). They must not use t.Parallel(): the current Fyne app is global.
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
+	"github.com/dit-org/dit/internal/testcards"
+)
+
+func TestMain(m *testing.M) {
+	// Golden markup shows local times: make them the same everywhere.
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+// harness is an App on a fresh catalog with the desktop replaced: folder
+// and file dialogs answer from the test, OpenURL is recorded.
+type harness struct {
+	t    *testing.T
+	a    *App
+	cat  *catalog.Catalog
+	dir  string
+	mu   sync.Mutex
+	urls []string
+	// saved maps a file name offered by the save dialog to the path the
+	// test saved it at.
+	saved map[string]string
+}
+
+func newHarness(t *testing.T, mod func(*Config)) *harness {
+	t.Helper()
+	fa := test.NewTempApp(t)
+	dir := t.TempDir()
+	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	h := &harness{t: t, cat: cat, dir: dir, saved: map[string]string{}}
+	cfg := Config{Catalog: cat, Version: "test",
+		Discover: func(context.Context) ([]devices.Volume, error) { return nil, nil },
+		OpenURL: func(u *url.URL) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.urls = append(h.urls, u.Path)
+			return nil
+		},
+		SaveFile: func(name string, done func(io.WriteCloser, string)) {
+			p := filepath.Join(dir, "saved", name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			f, err := os.Create(p)
+			require.NoError(t, err)
+			h.mu.Lock()
+			h.saved[name] = p
+			h.mu.Unlock()
+			done(f, p)
+		},
+		ChooseFolder: func(string, func(string)) { t.Error("unexpected folder dialog") },
+		OpenFile:     func(string, func(io.ReadCloser, string)) { t.Error("unexpected file dialog") },
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	h.a = New(fa, cfg)
+	t.Cleanup(h.a.Close) // before the catalog closes: cancel and wait for a job left running
+	h.a.offload.noCPU = true
+	h.a.win.Resize(fyne.NewSize(1280, 860))
+	return h
+}
+
+// locked runs f with the UI lock held (no goroutine updates widgets
+// meanwhile).
+func (h *harness) locked(f func()) { h.a.locked(f) }
+
+// eventually waits until cond (run with the UI lock held) is true.
+func (h *harness) eventually(timeout time.Duration, what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		var ok bool
+		h.locked(func() { ok = cond() })
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cards generates two small cards (A001, A002) under dir/cards.
+func genCards(t *testing.T, dir string, size int64) []testcards.Card {
+	t.Helper()
+	cards, err := testcards.Generate(context.Background(), testcards.Options{Out: filepath.Join(dir, "cards"), Cards: 2, Size: size, Seed: 7})
+	require.NoError(t, err)
+	return cards
+}
+
+func mkdir(t *testing.T, p string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(p, 0o755))
+	return p
+}
+
+// buttonIn finds the first button whose text starts with prefix in o.
+func buttonIn(o fyne.CanvasObject, prefix string) *widget.Button {
+	var found *widget.Button
+	walk(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && found == nil && strings.HasPrefix(b.Text, prefix) {
+			found = b
+		}
+	})
+	return found
+}
+
+// buttonsIn finds every button whose text starts with prefix in o.
+func buttonsIn(o fyne.CanvasObject, prefix string) []*widget.Button {
+	var found []*widget.Button
+	walk(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && strings.HasPrefix(b.Text, prefix) {
+			found = append(found, b)
+		}
+	})
+	return found
+}
+
+// texts collects the text of every label in o.
+func texts(o fyne.CanvasObject) string {
+	var b strings.Builder
+	walk(o, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.Visible() {
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		}
+	})
+	return b.String()
+}
+
+// walk visits o and everything in it (containers and the objects widgets
+// are built from).
+func walk(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	if o == nil {
+		return
+	}
+	f(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			walk(c, f)
+		}
+	case fyne.Widget:
+		if _, ok := o.(*widget.Label); ok {
+			return
+		}
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			walk(c, f)
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/reports/jobreport"
+)
+
+// historyLimit is how many past jobs the list shows (newest first).
+const historyLimit = 200
+
+// jobRow is one past job in the list.
+type jobRow struct {
+	ID      int64
+	Name    string
+	State   string
+	Started time.Time
+	Cards   int
+	Safe    int
+	Files   int
+	Failed  int
+	Bytes   int64
+	TBh     float64
+	Err     string
+}
+
+func (r jobRow) text() string {
+	if r.Err != "" {
+		return fmt.Sprintf("Job %d  %s: %s", r.ID, r.Name, r.Err)
+	}
+	tbh := "-"
+	if r.TBh > 0 {
+		tbh = units.FormatTBPerHour(r.TBh)
+	}
+	return fmt.Sprintf("Job %d  %s  (%s)  %s  %d of %d cards safe, %s, %s, %s",
+		r.ID, r.Name, r.State, r.Started.Local().Format("2006-01-02 15:04"), r.Safe, r.Cards,
+		plural(r.Files, "file"), units.FormatBytes(r.Bytes), tbh)
+}
+
+// jobDetail is an opened job: its summary and catalog cards.
+type jobDetail struct {
+	sum   *offload.Summary
+	cards []*catalog.Card
+}
+
+// historyView lists past jobs from the catalog with their totals and
+// TB/hour; an opened job shows its cards and files, exports its report
+// and reveals its MHL folders.
+type historyView struct {
+	a       *App
+	content fyne.CanvasObject
+
+	rows     []jobRow
+	list     *widget.List
+	detail   *fyne.Container
+	status   *widget.Label
+	selected int64
+	seq      int
+	open     *jobDetail
+
+	files     []*catalog.File
+	fileDests []int64
+	filesL    *widget.Label
+	table     *widget.Table
+}
+
+func newHistoryView(a *App) *historyView {
+	v := &historyView{a: a}
+	v.list = widget.NewList(func() int { return len(v.rows) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(v.rows) {
+				o.(*widget.Label).SetText(v.rows[i].text())
+			}
+		})
+	v.list.OnSelected = func(i widget.ListItemID) {
+		if i < len(v.rows) {
+			v.openJob(v.rows[i].ID)
+		}
+	}
+	v.status = widget.NewLabel("")
+	v.status.Wrapping = fyne.TextWrapWord
+	v.detail = container.NewVBox(widget.NewLabel("Choose a job to see its cards and files."))
+	v.filesL = widget.NewLabel("")
+	v.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(v.files), 3 + len(v.fileDests) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		v.fileCell)
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		switch {
+		case id.Row >= 0:
+			l.SetText(fmt.Sprint(id.Row + 1))
+		case id.Col == 0:
+			l.SetText("File")
+		case id.Col == 1:
+			l.SetText("Size")
+		case id.Col == 2:
+			l.SetText("State")
+		default:
+			l.SetText(fmt.Sprintf("Destination %d", id.Col-2))
+		}
+	}
+	v.table.SetColumnWidth(0, 360)
+	v.table.SetColumnWidth(1, 100)
+	v.table.SetColumnWidth(2, 110)
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), v.reload)
+	left := container.NewBorder(container.NewHBox(heading("Past jobs"), refresh), nil, nil, nil, v.list)
+	files := container.NewBorder(v.filesL, nil, nil, nil, v.table)
+	right := container.NewVSplit(container.NewVScroll(container.NewPadded(container.NewVBox(v.status, v.detail))), files)
+	right.Offset = 0.6
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.42
+	v.content = split
+	return v
+}
+
+// reload reads the job list in the background (UI goroutine).
+func (v *historyView) reload() {
+	v.seq++
+	seq := v.seq
+	cat := v.a.cfg.Catalog
+	v.a.goBG(func() {
+		rows, err := loadJobRows(cat)
+		v.a.do(func() {
+			if seq != v.seq {
+				return
+			}
+			if err != nil {
+				v.status.SetText("Cannot read the catalog: " + err.Error())
+				return
+			}
+			v.rows = rows
+			v.list.Refresh()
+			if v.selected != 0 {
+				v.openJob(v.selected)
+			}
+		})
+	})
+}
+
+// loadJobRows reads the newest jobs with their totals.
+func loadJobRows(cat *catalog.Catalog) ([]jobRow, error) {
+	jobs, err := cat.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	var rows []jobRow
+	for _, j := range jobs {
+		if len(rows) == historyLimit {
+			break
+		}
+		r := jobRow{ID: j.ID, Name: j.Name, State: j.State, Started: j.Started}
+		s, err := offload.LoadSummary(cat, j.ID)
+		if err != nil {
+			r.Err = err.Error()
+		} else {
+			r.Cards, r.Files, r.Failed, r.Bytes, r.TBh = len(s.Cards), s.Files, s.Failed, s.Bytes, s.TBPerHour
+			for _, c := range s.Cards {
+				if c.SafeToFormat {
+					r.Safe++
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// openJob loads a job's summary and shows it (UI goroutine).
+func (v *historyView) openJob(id int64) {
+	v.selected = id
+	cat := v.a.cfg.Catalog
+	v.a.goBG(func() {
+		s, err := offload.LoadSummary(cat, id)
+		var cards []*catalog.Card
+		if err == nil {
+			cards, err = cat.Cards(id)
+		}
+		v.a.do(func() {
+			if v.selected != id {
+				return
+			}
+			if err != nil {
+				v.status.SetText(fmt.Sprintf("Cannot open job %d: %v", id, err))
+				return
+			}
+			v.open = &jobDetail{sum: s, cards: cards}
+			v.renderDetail()
+		})
+	})
+}
+
+func (v *historyView) renderDetail() {
+	d := v.open
+	s := d.sum
+	v.detail.RemoveAll()
+	title := widget.NewLabelWithStyle(fmt.Sprintf("Job %d  %s  (%s)", s.JobID, s.Name, s.State), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameSubHeadingText
+	v.detail.Add(title)
+	tot := fmt.Sprintf("%s, %s, %s failed; started %s", plural(s.Files, "file"), units.FormatBytes(s.Bytes),
+		plural(s.Failed, "file"), s.Started.Local().Format("2006-01-02 15:04:05"))
+	if s.Seconds > 0 {
+		tot += fmt.Sprintf(", took %s: %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))), units.FormatTBPerHour(s.TBPerHour))
+	}
+	tl := widget.NewLabel(tot + "\nHashes " + s.Hashes + ", verify " + s.Verify)
+	tl.Wrapping = fyne.TextWrapWord
+	v.detail.Add(tl)
+	buttons := container.NewHBox()
+	for _, f := range []string{"pdf", "html", "csv"} {
+		buttons.Add(widget.NewButtonWithIcon("Export "+strings.ToUpper(f), theme.DocumentSaveIcon(), func() { v.export(s.JobID, f) }))
+	}
+	if s.State == "interrupted" {
+		resume := widget.NewButtonWithIcon("Resume job", theme.MediaPlayIcon(), func() { v.resume(s.JobID) })
+		resume.Importance = widget.HighImportance
+		buttons.Add(resume)
+	}
+	v.detail.Add(buttons)
+	for i, c := range s.Cards {
+		i := i
+		head := widget.NewLabelWithStyle(c.Label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		verdict := widget.NewLabel(c.Verdict)
+		verdict.Importance = widget.DangerImportance
+		if c.SafeToFormat {
+			verdict.Importance = widget.SuccessImportance
+		}
+		filesBtn := widget.NewButtonWithIcon("Files", theme.ListIcon(), func() { v.showFiles(i) })
+		v.detail.Add(container.NewBorder(nil, nil, container.NewHBox(head, verdict), filesBtn))
+		info := fmt.Sprintf("%s, %s from %s", plural(c.Files, "file"), units.FormatBytes(c.Bytes), c.Path)
+		if c.TBPerHour > 0 {
+			info += ", " + units.FormatTBPerHour(c.TBPerHour)
+		}
+		il := widget.NewLabel(info)
+		il.Wrapping = fyne.TextWrapWord
+		v.detail.Add(il)
+		for _, ds := range c.Destinations {
+			ds := ds
+			line := widget.NewLabel(fmt.Sprintf("%s: %d verified, %d copied, %d failed, %d skipped", ds.Path, ds.Verified, ds.Copied, ds.Failed, ds.Skipped))
+			line.Truncation = fyne.TextTruncateEllipsis
+			mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
+			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
+		}
+		if len(c.Failures) > 0 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s failed:", plural(len(c.Failures), "file"))
+			for k, f := range c.Failures {
+				if k == 50 {
+					fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(c.Failures)-50)
+					break
+				}
+				fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Error))
+			}
+			fl := widget.NewLabel(b.String())
+			fl.Wrapping = fyne.TextWrapWord
+			fl.Importance = widget.DangerImportance
+			v.detail.Add(fl)
+		}
+		v.detail.Add(widget.NewSeparator())
+	}
+	v.detail.Refresh()
+}
+
+// showFiles lists a card's files with their state on each destination.
+func (v *historyView) showFiles(i int) {
+	d := v.open
+	if d == nil || i >= len(d.sum.Cards) {
+		return
+	}
+	label := d.sum.Cards[i].Label
+	var cardID int64
+	for _, k := range d.cards {
+		if k.Label == label {
+			cardID = k.ID
+		}
+	}
+	cat := v.a.cfg.Catalog
+	jobID := d.sum.JobID
+	v.a.goBG(func() {
+		files, err := cat.Files(cardID)
+		var dests []*catalog.Dest
+		if err == nil {
+			dests, err = cat.Dests(jobID)
+		}
+		v.a.do(func() {
+			if err != nil {
+				v.status.SetText("Cannot read the files: " + err.Error())
+				return
+			}
+			v.files = files
+			v.fileDests = nil
+			var names []string
+			for k, dd := range dests {
+				v.fileDests = append(v.fileDests, dd.ID)
+				v.table.SetColumnWidth(3+k, 130)
+				names = append(names, fmt.Sprintf("destination %d = %s", k+1, dd.Path))
+			}
+			v.filesL.SetText(fmt.Sprintf("%s: %s (%s)", label, plural(len(files), "file"), strings.Join(names, ", ")))
+			v.table.Refresh()
+		})
+	})
+}
+
+func (v *historyView) fileCell(id widget.TableCellID, o fyne.CanvasObject) {
+	l := o.(*widget.Label)
+	if id.Row >= len(v.files) {
+		l.SetText("")
+		return
+	}
+	f := v.files[id.Row]
+	switch id.Col {
+	case 0:
+		l.SetText(f.Rel)
+	case 1:
+		l.SetText(units.FormatBytes(f.Size))
+	case 2:
+		l.SetText(f.State)
+	default:
+		st := "-"
+		want := v.fileDests[id.Col-3]
+		for _, cp := range f.Copies {
+			if cp.DestID == want {
+				st = cp.State
+			}
+		}
+		l.SetText(st)
+	}
+}
+
+// export builds a job's report in the background, then asks where to
+// save it.
+func (v *historyView) export(id int64, format string) {
+	cat := v.a.cfg.Catalog
+	v.status.SetText(fmt.Sprintf("Building the %s report of job %d...", strings.ToUpper(format), id))
+	v.a.goBG(func() {
+		r, err := jobreport.Build(cat, id, jobreport.Options{})
+		var buf bytes.Buffer
+		if err == nil {
+			err = r.Write(format, &buf)
+		}
+		v.a.do(func() {
+			if err != nil {
+				v.status.SetText("Cannot export the report: " + err.Error())
+				return
+			}
+			v.status.SetText("")
+			v.a.cfg.SaveFile(r.FileName(format), func(w io.WriteCloser, path string) {
+				go func() {
+					_, err := w.Write(buf.Bytes())
+					if cerr := w.Close(); err == nil {
+						err = cerr
+					}
+					v.a.do(func() {
+						if err != nil {
+							v.status.SetText("Cannot save the report: " + err.Error())
+							return
+						}
+						v.status.SetText("Report saved to " + path)
+					})
+				}()
+			})
+		})
+	})
+}
+
+// revealMHL opens the ASC MHL folder of a card on a destination.
+func (v *historyView) revealMHL(cardDir string) {
+	dir := filepath.Join(cardDir, "ascmhl")
+	if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(cardDir); err != nil {
+			v.status.SetText(fmt.Sprintf("%s is not a folder here (on a dit array, see it with dit array mount).", cardDir))
+			return
+		}
+		v.status.SetText(fmt.Sprintf("%s has no ascmhl folder (the job wrote no ASC MHL): opening the card folder.", cardDir))
+		dir = cardDir
+	}
+	if err := v.a.reveal(dir); err != nil {
+		v.status.SetText(err.Error())
+		return
+	}
+	if dir != cardDir {
+		v.status.SetText("Opened " + dir)
+	}
+}
+
+// resume continues an interrupted job.
+func (v *historyView) resume(id int64) {
+	a := v.a
+	if a.offload.busy || a.running.active() {
+		v.status.SetText("A job is already running: wait for it to finish, or cancel it.")
+		return
+	}
+	a.offload.busy = true
+	a.offload.startBtn.Disable()
+	v.status.SetText("")
+	a.goBG(func() { a.runJob(jobSettings{Resume: id, MHL: sealASC}) })
+}

@@ -1,0 +1,361 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// flipFS flips one byte of a matching copy on disk just before it is read
+// back (as internal/offload's fault tests do): a destination that returns
+// other bytes than were written.
+type flipFS struct {
+	fsys.FS
+	match string
+}
+
+func (f flipFS) OpenNoCache(name string) (fsys.File, error) {
+	if strings.Contains(name, f.match) {
+		if fh, err := os.OpenFile(name, os.O_RDWR, 0); err == nil {
+			var b [1]byte
+			fh.ReadAt(b[:], 1000)
+			b[0] ^= 0x01
+			fh.WriteAt(b[:], 1000)
+			fh.Close()
+		}
+	}
+	return f.FS.OpenNoCache(name)
+}
+
+// runningJob returns the model of the job the running view shows.
+func (h *harness) view() runView {
+	h.t.Helper()
+	var v runView
+	h.locked(func() {
+		require.NotNil(h.t, h.a.running.run, "no job in the running view")
+		v = h.a.running.run.modelOrNil().view()
+	})
+	return v
+}
+
+func (h *harness) waitJob(timeout time.Duration) {
+	h.t.Helper()
+	h.eventually(timeout, "the job to end", func() bool {
+		return h.a.running.run != nil && h.a.running.run.finished() && !h.a.offload.busy
+	})
+}
+
+func (h *harness) panelStates() []string {
+	var out []string
+	h.locked(func() {
+		for _, p := range h.a.running.panels {
+			out = append(out, p.state.Text)
+		}
+	})
+	return out
+}
+
+func shortcut(h *harness, s fyne.Shortcut) {
+	h.locked(func() { h.a.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(s) })
+}
+
+// A two-card job on the demo's simulated hardware (a RAID 4 dit array and
+// a shuttle): the plan is shown before the start, Ctrl+Enter starts it,
+// the bars move and reach 100%, both cards end "Verified: safe to
+// format", and the report is exported from History.
+func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
+	h := newHarness(t, nil)
+	d, err := PrepareDemo(context.Background(), filepath.Join(h.dir, "demo"), 3_000_000)
+	require.NoError(t, err)
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "day01", Cards: d.Cards, Dests: d.Dests, Preset: d.Topology, Simulate: true, Scale: 0.004})
+	})
+
+	// The plan, before the start.
+	h.eventually(20*time.Second, "the plan", func() bool {
+		v := h.a.offload
+		return v.lastPlan.res != nil && v.lastSeq == v.planSeq
+	})
+	var planText string
+	h.locked(func() { planText = texts(h.a.offload.planBox) })
+	require.Contains(t, planText, "Plan from the preset demo-topology.yaml")
+	require.Contains(t, planText, "Bottleneck: ")
+	require.Contains(t, planText, "A002 (cfast2, 0.550 GB/s) is in a reader on a USB 3.0 (5 Gbit/s) port (usb-b): it reads at most 0.350 GB/s there")
+	require.Contains(t, planText, "Simulated: the plan's hardware is played at 1/250 of field rates")
+	var destText string
+	h.locked(func() { destText = texts(h.a.offload.destBox) })
+	require.Contains(t, destText, `dit array "demo-raid", RAID 4, 4 blades: healthy`)
+
+	shortcut(h, shortcutStart)
+	var mid bool
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var done bool
+		h.locked(func() {
+			for _, p := range h.a.running.panels {
+				if p.bar.Value > 0 && p.bar.Value < 1 {
+					mid = true
+				}
+			}
+			done = h.a.running.run != nil && h.a.running.run.finished() && !h.a.offload.busy
+		})
+		if done {
+			break
+		}
+		require.False(t, time.Now().After(deadline), "the job did not end")
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.True(t, mid, "the progress bars were seen part way")
+	h.eventually(10*time.Second, "both cards safe to format", func() bool {
+		for _, p := range h.a.running.panels {
+			if p.state.Text != stateSafe {
+				return false
+			}
+		}
+		return len(h.a.running.panels) == 2
+	})
+	v := h.view()
+	require.Equal(t, "day01", v.Name)
+	for i, c := range v.Cards {
+		require.True(t, c.Safe, c.Label)
+		require.Equal(t, 1.0, c.Fraction(), c.Label)
+		require.NotEmpty(t, c.Series, "%s has throughput samples for the chart", c.Label)
+		h.locked(func() { require.Equal(t, 1.0, h.a.running.panels[i].bar.Value) })
+	}
+	sum, err := offload.LoadSummary(h.cat, v.JobID)
+	require.NoError(t, err)
+	require.Equal(t, offload.ExitOK, sum.ExitCode)
+	require.GreaterOrEqual(t, len(sum.Plans), 2, "the plan at the start and the re-plans, in the catalog")
+	require.Equal(t, "start", sum.Plans[0].Reason)
+	require.True(t, sum.Plans[0].Simulated)
+	var runText string
+	h.locked(func() { runText = texts(h.a.running.content) })
+	require.Contains(t, runText, "2 of 2 cards safe to format")
+	require.Contains(t, runText, "Reports written to ")
+
+	// History: the job with its totals; export its report; reveal the MHL.
+	h.locked(func() { h.a.selectTab(h.a.history.content) })
+	h.eventually(10*time.Second, "the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.locked(func() {
+		row := h.a.history.rows[0].text()
+		require.Contains(t, row, "Job 1  day01  (done)")
+		require.Contains(t, row, "2 of 2 cards safe")
+		require.Contains(t, row, "TB/hour")
+		h.a.history.list.Select(0)
+	})
+	h.eventually(10*time.Second, "the job's detail", func() bool { return h.a.history.open != nil })
+	for _, f := range []string{"CSV", "PDF"} {
+		h.locked(func() { test.Tap(buttonIn(h.a.history.detail, "Export "+f)) })
+		h.eventually(30*time.Second, f+" saved", func() bool { return strings.HasPrefix(h.a.history.status.Text, "Report saved to ") })
+		h.locked(func() { h.a.history.status.SetText("") })
+	}
+	h.mu.Lock()
+	csvPath, pdfPath := h.saved["dit-report_job1_day01.csv"], h.saved["dit-report_job1_day01.pdf"]
+	h.mu.Unlock()
+	csv, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	require.Contains(t, string(csv), "card,path,size_bytes")
+	require.Contains(t, string(csv), "A001,CLIPS/")
+	require.Contains(t, string(csv), "A002,CLIPS/")
+	pdf, err := os.ReadFile(pdfPath)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(pdf), "%PDF-"))
+
+	h.locked(func() {
+		// A001 on the shuttle: a real folder with its ASC MHL history.
+		mhl := buttonsIn(h.a.history.detail, "MHL folder")
+		require.Len(t, mhl, 4)
+		test.Tap(mhl[1])
+	})
+	h.mu.Lock()
+	urls := append([]string(nil), h.urls...)
+	h.mu.Unlock()
+	require.Equal(t, []string{filepath.ToSlash(filepath.Join(d.Dests[1], "day01", "A001", "ascmhl"))}, urls)
+
+	// Files of a card.
+	h.locked(func() { test.Tap(buttonsIn(h.a.history.detail, "Files")[0]) })
+	h.eventually(10*time.Second, "the file list", func() bool { return len(h.a.history.files) > 0 })
+	h.locked(func() {
+		require.Contains(t, h.a.history.filesL.Text, "A001: ")
+		for _, f := range h.a.history.files {
+			require.Equal(t, "verified", f.State, f.Rel)
+		}
+	})
+}
+
+// A destination byte flipped before read-back: the card reads Failed and
+// names the file and the destination; the other card is safe to format.
+func TestFlippedByteShowsTheCardFailedWithTheFile(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 2_000_000)
+	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))
+	// The largest file of A001 is damaged on d2.
+	var rels []string
+	filepath.Walk(cards[0].Path, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > 2000 && !strings.Contains(p, "/.") {
+			rel, _ := filepath.Rel(cards[0].Path, p)
+			rels = append(rels, rel)
+		}
+		return nil
+	})
+	require.NotEmpty(t, rels)
+	sort.Strings(rels)
+	victim := filepath.ToSlash(rels[0])
+	h := newHarness(t, func(c *Config) {
+		c.FS = flipFS{FS: fsys.OS{}, match: filepath.Join("d2", "flip", "A001", filepath.FromSlash(victim))}
+	})
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "flip", Cards: []string{cards[0].Path, cards[1].Path}, Dests: []string{d1, d2},
+			Throttle: 4e6, Start: true})
+	})
+	h.waitJob(60 * time.Second)
+	h.eventually(10*time.Second, "the cards' verdicts", func() bool {
+		for _, p := range h.a.running.panels {
+			if p.state.Text == stateFinishing || p.state.Text == stateCopying || p.state.Text == stateVerifying {
+				return false
+			}
+		}
+		return true
+	})
+	require.Equal(t, []string{stateFailed, stateSafe}, h.panelStates())
+	var fail string
+	h.locked(func() { fail = h.a.running.panels[0].failures.Text })
+	require.Contains(t, fail, "1 file failed:")
+	require.Contains(t, fail, "\n"+victim+": on "+d2+": ")
+	require.Contains(t, fail, "xxh64 mismatch")
+	v := h.view()
+	require.False(t, v.Cards[0].Safe)
+	require.Less(t, v.Cards[0].Fraction(), 1.0+1e-9)
+	var runText string
+	h.locked(func() { runText = texts(h.a.running.content) })
+	require.Contains(t, runText, "1 of 2 cards safe to format, 1 file failed.")
+}
+
+// Pause holds reads and writes, resume lets them go on, cancel interrupts
+// the job (nothing reads safe to format), and History resumes it to the
+// end.
+func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 6_000_000)
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "pause", Cards: []string{cards[0].Path, cards[1].Path}, Dests: []string{d1},
+			Throttle: 1e6, Start: true})
+	})
+	h.eventually(30*time.Second, "copying", func() bool {
+		if h.a.running.run == nil || h.a.running.run.job == nil {
+			return false
+		}
+		for _, c := range h.a.running.run.job.Snapshot().Cards {
+			if c.BytesCopied == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	copied := func() (n int64) {
+		h.locked(func() {
+			for _, c := range h.a.running.run.job.Snapshot().Cards {
+				n += c.BytesCopied
+			}
+		})
+		return n
+	}
+	shortcut(h, shortcutPause)
+	h.locked(func() {
+		require.True(t, h.a.running.run.pause.Paused())
+		require.Equal(t, "Resume (Ctrl+P)", h.a.running.pauseBtn.Text)
+		require.Equal(t, "paused", h.a.running.rateBig.Text)
+		for _, p := range h.a.running.panels {
+			require.True(t, strings.HasSuffix(p.state.Text, "(paused)"), p.state.Text)
+		}
+	})
+	// A block that passed the pause before it was set still finishes
+	// (the engine asks the limiter after each read, then the 1 MB/s
+	// throttle holds a 1 MiB block up to ~1 s): wait until the counters
+	// settle, then nothing moves.
+	before := copied()
+	for i := 0; i < 10; i++ {
+		time.Sleep(1500 * time.Millisecond)
+		now := copied()
+		if now == before {
+			break
+		}
+		before = now
+	}
+	time.Sleep(1500 * time.Millisecond)
+	require.Equal(t, before, copied(), "nothing is copied while paused")
+	shortcut(h, shortcutPause)
+	h.eventually(20*time.Second, "copying again", func() bool {
+		var n int64
+		for _, c := range h.a.running.run.job.Snapshot().Cards {
+			n += c.BytesCopied
+		}
+		return n > before
+	})
+
+	h.locked(func() { h.a.running.cancel() })
+	h.waitJob(30 * time.Second)
+	require.Equal(t, []string{stateInterrupted, stateInterrupted}, h.panelStates())
+	v := h.view()
+	require.Equal(t, "interrupted", v.Summary.State)
+
+	h.locked(func() { h.a.selectTab(h.a.history.content) })
+	h.eventually(10*time.Second, "the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.locked(func() { h.a.history.list.Select(0) })
+	h.eventually(10*time.Second, "the job's detail", func() bool {
+		return h.a.history.open != nil && buttonIn(h.a.history.detail, "Resume job") != nil
+	})
+	h.locked(func() {
+		require.Contains(t, texts(h.a.history.detail), "Interrupted: NOT safe to format (resume the job)")
+		test.Tap(buttonIn(h.a.history.detail, "Resume job"))
+	})
+	h.eventually(60*time.Second, "the resumed job to end safe to format", func() bool {
+		r := h.a.running.run
+		if r == nil || !r.finished() || h.a.offload.busy {
+			return false
+		}
+		for _, p := range h.a.running.panels {
+			if p.state.Text != stateSafe {
+				return false
+			}
+		}
+		return true
+	})
+	require.Equal(t, v.JobID, h.view().JobID, "the same job, resumed")
+}
+
+// Errors before the start reach the person in words.
+func TestStartErrorsAreShownInWords(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 200_000)
+	h := newHarness(t, nil)
+	h.locked(func() { h.a.offload.start() })
+	h.locked(func() {
+		require.Equal(t, "Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).", h.a.offload.status.Text)
+	})
+	// A destination inside a card is refused by the engine.
+	inside := mkdir(t, filepath.Join(cards[0].Path, "copies"))
+	h.locked(func() {
+		h.a.offload.status.SetText("")
+		h.a.Prepare(Preparation{Cards: []string{cards[0].Path}, Dests: []string{inside}, Start: true})
+	})
+	h.eventually(30*time.Second, "the error", func() bool { return h.a.offload.status.Text != "" && !h.a.offload.busy })
+	h.locked(func() {
+		require.Contains(t, h.a.offload.status.Text, "The job cannot start: ")
+		require.Contains(t, h.a.offload.status.Text, "inside")
+		require.Nil(t, h.a.running.run)
+	})
+}

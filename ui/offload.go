@@ -1,0 +1,671 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/reports/seal"
+)
+
+// cardItem is a card folder chosen for the next job.
+type cardItem struct {
+	Path     string
+	Label    string
+	Scanning bool
+	Files    int
+	Bytes    int64
+	Err      string
+	// Prior is an earlier offload of exactly this content (nil: none).
+	// Such a card is left out of the job unless Again is set.
+	Prior *offload.Prior
+	Again bool
+}
+
+// included reports whether the card goes into the job.
+func (c cardItem) included() bool { return c.Err == "" && (c.Prior == nil || c.Again) }
+
+// destItem is a destination folder: plain, or a blade of a dit array.
+type destItem struct {
+	Path    string
+	Loading bool
+	Free    int64 // bytes that still fit; -1 unknown
+	Array   *arrayStatus
+	Err     string
+}
+
+// Verify choices, in words.
+const (
+	verifyDestText   = "Read back every copy"
+	verifySourceText = "Read back every copy and re-read the card"
+	verifyNoneText   = "No read-back (never safe to format)"
+)
+
+var verifyModes = map[string]offload.VerifyMode{
+	verifyDestText: offload.VerifyDest, verifySourceText: offload.VerifySourceDest, verifyNoneText: offload.VerifyNone,
+}
+
+// MHL choices, in words, and their seal.ParseFormat names.
+var mhlChoices = []string{"ASC MHL", "MHL v1.1", "ASC MHL and MHL v1.1", "None"}
+var mhlNames = map[string]string{"ASC MHL": "asc", "MHL v1.1": "v1", "ASC MHL and MHL v1.1": "both", "None": "none"}
+
+// Simulation speeds.
+var scaleChoices = []string{"1/1", "1/10", "1/100", "1/1000"}
+var scales = map[string]float64{"1/1": 1, "1/10": 0.1, "1/100": 0.01, "1/1000": 0.001}
+
+// offloadView is where a job is set up: cards, destinations, hash and
+// verify settings, a topology preset, the plan, and Start.
+type offloadView struct {
+	a       *App
+	content fyne.CanvasObject
+
+	cards []*cardItem
+	dests []*destItem
+
+	cardBox, destBox *fyne.Container
+	name             *widget.Entry
+	hashes           []*widget.Check
+	verify           *widget.RadioGroup
+	verifyAll        *widget.Check
+	mhl              *widget.Select
+	degraded         *widget.Check
+	simulate         *widget.Check
+	scale            *widget.Select
+	presetLabel      *widget.Label
+	planBox          *fyne.Container
+	status           *widget.Label
+	startBtn         *widget.Button
+
+	preset   *plan.Topology
+	planSeq  int
+	lastPlan planOutput
+	lastSeq  int  // the request lastPlan answers
+	noCPU    bool // tests
+	busy     bool // a job is being prepared or runs
+
+	presetPending bool    // a preset is being read: plan after it
+	autoStart     bool    // start as soon as the plan is made (Prepare)
+	throttle      float64 // Prepare.Throttle
+	scales        map[string]float64
+	ready         bool // built: callbacks may replan
+}
+
+func newOffloadView(a *App) *offloadView {
+	v := &offloadView{a: a, scales: map[string]float64{}}
+	for k, x := range scales {
+		v.scales[k] = x
+	}
+	v.cardBox = container.NewVBox()
+	v.destBox = container.NewVBox()
+	v.name = widget.NewEntry()
+	v.name.SetPlaceHolder("date and time, e.g. 2026-11-22_093000")
+	hashGrid := container.NewGridWithColumns(4)
+	for _, h := range []string{"xxh64", "md5", "sha1", "xxh3", "xxh128", "c4", "blake3"} {
+		c := widget.NewCheck(h, func(bool) { v.replan() })
+		c.Checked = h == "xxh64" || h == "md5"
+		v.hashes = append(v.hashes, c)
+		hashGrid.Add(c)
+	}
+	v.verify = widget.NewRadioGroup([]string{verifyDestText, verifySourceText, verifyNoneText}, func(string) { v.replan() })
+	v.verify.SetSelected(verifyDestText)
+	v.verify.Required = true
+	v.verifyAll = widget.NewCheck("Recompute every hash on read-back (else the fastest)", func(bool) { v.replan() })
+	v.mhl = widget.NewSelect(mhlChoices, nil)
+	v.mhl.SetSelected("ASC MHL")
+	v.degraded = widget.NewCheck("Allow a degraded array (RAID 4 with one blade missing)", nil)
+	v.simulate = widget.NewCheck("Simulate the plan's hardware (no readers needed)", func(bool) { v.replan() })
+	v.scale = widget.NewSelect(scaleChoices, func(string) { v.replan() })
+	v.scale.SetSelected("1/1")
+	v.presetLabel = widget.NewLabel("No preset: the plan uses the volumes this machine reports.")
+	v.presetLabel.Wrapping = fyne.TextWrapWord
+	v.planBox = container.NewVBox(widget.NewLabel("Add cards and destinations to see the plan."))
+	v.status = widget.NewLabel("")
+	v.status.Wrapping = fyne.TextWrapWord
+	v.status.Importance = widget.DangerImportance
+	v.startBtn = widget.NewButtonWithIcon("Start offload (Ctrl+Enter)", theme.MediaPlayIcon(), v.start)
+	v.startBtn.Importance = widget.HighImportance
+
+	addCard := widget.NewButtonWithIcon("Add card folder...", theme.FolderOpenIcon(), func() {
+		a.cfg.ChooseFolder("Card folder", v.addCard)
+	})
+	detect := widget.NewButtonWithIcon("Detect cards", theme.SearchIcon(), v.detectCards)
+	addDest := widget.NewButtonWithIcon("Add destination...", theme.FolderOpenIcon(), func() {
+		a.cfg.ChooseFolder("Destination folder (or a blade of a dit array)", v.addDest)
+	})
+	loadPreset := widget.NewButtonWithIcon("Load preset...", theme.FileIcon(), func() {
+		a.cfg.OpenFile("Topology preset (YAML)", func(r io.ReadCloser, path string) {
+			r.Close()
+			v.loadPreset(path)
+		})
+	})
+	savePreset := widget.NewButtonWithIcon("Save preset...", theme.DocumentSaveIcon(), v.savePreset)
+	clearPreset := widget.NewButton("Clear preset", func() {
+		v.preset = nil
+		v.presetLabel.SetText("No preset: the plan uses the volumes this machine reports.")
+		v.replan()
+	})
+
+	left := container.NewVBox(
+		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect),
+		widget.NewSeparator(),
+		heading("Destinations"), v.destBox, container.NewHBox(addDest),
+		widget.NewSeparator(),
+		heading("Settings"),
+		widget.NewForm(
+			widget.NewFormItem("Job name", v.name),
+			widget.NewFormItem("Hashes", hashGrid),
+			widget.NewFormItem("Verify", container.NewVBox(v.verify, v.verifyAll)),
+			widget.NewFormItem("Hash lists", v.mhl),
+			widget.NewFormItem("Arrays", v.degraded),
+		),
+		widget.NewSeparator(),
+		heading("Topology preset"), v.presetLabel,
+		container.NewHBox(loadPreset, savePreset, clearPreset),
+		container.NewHBox(v.simulate, widget.NewLabel("speed"), v.scale),
+	)
+	right := container.NewVBox(v.planBox)
+	split := container.NewHSplit(container.NewScroll(container.NewPadded(left)), container.NewScroll(container.NewPadded(right)))
+	split.Offset = 0.5
+	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.startBtn), nil, nil, split)
+	v.renderCards()
+	v.renderDests()
+	v.ready = true
+	return v
+}
+
+func heading(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.SizeName = theme.SizeNameSubHeadingText
+	return l
+}
+
+// addCard adds a card folder and scans it in the background (UI goroutine).
+func (v *offloadView) addCard(path string) {
+	path = filepath.Clean(path)
+	for _, c := range v.cards {
+		if c.Path == path {
+			return
+		}
+	}
+	it := &cardItem{Path: path, Label: filepath.Base(path), Scanning: true}
+	v.cards = append(v.cards, it)
+	v.renderCards()
+	v.a.goBG(func() { v.scanCard(it, path) })
+}
+
+func (v *offloadView) scanCard(it *cardItem, path string) {
+	a := v.a
+	sc, err := source.Scan(a.cfg.FS, path, source.Options{})
+	var prior *offload.Prior
+	if err == nil {
+		priors, _, perr := offload.FindPrior(context.Background(), a.cfg.Catalog, a.cfg.FS, []string{path}, false)
+		if perr == nil && len(priors) == 1 {
+			prior = priors[0]
+		}
+	}
+	a.do(func() {
+		it.Scanning = false
+		if err != nil {
+			it.Err = err.Error()
+		} else {
+			it.Label, it.Files, it.Bytes, it.Prior = sc.Label, len(sc.Files), sc.Bytes, prior
+		}
+		v.renderCards()
+		v.replan()
+	})
+}
+
+// addDest adds a destination folder and looks at it in the background:
+// free space, and whether it is a blade of a dit array (its health).
+func (v *offloadView) addDest(path string) {
+	path = filepath.Clean(path)
+	for _, d := range v.dests {
+		if d.Path == path {
+			return
+		}
+	}
+	it := &destItem{Path: path, Loading: true, Free: -1}
+	v.dests = append(v.dests, it)
+	v.renderDests()
+	go v.loadDest(it, path)
+}
+
+func (v *offloadView) loadDest(it *destItem, path string) {
+	free, ferr := freeSpace(path)
+	var st *arrayStatus
+	var aerr error
+	if raid.IsBlade(path) {
+		st, aerr = loadArrayStatus(path)
+		if aerr == nil {
+			free = int64(min(st.Free, 1<<62))
+		}
+	}
+	v.a.do(func() {
+		it.Loading = false
+		it.Free, it.Array = free, st
+		switch {
+		case aerr != nil:
+			it.Err = aerr.Error()
+		case ferr != nil:
+			it.Err = ferr.Error()
+		}
+		v.renderDests()
+		v.replan()
+	})
+}
+
+// detectCards adds the removable volumes the machine reports.
+func (v *offloadView) detectCards() {
+	a := v.a
+	v.status.SetText("")
+	go func() {
+		vols, err := a.cfg.Discover(context.Background())
+		a.do(func() {
+			if err != nil {
+				v.status.SetText("Cannot detect cards: " + err.Error())
+				return
+			}
+			n := 0
+			for _, vol := range vols {
+				if vol.Removable && !vol.Internal && !v.isDest(vol.Mount) {
+					v.addCard(vol.Mount)
+					n++
+				}
+			}
+			if n == 0 {
+				v.status.SetText("No removable volume found: add card folders by hand.")
+			}
+		})
+	}()
+}
+
+func (v *offloadView) isDest(p string) bool {
+	for _, d := range v.dests {
+		if d.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *offloadView) renderCards() {
+	v.cardBox.RemoveAll()
+	if len(v.cards) == 0 {
+		v.cardBox.Add(widget.NewLabel("No cards yet."))
+	}
+	for i, c := range v.cards {
+		c := c
+		title := widget.NewLabelWithStyle(c.Label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		var info string
+		switch {
+		case c.Scanning:
+			info = "scanning..."
+		case c.Err != "":
+			info = c.Err
+		default:
+			info = fmt.Sprintf("%s, %s", plural(c.Files, "file"), units.FormatBytes(c.Bytes))
+		}
+		infoL := widget.NewLabel(info)
+		if c.Err != "" {
+			infoL.Importance = widget.DangerImportance
+		}
+		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeCard(i) })
+		path := widget.NewLabel(c.Path)
+		path.Truncation = fyne.TextTruncateEllipsis
+		row := container.NewVBox(container.NewBorder(nil, nil, container.NewHBox(title, infoL), remove, path))
+		if c.Prior != nil {
+			msg := widget.NewLabel("Already offloaded: " + c.Prior.Message() + ". Left out of the job.")
+			msg.Wrapping = fyne.TextWrapWord
+			msg.Importance = widget.SuccessImportance
+			again := widget.NewCheck("Copy it again", func(b bool) { c.Again = b; v.replan() })
+			again.SetChecked(c.Again)
+			row.Add(msg)
+			row.Add(again)
+		}
+		v.cardBox.Add(row)
+	}
+	v.cardBox.Refresh()
+}
+
+func (v *offloadView) removeCard(i int) {
+	if i < len(v.cards) {
+		v.cards = append(v.cards[:i], v.cards[i+1:]...)
+		v.renderCards()
+		v.replan()
+	}
+}
+
+func (v *offloadView) renderDests() {
+	v.destBox.RemoveAll()
+	if len(v.dests) == 0 {
+		v.destBox.Add(widget.NewLabel("No destinations yet."))
+	}
+	for i, d := range v.dests {
+		var info string
+		imp := widget.MediumImportance
+		switch {
+		case d.Loading:
+			info = "looking..."
+		case d.Err != "":
+			info, imp = d.Err, widget.DangerImportance
+		case d.Array != nil:
+			info = fmt.Sprintf("dit array %q, %s: %s", d.Array.Label, d.Array.levelText(), d.Array.health())
+			if d.Free >= 0 {
+				info += ", " + units.FormatBytes(d.Free) + " free"
+			}
+			if len(d.Array.missing()) > 0 {
+				imp = widget.WarningImportance
+			} else {
+				imp = widget.SuccessImportance
+			}
+		case d.Free >= 0:
+			info = "folder, " + units.FormatBytes(d.Free) + " free"
+		default:
+			info = "folder"
+		}
+		path := widget.NewLabelWithStyle(d.Path, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		path.Truncation = fyne.TextTruncateEllipsis
+		infoL := widget.NewLabel(info)
+		infoL.Importance = imp
+		infoL.Wrapping = fyne.TextWrapWord
+		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeDest(i) })
+		row := container.NewBorder(nil, nil, nil, remove, container.NewVBox(path, infoL))
+		if d.Array != nil {
+			blades := container.NewVBox()
+			for _, m := range d.Array.Members {
+				blades.Add(widget.NewLabel("    " + m.text()))
+			}
+			row = container.NewBorder(nil, blades, nil, remove, container.NewVBox(path, infoL))
+		}
+		v.destBox.Add(row)
+	}
+	v.destBox.Refresh()
+}
+
+func (v *offloadView) removeDest(i int) {
+	if i < len(v.dests) {
+		v.dests = append(v.dests[:i], v.dests[i+1:]...)
+		v.renderDests()
+		v.replan()
+	}
+}
+
+// settings reads the hash and verify choices.
+func (v *offloadView) settings() (algos []hashing.Algo, mode offload.VerifyMode, valgos []hashing.Algo, err error) {
+	var names []string
+	for _, c := range v.hashes {
+		if c.Checked {
+			names = append(names, c.Text)
+		}
+	}
+	if len(names) == 0 {
+		return nil, "", nil, errors.New("choose at least one hash")
+	}
+	algos, err = hashing.ParseList(strings.Join(names, ","))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	mode = verifyModes[v.verify.Selected]
+	if mode == "" {
+		mode = offload.VerifyDest
+	}
+	valgos = []hashing.Algo{hashing.Fastest(algos)}
+	if v.verifyAll.Checked {
+		valgos = algos
+	}
+	return algos, mode, valgos, nil
+}
+
+// included lists the cards that go into the job.
+func (v *offloadView) included() []cardItem {
+	var out []cardItem
+	for _, c := range v.cards {
+		if c.included() {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// replan makes a new plan in the background; a newer request supersedes
+// an older one (UI goroutine).
+func (v *offloadView) replan() {
+	if !v.ready {
+		return
+	}
+	v.planSeq++
+	seq := v.planSeq
+	cards := v.included()
+	var dests []destItem
+	for _, d := range v.dests {
+		dests = append(dests, *d)
+	}
+	if len(cards) == 0 || len(dests) == 0 {
+		v.lastPlan = planOutput{}
+		v.planBox.Objects = []fyne.CanvasObject{widget.NewLabel("Add cards and destinations to see the plan.")}
+		v.planBox.Refresh()
+		return
+	}
+	for _, c := range v.cards {
+		if c.Scanning {
+			return // planned again when the scan is done
+		}
+	}
+	for _, d := range dests {
+		if d.Loading {
+			return
+		}
+	}
+	if v.presetPending {
+		return
+	}
+	algos, mode, valgos, err := v.settings()
+	if err != nil {
+		v.planBox.Objects = []fyne.CanvasObject{widget.NewLabel("No plan: " + err.Error())}
+		v.planBox.Refresh()
+		return
+	}
+	in := planInput{cards: cards, dests: dests, preset: v.preset, algos: algos, verify: mode != offload.VerifyNone,
+		valgos: valgos, discover: v.a.cfg.Discover, cat: v.a.cfg.Catalog, noCPU: v.noCPU}
+	sim := v.simText()
+	v.a.goBG(func() {
+		out := computePlan(context.Background(), in)
+		v.a.do(func() {
+			if seq != v.planSeq {
+				return
+			}
+			v.lastPlan, v.lastSeq = out, seq
+			v.planBox.Objects = []fyne.CanvasObject{planPanel(out, sim)}
+			v.planBox.Refresh()
+			if v.autoStart {
+				v.autoStart = false
+				v.start()
+			}
+		})
+	})
+}
+
+func (v *offloadView) simText() string {
+	if !v.simulate.Checked {
+		return ""
+	}
+	return simText(v.scales[v.scale.Selected])
+}
+
+// loadPreset reads a topology file (UI goroutine; the file is read in the
+// background).
+func (v *offloadView) loadPreset(path string) {
+	v.presetPending = true
+	go func() {
+		t, err := plan.LoadTopology(path)
+		v.a.do(func() {
+			v.presetPending = false
+			if err != nil {
+				v.autoStart = false
+				v.status.SetText(err.Error())
+				return
+			}
+			v.preset = t
+			v.presetLabel.SetText(fmt.Sprintf("Preset %s: %d buses, %d sources, %d destinations.", path, len(t.Buses), len(t.Sources), len(t.Destinations)))
+			v.status.SetText("")
+			v.replan()
+		})
+	}()
+}
+
+// savePreset writes the topology of the current plan as a preset.
+func (v *offloadView) savePreset() {
+	t := v.lastPlan.topo
+	if t == nil {
+		v.status.SetText("Nothing to save yet: add cards and destinations so that a plan is made.")
+		return
+	}
+	v.a.cfg.SaveFile("dit-topology.yaml", func(w io.WriteCloser, path string) {
+		go func() {
+			err := t.Encode(w)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			v.a.do(func() {
+				if err != nil {
+					v.status.SetText("Saving the preset: " + err.Error())
+					return
+				}
+				v.status.SetText("")
+				v.presetLabel.SetText("Saved the preset to " + path)
+			})
+		}()
+	})
+}
+
+// start checks the settings and starts the job in the background (UI
+// goroutine; also Ctrl+Enter).
+func (v *offloadView) start() {
+	if v.busy || v.a.running.active() {
+		v.status.SetText("A job is already running: wait for it to finish, or cancel it.")
+		return
+	}
+	cards := v.included()
+	for _, c := range v.cards {
+		if c.Scanning {
+			v.status.SetText("Wait until every card is scanned.")
+			return
+		}
+	}
+	if len(cards) == 0 {
+		v.status.SetText("Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).")
+		return
+	}
+	if len(v.dests) == 0 {
+		v.status.SetText("Add at least one destination.")
+		return
+	}
+	algos, mode, _, err := v.settings()
+	if err != nil {
+		v.status.SetText(err.Error())
+		return
+	}
+	format, err := seal.ParseFormat(mhlNames[v.mhl.Selected])
+	if err != nil {
+		v.status.SetText(err.Error())
+		return
+	}
+	if err := format.Check(algos); err != nil {
+		v.status.SetText("Hash lists: " + err.Error() + " (or choose None)")
+		return
+	}
+	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
+		MHL: format, AllowDegraded: v.degraded.Checked, Throttle: v.throttle}
+	for _, c := range cards {
+		s.Cards = append(s.Cards, c.Path)
+	}
+	for _, d := range v.dests {
+		s.Dests = append(s.Dests, d.Path)
+	}
+	if v.preset != nil || v.simulate.Checked {
+		if v.lastPlan.topo == nil || v.lastPlan.err != "" || v.lastSeq != v.planSeq || len(v.lastPlan.topo.Sources) != len(cards) {
+			v.status.SetText("The plan is not ready: wait for it, or fix what it says (or clear the preset).")
+			return
+		}
+		s.Topology = v.lastPlan.topo
+		s.Simulate = v.simulate.Checked
+		s.Scale = v.scales[v.scale.Selected]
+	}
+	v.status.SetText("")
+	v.busy = true
+	v.startBtn.Disable()
+	v.a.goBG(func() { v.a.runJob(s) })
+}
+
+// jobDone re-enables Start (UI goroutine).
+func (v *offloadView) jobDone(err error) {
+	v.busy = false
+	v.startBtn.Enable()
+	if err != nil {
+		v.status.SetText(err.Error())
+	}
+}
+
+// Preparation fills the Offload view, as a person would: what dit-gui
+// --demo and the UI tests use.
+type Preparation struct {
+	Name  string
+	Cards []string // card folders
+	Dests []string // destination folders (or blades of dit arrays)
+	// Preset is a topology file (empty: the volumes the machine reports).
+	Preset string
+	// Simulate plays the preset's hardware at Scale of its field rates
+	// (0 or 1: field rates).
+	Simulate bool
+	Scale    float64
+	// Throttle caps each card's read rate in bytes/s (0: none).
+	Throttle float64
+	// Start starts the job as soon as the cards are scanned and the plan
+	// is made.
+	Start bool
+}
+
+// Prepare fills the Offload view with p (call on the UI goroutine, before
+// ShowAndRun or from a fyne.Do).
+func (a *App) Prepare(p Preparation) {
+	v := a.offload
+	v.name.SetText(p.Name)
+	v.throttle = p.Throttle
+	v.simulate.SetChecked(p.Simulate)
+	v.scale.SetSelected("1/1")
+	for _, s := range scaleChoices {
+		if p.Scale > 0 && v.scales[s] == p.Scale {
+			v.scale.SetSelected(s)
+		}
+	}
+	if p.Scale > 0 && v.scales[v.scale.Selected] != p.Scale {
+		label := fmt.Sprintf("1/%g", 1/p.Scale)
+		v.scales[label] = p.Scale
+		v.scale.Options = append(v.scale.Options, label)
+		v.scale.SetSelected(label)
+	}
+	v.autoStart = p.Start
+	if p.Preset != "" {
+		v.loadPreset(p.Preset)
+	}
+	for _, c := range p.Cards {
+		v.addCard(c)
+	}
+	for _, d := range p.Dests {
+		v.addDest(d)
+	}
+}

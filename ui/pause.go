@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"context"
+	"sync"
+
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// pauser is the job's offload.Limiter: while paused, every block read from
+// a card and every block written to a destination waits; otherwise it
+// defers to the inner limiter (the planner's scheduler), if any. Waits end
+// with the job's context, so cancelling a paused job works.
+//
+// The engine has no hook in the read-back of copies: while paused, copies
+// already written are still read back and verified, then everything stops.
+type pauser struct {
+	inner offload.Limiter
+
+	mu     sync.Mutex
+	paused bool
+	resume chan struct{} // closed on Resume
+}
+
+var _ offload.Limiter = (*pauser)(nil)
+
+func newPauser(inner offload.Limiter) *pauser {
+	return &pauser{inner: inner}
+}
+
+// Pause makes reads and writes wait until Resume.
+func (p *pauser) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.paused {
+		p.paused = true
+		p.resume = make(chan struct{})
+	}
+}
+
+// Resume lets reads and writes go on.
+func (p *pauser) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused {
+		p.paused = false
+		close(p.resume)
+	}
+}
+
+// Paused reports whether the job is paused.
+func (p *pauser) Paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
+func (p *pauser) wait(ctx context.Context) error {
+	p.mu.Lock()
+	paused, ch := p.paused, p.resume
+	p.mu.Unlock()
+	if !paused {
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return ctx.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WaitRead implements offload.Limiter.
+func (p *pauser) WaitRead(ctx context.Context, card int, n int) error {
+	if err := p.wait(ctx); err != nil {
+		return err
+	}
+	if p.inner != nil {
+		return p.inner.WaitRead(ctx, card, n)
+	}
+	return nil
+}
+
+// WaitWrite implements offload.Limiter.
+func (p *pauser) WaitWrite(ctx context.Context, card, dest int, n int) error {
+	if err := p.wait(ctx); err != nil {
+		return err
+	}
+	if p.inner != nil {
+		return p.inner.WaitWrite(ctx, card, dest, n)
+	}
+	return nil
+}
