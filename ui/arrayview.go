@@ -245,12 +245,12 @@ func (v *arrayView) render(st *arrayStatus) {
 		grid.Add(state)
 		grid.Add(widget.NewLabel(free))
 		grid.Add(wl)
-		roles = append(roles, strconv.Itoa(m.Role))
+		roles = append(roles, "blade "+strconv.Itoa(m.Role))
 	}
 	v.members.Add(grid)
 	v.roleSel.Options = roles
 	if miss := st.missing(); len(miss) > 0 {
-		v.roleSel.SetSelected(strconv.Itoa(miss[0]))
+		v.roleSel.SetSelected("blade " + strconv.Itoa(miss[0]))
 	}
 	v.roleSel.Refresh()
 	v.setEnabled()
@@ -260,7 +260,7 @@ func (v *arrayView) selectedRole() (int, error) {
 	if v.roleSel.Selected == "" {
 		return 0, errors.New("choose the blade to rebuild")
 	}
-	return strconv.Atoi(v.roleSel.Selected)
+	return strconv.Atoi(strings.TrimPrefix(v.roleSel.Selected, "blade "))
 }
 
 // scrub reads every unit of every file and checks hashes and parity;

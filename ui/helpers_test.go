@@ -80,6 +80,7 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 	t.Cleanup(h.a.Close) // before the catalog closes: cancel and wait for a job left running
 	h.a.offload.noCPU = true
 	h.a.win.Resize(fyne.NewSize(1280, 860))
+	h.a.bg.Wait() // the first read of the History
 	return h
 }
 

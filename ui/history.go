@@ -38,17 +38,22 @@ type jobRow struct {
 	Err     string
 }
 
-func (r jobRow) text() string {
+// text is the row in two lines: the job, then its totals.
+func (r jobRow) text() (string, string) {
+	head := fmt.Sprintf("Job %d  %s  (%s)  %s", r.ID, r.Name, r.State, r.Started.Local().Format("2006-01-02 15:04"))
 	if r.Err != "" {
-		return fmt.Sprintf("Job %d  %s: %s", r.ID, r.Name, r.Err)
+		return head, r.Err
 	}
-	tbh := "-"
+	tbh := ""
 	if r.TBh > 0 {
-		tbh = units.FormatTBPerHour(r.TBh)
+		tbh = ", " + units.FormatTBPerHour(r.TBh)
 	}
-	return fmt.Sprintf("Job %d  %s  (%s)  %s  %d of %d cards safe, %s, %s, %s",
-		r.ID, r.Name, r.State, r.Started.Local().Format("2006-01-02 15:04"), r.Safe, r.Cards,
-		plural(r.Files, "file"), units.FormatBytes(r.Bytes), tbh)
+	failed := ""
+	if r.Failed > 0 {
+		failed = fmt.Sprintf(", %d failed", r.Failed)
+	}
+	return head, fmt.Sprintf("%d of %d cards safe to format, %s, %s%s%s",
+		r.Safe, r.Cards, plural(r.Files, "file"), units.FormatBytes(r.Bytes), failed, tbh)
 }
 
 // jobDetail is an opened job: its summary and catalog cards.
@@ -82,13 +87,18 @@ func newHistoryView(a *App) *historyView {
 	v := &historyView{a: a}
 	v.list = widget.NewList(func() int { return len(v.rows) },
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			head := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			head.Truncation = fyne.TextTruncateEllipsis
+			tot := widget.NewLabel("")
+			tot.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(head, tot)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(v.rows) {
-				o.(*widget.Label).SetText(v.rows[i].text())
+				head, tot := v.rows[i].text()
+				c := o.(*fyne.Container)
+				c.Objects[0].(*widget.Label).SetText(head)
+				c.Objects[1].(*widget.Label).SetText(tot)
 			}
 		})
 	v.list.OnSelected = func(i widget.ListItemID) {
@@ -98,6 +108,7 @@ func newHistoryView(a *App) *historyView {
 	}
 	v.status = widget.NewLabel("")
 	v.status.Wrapping = fyne.TextWrapWord
+	v.status.Hide()
 	v.detail = container.NewVBox(widget.NewLabel("Choose a job to see its cards and files."))
 	v.filesL = widget.NewLabel("")
 	v.table = widget.NewTableWithHeaders(
@@ -137,6 +148,16 @@ func newHistoryView(a *App) *historyView {
 	return v
 }
 
+// say shows a message in words above the job (an empty one hides it).
+func (v *historyView) say(msg string) {
+	v.status.SetText(msg)
+	if msg == "" {
+		v.status.Hide()
+	} else {
+		v.status.Show()
+	}
+}
+
 // reload reads the job list in the background (UI goroutine).
 func (v *historyView) reload() {
 	v.seq++
@@ -149,7 +170,7 @@ func (v *historyView) reload() {
 				return
 			}
 			if err != nil {
-				v.status.SetText("Cannot read the catalog: " + err.Error())
+				v.say("Cannot read the catalog: " + err.Error())
 				return
 			}
 			v.rows = rows
@@ -204,7 +225,7 @@ func (v *historyView) openJob(id int64) {
 				return
 			}
 			if err != nil {
-				v.status.SetText(fmt.Sprintf("Cannot open job %d: %v", id, err))
+				v.say(fmt.Sprintf("Cannot open job %d: %v", id, err))
 				return
 			}
 			v.open = &jobDetail{sum: s, cards: cards}
@@ -305,7 +326,7 @@ func (v *historyView) showFiles(i int) {
 		}
 		v.a.do(func() {
 			if err != nil {
-				v.status.SetText("Cannot read the files: " + err.Error())
+				v.say("Cannot read the files: " + err.Error())
 				return
 			}
 			v.files = files
@@ -352,7 +373,7 @@ func (v *historyView) fileCell(id widget.TableCellID, o fyne.CanvasObject) {
 // save it.
 func (v *historyView) export(id int64, format string) {
 	cat := v.a.cfg.Catalog
-	v.status.SetText(fmt.Sprintf("Building the %s report of job %d...", strings.ToUpper(format), id))
+	v.say(fmt.Sprintf("Building the %s report of job %d...", strings.ToUpper(format), id))
 	v.a.goBG(func() {
 		r, err := jobreport.Build(cat, id, jobreport.Options{})
 		var buf bytes.Buffer
@@ -361,10 +382,10 @@ func (v *historyView) export(id int64, format string) {
 		}
 		v.a.do(func() {
 			if err != nil {
-				v.status.SetText("Cannot export the report: " + err.Error())
+				v.say("Cannot export the report: " + err.Error())
 				return
 			}
-			v.status.SetText("")
+			v.say("")
 			v.a.cfg.SaveFile(r.FileName(format), func(w io.WriteCloser, path string) {
 				go func() {
 					_, err := w.Write(buf.Bytes())
@@ -373,10 +394,10 @@ func (v *historyView) export(id int64, format string) {
 					}
 					v.a.do(func() {
 						if err != nil {
-							v.status.SetText("Cannot save the report: " + err.Error())
+							v.say("Cannot save the report: " + err.Error())
 							return
 						}
-						v.status.SetText("Report saved to " + path)
+						v.say("Report saved to " + path)
 					})
 				}()
 			})
@@ -389,18 +410,18 @@ func (v *historyView) revealMHL(cardDir string) {
 	dir := filepath.Join(cardDir, "ascmhl")
 	if _, err := os.Stat(dir); err != nil {
 		if _, err := os.Stat(cardDir); err != nil {
-			v.status.SetText(fmt.Sprintf("%s is not a folder here (on a dit array, see it with dit array mount).", cardDir))
+			v.say(fmt.Sprintf("%s is not a folder here (on a dit array, see it with dit array mount).", cardDir))
 			return
 		}
-		v.status.SetText(fmt.Sprintf("%s has no ascmhl folder (the job wrote no ASC MHL): opening the card folder.", cardDir))
+		v.say(fmt.Sprintf("%s has no ascmhl folder (the job wrote no ASC MHL): opening the card folder.", cardDir))
 		dir = cardDir
 	}
 	if err := v.a.reveal(dir); err != nil {
-		v.status.SetText(err.Error())
+		v.say(err.Error())
 		return
 	}
 	if dir != cardDir {
-		v.status.SetText("Opened " + dir)
+		v.say("Opened " + dir)
 	}
 }
 
@@ -408,11 +429,11 @@ func (v *historyView) revealMHL(cardDir string) {
 func (v *historyView) resume(id int64) {
 	a := v.a
 	if a.offload.busy || a.running.active() {
-		v.status.SetText("A job is already running: wait for it to finish, or cancel it.")
+		v.say("A job is already running: wait for it to finish, or cancel it.")
 		return
 	}
 	a.offload.busy = true
 	a.offload.startBtn.Disable()
-	v.status.SetText("")
+	v.say("")
 	a.goBG(func() { a.runJob(jobSettings{Resume: id, MHL: sealASC}) })
 }

@@ -148,17 +148,17 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
 	h.eventually(10*time.Second, "the job in History", func() bool { return len(h.a.history.rows) == 1 })
 	h.locked(func() {
-		row := h.a.history.rows[0].text()
-		require.Contains(t, row, "Job 1  day01  (done)")
-		require.Contains(t, row, "2 of 2 cards safe")
-		require.Contains(t, row, "TB/hour")
+		head, tot := h.a.history.rows[0].text()
+		require.Contains(t, head, "Job 1  day01  (done)")
+		require.Contains(t, tot, "2 of 2 cards safe to format")
+		require.Contains(t, tot, "TB/hour")
 		h.a.history.list.Select(0)
 	})
 	h.eventually(10*time.Second, "the job's detail", func() bool { return h.a.history.open != nil })
 	for _, f := range []string{"CSV", "PDF"} {
 		h.locked(func() { test.Tap(buttonIn(h.a.history.detail, "Export "+f)) })
 		h.eventually(30*time.Second, f+" saved", func() bool { return strings.HasPrefix(h.a.history.status.Text, "Report saved to ") })
-		h.locked(func() { h.a.history.status.SetText("") })
+		h.locked(func() { h.a.history.say("") })
 	}
 	h.mu.Lock()
 	csvPath, pdfPath := h.saved["dit-report_job1_day01.csv"], h.saved["dit-report_job1_day01.pdf"]

@@ -55,20 +55,22 @@ type cardRun struct {
 }
 
 // State is the card's state in words (see the state constants).
-func (c *cardRun) State() string {
+func (c cardRun) State() string {
 	switch {
 	case c.HaveSummary && c.Safe:
 		return stateSafe
+	case c.HaveSummary && (c.EndState == "interrupted" || strings.HasPrefix(c.Verdict, "Interrupted")):
+		// Files cut off by the cancel are listed as failed; the
+		// card is interrupted, and a resume retries them.
+		return stateInterrupted
 	case c.HaveSummary && (len(c.Failures) > 0 || c.EndState == offload.StateFailed || strings.HasPrefix(c.Verdict, "FAILED")):
 		return stateFailed
-	case c.HaveSummary && c.EndState == "interrupted":
-		return stateInterrupted
 	case c.HaveSummary:
 		return c.Verdict
-	case c.Done && c.EndState == offload.StateFailed:
-		return stateFailed
 	case c.Done && c.EndState == "interrupted":
 		return stateInterrupted
+	case c.Done && c.EndState == offload.StateFailed:
+		return stateFailed
 	case c.Done:
 		return stateFinishing
 	case c.Prog.Phase == "verifying":
@@ -82,7 +84,7 @@ func (c *cardRun) State() string {
 // Fraction is the share of the card's work done: bytes copied plus bytes
 // read back, over both totals. It reaches 1 only when every copy has been
 // read back.
-func (c *cardRun) Fraction() float64 {
+func (c cardRun) Fraction() float64 {
 	total := c.Prog.Bytes + c.Prog.VerifyTotal
 	if total <= 0 {
 		if c.Done && c.EndState != offload.StateFailed && c.EndState != "interrupted" {

@@ -102,6 +102,8 @@ type offloadView struct {
 	throttle      float64 // Prepare.Throttle
 	scales        map[string]float64
 	ready         bool // built: callbacks may replan
+
+	leftScroll, planScroll *container.Scroll
 }
 
 func newOffloadView(a *App) *offloadView {
@@ -136,6 +138,7 @@ func newOffloadView(a *App) *offloadView {
 	v.status = widget.NewLabel("")
 	v.status.Wrapping = fyne.TextWrapWord
 	v.status.Importance = widget.DangerImportance
+	v.status.Hide()
 	v.startBtn = widget.NewButtonWithIcon("Start offload (Ctrl+Enter)", theme.MediaPlayIcon(), v.start)
 	v.startBtn.Importance = widget.HighImportance
 
@@ -178,7 +181,9 @@ func newOffloadView(a *App) *offloadView {
 		container.NewHBox(v.simulate, widget.NewLabel("speed"), v.scale),
 	)
 	right := container.NewVBox(v.planBox)
-	split := container.NewHSplit(container.NewScroll(container.NewPadded(left)), container.NewScroll(container.NewPadded(right)))
+	v.leftScroll = container.NewScroll(container.NewPadded(left))
+	v.planScroll = container.NewScroll(container.NewPadded(right))
+	split := container.NewHSplit(v.leftScroll, v.planScroll)
 	split.Offset = 0.5
 	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.startBtn), nil, nil, split)
 	v.renderCards()
@@ -271,12 +276,12 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 // detectCards adds the removable volumes the machine reports.
 func (v *offloadView) detectCards() {
 	a := v.a
-	v.status.SetText("")
+	v.say("")
 	go func() {
 		vols, err := a.cfg.Discover(context.Background())
 		a.do(func() {
 			if err != nil {
-				v.status.SetText("Cannot detect cards: " + err.Error())
+				v.say("Cannot detect cards: " + err.Error())
 				return
 			}
 			n := 0
@@ -287,7 +292,7 @@ func (v *offloadView) detectCards() {
 				}
 			}
 			if n == 0 {
-				v.status.SetText("No removable volume found: add card folders by hand.")
+				v.say("No removable volume found: add card folders by hand.")
 			}
 		})
 	}()
@@ -338,7 +343,25 @@ func (v *offloadView) renderCards() {
 		}
 		v.cardBox.Add(row)
 	}
-	v.cardBox.Refresh()
+	v.relayout()
+}
+
+// say shows a message in words above Start (an empty one hides it).
+func (v *offloadView) say(msg string) {
+	v.status.SetText(msg)
+	if msg == "" {
+		v.status.Hide()
+	} else {
+		v.status.Show()
+	}
+}
+
+// relayout lays the scrolled columns out again after rows changed.
+func (v *offloadView) relayout() {
+	if v.leftScroll != nil {
+		v.leftScroll.Refresh()
+		v.planScroll.Refresh()
+	}
 }
 
 func (v *offloadView) removeCard(i int) {
@@ -393,7 +416,7 @@ func (v *offloadView) renderDests() {
 		}
 		v.destBox.Add(row)
 	}
-	v.destBox.Refresh()
+	v.relayout()
 }
 
 func (v *offloadView) removeDest(i int) {
@@ -457,7 +480,7 @@ func (v *offloadView) replan() {
 	if len(cards) == 0 || len(dests) == 0 {
 		v.lastPlan = planOutput{}
 		v.planBox.Objects = []fyne.CanvasObject{widget.NewLabel("Add cards and destinations to see the plan.")}
-		v.planBox.Refresh()
+		v.relayout()
 		return
 	}
 	for _, c := range v.cards {
@@ -476,7 +499,7 @@ func (v *offloadView) replan() {
 	algos, mode, valgos, err := v.settings()
 	if err != nil {
 		v.planBox.Objects = []fyne.CanvasObject{widget.NewLabel("No plan: " + err.Error())}
-		v.planBox.Refresh()
+		v.relayout()
 		return
 	}
 	in := planInput{cards: cards, dests: dests, preset: v.preset, algos: algos, verify: mode != offload.VerifyNone,
@@ -490,7 +513,7 @@ func (v *offloadView) replan() {
 			}
 			v.lastPlan, v.lastSeq = out, seq
 			v.planBox.Objects = []fyne.CanvasObject{planPanel(out, sim)}
-			v.planBox.Refresh()
+			v.relayout()
 			if v.autoStart {
 				v.autoStart = false
 				v.start()
@@ -516,12 +539,12 @@ func (v *offloadView) loadPreset(path string) {
 			v.presetPending = false
 			if err != nil {
 				v.autoStart = false
-				v.status.SetText(err.Error())
+				v.say(err.Error())
 				return
 			}
 			v.preset = t
 			v.presetLabel.SetText(fmt.Sprintf("Preset %s: %d buses, %d sources, %d destinations.", path, len(t.Buses), len(t.Sources), len(t.Destinations)))
-			v.status.SetText("")
+			v.say("")
 			v.replan()
 		})
 	}()
@@ -531,7 +554,7 @@ func (v *offloadView) loadPreset(path string) {
 func (v *offloadView) savePreset() {
 	t := v.lastPlan.topo
 	if t == nil {
-		v.status.SetText("Nothing to save yet: add cards and destinations so that a plan is made.")
+		v.say("Nothing to save yet: add cards and destinations so that a plan is made.")
 		return
 	}
 	v.a.cfg.SaveFile("dit-topology.yaml", func(w io.WriteCloser, path string) {
@@ -542,10 +565,10 @@ func (v *offloadView) savePreset() {
 			}
 			v.a.do(func() {
 				if err != nil {
-					v.status.SetText("Saving the preset: " + err.Error())
+					v.say("Saving the preset: " + err.Error())
 					return
 				}
-				v.status.SetText("")
+				v.say("")
 				v.presetLabel.SetText("Saved the preset to " + path)
 			})
 		}()
@@ -556,36 +579,36 @@ func (v *offloadView) savePreset() {
 // goroutine; also Ctrl+Enter).
 func (v *offloadView) start() {
 	if v.busy || v.a.running.active() {
-		v.status.SetText("A job is already running: wait for it to finish, or cancel it.")
+		v.say("A job is already running: wait for it to finish, or cancel it.")
 		return
 	}
 	cards := v.included()
 	for _, c := range v.cards {
 		if c.Scanning {
-			v.status.SetText("Wait until every card is scanned.")
+			v.say("Wait until every card is scanned.")
 			return
 		}
 	}
 	if len(cards) == 0 {
-		v.status.SetText("Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).")
+		v.say("Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).")
 		return
 	}
 	if len(v.dests) == 0 {
-		v.status.SetText("Add at least one destination.")
+		v.say("Add at least one destination.")
 		return
 	}
 	algos, mode, _, err := v.settings()
 	if err != nil {
-		v.status.SetText(err.Error())
+		v.say(err.Error())
 		return
 	}
 	format, err := seal.ParseFormat(mhlNames[v.mhl.Selected])
 	if err != nil {
-		v.status.SetText(err.Error())
+		v.say(err.Error())
 		return
 	}
 	if err := format.Check(algos); err != nil {
-		v.status.SetText("Hash lists: " + err.Error() + " (or choose None)")
+		v.say("Hash lists: " + err.Error() + " (or choose None)")
 		return
 	}
 	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
@@ -598,14 +621,14 @@ func (v *offloadView) start() {
 	}
 	if v.preset != nil || v.simulate.Checked {
 		if v.lastPlan.topo == nil || v.lastPlan.err != "" || v.lastSeq != v.planSeq || len(v.lastPlan.topo.Sources) != len(cards) {
-			v.status.SetText("The plan is not ready: wait for it, or fix what it says (or clear the preset).")
+			v.say("The plan is not ready: wait for it, or fix what it says (or clear the preset).")
 			return
 		}
 		s.Topology = v.lastPlan.topo
 		s.Simulate = v.simulate.Checked
 		s.Scale = v.scales[v.scale.Selected]
 	}
-	v.status.SetText("")
+	v.say("")
 	v.busy = true
 	v.startBtn.Disable()
 	v.a.goBG(func() { v.a.runJob(s) })
@@ -616,7 +639,7 @@ func (v *offloadView) jobDone(err error) {
 	v.busy = false
 	v.startBtn.Enable()
 	if err != nil {
-		v.status.SetText(err.Error())
+		v.say(err.Error())
 	}
 }
 

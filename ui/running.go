@@ -318,8 +318,8 @@ func newCardPanel(i int) *cardPanel {
 	p.failures.Importance = widget.DangerImportance
 	p.swatch.SetMinSize(fyne.NewSize(8, 8))
 	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), nil, p.state)
-	p.box = container.NewBorder(nil, nil, nil, nil, container.NewVBox(head, p.bar,
-		container.NewGridWithColumns(3, p.bytes, p.files, p.rate), p.current, p.failures))
+	p.box = container.NewVBox(head, p.bar,
+		container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate), p.failures)
 	return p
 }
 
@@ -348,7 +348,7 @@ func (p *cardPanel) set(c cardRun, paused bool) {
 		bytes += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
 	}
 	p.bytes.SetText(bytes)
-	files := fmt.Sprintf("Files %d of %d", pr.FilesDone, pr.Files)
+	files := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
 	if pr.FilesFailed > 0 {
 		files += fmt.Sprintf(", %d failed", pr.FilesFailed)
 	}
@@ -363,14 +363,18 @@ func (p *cardPanel) set(c cardRun, paused bool) {
 		p.rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(c.Rate), etaText(c.ETA), phase))
 	}
 	if pr.Current != "" && !c.Done {
-		p.current.SetText("Now: " + pr.Current)
+		p.current.SetText(pr.Current)
 		p.current.Show()
 	} else {
 		p.current.Hide()
 	}
 	if len(c.Failures) > 0 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s failed:", plural(len(c.Failures), "file"))
+		if st == stateInterrupted {
+			fmt.Fprintf(&b, "%s not finished (resume the job to retry):", plural(len(c.Failures), "file"))
+		} else {
+			fmt.Fprintf(&b, "%s failed:", plural(len(c.Failures), "file"))
+		}
 		for i, f := range c.Failures {
 			if i == 20 {
 				fmt.Fprintf(&b, "\n... and %d more (see History)", len(c.Failures)-20)
@@ -407,6 +411,7 @@ type runningView struct {
 	chart    *throughputChart
 	empty    *widget.Label
 	body     *fyne.Container
+	scroll   *container.Scroll
 }
 
 func newRunningView(a *App) *runningView {
@@ -441,11 +446,11 @@ func newRunningView(a *App) *runningView {
 		container.NewVBox(v.rateBig, v.rateCap), gap,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewHBox(v.pauseBtn, v.stopBtn), container.NewVBox(v.title, figures))
+	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, figures))
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
-	v.body = container.NewBorder(head, chartBox, nil, nil,
-		container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL)))
+	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
+	v.body = container.NewBorder(head, chartBox, nil, nil, v.scroll)
 	v.body.Hide()
 	v.content = container.NewPadded(container.NewStack(container.NewCenter(v.empty), v.body))
 	return v
@@ -562,6 +567,7 @@ func (v *runningView) render() {
 		v.doneL.SetText("")
 	}
 	v.doneL.Refresh()
+	v.scroll.Refresh()
 	if mv.Finished {
 		v.pauseBtn.Disable()
 		v.stopBtn.Disable()

@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/raid"
+)
+
+// The Arrays view: a RAID 4 array that holds a card, scrubbed clean; a
+// blade goes missing (degraded); it is rebuilt onto a new folder with its
+// progress, and the array is healthy and scrubs clean again.
+func TestArrayViewScrubAndRebuild(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 1_500_000)
+	var blades []string
+	for _, b := range []string{"b1", "b2", "b3"} {
+		blades = append(blades, mkdir(t, filepath.Join(dir, b)))
+	}
+	a, err := raid.Create(blades, raid.CreateOptions{Level: raid.RAID4, Label: "test-raid"})
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	newBlade := mkdir(t, filepath.Join(dir, "b2-new"))
+	var asked []string
+	h := newHarness(t, func(c *Config) {
+		c.ChooseFolder = func(title string, done func(string)) {
+			asked = append(asked, title)
+			done(newBlade)
+		}
+	})
+	// A card on the array, through the engine.
+	job, err := offload.New(context.Background(), offload.Options{Name: "arr", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}, Catalog: h.cat})
+	require.NoError(t, err)
+	sum, err := job.Run(context.Background())
+	require.NoError(t, err)
+	require.True(t, sum.Cards[0].SafeToFormat)
+
+	v := h.a.arrays
+	h.locked(func() { v.openArray(blades[0]) })
+	h.eventually(10*time.Second, "the array", func() bool { return v.st != nil })
+	h.locked(func() {
+		require.Contains(t, v.info.Text, `"test-raid", RAID 4, 3 blades`)
+		require.Contains(t, v.info.Text, "Health: healthy")
+		require.Equal(t, []string{"active", "active", "active"}, memberStates(v.st))
+		require.Contains(t, texts(v.members), "Blade 2 (parity)")
+		test.Tap(v.scrubBtn)
+	})
+	h.eventually(30*time.Second, "the scrub", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.locked(func() { require.Contains(t, v.result.Text, "Scrub finished: clean.") })
+
+	require.NoError(t, os.Rename(blades[1], blades[1]+"-pulled"))
+	h.locked(func() { v.openArray(blades[0]) })
+	h.eventually(10*time.Second, "the degraded array", func() bool { return v.st != nil && strings.Contains(v.info.Text, "DEGRADED") })
+	h.locked(func() {
+		require.Contains(t, v.info.Text, "Health: DEGRADED (blade 1 missing)")
+		require.Equal(t, "blade 1", v.roleSel.Selected)
+		test.Tap(v.rebuild)
+	})
+	require.Equal(t, []string{"An empty folder for blade 1"}, asked)
+	h.eventually(60*time.Second, "the rebuild", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.locked(func() {
+		require.Equal(t, "Rebuild of blade 1 onto "+newBlade+" finished: the blade is active.", v.result.Text)
+	})
+	h.eventually(10*time.Second, "the healthy array", func() bool { return v.st != nil && strings.Contains(v.info.Text, "Health: healthy") })
+	h.locked(func() {
+		require.Equal(t, newBlade, v.st.Members[1].Dir)
+		test.Tap(v.scrubBtn)
+	})
+	h.eventually(30*time.Second, "the second scrub", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.locked(func() { require.Contains(t, v.result.Text, "Scrub finished: clean.") })
+}
+
+func memberStates(s *arrayStatus) []string {
+	var out []string
+	for _, m := range s.Members {
+		out = append(out, m.State)
+	}
+	return out
+}

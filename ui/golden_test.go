@@ -1,0 +1,183 @@
+package ui
+
+// Golden markup of the main views, rendered from fixed data by Fyne's
+// test driver (testdata/*.xml). After a deliberate change of a view,
+// review the markup written to testdata/failed/ and copy it over the
+// master.
+
+import (
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+)
+
+var t0 = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
+
+const goldenTopology = `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.0}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, path: /Volumes/A001, media: cfast2, bus: usb-a}
+  - {name: A002, path: /Volumes/A002, media: cfast2, bus: usb-b}
+destinations:
+  - {name: raid, path: /Volumes/Blade1, bus: tb-1, kind: nvme-raid4-tb3}
+  - {name: shuttle, path: /Volumes/SHUTTLE, bus: usb-a, kind: ssd-usb}
+`
+
+func goldenArray() *arrayStatus {
+	return &arrayStatus{Dir: "/Volumes/Blade1", Label: "set-raid", Level: "raid4", K: 3, StripeUnit: 1 << 20, Files: 1234,
+		Free: 6_000_000_000_000, Members: []memberStatus{
+			{Role: 0, State: "active", Dir: "/Volumes/Blade1", Hint: "/Volumes/Blade1", Free: 2_000_000_000_000},
+			{Role: 1, State: "active", Dir: "/Volumes/Blade2", Hint: "/Volumes/Blade2", Free: 2_000_000_000_000},
+			{Role: 2, State: "missing", Hint: "/Volumes/Blade3"},
+			{Role: 3, Parity: true, State: "active", Dir: "/Volumes/Blade4", Hint: "/Volumes/Blade4", Free: 2_000_000_000_000},
+		}}
+}
+
+// fillOffload shows two cards, an array and a shuttle, and the plan of
+// goldenTopology.
+func fillOffload(t *testing.T, h *harness) {
+	topo, err := plan.ParseTopology("set.yaml", []byte(goldenTopology))
+	require.NoError(t, err)
+	v := h.a.offload
+	cards := []cardItem{
+		{Path: "/Volumes/A001", Label: "A001", Files: 412, Bytes: 256_000_000_000},
+		{Path: "/Volumes/A002", Label: "A002", Files: 398, Bytes: 248_500_000_000},
+	}
+	dests := []destItem{
+		{Path: "/Volumes/Blade1", Free: 6_000_000_000_000, Array: goldenArray()},
+		{Path: "/Volumes/SHUTTLE", Free: 300_000_000_000},
+	}
+	out := computePlan(t.Context(), planInput{cards: cards, dests: dests, preset: topo,
+		algos: []hashing.Algo{hashing.XXH64, hashing.MD5}, verify: true, valgos: []hashing.Algo{hashing.XXH64}, noCPU: true})
+	require.Empty(t, out.err)
+	h.locked(func() {
+		for i := range cards {
+			v.cards = append(v.cards, &cards[i])
+		}
+		for i := range dests {
+			v.dests = append(v.dests, &dests[i])
+		}
+		v.preset = topo
+		v.presetLabel.SetText("Preset set.yaml: 3 buses, 2 sources, 2 destinations.")
+		v.renderCards()
+		v.renderDests()
+		v.lastPlan = out
+		v.planBox.Objects = []fyne.CanvasObject{planPanel(out, "")}
+		v.relayout()
+	})
+}
+
+func TestGoldenOffloadView(t *testing.T) {
+	h := newHarness(t, nil)
+	fillOffload(t, h)
+	h.locked(func() { test.AssertRendersToMarkup(t, "offload.xml", h.a.win.Canvas()) })
+	text := texts(h.a.offload.planBox)
+	require.Contains(t, text, "Bottleneck: ")
+	require.Contains(t, text, "A002 (cfast2, 0.550 GB/s) is in a reader on a USB 3.0 (5 Gbit/s) port (usb-b)")
+	require.Contains(t, text, "A002 does not fit on /Volumes/SHUTTLE: the cards need 505 GB, 300 GB is free.")
+	require.Contains(t, text, "/Volumes/Blade1: the array is DEGRADED (blade 2 missing)")
+}
+
+// goldenRun is a job one minute in: A001 verified, A002 failed one file,
+// with a minute of throughput samples.
+func goldenRun() *jobRun {
+	prog := offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "scanning", Files: 12, Bytes: 4_000_000_000, VerifyTotal: 8_000_000_000},
+		{Label: "A002", Phase: "scanning", Files: 9, Bytes: 3_000_000_000, VerifyTotal: 6_000_000_000},
+	}}
+	m := newRunModel(7, "day01", t0, prog, []string{"/Volumes/A001", "/Volumes/A002"})
+	for s := 1; s <= 60; s++ {
+		r1 := 0.52e9 + float64(s%5)*0.01e9
+		r2 := 0.33e9 + float64(s%3)*0.01e9
+		m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Duration(s) * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+			{Label: "A001", Phase: "copying", Files: 12, FilesDone: s / 6, Bytes: 4_000_000_000, BytesCopied: int64(s) * 52_000_000,
+				VerifyTotal: 8_000_000_000, BytesVerified: int64(s) * 80_000_000, Current: "CLIPS/A001C007_261122_R1AB.mov", Rate: r1, ETASeconds: 17},
+			{Label: "A002", Phase: "copying", Files: 9, FilesDone: s / 8, Bytes: 3_000_000_000, BytesCopied: int64(s) * 33_000_000,
+				VerifyTotal: 6_000_000_000, BytesVerified: int64(s) * 50_000_000, Current: "CLIPS/A002C003_261122_R2CD.mov", Rate: r2, ETASeconds: 31},
+		}}})
+	}
+	m.apply(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/A002C002_261122_R2CD.mov", State: offload.StateFailed,
+		Copies: []offload.CopyState{{Dest: "/Volumes/SHUTTLE", State: offload.StateFailed, Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}})
+	m.apply(offload.Event{Type: offload.EvCardDone, Time: t0.Add(61 * time.Second), Card: "A001", State: offload.StateVerified})
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", SafeToFormat: true, Verdict: "Verified: safe to format"}}}, false)
+	m.setCounters(offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000},
+		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov"},
+	}}, t0.Add(61*time.Second))
+	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(62 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000},
+		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov", Rate: 1.1e9, ETASeconds: 1.4},
+	}}})
+	m.sim = simText(0.1)
+	run := &jobRun{cancel: func() {}, done: make(chan struct{}), pause: newPauser(nil)}
+	run.setModel(m)
+	return run
+}
+
+func TestGoldenRunningView(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.running.bind(goldenRun())
+		h.a.selectTab(h.a.running.content)
+		test.AssertRendersToMarkup(t, "running.xml", h.a.win.Canvas())
+		text := texts(h.a.running.content)
+		require.Contains(t, text, stateSafe)
+		require.Contains(t, text, stateVerifying)
+		require.Contains(t, text, "1 file failed:\nCLIPS/A002C002_261122_R2CD.mov: on /Volumes/SHUTTLE: verify: xxh64 mismatch")
+		require.Equal(t, "1.100 GB/s", h.a.running.rateBig.Text)
+		require.Equal(t, "1s", h.a.running.etaBig.Text)
+	})
+}
+
+// fillHistory shows two past jobs, the first one opened.
+func fillHistory(h *harness) {
+	sum := &offload.Summary{JobID: 7, Name: "day01", State: "done", Started: t0, Finished: t0.Add(30 * time.Minute),
+		Hashes: "xxh64,md5", Verify: "dest", Files: 21, Bytes: 7_000_000_000, Failed: 1, Seconds: 1800, TBPerHour: 0.014,
+		Cards: []offload.CardSummary{
+			{Label: "A001", Path: "/Volumes/A001", State: "verified", Files: 12, Bytes: 4_000_000_000, SafeToFormat: true, Verdict: "Verified: safe to format",
+				TBPerHour: 1.8, Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A001", Verified: 12}, {Path: "/Volumes/SHUTTLE/day01/A001", Verified: 12}}},
+			{Label: "A002", Path: "/Volumes/A002", State: "failed", Files: 9, Bytes: 3_000_000_000, Failed: 1, Verdict: "FAILED: NOT safe to format",
+				TBPerHour: 1.1, Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A002", Verified: 9}, {Path: "/Volumes/SHUTTLE/day01/A002", Verified: 8, Failed: 1}},
+				Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}},
+		}}
+	h.locked(func() {
+		v := h.a.history
+		v.rows = []jobRow{
+			{ID: 7, Name: "day01", State: "done", Started: t0, Cards: 2, Safe: 1, Files: 21, Failed: 1, Bytes: 7_000_000_000, TBh: 0.014},
+			{ID: 6, Name: "day00-tests", State: "interrupted", Started: t0.Add(-24 * time.Hour), Cards: 1, Files: 40, Bytes: 1_000_000_000},
+		}
+		v.list.Refresh()
+		v.selected = 7
+		v.open = &jobDetail{sum: sum}
+		v.renderDetail()
+		h.a.tabs.SelectIndex(2)
+	})
+}
+
+func TestGoldenHistoryView(t *testing.T) {
+	h := newHarness(t, nil)
+	fillHistory(h)
+	h.locked(func() { test.AssertRendersToMarkup(t, "history.xml", h.a.win.Canvas()) })
+}
+
+func TestGoldenArrayView(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.arrays.dir = "/Volumes/Blade1"
+		h.a.arrays.render(goldenArray())
+		h.a.selectTab(h.a.arrays.content)
+		test.AssertRendersToMarkup(t, "arrays.xml", h.a.win.Canvas())
+		require.Contains(t, h.a.arrays.info.Text, "Health: DEGRADED (blade 2 missing): every file is still readable; replace the blade")
+		require.Equal(t, "blade 2", h.a.arrays.roleSel.Selected, "the missing blade is the one to rebuild")
+	})
+}

@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/theme"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// countLimiter counts the calls that reach it.
+type countLimiter struct{ reads, writes atomic.Int64 }
+
+func (c *countLimiter) WaitRead(ctx context.Context, card, n int) error {
+	c.reads.Add(1)
+	return nil
+}
+
+func (c *countLimiter) WaitWrite(ctx context.Context, card, dest, n int) error {
+	c.writes.Add(1)
+	return nil
+}
+
+func TestPauserHoldsUntilResumeAndDefersToTheInnerLimiter(t *testing.T) {
+	inner := &countLimiter{}
+	p := newPauser(inner)
+	require.NoError(t, p.WaitRead(t.Context(), 0, 10))
+	require.NoError(t, p.WaitWrite(t.Context(), 0, 1, 10))
+	require.Equal(t, int64(1), inner.reads.Load())
+	require.Equal(t, int64(1), inner.writes.Load())
+
+	p.Pause()
+	p.Pause() // twice is once
+	require.True(t, p.Paused())
+	got := make(chan error, 2)
+	go func() { got <- p.WaitRead(context.Background(), 0, 10) }()
+	go func() { got <- p.WaitWrite(context.Background(), 1, 0, 10) }()
+	select {
+	case <-got:
+		t.Fatal("a wait returned while paused")
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Resume()
+	for range 2 {
+		select {
+		case err := <-got:
+			require.NoError(t, err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("resume did not release the waits")
+		}
+	}
+	require.Equal(t, int64(2), inner.reads.Load())
+	require.Equal(t, int64(2), inner.writes.Load())
+	p.Resume() // twice is once
+	require.False(t, p.Paused())
+}
+
+func TestPausedWaitEndsWithTheContext(t *testing.T) {
+	p := newPauser(nil)
+	p.Pause()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- p.WaitRead(ctx, 0, 1) }()
+	cancel()
+	select {
+	case err := <-done:
+		require.True(t, errors.Is(err, context.Canceled))
+	case <-time.After(5 * time.Second):
+		t.Fatal("a paused wait did not end with its context")
+	}
+}
+
+func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 200}}}, nil)
+	c := func() cardRun { return m.view().Cards[0] }
+	require.Equal(t, stateWaiting, c().State())
+	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, VerifyTotal: 200, Rate: 50, ETASeconds: 1}}}})
+	require.Equal(t, stateCopying, c().State())
+	require.InDelta(t, 50.0/300, c().Fraction(), 1e-9)
+	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(2 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "verifying", Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 200}}}})
+	require.Equal(t, stateVerifying, c().State())
+	require.Equal(t, 1.0, c().Fraction())
+
+	// The engine says verified: not yet "safe to format".
+	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+	require.Equal(t, stateFinishing, c().State())
+	// A summary read while another card still runs is taken for a card
+	// that is done; one saying not safe is shown as such.
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}}}, false)
+	require.Equal(t, "Incomplete (unreadable entries on the card): NOT safe to format", c().State())
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", SafeToFormat: true, Verdict: "Verified: safe to format"}}}, true)
+	require.Equal(t, stateSafe, c().State())
+	require.True(t, m.view().Finished)
+}
+
+func TestFailedFileNamesTheDestinationAndFailsTheCard(t *testing.T) {
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}, {Label: "A002"}}}, nil)
+	m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: "CLIPS/C002.mov", State: offload.StateFailed,
+		Copies: []offload.CopyState{{Dest: "/d1", State: offload.StateVerified}, {Dest: "/d2", State: offload.StateFailed, Error: "verify: xxh64 mismatch"}}})
+	m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: "CLIPS/C003.mov", State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateFailed, Message: "1 file(s) failed"})
+	v := m.view()
+	require.Equal(t, []failure{{Path: "CLIPS/C002.mov", Why: "on /d2: verify: xxh64 mismatch"}}, v.Cards[0].Failures)
+	require.Equal(t, stateFailed, v.Cards[0].State())
+	// The summary's copy of the same failure is not listed twice.
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "failed", Verdict: "FAILED: NOT safe to format",
+		Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
+	v = m.view()
+	require.Len(t, v.Cards[0].Failures, 1)
+	require.Equal(t, stateFailed, v.Cards[0].State())
+	require.Equal(t, stateWaiting, v.Cards[1].State(), "a card never started is not reported done")
+}
+
+func TestThroughputHistoryKeepsTheWindow(t *testing.T) {
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
+	for s := 1; s <= 600; s++ {
+		m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Duration(s) * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+			{Label: "A001", Phase: "copying", Rate: float64(s)}}}})
+	}
+	ser := m.view().Cards[0].Series
+	require.Less(t, len(ser), 320, "about five minutes are kept")
+	require.Greater(t, len(ser), 299)
+	require.Equal(t, t0.Add(600*time.Second), ser[len(ser)-1].T)
+	rate, eta := m.view().totals()
+	require.Equal(t, 600.0, rate)
+	require.Equal(t, 0.0, eta)
+}
+
+func TestFigures(t *testing.T) {
+	for _, tc := range []struct {
+		peak float64
+		step float64
+		dec  int
+	}{
+		{1.1e9 * 1.1, 0.5e9, 1},
+		{0.04e9, 0.01e9, 2},
+		{2.5e9, 1e9, 0},
+		{0.002e9, 0.0005e9, 4},
+		{0, 0.1e9, 1},
+	} {
+		step, dec := niceStep(tc.peak, 4)
+		require.InDelta(t, tc.step, step, 1, "peak %g", tc.peak)
+		require.Equal(t, tc.dec, dec, "peak %g", tc.peak)
+	}
+	require.Equal(t, "0.55 GB/s", gbps(0.55e9, 2))
+	require.Equal(t, "-", rateText(0))
+	require.Equal(t, "0.550 GB/s", rateText(0.55e9))
+	require.Equal(t, "-", etaText(0))
+	require.Equal(t, "1m05s", etaText(65))
+	require.Equal(t, "99%", pct(999, 1000))
+	require.Equal(t, "100%", pct(1000, 1000))
+	require.Equal(t, "1 file", plural(1, "file"))
+	require.Equal(t, "2 files", plural(2, "file"))
+	require.Equal(t, "1m30s", shortDur(90*time.Second))
+	require.Equal(t, "2m", shortDur(2*time.Minute))
+}
+
+func TestThemesLightAndDark(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() { h.a.SetTheme(ThemeDark) })
+	th := h.a.fa.Settings().Theme()
+	require.Equal(t, theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantDark), th.Color(theme.ColorNameBackground, theme.VariantLight))
+	require.Equal(t, ThemeDark, h.a.fa.Preferences().String("theme"))
+	require.Equal(t, ThemeDark, h.a.themeSel.Selected)
+	h.locked(func() { h.a.SetTheme(ThemeLight) })
+	th = h.a.fa.Settings().Theme()
+	require.Equal(t, theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantLight), th.Color(theme.ColorNameBackground, theme.VariantDark))
+	require.Greater(t, th.Size(theme.SizeNameText), theme.DefaultTheme().Size(theme.SizeNameText), "larger text than Fyne's default")
+}
