@@ -74,6 +74,7 @@ bench: build
 		python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q ocopy==0.9.2 || \
 		echo "bench: could not install ocopy; comparing with the naive way only"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/hashing/
+	$(GO) test -run '^$$' -bench Encode -benchtime 50x -count 3 ./raid/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 3
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 
