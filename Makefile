@@ -11,7 +11,7 @@ DEMO_SIZE ?= 2GB
 # fraction of the field rates, so a small machine keeps up.
 DEMO_SCALE ?= 0.1
 
-.PHONY: all build test race lint demo bench clean
+.PHONY: all build test race lint demo bench clean gui-deps gui gui-shot
 
 all: build
 
@@ -77,6 +77,24 @@ bench: build
 	$(GO) test -run '^$$' -bench Encode -benchtime 50x -count 3 ./raid/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 3
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
+
+# The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
+# part of `make test`, which needs none of it (the UI tests use Fyne's test
+# driver). gui-deps installs the Debian/Ubuntu build and screenshot
+# packages (apt as root or with sudo; nothing when they are there); on
+# macOS the Xcode command line tools are enough. The first build compiles
+# OpenGL and GLFW with cgo (~3 minutes on 2 cores); later ones take seconds.
+GUI_SHOT ?= $(BIN)/artifacts/dit-gui-running-job.png
+gui-deps:
+	FYNE_X11_ONLY=1 .ci/setup-fyne-deps.sh test
+
+gui:
+	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dit-gui ./cmd/dit-gui
+
+# dit-gui under Xvfb running its simulated demo job (dit-gui --demo): a
+# screenshot of the running job goes to $(GUI_SHOT).
+gui-shot: gui
+	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT)
 
 clean:
 	rm -rf $(BIN) .cache

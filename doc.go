@@ -9,6 +9,7 @@
 //	cmd/dit              the CLI (cobra; builds with CGO_ENABLED=0): one file per command
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
+//	cmd/dit-gui          the desktop app (Fyne, cgo; a stub without cgo)
 //	internal/offload     the engine: jobs, the per-card pipeline (one read,
 //	                     N destination writers, inline hashes), read-back
 //	                     verification, resume, progress events, summaries
@@ -36,8 +37,10 @@
 //	reports/mhlv1        MHL v1.1 lists for older pipelines
 //	reports/seal         the offload's Seal hook: a history per card and destination
 //	reports/jobreport    per-job TB/hour report: CSV, JSON, HTML and PDF with charts
+//	ui                   the desktop app's views (the only package that imports fyne.io):
+//	                     offload and plan, running job, history and reports, arrays
 //
-// The CLI and (later) the GUI drive the same engine API (offload.New /
+// The CLI and the GUI drive the same engine API (offload.New /
 // offload.Resume, Job.Run, Options.OnEvent) and read the same events. Core
 // packages never import cmd/ or ui/; arch_test.go enforces the layering.
 package dit

@@ -13,8 +13,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
 )
 
 // flipFS flips one byte of a matching copy on disk just before it is read
@@ -127,6 +129,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 	})
 	v := h.view()
 	require.Equal(t, "day01", v.Name)
+	require.Empty(t, v.Warnings, "no warnings (hash lists and reports written, also into the array)")
 	for i, c := range v.Cards {
 		require.True(t, c.Safe, c.Label)
 		require.Equal(t, 1.0, c.Fraction(), c.Label)
@@ -182,6 +185,23 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 	urls := append([]string(nil), h.urls...)
 	h.mu.Unlock()
 	require.Equal(t, []string{filepath.ToSlash(filepath.Join(d.Dests[1], "day01", "A001", "ascmhl"))}, urls)
+
+	// The cards now read as offloaded: left out of a next job.
+	h.locked(func() { h.a.selectTab(h.a.offload.content) })
+	h.eventually(10*time.Second, "the cards found offloaded", func() bool {
+		for _, c := range h.a.offload.cards {
+			if c.Scanning || c.Prior == nil {
+				return false
+			}
+		}
+		return len(h.a.offload.cards) == 2
+	})
+	h.locked(func() {
+		require.Contains(t, texts(h.a.offload.cardBox), "Already offloaded: A001 was offloaded in job 1 on ")
+		require.Empty(t, h.a.offload.included())
+		h.a.offload.start()
+		require.Contains(t, h.a.offload.status.Text, "Add at least one card (cards offloaded before are left out")
+	})
 
 	// Files of a card.
 	h.locked(func() { test.Tap(buttonsIn(h.a.history.detail, "Files")[0]) })
@@ -358,4 +378,51 @@ func TestStartErrorsAreShownInWords(t *testing.T) {
 		require.Contains(t, h.a.offload.status.Text, "inside")
 		require.Nil(t, h.a.running.run)
 	})
+}
+
+// Detect cards adds the removable volumes the machine reports; the plan's
+// topology is saved as a preset that loads back.
+func TestDetectCardsAndSavePreset(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 200_000)
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	h := newHarness(t, func(c *Config) {
+		c.Discover = func(context.Context) ([]devices.Volume, error) {
+			return []devices.Volume{
+				{Mount: "/", Internal: true},
+				{Mount: cards[0].Path, Removable: true, Bus: "usb3.2-gen2", Media: "cfast2"},
+				{Mount: d1, Removable: true}, // already a destination
+			}, nil
+		}
+	})
+	h.locked(func() {
+		h.a.offload.addDest(d1)
+		test.Tap(buttonIn(h.a.offload.content, "Detect cards"))
+	})
+	h.eventually(10*time.Second, "the detected card, scanned", func() bool {
+		v := h.a.offload
+		return len(v.cards) == 1 && !v.cards[0].Scanning && v.lastPlan.topo != nil && v.lastSeq == v.planSeq
+	})
+	h.locked(func() {
+		require.Equal(t, cards[0].Path, h.a.offload.cards[0].Path)
+		require.Equal(t, "A001", h.a.offload.cards[0].Label)
+		require.Equal(t, cards[0].Files, h.a.offload.cards[0].Files)
+		require.Contains(t, texts(h.a.offload.planBox), "Plan from the volumes this machine reports")
+		test.Tap(buttonIn(h.a.offload.content, "Save preset"))
+	})
+	h.eventually(10*time.Second, "the preset saved", func() bool { return strings.HasPrefix(h.a.offload.presetLabel.Text, "Saved the preset to ") })
+	h.mu.Lock()
+	saved := h.saved["dit-topology.yaml"]
+	h.mu.Unlock()
+	topo, err := plan.LoadTopology(saved)
+	require.NoError(t, err)
+	require.Len(t, topo.Sources, 1)
+	require.Equal(t, cards[0].Path, topo.Sources[0].Path)
+	require.Len(t, topo.Destinations, 1)
+	h.locked(func() { h.a.offload.loadPreset(saved) })
+	h.eventually(10*time.Second, "the preset's plan", func() bool {
+		v := h.a.offload
+		return v.preset != nil && v.lastSeq == v.planSeq && v.lastPlan.res != nil
+	})
+	h.locked(func() { require.Contains(t, texts(h.a.offload.planBox), "Plan from the preset dit-topology.yaml") })
 }

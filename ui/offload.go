@@ -212,6 +212,20 @@ func (v *offloadView) addCard(path string) {
 	v.a.goBG(func() { v.scanCard(it, path) })
 }
 
+// rescan looks at every card again (after a job: a card offloaded and
+// verified is then found by FindPrior and left out of the next job).
+func (v *offloadView) rescan() {
+	for _, c := range v.cards {
+		if c.Scanning {
+			continue
+		}
+		c := c
+		c.Scanning, c.Err, c.Prior, c.Again = true, "", nil, false
+		v.a.goBG(func() { v.scanCard(c, c.Path) })
+	}
+	v.renderCards()
+}
+
 func (v *offloadView) scanCard(it *cardItem, path string) {
 	a := v.a
 	sc, err := source.Scan(a.cfg.FS, path, source.Options{})

@@ -77,7 +77,10 @@ func (a *App) runJob(s jobSettings) {
 	}
 	fail := func(err error) {
 		cancel()
-		a.do(func() { a.offload.jobDone(err) })
+		a.do(func() {
+			a.offload.jobDone(err)
+			a.showError(err)
+		})
 	}
 	var sch *sched.Scheduler
 	var inner offload.Limiter
@@ -202,6 +205,7 @@ func (a *App) runJob(s jobSettings) {
 	a.do(func() {
 		a.running.render()
 		a.offload.jobDone(nil)
+		a.offload.rescan() // the cards just offloaded now read as such
 		a.history.reload()
 	})
 }
@@ -412,6 +416,7 @@ type runningView struct {
 	empty    *widget.Label
 	body     *fyne.Container
 	scroll   *container.Scroll
+	figures  *fyne.Container
 }
 
 func newRunningView(a *App) *runningView {
@@ -442,11 +447,11 @@ func newRunningView(a *App) *runningView {
 
 	gap := canvas.NewRectangle(color.Transparent)
 	gap.SetMinSize(fyne.NewSize(48, 1))
-	figures := container.NewHBox(
+	v.figures = container.NewHBox(
 		container.NewVBox(v.rateBig, v.rateCap), gap,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, figures))
+	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures))
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
@@ -517,6 +522,7 @@ func (v *runningView) render() {
 	v.rateBig.Color, v.etaBig.Color = fg, fg
 	v.rateBig.Refresh()
 	v.etaBig.Refresh()
+	v.figures.Refresh() // the figures' widths changed
 	for i, c := range mv.Cards {
 		if i < len(v.panels) {
 			v.panels[i].set(c, mv.Paused)
