@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -138,6 +139,19 @@ type arrayView struct {
 	rebuild  *widget.Button
 	busy     bool
 	opName   string
+	// ops counts the view's goroutines. App.Close does not wait for them
+	// (a scrub may take hours and is safe to stop; a rebuild resumes
+	// where it stopped); tests do.
+	ops sync.WaitGroup
+}
+
+// goOp runs f in a goroutine counted by ops.
+func (v *arrayView) goOp(f func()) {
+	v.ops.Add(1)
+	go func() {
+		defer v.ops.Done()
+		f()
+	}()
 }
 
 func newArrayView(a *App) *arrayView {
@@ -188,15 +202,21 @@ func (v *arrayView) setEnabled() {
 func (v *arrayView) openArray(dir string) {
 	v.dir = filepath.Clean(dir)
 	v.info.SetText("Reading " + v.dir + "...")
-	go v.load()
+	d := v.dir
+	v.goOp(func() { v.load(d) })
 }
 
-func (v *arrayView) load() {
-	st, err := loadArrayStatus(v.dir)
+// load reads the array of blade folder dir (off the UI goroutine) and
+// shows it, unless another array was opened meanwhile.
+func (v *arrayView) load(dir string) {
+	st, err := loadArrayStatus(dir)
 	v.a.do(func() {
+		if v.dir != dir {
+			return
+		}
 		if err != nil {
 			v.st = nil
-			v.info.SetText(fmt.Sprintf("%s: %v", v.dir, err))
+			v.info.SetText(fmt.Sprintf("%s: %v", dir, err))
 			v.info.Importance = widget.DangerImportance
 			v.members.RemoveAll()
 			v.setEnabled()
@@ -276,7 +296,7 @@ func (v *arrayView) scrub(repair bool) {
 		what = "Scrub and repair"
 	}
 	v.startOp(what + " of " + dir)
-	go func() {
+	v.goOp(func() {
 		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: repair, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
 		var rep *raid.ScrubReport
 		if err == nil {
@@ -300,8 +320,8 @@ func (v *arrayView) scrub(repair bool) {
 			}
 			v.result.Refresh()
 		})
-		v.load()
-	}()
+		v.load(dir)
+	})
 }
 
 // scrubText says what a scrub found.
@@ -339,7 +359,7 @@ func (v *arrayView) replace(role int, newDir string) {
 	dir := v.dir
 	what := fmt.Sprintf("Rebuild of blade %d onto %s", role, newDir)
 	v.startOp(what)
-	go func() {
+	v.goOp(func() {
 		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
 		if err == nil {
 			err = a.Replace(role, newDir, v.progressFunc())
@@ -358,8 +378,8 @@ func (v *arrayView) replace(role int, newDir string) {
 			}
 			v.result.Refresh()
 		})
-		v.load()
-	}()
+		v.load(dir)
+	})
 }
 
 func (v *arrayView) startOp(what string) {

@@ -77,7 +77,12 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 		mod(&cfg)
 	}
 	h.a = New(fa, cfg)
-	t.Cleanup(h.a.Close) // before the catalog closes: cancel and wait for a job left running
+	t.Cleanup(func() {
+		// Before the catalog closes: cancel and wait for a job left
+		// running, and for the Arrays view's work.
+		h.a.Close()
+		h.a.arrays.ops.Wait()
+	})
 	h.a.offload.noCPU = true
 	h.a.win.Resize(fyne.NewSize(1280, 860))
 	h.a.bg.Wait() // the first read of the History

@@ -174,11 +174,7 @@ func (m *runModel) apply(e offload.Event) bool {
 				continue
 			}
 			c.Prog, c.Rate, c.ETA = p, p.Rate, p.ETASeconds
-			rate := p.Rate
-			if m.paused || p.Phase == "done" {
-				rate = max(rate, 0)
-			}
-			c.Series = append(c.Series, sample{T: e.Time, Rate: rate})
+			c.Series = append(c.Series, sample{T: e.Time, Rate: p.Rate})
 			cut := e.Time.Add(-m.window - 10*time.Second)
 			i := 0
 			for i < len(c.Series) && c.Series[i].T.Before(cut) {

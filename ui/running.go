@@ -186,9 +186,7 @@ func (a *App) runJob(s jobSettings) {
 	}
 	a.do(func() {
 		a.running.bind(run)
-		a.offload.jobDone(nil)
-		a.offload.busy = true
-		a.offload.startBtn.Disable()
+		a.offload.say("")
 		a.selectTab(a.running.content)
 	})
 
