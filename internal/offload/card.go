@@ -417,14 +417,17 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			rerr = err
 			break
 		}
-		n, err := io.ReadFull(f, buf.b)
-		if n > 0 && j.opts.Limiter != nil {
-			if werr := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, n); werr != nil {
+		if j.opts.Limiter != nil {
+			// Wait before reading, so a pause or a budget holds the card's
+			// reads at once (the block about to be read is what is paced).
+			want := int(min(int64(len(buf.b)), max(t.size-total, 1)))
+			if werr := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, want); werr != nil {
 				p.put(buf)
 				rerr = werr
 				break
 			}
 		}
+		n, err := io.ReadFull(f, buf.b)
 		if n > 0 {
 			if lim != nil {
 				if werr := lim.WaitN(ctx, n); werr != nil {
