@@ -17,14 +17,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/sched"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
 	"github.com/dit-org/dit/reports/jobreport"
 	"github.com/dit-org/dit/reports/seal"
 )
@@ -122,33 +119,16 @@ func (a *App) runJob(s jobSettings) {
 			a.onEvent(run, e)
 		}}
 	// Hash lists and reports on a dit array destination are written
-	// through the job's filesystem, into the array (as dit offload does).
-	var jobFS fsys.FS
+	// through the job's filesystem, into the array (as dit offload does):
+	// the engine hands it to both hooks.
 	if s.MHL.ASC || s.MHL.V1 {
-		sl := &seal.Sealer{Format: s.MHL}
-		sl.OpenStore = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
-			if jobFS != nil && raid.IsBlade(info.DestRoot) {
-				return ascmhl.FSStore{FS: jobFS, Dir: info.CardDir}, func() error { return nil }, nil
-			}
-			st, err := ascmhl.OpenOSStore(info.CardDir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return st, st.Close, nil
-		}
-		opts.Seal = sl.Seal
+		opts.Seal = (&seal.Sealer{Format: s.MHL}).Seal
 	}
-	opts.AfterJob = func(ctx context.Context, sum *offload.Summary) error {
-		r, err := jobreport.Build(cat, sum.JobID, jobreport.Options{})
-		if err != nil {
-			return err
-		}
-		written, err := r.WriteToDestinations(jobFS)
+	opts.AfterJob = jobreport.AfterJob(cat, func(paths []string) {
 		run.mu.Lock()
-		run.reports = written
+		run.reports = paths
 		run.mu.Unlock()
-		return err
-	}
+	})
 	var job *offload.Job
 	var err error
 	if s.Resume != 0 {
@@ -165,7 +145,6 @@ func (a *App) runJob(s jobSettings) {
 		return
 	}
 	run.job = job
-	jobFS = job.FS()
 	paths := s.Cards
 	if recs, err := cat.Cards(job.ID()); err == nil {
 		paths = nil

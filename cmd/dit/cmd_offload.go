@@ -125,7 +125,7 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
 		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, AllowDegraded: o.AllowDegraded,
 		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
-	bindJob, afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
+	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
 	if err != nil || nothingToCopy {
 		return err
 	}
@@ -143,7 +143,6 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err != nil {
 		return err
 	}
-	bindJob(job)
 	if err := sch.start(g, cat, job, o.JSON); err != nil {
 		job.Close()
 		return err

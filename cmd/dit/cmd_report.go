@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,10 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
 	"github.com/dit-org/dit/reports/jobreport"
 	"github.com/dit-org/dit/reports/seal"
 )
@@ -104,25 +100,21 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 // the reports written into every destination when the job ends. It returns
 // a function to call after the summary is printed, and done=true when no
 // card is left to copy.
-//
-// bind must be called with the job once it is prepared: hash lists and
-// reports on a dit array destination are written through the job's
-// filesystem, into the array.
-func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, opts *offload.Options) (bind func(*offload.Job), after func(), done bool, err error) {
+// Hash lists and reports on a dit array destination go through the job's
+// filesystem (the engine hands it to the hooks), into the array.
+func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, opts *offload.Options) (after func(), done bool, err error) {
 	after = func() {}
-	var jobFS fsys.FS
-	bind = func(j *offload.Job) { jobFS = j.FS() }
 	format, err := seal.ParseFormat(o.MHL)
 	if err != nil {
-		return bind, after, false, &exitError{code: offload.ExitUsage, err: err}
+		return after, false, &exitError{code: offload.ExitUsage, err: err}
 	}
 	if o.Resume == 0 {
 		if err := format.Check(opts.Hashes); err != nil {
-			return bind, after, false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--mhl %s: %w (or use --mhl none)", o.MHL, err)}
+			return after, false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--mhl %s: %w (or use --mhl none)", o.MHL, err)}
 		}
 		priors, hists, err := offload.FindPrior(cmd.Context(), cat, opts.FS, opts.Cards, opts.IncludeHidden)
 		if err != nil {
-			return bind, after, false, err
+			return after, false, err
 		}
 		var keep []string
 		for i, p := range priors {
@@ -157,36 +149,20 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 			if !o.JSON {
 				fmt.Fprintln(g.stdout, "Nothing to copy: every card was offloaded and verified before.")
 			}
-			return bind, after, true, nil
+			return after, true, nil
 		}
 		opts.Cards = keep
 	}
 	if format.ASC || format.V1 {
-		s := &seal.Sealer{Format: format}
-		s.OpenStore = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
-			if jobFS != nil && raid.IsBlade(info.DestRoot) {
-				return ascmhl.FSStore{FS: jobFS, Dir: info.CardDir}, func() error { return nil }, nil
-			}
-			st, err := ascmhl.OpenOSStore(info.CardDir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return st, st.Close, nil
-		}
-		opts.Seal = s.Seal
+		opts.Seal = (&seal.Sealer{Format: format}).Seal
 	}
 	var written []string
-	opts.AfterJob = func(ctx context.Context, s *offload.Summary) error {
-		r, err := jobreport.Build(cat, s.JobID, jobreport.Options{})
-		if err != nil {
-			return err
+	opts.AfterJob = jobreport.AfterJob(cat, func(paths []string) {
+		written = paths
+		if o.JSON {
+			out.Event(offload.Event{Type: "reports", Time: time.Now(), Message: strings.Join(paths, "\n")})
 		}
-		written, err = r.WriteToDestinations(jobFS)
-		if o.JSON && len(written) > 0 {
-			out.Event(offload.Event{Type: "reports", Time: time.Now(), JobID: s.JobID, Message: strings.Join(written, "\n")})
-		}
-		return err
-	}
+	})
 	after = func() {
 		if o.JSON || len(written) == 0 {
 			return
@@ -196,5 +172,5 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 			fmt.Fprintln(g.stdout, "  "+p)
 		}
 	}
-	return bind, after, false, nil
+	return after, false, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -50,6 +51,9 @@ type SealInfo struct {
 	Files       []SealFile
 	Skipped     []catalog.Skip
 	Finished    time.Time
+	// FS is the job's filesystem: on a dit array destination the card's
+	// folder is a logical folder of the array, reachable only through it.
+	FS fsys.FS
 }
 
 // seal runs Options.Seal for every destination of a finished card.
@@ -71,7 +75,7 @@ func (c *cardRun) seal(ctx context.Context) {
 	for _, d := range j.dests {
 		info := SealInfo{JobID: j.rec.ID, JobName: j.rec.Name, Host: j.rec.Host, ToolVersion: j.opts.ToolVersion,
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
-			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Finished: j.opts.Now()}
+			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Finished: j.opts.Now(), FS: j.opts.FS}
 		for _, f := range files {
 			sf := SealFile{Rel: f.Rel, Size: f.Size, Mtime: f.Mtime, Sums: f.Sums, Error: f.Error}
 			for _, cp := range f.Copies {

@@ -57,7 +57,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	if j.opts.AfterJob != nil && state == catalog.JobDone {
-		if err := j.opts.AfterJob(ctx, s); err != nil {
+		if err := j.opts.AfterJob(ctx, s, j.opts.FS); err != nil {
 			j.emit(Event{Type: EvWarning, Message: "after the job: " + err.Error()})
 		}
 	}

@@ -100,8 +100,9 @@ type Options struct {
 	// Its error is reported as a warning event; the card's state stands.
 	Seal func(ctx context.Context, info SealInfo) error
 	// AfterJob, if set, is called once when the job ends (not when it is
-	// interrupted) with its summary, e.g. to write reports.
-	AfterJob func(ctx context.Context, s *Summary) error
+	// interrupted) with its summary and the job's filesystem (through which
+	// array destinations are reached), e.g. to write reports.
+	AfterJob func(ctx context.Context, s *Summary, fsy fsys.FS) error
 }
 
 func (o *Options) defaults() {

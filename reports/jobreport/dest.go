@@ -2,6 +2,7 @@ package jobreport
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -138,4 +140,21 @@ func cmpErr(first, err error) error {
 		return first
 	}
 	return err
+}
+
+// AfterJob is the offload.Options.AfterJob hook both front ends use: the
+// job's report in every format into every destination's job folder (into
+// the array for an array destination). written, if set, gets the paths.
+func AfterJob(cat *catalog.Catalog, written func([]string)) func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
+	return func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
+		r, err := Build(cat, s.JobID, Options{})
+		if err != nil {
+			return err
+		}
+		paths, err := r.WriteToDestinations(fsy)
+		if written != nil && len(paths) > 0 {
+			written(paths)
+		}
+		return err
+	}
 }

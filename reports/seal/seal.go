@@ -107,9 +107,9 @@ func (f Format) Check(algos []hashing.Algo) error {
 type Sealer struct {
 	Format Format
 	// OpenStore opens the card's folder on a destination (info.CardDir);
-	// default: the OS folder (ascmhl.OpenOSStore), refused for a dit array
-	// destination, whose folders are logical: give ascmhl.FSStore over the
-	// job's filesystem (offload.Job.FS) for those.
+	// default: the OS folder (ascmhl.OpenOSStore), or for a dit array
+	// destination, whose folders are logical, ascmhl.FSStore over the job's
+	// filesystem (info.FS).
 	OpenStore func(info offload.SealInfo) (ascmhl.Store, func() error, error)
 	// Username goes into MHL v1.1 lists; default: the current user.
 	Username string
@@ -125,10 +125,14 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	}
 	open := s.OpenStore
 	if open == nil && raid.IsBlade(info.DestRoot) {
-		// The card's folder is a logical folder of the array: writing it as
-		// OS files would put them into the blade folder. An array plugs in
-		// through OpenStore (ascmhl.FSStore over the job's filesystem).
-		return fmt.Errorf("%s is a blade of a dit array: no hash list written (writing into arrays needs the job's filesystem, not wired yet)", info.DestRoot)
+		// The card's folder is a logical folder of the array: written as
+		// OS files they would land in the blade folder.
+		if info.FS == nil {
+			return fmt.Errorf("%s is a blade of a dit array and the job's filesystem is unknown: no hash list written", info.DestRoot)
+		}
+		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
+			return ascmhl.FSStore{FS: info.FS, Dir: info.CardDir}, func() error { return nil }, nil
+		}
 	}
 	if open == nil {
 		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
