@@ -1,6 +1,7 @@
 package jobreport
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -197,6 +198,10 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	planned, err := plannedDevices(cat, jobID)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: j.State, Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
 		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
@@ -234,6 +239,8 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 			CopyRate: stats(rates[key{k.ID, 0, "copy"}]), VerifyRate: stats(rates[key{k.ID, 0, "verify"}])}
 		if o.Device != nil {
 			c.Media, c.Bus = o.Device(k)
+		} else if d, ok := planned[k.Label]; ok {
+			c.Media, c.Bus = d[0], d[1]
 		}
 		for _, s := range skipped {
 			c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
@@ -365,4 +372,33 @@ func formatTime(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// plannedDevices reads each card's medium and bus from the job's first
+// recorded bus-budget plan (a job run with --topology, --simulate or
+// discovery): label -> {media, bus}. Jobs without a plan give none.
+func plannedDevices(cat *catalog.Catalog, jobID int64) (map[string][2]string, error) {
+	plans, err := cat.Plans(jobID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]string{}
+	for _, p := range plans {
+		var detail struct {
+			Cards []struct {
+				Name  string `json:"name"`
+				Media string `json:"media"`
+				Bus   string `json:"bus"`
+			} `json:"cards"`
+		}
+		if json.Unmarshal([]byte(p.Detail), &detail) != nil {
+			continue
+		}
+		for _, c := range detail.Cards {
+			if _, seen := out[c.Name]; !seen && (c.Media != "" || c.Bus != "") {
+				out[c.Name] = [2]string{c.Media, c.Bus}
+			}
+		}
+	}
+	return out, nil
 }

@@ -354,3 +354,20 @@ func TestWriteToDestinations(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &back))
 	require.Equal(t, r.Cards[0].CopyTBPerHour, back.Cards[0].CopyTBPerHour)
 }
+
+// A job run with a bus-budget plan: the report names each card's medium
+// and bus from the recorded plan.
+func TestMediaAndBusFromThePlan(t *testing.T) {
+	cat, id := fixture(t)
+	r, err := Build(cat, id, Options{Now: func() time.Time { return at(1000) }})
+	require.NoError(t, err)
+	require.Empty(t, r.Cards[0].Media, "no plan: nothing invented")
+	detail := `{"cards":[{"name":"A001","media":"cfast2","bus":"usb-a","rate_bytes_per_s":5.5e8,"limited_by":"media"},` +
+		`{"name":"A002","media":"axs","bus":"usb-b","rate_bytes_per_s":2.35e8,"limited_by":"media"}]}`
+	require.NoError(t, cat.AddPlan(&catalog.Plan{JobID: id, T: at(0), Reason: "start", Total: 7.85e8, Detail: detail}))
+	r, err = Build(cat, id, Options{Now: func() time.Time { return at(1000) }})
+	require.NoError(t, err)
+	require.Equal(t, "cfast2", r.Cards[0].Media)
+	require.Equal(t, "usb-a", r.Cards[0].Bus)
+	require.Equal(t, "axs", r.Cards[1].Media)
+}
