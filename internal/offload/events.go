@@ -23,6 +23,7 @@ type Event struct {
 	Path     string        `json:"path,omitempty"`
 	State    string        `json:"state,omitempty"`
 	Message  string        `json:"message,omitempty"`
+	Bytes    int64         `json:"bytes,omitempty"` // card_added: bytes to copy
 	Copies   []CopyState   `json:"copies,omitempty"`
 	Progress *Progress     `json:"progress,omitempty"`
 	Summary  *CardSummary  `json:"summary,omitempty"`

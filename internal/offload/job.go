@@ -30,16 +30,23 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 		defer swg.Done()
 		j.sampler(stop)
 	}()
-	var wg sync.WaitGroup
-	for _, c := range j.cards {
-		wg.Add(1)
-		go func(c *cardRun) {
-			defer wg.Done()
-			c.run(ctx)
-			j.emit(Event{Type: EvCardDone, Card: c.rec.Label, State: c.rec.State, Message: c.rec.Error})
-		}(c)
+	j.runMu.Lock()
+	j.runCtx = ctx
+	for _, c := range j.cardList() {
+		j.startCard(c)
 	}
-	wg.Wait()
+	j.runMu.Unlock()
+	// Wait for every card, including cards added while the job runs.
+	for {
+		j.runWG.Wait()
+		j.runMu.Lock()
+		if j.running == 0 {
+			j.finishing = true
+			j.runMu.Unlock()
+			break
+		}
+		j.runMu.Unlock()
+	}
 	close(stop)
 	swg.Wait()
 	state := catalog.JobDone
@@ -74,11 +81,7 @@ type rateState struct {
 func (j *Job) sampler(stop <-chan struct{}) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	last := make([]rateState, len(j.cards))
-	for i := range last {
-		last[i].dw = make([]int64, len(j.dests))
-		last[i].dv = make([]int64, len(j.dests))
-	}
+	var last []rateState
 	lastT := j.opts.Now()
 	sample := func(final bool) {
 		now := j.opts.Now()
@@ -88,7 +91,11 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			return
 		}
 		var prog Progress
-		for i, c := range j.cards {
+		cards := j.cardList()
+		for len(last) < len(cards) {
+			last = append(last, rateState{dw: make([]int64, len(j.dests)), dv: make([]int64, len(j.dests))})
+		}
+		for i, c := range cards {
 			if c.destWritten == nil {
 				continue
 			}
@@ -154,8 +161,30 @@ func (c *cardRun) progress() CardProgress {
 // per-second progress events).
 func (j *Job) Snapshot() Progress {
 	var p Progress
-	for _, c := range j.cards {
+	for _, c := range j.cardList() {
 		p.Cards = append(p.Cards, c.progress())
 	}
 	return p
+}
+
+// startCard runs one card's pipeline (runMu held).
+func (j *Job) startCard(c *cardRun) {
+	j.running++
+	j.runWG.Add(1)
+	go func() {
+		defer j.runWG.Done()
+		c.run(j.runCtx)
+		j.emit(Event{Type: EvCardDone, Card: c.rec.Label, State: c.rec.State, Message: c.rec.Error})
+		j.runMu.Lock()
+		j.running--
+		j.runMu.Unlock()
+	}()
+}
+
+// cardList is a snapshot of the job's cards (cards may be added while it
+// runs).
+func (j *Job) cardList() []*cardRun {
+	j.cardsMu.RLock()
+	defer j.cardsMu.RUnlock()
+	return append([]*cardRun(nil), j.cards...)
 }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,15 @@ type Job struct {
 	valgos []hashing.Algo
 	resume bool
 	arrays []*raid.Array
+
+	cardsMu sync.RWMutex // guards cards once the job runs
+	runMu   sync.Mutex   // guards runCtx, running, finishing
+	runWG   sync.WaitGroup
+	runCtx  context.Context
+	running int
+	// finishing: every card ended and Run is wrapping up; no card can be
+	// added any more.
+	finishing bool
 }
 
 type destination struct {

@@ -360,6 +360,50 @@ func (s *Scheduler) CardCopied(i int) error {
 	return nil // the last card: nothing left to plan
 }
 
+// AddCard follows a card added to the running job (offload.Job.AddCard,
+// event EvCardAdded): the card must be a source of the topology, by label;
+// it takes the next index, the buckets are rebuilt and the plan re-made,
+// recorded as "<label> added", so the budget is shared anew.
+func (s *Scheduler) AddCard(c Card) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.index(c.Label) >= 0 {
+		return nil
+	}
+	var src *plan.Source
+	for i := range s.cfg.Topology.Sources {
+		if s.cfg.Topology.Sources[i].Name == c.Label {
+			cp := s.cfg.Topology.Sources[i]
+			src = &cp
+		}
+	}
+	if src == nil {
+		err := fmt.Errorf("sched: card %s was added to the job but is not in the topology: it runs unplanned", c.Label)
+		s.planErr = err
+		return err
+	}
+	if c.CatalogID == 0 && s.cat != nil {
+		if ks, err := s.cat.Cards(s.jobID); err == nil {
+			for _, k := range ks {
+				if k.Label == c.Label {
+					c.CatalogID = k.ID
+				}
+			}
+		}
+	}
+	s.topo.Sources = append(s.topo.Sources, *src)
+	s.cards = append(s.cards, c)
+	s.copied = append(s.copied, 0)
+	s.done = append(s.done, false)
+	s.buckets()
+	for i, d := range s.done {
+		if d {
+			s.share[i].SetLimit(rate.Inf)
+		}
+	}
+	return s.replanLocked(c.Label + " added")
+}
+
 // Observe follows the job's events: wrap Options.OnEvent with it. A card
 // whose phase leaves copying (verifying, done) or that ends is re-planned
 // away; progress events keep the bytes copied for the ETAs.
@@ -390,6 +434,8 @@ func (s *Scheduler) Observe(e offload.Event) {
 		i := s.index(e.Card)
 		s.mu.Unlock()
 		s.CardCopied(i)
+	case offload.EvCardAdded:
+		s.AddCard(Card{Label: e.Card, Bytes: e.Bytes})
 	}
 }
 
@@ -439,10 +485,14 @@ func wait(ctx context.Context, l *rate.Limiter, n int) error {
 // WaitRead paces a block read from card: its share of the plan, and when
 // simulating its medium and every bus up from its port.
 func (s *Scheduler) WaitRead(ctx context.Context, card int, n int) error {
+	s.mu.Lock()
 	if card < 0 || card >= len(s.readChain) {
+		s.mu.Unlock()
 		return nil
 	}
-	for _, l := range s.readChain[card] {
+	chain := s.readChain[card]
+	s.mu.Unlock()
+	for _, l := range chain {
 		if err := wait(ctx, l, n); err != nil {
 			return err
 		}
@@ -454,10 +504,14 @@ func (s *Scheduler) WaitRead(ctx context.Context, card int, n int) error {
 // limit (and, simulating, its write rate and every bus up from its port,
 // parity included).
 func (s *Scheduler) WaitWrite(ctx context.Context, card, dest int, n int) error {
+	s.mu.Lock()
 	if dest < 0 || dest >= len(s.writeChain) {
+		s.mu.Unlock()
 		return nil
 	}
-	for _, bc := range s.writeChain[dest] {
+	chain := s.writeChain[dest]
+	s.mu.Unlock()
+	for _, bc := range chain {
 		if err := wait(ctx, bc.l, int(math.Ceil(float64(n)*bc.cost))); err != nil {
 			return err
 		}

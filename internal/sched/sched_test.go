@@ -213,3 +213,51 @@ func TestStartFollowsTheJobsCards(t *testing.T) {
 	require.Equal(t, rate.Inf, s.share[0].Limit())
 	require.Len(t, s.readChain, 2)
 }
+
+// A card added to the running job (offload.EvCardAdded) joins the plan: the
+// budget is shared anew and the re-plan is recorded.
+func TestReplanWhenACardIsAdded(t *testing.T) {
+	top := topo(t, `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.2-gen2}
+  - {name: usb-c, kind: usb3.2-gen2}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A002, media: cfast2, bus: usb-b}
+  - {name: A003, media: cfast2, bus: usb-c}
+destinations:
+  - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
+`)
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	j := &catalog.Job{Name: "j", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, cat.CreateJob(j))
+	var cards []Card
+	for _, l := range []string{"A001", "A002"} {
+		k := &catalog.Card{JobID: j.ID, Label: l, Path: "/c/" + l, State: "pending", Seq: len(cards)}
+		require.NoError(t, cat.AddCard(k))
+		cards = append(cards, Card{Label: l, CatalogID: k.ID, Bytes: 90e9})
+	}
+	s, err := New(Config{Topology: top})
+	require.NoError(t, err)
+	require.NoError(t, s.Start(cat, j.ID, cards))
+	require.InDelta(t, 0.45e9, float64(s.share[0].Limit()), 1, "two cards share the 0.9 GB/s limit")
+	k := &catalog.Card{JobID: j.ID, Label: "A003", Path: "/c/A003", State: "pending", Seq: 2}
+	require.NoError(t, cat.AddCard(k))
+	s.Observe(offload.Event{Type: offload.EvCardAdded, Card: "A003", Bytes: 45e9})
+	require.Len(t, s.readChain, 3)
+	for i := 0; i < 3; i++ {
+		require.InDelta(t, 0.3e9, float64(s.share[i].Limit()), 1, "three cards share it now")
+	}
+	plans, err := cat.Plans(j.ID)
+	require.NoError(t, err)
+	require.Len(t, plans, 2)
+	require.Equal(t, "A003 added", plans[1].Reason)
+	require.Len(t, plans[1].Cards, 3)
+	require.Equal(t, k.ID, plans[1].Cards[2].CardID)
+	// A card the topology does not know runs unplanned, and says so.
+	require.ErrorContains(t, s.AddCard(Card{Label: "B009"}), "not in the topology")
+}
