@@ -426,3 +426,30 @@ func TestDetectCardsAndSavePreset(t *testing.T) {
 	})
 	h.locked(func() { require.Contains(t, texts(h.a.offload.planBox), "Plan from the preset dit-topology.yaml") })
 }
+
+// A card inserted while the job runs: "Add card" in the running view asks
+// for its folder; it gets its own panel and ends safe to format like the
+// others.
+func TestAddCardWhileTheJobRuns(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 2_000_000)
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	h := newHarness(t, func(c *Config) {
+		c.ChooseFolder = func(_ string, done func(string)) { done(cards[1].Path) }
+	})
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "late", Cards: []string{cards[0].Path}, Dests: []string{d1}, Throttle: 2e6, Start: true})
+	})
+	h.eventually(20*time.Second, "the job running", func() bool {
+		return h.a.running.active() && h.a.running.run.job != nil
+	})
+	h.locked(func() { test.Tap(h.a.running.addBtn) })
+	h.waitJob(60 * time.Second)
+	h.eventually(10*time.Second, "both cards' verdicts", func() bool {
+		p := h.a.running.panels
+		return len(p) == 2 && p[0].state.Text == stateSafe && p[1].state.Text == stateSafe
+	})
+	v := h.view()
+	require.Len(t, v.Cards, 2)
+	require.Equal(t, "A002", v.Cards[1].Label)
+}

@@ -191,6 +191,11 @@ func (m *runModel) apply(e offload.Event) bool {
 			c.addFailure(e.Path, fileFailure(e))
 		}
 		return false
+	case offload.EvCardAdded:
+		if m.card(e.Card) == nil {
+			m.cards = append(m.cards, &cardRun{Label: e.Card, Path: e.Path})
+		}
+		return true
 	case offload.EvCardDone:
 		if c := m.card(e.Card); c != nil {
 			c.Done, c.EndState, c.Error = true, e.State, e.Message

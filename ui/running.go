@@ -389,6 +389,7 @@ type runningView struct {
 	warnL    *widget.Label
 	cardsBox *fyne.Container
 	panels   []*cardPanel
+	addBtn   *widget.Button
 	chart    *throughputChart
 	empty    *widget.Label
 	body     *fyne.Container
@@ -410,6 +411,7 @@ func newRunningView(a *App) *runningView {
 	v.etaCap = widget.NewLabel("ETA of the slowest card (its current phase)")
 	v.pauseBtn = widget.NewButtonWithIcon("Pause (Ctrl+P)", theme.MediaPauseIcon(), v.togglePause)
 	v.stopBtn = widget.NewButtonWithIcon("Cancel job", theme.CancelIcon(), v.confirmCancel)
+	v.addBtn = widget.NewButtonWithIcon("Add card", theme.ContentAddIcon(), v.addCard)
 	v.stopBtn.Importance = widget.DangerImportance
 	v.planL = widget.NewLabel("")
 	v.planL.Wrapping = fyne.TextWrapWord
@@ -428,7 +430,7 @@ func newRunningView(a *App) *runningView {
 		container.NewVBox(v.rateBig, v.rateCap), gap,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures))
+	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures))
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
@@ -456,7 +458,25 @@ func (v *runningView) bind(run *jobRun) {
 	v.body.Show()
 	v.pauseBtn.Enable()
 	v.stopBtn.Enable()
+	v.addBtn.Enable()
 	v.render()
+}
+
+// addCard asks for a card folder and adds it to the running job: it is
+// checked like the cards given at the start and copied at once; the plan
+// is re-made (UI goroutine; the work runs in the background).
+func (v *runningView) addCard() {
+	if !v.active() || v.run.job == nil {
+		return
+	}
+	job := v.run.job
+	v.a.cfg.ChooseFolder("A card to add to the running job", func(p string) {
+		go func() {
+			if _, err := job.AddCard(p); err != nil {
+				v.a.do(func() { v.a.showError(fmt.Errorf("The card cannot join the job: %w", err)) })
+			}
+		}()
+	})
 }
 
 // render draws the model (UI goroutine).
@@ -499,11 +519,15 @@ func (v *runningView) render() {
 	v.rateBig.Color, v.etaBig.Color = fg, fg
 	v.rateBig.Refresh()
 	v.etaBig.Refresh()
-	v.figures.Refresh() // the figures' widths changed
+	v.figures.Refresh()                 // the figures' widths changed
+	for len(v.panels) < len(mv.Cards) { // a card joined the job
+		p := newCardPanel(len(v.panels))
+		v.panels = append(v.panels, p)
+		v.cardsBox.Add(p.box)
+		v.cardsBox.Add(widget.NewSeparator())
+	}
 	for i, c := range mv.Cards {
-		if i < len(v.panels) {
-			v.panels[i].set(c, mv.Paused)
-		}
+		v.panels[i].set(c, mv.Paused)
 	}
 	var series []chartSeries
 	for _, c := range mv.Cards {
@@ -554,6 +578,7 @@ func (v *runningView) render() {
 	if mv.Finished {
 		v.pauseBtn.Disable()
 		v.stopBtn.Disable()
+		v.addBtn.Disable()
 	} else if mv.Paused {
 		v.pauseBtn.SetText("Resume (Ctrl+P)")
 		v.pauseBtn.SetIcon(theme.MediaPlayIcon())
