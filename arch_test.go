@@ -14,11 +14,12 @@ func TestLayering(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	const mod = "github.com/dit-org/dit/"
+	const fyne = "fyne" + ".io/" // split so a grep for the import finds only real ones
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		pkg, imports := strings.TrimPrefix(f[0], mod), f[1:]
 		for _, imp := range imports {
-			if strings.HasPrefix(imp, "fyne.io/") && !strings.HasPrefix(pkg, "ui") && pkg != "cmd/dit-gui" {
+			if strings.HasPrefix(imp, fyne) && !strings.HasPrefix(pkg, "ui") && pkg != "cmd/dit-gui" {
 				t.Errorf("%s imports %s: only ui/ and cmd/dit-gui may import fyne", pkg, imp)
 			}
 			rel := strings.TrimPrefix(imp, mod)

@@ -191,20 +191,7 @@ func (a *App) runJob(s jobSettings) {
 // ids and bytes to copy, in the job's order), as dit offload does; the
 // plan and every re-plan are recorded in the catalog.
 func startScheduler(sch *sched.Scheduler, job *offload.Job, cat *catalog.Catalog) error {
-	recs, err := cat.Cards(job.ID())
-	if err != nil {
-		return err
-	}
-	snap := job.Snapshot()
-	var cards []sched.Card
-	for i, k := range recs {
-		c := sched.Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
-		if i < len(snap.Cards) {
-			c.Bytes = snap.Cards[i].Bytes
-		}
-		cards = append(cards, c)
-	}
-	return sch.Start(cat, job.ID(), cards)
+	return sch.StartJob(cat, job)
 }
 
 func (r *jobRun) setModel(m *runModel) {

@@ -429,20 +429,7 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 
 // startScheduler binds the scheduler to the job and shows its plan.
 func startScheduler(g *GlobalOptions, s *sched.Scheduler, cat *catalog.Catalog, job *offload.Job, p planJob, jsonOut bool) error {
-	recs, err := cat.Cards(job.ID())
-	if err != nil {
-		return err
-	}
-	snap := job.Snapshot()
-	var cards []sched.Card
-	for i, k := range recs {
-		c := sched.Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
-		if i < len(snap.Cards) {
-			c.Bytes = snap.Cards[i].Bytes
-		}
-		cards = append(cards, c)
-	}
-	if err := s.Start(cat, job.ID(), cards); err != nil {
+	if err := s.StartJob(cat, job); err != nil {
 		return err
 	}
 	if !jsonOut {

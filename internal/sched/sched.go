@@ -518,3 +518,23 @@ func (s *Scheduler) WaitWrite(ctx context.Context, card, dest int, n int) error 
 	}
 	return nil
 }
+
+// StartJob binds the scheduler to a prepared job: its cards (labels,
+// catalog ids, bytes to copy) in the job's order, then Start. The CLI and
+// the GUI both use it.
+func (s *Scheduler) StartJob(cat *catalog.Catalog, job *offload.Job) error {
+	recs, err := cat.Cards(job.ID())
+	if err != nil {
+		return err
+	}
+	snap := job.Snapshot()
+	var cards []Card
+	for i, k := range recs {
+		c := Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
+		if i < len(snap.Cards) {
+			c.Bytes = snap.Cards[i].Bytes
+		}
+		cards = append(cards, c)
+	}
+	return s.Start(cat, job.ID(), cards)
+}
