@@ -122,18 +122,7 @@ sources:
 destinations:
   - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
 `)
-	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
-	require.NoError(t, err)
-	defer cat.Close()
-	j := &catalog.Job{Name: "j", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
-		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
-	require.NoError(t, cat.CreateJob(j))
-	var cards []Card
-	for _, l := range []string{"A001", "A002", "A003"} {
-		k := &catalog.Card{JobID: j.ID, Label: l, Path: "/c/" + l, State: "pending", Seq: len(cards)}
-		require.NoError(t, cat.AddCard(k))
-		cards = append(cards, Card{Label: l, CatalogID: k.ID, Bytes: 90e9})
-	}
+	cat, j, cards := jobWithCards(t, "A001", "A002", "A003")
 	cards[2].Bytes = 45e9
 	var reasons []string
 	s, err := New(Config{Topology: top, OnPlan: func(_ *plan.Result, why string) { reasons = append(reasons, why) }})
@@ -229,18 +218,7 @@ sources:
 destinations:
   - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
 `)
-	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
-	require.NoError(t, err)
-	defer cat.Close()
-	j := &catalog.Job{Name: "j", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
-		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
-	require.NoError(t, cat.CreateJob(j))
-	var cards []Card
-	for _, l := range []string{"A001", "A002"} {
-		k := &catalog.Card{JobID: j.ID, Label: l, Path: "/c/" + l, State: "pending", Seq: len(cards)}
-		require.NoError(t, cat.AddCard(k))
-		cards = append(cards, Card{Label: l, CatalogID: k.ID, Bytes: 90e9})
-	}
+	cat, j, cards := jobWithCards(t, "A001", "A002")
 	s, err := New(Config{Topology: top})
 	require.NoError(t, err)
 	require.NoError(t, s.Start(cat, j.ID, cards))
@@ -260,4 +238,23 @@ destinations:
 	require.Equal(t, k.ID, plans[1].Cards[2].CardID)
 	// A card the topology does not know runs unplanned, and says so.
 	require.ErrorContains(t, s.AddCard(Card{Label: "B009"}), "not in the topology")
+}
+
+// jobWithCards records a running job with the given cards (90 GB each to
+// copy) in a catalog in t.TempDir().
+func jobWithCards(t *testing.T, labels ...string) (*catalog.Catalog, *catalog.Job, []Card) {
+	t.Helper()
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	j := &catalog.Job{Name: "j", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, cat.CreateJob(j))
+	var cards []Card
+	for _, l := range labels {
+		k := &catalog.Card{JobID: j.ID, Label: l, Path: "/c/" + l, State: "pending", Seq: len(cards)}
+		require.NoError(t, cat.AddCard(k))
+		cards = append(cards, Card{Label: l, CatalogID: k.ID, Bytes: 90e9})
+	}
+	return cat, j, cards
 }
