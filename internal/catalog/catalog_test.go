@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,4 +118,48 @@ func TestTwoWritersShareOneFile(t *testing.T) {
 	jobs, err := a.Jobs()
 	require.NoError(t, err)
 	require.Len(t, jobs, 40)
+}
+
+// A catalog made by a dit before migration 0003 (schema version 2) opens,
+// is migrated, and its jobs read as --mhl asc, the default they ran with.
+func TestMigrationFromVersion2KeepsJobsAndReadsMHLAsc(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", p)
+	require.NoError(t, err)
+	for _, name := range []string{"0001_initial.sql", "0002_plans.sql"} {
+		body, err := migrations.ReadFile("sql/" + name)
+		require.NoError(t, err)
+		_, err = db.Exec(string(body))
+		require.NoError(t, err, name)
+	}
+	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version=2; PRAGMA application_id=%d", ApplicationID))
+	require.NoError(t, err)
+	_, err = db.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started)
+		VALUES ('day01','interrupted','h','v0',0,'md5,xxh64','dest','fastest','{job}/{card}','fail',0,'2026-01-02T03:04:05.000000006Z')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	c := open(t, p)
+	var version int
+	require.NoError(t, c.DB().QueryRow("PRAGMA user_version").Scan(&version))
+	require.Equal(t, 3, version)
+	jobs, err := c.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "day01", jobs[0].Name)
+	require.Equal(t, "asc", jobs[0].MHL)
+
+	// New jobs keep their choice; an empty one is recorded as asc.
+	j := &Job{Name: "day02", State: JobRunning, Hashes: "md5", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", MHL: "none", Started: time.Now()}
+	require.NoError(t, c.CreateJob(j))
+	k := &Job{Name: "day03", State: JobRunning, Hashes: "md5", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, c.CreateJob(k))
+	got, err := c.Job(j.ID)
+	require.NoError(t, err)
+	require.Equal(t, "none", got.MHL)
+	got, err = c.Job(k.ID)
+	require.NoError(t, err)
+	require.Equal(t, "asc", got.MHL)
 }

@@ -56,6 +56,13 @@
 //	cpu_bench(host, arch, algo, bytes_per_s, cores, measured)
 //	    the planner's cached single-core hash speeds per host.
 //
+// # Schema version 3 (sql/0003_job_mhl.sql): a job's hash lists
+//
+//	jobs.mhl: asc | v1 | both | none (dit offload --mhl, the GUI's "Hash
+//	    lists"), the lists written into each card's folder on every
+//	    destination. A resumed job writes the lists it started with. Jobs
+//	    recorded before version 3 read as asc, the default they ran with.
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version; never edit a released migration, add a

@@ -33,9 +33,12 @@ type Job struct {
 	Layout        string
 	OnConflict    string
 	IncludeHidden bool
-	Started       time.Time
-	Finished      time.Time
-	Error         string
+	// MHL is the hash lists written into each card's folder: asc, v1,
+	// both or none ("" is recorded as asc).
+	MHL      string
+	Started  time.Time
+	Finished time.Time
+	Error    string
 }
 
 // Card is a row of cards.
@@ -111,9 +114,12 @@ func nullTime(t time.Time) any { return nullStr(Time(t)) }
 
 // CreateJob inserts j now and sets j.ID.
 func (c *Catalog) CreateJob(j *Job) error {
-	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
-		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, Time(j.Started))
+	if j.MHL == "" {
+		j.MHL = "asc"
+	}
+	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,started)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, Time(j.Started))
 	if err != nil {
 		return err
 	}
@@ -203,13 +209,13 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started,finished,error`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,started,finished,error`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var started, finished sql.NullString
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
-		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &started, &finished, &j.Error); err != nil {
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &started, &finished, &j.Error); err != nil {
 		return nil, err
 	}
 	j.Started, j.Finished = ParseTime(started), ParseTime(finished)
