@@ -435,5 +435,6 @@ func (v *historyView) resume(id int64) {
 	a.offload.busy = true
 	a.offload.startBtn.Disable()
 	v.say("")
-	a.goBG(func() { a.runJob(jobSettings{Resume: id, MHL: sealASC}) })
+	// The job's settings, hash lists included, come from the catalog.
+	a.goBG(func() { a.runJob(jobSettings{Resume: id}) })
 }

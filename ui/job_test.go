@@ -271,6 +271,7 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 	d1 := mkdir(t, filepath.Join(dir, "d1"))
 	h := newHarness(t, nil)
 	h.locked(func() {
+		h.a.offload.mhl.SetSelected("MHL v1.1")
 		h.a.Prepare(Preparation{Name: "pause", Cards: []string{cards[0].Path, cards[1].Path}, Dests: []string{d1},
 			Throttle: 1e6, Start: true})
 	})
@@ -355,6 +356,21 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 		return true
 	})
 	require.Equal(t, v.JobID, h.view().JobID, "the same job, resumed")
+	// The resumed job wrote the hash lists the job started with (MHL
+	// v1.1), not the default ASC MHL.
+	for _, c := range cards[:2] {
+		cardDir := filepath.Join(d1, "pause", filepath.Base(c.Path))
+		ents, err := os.ReadDir(cardDir)
+		require.NoError(t, err)
+		var lists []string
+		for _, e := range ents {
+			if e.Name() == "ascmhl" || strings.HasSuffix(e.Name(), ".mhl") {
+				lists = append(lists, e.Name())
+			}
+		}
+		require.Len(t, lists, 1, "hash lists in %s: %v", cardDir, lists)
+		require.True(t, strings.HasSuffix(lists[0], ".mhl"), "MHL v1.1 in %s, got %v", cardDir, lists)
+	}
 }
 
 // Errors before the start reach the person in words.

@@ -626,7 +626,7 @@ func (v *offloadView) start() {
 		return
 	}
 	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
-		MHL: format, AllowDegraded: v.degraded.Checked, Throttle: v.throttle}
+		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle}
 	for _, c := range cards {
 		s.Cards = append(s.Cards, c.Path)
 	}

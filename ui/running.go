@@ -28,12 +28,15 @@ import (
 
 // jobSettings is a job as the Offload view sets it up.
 type jobSettings struct {
-	Name          string
-	Cards, Dests  []string
-	Hashes        []hashing.Algo
-	Verify        offload.VerifyMode
-	VerifyAll     bool
-	MHL           seal.Format
+	Name         string
+	Cards, Dests []string
+	Hashes       []hashing.Algo
+	Verify       offload.VerifyMode
+	VerifyAll    bool
+	// MHL is the hash lists written into each card's folder: asc, v1,
+	// both or none (seal.ParseFormat). A resumed job writes the lists it
+	// was started with, whatever this says.
+	MHL           string
 	AllowDegraded bool
 	// Topology, when set, is enforced by a scheduler (internal/sched):
 	// the plan's shares, and with Simulate the plan's hardware at Scale.
@@ -79,6 +82,19 @@ func (a *App) runJob(s jobSettings) {
 			a.showError(err)
 		})
 	}
+	if s.Resume != 0 {
+		rec, err := cat.Job(s.Resume)
+		if err != nil {
+			fail(fmt.Errorf("The job cannot resume: %w", err))
+			return
+		}
+		s.MHL = rec.MHL
+	}
+	format, err := seal.ParseFormat(s.MHL)
+	if err != nil {
+		fail(fmt.Errorf("The job cannot start: hash lists: %w", err))
+		return
+	}
 	var sch *sched.Scheduler
 	var inner offload.Limiter
 	if s.Topology != nil {
@@ -111,7 +127,7 @@ func (a *App) runJob(s jobSettings) {
 	run.pause = newPauser(inner)
 	opts := offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Hashes: s.Hashes, Verify: s.Verify,
 		VerifyAll: s.VerifyAll, FS: a.cfg.FS, Catalog: cat, ToolVersion: "dit-gui " + a.cfg.Version,
-		AllowDegraded: s.AllowDegraded, Limiter: run.pause, Throttle: s.Throttle,
+		AllowDegraded: s.AllowDegraded, Limiter: run.pause, Throttle: s.Throttle, MHL: s.MHL,
 		OnEvent: func(e offload.Event) {
 			if sch != nil {
 				sch.Observe(e)
@@ -121,8 +137,8 @@ func (a *App) runJob(s jobSettings) {
 	// Hash lists and reports on a dit array destination are written
 	// through the job's filesystem, into the array (as dit offload does):
 	// the engine hands it to both hooks.
-	if s.MHL.ASC || s.MHL.V1 {
-		opts.Seal = (&seal.Sealer{Format: s.MHL}).Seal
+	if format.ASC || format.V1 {
+		opts.Seal = (&seal.Sealer{Format: format}).Seal
 	}
 	opts.AfterJob = jobreport.AfterJob(cat, func(paths []string) {
 		run.mu.Lock()
@@ -130,7 +146,6 @@ func (a *App) runJob(s jobSettings) {
 		run.mu.Unlock()
 	})
 	var job *offload.Job
-	var err error
 	if s.Resume != 0 {
 		job, err = offload.Resume(ctx, cat, s.Resume, opts)
 	} else {
@@ -611,6 +626,3 @@ func (v *runningView) cancel() {
 		v.run.cancel()
 	}
 }
-
-// sealASC is the hash list a resumed job writes (dit's default).
-var sealASC = seal.Format{ASC: true}

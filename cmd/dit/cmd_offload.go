@@ -51,7 +51,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "256KiB", "read block size")
 	f.MarkHidden("block-size")
-	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none")
+	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none (a resumed job keeps the choice it started with)")
 	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 }
 

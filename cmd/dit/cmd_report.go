@@ -108,7 +108,25 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 	if err != nil {
 		return after, false, &exitError{code: offload.ExitUsage, err: err}
 	}
-	if o.Resume == 0 {
+	opts.MHL = o.MHL
+	if o.Resume != 0 {
+		// A resumed job writes the hash lists it started with; an
+		// explicit different --mhl is refused (offload.ResumeMHL).
+		rec, err := cat.Job(o.Resume)
+		if err != nil {
+			return after, false, err
+		}
+		requested := ""
+		if cmd.Flags().Changed("mhl") {
+			requested = o.MHL
+		}
+		if opts.MHL, err = offload.ResumeMHL(rec, requested); err != nil {
+			return after, false, err
+		}
+		if format, err = seal.ParseFormat(opts.MHL); err != nil {
+			return after, false, fmt.Errorf("job %d: recorded hash lists: %w", o.Resume, err)
+		}
+	} else {
 		if err := format.Check(opts.Hashes); err != nil {
 			return after, false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--mhl %s: %w (or use --mhl none)", o.MHL, err)}
 		}

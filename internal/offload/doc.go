@@ -55,5 +55,8 @@
 // whose source size and mtime are unchanged is not read again; a copy this
 // job wrote but never verified is compared byte for byte and replaced if it
 // differs; everything else is copied and verified as new. Verified copies
-// are never rewritten.
+// are never rewritten. A resumed job keeps the settings it was started
+// with, its hash lists (Options.MHL, recorded in the catalog) included: a
+// front end seals with the recorded choice, and a different one is refused
+// (ResumeMHL), so every card of a job carries the same lists.
 package offload

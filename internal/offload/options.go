@@ -98,6 +98,13 @@ type Options struct {
 
 	// Limiter paces reads and writes (nil: as fast as the hardware goes).
 	Limiter Limiter
+	// MHL is the hash lists the front end writes into each card's folder
+	// (asc, v1, both or none; see reports/seal.ParseFormat), recorded with
+	// the job so that a resumed job writes the same lists (default asc).
+	// The engine only records it: Seal writes the lists. On Resume, ""
+	// takes the job's recorded choice and a different value is refused
+	// (see ResumeMHL).
+	MHL string
 	// Seal, if set, is called for each card on each destination after
 	// every file of the card reached its final state (the ASC MHL writer).
 	// Its error is reported as a warning event; the card's state stands.
@@ -139,6 +146,30 @@ func (o *Options) defaults() {
 	if o.Name == "" {
 		o.Name = o.Now().Format("2006-01-02_150405")
 	}
+	if o.MHL == "" {
+		o.MHL = DefaultMHL
+	}
+}
+
+// DefaultMHL is the hash lists of a job that names none (dit offload's
+// --mhl default).
+const DefaultMHL = "asc"
+
+// ResumeMHL gives the hash lists a resumed job writes: the ones it was
+// started with (rec.MHL). A requested choice ("" when the user named none)
+// that differs is refused: the cards of one job would otherwise carry
+// different lists on different runs, or lose a list that the first run
+// began to write.
+func ResumeMHL(rec *catalog.Job, requested string) (string, error) {
+	stored := rec.MHL
+	if stored == "" {
+		stored = DefaultMHL
+	}
+	if requested != "" && requested != stored {
+		return "", usageErrorf("job %d was started with --mhl %s, not --mhl %s: a resumed job writes the hash lists it started with; resume without --mhl (or with --mhl %s)",
+			rec.ID, stored, requested, stored)
+	}
+	return stored, nil
 }
 
 // verifyAlgos is what read-back recomputes.

@@ -61,6 +61,9 @@ func (j *Job) ID() int64 { return j.rec.ID }
 // Name is the job's name.
 func (j *Job) Name() string { return j.rec.Name }
 
+// MHL is the job's hash-list choice (asc, v1, both or none), as recorded.
+func (j *Job) MHL() string { return j.rec.MHL }
+
 // Close releases the destination locks and closes arrays cleanly.
 func (j *Job) Close() {
 	for _, l := range j.locks {
@@ -165,7 +168,7 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	host, _ := os.Hostname()
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
-		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, Started: start}
+		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Started: start}
 
 	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, o.Dests)
 	if err != nil {
@@ -376,7 +379,9 @@ func removeTemps(fsy interface {
 }
 
 // Resume reopens an interrupted job: the same cards, destinations and
-// settings. Files verified on every destination are not copied again
+// settings (hashes, verification, layout, conflicts, hidden files and hash
+// lists: o.MHL "" takes the recorded choice, a different one is refused,
+// see ResumeMHL). Files verified on every destination are not copied again
 // (unless the card changed), leftover temps are removed, and the rest is
 // copied and verified.
 func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
@@ -392,6 +397,9 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	}
 	algos, err := hashing.ParseList(rec.Hashes)
 	if err != nil {
+		return nil, err
+	}
+	if o.MHL, err = ResumeMHL(rec, o.MHL); err != nil {
 		return nil, err
 	}
 	o.Name = rec.Name

@@ -167,3 +167,38 @@ func TestResumeNeverOverwritesVerifiedCopyWithChangedCard(t *testing.T) {
 	require.Equal(t, "CLIPS/C001.mov", files[0].Rel)
 	require.NotEmpty(t, files[0].Sums.Get(hashing.MD5), "recorded hashes are kept")
 }
+
+// A job's hash-list choice is recorded; Resume takes it back and refuses a
+// different one before claiming the job.
+func TestResumeKeepsRecordedMHL(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	o := e.opts([]string{a}, []string{e.dest("d1")})
+	o.MHL = "v1"
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	require.Equal(t, "v1", j.MHL())
+	j.Close()
+	require.NoError(t, e.cat.SetJobState(j.ID(), catalog.JobInterrupted, time.Now(), ""))
+
+	_, err = Resume(context.Background(), e.cat, j.ID(), Options{MHL: "both"})
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+	require.ErrorContains(t, err, "was started with --mhl v1, not --mhl both")
+	rec, err := e.cat.Job(j.ID())
+	require.NoError(t, err)
+	require.Equal(t, catalog.JobInterrupted, rec.State, "a refused resume leaves the job as it was")
+
+	r, err := Resume(context.Background(), e.cat, j.ID(), Options{})
+	require.NoError(t, err)
+	defer r.Close()
+	require.Equal(t, "v1", r.MHL())
+
+	// A job that names no hash lists records the default.
+	o2 := e.opts([]string{a}, []string{e.dest("d2")})
+	o2.Name = "day02"
+	j2, err := New(context.Background(), o2)
+	require.NoError(t, err)
+	defer j2.Close()
+	require.Equal(t, DefaultMHL, j2.MHL())
+}
