@@ -43,9 +43,9 @@
 // # Pause
 //
 // Pause wraps the job's offload.Limiter (the planner's scheduler, when the
-// job has a topology): reads from the cards and writes to the
-// destinations wait while paused. The engine has no hook in the read-back,
-// so copies already written are still verified, then the job waits.
+// job has a topology): reads from the cards, writes to the destinations
+// and the read-back of copies wait while paused (a block already being
+// read or written finishes first).
 // Cancel cancels the job's context: temporary files are removed, nothing
 // unverified is reported verified, and the job can be resumed from
 // History.

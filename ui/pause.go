@@ -8,12 +8,9 @@ import (
 )
 
 // pauser is the job's offload.Limiter: while paused, every block read from
-// a card and every block written to a destination waits; otherwise it
-// defers to the inner limiter (the planner's scheduler), if any. Waits end
-// with the job's context, so cancelling a paused job works.
-//
-// The engine has no hook in the read-back of copies: while paused, copies
-// already written are still read back and verified, then everything stops.
+// a card, written to a destination or read back for verification waits;
+// otherwise it defers to the inner limiter (the planner's scheduler), if
+// any. Waits end with the job's context, so cancelling a paused job works.
 type pauser struct {
 	inner offload.Limiter
 
@@ -88,6 +85,17 @@ func (p *pauser) WaitWrite(ctx context.Context, card, dest int, n int) error {
 	}
 	if p.inner != nil {
 		return p.inner.WaitWrite(ctx, card, dest, n)
+	}
+	return nil
+}
+
+// WaitVerify implements offload.Limiter.
+func (p *pauser) WaitVerify(ctx context.Context, card, dest int, n int) error {
+	if err := p.wait(ctx); err != nil {
+		return err
+	}
+	if p.inner != nil {
+		return p.inner.WaitVerify(ctx, card, dest, n)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // countLimiter counts the calls that reach it.
-type countLimiter struct{ reads, writes atomic.Int64 }
+type countLimiter struct{ reads, writes, verifies atomic.Int64 }
 
 func (c *countLimiter) WaitRead(ctx context.Context, card, n int) error {
 	c.reads.Add(1)
@@ -26,27 +26,35 @@ func (c *countLimiter) WaitWrite(ctx context.Context, card, dest, n int) error {
 	return nil
 }
 
+func (c *countLimiter) WaitVerify(ctx context.Context, card, dest, n int) error {
+	c.verifies.Add(1)
+	return nil
+}
+
 func TestPauserHoldsUntilResumeAndDefersToTheInnerLimiter(t *testing.T) {
 	inner := &countLimiter{}
 	p := newPauser(inner)
 	require.NoError(t, p.WaitRead(t.Context(), 0, 10))
 	require.NoError(t, p.WaitWrite(t.Context(), 0, 1, 10))
+	require.NoError(t, p.WaitVerify(t.Context(), 0, 1, 10))
 	require.Equal(t, int64(1), inner.reads.Load())
 	require.Equal(t, int64(1), inner.writes.Load())
+	require.Equal(t, int64(1), inner.verifies.Load())
 
 	p.Pause()
 	p.Pause() // twice is once
 	require.True(t, p.Paused())
-	got := make(chan error, 2)
+	got := make(chan error, 3)
 	go func() { got <- p.WaitRead(context.Background(), 0, 10) }()
 	go func() { got <- p.WaitWrite(context.Background(), 1, 0, 10) }()
+	go func() { got <- p.WaitVerify(context.Background(), 1, 0, 10) }()
 	select {
 	case <-got:
 		t.Fatal("a wait returned while paused")
 	case <-time.After(200 * time.Millisecond):
 	}
 	p.Resume()
-	for range 2 {
+	for range 3 {
 		select {
 		case err := <-got:
 			require.NoError(t, err)
@@ -56,6 +64,7 @@ func TestPauserHoldsUntilResumeAndDefersToTheInnerLimiter(t *testing.T) {
 	}
 	require.Equal(t, int64(2), inner.reads.Load())
 	require.Equal(t, int64(2), inner.writes.Load())
+	require.Equal(t, int64(2), inner.verifies.Load())
 	p.Resume() // twice is once
 	require.False(t, p.Paused())
 }

@@ -638,7 +638,12 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 		if v.di >= 0 {
 			counter = &c.destVerif[v.di]
 		}
-		got, n, err := hashFile(ctx, j.opts.FS, v.path, bufs, mh, func(n int) {
+		var wait func(int) error
+		if lim := j.opts.Limiter; lim != nil {
+			di := v.di
+			wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, di, n) }
+		}
+		got, n, err := hashFile(ctx, j.opts.FS, v.path, v.task.size, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))

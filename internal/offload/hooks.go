@@ -13,10 +13,14 @@ import (
 // Limiter paces the pipeline (bandwidth budgets, simulation). WaitRead is
 // called before each block read from card (the index of the card in the
 // job, command-line order); WaitWrite before each block written by that
-// card to dest. Both must return early with ctx.Err() when ctx ends.
+// card to dest; WaitVerify before each block read back for verification:
+// a copy of card on dest, or with dest -1 the card itself re-read
+// (VerifySourceDest). n is the bytes about to be read or written. All must
+// return early with ctx.Err() when ctx ends.
 type Limiter interface {
 	WaitRead(ctx context.Context, card int, n int) error
 	WaitWrite(ctx context.Context, card, dest int, n int) error
+	WaitVerify(ctx context.Context, card, dest int, n int) error
 }
 
 // SealFile is one file of a card as recorded, for a sealer.

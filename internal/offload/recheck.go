@@ -93,7 +93,7 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 					onResult(res)
 					continue
 				}
-				got, n, err := hashFile(ctx, fsy, p, bufs, mh, func(int) {})
+				got, n, err := hashFile(ctx, fsy, p, f.Size, bufs, mh, nil, func(int) {})
 				switch {
 				case errors.Is(err, context.Canceled):
 					return false, err

@@ -10,8 +10,12 @@ import (
 
 // hashFile reads path back from its medium (page cache dropped first and
 // behind the reads) and returns its digests and length. Two buffers
-// alternate so reading overlaps hashing.
-func hashFile(ctx context.Context, fsy fsys.FS, path string, bufs [][]byte, mh *hashing.Multi, progress func(int)) (hashing.Sums, int64, error) {
+// alternate so reading overlaps hashing. If wait is set, it is called
+// before each block with the bytes about to be read: up to size (the
+// expected length) in all, then whole blocks if the file is longer; the
+// read that finds the end of a file of the expected size is not paced.
+func hashFile(ctx context.Context, fsy fsys.FS, path string, size int64, bufs [][]byte, mh *hashing.Multi,
+	wait func(n int) error, progress func(int)) (hashing.Sums, int64, error) {
 	f, err := fsy.OpenNoCache(path)
 	if err != nil {
 		return hashing.Sums{}, 0, err
@@ -28,6 +32,19 @@ func hashFile(ctx context.Context, fsy fsys.FS, path string, bufs [][]byte, mh *
 			return hashing.Sums{}, total, err
 		}
 		b := <-free
+		if wait != nil {
+			want := int64(len(b))
+			if rest := size - total; rest >= 0 {
+				want = min(want, rest)
+			}
+			if want > 0 {
+				if err := wait(int(want)); err != nil {
+					free <- b
+					mh.Reset()
+					return hashing.Sums{}, total, err
+				}
+			}
+		}
 		n, err := io.ReadFull(f, b)
 		if n > 0 {
 			mh.Write(b[:n], func() { free <- b })

@@ -4,23 +4,32 @@
 // # Buckets
 //
 // Every block read from a card waits on the card's share bucket (its
-// planned rate), and every block written to a destination on that
-// destination's bucket (its --limit). Buckets are golang.org/x/time/rate
+// planned rate), every block written to a destination on that destination's
+// bucket (its --limit), and every block read back from a destination for
+// verification on its read-back share: the read-back the plan reserves for
+// it (the planner charges verification to each destination's read rate and
+// to the buses up from its port). A card re-read (--verify source+dest) is
+// paced like any read from the card. Buckets are golang.org/x/time/rate
 // token buckets; waits are tied to the job's context and large blocks are
 // taken in burst-sized pieces. On real hardware only shares of a common
 // budget are enforced (a card limited by a bus or destination it shares),
-// so one card cannot starve another; a card limited by its own medium or
-// by the CPU is never held back.
+// so one card cannot starve another; a card limited by its own medium or by
+// the CPU is never held back. Likewise a destination's read-back is held to
+// its share only while a card is held by a budget the read-back also uses
+// (a bus up from the destination's port, or the destination), so
+// verification cannot starve the copies sharing its bus; once every card is
+// copied, no share holds read-back back (simulated hardware still does).
 //
 // With Config.Simulate the buckets also play the field's hardware on any
-// machine: each card is throttled to its medium's read rate (and its
-// port's per-device cap), each bus to its usable rate per direction (reads
-// from cards; writes to destinations with their RAID parity), each
-// destination to its write rate and blade caps, and each card to its
+// machine: each card is throttled to its medium's read rate (and its port's
+// per-device cap), each bus to its usable rate per direction (reads from
+// cards; writes to destinations with their RAID parity), each destination
+// to its write rate and blade caps, the read-back of each destination to
+// its read rate and the buses up from its port (reads; with the writes on a
+// half-duplex bus), and each card and each destination's read-back to its
 // planned share. Config.Scale runs all of it at a fraction of the field
 // rates (dit offload --simulate-scale, or DIT_SIMULATE_SCALE), so a small
 // machine keeps up and tests finish quickly; plans stay in field units.
-// The read-back of copies is not paced (the engine has no hook for it).
 //
 // # Re-planning
 //

@@ -73,9 +73,15 @@ type Scheduler struct {
 	busIn  map[string]*rate.Limiter
 	busOut map[string]*rate.Limiter
 	dest   []*rate.Limiter // per destination: limit (and write rate, simulate)
-	// chains of buckets each card read and each destination write passes
-	readChain  [][]*rate.Limiter
-	writeChain [][]bucketCost
+	// verifyShare is per destination the read-back the plan reserves for
+	// it while cards are copying; destRead (simulate) its read rate.
+	verifyShare []*rate.Limiter
+	destRead    []*rate.Limiter
+	// chains of buckets each card read, each destination write and each
+	// destination read-back passes
+	readChain   [][]*rate.Limiter
+	writeChain  [][]bucketCost
+	verifyChain [][]*rate.Limiter
 }
 
 type bucketCost struct {
@@ -225,6 +231,26 @@ func (s *Scheduler) buckets() {
 		}
 		s.writeChain[di] = chain
 	}
+	// Read-back of the copies on a destination, as the planner charges it:
+	// the plan's share of it, and simulating the destination's read rate
+	// and every bus up from its port in the read direction (one byte per
+	// byte, no parity; with the writes on a half-duplex bus).
+	s.verifyShare = make([]*rate.Limiter, len(t.Destinations))
+	s.destRead = make([]*rate.Limiter, len(t.Destinations))
+	s.verifyChain = make([][]*rate.Limiter, len(t.Destinations))
+	for di := range t.Destinations {
+		d := t.Dest(di)
+		s.verifyShare[di] = newBucket(0)
+		chain := []*rate.Limiter{s.verifyShare[di]}
+		if sim {
+			s.destRead[di] = newBucket(d.Read * s.scale)
+			chain = append(chain, s.destRead[di])
+			for _, b := range t.Chain(d.Bus) {
+				chain = append(chain, s.busIn[b.Name])
+			}
+		}
+		s.verifyChain[di] = chain
+	}
 }
 
 // plan plans the cards still copying; the caller holds mu (or is New).
@@ -265,6 +291,45 @@ func (s *Scheduler) apply(r *plan.Result) {
 		}
 		s.share[i].SetLimit(lim)
 		s.share[i].SetBurst(burst(float64(lim)))
+	}
+	s.applyVerify(r)
+}
+
+// applyVerify sets each destination's read-back share from a plan: the
+// read-back the plan reserves for it (its ReadLoad: every card copying is
+// read back from every destination at its planned rate). Simulating (and
+// not PhysicsOnly) it is always enforced, like the cards' shares; on real
+// hardware only when a card is held by a budget the read-back also uses
+// (a bus up from the destination's port, or the destination), so
+// verification cannot starve the copies it shares a bus with, and is never
+// held back otherwise. With no card left copying, nothing is reserved and
+// read-back goes as fast as the buckets of the simulated hardware let it.
+func (s *Scheduler) applyVerify(r *plan.Result) {
+	t := s.topo
+	copying := false
+	for _, d := range s.done {
+		copying = copying || !d
+	}
+	for di := range s.verifyShare {
+		lim := rate.Inf
+		if copying && r != nil && di < len(r.Destinations) && r.Destinations[di].ReadLoad > 0 {
+			enforce := s.cfg.Simulate && !s.cfg.PhysicsOnly
+			if !s.cfg.Simulate {
+				d := t.Dest(di)
+				shared := map[string]bool{"dest:" + d.Name: true}
+				for _, b := range t.Chain(d.Bus) {
+					shared["bus:"+b.Name] = true
+				}
+				for _, c := range r.Cards {
+					enforce = enforce || shared[c.LimitedBy]
+				}
+			}
+			if enforce {
+				lim = rate.Limit(r.Destinations[di].ReadLoad * s.scale)
+			}
+		}
+		s.verifyShare[di].SetLimit(lim)
+		s.verifyShare[di].SetBurst(burst(float64(lim)))
 	}
 }
 
@@ -357,7 +422,9 @@ func (s *Scheduler) CardCopied(i int) error {
 			return s.replanLocked(s.cards[i].Label + " copied")
 		}
 	}
-	return nil // the last card: nothing left to plan
+	// The last card: nothing left to plan, no copy for read-back to spare.
+	s.applyVerify(s.res)
+	return nil
 }
 
 // AddCard follows a card added to the running job (offload.Job.AddCard,
@@ -513,6 +580,30 @@ func (s *Scheduler) WaitWrite(ctx context.Context, card, dest int, n int) error 
 	s.mu.Unlock()
 	for _, bc := range chain {
 		if err := wait(ctx, bc.l, int(math.Ceil(float64(n)*bc.cost))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WaitVerify paces a block read back for verification: a copy of card on
+// dest passes the destination's read-back share of the plan (and,
+// simulating, its read rate and every bus up from its port); the card
+// itself re-read (dest -1, --verify source+dest) is paced like any read
+// from the card (WaitRead).
+func (s *Scheduler) WaitVerify(ctx context.Context, card, dest int, n int) error {
+	if dest < 0 {
+		return s.WaitRead(ctx, card, n)
+	}
+	s.mu.Lock()
+	if dest >= len(s.verifyChain) {
+		s.mu.Unlock()
+		return nil
+	}
+	chain := s.verifyChain[dest]
+	s.mu.Unlock()
+	for _, l := range chain {
+		if err := wait(ctx, l, n); err != nil {
 			return err
 		}
 	}

@@ -258,3 +258,128 @@ func jobWithCards(t *testing.T, labels ...string) (*catalog.Catalog, *catalog.Jo
 	}
 	return cat, j, cards
 }
+
+// verifyMeter wraps the scheduler and measures the read-back it lets
+// through: bytes, and the time from the first wait to the last.
+type verifyMeter struct {
+	*Scheduler
+	mu          sync.Mutex
+	bytes       int64
+	first, last time.Time
+}
+
+func (m *verifyMeter) WaitVerify(ctx context.Context, card, dest int, n int) error {
+	m.mu.Lock()
+	if m.first.IsZero() {
+		m.first = time.Now()
+	}
+	m.mu.Unlock()
+	err := m.Scheduler.WaitVerify(ctx, card, dest, n)
+	m.mu.Lock()
+	m.bytes += int64(n)
+	m.last = time.Now()
+	m.mu.Unlock()
+	return err
+}
+
+// A real job on simulated hardware whose destination reads back 5 x slower
+// than the card is copied: the read-back runs at the destination's read
+// rate, not at the copy's pace (it used to be unpaced).
+func TestSimulatedReadBackRunsAtTheDestinationsReadRate(t *testing.T) {
+	const scale = 0.01
+	top := topo(t, `
+buses:
+  - {name: tb-1, kind: tb3}
+  - {name: tb-2, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: tb-1, read_rate: 2GB/s}
+destinations:
+  - {name: raid, bus: tb-2, kind: nvme-raid-tb3, read_rate: 0.4GB/s}
+`)
+	dir := t.TempDir()
+	cat, err := catalog.Open(filepath.Join(dir, "c.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	card := filepath.Join(dir, "A001")
+	require.NoError(t, os.MkdirAll(filepath.Join(card, "CLIPS"), 0o755))
+	var total int64
+	for i := 0; i < 6; i++ {
+		b := make([]byte, 1<<20)
+		for k := range b {
+			b[k] = byte(k*7 + i)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(card, "CLIPS", "C00"+string(rune('1'+i))+".mov"), b, 0o644))
+		total += int64(len(b))
+	}
+	dest := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(dest, 0o755))
+
+	// PhysicsOnly: the card is copied as fast as its simulated medium (20
+	// MB/s here), not held to the plan's share, so only the read-back's
+	// own buckets can slow it (4 MB/s).
+	s, err := New(Config{Topology: top, Simulate: true, Scale: scale, PhysicsOnly: true,
+		Plan: plan.Options{Verify: true}})
+	require.NoError(t, err)
+	m := &verifyMeter{Scheduler: s}
+	job, err := offload.New(context.Background(), offload.Options{Name: "j", Cards: []string{card}, Dests: []string{dest},
+		Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Limiter: m, OnEvent: s.Observe})
+	require.NoError(t, err)
+	require.NoError(t, s.StartJob(cat, job))
+	sum, err := job.Run(context.Background())
+	require.NoError(t, err)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+
+	readRate := 0.4e9 * scale
+	require.Equal(t, rate.Limit(readRate), s.destRead[0].Limit())
+	require.Equal(t, total, m.bytes, "every byte read back was paced")
+	window := m.last.Sub(m.first).Seconds()
+	got := float64(m.bytes) / window
+	// The bucket lets through at most its rate over the window plus one
+	// burst (it may have filled while idle); 20 % on top for timing.
+	limit := (readRate*window + float64(s.destRead[0].Burst())) / window * 1.2
+	require.LessOrEqual(t, got, limit, "read back at %.1f MB/s, the destination reads %.1f MB/s", got/1e6, readRate/1e6)
+	require.GreaterOrEqual(t, got, readRate/4, "read back at %.1f MB/s: far below the planned %.1f MB/s", got/1e6, readRate/1e6)
+}
+
+// The read-back of a copy passes the destination's share of the plan and,
+// simulating, its read rate and the buses up from its port (a half-duplex
+// bus is the one bucket of both directions); a source re-read is paced
+// like a read from the card.
+func TestVerifyChainsFollowThePlan(t *testing.T) {
+	top := topo(t, threeOnOneBus)
+	s, err := New(Config{Topology: top, Simulate: true, Scale: scale, Plan: plan.Options{Verify: true}})
+	require.NoError(t, err)
+	p := s.Plan()
+	require.Len(t, s.verifyChain, 1)
+	chain := s.verifyChain[0]
+	require.Same(t, s.verifyShare[0], chain[0])
+	require.InDelta(t, p.Destinations[0].ReadLoad*scale, float64(chain[0].Limit()), 1, "the read-back the plan reserves")
+	require.Same(t, s.destRead[0], chain[1])
+	require.Same(t, s.busIn["tb-1"], chain[2])
+	require.Len(t, chain, 3)
+
+	// Real hardware: the raid's read-back is not on a bus a card is held
+	// by, so it is not held back; with the raid on the cards' bus it is.
+	s, err = New(Config{Topology: top, Plan: plan.Options{Verify: true}})
+	require.NoError(t, err)
+	require.Equal(t, rate.Inf, s.verifyShare[0].Limit())
+	shared := top.Clone()
+	shared.Destinations[0].Bus = "usb-a"
+	s, err = New(Config{Topology: shared, Plan: plan.Options{Verify: true}})
+	require.NoError(t, err)
+	require.Equal(t, "bus:usb-a", s.Plan().Card("A001").LimitedBy)
+	require.InDelta(t, s.Plan().Destinations[0].ReadLoad, float64(s.verifyShare[0].Limit()), 1)
+	// Once every card is copied nothing is reserved any more.
+	for i := range s.cards {
+		require.NoError(t, s.CardCopied(i))
+	}
+	require.Equal(t, rate.Inf, s.verifyShare[0].Limit())
+
+	// dest -1: the card re-read, through the card's read chain.
+	s, err = New(Config{Topology: top, Simulate: true, Scale: 1e-6})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, s.WaitVerify(ctx, 3, -1, 4<<20), context.DeadlineExceeded, "the card's medium paces its re-read")
+	require.NoError(t, s.WaitVerify(context.Background(), 0, 7, 1), "an unknown destination is not paced")
+}
