@@ -75,7 +75,7 @@ bench: build
 		echo "bench: could not install ocopy; comparing with the naive way only"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/hashing/
 	$(GO) test -run '^$$' -bench Encode -benchtime 50x -count 3 ./raid/
-	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 3
+	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not

@@ -33,8 +33,9 @@
 // recomputes the fastest selected hash (or all, VerifyAll) and compares
 // with the source digest. Options.Limiter paces all three: WaitRead before
 // each block read from a card, WaitWrite before each block written,
-// WaitVerify before each block read back (a copy, or the card re-read). A file is verified when every copy is; a card is
-// safe to format when every file is. A failing destination fails only its
+// WaitVerify before each block read back (a copy, or the card re-read).
+// A file is verified when every copy is; a card is safe to format when
+// every file is. A failing destination fails only its
 // copies; an unreadable file fails only itself; a card that disappears
 // fails its remaining files, and the other cards go on.
 //
