@@ -735,6 +735,11 @@ func (c *cardRun) finalize(t *fileTask) {
 	j.emit(ev)
 }
 
+// fatEpoch is just after the earliest time a FAT or exFAT volume can
+// record (1980-01-01, local time): a card root before it has no real time
+// of its own.
+var fatEpoch = time.Date(1980, 1, 2, 0, 0, 0, 0, time.UTC)
+
 // finishCard sets folder mtimes and the card's final state.
 func (c *cardRun) finishCard(ctx context.Context) {
 	j := c.j
@@ -748,6 +753,12 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		for _, dir := range dirs {
 			p := filepath.Join(d.root, filepath.FromSlash(c.out), filepath.FromSlash(dir.Rel))
 			j.opts.FS.Chtimes(p, dir.Mtime, dir.Mtime)
+		}
+		// The card folder is the card's root: it gets the root's time too,
+		// unless the card's file system has none (FAT and exFAT roots
+		// report 1970 or 1980): then it keeps the time of the copy.
+		if rt := c.scan.Mtime; rt.After(fatEpoch) {
+			j.opts.FS.Chtimes(filepath.Join(d.root, filepath.FromSlash(c.out)), rt, rt)
 		}
 	}
 	switch {

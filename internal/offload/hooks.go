@@ -14,8 +14,8 @@ import (
 // called before each block read from card (the index of the card in the
 // job, command-line order); WaitWrite before each block written by that
 // card to dest; WaitVerify before each block read back for verification:
-// a copy of card on dest, or with dest -1 the card itself re-read
-// (VerifySourceDest). n is the bytes about to be read or written. All must
+// a copy of card on dest (or a file already at the copy's place, read to
+// compare), or with dest -1 the card itself re-read (VerifySourceDest). n is the bytes about to be read or written. All must
 // return early with ctx.Err() when ctx ends.
 type Limiter interface {
 	WaitRead(ctx context.Context, card int, n int) error

@@ -94,4 +94,14 @@ func TestLimiterPacesEveryReadBack(t *testing.T) {
 	_, err = e2.run(o2)
 	require.NoError(t, err)
 	require.Equal(t, map[[2]int]int64{{0, 0}: cardBytes(t, a2)}, lim2.verify)
+
+	// The same card again into the same folder: every file is already
+	// there; comparing it reads the destination, then it is read back.
+	o3 := e2.opts([]string{a2}, []string{e2.dest("d1")})
+	lim3 := newRecLimiter()
+	o3.Limiter = lim3
+	s3, err := e2.run(o3)
+	require.NoError(t, err)
+	require.True(t, s3.Cards[0].SafeToFormat, s3.Cards[0].Verdict)
+	require.Equal(t, map[[2]int]int64{{0, 0}: 2 * cardBytes(t, a2)}, lim3.verify)
 }

@@ -25,6 +25,11 @@ func TestTwoCardsSamePathsTwoDestinations(t *testing.T) {
 	})
 	require.NoError(t, os.Symlink("CLIPS/C001.mov", filepath.Join(a, "link.mov")))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(a, "fifo"), 0o644))
+	rootTime, clipsTime := time.Date(2026, 11, 21, 18, 30, 0, 0, time.UTC), time.Date(2026, 11, 21, 19, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(filepath.Join(a, "CLIPS"), clipsTime, clipsTime))
+	require.NoError(t, os.Chtimes(a, rootTime, rootTime))
+	fatRoot := time.Date(1980, 1, 1, 0, 0, 0, 0, time.Local) // exFAT roots have no time
+	require.NoError(t, os.Chtimes(b, fatRoot, fatRoot))
 	d1, d2 := e.dest("raid"), e.dest("shuttle")
 
 	s, err := e.run(e.opts([]string{a, b}, []string{d1, d2}))
@@ -58,6 +63,18 @@ func TestTwoCardsSamePathsTwoDestinations(t *testing.T) {
 	fi, err = os.Stat(filepath.Join(d2, "day01", "A001", "CLIPS", "C001.mov"))
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), fi.ModTime().UTC())
+	// Folder times are the card's, the card folder's included; a card root
+	// without a time of its own leaves the copy's folder time alone.
+	for _, d := range []string{d1, d2} {
+		for p, want := range map[string]time.Time{"A001": rootTime, "A001/CLIPS": clipsTime} {
+			fi, err := os.Stat(filepath.Join(d, "day01", filepath.FromSlash(p)))
+			require.NoError(t, err)
+			require.Equal(t, want, fi.ModTime().UTC(), "%s on %s", p, d)
+		}
+		fi, err := os.Stat(filepath.Join(d, "day01", "A002"))
+		require.NoError(t, err)
+		require.True(t, fi.ModTime().After(time.Now().Add(-time.Hour)), "A002's folder keeps the copy's time, got %s", fi.ModTime())
+	}
 	for _, gone := range []string{".DS_Store", "link.mov", "fifo", "CLIPS/._C001.mov"} {
 		_, err := os.Lstat(filepath.Join(d1, "day01", "A001", gone))
 		require.ErrorIs(t, err, os.ErrNotExist, gone)

@@ -96,6 +96,14 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 			st.cmpBuf = make([]byte, len(b))
 		}
 		cb := st.cmpBuf[:len(b)]
+		// Comparing with a file already there reads the destination:
+		// paced like a read-back.
+		if lim := c.j.opts.Limiter; lim != nil {
+			if err := lim.WaitVerify(c.ctx, c.rec.Seq, di, len(b)); err != nil {
+				st.err = err
+				return
+			}
+		}
 		if _, err := io.ReadFull(st.existing, cb); err != nil || !bytes.Equal(cb, b) {
 			st.differs = true
 		}

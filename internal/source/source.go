@@ -36,6 +36,7 @@ type Card struct {
 	VolumeID string // device (and inode of the root): identifies the medium while mounted
 	Files    []Entry
 	Dirs     []Entry
+	Mtime    time.Time // the root folder's own modification time
 	Skipped  []Skipped
 	Bytes    int64
 }
@@ -97,7 +98,7 @@ func Scan(fsy fsys.FS, root string, opt Options) (*Card, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("card %s is not a folder: give the card's mount point or folder", abs)
 	}
-	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi)}
+	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime()}
 	if err := c.walk(fsy, abs, "", opt); err != nil {
 		return nil, err
 	}
