@@ -75,6 +75,10 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	if err != nil {
 		return err
 	}
+	rec, err := cat.Job(id)
+	if err != nil {
+		return err
+	}
 	cards, err := cat.Cards(id)
 	if err != nil {
 		return err
@@ -116,10 +120,11 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			*offload.Summary
+			MHL   string     `json:"mhl"` // hash lists: asc, v1, both or none
 			Cards []showCard `json:"cards"`
-		}{s, out})
+		}{s, jobMHL(rec), out})
 	}
-	writeSummary(g.stdout, s, cat.Path())
+	writeSummary(g.stdout, s, cat.Path(), jobMHL(rec))
 	for _, c := range out {
 		fmt.Fprintf(g.stdout, "\n%s (%s)\n", c.Label, c.Path)
 		for _, f := range c.FileList {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -49,6 +50,7 @@ type jobListEntry struct {
 	Finished  time.Time     `json:"finished,omitzero"`
 	Bytes     int64         `json:"bytes"`
 	TBPerHour float64       `json:"tb_per_hour"`
+	MHL       string        `json:"mhl"` // hash lists: asc, v1, both or none
 	Cards     []jobListCard `json:"cards"`
 }
 
@@ -69,7 +71,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 			return err
 		}
 		e := jobListEntry{JobID: s.JobID, Name: s.Name, State: s.State, Started: s.Started, Finished: s.Finished,
-			Bytes: s.Bytes, TBPerHour: s.TBPerHour, Cards: []jobListCard{}}
+			Bytes: s.Bytes, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
 		for _, c := range s.Cards {
 			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: c.State, SafeToFormat: c.SafeToFormat,
 				Files: c.Files, Bytes: c.Bytes, Failed: c.Failed})
@@ -86,7 +88,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tNAME\tSTATE\tSTARTED\tSIZE\tTB/HOUR\tCARDS")
+	fmt.Fprintln(tw, "JOB\tNAME\tSTATE\tSTARTED\tSIZE\tTB/HOUR\tMHL\tCARDS")
 	for _, e := range list {
 		var cards []string
 		for _, c := range e.Cards {
@@ -96,8 +98,17 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 			}
 			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
-			units.FormatBytes(e.Bytes), e.TBPerHour, strings.Join(cards, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
+			units.FormatBytes(e.Bytes), e.TBPerHour, e.MHL, strings.Join(cards, ", "))
 	}
 	return tw.Flush()
+}
+
+// jobMHL is the hash lists a job writes (dit offload --mhl); a job
+// recorded without one ran with the default.
+func jobMHL(j *catalog.Job) string {
+	if j.MHL == "" {
+		return offload.DefaultMHL
+	}
+	return j.MHL
 }

@@ -110,6 +110,34 @@ func TestResumeKeepsMHLChoice(t *testing.T) {
 			// The same choice given again is accepted.
 			again := dit(t, db, "offload", "--json", "--resume", itoa(jobID), "--mhl", tc.mhl)
 			require.Equal(t, 0, again.code, again.stdout+again.stderr)
+
+			// dit jobs and dit job show name the job's choice.
+			jobs := dit(t, db, "jobs", "--json")
+			require.Equal(t, 0, jobs.code, jobs.stderr)
+			var list []struct {
+				JobID int64  `json:"job_id"`
+				MHL   string `json:"mhl"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(jobs.stdout), &list))
+			require.Len(t, list, 1)
+			require.Equal(t, jobID, list[0].JobID)
+			require.Equal(t, tc.mhl, list[0].MHL, "dit jobs --json")
+			jobs = dit(t, db, "jobs")
+			require.Equal(t, 0, jobs.code, jobs.stderr)
+			lines := strings.Split(strings.TrimSpace(jobs.stdout), "\n")
+			require.Len(t, lines, 2, jobs.stdout)
+			require.Equal(t, "MHL", strings.Fields(lines[0])[6], "dit jobs header: %s", lines[0])
+			require.Regexp(t, `\s`+tc.mhl+`\s+A001: safe to format`, lines[1], "dit jobs")
+			show := dit(t, db, "job", "show", itoa(jobID), "--json")
+			require.Equal(t, 0, show.code, show.stderr)
+			var s struct {
+				MHL string `json:"mhl"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(show.stdout), &s))
+			require.Equal(t, tc.mhl, s.MHL, "dit job show --json")
+			show = dit(t, db, "job", "show", itoa(jobID))
+			require.Equal(t, 0, show.code, show.stderr)
+			require.Contains(t, show.stdout, ", hash lists (--mhl) "+tc.mhl+"\n", "dit job show")
 		})
 	}
 }

@@ -149,9 +149,10 @@ func TestKill9MidJobThenResume(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(jobs.stdout), &list))
 	require.Len(t, list, 1)
 	require.Equal(t, "interrupted", list[0]["state"], "a killed job shows as interrupted")
-	for _, k := range []string{"job_id", "name", "started", "cards"} {
+	for _, k := range []string{"job_id", "name", "started", "mhl", "cards"} {
 		require.Contains(t, list[0], k)
 	}
+	require.Equal(t, "asc", list[0]["mhl"], "a job started without --mhl writes ASC MHL histories")
 
 	res := dit(t, db, "offload", "--json", "--resume", itoa(jobID))
 	require.Equal(t, 0, res.code, "resume: %s\n%s", res.stderr, tail(res.stdout))

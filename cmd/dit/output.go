@@ -116,7 +116,7 @@ func (p *plainPrinter) Stop()              {}
 func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	writeSummary(p.w, s, db)
+	writeSummary(p.w, s, db, "")
 }
 
 // ttyPrinter draws a live bar per card.
@@ -210,14 +210,19 @@ func (t *ttyPrinter) Stop() {
 	t.p.Wait()
 }
 
-func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db) }
+func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "") }
 
-// writeSummary is the human end-of-job report.
-func writeSummary(w io.Writer, s *offload.Summary, db string) {
+// writeSummary is the human end-of-job report; mhl, unless "", is the
+// job's hash lists (dit job show).
+func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
 	dur := time.Duration(s.Seconds * float64(time.Second)).Round(100 * time.Millisecond)
 	fmt.Fprintf(w, "\nJob %d %q %s in %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.State, dur,
 		s.Files, units.FormatBytes(s.Bytes), units.FormatTBPerHour(s.TBPerHour))
-	fmt.Fprintf(w, "  hashes %s, verify %s\n", s.Hashes, s.Verify)
+	fmt.Fprintf(w, "  hashes %s, verify %s", s.Hashes, s.Verify)
+	if mhl != "" {
+		fmt.Fprintf(w, ", hash lists (--mhl) %s", mhl)
+	}
+	fmt.Fprintln(w)
 	for _, c := range s.Cards {
 		mark := "NOT SAFE"
 		if c.SafeToFormat {
