@@ -47,7 +47,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
 	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
-	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings)")
+	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "256KiB", "read block size")
 	f.MarkHidden("block-size")
@@ -69,6 +69,9 @@ is read back from the medium and compared with the source hashes.
 Nothing is ever written to a card. An existing different file is never
 overwritten (--on-conflict). Free space is checked on every destination
 before anything is written. Ctrl-C stops cleanly; resume with --resume JOB.
+A resumed job keeps the cards, destinations and settings it started with
+(--hash, --verify, --verify-hashes, --layout, --on-conflict, --include-hidden,
+--name, --mhl): giving one again with a different value is refused (exit 2).
 
 Examples:
   dit offload -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
@@ -112,14 +115,19 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err != nil || bs < 4096 || bs > 256<<20 {
 		return usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
 	}
-	if o.Resume != 0 && (len(args) > 0 || len(o.Dests) > 0) {
-		return usage(fmt.Errorf("--resume %d takes no cards or destinations: the job remembers them", o.Resume))
-	}
 	cat, err := g.openCatalog()
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
+	if o.Resume != 0 {
+		// The job remembers its cards, destinations and settings: what is
+		// given again must be the same (checkResume), and is then unused.
+		if err := checkResume(cmd, o, cat, args); err != nil {
+			return err
+		}
+		args, o.Dests = nil, nil
+	}
 
 	out := newPrinter(g, o.JSON)
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// checkResume refuses what dit offload --resume would otherwise drop
+// without a word: a job-defining flag given explicitly with a value other
+// than the one the job recorded, or cards / destinations (-d) other than
+// the job's. The same value, compared the way the engine reads it (a hash
+// list as a set, paths absolute, cleaned and with symlinks resolved), is
+// accepted. Per-run flags (--json, --throttle, --topology, --simulate,
+// --limit, --allow-degraded, --again, --db, ...) are not checked. Every
+// difference is named in one usage error (exit 2).
+func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, cards []string) error {
+	rec, err := cat.Job(o.Resume)
+	if err != nil {
+		return err
+	}
+	changed := cmd.Flags().Changed
+	var diffs []string
+	differ := func(flag, recorded, given string) {
+		diffs = append(diffs, fmt.Sprintf("job %d was started with %s, not %s: a resumed job keeps the settings it started with; resume without --%s (or with %s)",
+			rec.ID, flagArg(flag, recorded), flagArg(flag, given), flag, flagArg(flag, recorded)))
+	}
+
+	if changed("hash") {
+		// Both sides through hashing.ParseList: a set in a fixed order.
+		recorded := rec.Hashes
+		if algos, err := hashing.ParseList(rec.Hashes); err == nil {
+			recorded = hashing.Names(algos)
+		}
+		if given, err := hashing.ParseList(o.Hashes); err == nil && hashing.Names(given) != recorded {
+			differ("hash", recorded, hashing.Names(given))
+		}
+	}
+	if changed("verify") {
+		recorded := orDefault(rec.VerifyMode, string(offload.VerifyDest))
+		if o.Verify != recorded {
+			differ("verify", recorded, o.Verify)
+		}
+	}
+	if changed("verify-hashes") {
+		recorded := orDefault(rec.VerifyHashes, "fastest")
+		if o.VerifyHashes != recorded {
+			differ("verify-hashes", recorded, o.VerifyHashes)
+		}
+	}
+	if changed("layout") {
+		recorded := orDefault(rec.Layout, offload.DefaultLayout)
+		same, err := sameLayout(cat, rec, recorded, o.Layout)
+		if err != nil {
+			return err
+		}
+		if !same {
+			differ("layout", recorded, o.Layout)
+		}
+	}
+	if changed("on-conflict") {
+		recorded := orDefault(rec.OnConflict, string(offload.ConflictFail))
+		if o.OnConflict != recorded {
+			differ("on-conflict", recorded, o.OnConflict)
+		}
+	}
+	if changed("include-hidden") && o.IncludeHidden != rec.IncludeHidden {
+		differ("include-hidden", strconv.FormatBool(rec.IncludeHidden), strconv.FormatBool(o.IncludeHidden))
+	}
+	if changed("name") && o.Name != rec.Name {
+		differ("name", rec.Name, o.Name)
+	}
+	if changed("mhl") {
+		// The engine's own rule and wording (offload.ResumeMHL).
+		if _, err := offload.ResumeMHL(rec, o.MHL); err != nil {
+			diffs = append(diffs, err.Error())
+		}
+	}
+
+	if len(o.Dests) > 0 {
+		ds, err := cat.Dests(rec.ID)
+		if err != nil {
+			return err
+		}
+		var recorded []string
+		for _, d := range ds {
+			recorded = append(recorded, d.Path)
+		}
+		if d := pathSetDiff(recorded, o.Dests); d != "" {
+			diffs = append(diffs, fmt.Sprintf("job %d was started with destination(s) %s, not %s (%s): a resumed job writes to the destinations it started with; resume without -d (the job remembers them)",
+				rec.ID, strings.Join(recorded, ", "), strings.Join(o.Dests, ", "), d))
+		}
+	}
+	if len(cards) > 0 {
+		ks, err := cat.Cards(rec.ID)
+		if err != nil {
+			return err
+		}
+		var recorded []string
+		for _, k := range ks {
+			recorded = append(recorded, k.Path)
+		}
+		if d := pathSetDiff(recorded, cards); d != "" {
+			diffs = append(diffs, fmt.Sprintf("job %d was started with card(s) %s, not %s (%s): a resumed job copies the cards it started with; resume without naming cards (the job remembers them), or offload the others as a new job",
+				rec.ID, strings.Join(recorded, ", "), strings.Join(cards, ", "), d))
+		}
+	}
+	if len(diffs) > 0 {
+		return &exitError{code: offload.ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// sameLayout reports whether the layout given puts every card of the job
+// in the same folder as the recorded one (e.g. "{job}/{card}/" and
+// "{job}/{card}" do). A layout the engine refuses is not the same.
+func sameLayout(cat *catalog.Catalog, rec *catalog.Job, recorded, given string) (bool, error) {
+	if given == recorded {
+		return true, nil
+	}
+	ks, err := cat.Cards(rec.ID)
+	if err != nil {
+		return false, err
+	}
+	if len(ks) == 0 {
+		return path.Clean(given) == path.Clean(recorded), nil
+	}
+	for _, k := range ks {
+		want, err := offload.ExpandLayout(recorded, rec.Name, k.Label, rec.Started)
+		if err != nil {
+			return false, nil
+		}
+		got, err := offload.ExpandLayout(given, rec.Name, k.Label, rec.Started)
+		if err != nil || got != want {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// canonPath is a path as the engine records it: absolute, cleaned, with
+// symlinks resolved when it exists.
+func canonPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// pathSetDiff compares the paths given with the recorded ones as sets of
+// canonical paths: "" when they are the same, else what is not recorded
+// and what is left out.
+func pathSetDiff(recorded, given []string) string {
+	rec, giv := map[string]bool{}, map[string]bool{}
+	for _, p := range recorded {
+		rec[canonPath(p)] = true
+	}
+	var extra, missing []string
+	for _, p := range given {
+		c := canonPath(p)
+		if !rec[c] && !giv[c] {
+			extra = append(extra, c)
+		}
+		giv[c] = true
+	}
+	for _, p := range recorded {
+		if !giv[canonPath(p)] {
+			missing = append(missing, p)
+		}
+	}
+	var parts []string
+	if len(extra) > 0 {
+		parts = append(parts, "not the job's: "+strings.Join(extra, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "left out: "+strings.Join(missing, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./{}-]+$`)
+
+// flagArg writes --flag value as it would be typed (quoted when needed).
+func flagArg(flag, value string) string {
+	if flag == "include-hidden" { // a bool: --include-hidden=false
+		return "--" + flag + "=" + value
+	}
+	if !shellSafe.MatchString(value) {
+		value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+	}
+	return "--" + flag + " " + value
+}
