@@ -11,13 +11,48 @@ func openReadOnly(name string) (*os.File, error) {
 	return os.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 }
 
-// dropCache turns off caching for this descriptor (F_NOCACHE) and flushes
-// the file, so reads come from the device.
+// dropCache flushes the file, evicts its pages already in the unified
+// buffer cache and turns off caching for this descriptor, so reads come
+// from the device. F_NOCACHE alone is not enough: it keeps new reads out of
+// the cache, but pages already there (a copy just written) are still
+// served from it. msync(MS_INVALIDATE) of a mapping of the file discards
+// them (MS_SYNC first writes back any dirty page, so nothing is lost).
 func dropCache(f *os.File) error {
 	fd := int(f.Fd())
-	_, _ = unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0)
-	_, err := unix.FcntlInt(uintptr(fd), unix.F_NOCACHE, 1)
-	return err
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_FULLFSYNC, 0); err != nil {
+		// Not every filesystem has F_FULLFSYNC (SMB, some FUSE): fsync.
+		if err := unix.Fsync(fd); err != nil && err != unix.EINVAL && err != unix.ENOTSUP && err != unix.EBADF {
+			return err
+		}
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_NOCACHE, 1); err != nil {
+		return err
+	}
+	return invalidate(f)
+}
+
+// invalidate discards the file's cached pages, a window at a time.
+func invalidate(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	const window = 1 << 30
+	for off := int64(0); off < fi.Size(); off += window {
+		n := min(fi.Size()-off, window)
+		m, err := unix.Mmap(int(f.Fd()), off, int(n), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return fmt.Errorf("evicting cached pages: %w", err)
+		}
+		err = unix.Msync(m, unix.MS_SYNC|unix.MS_INVALIDATE)
+		if uerr := unix.Munmap(m); err == nil {
+			err = uerr
+		}
+		if err != nil {
+			return fmt.Errorf("evicting cached pages: %w", err)
+		}
+	}
+	return nil
 }
 
 func dropRange(*os.File, int64, int64) {}
