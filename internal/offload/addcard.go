@@ -52,7 +52,7 @@ func (j *Job) AddCard(path string) (string, error) {
 		return "", err
 	}
 	for _, c := range cards {
-		if c.out == out {
+		if foldName(c.out) == foldName(out) {
 			return "", usageErrorf("cards %s and %s would both land in %q: rename one card folder or use a --layout that tells them apart", c.scan.Root, abs, out)
 		}
 	}

@@ -122,6 +122,9 @@ func (c *cardRun) computeTotals() {
 // the bytes that will be written there.
 func (c *cardRun) plan(di int) (int64, error) {
 	d := c.j.dests[di]
+	if err := c.checkDestFolders(di); err != nil {
+		return 0, err
+	}
 	var need int64
 	for _, fp := range c.files {
 		if len(fp.dests) < len(c.j.dests) {
@@ -176,6 +179,48 @@ func (c *cardRun) plan(di int) (int64, error) {
 		fp.dests[di] = dp
 	}
 	return need, nil
+}
+
+// checkDestFolders refuses a symbolic link on the way from destination di's
+// root to any folder of the card's copy: it could lead onto the card (the
+// "copy" would be the card's own file, compared with itself and read back
+// as verified, and temps would be written onto the card) or into another
+// destination (one physical copy counted as two).
+func (c *cardRun) checkDestFolders(di int) error {
+	root := c.j.dests[di].root
+	base := filepath.Join(root, filepath.FromSlash(c.out))
+	dirs := []string{base}
+	for _, dir := range c.scan.Dirs {
+		dirs = append(dirs, filepath.Join(base, filepath.FromSlash(dir.Rel)))
+	}
+	checked := map[string]bool{}
+	for _, p := range dirs {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		cur := root
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			cur = filepath.Join(cur, part)
+			exists, seen := checked[cur]
+			if !seen {
+				fi, err := c.j.opts.FS.Lstat(cur)
+				switch {
+				case errors.Is(err, fs.ErrNotExist):
+				case err != nil:
+					return fmt.Errorf("cannot check %s: %w", cur, err)
+				case fi.Mode()&fs.ModeSymlink != 0:
+					return usageErrorf("%s is a symbolic link: dit writes a card's copy only into real folders of the destination (a link could lead onto the card or into another destination): replace it with a folder, or use another --layout", cur)
+				}
+				exists = err == nil
+				checked[cur] = exists
+			}
+			if !exists {
+				break // created by dit as a real folder
+			}
+		}
+	}
+	return nil
 }
 
 // fileTask follows one file through the pipeline.

@@ -188,10 +188,14 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		if other, dup := outs[out]; dup {
+		// Compared case-insensitively: on an exFAT, NTFS, SMB or APFS
+		// destination "A001" and "a001" are one folder, where one card's
+		// copies could replace the other's (no-replace renames are not
+		// atomic on every such filesystem).
+		if other, dup := outs[foldName(out)]; dup {
 			return nil, usageErrorf("cards %s and %s would both land in %q: rename one card folder or use a --layout that tells them apart", other, p, out)
 		}
-		outs[out] = p
+		outs[foldName(out)] = p
 		scans[i] = sc
 	}
 	if err := j.record(cardPaths, destPaths, scans, start); err != nil {
@@ -462,6 +466,9 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	}
 	return j, nil
 }
+
+// foldName is a name as a case-insensitive filesystem compares it.
+func foldName(s string) string { return strings.ToLower(s) }
 
 // relJoin joins slash paths for the catalog.
 func relJoin(a, b string) string { return path.Join(a, b) }
