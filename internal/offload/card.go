@@ -603,6 +603,7 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 		var sums hashing.Sums
 		if t.readErr == nil {
 			sums = <-t.sums
+			c.checkKept(t, sums)
 		}
 		f := &catalog.File{CardID: c.rec.ID, Rel: t.plan.ent.Rel, Size: t.size, Mtime: t.mtime, Sums: sums,
 			CopyStarted: t.started, CopyFinished: t.copied, State: StateCopied}
@@ -625,7 +626,12 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 		j.cat.PutFile(f)
 		var todo []vtask
 		for di, r := range t.results {
-			j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err})
+			cp := &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
+			if dp := t.plan.dests[di]; dp.mode == modeDone && r.state == StateVerified && dp.prev != nil {
+				// Verified by an earlier run: keep when and how.
+				cp.VerifyAlgos, cp.VerifiedAt = dp.prev.VerifyAlgos, dp.prev.VerifiedAt
+			}
+			j.cat.PutCopy(c.rec.ID, f.Rel, cp)
 			if (r.state == StateCopied || r.state == StatePresent) && j.opts.Verify != VerifyNone {
 				todo = append(todo, vtask{task: t, di: di, path: filepath.Join(j.dests[di].root, filepath.FromSlash(r.rel))})
 			}
@@ -652,6 +658,30 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			case verifiers[idx] <- v:
 			case <-ctx.Done():
 			}
+		}
+	}
+}
+
+// checkKept compares a file read again on resume (another destination
+// needed it) with the hashes its kept copies were verified against. Same
+// size and time but other bytes: an unstable card or reader, or another
+// card at the same path. A kept copy was never compared with the new
+// hashes, so it is not verified against them, and the file fails.
+func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
+	prev := t.plan.prev
+	if prev == nil {
+		return
+	}
+	for di := range t.results {
+		dp := t.plan.dests[di]
+		if dp.mode != modeDone || t.active[di] {
+			continue
+		}
+		if _, bad, ok := sums.Compare(prev.Sums); !ok {
+			msg := fmt.Sprintf("the card's file reads differently now (%s %s) than when this job verified its copy at %s (%s %s), under the same size and time: an unstable card or reader, or another card at %s? The earlier copy is kept",
+				bad, sums.Get(bad), dp.target, bad, prev.Sums.Get(bad), c.scan.Root)
+			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev != nil && dp.prev.Written, err: msg}
+			t.srcErr = msg
 		}
 	}
 }
