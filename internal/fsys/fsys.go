@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,7 +62,18 @@ var _ FS = OS{}
 func (OS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
 // ReadDir is os.ReadDir (sorted by name).
-func (OS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+// ReadDir is os.ReadDir, except that on Linux listing a card does not
+// write its folders' access times (openDir).
+func (OS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := openDir(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
+}
 
 // Open opens name read-only, never following a symlink, never blocking.
 func (OS) Open(name string) (File, error) {

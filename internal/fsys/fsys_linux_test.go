@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -111,4 +112,32 @@ func TestFaultyInjects(t *testing.T) {
 	require.Equal(t, 10, n)
 	require.True(t, IsNoSpace(err))
 	w.Close()
+}
+
+// Reading a card leaves its access times alone (O_NOATIME): with relatime,
+// a plain read of a file last accessed long ago would update it.
+func TestOpenLeavesAccessTimeAlone(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "C001.mov")
+	require.NoError(t, os.WriteFile(p, []byte("footage"), 0o644))
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	require.NoError(t, os.Chtimes(p, old, old))
+	for _, open := range []func(string) (File, error){OS{}.Open, OS{}.OpenNoCache} {
+		f, err := open(p)
+		require.NoError(t, err)
+		_, err = io.ReadAll(f)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		var st unix.Stat_t
+		require.NoError(t, unix.Stat(p, &st))
+		require.Equal(t, old.Unix(), st.Atim.Sec, "access time written by a read")
+	}
+	// Listing a card's folder does not write the folder's either.
+	dir := filepath.Dir(p)
+	require.NoError(t, os.Chtimes(dir, old, old))
+	ents, err := OS{}.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 1)
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(dir, &st))
+	require.Equal(t, old.Unix(), st.Atim.Sec, "access time written by a listing")
 }
