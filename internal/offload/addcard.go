@@ -3,7 +3,6 @@ package offload
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/source"
@@ -60,7 +59,6 @@ func (j *Job) AddCard(path string) (string, error) {
 		Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
 	c := j.newCardRun(sc, k, out, nil)
 	for di, d := range j.dests {
-		removeTemps(j.opts.FS, filepath.Join(d.root, filepath.FromSlash(out)))
 		need, err := c.plan(di)
 		if err != nil {
 			return "", err

@@ -62,6 +62,7 @@ type cardRun struct {
 	out   string // layout folder, relative to each destination root
 	prev  map[string]*catalog.File
 	files []*filePlan
+	names map[string]bool // the card's file paths (slash-separated, relative)
 
 	copyTotal   int64
 	verifyTotal int64
@@ -87,8 +88,10 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 		c.prev[f.Rel] = f
 	}
 	c.files = make([]*filePlan, len(sc.Files))
+	c.names = make(map[string]bool, len(sc.Files))
 	for i, e := range sc.Files {
 		c.files[i] = &filePlan{ent: e, prev: c.prev[e.Rel]}
+		c.names[e.Rel] = true
 	}
 	c.phase.Store("pending")
 	c.current.Store("")
@@ -125,6 +128,11 @@ func (c *cardRun) plan(di int) (int64, error) {
 	if err := c.checkDestFolders(di); err != nil {
 		return 0, err
 	}
+	// Temps of an interrupted run go; only after the check above, so that
+	// nothing is removed through a link.
+	removeTemps(c.j.opts.FS, filepath.Join(d.root, filepath.FromSlash(c.out)), "", func(rel string) bool {
+		return c.names[rel]
+	})
 	var need int64
 	for _, fp := range c.files {
 		if len(fp.dests) < len(c.j.dests) {
@@ -146,27 +154,34 @@ func (c *cardRun) plan(di int) (int64, error) {
 			dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
 		}
 		dp.prev = prevCopy
-		if prevCopy != nil && prevCopy.State == StateVerified {
+		verified := prevCopy != nil && prevCopy.State == StateVerified
+		if verified {
 			fi, err := c.j.opts.FS.Lstat(dp.target)
-			present := err == nil && fi.Mode().IsRegular() && fi.Size() == fp.prev.Size
+			exists := err == nil
+			// Intact: still the size and time dit gave it (the card file's
+			// time, within the 2 s of FAT destinations).
+			intact := exists && fi.Mode().IsRegular() && fi.Size() == fp.prev.Size &&
+				fi.ModTime().Sub(fp.prev.Mtime).Abs() <= 2*time.Second
 			switch {
-			case unchanged && present:
+			case unchanged && intact:
 				dp.mode = modeDone
 				fp.dests[di] = dp
 				continue
-			case !unchanged && present:
+			case !unchanged && exists:
 				// A reformatted card with the same names must never
 				// overwrite footage verified from the old one.
 				dp.mode = modeRefuse
 				fp.dests[di] = dp
 				continue
 			}
+			// Changed since it was verified (or gone): compared below like
+			// anyone's file, never replaced as dit's own.
 		}
 		fi, err := c.j.opts.FS.Lstat(dp.target)
 		switch {
 		case err == nil:
 			dp.mode = modeCompare
-			dp.replaceOwn = prevCopy != nil && prevCopy.Written
+			dp.replaceOwn = prevCopy != nil && prevCopy.Written && !verified
 			if dp.replaceOwn || c.j.opts.OnConflict == ConflictRename || !fi.Mode().IsRegular() || fi.Size() != fp.ent.Size {
 				need += fp.ent.Size
 			}

@@ -339,7 +339,6 @@ func (j *Job) lockAndPlan() error {
 		avail[fsid] = free
 		roots[fsid] = append(roots[fsid], d.root)
 		for _, c := range j.cards {
-			removeTemps(j.opts.FS, filepath.Join(d.root, filepath.FromSlash(c.out)))
 			n, err := c.plan(di)
 			if err != nil {
 				return err
@@ -364,19 +363,41 @@ func (j *Job) lockAndPlan() error {
 
 // removeTemps deletes leftover *.dit-tmp files below dir (only dit makes
 // them, and the destination lock says no other dit is writing here).
+// isTempName tells dit's own temp names (writer.go: "." + name + "." +
+// digits + TempSuffix) from a card file that merely ends in TempSuffix.
+func isTempName(name string) bool {
+	rest, ok := strings.CutSuffix(name, TempSuffix)
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 0 || i == len(rest)-1 {
+		return false
+	}
+	for _, r := range rest[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// removeTemps removes dit's temps below dir (rel is dir's path in the
+// card's folder, "" at the top); a name that is one of the card's own
+// files (cardFile) is never removed, whatever it looks like.
 func removeTemps(fsy interface {
 	ReadDir(string) ([]fs.DirEntry, error)
 	Remove(string) error
-}, dir string) {
+}, dir, rel string, cardFile func(rel string) bool) {
 	ents, err := fsy.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
+		p, r := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
 		if e.IsDir() {
-			removeTemps(fsy, p)
-		} else if strings.HasSuffix(e.Name(), TempSuffix) && e.Type().IsRegular() {
+			removeTemps(fsy, p, r, cardFile)
+		} else if isTempName(e.Name()) && e.Type().IsRegular() && !cardFile(r) {
 			fsy.Remove(p)
 		}
 	}
