@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/raid"
 )
 
 // A copy verified by the job and changed on the destination before a
@@ -125,4 +127,28 @@ func TestIsTempName(t *testing.T) {
 	} {
 		require.Equal(t, want, isTempName(name), name)
 	}
+}
+
+// Resuming a finished job re-reads nothing: every verified copy, on a
+// folder and on an array, is still there with its size and the card
+// file's time, so it is taken as done without reading a byte.
+func TestResumeOfIntactCopiesReadsNothing(t *testing.T) {
+	e := newEnv(t)
+	a, b := twoCards(t, e)
+	blades := makeArray(t, e, raid.RAID4, 4)
+	plain := e.dest("plain")
+	s, err := e.run(e.opts([]string{a, b}, []string{blades[0], plain}))
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s.ExitCode)
+	o := e.opts(nil, nil)
+	lim := newRecLimiter()
+	o.Limiter = lim
+	j, err := Resume(context.Background(), e.cat, s.JobID, o)
+	require.NoError(t, err)
+	s2, err := j.Run(context.Background())
+	require.NoError(t, err)
+	for _, c := range s2.Cards {
+		require.True(t, c.SafeToFormat, c.Verdict)
+	}
+	require.Empty(t, lim.verify, "no copy compared or read back")
 }
