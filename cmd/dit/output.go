@@ -93,7 +93,17 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 	case offload.EvCardDone:
 		p.printf("%s: %s %s\n", e.Card, e.State, e.Message)
+	case offload.EvWarning:
+		p.printf("%s\n", warningLine(e))
 	}
+}
+
+// warningLine is how both printers show a warning event.
+func warningLine(e offload.Event) string {
+	if e.Card != "" {
+		return e.Card + ": warning: " + e.Message
+	}
+	return "warning: " + e.Message
 }
 
 func progressLine(c offload.CardProgress) string {
@@ -128,21 +138,38 @@ type ttyPrinter struct {
 	last map[string]offload.CardProgress
 	stop chan struct{}
 	wg   sync.WaitGroup
+	done bool // the bars are finished: lines go straight to w
 }
 
 func (t *ttyPrinter) Event(e offload.Event) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	var line string
 	switch e.Type {
 	case offload.EvProgress:
+		t.mu.Lock()
 		for _, c := range e.Progress.Cards {
 			t.last[c.Label] = c
 		}
+		t.mu.Unlock()
+		return
 	case offload.EvFile:
-		if e.State == offload.StateFailed && t.p != nil {
-			fmt.Fprintf(t.p, "%s: FAILED %s: %s\n", e.Card, e.Path, e.Message)
+		if e.State != offload.StateFailed {
+			return
 		}
+		line = fmt.Sprintf("%s: FAILED %s: %s", e.Card, e.Path, e.Message)
+	case offload.EvWarning:
+		line = warningLine(e)
+	default:
+		return
 	}
+	// Written above the bars while they run (not under t.mu: drawing the
+	// bars takes it).
+	t.mu.Lock()
+	var w io.Writer = t.w
+	if t.p != nil && !t.done {
+		w = t.p
+	}
+	t.mu.Unlock()
+	fmt.Fprintln(w, line)
 }
 
 func (t *ttyPrinter) Start(j *offload.Job) {
@@ -208,6 +235,9 @@ func (t *ttyPrinter) Stop() {
 		b.Abort(false)
 	}
 	t.p.Wait()
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
 }
 
 func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "") }
@@ -250,6 +280,12 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
 				break
 			}
 			fmt.Fprintf(w, "      FAILED %s: %s\n", f.Path, f.Error)
+		}
+	}
+	if len(s.Warnings) > 0 {
+		fmt.Fprintf(w, "\nWarnings:\n")
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "  %s\n", m)
 		}
 	}
 	fmt.Fprintf(w, "\nCatalog: %s (dit job show %d)\n", db, s.JobID)

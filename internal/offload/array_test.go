@@ -34,6 +34,7 @@ func TestOffloadToArray(t *testing.T) {
 	s, err := e.run(e.opts([]string{a, b}, []string{blades[2], plain}))
 	require.NoError(t, err)
 	require.Equal(t, ExitOK, s.ExitCode, "%+v", s.Cards)
+	require.Empty(t, s.Warnings, "a healthy array has nothing to say")
 	for _, c := range s.Cards {
 		require.True(t, c.SafeToFormat, c.Verdict)
 		require.Equal(t, c.Files, c.Destinations[0].Verified)
@@ -91,7 +92,21 @@ func TestOffloadToArrayLyingBlade(t *testing.T) {
 				require.Contains(t, s.Cards[0].Failures[0].Error, "read-back failed")
 				require.Contains(t, s.Cards[0].Failures[0].Error, "unreadable")
 			} else {
+				// Read back through parity: verified, but the DIT hears
+				// that a blade returns bad data.
 				require.True(t, s.Cards[0].SafeToFormat, "%+v", s.Cards[0].Failures)
+				require.NotEmpty(t, s.Warnings)
+				for _, w := range s.Warnings {
+					require.Contains(t, w, "repaired-on-read")
+					require.Contains(t, w, "dit array scrub")
+				}
+				var events []string
+				for _, ev := range e.events {
+					if ev.Type == EvWarning {
+						events = append(events, ev.Message)
+					}
+				}
+				require.Equal(t, s.Warnings, events, "each warning is an event too")
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -63,12 +64,36 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Warnings = j.arrayWarnings()
 	if j.opts.AfterJob != nil && state == catalog.JobDone {
 		if err := j.opts.AfterJob(ctx, s, j.opts.FS); err != nil {
 			j.emit(Event{Type: EvWarning, Message: "after the job: " + err.Error()})
 		}
 	}
 	return s, nil
+}
+
+// arrayNotable are the array events a DIT must hear of at the end of a job:
+// a blade missing, returning bad data or damaged metadata, or taken out.
+var arrayNotable = map[string]bool{"degraded": true, "repaired-on-read": true, "manifest": true,
+	"superblock": true, "rejected": true, "quick-verify": true}
+
+// arrayWarnings emits a warning for each notable event of the job's arrays
+// (raid.Array.Events) and returns their texts for the summary.
+func (j *Job) arrayWarnings() []string {
+	var out []string
+	for _, a := range j.arrays {
+		sb := a.Superblock()
+		for _, ev := range a.Events() {
+			if !arrayNotable[ev.Kind] {
+				continue
+			}
+			msg := fmt.Sprintf("array %q: %s (%s): check it with dit array status and dit array scrub", sb.ArrayLabel, ev.Message, ev.Kind)
+			j.emit(Event{Type: EvWarning, Time: ev.Time, Message: msg})
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 type rateState struct {

@@ -41,6 +41,11 @@ type Summary struct {
 	// Plans are the bus-budget plan and each re-plan, when the job ran
 	// with a scheduler (dit offload --topology, --simulate, --limit).
 	Plans []catalog.Plan `json:"plans,omitempty"`
+	// Warnings are what the job's arrays noticed while it ran (a blade
+	// missing or returning bad data, damaged metadata): the copies may
+	// still be verified, but the array needs attention. Only in the
+	// summary that Run returns, not kept in the catalog.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CardSummary is one card of a Summary.
