@@ -81,15 +81,25 @@ var arrayNotable = map[string]bool{"degraded": true, "repaired-on-read": true, "
 // arrayWarnings emits a warning for each notable event of the job's arrays
 // (raid.Array.Events) and returns their texts for the summary.
 func (j *Job) arrayWarnings() []string {
+	const most = 10 // per array; then one line counts the rest
 	var out []string
 	for _, a := range j.arrays {
 		sb := a.Superblock()
+		n := 0
 		for _, ev := range a.Events() {
 			if !arrayNotable[ev.Kind] {
 				continue
 			}
+			if n++; n > most {
+				continue
+			}
 			msg := fmt.Sprintf("array %q: %s (%s): check it with dit array status and dit array scrub", sb.ArrayLabel, ev.Message, ev.Kind)
 			j.emit(Event{Type: EvWarning, Time: ev.Time, Message: msg})
+			out = append(out, msg)
+		}
+		if n > most {
+			msg := fmt.Sprintf("array %q: %d more events like these: dit array status lists them", sb.ArrayLabel, n-most)
+			j.emit(Event{Type: EvWarning, Message: msg})
 			out = append(out, msg)
 		}
 	}
