@@ -37,7 +37,10 @@
 // A file is verified when every copy is; a card is safe to format when
 // every file is. A failing destination fails only its
 // copies; an unreadable file fails only itself; a card that disappears
-// fails its remaining files, and the other cards go on.
+// fails its remaining files, and the other cards go on. On an array
+// destination a copy read back through parity (a blade returned bad data)
+// still verifies, but the array's notable events end the job as warnings
+// (EvWarning, Summary.Warnings).
 //
 // # On disk
 //
@@ -47,7 +50,9 @@
 // file is never overwritten; see Conflict), and the folder fsynced. On any
 // error the temp is removed, so nothing partial ever carries a real name;
 // temps left by a killed process are removed when a job next writes to that
-// card folder. While a job runs, each destination holds DEST/.dit.lock
+// card folder (only names of that shape, never one of the card's own
+// files, and never through a symbolic link: a link on the way from a
+// destination to a card folder is refused). While a job runs, each destination holds DEST/.dit.lock
 // (flock; "pid N on HOST, job J"), released when the job ends or the process
 // dies.
 //
@@ -55,9 +60,12 @@
 //
 // An interrupted job (Ctrl-C: ctx cancelled, exit 130; or killed) keeps its
 // catalog rows. Resume re-scans the cards: a file verified on a destination
-// whose source size and mtime are unchanged is not read again; a copy this
-// job wrote but never verified is compared byte for byte and replaced if it
-// differs; everything else is copied and verified as new. Verified copies
+// whose source size and mtime are unchanged, and whose copy still has its
+// size and time, is not read again; a copy this job wrote but never
+// verified is compared byte for byte and replaced if it differs; a
+// verified copy changed since is compared like anyone's file and never
+// replaced; a card whose file changed since never overwrites its verified
+// copy; everything else is copied and verified as new. Verified copies
 // are never rewritten. A resumed job keeps the settings it was started
 // with, its hash lists (Options.MHL, recorded in the catalog) included: a
 // front end seals with the recorded choice, and a different one is refused
