@@ -53,8 +53,10 @@
 // card folder (only names of that shape, never one of the card's own
 // files, and never through a symbolic link: a link on the way from a
 // destination to a card folder is refused). While a job runs, each destination holds DEST/.dit.lock
-// (flock; "pid N on HOST, job J"), released when the job ends or the process
-// dies.
+// (flock; "pid N on HOST, job J, lock TOKEN"), released when the job ends
+// or the process dies. Once every lock is taken each is read back: a lock
+// file holding another destination's token means two -d folders are one
+// (a share mounted twice), refused, so one copy never counts as two.
 //
 // # Resume
 //

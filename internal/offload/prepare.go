@@ -328,6 +328,9 @@ func (j *Job) lockAndPlan() error {
 		}
 		j.locks = append(j.locks, l)
 	}
+	if err := checkLocksDistinct(j.locks); err != nil {
+		return err
+	}
 	need := map[string]int64{}
 	avail := map[string]uint64{}
 	roots := map[string][]string{}
