@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
@@ -124,7 +125,7 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 					ncp.Written = cp.Written
 				}
 				if res.State == StateVerified {
-					ncp.VerifiedAt = j.Finished
+					ncp.VerifiedAt = time.Now() // when this re-read compared it
 				} else {
 					ok = false
 					ncp.State = StateFailed
