@@ -9,21 +9,19 @@ import (
 )
 
 func openReadOnly(name string) (*os.File, error) {
-	// O_NOATIME: reading a card must not write its access times either.
-	// Only the owner (or CAP_FOWNER) may ask for it: otherwise EPERM, and
-	// the file is opened without it.
-	const flags = os.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-	f, err := os.OpenFile(name, flags|unix.O_NOATIME, 0)
-	if err != nil && errors.Is(err, unix.EPERM) {
-		return os.OpenFile(name, flags, 0)
-	}
-	return f, err
+	return openNoAtime(name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 }
 
-// openDir opens a folder to list it, with O_NOATIME when allowed. Unlike
-// openReadOnly it follows a symlink, as os.ReadDir does.
+// openDir opens a folder to list it. Unlike openReadOnly it follows a
+// symlink, as os.ReadDir does.
 func openDir(name string) (*os.File, error) {
-	const flags = os.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	return openNoAtime(name, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+}
+
+// openNoAtime opens with O_NOATIME: reading a card must not write its
+// access times either. Only the owner (or CAP_FOWNER) may ask for it:
+// otherwise EPERM, and the file is opened without it.
+func openNoAtime(name string, flags int) (*os.File, error) {
 	f, err := os.OpenFile(name, flags|unix.O_NOATIME, 0)
 	if err != nil && errors.Is(err, unix.EPERM) {
 		return os.OpenFile(name, flags, 0)

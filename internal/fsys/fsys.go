@@ -61,8 +61,7 @@ var _ FS = OS{}
 // Lstat is os.Lstat.
 func (OS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
-// ReadDir is os.ReadDir (sorted by name).
-// ReadDir is os.ReadDir, except that on Linux listing a card does not
+// ReadDir is os.ReadDir (sorted by name), except that on Linux listing a card does not
 // write its folders' access times (openDir).
 func (OS) ReadDir(name string) ([]fs.DirEntry, error) {
 	f, err := openDir(name)
