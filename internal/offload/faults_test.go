@@ -84,19 +84,7 @@ func TestReadFaultsFailOnlyThatFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
-			a, b := twoCards(t, e)
-			d1, d2 := e.dest("d1"), e.dest("d2")
-			f := fsys.NewFaulty(fsys.OS{})
-			f.Add(tc.fault)
-			o := e.opts([]string{a, b}, []string{d1, d2})
-			o.FS = f
-			s, err := e.run(o)
-			require.NoError(t, err)
-			require.Equal(t, ExitSomeFailed, s.ExitCode)
-			ca := cardByLabel(s, "A001")
-			require.False(t, ca.SafeToFormat)
-			require.Len(t, ca.Failures, 1)
+			_, d1, d2, s, ca := runWithFault(t, tc.fault)
 			require.Equal(t, "CLIPS/C002.mov", ca.Failures[0].Path)
 			require.Contains(t, ca.Failures[0].Error, tc.want)
 			for _, d := range ca.Destinations {
@@ -110,6 +98,27 @@ func TestReadFaultsFailOnlyThatFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runWithFault offloads twoCards to d1 and d2 through fault, and checks
+// what every single fault must give: card A001 not safe, one file failed,
+// exit 3.
+func runWithFault(t *testing.T, fault fsys.Fault) (a, d1, d2 string, s *Summary, ca *CardSummary) {
+	t.Helper()
+	e := newEnv(t)
+	a, b := twoCards(t, e)
+	d1, d2 = e.dest("d1"), e.dest("d2")
+	f := fsys.NewFaulty(fsys.OS{})
+	f.Add(fault)
+	o := e.opts([]string{a, b}, []string{d1, d2})
+	o.FS = f
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitSomeFailed, s.ExitCode)
+	ca = cardByLabel(s, "A001")
+	require.False(t, ca.SafeToFormat)
+	require.Len(t, ca.Failures, 1)
+	return a, d1, d2, s, ca
 }
 
 func assertNoTemps(t *testing.T, root string) {
@@ -132,24 +141,12 @@ func TestWriteFaultsFailOnlyThatDestination(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
-			a, b := twoCards(t, e)
-			d1, d2 := e.dest("d1"), e.dest("d2")
-			f := fsys.NewFaulty(fsys.OS{})
-			f.Add(tc.fault)
-			o := e.opts([]string{a, b}, []string{d1, d2})
-			o.FS = f
-			s, err := e.run(o)
-			require.NoError(t, err)
-			require.Equal(t, ExitSomeFailed, s.ExitCode)
-			ca := cardByLabel(s, "A001")
-			require.False(t, ca.SafeToFormat)
-			require.Len(t, ca.Failures, 1)
+			a, d1, d2, _, ca := runWithFault(t, tc.fault)
 			require.Contains(t, ca.Failures[0].Error, tc.want)
 			require.Equal(t, 3, ca.Destinations[0].Verified, "the healthy destination got every file")
 			require.Equal(t, 2, ca.Destinations[1].Verified)
 			require.Equal(t, 1, ca.Destinations[1].Failed)
-			_, err = os.Lstat(filepath.Join(d2, "day01", "A001", "CLIPS", "C001.mov"))
+			_, err := os.Lstat(filepath.Join(d2, "day01", "A001", "CLIPS", "C001.mov"))
 			require.ErrorIs(t, err, os.ErrNotExist, "no partial file under the real name")
 			require.Equal(t, mustRead(t, filepath.Join(a, "CLIPS", "C001.mov")), mustRead(t, filepath.Join(d1, "day01", "A001", "CLIPS", "C001.mov")))
 			assertNoTemps(t, d2)

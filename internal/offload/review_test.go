@@ -14,38 +14,26 @@ import (
 // read back as verified. Nothing may be written through it, and the card
 // must never be reported safe to format.
 func TestReviewDestFolderSymlinkIntoCard(t *testing.T) {
-	e := newEnv(t)
-	a, _ := twoCards(t, e)
-	d1 := e.dest("d1")
-	require.NoError(t, os.MkdirAll(filepath.Join(d1, "day01"), 0o755))
-	require.NoError(t, os.Symlink(a, filepath.Join(d1, "day01", "A001")))
-	before := treeHashes(t, a)
-	s, err := e.run(e.opts([]string{a}, []string{d1}))
-	if err == nil {
-		require.False(t, s.Cards[0].SafeToFormat, "the only copy is the card itself")
+	// With --on-conflict rename, before the fix: "verified", after a temp
+	// holding the whole file was written onto the card and removed again.
+	for _, conflict := range []Conflict{ConflictFail, ConflictRename} {
+		t.Run(string(conflict), func(t *testing.T) {
+			e := newEnv(t)
+			a, _ := twoCards(t, e)
+			d1 := e.dest("d1")
+			require.NoError(t, os.MkdirAll(filepath.Join(d1, "day01"), 0o755))
+			require.NoError(t, os.Symlink(a, filepath.Join(d1, "day01", "A001")))
+			before := treeHashes(t, a)
+			o := e.opts([]string{a}, []string{d1})
+			o.OnConflict = conflict
+			s, err := e.run(o)
+			if err == nil {
+				require.False(t, s.Cards[0].SafeToFormat, "the only copy is the card itself")
+			}
+			require.ErrorContains(t, err, "symbolic link")
+			require.Equal(t, before, treeHashes(t, a), "nothing written to the card")
+		})
 	}
-	require.ErrorContains(t, err, "symbolic link")
-	require.Equal(t, before, treeHashes(t, a), "nothing written to the card")
-}
-
-// The same with --on-conflict rename: nothing may be written onto the card.
-func TestReviewDestFolderSymlinkIntoCardRename(t *testing.T) {
-	e := newEnv(t)
-	a, _ := twoCards(t, e)
-	d1 := e.dest("d1")
-	require.NoError(t, os.MkdirAll(filepath.Join(d1, "day01"), 0o755))
-	require.NoError(t, os.Symlink(a, filepath.Join(d1, "day01", "A001")))
-	before := treeHashes(t, a)
-	o := e.opts([]string{a}, []string{d1})
-	o.OnConflict = ConflictRename
-	// Before the fix: "verified", after a temp holding the whole file was
-	// written onto the card and removed again.
-	s, err := e.run(o)
-	if err == nil {
-		require.False(t, s.Cards[0].SafeToFormat, "the only copy is the card itself")
-	}
-	require.ErrorContains(t, err, "symbolic link")
-	require.Equal(t, before, treeHashes(t, a), "nothing written to the card")
 }
 
 // A folder of one destination that is a symbolic link into the other: one
