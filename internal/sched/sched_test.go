@@ -109,8 +109,9 @@ func TestWaitsSplitIntoBurstsAndEndWithTheContext(t *testing.T) {
 	require.NoError(t, s.WaitRead(context.Background(), 99, 1), "an unknown card is not paced")
 }
 
-func TestReplanWhenACardIsCopiedIsRecorded(t *testing.T) {
-	top := topo(t, `
+// threeReadersOneLimitedRAID: three CFast readers, each on its own bus,
+// into one destination held to 0.9 GB/s.
+const threeReadersOneLimitedRAID = `
 buses:
   - {name: usb-a, kind: usb3.2-gen2}
   - {name: usb-b, kind: usb3.2-gen2}
@@ -121,7 +122,10 @@ sources:
   - {name: A003, media: cfast2, bus: usb-c}
 destinations:
   - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
-`)
+`
+
+func TestReplanWhenACardIsCopiedIsRecorded(t *testing.T) {
+	top := topo(t, threeReadersOneLimitedRAID)
 	cat, j, cards := jobWithCards(t, "A001", "A002", "A003")
 	cards[2].Bytes = 45e9
 	var reasons []string
@@ -206,18 +210,7 @@ func TestStartFollowsTheJobsCards(t *testing.T) {
 // A card added to the running job (offload.EvCardAdded) joins the plan: the
 // budget is shared anew and the re-plan is recorded.
 func TestReplanWhenACardIsAdded(t *testing.T) {
-	top := topo(t, `
-buses:
-  - {name: usb-a, kind: usb3.2-gen2}
-  - {name: usb-b, kind: usb3.2-gen2}
-  - {name: usb-c, kind: usb3.2-gen2}
-sources:
-  - {name: A001, media: cfast2, bus: usb-a}
-  - {name: A002, media: cfast2, bus: usb-b}
-  - {name: A003, media: cfast2, bus: usb-c}
-destinations:
-  - {name: raid, kind: nvme-tb, limit: 0.9GB/s}
-`)
+	top := topo(t, threeReadersOneLimitedRAID)
 	cat, j, cards := jobWithCards(t, "A001", "A002")
 	s, err := New(Config{Topology: top})
 	require.NoError(t, err)
