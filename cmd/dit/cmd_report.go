@@ -110,17 +110,13 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 	}
 	opts.MHL = o.MHL
 	if o.Resume != 0 {
-		// A resumed job writes the hash lists it started with; an
-		// explicit different --mhl is refused (offload.ResumeMHL).
+		// A resumed job writes the hash lists it started with (an
+		// explicit different --mhl was refused by checkResume).
 		rec, err := cat.Job(o.Resume)
 		if err != nil {
 			return after, false, err
 		}
-		requested := ""
-		if cmd.Flags().Changed("mhl") {
-			requested = o.MHL
-		}
-		if opts.MHL, err = offload.ResumeMHL(rec, requested); err != nil {
+		if opts.MHL, err = offload.ResumeMHL(rec, ""); err != nil {
 			return after, false, err
 		}
 		if format, err = seal.ParseFormat(opts.MHL); err != nil {
