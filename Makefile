@@ -11,7 +11,7 @@ DEMO_SIZE ?= 2GB
 # fraction of the field rates, so a small machine keeps up.
 DEMO_SCALE ?= 0.1
 
-.PHONY: all build test race lint demo bench clean gui-deps gui gui-shot
+.PHONY: all build test testcount race lint demo bench clean gui-deps gui gui-shot
 
 all: build
 
@@ -19,15 +19,29 @@ build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dit ./cmd/dit
 	$(GO) build -o $(BIN)/ditbench ./cmd/ditbench
 
-test: lint
-	CGO_ENABLED=0 $(GO) test -count=1 ./...
+# go test runs under cmd/testcount: the same output as plain go test, then
+# how many tests ran, passed, failed and were skipped (and which were
+# skipped, and why); a failure still fails make. The summary lines of both
+# runs are printed again at the end.
+TESTCOUNT := $(BIN)/testcount
+SUMMARY   := $(BIN)/test-summary.txt
+
+test: lint testcount
+	@rm -f $(SUMMARY)
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 ./...
 	@$(MAKE) --no-print-directory race
+	@echo; echo "== make test:"; cat $(SUMMARY)
+
+testcount:
+	@mkdir -p $(BIN) && CGO_ENABLED=0 $(GO) build -o $(TESTCOUNT) ./cmd/testcount
 
 # The race detector needs cgo and a C compiler; say so rather than skip silently.
-race:
+race: testcount
 	@if command -v gcc >/dev/null 2>&1; then \
-		echo "go test -race $(RACE_PKGS)"; CGO_ENABLED=1 $(GO) test -race -short -count=1 $(RACE_PKGS); \
-	else echo "race: no C compiler here, skipping go test -race (install gcc)"; fi
+		echo "go test -race $(RACE_PKGS)"; \
+		CGO_ENABLED=1 ./$(TESTCOUNT) -label "go test -race" -append $(SUMMARY) -- $(GO) test -json -race -short -count=1 $(RACE_PKGS); \
+	else echo "race: no C compiler here, skipping go test -race (install gcc)"; \
+		echo "== go test -race: skipped (no C compiler)" >> $(SUMMARY); fi
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -47,10 +61,11 @@ demo: build
 		"sources:" "  - {name: A001, media: cfast2, bus: usb-a}" "  - {name: A002, media: cfast2, bus: usb-a}" \
 		"destinations:" "  - {name: blade1, bus: tb-1, kind: nvme-raid4-tb3}" "  - {name: shuttle, bus: usb-b, kind: ssd-usb-20g}" \
 		> "$$d/set.yaml"; \
-	echo "== dit plan --topology $$d/set.yaml --no-cpu   (the set's hardware; this machine's CPU left out)"; \
-	./$(BIN)/dit plan --db "$$d/catalog.db" --topology "$$d/set.yaml" --hash xxh64,md5 --no-cpu || exit 1; \
 	echo "== dit array create --level 4 blade1..blade4"; \
 	./$(BIN)/dit array create --level 4 --label demo-raid "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" || exit 1; \
+	echo "== dit plan --topology set.yaml --simulate --simulate-scale $(DEMO_SCALE) -d blade1 -d shuttle A001 A002   (the plan of the run below)"; \
+	./$(BIN)/dit plan --db "$$d/catalog.db" --topology "$$d/set.yaml" --hash xxh64,md5 --simulate --simulate-scale $(DEMO_SCALE) \
+		-d "$$d/blade1" -d "$$d/shuttle" "$$d/cards/A001" "$$d/cards/A002" || exit 1; \
 	echo "== dit offload --topology set.yaml --simulate --simulate-scale $(DEMO_SCALE) -d $$d/blade1 -d $$d/shuttle A001 A002"; \
 	./$(BIN)/dit offload --db "$$d/catalog.db" --name demo --hash xxh64,md5 --topology "$$d/set.yaml" --simulate --simulate-scale $(DEMO_SCALE) \
 		-d "$$d/blade1" -d "$$d/shuttle" "$$d/cards/A001" "$$d/cards/A002"; rc=$$?; \

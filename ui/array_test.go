@@ -4,9 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
@@ -45,36 +43,37 @@ func TestArrayViewScrubAndRebuild(t *testing.T) {
 
 	v := h.a.arrays
 	h.locked(func() { v.openArray(blades[0]) })
-	h.eventually(10*time.Second, "the array", func() bool { return v.st != nil })
+	h.arrayOps("the array read")
 	h.locked(func() {
+		require.NotNil(t, v.st, v.info.Text)
 		require.Contains(t, v.info.Text, `"test-raid", RAID 4, 3 blades`)
 		require.Contains(t, v.info.Text, "Health: healthy")
 		require.Equal(t, []string{"active", "active", "active"}, memberStates(v.st))
 		require.Contains(t, texts(v.members), "Blade 2 (parity)")
 		test.Tap(v.scrubBtn)
 	})
-	h.eventually(30*time.Second, "the scrub", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.arrayOps("the scrub")
 	h.locked(func() { require.Contains(t, v.result.Text, "Scrub finished: clean.") })
 
 	require.NoError(t, os.Rename(blades[1], blades[1]+"-pulled"))
 	h.locked(func() { v.openArray(blades[0]) })
-	h.eventually(10*time.Second, "the degraded array", func() bool { return v.st != nil && strings.Contains(v.info.Text, "DEGRADED") })
+	h.arrayOps("the degraded array read")
 	h.locked(func() {
+		require.NotNil(t, v.st, v.info.Text)
 		require.Contains(t, v.info.Text, "Health: DEGRADED (blade 1 missing)")
 		require.Equal(t, "blade 1", v.roleSel.Selected)
 		test.Tap(v.rebuild)
 	})
 	require.Equal(t, []string{"An empty folder for blade 1"}, asked)
-	h.eventually(60*time.Second, "the rebuild", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.arrayOps("the rebuild and the array read again")
 	h.locked(func() {
 		require.Equal(t, "Rebuild of blade 1 onto "+newBlade+" finished: the blade is active.", v.result.Text)
-	})
-	h.eventually(10*time.Second, "the healthy array", func() bool { return v.st != nil && strings.Contains(v.info.Text, "Health: healthy") })
-	h.locked(func() {
+		require.NotNil(t, v.st, v.info.Text)
+		require.Contains(t, v.info.Text, "Health: healthy")
 		require.Equal(t, newBlade, v.st.Members[1].Dir)
 		test.Tap(v.scrubBtn)
 	})
-	h.eventually(30*time.Second, "the second scrub", func() bool { return strings.Contains(v.result.Text, "finished") })
+	h.arrayOps("the second scrub")
 	h.locked(func() { require.Contains(t, v.result.Text, "Scrub finished: clean.") })
 }
 

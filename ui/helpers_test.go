@@ -5,6 +5,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -93,21 +94,74 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 // meanwhile).
 func (h *harness) locked(f func()) { h.a.locked(f) }
 
-// eventually waits until cond (run with the UI lock held) is true.
-func (h *harness) eventually(timeout time.Duration, what string, cond func() bool) {
+// Tests wait on events, never on a wall-clock budget: a busy machine
+// makes them slower, not failed. A wait has no deadline of its own (the
+// test binary's -timeout bounds it, and then prints every goroutine);
+// one that takes longer than slowWait says what it is waiting for, on
+// stderr (shown by go test when -timeout stops the test) and in the log.
+const slowWait = 30 * time.Second
+
+// stillWaiting says what a long wait is waiting for.
+func stillWaiting(t testing.TB, what string, since time.Time) {
+	t.Helper()
+	msg := fmt.Sprintf("%s: still waiting for %s after %s", t.Name(), what, time.Since(since).Round(time.Second))
+	fmt.Fprintln(os.Stderr, msg)
+	t.Log(msg)
+}
+
+// await returns the first value from ch (or the zero value once ch is
+// closed): the event the code under test signals.
+func await[T any](t testing.TB, what string, ch <-chan T) T {
+	t.Helper()
+	start := time.Now()
+	tick := time.NewTicker(slowWait)
+	defer tick.Stop()
+	for {
+		select {
+		case v := <-ch:
+			return v
+		case <-tick.C:
+			stillWaiting(t, what, start)
+		}
+	}
+}
+
+// waitGroup waits until wg's count is zero.
+func waitGroup(t testing.TB, what string, wg *sync.WaitGroup) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	await(t, what, done)
+}
+
+// eventually polls cond (run with the UI lock held) until it holds, for
+// states the app signals no event of; it has no deadline of its own.
+func (h *harness) eventually(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
+	start, said := time.Now(), time.Now()
 	for {
 		var ok bool
 		h.locked(func() { ok = cond() })
 		if ok {
 			return
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		if time.Since(said) >= slowWait {
+			said = time.Now()
+			stillWaiting(h.t, what, start)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// arrayOps waits until the Arrays view's background work has ended (an
+// opening, a scrub or a rebuild: each ends by showing the array read
+// again).
+func (h *harness) arrayOps(what string) {
+	h.t.Helper()
+	waitGroup(h.t, what, &h.a.arrays.ops)
 }
 
 // cards generates two small cards (A001, A002) under dir/cards.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,11 +52,24 @@ func (h *harness) view() runView {
 	return v
 }
 
-func (h *harness) waitJob(timeout time.Duration) {
+// waitJob waits for the job the Offload view started to end: its done
+// channel, then the Offload view taking the end (Start enabled again,
+// the running view drawn with the verdicts).
+func (h *harness) waitJob() {
 	h.t.Helper()
-	h.eventually(timeout, "the job to end", func() bool {
-		return h.a.running.run != nil && h.a.running.run.finished() && !h.a.offload.busy
+	var run *jobRun
+	h.eventually("the job to start", func() bool {
+		// Prepare starts the job once its plan is made (autoStart).
+		run = h.a.running.run
+		return run != nil || (!h.a.offload.busy && !h.a.offload.autoStart)
 	})
+	if run == nil {
+		var status string
+		h.locked(func() { status = h.a.offload.status.Text })
+		h.t.Fatalf("the job did not start: %q", status)
+	}
+	await(h.t, "the job to end", run.done)
+	h.eventually("the Offload view to take the job's end", func() bool { return !h.a.offload.busy })
 }
 
 func (h *harness) panelStates() []string {
@@ -85,7 +99,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 	})
 
 	// The plan, before the start.
-	h.eventually(20*time.Second, "the plan", func() bool {
+	h.eventually("the plan", func() bool {
 		v := h.a.offload
 		return v.lastPlan.res != nil && v.lastSeq == v.planSeq
 	})
@@ -101,32 +115,17 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 
 	shortcut(h, shortcutStart)
 	var mid bool
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		var done bool
-		h.locked(func() {
-			for _, p := range h.a.running.panels {
-				if p.bar.Value > 0 && p.bar.Value < 1 {
-					mid = true
-				}
-			}
-			done = h.a.running.run != nil && h.a.running.run.finished() && !h.a.offload.busy
-		})
-		if done {
-			break
-		}
-		require.False(t, time.Now().After(deadline), "the job did not end")
-		time.Sleep(20 * time.Millisecond)
-	}
-	require.True(t, mid, "the progress bars were seen part way")
-	h.eventually(10*time.Second, "both cards safe to format", func() bool {
+	h.eventually("the job to end, its progress bars part way meanwhile", func() bool {
 		for _, p := range h.a.running.panels {
-			if p.state.Text != stateSafe {
-				return false
+			if p.bar.Value > 0 && p.bar.Value < 1 {
+				mid = true
 			}
 		}
-		return len(h.a.running.panels) == 2
+		return h.a.running.run != nil && h.a.running.run.finished() && !h.a.offload.busy
 	})
+	require.True(t, mid, "the progress bars were seen part way")
+	// The job has ended and the running view shows its verdicts.
+	require.Equal(t, []string{stateSafe, stateSafe}, h.panelStates(), "both cards safe to format")
 	v := h.view()
 	require.Equal(t, "day01", v.Name)
 	require.Empty(t, v.Warnings, "no warnings (hash lists and reports written, also into the array)")
@@ -149,7 +148,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 
 	// History: the job with its totals; export its report; reveal the MHL.
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
-	h.eventually(10*time.Second, "the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
 	h.locked(func() {
 		head, tot := h.a.history.rows[0].text()
 		require.Contains(t, head, "Job 1  day01  (done)")
@@ -157,10 +156,10 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 		require.Contains(t, tot, "TB/hour")
 		h.a.history.list.Select(0)
 	})
-	h.eventually(10*time.Second, "the job's detail", func() bool { return h.a.history.open != nil })
+	h.eventually("the job's detail", func() bool { return h.a.history.open != nil })
 	for _, f := range []string{"CSV", "PDF"} {
 		h.locked(func() { test.Tap(buttonIn(h.a.history.detail, "Export "+f)) })
-		h.eventually(30*time.Second, f+" saved", func() bool { return strings.HasPrefix(h.a.history.status.Text, "Report saved to ") })
+		h.eventually(f+" saved", func() bool { return strings.HasPrefix(h.a.history.status.Text, "Report saved to ") })
 		h.locked(func() { h.a.history.say("") })
 	}
 	h.mu.Lock()
@@ -188,7 +187,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 
 	// The cards now read as offloaded: left out of a next job.
 	h.locked(func() { h.a.selectTab(h.a.offload.content) })
-	h.eventually(10*time.Second, "the cards found offloaded", func() bool {
+	h.eventually("the cards found offloaded", func() bool {
 		for _, c := range h.a.offload.cards {
 			if c.Scanning || c.Prior == nil {
 				return false
@@ -205,7 +204,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 
 	// Files of a card.
 	h.locked(func() { test.Tap(buttonsIn(h.a.history.detail, "Files")[0]) })
-	h.eventually(10*time.Second, "the file list", func() bool { return len(h.a.history.files) > 0 })
+	h.eventually("the file list", func() bool { return len(h.a.history.files) > 0 })
 	h.locked(func() {
 		require.Contains(t, h.a.history.filesL.Text, "A001: ")
 		for _, f := range h.a.history.files {
@@ -239,15 +238,8 @@ func TestFlippedByteShowsTheCardFailedWithTheFile(t *testing.T) {
 		h.a.Prepare(Preparation{Name: "flip", Cards: []string{cards[0].Path, cards[1].Path}, Dests: []string{d1, d2},
 			Throttle: 4e6, Start: true})
 	})
-	h.waitJob(60 * time.Second)
-	h.eventually(10*time.Second, "the cards' verdicts", func() bool {
-		for _, p := range h.a.running.panels {
-			if p.state.Text == stateFinishing || p.state.Text == stateCopying || p.state.Text == stateVerifying {
-				return false
-			}
-		}
-		return true
-	})
+	h.waitJob()
+	// The job has ended and the running view shows the cards' verdicts.
 	require.Equal(t, []string{stateFailed, stateSafe}, h.panelStates())
 	var fail string
 	h.locked(func() { fail = h.a.running.panels[0].failures.Text })
@@ -275,7 +267,7 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 		h.a.Prepare(Preparation{Name: "pause", Cards: []string{cards[0].Path, cards[1].Path}, Dests: []string{d1},
 			Throttle: 1e6, Start: true})
 	})
-	h.eventually(30*time.Second, "copying", func() bool {
+	h.eventually("copying", func() bool {
 		if h.a.running.run == nil || h.a.running.run.job == nil {
 			return false
 		}
@@ -304,22 +296,24 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 		}
 	})
 	// A block that passed the pause before it was set still finishes
-	// (the engine asks the limiter after each read, then the 1 MB/s
-	// throttle holds a 1 MiB block up to ~1 s): wait until the counters
-	// settle, then nothing moves.
-	before := copied()
-	for i := 0; i < 10; i++ {
-		time.Sleep(1500 * time.Millisecond)
-		now := copied()
-		if now == before {
-			break
+	// (the 1 MB/s throttle holds a 1 MiB block up to ~1 s): wait until
+	// the reader of every card still copying is held by the pause (the
+	// engine asks the limiter before each block it reads), then nothing
+	// moves.
+	h.eventually("every card still copying held by the pause", func() bool {
+		run := h.a.running.run
+		for i, c := range run.job.Snapshot().Cards {
+			if c.BytesCopied < c.Bytes && !run.pause.ReadHeld(i) {
+				return false
+			}
 		}
-		before = now
-	}
-	time.Sleep(1500 * time.Millisecond)
+		return true
+	})
+	before := copied()
+	time.Sleep(time.Second)
 	require.Equal(t, before, copied(), "nothing is copied while paused")
 	shortcut(h, shortcutPause)
-	h.eventually(20*time.Second, "copying again", func() bool {
+	h.eventually("copying again", func() bool {
 		var n int64
 		for _, c := range h.a.running.run.job.Snapshot().Cards {
 			n += c.BytesCopied
@@ -328,22 +322,22 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 	})
 
 	h.locked(func() { h.a.running.cancel() })
-	h.waitJob(30 * time.Second)
+	h.waitJob()
 	require.Equal(t, []string{stateInterrupted, stateInterrupted}, h.panelStates())
 	v := h.view()
 	require.Equal(t, "interrupted", v.Summary.State)
 
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
-	h.eventually(10*time.Second, "the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
 	h.locked(func() { h.a.history.list.Select(0) })
-	h.eventually(10*time.Second, "the job's detail", func() bool {
+	h.eventually("the job's detail", func() bool {
 		return h.a.history.open != nil && buttonIn(h.a.history.detail, "Resume job") != nil
 	})
 	h.locked(func() {
 		require.Contains(t, texts(h.a.history.detail), "Interrupted: NOT safe to format (resume the job)")
 		test.Tap(buttonIn(h.a.history.detail, "Resume job"))
 	})
-	h.eventually(60*time.Second, "the resumed job to end safe to format", func() bool {
+	h.eventually("the resumed job to end safe to format", func() bool {
 		r := h.a.running.run
 		if r == nil || !r.finished() || h.a.offload.busy {
 			return false
@@ -388,7 +382,7 @@ func TestStartErrorsAreShownInWords(t *testing.T) {
 		h.a.offload.status.SetText("")
 		h.a.Prepare(Preparation{Cards: []string{cards[0].Path}, Dests: []string{inside}, Start: true})
 	})
-	h.eventually(30*time.Second, "the error", func() bool { return h.a.offload.status.Text != "" && !h.a.offload.busy })
+	h.eventually("the error", func() bool { return h.a.offload.status.Text != "" && !h.a.offload.busy })
 	h.locked(func() {
 		require.Contains(t, h.a.offload.status.Text, "The job cannot start: ")
 		require.Contains(t, h.a.offload.status.Text, "inside")
@@ -415,7 +409,7 @@ func TestDetectCardsAndSavePreset(t *testing.T) {
 		h.a.offload.addDest(d1)
 		test.Tap(buttonIn(h.a.offload.content, "Detect cards"))
 	})
-	h.eventually(10*time.Second, "the detected card, scanned", func() bool {
+	h.eventually("the detected card, scanned", func() bool {
 		v := h.a.offload
 		return len(v.cards) == 1 && !v.cards[0].Scanning && v.lastPlan.topo != nil && v.lastSeq == v.planSeq
 	})
@@ -426,7 +420,7 @@ func TestDetectCardsAndSavePreset(t *testing.T) {
 		require.Contains(t, texts(h.a.offload.planBox), "Plan from the volumes this machine reports")
 		test.Tap(buttonIn(h.a.offload.content, "Save preset"))
 	})
-	h.eventually(10*time.Second, "the preset saved", func() bool { return strings.HasPrefix(h.a.offload.presetLabel.Text, "Saved the preset to ") })
+	h.eventually("the preset saved", func() bool { return strings.HasPrefix(h.a.offload.presetLabel.Text, "Saved the preset to ") })
 	h.mu.Lock()
 	saved := h.saved["dit-topology.yaml"]
 	h.mu.Unlock()
@@ -436,11 +430,30 @@ func TestDetectCardsAndSavePreset(t *testing.T) {
 	require.Equal(t, cards[0].Path, topo.Sources[0].Path)
 	require.Len(t, topo.Destinations, 1)
 	h.locked(func() { h.a.offload.loadPreset(saved) })
-	h.eventually(10*time.Second, "the preset's plan", func() bool {
+	h.eventually("the preset's plan", func() bool {
 		v := h.a.offload
 		return v.preset != nil && v.lastSeq == v.planSeq && v.lastPlan.res != nil
 	})
 	h.locked(func() { require.Contains(t, texts(h.a.offload.planBox), "Plan from the preset dit-topology.yaml") })
+}
+
+// gateFS holds every open of a file under dir until gate is closed: a
+// card whose copy cannot end before the test lets it. The first such open
+// closes opening: the job runs (the engine copies the card).
+type gateFS struct {
+	fsys.FS
+	dir     string
+	gate    chan struct{}
+	opening chan struct{}
+	once    *sync.Once
+}
+
+func (f gateFS) Open(name string) (fsys.File, error) {
+	if strings.HasPrefix(name, f.dir+string(filepath.Separator)) {
+		f.once.Do(func() { close(f.opening) })
+		<-f.gate
+	}
+	return f.FS.Open(name)
 }
 
 // A card inserted while the job runs: "Add card" in the running view asks
@@ -450,21 +463,30 @@ func TestAddCardWhileTheJobRuns(t *testing.T) {
 	dir := t.TempDir()
 	cards := genCards(t, dir, 2_000_000)
 	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	// The first card's files open only once the second card has joined,
+	// so the job is still running when it is added, however slow the
+	// machine.
+	gfs := gateFS{FS: fsys.OS{}, dir: cards[0].Path, gate: make(chan struct{}), opening: make(chan struct{}), once: &sync.Once{}}
+	var release sync.Once
+	open := func() { release.Do(func() { close(gfs.gate) }) }
 	h := newHarness(t, func(c *Config) {
+		c.FS = gfs
 		c.ChooseFolder = func(_ string, done func(string)) { done(cards[1].Path) }
 	})
+	t.Cleanup(open) // before the harness cancels the job and waits for it
 	h.locked(func() {
 		h.a.Prepare(Preparation{Name: "late", Cards: []string{cards[0].Path}, Dests: []string{d1}, Throttle: 2e6, Start: true})
 	})
-	h.eventually(20*time.Second, "the job running", func() bool {
-		return h.a.running.active() && h.a.running.run.job != nil
-	})
+	// The engine copies the first card: the job runs (a card can join a
+	// job only once it runs, not while the app is still starting it).
+	await(t, "the job to copy the first card", gfs.opening)
+	h.eventually("the running view", func() bool { return h.a.running.active() })
 	h.locked(func() { test.Tap(h.a.running.addBtn) })
-	h.waitJob(60 * time.Second)
-	h.eventually(10*time.Second, "both cards' verdicts", func() bool {
-		p := h.a.running.panels
-		return len(p) == 2 && p[0].state.Text == stateSafe && p[1].state.Text == stateSafe
-	})
+	h.eventually("the added card's panel", func() bool { return len(h.a.running.panels) == 2 })
+	open()
+	h.waitJob()
+	// The job has ended and the running view shows both cards' verdicts.
+	require.Equal(t, []string{stateSafe, stateSafe}, h.panelStates())
 	v := h.view()
 	require.Len(t, v.Cards, 2)
 	require.Equal(t, "A002", v.Cards[1].Label)

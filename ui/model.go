@@ -18,6 +18,7 @@ const (
 	stateCopying     = "Copying"
 	stateVerifying   = "Verifying"
 	stateFinishing   = "Finishing"
+	stateSealing     = "Writing hash lists"
 	stateSafe        = "Verified: safe to format"
 	stateFailed      = "Failed: NOT safe to format"
 	stateInterrupted = "Interrupted: NOT safe to format"
@@ -73,6 +74,8 @@ func (c cardRun) State() string {
 		return stateFailed
 	case c.Done:
 		return stateFinishing
+	case c.Prog.Phase == "sealing":
+		return stateSealing
 	case c.Prog.Phase == "verifying":
 		return stateVerifying
 	case c.Prog.Phase == "copying":

@@ -55,6 +55,15 @@ const (
 	verifyNoneText   = "No read-back (never safe to format)"
 )
 
+// verifyLimitNote says what "read back every copy" cannot catch, as the
+// README and dit offload --help do.
+func verifyLimitNote() *widget.Label {
+	l := widget.NewLabel(offload.VerifyLimit)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
+}
+
 var verifyModes = map[string]offload.VerifyMode{
 	verifyDestText: offload.VerifyDest, verifySourceText: offload.VerifySourceDest, verifyNoneText: offload.VerifyNone,
 }
@@ -171,7 +180,7 @@ func newOffloadView(a *App) *offloadView {
 		widget.NewForm(
 			widget.NewFormItem("Job name", v.name),
 			widget.NewFormItem("Hashes", hashGrid),
-			widget.NewFormItem("Verify", container.NewVBox(v.verify, v.verifyAll)),
+			widget.NewFormItem("Verify", container.NewVBox(v.verify, v.verifyAll, verifyLimitNote())),
 			widget.NewFormItem("Hash lists", v.mhl),
 			widget.NewFormItem("Arrays", v.degraded),
 		),
@@ -231,7 +240,7 @@ func (v *offloadView) scanCard(it *cardItem, path string) {
 	sc, err := source.Scan(a.cfg.FS, path, source.Options{})
 	var prior *offload.Prior
 	if err == nil {
-		priors, _, perr := offload.FindPrior(context.Background(), a.cfg.Catalog, a.cfg.FS, []string{path}, false)
+		priors, _, perr := offload.FindPrior(context.Background(), a.cfg.Catalog, a.cfg.FS, []string{path}, false, nil)
 		if perr == nil && len(priors) == 1 {
 			prior = priors[0]
 		}

@@ -17,12 +17,16 @@ type pauser struct {
 	mu     sync.Mutex
 	paused bool
 	resume chan struct{} // closed on Resume
+	// held counts, per card, its reads waiting on the pause: a card whose
+	// read is held copies nothing more until Resume (the engine waits
+	// before each block it reads).
+	held map[int]int
 }
 
 var _ offload.Limiter = (*pauser)(nil)
 
 func newPauser(inner offload.Limiter) *pauser {
-	return &pauser{inner: inner}
+	return &pauser{inner: inner, held: map[int]int{}}
 }
 
 // Pause makes reads and writes wait until Resume.
@@ -52,9 +56,26 @@ func (p *pauser) Paused() bool {
 	return p.paused
 }
 
-func (p *pauser) wait(ctx context.Context) error {
+// ReadHeld reports whether a read of card is waiting on the pause.
+func (p *pauser) ReadHeld(card int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[card] > 0
+}
+
+// wait holds the caller while paused; readCard is the card of a read
+// (-1: a write or a read-back).
+func (p *pauser) wait(ctx context.Context, readCard int) error {
 	p.mu.Lock()
 	paused, ch := p.paused, p.resume
+	if paused && readCard >= 0 {
+		p.held[readCard]++
+		defer func() {
+			p.mu.Lock()
+			p.held[readCard]--
+			p.mu.Unlock()
+		}()
+	}
 	p.mu.Unlock()
 	if !paused {
 		return ctx.Err()
@@ -69,7 +90,7 @@ func (p *pauser) wait(ctx context.Context) error {
 
 // WaitRead implements offload.Limiter.
 func (p *pauser) WaitRead(ctx context.Context, card int, n int) error {
-	if err := p.wait(ctx); err != nil {
+	if err := p.wait(ctx, card); err != nil {
 		return err
 	}
 	if p.inner != nil {
@@ -80,7 +101,7 @@ func (p *pauser) WaitRead(ctx context.Context, card int, n int) error {
 
 // WaitWrite implements offload.Limiter.
 func (p *pauser) WaitWrite(ctx context.Context, card, dest int, n int) error {
-	if err := p.wait(ctx); err != nil {
+	if err := p.wait(ctx, -1); err != nil {
 		return err
 	}
 	if p.inner != nil {
@@ -91,7 +112,7 @@ func (p *pauser) WaitWrite(ctx context.Context, card, dest int, n int) error {
 
 // WaitVerify implements offload.Limiter.
 func (p *pauser) WaitVerify(ctx context.Context, card, dest int, n int) error {
-	if err := p.wait(ctx); err != nil {
+	if err := p.wait(ctx, -1); err != nil {
 		return err
 	}
 	if p.inner != nil {

@@ -55,12 +55,7 @@ func TestPauserHoldsUntilResumeAndDefersToTheInnerLimiter(t *testing.T) {
 	}
 	p.Resume()
 	for range 3 {
-		select {
-		case err := <-got:
-			require.NoError(t, err)
-		case <-time.After(5 * time.Second):
-			t.Fatal("resume did not release the waits")
-		}
+		require.NoError(t, await(t, "resume to release the waits", got))
 	}
 	require.Equal(t, int64(2), inner.reads.Load())
 	require.Equal(t, int64(2), inner.writes.Load())
@@ -76,12 +71,8 @@ func TestPausedWaitEndsWithTheContext(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- p.WaitRead(ctx, 0, 1) }()
 	cancel()
-	select {
-	case err := <-done:
-		require.True(t, errors.Is(err, context.Canceled))
-	case <-time.After(5 * time.Second):
-		t.Fatal("a paused wait did not end with its context")
-	}
+	err := await(t, "a paused wait to end with its context", done)
+	require.True(t, errors.Is(err, context.Canceled))
 }
 
 func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {

@@ -185,10 +185,11 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 func newArrayLsCommand(g *GlobalOptions) *cobra.Command {
 	var o ArrayOptions
 	cmd := &cobra.Command{
-		Use:   "ls BLADE [PATH]",
+		Use:   "ls BLADE [PATH] | ls array:BLADE//PATH",
 		Short: "List the files of an array",
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = splitArrayArg(args)
 			a, err := o.open(args[0], false)
 			if err != nil {
 				return err
@@ -236,10 +237,11 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 	var o ArrayOptions
 	var to string
 	cmd := &cobra.Command{
-		Use:   "extract BLADE [PATH...] --to DIR",
+		Use:   "extract BLADE [PATH...] --to DIR | extract array:BLADE//PATH --to DIR",
 		Short: "Restore files to a plain folder (atomic, mtimes kept, every file re-hashed and compared)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = splitArrayArg(args)
 			if to == "" {
 				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--to DIR is required")}
 			}
@@ -366,4 +368,21 @@ func formatUnit(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// splitArrayArg takes a first argument in the form dit prints locations in
+// an array (array:BLADE//PATH) apart: BLADE, then PATH.
+func splitArrayArg(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], offload.ArrayPathPrefix) {
+		return args
+	}
+	blade, rel, ok := offload.SplitArrayPath(args[0])
+	if !ok {
+		return args
+	}
+	out := []string{blade}
+	if rel != "" {
+		out = append(out, rel)
+	}
+	return append(out, args[1:]...)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +26,7 @@ func newJobCommand(g *GlobalOptions) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show JOB",
 		Short: "Show a job: its cards, and every file with its hashes and state on each destination",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJobArg("dit job show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseJobID(args[0])
 			if err != nil {
@@ -66,7 +65,7 @@ type showCard struct {
 }
 
 func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
-	cat, err := g.openCatalog()
+	cat, err := g.openCatalogExisting()
 	if err != nil {
 		return err
 	}
@@ -108,7 +107,7 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 				sf.Hashes[a.String()] = f.Sums.Get(a)
 			}
 			for _, cp := range f.Copies {
-				sf.Copies = append(sf.Copies, showCopy{Dest: destPath[cp.DestID], Path: path.Join(destPath[cp.DestID], cp.Path),
+				sf.Copies = append(sf.Copies, showCopy{Dest: destPath[cp.DestID], Path: offload.DisplayPath(destPath[cp.DestID], cp.Path),
 					State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
 			}
 			sc.FileList = append(sc.FileList, sf)
@@ -124,7 +123,7 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 			Cards []showCard `json:"cards"`
 		}{s, jobMHL(rec), out})
 	}
-	writeSummary(g.stdout, s, cat.Path(), jobMHL(rec))
+	writeSummary(g.stdout, s, cat.Path(), jobMHL(rec), g)
 	for _, c := range out {
 		fmt.Fprintf(g.stdout, "\n%s (%s)\n", c.Label, c.Path)
 		for _, f := range c.FileList {
@@ -150,4 +149,18 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 		}
 	}
 	return nil
+}
+
+// oneJobArg accepts exactly one argument, the job; without one it says
+// what the command wants (exit 2).
+func oneJobArg(command string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s needs a job number (see dit jobs)", command)}
+		case len(args) > 1:
+			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s takes one job number, not %d arguments (see dit jobs)", command, len(args))}
+		}
+		return nil
+	}
 }

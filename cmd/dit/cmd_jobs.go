@@ -52,10 +52,13 @@ type jobListEntry struct {
 	TBPerHour float64       `json:"tb_per_hour"`
 	MHL       string        `json:"mhl"` // hash lists: asc, v1, both or none
 	Cards     []jobListCard `json:"cards"`
+	// Next is what to do with a job that did not end well (resume it,
+	// finish its hash lists or reports, retry failed files); "" if nothing.
+	Next string `json:"next,omitempty"`
 }
 
 func runJobs(o JobsOptions, g *GlobalOptions) error {
-	cat, err := g.openCatalog()
+	cat, err := g.openCatalogExisting()
 	if err != nil {
 		return err
 	}
@@ -75,6 +78,9 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		for _, c := range s.Cards {
 			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: c.State, SafeToFormat: c.SafeToFormat,
 				Files: c.Files, Bytes: c.Bytes, Failed: c.Failed})
+		}
+		if !j.Active {
+			e.Next = nextStep(g, s.JobID, s.State, s.Cards)
 		}
 		list = append(list, e)
 	}
@@ -96,12 +102,23 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 			if c.SafeToFormat {
 				v = "safe to format"
 			}
+			if c.State == catalog.CardSealing {
+				v = "NOT safe (hash lists not written)"
+			}
 			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
-			units.FormatBytes(e.Bytes), e.TBPerHour, e.MHL, strings.Join(cards, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
+			units.FormatBytes(e.Bytes), strings.TrimSuffix(tbh(e.TBPerHour), " TB/hour"), e.MHL, strings.Join(cards, ", "))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range list {
+		if e.Next != "" {
+			fmt.Fprintf(g.stdout, "job %d (%s): %s\n", e.JobID, e.State, e.Next)
+		}
+	}
+	return nil
 }
 
 // jobMHL is the hash lists a job writes (dit offload --mhl); a job

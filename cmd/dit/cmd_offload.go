@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -24,14 +25,22 @@ type OffloadOptions struct {
 	Layout        string
 	OnConflict    string
 	IncludeHidden bool
+	Ignore        []string
+	IgnoreFile    string
 	AllowDegraded bool
 	JSON          bool
 	Resume        int64
 	Throttle      string
 	BlockSize     string
-	Sched         schedulerFlags
-	MHL           string // asc | v1 | both | none
-	Again         bool   // copy cards offloaded before
+	// CheckpointEvery: mid-file resume granularity (bytes, "0" off).
+	CheckpointEvery string
+	Sched           schedulerFlags
+	MHL             string // asc | v1 | both | none
+	Again           bool   // copy cards offloaded before
+	// Creator: the ASC MHL creatorinfo (author, location, comment);
+	// NoDirectoryHashes: folders without hashes. Per run.
+	Creator           creatorFlags
+	NoDirectoryHashes bool
 }
 
 // AddFlags registers the flags.
@@ -39,11 +48,13 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist")
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
-	f.StringVar(&o.VerifyHashes, "verify-hashes", "fastest", "hashes recomputed on read-back: fastest or all")
+	addVerifyHashesFlag(f, &o.VerifyHashes, "", nil)
 	f.StringVar(&o.Name, "name", "", "job name (default: date and time, e.g. 2026-11-22_093000)")
 	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
+	f.StringArrayVar(&o.Ignore, "ignore", nil, "do not copy files matching `PATTERN` (ASC MHL / gitignore syntax: *.RMD, CACHE/, /PROXY); repeat for several; recorded in each card's hash list")
+	f.StringVar(&o.IgnoreFile, "ignore-file", "", "ignore patterns from `FILE`, one per line (# comments)")
 	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
 	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
@@ -51,8 +62,11 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", "256KiB", "read block size")
 	f.MarkHidden("block-size")
+	f.StringVar(&o.CheckpointEvery, "checkpoint-every", "64MiB", "make big files' copies durable this often, so an interrupted copy goes on from there (0: never)")
 	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none (a resumed job keeps the choice it started with)")
 	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
+	o.Creator.AddFlags(f)
+	f.BoolVar(&o.NoDirectoryHashes, "no-directory-hashes", false, "ASC MHL: list each card's folders without content and structure hashes")
 }
 
 func newOffloadCommand(g *GlobalOptions) *cobra.Command {
@@ -69,9 +83,20 @@ is read back from the medium and compared with the source hashes.
 Nothing is ever written to a card. An existing different file is never
 overwritten (--on-conflict). Free space is checked on every destination
 before anything is written. Ctrl-C stops cleanly; resume with --resume JOB.
+A card is "safe to format" only when every file is verified on every
+destination and its hash lists are written there (--mhl).
+
+` + wrapText("The one limit of --verify dest (the default): "+offload.VerifyLimit, 78) + `
+
 A resumed job keeps the cards, destinations and settings it started with
 (--hash, --verify, --verify-hashes, --layout, --on-conflict, --include-hidden,
 --name, --mhl): giving one again with a different value is refused (exit 2).
+
+--author-name, --author-email, --author-phone, --author-role, --location and
+--comment go into each card's ASC MHL manifest (its <creatorinfo>; the
+comment after dit's own), and --no-directory-hashes lists the card's folders
+there without hashes: for the cards sealed in this run (a resumed job takes
+those given to it).
 
 Examples:
   dit offload -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
@@ -115,6 +140,21 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err != nil || bs < 4096 || bs > 256<<20 {
 		return usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
 	}
+	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
+	if err != nil {
+		return usage(err)
+	}
+	author, err := o.Creator.author()
+	if err != nil {
+		return err
+	}
+	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
+	if err != nil || ckEvery < 0 {
+		return usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
+	}
+	if ckEvery == 0 {
+		ckEvery = -1
+	}
 	cat, err := g.openCatalog()
 	if err != nil {
 		return err
@@ -131,8 +171,10 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 
 	out := newPrinter(g, o.JSON)
 	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
-		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, AllowDegraded: o.AllowDegraded,
-		BlockSize: int(bs), Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version}
+		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded,
+		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version,
+		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
+		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}
 	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
 	if err != nil || nothingToCopy {
 		return err
@@ -155,6 +197,11 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		job.Close()
 		return err
 	}
+	if o.JSON {
+		// stdout is the JSON stream: the job's number, which a DIT needs
+		// to resume it, goes to stderr too.
+		fmt.Fprintf(g.stderr, "dit: job %d %q started (if it stops: %s)\n", job.ID(), job.Name(), g.resumeCommand(job.ID()))
+	}
 	out.Start(job)
 	sum, err := job.Run(ctx)
 	out.Stop()
@@ -162,6 +209,11 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		return err
 	}
 	out.Summary(sum, cat.Path())
+	if o.JSON && sum.ExitCode != 0 {
+		if next := nextStep(g, sum.JobID, sum.State, sum.Cards); next != "" {
+			fmt.Fprintf(g.stderr, "dit: job %d %s: %s\n", sum.JobID, sum.State, next)
+		}
+	}
 	sch.summary(g, sum, o.JSON)
 	afterSummary()
 	if sum.ExitCode != 0 {
@@ -176,4 +228,46 @@ func parseJobID(s string) (int64, error) {
 		return 0, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
 	}
 	return id, nil
+}
+
+// wrapText breaks s into lines of at most width characters, at spaces.
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+// ignorePatterns gathers --ignore and --ignore-file patterns (one per line,
+// blank lines and # comments left out), each checked to be one ASC MHL can
+// record.
+func ignorePatterns(flags []string, file string) ([]string, error) {
+	out := append([]string(nil), flags...)
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--ignore-file: %w", err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out = append(out, l)
+			}
+		}
+	}
+	for _, p := range out {
+		if strings.TrimSpace(p) == "" || strings.ContainsAny(p, "\x00\n") {
+			return nil, fmt.Errorf("--ignore %q: not a pattern (e.g. *.RMD, CACHE/, /PROXY)", p)
+		}
+	}
+	return out, nil
 }

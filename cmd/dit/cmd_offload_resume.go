@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,7 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 		return err
 	}
 	changed := cmd.Flags().Changed
+	ignore, _ := ignorePatterns(o.Ignore, o.IgnoreFile)
 	var diffs []string
 	differ := func(flag, recorded, given string) {
 		diffs = append(diffs, fmt.Sprintf("job %d was started with %s, not %s: a resumed job keeps the settings it started with; resume without --%s (or with %s)",
@@ -76,6 +78,10 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 	}
 	if changed("include-hidden") && o.IncludeHidden != rec.IncludeHidden {
 		differ("include-hidden", strconv.FormatBool(rec.IncludeHidden), strconv.FormatBool(o.IncludeHidden))
+	}
+	if (changed("ignore") || changed("ignore-file")) && !slices.Equal(ignore, rec.Ignore) {
+		diffs = append(diffs, fmt.Sprintf("job %d was started with ignore patterns [%s], not [%s]: a resumed job keeps the files it left out; resume without --ignore/--ignore-file",
+			rec.ID, strings.Join(rec.Ignore, " "), strings.Join(ignore, " ")))
 	}
 	if changed("name") && o.Name != rec.Name {
 		differ("name", rec.Name, o.Name)

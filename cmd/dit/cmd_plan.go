@@ -35,6 +35,10 @@ type PlanOptions struct {
 	Fit      []string
 	NoCPU    bool
 	JSON     bool
+	// Simulate and Scale plan the run of dit offload --simulate
+	// --simulate-scale: the hardware at Scale x its rates.
+	Simulate bool
+	Scale    float64
 }
 
 func newPlanCommand(g *GlobalOptions) *cobra.Command {
@@ -57,7 +61,12 @@ Examples:
   dit plan --topology set.yaml
   dit plan --topology set.yaml --json
   dit plan -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
-  dit plan --topology set.yaml --limit raid=1.5GB/s --fit cfast2,axs`,
+  dit plan --topology set.yaml --limit raid=1.5GB/s --fit cfast2,axs
+  dit plan --topology set.yaml --simulate --simulate-scale 0.1 -d RAID A001 A002
+
+With --simulate --simulate-scale F, the plan is that of dit offload with the
+same flags: the set's hardware played at F x its rates on this machine's CPU,
+so every rate is F times and every time 1/F times the field plan's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.Context(), o, g, args)
 		},
@@ -71,7 +80,28 @@ Examples:
 	f.StringSliceVar(&o.Fit, "fit", nil, "media to count room for (default: the media of the cards)")
 	f.BoolVar(&o.NoCPU, "no-cpu", false, "leave this machine's CPU out (plan for another machine)")
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	f.BoolVar(&o.Simulate, "simulate", false, "plan the simulated run of dit offload --simulate (the topology's hardware on this machine)")
+	f.Float64Var(&o.Scale, "simulate-scale", scaleFromEnv(), "with --simulate, plan the run at this fraction of the field rates (env DIT_SIMULATE_SCALE), e.g. 0.1")
 	return cmd
+}
+
+// checkSimulateScale checks --simulate-scale (or DIT_SIMULATE_SCALE)
+// against --simulate.
+func checkSimulateScale(simulate bool, scale float64) error {
+	if scale <= 0 || scale > 10 {
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --simulate-scale %g: use a factor above 0, e.g. 0.1 for a tenth of the field rates", scale)}
+	}
+	if scale != 1 && !simulate {
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale (or DIT_SIMULATE_SCALE) needs --simulate")}
+	}
+	return nil
+}
+
+// writeScale says, under a plan, at what scale it runs.
+func writeScale(w io.Writer, scale float64) {
+	if scale != 1 {
+		fmt.Fprintf(w, "Simulated:  at %g x the field rates (--simulate-scale): rates and times are those of the simulated run\n", scale)
+	}
 }
 
 // planJob is a job's planning settings.
@@ -177,6 +207,13 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if err != nil {
 		return usage(err)
 	}
+	if err := checkSimulateScale(o.Simulate, o.Scale); err != nil {
+		return err
+	}
+	scale := 1.0
+	if o.Simulate {
+		scale = o.Scale
+	}
 	t, notes, err := loadTopology(ctx, o.Topology, args, o.Dests)
 	if err != nil {
 		return err
@@ -191,22 +228,32 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	}
 	opts := pj.options(cpu)
 	opts.FitMedia = o.Fit
-	res, err := plan.Plan(t, opts)
+	// Simulating at a scale, the hardware runs at scale x its rates and
+	// the hashing on this CPU as it is: the plan of that run (as dit
+	// offload --simulate --simulate-scale enforces and shows it).
+	res, err := plan.Plan(t.Scaled(scale), opts)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
+		out := struct {
+			*plan.Result
+			Simulated bool     `json:"simulated,omitempty"`
+			Scale     float64  `json:"scale,omitempty"`
+			Notes     []string `json:"notes,omitempty"`
+		}{Result: res, Notes: notes}
+		if o.Simulate {
+			out.Simulated, out.Scale = true, scale
+		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			*plan.Result
-			Notes []string `json:"notes,omitempty"`
-		}{res, notes})
+		return enc.Encode(out)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(g.stdout, "note:", n)
 	}
 	writePlan(g.stdout, t, pj, res)
+	writeScale(g.stdout, scale)
 	return nil
 }
 
@@ -289,7 +336,11 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 	}
 	fmt.Fprintln(w)
 	if r.CPU != nil {
-		fmt.Fprintf(w, "CPU:        %.1f of %g cores hashing; one card hashes at most %s\n", r.CPU.CoresUsed, r.CPU.Cores, rate(r.CPU.PerStream))
+		fmt.Fprintf(w, "CPU:        %.1f of %g cores hashing", r.CPU.CoresUsed, r.CPU.Cores)
+		if r.CPU.PerStream > 0 {
+			fmt.Fprintf(w, "; one card hashes at most %s (%s)", rate(r.CPU.PerStream), r.CPU.PerStreamWhy)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "Total:      %s = %s", units.FormatRate(r.Total), units.FormatTBPerHour(r.TBPerHour))
 	if r.ETASeconds != nil {
@@ -401,11 +452,8 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 		}
 		return nil, nil
 	}
-	if f.Scale <= 0 || f.Scale > 10 {
-		return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --simulate-scale %g: use a factor above 0, e.g. 0.1 for a tenth of the field rates", f.Scale)}
-	}
-	if f.Scale != 1 && !f.Simulate {
-		return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale (or DIT_SIMULATE_SCALE) needs --simulate")}
+	if err := checkSimulateScale(f.Simulate, f.Scale); err != nil {
+		return nil, err
 	}
 	t, notes, err := loadTopology(ctx, f.Topology, cards, dests)
 	if err != nil {
@@ -427,36 +475,41 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 	return sched.New(cfg)
 }
 
-// startScheduler binds the scheduler to the job and shows its plan.
+// startScheduler binds the scheduler to the job and shows its plan: the
+// plan of what runs (simulating at a scale, the scaled rates and times).
 func startScheduler(g *GlobalOptions, s *sched.Scheduler, cat *catalog.Catalog, job *offload.Job, p planJob, jsonOut bool) error {
 	if err := s.StartJob(cat, job); err != nil {
 		return err
 	}
 	if !jsonOut {
 		t := s.Topology()
-		writePlan(g.stdout, t, p, s.Plan())
-		if s.Scale() != 1 {
-			fmt.Fprintf(g.stdout, "Simulated at %g x the field rates (--simulate-scale)\n", s.Scale())
-		}
+		writePlan(g.stdout, t, p, s.RunPlan())
+		writeScale(g.stdout, s.Scale())
 		fmt.Fprintln(g.stdout)
 	}
 	return nil
 }
 
-// writePlanSummary lists the plan and its re-plans after a job.
+// writePlanSummary lists the plan and its re-plans after a job. Plans are
+// recorded in field units with their scale; a simulated one is shown at
+// its scale, the rates that ran (as the plan shown at the start).
 func writePlanSummary(w io.Writer, plans []catalog.Plan) {
 	if len(plans) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nPlans (bus budget):")
 	for _, p := range plans {
+		scale := 1.0
+		if p.Simulated && p.Scale > 0 {
+			scale = p.Scale
+		}
 		var parts []string
 		for _, c := range p.Cards {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", c.Name, rate(c.Rate), c.LimitedBy))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", c.Name, rate(c.Rate*scale), c.LimitedBy))
 		}
 		sim := ""
 		if p.Simulated {
-			sim = fmt.Sprintf(", simulated at %g x", p.Scale)
+			sim = fmt.Sprintf(", simulated at %g x the field rates", scale)
 		}
 		fmt.Fprintf(w, "  #%d %s, %s%s: %s\n", p.Seq, p.T.Local().Format("15:04:05"), p.Reason, sim, strings.Join(parts, ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // simScale runs the simulations at 4% of the field rates: 0.3 GB/s becomes
@@ -316,4 +318,166 @@ func TestDevicesCommand(t *testing.T) {
 	r = dit(t, filepath.Join(t.TempDir(), "c.db"), "devices")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "MOUNT")
+}
+
+// jsonPlan is what the tests read of dit plan --json.
+type jsonPlan struct {
+	Cards []struct {
+		Name      string   `json:"name"`
+		Rate      float64  `json:"rate_bytes_per_s"`
+		LimitedBy string   `json:"limited_by"`
+		ETA       *float64 `json:"eta_s"`
+	} `json:"cards"`
+	CPU *struct {
+		PerStream   float64 `json:"per_stream_bytes_per_s"`
+		SlowestHash string  `json:"slowest_hash"`
+	} `json:"cpu"`
+	Total     float64  `json:"total_bytes_per_s"`
+	ETA       *float64 `json:"eta_s"`
+	Simulated bool     `json:"simulated"`
+	Scale     float64  `json:"scale"`
+}
+
+func planJSON(t *testing.T, db string, args ...string) jsonPlan {
+	t.Helper()
+	r := dit(t, db, append([]string{"plan", "--json"}, args...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	var p jsonPlan
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &p), r.stdout)
+	return p
+}
+
+// cardLine is the line of the plan's card table for label.
+func cardLine(t *testing.T, out, label string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, label+" ") {
+			return l
+		}
+	}
+	t.Fatalf("no line for card %s in\n%s", label, out)
+	return ""
+}
+
+// TestPlanSimulateScaleIsThePlanThatRuns: dit plan --simulate
+// --simulate-scale F plans the simulated run (rates F times, times 1/F
+// times the field plan's, this machine's hashing as it is); dit offload with
+// the same flags shows that plan and runs as long as it says.
+func TestPlanSimulateScaleIsThePlanThatRuns(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	set := `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a, size: 64GB}
+  - {name: A002, media: cfast2, bus: usb-a, size: 128GB}
+destinations:
+  - {name: raid, bus: tb-1, kind: nvme-raid-tb3}
+cpu: {cores: 4, hash_rates: {md5: 0.75GB/s, xxh64: 9GB/s}}
+`
+	topo := writeFile(t, filepath.Join(dir, "set.yaml"), set)
+
+	// The plan at a tenth: every ETA 10 times, every rate a tenth.
+	field := planJSON(t, db, "--topology", topo, "--hash", "xxh64,md5")
+	sim := planJSON(t, db, "--topology", topo, "--hash", "xxh64,md5", "--simulate", "--simulate-scale", "0.1")
+	require.False(t, field.Simulated)
+	require.True(t, sim.Simulated)
+	require.Equal(t, 0.1, sim.Scale)
+	require.Len(t, sim.Cards, 2)
+	for i, c := range field.Cards {
+		s := sim.Cards[i]
+		require.Equal(t, c.LimitedBy, s.LimitedBy, c.Name)
+		require.InEpsilon(t, c.Rate/10, s.Rate, 1e-9, c.Name)
+		require.NotNil(t, s.ETA)
+		require.InEpsilon(t, *c.ETA*10, *s.ETA, 1e-9, c.Name)
+	}
+	require.InEpsilon(t, *field.ETA*10, *sim.ETA, 1e-9)
+	// The hashing runs on this CPU at its speed whatever the scale, bound
+	// by the slowest hash chosen: MD5.
+	for _, p := range []jsonPlan{field, sim} {
+		require.Equal(t, "md5", p.CPU.SlowestHash)
+		require.InEpsilon(t, 0.75e9, p.CPU.PerStream, 1e-9)
+	}
+	r := dit(t, db, "plan", "--topology", topo, "--hash", "xxh64,md5", "--simulate", "--simulate-scale", "0.1")
+	require.Equal(t, 0, r.code, r.stderr)
+	for i, label := range []string{"A001", "A002"} {
+		line := cardLine(t, r.stdout, label)
+		require.Contains(t, line, units.FormatRate(sim.Cards[i].Rate), line)
+		require.Contains(t, line, " "+eta(sim.Cards[i].ETA)+" ", line)
+		require.NotContains(t, line, eta(field.Cards[i].ETA), line)
+	}
+	require.Contains(t, r.stdout, "every card copied in "+eta(sim.ETA)+"\n")
+	require.Contains(t, r.stdout, "one card hashes at most 0.750 GB/s (md5 on one core)")
+	require.Contains(t, r.stdout, "Simulated:  at 0.1 x the field rates")
+	r = dit(t, db, "plan", "--topology", topo, "--simulate-scale", "0.1")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "needs --simulate")
+	r = dit(t, db, "plan", "--topology", topo, "--simulate", "--simulate-scale", "0")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "invalid --simulate-scale")
+
+	// A short simulated offload: dit plan of its cards and destination,
+	// what dit offload shows and records, and how long it takes.
+	const scale = 0.04 // cfast2 at 22 MB/s
+	cards := filepath.Join(dir, "cards")
+	r = dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "60MB", "--seed", "11")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	// The same set with the cards' sizes left to their folders.
+	topo = writeFile(t, filepath.Join(dir, "set-job.yaml"), strings.NewReplacer(", size: 64GB", "", ", size: 128GB", "").Replace(set))
+	job := []string{"--topology", topo, "--hash", "xxh64,md5", "--simulate", "--simulate-scale", strconv.FormatFloat(scale, 'g', -1, 64),
+		"-d", raid, filepath.Join(cards, "A001"), filepath.Join(cards, "A002")}
+	before := planJSON(t, db, job...)
+	r = dit(t, db, append([]string{"plan"}, job...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	planText := r.stdout
+	r = dit(t, db, append([]string{"offload", "--block-size", "256KiB"}, job...)...)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	sj := loadSim(t, db)
+	require.NotEmpty(t, sj.plans)
+	rec := sj.plans[0]
+	require.Equal(t, "start", rec.Reason)
+	require.Equal(t, scale, rec.Scale)
+	for i, label := range []string{"A001", "A002"} {
+		want := before.Cards[i]
+		require.Equal(t, label, want.Name)
+		// The offload shows the plan dit plan printed: the same rate, and
+		// the ETA of the plan it records (in field units, with its scale).
+		pc := planned(rec, label)
+		require.Equal(t, want.LimitedBy, pc.LimitedBy)
+		require.InEpsilon(t, want.Rate, pc.Rate*scale, 1e-9, label)
+		require.NotNil(t, pc.ETASeconds)
+		runETA := *pc.ETASeconds / scale
+		require.InEpsilon(t, *want.ETA, runETA, 0.01, "%s: dit plan said %.2fs, the offload planned %.2fs", label, *want.ETA, runETA)
+		offLine := cardLine(t, r.stdout, label)
+		require.Contains(t, offLine, units.FormatRate(want.Rate), offLine)
+		require.Contains(t, cardLine(t, planText, label), units.FormatRate(want.Rate))
+		require.Contains(t, offLine, " "+eta(&runETA)+" ", offLine)
+
+		// It takes as long as planned: the card's first file started to
+		// its last copied, measured against the planned time (the
+		// simulation cannot beat its buckets; a busy machine may lag).
+		files, err := sj.cat.Files(sj.cards[label])
+		require.NoError(t, err)
+		var from, to time.Time
+		for _, f := range files {
+			if !f.CopyStarted.IsZero() && (from.IsZero() || f.CopyStarted.Before(from)) {
+				from = f.CopyStarted
+			}
+			if f.CopyFinished.After(to) {
+				to = f.CopyFinished
+			}
+		}
+		took := to.Sub(from).Seconds()
+		ratio := took / runETA
+		t.Logf("%s: planned %.2fs at %s, copied in %.2fs (x %.2f)", label, runETA, units.FormatRate(want.Rate), took, ratio)
+		require.GreaterOrEqual(t, ratio, 0.75, "%s copied faster than its plan", label)
+		require.LessOrEqual(t, ratio, 4.0, "%s copied far slower than its plan", label)
+	}
+	require.Contains(t, r.stdout, "one card hashes at most 0.750 GB/s (md5 on one core)")
+	require.Contains(t, r.stdout, "Simulated:  at 0.04 x the field rates")
+	require.Contains(t, r.stdout, "simulated at 0.04 x the field rates: A001 "+units.FormatRate(before.Cards[0].Rate))
 }

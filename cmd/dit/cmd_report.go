@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ type ReportOptions struct {
 func newReportCommand(g *GlobalOptions) *cobra.Command {
 	var o ReportOptions
 	cmd := &cobra.Command{
-		Use:   "report JOB --format csv|json|html|pdf [--out FILE]",
+		Use:   "report JOB [--format csv|json|html|pdf] [--out FILE|DIR]",
 		Short: "Write a job's offload report: files, hashes, states, TB/hour, throughput charts",
 		Long: `Write the report of a finished job from the catalog: the job, each destination,
 and each card with its files, bytes, skipped entries, failures, copy and verify
@@ -40,7 +41,11 @@ phase, the verify phase and end to end, and a throughput chart.
   pdf   A4, one page per card
 
 dit also writes all four at the end of every job into each destination
-(DEST/<job folder>/reports/). Without --out the report goes to stdout.`,
+(DEST/<job folder>/reports/).
+
+Without --format: the format of --out's extension (day01.pdf), or all four
+files into --out when it is a folder, or into the current folder without
+--out. With --format and no --out the report goes to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseJobID(args[0])
@@ -50,7 +55,7 @@ dit also writes all four at the end of every job into each destination
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html or pdf (required)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html or pdf (default: from --out's extension, else all four)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }
@@ -59,7 +64,24 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 	usage := func(format string, a ...any) error {
 		return &exitError{code: offload.ExitUsage, err: fmt.Errorf(format, a...)}
 	}
-	if !slices.Contains(jobreport.Formats, o.Format) {
+	all := false
+	if o.Format == "" {
+		// From --out's extension; with neither, all four formats into
+		// the current folder (or into --out when it is a folder).
+		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(o.Out)), ".")
+		fi, err := os.Stat(o.Out)
+		switch {
+		case o.Out != "" && err == nil && fi.IsDir():
+			all = true
+		case o.Out == "":
+			all, o.Out = true, "."
+		case slices.Contains(jobreport.Formats, ext):
+			o.Format = ext
+		default:
+			return usage("--out %s: give --format %s (or a file name ending in one of them)", o.Out, strings.Join(jobreport.Formats, ", "))
+		}
+	}
+	if !all && !slices.Contains(jobreport.Formats, o.Format) {
 		return usage("--format %q: use %s", o.Format, strings.Join(jobreport.Formats, ", "))
 	}
 	if o.Out == "" && o.Format == "pdf" {
@@ -67,7 +89,7 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return usage("a PDF is binary: give --out FILE (or redirect stdout)")
 		}
 	}
-	cat, err := g.openCatalog()
+	cat, err := g.openCatalogExisting()
 	if err != nil {
 		return err
 	}
@@ -78,6 +100,20 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return &exitError{code: offload.ExitFatal, err: err}
 		}
 		return err
+	}
+	if all {
+		for _, f := range jobreport.Formats {
+			var b bytes.Buffer
+			if err := r.Write(f, &b); err != nil {
+				return err
+			}
+			p := filepath.Join(o.Out, r.FileName(f))
+			if err := writeNew(p, b.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintln(g.stdout, p)
+		}
+		return nil
 	}
 	var b bytes.Buffer
 	if err := r.Write(o.Format, &b); err != nil {
@@ -126,25 +162,69 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 		if err := format.Check(opts.Hashes); err != nil {
 			return after, false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--mhl %s: %w (or use --mhl none)", o.MHL, err)}
 		}
-		priors, hists, err := offload.FindPrior(cmd.Context(), cat, opts.FS, opts.Cards, opts.IncludeHidden)
+		priors, hists, err := offload.FindPrior(cmd.Context(), cat, opts.FS, opts.Cards, opts.IncludeHidden, opts.Ignore, opts.Dests...)
 		if err != nil {
 			return after, false, err
 		}
-		var keep []string
-		for i, p := range priors {
-			if p == nil {
-				keep = append(keep, opts.Cards[i])
-				continue
-			}
-			msg := p.Message() + ": skipped (dit offload --again copies it anyway)"
-			if o.Again {
-				msg = p.Message() + ": copying it again (--again)"
-				keep = append(keep, opts.Cards[i])
-			}
+		say := func(p *offload.Prior, msg string) {
 			if o.JSON {
 				out.Event(offload.Event{Type: offload.EvAlreadyOffloaded, Time: time.Now(), Card: p.Label, Path: p.Card, Message: msg})
 			} else {
 				fmt.Fprintln(g.stdout, msg)
+			}
+		}
+		// "Already offloaded" is judged per destination: a card verified
+		// before on every destination given is skipped; one verified on
+		// some is copied to the others. A destination every card to copy
+		// already has is left out of this job.
+		var keep []string
+		var partial []*offload.Prior
+		for i, p := range priors {
+			switch {
+			case p == nil:
+				keep = append(keep, opts.Cards[i])
+			case o.Again:
+				say(p, p.Message()+": copying it again (--again)")
+				keep = append(keep, opts.Cards[i])
+			case p.Done():
+				say(p, p.Message()+": skipped (dit offload --again copies it anyway)")
+			default:
+				keep = append(keep, opts.Cards[i])
+				partial = append(partial, p)
+			}
+			if p != nil && len(p.Gone) > 0 {
+				say(p, fmt.Sprintf("%s: the earlier verified copy at %s is no longer there whole: it is not counted", p.Label, strings.Join(p.Gone, ", ")))
+			}
+		}
+		if len(partial) > 0 && len(partial) == len(keep) {
+			// Every card to copy has a verified copy on some destinations:
+			// those every one of them has are left out.
+			drop := map[string]bool{}
+			for _, d := range partial[0].Covered {
+				drop[d] = true
+			}
+			for _, p := range partial[1:] {
+				has := map[string]bool{}
+				for _, d := range p.Covered {
+					has[d] = true
+				}
+				for d := range drop {
+					drop[d] = drop[d] && has[d]
+				}
+			}
+			var dests []string
+			for _, d := range opts.Dests {
+				if !drop[d] {
+					dests = append(dests, d)
+				}
+			}
+			for _, p := range partial {
+				say(p, p.Message()+": copying it to "+strings.Join(dests, ", ")+" only")
+			}
+			opts.Dests = dests
+		} else {
+			for _, p := range partial {
+				say(p, p.Message()+": copied to every destination with the other cards")
 			}
 		}
 		for _, h := range hists {
@@ -187,4 +267,12 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 		}
 	}
 	return after, false, nil
+}
+
+// writeNew writes a report file (replacing an earlier report of that name).
+func writeNew(p string, data []byte) error {
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
 }

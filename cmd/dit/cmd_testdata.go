@@ -48,7 +48,7 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 	f.StringVar(&o.Out, "out", "", "parent `folder` of the cards")
 	f.IntVar(&o.Cards, "cards", 2, "number of cards")
 	f.StringVar(&o.Size, "size", "2GB", "footage per card (decimal units: 2GB = 2x10^9 bytes)")
-	f.StringVar(&o.Style, "style", "clips", "clips, frames (Sony X-OCN-like) or mixed")
+	f.StringVar(&o.Style, "style", "clips", "clips, frames (Sony X-OCN-like, 2-8 MB a frame), dng (DNG/ARRIRAW-like sequences, 100-500 KB a frame) or mixed")
 	f.Int64Var(&o.Seed, "seed", 1, "seed: the same seed gives the same bytes")
 	cmd.AddCommand(cards)
 	return cmd

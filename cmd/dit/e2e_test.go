@@ -42,8 +42,14 @@ type result struct {
 
 func dit(t *testing.T, db string, args ...string) result {
 	t.Helper()
+	return runDit(t, append(os.Environ(), "DIT_DB="+db), args...)
+}
+
+// runDit runs the dit binary with the environment env.
+func runDit(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(ditBin, args...)
-	cmd.Env = append(os.Environ(), "DIT_DB="+db)
+	cmd.Env = env
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

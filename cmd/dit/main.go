@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -38,6 +39,41 @@ func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
 	return catalog.Open(p)
 }
 
+// openCatalogExisting opens the catalog for a command that reads jobs
+// (dit jobs, job show, verify, report): unlike openCatalog it never
+// creates one, nor its folder, so a mistyped --db is an error naming the
+// path rather than a new empty catalog.
+func (g *GlobalOptions) openCatalogExisting() (*catalog.Catalog, error) {
+	p := g.DB
+	if p == "" {
+		p = catalog.DefaultPath()
+	}
+	return catalog.OpenExisting(p)
+}
+
+// resumeArgs is what "dit offload --resume N" needs besides the job to
+// reach this catalog: "--db PATH" (absolute) when a catalog other than the
+// default was given (--db or DIT_DB), else "".
+func (g *GlobalOptions) resumeArgs() string {
+	if g.DB == "" {
+		return ""
+	}
+	p := g.DB
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return flagArg("db", p)
+}
+
+// resumeCommand is the command that resumes job id.
+func (g *GlobalOptions) resumeCommand(id int64) string {
+	cmd := fmt.Sprintf("dit offload --resume %d", id)
+	if a := g.resumeArgs(); a != "" {
+		cmd += " " + a
+	}
+	return cmd
+}
+
 // exitError carries an exit code through cobra.
 type exitError struct {
 	code int
@@ -56,7 +92,8 @@ const exitCodesHelp = `Exit codes:
   0    every file verified on every destination (with --verify none: copied)
   1    fatal error: the job could not run or finish
   2    usage error: bad command line
-  3    finished, but some files failed or were not verified: see the summary
+  3    finished, but some files failed or were not verified, or a card's hash
+       lists or the job's reports could not be written: see the summary
   130  interrupted (Ctrl-C): resume with dit offload --resume JOB`
 
 func newRootCommand(g *GlobalOptions) *cobra.Command {

@@ -9,10 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -20,7 +19,7 @@ import (
 // printer renders a running job. Event is called from engine goroutines.
 type printer interface {
 	Event(offload.Event)
-	Start(*offload.Job)
+	Start(progressSource)
 	Stop()
 	Summary(*offload.Summary, string)
 }
@@ -30,9 +29,72 @@ func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 		return &jsonPrinter{w: g.stdout}
 	}
 	if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return &ttyPrinter{w: g.stdout}
+		return &ttyPrinter{w: g.stdout, g: g}
 	}
-	return &plainPrinter{w: g.stdout, every: 5 * time.Second}
+	return &plainPrinter{w: g.stdout, every: 5 * time.Second, g: g}
+}
+
+// failureLines turns file failures into the lines a DIT reads: a reason
+// that many files of a card share (a card that stopped answering) is
+// printed once, with the count, not once per file.
+type failureLines struct {
+	mu   sync.Mutex
+	seen map[string]int // card + "\x00" + message -> files
+}
+
+// line returns the line for a failed file, or "" when its reason was
+// already printed for the card.
+func (f *failureLines) line(e offload.Event) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen == nil {
+		f.seen = map[string]int{}
+	}
+	k := e.Card + "\x00" + e.Message
+	f.seen[k]++
+	if f.seen[k] > 1 && strings.HasPrefix(e.Message, "card ") {
+		return ""
+	}
+	return fmt.Sprintf("%s: FAILED %s: %s", e.Card, e.Path, e.Message)
+}
+
+// cardDone returns a line counting the files of card that failed with a
+// reason printed once, or "".
+func (f *failureLines) cardDone(card string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for k, n := range f.seen {
+		c, msg, _ := strings.Cut(k, "\x00")
+		if c == card && n > 1 && strings.HasPrefix(msg, "card ") {
+			out = append(out, fmt.Sprintf("%s: %d files FAILED, all for the reason above (%s)", card, n, strings.SplitN(msg, " (", 2)[0]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// nextStep says what a DIT does next with a job that did not end well, ""
+// when there is nothing to do.
+func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSummary) string {
+	cmd := g.resumeCommand(id)
+	sealing, failed := 0, 0
+	for _, c := range cards {
+		if c.State == catalog.CardSealing {
+			sealing++
+		}
+		failed += c.Failed
+	}
+	switch {
+	case state == catalog.JobInterrupted:
+		return "resume it with: " + cmd
+	case sealing > 0:
+		return fmt.Sprintf("the hash lists of %d card(s) are not written (not safe to format yet): finish with: %s", sealing, cmd)
+	case state == catalog.JobFinishing:
+		return "its reports are not written: finish with: " + cmd
+	case failed > 0:
+		return fmt.Sprintf("%d file(s) failed: fix the cause (see above), then copy them again with: %s", failed, cmd)
+	}
+	return ""
 }
 
 // jsonPrinter writes one JSON object per line.
@@ -49,7 +111,7 @@ func (p *jsonPrinter) line(v any) {
 }
 
 func (p *jsonPrinter) Event(e offload.Event) { p.line(e) }
-func (p *jsonPrinter) Start(*offload.Job)    {}
+func (p *jsonPrinter) Start(progressSource)  {}
 func (p *jsonPrinter) Stop()                 {}
 func (p *jsonPrinter) Summary(s *offload.Summary, db string) {
 	p.line(struct {
@@ -65,6 +127,8 @@ type plainPrinter struct {
 	w     io.Writer
 	every time.Duration
 	last  time.Time
+	g     *GlobalOptions
+	fails failureLines
 }
 
 func (p *plainPrinter) printf(format string, a ...any) {
@@ -81,7 +145,9 @@ func (p *plainPrinter) Event(e offload.Event) {
 		p.printf("%s: copying from %s\n", e.Card, e.Path)
 	case offload.EvFile:
 		if e.State == offload.StateFailed {
-			p.printf("%s: FAILED %s: %s\n", e.Card, e.Path, e.Message)
+			if l := p.fails.line(e); l != "" {
+				p.printf("%s\n", l)
+			}
 		}
 	case offload.EvProgress:
 		if time.Since(p.last) < p.every {
@@ -92,7 +158,14 @@ func (p *plainPrinter) Event(e offload.Event) {
 			p.printf("%s\n", progressLine(c))
 		}
 	case offload.EvCardDone:
-		p.printf("%s: %s %s\n", e.Card, e.State, e.Message)
+		if l := p.fails.cardDone(e.Card); l != "" {
+			p.printf("%s\n", l)
+		}
+		if e.Message == "" {
+			p.printf("%s: %s\n", e.Card, e.State)
+		} else {
+			p.printf("%s: %s: %s\n", e.Card, e.State, e.Message)
+		}
 	case offload.EvWarning:
 		p.printf("%s\n", warningLine(e))
 	}
@@ -106,148 +179,45 @@ func warningLine(e offload.Event) string {
 	return "warning: " + e.Message
 }
 
+// progressLine is a card's periodic line (plain output): its phase and the
+// phase's own percentage (or what it is doing), then both byte counts.
 func progressLine(c offload.CardProgress) string {
-	done, total := c.BytesCopied+c.BytesVerified, c.Bytes+c.VerifyTotal
-	pct := 100.0
-	if total > 0 {
-		pct = 100 * float64(done) / float64(total)
+	r := (&cardView{CardProgress: c}).row()
+	status := r.pct
+	if r.text != "" {
+		status = r.text
 	}
-	eta := ""
-	if c.ETASeconds > 0 && c.Phase != "done" {
-		eta = " ETA " + units.FormatDuration(time.Duration(c.ETASeconds*float64(time.Second)))
+	s := fmt.Sprintf("%-8s %-9s %s  %d/%d files  copied %s/%s  verified %s/%s", c.Label, r.phase, status, c.FilesDone, c.Files,
+		units.FormatBytes(c.BytesCopied), units.FormatBytes(c.Bytes), units.FormatBytes(c.BytesVerified), units.FormatBytes(c.VerifyTotal))
+	if r.rate != "" {
+		s += "  " + r.rate
 	}
-	return fmt.Sprintf("%-8s %-9s %5.1f%%  %d/%d files  copied %s/%s  verified %s/%s  %s%s",
-		c.Label, c.Phase, pct, c.FilesDone, c.Files, units.FormatBytes(c.BytesCopied), units.FormatBytes(c.Bytes),
-		units.FormatBytes(c.BytesVerified), units.FormatBytes(c.VerifyTotal), units.FormatRate(c.Rate), eta)
+	if r.eta != "" {
+		s += "  ETA " + r.eta
+	}
+	return s
 }
 
-func (p *plainPrinter) Start(*offload.Job) {}
-func (p *plainPrinter) Stop()              {}
+func (p *plainPrinter) Start(progressSource) {}
+func (p *plainPrinter) Stop()                {}
 func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	writeSummary(p.w, s, db, "")
+	writeSummary(p.w, s, db, "", p.g)
 }
-
-// ttyPrinter draws a live bar per card.
-type ttyPrinter struct {
-	w    io.Writer
-	p    *mpb.Progress
-	mu   sync.Mutex
-	bars map[string]*mpb.Bar
-	last map[string]offload.CardProgress
-	stop chan struct{}
-	wg   sync.WaitGroup
-	done bool // the bars are finished: lines go straight to w
-}
-
-func (t *ttyPrinter) Event(e offload.Event) {
-	var line string
-	switch e.Type {
-	case offload.EvProgress:
-		t.mu.Lock()
-		for _, c := range e.Progress.Cards {
-			t.last[c.Label] = c
-		}
-		t.mu.Unlock()
-		return
-	case offload.EvFile:
-		if e.State != offload.StateFailed {
-			return
-		}
-		line = fmt.Sprintf("%s: FAILED %s: %s", e.Card, e.Path, e.Message)
-	case offload.EvWarning:
-		line = warningLine(e)
-	default:
-		return
-	}
-	// Written above the bars while they run (not under t.mu: drawing the
-	// bars takes it).
-	t.mu.Lock()
-	var w io.Writer = t.w
-	if t.p != nil && !t.done {
-		w = t.p
-	}
-	t.mu.Unlock()
-	fmt.Fprintln(w, line)
-}
-
-func (t *ttyPrinter) Start(j *offload.Job) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.p = mpb.New(mpb.WithOutput(t.w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
-	t.bars = map[string]*mpb.Bar{}
-	t.last = map[string]offload.CardProgress{}
-	for _, c := range j.Snapshot().Cards {
-		label := c.Label
-		t.bars[label] = t.p.AddBar(max(c.Bytes+c.VerifyTotal, 1),
-			mpb.PrependDecorators(decor.Name(label, decor.WC{W: 9, C: decor.DindentRight}),
-				decor.Any(func(decor.Statistics) string {
-					t.mu.Lock()
-					defer t.mu.Unlock()
-					return fmt.Sprintf("%-9s", t.last[label].Phase)
-				})),
-			mpb.AppendDecorators(decor.Percentage(decor.WC{W: 6}),
-				decor.Any(func(decor.Statistics) string {
-					t.mu.Lock()
-					c := t.last[label]
-					t.mu.Unlock()
-					eta := ""
-					if c.ETASeconds > 0 {
-						eta = "  ETA " + units.FormatDuration(time.Duration(c.ETASeconds*float64(time.Second)))
-					}
-					return fmt.Sprintf("  %d/%d files  %s%s", c.FilesDone, c.Files, units.FormatRate(c.Rate), eta)
-				})))
-	}
-	t.stop = make(chan struct{})
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-t.stop:
-				return
-			case <-tick.C:
-				for _, c := range j.Snapshot().Cards {
-					t.mu.Lock()
-					l := t.last[c.Label]
-					c.Rate, c.ETASeconds = l.Rate, l.ETASeconds
-					t.last[c.Label] = c
-					b := t.bars[c.Label]
-					t.mu.Unlock()
-					b.SetCurrent(c.BytesCopied + c.BytesVerified)
-				}
-			}
-		}
-	}()
-}
-
-func (t *ttyPrinter) Stop() {
-	if t.p == nil {
-		return
-	}
-	close(t.stop)
-	t.wg.Wait()
-	for _, b := range t.bars {
-		// Ends the bar where it is: a card that failed is not shown full.
-		b.Abort(false)
-	}
-	t.p.Wait()
-	t.mu.Lock()
-	t.done = true
-	t.mu.Unlock()
-}
-
-func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "") }
 
 // writeSummary is the human end-of-job report; mhl, unless "", is the
 // job's hash lists (dit job show).
-func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
+func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOptions) {
 	dur := time.Duration(s.Seconds * float64(time.Second)).Round(100 * time.Millisecond)
 	fmt.Fprintf(w, "\nJob %d %q %s in %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.State, dur,
-		s.Files, units.FormatBytes(s.Bytes), units.FormatTBPerHour(s.TBPerHour))
+		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
+	if s.Runs > 1 {
+		// The wall time counts the pauses; the rate does not.
+		fmt.Fprintf(w, "  resumed: ran %s in %d runs, paused %s; %s read from the cards in all\n",
+			units.FormatDuration(time.Duration(s.ActiveSeconds*float64(time.Second))), s.Runs,
+			units.FormatDuration(time.Duration(s.PausedSeconds*float64(time.Second))), units.FormatBytes(s.BytesCopied))
+	}
 	fmt.Fprintf(w, "  hashes %s, verify %s", s.Hashes, s.Verify)
 	if mhl != "" {
 		fmt.Fprintf(w, ", hash lists (--mhl) %s", mhl)
@@ -260,7 +230,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
 		}
 		fmt.Fprintf(w, "\n  [%s] %s  %s\n", mark, c.Label, c.Verdict)
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
-			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, units.FormatTBPerHour(c.TBPerHour))
+			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbh(c.TBPerHour))
 		for _, d := range c.Destinations {
 			fmt.Fprintf(w, "      -> %s: %d verified", d.Path, d.Verified)
 			if d.Copied > 0 {
@@ -274,12 +244,26 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
 			}
 			fmt.Fprintln(w)
 		}
-		for i, f := range c.Failures {
-			if i == 20 {
-				fmt.Fprintf(w, "      ... and %d more: dit job show %d\n", len(c.Failures)-20, s.JobID)
+		shown := 0
+		for i := 0; i < len(c.Failures); {
+			f := c.Failures[i]
+			n := 1
+			for i+n < len(c.Failures) && c.Failures[i+n].Error == f.Error {
+				n++
+			}
+			if shown == 20 {
+				fmt.Fprintf(w, "      ... and more: dit job show %d\n", s.JobID)
 				break
 			}
+			shown++
+			if n > 2 {
+				// One reason for many files (a card that stopped answering).
+				fmt.Fprintf(w, "      FAILED %d files (%s ... %s): %s\n", n, f.Path, c.Failures[i+n-1].Path, f.Error)
+				i += n
+				continue
+			}
 			fmt.Fprintf(w, "      FAILED %s: %s\n", f.Path, f.Error)
+			i++
 		}
 	}
 	if len(s.Warnings) > 0 {
@@ -289,8 +273,18 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string) {
 		}
 	}
 	fmt.Fprintf(w, "\nCatalog: %s (dit job show %d)\n", db, s.JobID)
-	if s.State == "interrupted" {
-		fmt.Fprintf(w, "Resume with: dit offload --resume %d\n", s.JobID)
+	if g == nil {
+		g = &GlobalOptions{}
 	}
-	_ = strings.TrimSpace
+	if next := nextStep(g, s.JobID, s.State, s.Cards); next != "" {
+		fmt.Fprintf(w, "Next: %s\n", next)
+	}
+}
+
+// tbh is a TB/hour figure as people read it: "-" when nothing was moved.
+func tbh(v float64) string {
+	if v <= 0 {
+		return "- TB/hour"
+	}
+	return units.FormatTBPerHour(v)
 }

@@ -26,6 +26,6 @@ func TestWarningsArePrinted(t *testing.T) {
 	require.Equal(t, "warning: "+msg+"\n", tty.String())
 
 	var sum bytes.Buffer
-	writeSummary(&sum, &offload.Summary{JobID: 3, State: "done", Warnings: []string{msg}}, "/tmp/c.db", "")
+	writeSummary(&sum, &offload.Summary{JobID: 3, State: "done", Warnings: []string{msg}}, "/tmp/c.db", "", nil)
 	require.Contains(t, sum.String(), "Warnings:\n  "+msg+"\n")
 }

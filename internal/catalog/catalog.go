@@ -92,6 +92,40 @@ func Open(path string) (*Catalog, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("catalog %s is a folder: give a file path with --db", abs)
 	}
+	return openAbs(abs)
+}
+
+// ErrNoCatalog is returned by [OpenExisting] when there is no catalog at
+// the path.
+var ErrNoCatalog = errors.New("no catalog")
+
+// OpenExisting opens the catalog at path like [Open], but only if it
+// exists: it never creates a catalog or its folder, so that a command that
+// only reads (dit jobs, dit job show, dit verify, dit report) given a
+// mistyped --db leaves nothing behind. A missing file is an error wrapping
+// [ErrNoCatalog] that names the path.
+func OpenExisting(path string) (*Catalog, error) {
+	if path == "" {
+		path = DefaultPath()
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%w at %s yet (no job has been run with it): check --db (or DIT_DB)", ErrNoCatalog, abs)
+	case err != nil:
+		return nil, fmt.Errorf("catalog %s: %w", abs, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("catalog %s is a folder: give a file path with --db", abs)
+	}
+	return openAbs(abs)
+}
+
+// openAbs opens the catalog file abs (an absolute path).
+func openAbs(abs string) (*Catalog, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
 		q.Add("_pragma", p)
@@ -135,25 +169,23 @@ func (c *Catalog) wrap(err error) error {
 	return fmt.Errorf("catalog %s: %w", c.path, err)
 }
 
+// init checks and migrates the catalog. Two dit processes may open a
+// catalog that does not exist yet at the same moment: the check and every
+// pending migration run in one immediate (write-locked) transaction, so
+// the second process waits for the first, then sees a complete dit
+// catalog at the latest version and has nothing to do.
 func (c *Catalog) init() error {
-	var appID, version int
-	if err := c.db.QueryRow("PRAGMA application_id").Scan(&appID); err != nil {
-		return c.wrap(err)
-	}
-	if err := c.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
-		return c.wrap(err)
-	}
-	if appID != ApplicationID {
-		var n int
-		if err := c.db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-			return c.wrap(err)
-		}
-		if appID != 0 || n > 0 {
-			return fmt.Errorf("%s is an SQLite database but not a dit catalog: move it aside or pass another --db", c.path)
-		}
-	}
 	var mode string
-	if err := c.db.QueryRow("PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+	var err error
+	for attempt := 0; ; attempt++ {
+		// Switching to WAL needs a moment of exclusive access; another
+		// process creating the same catalog may hold it.
+		if err = c.db.QueryRow("PRAGMA journal_mode=WAL").Scan(&mode); err == nil || attempt == 50 || !isBusy(err) {
+			break
+		}
+		time.Sleep(time.Duration(10+attempt*10) * time.Millisecond)
+	}
+	if err != nil {
 		return c.wrap(err)
 	}
 	ents, err := migrations.ReadDir("sql")
@@ -161,6 +193,25 @@ func (c *Catalog) init() error {
 		return err
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	tx, err := c.db.Begin() // BEGIN IMMEDIATE (_txlock): waits for another writer
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer tx.Rollback()
+	var appID, version, objects int
+	if err := tx.QueryRow("PRAGMA application_id").Scan(&appID); err != nil {
+		return c.wrap(err)
+	}
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return c.wrap(err)
+	}
+	if err := tx.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return c.wrap(err)
+	}
+	if appID != ApplicationID && (appID != 0 || objects > 0) {
+		return fmt.Errorf("%s is an SQLite database but not a dit catalog: move it aside or pass another --db", c.path)
+	}
+	applied := false
 	for _, e := range ents {
 		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
 		if err != nil {
@@ -173,24 +224,27 @@ func (c *Catalog) init() error {
 		if err != nil {
 			return err
 		}
-		tx, err := c.db.Begin()
-		if err != nil {
-			return c.wrap(err)
-		}
 		if _, err := tx.Exec(string(body)); err != nil {
-			tx.Rollback()
 			return c.wrap(fmt.Errorf("migration %s: %w", e.Name(), err))
 		}
-		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version=%d; PRAGMA application_id=%d", n, ApplicationID)); err != nil {
-			tx.Rollback()
-			return c.wrap(err)
-		}
-		if err := tx.Commit(); err != nil {
-			return c.wrap(err)
-		}
-		version = n
+		version, applied = n, true
 	}
-	return nil
+	if !applied {
+		return nil
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version=%d; PRAGMA application_id=%d", version, ApplicationID)); err != nil {
+		return c.wrap(err)
+	}
+	return c.wrap(tx.Commit())
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	}
+	return false
 }
 
 // Submit queues a write for the writer goroutine. Writes are applied in

@@ -63,6 +63,41 @@
 //	    destination. A resumed job writes the lists it started with. Jobs
 //	    recorded before version 3 read as asc, the default they ran with.
 //
+// # Schema version 4 (sql/0004_seal.sql): the proof step
+//
+//	cards.sealed: the time of the card's hash lists (ASC MHL generation,
+//	    MHL v1.1 list), set when sealing starts and kept until they are
+//	    written, so a seal a crash interrupted is redone as the same
+//	    generation, not a second one.
+//
+// States, in the order a card and a job go through them:
+//
+//	card: pending -> copying -> verifying -> sealing -> verified | copied | failed
+//	    sealing: every file reached its final state; the hash lists are
+//	    being written on every destination (or could not be: error says
+//	    why). A card is "safe to format" only in state verified: copied,
+//	    read back, and its hash lists written, read back whole and durable.
+//	job:  running -> finishing -> done (or interrupted, failed)
+//	    finishing: every card ended; the reports are being written (or
+//	    could not be: error says why). A finishing job whose process is
+//	    gone is finished by dit offload --resume.
+//
+// Creation and migrations run in one immediate (write-locked)
+// transaction, so dit processes that open a catalog that does not exist
+// yet at the same moment all succeed: the first creates it, the others
+// wait and find it complete.
+//
+// # Schema versions 5, 6 and 7
+//
+//	samples.seconds: the interval a sample covers (ending at t), so time
+//	    spent is the sum of intervals, pauses left out (offload.Activity).
+//	runs(job_id, seq, started, finished): each start or resume of a job;
+//	    finished NULL for a run whose process was killed.
+//	jobs.ignore: the job's --ignore patterns, one per line.
+//	partials(card_id, rel_path, dest_id, temp, size, mtime_ns, offset,
+//	         digest, prev_offset, prev_digest): mid-file resume checkpoints,
+//	    see internal/offload's doc; a row goes when its file is done.
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version; never edit a released migration, add a

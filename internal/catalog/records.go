@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +18,17 @@ const (
 	JobInterrupted = "interrupted"
 	JobDone        = "done"
 	JobFailed      = "failed"
+	// JobFinishing: every card has ended; the job's reports are being
+	// written. A job left finishing by a process that is gone has every
+	// copy and hash list recorded but not its reports: dit offload
+	// --resume finishes it.
+	JobFinishing = "finishing"
 )
+
+// Card states beyond the engine's file states: a card is "sealing" once
+// every file reached its final state, until its hash lists are written on
+// every destination (then "verified", "copied" or "failed").
+const CardSealing = "sealing"
 
 // Job is a row of jobs.
 type Job struct {
@@ -35,10 +46,15 @@ type Job struct {
 	IncludeHidden bool
 	// MHL is the hash lists written into each card's folder: asc, v1,
 	// both or none ("" is recorded as asc).
-	MHL      string
+	MHL string
+	// Ignore are the job's ignore patterns (--ignore, --ignore-file).
+	Ignore   []string
 	Started  time.Time
 	Finished time.Time
 	Error    string
+	// Active: a live process is running or finishing the job (read from
+	// the state, the host and the pid; not stored).
+	Active bool
 }
 
 // Card is a row of cards.
@@ -54,7 +70,10 @@ type Card struct {
 	CopyFinished   time.Time
 	VerifyStarted  time.Time
 	VerifyFinished time.Time
-	Error          string
+	// Sealed is the time of the card's hash lists (set when sealing
+	// starts, kept until they are written; zero before).
+	Sealed time.Time
+	Error  string
 }
 
 // Dest is a row of destinations.
@@ -94,13 +113,67 @@ type Skip struct {
 	Rel, Kind, Reason string
 }
 
-// Sample is a row of samples. DestID 0 is the card's read side.
+// Sample is a row of samples. DestID 0 is the card's read side. Seconds
+// is the interval the sample covers, ending at T (0: not recorded, a
+// catalog before version 5).
 type Sample struct {
 	CardID, DestID int64
 	T              time.Time
 	Bytes          int64
 	Rate           float64
 	Phase          string
+	Seconds        float64
+}
+
+// Run is one run of a job: started by dit offload or a resume; Finished
+// is zero for a run whose process was killed.
+type Run struct {
+	Seq      int
+	Started  time.Time
+	Finished time.Time
+}
+
+// StartRun records a new run of job id starting at t and returns its
+// number (not batched).
+func (c *Catalog) StartRun(id int64, t time.Time) (int, error) {
+	var seq int
+	if err := c.Flush(); err != nil {
+		return 0, err
+	}
+	if err := c.db.QueryRow(`SELECT COALESCE(MAX(seq),0)+1 FROM runs WHERE job_id=?`, id).Scan(&seq); err != nil {
+		return 0, c.wrap(err)
+	}
+	_, err := c.Exec(`INSERT INTO runs (job_id,seq,started) VALUES (?,?,?)`, id, seq, Time(t))
+	return seq, err
+}
+
+// EndRun records when run seq of job id ended.
+func (c *Catalog) EndRun(id int64, seq int, t time.Time) error {
+	_, err := c.Exec(`UPDATE runs SET finished=? WHERE job_id=? AND seq=?`, Time(t), id, seq)
+	return err
+}
+
+// Runs lists a job's runs in order.
+func (c *Catalog) Runs(id int64) ([]Run, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT seq, started, finished FROM runs WHERE job_id=? ORDER BY seq`, id)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		var st, fin sql.NullString
+		if err := rows.Scan(&r.Seq, &st, &fin); err != nil {
+			return nil, c.wrap(err)
+		}
+		r.Started, r.Finished = ParseTime(st), ParseTime(fin)
+		out = append(out, r)
+	}
+	return out, c.wrap(rows.Err())
 }
 
 func nullStr(s string) any {
@@ -117,9 +190,9 @@ func (c *Catalog) CreateJob(j *Job) error {
 	if j.MHL == "" {
 		j.MHL = "asc"
 	}
-	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,started)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
-		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, Time(j.Started))
+	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started))
 	if err != nil {
 		return err
 	}
@@ -152,9 +225,9 @@ func (c *Catalog) AddCard(k *Card) error {
 
 // UpdateCard queues the card's mutable fields.
 func (c *Catalog) UpdateCard(k *Card) {
-	c.Submit(`UPDATE cards SET volume_id=?, bytes=?, files=?, state=?, copy_started=?, copy_finished=?, verify_started=?, verify_finished=?, error=? WHERE id=?`,
+	c.Submit(`UPDATE cards SET volume_id=?, bytes=?, files=?, state=?, copy_started=?, copy_finished=?, verify_started=?, verify_finished=?, sealed=?, error=? WHERE id=?`,
 		k.VolumeID, k.Bytes, k.Files, k.State, nullTime(k.CopyStarted), nullTime(k.CopyFinished),
-		nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), k.Error, k.ID)
+		nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), nullTime(k.Sealed), k.Error, k.ID)
 }
 
 // AddDest inserts a destination now and sets its ID.
@@ -202,37 +275,50 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 	if s.DestID != 0 {
 		dest = s.DestID
 	}
-	c.Submit(`INSERT INTO samples (job_id,card_id,dest_id,t,bytes,rate,phase) VALUES (?,?,?,?,?,?,?)`,
-		jobID, s.CardID, dest, Time(s.T), s.Bytes, s.Rate, s.Phase)
+	var secs any
+	if s.Seconds > 0 {
+		secs = s.Seconds
+	}
+	c.Submit(`INSERT INTO samples (job_id,card_id,dest_id,t,bytes,rate,phase,seconds) VALUES (?,?,?,?,?,?,?,?)`,
+		jobID, s.CardID, dest, Time(s.T), s.Bytes, s.Rate, s.Phase, secs)
 }
 
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,started,finished,error`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var started, finished sql.NullString
+	var ignore string
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
-		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &started, &finished, &j.Error); err != nil {
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error); err != nil {
 		return nil, err
 	}
+	if ignore != "" {
+		j.Ignore = strings.Split(ignore, "\n")
+	}
 	j.Started, j.Finished = ParseTime(started), ParseTime(finished)
-	j.State = effectiveState(&j)
+	j.State, j.Active = effectiveState(&j)
 	return &j, nil
 }
 
-// effectiveState shows a job whose process is gone as interrupted.
-func effectiveState(j *Job) string {
-	if j.State != JobRunning {
-		return j.State
+// effectiveState shows a running job whose process is gone as interrupted
+// (a finishing one stays finishing) and says whether a process is still
+// at work on it (on another host: assumed so).
+func effectiveState(j *Job) (string, bool) {
+	if j.State != JobRunning && j.State != JobFinishing {
+		return j.State, false
 	}
 	host, _ := os.Hostname()
 	if j.Host == host && j.PID > 0 && !processAlive(j.PID) {
-		return JobInterrupted
+		if j.State == JobRunning {
+			return JobInterrupted, false
+		}
+		return j.State, false
 	}
-	return j.State
+	return j.State, true
 }
 
 func processAlive(pid int) bool {
@@ -282,7 +368,7 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,error
+	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error
 		FROM cards WHERE job_id=? ORDER BY seq`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
@@ -291,12 +377,13 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 	var out []*Card
 	for rows.Next() {
 		var k Card
-		var t [4]sql.NullString
+		var t [5]sql.NullString
 		if err := rows.Scan(&k.ID, &k.JobID, &k.Seq, &k.Label, &k.Path, &k.VolumeID, &k.Bytes, &k.Files, &k.State,
-			&t[0], &t[1], &t[2], &t[3], &k.Error); err != nil {
+			&t[0], &t[1], &t[2], &t[3], &t[4], &k.Error); err != nil {
 			return nil, c.wrap(err)
 		}
 		k.CopyStarted, k.CopyFinished, k.VerifyStarted, k.VerifyFinished = ParseTime(t[0]), ParseTime(t[1]), ParseTime(t[2]), ParseTime(t[3])
+		k.Sealed = ParseTime(t[4])
 		out = append(out, &k)
 	}
 	return out, c.wrap(rows.Err())
@@ -403,7 +490,7 @@ func (c *Catalog) Samples(jobID int64) ([]Sample, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT card_id, COALESCE(dest_id,0), t, bytes, rate, phase FROM samples WHERE job_id=? ORDER BY id`, jobID)
+	rows, err := c.db.Query(`SELECT card_id, COALESCE(dest_id,0), t, bytes, rate, phase, COALESCE(seconds,0) FROM samples WHERE job_id=? ORDER BY id`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -413,7 +500,7 @@ func (c *Catalog) Samples(jobID int64) ([]Sample, error) {
 		var s Sample
 		var t sql.NullString
 		var card sql.NullInt64
-		if err := rows.Scan(&card, &s.DestID, &t, &s.Bytes, &s.Rate, &s.Phase); err != nil {
+		if err := rows.Scan(&card, &s.DestID, &t, &s.Bytes, &s.Rate, &s.Phase, &s.Seconds); err != nil {
 			return nil, c.wrap(err)
 		}
 		s.CardID, s.T = card.Int64, ParseTime(t)

@@ -10,6 +10,12 @@
 // [File.DropCache] so read-back verification reads from the media, not the
 // page cache: on Linux fdatasync + posix_fadvise(POSIX_FADV_DONTNEED), on
 // macOS F_FULLFSYNC, msync(MS_INVALIDATE) of the file's pages and
-// fcntl(F_NOCACHE).
+// fcntl(F_NOCACHE). On Linux [OS.OpenNoCache] reads with O_DIRECT where
+// the filesystem allows it (the kernel writes dirty pages back first; every
+// read comes from the medium and fills no cache; buffers from [Block] are
+// aligned for it, others go through an aligned bounce buffer); elsewhere
+// (tmpfs, some FUSE and network filesystems) it drops the pages and reads
+// through the cache, dropping behind the reads. [OpenAppend] reopens a temp
+// to go on writing it (mid-file resume; not on a dit array).
 // [Faulty] wraps any FS and injects faults by path.
 package fsys

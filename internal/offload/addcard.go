@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/source"
-	"github.com/dit-org/dit/internal/units"
 )
 
 // EvCardAdded is emitted when a card joins a running job (AddCard).
@@ -25,7 +23,9 @@ var ErrNotRunning = errors.New("the job is not running")
 func (j *Job) AddCard(path string) (string, error) {
 	j.runMu.Lock()
 	defer j.runMu.Unlock()
-	if j.runCtx == nil || j.finishing || j.runCtx.Err() != nil {
+	// Before Run has started (a front end's Add card pressed in the first
+	// moments of a job) the card joins the job and starts with the others.
+	if j.finishing || (j.runCtx != nil && j.runCtx.Err() != nil) || j.rec.State != catalog.JobRunning {
 		return "", fmt.Errorf("cannot add %s: %w", path, ErrNotRunning)
 	}
 	cards := j.cardList()
@@ -42,7 +42,7 @@ func (j *Job) AddCard(path string) (string, error) {
 		return "", err
 	}
 	abs := cp[len(cp)-1]
-	sc, err := source.Scan(j.opts.FS, abs, source.Options{IncludeHidden: j.opts.IncludeHidden})
+	sc, records, err := ScanCard(j.opts.FS, abs, j.opts.IncludeHidden, j.opts.Ignore...)
 	if err != nil {
 		return "", err
 	}
@@ -58,14 +58,16 @@ func (j *Job) AddCard(path string) (string, error) {
 	k := &catalog.Card{JobID: j.rec.ID, Seq: len(cards), Label: sc.Label, Path: abs, VolumeID: sc.VolumeID,
 		Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
 	c := j.newCardRun(sc, k, out, nil)
+	c.history = records
 	for di, d := range j.dests {
 		need, err := c.plan(di)
 		if err != nil {
 			return "", err
 		}
-		if free, _, err := j.opts.FS.Free(d.root); err == nil && uint64(need+64<<20) > free {
-			return "", fmt.Errorf("not enough space on %s for card %s: it needs %s, %s is free: free space or choose another destination",
-				d.root, sc.Label, units.FormatBytes(need), units.FormatBytes(int64(free)))
+		if free, _, err := j.opts.FS.Free(d.root); err == nil {
+			if msg := spaceShortfall(need, int64(free)); msg != "" {
+				return "", fmt.Errorf("not enough space on %s for card %s: %s: free space or choose another destination", d.root, sc.Label, msg)
+			}
 		}
 	}
 	c.computeTotals()
@@ -76,6 +78,8 @@ func (j *Job) AddCard(path string) (string, error) {
 	j.cards = append(j.cards, c)
 	j.cardsMu.Unlock()
 	j.emit(Event{Type: EvCardAdded, Card: sc.Label, Path: abs, Bytes: c.copyTotal})
-	j.startCard(c)
+	if j.runCtx != nil {
+		j.startCard(c)
+	}
 	return sc.Label, nil
 }

@@ -87,3 +87,21 @@ func TestAddCardRefusesBadInput(t *testing.T) {
 	require.Error(t, got[1])
 	require.ErrorContains(t, got[2], "does not exist")
 }
+
+// A card added between New and Run (Add card pressed in the first moments
+// of a job) joins the job and is copied with the others.
+func TestAddCardBeforeRunStarts(t *testing.T) {
+	e := newEnv(t)
+	a, b := twoCards(t, e)
+	d1 := e.dest("d1")
+	j, err := New(context.Background(), e.opts([]string{a}, []string{d1}))
+	require.NoError(t, err)
+	label, err := j.AddCard(b)
+	require.NoError(t, err)
+	require.Equal(t, "B001", label)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s.ExitCode, "%+v", s.Cards)
+	require.Len(t, s.Cards, 2)
+	require.Equal(t, treeHashes(t, b), treeHashes(t, filepath.Join(d1, "day01", "B001")))
+}

@@ -1,6 +1,7 @@
 package offload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,11 +15,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zeebo/xxh3"
 	"golang.org/x/time/rate"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // Copy states (catalog.Copy.State).
@@ -46,12 +51,19 @@ type destPlan struct {
 	target     string // absolute
 	replaceOwn bool   // the file at target was written by this job and never verified
 	prev       *catalog.Copy
+	// partial: an interrupted run left a temp of this copy with a
+	// checkpoint (mid-file resume); Temp is its full path.
+	partial *catalog.Partial
 }
 
 type filePlan struct {
 	ent   source.Entry
 	dests []destPlan
 	prev  *catalog.File
+	// probe: the file failed in an earlier run and a copy this job wrote
+	// may be replaced; it is replaced only by a stable read: the card's
+	// file is hashed once before the copy read, and both reads must agree.
+	probe bool
 }
 
 // cardRun is one card's pipeline.
@@ -74,6 +86,21 @@ type cardRun struct {
 	phase       atomic.Value // string
 	destWritten []atomic.Int64
 	destVerif   []atomic.Int64
+
+	// history is what an ASC MHL history on the card records (an earlier
+	// hop), by path: every file read is checked against it.
+	history map[string]*ascmhl.Record
+	// partials are the checkpoints an interrupted run left (mid-file
+	// resume): rel -> destination id -> checkpoint.
+	partials map[string]map[int64]*catalog.Partial
+
+	// prevState is the card's state when the job was resumed ("" for a new
+	// job); touched: this run read or verified something of the card.
+	prevState string
+	touched   atomic.Bool
+	readOK    atomic.Int64 // files read whole from the card in this run
+	eioRow    atomic.Int64 // files in a row that failed with I/O errors
+	lastOK    atomic.Value // string: the last card file read whole
 
 	ctx      context.Context // the job's context, for the writers' limiter waits
 	mu       sync.Mutex
@@ -130,8 +157,24 @@ func (c *cardRun) plan(di int) (int64, error) {
 	}
 	// Temps of an interrupted run go; only after the check above, so that
 	// nothing is removed through a link.
-	removeTemps(c.j.opts.FS, filepath.Join(d.root, filepath.FromSlash(c.out)), "", func(rel string) bool {
-		return c.names[rel]
+	// Temps a resume goes on writing: only those whose checkpoint still
+	// fits the card's file and the temp; any other goes with the rest.
+	keepTemp := map[string]bool{}
+	resumable := map[string]*catalog.Partial{}
+	if len(c.partials) > 0 {
+		for _, fp := range c.files {
+			p := c.partials[fp.ent.Rel][d.rec.ID]
+			if p == nil || p.Size != fp.ent.Size || !p.Mtime.Equal(fp.ent.Mtime) || !fsys.CanAppend(c.j.opts.FS, p.Temp) {
+				continue
+			}
+			if ti, err := c.j.opts.FS.Lstat(p.Temp); err == nil && ti.Mode().IsRegular() && ti.Size() >= p.Offset {
+				keepTemp[p.Temp], resumable[fp.ent.Rel] = true, p
+			}
+		}
+	}
+	base := filepath.Join(d.root, filepath.FromSlash(c.out))
+	removeTemps(c.j.opts.FS, base, "", func(rel string) bool {
+		return c.names[rel] || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
 	})
 	var need int64
 	for _, fp := range c.files {
@@ -154,7 +197,12 @@ func (c *cardRun) plan(di int) (int64, error) {
 			dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
 		}
 		dp.prev = prevCopy
-		verified := prevCopy != nil && prevCopy.State == StateVerified
+		// A copy counts as verified only while its file does: a file that
+		// failed (the card read differently twice, a copy that did not
+		// verify) has hashes that cannot be trusted, so every copy of it is
+		// compared again with a new read of the card, and one this job wrote
+		// is replaced when it differs.
+		verified := prevCopy != nil && prevCopy.State == StateVerified && fp.prev.State != StateFailed
 		if verified {
 			fi, err := c.j.opts.FS.Lstat(dp.target)
 			exists := err == nil
@@ -182,12 +230,16 @@ func (c *cardRun) plan(di int) (int64, error) {
 		case err == nil:
 			dp.mode = modeCompare
 			dp.replaceOwn = prevCopy != nil && prevCopy.Written && !verified
+			if dp.replaceOwn && fp.prev != nil && fp.prev.State == StateFailed {
+				fp.probe = true
+			}
 			if dp.replaceOwn || c.j.opts.OnConflict == ConflictRename || !fi.Mode().IsRegular() || fi.Size() != fp.ent.Size {
 				need += fp.ent.Size
 			}
 		case errors.Is(err, fs.ErrNotExist):
 			dp.mode = modeWrite
 			need += fp.ent.Size
+			dp.partial = resumable[fp.ent.Rel]
 		default:
 			return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
 		}
@@ -255,6 +307,8 @@ type fileTask struct {
 	vmu      sync.Mutex
 	vpending int
 	srcErr   string
+	// resumeAt: the copy goes on from this offset (mid-file resume).
+	resumeAt int64
 }
 
 type destResult struct {
@@ -269,6 +323,7 @@ type wmsgKind int
 const (
 	wBegin wmsgKind = iota
 	wData
+	wCheckpoint // make the temp durable this far and record it
 	wEnd
 )
 
@@ -278,6 +333,9 @@ type wmsg struct {
 	buf    *buffer
 	n      int
 	commit bool
+	keep   bool   // wEnd without commit: keep the temp (checkpointed, interrupted)
+	offset int64  // wCheckpoint
+	digest string // wCheckpoint: xxh3-64 of the first offset bytes
 }
 
 type vtask struct {
@@ -293,7 +351,12 @@ func (c *cardRun) run(ctx context.Context) {
 	nd := len(j.dests)
 	c.ctx = ctx
 	now := j.opts.Now()
-	c.rec.State, c.rec.CopyStarted, c.rec.Error = "copying", now, ""
+	// The card's copy and verify windows span every run of the job: first
+	// start, last end (the time actually spent is in the samples).
+	c.rec.State, c.rec.Error = "copying", ""
+	if c.rec.CopyStarted.IsZero() {
+		c.rec.CopyStarted = now
+	}
 	c.phase.Store("copying")
 	j.cat.UpdateCard(c.rec)
 	for _, s := range c.scan.Skipped {
@@ -370,13 +433,15 @@ func (c *cardRun) run(ctx context.Context) {
 	wwg.Wait()
 	close(finish)
 	fwg.Wait()
-	if c.rec.CopyFinished.IsZero() {
+	if c.rec.CopyFinished.IsZero() || c.bytesCopied.Load() > 0 {
 		c.rec.CopyFinished = j.opts.Now()
 	}
 	if j.opts.Verify != VerifyNone && ctx.Err() == nil {
 		c.phase.Store("verifying")
 		c.rec.State = "verifying"
-		c.rec.VerifyStarted = c.verifyStart()
+		if c.rec.VerifyStarted.IsZero() {
+			c.rec.VerifyStarted = c.verifyStart()
+		}
 		j.cat.UpdateCard(c.rec)
 	}
 	for _, v := range verifiers {
@@ -441,6 +506,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 		return t
 	}
+	c.touched.Store(true)
 	if msg := c.cardGone(); msg != "" {
 		t.readErr = errors.New(msg)
 		return t
@@ -463,13 +529,40 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		return t
 	}
 	t.size, t.mtime = before.Size(), before.ModTime()
+	var probe hashing.Sums
+	if fp.probe {
+		if probe, err = c.probeRead(ctx, src, t.size); err != nil {
+			t.readErr = c.readFailure(src, err)
+			return t
+		}
+	}
+	// Mid-file resume: big files are checkpointed as they are written; an
+	// interrupted one goes on from its last checkpoint that every copy
+	// reached, once each copy's kept prefix has been read back and checked.
+	var ck *xxh3.Hasher
+	var nextCk int64
+	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
+		ck, nextCk = xxh3.New(), every
+		if at := c.resume(ctx, t, p, mh, ck); at > 0 {
+			if sk, ok := f.(io.Seeker); ok {
+				if _, err := sk.Seek(at, io.SeekStart); err == nil {
+					t.resumeAt = at
+					nextCk = (at/every + 1) * every
+				}
+			}
+			if t.resumeAt == 0 { // the card cannot seek: start over
+				mh.Reset()
+				ck.Reset()
+			}
+		}
+	}
 	t.wg.Add(nActive)
 	for di, w := range writers {
 		if t.active[di] {
 			w <- wmsg{kind: wBegin, task: t}
 		}
 	}
-	var total int64
+	total := t.resumeAt
 	var rerr error
 	for {
 		buf, err := p.get(ctx)
@@ -489,6 +582,9 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 		n, err := io.ReadFull(f, buf.b)
 		if n > 0 {
+			// Read from the card: counted now, even if an interruption
+			// stops it before it is written (it was moved all the same).
+			c.bytesCopied.Add(int64(n))
 			if lim != nil {
 				if werr := lim.WaitN(ctx, n); werr != nil {
 					buf.refs.Store(1)
@@ -496,6 +592,9 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 					rerr = werr
 					break
 				}
+			}
+			if ck != nil {
+				ck.Write(buf.b[:n])
 			}
 			buf.refs.Store(int32(1 + nActive))
 			mh.Write(buf.b[:n], buf.release)
@@ -505,7 +604,16 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 				}
 			}
 			total += int64(n)
-			c.bytesCopied.Add(int64(n))
+			if ck != nil && total >= nextCk && total < t.size {
+				// Every copy is made durable this far and says so.
+				d := fmt.Sprintf("%016x", ck.Sum64())
+				for di, w := range writers {
+					if t.active[di] {
+						w <- wmsg{kind: wCheckpoint, task: t, offset: total, digest: d}
+					}
+				}
+				nextCk = (total/j.opts.CheckpointEvery + 1) * j.opts.CheckpointEvery
+			}
 		} else {
 			p.put(buf)
 		}
@@ -537,18 +645,180 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			}
 		}
 	}
+	if rerr == nil {
+		c.noteRead(src, nil)
+	}
 	sums := mh.Finish()
+	if fp.probe && rerr == nil {
+		// Nothing is replaced before the two reads agree.
+		got := <-sums
+		sums = closedSums(got)
+		if a := hashing.Fastest(j.algos); got.Get(a) != probe.Get(a) {
+			rerr = fmt.Errorf("%s read differently twice (%s %s, then %s): the card or reader returns unstable data; the earlier copies are left as they are", src, a, probe.Get(a), got.Get(a))
+		}
+	}
 	t.readErr = rerr
 	if rerr == nil {
 		t.sums = sums
 	}
+	// An interrupted checkpointed copy keeps its temp for a resume.
+	keep := ck != nil && errors.Is(rerr, context.Canceled)
 	for di, w := range writers {
 		if t.active[di] {
-			w <- wmsg{kind: wEnd, task: t, commit: rerr == nil}
+			w <- wmsg{kind: wEnd, task: t, commit: rerr == nil, keep: keep}
 		}
 	}
 	t.copied = j.opts.Now()
 	return t
+}
+
+// resume finds the offset a checkpointed copy goes on from: the largest
+// checkpoint every active copy has, whose kept prefix reads back from each
+// destination with the digest recorded when it was read from the card. The
+// first copy's prefix is fed to the hashers (mh, ck) as it is read, so the
+// file's hashes cover it; 0 (and nothing fed) when there is none.
+func (c *cardRun) resume(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) int64 {
+	fp := t.plan
+	var parts []*catalog.Partial
+	for di := range fp.dests {
+		if !t.active[di] {
+			continue
+		}
+		p := fp.dests[di].partial
+		if p == nil || p.Size != t.size || !p.Mtime.Equal(t.mtime) { // as the card's file is now
+			return 0
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return 0
+	}
+	var at int64
+	for _, off := range []int64{parts[0].Offset, parts[0].PrevOffset} {
+		ok := off > 0
+		for _, q := range parts[1:] {
+			ok = ok && q.At(off) != ""
+		}
+		if ok && off > at {
+			at = off
+		}
+	}
+	if at == 0 {
+		return 0
+	}
+	// The other copies first: read back, checked, nothing fed.
+	for _, q := range parts[1:] {
+		if d, err := c.prefixDigest(ctx, q.Temp, at, nil, nil, nil); err != nil || d != q.At(at) {
+			return 0
+		}
+	}
+	// The card's file must still be the one the prefix came from: the last
+	// stretch before the resume point is read from the card again and must
+	// equal the temp's (a card rewritten with the same size and time would
+	// otherwise give a copy of two files).
+	d, err := c.prefixDigest(ctx, parts[0].Temp, at, p, mh, ck)
+	if err != nil || d != parts[0].At(at) ||
+		!c.sameTail(parts[0].Temp, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), at) {
+		mh.Reset()
+		ck.Reset()
+		return 0
+	}
+	return at
+}
+
+// sameTail reports whether the last MiB (at most) before offset at reads
+// the same from the temp and from the card's file.
+func (c *cardRun) sameTail(temp, src string, at int64) bool {
+	n := min(at, 1<<20)
+	read := func(open func(string) (fsys.File, error), name string) []byte {
+		f, err := open(name)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		sk, ok := f.(io.Seeker)
+		if !ok {
+			return nil
+		}
+		if _, err := sk.Seek(at-n, io.SeekStart); err != nil {
+			return nil
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(f, b); err != nil {
+			return nil
+		}
+		return b
+	}
+	fsy := c.j.opts.FS
+	a, b := read(fsy.OpenNoCache, temp), read(fsy.Open, src)
+	return a != nil && b != nil && bytes.Equal(a, b)
+}
+
+// prefixDigest reads the first n bytes of a temp back from its medium and
+// returns their xxh3-64; with mh and ck set it also feeds them the bytes.
+func (c *cardRun) prefixDigest(ctx context.Context, name string, n int64, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) (string, error) {
+	j := c.j
+	f, err := j.opts.FS.OpenNoCache(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := xxh3.New()
+	var local []byte
+	for done := int64(0); done < n; {
+		var buf *buffer
+		var b []byte
+		if mh != nil {
+			if buf, err = p.get(ctx); err != nil {
+				return "", err
+			}
+			b = buf.b
+		} else {
+			if local == nil {
+				local = fsys.Block(j.opts.BlockSize)
+			}
+			b = local
+		}
+		want := min(int64(len(b)), n-done)
+		if lim := j.opts.Limiter; lim != nil {
+			if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
+				if buf != nil {
+					p.put(buf)
+				}
+				return "", err
+			}
+		}
+		k, err := io.ReadFull(f, b[:want])
+		h.Write(b[:k])
+		if mh != nil {
+			ck.Write(b[:k])
+			buf.refs.Store(1)
+			mh.Write(buf.b[:k], buf.release)
+		}
+		done += int64(k)
+		if err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%016x", h.Sum64()), nil
+}
+
+// probeRead hashes the card's file src (the fastest hash) with a read of
+// its own, paced as a re-read of the card.
+func (c *cardRun) probeRead(ctx context.Context, src string, size int64) (hashing.Sums, error) {
+	j := c.j
+	mh := hashing.NewMulti([]hashing.Algo{hashing.Fastest(j.algos)}, 2)
+	defer mh.Close()
+	bufs := [][]byte{fsys.Block(j.opts.BlockSize), fsys.Block(j.opts.BlockSize)}
+	var wait func(int) error
+	if lim := j.opts.Limiter; lim != nil {
+		wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, -1, n) }
+	}
+	sums, n, err := hashFile(ctx, j.opts.FS, src, size, bufs, mh, wait, func(int) {})
+	if err == nil && n != size {
+		err = fmt.Errorf("%d bytes read, %d expected: is the card still being written?", n, size)
+	}
+	return sums, err
 }
 
 func closedSums(s hashing.Sums) <-chan hashing.Sums {
@@ -566,11 +836,15 @@ func (c *cardRun) readFailure(src string, err error) error {
 	if msg := c.cardGone(); msg != "" {
 		return errors.New(msg)
 	}
+	c.noteRead(src, err)
+	if msg := c.cardGone(); msg != "" {
+		return errors.New(msg)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s vanished from the card before it was copied", src)
 	}
 	if errors.Is(err, syscall.EIO) {
-		return fmt.Errorf("cannot read %s: input/output error (bad sector, failing card or reader): %w", src, err)
+		return fmt.Errorf("cannot read %s: %w (a bad spot on the card, or a failing card or reader)", src, syscall.EIO)
 	}
 	if errors.Is(err, fs.ErrPermission) {
 		return fmt.Errorf("cannot read %s: permission denied: %w", src, err)
@@ -594,9 +868,72 @@ func (c *cardRun) cardGone() string {
 		}
 	}
 	if gone {
-		c.cardErr = fmt.Sprintf("card %s is no longer readable (pulled or unmounted?): re-insert it and run dit offload --resume %d", c.scan.Root, c.j.rec.ID)
+		c.cardErr = fmt.Sprintf("card %s (%s) is no longer readable (pulled or unmounted?) after %d of %d files: reinsert it and run %s",
+			c.rec.Label, c.scan.Root, c.readOK.Load(), len(c.files), c.j.ResumeCommand())
 	}
 	return c.cardErr
+}
+
+// ioErrorsInARow is how many files in a row must fail with input/output
+// errors before dit takes the card (or its reader) as gone.
+const ioErrorsInARow = 3
+
+// noteRead tells a bad spot from a card that stopped answering. After a
+// file read whole (src) it remembers the file; after an input/output error
+// it reads the start of that file again from the medium: if a file that
+// read well before fails now, the card or its reader is gone, and the
+// card's remaining files fail with one message, not one error each. When
+// there is no such file yet, ioErrorsInARow files failing in a row say
+// the same.
+func (c *cardRun) noteRead(src string, err error) {
+	if err == nil {
+		c.readOK.Add(1)
+		c.eioRow.Store(0)
+		c.lastOK.Store(src)
+		return
+	}
+	if !errors.Is(err, syscall.EIO) && !errors.Is(err, syscall.ENXIO) && !errors.Is(err, syscall.ENODEV) && !errors.Is(err, syscall.ENOTCONN) {
+		c.eioRow.Store(0)
+		return
+	}
+	row := c.eioRow.Add(1)
+	why := ""
+	if good, _ := c.lastOK.Load().(string); good != "" {
+		if perr := c.probe(good); perr != nil {
+			var errno syscall.Errno
+			if errors.As(perr, &errno) {
+				perr = errno
+			}
+			rel, _ := filepath.Rel(c.scan.Root, good)
+			why = fmt.Sprintf("%s, read before, now gives: %v", filepath.ToSlash(rel), perr)
+		}
+	}
+	if why == "" && row >= ioErrorsInARow {
+		why = fmt.Sprintf("read errors on %d files in a row", row)
+	}
+	if why == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.cardErr == "" {
+		c.cardErr = fmt.Sprintf("card %s stopped answering after %d of %d files (%s): reinsert it (or try another reader) and run %s",
+			c.rec.Label, c.readOK.Load(), len(c.files), why, c.j.ResumeCommand())
+	}
+	c.mu.Unlock()
+}
+
+// probe reads the first block of a card file again from the medium.
+func (c *cardRun) probe(p string) error {
+	f, err := c.j.opts.FS.OpenNoCache(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var b [4096]byte
+	if _, err := f.Read(b[:]); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
 }
 
 // os_SameFile compares two infos of the source file.
@@ -619,6 +956,7 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 		if t.readErr == nil {
 			sums = <-t.sums
 			c.checkKept(t, sums)
+			c.checkHistory(t, sums)
 		}
 		f := &catalog.File{CardID: c.rec.ID, Rel: t.plan.ent.Rel, Size: t.size, Mtime: t.mtime, Sums: sums,
 			CopyStarted: t.started, CopyFinished: t.copied, State: StateCopied}
@@ -634,11 +972,18 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			f.State, f.Error = StateFailed, t.readErr.Error()
 			for di := range t.results {
 				if t.results[di].state == "" || t.active[di] {
-					t.results[di] = destResult{state: StateFailed, rel: t.results[di].rel, err: "not copied: " + t.readErr.Error()}
+					// A copy of ours already there stays ours (a later run
+					// may still replace it).
+					dp := t.plan.dests[di]
+					own := dp.mode == modeCompare && dp.replaceOwn
+					t.results[di] = destResult{state: StateFailed, rel: t.results[di].rel, written: own, err: "not copied: " + t.readErr.Error()}
 				}
 			}
 		}
 		j.cat.PutFile(f)
+		if c.partials[f.Rel] != nil || t.resumeAt > 0 || (j.opts.CheckpointEvery > 0 && t.size >= 2*j.opts.CheckpointEvery) {
+			j.cat.DeletePartials(c.rec.ID, f.Rel) // copied (or failed): no resume from the middle any more
+		}
 		var todo []vtask
 		for di, r := range t.results {
 			cp := &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
@@ -658,6 +1003,7 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			c.finalize(t)
 			continue
 		}
+		c.touched.Store(true)
 		c.mu.Lock()
 		if c.verifyAt.IsZero() {
 			c.verifyAt = j.opts.Now()
@@ -701,6 +1047,49 @@ func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
 	}
 }
 
+// checkHistory compares a file read from the card with the hashes the
+// card's own ASC MHL history records for it (an earlier hop: the camera,
+// another tool). A difference means the card changed since that hop, or
+// reads wrong: a finding the DIT must act on, so the file fails (the card
+// is not safe to format), naming both hashes.
+func (c *cardRun) checkHistory(t *fileTask, sums hashing.Sums) {
+	r := c.history[t.plan.ent.Rel]
+	if r == nil {
+		return
+	}
+	for _, a := range hashing.All {
+		recorded, ok := r.Values[a]
+		if got := sums.Get(a); !ok || got == "" || got == recorded {
+			continue
+		}
+		t.srcErr = fmt.Sprintf("differs from the card's own ASC MHL history (an earlier hop, generation %d): %s recorded %s, read now %s: the card changed since, or reads wrong; it is not safe to format: check the card and the earlier copies",
+			r.FirstSeq, a, recorded, sums.Get(a))
+		return
+	}
+}
+
+// historyMissing lists the files the card's own ASC MHL history records
+// (and did not record as failed) that the card does not have now (left
+// out on purpose with --ignore excepted).
+func (c *cardRun) historyMissing() []string {
+	if len(c.history) == 0 {
+		return nil
+	}
+	var ign *ascmhl.Ignore
+	if len(c.j.opts.Ignore) > 0 {
+		ign = ascmhl.NewIgnore(c.j.opts.Ignore)
+	}
+	var out []string
+	for rel, r := range c.history {
+		if c.names[rel] || r.LastFailed || (ign != nil && ign.Match(rel, false)) {
+			continue
+		}
+		out = append(out, ascmhl.DisplayName(rel))
+	}
+	sort.Strings(out)
+	return out
+}
+
 func allModeDone(fp *filePlan) bool {
 	for _, d := range fp.dests {
 		if d.mode != modeDone {
@@ -722,7 +1111,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			continue // drain: interrupted files stay unverified
 		}
 		if bufs == nil {
-			bufs = [][]byte{make([]byte, j.opts.BlockSize), make([]byte, j.opts.BlockSize)}
+			bufs = [][]byte{fsys.Block(j.opts.BlockSize), fsys.Block(j.opts.BlockSize)}
 		}
 		var counter *atomic.Int64
 		if v.di >= 0 {
@@ -805,6 +1194,17 @@ func (c *cardRun) finalize(t *fileTask) {
 		switch {
 		case t.srcErr != "":
 			f.State, f.Error = StateFailed, t.srcErr
+			// The copies hold what the first read gave: equal to hashes the
+			// card did not give again, so none of them is verified.
+			for di, r := range t.results {
+				if r.state != StateVerified {
+					continue
+				}
+				msg := "not verified: " + t.srcErr
+				t.results[di].state, t.results[di].err = StateFailed, msg
+				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: StateFailed,
+					Written: r.written, Error: msg})
+			}
 		case failed:
 			f.State, f.Error = StateFailed, strings.Join(why, "; ")
 		case all:
@@ -834,7 +1234,7 @@ var fatEpoch = time.Date(1980, 1, 2, 0, 0, 0, 0, time.UTC)
 func (c *cardRun) finishCard(ctx context.Context) {
 	j := c.j
 	now := j.opts.Now()
-	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() {
+	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() && (c.rec.VerifyFinished.IsZero() || c.bytesVerif.Load() > 0) {
 		c.rec.VerifyFinished = now
 	}
 	dirs := append([]source.Entry(nil), c.scan.Dirs...)
@@ -851,21 +1251,74 @@ func (c *cardRun) finishCard(ctx context.Context) {
 			j.opts.FS.Chtimes(filepath.Join(d.root, filepath.FromSlash(c.out)), rt, rt)
 		}
 	}
+	var final string
+	missing := c.historyMissing()
 	switch {
 	case ctx.Err() != nil:
 		c.rec.State = "interrupted"
+	case len(missing) > 0:
+		final = StateFailed
+		shown := missing
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(missing)-5))
+		}
+		c.rec.Error = fmt.Sprintf("%d file(s) the card's own ASC MHL history (an earlier hop) lists are not on the card: %s: the card lost them since, and its history will not verify on the copies; it is not safe to format: check the card and the earlier copies",
+			len(missing), strings.Join(shown, ", "))
 	case c.cardGone() != "":
-		c.rec.State, c.rec.Error = StateFailed, c.cardGone()
+		final, c.rec.Error = StateFailed, c.cardGone()
 	case c.filesFailed.Load() > 0:
-		c.rec.State = StateFailed
+		final = StateFailed
 		c.rec.Error = fmt.Sprintf("%d file(s) failed", c.filesFailed.Load())
 	case j.opts.Verify == VerifyNone:
-		c.rec.State = StateCopied
+		final = StateCopied
 	default:
-		c.rec.State = StateVerified
+		final = StateVerified
+	}
+	if final == "" {
+		c.phase.Store("done")
+		c.current.Store("")
+		j.cat.UpdateCard(c.rec)
+		return
+	}
+	// Copied and verified, now sealed: the card's hash lists are written
+	// on every destination before it may read "verified" (safe to format).
+	// A card sealed in an earlier run of the job that this run did not
+	// touch is not sealed again (a resume with nothing to do writes
+	// nothing).
+	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
+	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
+		c.rec.State = final
+	} else {
+		if c.rec.Sealed.IsZero() || c.touched.Load() {
+			// A new seal time, hence a new generation; an unfinished seal
+			// of an untouched card keeps its time and is redone as itself.
+			c.rec.Sealed = j.opts.Now()
+		}
+		c.rec.State = catalog.CardSealing
+		c.phase.Store("sealing")
+		j.cat.UpdateCard(c.rec)
+		if err := j.cat.Flush(); err == nil {
+			crashpoint.Hit("card: sealing recorded")
+		}
+		problems := c.seal(ctx)
+		// A card whose lists are not all written stays sealing, whatever
+		// else happened to it: a resume writes them (a card that ended
+		// failed, verified or copied only once they are written, so a
+		// resume with nothing to copy never takes it as sealed).
+		switch {
+		case len(problems) == 0:
+			c.rec.State = final
+		case ctx.Err() != nil:
+		case final == StateFailed && c.rec.Error != "":
+			c.rec.Error += "; " + strings.Join(problems, "; ")
+		default:
+			c.rec.Error = strings.Join(problems, "; ")
+		}
 	}
 	c.phase.Store("done")
 	c.current.Store("")
 	j.cat.UpdateCard(c.rec)
-	c.seal(ctx)
+	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
+		crashpoint.Hit("card: sealed")
+	}
 }

@@ -29,13 +29,18 @@
 // finisher waits for a file's writers and digests, records the file and
 // hands each copy to its destination's verifier, so verification runs
 // behind the copy of later files. A verifier drops the copy's pages from
-// the page cache and reads it back from the medium (fsys.OpenNoCache),
+// the page cache and reads it back from the medium (fsys.OpenNoCache:
+// O_DIRECT on Linux where the filesystem has it),
 // recomputes the fastest selected hash (or all, VerifyAll) and compares
 // with the source digest. Options.Limiter paces all three: WaitRead before
 // each block read from a card, WaitWrite before each block written,
 // WaitVerify before each block read back (a copy, or the card re-read).
-// A file is verified when every copy is; a card is safe to format when
-// every file is. A failing destination fails only its
+// A file is verified when every copy is. A card is then "sealing" while
+// Options.Seal writes its hash lists on every destination, and "verified"
+// (safe to format) only when they are written: copied, verified, sealed,
+// in that order, each durable before the next is recorded. The job is
+// then "finishing" while Options.AfterJob writes its reports, and "done"
+// after. A failing destination fails only its
 // copies; an unreadable file fails only itself; a card that disappears
 // fails its remaining files, and the other cards go on. On an array
 // destination a copy read back through parity (a blade returned bad data)
@@ -58,6 +63,25 @@
 // file holding another destination's token means two -d folders are one
 // (a share mounted twice), refused, so one copy never counts as two.
 //
+// A card that stops answering (an input/output error on a file, and a
+// file read whole before no longer reads; or three files in a row) fails
+// its remaining files with one message that says how to resume, not one
+// error each.
+//
+// # Mid-file resume
+//
+// A file of at least twice Options.CheckpointEvery (64 MiB) is
+// checkpointed while it is copied: every CheckpointEvery bytes, each
+// folder destination's writer fsyncs its temp and records (catalog table
+// partials) how far it is and the xxh3-64 of that prefix as read from the
+// card. Ctrl-C keeps such temps; kill -9 and power cuts leave them. A
+// resume takes the largest checkpoint every copy has, reads each temp's
+// prefix back from its medium and checks it against the digest (never
+// trusting it blindly: a mismatch copies the file from the start), feeds
+// the prefix to the hashers, cuts the temps to it, and reads the card from
+// there on. Verification then reads every copy back whole. A dit array
+// commits a file whole, so a copy to an array starts the file over.
+//
 // # Resume
 //
 // An interrupted job (Ctrl-C: ctx cancelled, exit 130; or killed) keeps its
@@ -68,7 +92,16 @@
 // verified copy changed since is compared like anyone's file and never
 // replaced; a card whose file changed since never overwrites its verified
 // copy; everything else is copied and verified as new. Verified copies
-// are never rewritten. A resumed job keeps the settings it was started
+// are never rewritten. A file that failed (the card read differently
+// twice, a copy that did not verify) is never taken as done: its copies
+// are compared with a new read of the card, and one this job wrote is
+// replaced only when two reads of the card agree (a probe read before the
+// copy read); the recorded hashes become those of that stable read. A card
+// whose hash lists a crash interrupted is sealed again with the seal time
+// it started with (the sealer finishes or undoes the interrupted
+// generation, see reports/ascmhl.Recover), and a job left finishing writes
+// its reports. A resume that finds nothing to do writes nothing: no new
+// hash list generation, no reports. A resumed job keeps the settings it was started
 // with, its hash lists (Options.MHL, recorded in the catalog) included: a
 // front end seals with the recorded choice, and a different one is refused
 // (ResumeMHL), so every card of a job carries the same lists.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // flipFS flips one byte of matching copies on disk just before they are
@@ -298,7 +299,21 @@ func TestNotEnoughSpaceRefusedWithShortfall(t *testing.T) {
 	o.FS = smallFS{FS: fsys.OS{}, free: 10 << 20}
 	_, err := New(context.Background(), o)
 	require.ErrorContains(t, err, "not enough space on "+d1)
-	require.ErrorContains(t, err, "short by")
+	require.ErrorContains(t, err, "10.5 MB is free")
+	require.ErrorContains(t, err, "margin of 67.1 MB")
 	_, err = os.Lstat(filepath.Join(d1, "day01"))
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing written after a refusal")
+}
+
+// The figures of a refusal add up: copies + margin = in all; in all - free
+// = short, each as printed (decimal units, rounded the same way).
+func TestSpaceShortfallAddsUp(t *testing.T) {
+	for _, c := range []struct{ need, free int64 }{{100e6, 31_500_000}, {5e12, 4_990e9}, {1, 0}} {
+		msg := spaceShortfall(c.need, c.free)
+		total := c.need + SpaceMargin
+		require.Contains(t, msg, "the copies need "+units.FormatBytes(c.need))
+		require.Contains(t, msg, ": "+units.FormatBytes(total)+" in all")
+		require.Contains(t, msg, units.FormatBytes(c.free)+" is free, "+units.FormatBytes(total-c.free)+" short")
+	}
+	require.Empty(t, spaceShortfall(100, 100+SpaceMargin))
 }

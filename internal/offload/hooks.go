@@ -2,10 +2,13 @@ package offload
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 )
@@ -54,32 +57,59 @@ type SealInfo struct {
 	CardDir     string // the card's folder on this destination (absolute)
 	Files       []SealFile
 	Skipped     []catalog.Skip
-	Finished    time.Time
+	// Ignore are the job's ignore patterns (Options.Ignore): the hash
+	// lists record them.
+	Ignore   []string
+	Finished time.Time
 	// FS is the job's filesystem: on a dit array destination the card's
 	// folder is a logical folder of the array, reachable only through it.
 	FS fsys.FS
+	// Author, Location, Comment and NoDirectoryHashes are Options' (the
+	// ASC MHL creator info; folders without hashes).
+	Author            Author
+	Location, Comment string
+	NoDirectoryHashes bool
 }
 
-// seal runs Options.Seal for every destination of a finished card.
-func (c *cardRun) seal(ctx context.Context) {
+// SealWarning is what a sealer returns when it wrote the hash lists but
+// has something to say (files it left out, a history it recovered after a
+// crash): the card is sealed, and the messages reach the DIT as warnings.
+// Any other error means the lists were not written: the card is not
+// sealed, hence not safe to format.
+type SealWarning struct {
+	Messages []string
+}
+
+func (w *SealWarning) Error() string { return strings.Join(w.Messages, "; ") }
+
+// seal runs Options.Seal for every destination of a finished card and
+// returns what kept a destination's hash lists from being written (empty:
+// the card is sealed everywhere). Warnings are emitted and kept for the
+// summary. info.Finished is the card's seal time (catalog cards.sealed),
+// the same when a seal a crash interrupted is done again.
+func (c *cardRun) seal(ctx context.Context) []string {
 	j := c.j
-	if j.opts.Seal == nil || ctx.Err() != nil {
-		return
+	fail := func(msg string) []string {
+		j.emit(Event{Type: EvWarning, Card: c.rec.Label, Message: msg})
+		return []string{msg}
 	}
 	if err := j.cat.Flush(); err != nil {
-		j.emit(Event{Type: EvWarning, Card: c.rec.Label, Message: "catalog: " + err.Error()})
-		return
+		return fail("catalog: " + err.Error())
 	}
 	files, err := j.cat.Files(c.rec.ID)
 	if err != nil {
-		j.emit(Event{Type: EvWarning, Card: c.rec.Label, Message: "catalog: " + err.Error()})
-		return
+		return fail("catalog: " + err.Error())
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
+	var problems []string
 	for _, d := range j.dests {
+		if ctx.Err() != nil {
+			return append(problems, "interrupted")
+		}
 		info := SealInfo{JobID: j.rec.ID, JobName: j.rec.Name, Host: j.rec.Host, ToolVersion: j.opts.ToolVersion,
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
-			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Finished: j.opts.Now(), FS: j.opts.FS}
+			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
+			Author: j.opts.Author, Location: j.opts.Location, Comment: j.opts.Comment, NoDirectoryHashes: j.opts.NoDirectoryHashes}
 		for _, f := range files {
 			sf := SealFile{Rel: f.Rel, Size: f.Size, Mtime: f.Mtime, Sums: f.Sums, Error: f.Error}
 			for _, cp := range f.Copies {
@@ -95,8 +125,31 @@ func (c *cardRun) seal(ctx context.Context) {
 			}
 			info.Files = append(info.Files, sf)
 		}
-		if err := j.opts.Seal(ctx, info); err != nil {
-			j.emit(Event{Type: EvWarning, Card: c.rec.Label, Path: info.CardDir, Message: "sealing " + info.CardDir + ": " + err.Error()})
+		err := j.opts.Seal(ctx, info)
+		var w *SealWarning
+		switch {
+		case err == nil:
+		case errors.As(err, &w):
+			for _, m := range w.Messages {
+				msg := "hash lists in " + info.CardDir + ": " + m
+				j.emit(Event{Type: EvWarning, Card: c.rec.Label, Path: info.CardDir, Message: msg})
+				j.addWarning(c.rec.Label + ": " + msg)
+			}
+		default:
+			msg := "hash lists not written in " + info.CardDir + ": " + err.Error()
+			j.emit(Event{Type: EvWarning, Card: c.rec.Label, Path: info.CardDir, Message: msg})
+			j.addWarning(c.rec.Label + ": " + msg)
+			problems = append(problems, msg)
+			continue
 		}
+		crashpoint.Hit("seal: destination sealed")
 	}
+	return problems
+}
+
+// addWarning keeps a warning for the job's summary.
+func (j *Job) addWarning(msg string) {
+	j.warnMu.Lock()
+	j.warnings = append(j.warnings, msg)
+	j.warnMu.Unlock()
 }

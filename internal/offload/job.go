@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/crashpoint"
 )
 
 func (j *Job) emit(e Event) {
@@ -23,6 +24,10 @@ func (j *Job) emit(e Event) {
 // resumed. Run releases the destination locks when it returns.
 func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	defer j.Close()
+	run, err := j.cat.StartRun(j.rec.ID, j.opts.Now())
+	if err != nil {
+		return nil, err
+	}
 	j.emit(Event{Type: EvJobStarted, Message: j.rec.Name})
 	stop := make(chan struct{})
 	var swg sync.WaitGroup
@@ -50,11 +55,25 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	}
 	close(stop)
 	swg.Wait()
-	state := catalog.JobDone
+	// Copied, verified and sealed; then reported: the job is "finishing"
+	// until its reports are written, and only then "done".
+	state := catalog.JobFinishing
 	if ctx.Err() != nil {
 		state = catalog.JobInterrupted
 	}
-	if err := j.cat.SetJobState(j.rec.ID, state, j.opts.Now(), ""); err != nil {
+	touched := false
+	for _, c := range j.cardList() {
+		touched = touched || c.touched.Load() || c.rec.State != c.prevState
+	}
+	report := j.opts.AfterJob != nil && state == catalog.JobFinishing && (!j.wasDone || touched)
+	if !report && state == catalog.JobFinishing {
+		state = catalog.JobDone
+	}
+	finished := j.opts.Now()
+	if err := j.cat.EndRun(j.rec.ID, run, finished); err != nil {
+		return nil, err
+	}
+	if err := j.cat.SetJobState(j.rec.ID, state, finished, ""); err != nil {
 		return nil, err
 	}
 	if err := j.cat.Flush(); err != nil {
@@ -64,13 +83,48 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Warnings = j.arrayWarnings()
-	if j.opts.AfterJob != nil && state == catalog.JobDone {
-		if err := j.opts.AfterJob(ctx, s, j.opts.FS); err != nil {
-			j.emit(Event{Type: EvWarning, Message: "after the job: " + err.Error()})
+	warnings := j.arrayWarnings()
+	if report {
+		crashpoint.Hit("job: finishing recorded")
+		err := j.opts.AfterJob(ctx, s, j.opts.FS)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			msg := fmt.Sprintf("interrupted while the reports were written: the copies and hash lists are recorded; %s writes the reports", j.ResumeCommand())
+			j.emit(Event{Type: EvWarning, Message: msg})
+			warnings = append(warnings, msg)
+			if err := j.cat.SetJobState(j.rec.ID, catalog.JobInterrupted, finished, msg); err != nil {
+				return nil, err
+			}
+		case err != nil:
+			msg := fmt.Sprintf("reports not written: %v: %s writes them again", err, j.ResumeCommand())
+			j.emit(Event{Type: EvWarning, Message: msg})
+			warnings = append(warnings, msg)
+			if err := j.cat.SetJobState(j.rec.ID, catalog.JobFinishing, finished, msg); err != nil {
+				return nil, err
+			}
+		default:
+			if err := j.cat.SetJobState(j.rec.ID, catalog.JobDone, finished, ""); err != nil {
+				return nil, err
+			}
+			crashpoint.Hit("job: done recorded")
+		}
+		if s, err = LoadSummary(j.cat, j.rec.ID); err != nil {
+			return nil, err
 		}
 	}
+	j.warnMu.Lock()
+	s.Warnings = append(append(s.Warnings, j.warnings...), warnings...)
+	j.warnMu.Unlock()
 	return s, nil
+}
+
+// ResumeCommand is the command that resumes this job, as messages print it.
+func (j *Job) ResumeCommand() string {
+	cmd := fmt.Sprintf("dit offload --resume %d", j.rec.ID)
+	if j.opts.ResumeArgs != "" {
+		cmd += " " + j.opts.ResumeArgs
+	}
+	return cmd
 }
 
 // arrayNotable are the array events a DIT must hear of at the end of a job:
@@ -139,18 +193,18 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			phase, _ := c.phase.Load().(string)
 			cr, vr := float64(copied-l.copied)/dt, float64(verif-l.verif)/dt
 			if copied != l.copied || (phase == "copying" && !final) {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: copied, Rate: cr, Phase: "copy"})
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: copied, Rate: cr, Phase: "copy", Seconds: dt})
 			}
-			if verif != l.verif {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: verif, Rate: vr, Phase: "verify"})
+			if verif != l.verif || (phase == "verifying" && !final) {
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: verif, Rate: vr, Phase: "verify", Seconds: dt})
 			}
 			for di, d := range j.dests {
 				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
 				if w != l.dw[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy"})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
 				}
 				if v != l.dv[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify"})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify", Seconds: dt})
 				}
 				l.dw[di], l.dv[di] = w, v
 			}

@@ -15,6 +15,13 @@ import (
 )
 
 // VerifyMode says what is read back after a copy.
+// VerifyLimit is what read-back verification cannot catch, in the words
+// the README, dit offload --help and the desktop app use.
+const VerifyLimit = "Every copy is compared with the hashes of one read of the card. A card or " +
+	"reader that returns a wrong bit on that read gives copies that match each other and the " +
+	"hashes, so they verify. Re-reading the card (--verify source+dest; in the app: \"and re-read " +
+	"the card\") catches it, at the cost of a second read on the card's bus."
+
 type VerifyMode string
 
 // Verify modes.
@@ -69,6 +76,12 @@ type Options struct {
 	Layout        string
 	OnConflict    Conflict
 	IncludeHidden bool
+	// Ignore are patterns of files not to copy, in ASC MHL's gitignore
+	// syntax (Appendix C): "*.RMD", "CACHE/", "/PROXY". Files they match are
+	// recorded as skipped (kind "ignored") and the patterns go into each
+	// card's ASC MHL ignore list, so the history verifies. Recorded with
+	// the job; a resumed job keeps them.
+	Ignore []string
 
 	// BlockSize is the read size; Buffers the number of blocks in each
 	// card's pool (memory per card = BlockSize*Buffers). The defaults,
@@ -77,6 +90,12 @@ type Options struct {
 	// blocks in `make bench`, the same queue depth in bytes.
 	BlockSize int
 	Buffers   int
+	// CheckpointEvery is how often (in bytes) a big file's copies are made
+	// durable and the point recorded, so that an interrupted copy goes on
+	// from there instead of from the start (files of at least twice this
+	// size; on destinations that can reopen a temp: folders, not dit
+	// arrays). 0: 64 MiB; negative: never.
+	CheckpointEvery int64
 	// Throttle caps each card's read rate in bytes/s (0: no cap).
 	Throttle float64
 
@@ -105,14 +124,36 @@ type Options struct {
 	// takes the job's recorded choice and a different value is refused
 	// (see ResumeMHL).
 	MHL string
+	// Author, Location and Comment are what the DIT says of the offload
+	// in each card's hash lists (the ASC MHL manifest's <creatorinfo>:
+	// <author>, <location>, and Comment after dit's own <comment> text);
+	// NoDirectoryHashes has the ASC MHL manifest list the card's folders
+	// without content and structure hashes. The engine passes them to
+	// Seal (SealInfo) and records none: a resumed job writes those it is
+	// given.
+	Author            Author
+	Location, Comment string
+	NoDirectoryHashes bool
 	// Seal, if set, is called for each card on each destination after
 	// every file of the card reached its final state (the ASC MHL writer).
-	// Its error is reported as a warning event; the card's state stands.
+	// The card is "sealing" meanwhile, and "verified" (safe to format) only
+	// once Seal returned nil or a *SealWarning for every destination; any
+	// other error leaves it sealing, for a resume to finish.
 	Seal func(ctx context.Context, info SealInfo) error
+	// ResumeArgs are what the front end's resume command needs besides
+	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
+	// --resume N" the engine writes into messages.
+	ResumeArgs string
 	// AfterJob, if set, is called once when the job ends (not when it is
 	// interrupted) with its summary and the job's filesystem (through which
 	// array destinations are reached), e.g. to write reports.
 	AfterJob func(ctx context.Context, s *Summary, fsy fsys.FS) error
+}
+
+// Author is the person named in the hash lists' creator info: who ran or
+// controlled the offload (name, email, phone, role; any may be empty).
+type Author struct {
+	Name, Email, Phone, Role string
 }
 
 func (o *Options) defaults() {
@@ -130,6 +171,9 @@ func (o *Options) defaults() {
 	}
 	if o.BlockSize <= 0 {
 		o.BlockSize = 256 << 10
+	}
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = 64 << 20
 	}
 	if o.Buffers <= 0 {
 		o.Buffers = 32

@@ -19,6 +19,7 @@ import (
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // TempSuffix ends the name of every file dit is still writing. A temp is
@@ -48,6 +49,12 @@ type Job struct {
 	// finishing: every card ended and Run is wrapping up; no card can be
 	// added any more.
 	finishing bool
+
+	warnMu   sync.Mutex
+	warnings []string // for the summary: hash lists (seal)
+	// wasDone: a resumed job that had finished (reports written); it
+	// writes its reports again only if this run touched a card.
+	wasDone bool
 }
 
 type destination struct {
@@ -168,22 +175,24 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	host, _ := os.Hostname()
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
-		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Started: start}
+		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Ignore: o.Ignore, Started: start}
 
 	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, o.Dests)
 	if err != nil {
 		return nil, err
 	}
 	scans := make([]*source.Card, len(cardPaths))
+	var histories []map[string]*ascmhl.Record
 	outs := map[string]string{}
 	for i, p := range cardPaths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sc, err := source.Scan(o.FS, p, source.Options{IncludeHidden: o.IncludeHidden})
+		sc, records, err := ScanCard(o.FS, p, o.IncludeHidden, o.Ignore...)
 		if err != nil {
 			return nil, err
 		}
+		histories = append(histories, records)
 		out, err := ExpandLayout(o.Layout, o.Name, sc.Label, start)
 		if err != nil {
 			return nil, err
@@ -200,6 +209,9 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	}
 	if err := j.record(cardPaths, destPaths, scans, start); err != nil {
 		return nil, err
+	}
+	for i, c := range j.cards {
+		c.history = histories[i]
 	}
 	if err := j.mountArrays(); err != nil {
 		j.fail(err)
@@ -353,21 +365,31 @@ func (j *Job) lockAndPlan() error {
 		c.computeTotals()
 	}
 	for fsid, n := range need {
-		// Keep a small margin for folders, the catalog and MHL files.
-		margin := int64(64 << 20)
-		if uint64(n+margin) > avail[fsid] {
-			short := n + margin - int64(avail[fsid])
-			return fmt.Errorf("not enough space on %s: this job needs %s there, %s is free (short by %s): free space or choose another destination",
-				strings.Join(roots[fsid], " and "), units.FormatBytes(n), units.FormatBytes(int64(avail[fsid])), units.FormatBytes(short))
+		if msg := spaceShortfall(n, int64(avail[fsid])); msg != "" {
+			return fmt.Errorf("not enough space on %s: %s: free space or choose another destination", strings.Join(roots[fsid], " and "), msg)
 		}
 	}
 	return nil
 }
 
-// removeTemps deletes leftover *.dit-tmp files below dir (only dit makes
-// them, and the destination lock says no other dit is writing here).
+// SpaceMargin is kept free on a destination beyond the copies: folders,
+// hash lists, reports, and the filesystem's own rounding.
+const SpaceMargin = 64 << 20
+
+// spaceShortfall says, in figures that add up, why need bytes of copies do
+// not fit in free bytes ("" when they do).
+func spaceShortfall(need, free int64) string {
+	total := need + SpaceMargin
+	if total <= free {
+		return ""
+	}
+	return fmt.Sprintf("the copies need %s and dit keeps a margin of %s for folders, hash lists and reports: %s in all; %s is free, %s short",
+		units.FormatBytes(need), units.FormatBytes(SpaceMargin), units.FormatBytes(total), units.FormatBytes(free), units.FormatBytes(total-free))
+}
+
 // isTempName tells dit's own temp names (writer.go: "." + name + "." +
-// digits + TempSuffix) from a card file that merely ends in TempSuffix.
+// digits + TempSuffix; the hash-list writer's: 12 hex digits) from a card
+// file that merely ends in TempSuffix.
 func isTempName(name string) bool {
 	rest, ok := strings.CutSuffix(name, TempSuffix)
 	if !ok || !strings.HasPrefix(rest, ".") {
@@ -378,7 +400,7 @@ func isTempName(name string) bool {
 		return false
 	}
 	for _, r := range rest[i+1:] {
-		if r < '0' || r > '9' {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
 			return false
 		}
 	}
@@ -417,12 +439,15 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	if err != nil {
 		return nil, err
 	}
-	switch rec.State {
-	case catalog.JobRunning:
-		return nil, fmt.Errorf("job %d is still running (pid %d on %s): wait for it, or stop it first", jobID, rec.PID, rec.Host)
-	case catalog.JobDone:
+	switch {
+	case rec.Active:
+		return nil, fmt.Errorf("job %d is still %s (pid %d on %s): wait for it, or stop it first", jobID, rec.State, rec.PID, rec.Host)
+	case rec.State == catalog.JobDone:
 		// A finished job may be resumed to retry failed files.
+	case rec.State == catalog.JobFinishing:
+		// Every card ended; the hash lists or reports are missing.
 	}
+	wasDone := rec.State == catalog.JobDone
 	algos, err := hashing.ParseList(rec.Hashes)
 	if err != nil {
 		return nil, err
@@ -437,9 +462,10 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	o.Layout = rec.Layout
 	o.OnConflict = Conflict(rec.OnConflict)
 	o.IncludeHidden = rec.IncludeHidden
+	o.Ignore = rec.Ignore
 	o.Catalog = cat
 	o.defaults()
-	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true}
+	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone}
 	dests, err := cat.Dests(jobID)
 	if err != nil {
 		return nil, err
@@ -463,7 +489,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sc, err := source.Scan(o.FS, k.Path, source.Options{IncludeHidden: o.IncludeHidden})
+		sc, records, err := ScanCard(o.FS, k.Path, o.IncludeHidden, o.Ignore...)
 		if err != nil {
 			j.fail(err)
 			return nil, fmt.Errorf("card %s of job %d: %w", k.Label, jobID, err)
@@ -476,8 +502,14 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		if err != nil {
 			return nil, err
 		}
+		prevState := k.State
 		k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
-		j.cards = append(j.cards, j.newCardRun(sc, k, out, prev))
+		cr := j.newCardRun(sc, k, out, prev)
+		cr.prevState, cr.history = prevState, records
+		if cr.partials, err = cat.Partials(k.ID); err != nil {
+			return nil, err
+		}
+		j.cards = append(j.cards, cr)
 	}
 	if err := j.mountArrays(); err != nil {
 		j.fail(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/raid"
 	"github.com/dit-org/dit/reports/ascmhl"
 )
 
@@ -29,10 +30,28 @@ type Prior struct {
 	Date    time.Time // when the earlier copy finished verifying
 	// Dests are the card's folders on the earlier job's destinations.
 	Dests []string
+	// Covered are the destinations given now (as given) that hold a
+	// verified copy of the card from an earlier job, still there (every
+	// file with its size); Missing the ones that do not. With no
+	// destinations given, every earlier one counts as covered.
+	Covered []string
+	Missing []string
+	// Gone names earlier verified copies that are no longer there whole.
+	Gone []string
+
+	destRoots []string      // the earlier job's -d folders, as Dests
+	copies    [][]priorCopy // per destination, every file's verified copy
 }
+
+// Done reports whether every destination given has a verified copy.
+func (p *Prior) Done() bool { return len(p.Missing) == 0 }
 
 // Message says it the way a DIT reads it.
 func (p *Prior) Message() string {
+	if len(p.Covered) > 0 && len(p.Missing) > 0 {
+		return fmt.Sprintf("%s was offloaded in job %d on %s, verified on %s; not yet on %s", p.Label, p.JobID,
+			p.Date.Local().Format("2006-01-02"), strings.Join(p.Covered, ", "), strings.Join(p.Missing, ", "))
+	}
 	return fmt.Sprintf("%s was offloaded in job %d on %s, verified (to %s)", p.Label, p.JobID,
 		p.Date.Local().Format("2006-01-02"), strings.Join(p.Dests, ", "))
 }
@@ -55,9 +74,38 @@ type CardHistory struct {
 // earlier offload; histories lists the cards that carry one (dit appends a
 // generation to the copy of it on each destination). A card that cannot be
 // scanned gets nil: New reports the problem.
-func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []string, includeHidden bool) (priors []*Prior, histories []CardHistory, err error) {
+//
+// "Already offloaded" is judged per destination: dests are the
+// destinations of the offload about to start. A card counts as done on a
+// destination when an earlier job left a verified copy of it there whose
+// every file is still there with its size (checked with a stat of each,
+// through the array for a dit array destination). Prior.Missing lists the
+// destinations still to copy to; with dests nil, any earlier verified
+// offload counts (the app, which picks destinations later).
+func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []string, includeHidden bool, ignore []string, dests ...string) (priors []*Prior, histories []CardHistory, err error) {
 	if fsy == nil {
 		fsy = fsys.OS{}
+	}
+	var roots []string
+	for _, d := range dests {
+		r, err := resolve(d)
+		if err != nil {
+			r = d
+		}
+		roots = append(roots, r)
+	}
+	look := fsy
+	if len(roots) > 0 {
+		// Copies on a dit array are looked up through it (read-only).
+		f, arrays, err := MountArrays(fsy, roots, raid.OpenOptions{})
+		if err == nil {
+			look = f
+			defer func() {
+				for _, a := range arrays {
+					a.Close()
+				}
+			}()
+		}
 	}
 	priors = make([]*Prior, len(cards))
 	for i, c := range cards {
@@ -68,11 +116,10 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 		if err != nil {
 			continue
 		}
-		sc, err := source.Scan(fsy, root, source.Options{IncludeHidden: includeHidden})
+		sc, hist, records, err := scanCard(fsy, root, includeHidden, ignore)
 		if err != nil {
 			continue
 		}
-		hist, records := cardHistory(root)
 		if hist != nil {
 			hist.Card = sc.Label
 			histories = append(histories, *hist)
@@ -81,19 +128,143 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 		if err != nil {
 			return nil, nil, err
 		}
+		var first *Prior
+		covered := map[string]bool{}
+		var gone []string
 		for _, k := range cands {
 			p, err := matchPrior(cat, k, sc, records)
 			if err != nil {
 				return nil, nil, err
 			}
-			if p != nil {
-				p.Card, p.Label = c, sc.Label
-				priors[i] = p
-				break
+			if p == nil {
+				continue
+			}
+			if first == nil {
+				first = p
+			}
+			if len(roots) == 0 {
+				// No destinations given (the app): the earlier job's own,
+				// each counted only if its copy is still there whole.
+				pf, arrays, err := MountArrays(fsy, p.destRoots, raid.OpenOptions{})
+				if err != nil {
+					pf = fsy
+				}
+				for di := range p.destRoots {
+					if intact(pf, p.destRoots[di], p.copies[di]) {
+						p.Covered = append(p.Covered, p.Dests[di])
+					} else {
+						gone = append(gone, p.Dests[di])
+					}
+				}
+				for _, a := range arrays {
+					a.Close()
+				}
+				if len(p.Covered) > 0 {
+					first = p
+					break
+				}
+				continue
+			}
+			for di, d := range p.destRoots {
+				for ri, r := range roots {
+					if covered[dests[ri]] || !samePath(r, d) {
+						continue
+					}
+					if intact(look, d, p.copies[di]) {
+						covered[dests[ri]] = true
+					} else {
+						gone = append(gone, p.Dests[di])
+					}
+				}
 			}
 		}
+		if first == nil {
+			continue
+		}
+		first.Card, first.Label, first.Gone = c, sc.Label, gone
+		if len(roots) == 0 {
+			if len(first.Covered) == 0 {
+				continue // offloaded before, but no copy of it is there whole any more
+			}
+		} else {
+			for _, d := range dests {
+				if covered[d] {
+					first.Covered = append(first.Covered, d)
+				} else {
+					first.Missing = append(first.Missing, d)
+				}
+			}
+			if len(first.Covered) == 0 {
+				continue // offloaded before, but to none of these destinations
+			}
+		}
+		priors[i] = first
 	}
 	return priors, histories, nil
+}
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	return sameFile(a, b)
+}
+
+// priorCopy is where an earlier job put one file's verified copy on one
+// destination (relative to the destination root; --on-conflict rename may
+// have given it another name) and its size.
+type priorCopy struct {
+	rel  string
+	size int64
+}
+
+// intact reports whether every file's verified copy is still where the
+// earlier job put it below root, with its size (what a stat can tell; a
+// read-back is dit verify's work).
+func intact(fsy fsys.FS, root string, copies []priorCopy) bool {
+	if len(copies) == 0 {
+		return false
+	}
+	for _, c := range copies {
+		fi, err := fsy.Lstat(filepath.Join(root, filepath.FromSlash(c.rel)))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != c.size {
+			return false
+		}
+	}
+	return true
+}
+
+// ScanCard scans a card as an offload copies it: OS metadata is skipped
+// (unless includeHidden), except what an ASC MHL history on the card
+// lists (an earlier hop recorded it: left out, the copy's history would
+// not verify). It also returns that history's records (nil: none, or a
+// damaged one).
+func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, map[string]*ascmhl.Record, error) {
+	sc, _, records, err := scanCard(fsy, root, includeHidden, ignore)
+	return sc, records, err
+}
+
+// scanCard is ScanCard that also describes the card's history (read once).
+func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, map[string]*ascmhl.Record, error) {
+	hist, records := cardHistory(root)
+	var keep func(string) bool
+	if len(records) > 0 && !includeHidden {
+		dirs := map[string]bool{}
+		for rel := range records {
+			for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+				dirs[d] = true
+			}
+		}
+		keep = func(rel string) bool { return records[rel] != nil || dirs[rel] }
+	}
+	opt := source.Options{IncludeHidden: includeHidden, Keep: keep}
+	if len(ignore) > 0 {
+		ign := ascmhl.NewIgnore(ignore)
+		opt.Ignore = ign.Match
+		opt.Why = "matches an ignore pattern of the job (" + strings.Join(ignore, ", ") + ")"
+	}
+	sc, err := source.Scan(fsy, root, opt)
+	return sc, hist, records, err
 }
 
 // cardHistory reads the history a card carries, if any.
@@ -168,6 +339,16 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	out, _ := ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
 	for _, d := range dests {
 		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
+		p.destRoots = append(p.destRoots, d.Path)
+		var cps []priorCopy
+		for _, f := range files {
+			for _, cp := range f.Copies {
+				if cp.DestID == d.ID {
+					cps = append(cps, priorCopy{rel: cp.Path, size: f.Size})
+				}
+			}
+		}
+		p.copies = append(p.copies, cps)
 	}
 	return p, nil
 }

@@ -20,7 +20,7 @@ func TestFindPrior(t *testing.T) {
 	d := e.dest("raid")
 	ctx := context.Background()
 
-	priors, hist, err := FindPrior(ctx, e.cat, nil, []string{a, b}, false)
+	priors, hist, err := FindPrior(ctx, e.cat, nil, []string{a, b}, false, nil)
 	require.NoError(t, err)
 	require.Equal(t, []*Prior{nil, nil}, priors, "nothing offloaded yet")
 	require.Empty(t, hist)
@@ -29,7 +29,7 @@ func TestFindPrior(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ExitOK, s.ExitCode)
 
-	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a, b, filepath.Join(e.dir, "missing")}, false)
+	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a, b, filepath.Join(e.dir, "missing")}, false, nil)
 	require.NoError(t, err)
 	require.NotNil(t, priors[0])
 	require.Nil(t, priors[1])
@@ -43,7 +43,7 @@ func TestFindPrior(t *testing.T) {
 	// A changed modification time is another card.
 	later := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	require.NoError(t, os.Chtimes(filepath.Join(a, "x.xml"), later, later))
-	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a}, false)
+	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a}, false, nil)
 	require.NoError(t, err)
 	require.Nil(t, priors[0])
 	mt := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -64,7 +64,7 @@ func TestFindPrior(t *testing.T) {
 	o.Name = "day02"
 	_, err = e.run(o)
 	require.NoError(t, err)
-	priors, hist, err = FindPrior(ctx, e.cat, nil, []string{a}, false)
+	priors, hist, err = FindPrior(ctx, e.cat, nil, []string{a}, false, nil)
 	require.NoError(t, err)
 	require.NotNil(t, priors[0])
 	require.Len(t, hist, 1)
@@ -88,7 +88,7 @@ func TestFindPrior(t *testing.T) {
 	for name, t0 := range times {
 		require.NoError(t, os.Chtimes(filepath.Join(a, "ascmhl", name), t0, t0))
 	}
-	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a}, false)
+	priors, _, err = FindPrior(ctx, e.cat, nil, []string{a}, false, nil)
 	require.NoError(t, err)
 	require.Nil(t, priors[0], "the card's history says x.xml had other content")
 }

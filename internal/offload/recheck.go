@@ -23,14 +23,48 @@ type RecheckResult struct {
 	Error string `json:"error,omitempty"`
 }
 
+// RecheckOptions are the choices of [RecheckWith].
+type RecheckOptions struct {
+	// All recomputes every recorded hash, not only the fastest.
+	All bool
+	// OnResult, if set, is called once per copy read back (or found
+	// missing), in order.
+	OnResult func(RecheckResult)
+	// OnProgress, if set, is called from the goroutine running
+	// RecheckWith after each block read back and after each copy, with
+	// the totals so far; it must return quickly (a front end that prints
+	// keeps the last value and prints on its own schedule).
+	OnProgress func(RecheckProgress)
+}
+
+// RecheckProgress is how far a [RecheckWith] is.
+type RecheckProgress struct {
+	Copies     int   `json:"copies"`      // copies to check: files x destinations
+	CopiesDone int   `json:"copies_done"` // checked (or found missing) so far
+	Bytes      int64 `json:"bytes"`       // bytes to read back: recorded sizes of the copies to read
+	BytesRead  int64 `json:"bytes_read"`  // read back so far
+}
+
 // Recheck reads every copy of a job back from its medium now and compares
 // it with the source hashes in the catalog: the fastest recorded hash, or
 // all of them with all=true. Copies that differ or are missing are marked
 // failed in the catalog; copies that match get a new verified time. A file
 // the job never copied is reported as missing on that destination.
 func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64, all bool, onResult func(RecheckResult)) (ok bool, err error) {
+	return RecheckWith(ctx, cat, fsy, jobID, RecheckOptions{All: all, OnResult: onResult})
+}
+
+// RecheckWith is [Recheck] with its options, and progress reports.
+func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64, opt RecheckOptions) (ok bool, err error) {
 	if fsy == nil {
 		fsy = fsys.OS{}
+	}
+	onResult, onProgress := opt.OnResult, opt.OnProgress
+	if onResult == nil {
+		onResult = func(RecheckResult) {}
+	}
+	if onProgress == nil {
+		onProgress = func(RecheckProgress) {}
 	}
 	j, err := cat.Job(jobID)
 	if err != nil {
@@ -43,7 +77,7 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 	if err != nil {
 		return false, err
 	}
-	valgos := verifyAlgos(algos, all)
+	valgos := verifyAlgos(algos, opt.All)
 	dests, err := cat.Dests(jobID)
 	if err != nil {
 		return false, err
@@ -51,6 +85,18 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 	cards, err := cat.Cards(jobID)
 	if err != nil {
 		return false, err
+	}
+	// Every card's files first, for the totals of the progress reports.
+	cardFiles := make([][]*catalog.File, len(cards))
+	var prog RecheckProgress
+	for i, k := range cards {
+		if cardFiles[i], err = cat.Files(k.ID); err != nil {
+			return false, err
+		}
+		for _, f := range cardFiles[i] {
+			prog.Copies += len(dests)
+			prog.Bytes += f.Size * int64(len(dests))
+		}
 	}
 	roots := make([]string, len(dests))
 	for i, d := range dests {
@@ -67,13 +113,11 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 	}()
 	mh := hashing.NewMulti(valgos, 2)
 	defer mh.Close()
-	bufs := [][]byte{make([]byte, 4<<20), make([]byte, 4<<20)}
+	bufs := [][]byte{fsys.Block(4 << 20), fsys.Block(4 << 20)}
+	onProgress(prog)
 	ok = true
-	for _, k := range cards {
-		files, err := cat.Files(k.ID)
-		if err != nil {
-			return false, err
-		}
+	for ci, k := range cards {
+		files := cardFiles[ci]
 		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		for _, f := range files {
 			byDest := map[int64]*catalog.Copy{}
@@ -88,13 +132,24 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 				}
 				p := filepath.Join(d.Path, filepath.FromSlash(rel))
 				res := RecheckResult{Card: k.Label, Path: p}
+				// Counted as read once its turn is over, whatever was read.
+				readTo := prog.BytesRead + f.Size
+				done := func() {
+					prog.CopiesDone++
+					prog.BytesRead = readTo
+					onProgress(prog)
+				}
 				if f.State == StateFailed && (cp == nil || cp.State == StateFailed || cp.State == StateSkipped) {
 					res.State, res.Error = "missing", "never copied: "+f.Error
 					ok = false
 					onResult(res)
+					done()
 					continue
 				}
-				got, n, err := hashFile(ctx, fsy, p, f.Size, bufs, mh, nil, func(int) {})
+				got, n, err := hashFile(ctx, fsy, p, f.Size, bufs, mh, nil, func(n int) {
+					prog.BytesRead = min(prog.BytesRead+int64(n), readTo)
+					onProgress(prog)
+				})
 				switch {
 				case errors.Is(err, context.Canceled):
 					return false, err
@@ -118,6 +173,7 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 					res.State, res.Error = StateVerified, ""
 					onResult(RecheckResult{Card: k.Label, Path: p, State: "resealed",
 						Error: "ASC MHL chain extended by dit after the copy; check it with dit mhl verify"})
+					done()
 					continue
 				}
 				ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: hashing.Names(valgos), Error: res.Error}
@@ -139,6 +195,7 @@ func Recheck(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 					cat.PutCopy(k.ID, f.Rel, &ncp)
 				}
 				onResult(res)
+				done()
 			}
 		}
 	}

@@ -117,13 +117,15 @@ func TestResumeKeepsCardFilesNamedLikeTemps(t *testing.T) {
 
 func TestIsTempName(t *testing.T) {
 	for name, want := range map[string]bool{
-		".C001.mov.123" + TempSuffix: true,
-		".x.0" + TempSuffix:          true,
-		"take" + TempSuffix:          false,
-		".take" + TempSuffix:         false,
-		".C001.mov." + TempSuffix:    false,
-		".C001.mov.12a" + TempSuffix: false,
-		".C001.mov.123":              false,
+		".C001.mov.123" + TempSuffix:                  true,
+		".x.0" + TempSuffix:                           true,
+		"take" + TempSuffix:                           false,
+		".take" + TempSuffix:                          false,
+		".C001.mov." + TempSuffix:                     false,
+		".C001.mov.12a" + TempSuffix:                  true, // the hash-list writer's hex temps
+		".ascmhl_chain.xml.0a1b2c3d4e5f" + TempSuffix: true,
+		".C001.mov.12G" + TempSuffix:                  false,
+		".C001.mov.123":                               false,
 	} {
 		require.Equal(t, want, isTempName(name), name)
 	}

@@ -1,11 +1,11 @@
 package offload
 
 import (
-	"path"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/units"
 )
 
 // Exit codes of dit, listed in its --help.
@@ -31,13 +31,22 @@ type Summary struct {
 	Verify   string    `json:"verify"`
 	Layout   string    `json:"layout"`
 	// Destinations are the -d folders, in command-line order.
-	Destinations []string      `json:"destinations"`
-	Files        int           `json:"files"`
-	Bytes        int64         `json:"bytes"`
-	Failed       int           `json:"failed"`
-	Seconds      float64       `json:"seconds"`
-	TBPerHour    float64       `json:"tb_per_hour"`
-	Cards        []CardSummary `json:"cards"`
+	Destinations []string `json:"destinations"`
+	Files        int      `json:"files"`
+	Bytes        int64    `json:"bytes"`
+	Failed       int      `json:"failed"`
+	// Seconds is the wall time from start to finish, pauses included;
+	// ActiveSeconds the time the job ran (its runs summed), Paused the rest;
+	// Runs > 1 means it was interrupted and resumed (see Activity).
+	Seconds       float64 `json:"seconds"`
+	ActiveSeconds float64 `json:"active_seconds"`
+	PausedSeconds float64 `json:"paused_seconds"`
+	Runs          int     `json:"runs"`
+	// BytesCopied are the bytes read from the cards in every run;
+	// TBPerHour is BytesCopied over ActiveSeconds (0: nothing moved).
+	BytesCopied int64         `json:"bytes_copied"`
+	TBPerHour   float64       `json:"tb_per_hour"`
+	Cards       []CardSummary `json:"cards"`
 	// Plans are the bus-budget plan and each re-plan, when the job ran
 	// with a scheduler (dit offload --topology, --simulate, --limit).
 	Plans []catalog.Plan `json:"plans,omitempty"`
@@ -50,19 +59,23 @@ type Summary struct {
 
 // CardSummary is one card of a Summary.
 type CardSummary struct {
-	Label        string        `json:"label"`
-	Path         string        `json:"path"`
-	State        string        `json:"state"`
-	Files        int           `json:"files"`
-	Bytes        int64         `json:"bytes"`
-	Skipped      int           `json:"skipped"`
-	Failed       int           `json:"failed"`
-	SafeToFormat bool          `json:"safe_to_format"`
-	Verdict      string        `json:"verdict"`
-	CopyStarted  time.Time     `json:"copy_started,omitzero"`
-	CopyFinished time.Time     `json:"copy_finished,omitzero"`
-	VerifyStart  time.Time     `json:"verify_started,omitzero"`
-	VerifyEnd    time.Time     `json:"verify_finished,omitzero"`
+	Label        string    `json:"label"`
+	Path         string    `json:"path"`
+	State        string    `json:"state"`
+	Files        int       `json:"files"`
+	Bytes        int64     `json:"bytes"`
+	Skipped      int       `json:"skipped"`
+	Failed       int       `json:"failed"`
+	SafeToFormat bool      `json:"safe_to_format"`
+	Verdict      string    `json:"verdict"`
+	CopyStarted  time.Time `json:"copy_started,omitzero"`
+	CopyFinished time.Time `json:"copy_finished,omitzero"`
+	VerifyStart  time.Time `json:"verify_started,omitzero"`
+	VerifyEnd    time.Time `json:"verify_finished,omitzero"`
+	// BytesCopied are the bytes read from the card in every run of the
+	// job; TBPerHour is them over the time the card was active (copying
+	// or verifying), 0 when nothing was moved.
+	BytesCopied  int64         `json:"bytes_copied"`
 	TBPerHour    float64       `json:"tb_per_hour"`
 	Destinations []DestSummary `json:"destinations"`
 	Failures     []Failure     `json:"failures,omitempty"`
@@ -70,7 +83,7 @@ type CardSummary struct {
 
 // DestSummary counts one card's files on one destination.
 type DestSummary struct {
-	Path     string `json:"path"` // the card's folder on this destination
+	Path     string `json:"path"` // the card's folder on this destination (DisplayPath: array:BLADE//PATH on an array)
 	Verified int    `json:"verified"`
 	Copied   int    `json:"copied"` // copied or present, not (yet) verified
 	Failed   int    `json:"failed"`
@@ -97,8 +110,13 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	act, err := JobActivity(cat, jobID)
+	if err != nil {
+		return nil, err
+	}
 	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
-		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout}
+		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout, Runs: act.Runs, BytesCopied: act.BytesCopied,
+		ActiveSeconds: act.Active.Seconds(), PausedSeconds: act.Paused.Seconds(), TBPerHour: act.EndToEndTBPerHour()}
 	for _, d := range dests {
 		s.Destinations = append(s.Destinations, d.Path)
 	}
@@ -118,7 +136,7 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		for i, d := range dests {
 			idx[d.ID] = i
 			out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-			cs.Destinations = append(cs.Destinations, DestSummary{Path: path.Join(d.Path, out)})
+			cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
 		}
 		verifiedAll := 0
 		seen := map[string]bool{}
@@ -162,6 +180,17 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		switch {
 		case cs.SafeToFormat:
 			cs.Verdict = "Verified: safe to format"
+		case k.State == catalog.CardSealing && j.State == catalog.JobRunning:
+			cs.Verdict = "Writing the hash lists: NOT safe to format yet"
+		case k.State == catalog.CardSealing:
+			cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (dit offload --resume %d writes them)", j.ID)
+			// What kept the lists from being written (the card's own
+			// failures are listed with their files).
+			for _, part := range strings.Split(k.Error, "; ") {
+				if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
+					cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
+				}
+			}
 		case k.State == "interrupted" || j.State == catalog.JobInterrupted:
 			cs.Verdict = "Interrupted: NOT safe to format (resume the job)"
 		case cs.Failed > 0:
@@ -173,12 +202,8 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		default:
 			cs.Verdict = "Not finished: NOT safe to format"
 		}
-		if !cs.CopyStarted.IsZero() {
-			end := cs.VerifyEnd
-			if end.IsZero() {
-				end = cs.CopyFinished
-			}
-			cs.TBPerHour = units.TBPerHour(cs.Bytes, end.Sub(cs.CopyStarted))
+		if ca := act.Cards[k.ID]; ca != nil {
+			cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 		}
 		allSafe = allSafe && (cs.SafeToFormat || (j.VerifyMode == string(VerifyNone) && cs.Failed == 0 && k.State == StateCopied))
 		s.Files += cs.Files
@@ -191,13 +216,14 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	}
 	if !s.Finished.IsZero() {
 		s.Seconds = s.Finished.Sub(s.Started).Seconds()
-		s.TBPerHour = units.TBPerHour(s.Bytes, s.Finished.Sub(s.Started))
 	}
 	switch {
 	case s.State == catalog.JobInterrupted:
 		s.ExitCode = ExitInterrupted
 	case s.State == catalog.JobFailed:
 		s.ExitCode = ExitFatal
+	case s.State == catalog.JobFinishing:
+		s.ExitCode = ExitSomeFailed // the reports are missing
 	case s.Failed > 0 || !allSafe:
 		s.ExitCode = ExitSomeFailed
 	default:

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/fsys"
 )
 
@@ -23,6 +25,31 @@ type wstate struct {
 	cmpBuf   []byte
 	err      error
 	n        int64
+	keep     bool // not committed, but checkpointed: the temp stays for a resume
+	ckd      bool // a checkpoint of this temp is recorded
+}
+
+// checkpoint makes the temp durable up to offset and records it, with the
+// digest of that prefix as read from the card (mid-file resume).
+func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string) {
+	if st.err != nil || st.tmp == nil || st.existing != nil || st.dp.mode != modeWrite || st.n != offset {
+		return
+	}
+	if !fsys.CanAppend(c.j.opts.FS, st.tmp.Name()) {
+		// A dit array commits a file whole (its Sync is the commit): no
+		// checkpoint there; an interrupted copy starts over.
+		return
+	}
+	if err := st.tmp.Sync(); err != nil {
+		st.err = err
+		return
+	}
+	if err := c.j.cat.PutPartial(&catalog.Partial{CardID: c.rec.ID, Rel: st.t.plan.ent.Rel, DestID: c.j.dests[di].rec.ID,
+		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest}); err != nil {
+		return // no checkpoint: a resume starts this file over
+	}
+	st.ckd = true
+	crashpoint.Hit("copy: checkpoint recorded")
 }
 
 // writer is the goroutine of one destination of one card: it receives the
@@ -31,6 +58,27 @@ type wstate struct {
 func (c *cardRun) writer(di int, in <-chan wmsg) {
 	var st *wstate
 	var cmpBuf []byte
+	// Copies renamed into one folder whose rename is not yet durable: the
+	// folder is fsynced once for the batch (not once a file), and only then
+	// are they done, so a file is read back (verified) only once its bytes
+	// and its name are durable.
+	var batch []*fileTask
+	batchDir := ""
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		err := c.j.opts.FS.SyncDir(batchDir)
+		for _, t := range batch {
+			if err != nil {
+				r := &t.results[di]
+				r.state, r.err = StateFailed, c.writeError(filepath.Join(c.j.dests[di].root, filepath.FromSlash(r.rel)), err)
+			}
+			t.wg.Done()
+		}
+		batch, batchDir = batch[:0], ""
+	}
+	defer flush()
 	for m := range in {
 		switch m.kind {
 		case wBegin:
@@ -41,11 +89,26 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 				c.write(di, st, m.buf.b[:m.n])
 			}
 			m.buf.release()
+		case wCheckpoint:
+			c.checkpoint(di, st, m.offset, m.digest)
 		case wEnd:
-			m.task.results[di] = c.end(di, st, m.commit)
+			st.keep = m.keep
+			res, dir := c.end(di, st, m.commit)
+			m.task.results[di] = res
 			cmpBuf = st.cmpBuf
 			st = nil
-			m.task.wg.Done()
+			if dir == "" {
+				m.task.wg.Done()
+				continue
+			}
+			if dir != batchDir || len(batch) >= dirSyncBatch {
+				flush()
+			}
+			batch, batchDir = append(batch, m.task), dir
+			if len(in) == 0 {
+				// Nothing more waiting: do not hold copies back.
+				flush()
+			}
 		}
 	}
 }
@@ -81,6 +144,20 @@ func (c *cardRun) begin(di int, st *wstate) {
 		if !dp.replaceOwn && c.j.opts.OnConflict != ConflictRename {
 			return // compare only
 		}
+	}
+	if p := dp.partial; p != nil && dp.mode == modeWrite {
+		if at := st.t.resumeAt; at > 0 {
+			// Going on from a checkpoint: the temp, cut to it.
+			tmp, err := fsys.OpenAppend(fsy, p.Temp, at)
+			if err != nil {
+				st.err = err
+				return
+			}
+			st.tmp, st.n, st.ckd = tmp, at, true
+			c.destWritten[di].Add(0)
+			return
+		}
+		fsy.Remove(p.Temp) // not resumable after all: start over
 	}
 	tmp, err := fsy.CreateTemp(filepath.Dir(dp.target), "."+filepath.Base(dp.target)+".*"+TempSuffix)
 	if err != nil {
@@ -128,7 +205,22 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 	st.n += int64(len(b))
 }
 
-func (c *cardRun) end(di int, st *wstate, commit bool) destResult {
+// end finishes a copy. A copy renamed into place whose folder still has to
+// be fsynced is returned with that folder (the writer batches the fsync);
+// "" when the result is final.
+func (c *cardRun) end(di int, st *wstate, commit bool) (destResult, string) {
+	res := c.endCopy(di, st, commit)
+	if res.state == stateRenamed {
+		res.state = StateCopied
+		return res, filepath.Dir(filepath.Join(c.j.dests[di].root, filepath.FromSlash(res.rel)))
+	}
+	return res, ""
+}
+
+// stateRenamed marks a copy renamed into place, its folder not yet synced.
+const stateRenamed = "renamed"
+
+func (c *cardRun) endCopy(di int, st *wstate, commit bool) destResult {
 	fsy := c.j.opts.FS
 	dp := st.dp
 	res := destResult{rel: dp.rel}
@@ -154,7 +246,9 @@ func (c *cardRun) end(di int, st *wstate, commit bool) destResult {
 		res.state = StateFailed
 		if st.tmp != nil {
 			st.tmp.Close()
-			fsy.Remove(st.tmp.Name())
+			if !st.keep || !st.ckd {
+				fsy.Remove(st.tmp.Name())
+			}
 		}
 		return res
 	}
@@ -219,13 +313,12 @@ func (c *cardRun) end(di int, st *wstate, commit bool) destResult {
 		}
 		return fail(err)
 	}
-	if err := fsy.SyncDir(filepath.Dir(target)); err != nil {
-		res.state, res.err, res.rel, res.written = StateFailed, c.writeError(target, err), rel, true
-		return res
-	}
-	res.state, res.rel, res.written = StateCopied, rel, true
+	res.state, res.rel, res.written = stateRenamed, rel, true
 	return res
 }
+
+// dirSyncBatch is the most copies one folder fsync makes durable at once.
+const dirSyncBatch = 32
 
 // freeName returns "name (2).ext", "name (3).ext", ... whichever is free.
 func freeName(fsy fsys.FS, target, rel string) (string, string) {

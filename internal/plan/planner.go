@@ -101,9 +101,15 @@ type DestLoad struct {
 type CPULoad struct {
 	Cores     float64 `json:"cores"`
 	CoresUsed float64 `json:"cores_used"`
-	// PerStream is the fastest one card's hashing can go (its slowest
-	// algorithm on one core).
+	// PerStream is the fastest one card's hashing can go, alone on the
+	// machine: the speed of the slowest of the job's hashes on one core
+	// (each hash runs on a core of its own), or less when all the cores
+	// are needed for its hashes and read-back. 0: no hashes.
 	PerStream float64 `json:"per_stream_bytes_per_s"`
+	// SlowestHash is the slowest of the job's hashes; PerStreamWhy says
+	// in words what bounds PerStream ("md5 on one core").
+	SlowestHash  string `json:"slowest_hash,omitempty"`
+	PerStreamWhy string `json:"per_stream_why,omitempty"`
 }
 
 // Fit says how many more cards of a medium would still run at full speed
@@ -290,32 +296,9 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 		}
 	}
 	if o.CPU != nil && len(o.Hashes) > 0 {
-		rate := func(a hashing.Algo) (float64, error) {
-			if v := o.CPU.PerCore[a]; v > 0 {
-				return v, nil
-			}
-			return t.Profiles.hashRate(a)
-		}
-		stream, slow := math.Inf(1), hashing.Algo(0)
-		perByte := 0.0
-		for _, a := range o.Hashes {
-			v, err := rate(a)
-			if err != nil {
-				return nil, err
-			}
-			if v < stream {
-				stream, slow = v, a
-			}
-			perByte += 1 / v
-		}
-		if o.Verify {
-			for _, a := range o.VerifyHashes {
-				v, err := rate(a)
-				if err != nil {
-					return nil, err
-				}
-				perByte += float64(len(t.Destinations)) / v
-			}
+		stream, slow, perByte, err := hashCost(t, o)
+		if err != nil {
+			return nil, err
 		}
 		for i := 0; i < n; i++ {
 			cons = append(cons, constraint{id: LimitCPU, prio: prioCPU, coef: one(i), cap: stream,
@@ -327,6 +310,43 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 		}
 	}
 	return cons, nil
+}
+
+// hashCost is what hashing costs a card: stream, the speed of its slowest
+// algorithm (slow) on one core, which bounds each card since every
+// algorithm runs on a core of its own; and perByte, the core-seconds one
+// byte of the card costs (all its hashes, and with Verify the read-back
+// hashes of every copy).
+func hashCost(t *Topology, o Options) (stream float64, slow hashing.Algo, perByte float64, err error) {
+	rate := func(a hashing.Algo) (float64, error) {
+		if o.CPU != nil {
+			if v := o.CPU.PerCore[a]; v > 0 {
+				return v, nil
+			}
+		}
+		return t.Profiles.hashRate(a)
+	}
+	stream = math.Inf(1)
+	for _, a := range o.Hashes {
+		v, err := rate(a)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		if v < stream {
+			stream, slow = v, a
+		}
+		perByte += 1 / v
+	}
+	if o.Verify {
+		for _, a := range o.VerifyHashes {
+			v, err := rate(a)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			perByte += float64(len(t.Destinations)) / v
+		}
+	}
+	return stream, slow, perByte, nil
 }
 
 func mediaName(s Source) string {
@@ -508,8 +528,22 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 					cl.CoresUsed += a * rates[i]
 				}
 			}
-			if c.id == LimitCPU && c.prio == prioCPU && (cl.PerStream == 0 || c.cap < cl.PerStream) {
-				cl.PerStream = c.cap
+		}
+		// One card alone: its slowest hash on one core, or all the cores
+		// when its hashes (and read-back) together need more than that.
+		if stream, slow, perByte, err := hashCost(t, o); err == nil && len(o.Hashes) > 0 {
+			cl.PerStream, cl.SlowestHash = stream, slow.String()
+			cl.PerStreamWhy = fmt.Sprintf("%s on one core", slow)
+			if o.CPU.Cores > 0 && perByte > 0 && o.CPU.Cores/perByte < stream {
+				cl.PerStream = o.CPU.Cores / perByte
+				cores := fmt.Sprintf("all %g cores", o.CPU.Cores)
+				if o.CPU.Cores <= 1 {
+					cores = fmt.Sprintf("%g core", o.CPU.Cores)
+				}
+				cl.PerStreamWhy = fmt.Sprintf("%s together on %s", hashing.Names(o.Hashes), cores)
+				if o.Verify && len(o.VerifyHashes) > 0 {
+					cl.PerStreamWhy += " with read-back"
+				}
 			}
 		}
 		res.CPU = cl

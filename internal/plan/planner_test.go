@@ -318,6 +318,8 @@ destinations:
 	require.Contains(t, r.Card("C001").Why, "md5 runs on one core per card")
 	require.Equal(t, LimitMedia, r.Card("A001").LimitedBy)
 	near(t, 0.7*GB, r.CPU.PerStream)
+	require.Equal(t, "md5", r.CPU.SlowestHash)
+	require.Equal(t, "md5 on one core", r.CPU.PerStreamWhy)
 
 	// One core for both streams of MD5 + xxh64 (and read-back xxh64 of one
 	// destination): 1 core / (1/0.7 + 1/8 + 1/8) GB/s.
@@ -331,10 +333,103 @@ destinations:
 		near(t, per/2, c.Rate)
 	}
 	near(t, 1, r.CPU.CoresUsed)
+	near(t, per, r.CPU.PerStream, "one card alone has the one core for all its hashes")
+	require.Equal(t, "xxh64,md5 together on 1 core with read-back", r.CPU.PerStreamWhy)
 
 	// Unknown hash speed is an error that says what to do.
 	_, err = Plan(top, Options{Hashes: []hashing.Algo{hashing.C4}, CPU: &CPU{Cores: 1}})
 	require.NoError(t, err, "c4 has a default speed")
+}
+
+// TestCPUPerStreamIsTheSlowestChosenHash: one card hashes at most as fast
+// as the slowest of the hashes chosen runs on a core, whatever the others.
+func TestCPUPerStreamIsTheSlowestChosenHash(t *testing.T) {
+	top := parse(t, `
+sources:
+  - {name: A001, media: cfast2, size: 10GB}
+destinations:
+  - {name: raid, write_rate: 8GB/s, read_rate: 8GB/s}
+`)
+	cpu := &CPU{Cores: 16, PerCore: map[hashing.Algo]float64{hashing.MD5: 0.75 * GB, hashing.XXH64: 12 * GB,
+		hashing.XXH3: 20 * GB, hashing.SHA1: 1.1 * GB}}
+	for _, tc := range []struct {
+		hashes string
+		want   float64
+		slow   string
+	}{
+		{"xxh64", 12 * GB, "xxh64"},
+		{"xxh64,md5", 0.75 * GB, "md5"},
+		{"md5,xxh64", 0.75 * GB, "md5"},
+		{"xxh3,sha1", 1.1 * GB, "sha1"},
+		{"sha1,md5,xxh3", 0.75 * GB, "md5"},
+	} {
+		algos, err := hashing.ParseList(tc.hashes)
+		require.NoError(t, err)
+		r, err := Plan(top, Options{Hashes: algos, CPU: cpu, Verify: true, VerifyHashes: []hashing.Algo{hashing.Fastest(algos)}})
+		require.NoError(t, err)
+		near(t, tc.want, r.CPU.PerStream, tc.hashes)
+		require.Equal(t, tc.slow, r.CPU.SlowestHash, tc.hashes)
+		require.Equal(t, tc.slow+" on one core", r.CPU.PerStreamWhy, tc.hashes)
+	}
+	// The hashes in a simulation run on the real CPU: a scaled topology
+	// leaves them as they are.
+	algos := []hashing.Algo{hashing.XXH64, hashing.MD5}
+	r, err := Plan(top.Scaled(0.1), Options{Hashes: algos, CPU: cpu})
+	require.NoError(t, err)
+	near(t, 0.75*GB, r.CPU.PerStream)
+	near(t, 0.055*GB, r.Cards[0].Rate, "cfast2 at a tenth")
+}
+
+// TestScaledTopologyScalesThePlan: at f x every hardware rate the plan is
+// the same with every rate f times and every ETA 1/f times the field's.
+func TestScaledTopologyScalesThePlan(t *testing.T) {
+	top := parse(t, `
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: usb-b, kind: usb3.0, usable_rate: 0.3GB/s}
+  - {name: tb-ctrl, kind: tb3}
+  - {name: tb-1, kind: tb3, parent: tb-ctrl}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a, size: 100GB}
+  - {name: A002, media: cfast2, bus: usb-a, size: 50GB}
+  - {name: A003, media: axs, bus: usb-b, size: 80GB}
+  - {name: A004, bus: usb-b, read_rate: 0.2GB/s, size: 10GB}
+destinations:
+  - {name: raid, bus: tb-1, kind: nvme-raid4-tb3}
+  - {name: shuttle, bus: tb-1, write_rate: 1GB/s, read_rate: 1.2GB/s, limit: 0.8GB/s}
+`)
+	o := Options{Verify: true}
+	field, err := Plan(top, o)
+	require.NoError(t, err)
+	const f = 0.1
+	sim, err := Plan(top.Scaled(f), o)
+	require.NoError(t, err)
+	require.Len(t, sim.Cards, len(field.Cards))
+	for i, c := range field.Cards {
+		s := sim.Cards[i]
+		require.Equal(t, c.LimitedBy, s.LimitedBy, c.Name)
+		near(t, c.Rate*f, s.Rate, c.Name)
+		require.NotNil(t, s.ETASeconds)
+		near(t, *c.ETASeconds/f, *s.ETASeconds, c.Name)
+	}
+	near(t, field.Total*f, sim.Total)
+	near(t, *field.ETASeconds/f, *sim.ETASeconds)
+	for i, b := range field.Buses {
+		near(t, b.Capacity*f, sim.Buses[i].Capacity, b.Name)
+		near(t, b.Load*f, sim.Buses[i].Load, b.Name)
+	}
+	for i, d := range field.Destinations {
+		near(t, d.Capacity*f, sim.Destinations[i].Capacity, d.Name)
+		near(t, d.ReadCapacity*f, sim.Destinations[i].ReadCapacity, d.Name)
+	}
+	require.Equal(t, len(field.Fits), len(sim.Fits))
+	for i := range field.Fits {
+		require.Equal(t, field.Fits[i].More, sim.Fits[i].More)
+	}
+	// The topology itself is left as it was.
+	again, err := Plan(top, o)
+	require.NoError(t, err)
+	near(t, field.Total, again.Total)
 }
 
 func TestETAsReplanAsCardsFinish(t *testing.T) {

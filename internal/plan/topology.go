@@ -438,6 +438,58 @@ func (t *Topology) Clone() *Topology {
 	return &c
 }
 
+// Scaled returns a copy of t whose hardware runs at f times its rates:
+// every medium, bus, port and destination rate (profiles and the
+// topology's own overrides) and every destination limit is multiplied by
+// f. Sizes and the CPU (cpu section and profile hash speeds) are left as
+// they are: a simulation at f x the field rates (dit offload --simulate
+// --simulate-scale f) hashes on the real CPU. Planning the scaled
+// topology gives the plan of the simulated run: every rate f times the
+// field plan's and every ETA 1/f times it, when the CPU does not bind.
+// Encode of the copy writes the profile overrides unscaled.
+func (t *Topology) Scaled(f float64) *Topology {
+	c := t.Clone()
+	if f == 1 || f <= 0 {
+		return c
+	}
+	p := t.Profiles
+	if p == nil {
+		p = DefaultProfiles()
+	}
+	p = p.Clone()
+	for k, m := range p.Media {
+		m.Read *= f
+		p.Media[k] = m
+	}
+	for k, b := range p.Buses {
+		b.Raw *= f
+		b.Usable *= f
+		b.Device *= f
+		p.Buses[k] = b
+	}
+	for k, d := range p.Dests {
+		d.Write *= f
+		d.Read *= f
+		d.BladeRate *= f
+		p.Dests[k] = d
+	}
+	c.Profiles = p
+	for i := range c.Buses {
+		c.Buses[i].Usable *= f
+	}
+	for i := range c.Sources {
+		c.Sources[i].Read *= f
+	}
+	for i := range c.Destinations {
+		d := &c.Destinations[i]
+		d.Write *= f
+		d.Read *= f
+		d.BladeRate *= f
+		d.Limit *= f
+	}
+	return c
+}
+
 // Encode writes t as a topology file (what the GUI saves as a preset).
 // Profile overrides read from a file are written back as they were.
 func (t *Topology) Encode(w io.Writer) error {

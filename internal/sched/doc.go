@@ -29,7 +29,9 @@
 // half-duplex bus), and each card and each destination's read-back to its
 // planned share. Config.Scale runs all of it at a fraction of the field
 // rates (dit offload --simulate-scale, or DIT_SIMULATE_SCALE), so a small
-// machine keeps up and tests finish quickly; plans stay in field units.
+// machine keeps up and tests finish quickly; plans are recorded in field
+// units with their scale, and [Scheduler.RunPlan] is the plan in the
+// units of the run (what dit offload and dit plan --simulate-scale show).
 //
 // # Re-planning
 //

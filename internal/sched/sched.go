@@ -59,8 +59,13 @@ type Scheduler struct {
 	topo  *plan.Topology
 	scale float64
 
+	// runCPU is the CPU as it runs here (cfg.Plan.CPU is in field units:
+	// divided by the scale).
+	runCPU *plan.CPU
+
 	mu      sync.Mutex
 	res     *plan.Result
+	run     *plan.Result // res in the run's units (scaled); res at scale 1
 	cards   []Card
 	copied  []int64
 	done    []bool
@@ -100,7 +105,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Scheduler{cfg: cfg, topo: cfg.Topology.Clone(), scale: 1}
+	s := &Scheduler{cfg: cfg, topo: cfg.Topology.Clone(), scale: 1, runCPU: cfg.Plan.CPU}
 	if cfg.Scale > 0 {
 		if !cfg.Simulate {
 			return nil, fmt.Errorf("a rate scale (%g) only applies to a simulation: add --simulate", cfg.Scale)
@@ -128,11 +133,11 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s.copied = make([]int64, n)
 	s.done = make([]bool, n)
-	res, err := s.plan()
+	res, run, err := s.plan()
 	if err != nil {
 		return nil, err
 	}
-	s.res = res
+	s.res, s.run = res, run
 	s.buckets()
 	s.apply(res)
 	return s, nil
@@ -253,8 +258,10 @@ func (s *Scheduler) buckets() {
 	}
 }
 
-// plan plans the cards still copying; the caller holds mu (or is New).
-func (s *Scheduler) plan() (*plan.Result, error) {
+// plan plans the cards still copying, in field units (res) and in the
+// units of the run (run: the simulated hardware at its scale, the real
+// CPU); the caller holds mu (or is New).
+func (s *Scheduler) plan() (res, run *plan.Result, err error) {
 	t := s.topo.Clone()
 	t.Sources = t.Sources[:0:0]
 	for i, src := range s.topo.Sources {
@@ -268,7 +275,14 @@ func (s *Scheduler) plan() (*plan.Result, error) {
 	}
 	o := s.cfg.Plan
 	o.NoFits = true
-	return plan.Plan(t, o)
+	if res, err = plan.Plan(t, o); err != nil || s.scale == 1 {
+		return res, res, err
+	}
+	o.CPU = s.runCPU
+	if run, err = plan.Plan(t.Scaled(s.scale), o); err != nil {
+		return nil, nil, err
+	}
+	return res, run, nil
 }
 
 // apply sets each card's share bucket from a plan.
@@ -333,11 +347,22 @@ func (s *Scheduler) applyVerify(r *plan.Result) {
 	}
 }
 
-// Plan returns the plan in force.
+// Plan returns the plan in force, in field units (what is recorded, with
+// the scale).
 func (s *Scheduler) Plan() *plan.Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.res
+}
+
+// RunPlan returns the plan in force in the units of the run: simulating
+// at a scale, every rate Scale times and every ETA 1/Scale times the
+// field plan's (the rates the buckets enforce, the times the run takes),
+// with the CPU as it runs here. At scale 1 it is Plan.
+func (s *Scheduler) RunPlan() *plan.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run
 }
 
 // Topology is the topology the scheduler plans (the job's cards and
@@ -374,12 +399,12 @@ func (s *Scheduler) Start(cat *catalog.Catalog, jobID int64, cards []Card) error
 }
 
 func (s *Scheduler) replanLocked(reason string) error {
-	res, err := s.plan()
+	res, run, err := s.plan()
 	if err != nil {
 		s.planErr = err
 		return err
 	}
-	s.res = res
+	s.res, s.run = res, run
 	s.apply(res)
 	if s.cfg.OnPlan != nil {
 		s.cfg.OnPlan(res, reason)

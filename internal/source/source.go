@@ -45,6 +45,16 @@ type Card struct {
 type Options struct {
 	// IncludeHidden copies OS metadata files instead of skipping them.
 	IncludeHidden bool
+	// Keep, if set, names OS metadata that is copied all the same (rel is
+	// the entry's slash path; for a folder, true if anything below it is
+	// kept): the files an ASC MHL history on the card lists, so that the
+	// history still verifies on the copy.
+	Keep func(rel string) bool
+	// Ignore, if set, says which entries are left out on purpose (dit
+	// offload --ignore): recorded as skipped, kind "ignored", with Why's
+	// text.
+	Ignore func(rel string, dir bool) bool
+	Why    string
 }
 
 // junk is OS metadata that is not footage.
@@ -118,7 +128,7 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 		name := de.Name()
 		r := path.Join(rel, name)
 		p := filepath.Join(abs, name)
-		if !opt.IncludeHidden {
+		if !opt.IncludeHidden && (opt.Keep == nil || !opt.Keep(r)) {
 			if why := JunkReason(name); why != "" {
 				c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "metadata", Reason: why + " (copy it with --include-hidden)"})
 				continue
@@ -130,6 +140,10 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 			continue
 		}
 		m := fi.Mode()
+		if opt.Ignore != nil && opt.Ignore(r, m.IsDir()) {
+			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "ignored", Reason: opt.Why})
+			continue
+		}
 		switch {
 		case m&fs.ModeSymlink != 0:
 			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "symlink", Reason: "symbolic link, not followed"})

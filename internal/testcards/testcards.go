@@ -28,6 +28,7 @@ const (
 	StyleClips  = "clips"  // a few large ARRI-style clip files with XML sidecars
 	StyleFrames = "frames" // Sony X-OCN-style folders of per-frame files
 	StyleMixed  = "mixed"  // half the footage as clips, half as frames
+	StyleDNG    = "dng"    // DNG/ARRIRAW-like sequences: one 100-500 KB file a frame
 )
 
 // MaxCards is the largest number of cards one Generate call can create
@@ -138,9 +139,9 @@ func (o Options) withDefaults() (Options, error) {
 	switch o.Style {
 	case "":
 		o.Style = DefaultStyle
-	case StyleClips, StyleFrames, StyleMixed:
+	case StyleClips, StyleFrames, StyleMixed, StyleDNG:
 	default:
-		return o, fmt.Errorf("testcards: unknown style %q: use %s, %s or %s", o.Style, StyleClips, StyleFrames, StyleMixed)
+		return o, fmt.Errorf("testcards: unknown style %q: use %s, %s, %s or %s", o.Style, StyleClips, StyleFrames, StyleMixed, StyleDNG)
 	}
 	return o, nil
 }
@@ -231,6 +232,10 @@ func (g *cardGen) generate(o Options) error {
 		}
 	case StyleFrames:
 		if err := g.frames(o.Size); err != nil {
+			return err
+		}
+	case StyleDNG:
+		if err := g.dng(o.Size); err != nil {
 			return err
 		}
 	case StyleMixed:
@@ -331,6 +336,32 @@ func (g *cardGen) clips(budget int64) error {
 		}
 	}
 	return g.writeJunk("CLIPS/.DS_Store", dsStoreMagic, 6148)
+}
+
+// dng writes DNG-sequence clips (as cinema DNG and ARRIRAW cameras
+// record): a folder a clip, a 100-500 KB file a frame, totalling budget
+// bytes into DCIM/. The frames of a card number in the thousands.
+func (g *cardGen) dng(budget int64) error {
+	if err := g.mkdir("DCIM"); err != nil {
+		return err
+	}
+	n := 2 + g.layout.IntN(3) // 2..4 clips
+	for _, clipBytes := range split(budget, n, 0.3, g.layout) {
+		g.clipNo++
+		name := fmt.Sprintf("%sC%03d_%s", g.label, g.clipNo, dateCode)
+		dir := "DCIM/" + name
+		if err := g.mkdir(dir); err != nil {
+			return err
+		}
+		frameSize := int64(100_000 + g.layout.IntN(400_001)) // 100-500 KB
+		nframes := int(max(3, clipBytes/frameSize))
+		for f, size := range split(clipBytes, nframes, 0.05, g.layout) {
+			if err := g.writeRandom(fmt.Sprintf("%s/%s_%07d.dng", dir, name, f+1), size); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // frames writes Sony X-OCN-style clips, each a folder of frame files,

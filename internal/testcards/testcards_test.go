@@ -431,7 +431,9 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A safety net only: a Generate that ignored the cancel would write
+	// 100 GB, minutes; it stops in milliseconds, even on a busy machine.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("took %v to stop", d)
 	}
 	if _, err := os.Stat(filepath.Join(out, "A001")); !errors.Is(err, os.ErrNotExist) {

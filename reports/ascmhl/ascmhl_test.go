@@ -185,10 +185,16 @@ func TestVerifyNeverLeavesTheFolder(t *testing.T) {
 	_, err = st.ReadFile("/etc/passwd")
 	require.Error(t, err)
 
-	// A chain entry naming a path outside ascmhl/ is refused too.
+	// A chain entry naming a path outside ascmhl/ is refused too: the
+	// history is damaged (a finding), the path never read.
 	bad := MarshalChain([]ChainEntry{{1, "../../secret", C4(data)}})
 	require.NoError(t, os.WriteFile(filepath.Join(scope, "ascmhl", ChainFile), bad, 0o644))
-	_, err = Verify(context.Background(), st, VerifyOptions{})
+	res, err = Verify(context.Background(), st, VerifyOptions{})
+	require.NoError(t, err)
+	require.False(t, res.OK())
+	require.Equal(t, FindHistory, res.Findings[0].Kind)
+	require.Contains(t, res.Findings[0].Detail, "not a file name in the ascmhl folder")
+	_, err = ParseChain(bad)
 	require.ErrorContains(t, err, "not a file name in the ascmhl folder")
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/fsys"
 )
 
@@ -93,6 +94,15 @@ func (s FSStore) SetModTime(name string, t time.Time) error {
 	return s.FS.Chtimes(p, t, t)
 }
 
+// Remove implements Store.
+func (s FSStore) Remove(name string) error {
+	p, err := s.path("remove", name)
+	if err != nil {
+		return err
+	}
+	return s.FS.Remove(p)
+}
+
 // WriteFileAtomic implements Store with the engine's temp, sync, rename
 // (no-replace unless replace) and folder sync.
 func (s FSStore) WriteFileAtomic(name string, data []byte, replace bool) error {
@@ -113,13 +123,16 @@ func (s FSStore) WriteFileAtomic(name string, data []byte, replace bool) error {
 		err = cerr
 	}
 	if err == nil {
+		crashpoint.Hit("store: temp written " + crashName(base))
 		if replace {
 			err = s.FS.Rename(w.Name(), p)
 			if errors.Is(err, fs.ErrExist) {
 				// A filesystem whose rename never replaces (a dit array):
 				// remove, then rename. A crash in between leaves the new
-				// content under the temporary name only.
+				// content under the temporary name only (Recover finishes
+				// it from there).
 				if err = s.FS.Remove(p); err == nil {
+					crashpoint.Hit("store: old file removed " + crashName(base))
 					err = s.FS.Rename(w.Name(), p)
 				}
 			}

@@ -3,6 +3,7 @@ package ascmhl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -33,6 +35,8 @@ type History struct {
 	Problems []string
 	// Warnings are what the reader skipped (unknown hash formats, ...).
 	Warnings []string
+
+	idx *index // Verify's records (loadHistory with compact); Manifest.Files are then empty
 }
 
 var manifestName = regexp.MustCompile(`^(\d{4,})_.*\.mhl$`)
@@ -40,8 +44,22 @@ var manifestName = regexp.MustCompile(`^(\d{4,})_.*\.mhl$`)
 // LoadHistory reads the history of the scope st. It returns ErrNoHistory
 // when there is no ascmhl folder, and an error when the folder cannot be
 // read or the chain file is missing or unreadable. A history with
-// Problems is returned with them listed: the caller decides.
+// Problems is returned with them listed: the caller decides. A chain that
+// is there but damaged (not a chain, an entry out of count, naming a path
+// outside the ascmhl folder, or with a malformed c4) is such a problem.
+//
+// Manifests are streamed (hashed and parsed in one read, never held
+// whole); the Manifests returned hold every record, so their size grows
+// with the history's: Verify reads a history with less (see the package
+// doc).
 func LoadHistory(st Store) (*History, error) {
+	return loadHistory(st, false)
+}
+
+// loadHistory reads the history of st. With compact, file records go to an
+// index (History.idx) instead of Manifest.Files, and hold only what Verify
+// needs.
+func loadHistory(st Store, compact bool) (*History, error) {
 	fi, err := st.Lstat(HistoryDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoHistory
@@ -58,16 +76,43 @@ func LoadHistory(st Store) (*History, error) {
 	}
 	chainData, err := st.ReadFile(HistoryDir + "/" + ChainFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s/ has no %s: the history's table of contents is missing", HistoryDir, ChainFile)
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".mhl") && !strings.HasPrefix(e.Name(), "._") {
+				return nil, fmt.Errorf("%s/ has no %s: the history's table of contents is missing", HistoryDir, ChainFile)
+			}
+		}
+		// An ascmhl folder without a chain or a manifest: no generation was
+		// ever committed here (a first one interrupted, see Recover).
+		return nil, ErrNoHistory
 	}
 	if err != nil {
 		return nil, err
 	}
-	chain, err := ParseChain(chainData)
-	if err != nil {
-		return nil, fmt.Errorf("%s/%s: %w", HistoryDir, ChainFile, err)
-	}
 	h := &History{}
+	warns := &warnList{}
+	if compact {
+		h.idx = newIndex()
+	}
+	chain, problems, err := readChain(chainData)
+	if err != nil {
+		h.Problems = append(h.Problems, fmt.Sprintf("%s/%s is damaged: %v", HistoryDir, ChainFile, err))
+		return h, nil
+	}
+	for _, p := range problems {
+		h.Problems = append(h.Problems, fmt.Sprintf("%s/%s is damaged: %s", HistoryDir, ChainFile, p))
+	}
+	// Verify keeps the file records of a small history too (callers look
+	// at them); a large one has only its index.
+	keepFiles := !compact
+	if compact {
+		var total int64
+		for _, c := range chain {
+			if fi, err := st.Lstat(HistoryDir + "/" + c.Path); err == nil {
+				total += fi.Size()
+			}
+		}
+		keepFiles = total <= keepFilesUpTo
+	}
 	inChain := map[string]bool{}
 	for _, c := range chain {
 		inChain[c.Path] = true
@@ -76,27 +121,28 @@ func LoadHistory(st Store) (*History, error) {
 		if m := manifestName.FindStringSubmatch(c.Path); m == nil {
 			h.Problems = append(h.Problems, fmt.Sprintf("%s: the name does not follow NNNN_<folder>_<date>_<time>Z.mhl", name))
 		} else if n, _ := strconv.Atoi(m[1]); n != c.Seq {
-			h.Warnings = append(h.Warnings, fmt.Sprintf("%s is generation %d in the chain", name, c.Seq))
+			warns.add(fmt.Sprintf("%s is generation %d in the chain", name, c.Seq))
 		}
-		data, err := st.ReadFile(name)
+		m, c4, perr, err := readManifest(st, name, c.Seq, h.idx, keepFiles, warns)
 		if errors.Is(err, fs.ErrNotExist) {
 			h.Problems = append(h.Problems, fmt.Sprintf("%s is missing (listed in the chain as generation %d)", name, c.Seq))
 			h.Generations = append(h.Generations, g)
 			continue
 		}
 		if err != nil {
+			if fi, lerr := st.Lstat(name); lerr == nil && !fi.Mode().IsRegular() {
+				h.Problems = append(h.Problems, fmt.Sprintf("%s is not a regular file (%s): not read", name, fi.Mode().Type()))
+				h.Generations = append(h.Generations, g)
+				continue
+			}
 			return nil, err
 		}
-		g.C4 = C4(data)
-		if g.C4 != c.C4 {
+		g.C4 = c4
+		if _, bad := hashing.DecodeC4(c.C4); bad == nil && g.C4 != c.C4 {
 			h.Problems = append(h.Problems, fmt.Sprintf("%s was changed after it was written: its c4 is %s, the chain says %s", name, g.C4, c.C4))
 		}
-		m, warns, err := ParseManifest(data)
-		for _, w := range warns {
-			h.Warnings = append(h.Warnings, name+": "+w)
-		}
-		if err != nil {
-			h.Problems = append(h.Problems, fmt.Sprintf("%s is not a valid manifest: %v", name, err))
+		if perr != nil {
+			h.Problems = append(h.Problems, fmt.Sprintf("%s is not a valid manifest: %v", name, perr))
 		} else {
 			g.Manifest = m
 		}
@@ -108,7 +154,93 @@ func LoadHistory(st Store) (*History, error) {
 		}
 		h.Problems = append(h.Problems, fmt.Sprintf("%s/%s is not in the chain (added or renamed after the chain was written)", HistoryDir, e.Name()))
 	}
+	h.Warnings = warns.strings()
 	return h, nil
+}
+
+// ioErrReader remembers an error of the reader under it, so that a
+// manifest that cannot be read is told from one that does not parse.
+type ioErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *ioErrReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+// keepFilesUpTo is the size of a history's manifests (all generations)
+// up to which Verify also keeps every file record in Manifest.Files, as
+// LoadHistory does: about 80,000 records.
+const keepFilesUpTo = 16 << 20
+
+// readManifest reads the manifest name of generation seq in one pass:
+// its c4 and its records. With idx, file and folder records go to idx,
+// Manifest.Dirs is kept, and Manifest.Files only with keepFiles; without
+// idx the Manifest holds them all. perr says why the manifest is not
+// valid; err that it could not be read.
+func readManifest(st Store, name string, seq int, idx *index, keepFiles bool, warns *warnList) (m *Manifest, c4 string, perr, err error) {
+	f, err := st.Open(name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	defer f.Close()
+	sum := hashing.C4.New()
+	src := &ioErrReader{r: f}
+	tee := io.TeeReader(src, sum)
+	pw := &warnList{}
+	if idx == nil {
+		var ws []string
+		m, ws, perr = ReadManifest(tee)
+		for _, w := range ws {
+			pw.add(w)
+		}
+	} else {
+		var files []File
+		var dirs []Dir
+		m, perr = parseManifest(tee, pw,
+			func(f *File) error {
+				if err := idx.addFile(seq, f); err != nil {
+					return err
+				}
+				if keepFiles {
+					files = append(files, *f)
+				}
+				return nil
+			},
+			func(d *Dir) error {
+				if err := idx.addDir(seq, d); err != nil {
+					return err
+				}
+				dirs = append(dirs, *d)
+				return nil
+			})
+		if m != nil {
+			m.Files, m.Dirs = files, dirs
+		}
+	}
+	// The c4 covers every byte, also those after the root element or
+	// after a parse error.
+	if _, cerr := io.Copy(io.Discard, tee); cerr != nil && src.err == nil {
+		src.err = cerr
+	}
+	if src.err != nil {
+		return nil, "", nil, fmt.Errorf("reading %s: %w", name, src.err)
+	}
+	for _, w := range pw.list {
+		warns.add(name + ": " + w)
+	}
+	for i := 0; i < pw.more; i++ {
+		warns.more++
+	}
+	if perr != nil {
+		m = nil
+	}
+	return m, hashing.EncodeC4(sum.Sum(nil)), perr, nil
 }
 
 // Latest returns the newest readable manifest, or nil.
@@ -143,48 +275,23 @@ type Record struct {
 	FailedSeq  int
 }
 
-// Records collects every file recorded in the history, by path.
+// Records collects every file recorded in the history, by path. A file
+// renamed (its record carries a previousPath) is found under its new path
+// only, with what was recorded under the old one.
 func (h *History) Records() map[string]*Record {
-	out := map[string]*Record{}
+	if h.idx != nil {
+		return h.idx.records()
+	}
+	x := newIndex()
 	for _, g := range h.Generations {
 		if g.Manifest == nil {
 			continue
 		}
-		for _, f := range g.Manifest.Files {
-			r := out[f.Path]
-			if r == nil {
-				r = &Record{Path: f.Path, Size: -1, Values: map[hashing.Algo]string{}, FirstSeq: g.Seq}
-				out[f.Path] = r
-			}
-			if f.Size >= 0 {
-				r.Size = f.Size
-			}
-			failed := false
-			for _, hv := range f.Hashes {
-				if hv.Action == Failed {
-					failed = true
-					continue
-				}
-				if _, ok := r.Values[hv.Algo]; !ok {
-					r.Values[hv.Algo] = hv.Value
-				}
-			}
-			r.LastFailed = failed && !hasUsable(f)
-			if r.LastFailed {
-				r.FailedSeq = g.Seq
-			}
+		for i := range g.Manifest.Files {
+			x.addFile(g.Seq, &g.Manifest.Files[i])
 		}
 	}
-	return out
-}
-
-func hasUsable(f File) bool {
-	for _, h := range f.Hashes {
-		if h.Action != Failed {
-			return true
-		}
-	}
-	return false
+	return x.records()
 }
 
 // NextSeq is the number the next generation gets.
@@ -204,6 +311,17 @@ func (h *History) NextSeq() int {
 // NNNN_<folder>_<YYYY-MM-DD>_<HHMMSS>Z.mhl (UTC). Characters a file name or
 // XML cannot carry are replaced by "_".
 func ManifestName(seq int, folder string, start time.Time) string {
+	return fmt.Sprintf("%04d_%s_%s.mhl", seq, safeFolder(folder), start.UTC().Format("2006-01-02_150405Z"))
+}
+
+// PackingListName is the file name Flatten's manifest gets, as the
+// reference tool names it: packinglist_<folder>_<YYYY-MM-DD>_<HHMMSS>Z.mhl.
+func PackingListName(folder string, t time.Time) string {
+	return fmt.Sprintf("packinglist_%s_%s.mhl", safeFolder(folder), t.UTC().Format("2006-01-02_150405Z"))
+}
+
+// safeFolder replaces what a file name or XML cannot carry by "_".
+func safeFolder(folder string) string {
 	var b strings.Builder
 	for i := 0; i < len(folder); {
 		r, n := utf8.DecodeRuneInString(folder[i:])
@@ -215,7 +333,7 @@ func ManifestName(seq int, folder string, start time.Time) string {
 		}
 		i += n
 	}
-	return fmt.Sprintf("%04d_%s_%s.mhl", seq, b.String(), start.UTC().Format("2006-01-02_150405Z"))
+	return b.String()
 }
 
 // Append writes m as the next generation of the history in st: the
@@ -247,6 +365,7 @@ func Append(st Store, h *History, m *Manifest, folder string, start time.Time) (
 	if err := st.WriteFileAtomic(HistoryDir+"/"+name, data, false); err != nil {
 		return "", err
 	}
+	crashpoint.Hit("ascmhl: manifest written")
 	if err := st.WriteFileAtomic(HistoryDir+"/"+ChainFile, MarshalChain(chain), true); err != nil {
 		return "", err
 	}

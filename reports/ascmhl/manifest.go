@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/xml"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ type File struct {
 	Size         int64  // -1: not recorded
 	Mtime        time.Time
 	Hashes       []Hash // at most one per algorithm
-	PreviousPath string
+	PreviousPath string // the file's path before a rename (ascmhl create -dr), if it was renamed
 }
 
 // Hash returns the file's hash of algorithm a, if recorded.
@@ -79,9 +80,10 @@ type DirHash struct {
 
 // Dir is the record of one folder (the root's is Manifest.Root).
 type Dir struct {
-	Path   string
-	Mtime  time.Time
-	Hashes []DirHash
+	Path         string
+	Mtime        time.Time
+	Hashes       []DirHash
+	PreviousPath string // the folder's path before a rename, if it was renamed
 }
 
 // Reference points to the manifest of a nested history.
@@ -90,9 +92,34 @@ type Reference struct {
 	C4   string
 }
 
-// Author is a person named in the creator info.
+// Author is a person named in the creator info: the one who initiated or
+// controlled the process (the specification's AuthorType: the name as
+// text, email, phone and role as attributes).
 type Author struct {
-	Name, Email, Phone, Role string
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+	Phone string `json:"phone,omitempty"`
+	Role  string `json:"role,omitempty"`
+}
+
+// IsZero reports whether no field is set.
+func (a Author) IsZero() bool { return a == Author{} }
+
+// emailPattern is the schema's EmailAddressAttributeType.
+var emailPattern = regexp.MustCompile(`^[^@]+@[^.]+\..+$`)
+
+// Check refuses what would make the manifest invalid: an email the schema
+// does not accept (it wants name@domain.tld) or text XML cannot carry.
+func (a Author) Check() error {
+	if a.Email != "" && !emailPattern.MatchString(a.Email) {
+		return fmt.Errorf("author email %q is not an address the ASC MHL schema accepts (name@domain.tld)", a.Email)
+	}
+	for _, s := range []string{a.Name, a.Email, a.Phone, a.Role} {
+		if !XMLSafe(s) {
+			return fmt.Errorf("author %q: holds characters an XML document cannot carry", s)
+		}
+	}
+	return nil
 }
 
 // Manifest is one generation of a history: one .mhl file.
@@ -106,10 +133,16 @@ type Manifest struct {
 	Comment     string
 	Process     string
 	Root        []DirHash
-	Ignore      []string
-	Files       []File
-	Dirs        []Dir
-	References  []Reference
+	// EmptyRootHash writes an empty <roothash> when Root is empty: a
+	// generation without directory hashes (dit mhl create
+	// --no-directory-hashes). The schema allows it, and the reference
+	// tool's verify -dh needs the element in every generation (it fails on
+	// a manifest without one, such as its own create -n writes).
+	EmptyRootHash bool
+	Ignore        []string
+	Files         []File
+	Dirs          []Dir
+	References    []Reference
 }
 
 // xmlTime renders a time for xs:dateTime: UTC, with fractional seconds
@@ -193,7 +226,7 @@ func (m *Manifest) Marshal() ([]byte, error) {
 
 	w.open("processinfo")
 	w.leaf("process", m.Process)
-	if len(m.Root) > 0 {
+	if len(m.Root) > 0 || m.EmptyRootHash {
 		w.open("roothash")
 		writeDirHashes(w, m.Root)
 		w.close("roothash")
@@ -298,6 +331,11 @@ func writeFile(w *xmlWriter, f *File) {
 
 func writeDirHashes(w *xmlWriter, hs []DirHash) {
 	for _, part := range []string{"content", "structure"} {
+		if len(hs) == 0 { // a folder listed without hashes (no directory hashes)
+			w.indent()
+			w.b.WriteString("<" + part + "/>\n")
+			continue
+		}
 		w.open(part)
 		for _, a := range hashing.All {
 			for _, h := range hs {
@@ -322,6 +360,9 @@ func writeDir(w *xmlWriter, d *Dir) {
 	}
 	writePath(w, d.Path, "lastmodificationdate", mt)
 	writeDirHashes(w, d.Hashes)
+	if d.PreviousPath != "" {
+		w.leaf("previousPath", DisplayName(d.PreviousPath))
+	}
 	writeRawPath(w, d.Path)
 	w.close("directoryhash")
 }
@@ -335,6 +376,14 @@ func (m *Manifest) check() error {
 	}
 	if m.Tool == "" || m.Created.IsZero() {
 		return fmt.Errorf("ascmhl: a manifest needs a tool name and a creation date")
+	}
+	for _, a := range m.Authors {
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("ascmhl: %w", err)
+		}
+	}
+	if !XMLSafe(m.Location) || !XMLSafe(m.Comment) {
+		return fmt.Errorf("ascmhl: the location or comment holds characters an XML document cannot carry")
 	}
 	seen := map[string]bool{}
 	for _, f := range m.Files {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dit-org/dit/internal/crashpoint"
 )
 
 // Store is the folder a history covers (its scope), seen through the few
@@ -40,6 +42,9 @@ type Store interface {
 	WriteFileAtomic(name string, data []byte, replace bool) error
 	// SetModTime sets an entry's modification time.
 	SetModTime(name string, t time.Time) error
+	// Remove removes a file or an empty folder (Recover: a temp or an
+	// uncommitted manifest of dit's own).
+	Remove(name string) error
 }
 
 // ValidName reports whether name is a relative slash path that stays inside
@@ -162,6 +167,15 @@ func (s *OSStore) SetModTime(name string, t time.Time) error {
 	return s.root.Chtimes(n, t, t)
 }
 
+// Remove implements Store.
+func (s *OSStore) Remove(name string) error {
+	n, err := checkName("remove", name)
+	if err != nil {
+		return err
+	}
+	return s.root.Remove(n)
+}
+
 // tempSuffix ends the names of files still being written; it is the
 // engine's offload.TempSuffix, so a temp left by a killed process is
 // removed when a job next writes to the card folder.
@@ -202,6 +216,7 @@ func (s *OSStore) WriteFileAtomic(name string, data []byte, replace bool) error 
 		err = cerr
 	}
 	if err == nil {
+		crashpoint.Hit("store: temp written " + crashName(base))
 		err = s.root.Rename(tmp, n)
 	}
 	if err != nil {
@@ -217,4 +232,15 @@ func (s *OSStore) WriteFileAtomic(name string, data []byte, replace bool) error 
 		err = cerr
 	}
 	return err
+}
+
+// crashName is how a crash step names a file: with every digit an N, so
+// that names holding dates and numbers name the same step in every run.
+func crashName(base string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return 'N'
+		}
+		return r
+	}, base)
 }

@@ -19,7 +19,7 @@ const (
 	FindMissing   = "missing" // recorded, not on disk
 	FindChanged   = "changed" // on disk, different from its record
 	FindNew       = "new"     // on disk, not recorded and not ignored
-	FindFailed    = "failed"  // recorded only with failed hashes
+	FindFailed    = "failed"  // recorded only with failed hashes; Create: differs from its record (recorded failed)
 	FindUnread    = "unreadable"
 	FindHistory   = "history"   // the history itself is damaged
 	FindDirectory = "directory" // a directory or root hash differs
@@ -49,6 +49,14 @@ type VerifyOptions struct {
 	DirectoryHashes bool
 	// OnFinding, if set, is called with each finding as it is made.
 	OnFinding func(Finding)
+	// SizesOnly reads no file: a recorded file of the recorded size
+	// matches (what `ascmhl diff` and `dit mhl diff` do: new, missing and
+	// resized files, in the time a listing takes). DirectoryHashes is then
+	// not checked.
+	SizesOnly bool
+	// Ignore are patterns (gitignore syntax) ignored besides the
+	// history's own list.
+	Ignore []string
 }
 
 // VerifyResult is the outcome of Verify.
@@ -65,20 +73,29 @@ func (r *VerifyResult) OK() bool { return len(r.Findings) == 0 }
 
 // scope is the root history or a nested one.
 type scope struct {
-	prefix  string // "" for the root, else "dir/"
-	records map[string]*Record
+	prefix string // "" for the root, else "dir/"
+	hist   *History
+	idx    *index
 }
 
 // Verify re-hashes every file of the scope st and compares it with the
 // history: each file missing, changed, new (neither recorded nor ignored)
-// or recorded only as failed is a finding, and so is a damaged history (a
-// manifest missing, edited, not in the chain or invalid). Nested histories
-// (an ascmhl folder in a sub-folder) are read too: a file recorded in
-// none of them is new. Paths in manifests never lead outside st: they are
-// refused when parsed. Verify returns ErrNoHistory for a folder without
-// history; other errors mean it could not run.
+// or recorded only as failed is a finding, and so is a folder recorded in
+// the history and missing, and a damaged history (a chain or manifest
+// missing, edited, not in the chain or invalid). A file renamed (its
+// record carries a previousPath) is checked under its new name against
+// what was recorded under the old one, which is no longer expected.
+// Nested histories (an ascmhl folder in a sub-folder) are read too: a file
+// recorded in none of them is new, and each reference a manifest makes to
+// a nested history's manifest must match that manifest's c4. Paths in
+// manifests never lead outside st: they are refused when parsed. Verify
+// returns ErrNoHistory for a folder without history; other errors mean it
+// could not run.
+//
+// Manifests are streamed, and only what the check needs is kept of each
+// record (see the package doc for the memory a large history takes).
 func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, error) {
-	h, err := LoadHistory(st)
+	h, err := loadHistory(st, true)
 	if err != nil {
 		return nil, err
 	}
@@ -95,13 +112,13 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	if len(h.Generations) == 0 {
 		add(Finding{Kind: FindHistory, Detail: "the chain lists no generation"})
 	}
-	ign := NewIgnore(h.IgnorePatterns())
-	scopes := []*scope{{records: h.Records()}}
+	ign := NewIgnore(append(h.IgnorePatterns(), opt.Ignore...))
+	scopes := []*scope{{hist: h, idx: h.idx}}
 
 	// Directory hashes to check, and the algorithms they need.
 	var dirGen *Manifest
 	var dirAlgos []hashing.Algo
-	if opt.DirectoryHashes {
+	if opt.DirectoryHashes && !opt.SizesOnly {
 		for i := len(h.Generations) - 1; i >= 0 && dirGen == nil; i-- {
 			if m := h.Generations[i].Manifest; m != nil && len(m.Root) > 0 {
 				dirGen = m
@@ -114,8 +131,12 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 			res.Warnings = append(res.Warnings, "no generation has directory hashes: only files were checked")
 		}
 	}
-	tree := Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
-	seen := map[string]bool{}
+	// The tree is only built for directory hashes: it holds every file.
+	var tree Tree
+	if dirGen != nil {
+		tree = Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+	}
+	seenDirs := map[string]bool{}
 	buf := make([]byte, 1<<20)
 
 	var walk func(dir string) error
@@ -129,7 +150,7 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 			for _, e := range ents {
 				if e.Name() == HistoryDir && e.IsDir() {
 					sub := &subStore{Store: st, prefix: dir + "/"}
-					nh, err := LoadHistory(sub)
+					nh, err := loadHistory(sub, true)
 					if err != nil {
 						add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + err.Error()})
 						break
@@ -138,7 +159,7 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 						add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + p})
 					}
 					res.Warnings = append(res.Warnings, prefixAll(dir+"/", nh.Warnings)...)
-					scopes = append(scopes, &scope{prefix: dir + "/", records: nh.Records()})
+					scopes = append(scopes, &scope{prefix: dir + "/", hist: nh, idx: nh.idx})
 				}
 			}
 		}
@@ -154,8 +175,11 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 				continue
 			}
 			if e.IsDir() {
-				tree.Dirs = append(tree.Dirs, rel)
-				seen[rel] = true
+				if dirGen != nil {
+					tree.Dirs = append(tree.Dirs, rel)
+				}
+				seenDirs[rel] = true
+				markDir(scopes, rel)
 				if err := walk(rel); err != nil {
 					return err
 				}
@@ -165,28 +189,32 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s is not a regular file (%s): not followed", DisplayName(rel), e.Type()))
 				continue
 			}
-			seen[rel] = true
-			rec := lookup(scopes, rel)
+			sc, rec := markFile(scopes, rel)
 			if rec == nil {
 				add(Finding{Kind: FindNew, Path: rel, Detail: "not recorded in the history"})
 				continue
 			}
-			if len(rec.Values) == 0 {
-				add(Finding{Kind: FindFailed, Path: rel, Detail: fmt.Sprintf("recorded only with failed hashes (generation %d): the copy was bad when it was recorded", rec.FailedSeq)})
+			algos := sc.idx.algos(rec)
+			if len(algos) == 0 {
+				add(Finding{Kind: FindFailed, Path: rel, Detail: fmt.Sprintf("recorded only with failed hashes (generation %d): the copy was bad when it was recorded", rec.failedSeq)})
 				continue
 			}
-			var algos []hashing.Algo
-			for a := range rec.Values {
-				algos = append(algos, a)
-			}
-			sort.Slice(algos, func(i, j int) bool { return algos[i] < algos[j] })
 			check := algos
 			if !opt.AllHashes {
 				check = []hashing.Algo{hashing.Fastest(algos)}
 			}
-			if rec.Size >= 0 {
-				if fi, err := e.Info(); err == nil && fi.Size() != rec.Size {
-					add(Finding{Kind: FindChanged, Path: rel, Detail: fmt.Sprintf("size %d, recorded %d", fi.Size(), rec.Size)})
+			if rec.size >= 0 || opt.SizesOnly {
+				fi, err := e.Info()
+				switch {
+				case err != nil && opt.SizesOnly:
+					add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
+					continue
+				case err == nil && rec.size >= 0 && fi.Size() != rec.size:
+					add(Finding{Kind: FindChanged, Path: rel, Detail: fmt.Sprintf("size %d, recorded %d", fi.Size(), rec.size)})
+					continue
+				case opt.SizesOnly:
+					res.Files++
+					res.Bytes += fi.Size()
 					continue
 				}
 			}
@@ -198,11 +226,13 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 				add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
 				continue
 			}
-			tree.Files[rel] = sums
+			if dirGen != nil {
+				tree.Files[rel] = sums
+			}
 			bad := ""
 			for _, a := range check {
-				if sums[a] != rec.Values[a] {
-					bad = fmt.Sprintf("%s %s, recorded %s", a, sums[a], rec.Values[a])
+				if want, _ := sc.idx.value(rec, a); sums[a] != want {
+					bad = fmt.Sprintf("%s %s, recorded %s", a, sums[a], want)
 					break
 				}
 			}
@@ -218,18 +248,25 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	if err := walk("."); err != nil {
 		return res, err
 	}
-	var missing []string
+	var missing []Finding
 	for _, sc := range scopes {
-		for p := range sc.records {
-			full := sc.prefix + p
-			if !seen[full] && !ign.Match(full, false) {
-				missing = append(missing, full)
+		sc.idx.each(func(p string, r *irec) {
+			if full := sc.prefix + p; r.flags&flagSeen == 0 && !seenDirs[full] && !ign.Match(full, false) {
+				missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "recorded in the history, not in the folder"})
+			}
+		})
+		for p, d := range sc.idx.dirs {
+			if full := sc.prefix + p; !d.seen && !seenDirs[full] && !ign.Match(full, true) {
+				missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "folder recorded in the history, not in the folder"})
 			}
 		}
 	}
-	sort.Strings(missing)
-	for _, p := range missing {
-		add(Finding{Kind: FindMissing, Path: p, Detail: "recorded in the history, not in the folder"})
+	sort.Slice(missing, func(i, j int) bool { return missing[i].Path < missing[j].Path })
+	for _, f := range missing {
+		add(f)
+	}
+	if err := checkReferences(ctx, st, scopes, add); err != nil {
+		return res, err
 	}
 	if dirGen != nil {
 		got, err := DirHashes(tree, dirAlgos)
@@ -251,7 +288,7 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 			}
 		}
 		for _, d := range dirGen.Dirs {
-			if seen[d.Path] {
+			if seenDirs[d.Path] {
 				cmp(d.Path, d.Hashes)
 			}
 		}
@@ -260,21 +297,98 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	return res, nil
 }
 
-func lookup(scopes []*scope, rel string) *Record {
-	if r := scopes[0].records[rel]; r != nil {
-		return r
-	}
-	// The nearest nested history wins.
-	var best *Record
+// markFile finds the record of the file rel (the root history first, then
+// the nearest nested one) and marks it, in every history that records
+// rel, as found on disk. It returns nil when no history records rel.
+func markFile(scopes []*scope, rel string) (*scope, *irec) {
+	var best *irec
+	var bestScope *scope
 	bestLen := -1
-	for _, sc := range scopes[1:] {
-		if strings.HasPrefix(rel, sc.prefix) && len(sc.prefix) > bestLen {
-			if r := sc.records[strings.TrimPrefix(rel, sc.prefix)]; r != nil {
-				best, bestLen = r, len(sc.prefix)
+	for i, sc := range scopes {
+		if !strings.HasPrefix(rel, sc.prefix) {
+			continue
+		}
+		r, ok := sc.idx.file(rel[len(sc.prefix):])
+		if !ok {
+			continue
+		}
+		r.flags |= flagSeen
+		switch {
+		case i == 0:
+			best, bestScope, bestLen = r, sc, 1<<30
+		case len(sc.prefix) > bestLen:
+			best, bestScope, bestLen = r, sc, len(sc.prefix)
+		}
+	}
+	return bestScope, best
+}
+
+// markDir marks the folder rel as found on disk in every history that
+// records it.
+func markDir(scopes []*scope, rel string) {
+	for _, sc := range scopes {
+		if strings.HasPrefix(rel, sc.prefix) {
+			key := rel[len(sc.prefix):]
+			if d, ok := sc.idx.dirs[key]; ok {
+				d.seen = true
+				sc.idx.dirs[key] = d
 			}
 		}
 	}
-	return best
+}
+
+// checkReferences checks each reference a manifest makes to the manifest
+// of a nested history (<references><hashlistreference>): the file must be
+// there, with the c4 the reference gives. The reference tool checks the
+// same; a nested manifest changed together with its own chain is caught
+// only here.
+func checkReferences(ctx context.Context, st Store, scopes []*scope, add func(Finding)) error {
+	type sum struct {
+		c4  string
+		err error
+	}
+	sums := map[string]sum{}
+	for _, sc := range scopes {
+		for _, g := range sc.hist.Generations {
+			if g.Manifest == nil {
+				continue
+			}
+			from := sc.prefix + HistoryDir + "/" + g.File
+			for _, r := range g.Manifest.References {
+				full := sc.prefix + r.Path
+				if _, err := hashing.DecodeC4(r.C4); err != nil {
+					add(Finding{Kind: FindHistory, Path: full, Detail: fmt.Sprintf("%s references this manifest with a malformed c4: %v", DisplayName(from), err)})
+					continue
+				}
+				s, done := sums[full]
+				if !done {
+					s.c4, s.err = fileC4(ctx, st, full)
+					if errors.Is(s.err, context.Canceled) || errors.Is(s.err, context.DeadlineExceeded) {
+						return s.err
+					}
+					sums[full] = s
+				}
+				switch {
+				case errors.Is(s.err, fs.ErrNotExist):
+					add(Finding{Kind: FindHistory, Path: full, Detail: fmt.Sprintf("%s references this nested history's manifest, which is missing", DisplayName(from))})
+				case s.err != nil:
+					add(Finding{Kind: FindUnread, Path: full, Detail: fmt.Sprintf("referenced by %s: %v", DisplayName(from), s.err)})
+				case s.c4 != r.C4:
+					add(Finding{Kind: FindHistory, Path: full, Detail: fmt.Sprintf("nested history's manifest changed after it was referenced: its c4 is %s, %s says %s", s.c4, DisplayName(from), r.C4)})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fileC4 returns the C4 id of a file of st, read in one stream.
+func fileC4(ctx context.Context, st Store, name string) (string, error) {
+	sums, _, err := hashFile(ctx, st, name, []hashing.Algo{hashing.C4}, make([]byte, 256<<10))
+	if err != nil {
+		return "", err
+	}
+	return sums[hashing.C4], nil
 }
 
 func union(a, b []hashing.Algo) []hashing.Algo {
@@ -359,6 +473,7 @@ func (s *subStore) Lstat(n string) (fs.FileInfo, error)     { return s.Store.Lst
 func (s *subStore) Open(n string) (io.ReadCloser, error)    { return s.Store.Open(s.name(n)) }
 func (s *subStore) MkdirAll(n string) error                 { return s.Store.MkdirAll(s.name(n)) }
 func (s *subStore) SetModTime(n string, t time.Time) error  { return s.Store.SetModTime(s.name(n), t) }
+func (s *subStore) Remove(n string) error                   { return s.Store.Remove(s.name(n)) }
 func (s *subStore) WriteFileAtomic(n string, d []byte, r bool) error {
 	return s.Store.WriteFileAtomic(s.name(n), d, r)
 }

@@ -91,6 +91,13 @@ func (r *Report) FileName(ext string) string {
 // report of the same job is replaced). It returns the paths written, and
 // the first error after trying every destination.
 func (r *Report) WriteToDestinations(fsy fsys.FS) ([]string, error) {
+	return r.WriteToDestinationsContext(context.Background(), fsy)
+}
+
+// WriteToDestinationsContext is WriteToDestinations that stops before the
+// next file once ctx ends (Ctrl-C), returning ctx's error: a report cut
+// short is written again by a resume.
+func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([]string, error) {
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
@@ -124,12 +131,15 @@ func (r *Report) WriteToDestinations(fsy fsys.FS) ([]string, error) {
 		}
 		st := ascmhl.FSStore{FS: fsy, Dir: dir}
 		for _, f := range Formats {
+			if err := ctx.Err(); err != nil {
+				return written, err
+			}
 			name := r.FileName(f)
 			if err := st.WriteFileAtomic(name, rendered[f], true); err != nil {
 				firstErr = cmpErr(firstErr, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err))
 				continue
 			}
-			written = append(written, filepath.Join(dir, name))
+			written = append(written, offload.DisplayPath(d.Path, path.Join(rel, name)))
 		}
 	}
 	return written, firstErr
@@ -151,7 +161,7 @@ func AfterJob(cat *catalog.Catalog, written func([]string)) func(ctx context.Con
 		if err != nil {
 			return err
 		}
-		paths, err := r.WriteToDestinations(fsy)
+		paths, err := r.WriteToDestinationsContext(ctx, fsy)
 		if written != nil && len(paths) > 0 {
 			written(paths)
 		}

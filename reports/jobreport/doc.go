@@ -10,16 +10,24 @@
 // skipped entry with its reason, every failure, copy and verify start and
 // end, the mean, min, max and 95th percentile (nearest rank) of its
 // per-second throughput samples (catalog.Samples) for the copy (reading the
-// card) and the verify phase (reading the copies back), and TB/hour:
+// card) and the verify phase (reading the copies back), and TB/hour, from
+// the bytes really moved and the time really spent (offload.Activity; each
+// per-second sample records the interval it covers, each run its start and
+// end):
 //
-//	copy        card bytes / (copy finished - copy started)
-//	verify      card bytes / (verify finished - verify started)
-//	end to end  card bytes / (the later of copy and verify finished - copy started)
-//	job         all cards' bytes / (job finished - job started)
+//	copy        bytes read from the card / time the card was being copied
+//	verify      bytes read back from its copies / time they were being read back
+//	end to end  bytes read from the card / time the card was busy (either)
+//	job copy    all cards' bytes read / time some card was being copied
+//	job         all cards' bytes read / the job's runs summed (active time)
 //
 // in decimal terabytes per hour (10^12 bytes per hour), rounded to three
-// decimals. Verification of later files runs while earlier ones are still
-// being copied, so the phases overlap. Rates are in bytes per second.
+// decimals; 0 (shown "-") when nothing was moved. Pauses between runs (an
+// interruption, then a resume) are not counted: the totals give runs,
+// active and paused seconds and say whether the job was resumed. A file
+// read again after an interruption counts again (it was moved again).
+// Verification of later files runs while earlier ones are still being
+// copied, so the phases overlap. Rates are in bytes per second.
 //
 // # Formats
 //
@@ -28,24 +36,45 @@
 // "cards"; per card "file_list" with each file's hashes and copies). Times
 // are RFC 3339 UTC, TB/hour figures numbers with three decimals.
 //
-// CSV has one header row, then one row per file of every card and one per
-// skipped entry:
+// CSV has one header row, then one row per destination that names it,
+// then one row per file of every card and one per skipped entry:
 //
 //	card, path, size_bytes, modified_utc, state, error,
 //	<one column per hash of the job, e.g. md5, xxh64>,
-//	then per destination D: state@D, verified_at@D, verified_by@D
+//	then per destination N (1, 2, ...): destN_state, destN_verified_at, destN_verified_by
 //
-// A copy's state carries its error ("failed: read-back: ..."); a skipped
-// entry has state "skipped (<kind>)" and its reason in error. Paths are the
-// card-relative paths, byte for byte.
+// The header holds no paths: destination N is named by the row "# destN",
+// <its path>, with the other fields empty. Its first field starts with '#',
+// so a reader that skips comments (Go's csv.Reader.Comment = '#', pandas'
+// comment="#") reads only the files; a file row whose card starts with '#'
+// has it quoted. A copy's state carries its error ("failed: read-back:
+// ..."); a skipped entry has state "skipped (<kind>)" and its reason in
+// error. Paths are the card-relative paths, byte for byte; sizes are bytes.
 //
 // HTML is one self-contained page (inline CSS, each card's chart as inline
-// SVG, at most 2000 files listed per card: the CSV has them all). PDF is
-// A4 with Liberation Sans embedded: the job and destinations on the first
-// page, then one page per card with its figures, its chart (PNG) and its
-// failures and skipped entries (the first 40 of each). Charts (gonum/plot)
-// show the card's throughput per second over the job's time, one line for
-// copy and one for verify, in MB/s or GB/s (decimal).
+// SVG, at most 2000 files listed per card: the CSV has them all). It leads
+// with the verdict, the totals and a row per card, like the PDF; sizes read
+// in decimal units with the exact byte count as a tooltip
+// (<span title="1234567890 bytes">1.23 GB</span>).
+//
+// PDF is A4 with Liberation Sans embedded, for the producer. Page 1: the
+// job, a banner saying whether every card is safe to format, the totals in
+// large type (cards, files, size, verified yes/no, copy, verify and end to
+// end TB/hour, running time; whether the job was resumed, with its runs
+// and the time it was paused, and whether it was simulated, at what scale)
+// and a table with one row per card (files, size, the three TB/hour, safe
+// to format or why not). Page 2: the job's settings and the destinations.
+// Then a page per card: its figures, its chart (PNG) and its failures and
+// skipped entries (the first 40 of each).
+//
+// In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; times read
+// H:MM:SS; each table or line gives its rates in one unit, GB/s or MB/s
+// (decimal), named once in its heading; reasons and verdicts are shown
+// without command-line advice. Charts (gonum/plot, in Liberation Sans)
+// show the card's throughput per second, one line for copy and one for
+// verify (broken where no samples came, e.g. a pause), against the time
+// since the job started (H:MM or H:MM:SS ticks), in MB/s or GB/s, with
+// the legend below the plot.
 //
 // # Where reports are written
 //

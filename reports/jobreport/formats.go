@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Formats are the report formats, as --format names them.
@@ -46,17 +47,45 @@ func csvTime(t time.Time) string {
 }
 
 // WriteCSV writes one row per file (and per skipped entry) of every card:
-// its hashes and its state on each destination (see the package doc).
+// its hashes and its state on each destination (see the package doc). The
+// destinations are numbered in the header (dest1_state, ...); a row per
+// destination after it, whose first field starts with '#', names them:
+// "# dest1,/Volumes/RAID,,...".
 func (r *Report) WriteCSV(w io.Writer) error {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
+	write := func(row []string) error {
+		// A first field that starts with '#' is quoted, so that no reader
+		// takes the row for a comment.
+		if strings.HasPrefix(row[0], "#") {
+			cw.Flush()
+			buf.WriteString(`"` + strings.ReplaceAll(row[0], `"`, `""`) + `"`)
+			var rest bytes.Buffer
+			rw := csv.NewWriter(&rest)
+			if err := rw.Write(append([]string{""}, row[1:]...)); err != nil {
+				return err
+			}
+			rw.Flush()
+			_, err := buf.Write(rest.Bytes())
+			return err
+		}
+		return cw.Write(row)
+	}
 	head := []string{"card", "path", "size_bytes", "modified_utc", "state", "error"}
 	head = append(head, r.Job.Hashes...)
-	for _, d := range r.Destinations {
-		head = append(head, "state@"+d.Path, "verified_at@"+d.Path, "verified_by@"+d.Path)
+	for i := range r.Destinations {
+		n := strconv.Itoa(i + 1)
+		head = append(head, "dest"+n+"_state", "dest"+n+"_verified_at", "dest"+n+"_verified_by")
 	}
-	if err := cw.Write(head); err != nil {
+	if err := write(head); err != nil {
 		return err
+	}
+	for i, d := range r.Destinations {
+		row := make([]string, len(head))
+		row[0], row[1] = fmt.Sprintf("# dest%d", i+1), commentText(d.Path)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
 	}
 	for _, c := range r.Cards {
 		for _, f := range c.FileList {
@@ -81,7 +110,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				}
 				row = append(row, st, csvTime(cp.VerifiedAt), cp.VerifiedBy)
 			}
-			if err := cw.Write(row); err != nil {
+			if err := write(row); err != nil {
 				return err
 			}
 		}
@@ -93,7 +122,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			for range r.Destinations {
 				row = append(row, "", "", "")
 			}
-			if err := cw.Write(row); err != nil {
+			if err := write(row); err != nil {
 				return err
 			}
 		}
@@ -104,4 +133,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// commentText makes s safe on one '#' line of the CSV (readers that skip
+// comments skip lines, not records): a name with a line break or another
+// control character is written quoted, Go style.
+func commentText(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 || !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -2,14 +2,15 @@ package jobreport
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/reports/ascmhl"
 )
 
@@ -18,17 +19,36 @@ import (
 const maxHTMLFiles = 2000
 
 var funcs = template.FuncMap{
-	"bytes": units.FormatBytes,
-	"tbh":   FormatTBH,
-	"rate":  formatRate,
-	"time":  formatTime,
-	"name":  ascmhl.DisplayName,
-	"join":  strings.Join,
-	"dur": func(a, b time.Time) string {
-		if a.IsZero() || b.IsZero() {
-			return "-"
+	"size":     sizeHTML,
+	"tbh":      tbhNum,
+	"hms":      hmsOr,
+	"n":        thousands,
+	"time":     formatTime,
+	"span":     span,
+	"name":     ascmhl.DisplayName,
+	"join":     strings.Join,
+	"plain":    plainText,
+	"reason":   skipReason,
+	"yesno":    yesNo,
+	"verdict":  func(c Card) string { return verdictText(&c) },
+	"short":    func(c Card) string { return shortVerdict(&c) },
+	"headline": jobVerdict,
+	"resumed":  resumedText,
+	"simul":    simulatedText,
+	"unit":     rateUnitOf,
+	"cardDestUnit": func(c Card) rateUnit {
+		var rs []Rate
+		for _, d := range c.Destinations {
+			rs = append(rs, d.WriteRate, d.ReadBackRate)
 		}
-		return units.FormatDuration(b.Sub(a))
+		return rateUnitOf(rs...)
+	},
+	"destUnit": func(r *Report) rateUnit {
+		var rs []Rate
+		for _, d := range r.Destinations {
+			rs = append(rs, d.WriteRate, d.ReadBackRate)
+		}
+		return rateUnitOf(rs...)
 	},
 	"upto": func(n int, files []File) []File {
 		if len(files) > n {
@@ -46,58 +66,98 @@ var htmlTmpl = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYP
 <title>Offload report: {{.R.Job.Name}} (job {{.R.Job.ID}})</title>
 <style>
 body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:2em;color:#111;max-width:1100px}
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #999}
+h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #999}
+.sub{color:#5a6069;margin:.1em 0}
+.banner{color:#fff;font-weight:bold;font-size:1.25em;padding:.5em .7em;margin:1em 0}.banner.safe{background:#1b7a34}.banner.notsafe{background:#b71c1c}
+.tiles{display:grid;grid-template-columns:repeat(4,1fr);gap:.8em;margin:.8em 0}
+.tile{background:#f1f3f6;padding:.6em .8em}.tile .label{color:#5a6069;font-size:.85em}.tile .value{font-size:2em;font-weight:bold}
+.tile .more{color:#5a6069;font-size:.8em}
+.status{font-weight:bold;font-size:1.1em;margin:.3em 0}.status.on{color:#a65400}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left;vertical-align:top}
-th{background:#eee}.num{text-align:right}.safe{color:#060;font-weight:bold}.notsafe{color:#b00;font-weight:bold}
+th{background:#e2e6ec}.num{text-align:right}.safe{color:#1b7a34;font-weight:bold}.notsafe{color:#b71c1c;font-weight:bold}
+tr.total td{font-weight:bold;border-top:2px solid #111}
+.note{color:#5a6069;font-size:.85em}
 .mono{font-family:"Liberation Mono",Menlo,monospace;font-size:.85em}figure{margin:1em 0}figure svg{max-width:100%;height:auto}
 </style>
 </head>
 <body>
-<h1>Offload report: {{.R.Job.Name}} (job {{.R.Job.ID}})</h1>
+{{- $t := .R.Totals}}
+<h1>Offload report: {{.R.Job.Name}}</h1>
+<p class="sub">Job {{.R.Job.ID}} ({{.R.Job.State}}) on {{.R.Job.Host}}, dit {{.R.Job.ToolVersion}}</p>
+<p class="sub">Started {{time .R.Job.Started}}, finished {{time .R.Job.Finished}}</p>
+<div class="banner {{if $t.Verified}}safe{{else}}notsafe{{end}}">{{headline $t}}</div>
+<div class="tiles">
+<div class="tile"><div class="label">Cards</div><div class="value">{{n $t.Cards}}</div><div class="more">{{$t.SafeToFormat}} safe to format</div></div>
+<div class="tile"><div class="label">Files</div><div class="value">{{n $t.Files}}</div><div class="more">{{$t.Skipped}} skipped, {{$t.Failed}} failed</div></div>
+<div class="tile"><div class="label">Size</div><div class="value">{{size $t.Bytes}}</div><div class="more">{{size $t.BytesCopied}} copied, {{size $t.BytesVerified}} read back</div></div>
+<div class="tile"><div class="label">Verified</div><div class="value {{if $t.Verified}}safe{{else}}notsafe{{end}}">{{yesno $t.Verified}}</div><div class="more">{{if $t.Verified}}every card safe to format{{else}}{{minus $t.Cards $t.SafeToFormat}} of {{$t.Cards}} NOT safe{{end}}</div></div>
+<div class="tile"><div class="label">Copy, TB/hour</div><div class="value">{{tbh $t.CopyTBPerHour}}</div></div>
+<div class="tile"><div class="label">Verify, TB/hour</div><div class="value">{{tbh $t.VerifyTBPerHour}}</div></div>
+<div class="tile"><div class="label">End to end, TB/hour</div><div class="value">{{tbh $t.TBPerHour}}</div></div>
+<div class="tile"><div class="label">Running time</div><div class="value">{{hms $t.ActiveSeconds}}</div><div class="more">{{hms $t.Seconds}} start to finish</div></div>
+</div>
+<p class="status{{if $t.Resumed}} on{{end}}">{{resumed $t}}</p>
+<p class="status{{if $t.Simulated}} on{{end}}">{{simul $t}}</p>
+
+<h2>Cards</h2>
+<table>
+<tr><th>Card</th><th>Files</th><th>Size</th><th>Copy, TB/hour</th><th>Verify, TB/hour</th><th>End to end, TB/hour</th><th>Safe to format?</th></tr>
+{{range $i, $c := .R.Cards}}<tr><td><a href="#card-{{$i}}">{{$c.Label}}</a></td><td class="num">{{n $c.Files}}</td><td class="num">{{size $c.Bytes}}</td><td class="num">{{tbh $c.CopyTBPerHour}}</td><td class="num">{{tbh $c.VerifyTBPerHour}}</td><td class="num">{{tbh $c.EndToEndTBPerHour}}</td><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{short $c}}</td></tr>
+{{end}}<tr class="total"><td>All cards</td><td class="num">{{n $t.Files}}</td><td class="num">{{size $t.Bytes}}</td><td class="num">{{tbh $t.CopyTBPerHour}}</td><td class="num">{{tbh $t.VerifyTBPerHour}}</td><td class="num">{{tbh $t.TBPerHour}}</td><td>{{$t.SafeToFormat}} of {{$t.Cards}} safe</td></tr>
+</table>
+<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. Copy: bytes read from the cards over the time they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the time the job ran (pauses left out).</p>
+
+<h2>Job</h2>
 <table>
 <tr><th>Job</th><td>{{.R.Job.ID}} {{.R.Job.Name}} ({{.R.Job.State}})</td></tr>
 <tr><th>Host</th><td>{{.R.Job.Host}}</td></tr>
 <tr><th>Tool</th><td>dit {{.R.Job.ToolVersion}}</td></tr>
 <tr><th>Started</th><td>{{time .R.Job.Started}}</td></tr>
 <tr><th>Finished</th><td>{{time .R.Job.Finished}}</td></tr>
+<tr><th>Running</th><td>{{hms $t.ActiveSeconds}} in {{if gt $t.Runs 1}}{{$t.Runs}} runs{{else}}1 run{{end}}{{if gt $t.PausedSeconds 0.0}}, paused {{hms $t.PausedSeconds}}{{end}}</td></tr>
 <tr><th>Hashes</th><td>{{join .R.Job.Hashes ", "}}</td></tr>
 <tr><th>Verify</th><td>{{.R.Job.Verify}} (recomputing {{.R.Job.VerifyHashes}})</td></tr>
-<tr><th>Cards</th><td>{{.R.Totals.Cards}}, {{.R.Totals.SafeToFormat}} safe to format</td></tr>
-<tr><th>Files</th><td>{{.R.Totals.Files}} files, {{bytes .R.Totals.Bytes}}, {{.R.Totals.Skipped}} skipped, {{.R.Totals.Failed}} failed</td></tr>
-<tr><th>End to end</th><td>{{tbh .R.Totals.TBPerHour}}</td></tr>
+<tr><th>Folder layout</th><td>{{.R.Job.Layout}}</td></tr>
+{{if .R.Job.Error}}<tr><th>Error</th><td>{{plain .R.Job.Error}}</td></tr>{{end}}
 <tr><th>Report</th><td>generated {{time .R.Generated}}</td></tr>
 </table>
 
 <h2>Destinations</h2>
+{{- $du := destUnit .R}}
 <table>
-<tr><th>Destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Bytes</th><th>Write rate (mean / p95)</th><th>Read-back rate (mean / p95)</th></tr>
-{{range .R.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{.Verified}}</td><td class="num">{{.Copied}}</td><td class="num">{{.Failed}}</td><td class="num">{{.Skipped}}</td><td class="num">{{bytes .Bytes}}</td><td>{{rate .WriteRate.Mean}} / {{rate .WriteRate.P95}}</td><td>{{rate .ReadBackRate.Mean}} / {{rate .ReadBackRate.P95}}</td></tr>
+<tr><th>Destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Size</th><th>Write, {{$du.Name}} (mean / p95)</th><th>Read back, {{$du.Name}} (mean / p95)</th></tr>
+{{range .R.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{size .Bytes}}</td><td class="num">{{$du.Num .WriteRate.Mean}} / {{$du.Num .WriteRate.P95}}</td><td class="num">{{$du.Num .ReadBackRate.Mean}} / {{$du.Num .ReadBackRate.P95}}</td></tr>
 {{end}}</table>
 
 {{range $i, $c := .R.Cards}}
-<h2 id="card-{{$i}}">Card {{$c.Label}}: {{if $c.SafeToFormat}}<span class="safe">{{$c.Verdict}}</span>{{else}}<span class="notsafe">{{$c.Verdict}}</span>{{end}}</h2>
+<h2 id="card-{{$i}}">Card {{$c.Label}}: <span class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{verdict $c}}</span></h2>
 <table>
 <tr><th>Source</th><td>{{name $c.Source}}</td></tr>
 {{if $c.Media}}<tr><th>Media</th><td>{{$c.Media}}</td></tr>{{end}}
 {{if $c.Bus}}<tr><th>Bus</th><td>{{$c.Bus}}</td></tr>{{end}}
-<tr><th>Files</th><td>{{$c.Files}} files, {{bytes $c.Bytes}}, {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
-<tr><th>Copy</th><td>{{time $c.CopyStarted}} to {{time $c.CopyFinished}} ({{dur $c.CopyStarted $c.CopyFinished}}): <b>{{tbh $c.CopyTBPerHour}}</b></td></tr>
-<tr><th>Verify</th><td>{{time $c.VerifyStarted}} to {{time $c.VerifyFinished}} ({{dur $c.VerifyStarted $c.VerifyFinished}}): <b>{{tbh $c.VerifyTBPerHour}}</b></td></tr>
-<tr><th>End to end</th><td><b>{{tbh $c.EndToEndTBPerHour}}</b></td></tr>
-<tr><th>Copy rate</th><td>mean {{rate $c.CopyRate.Mean}}, min {{rate $c.CopyRate.Min}}, max {{rate $c.CopyRate.Max}}, p95 {{rate $c.CopyRate.P95}} ({{$c.CopyRate.Samples}} samples)</td></tr>
-<tr><th>Verify rate</th><td>mean {{rate $c.VerifyRate.Mean}}, min {{rate $c.VerifyRate.Min}}, max {{rate $c.VerifyRate.Max}}, p95 {{rate $c.VerifyRate.P95}} ({{$c.VerifyRate.Samples}} samples)</td></tr>
+<tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
+<tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
+<tr><th>Verify</th><td>{{span $c.VerifyStarted $c.VerifyFinished}}</td></tr>
+</table>
+{{- $u := unit $c.CopyRate $c.VerifyRate}}
+<table>
+<tr><th></th><th>Moved</th><th>Time</th><th>TB/hour</th><th>Mean, {{$u.Name}}</th><th>Min, {{$u.Name}}</th><th>Max, {{$u.Name}}</th><th>p95, {{$u.Name}}</th><th>Samples</th></tr>
+<tr><th>Copy (reading the card)</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.CopySeconds}}</td><td class="num"><b>{{tbh $c.CopyTBPerHour}}</b></td><td class="num">{{$u.Num $c.CopyRate.Mean}}</td><td class="num">{{$u.Num $c.CopyRate.Min}}</td><td class="num">{{$u.Num $c.CopyRate.Max}}</td><td class="num">{{$u.Num $c.CopyRate.P95}}</td><td class="num">{{n $c.CopyRate.Samples}}</td></tr>
+<tr><th>Verify (reading the copies back)</th><td class="num">{{size $c.BytesVerified}}</td><td class="num">{{hms $c.VerifySeconds}}</td><td class="num"><b>{{tbh $c.VerifyTBPerHour}}</b></td><td class="num">{{$u.Num $c.VerifyRate.Mean}}</td><td class="num">{{$u.Num $c.VerifyRate.Min}}</td><td class="num">{{$u.Num $c.VerifyRate.Max}}</td><td class="num">{{$u.Num $c.VerifyRate.P95}}</td><td class="num">{{n $c.VerifyRate.Samples}}</td></tr>
+<tr><th>End to end</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.ActiveSeconds}}</td><td class="num"><b>{{tbh $c.EndToEndTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
 </table>
 <figure class="chart">{{index $.Charts $i}}<figcaption>Throughput of {{$c.Label}} over time (per-second samples)</figcaption></figure>
+{{- $cu := cardDestUnit $c}}
 <table>
-<tr><th>On destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Write rate (mean)</th><th>Read-back rate (mean)</th></tr>
-{{range $c.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{.Verified}}</td><td class="num">{{.Copied}}</td><td class="num">{{.Failed}}</td><td class="num">{{.Skipped}}</td><td>{{rate .WriteRate.Mean}}</td><td>{{rate .ReadBackRate.Mean}}</td></tr>
+<tr><th>On destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
+{{range $c.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{$cu.Num .ReadBackRate.Mean}}</td></tr>
 {{end}}</table>
-{{if $c.Failures}}<h3>Failures</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{.Error}}</li>{{end}}</ul>{{end}}
-{{if $c.Skipped}}<h3>Skipped</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{.Reason}} ({{.Kind}})</li>{{end}}</ul>{{end}}
+{{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
+{{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}
 <details><summary>{{len $c.FileList}} files with their hashes</summary>
 <table class="mono">
 <tr><th>Path</th><th>Size</th><th>State</th><th>Hashes</th></tr>
-{{range upto $.MaxFiles $c.FileList}}<tr><td>{{name .Path}}</td><td class="num">{{.Size}}</td><td>{{.State}}</td><td>{{range $a, $v := .Hashes}}{{$a}} {{$v}}<br>{{end}}</td></tr>
+{{range upto $.MaxFiles $c.FileList}}<tr><td>{{name .Path}}</td><td class="num">{{size .Size}}</td><td>{{.State}}</td><td>{{range $a, $v := .Hashes}}{{$a}} {{$v}}<br>{{end}}</td></tr>
 {{end}}</table>
 {{if gt (len $c.FileList) $.MaxFiles}}<p>... and {{minus (len $c.FileList) $.MaxFiles}} more: see the CSV report.</p>{{end}}
 </details>
@@ -105,6 +165,9 @@ th{background:#eee}.num{text-align:right}.safe{color:#060;font-weight:bold}.nots
 </body>
 </html>
 `))
+
+// svgSize is a width or height in points on the chart's <svg> element.
+var svgSize = regexp.MustCompile(`\b(width|height)="([0-9.]+)pt"`)
 
 // WriteHTML writes a self-contained HTML page: tables, and each card's
 // throughput chart as inline SVG.
@@ -119,10 +182,16 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// Inline: drop the XML declaration and the generator comment.
+		// Inline: drop the XML declaration and the generator comment, and
+		// size it in CSS pixels (HTML takes no "pt" in width and height).
 		if i := bytes.Index(svg, []byte("<svg")); i > 0 {
 			svg = svg[i:]
 		}
+		svg = svgSize.ReplaceAllFunc(svg, func(m []byte) []byte {
+			s := svgSize.FindSubmatch(m)
+			pt, _ := strconv.ParseFloat(string(s[2]), 64)
+			return fmt.Appendf(nil, `%s="%.0f"`, s[1], pt*4/3)
+		})
 		data.Charts = append(data.Charts, template.HTML(svg))
 	}
 	var b bytes.Buffer

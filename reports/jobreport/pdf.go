@@ -19,10 +19,185 @@ import (
 // the PDF; the CSV and JSON have them all.
 const maxPDFLines = 40
 
-// WritePDF writes an A4 PDF: the job, the destinations, and for each card
-// its figures and its throughput chart (PNG). Fonts are embedded
-// (Liberation Sans, from a Go module), so it renders the same on every
-// machine; its dates are the report's generation time.
+// Page geometry (A4, millimetres).
+const (
+	pdfMargin = 15.0
+	pdfWidth  = 180.0 // between the margins
+	pdfBottom = 297.0 - 18
+)
+
+type rgb [3]int
+
+var (
+	colInk    = rgb{17, 17, 17}
+	colMuted  = rgb{90, 96, 105}
+	colTile   = rgb{241, 243, 246}
+	colHead   = rgb{226, 230, 236}
+	colRule   = rgb{190, 195, 202}
+	colSafe   = rgb{27, 122, 52}
+	colUnsafe = rgb{183, 28, 28}
+	colNote   = rgb{166, 84, 0}
+)
+
+// pdfDoc wraps fpdf with the few things the report draws: headings,
+// key/value lines, figure tiles and tables.
+type pdfDoc struct {
+	*fpdf.Fpdf
+}
+
+func (d pdfDoc) font(style string, size float64, c rgb) {
+	d.SetFont("sans", style, size)
+	d.SetTextColor(c[0], c[1], c[2])
+}
+
+func (d pdfDoc) fill(c rgb) { d.SetFillColor(c[0], c[1], c[2]) }
+
+func (d pdfDoc) heading(size float64, text string) {
+	d.font("B", size, colInk)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, size*0.45, text, "", "L", false)
+	d.Ln(1.5)
+}
+
+// kv is a key in bold and its value, wrapped, on one line of the page.
+func (d pdfDoc) kv(key, value string) {
+	d.SetX(pdfMargin)
+	d.font("B", 9, colInk)
+	d.CellFormat(40, 5, key, "", 0, "L", false, 0, "")
+	d.font("", 9, colInk)
+	d.MultiCell(pdfWidth-40, 5, value, "", "L", false)
+}
+
+// tile draws one figure of page 1: a small label, the value in large type,
+// and a line under it.
+func (d pdfDoc) tile(x, y, w, h float64, label, value, sub string, valueColor rgb) {
+	d.fill(colTile)
+	d.Rect(x, y, w, h, "F")
+	d.font("", 8.5, colMuted)
+	d.SetXY(x+3, y+2.5)
+	d.CellFormat(w-6, 4, label, "", 0, "L", false, 0, "")
+	size := 24.0
+	d.font("B", size, valueColor)
+	for size > 10 && d.GetStringWidth(value) > w-6 {
+		size--
+		d.SetFontSize(size)
+	}
+	d.SetXY(x+3, y+7.5)
+	d.CellFormat(w-6, 10, value, "", 0, "L", false, 0, "")
+	d.font("", 8, colMuted)
+	lines := d.SplitText(sub, w-6)
+	for k, line := range lines[:min(2, len(lines))] {
+		d.SetXY(x+3, y+18.5+float64(k)*3.6)
+		d.CellFormat(w-6, 3.6, line, "", 0, "L", false, 0, "")
+	}
+}
+
+// column of a table.
+type column struct {
+	title string // "\n" splits it over two lines
+	w     float64
+	align string // L, R or C
+}
+
+// cellStyle tells how to draw one cell; zero value: regular ink.
+type cellStyle struct {
+	bold  bool
+	color *rgb
+}
+
+// table draws a table with wrapped cells, repeating its header after a
+// page break; total: its last row is a total, under a rule. style may be
+// nil.
+func (d pdfDoc) table(cols []column, rows [][]string, size float64, total bool, style func(row, col int) cellStyle) {
+	lineH := size * 0.45
+	header := func() {
+		d.font("B", size, colInk)
+		n := 1
+		for _, c := range cols {
+			n = max(n, len(strings.Split(c.title, "\n")))
+		}
+		h := float64(n)*lineH + 2
+		x, y := pdfMargin, d.GetY()
+		d.fill(colHead)
+		d.Rect(x, y, pdfWidth, h, "F")
+		for _, c := range cols {
+			lines := strings.Split(c.title, "\n")
+			for i, l := range lines {
+				d.SetXY(x, y+1+float64(n-len(lines)+i)*lineH)
+				d.CellFormat(c.w, lineH, l, "", 0, c.align, false, 0, "")
+			}
+			x += c.w
+		}
+		d.SetXY(pdfMargin, y+h)
+	}
+	header()
+	for r, row := range rows {
+		d.font("", size, colInk)
+		cells := make([][]string, len(cols))
+		n := 1
+		for i, c := range cols {
+			st := cellStyle{}
+			if style != nil {
+				st = style(r, i)
+			}
+			if st.bold {
+				d.SetFont("sans", "B", size)
+			} else {
+				d.SetFont("sans", "", size)
+			}
+			cells[i] = d.SplitText(row[i], c.w)
+			if len(cells[i]) == 0 {
+				cells[i] = []string{""}
+			}
+			n = max(n, len(cells[i]))
+		}
+		h := float64(n)*lineH + 1.6
+		if d.GetY()+h > pdfBottom {
+			d.AddPage()
+			header()
+		}
+		x, y := pdfMargin, d.GetY()
+		if total && r == len(rows)-1 {
+			d.SetDrawColor(colInk[0], colInk[1], colInk[2])
+			d.SetLineWidth(0.35)
+			d.Line(pdfMargin, y, pdfMargin+pdfWidth, y)
+		}
+		for i, c := range cols {
+			st := cellStyle{}
+			if style != nil {
+				st = style(r, i)
+			}
+			col := colInk
+			if st.color != nil {
+				col = *st.color
+			}
+			if st.bold {
+				d.font("B", size, col)
+			} else {
+				d.font("", size, col)
+			}
+			for k, l := range cells[i] {
+				d.SetXY(x, y+0.8+float64(k)*lineH)
+				d.CellFormat(c.w, lineH, l, "", 0, c.align, false, 0, "")
+			}
+			x += c.w
+		}
+		d.SetDrawColor(colRule[0], colRule[1], colRule[2])
+		d.SetLineWidth(0.25)
+		d.Line(pdfMargin, y+h, pdfMargin+pdfWidth, y+h)
+		d.SetXY(pdfMargin, y+h)
+	}
+	d.font("", 9, colInk)
+}
+
+// WritePDF writes an A4 PDF for the producer. Page 1 leads with the job's
+// totals in large type (cards, files, size, copy / verify / end-to-end
+// TB/hour, verified, running time, resumed, simulated) and a table with
+// one row per card; then the job's settings and destinations, and a page
+// per card with its figures, its throughput chart (PNG), its failures and
+// its skipped entries. Fonts are embedded (Liberation Sans, from a Go
+// module), so it renders the same on every machine; its dates are the
+// report's generation time.
 func (r *Report) WritePDF(w io.Writer) error {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(r.Generated)
@@ -32,103 +207,24 @@ func (r *Report) WritePDF(w io.Writer) error {
 	pdf.SetCreator("dit "+r.Job.ToolVersion, true)
 	pdf.AddUTF8FontFromBytes("sans", "", liberationsansregular.TTF)
 	pdf.AddUTF8FontFromBytes("sans", "B", liberationsansbold.TTF)
-	pdf.SetMargins(15, 15, 15)
-	pdf.SetAutoPageBreak(true, 15)
+	pdf.SetMargins(pdfMargin, pdfMargin, pdfMargin)
+	pdf.SetAutoPageBreak(true, 297-pdfBottom)
+	pdf.SetCellMargin(1.2)
 	pdf.AliasNbPages("{nb}")
+	d := pdfDoc{pdf}
 	pdf.SetFooterFunc(func() {
 		pdf.SetY(-12)
-		pdf.SetFont("sans", "", 8)
-		pdf.CellFormat(0, 5, fmt.Sprintf("dit job %d %s, page %d of {nb}", r.Job.ID, r.Job.Name, pdf.PageNo()), "", 0, "C", false, 0, "")
+		d.font("", 7.5, colMuted)
+		pdf.CellFormat(0, 5, fmt.Sprintf("dit job %d %s · report generated %s · page %d of {nb}", r.Job.ID, shorten(r.Job.Name, 60),
+			formatTime(r.Generated), pdf.PageNo()), "", 0, "C", false, 0, "")
 	})
-	pdf.AddPage()
-	const width = 180.0
 
-	heading := func(size float64, text string) {
-		pdf.SetFont("sans", "B", size)
-		pdf.MultiCell(width, size*0.5, text, "", "L", false)
-		pdf.Ln(1)
-		pdf.SetFont("sans", "", 9)
-	}
-	kv := func(key, value string) {
-		pdf.SetFont("sans", "B", 9)
-		pdf.CellFormat(38, 5, key, "", 0, "L", false, 0, "")
-		pdf.SetFont("sans", "", 9)
-		pdf.MultiCell(width-38, 5, value, "", "L", false)
-	}
-	line := func(text string) {
-		pdf.MultiCell(width, 4.5, text, "", "L", false)
-	}
-
-	heading(16, fmt.Sprintf("Offload report: %s (job %d)", r.Job.Name, r.Job.ID))
-	kv("Job", fmt.Sprintf("%d %s (%s)", r.Job.ID, r.Job.Name, r.Job.State))
-	kv("Host", r.Job.Host)
-	kv("Tool", "dit "+r.Job.ToolVersion)
-	kv("Started", formatTime(r.Job.Started))
-	kv("Finished", formatTime(r.Job.Finished))
-	kv("Hashes", strings.Join(r.Job.Hashes, ", "))
-	kv("Verify", fmt.Sprintf("%s (recomputing %s)", r.Job.Verify, r.Job.VerifyHashes))
-	kv("Cards", fmt.Sprintf("%d, %d safe to format", r.Totals.Cards, r.Totals.SafeToFormat))
-	kv("Files", fmt.Sprintf("%d files, %s, %d skipped, %d failed", r.Totals.Files, units.FormatBytes(r.Totals.Bytes), r.Totals.Skipped, r.Totals.Failed))
-	kv("End to end", FormatTBH(r.Totals.TBPerHour))
-	kv("Report generated", formatTime(r.Generated))
-	pdf.Ln(3)
-
-	heading(12, "Destinations")
-	for _, d := range r.Destinations {
-		kv("Destination", ascmhl.DisplayName(d.Path))
-		kv("", fmt.Sprintf("%d verified, %d copied not verified, %d failed, %d skipped, %s; write %s (p95 %s), read back %s (p95 %s)",
-			d.Verified, d.Copied, d.Failed, d.Skipped, units.FormatBytes(d.Bytes), formatRate(d.WriteRate.Mean), formatRate(d.WriteRate.P95),
-			formatRate(d.ReadBackRate.Mean), formatRate(d.ReadBackRate.P95)))
-	}
-
+	r.pdfSummary(d)
+	r.pdfDetails(d)
 	for i := range r.Cards {
-		c := &r.Cards[i]
-		pdf.AddPage()
-		heading(13, fmt.Sprintf("Card %s: %s", c.Label, c.Verdict))
-		kv("Source", ascmhl.DisplayName(c.Source))
-		if c.Media != "" {
-			kv("Media", c.Media)
-		}
-		if c.Bus != "" {
-			kv("Bus", c.Bus)
-		}
-		kv("Files", fmt.Sprintf("%d files, %s, %d skipped, %d failed", c.Files, units.FormatBytes(c.Bytes), len(c.Skipped), len(c.Failures)))
-		kv("Copy", fmt.Sprintf("%s to %s: %s", formatTime(c.CopyStarted), formatTime(c.CopyFinished), FormatTBH(c.CopyTBPerHour)))
-		kv("Verify", fmt.Sprintf("%s to %s: %s", formatTime(c.VerifyStarted), formatTime(c.VerifyFinished), FormatTBH(c.VerifyTBPerHour)))
-		kv("End to end", FormatTBH(c.EndToEndTBPerHour))
-		kv("Copy rate", rateText(c.CopyRate))
-		kv("Verify rate", rateText(c.VerifyRate))
-		for _, d := range c.Destinations {
-			kv("On", fmt.Sprintf("%s: %d verified, %d copied not verified, %d failed, %d skipped",
-				ascmhl.DisplayName(d.Path), d.Verified, d.Copied, d.Failed, d.Skipped))
-		}
-		png, err := chart(c, "png", 17*vg.Centimeter, 8.5*vg.Centimeter)
-		if err != nil {
+		if err := r.pdfCard(d, i); err != nil {
 			return err
 		}
-		name := fmt.Sprintf("chart%d", i)
-		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
-		pdf.Ln(2)
-		pdf.ImageOptions(name, pdf.GetX(), pdf.GetY(), 170, 85, true, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-		pdf.Ln(2)
-		list := func(title string, n int, item func(int) string) {
-			if n == 0 {
-				return
-			}
-			heading(11, title)
-			for k := 0; k < n && k < maxPDFLines; k++ {
-				line(item(k))
-			}
-			if n > maxPDFLines {
-				line(fmt.Sprintf("... and %d more: see the CSV report", n-maxPDFLines))
-			}
-		}
-		list(fmt.Sprintf("Failures (%d)", len(c.Failures)), len(c.Failures), func(k int) string {
-			return ascmhl.DisplayName(c.Failures[k].Path) + ": " + c.Failures[k].Error
-		})
-		list(fmt.Sprintf("Skipped (%d)", len(c.Skipped)), len(c.Skipped), func(k int) string {
-			return fmt.Sprintf("%s: %s (%s)", ascmhl.DisplayName(c.Skipped[k].Path), c.Skipped[k].Reason, c.Skipped[k].Kind)
-		})
 	}
 	if err := pdf.Error(); err != nil {
 		return err
@@ -136,9 +232,291 @@ func (r *Report) WritePDF(w io.Writer) error {
 	return pdf.Output(w)
 }
 
-func rateText(s Rate) string {
-	if s.Samples == 0 {
-		return "no samples (under a second)"
+// pdfSummary is page 1: what a producer reads.
+func (r *Report) pdfSummary(d pdfDoc) {
+	t := r.Totals
+	d.AddPage()
+	d.font("B", 20, colInk)
+	d.MultiCell(pdfWidth, 9, "Offload report: "+r.Job.Name, "", "L", false)
+	d.font("", 10, colMuted)
+	d.MultiCell(pdfWidth, 5, fmt.Sprintf("Job %d (%s) on %s, dit %s", r.Job.ID, r.Job.State, r.Job.Host, r.Job.ToolVersion), "", "L", false)
+	d.MultiCell(pdfWidth, 5, fmt.Sprintf("Started %s, finished %s", formatTime(r.Job.Started), formatTime(r.Job.Finished)), "", "L", false)
+	d.Ln(3)
+
+	// The verdict, as a banner.
+	banner := colUnsafe
+	if t.Verified {
+		banner = colSafe
 	}
-	return fmt.Sprintf("mean %s, min %s, max %s, p95 %s (%d samples)", formatRate(s.Mean), formatRate(s.Min), formatRate(s.Max), formatRate(s.P95), s.Samples)
+	y := d.GetY()
+	d.fill(banner)
+	d.Rect(pdfMargin, y, pdfWidth, 12, "F")
+	d.font("B", 15, rgb{255, 255, 255})
+	d.SetXY(pdfMargin+3, y)
+	d.CellFormat(pdfWidth-6, 12, jobVerdict(t), "", 0, "L", false, 0, "")
+	y += 12 + 4
+
+	// The figures in large type: two rows of four tiles.
+	const gap, tileH = 4.0, 27.0
+	tw := (pdfWidth - 3*gap) / 4
+	verified, verifiedSub, verifiedCol := "No", plural(t.Cards-t.SafeToFormat, "card", "cards")+" NOT safe", colUnsafe
+	if t.Verified {
+		verified, verifiedSub, verifiedCol = "Yes", "every card safe to format", colSafe
+	}
+	issues := fmt.Sprintf("%d skipped, %d failed", t.Skipped, t.Failed)
+	endToEnd := units.FormatBytes(t.BytesCopied) + " copied"
+	if t.ActiveSeconds > 0 {
+		endToEnd = units.FormatBytes(t.BytesCopied) + " in " + hms(t.ActiveSeconds)
+	}
+	tiles := [2][4][4]string{
+		{
+			{"Cards", thousands(t.Cards), fmt.Sprintf("%d safe to format", t.SafeToFormat)},
+			{"Files", thousands(t.Files), issues},
+			{"Size", units.FormatBytes(t.Bytes), thousands64(t.Bytes) + " bytes"},
+			{"Verified", verified, verifiedSub},
+		},
+		{
+			{"Copy, TB/hour", tbhNum(t.CopyTBPerHour), units.FormatBytes(t.BytesCopied) + " copied"},
+			{"Verify, TB/hour", tbhNum(t.VerifyTBPerHour), units.FormatBytes(t.BytesVerified) + " read back"},
+			{"End to end, TB/hour", tbhNum(t.TBPerHour), endToEnd},
+			{"Running time", hmsOr(t.ActiveSeconds), hmsOr(t.Seconds) + " start to finish"},
+		},
+	}
+	for row := range tiles {
+		for i, tl := range tiles[row] {
+			col := colInk
+			if row == 0 && i == 3 {
+				col = verifiedCol
+			}
+			d.tile(pdfMargin+float64(i)*(tw+gap), y, tw, tileH, tl[0], tl[1], tl[2], col)
+		}
+		y += tileH + gap
+	}
+
+	// Resumed and simulated, in large type too.
+	d.SetXY(pdfMargin, y+1)
+	for _, l := range []struct {
+		on   bool
+		text string
+	}{{t.Resumed, resumedText(t)}, {t.Simulated, simulatedText(t)}} {
+		col := colInk
+		if l.on {
+			col = colNote
+		}
+		d.font("B", 13, col)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 6.5, l.text, "", "L", false)
+	}
+	d.Ln(5)
+
+	// One row per card.
+	d.heading(13, "Cards")
+	cols := []column{
+		{"Card", 34, "L"}, {"Files", 17, "R"}, {"Size", 19, "R"},
+		{"Copy\nTB/hour", 19, "R"}, {"Verify\nTB/hour", 19, "R"}, {"End to end\nTB/hour", 22, "R"}, {"Safe to format?", 50, "L"},
+	}
+	var rows [][]string
+	for i := range r.Cards {
+		c := &r.Cards[i]
+		rows = append(rows, []string{c.Label, thousands(c.Files), units.FormatBytes(c.Bytes),
+			tbhNum(c.CopyTBPerHour), tbhNum(c.VerifyTBPerHour), tbhNum(c.EndToEndTBPerHour), shortVerdict(c)})
+	}
+	rows = append(rows, []string{"All cards", thousands(t.Files), units.FormatBytes(t.Bytes),
+		tbhNum(t.CopyTBPerHour), tbhNum(t.VerifyTBPerHour), tbhNum(t.TBPerHour), fmt.Sprintf("%d of %d safe", t.SafeToFormat, t.Cards)})
+	d.table(cols, rows, 10, true, func(row, col int) cellStyle {
+		if row == len(r.Cards) {
+			return cellStyle{bold: true}
+		}
+		if col == 6 {
+			if r.Cards[row].SafeToFormat {
+				return cellStyle{bold: true, color: &colSafe}
+			}
+			return cellStyle{bold: true, color: &colUnsafe}
+		}
+		return cellStyle{bold: col == 0}
+	})
+	d.Ln(3)
+	d.font("", 8.5, colMuted)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 4, "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time "+
+		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the "+
+		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, "+
+		"failures and skipped files follow.", "", "L", false)
+}
+
+// pdfDetails is the page with the job's settings and its destinations.
+func (r *Report) pdfDetails(d pdfDoc) {
+	d.AddPage()
+	d.heading(15, fmt.Sprintf("Job %d: %s", r.Job.ID, r.Job.Name))
+	d.kv("State", r.Job.State)
+	d.kv("Host", r.Job.Host)
+	d.kv("Tool", "dit "+r.Job.ToolVersion)
+	d.kv("Started", formatTime(r.Job.Started))
+	d.kv("Finished", formatTime(r.Job.Finished))
+	d.kv("Start to finish", hmsOr(r.Totals.Seconds))
+	d.kv("Running", fmt.Sprintf("%s in %s", hmsOr(r.Totals.ActiveSeconds), plural(max(r.Totals.Runs, 1), "run", "runs")))
+	if r.Totals.PausedSeconds > 0 {
+		d.kv("Paused", hms(r.Totals.PausedSeconds))
+	}
+	d.kv("Hashes", strings.Join(r.Job.Hashes, ", "))
+	d.kv("Verify", fmt.Sprintf("%s (recomputing %s)", r.Job.Verify, r.Job.VerifyHashes))
+	d.kv("Folder layout", r.Job.Layout)
+	if r.Job.Error != "" {
+		d.kv("Error", plainText(r.Job.Error))
+	}
+	d.kv("Report generated", formatTime(r.Generated))
+	d.Ln(5)
+
+	d.heading(13, "Destinations")
+	var rates []Rate
+	for _, x := range r.Destinations {
+		rates = append(rates, x.WriteRate, x.ReadBackRate)
+	}
+	u := rateUnitOf(rates...)
+	cols := []column{
+		{"Destination", 42, "L"}, {"Verified", 14, "R"}, {"Copied,\nnot\nverified", 14, "R"}, {"Failed", 12, "R"}, {"Skipped", 14, "R"},
+		{"Size", 16, "R"}, {"Write\nmean\n" + u.Name(), 17, "R"}, {"Write\np95\n" + u.Name(), 17, "R"},
+		{"Read back\nmean\n" + u.Name(), 17, "R"}, {"Read back\np95\n" + u.Name(), 17, "R"},
+	}
+	var rows [][]string
+	for _, x := range r.Destinations {
+		rows = append(rows, []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
+			thousands(x.Skipped), units.FormatBytes(x.Bytes), u.Num(x.WriteRate.Mean), u.Num(x.WriteRate.P95),
+			u.Num(x.ReadBackRate.Mean), u.Num(x.ReadBackRate.P95)})
+	}
+	d.table(cols, rows, 8.5, false, func(row, col int) cellStyle {
+		if col == 3 && r.Destinations[row].Failed > 0 {
+			return cellStyle{bold: true, color: &colUnsafe}
+		}
+		return cellStyle{}
+	})
+	d.Ln(2)
+	d.font("", 8, colMuted)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 4, fmt.Sprintf("Rates in %s (%s), from per-second samples; \"-\": no samples.", u.Name(), u.means),
+		"", "L", false)
+}
+
+// pdfCard is the page of card i.
+func (r *Report) pdfCard(d pdfDoc, i int) error {
+	c := &r.Cards[i]
+	d.AddPage()
+	d.heading(15, "Card "+c.Label)
+	col := colUnsafe
+	if c.SafeToFormat {
+		col = colSafe
+	}
+	d.font("B", 12, col)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 6, verdictText(c), "", "L", false)
+	d.Ln(2)
+	d.kv("Source", ascmhl.DisplayName(c.Source))
+	if c.Media != "" || c.Bus != "" {
+		d.kv("Reader", strings.Trim(c.Media+", "+c.Bus, ", "))
+	}
+	d.kv("Files", fmt.Sprintf("%s, %s; %d skipped, %d failed", plural(c.Files, "file", "files"), units.FormatBytes(c.Bytes),
+		len(c.Skipped), len(c.Failures)))
+	d.kv("Copy", span(c.CopyStarted, c.CopyFinished))
+	d.kv("Verify", span(c.VerifyStarted, c.VerifyFinished))
+	d.Ln(3)
+
+	u := rateUnitOf(c.CopyRate, c.VerifyRate)
+	cols := []column{
+		{"", 53, "L"}, {"Moved", 18, "R"}, {"Time\nH:MM:SS", 17, "R"}, {"TB/hour", 16, "R"},
+		{"Mean\n" + u.Name(), 15, "R"}, {"Min\n" + u.Name(), 15, "R"}, {"Max\n" + u.Name(), 15, "R"}, {"p95\n" + u.Name(), 15, "R"}, {"Samples", 16, "R"},
+	}
+	rateCells := func(s Rate) []string {
+		if s.Samples == 0 {
+			return []string{"-", "-", "-", "-", "0"}
+		}
+		return []string{u.Num(s.Mean), u.Num(s.Min), u.Num(s.Max), u.Num(s.P95), thousands(s.Samples)}
+	}
+	rows := [][]string{
+		append([]string{"Copy (reading the card)", units.FormatBytes(c.BytesCopied), hmsOr(c.CopySeconds), tbhNum(c.CopyTBPerHour)}, rateCells(c.CopyRate)...),
+		append([]string{"Verify (reading the copies back)", units.FormatBytes(c.BytesVerified), hmsOr(c.VerifySeconds), tbhNum(c.VerifyTBPerHour)}, rateCells(c.VerifyRate)...),
+		{"End to end", units.FormatBytes(c.BytesCopied), hmsOr(c.ActiveSeconds), tbhNum(c.EndToEndTBPerHour), "", "", "", "", ""},
+	}
+	d.table(cols, rows, 8.5, false, func(row, col int) cellStyle { return cellStyle{bold: col == 0 || col == 3} })
+	d.Ln(4)
+
+	var dr []Rate
+	for _, x := range c.Destinations {
+		dr = append(dr, x.WriteRate, x.ReadBackRate)
+	}
+	du := rateUnitOf(dr...)
+	dcols := []column{
+		{"On destination", 76, "L"}, {"Verified", 14, "R"}, {"Copied,\nnot verified", 18, "R"}, {"Failed", 12, "R"},
+		{"Skipped", 14, "R"}, {"Write\nmean " + du.Name(), 23, "R"}, {"Read back\nmean " + du.Name(), 23, "R"},
+	}
+	var drows [][]string
+	for _, x := range c.Destinations {
+		drows = append(drows, []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
+			thousands(x.Skipped), du.Num(x.WriteRate.Mean), du.Num(x.ReadBackRate.Mean)})
+	}
+	d.table(dcols, drows, 8.5, false, func(row, col int) cellStyle {
+		if col == 3 && c.Destinations[row].Failed > 0 {
+			return cellStyle{bold: true, color: &colUnsafe}
+		}
+		return cellStyle{}
+	})
+	d.Ln(4)
+
+	if len(c.series) > 0 {
+		const cw, ch = pdfWidth, 88.0
+		png, err := chart(c, "png", vg.Length(cw)*vg.Millimeter, vg.Length(ch)*vg.Millimeter)
+		if err != nil {
+			return err
+		}
+		if d.GetY()+ch > pdfBottom {
+			d.AddPage()
+		}
+		name := fmt.Sprintf("chart%d", i)
+		d.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
+		d.ImageOptions(name, pdfMargin, d.GetY(), cw, ch, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+		d.SetY(d.GetY() + ch + 3)
+	} else {
+		d.font("", 9, colMuted)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 5, "No throughput chart: no per-second samples (nothing was moved for a whole second).", "", "L", false)
+		d.Ln(2)
+	}
+
+	list := func(title string, n int, item func(int) (string, string)) {
+		if n == 0 {
+			return
+		}
+		if d.GetY()+14 > pdfBottom {
+			d.AddPage()
+		}
+		d.heading(11, title)
+		for k := 0; k < n && k < maxPDFLines; k++ {
+			name, why := item(k)
+			d.SetX(pdfMargin)
+			d.font("B", 8.5, colInk)
+			nw := min(d.GetStringWidth(name)+2.5, 80)
+			if d.GetY()+4.5 > pdfBottom {
+				d.AddPage()
+			}
+			y := d.GetY()
+			d.MultiCell(nw, 4.2, name, "", "L", false)
+			yName := d.GetY()
+			d.SetXY(pdfMargin+nw, y)
+			d.font("", 8.5, colInk)
+			d.MultiCell(pdfWidth-nw, 4.2, why, "", "L", false)
+			d.SetY(max(d.GetY(), yName))
+		}
+		if n > maxPDFLines {
+			d.font("", 8.5, colMuted)
+			d.SetX(pdfMargin)
+			d.MultiCell(pdfWidth, 4.2, fmt.Sprintf("... and %d more: see the CSV report", n-maxPDFLines), "", "L", false)
+		}
+		d.Ln(3)
+	}
+	list(fmt.Sprintf("Failures (%d)", len(c.Failures)), len(c.Failures), func(k int) (string, string) {
+		return ascmhl.DisplayName(c.Failures[k].Path) + ":", plainText(c.Failures[k].Error)
+	})
+	list(fmt.Sprintf("Skipped, not copied (%d)", len(c.Skipped)), len(c.Skipped), func(k int) (string, string) {
+		return ascmhl.DisplayName(c.Skipped[k].Path) + ":", skipReason(c.Skipped[k])
+	})
+	return nil
 }

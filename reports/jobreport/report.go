@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -43,15 +42,40 @@ type Job struct {
 
 // Totals add up the whole job.
 type Totals struct {
-	Cards        int     `json:"cards"`
-	SafeToFormat int     `json:"safe_to_format"`
-	Files        int     `json:"files"`
-	Bytes        int64   `json:"bytes"`
-	Skipped      int     `json:"skipped"`
-	Failed       int     `json:"failed"`
-	Seconds      float64 `json:"seconds"`
-	// TBPerHour is the job's bytes over its duration, start to finish.
-	TBPerHour float64 `json:"tb_per_hour"`
+	Cards        int   `json:"cards"`
+	SafeToFormat int   `json:"safe_to_format"`
+	Files        int   `json:"files"`
+	Bytes        int64 `json:"bytes"`
+	Skipped      int   `json:"skipped"`
+	Failed       int   `json:"failed"`
+	// Seconds is the job's wall time, start to finish, pauses included.
+	Seconds float64 `json:"seconds"`
+	// BytesCopied are the bytes read from the cards and written, in all
+	// runs of the job (a file copied again after an interruption counts
+	// twice); BytesVerified the bytes read back from the copies.
+	BytesCopied   int64 `json:"bytes_copied"`
+	BytesVerified int64 `json:"bytes_verified"`
+	// ActiveSeconds is the time the job ran, summed over its runs (start
+	// to finish, or to its last sample for a run that was killed);
+	// PausedSeconds the time between runs. Runs counts them: more than
+	// one means the job was interrupted and resumed (Resumed).
+	ActiveSeconds float64 `json:"active_seconds"`
+	PausedSeconds float64 `json:"paused_seconds"`
+	Runs          int     `json:"runs"`
+	Resumed       bool    `json:"resumed"`
+	// Simulated: the job ran with dit offload --simulate (readers and
+	// buses of the plan simulated at SimulateScale of their rates).
+	Simulated     bool    `json:"simulated"`
+	SimulateScale float64 `json:"simulate_scale,omitempty"`
+	// Verified: every card of the job is safe to format.
+	Verified bool `json:"verified"`
+	// TB/hour (10^12 bytes per hour), "-" (0) when nothing was moved:
+	// CopyTBPerHour is BytesCopied over the time some card was copying,
+	// VerifyTBPerHour BytesVerified over the time some copy was read
+	// back, EndToEnd (TBPerHour) BytesCopied over ActiveSeconds.
+	CopyTBPerHour   float64 `json:"copy_tb_per_hour"`
+	VerifyTBPerHour float64 `json:"verify_tb_per_hour"`
+	TBPerHour       float64 `json:"tb_per_hour"`
 }
 
 // DestTotals add up one destination over every card.
@@ -78,23 +102,33 @@ type Rate struct {
 
 // Card is one card of the job.
 type Card struct {
-	Label             string     `json:"label"`
-	Source            string     `json:"source"`
-	Media             string     `json:"media,omitempty"`
-	Bus               string     `json:"bus,omitempty"`
-	State             string     `json:"state"`
-	Verdict           string     `json:"verdict"`
-	SafeToFormat      bool       `json:"safe_to_format"`
-	Files             int        `json:"files"`
-	Bytes             int64      `json:"bytes"`
-	Skipped           []Skip     `json:"skipped"`
-	Failures          []Failure  `json:"failures"`
-	CopyStarted       time.Time  `json:"copy_started,omitzero"`
-	CopyFinished      time.Time  `json:"copy_finished,omitzero"`
-	VerifyStarted     time.Time  `json:"verify_started,omitzero"`
-	VerifyFinished    time.Time  `json:"verify_finished,omitzero"`
-	CopyRate          Rate       `json:"copy_rate"`
-	VerifyRate        Rate       `json:"verify_rate"`
+	Label          string    `json:"label"`
+	Source         string    `json:"source"`
+	Media          string    `json:"media,omitempty"`
+	Bus            string    `json:"bus,omitempty"`
+	State          string    `json:"state"`
+	Verdict        string    `json:"verdict"`
+	SafeToFormat   bool      `json:"safe_to_format"`
+	Files          int       `json:"files"`
+	Bytes          int64     `json:"bytes"`
+	Skipped        []Skip    `json:"skipped"`
+	Failures       []Failure `json:"failures"`
+	CopyStarted    time.Time `json:"copy_started,omitzero"`
+	CopyFinished   time.Time `json:"copy_finished,omitzero"`
+	VerifyStarted  time.Time `json:"verify_started,omitzero"`
+	VerifyFinished time.Time `json:"verify_finished,omitzero"`
+	CopyRate       Rate      `json:"copy_rate"`
+	VerifyRate     Rate      `json:"verify_rate"`
+	// BytesCopied are the bytes read from the card in all runs,
+	// BytesVerified the bytes read back from its copies (every
+	// destination); CopySeconds and VerifySeconds the time spent in each
+	// (summed per-second samples: pauses and interruptions left out),
+	// ActiveSeconds the time either went on.
+	BytesCopied       int64      `json:"bytes_copied"`
+	BytesVerified     int64      `json:"bytes_verified"`
+	CopySeconds       float64    `json:"copy_seconds"`
+	VerifySeconds     float64    `json:"verify_seconds"`
+	ActiveSeconds     float64    `json:"active_seconds"`
 	CopyTBPerHour     float64    `json:"copy_tb_per_hour"`
 	VerifyTBPerHour   float64    `json:"verify_tb_per_hour"`
 	EndToEndTBPerHour float64    `json:"end_to_end_tb_per_hour"`
@@ -202,6 +236,10 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	act, err := offload.JobActivity(cat, jobID)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: j.State, Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
 		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
@@ -248,16 +286,17 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		for _, f := range cs.Failures {
 			c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
 		}
-		c.CopyTBPerHour = tbh(k.Bytes, k.CopyStarted, k.CopyFinished)
-		c.VerifyTBPerHour = tbh(k.Bytes, k.VerifyStarted, k.VerifyFinished)
-		end := k.VerifyFinished
-		if end.Before(k.CopyFinished) {
-			end = k.CopyFinished
+		if ca := act.Cards[k.ID]; ca != nil {
+			c.BytesCopied, c.BytesVerified = ca.BytesCopied, ca.BytesVerified
+			c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
+			c.ActiveSeconds = round(ca.ActiveTime.Seconds(), 3)
+			c.CopyTBPerHour = round(ca.CopyTBPerHour(), 3)
+			c.VerifyTBPerHour = round(ca.VerifyTBPerHour(), 3)
+			c.EndToEndTBPerHour = round(ca.EndToEndTBPerHour(), 3)
 		}
-		c.EndToEndTBPerHour = tbh(k.Bytes, k.CopyStarted, end)
 		out, _ := offload.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		for _, d := range dests {
-			c.Destinations = append(c.Destinations, CardDest{Path: path.Join(d.Path, out),
+			c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out),
 				WriteRate: stats(rates[key{k.ID, d.ID, "copy"}]), ReadBackRate: stats(rates[key{k.ID, d.ID, "verify"}])})
 		}
 		for _, f := range files {
@@ -315,18 +354,20 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	}
 	if !j.Finished.IsZero() {
 		r.Totals.Seconds = round(j.Finished.Sub(j.Started).Seconds(), 3)
-		r.Totals.TBPerHour = tbh(r.Totals.Bytes, j.Started, j.Finished)
+	}
+	t := &r.Totals
+	t.BytesCopied, t.BytesVerified = act.BytesCopied, act.BytesVerified
+	t.ActiveSeconds, t.PausedSeconds = round(act.Active.Seconds(), 3), round(act.Paused.Seconds(), 3)
+	t.Runs, t.Resumed = act.Runs, act.Runs > 1
+	t.CopyTBPerHour, t.VerifyTBPerHour = round(act.CopyTBPerHour(), 3), round(act.VerifyTBPerHour(), 3)
+	t.TBPerHour = round(act.EndToEndTBPerHour(), 3)
+	t.Verified = t.Cards > 0 && t.SafeToFormat == t.Cards
+	for _, p := range sum.Plans {
+		if p.Simulated {
+			t.Simulated, t.SimulateScale = true, p.Scale
+		}
 	}
 	return r, nil
-}
-
-// tbh is bytes over the time from start to end in TB/hour (10^12 bytes
-// per hour), to three decimals; 0 when either time is unknown.
-func tbh(bytes int64, start, end time.Time) float64 {
-	if start.IsZero() || end.IsZero() {
-		return 0
-	}
-	return round(units.TBPerHour(bytes, end.Sub(start)), 3)
 }
 
 func round(v float64, digits int) float64 {
@@ -357,14 +398,6 @@ func FormatTBH(v float64) string {
 		return "-"
 	}
 	return units.FormatTBPerHour(v)
-}
-
-// formatRate renders a rate in decimal units.
-func formatRate(v float64) string {
-	if v == 0 {
-		return "-"
-	}
-	return units.FormatRate(v)
 }
 
 func formatTime(t time.Time) string {

@@ -1,14 +1,16 @@
-// Package mhlv1 writes legacy MHL v1.1 media hash lists, for pipelines that
-// predate ASC MHL.
+// Package mhlv1 writes and reads legacy MHL v1.1 media hash lists, for
+// pipelines that predate ASC MHL.
 //
 // # On disk
 //
 // One file at the root of the folder it covers (a card's folder on a
 // destination), named <folder>_<YYYY-MM-DD>_<HHMMSS>.mhl after its creation
-// time in UTC. It is UTF-8 XML, valid against MediaHashList_v1_1.xsd except
-// that a zero-byte file is written with <size>0</size> (the schema's
-// positiveInteger cannot express an empty file; the common tools write 0
-// too):
+// time in UTC. It is UTF-8 XML, valid against MediaHashList_v1_1.xsd.
+// The schema's <size> is a positiveInteger, so an empty file cannot be
+// listed: dit leaves empty files out and names them in an XML comment
+// after <creatorinfo> (the ASC MHL history lists them). Other tools write
+// <size>0</size>, which the schema rejects (ocopy's --legacy-mhl, as of
+// 0.9.2); a list of empty files only is not written:
 //
 //	<?xml version="1.0" encoding="UTF-8"?>
 //	<hashlist version="1.1">
@@ -33,6 +35,21 @@
 // that XML cannot carry (not UTF-8, or a control character other than tab,
 // LF, CR) is written in the readable %XX form of ascmhl.DisplayName: MHL
 // v1.1 has no place for its exact bytes.
+//
+// # Reading
+//
+// [Read] streams a list (any MHL v1.x: dit's, o/COPY's --legacy-mhl, other
+// tools'), and [Verify] checks a folder against every list at its top
+// ([Find]): each listed file must be there with its size and every
+// hash the list gives: md5 and sha1 (hex, either case), xxhash64be (the
+// ASC MHL xxh64 text), the deprecated little-endian xxhash64 (either byte
+// order is accepted), the decimal XXH32 xxhash, and null (size only);
+// other elements are warnings. "\" in a path is taken as a separator; a
+// path that leaves the folder is refused. The empty files dit names in its
+// comment must be there and empty. Files no list names are a warning (a
+// list names what was copied). Only the listed names are held, so a list
+// of any size verifies in memory proportional to its file count.
+// `dit mhl verify` uses it for a folder with no ASC MHL history.
 package mhlv1
 
 import (
@@ -99,8 +116,14 @@ func v1Time(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") 
 // Marshal renders the list. A list needs at least one file, and each file
 // at least one hash MHL v1.1 knows.
 func (l *List) Marshal() ([]byte, error) {
-	if len(l.Files) == 0 {
-		return nil, errors.New("mhlv1: a hash list needs at least one file")
+	var empty []string
+	for _, f := range l.Files {
+		if f.Size == 0 {
+			empty = append(empty, strings.ReplaceAll(ascmhl.DisplayName(f.Path), "--", "-%2D"))
+		}
+	}
+	if len(l.Files) == len(empty) {
+		return nil, errors.New("mhlv1: a hash list needs at least one file that is not empty")
 	}
 	var b bytes.Buffer
 	esc := func(s string) string {
@@ -119,7 +142,13 @@ func (l *List) Marshal() ([]byte, error) {
 	leaf("    ", "startdate", v1Time(l.Start))
 	leaf("    ", "finishdate", v1Time(l.Finish))
 	b.WriteString("  </creatorinfo>\n")
+	if len(empty) > 0 {
+		fmt.Fprintf(&b, "  <!-- %d empty file(s) not listed (MHL v1.1 sizes are positive): %s -->\n", len(empty), strings.Join(empty, ", "))
+	}
 	for _, f := range l.Files {
+		if f.Size == 0 {
+			continue
+		}
 		b.WriteString("  <hash>\n")
 		leaf("    ", "file", ascmhl.DisplayName(f.Path))
 		leaf("    ", "size", strconv.FormatInt(f.Size, 10))

@@ -14,12 +14,10 @@
 // its modification time and every ASC MHL hash the job computed, qualified
 // like this:
 //
-//   - No earlier record of the file (a card without history): hashes
-//     recomputed from the copy on read-back and equal to the source are
-//     "verified", the others (taken from the source read only) "original".
-//     When every hash was recomputed (one hash, or --verify-hashes all), the
-//     fastest stays "original": a history needs an original hash for every
-//     file (the reference tool reports a file without one as new).
+//   - No earlier record of the file (a card without history): every hash
+//     is "original" (the specification's "verified" means equal to an
+//     earlier hash of the same format in the history, which there is not);
+//     the hashdate is when the copy was read back.
 //   - An earlier record (the card carried a history from an earlier hop,
 //     or this folder was sealed before): every hash is "verified" when the
 //     source matches the record in each algorithm both have and the copy
@@ -34,11 +32,29 @@
 // Folder content and structure hashes (and the root pair) are computed from
 // those values over the folder as listed on the destination; a folder that
 // holds a file dit did not write gets none (it would have to be read).
+// With SealInfo.NoDirectoryHashes (dit offload --no-directory-hashes) the
+// folders are listed without hashes and the root hash is empty, as
+// `ascmhl create -n` lists them.
 //
-// # Order on disk
+// The DIT's creator info (SealInfo.Author, Location, Comment: dit offload
+// --author-name, --author-email, --author-phone, --author-role, --location,
+// --comment) goes into the manifest's <creatorinfo>: an <author>, a
+// <location>, and the comment after dit's own comment text.
+//
+// # Order on disk, crashes and redo
 //
 // The MHL v1.1 file (if asked for) is written first, then the manifest,
-// then the chain: the chain is the commit point. Each is written to a
+// then the chain: the chain is the commit point. Before anything is
+// written, ascmhl.Recover finishes or undoes what a crash left in the
+// ascmhl folder (temps, a manifest not yet in the chain). The seal time
+// (SealInfo.Finished, the catalog's cards.sealed) is kept for a redo: a
+// newest generation by dit with this job and this time is this seal,
+// already done, and nothing is appended; an MHL v1.1 list of that name
+// written by this job is written again. After appending, the history is
+// read back: a seal whose history does not read back whole is an error,
+// so the card is not sealed (not safe to format). Warnings (files left
+// out, a recovery done) come back as an *offload.SealWarning: the card is
+// sealed, and the DIT reads them. Each is written to a
 // temporary name, synced, renamed and its folder synced; the manifest never
 // replaces a file. The card folder's modification time is restored after.
 // The card itself is never written to: an earlier history on it was copied
@@ -51,6 +67,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -58,6 +75,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -154,6 +172,28 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	}
 	defer st.SetModTime(".", rootInfo.ModTime())
 
+	// A seal a crash interrupted (here or in an earlier run) is finished or
+	// undone first, so the history verifies before a generation is added.
+	var notes []string
+	if s.Format.ASC {
+		copied := map[string]bool{}
+		for _, f := range info.Files {
+			copied[f.Rel] = true
+		}
+		did, err := ascmhl.Recover(st, ascmhl.RecoverScope{
+			Own: func(m *ascmhl.Manifest) bool {
+				return m.Tool == "dit" && strings.HasPrefix(m.Comment, ownComment(info))
+			},
+			Keep: func(rel string) bool { return copied[rel] },
+		})
+		if err != nil {
+			return fmt.Errorf("recovering the ASC MHL history in %s: %w", info.CardDir, err)
+		}
+		for _, d := range did {
+			notes = append(notes, "recovered "+info.CardDir+": "+d)
+		}
+	}
+
 	hist, err := ascmhl.LoadHistory(st)
 	switch {
 	case errors.Is(err, ascmhl.ErrNoHistory):
@@ -173,6 +213,9 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 
 	folder := filepath.Base(info.CardDir)
 	patterns := hist.IgnorePatterns()
+	for _, p := range info.Ignore {
+		patterns = appendNew(patterns, p) // what the job left out on purpose
+	}
 	v1Name := ""
 	if s.Format.V1 {
 		v1Name = mhlv1.FileName(folder, info.Finished)
@@ -200,27 +243,83 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 			if err != nil {
 				return err
 			}
-			if err := st.WriteFileAtomic(v1Name, data, false); err != nil {
+			err = st.WriteFileAtomic(v1Name, data, false)
+			if errors.Is(err, fs.ErrExist) && ownV1(st, v1Name, info) {
+				// Written by this seal before a crash (the seal time is
+				// kept for a redo, and with it the name): written again.
+				err = st.WriteFileAtomic(v1Name, data, true)
+			}
+			if err != nil {
 				return fmt.Errorf("writing %s: %w", filepath.Join(info.CardDir, v1Name), err)
 			}
+			crashpoint.Hit("seal: MHL v1.1 written")
 			done = append(done, v1Name)
 		}
 	}
 	if s.Format.ASC {
-		m, err := b.manifest(patterns)
-		if err != nil {
-			return err
+		if g := sealedBefore(hist, info); g != "" {
+			// This seal's generation is already in the chain (a crash came
+			// after it, or the job is resumed with nothing new): nothing is
+			// appended.
+			done = append(done, g+" (written before)")
+		} else {
+			m, err := b.manifest(patterns)
+			if err != nil {
+				return err
+			}
+			name, err := ascmhl.Append(st, hist, m, folder, info.Started)
+			if err != nil {
+				return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
+			}
+			// The card is sealed only with a history that reads back whole.
+			again, err := ascmhl.LoadHistory(st)
+			switch {
+			case err != nil:
+				return fmt.Errorf("the ASC MHL history in %s does not read back after writing %s: %w", info.CardDir, name, err)
+			case len(again.Problems) > 0:
+				return fmt.Errorf("the ASC MHL history in %s does not verify after writing %s: %s", info.CardDir, name, strings.Join(again.Problems, "; "))
+			case sealedBefore(again, info) == "":
+				return fmt.Errorf("the ASC MHL history in %s does not list %s after writing it", info.CardDir, name)
+			}
+			done = append(done, name)
 		}
-		name, err := ascmhl.Append(st, hist, m, folder, info.Started)
-		if err != nil {
-			return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
-		}
-		done = append(done, name)
 	}
+	warnings := append(notes, b.warnings...)
 	if len(b.warnings) > 0 {
-		return fmt.Errorf("wrote %s, but: %s", strings.Join(done, " and "), strings.Join(b.warnings, "; "))
+		warnings = append(notes, fmt.Sprintf("wrote %s, but: %s", strings.Join(done, " and "), strings.Join(b.warnings, "; ")))
+	}
+	if len(warnings) > 0 {
+		return &offload.SealWarning{Messages: warnings}
 	}
 	return nil
+}
+
+// sealedBefore returns the manifest of the history's newest generation if
+// dit wrote it for this very seal (the same job, and the seal time that
+// the catalog keeps for a redo), else "".
+func sealedBefore(h *ascmhl.History, info offload.SealInfo) string {
+	if h == nil || len(h.Generations) == 0 {
+		return ""
+	}
+	g := h.Generations[len(h.Generations)-1]
+	m := g.Manifest
+	if m == nil || m.Tool != "dit" || !m.Created.Equal(info.Finished) || !strings.HasPrefix(m.Comment, ownComment(info)) {
+		return ""
+	}
+	return ascmhl.HistoryDir + "/" + g.File
+}
+
+// ownV1 reports whether the MHL v1.1 file name in st is one this job wrote
+// (a seal redone after a crash has the same seal time, hence the name).
+func ownV1(st ascmhl.Store, name string, info offload.SealInfo) bool {
+	for _, f := range info.Files {
+		if f.Rel == name {
+			return false // copied with the card: never rewritten
+		}
+	}
+	data, err := st.ReadFile(name)
+	return err == nil && strings.Contains(string(data), "<tool>dit "+info.ToolVersion+"</tool>") &&
+		strings.Contains(string(data), "<hostname>"+info.Host+"</hostname>")
 }
 
 func (s *Sealer) username() string {
@@ -424,25 +523,19 @@ func (b *builder) build(ctx context.Context) error {
 	return nil
 }
 
-// fresh qualifies the hashes of a file with no earlier record.
+// fresh qualifies the hashes of a file with no earlier record: every one
+// is "original". The specification's "verified" means "compared with an
+// earlier hash of the same format in this history, and equal"; the
+// read-back of this job compared the copy with this job's own read of the
+// card, which the history has no record of (the reference tool writes
+// "original" on a first generation too). The read-back is in the
+// generation's comment and the catalog.
 func (b *builder) fresh(sf offload.SealFile, vals map[hashing.Algo]string, readBack bool) []ascmhl.Hash {
-	recomputed := map[hashing.Algo]bool{}
-	if readBack {
-		for _, a := range sf.VerifyAlgos {
-			if _, ok := vals[a]; ok {
-				recomputed[a] = true
-			}
-		}
-	}
-	algos := sortedAlgos(vals)
-	if len(recomputed) == len(algos) {
-		delete(recomputed, hashing.Fastest(algos))
-	}
 	var out []ascmhl.Hash
-	for _, a := range algos {
+	for _, a := range sortedAlgos(vals) {
 		h := ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Original}
-		if recomputed[a] {
-			h.Action, h.Date = ascmhl.Verified, sf.Verified
+		if readBack {
+			h.Date = sf.Verified
 		}
 		out = append(out, h)
 	}
@@ -500,8 +593,40 @@ func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
 	if b.changed > 0 {
 		parts = append(parts, fmt.Sprintf("%d differ from the earlier history", b.changed))
 	}
-	m.Comment = fmt.Sprintf("dit job %d %q: card %s copied from %s to %s; hashes %s; files: %s",
-		info.JobID, info.JobName, info.Card.Label, info.CardRoot, info.CardDir, hashing.Names(info.Algos), strings.Join(parts, ", "))
+	m.Comment = fmt.Sprintf("%s hashes %s; files: %s", ownComment(info), hashing.Names(info.Algos), strings.Join(parts, ", "))
+	// The DIT's creator info; what would make the manifest invalid is left
+	// out with a warning (the card's proof matters more than a name).
+	if c := strings.TrimSpace(info.Comment); c != "" {
+		if ascmhl.XMLSafe(c) {
+			m.Comment += "; " + c // after dit's text: sealedBefore reads its start
+		} else {
+			b.warn("the comment holds characters XML cannot carry: left out")
+		}
+	}
+	if a := (ascmhl.Author{Name: info.Author.Name, Email: info.Author.Email, Phone: info.Author.Phone, Role: info.Author.Role}); !a.IsZero() {
+		if err := a.Check(); err != nil {
+			b.warn("%v: author left out", err)
+		} else {
+			m.Authors = []ascmhl.Author{a}
+		}
+	}
+	if ascmhl.XMLSafe(info.Location) {
+		m.Location = info.Location
+	} else {
+		b.warn("the location holds characters XML cannot carry: left out")
+	}
+	if info.NoDirectoryHashes {
+		// Folders listed without hashes, and an empty root hash (the
+		// reference tool's verify -dh needs the element).
+		m.EmptyRootHash = true
+		for d, mt := range b.ls.dirs {
+			if d != "." {
+				m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt})
+			}
+		}
+		sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
+		return m, nil
+	}
 
 	tree := ascmhl.Tree{Files: map[string]map[hashing.Algo]string{}}
 	for d := range b.ls.dirs {
@@ -539,4 +664,11 @@ func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
 	}
 	sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
 	return m, nil
+}
+
+// ownComment starts the comment of every generation this job writes for
+// this card in this folder: how a seal knows its own manifests (Recover,
+// sealedBefore) from a history copied with the card.
+func ownComment(info offload.SealInfo) string {
+	return fmt.Sprintf("dit job %d %q: card %s copied from %s to %s;", info.JobID, info.JobName, info.Card.Label, info.CardRoot, info.CardDir)
 }

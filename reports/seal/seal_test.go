@@ -56,6 +56,12 @@ type run struct {
 
 func offloadWith(t *testing.T, dir string, f Format, cards, dests []string, hashes []hashing.Algo, verifyAll bool) *run {
 	t.Helper()
+	return offloadEdit(t, dir, f, cards, dests, hashes, func(o *offload.Options) { o.VerifyAll = verifyAll })
+}
+
+// offloadEdit is offloadWith with the options edited by edit.
+func offloadEdit(t *testing.T, dir string, f Format, cards, dests []string, hashes []hashing.Algo, edit func(*offload.Options)) *run {
+	t.Helper()
 	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
 	require.NoError(t, err)
 	defer cat.Close()
@@ -68,15 +74,17 @@ func offloadWith(t *testing.T, dir string, f Format, cards, dests []string, hash
 		}
 		return s.Seal(ctx, info)
 	}
-	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: cards, Dests: dests, Catalog: cat,
-		Hashes: hashes, VerifyAll: verifyAll, BlockSize: 64 << 10, Buffers: 4, ToolVersion: "1.2.3-test", Seal: seal,
+	opts := offload.Options{Name: "day01", Cards: cards, Dests: dests, Catalog: cat,
+		Hashes: hashes, BlockSize: 64 << 10, Buffers: 4, ToolVersion: "1.2.3-test", Seal: seal,
 		OnEvent: func(e offload.Event) {
 			if e.Type == offload.EvWarning {
 				r.mu.Lock()
 				r.warnings = append(r.warnings, e.Message)
 				r.mu.Unlock()
 			}
-		}})
+		}}
+	edit(&opts)
+	j, err := offload.New(context.Background(), opts)
 	require.NoError(t, err)
 	r.summary, err = j.Run(context.Background())
 	require.NoError(t, err)
@@ -132,8 +140,8 @@ func TestSealOddNamesVerifyAndTamper(t *testing.T) {
 			require.Equal(t, ascmhl.Original, md5.Action, f.Path)
 			xx, ok := f.Hash(hashing.XXH64)
 			require.True(t, ok)
-			require.Equal(t, ascmhl.Verified, xx.Action, f.Path)
-			require.False(t, xx.Date.IsZero())
+			require.Equal(t, ascmhl.Original, xx.Action, "%s: a first generation's hashes are original (no earlier hash to be verified against)", f.Path)
+			require.False(t, xx.Date.IsZero(), "the hashdate is when the copy was read back")
 		}
 		names := map[string]bool{}
 		for _, f := range m.Files {
@@ -242,7 +250,7 @@ func TestSealAppendsToTheCardsHistory(t *testing.T) {
 	}
 	xx, _ := byPath["new.txt"].Hash(hashing.XXH64)
 	md5, _ := byPath["new.txt"].Hash(hashing.MD5)
-	require.Equal(t, ascmhl.Verified, xx.Action)
+	require.Equal(t, ascmhl.Original, xx.Action, "a file new since the earlier hop has original hashes only")
 	require.Equal(t, ascmhl.Original, md5.Action)
 
 	// The card changed since the earlier hop: failed, and said so.
@@ -253,8 +261,16 @@ func TestSealAppendsToTheCardsHistory(t *testing.T) {
 	d2 := filepath.Join(dir2, "raid")
 	require.NoError(t, os.Mkdir(d2, 0o755))
 	r = offloadWith(t, dir2, Format{ASC: true}, []string{card2}, []string{d2}, []hashing.Algo{hashing.XXH64}, false)
-	require.Len(t, r.warnings, 1)
-	require.Contains(t, r.warnings[0], "1 file(s) differ from the card's earlier ASC MHL history")
+	// A finding about the card: the file fails, naming both hashes, and
+	// the card is not safe to format (exit 3).
+	cs := r.summary.Cards[0]
+	require.False(t, cs.SafeToFormat)
+	require.Equal(t, offload.ExitSomeFailed, r.summary.ExitCode)
+	require.Len(t, cs.Failures, 1)
+	require.Equal(t, "a.mov", cs.Failures[0].Path)
+	want := hashing.Bytes([]hashing.Algo{hashing.XXH64}, []byte("AAAA")).Get(hashing.XXH64)
+	require.Contains(t, cs.Failures[0].Error, "differs from the card's own ASC MHL history")
+	require.Contains(t, cs.Failures[0].Error, "read now "+want)
 	res = verify(t, filepath.Join(d2, "day01", "A002"), false)
 	require.False(t, res.OK())
 	require.Equal(t, ascmhl.FindChanged, res.Findings[0].Kind)
@@ -274,7 +290,7 @@ func TestSingleHashStaysOriginal(t *testing.T) {
 		require.Len(t, f.Hashes, 1)
 		require.Equal(t, ascmhl.Original, f.Hashes[0].Action)
 	}
-	// --verify-hashes all: the fastest stays original, the rest verified.
+	// --verify-hashes all: still original, all of them (nothing earlier).
 	dir2 := t.TempDir()
 	d2 := filepath.Join(dir2, "raid")
 	require.NoError(t, os.Mkdir(d2, 0o755))
@@ -285,7 +301,7 @@ func TestSingleHashStaysOriginal(t *testing.T) {
 		x, _ := f.Hash(hashing.XXH3)
 		m, _ := f.Hash(hashing.MD5)
 		require.Equal(t, ascmhl.Original, x.Action)
-		require.Equal(t, ascmhl.Verified, m.Action)
+		require.Equal(t, ascmhl.Original, m.Action)
 	}
 }
 
@@ -388,4 +404,53 @@ func TestNotReadBackIsOriginal(t *testing.T) {
 			require.Equal(t, ascmhl.Original, h.Action, "never verified without a read-back")
 		}
 	}
+}
+
+// The DIT's creator info goes into the manifest (the comment after dit's
+// own text, so a redo still finds its seal); --no-directory-hashes lists
+// the folders without hashes under an empty root hash; an author the
+// schema would refuse is left out with a warning, never costing the seal.
+func TestSealCreatorInfoAndNoDirectoryHashes(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "cards", "A001")
+	writeCard(t, card, map[string]string{"Clips/a.mov": "clip", "b.txt": "bee"})
+	d1 := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(d1, 0o755))
+	r := offloadEdit(t, dir, Format{ASC: true}, []string{card}, []string{d1}, []hashing.Algo{hashing.XXH64}, func(o *offload.Options) {
+		o.Author = offload.Author{Name: "Jane Doe", Email: "jane@example.org", Phone: "+49 30 1", Role: "DIT"}
+		o.Location, o.Comment, o.NoDirectoryHashes = "Stage 5", "second unit", true
+	})
+	require.Empty(t, r.warnings)
+	require.Equal(t, offload.ExitOK, r.summary.ExitCode)
+	cd := filepath.Join(d1, "day01", "A001")
+	st, err := ascmhl.OpenOSStore(cd)
+	require.NoError(t, err)
+	defer st.Close()
+	h, err := ascmhl.LoadHistory(st)
+	require.NoError(t, err)
+	m := h.Latest()
+	require.Equal(t, []ascmhl.Author{{Name: "Jane Doe", Email: "jane@example.org", Phone: "+49 30 1", Role: "DIT"}}, m.Authors)
+	require.Equal(t, "Stage 5", m.Location)
+	require.True(t, strings.HasPrefix(m.Comment, "dit job 1 "), m.Comment)
+	require.True(t, strings.HasSuffix(m.Comment, "; second unit"), m.Comment)
+	require.Empty(t, m.Root)
+	require.Len(t, m.Dirs, 1)
+	require.Empty(t, m.Dirs[0].Hashes)
+	data, err := os.ReadFile(filepath.Join(cd, ascmhl.HistoryDir, h.Generations[0].File))
+	require.NoError(t, err)
+	require.Contains(t, string(data), "<roothash>\n      <content/>")
+	res := verify(t, cd, true)
+	require.True(t, res.OK(), "%v", res.Findings)
+
+	dir2 := t.TempDir()
+	d2 := filepath.Join(dir2, "raid")
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	r = offloadEdit(t, dir2, Format{ASC: true}, []string{card}, []string{d2}, []hashing.Algo{hashing.XXH64}, func(o *offload.Options) {
+		o.Author = offload.Author{Name: "Jane", Email: "not an address"}
+	})
+	require.Equal(t, offload.ExitOK, r.summary.ExitCode)
+	require.Len(t, r.warnings, 1)
+	require.Contains(t, r.warnings[0], "author left out")
+	res = verify(t, filepath.Join(d2, "day01", "A001"), true)
+	require.True(t, res.OK(), "%v", res.Findings)
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// "Already offloaded" is judged per destination: a card offloaded to d1 is
+// copied to d2 when d2 is asked for, d1 is not written again, and only a
+// card verified on every destination given is skipped.
+func TestAlreadyOffloadedPerDestination(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "3MB", "--seed", "4")
+	require.Equal(t, 0, r.code, r.stderr)
+	card := filepath.Join(cards, "A001")
+	var d []string
+	for _, n := range []string{"d1", "d2", "d3"} {
+		p := filepath.Join(dir, n)
+		require.NoError(t, os.Mkdir(p, 0o755))
+		d = append(d, p)
+	}
+	r = dit(t, db, "offload", "--name", "j1", "-d", d[0], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	// Another destination only: copied there, exit 0, verified.
+	r = dit(t, db, "offload", "--name", "j2", "-d", d[1], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.NotContains(t, r.stdout, "Nothing to copy")
+	require.Contains(t, r.stdout, "Verified: safe to format")
+	require.Equal(t, footage(tree(t, card)), withoutHistory(footage(tree(t, filepath.Join(d[1], "j2", "A001")))))
+
+	// d1 and d3: d1 has it, so the card is copied to d3 only, and says so.
+	r = dit(t, db, "offload", "--name", "j3", "-d", d[0], "-d", d[2], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "verified on "+d[0]+"; not yet on "+d[2])
+	require.Contains(t, r.stdout, "copying it to "+d[2]+" only")
+	require.NoDirExists(t, filepath.Join(d[0], "j3"), "d1 is not written again")
+	require.Equal(t, footage(tree(t, card)), withoutHistory(footage(tree(t, filepath.Join(d[2], "j3", "A001")))))
+
+	// Every destination has it now: skipped, nothing to copy.
+	r = dit(t, db, "offload", "--name", "j4", "-d", d[0], "-d", d[1], "-d", d[2], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "Nothing to copy")
+
+	// A copy removed since no longer counts: d2's copy is gone, so the card
+	// goes to d2 again.
+	require.NoError(t, os.RemoveAll(filepath.Join(d[1], "j2")))
+	r = dit(t, db, "offload", "--name", "j5", "-d", d[0], "-d", d[1], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "no longer there whole")
+	require.Contains(t, r.stdout, "copying it to "+d[1]+" only")
+	require.Equal(t, footage(tree(t, card)), withoutHistory(footage(tree(t, filepath.Join(d[1], "j5", "A001")))))
+
+	r = dit(t, db, "jobs", "--json")
+	var jobs []struct {
+		Name  string `json:"name"`
+		Cards []struct {
+			Safe bool `json:"safe_to_format"`
+		} `json:"cards"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs))
+	require.Len(t, jobs, 4, "j4 copied nothing and recorded no job")
+}

@@ -1,0 +1,679 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// progressSource is what the live display reads: a running job
+// (*offload.Job), or a fake one in tests.
+type progressSource interface {
+	ID() int64
+	Name() string
+	Snapshot() offload.Progress
+}
+
+// ttyPrinter draws the running job on a terminal with mpb: a header line
+// (job, cards by state, total rate, job ETA), then a line per card (phase,
+// files, the phase's own percentage, a bar when there is room, rate, ETA).
+// The lines are fitted to the terminal width: the bar shrinks, then goes,
+// then the words and the rate; the numbers stay. When the job ends the
+// lines are drawn once more with every card's final state.
+type ttyPrinter struct {
+	w     io.Writer
+	g     *GlobalOptions
+	fails failureLines
+
+	// Tests: width > 0 draws at that many columns on a w that is not a
+	// terminal; refresh is mpb's redraw period (default 150ms); poll is how
+	// often the job is read (default 200ms; < 0: never, the test calls
+	// update); now is the clock.
+	width   int
+	refresh time.Duration
+	poll    time.Duration
+	now     func() time.Time
+
+	src    progressSource
+	p      *mpb.Progress
+	bar    mpb.BarFillerBuilder
+	mu     sync.Mutex
+	header *mpb.Bar
+	bars   map[string]*mpb.Bar
+	cards  map[string]*cardView
+	order  []string // labels, as the cards came
+	start  time.Time
+	ended  time.Time // the job has ended: final lines
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	done   bool // the bars are finished: lines go straight to w
+}
+
+// cardView is what the display knows of one card.
+type cardView struct {
+	offload.CardProgress
+	seen     bool   // a snapshot or progress event has been applied
+	active   string // the last phase before done: copying, verifying, sealing
+	final    string // the card's state when it ended (EvCardDone), "" before
+	finalMsg string
+	work     []workSample // bytes copied + read back, last seconds
+	drawn    drawnLine    // the line in the frame being drawn
+}
+
+// drawnLine is a card's line as cardLeft laid it out, for cardFiller and
+// cardRight, which mpb calls next for the same line.
+type drawnLine struct {
+	bar      float64 // fill; < 0: no bar
+	barWidth int
+	sep      string // before the bar
+	right    string
+}
+
+type workSample struct {
+	t time.Time
+	n int64
+}
+
+// rateWindow is how far back the card ETA looks.
+const rateWindow = 10 * time.Second
+
+func (t *ttyPrinter) clock() time.Time {
+	if t.now != nil {
+		return t.now()
+	}
+	return time.Now()
+}
+
+func (t *ttyPrinter) Event(e offload.Event) {
+	var line string
+	switch e.Type {
+	case offload.EvProgress:
+		t.mu.Lock()
+		for _, c := range e.Progress.Cards {
+			cv := t.cardLocked(c.Label)
+			if !cv.seen {
+				t.applyLocked(cv, c, t.clock())
+			}
+			// Rates are measured by the engine, once a second.
+			cv.Rate, cv.ETASeconds = c.Rate, c.ETASeconds
+		}
+		added := t.unbarredLocked()
+		t.mu.Unlock()
+		t.addBars(added)
+		return
+	case offload.EvCardDone:
+		t.mu.Lock()
+		cv := t.cardLocked(e.Card)
+		cv.final, cv.finalMsg = e.State, e.Message
+		t.mu.Unlock()
+		if line = t.fails.cardDone(e.Card); line == "" {
+			return
+		}
+	case offload.EvFile:
+		if e.State != offload.StateFailed {
+			return
+		}
+		if line = t.fails.line(e); line == "" {
+			return
+		}
+	case offload.EvWarning:
+		line = warningLine(e)
+	default:
+		return
+	}
+	// Written above the bars while they run (not under t.mu: drawing the
+	// bars takes it).
+	t.mu.Lock()
+	var w io.Writer = t.w
+	if t.p != nil && !t.done {
+		w = t.p
+	}
+	t.mu.Unlock()
+	fmt.Fprintln(w, line)
+}
+
+// cardLocked returns the view of card label, new if needed (t.mu held).
+func (t *ttyPrinter) cardLocked(label string) *cardView {
+	if t.cards == nil {
+		t.cards = map[string]*cardView{}
+	}
+	cv := t.cards[label]
+	if cv == nil {
+		cv = &cardView{CardProgress: offload.CardProgress{Label: label}}
+		t.cards[label] = cv
+		t.order = append(t.order, label)
+	}
+	return cv
+}
+
+// applyLocked takes a snapshot of one card, keeping the rates of the last
+// progress event (t.mu held).
+func (t *ttyPrinter) applyLocked(cv *cardView, c offload.CardProgress, now time.Time) {
+	c.Rate, c.ETASeconds = cv.Rate, cv.ETASeconds
+	cv.CardProgress, cv.seen = c, true
+	if c.Phase != "" && c.Phase != "done" && c.Phase != "pending" {
+		cv.active = c.Phase
+	}
+	n := c.BytesCopied + c.BytesVerified
+	cv.work = append(cv.work, workSample{now, n})
+	i := 0
+	for i < len(cv.work)-2 && now.Sub(cv.work[i+1].t) >= rateWindow {
+		i++
+	}
+	cv.work = cv.work[i:]
+}
+
+// update takes a snapshot of the job.
+func (t *ttyPrinter) update(p offload.Progress) {
+	now := t.clock()
+	t.mu.Lock()
+	for _, c := range p.Cards {
+		t.applyLocked(t.cardLocked(c.Label), c, now)
+	}
+	added := t.unbarredLocked()
+	t.mu.Unlock()
+	t.addBars(added)
+}
+
+// unbarredLocked lists the cards without a bar yet (t.mu held).
+func (t *ttyPrinter) unbarredLocked() []string {
+	if t.p == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range t.order {
+		if _, ok := t.bars[l]; !ok {
+			out = append(out, l)
+			t.bars[l] = nil // reserved
+		}
+	}
+	return out
+}
+
+// addBars adds a line for each card (not under t.mu: mpb draws while it
+// adds, and drawing takes t.mu).
+func (t *ttyPrinter) addBars(labels []string) {
+	for _, label := range labels {
+		b, err := t.p.Add(0, t.cardFiller(label), mpb.BarFillerTrim(),
+			mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string { return t.cardLeft(label, s.AvailableWidth) })),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return t.cardRight(label) })))
+		if err != nil {
+			continue // the display has ended
+		}
+		t.mu.Lock()
+		t.bars[label] = b
+		t.mu.Unlock()
+	}
+}
+
+func (t *ttyPrinter) Start(src progressSource) {
+	opts := []mpb.ContainerOption{mpb.WithOutput(t.w)}
+	if t.refresh > 0 {
+		opts = append(opts, mpb.WithRefreshRate(t.refresh))
+	}
+	if t.width > 0 {
+		opts = append(opts, mpb.WithWidth(t.width), mpb.WithAutoRefresh())
+	}
+	t.mu.Lock()
+	t.src, t.start = src, t.clock()
+	t.p = mpb.New(opts...)
+	t.bar = mpb.BarStyle()
+	t.bars = map[string]*mpb.Bar{}
+	t.mu.Unlock()
+	t.header = t.p.New(0, mpb.NopStyle(), mpb.BarFillerTrim(),
+		mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string { return t.headerLine(s.AvailableWidth) })))
+	t.update(src.Snapshot())
+	t.stop = make(chan struct{})
+	poll := t.poll
+	if poll == 0 {
+		poll = 200 * time.Millisecond
+	}
+	if poll < 0 {
+		return
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-t.stop:
+				return
+			case <-tick.C:
+				t.update(src.Snapshot())
+			}
+		}
+	}()
+}
+
+// Stop draws the lines a last time with the final snapshot and each card's
+// final state, then ends the display.
+func (t *ttyPrinter) Stop() {
+	if t.p == nil {
+		return
+	}
+	close(t.stop)
+	t.wg.Wait()
+	t.update(t.src.Snapshot())
+	t.mu.Lock()
+	t.ended = t.clock()
+	bars := []*mpb.Bar{t.header}
+	for _, l := range t.order {
+		if b := t.bars[l]; b != nil {
+			bars = append(bars, b)
+		}
+	}
+	t.mu.Unlock()
+	for _, b := range bars {
+		// The lines say how each card ended; mpb only stops drawing.
+		b.Abort(false)
+	}
+	t.p.Wait()
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
+}
+
+func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "", t.g) }
+
+// progressRow is one card's line in parts, before it is fitted to a width.
+type progressRow struct {
+	label, phase string
+	filesDone    int
+	files        int
+	pct          string  // the phase's own percentage, "" for none
+	frac         float64 // bar fill, 0 to 1; < 0: no bar on this line
+	rate, eta    string  // "" for none
+	text         string  // instead of the percentage, bar, rate and ETA
+}
+
+// percent is done/total of one phase: 100 % only when all of it is done.
+func percent(done, total int64) (string, float64) {
+	f := 1.0
+	if total > 0 {
+		f = min(max(float64(done)/float64(total), 0), 1)
+	}
+	v := 100 * f
+	if done < total {
+		v = min(v, 99.9)
+	}
+	return fmt.Sprintf("%.1f %%", v), f
+}
+
+func formatETA(sec float64) string {
+	if sec < 0.5 || math.IsInf(sec, 0) || math.IsNaN(sec) || sec > 1e7 {
+		return ""
+	}
+	return units.FormatDuration(time.Duration(sec * float64(time.Second)))
+}
+
+// etaLocked is the time until the card is copied and read back, from how
+// fast its bytes went lately; 0 when unknown (t.mu held).
+func (cv *cardView) etaLocked() float64 {
+	rest := (cv.Bytes - cv.BytesCopied) + (cv.VerifyTotal - cv.BytesVerified)
+	if rest <= 0 {
+		return 0
+	}
+	if len(cv.work) >= 2 {
+		a, b := cv.work[0], cv.work[len(cv.work)-1]
+		if dt := b.t.Sub(a.t).Seconds(); dt >= 1 && b.n > a.n {
+			return float64(rest) / (float64(b.n-a.n) / dt)
+		}
+	}
+	return cv.ETASeconds // the engine's, for the phase
+}
+
+// row is what card cv's line says (under the ttyPrinter's mu).
+func (cv *cardView) row() progressRow {
+	l := progressRow{label: cv.Label, phase: cv.Phase, filesDone: cv.FilesDone, files: cv.Files, frac: -1}
+	if l.phase == "" {
+		l.phase = "pending"
+	}
+	running := func(done, total int64, nothing string) {
+		if total == 0 {
+			l.text = nothing
+			return
+		}
+		l.pct, l.frac = percent(done, total)
+		if cv.Rate > 0 {
+			l.rate = units.FormatRate(cv.Rate)
+		}
+		l.eta = formatETA(cv.etaLocked())
+	}
+	if cv.final != "" {
+		// How the card ended.
+		l.phase = cv.final
+		switch cv.final {
+		case offload.StateVerified, offload.StateCopied:
+			switch {
+			case cv.Files == 0:
+				l.phase, l.text = "done", "(no files)"
+			case cv.Bytes == 0 && cv.VerifyTotal == 0:
+				// Nothing to copy: an earlier run of the job did it.
+				l.phase, l.text = "done", "("+cv.final+" before)"
+			case cv.final == offload.StateCopied:
+				l.text = "100 % copied, not read back (--verify none)"
+			default:
+				l.pct, l.frac = percent(1, 1)
+			}
+		case catalog.CardSealing:
+			l.text = "hash lists not written"
+			if cv.finalMsg != "" {
+				l.text += ": " + cv.finalMsg
+			}
+		case "interrupted": // the card's state (offload.Summary says the same)
+			l.text = "stopped"
+			switch cv.active {
+			case "copying":
+				p, _ := percent(cv.BytesCopied, cv.Bytes)
+				l.text = "stopped while copying, at " + p
+			case "verifying":
+				p, _ := percent(cv.BytesVerified, cv.VerifyTotal)
+				l.text = "stopped while reading back, at " + p
+			case "sealing":
+				l.text = "stopped while writing hash lists"
+			}
+		default:
+			l.text = cv.finalMsg
+		}
+		return l
+	}
+	switch cv.Phase {
+	case "copying":
+		running(cv.BytesCopied, cv.Bytes, "nothing to copy")
+	case "verifying":
+		running(cv.BytesVerified, cv.VerifyTotal, "nothing to read back")
+	case "sealing":
+		l.text = "writing hash lists"
+	case "", "pending":
+		l.text = "waiting"
+	}
+	return l
+}
+
+// lineStyle is one way to fit the lines, from the widest.
+type lineStyle struct {
+	sep        string
+	words      bool // "files", "ETA"
+	bar        bool
+	rate, eta  bool
+	minBar     int
+	maxBar     int
+	labelWidth int
+}
+
+var lineStyles = []lineStyle{
+	{sep: "  ", words: true, bar: true, rate: true, eta: true, minBar: 10, maxBar: 40, labelWidth: 16},
+	{sep: " ", words: true, bar: true, rate: true, eta: true, minBar: 10, maxBar: 40, labelWidth: 12},
+	{sep: " ", words: true, rate: true, eta: true, labelWidth: 12},
+	{sep: " ", rate: true, eta: true, labelWidth: 10},
+	{sep: " ", eta: true, labelWidth: 10},
+	{sep: " ", labelWidth: 8},
+}
+
+// lineLayout is the columns of every card line at one width.
+type lineLayout struct {
+	lineStyle
+	width                                     int // usable columns
+	wLabel, wPhase, wFiles, wPct, wRate, wEta int
+	barWidth                                  int // 0: no bar
+}
+
+func (s lineStyle) filesText(l progressRow) string {
+	f := fmt.Sprintf("%d/%d", l.filesDone, l.files)
+	if s.words {
+		f += " files"
+	}
+	return f
+}
+
+func (s lineStyle) etaText(l progressRow) string {
+	if l.eta == "" || !s.eta {
+		return ""
+	}
+	if s.words {
+		return "ETA " + l.eta
+	}
+	return l.eta
+}
+
+func (s lineStyle) rateText(l progressRow) string {
+	if !s.rate {
+		return ""
+	}
+	return l.rate
+}
+
+func (s lineStyle) labelText(l progressRow) string {
+	return runewidth.Truncate(l.label, s.labelWidth, "…")
+}
+
+// fitLines lays out every card line in width columns: the widest style
+// that fits. The last column is left free: a line as wide as the terminal
+// wraps on some.
+func fitLines(lines []progressRow, width int) lineLayout {
+	usable := width - 1
+	var lay lineLayout
+	for _, s := range lineStyles {
+		lay = lineLayout{lineStyle: s, width: usable}
+		for _, l := range lines {
+			lay.wLabel = max(lay.wLabel, runewidth.StringWidth(s.labelText(l)))
+			lay.wPhase = max(lay.wPhase, len(l.phase))
+			// As wide as when every file is done: the columns stay put
+			// while the numbers grow.
+			lay.wFiles = max(lay.wFiles, len(s.filesText(progressRow{filesDone: l.files, files: l.files})))
+			lay.wRate = max(lay.wRate, len(s.rateText(l)))
+			lay.wEta = max(lay.wEta, len(s.etaText(l)))
+			if l.pct != "" {
+				// Room for "100.0 %", a rate and a short ETA from the first
+				// frame on: the bar does not change size when they come.
+				lay.wPct = max(lay.wPct, len("100.0 %"))
+				if s.rate {
+					lay.wRate = max(lay.wRate, len("100.0 MB/s"))
+				}
+				if s.eta {
+					lay.wEta = max(lay.wEta, len(s.etaText(progressRow{eta: "10m00s"})))
+				}
+			}
+		}
+		sep := len(s.sep)
+		need := lay.wLabel + sep + lay.wPhase + sep + lay.wFiles
+		for _, w := range []int{lay.wPct, lay.wRate, lay.wEta} {
+			if w > 0 {
+				need += sep + w
+			}
+		}
+		if s.bar {
+			if room := usable - need - sep; room >= s.minBar {
+				lay.barWidth = min(room, s.maxBar)
+				return lay
+			}
+			continue
+		}
+		if need <= usable {
+			return lay
+		}
+	}
+	return lay
+}
+
+func padRight(s string, w int) string {
+	if n := runewidth.StringWidth(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+func padLeft(s string, w int) string {
+	if n := runewidth.StringWidth(s); n < w {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return s
+}
+
+// render draws l in layout lay: left of the bar, the bar (its fill, or
+// < 0 for none) and right of it.
+func (lay lineLayout) render(l progressRow) (left string, bar float64, right string) {
+	sep := lay.sep
+	left = padRight(lay.labelText(l), lay.wLabel) + sep + padRight(l.phase, lay.wPhase) + sep + padLeft(lay.filesText(l), lay.wFiles)
+	if l.text != "" {
+		left = runewidth.Truncate(left+sep+l.text, lay.width, "…")
+		return left, -1, ""
+	}
+	if lay.wPct > 0 {
+		left += sep + padLeft(l.pct, lay.wPct)
+	}
+	bar = -1
+	if lay.barWidth > 0 && l.frac >= 0 {
+		bar = l.frac
+	}
+	var r strings.Builder
+	if lay.wRate > 0 {
+		r.WriteString(sep + padLeft(lay.rateText(l), lay.wRate))
+	}
+	if lay.wEta > 0 {
+		r.WriteString(sep + padRight(lay.etaText(l), lay.wEta))
+	}
+	right = strings.TrimRight(r.String(), " ")
+	if bar < 0 && right != "" && lay.barWidth > 0 {
+		// Keeps the columns right of the bar in place.
+		right = strings.Repeat(" ", len(sep)+lay.barWidth) + right
+	}
+	return left, bar, right
+}
+
+// cardLeft is the part of a card's line left of its bar, for a line of
+// width columns; it also lays out the rest of the line for cardFiller and
+// cardRight, which mpb calls next for the same line.
+func (t *ttyPrinter) cardLeft(label string, width int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := make([]progressRow, 0, len(t.order))
+	for _, l := range t.order {
+		lines = append(lines, t.cards[l].row())
+	}
+	lay := fitLines(lines, width)
+	cv := t.cards[label]
+	left, bar, right := lay.render(cv.row())
+	cv.drawn = drawnLine{bar: bar, barWidth: lay.barWidth, sep: lay.sep, right: right}
+	if bar < 0 && right == "" {
+		return strings.TrimRight(left, " ")
+	}
+	return left
+}
+
+// cardRight is the part of the line right of the bar (see cardLeft).
+func (t *ttyPrinter) cardRight(label string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cards[label].drawn.right
+}
+
+// cardFiller draws the bar of a card's line (see cardLeft): mpb's bar,
+// at the width the layout chose, or nothing.
+func (t *ttyPrinter) cardFiller(label string) mpb.BarFiller {
+	var inner mpb.BarFiller
+	return mpb.BarFillerFunc(func(w io.Writer, st decor.Statistics) error {
+		t.mu.Lock()
+		d := t.cards[label].drawn
+		if inner == nil {
+			inner = t.bar.Build()
+		}
+		t.mu.Unlock()
+		return d.fill(w, inner, st)
+	})
+}
+
+// fill draws the line's bar with inner (mpb's bar style) where st leaves
+// room for it; nothing when the line has no bar.
+func (d drawnLine) fill(w io.Writer, inner mpb.BarFiller, st decor.Statistics) error {
+	if d.bar < 0 || d.barWidth == 0 || st.AvailableWidth < len(d.sep)+d.barWidth {
+		return nil
+	}
+	io.WriteString(w, d.sep)
+	const total = 10000
+	n := int64(math.Round(d.bar * total))
+	return inner.Fill(w, decor.Statistics{AvailableWidth: d.barWidth, RequestedWidth: d.barWidth, Total: total, Current: n, Completed: n == total})
+}
+
+// headerLine is the job's line: number and name, cards by state, total
+// rate and the job's ETA (when every card's is known); at the end, how
+// long it ran.
+func (t *ttyPrinter) headerLine(width int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	usable := width - 1
+	name := fmt.Sprintf("job %d %q", t.src.ID(), t.src.Name())
+	counts := map[string]int{}
+	var order []string
+	var rate, eta float64
+	etaKnown := true
+	for _, label := range t.order {
+		cv := t.cards[label]
+		l := cv.row()
+		if counts[l.phase] == 0 {
+			order = append(order, l.phase)
+		}
+		counts[l.phase]++
+		switch {
+		case cv.final != "":
+		case cv.Phase == "copying" || cv.Phase == "verifying":
+			rate += cv.Rate
+			if e := cv.etaLocked(); e > 0 {
+				eta = max(eta, e)
+			} else if (cv.Bytes-cv.BytesCopied)+(cv.VerifyTotal-cv.BytesVerified) > 0 {
+				etaKnown = false
+			}
+		case cv.Phase == "" || cv.Phase == "pending":
+			etaKnown = false
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return phaseRank(a) - phaseRank(b) })
+	var cs []string
+	for _, p := range order {
+		cs = append(cs, fmt.Sprintf("%d %s", counts[p], p))
+	}
+	cards := fmt.Sprintf("%d cards: %s", len(t.order), strings.Join(cs, ", "))
+	if len(t.order) == 1 {
+		cards = "1 card: " + order[0]
+	}
+	var tail []string
+	if !t.ended.IsZero() {
+		tail = append(tail, "ran "+units.FormatDuration(t.ended.Sub(t.start)))
+	} else {
+		if rate > 0 {
+			tail = append(tail, units.FormatRate(rate))
+		}
+		if s := formatETA(eta); s != "" && etaKnown {
+			tail = append(tail, "ETA "+s)
+		}
+	}
+	full := strings.Join(append([]string{name, cards}, tail...), "  ")
+	if runewidth.StringWidth(full) <= usable {
+		return full
+	}
+	short := strings.Join(tail, "  ")
+	return runewidth.Truncate(name, max(usable-len(short)-2, 12), "…") + "  " + short
+}
+
+// phaseRank orders the states in the header as a card goes through them.
+func phaseRank(p string) int {
+	i := slices.Index([]string{"pending", "copying", "verifying", "sealing", "done", "verified", "copied", "failed", "interrupted"}, p)
+	if i < 0 {
+		return 100
+	}
+	return i
+}

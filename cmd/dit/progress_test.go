@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// fakeJob is a running job as the live display reads it.
+type fakeJob struct {
+	mu    sync.Mutex
+	cards []offload.CardProgress
+}
+
+func (f *fakeJob) ID() int64    { return 12 }
+func (f *fakeJob) Name() string { return "Day01" }
+func (f *fakeJob) Snapshot() offload.Progress {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return offload.Progress{Cards: append([]offload.CardProgress(nil), f.cards...)}
+}
+func (f *fakeJob) set(cards ...offload.CardProgress) {
+	f.mu.Lock()
+	f.cards = cards
+	f.mu.Unlock()
+}
+
+// frames records what mpb writes: one Write per frame.
+type frames struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (f *frames) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	f.all = append(f.all, string(b))
+	f.mu.Unlock()
+	return len(b), nil
+}
+
+func (f *frames) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.all)
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// lines is frame i without its escapes, as lines.
+func (f *frames) lines(t *testing.T, i int) []string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i < 0 {
+		i += len(f.all)
+	}
+	require.True(t, i >= 0 && i < len(f.all), "no frame %d of %d", i, len(f.all))
+	return strings.Split(strings.TrimSuffix(ansi.ReplaceAllString(f.all[i], ""), "\n"), "\n")
+}
+
+// next waits for a frame drawn wholly after now and returns it. The wait
+// has no deadline of its own (the test binary's -timeout bounds it); a
+// long one says what it waits for.
+func (f *frames) next(t *testing.T) []string {
+	t.Helper()
+	n := f.count()
+	start, said := time.Now(), time.Now()
+	for f.count() < n+2 {
+		if time.Since(said) >= 30*time.Second {
+			said = time.Now()
+			msg := fmt.Sprintf("%s: still waiting for a progress frame after %s", t.Name(), time.Since(start).Round(time.Second))
+			fmt.Fprintln(os.Stderr, msg)
+			t.Log(msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return f.lines(t, -1)
+}
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+const gb = 1_000_000_000
+
+// line returns the line of frame that starts with label.
+func line(t *testing.T, frame []string, label string) string {
+	t.Helper()
+	for _, l := range frame {
+		if strings.HasPrefix(l, label+" ") {
+			return l
+		}
+	}
+	t.Fatalf("no line for %s in\n%s", label, strings.Join(frame, "\n"))
+	return ""
+}
+
+func checkFrame(t *testing.T, frame []string, width int) {
+	t.Helper()
+	for _, l := range frame {
+		require.LessOrEqual(t, runewidth.StringWidth(l), width, "line longer than %d columns: %q", width, l)
+		require.NotContains(t, l, "[-]")
+		require.NotContains(t, l, "[]")
+		require.NotContains(t, l, "…", "a line was cut: %q", l)
+	}
+}
+
+// The live display at 60, 80 and 120 columns: a header with the job,
+// total rate and ETA; per card its phase and the phase's own percentage,
+// files, rate and ETA; a bar only where there is room (never "[-]"); a
+// card with nothing to copy because it was verified before says so; the
+// last frame shows how each card ended.
+func TestProgressRendering(t *testing.T) {
+	for _, width := range []int{60, 80, 120} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+			job := &fakeJob{}
+			// A001 copies (half its read-back already done: the copy's own
+			// percentage is shown, not a mix); A002 reads back; A003 was
+			// verified by an earlier run of the job: nothing to copy.
+			a1 := offload.CardProgress{Label: "A001", Phase: "copying", Files: 250, FilesDone: 100, Bytes: 2 * gb, BytesCopied: 800_000_000,
+				VerifyTotal: 4 * gb, BytesVerified: 1 * gb}
+			a2 := offload.CardProgress{Label: "A002_C007", Phase: "verifying", Files: 1200, FilesDone: 100, Bytes: 1 * gb, BytesCopied: 1 * gb,
+				VerifyTotal: 2 * gb, BytesVerified: 200_000_000}
+			a3 := offload.CardProgress{Label: "A003", Phase: "copying", Files: 9, FilesDone: 9}
+			job.set(a1, a2, a3)
+			var out frames
+			tp := &ttyPrinter{w: &out, width: width, refresh: 5 * time.Millisecond, poll: -1, now: clk.Now}
+			tp.Start(job)
+			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: offload.StateVerified})
+
+			clk.add(2 * time.Second)
+			a1.BytesCopied, a1.BytesVerified, a1.FilesDone = 940_000_000, 1_300_000_000, 120
+			a2.BytesVerified, a2.FilesDone = 240_000_000, 130
+			job.set(a1, a2, a3)
+			tp.update(job.Snapshot())
+			a1.Rate, a2.Rate = 70e6, 20e6
+			tp.Event(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Cards: []offload.CardProgress{a1, a2}}})
+
+			frame := out.next(t)
+			t.Logf("running, %d columns:\n%s", width, strings.Join(frame, "\n"))
+			checkFrame(t, frame, width)
+			require.Len(t, frame, 4)
+			head := frame[0]
+			require.Contains(t, head, `job 12 "Day01"`)
+			require.Contains(t, head, "90.0 MB/s")
+			// The slowest card: A002, 1.76 GB to read back at 20 MB/s.
+			require.Contains(t, head, "ETA 1m28s")
+			l1 := line(t, frame, "A001")
+			require.Contains(t, l1, "copying")
+			require.Contains(t, l1, "47.0 %") // 940 MB of 2 GB copied
+			require.Contains(t, l1, "120/250")
+			require.Contains(t, l1, "70.0 MB/s")
+			require.Contains(t, l1, "17s") // 3.76 GB to copy and read back at (0.14+0.3) GB / 2 s
+			l2 := line(t, frame, "A002_C007")
+			require.Contains(t, l2, "verifying")
+			require.Contains(t, l2, "12.0 %") // 240 MB of 2 GB read back
+			require.Contains(t, l2, "130/1200")
+			l3 := line(t, frame, "A003")
+			require.Contains(t, l3, "done")
+			require.Contains(t, l3, "(verified before)")
+			require.NotContains(t, l3, "%")
+			if width >= 80 {
+				require.Regexp(t, `\[=+>?-+\]`, l1, "a bar at %d columns", width)
+				require.Contains(t, l1, "files")
+			}
+			if m := regexp.MustCompile(`\[[^\]]*\]`).FindString(l1); m != "" {
+				require.GreaterOrEqual(t, len(m), 10, "a bar too short to read: %q", m)
+			}
+
+			// The job ends: A001 verified, A002 with a failed file. The last
+			// frame says so; nothing stays at "verifying".
+			clk.add(90 * time.Second)
+			a1 = offload.CardProgress{Label: "A001", Phase: "done", Files: 250, FilesDone: 250, Bytes: 2 * gb, BytesCopied: 2 * gb, VerifyTotal: 4 * gb, BytesVerified: 4 * gb}
+			a2 = offload.CardProgress{Label: "A002_C007", Phase: "done", Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb,
+				VerifyTotal: 2 * gb, BytesVerified: 2 * gb}
+			job.set(a1, a2, a3)
+			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A002_C007", State: offload.StateFailed, Message: "1 file(s) failed"})
+			tp.Stop()
+			frame = out.lines(t, -1)
+			t.Logf("final, %d columns:\n%s", width, strings.Join(frame, "\n"))
+			checkFrame(t, frame, width)
+			require.Contains(t, frame[0], `job 12 "Day01"`)
+			require.Contains(t, frame[0], "ran 1m32s")
+			l1 = line(t, frame, "A001")
+			require.Contains(t, l1, "verified")
+			require.Contains(t, l1, "100.0 %")
+			require.Contains(t, l1, "250/250")
+			l2 = line(t, frame, "A002_C007")
+			require.Contains(t, l2, "failed")
+			require.Contains(t, l2, "1 file(s) failed")
+			require.NotContains(t, l2, "100")
+			require.NotContains(t, strings.Join(frame, "\n"), "verifying")
+			require.Contains(t, line(t, frame, "A003"), "done")
+		})
+	}
+}
+
+// A card's lines while it seals, waits, or has nothing to copy; how a
+// stopped card ended.
+func TestProgressPhases(t *testing.T) {
+	job := &fakeJob{}
+	job.set(
+		offload.CardProgress{Label: "A001", Phase: "sealing", Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 20, BytesVerified: 20},
+		offload.CardProgress{Label: "A002", Phase: "pending", Files: 4, Bytes: 10},
+		offload.CardProgress{Label: "A003", Phase: "verifying", Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, VerifyTotal: 10_000, BytesVerified: 9_999},
+	)
+	var out frames
+	tp := &ttyPrinter{w: &out, width: 80, refresh: 5 * time.Millisecond, poll: -1}
+	tp.Start(job)
+	frame := out.next(t)
+	checkFrame(t, frame, 80)
+	require.Contains(t, line(t, frame, "A001"), "sealing")
+	require.Contains(t, line(t, frame, "A001"), "writing hash lists")
+	require.Contains(t, line(t, frame, "A002"), "pending")
+	require.Contains(t, line(t, frame, "A002"), "waiting")
+	require.Contains(t, line(t, frame, "A003"), "99.9 %") // 100 % only when all is read back
+	require.NotContains(t, frame[0], "ETA")               // a card waits: no job ETA yet
+	require.Contains(t, frame[0], "3 cards: 1 pending, 1 verifying, 1 sealing")
+
+	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A001", State: "sealing", Message: "disk full"})
+	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: "interrupted"})
+	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: "interrupted"})
+	tp.Stop()
+	frame = out.lines(t, -1)
+	checkFrame(t, frame, 80)
+	require.Contains(t, line(t, frame, "A001"), "hash lists not written: disk full")
+	require.Contains(t, line(t, frame, "A002"), "interrupted")
+	require.Contains(t, line(t, frame, "A003"), "stopped while reading back, at 99.9 %")
+}
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		done, total int64
+		want        string
+	}{{0, 10, "0.0 %"}, {9999, 10000, "99.9 %"}, {10, 10, "100.0 %"}, {1, 3, "33.3 %"}} {
+		got, _ := percent(c.done, c.total)
+		require.Equal(t, c.want, got)
+	}
+}
+
+// The plain printer's card line has no trailing space or empty text.
+func TestPlainCardDone(t *testing.T) {
+	var b bytes.Buffer
+	p := &plainPrinter{w: &b}
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: offload.StateVerified})
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: offload.StateFailed, Message: "2 file(s) failed"})
+	require.Equal(t, "A002: verified\nA003: failed: 2 file(s) failed\n", b.String())
+	// Its periodic lines give the phase's own percentage.
+	l := progressLine(offload.CardProgress{Label: "A001", Phase: "verifying", Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50})
+	require.Contains(t, l, "verifying 25.0 %")
+}
+
+// dit verify says how far it is: on a terminal a line fitted to the width,
+// otherwise a line every few seconds; copies that differ go to stdout.
+func TestVerifyProgress(t *testing.T) {
+	for _, width := range []int{60, 80, 120} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+			var errw frames
+			var out bytes.Buffer
+			v := &verifyProgress{w: &errw, out: &out, job: 12, tty: true, width: width, refresh: 5 * time.Millisecond, now: clk.Now}
+			v.set(offload.RecheckProgress{Copies: 500, Bytes: 40 * gb})
+			clk.add(4 * time.Second)
+			v.set(offload.RecheckProgress{Copies: 500, CopiesDone: 120, Bytes: 40 * gb, BytesRead: 1_640_000_000})
+			v.result("failed /d/A001/a.mov: md5 differs")
+			frame := errw.next(t)
+			t.Logf("dit verify, %d columns:\n%s", width, strings.Join(frame, "\n"))
+			checkFrame(t, frame, width)
+			last := frame[len(frame)-1]
+			require.Contains(t, last, "job 12 reading back")
+			require.Contains(t, last, "120/500 copies")
+			require.Contains(t, last, "4.1 %")
+			require.Contains(t, last, "ETA 1m34s") // 38.36 GB at 410 MB/s
+			if width >= 80 {
+				require.Contains(t, last, "0.410 GB/s")
+			}
+			require.Equal(t, "failed /d/A001/a.mov: md5 differs\n", out.String())
+			v.set(offload.RecheckProgress{Copies: 500, CopiesDone: 500, Bytes: 40 * gb, BytesRead: 40 * gb})
+			v.stop()
+			frame = errw.lines(t, -1)
+			checkFrame(t, frame, width)
+			require.Contains(t, frame[len(frame)-1], "500/500 copies  100.0 %")
+		})
+	}
+
+	clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	var errw, out bytes.Buffer
+	v := &verifyProgress{w: &errw, out: &out, job: 3, every: 5 * time.Second, now: clk.Now}
+	v.set(offload.RecheckProgress{Copies: 4, Bytes: 4 * gb})
+	for i := 1; i <= 4; i++ {
+		clk.add(3 * time.Second)
+		v.set(offload.RecheckProgress{Copies: 4, CopiesDone: i - 1, Bytes: 4 * gb, BytesRead: int64(i) * gb / 2})
+	}
+	v.stop()
+	require.Equal(t, "dit verify: job 3: reading back 4 copies, 4.00 GB\n"+
+		"dit verify: job 3: 1/4 copies, 1.00 GB of 4.00 GB read back (25.0 %), 0.167 GB/s, ETA 18s\n"+
+		"dit verify: job 3: 3/4 copies, 2.00 GB of 4.00 GB read back (50.0 %), 0.167 GB/s, ETA 12s\n", errw.String())
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// framesBench is the frame-sequence benchmark: two cards of 10,000+ small
+// files (DNG/ARRIRAW-like, 100-500 KB) and, for the time per byte of big
+// files, two cards of clips of the same size, each copied to two ext4
+// filesystems on loop devices (image files on the root disk, so fsync
+// reaches a disk, as on set) by dit, ocopy and the naive way. It prints
+// each tool's wall time, its per-file overhead in ms (frames' time minus
+// the clips' time for the same bytes, over the files) and frames' time per
+// byte against clips'. It needs root, mkfs.ext4 and losetup, and says so
+// when it cannot run.
+func framesBench(dit, ocopy, work string, size string) {
+	if os.Geteuid() != 0 {
+		fmt.Println("frames on ext4: skipped (loop devices need root: run make bench as root)")
+		return
+	}
+	for _, tool := range []string{"mkfs.ext4", "losetup", "mount", "umount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Printf("frames on ext4: skipped (%s not found: apt-get install e2fsprogs mount)\n", tool)
+			return
+		}
+	}
+	img := "/var/tmp/ditbench-ext4"
+	os.RemoveAll(img)
+	must(os.MkdirAll(img, 0o755))
+	defer os.RemoveAll(img)
+	var mounts []string
+	for i := 1; i <= 2; i++ {
+		f := filepath.Join(img, fmt.Sprintf("d%d.img", i))
+		mp := filepath.Join(img, fmt.Sprintf("d%d", i))
+		must(os.Mkdir(mp, 0o755))
+		must(exec.Command("truncate", "-s", "24G", f).Run())
+		if out, err := exec.Command("mkfs.ext4", "-q", "-F", f).CombinedOutput(); err != nil {
+			fmt.Printf("frames on ext4: skipped (mkfs.ext4: %v %s)\n", err, out)
+			return
+		}
+		if out, err := exec.Command("mount", "-o", "loop", f, mp).CombinedOutput(); err != nil {
+			fmt.Printf("frames on ext4: skipped (mount -o loop: %v %s)\n", err, out)
+			return
+		}
+		mounts = append(mounts, mp)
+		defer exec.Command("umount", mp).Run()
+	}
+	var files = map[string]int{}
+	var bytes = map[string]int64{}
+	// One set of cards in memory at a time (tmpfs): generated, copied by
+	// every tool, removed.
+	gen := func(style string) [2]string {
+		out := filepath.Join(work, "cards-"+style)
+		_, err := run(dit, "testdata", "cards", "--out", out, "--cards", "2", "--size", size, "--style", style, "--seed", "11")
+		must(err)
+		filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				files[style]++
+				bytes[style] += fi.Size()
+			}
+			return nil
+		})
+		return [2]string{filepath.Join(out, "A001"), filepath.Join(out, "A002")}
+	}
+	reset := func() {
+		for _, m := range mounts {
+			must(os.RemoveAll(filepath.Join(m, "out")))
+			must(os.Mkdir(filepath.Join(m, "out"), 0o755))
+		}
+		exec.Command("sync").Run()
+		os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0o644)
+	}
+	d1, d2 := filepath.Join(mounts[0], "out"), filepath.Join(mounts[1], "out")
+	type tool struct {
+		name string
+		do   func(a, b string, i int) (measure, error)
+	}
+	tools := []tool{
+		{"dit", func(a, b string, i int) (measure, error) {
+			return run(dit, "offload", "--db", filepath.Join(work, fmt.Sprintf("frames-%d.db", i)), "--hash", "md5,xxh64", "-d", d1, "-d", d2, a, b)
+		}},
+		{"naive", func(a, b string, _ int) (measure, error) {
+			script := fmt.Sprintf(`set -e; cp -r %[1]q %[2]q %[3]q; cp -r %[1]q %[2]q %[4]q; sync; find %[1]q %[2]q %[3]q %[4]q -type f -exec md5sum {} + > /dev/null`, a, b, d1, d2)
+			return run("sh", "-c", script)
+		}},
+	}
+	if ocopy != "" {
+		if _, err := os.Stat(ocopy); err == nil {
+			tools = append(tools, tool{"ocopy", func(a, b string, _ int) (measure, error) {
+				return runAllQuiet([][]string{
+					{ocopy, "--hash-algorithm", "md5", "--machine-readable", a, d1, d2},
+					{ocopy, "--hash-algorithm", "md5", "--machine-readable", b, d1, d2},
+				}, true)
+			}})
+		}
+	}
+	fmt.Printf("\nFrames on ext4 (two ext4 filesystems on loop devices, images on the root disk)\n")
+	wall := map[string]map[string]float64{}
+	for _, tl := range tools {
+		wall[tl.name] = map[string]float64{}
+	}
+	n := 0
+	for _, style := range []string{"clips", "dng"} {
+		set := gen(style)
+		for _, tl := range tools {
+			reset()
+			n++
+			m, err := tl.do(set[0], set[1], n)
+			must(err)
+			wall[tl.name][style] = m.wall.Seconds()
+			fmt.Printf("%-6s %-5s wall %7.2fs  cpu %6.2fs (kernel %5.2fs)\n", tl.name, style, m.wall.Seconds(), m.cpu.Seconds(), m.sys.Seconds())
+		}
+		must(os.RemoveAll(filepath.Dir(set[0])))
+	}
+	fmt.Printf("two cards of %d DNG-like frames in all (%.2f GB) against two cards of %d clip files (%.2f GB)\n",
+		files["dng"], float64(bytes["dng"])/1e9, files["clips"], float64(bytes["clips"])/1e9)
+	for _, tl := range tools {
+		w := wall[tl.name]
+		perByte := w["dng"] / float64(bytes["dng"]) / (w["clips"] / float64(bytes["clips"]))
+		overhead := (w["dng"] - w["clips"]*float64(bytes["dng"])/float64(bytes["clips"])) / float64(files["dng"]) * 1000
+		line := fmt.Sprintf("%-6s frames / clips time per byte = %.2f; per-file overhead %.2f ms", tl.name, perByte, overhead)
+		if tl.name == "dit" {
+			line += fmt.Sprintf(" (target frames <= 1.5 x clips: %s)", check(perByte <= 1.5))
+		}
+		fmt.Println(line)
+	}
+	if o, ok := wall["ocopy"]; ok {
+		fmt.Printf("frames on ext4, dit wall / ocopy wall = %.2f\n", wall["dit"]["dng"]/o["dng"])
+	}
+}

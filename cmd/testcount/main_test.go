@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A stream as go test -json writes it: a package that passes (with a
+// skipped test and a subtest), one without tests, one with a failed test,
+// one that does not build.
+const stream = `{"Action":"start","Package":"ex/a"}
+{"Action":"run","Package":"ex/a","Test":"TestOne"}
+{"Action":"output","Package":"ex/a","Test":"TestOne","Output":"=== RUN   TestOne\n"}
+{"Action":"output","Package":"ex/a","Test":"TestOne","Output":"    a_test.go:9: a log line of a passing test\n"}
+{"Action":"run","Package":"ex/a","Test":"TestOne/sub"}
+{"Action":"output","Package":"ex/a","Test":"TestOne/sub","Output":"=== RUN   TestOne/sub\n"}
+{"Action":"pass","Package":"ex/a","Test":"TestOne/sub"}
+{"Action":"output","Package":"ex/a","Test":"TestOne","Output":"--- PASS: TestOne (0.00s)\n"}
+{"Action":"pass","Package":"ex/a","Test":"TestOne"}
+{"Action":"run","Package":"ex/a","Test":"TestFUSE"}
+{"Action":"output","Package":"ex/a","Test":"TestFUSE","Output":"=== RUN   TestFUSE\n"}
+{"Action":"output","Package":"ex/a","Test":"TestFUSE","Output":"    a_test.go:20: no /dev/fuse here\n"}
+{"Action":"output","Package":"ex/a","Test":"TestFUSE","Output":"--- SKIP: TestFUSE (0.00s)\n"}
+{"Action":"skip","Package":"ex/a","Test":"TestFUSE"}
+{"Action":"output","Package":"ex/a","Output":"stray line of TestMain\n"}
+{"Action":"output","Package":"ex/a","Output":"PASS\n"}
+{"Action":"output","Package":"ex/a","Output":"ok  \tex/a\t0.01s\n"}
+{"Action":"pass","Package":"ex/a"}
+{"Action":"output","Package":"ex/none","Output":"?   \tex/none\t[no test files]\n"}
+{"Action":"skip","Package":"ex/none"}
+{"Action":"run","Package":"ex/b","Test":"TestGood"}
+{"Action":"output","Package":"ex/b","Test":"TestGood","Output":"=== RUN   TestGood\n"}
+{"Action":"output","Package":"ex/b","Test":"TestGood","Output":"--- PASS: TestGood (0.00s)\n"}
+{"Action":"pass","Package":"ex/b","Test":"TestGood"}
+{"Action":"run","Package":"ex/b","Test":"TestBad"}
+{"Action":"output","Package":"ex/b","Test":"TestBad","Output":"=== RUN   TestBad\n"}
+{"Action":"output","Package":"ex/b","Test":"TestBad","Output":"    b_test.go:7: want 1, got 2\n"}
+{"Action":"output","Package":"ex/b","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}
+{"Action":"fail","Package":"ex/b","Test":"TestBad"}
+{"Action":"output","Package":"ex/b","Output":"FAIL\n"}
+{"Action":"output","Package":"ex/b","Output":"FAIL\tex/b\t0.02s\n"}
+{"Action":"fail","Package":"ex/b"}
+{"ImportPath":"ex/c","Action":"build-output","Output":"c.go:3:1: syntax error\n"}
+{"ImportPath":"ex/c","Action":"build-fail"}
+{"Action":"output","Package":"ex/c","Output":"FAIL\tex/c [build failed]\n"}
+{"Action":"fail","Package":"ex/c"}
+go: a message that is not JSON
+`
+
+func TestCounterPrintsAsGoTestAndCounts(t *testing.T) {
+	var out bytes.Buffer
+	c := newCounter(&out)
+	require.NoError(t, c.read(strings.NewReader(stream)))
+	c.summary(&out, "unit", true)
+	got := out.String()
+	for _, want := range []string{
+		"ok  \tex/a\t0.01s\n",
+		"?   \tex/none\t[no test files]\n",
+		"    b_test.go:7: want 1, got 2\n--- FAIL: TestBad (0.00s)\nFAIL\nFAIL\tex/b\t0.02s\n",
+		"c.go:3:1: syntax error\n",
+		"FAIL\tex/c [build failed]\n",
+		"go: a message that is not JSON\n",
+		"skipped:\n  ex/a TestFUSE: a_test.go:20: no /dev/fuse here\n",
+	} {
+		require.Contains(t, got, want)
+	}
+	for _, not := range []string{"a log line of a passing test", "stray line", "=== RUN", "--- PASS", "TestGood"} {
+		require.NotContains(t, got, not, "what go test leaves out without -v")
+	}
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	require.Equal(t, "== unit: FAIL: 5 tests run, 3 passed, 1 failed, 1 skipped (1 package ok, 2 failed (1 did not build), 1 without tests)",
+		lines[len(lines)-1])
+	require.True(t, c.failed())
+
+	out.Reset()
+	c = newCounter(&out)
+	require.NoError(t, c.read(strings.NewReader(strings.SplitN(stream, `{"Action":"run","Package":"ex/b"`, 2)[0])))
+	c.summary(&out, "unit", false)
+	require.False(t, c.failed())
+	require.True(t, strings.HasSuffix(out.String(), "== unit: PASS: 3 tests run, 2 passed, 0 failed, 1 skipped (1 package ok, 1 without tests)\n"), out.String())
+}
+
+// A package whose test binary never ended (killed, -timeout): what it said
+// is printed and it counts as failed.
+func TestCounterShowsAPackageThatDidNotFinish(t *testing.T) {
+	var out bytes.Buffer
+	c := newCounter(&out)
+	require.NoError(t, c.read(strings.NewReader(`{"Action":"run","Package":"ex/h","Test":"TestHang"}
+{"Action":"output","Package":"ex/h","Test":"TestHang","Output":"    h_test.go:5: still waiting for the job\n"}
+`)))
+	c.summary(&out, "unit", true)
+	require.Contains(t, out.String(), "still waiting for the job\ntestcount: ex/h did not finish\n")
+	require.True(t, c.failed())
+	require.Contains(t, out.String(), "== unit: FAIL: 1 test run, 0 passed, 0 failed, 0 skipped (0 packages ok, 1 failed)")
+}

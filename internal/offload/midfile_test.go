@@ -1,0 +1,150 @@
+package offload
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/raid"
+)
+
+// A big file interrupted mid-copy goes on from its last checkpoint on
+// resume: the copies are byte-identical to the card, and the card is read
+// again only from the checkpoint on.
+func TestMidFileResume(t *testing.T) {
+	e := newEnv(t)
+	body := bigContent(8<<20, 3) // 8 MiB, checkpoints every 512 KiB
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"CLIPS/BIG.mov": body})
+	d1, d2 := e.dest("d1"), e.dest("d2")
+	read := &atomic.Int64{}
+	o := e.opts([]string{card}, []string{d1, d2})
+	o.CheckpointEvery, o.Throttle = 512<<10, 8<<20 // 1 s for the file
+	o.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := int64(6 << 20)
+	j.opts.OnEvent = func(ev Event) {
+		if ev.Type == EvProgress && read.Load() >= stop {
+			cancel()
+		}
+	}
+	go func() { // stop as soon as 6 MiB have been read
+		for read.Load() < stop && ctx.Err() == nil {
+			runtimeGosched()
+		}
+		cancel()
+	}()
+	s, err := j.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, ExitInterrupted, s.ExitCode)
+	first := read.Load()
+	require.Less(t, first, int64(len(body)), "interrupted before the end")
+	parts, err := e.cat.Partials(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Len(t, parts["CLIPS/BIG.mov"], 2, "a checkpoint per destination")
+
+	read.Store(0)
+	o2 := e.opts(nil, nil)
+	o2.CheckpointEvery = 512 << 10
+	o2.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
+	require.NoError(t, err)
+	s2, err := j2.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s2.ExitCode, "%+v", s2.Cards[0].Failures)
+	for _, d := range []string{d1, d2} {
+		got, err := os.ReadFile(filepath.Join(d, "day01", "A001", "CLIPS", "BIG.mov"))
+		require.NoError(t, err)
+		require.Equal(t, body, string(got), "the copy on %s is the card's file", d)
+	}
+	t.Logf("first run read %d bytes; the resume read %d of %d", first, read.Load(), len(body))
+	require.Less(t, read.Load(), int64(len(body))/2, "the resume reads the card from the checkpoint on, not from the start")
+	parts, err = e.cat.Partials(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Empty(t, parts, "checkpoints go once the file is copied")
+	entries, err := os.ReadDir(filepath.Join(d1, "day01", "A001", "CLIPS"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temp left")
+}
+
+func mustCardID(t *testing.T, e *env, jobID int64) int64 {
+	cards, err := e.cat.Cards(jobID)
+	require.NoError(t, err)
+	return cards[0].ID
+}
+
+func runtimeGosched() { runtime.Gosched() }
+
+// A kept temp whose prefix no longer reads as it was written (a flipped
+// byte on the destination) is not trusted: the file is copied again from
+// the start, and the copies are right.
+func TestMidFileResumeChecksTheKeptPrefix(t *testing.T) {
+	e := newEnv(t)
+	body := bigContent(4<<20, 5)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"BIG.mov": body})
+	d1 := e.dest("d1")
+	read := &atomic.Int64{}
+	o := e.opts([]string{card}, []string{d1})
+	o.CheckpointEvery, o.Throttle = 256<<10, 8<<20
+	o.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for read.Load() < 3<<20 && ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		cancel()
+	}()
+	s, err := j.Run(ctx)
+	require.NoError(t, err)
+	parts, err := e.cat.Partials(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	p := parts["BIG.mov"]
+	require.Len(t, p, 1)
+	for _, cp := range p {
+		fh, err := os.OpenFile(cp.Temp, os.O_RDWR, 0)
+		require.NoError(t, err)
+		var b [1]byte
+		fh.ReadAt(b[:], 1000)
+		b[0] ^= 0x40
+		fh.WriteAt(b[:], 1000)
+		fh.Close()
+	}
+	read.Store(0)
+	o2 := e.opts(nil, nil)
+	o2.CheckpointEvery, o2.FS = 256<<10, countFS{FS: fsys.OS{}, root: card, n: read}
+	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
+	require.NoError(t, err)
+	s2, err := j2.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s2.ExitCode)
+	got, err := os.ReadFile(filepath.Join(d1, "day01", "A001", "BIG.mov"))
+	require.NoError(t, err)
+	require.Equal(t, body, string(got))
+	require.Equal(t, int64(len(body)), read.Load(), "read from the start again")
+}
+
+// A big file to a dit array and a folder at once: the array commits files
+// whole, so only the folder is checkpointed, and the array copy is whole
+// and right.
+func TestCheckpointsSkipArrays(t *testing.T) {
+	e := newEnv(t)
+	body := bigContent(3<<20, 11)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"BIG.mov": body})
+	blades := makeArray(t, e, raid.RAID4, 3)
+	d2 := e.dest("d2")
+	o := e.opts([]string{card}, []string{blades[0], d2})
+	o.CheckpointEvery = 256 << 10
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s.ExitCode, "%+v", s.Cards[0].Failures)
+	require.True(t, s.Cards[0].SafeToFormat)
+}
