@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,6 +104,13 @@ type Array struct {
 
 	lastRecovery *ScrubReport // quick-verify after an unclean shutdown
 	readded      []int        // files rebuilt per stale re-add (tests, status)
+	// hintWhy says why the folder at a member's path hint was not taken
+	// as that member although it exists (another array's blade, a
+	// damaged superblock, a replaced blade): not "reconnect it".
+	hintWhy map[string]string
+	// lost are files whose every manifest replica is damaged: file id ->
+	// the path the damaged JSON still names ("" if none).
+	lost map[string]string
 }
 
 func newID() string {
@@ -332,6 +340,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 	}
 	var cands []*cand
 	seen := map[string]bool{}
+	hintWhy := map[string]string{}
 	var arrayUUID string
 	add := func(d string, given bool) error {
 		abs, _ := filepath.Abs(d)
@@ -348,7 +357,19 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 				}
 				return err
 			}
-			return nil // a hinted blade that is not there: missing
+			// A hinted blade that is not there is missing; one that is
+			// there but unusable is said so (not "reconnect it").
+			switch {
+			case errors.Is(err, ErrNotBlade):
+				if _, serr := b.Stat("."); serr == nil {
+					if ents, _ := b.ReadDir("."); len(ents) > 0 {
+						hintWhy[abs] = "it holds no dit array (another disk mounted there, or the blade was emptied)"
+					}
+				}
+			case !errIsNotExist(err):
+				hintWhy[abs] = "its superblock is damaged: " + err.Error()
+			}
+			return nil
 		}
 		if arrayUUID == "" {
 			arrayUUID = sb.ArrayUUID
@@ -358,6 +379,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 				return fmt.Errorf("blades from two arrays mixed: %s belongs to array %s, %s to array %s: name blades of one array",
 					abs, sb.ArrayUUID, cands[0].dir, arrayUUID)
 			}
+			hintWhy[abs] = fmt.Sprintf("it holds a blade of another array (%s)", sb.ArrayUUID)
 			return nil
 		}
 		cands = append(cands, &cand{dir: abs, fs: b, sb: sb, repaired: repaired, given: given})
@@ -400,7 +422,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 		}
 	}
 	a := &Array{sb: cloneSB(auth), opts: o, blades: make([]*blade, auth.Roles()), rw: o.ReadWrite,
-		byPath: map[string]*Manifest{}, byID: map[string]*Manifest{}, dirs: map[string]bool{}}
+		byPath: map[string]*Manifest{}, byID: map[string]*Manifest{}, dirs: map[string]bool{}, hintWhy: hintWhy, lost: map[string]string{}}
 	for _, c := range cands {
 		if c.sb.DataBlades != auth.DataBlades || c.sb.Level != auth.Level || c.sb.StripeUnit != auth.StripeUnit {
 			return nil, fmt.Errorf("blade %s has a different geometry from the rest of array %s: refusing to assemble", c.dir, auth.ArrayUUID)
@@ -414,12 +436,16 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 			if c.given && len(dirs) == 1 {
 				return nil, fmt.Errorf("blade %s was role %d of array %s but was replaced by another blade: it is no longer a member", c.dir, r, auth.ArrayUUID)
 			}
+			hintWhy[c.dir] = fmt.Sprintf("it is the blade role %d had before it was replaced", r)
 			continue
 		}
 		if prev := a.blades[r]; prev != nil {
 			return nil, fmt.Errorf("duplicate role %d: %s and %s both claim it (same blade copied?): remove one", r, prev.fs.Root(), c.dir)
 		}
-		b := &blade{fs: c.fs, sb: c.sb, role: r, stale: c.sb.Events < auth.Events && m.State != MemberActive}
+		// A member that is not active is stale whatever its events say:
+		// a re-add or rebuild that was cut short gave it the array's
+		// events before every file was on it.
+		b := &blade{fs: c.fs, sb: c.sb, role: r, stale: m.State != MemberActive}
 		if c.sb.Events > auth.Events {
 			return nil, fmt.Errorf("blade %s has a newer state than the array: refusing", c.dir)
 		}
@@ -433,7 +459,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 		b := make([]byte, int64(k+1)*su)
 		return &stripeBuf{data: b[:int64(k)*su], parity: b[int64(k)*su:]}
 	}
-	missing := a.Missing()
+	missing := a.unusable(o.ReadWrite)
 	parity := auth.ParityBlades
 	if len(missing) > parity && o.ReadWrite {
 		if err := a.loadManifests(); err != nil {
@@ -444,13 +470,12 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 		if len(lost) > 20 {
 			list += fmt.Sprintf("\n  ... and %d more", len(lost)-20)
 		}
-		return nil, fmt.Errorf("array %s cannot be written: blades %s are missing and %s tolerates %d; find the blades (use --blade DIR for moved ones). %d file(s) cannot be read now:\n  %s",
-			auth.ArrayUUID, a.missingNames(), auth.Level, parity, len(lost), list)
+		return nil, fmt.Errorf("array %s cannot be written: %s are not usable and %s tolerates %d; find the blades (use --blade DIR for moved ones). %d file(s) cannot be read now:\n  %s",
+			auth.ArrayUUID, a.roleNotes(missing), auth.Level, parity, len(lost), list)
 	}
-	switch {
-	case len(missing) > 0 && o.ReadWrite && !o.AllowDegraded:
-		return nil, fmt.Errorf("array %s is degraded (missing %s): writing refused; reconnect the blade, replace it (dit array replace), or pass --allow-degraded",
-			auth.ArrayUUID, a.missingNames())
+	if len(missing) > 0 && o.ReadWrite && !o.AllowDegraded {
+		return nil, fmt.Errorf("array %s is degraded (%s): writing refused; %s",
+			auth.ArrayUUID, a.roleNotes(missing), a.degradedAdvice(missing))
 	}
 	if err := a.loadManifests(); err != nil {
 		return nil, err
@@ -494,12 +519,73 @@ func (a *Array) Missing() []int {
 	return out
 }
 
-func (a *Array) missingNames() string {
-	var s []string
-	for _, r := range a.Missing() {
-		s = append(s, fmt.Sprintf("role %d (last at %s)", r, a.sb.Members[r].PathHint))
+func (a *Array) missingNames() string { return a.roleNotes(a.Missing()) }
+
+// replacing says whether role r is being rebuilt by dit array replace
+// (which resumes it), as opposed to a re-add that any read-write open
+// resumes.
+func (a *Array) replacing(r int) bool {
+	rb := a.sb.Rebuild
+	return a.sb.Members[r].State == MemberRebuilding && rb != nil && rb.Role == r && rb.Kind != RebuildReAdd
+}
+
+// unusable lists the roles that cannot take writes: no blade, or a replace
+// in progress; stale blades count as usable for a read-write open, which
+// re-adds them first.
+func (a *Array) unusable(rw bool) []int {
+	var out []int
+	for r, b := range a.blades {
+		if b == nil || (b.stale && (!rw || a.replacing(r))) {
+			out = append(out, r)
+		}
 	}
-	return strings.Join(s, ", ")
+	return out
+}
+
+// roleNotes says, per role, why it is not usable.
+func (a *Array) roleNotes(roles []int) string {
+	var s []string
+	for _, r := range roles {
+		m := a.sb.Members[r]
+		switch b := a.blades[r]; {
+		case b == nil && a.hintWhy[m.PathHint] != "":
+			s = append(s, fmt.Sprintf("role %d: %s is there but %s", r, m.PathHint, a.hintWhy[m.PathHint]))
+		case b == nil:
+			s = append(s, fmt.Sprintf("role %d missing (last at %s)", r, m.PathHint))
+		case a.replacing(r):
+			s = append(s, fmt.Sprintf("role %d is being rebuilt onto %s (dit array replace did not finish)", r, b.fs.Root()))
+		default:
+			s = append(s, fmt.Sprintf("role %d on %s is %s (stale: it misses files written without it)", r, b.fs.Root(), m.State))
+		}
+	}
+	return strings.Join(s, "; ")
+}
+
+// degradedAdvice says what to do about roles that cannot take writes.
+func (a *Array) degradedAdvice(roles []int) string {
+	absent, foreign, replace := false, false, false
+	for _, r := range roles {
+		switch {
+		case a.blades[r] == nil && a.hintWhy[a.sb.Members[r].PathHint] != "":
+			foreign = true
+		case a.blades[r] == nil:
+			absent = true
+		case a.replacing(r):
+			replace = true
+		}
+	}
+	var do []string
+	if absent {
+		do = append(do, "reconnect the blade (--blade DIR if it moved)")
+	}
+	if absent || foreign {
+		do = append(do, "replace it with an empty blade (dit array replace BLADE --role N --blade NEWDIR)")
+	}
+	if replace {
+		do = append(do, "finish the replace (run the same dit array replace again)")
+	}
+	do = append(do, "or pass --allow-degraded")
+	return strings.Join(do, ", ")
 }
 
 // Superblock returns a copy of the authoritative superblock.
@@ -529,20 +615,8 @@ func (a *Array) openRW() error {
 		if b == nil {
 			continue
 		}
-		if d, ok := b.fs.(DirFS); ok {
-			f, err := os.OpenFile(filepath.Join(d.Dir, Dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
-			if err != nil {
-				return fmt.Errorf("blade %s: %w", d.Dir, err)
-			}
-			if err := flock(f); err != nil {
-				who, _ := io.ReadAll(f)
-				f.Close()
-				return fmt.Errorf("array %s is open for writing by another process (%s): wait for it to finish", a.sb.ArrayUUID, strings.TrimSpace(string(who)))
-			}
-			f.Truncate(0)
-			host, _ := os.Hostname()
-			fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
-			b.lock = f
+		if err := a.lockBlade(b); err != nil {
+			return err
 		}
 	}
 	wasDirty := false
@@ -560,6 +634,25 @@ func (a *Array) openRW() error {
 			a.note("degraded", fmt.Sprintf("role %d (%s) is missing: array degraded", r, a.sb.Members[r].PathHint))
 		}
 	}
+	// Stale blades are re-added. They are marked rebuilding before
+	// anything else is written, so a crash at any point of the re-add
+	// leaves them stale (never active without every file on them); the
+	// next read-write open resumes.
+	var readd []int
+	for r, b := range a.blades {
+		if b == nil || !b.stale || a.replacing(r) {
+			continue
+		}
+		readd = append(readd, r)
+		if a.sb.Members[r].State != MemberRebuilding {
+			a.sb.Members[r].State = MemberRebuilding
+			changed = true
+		}
+		if a.sb.Rebuild == nil {
+			a.sb.Rebuild = &RebuildState{Role: r, Kind: RebuildReAdd, Started: time.Now().UTC()}
+			changed = true
+		}
+	}
 	if changed {
 		a.sb.Events++
 	}
@@ -575,6 +668,9 @@ func (a *Array) openRW() error {
 	if err := a.publishSB(); err != nil {
 		return err
 	}
+	if len(readd) > 0 {
+		hit(StepRebuildStarted)
+	}
 	if wasDirty {
 		if err := a.recover(prevSessions); err != nil {
 			return err
@@ -582,19 +678,40 @@ func (a *Array) openRW() error {
 	} else {
 		a.emptyTmp()
 	}
-	for _, b := range a.blades {
-		if b != nil && b.stale {
-			if err := a.reAdd(b); err != nil {
-				return err
-			}
+	for _, r := range readd {
+		if err := a.reAdd(a.blades[r]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// lockBlade takes the LOCK of one blade (folders of the OS only).
+func (a *Array) lockBlade(b *blade) error {
+	d, ok := b.fs.(DirFS)
+	if !ok || b.lock != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(d.Dir, Dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("blade %s: %w", d.Dir, err)
+	}
+	if err := flock(f); err != nil {
+		who, _ := io.ReadAll(f)
+		f.Close()
+		return fmt.Errorf("array %s is open for writing by another process (%s): wait for it to finish", a.sb.ArrayUUID, strings.TrimSpace(string(who)))
+	}
+	f.Truncate(0)
+	host, _ := os.Hostname()
+	fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
+	b.lock = f
+	return nil
+}
+
 // publishSB writes the authoritative superblock to every present blade,
-// each with its own identity and path hint.
-func (a *Array) publishSB() error {
+// each with its own identity and path hint; the roles in last are written
+// after all the others.
+func (a *Array) publishSB(last ...int) error {
 	var errs []error
 	for r, b := range a.blades {
 		if b == nil {
@@ -605,7 +722,14 @@ func (a *Array) publishSB() error {
 			a.sb.Members[r].EventsSeen = a.sb.Events
 		}
 	}
-	for r, b := range a.blades {
+	order := make([]int, 0, len(a.blades))
+	for r := range a.blades {
+		if !slices.Contains(last, r) {
+			order = append(order, r)
+		}
+	}
+	for _, r := range append(order, last...) {
+		b := a.blades[r]
 		if b == nil {
 			continue
 		}
@@ -644,11 +768,23 @@ func (a *Array) Close() error {
 	return err
 }
 
-// loadManifests reads every manifest replica; per file the highest valid
-// generation wins. Damaged replicas are noted (scrub re-replicates).
+// loadManifests reads every manifest replica of the active members; per
+// file the highest valid generation wins. Damaged replicas are noted
+// (scrub re-replicates); a file whose every replica is damaged is recorded
+// as lost, so nothing (extract, scrub, status) passes over it in silence.
+// Replicas on stale or rebuilding blades are not read: they may be older
+// than the array (a file renamed or deleted while the blade was away).
 func (a *Array) loadManifests() error {
-	for _, b := range a.blades {
-		if b == nil {
+	damaged := map[string]string{}
+	defer func() {
+		for id, hint := range damaged {
+			if _, ok := a.byID[id]; !ok {
+				a.lost[id] = hint
+			}
+		}
+	}()
+	for r, b := range a.blades {
+		if b == nil || b.stale || a.sb.Members[r].State != MemberActive {
 			continue
 		}
 		fans, err := b.fs.ReadDir(path.Join(Dir, "manifests"))
@@ -671,11 +807,19 @@ func (a *Array) loadManifests() error {
 				data, err := readFile(b.fs, name)
 				if err != nil {
 					a.note("manifest", fmt.Sprintf("blade %s: %s unreadable: %v", b.fs.Root(), name, err))
+					if id := strings.TrimSuffix(e.Name(), ".bam"); len(id) == 32 {
+						if _, ok := damaged[id]; !ok {
+							damaged[id] = ""
+						}
+					}
 					continue
 				}
 				m, err := decodeManifest(data)
 				if err != nil || m.ArrayUUID != a.sb.ArrayUUID || m.FileID+".bam" != e.Name() {
 					a.note("manifest", fmt.Sprintf("blade %s: %s damaged: %v", b.fs.Root(), name, err))
+					if id := strings.TrimSuffix(e.Name(), ".bam"); len(id) == 32 && damaged[id] == "" {
+						damaged[id] = manifestPathHint(data)
+					}
 					continue
 				}
 				a.index(m)
@@ -732,34 +876,10 @@ func (a *Array) putUnit(b []byte) {
 	}
 }
 
-// Unreadable lists the files that have data on more missing blades than
-// the level tolerates (they cannot be read until the blades return).
-func (a *Array) Unreadable() []string {
-	missing := map[int]bool{}
-	for _, r := range a.Missing() {
-		missing[r] = true
-	}
-	var out []string
-	for _, m := range a.Files() {
-		if m.Dir {
-			continue
-		}
-		ly := m.layout()
-		lost := 0
-		for j := 0; j < ly.K; j++ {
-			if ly.ChunkLen(j) > 0 && missing[ly.Role(j)] {
-				lost++
-			}
-		}
-		if a.sb.ParityBlades == 1 && missing[ly.K] && lost > 0 {
-			lost++
-		}
-		if lost > a.sb.ParityBlades {
-			out = append(out, m.Path)
-		}
-	}
-	return out
-}
+// Unreadable lists the files that have data on more absent blades (or
+// roles they were written without) than the level tolerates: they cannot
+// be read until the blades return.
+func (a *Array) Unreadable() []string { return a.Health().Unreadable }
 
 // IsDir reports whether p is a folder of the array ("" is the root).
 func (a *Array) IsDir(p string) bool {

@@ -2,6 +2,7 @@ package raid
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -51,10 +52,31 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 			}
 		}
 	}
-	if len(sel) == 0 && len(paths) > 0 {
+	// Files whose every manifest replica is damaged cannot be restored:
+	// each is a failure, never silently absent (one whose damaged
+	// manifest no longer names a path counts for every selection).
+	var lost []ExtractResult
+	for _, id := range a.lostIDs() {
+		p := a.lost[id]
+		in := len(paths) == 0 || p == ""
+		for _, q := range paths {
+			q = strings.Trim(path.Clean("/"+filepath.ToSlash(q)), "/")
+			in = in || q == "" || p == q || strings.HasPrefix(p, q+"/")
+		}
+		if in {
+			lost = append(lost, ExtractResult{Path: cmp.Or(p, "(file id "+id+")"), State: "failed",
+				Error: fmt.Sprintf("every replica of its manifest (file id %s) is damaged: it cannot be restored from the array; re-copy it from the card or a backup", id)})
+		}
+	}
+	if len(sel) == 0 && len(lost) == 0 && len(paths) > 0 {
 		return fmt.Errorf("nothing on the array matches %s: see dit array ls", strings.Join(paths, ", "))
 	}
-	var failed int
+	failed := len(lost)
+	for _, res := range lost {
+		if each != nil {
+			each(res)
+		}
+	}
 	for _, m := range sel {
 		res := a.extractOne(m, to)
 		if res.State == "failed" {

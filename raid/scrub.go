@@ -2,12 +2,15 @@ package raid
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -20,6 +23,11 @@ const (
 	IssueChunkSize     = "chunk size wrong"
 	IssueManifest      = "manifest replica damaged or missing"
 	IssueOrphan        = "orphan chunk"
+	// Redundancy: a member that cannot serve reads, a file that lacks a
+	// role (one more lost blade loses it), a file that cannot be read.
+	IssueMember       = "member not active"
+	IssueNoRedundancy = "file without redundancy"
+	IssueUnreadable   = "file unreadable"
 )
 
 // Issue is one finding of a scrub.
@@ -59,6 +67,12 @@ func (a *Array) Scrub(repair bool, only map[string]bool, progress func(done, tot
 	}
 	rep := &ScrubReport{}
 	files := a.byFileID()
+	var absent map[int]string
+	if only == nil {
+		absent = a.absent()
+		a.scrubMembers(absent, rep)
+		a.scrubLost(rep)
+	}
 	for i, m := range files {
 		if only != nil && !only[m.FileID] {
 			continue
@@ -67,6 +81,9 @@ func (a *Array) Scrub(repair bool, only map[string]bool, progress func(done, tot
 		a.scrubManifests(m, repair, rep)
 		if !m.Dir {
 			a.scrubFile(m, repair, rep)
+		}
+		if absent != nil {
+			a.scrubRedundancy(m, absent, repair, rep)
 		}
 		if progress != nil {
 			progress(i+1, len(files))
@@ -125,6 +142,9 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 		units := make([][]byte, roles)
 		var bad []int
 		for pos := 0; pos < roles; pos++ {
+			if pos < k && ly.UnitLen(s, pos) == 0 {
+				continue // no such unit in the last stripe
+			}
 			if !r.available(pos) {
 				bad = append(bad, pos)
 				continue
@@ -154,10 +174,12 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 			}
 			return is
 		}
-		// Units of missing blades are not damage found by this scrub.
+		// Units of absent blades, or of roles the file was written
+		// without, are not damage found by this scrub: the file-level
+		// redundancy check reports them.
 		var found []int
 		for _, pos := range bad {
-			if a.blades[r.roleOf(pos)] != nil && a.sb.Members[r.roleOf(pos)].State == MemberActive {
+			if r.available(pos) {
 				found = append(found, pos)
 			}
 		}
@@ -189,7 +211,7 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 		case a.sb.ParityBlades == 0:
 			for _, pos := range found {
 				is := issue(IssueDataUnit, pos)
-				is.Detail = "RAID 0 cannot repair: re-copy this file from the card or a backup"
+				is.Detail = "RAID 0 has no parity to repair from: re-copy this file from the card or a backup"
 				rep.Issues = append(rep.Issues, is)
 			}
 			damaged = true
@@ -204,6 +226,113 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 	if damaged {
 		rep.Damaged = append(rep.Damaged, m.Path)
 	}
+}
+
+// scrubMembers reports every role that cannot serve reads now.
+func (a *Array) scrubMembers(absent map[int]string, rep *ScrubReport) {
+	for r := range a.blades {
+		why, ok := absent[r]
+		if !ok {
+			continue
+		}
+		is := Issue{Kind: IssueMember, Stripe: -1, Position: -1, Role: r, From: 0, To: -1}
+		m := a.sb.Members[r]
+		switch why {
+		case MemberMissing:
+			is.Blade = m.PathHint + " (missing)"
+			is.Detail = "role " + fmt.Sprint(r) + " is missing: " + a.degradedAdvice([]int{r})
+			if w := a.hintWhy[m.PathHint]; w != "" {
+				is.Detail = fmt.Sprintf("role %d is not usable: %s is there but %s; replace it (dit array replace BLADE --role %d --blade NEWDIR)", r, m.PathHint, w, r)
+			}
+		case MemberRebuilding:
+			is.Blade = a.blades[r].fs.Root()
+			if a.replacing(r) {
+				is.Detail = fmt.Sprintf("role %d is being rebuilt (replace cut short): run dit array replace BLADE --role %d --blade %s again", r, r, is.Blade)
+			} else {
+				is.Detail = fmt.Sprintf("role %d is being re-added (cut short): the next read-write open (an offload, or dit array scrub --repair) finishes it", r)
+			}
+		default:
+			is.Blade = a.blades[r].fs.Root()
+			is.Detail = fmt.Sprintf("role %d is stale (files were written without it): the next read-write open (an offload, or dit array scrub --repair) re-adds it", r)
+		}
+		rep.Issues = append(rep.Issues, is)
+	}
+}
+
+// scrubLost reports files whose every manifest replica is damaged.
+func (a *Array) scrubLost(rep *ScrubReport) {
+	a.mu.RLock()
+	ids := make([]string, 0, len(a.lost))
+	for id := range a.lost {
+		ids = append(ids, id)
+	}
+	a.mu.RUnlock()
+	sort.Strings(ids)
+	for _, id := range ids {
+		p := a.lost[id]
+		rep.Issues = append(rep.Issues, Issue{Kind: IssueManifest, Path: p, FileID: id, Stripe: -1, Position: -1, Role: -1, To: -1,
+			Detail: fmt.Sprintf("every replica of the manifest of file id %s is damaged: the file cannot be read; re-copy it from the card or a backup", id)})
+		rep.Damaged = append(rep.Damaged, cmp.Or(p, "file id "+id))
+	}
+}
+
+// scrubRedundancy reports a file that lacks a role it needs (written
+// while the role was missing, or its blade absent now). With repair, a
+// role that is here and active but that the file was never rebuilt onto
+// (arrays rebuilt by an older dit) gets the file rebuilt onto it.
+func (a *Array) scrubRedundancy(m *Manifest, absent map[int]string, repair bool, rep *ScrubReport) {
+	lack, unreadable := a.lacking(m, absent)
+	if len(lack) == 0 {
+		return
+	}
+	is := Issue{Kind: IssueNoRedundancy, Path: m.Path, FileID: m.FileID, Stripe: -1, Position: -1, Role: lack[0], To: -1}
+	if unreadable {
+		is.Kind = IssueUnreadable
+	}
+	var why []string
+	fixable := !unreadable && a.rw
+	for _, r := range lack {
+		mem := a.sb.Members[r]
+		switch absent[r] {
+		case MemberMissing:
+			why = append(why, fmt.Sprintf("role %d is missing (last at %s)", r, mem.PathHint))
+			fixable = false
+		case MemberRebuilding:
+			why = append(why, fmt.Sprintf("role %d (%s) is being rebuilt", r, a.blades[r].fs.Root()))
+			fixable = false
+		case "stale":
+			why = append(why, fmt.Sprintf("role %d (%s) is stale", r, a.blades[r].fs.Root()))
+			fixable = false
+		default:
+			why = append(why, fmt.Sprintf("written while role %d was missing and never rebuilt onto %s", r, a.blades[r].fs.Root()))
+		}
+	}
+	if b := a.blades[lack[0]]; b != nil {
+		is.Blade = b.fs.Root()
+	} else {
+		is.Blade = a.sb.Members[lack[0]].PathHint + " (missing)"
+	}
+	is.Detail = strings.Join(why, "; ")
+	if unreadable {
+		is.Detail += ": it cannot be read until the blades return"
+	} else {
+		is.Detail += ": one more lost blade makes it unreadable"
+	}
+	if repair && fixable {
+		is.Repaired = true
+		for _, r := range lack {
+			cur := a.byID[m.FileID]
+			if err := a.rebuildFile(r, cur); err != nil {
+				is.Repaired = false
+				is.Detail += fmt.Sprintf("; rebuilding onto role %d failed: %v", r, err)
+				break
+			}
+		}
+	}
+	if !is.Repaired {
+		rep.Damaged = append(rep.Damaged, m.Path)
+	}
+	rep.Issues = append(rep.Issues, is)
 }
 
 // repairUnit reconstructs unit (s, pos), verifies it and writes it in
@@ -299,6 +428,9 @@ func (a *Array) scrubOrphans(rep *ScrubReport) {
 				id := n[:32]
 				if _, ok := a.byID[id]; ok {
 					continue
+				}
+				if _, ok := a.lost[id]; ok {
+					continue // reported with its manifest
 				}
 				if _, err := b.fs.Stat(intentName(id)); err == nil {
 					continue

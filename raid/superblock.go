@@ -35,12 +35,21 @@ type ThisBlade struct {
 	Role int    `json:"role"`
 }
 
-// RebuildState is UI bookkeeping of a running rebuild.
+// RebuildState is bookkeeping of a running rebuild (progress is for the
+// UI). Kind says who resumes it: "replace" (dit array replace, run again)
+// or "re-add" (any read-write open); absent means replace.
 type RebuildState struct {
 	Role      int       `json:"role"`
+	Kind      string    `json:"kind,omitempty"`
 	Started   time.Time `json:"started"`
 	FilesDone int       `json:"files_done"`
 }
+
+// Rebuild kinds.
+const (
+	RebuildReplace = "replace"
+	RebuildReAdd   = "re-add"
+)
 
 // Superblock is the per-blade identity and array state (JSON + CRC32C).
 type Superblock struct {

@@ -10,13 +10,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
 
-// ExitDamage is dit array scrub's exit code when damage was found.
+// ExitDamage is dit array scrub's exit code when it is not clean: damage
+// found, or a member or file without redundancy.
 const ExitDamage = 4
+
+// Rebuild steps of the array are crash-test steps of dit.
+func init() { raid.CrashHook = crashpoint.Hit }
 
 // ArrayOptions are flags shared by the array commands.
 type ArrayOptions struct {
@@ -44,6 +49,14 @@ but one with XOR parity on a dedicated parity blade (RAID 4): one failed blade
 loses nothing, and a blade that returns wrong bytes is caught by per-unit
 hashes and repaired. Offload to an array by naming any of its blades:
 dit offload -d /Volumes/Blade1 CARD...`,
+		// Ctrl-C: the array commands have no job to save.
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			note := "dit: interrupted: quitting leaves the array consistent; a replace resumes where it stopped when run again"
+			if cmd.Name() == "mount" {
+				note = "dit: interrupted: unmounting the array"
+			}
+			interruptNote.Store(note)
+		},
 	}
 	cmd.AddCommand(newArrayCreateCommand(g), newArrayStatusCommand(g), newArrayLsCommand(g),
 		newArrayExtractCommand(g), newArrayScrubCommand(g), newArrayReplaceCommand(g), newArrayMountCommand(g))
@@ -104,16 +117,19 @@ type statusMember struct {
 }
 
 type statusOut struct {
-	UUID       string         `json:"array_uuid"`
-	Label      string         `json:"label"`
-	Level      string         `json:"level"`
-	StripeUnit int64          `json:"stripe_unit"`
-	Health     string         `json:"health"` // healthy | degraded | failed
-	Events     uint64         `json:"events"`
-	Files      int            `json:"files"`
-	Bytes      int64          `json:"bytes"`
-	Members    []statusMember `json:"members"`
-	Log        []raid.Event   `json:"events_log"`
+	UUID        string         `json:"array_uuid"`
+	Label       string         `json:"label"`
+	Level       string         `json:"level"`
+	StripeUnit  int64          `json:"stripe_unit"`
+	Health      string         `json:"health"` // healthy | degraded | failed
+	Events      uint64         `json:"events"`
+	Files       int            `json:"files"`
+	Bytes       int64          `json:"bytes"`
+	Unprotected []string       `json:"files_without_redundancy"`
+	Unreadable  []string       `json:"files_unreadable"`
+	Lost        []string       `json:"files_lost"`
+	Members     []statusMember `json:"members"`
+	Log         []raid.Event   `json:"events_log"`
 }
 
 func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
@@ -131,12 +147,16 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 			sb := a.Superblock()
 			st := statusOut{UUID: sb.ArrayUUID, Label: sb.ArrayLabel, Level: sb.Level, StripeUnit: sb.StripeUnit, Events: sb.Events, Log: a.Events()}
 			free := a.BladeFree()
+			h := a.Health()
 			for r, m := range sb.Members {
 				kind := "data"
 				if r >= sb.DataBlades {
 					kind = "parity"
 				}
 				state := m.State
+				if why, ok := h.Members[r]; ok {
+					state = why
+				}
 				path := a.BladeDir(r)
 				if path == "" {
 					state, path = "missing", m.PathHint
@@ -149,14 +169,8 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 					st.Bytes += m.Size
 				}
 			}
-			switch miss := len(a.Missing()); {
-			case miss == 0:
-				st.Health = "healthy"
-			case miss <= sb.ParityBlades:
-				st.Health = "degraded"
-			default:
-				st.Health = "failed"
-			}
+			st.Health = h.State
+			st.Unprotected, st.Unreadable, st.Lost = h.Unprotected, h.Unreadable, h.Lost
 			if o.JSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
@@ -165,6 +179,26 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 			fmt.Fprintf(g.stdout, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
 				formatUnit(st.StripeUnit), strings.ToUpper(st.Health))
 			fmt.Fprintf(g.stdout, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
+			for _, l := range []struct {
+				files []string
+				what  string
+			}{
+				{st.Unreadable, "cannot be read now"},
+				{st.Unprotected, "without redundancy: one more lost blade makes them unreadable"},
+				{st.Lost, "lost: every replica of their manifest is damaged"},
+			} {
+				if len(l.files) == 0 {
+					continue
+				}
+				fmt.Fprintf(g.stdout, "%d files %s:\n", len(l.files), l.what)
+				for i, f := range l.files {
+					if i == 10 {
+						fmt.Fprintf(g.stdout, "  ... and %d more\n", len(l.files)-10)
+						break
+					}
+					fmt.Fprintf(g.stdout, "  %s\n", f)
+				}
+			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ROLE\tKIND\tSTATE\tFREE\tBLADE")
 			for _, m := range st.Members {
@@ -279,7 +313,7 @@ func newArrayScrubCommand(g *GlobalOptions) *cobra.Command {
 	var repair bool
 	cmd := &cobra.Command{
 		Use:   "scrub BLADE [--repair] [--json]",
-		Short: "Read and check every unit; exit 0 clean, 4 damage found (file, stripe, blade, repaired or not)",
+		Short: "Read and check every unit; exit 0 clean, 4 not clean: damage, or a member or file without redundancy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := o.open(args[0], repair)
@@ -298,18 +332,12 @@ func newArrayScrubCommand(g *GlobalOptions) *cobra.Command {
 			} else {
 				fmt.Fprintf(g.stdout, "scrubbed %d files, %d stripes, %s\n", rep.Files, rep.Stripes, units.FormatBytes(rep.Bytes))
 				for _, is := range rep.Issues {
-					loc := ""
-					if is.Stripe >= 0 {
-						loc = fmt.Sprintf(" stripe %d position %d (bytes %d-%d)", is.Stripe, is.Position, is.From, is.To)
-					}
-					fixed := "not repaired"
-					if is.Repaired {
-						fixed = "REPAIRED"
-					}
-					fmt.Fprintf(g.stdout, "%s: %s%s on blade %s: %s %s\n", is.Kind, is.Path, loc, is.Blade, fixed, is.Detail)
+					fmt.Fprintln(g.stdout, scrubLine(is))
 				}
 				if rep.Clean() {
 					fmt.Fprintln(g.stdout, "clean")
+				} else {
+					fmt.Fprintf(g.stdout, "not clean: %d finding(s), %d repaired\n", len(rep.Issues), rep.Repaired)
 				}
 			}
 			if !rep.Clean() {
@@ -361,6 +389,34 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 }
 
 var _ = os.Stdout
+
+// scrubLine is one scrub finding for a person: what, where (file, stripe,
+// byte range, blade), repaired or not, and why.
+func scrubLine(is raid.Issue) string {
+	var b strings.Builder
+	b.WriteString(is.Kind)
+	if is.Path != "" {
+		b.WriteString(": " + is.Path)
+	}
+	if is.Stripe >= 0 {
+		fmt.Fprintf(&b, " stripe %d position %d", is.Stripe, is.Position)
+		if is.To >= is.From {
+			fmt.Fprintf(&b, " (bytes %d-%d)", is.From, is.To)
+		}
+	}
+	if is.Blade != "" {
+		b.WriteString(" on blade " + is.Blade)
+	}
+	if is.Repaired {
+		b.WriteString(": REPAIRED")
+	} else {
+		b.WriteString(": not repaired")
+	}
+	if is.Detail != "" {
+		b.WriteString(" (" + is.Detail + ")")
+	}
+	return b.String()
+}
 
 // formatUnit shows a power-of-two stripe unit as KiB or MiB.
 func formatUnit(n int64) string {

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -136,6 +138,10 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	return root
 }
 
+// interruptNote is what the first Ctrl-C prints (a string); commands
+// other than an offload say what they do instead.
+var interruptNote atomic.Value
+
 func main() {
 	// Memory is bounded by design (buffer pools); a soft limit makes the
 	// garbage collector keep the heap near that bound. GOMEMLIMIT overrides.
@@ -148,7 +154,8 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
-		fmt.Fprintln(os.Stderr, "\ndit: interrupted: stopping cleanly and saving the job (Ctrl-C again to quit at once)")
+		note, _ := interruptNote.Load().(string)
+		fmt.Fprintln(os.Stderr, "\n"+cmp.Or(note, "dit: interrupted: stopping cleanly and saving the job")+" (Ctrl-C again to quit at once)")
 		cancel()
 		<-sigs
 		os.Exit(offload.ExitInterrupted)

@@ -1,0 +1,141 @@
+package raid
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Health is what an array can still survive. An array is healthy only if
+// every member is active and present and every committed file is on every
+// role it needs: a file written while a role was missing stays without
+// redundancy until that role is rebuilt onto it.
+type Health struct {
+	State string `json:"health"` // healthy | degraded | failed
+	// Members are the roles that cannot serve reads now: missing, stale
+	// (returned after files were written without it) or rebuilding.
+	Members map[int]string `json:"members_not_active,omitempty"`
+	// Unprotected are RAID 4 files that lack one role: one more lost
+	// blade makes them unreadable.
+	Unprotected []string `json:"files_without_redundancy,omitempty"`
+	// Unreadable are files that cannot be read now.
+	Unreadable []string `json:"files_unreadable,omitempty"`
+	// Lost are files whose every manifest replica is damaged ("file id
+	// ID (PATH)"): the file cannot be found or read.
+	Lost []string `json:"files_lost,omitempty"`
+}
+
+// Healthy reports whether nothing is wrong.
+func (h Health) Healthy() bool { return h.State == "healthy" }
+
+// absent maps each role whose blade cannot serve reads now to the reason.
+func (a *Array) absent() map[int]string {
+	out := map[int]string{}
+	for r, b := range a.blades {
+		st := a.sb.Members[r].State
+		switch {
+		case b == nil:
+			out[r] = MemberMissing
+		case st == MemberRebuilding:
+			out[r] = MemberRebuilding
+		case b.stale || st != MemberActive:
+			out[r] = "stale"
+		}
+	}
+	return out
+}
+
+// lacking lists the roles that file m needs (a non-empty chunk on them)
+// but cannot be read from now: written without them, or their blade
+// absent. unreadable says the level cannot make up for them.
+func (a *Array) lacking(m *Manifest, absent map[int]string) (lack []int, unreadable bool) {
+	if m.Dir {
+		return nil, false
+	}
+	written := map[int]bool{}
+	for _, w := range m.WrittenWith {
+		written[w] = true
+	}
+	ly := m.layout()
+	var need []int
+	for j := 0; j < ly.K; j++ {
+		if ly.ChunkLen(j) > 0 {
+			need = append(need, ly.Role(j))
+		}
+	}
+	if a.sb.ParityBlades == 1 && ly.ParityLen() > 0 {
+		need = append(need, ly.K)
+	}
+	for _, r := range need {
+		if _, gone := absent[r]; gone || !written[r] {
+			lack = append(lack, r)
+		}
+	}
+	sort.Ints(lack)
+	return lack, len(lack) > a.sb.ParityBlades
+}
+
+// Health says whether every file is readable and redundant now.
+func (a *Array) Health() Health {
+	h := Health{Members: a.absent()}
+	for _, m := range a.Files() {
+		lack, unreadable := a.lacking(m, h.Members)
+		switch {
+		case unreadable:
+			h.Unreadable = append(h.Unreadable, m.Path)
+		case len(lack) > 0:
+			h.Unprotected = append(h.Unprotected, m.Path)
+		}
+	}
+	a.mu.RLock()
+	for id, p := range a.lost {
+		if p == "" {
+			h.Lost = append(h.Lost, "file id "+id)
+		} else {
+			h.Lost = append(h.Lost, fmt.Sprintf("file id %s (%s)", id, p))
+		}
+	}
+	a.mu.RUnlock()
+	sort.Strings(h.Lost)
+	switch {
+	case len(h.Unreadable) > 0 || len(h.Lost) > 0 || len(h.Members) > a.sb.ParityBlades:
+		h.State = "failed"
+	case len(h.Members) > 0 || len(h.Unprotected) > 0:
+		h.State = "degraded"
+	default:
+		h.State = "healthy"
+	}
+	return h
+}
+
+// lostIDs lists the files whose every manifest replica is damaged.
+func (a *Array) lostIDs() []string {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	out := make([]string, 0, len(a.lost))
+	for id := range a.lost {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// manifestPathHint returns the logical path a damaged manifest's JSON
+// still names, if it parses ("" otherwise): for messages only.
+func manifestPathHint(data []byte) string {
+	if len(data) < 12 || string(data[:4]) != manifestMagic {
+		return ""
+	}
+	jl := int(binary.LittleEndian.Uint32(data[8:]))
+	if jl <= 0 || 12+jl > len(data) {
+		return ""
+	}
+	var meta struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(data[12:12+jl], &meta) != nil || checkLogicalPath(meta.Path) != nil {
+		return ""
+	}
+	return meta.Path
+}
