@@ -219,6 +219,7 @@ func (v *historyView) openJob(id int64) {
 		var cards []*catalog.Card
 		if err == nil {
 			cards, err = cat.Cards(id)
+			cards = catalog.FirstRun(cards)
 		}
 		v.a.do(func() {
 			if v.selected != id {

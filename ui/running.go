@@ -163,7 +163,7 @@ func (a *App) runJob(s jobSettings) {
 	paths := s.Cards
 	if recs, err := cat.Cards(job.ID()); err == nil {
 		paths = nil
-		for _, k := range recs {
+		for _, k := range catalog.FirstRun(recs) {
 			paths = append(paths, k.Path)
 		}
 	}

@@ -91,7 +91,16 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 		destPath[d.ID] = d.Path
 	}
 	var out []showCard
-	for i, k := range cards {
+	first := map[int64]int{} // hop-1 card id -> index in out
+	var later []*catalog.Card
+	i := -1
+	for _, k := range cards {
+		if k.Hop == 2 {
+			later = append(later, k)
+			continue
+		}
+		i++
+		first[k.ID] = i
 		files, err := cat.Files(k.ID)
 		if err != nil {
 			return err
@@ -113,6 +122,31 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 			sc.FileList = append(sc.FileList, sf)
 		}
 		out = append(out, sc)
+	}
+	// A cascade's second run: its copies go with the card's files.
+	for _, h := range later {
+		i, ok := first[h.FromCard]
+		if !ok {
+			continue
+		}
+		files, err := cat.Files(h.ID)
+		if err != nil {
+			return err
+		}
+		at := map[string]int{}
+		for n, f := range out[i].FileList {
+			at[f.Path] = n
+		}
+		for _, f := range files {
+			n, ok := at[f.Rel]
+			if !ok {
+				continue // the first run's hash lists, copied along
+			}
+			for _, cp := range f.Copies {
+				out[i].FileList[n].Copies = append(out[i].FileList[n].Copies, showCopy{Dest: destPath[cp.DestID],
+					Path: offload.DisplayPath(destPath[cp.DestID], cp.Path), State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
+			}
+		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(g.stdout)

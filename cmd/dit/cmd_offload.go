@@ -18,6 +18,8 @@ import (
 // OffloadOptions are the flags of dit offload.
 type OffloadOptions struct {
 	Dests         []string
+	Then          []string // a cascade's second-run destinations
+	ThenParallel  int
 	Hashes        string
 	Verify        string
 	VerifyHashes  string
@@ -46,6 +48,8 @@ type OffloadOptions struct {
 // AddFlags registers the flags.
 func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist")
+	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free")
+	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: how many cards the second run copies at once")
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
 	addVerifyHashesFlag(f, &o.VerifyHashes, "", nil)
@@ -86,6 +90,15 @@ before anything is written. Ctrl-C stops cleanly; resume with --resume JOB.
 A card is "safe to format" only when every file is verified on every
 destination and its hash lists are written there (--mhl).
 
+Cascading copy (--then): the card is copied and verified to the -d
+destinations first (a fast array); then it is "card free": it may leave the
+reader (not be formatted) while the second run fills the --then destinations
+(shuttles) from the first copy on the first -d (through the array reader on
+a dit array), checks every file against the card's hashes of the first run
+and reads the copies back. The card is safe to format only when both runs
+verified it. Second runs overlap the next cards' first runs; --then-parallel
+sets how many cards the second run copies at once (default 1).
+
 ` + wrapText("The one limit of --verify dest (the default): "+offload.VerifyLimit, 78) + `
 
 A resumed job keeps the cards, destinations and settings it started with
@@ -101,6 +114,7 @@ those given to it).
 Examples:
   dit offload -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
   dit offload -d /mnt/raid --hash xxh64,md5 --name Day01 --json /media/A023
+  dit offload -d /Volumes/Blade1 --then /Volumes/SHUTTLE1 --then /Volumes/SHUTTLE2 /Volumes/A001
   dit offload --resume 12
 
 ` + exitCodesHelp,
@@ -170,7 +184,13 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	}
 
 	out := newPrinter(g, o.JSON)
-	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Hashes: algos, Verify: mode,
+	if o.ThenParallel < 1 {
+		return usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
+	}
+	if o.Resume != 0 {
+		o.Then = nil
+	}
+	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Hashes: algos, Verify: mode,
 		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version,
 		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,

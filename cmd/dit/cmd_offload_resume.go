@@ -93,6 +93,25 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 		}
 	}
 
+	if changed("then-parallel") && o.ThenParallel != max(rec.ThenParallel, 1) {
+		differ("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
+	}
+	if len(o.Then) > 0 {
+		ds, err := cat.Dests(rec.ID)
+		if err != nil {
+			return err
+		}
+		var recorded []string
+		for _, d := range ds {
+			if d.Hop == 2 {
+				recorded = append(recorded, d.Path)
+			}
+		}
+		if d := pathSetDiff(recorded, o.Then); d != "" {
+			diffs = append(diffs, fmt.Sprintf("job %d was started with --then destination(s) [%s], not [%s] (%s): a resumed job fills the second-run destinations it started with; resume without --then (the job remembers them)",
+				rec.ID, strings.Join(recorded, ", "), strings.Join(o.Then, ", "), d))
+		}
+	}
 	if len(o.Dests) > 0 {
 		ds, err := cat.Dests(rec.ID)
 		if err != nil {
@@ -100,7 +119,9 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 		}
 		var recorded []string
 		for _, d := range ds {
-			recorded = append(recorded, d.Path)
+			if d.Hop <= 1 {
+				recorded = append(recorded, d.Path)
+			}
 		}
 		if d := pathSetDiff(recorded, o.Dests); d != "" {
 			diffs = append(diffs, fmt.Sprintf("job %d was started with destination(s) %s, not %s (%s): a resumed job writes to the destinations it started with; resume without -d (the job remembers them)",
@@ -113,7 +134,7 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 			return err
 		}
 		var recorded []string
-		for _, k := range ks {
+		for _, k := range catalog.FirstRun(ks) {
 			recorded = append(recorded, k.Path)
 		}
 		if d := pathSetDiff(recorded, cards); d != "" {
@@ -148,7 +169,7 @@ func sameLayout(cat *catalog.Catalog, rec *catalog.Job, recorded, given string) 
 	if len(ks) == 0 {
 		return path.Clean(given) == path.Clean(recorded), nil
 	}
-	for _, k := range ks {
+	for _, k := range catalog.FirstRun(ks) {
 		want, err := offload.ExpandLayout(recorded, rec.Name, k.Label, rec.Started)
 		if err != nil {
 			return false, nil

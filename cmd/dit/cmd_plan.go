@@ -550,7 +550,7 @@ func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog
 			return nil, err
 		}
 		cards, dests = nil, nil
-		for _, k := range ks {
+		for _, k := range catalog.FirstRun(ks) {
 			cards = append(cards, k.Path)
 		}
 		for _, d := range ds {

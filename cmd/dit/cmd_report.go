@@ -162,7 +162,8 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 		if err := format.Check(opts.Hashes); err != nil {
 			return after, false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--mhl %s: %w (or use --mhl none)", o.MHL, err)}
 		}
-		priors, hists, err := offload.FindPrior(cmd.Context(), cat, opts.FS, opts.Cards, opts.IncludeHidden, opts.Ignore, opts.Dests...)
+		all := append(append([]string(nil), opts.Dests...), opts.Then...)
+		priors, hists, err := offload.FindPrior(cmd.Context(), cat, opts.FS, opts.Cards, opts.IncludeHidden, opts.Ignore, all...)
 		if err != nil {
 			return after, false, err
 		}
@@ -196,7 +197,7 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 				say(p, fmt.Sprintf("%s: the earlier verified copy at %s is no longer there whole: it is not counted", p.Label, strings.Join(p.Gone, ", ")))
 			}
 		}
-		if len(partial) > 0 && len(partial) == len(keep) {
+		if len(partial) > 0 && len(partial) == len(keep) && len(opts.Then) == 0 {
 			// Every card to copy has a verified copy on some destinations:
 			// those every one of them has are left out.
 			drop := map[string]bool{}

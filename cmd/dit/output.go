@@ -168,6 +168,8 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 	case offload.EvWarning:
 		p.printf("%s\n", warningLine(e))
+	case offload.EvCardFree:
+		p.printf("%s: CARD FREE at %s: %s\n", e.Card, e.Time.Local().Format("15:04:05"), e.Message)
 	}
 }
 
@@ -223,32 +225,45 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		fmt.Fprintf(w, ", hash lists (--mhl) %s", mhl)
 	}
 	fmt.Fprintln(w)
+	if len(s.Then) > 0 {
+		fmt.Fprintf(w, "  cascade: first run to %s; second run to %s\n", strings.Join(s.Destinations, ", "), strings.Join(s.Then, ", "))
+	}
 	for _, c := range s.Cards {
 		mark := "NOT SAFE"
-		if c.SafeToFormat {
+		switch {
+		case c.SafeToFormat:
 			mark = "SAFE"
+		case c.CardFree:
+			mark = "CARD FREE, NOT SAFE"
 		}
 		fmt.Fprintf(w, "\n  [%s] %s  %s\n", mark, c.Label, c.Verdict)
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
 			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbh(c.TBPerHour))
-		for _, d := range c.Destinations {
-			fmt.Fprintf(w, "      -> %s: %d verified", d.Path, d.Verified)
-			if d.Copied > 0 {
-				fmt.Fprintf(w, ", %d copied not verified", d.Copied)
+		writeDests(w, "->", c.Destinations)
+		failures := c.Failures
+		if len(s.Then) > 0 {
+			if !c.FreeAt.IsZero() {
+				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
 			}
-			if d.Failed > 0 {
-				fmt.Fprintf(w, ", %d FAILED", d.Failed)
+			if h := c.Then; h != nil {
+				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.State, h.Files,
+					units.FormatBytes(h.Bytes), h.Failed, tbh(h.TBPerHour))
+				writeDests(w, "=>", h.Destinations)
+				for _, f := range h.Failures {
+					failures = append(failures, offload.Failure{Path: f.Path + " (2nd run)", Error: f.Error})
+				}
+			} else if c.CardFree {
+				fmt.Fprintf(w, "      second run not started\n")
 			}
-			if d.Skipped > 0 {
-				fmt.Fprintf(w, ", %d skipped (conflict)", d.Skipped)
-			}
-			fmt.Fprintln(w)
+		}
+		if !c.SafeAt.IsZero() {
+			fmt.Fprintf(w, "      safe to format at %s\n", clock(c.SafeAt))
 		}
 		shown := 0
-		for i := 0; i < len(c.Failures); {
-			f := c.Failures[i]
+		for i := 0; i < len(failures); {
+			f := failures[i]
 			n := 1
-			for i+n < len(c.Failures) && c.Failures[i+n].Error == f.Error {
+			for i+n < len(failures) && failures[i+n].Error == f.Error {
 				n++
 			}
 			if shown == 20 {
@@ -258,7 +273,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 			shown++
 			if n > 2 {
 				// One reason for many files (a card that stopped answering).
-				fmt.Fprintf(w, "      FAILED %d files (%s ... %s): %s\n", n, f.Path, c.Failures[i+n-1].Path, f.Error)
+				fmt.Fprintf(w, "      FAILED %d files (%s ... %s): %s\n", n, f.Path, failures[i+n-1].Path, f.Error)
 				i += n
 				continue
 			}
@@ -279,6 +294,33 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	if next := nextStep(g, s.JobID, s.State, s.Cards); next != "" {
 		fmt.Fprintf(w, "Next: %s\n", next)
 	}
+}
+
+// writeDests prints one card's files on each destination of one run.
+func writeDests(w io.Writer, arrow string, ds []offload.DestSummary) {
+	for _, d := range ds {
+		fmt.Fprintf(w, "      %s %s: %d verified", arrow, d.Path, d.Verified)
+		if d.Copied > 0 {
+			fmt.Fprintf(w, ", %d copied not verified", d.Copied)
+		}
+		if d.Failed > 0 {
+			fmt.Fprintf(w, ", %d FAILED", d.Failed)
+		}
+		if d.Skipped > 0 {
+			fmt.Fprintf(w, ", %d skipped (conflict)", d.Skipped)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// clock is a time of day as the summary prints it (local time, with the
+// date when it is not today).
+func clock(t time.Time) string {
+	t = t.Local()
+	if y, m, d := t.Date(); y == time.Now().Year() && m == time.Now().Month() && d == time.Now().Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("2006-01-02 15:04:05")
 }
 
 // tbh is a TB/hour figure as people read it: "-" when nothing was moved.

@@ -48,7 +48,10 @@ type Job struct {
 	// both or none ("" is recorded as asc).
 	MHL string
 	// Ignore are the job's ignore patterns (--ignore, --ignore-file).
-	Ignore   []string
+	Ignore []string
+	// ThenParallel is how many cards a cascade's second run copies at
+	// once (dit offload --then-parallel).
+	ThenParallel int
 	Started  time.Time
 	Finished time.Time
 	Error    string
@@ -74,6 +77,14 @@ type Card struct {
 	// starts, kept until they are written; zero before).
 	Sealed time.Time
 	Error  string
+	// Hop is 1 for a card read from the card itself, 2 for a cascade's
+	// second run: the card's first copy (FromCard is the hop-1 card)
+	// copied to the second-run destinations.
+	Hop      int
+	FromCard int64
+	// DoneAt is when the card reached its final state (verified: copied,
+	// read back and sealed). For a hop-1 card of a cascade: card free.
+	DoneAt time.Time
 }
 
 // Dest is a row of destinations.
@@ -81,6 +92,9 @@ type Dest struct {
 	ID, JobID int64
 	Seq       int
 	Path      string
+	// Hop: 1 for the first run's destinations (written from the card), 2
+	// for a cascade's second run (written from the first copy).
+	Hop int
 }
 
 // File is a row of files with its copies.
@@ -190,9 +204,9 @@ func (c *Catalog) CreateJob(j *Job) error {
 	if j.MHL == "" {
 		j.MHL = "asc"
 	}
-	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
-		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started))
+	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), max(j.ThenParallel, 1))
 	if err != nil {
 		return err
 	}
@@ -214,8 +228,15 @@ func (c *Catalog) ClaimJob(id int64, host string, pid int) error {
 
 // AddCard inserts a card now and sets its ID.
 func (c *Catalog) AddCard(k *Card) error {
-	r, err := c.Exec(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state) VALUES (?,?,?,?,?,?,?,?)`,
-		k.JobID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State)
+	if k.Hop == 0 {
+		k.Hop = 1
+	}
+	var from any
+	if k.FromCard != 0 {
+		from = k.FromCard
+	}
+	r, err := c.Exec(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state,hop,from_card) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		k.JobID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State, k.Hop, from)
 	if err != nil {
 		return err
 	}
@@ -225,14 +246,17 @@ func (c *Catalog) AddCard(k *Card) error {
 
 // UpdateCard queues the card's mutable fields.
 func (c *Catalog) UpdateCard(k *Card) {
-	c.Submit(`UPDATE cards SET volume_id=?, bytes=?, files=?, state=?, copy_started=?, copy_finished=?, verify_started=?, verify_finished=?, sealed=?, error=? WHERE id=?`,
+	c.Submit(`UPDATE cards SET volume_id=?, bytes=?, files=?, state=?, copy_started=?, copy_finished=?, verify_started=?, verify_finished=?, sealed=?, done_at=?, error=? WHERE id=?`,
 		k.VolumeID, k.Bytes, k.Files, k.State, nullTime(k.CopyStarted), nullTime(k.CopyFinished),
-		nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), nullTime(k.Sealed), k.Error, k.ID)
+		nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), nullTime(k.Sealed), nullTime(k.DoneAt), k.Error, k.ID)
 }
 
 // AddDest inserts a destination now and sets its ID.
 func (c *Catalog) AddDest(d *Dest) error {
-	r, err := c.Exec(`INSERT INTO destinations (job_id,seq,path) VALUES (?,?,?)`, d.JobID, d.Seq, d.Path)
+	if d.Hop == 0 {
+		d.Hop = 1
+	}
+	r, err := c.Exec(`INSERT INTO destinations (job_id,seq,path,hop) VALUES (?,?,?,?)`, d.JobID, d.Seq, d.Path, d.Hop)
 	if err != nil {
 		return err
 	}
@@ -286,14 +310,14 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var started, finished sql.NullString
 	var ignore string
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
-		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error); err != nil {
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel); err != nil {
 		return nil, err
 	}
 	if ignore != "" {
@@ -368,7 +392,7 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error
+	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error,hop,from_card,done_at
 		FROM cards WHERE job_id=? ORDER BY seq`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
@@ -377,13 +401,14 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 	var out []*Card
 	for rows.Next() {
 		var k Card
-		var t [5]sql.NullString
+		var t [6]sql.NullString
+		var from sql.NullInt64
 		if err := rows.Scan(&k.ID, &k.JobID, &k.Seq, &k.Label, &k.Path, &k.VolumeID, &k.Bytes, &k.Files, &k.State,
-			&t[0], &t[1], &t[2], &t[3], &t[4], &k.Error); err != nil {
+			&t[0], &t[1], &t[2], &t[3], &t[4], &k.Error, &k.Hop, &from, &t[5]); err != nil {
 			return nil, c.wrap(err)
 		}
 		k.CopyStarted, k.CopyFinished, k.VerifyStarted, k.VerifyFinished = ParseTime(t[0]), ParseTime(t[1]), ParseTime(t[2]), ParseTime(t[3])
-		k.Sealed = ParseTime(t[4])
+		k.Sealed, k.DoneAt, k.FromCard = ParseTime(t[4]), ParseTime(t[5]), from.Int64
 		out = append(out, &k)
 	}
 	return out, c.wrap(rows.Err())
@@ -394,7 +419,7 @@ func (c *Catalog) Dests(jobID int64) ([]*Dest, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT id,job_id,seq,path FROM destinations WHERE job_id=? ORDER BY seq`, jobID)
+	rows, err := c.db.Query(`SELECT id,job_id,seq,path,hop FROM destinations WHERE job_id=? ORDER BY seq`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -402,7 +427,7 @@ func (c *Catalog) Dests(jobID int64) ([]*Dest, error) {
 	var out []*Dest
 	for rows.Next() {
 		var d Dest
-		if err := rows.Scan(&d.ID, &d.JobID, &d.Seq, &d.Path); err != nil {
+		if err := rows.Scan(&d.ID, &d.JobID, &d.Seq, &d.Path, &d.Hop); err != nil {
 			return nil, c.wrap(err)
 		}
 		out = append(out, &d)
@@ -507,4 +532,17 @@ func (c *Catalog) Samples(jobID int64) ([]Sample, error) {
 		out = append(out, s)
 	}
 	return out, c.wrap(rows.Err())
+}
+
+// FirstRun keeps the cards read from the cards themselves (hop 1), in
+// order, leaving out a cascade's second runs: the job's cards as the DIT
+// named them.
+func FirstRun(ks []*Card) []*Card {
+	out := make([]*Card, 0, len(ks))
+	for _, k := range ks {
+		if k.Hop <= 1 {
+			out = append(out, k)
+		}
+	}
+	return out
 }

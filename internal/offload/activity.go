@@ -102,10 +102,23 @@ func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
 	if err != nil {
 		return nil, err
 	}
-	return activity(samples, runs), nil
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	later := map[int64]bool{}
+	for _, k := range cards {
+		if k.Hop == 2 {
+			later[k.ID] = true
+		}
+	}
+	return activity(samples, runs, later), nil
 }
 
-func activity(samples []catalog.Sample, runs []catalog.Run) *Activity {
+// activity sums samples; those of the cards in later (a cascade's second
+// runs, which read the first copy, not a card) count for their card only:
+// the job's bytes are the bytes read from the cards.
+func activity(samples []catalog.Sample, runs []catalog.Run, later map[int64]bool) *Activity {
 	a := &Activity{Cards: map[int64]*CardActivity{}, Runs: len(runs)}
 	var copySpans, verifySpans []span
 	cardSpans := map[int64][]span{}
@@ -129,14 +142,18 @@ func activity(samples []catalog.Sample, runs []catalog.Run) *Activity {
 		switch s.Phase {
 		case "copy":
 			c.BytesCopied += moved
-			a.BytesCopied += moved
-			copySpans = append(copySpans, sp)
 			cardCopy[s.CardID] = append(cardCopy[s.CardID], sp)
+			if !later[s.CardID] {
+				a.BytesCopied += moved
+				copySpans = append(copySpans, sp)
+			}
 		case "verify":
 			c.BytesVerified += moved
-			a.BytesVerified += moved
-			verifySpans = append(verifySpans, sp)
 			cardVerify[s.CardID] = append(cardVerify[s.CardID], sp)
+			if !later[s.CardID] {
+				a.BytesVerified += moved
+				verifySpans = append(verifySpans, sp)
+			}
 		default:
 			continue
 		}

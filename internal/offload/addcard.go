@@ -59,7 +59,7 @@ func (j *Job) AddCard(path string) (string, error) {
 		Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
 	c := j.newCardRun(sc, k, out, nil)
 	c.history = records
-	for di, d := range j.dests {
+	for di, d := range c.dests {
 		need, err := c.plan(di)
 		if err != nil {
 			return "", err
@@ -67,6 +67,13 @@ func (j *Job) AddCard(path string) (string, error) {
 		if free, _, err := j.opts.FS.Free(d.root); err == nil {
 			if msg := spaceShortfall(need, int64(free)); msg != "" {
 				return "", fmt.Errorf("not enough space on %s for card %s: %s: free space or choose another destination", d.root, sc.Label, msg)
+			}
+		}
+	}
+	for _, d := range j.hopDests(2) { // the cascade's second run
+		if free, _, err := j.opts.FS.Free(d.root); err == nil {
+			if msg := spaceShortfall(sc.Bytes, int64(free)); msg != "" {
+				return "", fmt.Errorf("not enough space on %s (second run) for card %s: %s: free space or choose another destination", d.root, sc.Label, msg)
 			}
 		}
 	}

@@ -68,7 +68,10 @@ type filePlan struct {
 
 // cardRun is one card's pipeline.
 type cardRun struct {
-	j     *Job
+	j *Job
+	// dests are the destinations this card is copied to: the first run's
+	// (hop 1), or for a cascade's second run (hop 2) the later ones.
+	dests []*destination
 	scan  *source.Card
 	rec   *catalog.Card
 	out   string // layout folder, relative to each destination root
@@ -90,6 +93,13 @@ type cardRun struct {
 	// history is what an ASC MHL history on the card records (an earlier
 	// hop), by path: every file read is checked against it.
 	history map[string]*ascmhl.Record
+	// expect (a cascade's second run) are the hashes the card gave in the
+	// first run, by path: every file read from the first copy must have
+	// them. from is the hop-1 card; absent: a hop-1 card that is free and
+	// not mounted, which a resume does not need.
+	expect map[string]hashing.Sums
+	from   *cardRun
+	absent bool
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial
@@ -110,7 +120,7 @@ type cardRun struct {
 }
 
 func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*catalog.File) *cardRun {
-	c := &cardRun{j: j, scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
+	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
 	for _, f := range prev {
 		c.prev[f.Rel] = f
 	}
@@ -122,7 +132,7 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	}
 	c.phase.Store("pending")
 	c.current.Store("")
-	nd := len(j.dests)
+	nd := len(c.dests)
 	c.destErr = make([]error, nd)
 	c.destWritten = make([]atomic.Int64, nd)
 	c.destVerif = make([]atomic.Int64, nd)
@@ -151,7 +161,7 @@ func (c *cardRun) computeTotals() {
 // plan decides, for destination di, what to do with each file, and returns
 // the bytes that will be written there.
 func (c *cardRun) plan(di int) (int64, error) {
-	d := c.j.dests[di]
+	d := c.dests[di]
 	if err := c.checkDestFolders(di); err != nil {
 		return 0, err
 	}
@@ -178,8 +188,8 @@ func (c *cardRun) plan(di int) (int64, error) {
 	})
 	var need int64
 	for _, fp := range c.files {
-		if len(fp.dests) < len(c.j.dests) {
-			fp.dests = make([]destPlan, len(c.j.dests))
+		if len(fp.dests) < len(c.dests) {
+			fp.dests = make([]destPlan, len(c.dests))
 		}
 		rel := relJoin(c.out, fp.ent.Rel)
 		dp := destPlan{rel: rel, target: filepath.Join(d.root, filepath.FromSlash(rel))}
@@ -254,7 +264,7 @@ func (c *cardRun) plan(di int) (int64, error) {
 // as verified, and temps would be written onto the card) or into another
 // destination (one physical copy counted as two).
 func (c *cardRun) checkDestFolders(di int) error {
-	root := c.j.dests[di].root
+	root := c.dests[di].root
 	base := filepath.Join(root, filepath.FromSlash(c.out))
 	dirs := []string{base}
 	for _, dir := range c.scan.Dirs {
@@ -348,8 +358,22 @@ type vtask struct {
 // its final state or ctx is cancelled.
 func (c *cardRun) run(ctx context.Context) {
 	j := c.j
-	nd := len(j.dests)
+	nd := len(c.dests)
 	c.ctx = ctx
+	if c.absent {
+		// A free card of a cascade that is not mounted: its first run is
+		// done, a resume does not need it.
+		c.phase.Store("done")
+		return
+	}
+	release := j.waitTurn(ctx, c)
+	if release == nil {
+		c.rec.State = "interrupted"
+		c.phase.Store("done")
+		j.cat.UpdateCard(c.rec)
+		return
+	}
+	defer release()
 	now := j.opts.Now()
 	// The card's copy and verify windows span every run of the job: first
 	// start, last end (the time actually spent is in the samples).
@@ -362,9 +386,9 @@ func (c *cardRun) run(ctx context.Context) {
 	for _, s := range c.scan.Skipped {
 		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
 	}
-	j.emit(Event{Type: EvCardStarted, Card: c.rec.Label, Path: c.rec.Path})
+	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path})
 
-	for di, d := range j.dests {
+	for di, d := range c.dests {
 		base := filepath.Join(d.root, filepath.FromSlash(c.out))
 		if err := j.opts.FS.MkdirAll(base, 0o755); err != nil {
 			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
@@ -466,7 +490,7 @@ func (c *cardRun) verifyStart() time.Time {
 // writer. It returns nil when nothing had to be done.
 func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter) *fileTask {
 	j := c.j
-	nd := len(j.dests)
+	nd := len(c.dests)
 	t := &fileTask{plan: fp, active: make([]bool, nd), results: make([]destResult, nd), started: j.opts.Now(),
 		size: fp.ent.Size, mtime: fp.ent.Mtime}
 	nActive := 0
@@ -957,6 +981,10 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			sums = <-t.sums
 			c.checkKept(t, sums)
 			c.checkHistory(t, sums)
+			if msg := c.checkExpect(t, sums); msg != "" {
+				c.dropWritten(t)
+				t.readErr = errors.New(msg)
+			}
 		}
 		f := &catalog.File{CardID: c.rec.ID, Rel: t.plan.ent.Rel, Size: t.size, Mtime: t.mtime, Sums: sums,
 			CopyStarted: t.started, CopyFinished: t.copied, State: StateCopied}
@@ -986,14 +1014,14 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 		}
 		var todo []vtask
 		for di, r := range t.results {
-			cp := &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
+			cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
 			if dp := t.plan.dests[di]; dp.mode == modeDone && r.state == StateVerified && dp.prev != nil {
 				// Verified by an earlier run: keep when and how.
 				cp.VerifyAlgos, cp.VerifiedAt = dp.prev.VerifyAlgos, dp.prev.VerifiedAt
 			}
 			j.cat.PutCopy(c.rec.ID, f.Rel, cp)
 			if (r.state == StateCopied || r.state == StatePresent) && j.opts.Verify != VerifyNone {
-				todo = append(todo, vtask{task: t, di: di, path: filepath.Join(j.dests[di].root, filepath.FromSlash(r.rel))})
+				todo = append(todo, vtask{task: t, di: di, path: filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel))})
 			}
 		}
 		if len(todo) > 0 && j.opts.Verify == VerifySourceDest {
@@ -1013,7 +1041,7 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 		for _, v := range todo {
 			idx := v.di
 			if idx < 0 {
-				idx = len(j.dests)
+				idx = len(c.dests)
 			}
 			select {
 			case verifiers[idx] <- v:
@@ -1119,7 +1147,10 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 		}
 		var wait func(int) error
 		if lim := j.opts.Limiter; lim != nil {
-			di := v.di
+			di := v.di // -1: the card re-read
+			if di >= 0 {
+				di = c.dests[di].rec.Seq
+			}
 			wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, di, n) }
 		}
 		got, n, err := hashFile(ctx, j.opts.FS, v.path, v.task.size, bufs, mh, wait, func(n int) {
@@ -1154,7 +1185,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			}
 		} else {
 			r := v.task.results[v.di]
-			cp := &catalog.Copy{DestID: j.dests[v.di].rec.ID, Path: r.rel, State: state, Written: r.written,
+			cp := &catalog.Copy{DestID: c.dests[v.di].rec.ID, Path: r.rel, State: state, Written: r.written,
 				VerifyAlgos: hashing.Names(j.valgos), Error: reason}
 			if state == StateVerified {
 				cp.VerifiedAt = j.opts.Now()
@@ -1202,7 +1233,7 @@ func (c *cardRun) finalize(t *fileTask) {
 				}
 				msg := "not verified: " + t.srcErr
 				t.results[di].state, t.results[di].err = StateFailed, msg
-				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: j.dests[di].rec.ID, Path: r.rel, State: StateFailed,
+				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: StateFailed,
 					Written: r.written, Error: msg})
 			}
 		case failed:
@@ -1218,9 +1249,9 @@ func (c *cardRun) finalize(t *fileTask) {
 		c.filesFailed.Add(1)
 	}
 	c.filesDone.Add(1)
-	ev := Event{Type: EvFile, Card: c.rec.Label, Path: f.Rel, State: f.State, Message: f.Error}
+	ev := Event{Type: EvFile, Card: c.label(), Path: f.Rel, State: f.State, Message: f.Error}
 	for di, r := range t.results {
-		ev.Copies = append(ev.Copies, CopyState{Dest: j.dests[di].root, State: r.state, Error: r.err})
+		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
 	}
 	j.emit(ev)
 }
@@ -1239,7 +1270,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	}
 	dirs := append([]source.Entry(nil), c.scan.Dirs...)
 	sort.Slice(dirs, func(a, b int) bool { return strings.Count(dirs[a].Rel, "/") > strings.Count(dirs[b].Rel, "/") })
-	for _, d := range j.dests {
+	for _, d := range c.dests {
 		for _, dir := range dirs {
 			p := filepath.Join(d.root, filepath.FromSlash(c.out), filepath.FromSlash(dir.Rel))
 			j.opts.FS.Chtimes(p, dir.Mtime, dir.Mtime)
@@ -1253,9 +1284,18 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	}
 	var final string
 	missing := c.historyMissing()
+	lost := c.expectMissing()
 	switch {
 	case ctx.Err() != nil:
 		c.rec.State = "interrupted"
+	case len(lost) > 0:
+		final = StateFailed
+		shown := lost
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(lost)-5))
+		}
+		c.rec.Error = fmt.Sprintf("second run: %d file(s) verified in the first run are missing from the first copy %s: %s: it lost them since; the card is NOT safe to format: keep the card and copy it again",
+			len(lost), DisplayPath(c.from.dests[0].root, c.out), strings.Join(shown, ", "))
 	case len(missing) > 0:
 		final = StateFailed
 		shown := missing
@@ -1314,6 +1354,9 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		default:
 			c.rec.Error = strings.Join(problems, "; ")
 		}
+	}
+	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load()) {
+		c.rec.DoneAt = j.opts.Now()
 	}
 	c.phase.Store("done")
 	c.current.Store("")

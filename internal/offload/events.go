@@ -10,6 +10,10 @@ const (
 	EvProgress    = "progress" // once per second
 	EvCardDone    = "card_done"
 	EvWarning     = "warning"
+	// EvCardFree: in a cascade, the card is verified on every first-run
+	// destination (its hash lists written): it may leave the reader, not
+	// be formatted. Its second run starts.
+	EvCardFree = "card_free"
 )
 
 // Event is what the engine tells its front ends. The CLI prints them (as
@@ -45,7 +49,8 @@ type Progress struct {
 // CardProgress is one card's live state.
 type CardProgress struct {
 	Label         string  `json:"label"`
-	Phase         string  `json:"phase"` // scanning | copying | verifying | done
+	Hop           int     `json:"hop,omitempty"` // 2: a cascade's second run (from the first copy)
+	Phase         string  `json:"phase"`         // queued | copying | verifying | sealing | done
 	Files         int     `json:"files"`
 	FilesDone     int     `json:"files_done"`
 	FilesFailed   int     `json:"files_failed"`

@@ -90,7 +90,7 @@ func (w *SealWarning) Error() string { return strings.Join(w.Messages, "; ") }
 func (c *cardRun) seal(ctx context.Context) []string {
 	j := c.j
 	fail := func(msg string) []string {
-		j.emit(Event{Type: EvWarning, Card: c.rec.Label, Message: msg})
+		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
 		return []string{msg}
 	}
 	if err := j.cat.Flush(); err != nil {
@@ -102,7 +102,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
 	var problems []string
-	for _, d := range j.dests {
+	for _, d := range c.dests {
 		if ctx.Err() != nil {
 			return append(problems, "interrupted")
 		}
@@ -132,12 +132,12 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		case errors.As(err, &w):
 			for _, m := range w.Messages {
 				msg := "hash lists in " + info.CardDir + ": " + m
-				j.emit(Event{Type: EvWarning, Card: c.rec.Label, Path: info.CardDir, Message: msg})
+				j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
 				j.addWarning(c.rec.Label + ": " + msg)
 			}
 		default:
 			msg := "hash lists not written in " + info.CardDir + ": " + err.Error()
-			j.emit(Event{Type: EvWarning, Card: c.rec.Label, Path: info.CardDir, Message: msg})
+			j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
 			j.addWarning(c.rec.Label + ": " + msg)
 			problems = append(problems, msg)
 			continue

@@ -182,7 +182,8 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		var prog Progress
 		cards := j.cardList()
 		for len(last) < len(cards) {
-			last = append(last, rateState{dw: make([]int64, len(j.dests)), dv: make([]int64, len(j.dests))})
+			nd := len(cards[len(last)].dests)
+			last = append(last, rateState{dw: make([]int64, nd), dv: make([]int64, nd)})
 		}
 		for i, c := range cards {
 			if c.destWritten == nil {
@@ -198,7 +199,7 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			if verif != l.verif || (phase == "verifying" && !final) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: verif, Rate: vr, Phase: "verify", Seconds: dt})
 			}
-			for di, d := range j.dests {
+			for di, d := range c.dests {
 				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
 				if w != l.dw[di] {
 					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
@@ -241,7 +242,7 @@ func (j *Job) sampler(stop <-chan struct{}) {
 func (c *cardRun) progress() CardProgress {
 	phase, _ := c.phase.Load().(string)
 	cur, _ := c.current.Load().(string)
-	return CardProgress{Label: c.rec.Label, Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
+	return CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
 		FilesFailed: int(c.filesFailed.Load()), Bytes: c.copyTotal, BytesCopied: c.bytesCopied.Load(),
 		VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load(), Current: cur}
 }
@@ -263,8 +264,13 @@ func (j *Job) startCard(c *cardRun) {
 	go func() {
 		defer j.runWG.Done()
 		c.run(j.runCtx)
-		j.emit(Event{Type: EvCardDone, Card: c.rec.Label, State: c.rec.State, Message: c.rec.Error})
+		if !c.absent {
+			j.emit(Event{Type: EvCardDone, Card: c.label(), State: c.rec.State, Message: c.rec.Error})
+		}
 		j.runMu.Lock()
+		if c.rec.Hop <= 1 {
+			j.startSecond(c)
+		}
 		j.running--
 		j.runMu.Unlock()
 	}()

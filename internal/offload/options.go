@@ -68,6 +68,12 @@ type Options struct {
 	Name   string   // job name; default: local date and time
 	Cards  []string // card folders or mount points
 	Dests  []string // destination folders (must exist)
+	// Then are a cascade's second-run destinations: filled from each
+	// card's first copy (on Dests[0]) once the card is verified on every
+	// destination of Dests ("card free"); see cascade.go. ThenParallel is
+	// how many cards the second run copies at once (default 1).
+	Then         []string
+	ThenParallel int
 	Hashes []hashing.Algo
 	Verify VerifyMode
 	// VerifyAll recomputes every selected hash on read-back instead of
@@ -192,6 +198,9 @@ func (o *Options) defaults() {
 	}
 	if o.MHL == "" {
 		o.MHL = DefaultMHL
+	}
+	if o.ThenParallel <= 0 {
+		o.ThenParallel = 1
 	}
 }
 

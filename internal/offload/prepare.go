@@ -50,6 +50,9 @@ type Job struct {
 	// added any more.
 	finishing bool
 
+	// thenSem holds the second runs copying at once (ThenParallel).
+	thenSem chan struct{}
+
 	warnMu   sync.Mutex
 	warnings []string // for the summary: hash lists (seal)
 	// wasDone: a resumed job that had finished (reports written); it
@@ -168,16 +171,23 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		return nil, usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
 	}
 	if len(o.Dests) == 0 {
+		if len(o.Then) > 0 {
+			return nil, usageErrorf("--then without -d: a cascade copies the card to the -d destinations first, then from that copy to the --then destinations")
+		}
 		return nil, usageErrorf("no destination: give at least one -d DEST")
 	}
+	if len(o.Then) > 0 && o.Verify == VerifyNone {
+		return nil, usageErrorf("--then with --verify none: a cascade fills the --then destinations from a first copy that was read back and verified; use --verify dest (default) or source+dest")
+	}
 	start := o.Now()
-	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll)}
+	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll), thenSem: make(chan struct{}, o.ThenParallel)}
 	host, _ := os.Hostname()
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
-		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Ignore: o.Ignore, Started: start}
+		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Ignore: o.Ignore, Started: start,
+		ThenParallel: o.ThenParallel}
 
-	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, o.Dests)
+	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, append(append([]string(nil), o.Dests...), o.Then...))
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +315,10 @@ func (j *Job) record(cardPaths, destPaths []string, scans []*source.Card, start 
 		return err
 	}
 	for i, p := range destPaths {
-		d := &catalog.Dest{JobID: j.rec.ID, Seq: i, Path: p}
+		d := &catalog.Dest{JobID: j.rec.ID, Seq: i, Path: p, Hop: 1}
+		if i >= len(j.opts.Dests) {
+			d.Hop = 2
+		}
 		if err := j.cat.AddDest(d); err != nil {
 			return err
 		}
@@ -346,19 +359,36 @@ func (j *Job) lockAndPlan() error {
 	need := map[string]int64{}
 	avail := map[string]uint64{}
 	roots := map[string][]string{}
-	for di, d := range j.dests {
+	fsids := map[*destination]string{}
+	for _, d := range j.dests {
 		free, fsid, err := j.opts.FS.Free(d.root)
 		if err != nil {
 			return fmt.Errorf("cannot read free space of destination %s: %w", d.root, err)
 		}
 		avail[fsid] = free
 		roots[fsid] = append(roots[fsid], d.root)
-		for _, c := range j.cards {
+		fsids[d] = fsid
+	}
+	for _, c := range j.cards {
+		if c.absent {
+			continue
+		}
+		for di, d := range c.dests {
 			n, err := c.plan(di)
 			if err != nil {
 				return err
 			}
-			need[fsid] += n
+			need[fsids[d]] += n
+		}
+	}
+	// A cascade's second run writes every card to each --then
+	// destination: what it will need is counted now, so a shuttle too
+	// small is refused before the card is read, not after it is free.
+	for _, c := range j.cards {
+		if c.rec.Hop <= 1 && j.secondOf(c) == nil {
+			for _, d := range j.hopDests(2) {
+				need[fsids[d]] += c.scan.Bytes
+			}
 		}
 	}
 	for _, c := range j.cards {
@@ -465,7 +495,9 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	o.Ignore = rec.Ignore
 	o.Catalog = cat
 	o.defaults()
-	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone}
+	o.ThenParallel = max(rec.ThenParallel, 1)
+	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
+		thenSem: make(chan struct{}, o.ThenParallel)}
 	dests, err := cat.Dests(jobID)
 	if err != nil {
 		return nil, err
@@ -485,9 +517,28 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		return nil, err
 	}
 	j.rec.State = catalog.JobRunning
+	cascade := j.cascade()
+	var seconds []*catalog.Card
 	for _, k := range cards {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if k.Hop == 2 {
+			seconds = append(seconds, k) // read from the first copy: after the arrays are open
+			continue
+		}
+		if cascade && k.State == StateVerified {
+			if _, err := os.Stat(k.Path); err != nil {
+				// Free: verified on the first destinations; the second run
+				// reads the first copy. The card is not needed.
+				out, _ := ExpandLayout(o.Layout, o.Name, k.Label, rec.Started)
+				cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, nil)
+				cr.prevState, cr.absent = k.State, true
+				j.cards = append(j.cards, cr)
+				j.emit(Event{Type: EvWarning, Card: k.Label, Message: fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations at %s), so this resume does not need it; the second run reads its first copy",
+					k.Label, k.Path, k.DoneAt.Local().Format("15:04:05"))})
+				continue
+			}
 		}
 		sc, records, err := ScanCard(o.FS, k.Path, o.IncludeHidden, o.Ignore...)
 		if err != nil {
@@ -514,6 +565,13 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	if err := j.mountArrays(); err != nil {
 		j.fail(err)
 		return nil, err
+	}
+	for _, k := range seconds {
+		if err := j.resumeSecond(k); err != nil {
+			j.Close()
+			j.fail(err)
+			return nil, err
+		}
 	}
 	if err := j.lockAndPlan(); err != nil {
 		j.Close()

@@ -30,8 +30,11 @@ type Summary struct {
 	Hashes   string    `json:"hashes"`
 	Verify   string    `json:"verify"`
 	Layout   string    `json:"layout"`
-	// Destinations are the -d folders, in command-line order.
+	// Destinations are the -d folders, in command-line order; Then a
+	// cascade's second-run destinations (--then), filled from the first
+	// copy.
 	Destinations []string `json:"destinations"`
+	Then         []string `json:"then,omitempty"`
 	Files        int      `json:"files"`
 	Bytes        int64    `json:"bytes"`
 	Failed       int      `json:"failed"`
@@ -79,6 +82,33 @@ type CardSummary struct {
 	TBPerHour    float64       `json:"tb_per_hour"`
 	Destinations []DestSummary `json:"destinations"`
 	Failures     []Failure     `json:"failures,omitempty"`
+	// A cascade (dit offload --then): the card is free (CardFree, at
+	// FreeAt) once its first run verified it on every -d destination and
+	// wrote its hash lists: it may leave the reader, not be formatted. It
+	// is safe to format (SafeToFormat, at SafeAt) only once the second
+	// run (Then) verified it on every --then destination too. Without a
+	// cascade SafeAt is when the card was verified and sealed.
+	CardFree bool        `json:"card_free,omitempty"`
+	FreeAt   time.Time   `json:"card_free_at,omitzero"`
+	SafeAt   time.Time   `json:"safe_to_format_at,omitzero"`
+	Then     *HopSummary `json:"then,omitempty"`
+}
+
+// HopSummary is a card's second run in a cascade: its first copy (Source)
+// copied to the --then destinations.
+type HopSummary struct {
+	Source       string        `json:"source"` // the first copy read (DisplayPath)
+	State        string        `json:"state"`
+	Files        int           `json:"files"`
+	Bytes        int64         `json:"bytes"`
+	Failed       int           `json:"failed"`
+	CopyStarted  time.Time     `json:"copy_started,omitzero"`
+	CopyFinished time.Time     `json:"copy_finished,omitzero"`
+	DoneAt       time.Time     `json:"done_at,omitzero"`
+	BytesCopied  int64         `json:"bytes_copied"`
+	TBPerHour    float64       `json:"tb_per_hour"`
+	Destinations []DestSummary `json:"destinations"`
+	Failures     []Failure     `json:"failures,omitempty"`
 }
 
 // DestSummary counts one card's files on one destination.
@@ -117,93 +147,42 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
 		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout, Runs: act.Runs, BytesCopied: act.BytesCopied,
 		ActiveSeconds: act.Active.Seconds(), PausedSeconds: act.Paused.Seconds(), TBPerHour: act.EndToEndTBPerHour()}
+	var first, later []*catalog.Dest
 	for _, d := range dests {
+		if destHop(d) == 2 {
+			later = append(later, d)
+		} else {
+			first = append(first, d)
+		}
+	}
+	for _, d := range first {
 		s.Destinations = append(s.Destinations, d.Path)
+	}
+	for _, d := range later {
+		s.Then = append(s.Then, d.Path)
+	}
+	second := map[int64]*catalog.Card{}
+	for _, k := range cards {
+		if k.Hop == 2 {
+			second[k.FromCard] = k
+		}
 	}
 	allSafe := true
 	for _, k := range cards {
-		files, err := cat.Files(k.ID)
+		if k.Hop == 2 {
+			continue // with its card
+		}
+		cs, err := cardSummary(cat, j, k, first, act)
 		if err != nil {
 			return nil, err
 		}
-		skipped, err := cat.Skipped(k.ID)
-		if err != nil {
-			return nil, err
-		}
-		cs := CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
-			CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
-		idx := map[int64]int{}
-		for i, d := range dests {
-			idx[d.ID] = i
-			out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-			cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
-		}
-		verifiedAll := 0
-		seen := map[string]bool{}
-		for _, f := range files {
-			seen[f.Rel] = true
-			if f.State == StateFailed {
-				cs.Failed++
-				cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
+		if len(later) > 0 {
+			cascadeVerdict(j, &cs, k, second[k.ID], func(h *catalog.Card) (CardSummary, error) {
+				return cardSummary(cat, j, h, later, act)
+			})
+			if cs.Then != nil {
+				s.Failed += cs.Then.Failed
 			}
-			ok := len(f.Copies) == len(dests)
-			for _, cp := range f.Copies {
-				ds := &cs.Destinations[idx[cp.DestID]]
-				switch cp.State {
-				case StateVerified:
-					ds.Verified++
-				case StateCopied, StatePresent:
-					ds.Copied++
-					ok = false
-				case StateSkipped:
-					ds.Skipped++
-					ok = false
-				default:
-					ds.Failed++
-					ok = false
-				}
-			}
-			if ok && f.State == StateVerified {
-				verifiedAll++
-			}
-		}
-		unreadable := false
-		for _, sk := range skipped {
-			if sk.Kind == "unreadable" {
-				unreadable = true
-			}
-		}
-		// Safe only when every file scanned is verified on every destination,
-		// nothing on the card was unreadable, and the card finished.
-		cs.SafeToFormat = j.VerifyMode != string(VerifyNone) && k.State == StateVerified && cs.Failed == 0 &&
-			verifiedAll == k.Files && len(files) == k.Files && !unreadable
-		switch {
-		case cs.SafeToFormat:
-			cs.Verdict = "Verified: safe to format"
-		case k.State == catalog.CardSealing && j.State == catalog.JobRunning:
-			cs.Verdict = "Writing the hash lists: NOT safe to format yet"
-		case k.State == catalog.CardSealing:
-			cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (dit offload --resume %d writes them)", j.ID)
-			// What kept the lists from being written (the card's own
-			// failures are listed with their files).
-			for _, part := range strings.Split(k.Error, "; ") {
-				if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
-					cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
-				}
-			}
-		case k.State == "interrupted" || j.State == catalog.JobInterrupted:
-			cs.Verdict = "Interrupted: NOT safe to format (resume the job)"
-		case cs.Failed > 0:
-			cs.Verdict = "FAILED: NOT safe to format"
-		case unreadable:
-			cs.Verdict = "Incomplete (unreadable entries on the card): NOT safe to format"
-		case j.VerifyMode == string(VerifyNone) && k.State == StateCopied:
-			cs.Verdict = "Copied, not verified: NOT safe to format"
-		default:
-			cs.Verdict = "Not finished: NOT safe to format"
-		}
-		if ca := act.Cards[k.ID]; ca != nil {
-			cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 		}
 		allSafe = allSafe && (cs.SafeToFormat || (j.VerifyMode == string(VerifyNone) && cs.Failed == 0 && k.State == StateCopied))
 		s.Files += cs.Files
@@ -230,4 +209,141 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		s.ExitCode = ExitOK
 	}
 	return s, nil
+}
+
+// cardSummary is card k's summary on the destinations dests (one run's).
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity) (CardSummary, error) {
+	var cs CardSummary
+	files, err := cat.Files(k.ID)
+	if err != nil {
+		return cs, err
+	}
+	skipped, err := cat.Skipped(k.ID)
+	if err != nil {
+		return cs, err
+	}
+	cs = CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
+		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
+	idx := map[int64]int{}
+	for i, d := range dests {
+		idx[d.ID] = i
+		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+		cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
+	}
+	verifiedAll := 0
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f.Rel] = true
+		if f.State == StateFailed {
+			cs.Failed++
+			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
+		}
+		ok := len(f.Copies) == len(dests)
+		for _, cp := range f.Copies {
+			ds := &cs.Destinations[idx[cp.DestID]]
+			switch cp.State {
+			case StateVerified:
+				ds.Verified++
+			case StateCopied, StatePresent:
+				ds.Copied++
+				ok = false
+			case StateSkipped:
+				ds.Skipped++
+				ok = false
+			default:
+				ds.Failed++
+				ok = false
+			}
+		}
+		if ok && f.State == StateVerified {
+			verifiedAll++
+		}
+	}
+	unreadable := false
+	for _, sk := range skipped {
+		if sk.Kind == "unreadable" {
+			unreadable = true
+		}
+	}
+	// Safe only when every file scanned is verified on every destination,
+	// nothing on the card was unreadable, and the card finished.
+	cs.SafeToFormat = j.VerifyMode != string(VerifyNone) && k.State == StateVerified && cs.Failed == 0 &&
+		verifiedAll == k.Files && len(files) == k.Files && !unreadable
+	switch {
+	case cs.SafeToFormat:
+		cs.Verdict = "Verified: safe to format"
+	case k.State == catalog.CardSealing && j.State == catalog.JobRunning:
+		cs.Verdict = "Writing the hash lists: NOT safe to format yet"
+	case k.State == catalog.CardSealing:
+		cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (dit offload --resume %d writes them)", j.ID)
+		// What kept the lists from being written (the card's own
+		// failures are listed with their files).
+		for _, part := range strings.Split(k.Error, "; ") {
+			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
+				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
+			}
+		}
+	case k.State == "interrupted" || j.State == catalog.JobInterrupted:
+		cs.Verdict = "Interrupted: NOT safe to format (resume the job)"
+	case cs.Failed > 0:
+		cs.Verdict = "FAILED: NOT safe to format"
+	case unreadable:
+		cs.Verdict = "Incomplete (unreadable entries on the card): NOT safe to format"
+	case j.VerifyMode == string(VerifyNone) && k.State == StateCopied:
+		cs.Verdict = "Copied, not verified: NOT safe to format"
+	default:
+		cs.Verdict = "Not finished: NOT safe to format"
+	}
+	if cs.SafeToFormat {
+		cs.SafeAt = k.DoneAt
+	}
+	if ca := act.Cards[k.ID]; ca != nil {
+		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
+	}
+	return cs, nil
+}
+
+// cascadeVerdict turns the summary of hop-1 card k (cs: on the first-run
+// destinations) into the card's in a cascade: free when the first run
+// verified it, safe to format only when its second run h verified it too.
+func cascadeVerdict(j *catalog.Job, cs *CardSummary, k, h *catalog.Card, second func(*catalog.Card) (CardSummary, error)) {
+	cs.CardFree = cs.SafeToFormat
+	cs.SafeToFormat, cs.SafeAt = false, time.Time{}
+	if cs.CardFree {
+		cs.FreeAt = k.DoneAt
+	}
+	var hs CardSummary
+	if h != nil {
+		var err error
+		if hs, err = second(h); err != nil {
+			hs.Failures = append(hs.Failures, Failure{Path: "(second run)", Error: err.Error()})
+		}
+		cs.Then = &HopSummary{Source: hs.Path, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
+			CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt, BytesCopied: hs.BytesCopied,
+			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures}
+		if len(cs.Destinations) > 0 {
+			cs.Then.Source = cs.Destinations[0].Path
+		}
+		if h.State == StateFailed && h.Error != "" && hs.Failed == 0 {
+			cs.Then.Failures = append(cs.Then.Failures, Failure{Path: "(second run)", Error: h.Error})
+			cs.Then.Failed++
+		}
+	}
+	if !cs.CardFree {
+		return // the first run's verdict says why
+	}
+	free := "card free since " + cs.FreeAt.Local().Format("15:04:05")
+	switch {
+	case h != nil && hs.SafeToFormat:
+		cs.SafeToFormat, cs.SafeAt = true, h.DoneAt
+		cs.Verdict = "Verified: safe to format"
+	case h != nil && (h.State == StateFailed || hs.Failed > 0):
+		cs.Verdict = "Second run FAILED (" + free + "): NOT safe to format: keep the card"
+	case h != nil && h.State == catalog.CardSealing && j.State != catalog.JobRunning:
+		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (dit offload --resume %d writes them)", free, j.ID)
+	case j.State == catalog.JobRunning:
+		cs.Verdict = "Card free (" + free + "): second run not done: NOT safe to format yet"
+	default:
+		cs.Verdict = fmt.Sprintf("Card free (%s), second run not done: NOT safe to format (dit offload --resume %d finishes it)", free, j.ID)
+	}
 }

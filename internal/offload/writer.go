@@ -44,7 +44,7 @@ func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string) {
 		st.err = err
 		return
 	}
-	if err := c.j.cat.PutPartial(&catalog.Partial{CardID: c.rec.ID, Rel: st.t.plan.ent.Rel, DestID: c.j.dests[di].rec.ID,
+	if err := c.j.cat.PutPartial(&catalog.Partial{CardID: c.rec.ID, Rel: st.t.plan.ent.Rel, DestID: c.dests[di].rec.ID,
 		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest}); err != nil {
 		return // no checkpoint: a resume starts this file over
 	}
@@ -72,7 +72,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 		for _, t := range batch {
 			if err != nil {
 				r := &t.results[di]
-				r.state, r.err = StateFailed, c.writeError(filepath.Join(c.j.dests[di].root, filepath.FromSlash(r.rel)), err)
+				r.state, r.err = StateFailed, c.writeError(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)), err)
 			}
 			t.wg.Done()
 		}
@@ -176,7 +176,7 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 		// Comparing with a file already there reads the destination:
 		// paced like a read-back.
 		if lim := c.j.opts.Limiter; lim != nil {
-			if err := lim.WaitVerify(c.ctx, c.rec.Seq, di, len(b)); err != nil {
+			if err := lim.WaitVerify(c.ctx, c.rec.Seq, c.dests[di].rec.Seq, len(b)); err != nil {
 				st.err = err
 				return
 			}
@@ -187,7 +187,7 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 	}
 	if st.tmp != nil {
 		if lim := c.j.opts.Limiter; lim != nil {
-			if err := lim.WaitWrite(c.ctx, c.rec.Seq, di, len(b)); err != nil {
+			if err := lim.WaitWrite(c.ctx, c.rec.Seq, c.dests[di].rec.Seq, len(b)); err != nil {
 				st.err = err
 				return
 			}
@@ -212,7 +212,7 @@ func (c *cardRun) end(di int, st *wstate, commit bool) (destResult, string) {
 	res := c.endCopy(di, st, commit)
 	if res.state == stateRenamed {
 		res.state = StateCopied
-		return res, filepath.Dir(filepath.Join(c.j.dests[di].root, filepath.FromSlash(res.rel)))
+		return res, filepath.Dir(filepath.Join(c.dests[di].root, filepath.FromSlash(res.rel)))
 	}
 	return res, ""
 }

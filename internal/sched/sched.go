@@ -645,7 +645,7 @@ func (s *Scheduler) StartJob(cat *catalog.Catalog, job *offload.Job) error {
 	}
 	snap := job.Snapshot()
 	var cards []Card
-	for i, k := range recs {
+	for i, k := range catalog.FirstRun(recs) {
 		c := Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
 		if i < len(snap.Cards) {
 			c.Bytes = snap.Cards[i].Bytes

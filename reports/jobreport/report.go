@@ -132,15 +132,45 @@ type Card struct {
 	CopyTBPerHour     float64    `json:"copy_tb_per_hour"`
 	VerifyTBPerHour   float64    `json:"verify_tb_per_hour"`
 	EndToEndTBPerHour float64    `json:"end_to_end_tb_per_hour"`
-	Destinations      []CardDest `json:"destinations"`
-	FileList          []File     `json:"file_list"`
+	// Destinations are the card's folders on every destination: the
+	// first run's, then (in a cascade) the second run's (Run 2).
+	Destinations []CardDest `json:"destinations"`
+	FileList     []File     `json:"file_list"`
+	// A cascade (dit offload --then): CardFree/FreeAt when the first run
+	// verified the card (it may leave the reader), SafeAt when both runs
+	// had (safe to format; without a cascade: when the card was verified);
+	// Then is the second run, from the first copy.
+	CardFree bool       `json:"card_free,omitempty"`
+	FreeAt   time.Time  `json:"card_free_at,omitzero"`
+	SafeAt   time.Time  `json:"safe_to_format_at,omitzero"`
+	Then     *SecondRun `json:"then,omitempty"`
 
 	series []point
 }
 
+// SecondRun is a card's second run in a cascade: its first copy (Source)
+// read and written to the --then destinations. Its figures are defined as
+// the card's: bytes read from the first copy over the time spent.
+type SecondRun struct {
+	Source            string    `json:"source"`
+	State             string    `json:"state"`
+	Files             int       `json:"files"`
+	Bytes             int64     `json:"bytes"`
+	Failed            int       `json:"failed"`
+	CopyStarted       time.Time `json:"copy_started,omitzero"`
+	CopyFinished      time.Time `json:"copy_finished,omitzero"`
+	DoneAt            time.Time `json:"done_at,omitzero"`
+	BytesCopied       int64     `json:"bytes_copied"`
+	CopySeconds       float64   `json:"copy_seconds"`
+	ActiveSeconds     float64   `json:"active_seconds"`
+	CopyTBPerHour     float64   `json:"copy_tb_per_hour"`
+	EndToEndTBPerHour float64   `json:"end_to_end_tb_per_hour"`
+}
+
 // CardDest is one card on one destination.
 type CardDest struct {
-	Path         string `json:"path"` // the card's folder there
+	Path         string `json:"path"`          // the card's folder there
+	Run          int    `json:"run,omitempty"` // 2: a cascade's second run (written from the first copy)
 	Verified     int    `json:"verified"`
 	Copied       int    `json:"copied"`
 	Failed       int    `json:"failed"`
@@ -261,7 +291,18 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		}
 	}
 	algos, _ := hashing.ParseList(j.Hashes)
-	for ci, k := range cards {
+	second := map[int64]*catalog.Card{}
+	for _, k := range cards {
+		if k.Hop == 2 {
+			second[k.FromCard] = k
+		}
+	}
+	ci := -1
+	for _, k := range cards {
+		if k.Hop == 2 {
+			continue // with its card
+		}
+		ci++
 		files, err := cat.Files(k.ID)
 		if err != nil {
 			return nil, err
@@ -286,6 +327,20 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		for _, f := range cs.Failures {
 			c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
 		}
+		c.CardFree, c.FreeAt, c.SafeAt = cs.CardFree, cs.FreeAt, cs.SafeAt
+		h := second[k.ID]
+		if cs.Then != nil && h != nil {
+			c.Then = &SecondRun{Source: cs.Then.Source, State: cs.Then.State, Files: cs.Then.Files, Bytes: cs.Then.Bytes,
+				Failed: cs.Then.Failed, CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt}
+			if ha := act.Cards[h.ID]; ha != nil {
+				c.Then.BytesCopied = ha.BytesCopied
+				c.Then.CopySeconds, c.Then.ActiveSeconds = round(ha.CopyTime.Seconds(), 3), round(ha.ActiveTime.Seconds(), 3)
+				c.Then.CopyTBPerHour, c.Then.EndToEndTBPerHour = round(ha.CopyTBPerHour(), 3), round(ha.EndToEndTBPerHour(), 3)
+			}
+			for _, f := range cs.Then.Failures {
+				c.Failures = append(c.Failures, Failure{Path: f.Path + " (2nd run)", Error: f.Error})
+			}
+		}
 		if ca := act.Cards[k.ID]; ca != nil {
 			c.BytesCopied, c.BytesVerified = ca.BytesCopied, ca.BytesVerified
 			c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
@@ -296,10 +351,32 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		}
 		out, _ := offload.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		for _, d := range dests {
-			c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out),
-				WriteRate: stats(rates[key{k.ID, d.ID, "copy"}]), ReadBackRate: stats(rates[key{k.ID, d.ID, "verify"}])})
+			from, run := k.ID, 0
+			if d.Hop == 2 {
+				run = 2
+				if h != nil {
+					from = h.ID
+				}
+			}
+			c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out), Run: run,
+				WriteRate: stats(rates[key{from, d.ID, "copy"}]), ReadBackRate: stats(rates[key{from, d.ID, "verify"}])})
+		}
+		// The second run's copies go with the card's files.
+		var later map[string]*catalog.File
+		if h != nil {
+			hf, err := cat.Files(h.ID)
+			if err != nil {
+				return nil, err
+			}
+			later = make(map[string]*catalog.File, len(hf))
+			for _, f := range hf {
+				later[f.Rel] = f
+			}
 		}
 		for _, f := range files {
+			if g := later[f.Rel]; g != nil {
+				f.Copies = append(f.Copies, g.Copies...)
+			}
 			row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
 			for _, a := range algos {
 				if v := f.Sums.Get(a); v != "" {

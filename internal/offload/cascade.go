@@ -1,0 +1,308 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/reports/ascmhl"
+)
+
+// A cascade (Options.Then) copies each card in two runs. The first run
+// reads the card and writes the first destinations (hop 1), exactly as a
+// job without a cascade; once the card is verified there it is "card
+// free": one verified copy exists, the card may leave the reader (not be
+// formatted). The second run (hop 2) reads that first copy, on the first
+// first-run destination (through the array reader on a dit array, so a
+// bad blade is repaired from parity, never copied), writes the later
+// destinations, checks every file read against the hashes the card gave
+// in the first run, and reads the copies back. The card is safe to format
+// only once both runs verified it.
+//
+// In the catalog a second run is a card row of its own: hop 2, from_card
+// the hop-1 card, path the first copy, on the hop-2 destinations.
+
+// hopDests are the job's destinations of one run.
+func (j *Job) hopDests(hop int) []*destination {
+	var out []*destination
+	for _, d := range j.dests {
+		if destHop(d.rec) == max(hop, 1) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func destHop(d *catalog.Dest) int { return max(d.Hop, 1) }
+
+// cascade reports whether the job has a second run.
+func (j *Job) cascade() bool { return len(j.hopDests(2)) > 0 }
+
+// secondOf is the second run of hop-1 card c, if it has one yet.
+func (j *Job) secondOf(c *cardRun) *cardRun {
+	for _, o := range j.cardList() {
+		if o.rec.Hop == 2 && o.rec.FromCard == c.rec.ID {
+			return o
+		}
+	}
+	return nil
+}
+
+// firstCopy is where the second run of c reads: its folder on the first
+// first-run destination.
+func (c *cardRun) firstCopy() string {
+	return filepath.Join(c.dests[0].root, filepath.FromSlash(c.out))
+}
+
+// cardFree: the first run of c verified every file on every first-run
+// destination and wrote its hash lists.
+func (c *cardRun) cardFree() bool { return c.rec.Hop <= 1 && c.rec.State == StateVerified }
+
+// startSecond starts the second run of hop-1 card c once it is free
+// (runMu held). A second run that cannot start (its first copy does not
+// read) is recorded failed, so the card is not safe to format.
+func (j *Job) startSecond(c *cardRun) {
+	if !j.cascade() || !c.cardFree() || j.runCtx == nil || j.runCtx.Err() != nil || j.secondOf(c) != nil {
+		return
+	}
+	h, err := j.newSecond(c)
+	if err != nil {
+		msg := fmt.Sprintf("second run of %s not started: %v", c.rec.Label, err)
+		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
+		if h == nil {
+			return
+		}
+	}
+	j.cardsMu.Lock()
+	j.cards = append(j.cards, h)
+	j.cardsMu.Unlock()
+	if err == nil {
+		j.emit(Event{Type: EvCardFree, Card: c.label(), Path: c.rec.Path, Time: c.rec.DoneAt,
+			Message: fmt.Sprintf("card %s is free: verified on %s; it may leave the reader, NOT be formatted until the second run is verified", c.rec.Label, destList(c.dests))})
+		j.startCard(h)
+	}
+}
+
+func destList(ds []*destination) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.root)
+	}
+	return strings.Join(s, ", ")
+}
+
+// newSecond records the second run of c and plans it. On a first copy
+// that cannot be read it returns the recorded, failed card and the error.
+func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
+	src := c.firstCopy()
+	k := &catalog.Card{JobID: j.rec.ID, Seq: len(j.cardList()), Label: c.label(), Path: src, State: "pending", Hop: 2, FromCard: c.rec.ID}
+	expect, err := j.expected(c.rec.ID)
+	var sc *source.Card
+	if err == nil {
+		sc, err = scanFirstCopy(j, src, expect)
+	}
+	if err != nil {
+		k.State, k.Error = StateFailed, fmt.Sprintf("the first copy %s cannot be read: %v: the card is NOT safe to format", DisplayPath(c.dests[0].root, c.out), err)
+		if aerr := j.cat.AddCard(k); aerr != nil {
+			return nil, aerr
+		}
+		j.cat.UpdateCard(k)
+		h := j.newCardRun(&source.Card{Root: src, Label: c.label()}, k, c.out, nil)
+		h.from = c
+		return h, err
+	}
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	if err := j.cat.AddCard(k); err != nil {
+		return nil, err
+	}
+	h := j.newCardRun(sc, k, c.out, nil)
+	h.expect, h.from = expect, c
+	for di := range h.dests {
+		if _, err := h.plan(di); err != nil {
+			k.State, k.Error = StateFailed, err.Error()
+			j.cat.UpdateCard(k)
+			return h, err
+		}
+	}
+	h.computeTotals()
+	return h, nil
+}
+
+// expected are the hashes the card gave in its first run, for every file
+// verified there.
+func (j *Job) expected(cardID int64) (map[string]hashing.Sums, error) {
+	files, err := j.cat.Files(cardID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]hashing.Sums, len(files))
+	for _, f := range files {
+		if f.State == StateVerified {
+			out[f.Rel] = f.Sums
+		}
+	}
+	return out, nil
+}
+
+// scanFirstCopy scans a card's first copy: every file of the card is kept
+// whatever its name (OS metadata the card's history listed included), and
+// the first run's hash lists go along, so the second run's history
+// extends the first copy's.
+func scanFirstCopy(j *Job, root string, expect map[string]hashing.Sums) (*source.Card, error) {
+	dirs := map[string]bool{}
+	for rel := range expect {
+		for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	keep := func(rel string) bool {
+		_, card := expect[rel]
+		return card || dirs[rel]
+	}
+	opt := source.Options{IncludeHidden: j.opts.IncludeHidden, Keep: keep}
+	if len(j.opts.Ignore) > 0 {
+		ign := ascmhl.NewIgnore(j.opts.Ignore)
+		opt.Ignore = ign.Match
+		opt.Why = "matches an ignore pattern of the job (" + strings.Join(j.opts.Ignore, ", ") + ")"
+	}
+	sc, err := source.Scan(j.opts.FS, root, opt)
+	if err != nil {
+		return nil, err
+	}
+	// The second run keeps the card's name.
+	sc.Label = path.Base(filepath.ToSlash(root))
+	return sc, nil
+}
+
+// checkExpect compares a file read from the first copy with the hashes
+// the card gave in the first run; "" when they agree (or the file is not
+// one of the card's: the first run's hash lists).
+func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
+	if c.expect == nil {
+		return ""
+	}
+	want, ok := c.expect[t.plan.ent.Rel]
+	if !ok {
+		return ""
+	}
+	for _, a := range c.j.algos {
+		w, g := want.Get(a), sums.Get(a)
+		if w == "" || g == "" || w == g {
+			continue
+		}
+		return fmt.Sprintf("second run (first copy %s to %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: it changed since it was verified; not copied, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
+			DisplayPath(c.from.dests[0].root, relJoin(c.out, t.plan.ent.Rel)), destList(c.dests), a, w, g, c.j.rec.ID)
+	}
+	return ""
+}
+
+// dropWritten removes the copies this run wrote of a file that must not be
+// copied (its first copy differs from the card): a damaged file never
+// carries a real name on a later destination.
+func (c *cardRun) dropWritten(t *fileTask) {
+	for di, r := range t.results {
+		if r.written && (r.state == StateCopied || r.state == stateRenamed) && t.plan.dests[di].mode == modeWrite {
+			if err := c.j.opts.FS.Remove(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel))); err == nil || errors.Is(err, os.ErrNotExist) {
+				t.results[di].written = false
+			}
+		}
+	}
+}
+
+// expectMissing lists the card's files verified in the first run that the
+// first copy does not have now.
+func (c *cardRun) expectMissing() []string {
+	var out []string
+	for rel := range c.expect {
+		if !c.names[rel] {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// waitTurn holds a second run until one of Options.ThenParallel slots is
+// free; it returns a release func, or nil if ctx ended first.
+func (j *Job) waitTurn(ctx context.Context, c *cardRun) func() {
+	if c.rec.Hop != 2 || j.thenSem == nil {
+		return func() {}
+	}
+	c.phase.Store("queued")
+	select {
+	case j.thenSem <- struct{}{}:
+		return func() { <-j.thenSem }
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+func hopOf(k *catalog.Card) int {
+	if k.Hop == 2 {
+		return 2
+	}
+	return 0
+}
+
+// resumeSecond takes up a recorded second run: its first copy is scanned
+// again (through the job's arrays), its files are checked against the
+// card's hashes of the first run.
+func (j *Job) resumeSecond(k *catalog.Card) error {
+	var from *cardRun
+	for _, c := range j.cards {
+		if c.rec.ID == k.FromCard {
+			from = c
+		}
+	}
+	if from == nil {
+		return fmt.Errorf("card %s of job %d: the second run's card (id %d) is not in the job", k.Label, j.rec.ID, k.FromCard)
+	}
+	prev, err := j.cat.Files(k.ID)
+	if err != nil {
+		return err
+	}
+	expect, err := j.expected(k.FromCard)
+	if err != nil {
+		return err
+	}
+	sc, err := scanFirstCopy(j, k.Path, expect)
+	if err != nil {
+		// The first copy is gone or does not read: the second run cannot
+		// go on, and the card is not safe to format.
+		k.State, k.Error = StateFailed, fmt.Sprintf("the first copy %s cannot be read: %v: the card is NOT safe to format; if the card is still here, copy it again", DisplayPath(from.dests[0].root, from.out), err)
+		j.cat.UpdateCard(k)
+		h := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, from.out, prev)
+		h.from, h.absent, h.prevState = from, true, k.State
+		j.cards = append(j.cards, h)
+		return nil
+	}
+	prevState := k.State
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	h := j.newCardRun(sc, k, from.out, prev)
+	h.prevState, h.expect, h.from = prevState, expect, from
+	if h.partials, err = j.cat.Partials(k.ID); err != nil {
+		return err
+	}
+	j.cards = append(j.cards, h)
+	return nil
+}
+
+// SecondRunSuffix marks a cascade's second run of a card in events and
+// progress: "A001 (2nd run)".
+const SecondRunSuffix = " (2nd run)"
+
+// label is the card's name in events and progress.
+func (c *cardRun) label() string {
+	if c.rec.Hop == 2 {
+		return c.rec.Label + SecondRunSuffix
+	}
+	return c.rec.Label
+}
