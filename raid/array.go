@@ -454,6 +454,11 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 			a.note("superblock", fmt.Sprintf("blade %s: SUPERBLOCK was damaged; SUPERBLOCK.prev used", c.dir))
 		}
 	}
+	for r, m := range a.sb.Members {
+		if why := hintWhy[m.PathHint]; why != "" && a.blades[r] == nil {
+			a.note("not a member", fmt.Sprintf("role %d: %s is there but %s", r, m.PathHint, why))
+		}
+	}
 	k, su := auth.DataBlades, auth.StripeUnit
 	a.bufPool.New = func() any {
 		b := make([]byte, int64(k+1)*su)

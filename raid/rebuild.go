@@ -41,7 +41,13 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 	switch {
 	case err == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.Role == r && sb.This.UUID == mem.BladeUUID && a.replacing(r):
 		resume = true
-	case err == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.UUID == mem.BladeUUID:
+	case err == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.UUID == mem.BladeUUID && sb.This.Role == r:
+		if b := a.blades[r]; b != nil && b.fs.Root() == abs && a.writable(r) {
+			// Run again after a replace that finished (its last step
+			// was cut short, or it is simply run twice): nothing to do.
+			a.note("replace", fmt.Sprintf("role %d is already active on %s", r, abs))
+			return nil
+		}
 		return fmt.Errorf("%s is role %d of this array already (%s): nothing to replace", abs, r, mem.State)
 	case err == nil:
 		return fmt.Errorf("%s already holds a dit array member (array %s, role %d): give an empty folder", abs, sb.ArrayUUID, sb.This.Role)

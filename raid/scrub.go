@@ -240,7 +240,7 @@ func (a *Array) scrubMembers(absent map[int]string, rep *ScrubReport) {
 		switch why {
 		case MemberMissing:
 			is.Blade = m.PathHint + " (missing)"
-			is.Detail = "role " + fmt.Sprint(r) + " is missing: " + a.degradedAdvice([]int{r})
+			is.Detail = fmt.Sprintf("role %d is missing: reconnect the blade (--blade DIR if it moved) or replace it (dit array replace BLADE --role %d --blade NEWDIR)", r, r)
 			if w := a.hintWhy[m.PathHint]; w != "" {
 				is.Detail = fmt.Sprintf("role %d is not usable: %s is there but %s; replace it (dit array replace BLADE --role %d --blade NEWDIR)", r, m.PathHint, w, r)
 			}

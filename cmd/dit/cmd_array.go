@@ -284,16 +284,21 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			var n int
+			var n, failed int
 			err = a.Extract(args[1:], to, func(r raid.ExtractResult) {
 				switch r.State {
 				case "failed":
+					failed++
 					fmt.Fprintf(g.stdout, "FAILED %s: %s\n", r.Path, r.Error)
 				default:
 					n++
 				}
 			})
-			fmt.Fprintf(g.stdout, "%d entries restored to %s and verified\n", n, to)
+			fmt.Fprintf(g.stdout, "%d entries restored to %s and verified", n, to)
+			if failed > 0 {
+				fmt.Fprintf(g.stdout, "; %d FAILED (not restored)", failed)
+			}
+			fmt.Fprintln(g.stdout)
 			for _, e := range a.Events() {
 				fmt.Fprintf(g.stdout, "%s: %s\n", e.Kind, e.Message)
 			}
