@@ -37,7 +37,12 @@ type jobListCard struct {
 	Label        string `json:"label"`
 	State        string `json:"state"`
 	SafeToFormat bool   `json:"safe_to_format"`
-	Files        int    `json:"files"`
+	// A cascade: free (one verified copy, may leave the reader) before
+	// safe to format (both runs verified), each with its time.
+	CardFree bool      `json:"card_free,omitempty"`
+	FreeAt   time.Time `json:"card_free_at,omitzero"`
+	SafeAt   time.Time `json:"safe_to_format_at,omitzero"`
+	Files    int       `json:"files"`
 	Bytes        int64  `json:"bytes"`
 	Failed       int    `json:"failed"`
 }
@@ -76,8 +81,12 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		e := jobListEntry{JobID: s.JobID, Name: s.Name, State: s.State, Started: s.Started, Finished: s.Finished,
 			Bytes: s.Bytes, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
 		for _, c := range s.Cards {
+			failed := c.Failed
+			if c.Then != nil {
+				failed += c.Then.Failed
+			}
 			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: c.State, SafeToFormat: c.SafeToFormat,
-				Files: c.Files, Bytes: c.Bytes, Failed: c.Failed})
+				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed})
 		}
 		if !j.Active {
 			e.Next = nextStep(g, s.JobID, s.State, s.Cards)
@@ -99,8 +108,13 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		var cards []string
 		for _, c := range e.Cards {
 			v := "NOT safe"
-			if c.SafeToFormat {
+			switch {
+			case c.SafeToFormat && c.CardFree:
+				v = fmt.Sprintf("free %s, safe to format %s", clock(c.FreeAt), clock(c.SafeAt))
+			case c.SafeToFormat:
 				v = "safe to format"
+			case c.CardFree:
+				v = fmt.Sprintf("card free %s, NOT safe (second run not verified)", clock(c.FreeAt))
 			}
 			if c.State == catalog.CardSealing {
 				v = "NOT safe (hash lists not written)"

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -228,4 +230,185 @@ func interruptAtEvent(t *testing.T, db, typ string, args ...string) int {
 	cmd.Wait()
 	require.True(t, sent, "no %s event", typ)
 	return cmd.ProcessState.ExitCode()
+}
+
+// inodes maps a folder's files to their inode numbers: a file rewritten
+// gets a new one (dit writes a temp and renames it).
+func inodes(t *testing.T, root string) map[string]uint64 {
+	t.Helper()
+	out := map[string]uint64{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			fi, err := d.Info()
+			require.NoError(t, err)
+			rel, _ := filepath.Rel(root, p)
+			out[filepath.ToSlash(rel)] = fi.Sys().(*syscall.Stat_t).Ino
+		}
+		return nil
+	})
+	return out
+}
+
+// kill -9 in either run, then --resume: nothing verified is copied again,
+// the second run goes on from the first copy, and a card that is free is
+// not needed (it may have gone back to the camera).
+func TestCascadeKill9BothRuns(t *testing.T) {
+	for _, step := range []string{"file: verified, run 1#3", "cascade: second run recorded#1", "file: verified, run 2#4"} {
+		t.Run(strings.ReplaceAll(step, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "catalog.db")
+			cards := filepath.Join(dir, "cards")
+			r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "4MB", "--style", "mixed", "--seed", "23")
+			require.Equal(t, 0, r.code, r.stderr)
+			first, s1, s2 := filepath.Join(dir, "raid"), filepath.Join(dir, "s1"), filepath.Join(dir, "s2")
+			for _, d := range []string{first, s1, s2} {
+				require.NoError(t, os.Mkdir(d, 0o755))
+			}
+			args := []string{"offload", "--name", "day01", "-d", first, "--then", s1, "--then", s2,
+				filepath.Join(cards, "A001"), filepath.Join(cards, "A002")}
+			_, killed := ditCrash(t, db, []string{"DIT_CRASH_AT=" + step}, args...)
+			require.True(t, killed, "dit reached %q", step)
+
+			// What is verified now must not be written again.
+			before := map[string]map[string]uint64{}
+			var jobs crashJobs
+			r = dit(t, db, "jobs", "--json")
+			require.Equal(t, 0, r.code, r.stdout+r.stderr)
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs), r.stdout+r.stderr)
+			require.Len(t, jobs, 1)
+			for _, c := range jobs[0].Cards {
+				require.False(t, c.Safe, "%s safe to format after a kill in %q", c.Label, step)
+			}
+			for _, d := range []string{first, s1, s2} {
+				before[d] = inodes(t, filepath.Join(d, "day01"))
+			}
+			// In the second run the cards have left the readers: they
+			// are free, and the resume does not need them.
+			secondRun := !strings.Contains(step, "run 1")
+			if secondRun {
+				for _, c := range []string{"A001", "A002"} {
+					require.NoError(t, os.Rename(filepath.Join(cards, c), filepath.Join(cards, c+"-away")))
+				}
+			}
+			r = dit(t, db, "offload", "--resume", "1", "--json")
+			if secondRun && r.code != 0 {
+				// A card whose first run the kill cut short is needed.
+				require.Contains(t, r.stdout+r.stderr, "not mounted", r.stdout+r.stderr)
+				for _, c := range []string{"A001", "A002"} {
+					require.NoError(t, os.Rename(filepath.Join(cards, c+"-away"), filepath.Join(cards, c)))
+				}
+				r = dit(t, db, "offload", "--resume", "1", "--json")
+			}
+			require.Equal(t, 0, r.code, r.stdout+r.stderr)
+			sum, _ := lastSummary(t, r.stdout)
+			for _, c := range sum.Cards {
+				require.True(t, c.SafeToFormat, c.Verdict)
+				require.True(t, c.SafeAt.After(c.FreeAt))
+				src := filepath.Join(cards, c.Label)
+				if _, err := os.Stat(src); err != nil {
+					src += "-away"
+				}
+				for _, s := range []string{first, s1, s2} {
+					require.Equal(t, footage(tree(t, src)), withoutHistory(tree(t, filepath.Join(s, "day01", c.Label))), "%s on %s", c.Label, s)
+				}
+			}
+			// Files verified before the kill kept their inode: not copied
+			// again. (Hash lists are rewritten by a new generation.)
+			for _, d := range []string{first, s1, s2} {
+				after := inodes(t, filepath.Join(d, "day01"))
+				for rel, ino := range before[d] {
+					if strings.Contains(rel, "ascmhl/") || strings.Contains(rel, "reports/") || strings.HasSuffix(rel, ".dit-tmp") {
+						continue
+					}
+					if a, ok := after[rel]; ok {
+						require.Equal(t, ino, a, "%s on %s was written again", rel, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A shuttle that fills up during the second run fails its copies cleanly
+// (no temp, no partial file under a real name); the other shuttle gets
+// every file verified; the card is free but NOT safe to format (exit 3).
+func TestCascadeShuttleFillsUp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs as a shuttle that fills up")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "8MB", "--style", "mixed", "--seed", "24")
+	require.Equal(t, 0, r.code, r.stderr)
+	first, good, small := filepath.Join(dir, "raid"), filepath.Join(dir, "good"), filepath.Join(dir, "small")
+	for _, d := range []string{first, good, small} {
+		require.NoError(t, os.Mkdir(d, 0o755))
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=80m", "tmpfs", small).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v: %s): skipping the full-shuttle test", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", small).Run() })
+
+	cmd := exec.Command(ditBin, "offload", "--name", "day01", "--json", "-d", first, "--then", good, "--then", small, filepath.Join(cards, "A001"))
+	cmd.Env = append(os.Environ(), "DIT_DB="+db)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var all strings.Builder
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), `"type":"card_free"`) {
+			// Someone fills the shuttle while the card is free: 2 MB left.
+			fillUp(t, filepath.Join(small, "filler.bin"), 2<<20)
+		}
+	}
+	cmd.Wait()
+	require.Equal(t, 3, cmd.ProcessState.ExitCode(), all.String())
+	sum, _ := lastSummary(t, all.String())
+	c := sum.Cards[0]
+	require.True(t, c.CardFree)
+	require.False(t, c.SafeToFormat, c.Verdict)
+	require.NotNil(t, c.Then)
+	require.Greater(t, c.Then.Failed, 0)
+	var goodDest, smallDest int
+	for i, d := range c.Then.Destinations {
+		if strings.HasPrefix(d.Path, good) {
+			goodDest = i
+		} else {
+			smallDest = i
+		}
+	}
+	require.Equal(t, len(footage(tree(t, filepath.Join(cards, "A001")))), c.Then.Destinations[goodDest].Verified-2, "every card file verified on the good shuttle (plus the first run's two hash list files)")
+	require.Equal(t, footage(tree(t, filepath.Join(cards, "A001"))), withoutHistory(tree(t, filepath.Join(good, "day01", "A001"))))
+	require.Less(t, c.Then.Destinations[smallDest].Verified, c.Then.Destinations[goodDest].Verified)
+	require.Contains(t, all.String(), "no space left")
+	// Nothing partial under a real name, no temp left on the full shuttle.
+	require.Empty(t, ditTemps(t, small))
+	want := tree(t, filepath.Join(cards, "A001"))
+	for rel, h := range tree(t, filepath.Join(small, "day01", "A001")) {
+		if !strings.HasPrefix(rel, "ascmhl/") {
+			require.Equal(t, want[rel], h, "%s on the full shuttle is the card's", rel)
+		}
+	}
+}
+
+// fillUp writes path until its filesystem is full, then frees leave bytes.
+func fillUp(t *testing.T, path string, leave int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		w, err := f.Write(buf)
+		n += int64(w)
+		if err != nil {
+			break
+		}
+	}
+	require.NoError(t, f.Truncate(max(n-leave, 0)))
+	require.NoError(t, f.Close())
 }

@@ -131,7 +131,9 @@ func openAbs(abs string) (*Catalog, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+abs+"?"+q.Encode())
+	// The path is escaped: "#", "?" and "%" in a folder name ("Day #3")
+	// would otherwise end the file name of the URI.
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}

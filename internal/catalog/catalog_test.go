@@ -163,3 +163,23 @@ func TestMigrationFromVersion2KeepsJobsAndReadsMHLAsc(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "asc", got.MHL)
 }
+
+// A catalog in a folder whose name has URI characters ("Day #3", "50%",
+// "what?") opens there, and no other file is created.
+func TestCatalogPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "Day #3 50% what?")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	p := filepath.Join(dir, "catalog.db")
+	c := open(t, p)
+	require.NoError(t, c.CreateJob(&Job{Name: "day03", State: JobDone, Started: time.Now()}))
+	require.NoError(t, c.Close())
+	_, err := os.Stat(p)
+	require.NoError(t, err, "the catalog is where it was asked to be")
+	c = open(t, p)
+	jobs, err := c.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	ents, err := os.ReadDir(filepath.Dir(dir))
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "nothing written beside the folder")
+}

@@ -28,6 +28,10 @@ var (
 	list  = os.Getenv("DIT_CRASH_LIST")
 )
 
+// On reports whether a crash test runs (a step that costs something to
+// reach, e.g. a catalog flush, is only taken then).
+func On() bool { return at != "" || list != "" }
+
 // Hit marks the step name. It returns at once when no crash test runs.
 func Hit(name string) {
 	if at == "" && list == "" {

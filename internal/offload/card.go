@@ -1245,6 +1245,11 @@ func (c *cardRun) finalize(t *fileTask) {
 		}
 		j.cat.PutFile(f)
 	}
+	if f.State == StateVerified && crashpoint.On() {
+		if j.cat.Flush() == nil {
+			crashpoint.Hit(fmt.Sprintf("file: verified, run %d", max(c.rec.Hop, 1)))
+		}
+	}
 	if f.State == StateFailed {
 		c.filesFailed.Add(1)
 	}

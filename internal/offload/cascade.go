@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/reports/ascmhl"
@@ -84,6 +85,7 @@ func (j *Job) startSecond(c *cardRun) {
 	j.cardsMu.Lock()
 	j.cards = append(j.cards, h)
 	j.cardsMu.Unlock()
+	crashpoint.Hit("cascade: second run recorded")
 	if err == nil {
 		j.emit(Event{Type: EvCardFree, Card: c.label(), Path: c.rec.Path, Time: c.rec.DoneAt,
 			Message: fmt.Sprintf("card %s is free: verified on %s; it may leave the reader, NOT be formatted until the second run is verified", c.rec.Label, destList(c.dests))})
