@@ -43,8 +43,8 @@ type jobListCard struct {
 	FreeAt   time.Time `json:"card_free_at,omitzero"`
 	SafeAt   time.Time `json:"safe_to_format_at,omitzero"`
 	Files    int       `json:"files"`
-	Bytes        int64  `json:"bytes"`
-	Failed       int    `json:"failed"`
+	Bytes    int64     `json:"bytes"`
+	Failed   int       `json:"failed"`
 }
 
 type jobListEntry struct {

@@ -52,9 +52,9 @@ type Job struct {
 	// ThenParallel is how many cards a cascade's second run copies at
 	// once (dit offload --then-parallel).
 	ThenParallel int
-	Started  time.Time
-	Finished time.Time
-	Error    string
+	Started      time.Time
+	Finished     time.Time
+	Error        string
 	// Active: a live process is running or finishing the job (read from
 	// the state, the host and the pid; not stored).
 	Active bool

@@ -65,17 +65,17 @@ const DefaultLayout = "{job}/{card}"
 
 // Options configure a new offload job.
 type Options struct {
-	Name   string   // job name; default: local date and time
-	Cards  []string // card folders or mount points
-	Dests  []string // destination folders (must exist)
+	Name  string   // job name; default: local date and time
+	Cards []string // card folders or mount points
+	Dests []string // destination folders (must exist)
 	// Then are a cascade's second-run destinations: filled from each
 	// card's first copy (on Dests[0]) once the card is verified on every
 	// destination of Dests ("card free"); see cascade.go. ThenParallel is
 	// how many cards the second run copies at once (default 1).
 	Then         []string
 	ThenParallel int
-	Hashes []hashing.Algo
-	Verify VerifyMode
+	Hashes       []hashing.Algo
+	Verify       VerifyMode
 	// VerifyAll recomputes every selected hash on read-back instead of
 	// only the fastest one.
 	VerifyAll     bool
