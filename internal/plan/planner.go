@@ -44,6 +44,9 @@ type Options struct {
 	FitMedia []string
 	// NoFits skips the what-if counts (the scheduler's re-plans).
 	NoFits bool
+	// ThenParallel is how many cards a cascade's second run copies at
+	// once (destinations with Run 2; default 1).
+	ThenParallel int
 }
 
 // CardPlan is one card's planned rate and why.
@@ -61,6 +64,14 @@ type CardPlan struct {
 	// ETASeconds is the time to copy the card at the planned rates,
 	// re-planned as other cards finish; nil when the size is unknown.
 	ETASeconds *float64 `json:"eta_s"`
+	// A cascade (Result.Cascade): when the card is free (its first run
+	// copied) and safe to format (its second run copied), in seconds from
+	// the start; SecondRate is its second run's rate when it starts and
+	// SecondLimitedBy what bounds it.
+	FreeSeconds     *float64 `json:"card_free_s,omitempty"`
+	SafeSeconds     *float64 `json:"safe_to_format_s,omitempty"`
+	SecondRate      float64  `json:"second_run_rate_bytes_per_s,omitempty"`
+	SecondLimitedBy string   `json:"second_run_limited_by,omitempty"`
 }
 
 // LinkLoad is one bus's planned load.
@@ -94,6 +105,8 @@ type DestLoad struct {
 	ReadCapacity float64 `json:"read_capacity_bytes_per_s"`
 	// Amplification is the bytes the blades write per byte of data.
 	Amplification float64 `json:"write_amplification"`
+	// Run: 1, or 2 for a cascade's second-run destination.
+	Run int `json:"run"`
 	Full          bool    `json:"full"`
 }
 
@@ -138,6 +151,8 @@ type Result struct {
 	// Bottleneck names, in words, what holds the job back most.
 	Bottleneck string `json:"bottleneck"`
 	Fits       []Fit  `json:"fits,omitempty"`
+	// Cascade is the plan of a cascade's two runs (nil without one).
+	Cascade *Cascade `json:"cascade,omitempty"`
 }
 
 // Card returns the plan of the card called name, or nil.
@@ -190,6 +205,7 @@ func Plan(t *Topology, o Options) (*Result, error) {
 	rates, limits := fill(cons, len(t.Sources))
 	res := describeResult(t, o, cons, rates, limits)
 	etas(t, o, res)
+	cascade(t, o, res)
 	if !o.NoFits {
 		fits(t, o, res)
 	}
@@ -202,13 +218,6 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 	one := func(i int) []float64 {
 		c := make([]float64, n)
 		c[i] = 1
-		return c
-	}
-	all := func(v float64) []float64 {
-		c := make([]float64, n)
-		for i := range c {
-			c[i] = v
-		}
 		return c
 	}
 	for i := 0; i < n; i++ {
@@ -244,14 +253,19 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 				continue
 			}
 			amp := WriteAmplification(d.Blades, d.RAID)
+			dev := make([]float64, n)
 			for i := range out {
+				if !writes(t.Sources[i], d) {
+					continue
+				}
 				out[i] += amp
+				dev[i] = amp
 				if o.Verify {
 					in[i]++
 				}
 			}
 			if k.Device > 0 && k.Device < k.Usable && d.Bus == b.Name {
-				cons = append(cons, constraint{id: busPrefix + b.Name, prio: prioDevice, coef: all(amp), cap: k.Device,
+				cons = append(cons, constraint{id: busPrefix + b.Name, prio: prioDevice, coef: dev, cap: k.Device,
 					why: fmt.Sprintf("its port: one device gets at most %s on %s bus %s", units.FormatRate(k.Device), k.Title, b.Name)})
 			}
 		}
@@ -274,6 +288,29 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 		d := t.Dest(di)
 		id := destPrefix + d.Name
 		amp := WriteAmplification(d.Blades, d.RAID)
+		// The streams that write d (all cards, or a cascade's run), and
+		// what d reads: read-back of its copies, and the first copies a
+		// cascade's second run reads from it.
+		all := func(v float64) []float64 {
+			c := make([]float64, n)
+			for i := range c {
+				if writes(t.Sources[i], d) {
+					c[i] = v
+				}
+			}
+			return c
+		}
+		reads := make([]float64, n)
+		anyRead := false
+		for i := range reads {
+			if o.Verify && writes(t.Sources[i], d) {
+				reads[i]++
+			}
+			if t.Sources[i].From == d.Name {
+				reads[i]++
+				anyRead = true
+			}
+		}
 		if d.Write > 0 {
 			why := fmt.Sprintf("destination %s writes %s", d.Name, units.FormatRate(d.Write))
 			if amp != 1 {
@@ -290,9 +327,12 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 			cons = append(cons, constraint{id: id, prio: prioDest, coef: all(1), cap: d.Limit,
 				why: fmt.Sprintf("destination %s is capped at %s (--limit, headroom for playback)", d.Name, units.FormatRate(d.Limit))})
 		}
-		if o.Verify && d.Read > 0 {
-			cons = append(cons, constraint{id: id, prio: prioDest, coef: all(1), cap: d.Read,
-				why: fmt.Sprintf("destination %s reads back at most %s for verification", d.Name, units.FormatRate(d.Read))})
+		if (o.Verify || anyRead) && d.Read > 0 {
+			why := fmt.Sprintf("destination %s reads back at most %s for verification", d.Name, units.FormatRate(d.Read))
+			if anyRead {
+				why = fmt.Sprintf("destination %s reads at most %s: read-back and the first copies the second run reads", d.Name, units.FormatRate(d.Read))
+			}
+			cons = append(cons, constraint{id: id, prio: prioDest, coef: reads, cap: d.Read, why: why})
 		}
 	}
 	if o.CPU != nil && len(o.Hashes) > 0 {
@@ -305,7 +345,17 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 				why: fmt.Sprintf("hashing: %s runs on one core per card at %s", slow, units.FormatRate(stream))})
 		}
 		if o.CPU.Cores > 0 {
-			cons = append(cons, constraint{id: LimitCPU, prio: prioCPU + 1, coef: all(perByte), cap: o.CPU.Cores,
+			coef := make([]float64, n)
+			for i := range coef {
+				coef[i] = perByte
+				if o.Verify && len(t.Destinations) > 0 {
+					// perByte counts a read-back on every destination;
+					// a stream reads back only those it writes.
+					per := (perByte - hashOnly(t, o)) / float64(len(t.Destinations))
+					coef[i] = hashOnly(t, o) + per*float64(destsOf(t, t.Sources[i]))
+				}
+			}
+			cons = append(cons, constraint{id: LimitCPU, prio: prioCPU + 1, coef: coef, cap: o.CPU.Cores,
 				why: fmt.Sprintf("the CPU: all %g cores busy hashing (%s)", o.CPU.Cores, hashing.Names(o.Hashes))})
 		}
 	}
@@ -468,6 +518,29 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 	}
 	res.TBPerHour = res.Total * 3600 / 1e12
 	full := func(load, capacity float64) bool { return capacity > 0 && load >= capacity*(1-1e-6) }
+	// Per destination: the data written (the streams that write it) and
+	// read (read-back of those, first copies read by second runs).
+	written := func(d Destination) float64 {
+		var v float64
+		for i := 0; i < n; i++ {
+			if writes(t.Sources[i], d) {
+				v += rates[i]
+			}
+		}
+		return v
+	}
+	read := func(d Destination) float64 {
+		var v float64
+		if o.Verify {
+			v = written(d)
+		}
+		for i := 0; i < n; i++ {
+			if t.Sources[i].From == d.Name {
+				v += rates[i]
+			}
+		}
+		return v
+	}
 	for bi := range t.Buses {
 		b := &t.Buses[bi]
 		k := t.BusKind(b)
@@ -484,9 +557,9 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 				continue
 			}
 			l.Dests = append(l.Dests, d.Name)
-			l.Writes += res.Total * WriteAmplification(d.Blades, d.RAID)
+			l.Writes += written(d) * WriteAmplification(d.Blades, d.RAID)
 			if o.Verify {
-				l.Reads += res.Total
+				l.Reads += written(d) // read-back (first copies read by a second run count as its source reads above)
 			}
 		}
 		l.Load = max(l.Reads, l.Writes)
@@ -500,7 +573,7 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 	for di := range t.Destinations {
 		d := t.Dest(di)
 		amp := WriteAmplification(d.Blades, d.RAID)
-		dl := DestLoad{Name: d.Name, Bus: d.Bus, Load: res.Total, Amplification: amp}
+		dl := DestLoad{Name: d.Name, Bus: d.Bus, Load: written(d), Amplification: amp, Run: max(d.Run, 1)}
 		capacity := math.Inf(1)
 		if d.Write > 0 {
 			capacity = d.Write / amp
@@ -514,8 +587,8 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 		if !math.IsInf(capacity, 1) {
 			dl.Capacity, dl.Headroom = capacity, capacity-dl.Load
 		}
-		if o.Verify {
-			dl.ReadLoad, dl.ReadCapacity = res.Total, d.Read
+		if rl := read(d); rl > 0 || o.Verify {
+			dl.ReadLoad, dl.ReadCapacity = rl, d.Read
 		}
 		dl.Full = full(dl.Load, dl.Capacity) || full(dl.ReadLoad, dl.ReadCapacity)
 		res.Destinations = append(res.Destinations, dl)
@@ -761,4 +834,31 @@ func fits(t *Topology, o Options, res *Result) {
 			}
 		}
 	}
+}
+
+// writes reports whether stream s writes destination d: a card's first
+// run writes the run-1 destinations, a cascade's second run (s.From set)
+// the run-2 ones.
+func writes(s Source, d Destination) bool { return (s.From != "") == (d.Run == 2) }
+
+// destsOf counts the destinations stream s writes.
+func destsOf(t *Topology, s Source) int {
+	n := 0
+	for _, d := range t.Destinations {
+		if writes(s, d) {
+			n++
+		}
+	}
+	return n
+}
+
+// hashOnly is the core-seconds a byte of a stream costs in its hashes,
+// read-back left out.
+func hashOnly(t *Topology, o Options) float64 {
+	o.Verify = false
+	_, _, perByte, err := hashCost(t, o)
+	if err != nil {
+		return 0
+	}
+	return perByte
 }

@@ -35,6 +35,10 @@ type Source struct {
 	// Size is the bytes to copy (0: unknown), for ETAs.
 	Size int64
 	Line int
+	// From is set by the planner on a cascade's second run of a card: the
+	// name of the destination whose first copy it reads (Bus and Read are
+	// that destination's); it writes the destinations of run 2.
+	From string
 }
 
 // Destination is a volume every card is copied to.
@@ -51,7 +55,11 @@ type Destination struct {
 	// Limit caps the data written per second (e.g. to keep headroom for
 	// playback; dit offload --limit).
 	Limit float64
-	Line  int
+	// Run is 2 for a cascade's second-run destination (dit offload
+	// --then; topology key run: 2): written from the first copy on the
+	// first run-1 destination once each card is free. 0 or 1: run 1.
+	Run  int
+	Line int
 
 	raidSet bool
 }
@@ -176,11 +184,19 @@ func ParseTopology(file string, data []byte) (*Topology, error) {
 		return nil, err
 	}
 	for _, n := range dests {
-		v, err := r.fields(n, "a destination", "name", "path", "bus", "kind", "write_rate", "read_rate", "blades", "raid", "blade_rate", "limit")
+		v, err := r.fields(n, "a destination", "name", "path", "bus", "kind", "write_rate", "read_rate", "blades", "raid", "blade_rate", "limit", "run")
 		if err != nil {
 			return nil, err
 		}
 		d := Destination{Line: n.Line}
+		if run, err := r.str(v["run"], "run"); err != nil {
+			return nil, err
+		} else if run != "" {
+			if run != "1" && run != "2" {
+				return nil, r.errf(v["run"], "run must be 1 (the card is read) or 2 (a cascade's second run, from the first copy), got %q", run)
+			}
+			d.Run, _ = strconv.Atoi(run)
+		}
 		for key, dst := range map[string]*string{"name": &d.Name, "path": &d.Path, "bus": &d.Bus, "kind": &d.Kind} {
 			if *dst, err = r.str(v[key], key); err != nil {
 				return nil, err
@@ -541,7 +557,7 @@ func (t *Topology) Encode(w io.Writer) error {
 		}
 		seq.Content = append(seq.Content, flow("name", d.Name, "path", d.Path, "bus", d.Bus, "kind", d.Kind,
 			"write_rate", rate(d.Write), "read_rate", rate(d.Read), "blades", num(d.Blades), "raid", raid,
-			"blade_rate", rate(d.BladeRate), "limit", rate(d.Limit)))
+			"blade_rate", rate(d.BladeRate), "limit", rate(d.Limit), "run", num(d.Run)))
 	}
 	add("destinations", seq)
 	cores := "auto"
