@@ -24,7 +24,7 @@ destinations:
   - {name: s2, write_rate: 0.5GB/s, read_rate: 0.5GB/s, run: 2}
 `)
 	for _, tc := range []struct {
-		parallel   int
+		parallel     int
 		safe1, safe2 float64
 	}{
 		{1, 42, 64},

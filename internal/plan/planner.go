@@ -106,8 +106,8 @@ type DestLoad struct {
 	// Amplification is the bytes the blades write per byte of data.
 	Amplification float64 `json:"write_amplification"`
 	// Run: 1, or 2 for a cascade's second-run destination.
-	Run int `json:"run"`
-	Full          bool    `json:"full"`
+	Run  int  `json:"run"`
+	Full bool `json:"full"`
 }
 
 // CPULoad is the planned hashing load.
