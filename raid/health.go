@@ -139,3 +139,37 @@ func manifestPathHint(data []byte) string {
 	}
 	return meta.Path
 }
+
+// blockSize is what a blade filesystem allocates in: a chunk or a
+// manifest takes whole blocks.
+const blockSize = 4096
+
+func blocks(n int64) int64 { return (n + blockSize - 1) / blockSize * blockSize }
+
+// BladeNeed is the space files of the given sizes take on each role's
+// blade (bytes, rounded up to filesystem blocks, with a manifest replica
+// per file). On RAID 4 the parity blade takes, per file, as much as the
+// file's largest data chunk (L_0): the whole file for a file of up to one
+// stripe unit, so many small files need about k times more there than
+// their size spread over the k data blades. Data chunks are counted as
+// the rotation spreads them (from the next rotation, in the given order),
+// plus one stripe unit per data blade for files written in another order.
+func (a *Array) BladeNeed(sizes []int64) []int64 {
+	k, su, roles := a.sb.DataBlades, a.sb.StripeUnit, a.sb.Roles()
+	need := make([]int64, roles)
+	start := int(a.start.Load()) % k
+	for r := 0; r < k && len(sizes) > 0; r++ {
+		need[r] = su
+	}
+	for i, size := range sizes {
+		ly := Layout{K: k, SU: su, Start: (start + i) % k, Size: size}
+		man := blocks(1024 + 16*int64(roles)*ly.Stripes())
+		for r := 0; r < k; r++ {
+			need[r] += blocks(ly.ChunkLen(ly.Position(r))) + man
+		}
+		if a.sb.ParityBlades == 1 {
+			need[k] += blocks(ly.ParityLen()) + man
+		}
+	}
+	return need
+}

@@ -459,3 +459,61 @@ func atoi(t *testing.T, s string) int64 {
 	require.NoError(t, err)
 	return n
 }
+
+// Item 5 of issue 18: many files smaller than a stripe unit cost their
+// whole size on the RAID 4 parity blade, not a k-th of it: the offload is
+// refused before a byte is written, with figures that add up (blade
+// need + margin = in all; in all - free = short); a card that fits on
+// every blade is taken.
+func TestArraySpaceCheckCountsParityOfSmallFiles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount small tmpfs blades")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "60MB", "--style", "dng", "--seed", "5")
+	require.Equal(t, 0, r.code, r.stderr)
+	var blades []string
+	for i := 1; i <= 4; i++ {
+		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
+		require.NoError(t, os.Mkdir(b, 0o755))
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=100m", "tmpfs", b).CombinedOutput(); err != nil {
+			t.Skipf("cannot mount a tmpfs (%v: %s)", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", b).Run() })
+		blades = append(blades, b)
+	}
+	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "1MiB"}, blades...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	// 60 MB of 100-500 KB frames: 60 MB on the parity blade (and 64 MB of
+	// margin) of 100 MB, although the array holds 300 MB of large files.
+	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(cards, "A001"))
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	m := regexp.MustCompile(`take ([0-9.]+ [kMG]B) on blade role 3 \(parity, ` + regexp.QuoteMeta(blades[3]) +
+		`\): .*; dit keeps a margin of ([0-9.]+ [kMG]B) there: ([0-9.]+ [kMG]B) in all; ([0-9.]+ [kMG]B) is free on that blade, ([0-9.]+ [kMG]B) short`).FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, r.stderr)
+	need, margin, all, free, short := mb(t, m[1]), mb(t, m[2]), mb(t, m[3]), mb(t, m[4]), mb(t, m[5])
+	require.InDelta(t, 60, need, 4, "the parity blade takes about the card's size")
+	require.InDelta(t, all, need+margin, 0.02*all, "need + margin = in all")
+	require.InDelta(t, short, all-free, 0.02*all+0.01, "in all - free = short")
+	require.Greater(t, short, 0.0)
+	for _, b := range blades {
+		require.Empty(t, sortedFiles(t, filepath.Join(b, raid.Dir, "chunks")), "nothing written to %s", b)
+	}
+	// A card that fits on every blade is taken and verified.
+	small := filepath.Join(dir, "small")
+	r = dit(t, db, "testdata", "cards", "--out", small, "--cards", "1", "--size", "15MB", "--style", "dng", "--seed", "6")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(small, "A001"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "Verified: safe to format")
+}
+
+// mb parses a figure dit prints ("1.23 MB") in MB.
+func mb(t *testing.T, s string) float64 {
+	v, unit, _ := strings.Cut(s, " ")
+	f, err := strconv.ParseFloat(v, 64)
+	require.NoError(t, err)
+	return f * map[string]float64{"kB": 1e-3, "MB": 1, "GB": 1e3}[unit]
+}

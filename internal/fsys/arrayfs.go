@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -332,3 +333,57 @@ func (m *Mux) RenameNoReplace(o, n string) error       { return RenameNoReplace(
 var _ FS = (*Mux)(nil)
 var _ FS = (*ArrayFS)(nil)
 var _ = errors.New
+
+// ArrayAt returns the array mounted at root of f (through a Mux), or nil.
+func ArrayAt(f FS, root string) *raid.Array {
+	if m, ok := f.(*Mux); ok {
+		f = m.route(root)
+	}
+	if af, ok := f.(*ArrayFS); ok {
+		return af.A
+	}
+	return nil
+}
+
+// ArraySpaceShortfall says, in figures that add up, why files of the
+// given sizes do not fit on the blades of the array at root of f, keeping
+// margin bytes free on each blade ("" when they fit, or root is not an
+// array). An array's free space depends on the sizes of the files: a RAID
+// 4 parity blade takes a whole stripe unit for a file of up to one.
+func ArraySpaceShortfall(f FS, root string, sizes []int64, margin int64) string {
+	a := ArrayAt(f, root)
+	if a == nil {
+		return ""
+	}
+	need := a.BladeNeed(sizes)
+	free := a.BladeFree()
+	sb := a.Superblock()
+	worst, short := -1, int64(0)
+	for r := len(need) - 1; r >= 0; r-- { // the parity blade first
+		if a.BladeDir(r) == "" {
+			continue // missing: nothing is written to it
+		}
+		if s := need[r] + margin - int64(free[r]); s > short {
+			worst, short = r, s
+		}
+	}
+	if worst < 0 {
+		return ""
+	}
+	var logical int64
+	for _, s := range sizes {
+		logical += s
+	}
+	kind := "data"
+	if worst >= sb.DataBlades {
+		kind = "parity"
+	}
+	why := "its share of the files' data chunks"
+	if kind == "parity" {
+		why = fmt.Sprintf("per file, a parity chunk as long as the file's largest data chunk (a file of up to one stripe unit, %d KiB, costs its whole size on the parity blade)", sb.StripeUnit>>10)
+	}
+	return fmt.Sprintf("the %d files (%s) take %s on blade role %d (%s, %s): %s, with its manifests and filesystem blocks; "+
+		"dit keeps a margin of %s there: %s in all; %s is free on that blade, %s short",
+		len(sizes), units.FormatBytes(logical), units.FormatBytes(need[worst]), worst, kind, a.BladeDir(worst), why,
+		units.FormatBytes(margin), units.FormatBytes(need[worst]+margin), units.FormatBytes(int64(free[worst])), units.FormatBytes(short))
+}

@@ -394,6 +394,9 @@ func (j *Job) lockAndPlan() error {
 	for _, c := range j.cards {
 		c.computeTotals()
 	}
+	if err := j.checkArraySpace(); err != nil {
+		return err
+	}
 	for fsid, n := range need {
 		if msg := spaceShortfall(n, int64(avail[fsid])); msg != "" {
 			return fmt.Errorf("not enough space on %s: %s: free space or choose another destination", strings.Join(roots[fsid], " and "), msg)
