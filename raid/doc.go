@@ -50,7 +50,8 @@
 // active|missing|failed|rebuilding, events_seen, path_hint}, events (bumped
 // on every membership or state change, never on file writes), dirty +
 // session_id (set at a read-write open, cleared at a clean close),
-// last_clean_close, created, writer, rebuild {role, started, files_done}.
+// last_clean_close, created, writer, rebuild {role, kind replace|re-add
+// (absent: replace), started, files_done}.
 //
 // Manifest (.bam), little-endian: "BAM1", u32 version (1), u32 json_len,
 // the JSON metadata, u64 n_stripes, u8 roles (k + parity blades), u8
@@ -109,15 +110,42 @@
 // intents with a manifest anywhere roll forward (manifest replicated),
 // others roll back (chunks removed), tmp is emptied, and every file of the
 // dirty sessions is quick-verified, single-unit damage repaired from
-// parity. A stale blade (same uuid, lower events) is re-added by rebuilding
-// only the files written without it.
+// parity. Only active members' manifest replicas are read; a file whose
+// every replica is damaged is "lost" (extract fails it, scrub and status
+// report it), never silently absent.
+//
+// # Rebuild: replace and stale re-add
+//
+// A present blade whose member is not active (its uuid matches) is stale,
+// whatever its events say. A read-write open re-adds it: state rebuilding
+// and rebuild {kind re-add} are published (events+1) before anything else,
+// then every file not complete on the role is rebuilt onto it; a crash at
+// any point leaves it rebuilding, and the next read-write open resumes.
+// [Array.Replace] does the same onto a new, empty folder (new blade uuid,
+// rebuild {kind replace}; the new blade's superblock is written last);
+// running it again resumes, and a read-write open without AllowDegraded is
+// refused while a replace is unfinished. A file is complete on role r when
+// r is in its written_with and r's blade holds its current manifest
+// replica. Per file, in order: (1) the chunk of r rebuilt from all the
+// other roles (every unit checked against its hash), fsynced, renamed,
+// folder fsynced; (2) if written_with lacks r (the file was written while
+// r was missing), a new manifest generation listing r on every other
+// blade; (3) the manifest on r's blade, last: the file is done. Only when
+// every file is complete does the member become active (events+1). Every
+// other role must be active for a rebuild. [Array.Health] is healthy only
+// when every member is present and active and every file is on every role
+// its chunks need; otherwise degraded (one role short: "files without
+// redundancy") or failed (files unreadable or lost).
 //
 // [Array.Scrub] reads every unit, checks hashes, parity (XOR = 0), chunk
 // sizes and manifest replicas, and classifies: data unit corrupt, parity
 // unit corrupt, inconsistent, unrecoverable stripe (logical byte range),
-// chunk size wrong, manifest replica damaged or missing, orphan chunk; with
-// repair it rewrites in place only what it can prove (reconstructed unit
-// matches its hash). [Array.Replace] rebuilds a role onto a new blade (new
-// blade uuid, events+1), file by file in id order; a file is done once its
-// manifest is on the new blade, so a crashed rebuild resumes.
+// chunk size wrong, manifest replica damaged or missing, orphan chunk; a
+// full scrub also reports each member not active and each file without
+// redundancy or unreadable, so it is never clean while the array is not
+// healthy. With repair it rewrites in place only what it can prove
+// (reconstructed unit matches its hash), and rebuilds a file onto an
+// active role its written_with lacks (arrays rebuilt by an older dit).
+//
+// Steps of a rebuild call [CrashHook] (dit's kill -9 crash tests).
 package raid
