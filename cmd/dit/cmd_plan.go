@@ -29,12 +29,15 @@ import (
 type PlanOptions struct {
 	Topology string
 	Dests    []string
-	Hashes   string
-	Verify   string
-	Limits   []string
-	Fit      []string
-	NoCPU    bool
-	JSON     bool
+	// Then are a cascade's second-run destinations (dit offload --then).
+	Then         []string
+	ThenParallel int
+	Hashes       string
+	Verify       string
+	Limits       []string
+	Fit          []string
+	NoCPU        bool
+	JSON         bool
 	// Simulate and Scale plan the run of dit offload --simulate
 	// --simulate-scale: the hardware at Scale x its rates.
 	Simulate bool
@@ -63,6 +66,13 @@ Examples:
   dit plan -d /Volumes/RAID -d /Volumes/SHUTTLE /Volumes/A001 /Volumes/A002
   dit plan --topology set.yaml --limit raid=1.5GB/s --fit cfast2,axs
   dit plan --topology set.yaml --simulate --simulate-scale 0.1 -d RAID A001 A002
+  dit plan --topology set.yaml -d RAID --then SHUTTLE1 --then SHUTTLE2 A001 A002
+
+A cascade (--then, or destinations with run: 2 in the topology) is planned
+as dit offload runs it: each card's first run to the -d destinations, then
+its second run from the first copy to the --then destinations; the plan
+gives each card's "card free" and "safe to format" times, the first copy's
+read and write load while both runs go, and what limits the second run.
 
 With --simulate --simulate-scale F, the plan is that of dit offload with the
 same flags: the set's hardware played at F x its rates on this machine's CPU,
@@ -74,6 +84,8 @@ so every rate is F times and every time 1/F times the field plan's.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Topology, "topology", "", "topology `file` (YAML) describing buses, cards and destinations")
 	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several)")
+	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (as dit offload --then): plans when each card is free and safe to format")
+	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: cards the second run copies at once")
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes the job computes (their CPU cost is planned)")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back planned: dest, source+dest or none")
 	f.StringArrayVar(&o.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s")
@@ -214,9 +226,12 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if o.Simulate {
 		scale = o.Scale
 	}
-	t, notes, err := loadTopology(ctx, o.Topology, args, o.Dests)
+	t, notes, err := loadTopology(ctx, o.Topology, args, append(append([]string(nil), o.Dests...), o.Then...))
 	if err != nil {
 		return err
+	}
+	if err := markThen(t, o.Then); err != nil {
+		return usage(err)
 	}
 	if err := applyLimits(t, o.Limits); err != nil {
 		return usage(err)
@@ -228,6 +243,7 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	}
 	opts := pj.options(cpu)
 	opts.FitMedia = o.Fit
+	opts.ThenParallel = o.ThenParallel
 	// Simulating at a scale, the hardware runs at scale x its rates and
 	// the hashing on this CPU as it is: the plan of that run (as dit
 	// offload --simulate --simulate-scale enforces and shows it).
@@ -320,7 +336,7 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 		for _, d := range r.Destinations {
 			readback := "-"
 			if p.verify {
-				readback = rate(d.ReadLoad) + " of " + rate(d.ReadCapacity)
+				readback = units.FormatRate(d.ReadLoad) + " of " + rate(d.ReadCapacity)
 			}
 			full := ""
 			if d.Full {
@@ -330,7 +346,11 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 			if d.Capacity > 0 {
 				headroom = units.FormatRate(d.Headroom)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, units.FormatRate(d.Load), rate(d.Capacity), headroom, readback, full)
+			name := d.Name
+			if d.Run == 2 {
+				name += " (2nd run)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, units.FormatRate(d.Load), rate(d.Capacity), headroom, readback, full)
 		}
 		tw.Flush()
 	}
@@ -348,7 +368,69 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Bottleneck: %s\n", r.Bottleneck)
+	writeCascade(w, r)
 	writeFits(w, r.Fits)
+}
+
+// writeCascade draws a cascade's two runs: when each card is free and safe
+// to format, and the first copy's load while both runs go.
+func writeCascade(w io.Writer, r *plan.Result) {
+	c := r.Cascade
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nCascade: first copy on %s, then %s (%s at once)\n", c.FirstCopy, strings.Join(c.Then, ", "), plural(c.Parallel, "card"))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CARD\tCARD FREE\tSAFE TO FORMAT\t2ND RUN RATE\t2ND RUN LIMITED BY")
+	for _, k := range r.Cards {
+		lim := "-"
+		if k.SecondLimitedBy != "" {
+			lim = plan.LimitWords(k.SecondLimitedBy)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, eta(k.FreeSeconds), eta(k.SafeSeconds), rate(k.SecondRate), lim)
+	}
+	tw.Flush()
+	if c.OverlapWrite > 0 || c.OverlapRead > 0 {
+		fmt.Fprintf(w, "First copy: while both runs go, %s writes %s of %s and reads %s of %s\n", c.FirstCopy,
+			rate(c.OverlapWrite), rate(c.WriteCapacity), rate(c.OverlapRead), rate(c.ReadCapacity))
+	}
+	if c.LastSafeSeconds != nil {
+		fmt.Fprintf(w, "Cascade:    every card free in %s, safe to format in %s\n", eta(c.LastFreeSeconds), eta(c.LastSafeSeconds))
+	}
+	fmt.Fprintf(w, "Bottleneck: %s\n", c.Bottleneck)
+}
+
+// markThen makes the destinations at the --then paths a cascade's second
+// run (Run 2).
+func markThen(t *plan.Topology, then []string) error {
+	for _, p := range then {
+		hit := false
+		for i := range t.Destinations {
+			d := &t.Destinations[i]
+			if d.Name == p || (d.Path != "" && samePath(d.Path, p)) {
+				d.Run, hit = 2, true
+			}
+		}
+		if !hit {
+			return fmt.Errorf("--then %s: not a destination of the plan", p)
+		}
+	}
+	return nil
+}
+
+func samePath(a, b string) bool {
+	ra, err1 := filepath.Abs(a)
+	rb, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	if x, err := filepath.EvalSymlinks(ra); err == nil {
+		ra = x
+	}
+	if x, err := filepath.EvalSymlinks(rb); err == nil {
+		rb = x
+	}
+	return ra == rb
 }
 
 // writeFits says how many more cards would still fit, a line per medium
@@ -394,27 +476,33 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// fillSizes sets the size of each source whose folder is here, for ETAs.
+// fillSizes sets the size of each source whose folder is here, for ETAs,
+// and the size of its last file in copy order (a cascade's plan counts
+// its read-back after the copy).
 func fillSizes(t *plan.Topology) {
 	for i := range t.Sources {
 		s := &t.Sources[i]
-		if s.Size > 0 || s.Path == "" {
+		if (s.Size > 0 && s.LastFile > 0) || s.Path == "" {
 			continue
 		}
-		var n int64
+		var n, last int64
 		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() {
+			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
 				if fi, err := d.Info(); err == nil {
 					n += fi.Size()
+					last = fi.Size()
 				}
 			}
 			return nil
 		})
 		if err == nil {
-			s.Size = n
+			if s.Size <= 0 {
+				s.Size = n
+			}
+			s.LastFile = last
 		}
 	}
 }
@@ -445,7 +533,7 @@ func scaleFromEnv() float64 {
 
 // newOffloadScheduler builds the Limiter of dit offload when a topology,
 // a simulation or a limit is asked for (nil otherwise).
-func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, f schedulerFlags, p planJob, cards, dests []string) (*sched.Scheduler, error) {
+func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, f schedulerFlags, p planJob, cards, dests, then []string, thenParallel int) (*sched.Scheduler, error) {
 	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
 		if f.Scale != 1 {
 			return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
@@ -455,12 +543,18 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 	if err := checkSimulateScale(f.Simulate, f.Scale); err != nil {
 		return nil, err
 	}
-	t, notes, err := loadTopology(ctx, f.Topology, cards, dests)
+	t, notes, err := loadTopology(ctx, f.Topology, cards, append(append([]string(nil), dests...), then...))
 	if err != nil {
 		if f.Topology != "" {
 			return nil, &exitError{code: offload.ExitUsage, err: err}
 		}
 		return nil, err
+	}
+	if err := markThen(t, then); err != nil {
+		return nil, &exitError{code: offload.ExitUsage, err: err}
+	}
+	if len(then) > 0 {
+		fillSizes(t)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(g.stderr, "dit: note:", n)
@@ -469,6 +563,7 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 		return nil, &exitError{code: offload.ExitUsage, err: err}
 	}
 	cfg := sched.Config{Topology: t, Plan: p.options(machineCPU(g, cat, t, p)), Simulate: f.Simulate, PhysicsOnly: f.PhysicsOnly}
+	cfg.Plan.ThenParallel = thenParallel
 	if f.Simulate {
 		cfg.Scale = f.Scale
 	}
@@ -534,7 +629,7 @@ type offloadSched struct {
 // newOffloadSched sets opts.Limiter (and follows opts.OnEvent) when the
 // offload has --topology, --simulate or --limit.
 func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, o OffloadOptions, args []string, opts *offload.Options) (*offloadSched, error) {
-	hashes, verify, all, cards, dests := o.Hashes, o.Verify, o.VerifyHashes == "all", args, o.Dests
+	hashes, verify, all, cards, dests, then, par := o.Hashes, o.Verify, o.VerifyHashes == "all", args, o.Dests, o.Then, o.ThenParallel
 	if o.Resume != 0 && (o.Sched.Topology != "" || o.Sched.Simulate || len(o.Sched.Limits) > 0) {
 		rec, err := cat.Job(o.Resume)
 		if err != nil {
@@ -549,19 +644,23 @@ func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog
 		if err != nil {
 			return nil, err
 		}
-		cards, dests = nil, nil
+		cards, dests, then, par = nil, nil, nil, max(rec.ThenParallel, 1)
 		for _, k := range catalog.FirstRun(ks) {
 			cards = append(cards, k.Path)
 		}
 		for _, d := range ds {
-			dests = append(dests, d.Path)
+			if d.Hop == 2 {
+				then = append(then, d.Path)
+			} else {
+				dests = append(dests, d.Path)
+			}
 		}
 	}
 	pj, err := parsePlanJob(hashes, verify, all)
 	if err != nil {
 		return nil, &exitError{code: offload.ExitUsage, err: err}
 	}
-	s, err := newOffloadScheduler(ctx, g, cat, o.Sched, pj, cards, dests)
+	s, err := newOffloadScheduler(ctx, g, cat, o.Sched, pj, cards, dests, then, par)
 	if err != nil || s == nil {
 		return nil, err
 	}

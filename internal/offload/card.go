@@ -366,13 +366,18 @@ func (c *cardRun) run(ctx context.Context) {
 		c.phase.Store("done")
 		return
 	}
-	release := j.waitTurn(ctx, c)
-	if release == nil {
+	turn := j.waitTurn(ctx, c)
+	if turn == nil {
 		c.rec.State = "interrupted"
 		c.phase.Store("done")
 		j.cat.UpdateCard(c.rec)
 		return
 	}
+	// A second run holds its turn while it reads the first copy: once it
+	// is copied the next card's second run starts, while this one's
+	// copies are read back and sealed.
+	var once sync.Once
+	release := func() { once.Do(turn) }
 	defer release()
 	now := j.opts.Now()
 	// The card's copy and verify windows span every run of the job: first
@@ -457,8 +462,12 @@ func (c *cardRun) run(ctx context.Context) {
 	wwg.Wait()
 	close(finish)
 	fwg.Wait()
+	release()
 	if c.rec.CopyFinished.IsZero() || c.bytesCopied.Load() > 0 {
 		c.rec.CopyFinished = j.opts.Now()
+	}
+	if ctx.Err() == nil {
+		j.emit(Event{Type: EvCardCopied, Card: c.label()})
 	}
 	if j.opts.Verify != VerifyNone && ctx.Err() == nil {
 		c.phase.Store("verifying")

@@ -14,6 +14,9 @@ const (
 	// destination (its hash lists written): it may leave the reader, not
 	// be formatted. Its second run starts.
 	EvCardFree = "card_free"
+	// EvCardCopied: a card (or a second run) has read its last file; its
+	// copies are still being read back. A scheduler re-plans on it.
+	EvCardCopied = "card_copied"
 )
 
 // Event is what the engine tells its front ends. The CLI prints them (as

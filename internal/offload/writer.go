@@ -64,6 +64,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 	// and its name are durable.
 	var batch []*fileTask
 	batchDir := ""
+	var batchBytes int64
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -76,7 +77,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			}
 			t.wg.Done()
 		}
-		batch, batchDir = batch[:0], ""
+		batch, batchDir, batchBytes = batch[:0], "", 0
 	}
 	defer flush()
 	for m := range in {
@@ -105,7 +106,8 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 				flush()
 			}
 			batch, batchDir = append(batch, m.task), dir
-			if len(in) == 0 {
+			batchBytes += m.task.size
+			if len(in) == 0 || batchBytes >= dirSyncBytes {
 				// Nothing more waiting: do not hold copies back.
 				flush()
 			}
@@ -317,8 +319,14 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) destResult {
 	return res
 }
 
-// dirSyncBatch is the most copies one folder fsync makes durable at once.
-const dirSyncBatch = 32
+// dirSyncBatch is the most copies one folder fsync makes durable at once,
+// and dirSyncBytes the most bytes: a batch of small files (frames) shares
+// one fsync, while the read-back of bigger files is not held back behind
+// more than this many bytes waiting for their folder's fsync.
+const (
+	dirSyncBatch = 32
+	dirSyncBytes = 8 << 20
+)
 
 // freeName returns "name (2).ext", "name (3).ext", ... whichever is free.
 func freeName(fsy fsys.FS, target, rel string) (string, string) {

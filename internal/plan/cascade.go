@@ -3,7 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
-	"strings"
+	"sort"
 	"time"
 
 	"github.com/dit-org/dit/internal/units"
@@ -17,9 +17,12 @@ const SecondRunSuffix = " (2nd run)"
 // is free (it may leave the reader), and its second run copies the first
 // copy, read from FirstCopy, to the run-2 destinations, at most Parallel
 // cards at once, in the order the cards became free. The card is safe to
-// format when its second run is copied. Times are seconds from the start,
+// format when its second run is copied and read back. A run ends when its
+// last file (Source.LastFile) is read back from every destination of the
+// run at its read rate, after the copy. Times are seconds from the start,
 // played forward with the same budgets as the plan, re-planned at every
-// start and end of a run (CardPlan.FreeSeconds, SafeSeconds).
+// start and end of a run (CardPlan.FreeSeconds, SafeSeconds); the next
+// second run starts when one is copied (its read-back goes on).
 type Cascade struct {
 	FirstCopy string   `json:"first_copy"`
 	Then      []string `json:"then"`
@@ -73,11 +76,34 @@ func cascade(t *Topology, o Options, res *Result) {
 	for i, s := range t.Sources {
 		rem1[i], rem2[i] = float64(s.Size), float64(s.Size)
 	}
+	// tail is the read-back of a card's last file after its run's copy:
+	// the slowest destination of the run reading it at its read rate.
+	tail := func(i int, run int) float64 {
+		var v float64
+		for di := range t.Destinations {
+			d := t.Dest(di)
+			if (d.Run == 2) == (run == 2) && d.Read > 0 && o.Verify {
+				v = max(v, float64(t.Sources[i].LastFile)/d.Read)
+			}
+		}
+		return v
+	}
 	var queue []int
+	pendingFree := map[int]float64{} // card -> when it will be free
 	now := 0.0
 	lastLimit := ""
 	overlapSeen := false
-	for step := 0; step < 4*n+4; step++ {
+	for step := 0; step < 8*n+8; step++ {
+		for i, at := range pendingFree {
+			if at <= now+1e-9 {
+				delete(pendingFree, i)
+				free[i] = at
+				queue = append(queue, i)
+			}
+		}
+		if len(queue) > 1 {
+			sortByFree(queue, free)
+		}
 		active2 := 0
 		for i := range started2 {
 			if started2[i] && !done2[i] {
@@ -110,7 +136,15 @@ func cascade(t *Topology, o Options, res *Result) {
 			}
 		}
 		if len(idx) == 0 {
-			break
+			if len(pendingFree) == 0 {
+				break
+			}
+			next := math.Inf(1)
+			for _, at := range pendingFree {
+				next = min(next, at)
+			}
+			now = next
+			continue
 		}
 		cons, err := build(sub, o, len(idx))
 		if err != nil {
@@ -163,6 +197,9 @@ func cascade(t *Topology, o Options, res *Result) {
 				dt = min(dt, r/rates[k])
 			}
 		}
+		for _, at := range pendingFree {
+			dt = min(dt, at-now)
+		}
 		if math.IsInf(dt, 1) {
 			c.Bottleneck = "a rate is unknown on the way of a run: no times"
 			return
@@ -173,14 +210,14 @@ func cascade(t *Topology, o Options, res *Result) {
 			if st.second {
 				rem2[st.i] -= rates[k] * dt
 				if rem2[st.i] <= size*1e-9+1 {
-					done2[st.i], safe[st.i] = true, now
+					done2[st.i], safe[st.i] = true, now+tail(st.i, 2)
 				}
 				continue
 			}
 			rem1[st.i] -= rates[k] * dt
 			if rem1[st.i] <= size*1e-9+1 {
-				done1[st.i], free[st.i] = true, now
-				queue = append(queue, st.i)
+				done1[st.i] = true
+				pendingFree[st.i] = now + tail(st.i, 1)
 			}
 		}
 	}
@@ -204,13 +241,22 @@ func cascade(t *Topology, o Options, res *Result) {
 	if lastLimit == LimitMedia {
 		who = "reading the first copy on " + fd.Name
 	}
-	c.Bottleneck = fmt.Sprintf("%s limits the second run: the last card (%s) is safe to format %s after it is free",
-		who, t.Sources[last].Name, units.FormatDuration(gap))
-	if strings.HasPrefix(lastLimit, destPrefix) {
-		for _, name := range then {
-			if strings.TrimPrefix(lastLimit, destPrefix) == name {
-				c.Bottleneck = "shuttles limit (" + c.Bottleneck + ")"
-			}
+	after := fmt.Sprintf("the last card (%s) is safe to format %s after it is free", t.Sources[last].Name, units.FormatDuration(gap))
+	c.Bottleneck = fmt.Sprintf("%s limits the second run: %s", who, after)
+	for _, name := range then {
+		if lastLimit == destPrefix+name {
+			c.Bottleneck = fmt.Sprintf("shuttles limit: %s (%s holds the second run)", after, who)
 		}
 	}
+}
+
+// sortByFree orders cards waiting for their second run by the time they
+// became free (then by their order).
+func sortByFree(q []int, free []float64) {
+	sort.SliceStable(q, func(a, b int) bool {
+		if free[q[a]] != free[q[b]] {
+			return free[q[a]] < free[q[b]]
+		}
+		return q[a] < q[b]
+	})
 }

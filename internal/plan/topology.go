@@ -35,6 +35,10 @@ type Source struct {
 	// Size is the bytes to copy (0: unknown), for ETAs.
 	Size int64
 	Line int
+	// LastFile is the size of the card's last file in copy order (0:
+	// unknown): a card is verified when that file is read back, after it
+	// is written (a cascade's times count it).
+	LastFile int64
 	// From is set by the planner on a cascade's second run of a card: the
 	// name of the destination whose first copy it reads (Bus and Read are
 	// that destination's); it writes the destinations of run 2.

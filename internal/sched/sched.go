@@ -87,6 +87,10 @@ type Scheduler struct {
 	readChain   [][]*rate.Limiter
 	writeChain  [][]bucketCost
 	verifyChain [][]*rate.Limiter
+	// firstCopyChain paces a cascade's second runs reading the first
+	// copy (simulating: the first run-1 destination's read rate and the
+	// buses up from its port); cards beyond the plan's read through it.
+	firstCopyChain []*rate.Limiter
 }
 
 type bucketCost struct {
@@ -255,6 +259,23 @@ func (s *Scheduler) buckets() {
 			}
 		}
 		s.verifyChain[di] = chain
+	}
+	s.firstCopyChain = nil
+	if sim {
+		first, cascade := -1, false
+		for di, d := range t.Destinations {
+			if d.Run == 2 {
+				cascade = true
+			} else if first < 0 {
+				first = di
+			}
+		}
+		if cascade && first >= 0 {
+			s.firstCopyChain = []*rate.Limiter{s.destRead[first]}
+			for _, b := range t.Chain(t.Destinations[first].Bus) {
+				s.firstCopyChain = append(s.firstCopyChain, s.busIn[b.Name])
+			}
+		}
 	}
 }
 
@@ -521,7 +542,7 @@ func (s *Scheduler) Observe(e offload.Event) {
 		for _, i := range finished {
 			s.CardCopied(i)
 		}
-	case offload.EvCardDone:
+	case offload.EvCardDone, offload.EvCardCopied:
 		s.mu.Lock()
 		i := s.index(e.Card)
 		s.mu.Unlock()
@@ -579,7 +600,15 @@ func wait(ctx context.Context, l *rate.Limiter, n int) error {
 func (s *Scheduler) WaitRead(ctx context.Context, card int, n int) error {
 	s.mu.Lock()
 	if card < 0 || card >= len(s.readChain) {
+		// Not a card of the plan: a cascade's second run reading the
+		// first copy (simulated: that destination's reads).
+		chain := s.firstCopyChain
 		s.mu.Unlock()
+		for _, l := range chain {
+			if err := wait(ctx, l, n); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	chain := s.readChain[card]
