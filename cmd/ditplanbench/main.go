@@ -46,9 +46,18 @@ func main() {
 	scale := flag.Float64("scale", 0.05, "simulation scale (fraction of the field rates)")
 	size := flag.String("size", "120MB", "footage per card")
 	keep := flag.Bool("keep", false, "keep the work folder")
+	cascadeOnly := flag.Bool("cascade-only", false, "only the cascade benchmark")
+	cascadeSize := flag.String("cascade-size", "250MB", "footage per card in the cascade benchmark")
+	runs := flag.Int("runs", 3, "runs of the cascade benchmark (medians)")
 	flag.Parse()
-	if err := run(*dit, *scale, *size, *keep); err != nil {
-		fmt.Fprintln(os.Stderr, "ditplanbench:", err)
+	if !*cascadeOnly {
+		if err := run(*dit, *scale, *size, *keep); err != nil {
+			fmt.Fprintln(os.Stderr, "ditplanbench:", err)
+			os.Exit(1)
+		}
+	}
+	if err := cascadeBench(*dit, 0.1, *cascadeSize, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "ditplanbench: cascade:", err)
 		os.Exit(1)
 	}
 }
