@@ -98,6 +98,20 @@
 //	         digest, prev_offset, prev_digest): mid-file resume checkpoints,
 //	    see internal/offload's doc; a row goes when its file is done.
 //
+// # Schema version 8 (sql/0008_cascade.sql): cascading copy
+//
+//	destinations.hop: 1 (written from the card) or 2 (a cascade's second
+//	    run, dit offload --then: written from the first copy).
+//	cards.hop, cards.from_card: a hop-2 card row is the second run of the
+//	    hop-1 card from_card: its path is the first copy, its files and
+//	    copies are those of the second run, on the hop-2 destinations.
+//	cards.done_at: when the card reached its final state verified (copied,
+//	    read back and sealed); for a hop-1 card of a cascade: card free.
+//	jobs.then_parallel: second runs at once (dit offload --then-parallel).
+//	A card of a cascade is safe to format only when its hop-1 row and its
+//	hop-2 row are verified. [FirstRun] keeps the cards as the DIT named
+//	them (hop 1).
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version; never edit a released migration, add a

@@ -47,6 +47,35 @@
 // still verifies, but the array's notable events end the job as warnings
 // (EvWarning, Summary.Warnings).
 //
+// # Cascading copy
+//
+// With Options.Then a job copies each card in two runs (cascade.go). The
+// first run is the pipeline above, card to Options.Dests. When the card is
+// verified and sealed there it is "card free" (EvCardFree; its DoneAt in
+// the catalog): one verified copy exists, the card may leave the reader,
+// not be formatted. Its second run is then a card of its own (catalog
+// cards.hop 2, from_card the card): the same pipeline reading the first
+// copy on Dests[0] (through the array reader on a dit array, so a blade
+// that returns bad data is repaired from parity, never copied) and writing
+// the Then destinations. Every file read is compared with the hashes the
+// card gave in the first run: one that differs fails as "second run ... the
+// first copy differs from the card", naming both hashes, and what this run
+// wrote of it is removed (a damaged file never carries a real name on a
+// shuttle); a file verified in the first run and missing from the first
+// copy fails the second run. The first run's hash lists go along with the
+// first copy, so each shuttle's ASC MHL history carries the first copy's
+// generation and a new one (process transfer) for the second hop. At most
+// Options.ThenParallel second runs read at once (a second run hands its
+// turn on once it has read the first copy; its read-back goes on), and
+// they overlap the next cards' first runs. Safe to format (Summary) needs
+// both runs verified. A resume goes on with both runs; a card that is free
+// and no longer mounted is not needed ("does not need it"), and a second
+// run whose first copy cannot be read fails, so the card is not safe.
+// Events and progress of a second run carry the label "A001 (2nd run)"
+// (SecondRunSuffix); a Limiter sees it as a card beyond the job's first
+// cards, writing the Then destinations (their command-line index after
+// Dests).
+//
 // # On disk
 //
 // Each card lands in DEST/<Layout>, default {job}/{card}. A copy is written

@@ -53,6 +53,20 @@
 // a card finishes) and how many more cards of a medium would still run at
 // full speed ([FitMore]).
 //
+// # Cascades
+//
+// A destination with run: 2 (dit plan / dit offload --then) is a cascade's
+// second run: each card is copied to the run-1 destinations, and once it
+// is read back there ("card free") its second run reads the first copy
+// from the first run-1 destination (its read rate and buses, shared with
+// read-back and with the next cards' first runs writing it) and writes the
+// run-2 destinations, at most Options.ThenParallel cards at once, in the
+// order they became free. [Plan] plays this forward (cascade.go): each
+// card's FreeSeconds and SafeSeconds (its last file, Source.LastFile, read
+// back after each run's copy), the first copy's write and read load while
+// both runs go, and [Cascade].Bottleneck in words ("shuttles limit: the
+// last card (A002) is safe to format 8m32s after it is free").
+//
 // The hash speeds come from [Benchmark], a short single-core measurement
 // that the scheduler caches in the catalog per host.
 package plan

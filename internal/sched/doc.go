@@ -33,6 +33,12 @@
 // units with their scale, and [Scheduler.RunPlan] is the plan in the
 // units of the run (what dit offload and dit plan --simulate-scale show).
 //
+// A cascade's second runs (offload.Options.Then) read the first copy: a
+// card index beyond the plan's cards is paced, simulating, by the first
+// run-1 destination's read rate and the buses up from its port, and their
+// writes by the run-2 destinations' buckets; the plan's times for them are
+// its Cascade (see internal/plan).
+//
 // # Re-planning
 //
 // [Scheduler.Observe] follows the job's events (the CLI wraps
