@@ -1,0 +1,98 @@
+package offload
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A card that joins a running cascade (Job.AddCard) gets both runs too:
+// free, then safe to format, its shuttle copy identical to the card. The
+// card-free event of each card comes before its second run's first file.
+func TestCascadeAddCardGetsBothRuns(t *testing.T) {
+	e := newEnv(t)
+	a, b := twoCards(t, e)
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{a}, []string{first})
+	o.Then = []string{shuttle}
+	o.BlockSize = 16 << 10
+	o.Throttle = 300_000
+	added := make(chan error, 1)
+	var j *Job
+	var order []string
+	o.OnEvent = func(ev Event) {
+		e.mu.Lock()
+		e.events = append(e.events, ev)
+		if ev.Type == EvCardFree || (ev.Type == EvFile && ev.Card != "" && ev.Card[len(ev.Card)-1] == ')') {
+			order = append(order, ev.Type+" "+ev.Card)
+		}
+		e.mu.Unlock()
+		if ev.Type == EvFile && ev.Card == "A001" && len(added) == 0 {
+			go func() {
+				_, err := j.AddCard(b)
+				added <- err
+			}()
+		}
+	}
+	var err error
+	j, err = New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, <-added)
+	require.Equal(t, ExitOK, s.ExitCode, "%+v", s.Cards)
+	require.Len(t, s.Cards, 2, "one entry per card, not per run")
+	require.Equal(t, []string{shuttle}, s.Then)
+	require.Equal(t, []string{first}, s.Destinations)
+	for _, c := range s.Cards {
+		require.True(t, c.SafeToFormat, "%s: %s", c.Label, c.Verdict)
+		require.True(t, c.CardFree)
+		require.False(t, c.SafeAt.Before(c.FreeAt))
+		require.NotNil(t, c.Then)
+		require.Equal(t, StateVerified, c.Then.State)
+		src := a
+		if c.Label == "B001" {
+			src = b
+		}
+		got := treeHashes(t, filepath.Join(shuttle, "day01", c.Label))
+		for rel, h := range treeHashes(t, src) {
+			require.Equal(t, h, got[rel], "%s/%s on the shuttle", c.Label, rel)
+		}
+	}
+	// Each card's card_free comes before any file of its second run.
+	seenFree := map[string]bool{}
+	for _, ev := range order {
+		var card string
+		switch {
+		case len(ev) > len(EvCardFree) && ev[:len(EvCardFree)] == EvCardFree:
+			seenFree[ev[len(EvCardFree)+1:]] = true
+			continue
+		default:
+			card = ev[len(EvFile)+1:]
+			card = card[:len(card)-len(SecondRunSuffix)]
+		}
+		require.True(t, seenFree[card], "a second-run file of %s before its card_free: %v", card, order)
+	}
+	require.True(t, seenFree["A001"] && seenFree["B001"])
+}
+
+// The job refuses a cascade it cannot run, before anything is written.
+func TestCascadeRefusals(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{a}, []string{first})
+	o.Then, o.Verify = []string{shuttle}, VerifyNone
+	_, err := New(context.Background(), o)
+	require.ErrorContains(t, err, "--then with --verify none")
+	o = e.opts([]string{a}, nil)
+	o.Then = []string{shuttle}
+	_, err = New(context.Background(), o)
+	require.ErrorContains(t, err, "--then without -d")
+	o = e.opts([]string{a}, []string{first})
+	o.Then = []string{first}
+	_, err = New(context.Background(), o)
+	require.ErrorContains(t, err, "given twice")
+}
