@@ -26,10 +26,13 @@ var palette = []color.NRGBA{
 
 func cardColor(i int) color.NRGBA { return palette[i%len(palette)] }
 
-// chartSeries is one card's line.
+// chartSeries is one card's line (or a cascade's second run of a card:
+// a thinner line of the card's colour).
 type chartSeries struct {
 	Label  string
 	Points []sample
+	Card   int  // the card's index: its colour
+	Second bool // a second run
 }
 
 // throughputChart draws each card's throughput over the last minutes, one
@@ -174,8 +177,12 @@ func (r *chartRenderer) rebuild() {
 
 	// One line per card, and its legend entry.
 	lx := px
-	for i, s := range c.series {
-		col := cardColor(i)
+	for _, s := range c.series {
+		col := cardColor(s.Card)
+		width, swH := float32(2.5), float32(10)
+		if s.Second {
+			width, swH = 1.2, 4
+		}
 		var prev *sample
 		for k := range s.Points {
 			p := &s.Points[k]
@@ -184,7 +191,7 @@ func (r *chartRenderer) rebuild() {
 			}
 			if prev != nil {
 				l := canvas.NewLine(col)
-				l.StrokeWidth = 2.5
+				l.StrokeWidth = width
 				l.Position1 = fyne.NewPos(xOf(prev.T), yOf(prev.Rate))
 				l.Position2 = fyne.NewPos(xOf(p.T), yOf(p.Rate))
 				objs = append(objs, l)
@@ -192,8 +199,8 @@ func (r *chartRenderer) rebuild() {
 			prev = p
 		}
 		sw := canvas.NewRectangle(col)
-		sw.Move(fyne.NewPos(lx, legendH/2-5))
-		sw.Resize(fyne.NewSize(18, 10))
+		sw.Move(fyne.NewPos(lx, legendH/2-swH/2))
+		sw.Resize(fyne.NewSize(18, swH))
 		objs = append(objs, sw)
 		text(s.Label, lx+24, legendH/2, fyne.TextAlignLeading, fg)
 		lx += 24 + fyne.MeasureText(s.Label, capSize, fyne.TextStyle{}).Width + 18

@@ -31,6 +31,8 @@ type jobRow struct {
 	Started time.Time
 	Cards   int
 	Safe    int
+	Cascade bool // the job has a second run
+	Free    int  // its cards free
 	Files   int
 	Failed  int
 	Bytes   int64
@@ -52,8 +54,12 @@ func (r jobRow) text() (string, string) {
 	if r.Failed > 0 {
 		failed = fmt.Sprintf(", %d failed", r.Failed)
 	}
-	return head, fmt.Sprintf("%d of %d cards safe to format, %s, %s%s%s",
-		r.Safe, r.Cards, plural(r.Files, "file"), units.FormatBytes(r.Bytes), failed, tbh)
+	free := ""
+	if r.Cascade {
+		free = fmt.Sprintf(" (cascade: %d free)", r.Free)
+	}
+	return head, fmt.Sprintf("%d of %d cards safe to format%s, %s, %s%s%s",
+		r.Safe, r.Cards, free, plural(r.Files, "file"), units.FormatBytes(r.Bytes), failed, tbh)
 }
 
 // jobDetail is an opened job: its summary and catalog cards.
@@ -199,9 +205,13 @@ func loadJobRows(cat *catalog.Catalog) ([]jobRow, error) {
 			r.Err = err.Error()
 		} else {
 			r.Cards, r.Files, r.Failed, r.Bytes, r.TBh = len(s.Cards), s.Files, s.Failed, s.Bytes, s.TBPerHour
+			r.Cascade = len(s.Then) > 0
 			for _, c := range s.Cards {
 				if c.SafeToFormat {
 					r.Safe++
+				}
+				if c.CardFree {
+					r.Free++
 				}
 			}
 		}
@@ -247,7 +257,12 @@ func (v *historyView) renderDetail() {
 	if s.Seconds > 0 {
 		tot += fmt.Sprintf(", took %s: %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))), units.FormatTBPerHour(s.TBPerHour))
 	}
-	tl := widget.NewLabel(tot + "\nHashes " + s.Hashes + ", verify " + s.Verify)
+	tot += "\nHashes " + s.Hashes + ", verify " + s.Verify
+	if len(s.Then) > 0 {
+		tot += fmt.Sprintf("\nCascade: first run to %s; second run (from the first copy on %s) to %s",
+			strings.Join(s.Destinations, ", "), s.Destinations[0], strings.Join(s.Then, ", "))
+	}
+	tl := widget.NewLabel(tot)
 	tl.Wrapping = fyne.TextWrapWord
 	v.detail.Add(tl)
 	buttons := container.NewHBox()
@@ -284,24 +299,88 @@ func (v *historyView) renderDetail() {
 			mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
 			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
 		}
-		if len(c.Failures) > 0 {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s failed:", plural(len(c.Failures), "file"))
-			for k, f := range c.Failures {
-				if k == 50 {
-					fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(c.Failures)-50)
-					break
-				}
-				fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Error))
-			}
-			fl := widget.NewLabel(b.String())
-			fl.Wrapping = fyne.TextWrapWord
-			fl.Importance = widget.DangerImportance
-			v.detail.Add(fl)
+		v.addFailures(c.Failures, "")
+		if len(s.Then) > 0 {
+			v.addSecondRun(c)
 		}
 		v.detail.Add(widget.NewSeparator())
 	}
 	v.detail.Refresh()
+}
+
+// addFailures lists a run's failed files.
+func (v *historyView) addFailures(fs []offload.Failure, what string) {
+	if len(fs) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	for k, f := range fs {
+		if k == 50 {
+			fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(fs)-50)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Error))
+	}
+	fl := widget.NewLabel(b.String())
+	fl.Wrapping = fyne.TextWrapWord
+	fl.Importance = widget.DangerImportance
+	v.detail.Add(fl)
+}
+
+// addSecondRun shows a cascade card's two times (card free, safe to
+// format) and its second run: from the first copy to the second-run
+// destinations, with its TB/hour.
+func (v *historyView) addSecondRun(c offload.CardSummary) {
+	free, safe := "not free", "not safe to format"
+	if c.CardFree {
+		free = "free"
+		if !c.FreeAt.IsZero() {
+			free = "free at " + c.FreeAt.Local().Format("2006-01-02 15:04:05")
+		}
+	}
+	if c.SafeToFormat {
+		safe = "safe to format"
+		if !c.SafeAt.IsZero() {
+			safe = "safe to format at " + c.SafeAt.Local().Format("2006-01-02 15:04:05")
+		}
+	}
+	times := widget.NewLabel("Card " + free + "; " + safe)
+	times.Wrapping = fyne.TextWrapWord
+	switch {
+	case c.SafeToFormat:
+		times.Importance = widget.SuccessImportance
+	case c.CardFree:
+		times.Importance = widget.HighImportance
+	default:
+		times.Importance = widget.DangerImportance
+	}
+	v.detail.Add(times)
+	h := c.Then
+	if h == nil {
+		l := widget.NewLabel("2nd run: not started")
+		l.Importance = widget.LowImportance
+		v.detail.Add(l)
+		return
+	}
+	info := fmt.Sprintf("2nd run (%s): %s, %s from the first copy %s", h.State, plural(h.Files, "file"), units.FormatBytes(h.Bytes), h.Source)
+	if h.TBPerHour > 0 {
+		info += ", " + units.FormatTBPerHour(h.TBPerHour)
+	}
+	if !h.DoneAt.IsZero() {
+		info += ", done at " + h.DoneAt.Local().Format("15:04:05")
+	}
+	il := widget.NewLabelWithStyle(info, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	il.Wrapping = fyne.TextWrapWord
+	v.detail.Add(il)
+	for _, ds := range h.Destinations {
+		ds := ds
+		line := widget.NewLabel(fmt.Sprintf("%s: %d verified, %d copied, %d failed, %d skipped", ds.Path, ds.Verified, ds.Copied, ds.Failed, ds.Skipped))
+		line.Truncation = fyne.TextTruncateEllipsis
+		mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
+		v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
+	}
+	v.addFailures(h.Failures, "2nd run: ")
 }
 
 // showFiles lists a card's files with their state on each destination.
@@ -333,7 +412,13 @@ func (v *historyView) showFiles(i int) {
 			v.files = files
 			v.fileDests = nil
 			var names []string
-			for k, dd := range dests {
+			var first []*catalog.Dest
+			for _, dd := range dests {
+				if dd.Hop != 2 { // the card's files are on the first run's
+					first = append(first, dd)
+				}
+			}
+			for k, dd := range first {
 				v.fileDests = append(v.fileDests, dd.ID)
 				v.table.SetColumnWidth(3+k, 130)
 				names = append(names, fmt.Sprintf("destination %d = %s", k+1, dd.Path))

@@ -12,7 +12,11 @@ import (
 
 // Card states as the running view shows them. Only stateSafe says "safe
 // to format", and only the job summary (offload.LoadSummary, built from
-// the catalog) sets it: never an event alone.
+// the catalog) sets it: never an event alone. In a cascade a card is
+// first stateFree ("card free": verified on the first-run destinations,
+// it may leave the reader, NOT be formatted), read from the engine's
+// card_free event; it is safe to format only once the summary says both
+// runs verified it.
 const (
 	stateWaiting     = "Waiting"
 	stateCopying     = "Copying"
@@ -22,6 +26,19 @@ const (
 	stateSafe        = "Verified: safe to format"
 	stateFailed      = "Failed: NOT safe to format"
 	stateInterrupted = "Interrupted: NOT safe to format"
+	stateFree        = "Card free - eject: NOT safe to format yet"
+	stateThenFailed  = "Second run FAILED: NOT safe to format (keep the card)"
+)
+
+// States of one run of a card (a cascade's first or second run), shown
+// on its own row: never "safe to format".
+const (
+	runQueued   = "Queued (waits for a turn)"
+	runWaitFree = "Starts when the card is free"
+	runDone     = "Done: verified"
+	runCopied   = "Done: copied (not verified)"
+	runFailed   = "FAILED"
+	runStopped  = "Interrupted"
 )
 
 // sample is one point of a card's throughput history.
@@ -36,10 +53,9 @@ type failure struct {
 	Why  string
 }
 
-// cardRun is one card of the running job as the view shows it.
-type cardRun struct {
-	Label string
-	Path  string
+// runState is one run of a card as the engine reports it: the card's own
+// (first) run, or a cascade's second run (from the first copy).
+type runState struct {
 	// Counters from the engine (Job.Snapshot or the last progress event).
 	Prog offload.CardProgress
 	// Rate and ETA from the last per-second progress event.
@@ -47,55 +63,155 @@ type cardRun struct {
 	Done      bool   // card_done seen
 	EndState  string // the engine's card state at card_done
 	Error     string // the engine's card error at card_done
+	Failures  []failure
+	Series    []sample
+}
+
+// cardRun is one card of the running job as the view shows it.
+type cardRun struct {
+	Label    string
+	Path     string
+	runState // the first run: read from the card
+	// A cascade (the job has second-run destinations): Free once the
+	// engine said card_free (or the summary CardFree), at FreeAt; Then is
+	// the card's second run once the engine reports it.
+	Cascade bool
+	Free    bool
+	FreeAt  time.Time
+	Then    *hopRun
 	// From the summary, once known.
 	HaveSummary bool
 	Safe        bool
+	SafeAt      time.Time
 	Verdict     string
-	Failures    []failure
-	Series      []sample
+}
+
+// hopRun is a cascade's second run of a card: its first copy copied to
+// the second-run destinations ("A001 (2nd run)" in the engine's events).
+type hopRun struct {
+	Label string
+	runState
+}
+
+// settled reports whether the card has nothing left to run, so that a
+// summary read now is its verdict: its run ended, and in a cascade a
+// first run that verified the card has a second run, which ended too.
+func (c cardRun) settled() bool {
+	if !c.Done {
+		return false
+	}
+	if !c.Cascade || c.EndState != offload.StateVerified {
+		return true
+	}
+	return c.Then != nil && c.Then.Done
 }
 
 // State is the card's state in words (see the state constants).
 func (c cardRun) State() string {
+	thenFailed := c.Then != nil && (len(c.Then.Failures) > 0 || (c.Then.Done && c.Then.EndState == offload.StateFailed))
+	thenStopped := c.Then != nil && c.Then.Done && c.Then.EndState == "interrupted"
 	switch {
 	case c.HaveSummary && c.Safe:
 		return stateSafe
-	case c.HaveSummary && (c.EndState == "interrupted" || strings.HasPrefix(c.Verdict, "Interrupted")):
+	case c.HaveSummary && (c.EndState == "interrupted" || strings.HasPrefix(c.Verdict, "Interrupted") || thenStopped):
 		// Files cut off by the cancel are listed as failed; the
 		// card is interrupted, and a resume retries them.
 		return stateInterrupted
 	case c.HaveSummary && (len(c.Failures) > 0 || c.EndState == offload.StateFailed || strings.HasPrefix(c.Verdict, "FAILED")):
 		return stateFailed
+	case c.HaveSummary && (thenFailed || strings.HasPrefix(c.Verdict, "Second run FAILED")):
+		return stateThenFailed
 	case c.HaveSummary:
 		return c.Verdict
 	case c.Done && c.EndState == "interrupted":
 		return stateInterrupted
 	case c.Done && c.EndState == offload.StateFailed:
 		return stateFailed
+	case c.Free && thenFailed:
+		return stateThenFailed
+	case c.Free && thenStopped:
+		return stateInterrupted
+	case c.Free:
+		// Whatever its second run does: the card may leave the reader,
+		// and is not safe to format until the summary says so.
+		return stateFree
 	case c.Done:
 		return stateFinishing
-	case c.Prog.Phase == "sealing":
+	}
+	return c.phaseState()
+}
+
+// phaseState is a running run's phase in words.
+func (r runState) phaseState() string {
+	switch r.Prog.Phase {
+	case "sealing":
 		return stateSealing
-	case c.Prog.Phase == "verifying":
+	case "verifying":
 		return stateVerifying
-	case c.Prog.Phase == "copying":
+	case "copying":
 		return stateCopying
+	case "queued":
+		return runQueued
 	}
 	return stateWaiting
 }
 
-// Fraction is the share of the card's work done: bytes copied plus bytes
+// runText is the state of one run of a cascade, on its row.
+func (r runState) runText() string {
+	switch {
+	case r.Done && r.EndState == offload.StateVerified:
+		return runDone
+	case r.Done && r.EndState == offload.StateCopied:
+		return runCopied
+	case r.Done && r.EndState == "interrupted":
+		return runStopped
+	case r.Done:
+		return runFailed
+	case len(r.Failures) > 0:
+		return r.phaseState() + " (" + plural(len(r.Failures), "file") + " failed)"
+	}
+	return r.phaseState()
+}
+
+// Fraction is the share of the run's work done: bytes copied plus bytes
 // read back, over both totals. It reaches 1 only when every copy has been
 // read back.
-func (c cardRun) Fraction() float64 {
-	total := c.Prog.Bytes + c.Prog.VerifyTotal
+func (r runState) Fraction() float64 {
+	total := r.Prog.Bytes + r.Prog.VerifyTotal
 	if total <= 0 {
-		if c.Done && c.EndState != offload.StateFailed && c.EndState != "interrupted" {
+		if r.Done && r.EndState != offload.StateFailed && r.EndState != "interrupted" {
 			return 1
 		}
 		return 0
 	}
-	return min(float64(c.Prog.BytesCopied+c.Prog.BytesVerified)/float64(total), 1)
+	return min(float64(r.Prog.BytesCopied+r.Prog.BytesVerified)/float64(total), 1)
+}
+
+// take records a progress event of the run.
+func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duration) {
+	r.Prog, r.Rate, r.ETA = p, p.Rate, p.ETASeconds
+	r.Series = append(r.Series, sample{T: t, Rate: p.Rate})
+	cut := t.Add(-window - 10*time.Second)
+	i := 0
+	for i < len(r.Series) && r.Series[i].T.Before(cut) {
+		i++
+	}
+	r.Series = r.Series[i:]
+}
+
+// counters refreshes the byte and file counters (Job.Snapshot), keeping
+// the rates of the last progress event.
+func (r *runState) counters(p offload.CardProgress) {
+	rate, eta := r.Prog.Rate, r.Prog.ETASeconds
+	r.Prog = p
+	r.Prog.Rate, r.Prog.ETASeconds = rate, eta
+}
+
+func (r *runState) copyOut() runState {
+	o := *r
+	o.Failures = append([]failure(nil), r.Failures...)
+	o.Series = append([]sample(nil), r.Series...)
+	return o
 }
 
 // runModel is the running job's state, fed by the engine's events from
@@ -116,6 +232,9 @@ type runModel struct {
 	planWhy  string
 	sim      string // "simulated at 1/10 of the field rates", or ""
 	now      time.Time
+	// A cascade: the first-run and second-run destinations; the second
+	// runs read the first copy, on dests[0].
+	dests, then []string
 }
 
 // runView is a consistent copy of a runModel.
@@ -134,18 +253,58 @@ type runView struct {
 	Plan     *plan.Result
 	PlanWhy  string
 	Sim      string
+	// A cascade: its first-run destinations, its second-run ones, and
+	// the first-run destination the second runs read (FirstCopy).
+	Dests, Then []string
+	FirstCopy   string
 }
 
 func newRunModel(jobID int64, name string, started time.Time, p offload.Progress, paths []string) *runModel {
 	m := &runModel{jobID: jobID, name: name, started: started, window: 5 * time.Minute, now: started}
-	for i, c := range p.Cards {
-		cr := &cardRun{Label: c.Label, Prog: c}
+	i := 0
+	for _, c := range p.Cards {
+		if isSecond(c.Label, c.Hop) {
+			continue
+		}
+		cr := &cardRun{Label: c.Label}
+		cr.Prog = c
 		if i < len(paths) {
 			cr.Path = paths[i]
 		}
+		i++
 		m.cards = append(m.cards, cr)
 	}
+	// A resumed cascade: second runs recorded before (their cards were
+	// free then).
+	for _, c := range p.Cards {
+		if isSecond(c.Label, c.Hop) {
+			if k, h := m.run(c.Label, c.Hop, true); h != nil {
+				k.Cascade, k.Free = true, true
+				h.Prog = c
+			}
+		}
+	}
 	return m
+}
+
+// isSecond reports whether a card label (or progress) is a cascade's
+// second run of a card.
+func isSecond(label string, hop int) bool {
+	return hop == 2 || strings.HasSuffix(label, offload.SecondRunSuffix)
+}
+
+// setCascade marks the job a cascade: its first-run destinations (the
+// second runs read the first one) and its second-run destinations.
+func (m *runModel) setCascade(dests, then []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(then) == 0 {
+		return
+	}
+	m.dests, m.then = append([]string(nil), dests...), append([]string(nil), then...)
+	for _, c := range m.cards {
+		c.Cascade = true
+	}
 }
 
 func (m *runModel) card(label string) *cardRun {
@@ -153,6 +312,36 @@ func (m *runModel) card(label string) *cardRun {
 		if c.Label == label {
 			return c
 		}
+	}
+	return nil
+}
+
+// run finds the run an event or a progress names: the card, and its
+// second run when the label is one ("A001 (2nd run)"; made when mk is
+// set and it is not known yet).
+func (m *runModel) run(label string, hop int, mk bool) (*cardRun, *hopRun) {
+	if !isSecond(label, hop) {
+		return m.card(label), nil
+	}
+	c := m.card(strings.TrimSuffix(label, offload.SecondRunSuffix))
+	if c == nil {
+		return nil, nil
+	}
+	if c.Then == nil && mk {
+		c.Then = &hopRun{Label: label}
+		c.Cascade = true
+	}
+	return c, c.Then
+}
+
+// state is the run that label names (nil: none).
+func (m *runModel) state(label string, hop int, mk bool) *runState {
+	c, h := m.run(label, hop, mk)
+	switch {
+	case h != nil:
+		return &h.runState
+	case c != nil && !isSecond(label, hop):
+		return &c.runState
 	}
 	return nil
 }
@@ -172,37 +361,41 @@ func (m *runModel) apply(e offload.Event) bool {
 			return false
 		}
 		for _, p := range e.Progress.Cards {
-			c := m.card(p.Label)
-			if c == nil {
-				continue
+			if r := m.state(p.Label, p.Hop, true); r != nil {
+				r.take(p, e.Time, m.window)
 			}
-			c.Prog, c.Rate, c.ETA = p, p.Rate, p.ETASeconds
-			c.Series = append(c.Series, sample{T: e.Time, Rate: p.Rate})
-			cut := e.Time.Add(-m.window - 10*time.Second)
-			i := 0
-			for i < len(c.Series) && c.Series[i].T.Before(cut) {
-				i++
-			}
-			c.Series = c.Series[i:]
 		}
 		return true
 	case offload.EvFile:
 		if e.State != offload.StateFailed {
 			return false
 		}
-		if c := m.card(e.Card); c != nil {
-			c.addFailure(e.Path, fileFailure(e))
+		if r := m.state(e.Card, 0, true); r != nil {
+			r.addFailure(e.Path, fileFailure(e))
 		}
 		return false
 	case offload.EvCardAdded:
-		if m.card(e.Card) == nil {
-			m.cards = append(m.cards, &cardRun{Label: e.Card, Path: e.Path})
+		if !isSecond(e.Card, 0) && m.card(e.Card) == nil {
+			m.cards = append(m.cards, &cardRun{Label: e.Card, Path: e.Path, Cascade: len(m.then) > 0})
 		}
 		return true
 	case offload.EvCardDone:
+		if r := m.state(e.Card, 0, true); r != nil {
+			r.Done, r.EndState, r.Error = true, e.State, e.Message
+			r.Rate, r.ETA = 0, 0
+		}
+		return true
+	case offload.EvCardFree:
+		// The card may leave the reader: not be formatted (only the
+		// summary says safe to format).
 		if c := m.card(e.Card); c != nil {
-			c.Done, c.EndState, c.Error = true, e.State, e.Message
-			c.Rate, c.ETA = 0, 0
+			c.Cascade, c.Free = true, true
+			if c.FreeAt.IsZero() {
+				c.FreeAt = e.Time
+			}
+			if e.Path != "" {
+				c.Path = e.Path
+			}
 		}
 		return true
 	case offload.EvWarning:
@@ -233,7 +426,7 @@ func fileFailure(e offload.Event) string {
 	return strings.Join(parts, "; ")
 }
 
-func (c *cardRun) addFailure(path, why string) {
+func (c *runState) addFailure(path, why string) {
 	for _, f := range c.Failures {
 		if f.Path == path {
 			return
@@ -251,10 +444,8 @@ func (m *runModel) setCounters(p offload.Progress, now time.Time) {
 		m.now = now
 	}
 	for _, s := range p.Cards {
-		if c := m.card(s.Label); c != nil {
-			rate, eta := c.Prog.Rate, c.Prog.ETASeconds
-			c.Prog = s
-			c.Prog.Rate, c.Prog.ETASeconds = rate, eta
+		if r := m.state(s.Label, s.Hop, true); r != nil {
+			r.counters(s)
 		}
 	}
 }
@@ -265,12 +456,30 @@ func (m *runModel) setCounters(p offload.Progress, now time.Time) {
 func (m *runModel) applySummary(s *offload.Summary, final bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(s.Then) > 0 && len(m.then) == 0 {
+		m.then = append([]string(nil), s.Then...)
+		m.dests = append([]string(nil), s.Destinations...)
+		for _, c := range m.cards {
+			c.Cascade = true
+		}
+	}
 	for _, cs := range s.Cards {
 		c := m.card(cs.Label)
-		if c == nil || (!c.Done && !final) {
+		if c == nil {
 			continue
 		}
+		if cs.CardFree {
+			// Free is not safe to format: the card may leave the reader.
+			c.Cascade, c.Free = true, true
+			if !cs.FreeAt.IsZero() {
+				c.FreeAt = cs.FreeAt
+			}
+		}
+		if !c.settled() && !final {
+			continue // a summary read while the card still runs says nothing final about it
+		}
 		c.HaveSummary, c.Safe, c.Verdict = true, cs.SafeToFormat, cs.Verdict
+		c.SafeAt = cs.SafeAt
 		if c.EndState == "" {
 			c.EndState = cs.State
 		}
@@ -278,6 +487,22 @@ func (m *runModel) applySummary(s *offload.Summary, final bool) {
 			c.addFailure(f.Path, f.Error)
 		}
 		sort.SliceStable(c.Failures, func(i, j int) bool { return c.Failures[i].Path < c.Failures[j].Path })
+		if cs.Then != nil {
+			if c.Then == nil {
+				c.Then = &hopRun{Label: c.Label + offload.SecondRunSuffix}
+				c.Then.Done = true
+			}
+			if c.Then.EndState == "" || final {
+				c.Then.EndState = cs.Then.State
+			}
+			if final {
+				c.Then.Done = true // the job has ended: so has every run
+			}
+			for _, f := range cs.Then.Failures {
+				c.Then.addFailure(f.Path, f.Error)
+			}
+			sort.SliceStable(c.Then.Failures, func(i, j int) bool { return c.Then.Failures[i].Path < c.Then.Failures[j].Path })
+		}
 	}
 	if final {
 		m.finished, m.summary = true, s
@@ -310,10 +535,18 @@ func (m *runModel) view() runView {
 	v := runView{JobID: m.jobID, Name: m.name, Started: m.started, Now: m.now, Window: m.window,
 		Warnings: append([]string(nil), m.warnings...), Paused: m.paused, Finished: m.finished,
 		Summary: m.summary, Err: m.err, Plan: m.plan, PlanWhy: m.planWhy, Sim: m.sim}
+	v.Dests, v.Then = append([]string(nil), m.dests...), append([]string(nil), m.then...)
+	if len(m.dests) > 0 {
+		v.FirstCopy = m.dests[0]
+	}
 	for _, c := range m.cards {
 		cc := *c
-		cc.Failures = append([]failure(nil), c.Failures...)
-		cc.Series = append([]sample(nil), c.Series...)
+		cc.runState = c.runState.copyOut()
+		if c.Then != nil {
+			h := *c.Then
+			h.runState = c.Then.runState.copyOut()
+			cc.Then = &h
+		}
 		v.Cards = append(v.Cards, cc)
 	}
 	return v
@@ -323,11 +556,14 @@ func (m *runModel) view() runView {
 // and the time until the last card is done with its current phase.
 func (v runView) totals() (rate, eta float64) {
 	for _, c := range v.Cards {
-		if c.Done {
-			continue
+		if !c.Done {
+			rate += c.Rate
+			eta = max(eta, c.ETA)
 		}
-		rate += c.Rate
-		eta = max(eta, c.ETA)
+		if c.Then != nil && !c.Then.Done {
+			rate += c.Then.Rate
+			eta = max(eta, c.Then.ETA)
+		}
 	}
 	return rate, eta
 }

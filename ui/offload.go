@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -46,7 +48,25 @@ type destItem struct {
 	Free    int64 // bytes that still fit; -1 unknown
 	Array   *arrayStatus
 	Err     string
+	// Then puts the destination in a cascade's second run: filled from
+	// each card's first copy once the card is free (else: the first
+	// run, read from the card).
+	Then bool
 }
+
+// The run a destination is in, in words.
+const (
+	destFirstText = "First copy (card is read)"
+	destThenText  = "Then, from the first copy"
+)
+
+// thenParChoices: how many cards a cascade's second run copies at once.
+var thenParChoices = []string{"1", "2", "3", "4", "6", "8"}
+
+// noFirstCopy says why a cascade without a first-run destination cannot
+// start.
+const noFirstCopy = "A second-run destination (\"" + destThenText + "\") needs at least one first-run destination: " +
+	"the second run copies each card's verified first copy, never the card. Set a destination to \"" + destFirstText + "\"."
 
 // Verify choices, in words.
 const (
@@ -98,6 +118,8 @@ type offloadView struct {
 	planBox          *fyne.Container
 	status           *widget.Label
 	startBtn         *widget.Button
+	thenPar          *widget.Select // second run: cards at once
+	cascadeL         *widget.Label  // what a cascade does, or why it cannot start
 
 	preset   *plan.Topology
 	planSeq  int
@@ -155,6 +177,11 @@ func newOffloadView(a *App) *offloadView {
 		a.cfg.ChooseFolder("Card folder", v.addCard)
 	})
 	detect := widget.NewButtonWithIcon("Detect cards", theme.SearchIcon(), v.detectCards)
+	v.thenPar = widget.NewSelect(thenParChoices, func(string) { v.replan() })
+	v.thenPar.SetSelected("1")
+	v.cascadeL = widget.NewLabel("")
+	v.cascadeL.Wrapping = fyne.TextWrapWord
+	v.cascadeL.Hide()
 	addDest := widget.NewButtonWithIcon("Add destination...", theme.FolderOpenIcon(), func() {
 		a.cfg.ChooseFolder("Destination folder (or a blade of a dit array)", v.addDest)
 	})
@@ -174,7 +201,8 @@ func newOffloadView(a *App) *offloadView {
 	left := container.NewVBox(
 		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect),
 		widget.NewSeparator(),
-		heading("Destinations"), v.destBox, container.NewHBox(addDest),
+		heading("Destinations"), v.destBox,
+		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.cascadeL,
 		widget.NewSeparator(),
 		heading("Settings"),
 		widget.NewForm(
@@ -429,17 +457,84 @@ func (v *offloadView) renderDests() {
 		infoL.Importance = imp
 		infoL.Wrapping = fyne.TextWrapWord
 		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeDest(i) })
-		row := container.NewBorder(nil, nil, nil, remove, container.NewVBox(path, infoL))
+		run := widget.NewRadioGroup([]string{destFirstText, destThenText}, nil)
+		run.Horizontal, run.Required = true, true
+		if d.Then {
+			run.SetSelected(destThenText)
+		} else {
+			run.SetSelected(destFirstText)
+		}
+		run.OnChanged = func(s string) { v.setDestRun(i, s == destThenText) }
+		row := container.NewBorder(nil, nil, nil, remove, container.NewVBox(path, infoL, run))
 		if d.Array != nil {
 			blades := container.NewVBox()
 			for _, m := range d.Array.Members {
 				blades.Add(widget.NewLabel("    " + m.text()))
 			}
-			row = container.NewBorder(nil, blades, nil, remove, container.NewVBox(path, infoL))
+			row = container.NewBorder(nil, blades, nil, remove, container.NewVBox(path, infoL, run))
 		}
 		v.destBox.Add(row)
 	}
+	v.renderCascade()
 	v.relayout()
+}
+
+// setDestRun puts destination i in the second run (then) or the first
+// (UI goroutine).
+func (v *offloadView) setDestRun(i int, then bool) {
+	if i >= len(v.dests) || v.dests[i].Then == then {
+		return
+	}
+	v.dests[i].Then = then
+	v.renderCascade()
+	v.relayout()
+	v.replan()
+}
+
+// runDests splits the destinations by run, each in the order shown.
+func (v *offloadView) runDests() (first, then []string) {
+	for _, d := range v.dests {
+		if d.Then {
+			then = append(then, d.Path)
+		} else {
+			first = append(first, d.Path)
+		}
+	}
+	return first, then
+}
+
+// renderCascade says what the cascade does, or why it cannot start.
+func (v *offloadView) renderCascade() {
+	if v.cascadeL == nil {
+		return
+	}
+	first, then := v.runDests()
+	if len(then) == 0 {
+		v.thenPar.Disable()
+		v.cascadeL.Hide()
+		return
+	}
+	v.thenPar.Enable()
+	if len(first) == 0 {
+		v.cascadeL.SetText(noFirstCopy)
+		v.cascadeL.Importance = widget.DangerImportance
+	} else {
+		v.cascadeL.SetText(fmt.Sprintf("Cascade: each card is copied to %s; once verified there it is free (it may leave the reader, NOT be formatted) "+
+			"and its second run copies the first copy on %s to %s. A card is safe to format only once both runs verified it.",
+			strings.Join(first, ", "), first[0], strings.Join(then, ", ")))
+		v.cascadeL.Importance = widget.MediumImportance
+	}
+	v.cascadeL.Refresh()
+	v.cascadeL.Show()
+}
+
+// thenParallel is the second run's cards at once.
+func (v *offloadView) thenParallel() int {
+	n, err := strconv.Atoi(v.thenPar.Selected)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 func (v *offloadView) removeDest(i int) {
@@ -496,9 +591,15 @@ func (v *offloadView) replan() {
 	v.planSeq++
 	seq := v.planSeq
 	cards := v.included()
+	// The first-run destinations, then the second run's: the engine's
+	// order (Options.Dests, then Options.Then).
 	var dests []destItem
-	for _, d := range v.dests {
-		dests = append(dests, *d)
+	for _, then := range []bool{false, true} {
+		for _, d := range v.dests {
+			if d.Then == then {
+				dests = append(dests, *d)
+			}
+		}
 	}
 	if len(cards) == 0 || len(dests) == 0 {
 		v.lastPlan = planOutput{}
@@ -525,8 +626,14 @@ func (v *offloadView) replan() {
 		v.relayout()
 		return
 	}
+	if first, then := v.runDests(); len(then) > 0 && len(first) == 0 {
+		v.planBox.Objects = []fyne.CanvasObject{widget.NewLabel("No plan: " + noFirstCopy)}
+		v.planBox.Objects[0].(*widget.Label).Wrapping = fyne.TextWrapWord
+		v.relayout()
+		return
+	}
 	in := planInput{cards: cards, dests: dests, preset: v.preset, algos: algos, verify: mode != offload.VerifyNone,
-		valgos: valgos, discover: v.a.cfg.Discover, cat: v.a.cfg.Catalog, noCPU: v.noCPU}
+		valgos: valgos, discover: v.a.cfg.Discover, cat: v.a.cfg.Catalog, noCPU: v.noCPU, thenParallel: v.thenParallel()}
 	sim := v.simText()
 	v.a.goBG(func() {
 		out := computePlan(context.Background(), in)
@@ -605,45 +712,13 @@ func (v *offloadView) start() {
 		v.say("A job is already running: wait for it to finish, or cancel it.")
 		return
 	}
-	cards := v.included()
-	for _, c := range v.cards {
-		if c.Scanning {
-			v.say("Wait until every card is scanned.")
-			return
-		}
-	}
-	if len(cards) == 0 {
-		v.say("Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).")
+	s, msg := v.jobSettings()
+	if msg != "" {
+		v.say(msg)
 		return
-	}
-	if len(v.dests) == 0 {
-		v.say("Add at least one destination.")
-		return
-	}
-	algos, mode, _, err := v.settings()
-	if err != nil {
-		v.say(err.Error())
-		return
-	}
-	format, err := seal.ParseFormat(mhlNames[v.mhl.Selected])
-	if err != nil {
-		v.say(err.Error())
-		return
-	}
-	if err := format.Check(algos); err != nil {
-		v.say("Hash lists: " + err.Error() + " (or choose None)")
-		return
-	}
-	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
-		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle}
-	for _, c := range cards {
-		s.Cards = append(s.Cards, c.Path)
-	}
-	for _, d := range v.dests {
-		s.Dests = append(s.Dests, d.Path)
 	}
 	if v.preset != nil || v.simulate.Checked {
-		if v.lastPlan.topo == nil || v.lastPlan.err != "" || v.lastSeq != v.planSeq || len(v.lastPlan.topo.Sources) != len(cards) {
+		if v.lastPlan.topo == nil || v.lastPlan.err != "" || v.lastSeq != v.planSeq || len(v.lastPlan.topo.Sources) != len(s.Cards) {
 			v.say("The plan is not ready: wait for it, or fix what it says (or clear the preset).")
 			return
 		}
@@ -655,6 +730,52 @@ func (v *offloadView) start() {
 	v.busy = true
 	v.startBtn.Disable()
 	v.a.goBG(func() { v.a.runJob(s) })
+}
+
+// jobSettings reads the job the view sets up (UI goroutine): the cards,
+// the destinations of each run (Dests, and a cascade's Then), hashes,
+// verify and hash lists; or, in words, why it cannot start.
+func (v *offloadView) jobSettings() (jobSettings, string) {
+	cards := v.included()
+	for _, c := range v.cards {
+		if c.Scanning {
+			return jobSettings{}, "Wait until every card is scanned."
+		}
+	}
+	if len(cards) == 0 {
+		return jobSettings{}, "Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked)."
+	}
+	if len(v.dests) == 0 {
+		return jobSettings{}, "Add at least one destination."
+	}
+	first, then := v.runDests()
+	if len(then) > 0 && len(first) == 0 {
+		return jobSettings{}, noFirstCopy
+	}
+	algos, mode, _, err := v.settings()
+	if err != nil {
+		return jobSettings{}, err.Error()
+	}
+	if len(then) > 0 && mode == offload.VerifyNone {
+		return jobSettings{}, "A cascade needs read-back: a card is free only once its first copy is verified. Choose \"" + verifyDestText + "\"."
+	}
+	format, err := seal.ParseFormat(mhlNames[v.mhl.Selected])
+	if err != nil {
+		return jobSettings{}, err.Error()
+	}
+	if err := format.Check(algos); err != nil {
+		return jobSettings{}, "Hash lists: " + err.Error() + " (or choose None)"
+	}
+	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
+		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle,
+		Dests: first, Then: then}
+	if len(then) > 0 {
+		s.ThenParallel = v.thenParallel()
+	}
+	for _, c := range cards {
+		s.Cards = append(s.Cards, c.Path)
+	}
+	return s, ""
 }
 
 // jobDone re-enables Start (UI goroutine).
@@ -672,6 +793,11 @@ type Preparation struct {
 	Name  string
 	Cards []string // card folders
 	Dests []string // destination folders (or blades of dit arrays)
+	// Then are a cascade's second-run destinations (filled from each
+	// card's first copy on Dests[0]); ThenParallel how many cards the
+	// second run copies at once (0: 1).
+	Then         []string
+	ThenParallel int
 	// Preset is a topology file (empty: the volumes the machine reports).
 	Preset string
 	// Simulate plays the preset's hardware at Scale of its field rates
@@ -711,7 +837,21 @@ func (a *App) Prepare(p Preparation) {
 	for _, c := range p.Cards {
 		v.addCard(c)
 	}
+	if p.ThenParallel > 0 {
+		n := strconv.Itoa(p.ThenParallel)
+		if !slices.Contains(v.thenPar.Options, n) {
+			v.thenPar.Options = append(v.thenPar.Options, n)
+		}
+		v.thenPar.SetSelected(n)
+	}
 	for _, d := range p.Dests {
 		v.addDest(d)
 	}
+	for _, d := range p.Then {
+		v.addDest(d)
+		if it := v.dests[len(v.dests)-1]; filepath.Clean(d) == it.Path {
+			it.Then = true
+		}
+	}
+	v.renderDests()
 }

@@ -29,6 +29,9 @@ type planInput struct {
 	discover func(ctx context.Context) ([]devices.Volume, error)
 	cat      *catalog.Catalog
 	noCPU    bool // tests: plan without this machine's CPU benchmark
+	// A cascade: the dests with Then set are its second run (after the
+	// first run's, in the engine's order); thenParallel cards at once.
+	thenParallel int
 }
 
 // planOutput is a plan ready to show: the job's topology (what a
@@ -44,7 +47,7 @@ type planOutput struct {
 }
 
 func (in planInput) options(cpu *plan.CPU) plan.Options {
-	return plan.Options{Hashes: in.algos, Verify: in.verify, VerifyHashes: in.valgos, CPU: cpu}
+	return plan.Options{Hashes: in.algos, Verify: in.verify, VerifyHashes: in.valgos, CPU: cpu, ThenParallel: max(in.thenParallel, 1)}
 }
 
 // computePlan builds the job's topology (from the preset, else from the
@@ -74,6 +77,12 @@ func computePlan(ctx context.Context, in planInput) planOutput {
 	if err != nil {
 		out.err = err.Error()
 		return out
+	}
+	// A cascade's second-run destinations (as dit offload --then).
+	for i := range out.topo.Destinations {
+		if i < len(in.dests) && in.dests[i].Then {
+			out.topo.Destinations[i].Run = 2
+		}
 	}
 	for i := range out.topo.Sources {
 		if i < len(in.cards) && in.cards[i].Bytes > 0 {
@@ -221,6 +230,24 @@ func planPanel(out planOutput, sim string) fyne.CanvasObject {
 	}
 	box.Add(grid)
 
+	if c := r.Cascade; c != nil {
+		box.Add(widget.NewLabelWithStyle("Cascade", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		txt := fmt.Sprintf("First copy on %s, then %s (second run: %s at once).", c.FirstCopy, strings.Join(c.Then, ", "), plural(c.Parallel, "card"))
+		if c.LastFreeSeconds != nil && c.LastSafeSeconds != nil {
+			txt += fmt.Sprintf("\nEvery card free in %s, safe to format in %s.", etaText(*c.LastFreeSeconds), etaText(*c.LastSafeSeconds))
+		}
+		for _, cp := range r.Cards {
+			if cp.FreeSeconds != nil && cp.SafeSeconds != nil {
+				txt += fmt.Sprintf("\n%s: free in %s, safe to format in %s", cp.Name, etaText(*cp.FreeSeconds), etaText(*cp.SafeSeconds))
+			}
+		}
+		if c.Bottleneck != "" {
+			txt += "\nBottleneck: " + c.Bottleneck
+		}
+		l := widget.NewLabel(txt)
+		l.Wrapping = fyne.TextWrapWord
+		box.Add(l)
+	}
 	if len(r.Buses) > 0 {
 		box.Add(widget.NewLabelWithStyle("Buses", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		for _, b := range r.Buses {

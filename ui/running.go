@@ -30,6 +30,11 @@ import (
 type jobSettings struct {
 	Name         string
 	Cards, Dests []string
+	// Then are a cascade's second-run destinations, filled from each
+	// card's first copy (on Dests[0]) once the card is free; ThenParallel
+	// is how many cards the second run copies at once.
+	Then         []string
+	ThenParallel int
 	Hashes       []hashing.Algo
 	Verify       offload.VerifyMode
 	VerifyAll    bool
@@ -112,7 +117,8 @@ func (a *App) runJob(s jobSettings) {
 			scale = s.Scale
 		}
 		sch, err = sched.New(sched.Config{Topology: s.Topology, Simulate: s.Simulate, Scale: scale,
-			Plan: plan.Options{Hashes: s.Hashes, Verify: s.Verify != offload.VerifyNone, VerifyHashes: valgos, CPU: cpu},
+			Plan: plan.Options{Hashes: s.Hashes, Verify: s.Verify != offload.VerifyNone, VerifyHashes: valgos, CPU: cpu,
+				ThenParallel: max(s.ThenParallel, 1)},
 			OnPlan: func(r *plan.Result, why string) {
 				if m := run.modelOrNil(); m != nil {
 					m.setPlan(r, why)
@@ -125,15 +131,14 @@ func (a *App) runJob(s jobSettings) {
 		inner = sch
 	}
 	run.pause = newPauser(inner)
-	opts := offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Hashes: s.Hashes, Verify: s.Verify,
-		VerifyAll: s.VerifyAll, FS: a.cfg.FS, Catalog: cat, ToolVersion: "dit-gui " + a.cfg.Version,
-		AllowDegraded: s.AllowDegraded, Limiter: run.pause, Throttle: s.Throttle, MHL: s.MHL,
-		OnEvent: func(e offload.Event) {
-			if sch != nil {
-				sch.Observe(e)
-			}
-			a.onEvent(run, e)
-		}}
+	opts := s.options()
+	opts.FS, opts.Catalog, opts.ToolVersion, opts.Limiter = a.cfg.FS, cat, "dit-gui "+a.cfg.Version, run.pause
+	opts.OnEvent = func(e offload.Event) {
+		if sch != nil {
+			sch.Observe(e)
+		}
+		a.onEvent(run, e)
+	}
 	// Hash lists and reports on a dit array destination are written
 	// through the job's filesystem, into the array (as dit offload does):
 	// the engine hands it to both hooks.
@@ -168,6 +173,21 @@ func (a *App) runJob(s jobSettings) {
 		}
 	}
 	m := newRunModel(job.ID(), job.Name(), a.cfg.Now(), job.Snapshot(), paths)
+	// A cascade (also a resumed one): its destinations of each run, from
+	// the catalog.
+	if ds, err := cat.Dests(job.ID()); err == nil {
+		var first, then []string
+		for _, d := range ds {
+			if d.Hop == 2 {
+				then = append(then, d.Path)
+			} else {
+				first = append(first, d.Path)
+			}
+		}
+		m.setCascade(first, then)
+	} else if len(s.Then) > 0 {
+		m.setCascade(s.Dests, s.Then)
+	}
 	if s.Simulate {
 		m.sim = simText(s.Scale)
 	}
@@ -200,6 +220,14 @@ func (a *App) runJob(s jobSettings) {
 		a.offload.rescan() // the cards just offloaded now read as such
 		a.history.reload()
 	})
+}
+
+// options are the engine's options of the job (without the app's
+// catalog, filesystem, limiter and hooks).
+func (s jobSettings) options() offload.Options {
+	return offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
+		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded,
+		Throttle: s.Throttle, MHL: s.MHL}
 }
 
 // startScheduler binds the scheduler to the job's cards (labels, catalog
@@ -268,7 +296,10 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 	}
 }
 
-// cardPanel is one card in the running view.
+// cardPanel is one card in the running view. In a cascade it has a row
+// per run: the first run (read from the card), the card-free line with
+// its eject action, and the second run (from the first copy) with its
+// own bar.
 type cardPanel struct {
 	title    *widget.Label
 	state    *widget.Label
@@ -280,9 +311,54 @@ type cardPanel struct {
 	failures *widget.Label
 	swatch   *canvas.Rectangle
 	box      *fyne.Container
+
+	// A cascade.
+	run1     *widget.Label // "1st run: from the card to ..."
+	run1St   *widget.Label
+	run1Head *fyne.Container
+	free     *widget.Label
+	eject    *widget.Button
+	freeRow  *fyne.Container
+	second   *runRow
+	last     cardRun // what the panel shows (the eject action tells of it)
+	onEject  func(cardRun)
 }
 
-func newCardPanel(i int) *cardPanel {
+// runRow is a cascade's second run of a card: its own title, state, bar
+// and counters.
+type runRow struct {
+	title    *widget.Label
+	state    *widget.Label
+	bar      *widget.ProgressBar
+	bytes    *widget.Label
+	files    *widget.Label
+	rate     *widget.Label
+	current  *widget.Label
+	failures *widget.Label
+	box      *fyne.Container
+}
+
+func newRunRow() *runRow {
+	r := &runRow{
+		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		bar:      widget.NewProgressBar(),
+		bytes:    widget.NewLabel(""),
+		files:    widget.NewLabel(""),
+		rate:     widget.NewLabel(""),
+		current:  widget.NewLabel(""),
+		failures: widget.NewLabel(""),
+	}
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.current.Truncation = fyne.TextTruncateEllipsis
+	r.failures.Wrapping = fyne.TextWrapWord
+	r.failures.Importance = widget.DangerImportance
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar,
+		container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate), r.failures)
+	return r
+}
+
+func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p := &cardPanel{
 		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
@@ -293,6 +369,11 @@ func newCardPanel(i int) *cardPanel {
 		current:  widget.NewLabel(""),
 		failures: widget.NewLabel(""),
 		swatch:   canvas.NewRectangle(cardColor(i)),
+		run1:     widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		free:     widget.NewLabel(""),
+		second:   newRunRow(),
+		onEject:  onEject,
 	}
 	p.title.SizeName = theme.SizeNameSubHeadingText
 	p.state.SizeName = theme.SizeNameSubHeadingText
@@ -300,76 +381,226 @@ func newCardPanel(i int) *cardPanel {
 	p.failures.Wrapping = fyne.TextWrapWord
 	p.failures.Importance = widget.DangerImportance
 	p.swatch.SetMinSize(fyne.NewSize(8, 8))
+	p.run1.Truncation = fyne.TextTruncateEllipsis
+	p.free.Wrapping = fyne.TextWrapWord
+	p.free.Importance = widget.HighImportance
+	p.eject = widget.NewButtonWithIcon("Card free - eject", theme.UploadIcon(), func() {
+		if p.onEject != nil {
+			p.onEject(p.last)
+		}
+	})
+	p.eject.Importance = widget.HighImportance
+	p.run1Head = container.NewBorder(nil, nil, nil, p.run1St, p.run1)
+	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
 	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), nil, p.state)
-	p.box = container.NewVBox(head, p.bar,
-		container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate), p.failures)
+	p.box = container.NewVBox(head, p.run1Head, p.bar,
+		container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate), p.failures,
+		p.freeRow, p.second.box)
+	p.run1Head.Hide()
+	p.freeRow.Hide()
+	p.second.box.Hide()
 	return p
 }
 
-func (p *cardPanel) set(c cardRun, paused bool) {
+// setRun shows one run's counters: bytes, files, rate and phase, the
+// file being copied.
+func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) {
+	pr := r.Prog
+	b := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
+	if pr.VerifyTotal > 0 {
+		b += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
+	}
+	bytes.SetText(b)
+	f := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
+	if pr.FilesFailed > 0 {
+		f += fmt.Sprintf(", %d failed", pr.FilesFailed)
+	}
+	files.SetText(f)
+	phase := pr.Phase
+	if phase == "" {
+		phase = "-"
+	}
+	if r.Done {
+		rate.SetText("Phase: done")
+	} else {
+		rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(r.Rate), etaText(r.ETA), phase))
+	}
+	if pr.Current != "" && !r.Done {
+		current.SetText(pr.Current)
+		current.Show()
+	} else {
+		current.Hide()
+	}
+}
+
+// failureText lists a run's failed files (at most 20).
+func failureText(fs []failure, interrupted bool, what string) string {
+	var b strings.Builder
+	if interrupted {
+		fmt.Fprintf(&b, "%s%s not finished (resume the job to retry):", what, plural(len(fs), "file"))
+	} else {
+		fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	}
+	for i, f := range fs {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n... and %d more (see History)", len(fs)-20)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Why))
+	}
+	return b.String()
+}
+
+// runImportance colours a run's state.
+func runImportance(r runState) widget.Importance {
+	switch {
+	case r.Done && (r.EndState == offload.StateFailed || r.EndState == "interrupted"):
+		return widget.DangerImportance
+	case len(r.Failures) > 0:
+		return widget.WarningImportance
+	}
+	return widget.MediumImportance
+}
+
+func (p *cardPanel) set(c cardRun, mv runView) {
+	p.last = c
+	paused := mv.Paused
 	p.title.SetText(c.Label)
 	st := c.State()
-	if paused && !c.Done {
+	if paused && !c.settled() && !c.HaveSummary {
 		st += " (paused)"
 	}
 	p.state.SetText(st)
 	switch {
 	case strings.HasPrefix(st, stateSafe):
 		p.state.Importance = widget.SuccessImportance
-	case st == stateFailed || st == stateInterrupted || (c.HaveSummary && !c.Safe):
+	case st == stateFailed || st == stateInterrupted || st == stateThenFailed || (c.HaveSummary && !c.Safe):
 		p.state.Importance = widget.DangerImportance
 	case len(c.Failures) > 0:
 		p.state.Importance = widget.WarningImportance
+	case strings.HasPrefix(st, stateFree):
+		// Card free reads apart from safe to format: another colour,
+		// other words.
+		p.state.Importance = widget.HighImportance
 	default:
 		p.state.Importance = widget.MediumImportance
 	}
 	p.state.Refresh()
 	p.bar.SetValue(c.Fraction())
-	pr := c.Prog
-	bytes := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
-	if pr.VerifyTotal > 0 {
-		bytes += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
-	}
-	p.bytes.SetText(bytes)
-	files := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
-	if pr.FilesFailed > 0 {
-		files += fmt.Sprintf(", %d failed", pr.FilesFailed)
-	}
-	p.files.SetText(files)
-	phase := pr.Phase
-	if c.Done || phase == "" {
-		phase = "-"
-	}
-	if c.Done {
-		p.rate.SetText("Phase: done")
-	} else {
-		p.rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(c.Rate), etaText(c.ETA), phase))
-	}
-	if pr.Current != "" && !c.Done {
-		p.current.SetText(pr.Current)
-		p.current.Show()
-	} else {
-		p.current.Hide()
-	}
+	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
 	if len(c.Failures) > 0 {
-		var b strings.Builder
-		if st == stateInterrupted {
-			fmt.Fprintf(&b, "%s not finished (resume the job to retry):", plural(len(c.Failures), "file"))
-		} else {
-			fmt.Fprintf(&b, "%s failed:", plural(len(c.Failures), "file"))
+		what := ""
+		if c.Cascade {
+			what = "1st run: "
 		}
-		for i, f := range c.Failures {
-			if i == 20 {
-				fmt.Fprintf(&b, "\n... and %d more (see History)", len(c.Failures)-20)
-				break
-			}
-			fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Why))
-		}
-		p.failures.SetText(b.String())
+		p.failures.SetText(failureText(c.Failures, st == stateInterrupted, what))
 		p.failures.Show()
 	} else {
 		p.failures.Hide()
 	}
+	if !c.Cascade {
+		p.run1Head.Hide()
+		p.freeRow.Hide()
+		p.second.box.Hide()
+		return
+	}
+
+	// A cascade: the first run, card free, the second run.
+	first := "the first-run destinations"
+	if len(mv.Dests) > 0 {
+		first = strings.Join(mv.Dests, ", ")
+	}
+	p.run1.SetText("1st run: from the card to " + first)
+	p.run1St.SetText(c.runState.runText())
+	p.run1St.Importance = runImportance(c.runState)
+	p.run1St.Refresh()
+	p.run1Head.Show()
+	if c.Free {
+		at := ""
+		if !c.FreeAt.IsZero() {
+			at = " at " + c.FreeAt.Local().Format("15:04:05")
+		}
+		if c.HaveSummary && c.Safe {
+			p.free.SetText(fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
+			p.free.Importance = widget.SuccessImportance
+		} else {
+			p.free.SetText(fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
+			p.free.Importance = widget.HighImportance
+		}
+		p.free.Refresh()
+		p.freeRow.Show()
+	} else {
+		p.freeRow.Hide()
+	}
+	r := p.second
+	src := "the first copy"
+	if mv.FirstCopy != "" {
+		src = "the first copy on " + mv.FirstCopy
+	}
+	r.title.SetText(fmt.Sprintf("2nd run: from %s to %s", src, strings.Join(mv.Then, ", ")))
+	if c.Then == nil {
+		r.state.SetText(runWaitFree)
+		switch {
+		case c.Done && c.EndState != offload.StateVerified:
+			r.state.SetText("Not started (the card is not free)")
+		case c.Free && mv.Finished:
+			r.state.SetText("Not started")
+		case c.Free:
+			r.state.SetText(runQueued)
+		}
+		r.state.Importance = widget.LowImportance
+		r.bar.SetValue(0)
+		setRun(r.bytes, r.files, r.rate, r.current, runState{}, paused)
+		r.rate.SetText("")
+		r.failures.Hide()
+	} else {
+		h := c.Then.runState
+		r.state.SetText(h.runText())
+		r.state.Importance = runImportance(h)
+		r.bar.SetValue(h.Fraction())
+		setRun(r.bytes, r.files, r.rate, r.current, h, paused)
+		if len(h.Failures) > 0 {
+			r.failures.SetText(failureText(h.Failures, h.EndState == "interrupted", "2nd run: "))
+			r.failures.Show()
+		} else {
+			r.failures.Hide()
+		}
+	}
+	r.state.Refresh()
+	r.box.Show()
+}
+
+// safeAtText is " at 15:04:05", or "" when the time is not known.
+func safeAtText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " at " + t.Local().Format("15:04:05")
+}
+
+// ejectInfo tells what may be done with a free card: it may leave the
+// reader, it is not safe to format before the summary says so. dit does
+// not eject it itself (yet).
+func ejectInfo(c cardRun, mv runView) (title, msg string) {
+	path := c.Path
+	if path == "" {
+		path = "(its path is not known)"
+	}
+	first := strings.Join(mv.Dests, ", ")
+	title = "Card free: " + c.Label
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is verified on the first-run destinations (%s)", c.Label, first)
+	if !c.FreeAt.IsZero() {
+		fmt.Fprintf(&b, " since %s", c.FreeAt.Local().Format("15:04:05"))
+	}
+	fmt.Fprintf(&b, ".\n\nIt may be removed from the reader:\n%s\n\n", path)
+	if c.HaveSummary && c.Safe {
+		fmt.Fprintf(&b, "Both runs verified it (the job's summary): it is safe to format.")
+	} else {
+		fmt.Fprintf(&b, "Do NOT format it: its second run (to %s) is not verified yet.\nIt is safe to format only once it reads \"%s\".", strings.Join(mv.Then, ", "), stateSafe)
+	}
+	b.WriteString("\n\ndit does not eject the card itself: eject it from the system first.")
+	return title, b.String()
 }
 
 // runningView shows the job in progress: large rate and ETA, a panel per
@@ -397,6 +628,7 @@ type runningView struct {
 	body     *fyne.Container
 	scroll   *container.Scroll
 	figures  *fyne.Container
+	ejectMsg string // the last card-free message shown (tests)
 }
 
 func newRunningView(a *App) *runningView {
@@ -451,7 +683,7 @@ func (v *runningView) bind(run *jobRun) {
 	v.cardsBox.RemoveAll()
 	v.panels = nil
 	for i := range run.modelOrNil().view().Cards {
-		p := newCardPanel(i)
+		p := newCardPanel(i, v.showEject)
 		v.panels = append(v.panels, p)
 		v.cardsBox.Add(p.box)
 		v.cardsBox.Add(widget.NewSeparator())
@@ -523,17 +755,22 @@ func (v *runningView) render() {
 	v.etaBig.Refresh()
 	v.figures.Refresh()                 // the figures' widths changed
 	for len(v.panels) < len(mv.Cards) { // a card joined the job
-		p := newCardPanel(len(v.panels))
+		p := newCardPanel(len(v.panels), v.showEject)
 		v.panels = append(v.panels, p)
 		v.cardsBox.Add(p.box)
 		v.cardsBox.Add(widget.NewSeparator())
 	}
 	for i, c := range mv.Cards {
-		v.panels[i].set(c, mv.Paused)
+		v.panels[i].set(c, mv)
 	}
 	var series []chartSeries
-	for _, c := range mv.Cards {
-		series = append(series, chartSeries{Label: c.Label, Points: c.Series})
+	for i, c := range mv.Cards {
+		series = append(series, chartSeries{Label: c.Label, Points: c.Series, Card: i})
+	}
+	for i, c := range mv.Cards {
+		if c.Then != nil {
+			series = append(series, chartSeries{Label: c.Then.Label, Points: c.Then.Series, Card: i, Second: true})
+		}
 	}
 	v.chart.set(series, mv.Started, mv.Now, mv.Window)
 
@@ -561,6 +798,16 @@ func (v *runningView) render() {
 		txt := fmt.Sprintf("%s in %s (%s): %d of %d cards safe to format, %s failed.",
 			units.FormatBytes(s.Bytes), units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))),
 			units.FormatTBPerHour(s.TBPerHour), safe, len(s.Cards), plural(s.Failed, "file"))
+		if len(s.Then) > 0 {
+			free := 0
+			for _, c := range s.Cards {
+				if c.CardFree {
+					free++
+				}
+			}
+			txt += fmt.Sprintf("\nCascade: %d of %d cards free (first run verified on %s), %d safe to format (second run verified on %s too).",
+				free, len(s.Cards), strings.Join(s.Destinations, ", "), safe, strings.Join(s.Then, ", "))
+		}
 		if s.State == "interrupted" {
 			txt = fmt.Sprintf("Interrupted: nothing unverified is reported verified. Resume job %d from History.", s.JobID)
 		}
@@ -588,6 +835,20 @@ func (v *runningView) render() {
 		v.pauseBtn.SetText("Pause (Ctrl+P)")
 		v.pauseBtn.SetIcon(theme.MediaPauseIcon())
 	}
+}
+
+// showEject tells what may be done with a free card (UI goroutine).
+func (v *runningView) showEject(c cardRun) {
+	if v.run == nil {
+		return
+	}
+	m := v.run.modelOrNil()
+	if m == nil {
+		return
+	}
+	title, msg := ejectInfo(c, m.view())
+	v.ejectMsg = msg
+	dialog.ShowInformation(title, msg, v.a.win)
 }
 
 // togglePause pauses or resumes the job (UI goroutine; also Ctrl+P).
