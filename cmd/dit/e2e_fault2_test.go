@@ -480,7 +480,7 @@ func TestFault2EIOOnOneFileOnly(t *testing.T) {
 	}
 	ok = assert.True(t, named, "a FAILED line names %s with its input/output error: %q", victim, failed) && ok
 	ok = assert.NotContains(t, out, "stopped answering", "a bad spot on one file is not a card that stopped answering") && ok
-	ok = assert.NotContains(t, out, "no longer readable", "nor a card that was pulled") && ok
+	ok = assert.NotContains(t, out, "no longer there", "nor a card that was pulled") && ok
 	if !ok {
 		t.Logf("dit's output:\n%s", tailLines(out, 40))
 	}

@@ -90,3 +90,90 @@ func (j *Job) AddCard(path string) (string, error) {
 	}
 	return sc.Label, nil
 }
+
+// CardRemoved tells the job that the card at path was removed (its volume
+// unmounted, the reader unplugged): its files still to read fail at once
+// with "card removed", nothing partial is kept, and the other cards go on.
+// hint says what to do (e.g. "insert it again: dit watch resumes it");
+// "" gives the resume command. A card that is not copying is left alone.
+func (j *Job) CardRemoved(path, hint string) bool {
+	for _, c := range j.cardList() {
+		if c.scan.Root != path || c.rec.Hop == 2 {
+			continue
+		}
+		phase, _ := c.phase.Load().(string)
+		if phase != "copying" && phase != "verifying" && phase != "pending" {
+			return false
+		}
+		if hint == "" {
+			hint = "reinsert it and run " + j.ResumeCommand()
+		}
+		c.mu.Lock()
+		if c.cardErr == "" {
+			c.cardErr = fmt.Sprintf("card %s removed (%s unmounted) after %d of %d files: %s", c.rec.Label, path, c.readOK.Load(), len(c.files), hint)
+		}
+		c.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+// RetryCard runs again a card of the running job whose run ended without
+// it being verified (removed, failed): it is scanned again and, as on
+// resume, copies verified before are not read again; the rest is copied
+// and verified. A card whose files changed since (another card under the
+// same name) is refused: offload it as a new card.
+func (j *Job) RetryCard(path string) error {
+	j.runMu.Lock()
+	defer j.runMu.Unlock()
+	if j.finishing || j.runCtx == nil || j.runCtx.Err() != nil {
+		return fmt.Errorf("cannot retry %s: %w", path, ErrNotRunning)
+	}
+	var old *cardRun
+	idx := -1
+	for i, c := range j.cardList() {
+		if c.scan.Root == path && c.rec.Hop <= 1 {
+			old, idx = c, i
+		}
+	}
+	if old == nil {
+		return fmt.Errorf("card %s is not in job %d", path, j.rec.ID)
+	}
+	if phase, _ := old.phase.Load().(string); phase != "done" {
+		return fmt.Errorf("card %s is still %s in job %d", old.rec.Label, phase, j.rec.ID)
+	}
+	if old.rec.State == StateVerified {
+		return fmt.Errorf("card %s is already verified in job %d", old.rec.Label, j.rec.ID)
+	}
+	sc, records, err := ScanCard(j.opts.FS, path, j.opts.IncludeHidden, j.opts.Ignore...)
+	if err != nil {
+		return err
+	}
+	if sc.Label != old.rec.Label {
+		return usageErrorf("%s is card %s now, not %s: offload it as a new card", path, sc.Label, old.rec.Label)
+	}
+	prev, err := j.cat.Files(old.rec.ID)
+	if err != nil {
+		return err
+	}
+	k := old.rec
+	prevState := k.State
+	k.Bytes, k.Files, k.VolumeID, k.Error = sc.Bytes, len(sc.Files), sc.VolumeID, ""
+	c := j.newCardRun(sc, k, old.out, prev)
+	c.prevState, c.history = prevState, records
+	if c.partials, err = j.cat.Partials(k.ID); err != nil {
+		return err
+	}
+	for di := range c.dests {
+		if _, err := c.plan(di); err != nil {
+			return err
+		}
+	}
+	c.computeTotals()
+	j.cardsMu.Lock()
+	j.cards[idx] = c
+	j.cardsMu.Unlock()
+	j.emit(Event{Type: EvCardRetried, Card: c.label(), Path: path, Bytes: c.copyTotal})
+	j.startCard(c)
+	return nil
+}

@@ -901,7 +901,7 @@ func (c *cardRun) cardGone() string {
 		}
 	}
 	if gone {
-		c.cardErr = fmt.Sprintf("card %s (%s) is no longer readable (pulled or unmounted?) after %d of %d files: reinsert it and run %s",
+		c.cardErr = fmt.Sprintf("card %s removed: %s is no longer there (pulled or unmounted) after %d of %d files: reinsert it and run %s",
 			c.rec.Label, c.scan.Root, c.readOK.Load(), len(c.files), c.j.ResumeCommand())
 	}
 	return c.cardErr

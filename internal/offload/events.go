@@ -17,6 +17,9 @@ const (
 	// EvCardCopied: a card (or a second run) has read its last file; its
 	// copies are still being read back. A scheduler re-plans on it.
 	EvCardCopied = "card_copied"
+	// EvCardRetried: a card of the running job whose run ended unverified
+	// (removed, failed) runs again (Job.RetryCard).
+	EvCardRetried = "card_retried"
 )
 
 // Event is what the engine tells its front ends. The CLI prints them (as

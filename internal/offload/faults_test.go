@@ -202,7 +202,7 @@ func TestCardPulledMidCopy(t *testing.T) {
 	require.False(t, ca.SafeToFormat)
 	require.Len(t, ca.Failures, 3, "every file of the pulled card fails")
 	for _, fl := range ca.Failures {
-		require.Contains(t, fl.Error, "no longer readable")
+		require.Contains(t, fl.Error, "card A001 removed")
 	}
 	require.True(t, cardByLabel(s, "B001").SafeToFormat, "the other card finishes")
 }
