@@ -530,16 +530,24 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 			seconds = append(seconds, k) // read from the first copy: after the arrays are open
 			continue
 		}
-		if cascade && k.State == StateVerified {
+		if k.State == StateVerified {
 			if _, err := os.Stat(k.Path); err != nil {
-				// Free: verified on the first destinations; the second run
-				// reads the first copy. The card is not needed.
+				// Verified (in a cascade: free; its second run reads the
+				// first copy): the card is not needed.
 				out, _ := ExpandLayout(o.Layout, o.Name, k.Label, rec.Started)
 				cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, nil)
 				cr.prevState, cr.absent = k.State, true
 				j.cards = append(j.cards, cr)
-				j.emit(Event{Type: EvWarning, Card: k.Label, Message: fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations at %s), so this resume does not need it; the second run reads its first copy",
-					k.Label, k.Path, k.DoneAt.Local().Format("15:04:05"))})
+				at := ""
+				if !k.DoneAt.IsZero() {
+					at = " at " + k.DoneAt.Local().Format("15:04:05")
+				}
+				msg := fmt.Sprintf("card %s is not mounted at %s: it was verified%s, so this resume does not need it", k.Label, k.Path, at)
+				if cascade {
+					msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
+						k.Label, k.Path, at)
+				}
+				j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
 				continue
 			}
 		}
