@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
@@ -128,47 +130,6 @@ Examples:
 
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
 	ctx := cmd.Context()
-	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
-	algos, err := hashing.ParseList(o.Hashes)
-	if err != nil {
-		return usage(fmt.Errorf("--hash: %w", err))
-	}
-	mode, err := offload.ParseVerifyMode(o.Verify)
-	if err != nil {
-		return usage(err)
-	}
-	conflict, err := offload.ParseConflict(o.OnConflict)
-	if err != nil {
-		return usage(err)
-	}
-	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
-		return usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
-	}
-	var throttle float64
-	if o.Throttle != "" {
-		if throttle, err = units.ParseRate(o.Throttle); err != nil {
-			return usage(fmt.Errorf("--throttle: %w", err))
-		}
-	}
-	bs, err := units.ParseBytes(o.BlockSize)
-	if err != nil || bs < 4096 || bs > 256<<20 {
-		return usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
-	}
-	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
-	if err != nil {
-		return usage(err)
-	}
-	author, err := o.Creator.author()
-	if err != nil {
-		return err
-	}
-	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
-	if err != nil || ckEvery < 0 {
-		return usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
-	}
-	if ckEvery == 0 {
-		ckEvery = -1
-	}
 	cat, err := g.openCatalog()
 	if err != nil {
 		return err
@@ -182,10 +143,86 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		}
 		args, o.Dests = nil, nil
 	}
-
 	out := newPrinter(g, o.JSON)
+	st, err := setupOffload(cmd, o, g, cat, out, args)
+	if err != nil || st == nil {
+		return err
+	}
+	var job *offload.Job
+	if o.Resume != 0 {
+		job, err = offload.Resume(ctx, cat, o.Resume, st.opts)
+	} else {
+		job, err = offload.New(ctx, st.opts)
+	}
+	if err != nil {
+		return err
+	}
+	sum, err := st.run(ctx, g, cat, out, job, o.JSON)
+	if err != nil {
+		return err
+	}
+	if sum.ExitCode != 0 {
+		return &exitError{code: sum.ExitCode}
+	}
+	return nil
+}
+
+// offloadSetup is a dit offload (or a job dit watch starts) ready to run:
+// the engine's options from the flags, the scheduler, what to print after
+// the summary.
+type offloadSetup struct {
+	opts         offload.Options
+	sch          *offloadSched
+	afterSummary func()
+}
+
+// setupOffload turns the flags into the engine's options (nil, nil: the
+// cards were all offloaded before, and it was said).
+func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string) (*offloadSetup, error) {
+	ctx := cmd.Context()
+	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	algos, err := hashing.ParseList(o.Hashes)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--hash: %w", err))
+	}
+	mode, err := offload.ParseVerifyMode(o.Verify)
+	if err != nil {
+		return nil, usage(err)
+	}
+	conflict, err := offload.ParseConflict(o.OnConflict)
+	if err != nil {
+		return nil, usage(err)
+	}
+	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
+		return nil, usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
+	}
+	var throttle float64
+	if o.Throttle != "" {
+		if throttle, err = units.ParseRate(o.Throttle); err != nil {
+			return nil, usage(fmt.Errorf("--throttle: %w", err))
+		}
+	}
+	bs, err := units.ParseBytes(o.BlockSize)
+	if err != nil || bs < 4096 || bs > 256<<20 {
+		return nil, usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
+	}
+	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
+	if err != nil {
+		return nil, usage(err)
+	}
+	author, err := o.Creator.author()
+	if err != nil {
+		return nil, err
+	}
+	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
+	if err != nil || ckEvery < 0 {
+		return nil, usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
+	}
+	if ckEvery == 0 {
+		ckEvery = -1
+	}
 	if o.ThenParallel < 1 {
-		return usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
+		return nil, usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
 	}
 	if o.Resume != 0 {
 		o.Then = nil
@@ -197,27 +234,22 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}
 	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
 	if err != nil || nothingToCopy {
-		return err
+		return nil, err
 	}
-	args = opts.Cards // without the cards offloaded before
-	sch, err := newOffloadSched(ctx, g, cat, o, args, &opts)
+	sch, err := newOffloadSched(ctx, g, cat, o, opts.Cards, &opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var job *offload.Job
-	if o.Resume != 0 {
-		job, err = offload.Resume(ctx, cat, o.Resume, opts)
-	} else {
-		job, err = offload.New(ctx, opts)
-	}
-	if err != nil {
-		return err
-	}
-	if err := sch.start(g, cat, job, o.JSON); err != nil {
+	return &offloadSetup{opts: opts, sch: sch, afterSummary: afterSummary}, nil
+}
+
+// run runs a prepared job to its end and prints its summary.
+func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, out printer, job *offload.Job, jsonOut bool) (*offload.Summary, error) {
+	if err := st.sch.start(g, cat, job, jsonOut); err != nil {
 		job.Close()
-		return err
+		return nil, err
 	}
-	if o.JSON {
+	if jsonOut {
 		// stdout is the JSON stream: the job's number, which a DIT needs
 		// to resume it, goes to stderr too.
 		fmt.Fprintf(g.stderr, "dit: job %d %q started (if it stops: %s)\n", job.ID(), job.Name(), g.resumeCommand(job.ID()))
@@ -226,20 +258,17 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	sum, err := job.Run(ctx)
 	out.Stop()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.Summary(sum, cat.Path())
-	if o.JSON && sum.ExitCode != 0 {
+	if jsonOut && sum.ExitCode != 0 {
 		if next := nextStep(g, sum.JobID, sum.State, sum.Cards); next != "" {
 			fmt.Fprintf(g.stderr, "dit: job %d %s: %s\n", sum.JobID, sum.State, next)
 		}
 	}
-	sch.summary(g, sum, o.JSON)
-	afterSummary()
-	if sum.ExitCode != 0 {
-		return &exitError{code: sum.ExitCode}
-	}
-	return nil
+	st.sch.summary(g, sum, jsonOut)
+	st.afterSummary()
+	return sum, nil
 }
 
 func parseJobID(s string) (int64, error) {
