@@ -310,6 +310,7 @@ type cardPanel struct {
 	current  *widget.Label
 	failures *widget.Label
 	swatch   *canvas.Rectangle
+	details  *fyne.Container // the first run's counters
 	box      *fyne.Container
 
 	// A cascade.
@@ -335,6 +336,7 @@ type runRow struct {
 	rate     *widget.Label
 	current  *widget.Label
 	failures *widget.Label
+	details  *fyne.Container
 	box      *fyne.Container
 }
 
@@ -353,8 +355,8 @@ func newRunRow() *runRow {
 	r.current.Truncation = fyne.TextTruncateEllipsis
 	r.failures.Wrapping = fyne.TextWrapWord
 	r.failures.Importance = widget.DangerImportance
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar,
-		container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate), r.failures)
+	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.failures)
 	return r
 }
 
@@ -393,9 +395,8 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p.run1Head = container.NewBorder(nil, nil, nil, p.run1St, p.run1)
 	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
 	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), nil, p.state)
-	p.box = container.NewVBox(head, p.run1Head, p.bar,
-		container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate), p.failures,
-		p.freeRow, p.second.box)
+	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
+	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.failures, p.freeRow, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -499,10 +500,18 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		p.failures.Hide()
 	}
 	if !c.Cascade {
+		p.details.Show()
 		p.run1Head.Hide()
 		p.freeRow.Hide()
 		p.second.box.Hide()
 		return
+	}
+	// A run that is done shows its full bar and its state: its counters
+	// make room for the other run's.
+	if c.Done {
+		p.details.Hide()
+	} else {
+		p.details.Show()
 	}
 
 	// A cascade: the first run, card free, the second run.
@@ -548,10 +557,9 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		case c.Free:
 			r.state.SetText(runQueued)
 		}
-		r.state.Importance = widget.LowImportance
+		r.state.Importance = widget.MediumImportance
 		r.bar.SetValue(0)
-		setRun(r.bytes, r.files, r.rate, r.current, runState{}, paused)
-		r.rate.SetText("")
+		r.details.Hide()
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
@@ -559,6 +567,11 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
 		setRun(r.bytes, r.files, r.rate, r.current, h, paused)
+		if h.Done {
+			r.details.Hide()
+		} else {
+			r.details.Show()
+		}
 		if len(h.Failures) > 0 {
 			r.failures.SetText(failureText(h.Failures, h.EndState == "interrupted", "2nd run: "))
 			r.failures.Show()

@@ -8,6 +8,9 @@
 //	                             shuttle folder in a temp folder and runs a
 //	                             simulated job on them (field readers and buses
 //	                             played at --demo-scale of their rates)
+//	dit-gui --demo --demo-cascade
+//	                             the same as a cascade: the array is the first
+//	                             copy, the shuttle is filled from it (second run)
 //
 // Building it needs cgo and the X11/OpenGL headers (make gui-deps; see the
 // README). Without cgo a stub explains that.
@@ -42,6 +45,7 @@ func run() error {
 	demoDir := flag.String("demo-dir", "", "with --demo: the folder to use (default: a new temp folder)")
 	demoSize := flag.String("demo-size", "800MB", "with --demo: size of each generated card")
 	demoScale := flag.Float64("demo-scale", 0.05, "with --demo: fraction of the field rates the simulated hardware runs at")
+	demoCascade := flag.Bool("demo-cascade", false, "with --demo: a cascade: the shuttle is a second-run destination, filled from the first copy on the array")
 	theme := flag.String("theme", "", "light, dark or system (default: the last one chosen)")
 	showVersion := flag.Bool("version", false, "print the version")
 	flag.Parse()
@@ -73,6 +77,9 @@ func run() error {
 		}
 		prep = &ui.Preparation{Name: "demo", Cards: d.Cards, Dests: d.Dests, Preset: d.Topology,
 			Simulate: true, Scale: *demoScale, Start: true}
+		if *demoCascade {
+			prep.Dests, prep.Then, prep.ThenParallel = d.Dests[:1], d.Dests[1:], 1
+		}
 	}
 	if *db == "" {
 		*db = catalog.DefaultPath()
