@@ -15,7 +15,11 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require (
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	golang.org/x/text v0.43.0 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0

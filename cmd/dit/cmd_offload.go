@@ -45,6 +45,7 @@ type OffloadOptions struct {
 	// NoDirectoryHashes: folders without hashes. Per run.
 	Creator           creatorFlags
 	NoDirectoryHashes bool
+	NotifyConfig      string // notify: section's file ("": the user's config file; "none")
 }
 
 // AddFlags registers the flags.
@@ -73,6 +74,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 	o.Creator.AddFlags(f)
 	f.BoolVar(&o.NoDirectoryHashes, "no-directory-hashes", false, "ASC MHL: list each card's folders without content and structure hashes")
+	f.StringVar(&o.NotifyConfig, "notify-config", "", "notifications (webhook, e-mail) from the notify: section of `FILE` (default: the user's dit/config.yaml, if any; none: no notifications)")
 }
 
 func newOffloadCommand(g *GlobalOptions) *cobra.Command {
@@ -174,6 +176,7 @@ type offloadSetup struct {
 	opts         offload.Options
 	sch          *offloadSched
 	afterSummary func()
+	notify       *jobNotify // notifications (nil: none configured)
 }
 
 // setupOffload turns the flags into the engine's options (nil, nil: the
@@ -240,7 +243,11 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 	if err != nil {
 		return nil, err
 	}
-	return &offloadSetup{opts: opts, sch: sch, afterSummary: afterSummary}, nil
+	notif, err := offloadNotify(o.NotifyConfig, &opts)
+	if err != nil {
+		return nil, usage(err)
+	}
+	return &offloadSetup{opts: opts, sch: sch, afterSummary: afterSummary, notify: notif}, nil
 }
 
 // run runs a prepared job to its end and prints its summary.
@@ -258,6 +265,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 	sum, err := job.Run(ctx)
 	out.Stop()
 	if err != nil {
+		st.notify.Finish(ctx, g.stderr, nil, err)
 		return nil, err
 	}
 	out.Summary(sum, cat.Path())
@@ -268,6 +276,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 	}
 	st.sch.summary(g, sum, jsonOut)
 	st.afterSummary()
+	st.notify.Finish(ctx, g.stderr, sum, nil)
 	return sum, nil
 }
 
