@@ -51,6 +51,15 @@
 // ..."); a skipped entry has state "skipped (<kind>)" and its reason in
 // error. Paths are the card-relative paths, byte for byte; sizes are bytes.
 //
+// A cascade (dit offload --then) adds four columns at the end of every
+// row, the card's: card_free_at and safe_to_format_at (RFC 3339 UTC; empty
+// when the card was not free, or is NOT safe to format),
+// second_run_copy_tb_per_hour (bytes read from the first copy over the
+// time they were read) and second_run_tb_per_hour (the same bytes over the
+// time the second run took, end to end); empty without a second run. Its
+// "# destN" rows say "1st run" or "2nd run" in the state field. A job
+// without a cascade has neither.
+//
 // HTML is one self-contained page (inline CSS, each card's chart as inline
 // SVG, at most 2000 files listed per card: the CSV has them all). It leads
 // with the verdict, the totals and a row per card, like the PDF; sizes read
@@ -66,6 +75,18 @@
 // to format or why not). Page 2: the job's settings and the destinations.
 // Then a page per card: its figures, its chart (PNG) and its failures and
 // skipped entries (the first 40 of each).
+//
+// A cascade (dit offload --then) reads as such in HTML and PDF: a line
+// under the totals names the first run's destinations (from the cards) and
+// the second run's (from the first copy) and gives the time from the first
+// card free to the last card safe to format (when every card is); a table
+// gives each card's card-free and safe-to-format times (or why it is NOT
+// safe) and its second run's copy and end-to-end TB/hour; the destination
+// tables have a Run column (1st, 2nd); each card's page adds its second
+// run (source, state, times) and its figures. The job's totals are the
+// first run's: bytes read from the cards. A second run's failures are
+// listed with the card's, "(2nd run)" after the path. Times in verdicts
+// read as every other time of the report.
 //
 // In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; times read
 // H:MM:SS; each table or line gives its rates in one unit, GB/s or MB/s

@@ -159,3 +159,141 @@ func idleReport() *Report {
 	}
 	return r
 }
+
+// cascadeReport is a cascade (dit offload -d RAID_A --then SHUTTLE_01
+// --then SHUTTLE_02): each card is copied to the RAID first (then it is
+// free), then its copy on the RAID to both shuttles, one card at a time
+// (then it is safe to format). The sound card's second run failed: one
+// file differs on SHUTTLE_02, so it is free but NOT safe to format.
+func cascadeReport() *Report {
+	const raid, sh1, sh2 = "/Volumes/RAID_A", "/Volumes/SHUTTLE_01", "/Volumes/SHUTTLE_02"
+	const job = "Day 16 Second Unit"
+	layout := func(dest, card string) string { return dest + "/" + job + "/" + card }
+	r := &Report{
+		Generated: generated,
+		Job: Job{ID: 21, Name: job, State: "done", Host: "dit-cart-1", ToolVersion: "1.0.0-test",
+			Started: at(0), Finished: at(3200), Hashes: []string{"xxh64", "md5"}, Verify: "dest", VerifyHashes: "fastest",
+			Layout: "{job}/{card}"},
+	}
+	dests := func(label string, write, readBack float64, shuttle2Failed int, files int) []CardDest {
+		return []CardDest{
+			{Path: layout(raid, label), Verified: files, WriteRate: Rate{Samples: 100, Mean: write}, ReadBackRate: Rate{Samples: 100, Mean: readBack}},
+			{Path: layout(sh1, label), Run: 2, Verified: files, WriteRate: Rate{Samples: 100, Mean: write * 0.9}, ReadBackRate: Rate{Samples: 100, Mean: readBack * 0.6}},
+			{Path: layout(sh2, label), Run: 2, Verified: files - shuttle2Failed, Failed: shuttle2Failed,
+				WriteRate: Rate{Samples: 100, Mean: write * 0.9}, ReadBackRate: Rate{Samples: 100, Mean: readBack * 0.6}},
+		}
+	}
+	// A file verified on the RAID at t1 (first run), on the shuttles at t2.
+	copies := func(t1, t2 float64, failed string) []Copy {
+		cs := []Copy{
+			{Dest: raid, State: "verified", VerifiedAt: at(t1), VerifiedBy: "xxh64"},
+			{Dest: sh1, State: "verified", VerifiedAt: at(t2), VerifiedBy: "xxh64"},
+			{Dest: sh2, State: "verified", VerifiedAt: at(t2), VerifiedBy: "xxh64"},
+		}
+		if failed != "" {
+			cs[2] = Copy{Dest: sh2, State: "failed", Error: failed}
+		}
+		return cs
+	}
+
+	// A001: first run 0:00:30 to 0:21:30, free at 0:22:00; second run from
+	// the RAID 0:22:10 to 0:40:10 (checked by 0:41:20), safe at 0:41:20.
+	a := Card{Label: "A001", Source: "/Volumes/A001", Media: "CFast 2.0", Bus: "USB 3.2 Gen 2 (reader 1)",
+		State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
+		Files: 310, Bytes: 480_000_000_000, Skipped: []Skip{}, Failures: []Failure{},
+		CopyStarted: at(30), CopyFinished: at(1230), VerifyStarted: at(60), VerifyFinished: at(1290),
+		CopyRate:    Rate{Samples: 1200, Mean: 400_000_000, Min: 220_000_000, Max: 440_000_000, P95: 430_000_000},
+		VerifyRate:  Rate{Samples: 1230, Mean: 390_000_000, Min: 210_000_000, Max: 430_000_000, P95: 420_000_000},
+		BytesCopied: 480_000_000_000, BytesVerified: 480_000_000_000, CopySeconds: 1200, VerifySeconds: 1230, ActiveSeconds: 1260,
+		Destinations: dests("A001", 400_000_000, 390_000_000, 0, 310),
+		FileList: []File{{Path: "A001/CLIP/A001C001_261122_R2CD.mxf", Size: 41_000_000_000, Mtime: at(-7200), State: "verified",
+			Hashes: map[string]string{"xxh64": "1c2d3e4f5a6b7c8d", "md5": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"},
+			Copies: copies(400, 1800, "")}},
+		CardFree: true, FreeAt: at(1320), SafeAt: at(2480),
+		Then: &SecondRun{Source: layout(raid, "A001"), State: "verified", Files: 310, Bytes: 480_000_000_000,
+			CopyStarted: at(1330), CopyFinished: at(2410), DoneAt: at(2480),
+			BytesCopied: 480_000_000_000, CopySeconds: 1080, ActiveSeconds: 1140},
+		series: seriesOf(wave("copy", 30, 1230, 2, 400e6), wave("verify", 60, 1290, 2, 390e6)),
+	}
+
+	// B001: a slower reader; its second run waits for A001's.
+	b := Card{Label: "B001", Source: "/Volumes/B001", State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
+		Files: 1203, Bytes: 256_000_000_000, Failures: []Failure{},
+		Skipped:     []Skip{{Path: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"}},
+		CopyStarted: at(40), CopyFinished: at(1640), VerifyStarted: at(100), VerifyFinished: at(1700),
+		CopyRate:    Rate{Samples: 1600, Mean: 160_000_000, Min: 88_000_000, Max: 178_000_000, P95: 174_000_000},
+		VerifyRate:  Rate{Samples: 1600, Mean: 160_000_000, Min: 90_000_000, Max: 180_000_000, P95: 175_000_000},
+		BytesCopied: 256_000_000_000, BytesVerified: 256_000_000_000, CopySeconds: 1600, VerifySeconds: 1600, ActiveSeconds: 1660,
+		Destinations: dests("B001", 160_000_000, 160_000_000, 0, 1203),
+		FileList: []File{{Path: "CLIPS/B001C001.R3D", Size: 2_000_000_000, Mtime: at(-7000), State: "verified",
+			Hashes: map[string]string{"xxh64": "8d7c6b5a4f3e2d1c", "md5": "f0e1d2c3b4a5968778695a4b3c2d1e0f"},
+			Copies: copies(700, 2900, "")}},
+		CardFree: true, FreeAt: at(1720), SafeAt: at(3160),
+		Then: &SecondRun{Source: layout(raid, "B001"), State: "verified", Files: 1203, Bytes: 256_000_000_000,
+			CopyStarted: at(2410), CopyFinished: at(3100), DoneAt: at(3160),
+			BytesCopied: 256_000_000_000, CopySeconds: 690, ActiveSeconds: 750},
+		series: seriesOf(wave("copy", 40, 1640, 2, 160e6), wave("verify", 100, 1700, 2, 160e6)),
+	}
+
+	// The sound card: free after two minutes; its second run failed.
+	s := Card{Label: "SOUND_D16", Source: "/Volumes/SOUND_D16", Media: "SD", Bus: "USB 3.0 (reader 2)",
+		State: "verified", SafeToFormat: false,
+		// As offload words it: the clock time is the machine's local time.
+		Verdict: "Second run FAILED (card free since " + at(120).Local().Format("15:04:05") + "): NOT safe to format: keep the card",
+		Files:   96, Bytes: 3_200_000_000, Skipped: []Skip{},
+		Failures:    []Failure{{Path: "Day16/T001_01.WAV (2nd run)", Error: "/Volumes/SHUTTLE_02: read-back: xxh64 differs"}},
+		CopyStarted: at(50), CopyFinished: at(90), VerifyStarted: at(55), VerifyFinished: at(110),
+		CopyRate:    Rate{Samples: 40, Mean: 80_000_000, Min: 44_000_000, Max: 89_000_000, P95: 87_500_000},
+		VerifyRate:  Rate{Samples: 55, Mean: 58_000_000, Min: 39_000_000, Max: 79_000_000, P95: 77_000_000},
+		BytesCopied: 3_200_000_000, BytesVerified: 3_200_000_000, CopySeconds: 40, VerifySeconds: 55, ActiveSeconds: 60,
+		Destinations: dests("SOUND_D16", 80_000_000, 58_000_000, 1, 96),
+		FileList: []File{{Path: "Day16/T001_01.WAV", Size: 33_000_000, Mtime: at(-6000), State: "verified",
+			Hashes: map[string]string{"xxh64": "aa11bb22cc33dd44", "md5": "00112233445566778899aabbccddeeff"},
+			Copies: copies(80, 3110, "read-back: xxh64 differs")}},
+		CardFree: true, FreeAt: at(120),
+		Then: &SecondRun{Source: layout(raid, "SOUND_D16"), State: "failed", Files: 96, Bytes: 3_200_000_000, Failed: 1,
+			CopyStarted: at(3100), CopyFinished: at(3116), DoneAt: at(3130),
+			BytesCopied: 3_200_000_000, CopySeconds: 16, ActiveSeconds: 30},
+		series: seriesOf(wave("copy", 50, 90, 1, 80e6), wave("verify", 55, 110, 1, 58e6)),
+	}
+	for _, c := range []*Card{&a, &b, &s} {
+		c.CopyTBPerHour = tbhOf(c.BytesCopied, c.CopySeconds)
+		c.VerifyTBPerHour = tbhOf(c.BytesVerified, c.VerifySeconds)
+		c.EndToEndTBPerHour = tbhOf(c.BytesCopied, c.ActiveSeconds)
+		c.Then.CopyTBPerHour = tbhOf(c.Then.BytesCopied, c.Then.CopySeconds)
+		c.Then.EndToEndTBPerHour = tbhOf(c.Then.BytesCopied, c.Then.ActiveSeconds)
+	}
+	r.Cards = []Card{a, b, s}
+	t := &r.Totals
+	for _, c := range r.Cards {
+		t.Cards++
+		if c.SafeToFormat {
+			t.SafeToFormat++
+		}
+		t.Files += c.Files
+		t.Bytes += c.Bytes
+		t.Skipped += len(c.Skipped)
+		t.Failed += len(c.Failures)
+		t.BytesCopied += c.BytesCopied // the first run: bytes read from the cards
+		t.BytesVerified += c.BytesVerified
+	}
+	t.Seconds, t.ActiveSeconds, t.Runs = 3200, 3200, 1
+	t.Verified = t.SafeToFormat == t.Cards
+	// Some card was being copied from 30 to 1640 s, some first copy read
+	// back from 60 to 1700 s.
+	t.CopyTBPerHour = tbhOf(t.BytesCopied, 1640-30)
+	t.VerifyTBPerHour = tbhOf(t.BytesVerified, 1700-60)
+	t.TBPerHour = tbhOf(t.BytesCopied, t.ActiveSeconds)
+	r.Destinations = []DestTotals{
+		{Path: raid, Verified: 1609, Bytes: t.Bytes,
+			WriteRate:    Rate{Samples: 1610, Mean: 350_000_000, P95: 480_000_000},
+			ReadBackRate: Rate{Samples: 1640, Mean: 340_000_000, P95: 470_000_000}},
+		{Path: sh1, Run: 2, Verified: 1609, Bytes: t.Bytes,
+			WriteRate:    Rate{Samples: 1780, Mean: 330_000_000, P95: 440_000_000},
+			ReadBackRate: Rate{Samples: 1800, Mean: 210_000_000, P95: 290_000_000}},
+		{Path: sh2, Run: 2, Verified: 1608, Failed: 1, Bytes: t.Bytes - 33_000_000,
+			WriteRate:    Rate{Samples: 1780, Mean: 330_000_000, P95: 440_000_000},
+			ReadBackRate: Rate{Samples: 1800, Mean: 205_000_000, P95: 285_000_000}},
+	}
+	return r
+}

@@ -77,17 +77,30 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		n := strconv.Itoa(i + 1)
 		head = append(head, "dest"+n+"_state", "dest"+n+"_verified_at", "dest"+n+"_verified_by")
 	}
+	// A cascade: the card's times and its second run's TB/hour, at the end
+	// of each of its rows.
+	cascade := r.Cascade()
+	if cascade {
+		head = append(head, "card_free_at", "safe_to_format_at", "second_run_copy_tb_per_hour", "second_run_tb_per_hour")
+	}
 	if err := write(head); err != nil {
 		return err
 	}
 	for i, d := range r.Destinations {
 		row := make([]string, len(head))
 		row[0], row[1] = fmt.Sprintf("# dest%d", i+1), commentText(d.Path)
+		if cascade {
+			row[4] = runName(d.Run) + " run"
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	for _, c := range r.Cards {
+		var cardCols []string
+		if cascade {
+			cardCols = cascadeCSV(&c)
+		}
 		for _, f := range c.FileList {
 			row := []string{c.Label, f.Path, strconv.FormatInt(f.Size, 10), csvTime(f.Mtime), f.State, f.Error}
 			for _, a := range r.Job.Hashes {
@@ -110,6 +123,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				}
 				row = append(row, st, csvTime(cp.VerifiedAt), cp.VerifiedBy)
 			}
+			row = append(row, cardCols...)
 			if err := write(row); err != nil {
 				return err
 			}
@@ -122,6 +136,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			for range r.Destinations {
 				row = append(row, "", "", "")
 			}
+			row = append(row, cardCols...)
 			if err := write(row); err != nil {
 				return err
 			}
@@ -133,6 +148,24 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// cascadeCSV are a cascade card's columns: when it was free and safe to
+// format ("" when it was not), its second run's copy and end-to-end
+// TB/hour ("" without a second run).
+func cascadeCSV(c *Card) []string {
+	free, safe, copyTBH, e2e := "", "", "", ""
+	if c.CardFree {
+		free = csvTime(c.FreeAt)
+	}
+	if c.SafeToFormat {
+		safe = csvTime(c.SafeAt)
+	}
+	if c.Then != nil {
+		copyTBH = strconv.FormatFloat(c.Then.CopyTBPerHour, 'f', 3, 64)
+		e2e = strconv.FormatFloat(c.Then.EndToEndTBPerHour, 'f', 3, 64)
+	}
+	return []string{free, safe, copyTBH, e2e}
 }
 
 // commentText makes s safe on one '#' line of the CSV (readers that skip

@@ -57,6 +57,14 @@ var funcs = template.FuncMap{
 		return files
 	},
 	"minus": func(a, b int) int { return a - b },
+	// A cascade.
+	"cascadeRuns":   func(r *Report) string { return r.cascadeRunsText() },
+	"cascadeTimes":  func(r *Report) string { return r.cascadeTimesText() },
+	"cascadeDetail": func(r *Report) string { return r.cascadeRuns() },
+	"free":          func(c Card) string { return freeText(&c) },
+	"safeAt":        func(c Card) string { return safeAtText(&c) },
+	"secondRun":     func(c Card) string { return secondRunText(&c) },
+	"run":           runName,
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
@@ -81,7 +89,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 </style>
 </head>
 <body>
-{{- $t := .R.Totals}}
+{{- $t := .R.Totals}}{{$casc := .R.Cascade}}
 <h1>Offload report: {{.R.Job.Name}}</h1>
 <p class="sub">Job {{.R.Job.ID}} ({{.R.Job.State}}) on {{.R.Job.Host}}, dit {{.R.Job.ToolVersion}}</p>
 <p class="sub">Started {{time .R.Job.Started}}, finished {{time .R.Job.Finished}}</p>
@@ -98,6 +106,10 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 </div>
 <p class="status{{if $t.Resumed}} on{{end}}">{{resumed $t}}</p>
 <p class="status{{if $t.Simulated}} on{{end}}">{{simul $t}}</p>
+{{- if $casc}}
+<p class="status on">{{cascadeRuns .R}}</p>
+<p>{{cascadeTimes .R}}</p>
+{{- end}}
 
 <h2>Cards</h2>
 <table>
@@ -105,7 +117,17 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{range $i, $c := .R.Cards}}<tr><td><a href="#card-{{$i}}">{{$c.Label}}</a></td><td class="num">{{n $c.Files}}</td><td class="num">{{size $c.Bytes}}</td><td class="num">{{tbh $c.CopyTBPerHour}}</td><td class="num">{{tbh $c.VerifyTBPerHour}}</td><td class="num">{{tbh $c.EndToEndTBPerHour}}</td><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{short $c}}</td></tr>
 {{end}}<tr class="total"><td>All cards</td><td class="num">{{n $t.Files}}</td><td class="num">{{size $t.Bytes}}</td><td class="num">{{tbh $t.CopyTBPerHour}}</td><td class="num">{{tbh $t.VerifyTBPerHour}}</td><td class="num">{{tbh $t.TBPerHour}}</td><td>{{$t.SafeToFormat}} of {{$t.Cards}} safe</td></tr>
 </table>
+{{- if $casc}}
+<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. These are the first run's: copy: bytes read from the cards over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes read from the cards over the time the job ran, second runs included (pauses left out).</p>
+<h2>Cascade: card free, then safe to format</h2>
+<table>
+<tr><th>Card</th><th>Card free (first run verified)</th><th>2nd run from</th><th>2nd run copy, TB/hour</th><th>2nd run end to end, TB/hour</th><th>Safe to format (both runs verified)</th></tr>
+{{range $i, $c := .R.Cards}}<tr><td><a href="#card-{{$i}}">{{$c.Label}}</a></td><td{{if not $c.CardFree}} class="notsafe"{{end}}>{{free $c}}</td><td>{{if $c.Then}}{{name $c.Then.Source}}{{else}}-{{end}}</td><td class="num">{{if $c.Then}}{{tbh $c.Then.CopyTBPerHour}}{{else}}-{{end}}</td><td class="num">{{if $c.Then}}{{tbh $c.Then.EndToEndTBPerHour}}{{else}}-{{end}}</td><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{safeAt $c}}</td></tr>
+{{end}}</table>
+<p class="note">Card free: it may leave the reader, NOT be formatted. Safe to format: the second run, from the first copy, verified it too. 2nd run copy: bytes read from the first copy over the time they were read; end to end: over the time the second run took.</p>
+{{- else}}
 <p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. Copy: bytes read from the cards over the time they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the time the job ran (pauses left out).</p>
+{{- end}}
 
 <h2>Job</h2>
 <table>
@@ -119,15 +141,21 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>Verify</th><td>{{.R.Job.Verify}} (recomputing {{.R.Job.VerifyHashes}})</td></tr>
 <tr><th>Folder layout</th><td>{{.R.Job.Layout}}</td></tr>
 {{if .R.Job.Error}}<tr><th>Error</th><td>{{plain .R.Job.Error}}</td></tr>{{end}}
+{{- if $casc}}
+<tr><th>Cascade</th><td>{{cascadeDetail .R}}</td></tr>
+{{- end}}
 <tr><th>Report</th><td>generated {{time .R.Generated}}</td></tr>
 </table>
 
 <h2>Destinations</h2>
 {{- $du := destUnit .R}}
 <table>
-<tr><th>Destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Size</th><th>Write, {{$du.Name}} (mean / p95)</th><th>Read back, {{$du.Name}} (mean / p95)</th></tr>
-{{range .R.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{size .Bytes}}</td><td class="num">{{$du.Num .WriteRate.Mean}} / {{$du.Num .WriteRate.P95}}</td><td class="num">{{$du.Num .ReadBackRate.Mean}} / {{$du.Num .ReadBackRate.P95}}</td></tr>
+<tr><th>Destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Size</th><th>Write, {{$du.Name}} (mean / p95)</th><th>Read back, {{$du.Name}} (mean / p95)</th></tr>
+{{range .R.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{size .Bytes}}</td><td class="num">{{$du.Num .WriteRate.Mean}} / {{$du.Num .WriteRate.P95}}</td><td class="num">{{$du.Num .ReadBackRate.Mean}} / {{$du.Num .ReadBackRate.P95}}</td></tr>
 {{end}}</table>
+{{- if $casc}}
+<p class="note">Run: 1st, written from the cards (the card is free once they are verified there); 2nd, written from the first copy (the card is safe to format once they are verified there too).</p>
+{{- end}}
 
 {{range $i, $c := .R.Cards}}
 <h2 id="card-{{$i}}">Card {{$c.Label}}: <span class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{verdict $c}}</span></h2>
@@ -138,6 +166,14 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
 <tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
 <tr><th>Verify</th><td>{{span $c.VerifyStarted $c.VerifyFinished}}</td></tr>
+{{- if $casc}}
+<tr><th>Card free</th><td{{if not $c.CardFree}} class="notsafe"{{end}}>{{free $c}}</td></tr>
+{{- if $c.Then}}
+<tr><th>2nd run from</th><td>{{name $c.Then.Source}}</td></tr>
+{{- end}}
+<tr><th>2nd run</th><td>{{secondRun $c}}</td></tr>
+<tr><th>Safe to format</th><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{safeAt $c}}</td></tr>
+{{- end}}
 </table>
 {{- $u := unit $c.CopyRate $c.VerifyRate}}
 <table>
@@ -145,12 +181,16 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>Copy (reading the card)</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.CopySeconds}}</td><td class="num"><b>{{tbh $c.CopyTBPerHour}}</b></td><td class="num">{{$u.Num $c.CopyRate.Mean}}</td><td class="num">{{$u.Num $c.CopyRate.Min}}</td><td class="num">{{$u.Num $c.CopyRate.Max}}</td><td class="num">{{$u.Num $c.CopyRate.P95}}</td><td class="num">{{n $c.CopyRate.Samples}}</td></tr>
 <tr><th>Verify (reading the copies back)</th><td class="num">{{size $c.BytesVerified}}</td><td class="num">{{hms $c.VerifySeconds}}</td><td class="num"><b>{{tbh $c.VerifyTBPerHour}}</b></td><td class="num">{{$u.Num $c.VerifyRate.Mean}}</td><td class="num">{{$u.Num $c.VerifyRate.Min}}</td><td class="num">{{$u.Num $c.VerifyRate.Max}}</td><td class="num">{{$u.Num $c.VerifyRate.P95}}</td><td class="num">{{n $c.VerifyRate.Samples}}</td></tr>
 <tr><th>End to end</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.ActiveSeconds}}</td><td class="num"><b>{{tbh $c.EndToEndTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
+{{- if and $casc $c.Then}}
+<tr><th>2nd run (reading the first copy)</th><td class="num">{{size $c.Then.BytesCopied}}</td><td class="num">{{hms $c.Then.CopySeconds}}</td><td class="num"><b>{{tbh $c.Then.CopyTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
+<tr><th>2nd run end to end</th><td class="num">{{size $c.Then.BytesCopied}}</td><td class="num">{{hms $c.Then.ActiveSeconds}}</td><td class="num"><b>{{tbh $c.Then.EndToEndTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
+{{- end}}
 </table>
 <figure class="chart">{{index $.Charts $i}}<figcaption>Throughput of {{$c.Label}} over time (per-second samples)</figcaption></figure>
 {{- $cu := cardDestUnit $c}}
 <table>
-<tr><th>On destination</th><th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
-{{range $c.Destinations}}<tr><td>{{name .Path}}</td><td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{$cu.Num .ReadBackRate.Mean}}</td></tr>
+<tr><th>On destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
+{{range $c.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{$cu.Num .ReadBackRate.Mean}}</td></tr>
 {{end}}</table>
 {{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
 {{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}

@@ -68,6 +68,15 @@ func (d pdfDoc) kv(key, value string) {
 	d.MultiCell(pdfWidth-40, 5, value, "", "L", false)
 }
 
+// kvColor is kv with its value in bold, in col.
+func (d pdfDoc) kvColor(key, value string, col rgb) {
+	d.SetX(pdfMargin)
+	d.font("B", 9, colInk)
+	d.CellFormat(40, 5, key, "", 0, "L", false, 0, "")
+	d.font("B", 9, col)
+	d.MultiCell(pdfWidth-40, 5, value, "", "L", false)
+}
+
 // tile draws one figure of page 1: a small label, the value in large type,
 // and a line under it.
 func (d pdfDoc) tile(x, y, w, h float64, label, value, sub string, valueColor rgb) {
@@ -307,6 +316,15 @@ func (r *Report) pdfSummary(d pdfDoc) {
 		d.SetX(pdfMargin)
 		d.MultiCell(pdfWidth, 6.5, l.text, "", "L", false)
 	}
+	cascade := r.Cascade()
+	if cascade {
+		d.font("B", 11, colNote)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 5.5, r.cascadeRunsText(), "", "L", false)
+		d.font("", 10, colInk)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 5, r.cascadeTimesText(), "", "L", false)
+	}
 	d.Ln(5)
 
 	// One row per card.
@@ -336,12 +354,64 @@ func (r *Report) pdfSummary(d pdfDoc) {
 		return cellStyle{bold: col == 0}
 	})
 	d.Ln(3)
+	note := "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time " +
+		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the " +
+		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, " +
+		"failures and skipped files follow."
+	if cascade {
+		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
+			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes " +
+			"read from the cards over the time the job ran, second runs included (pauses left out)."
+	}
 	d.font("", 8.5, colMuted)
 	d.SetX(pdfMargin)
-	d.MultiCell(pdfWidth, 4, "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time "+
-		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the "+
-		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, "+
-		"failures and skipped files follow.", "", "L", false)
+	d.MultiCell(pdfWidth, 4, note, "", "L", false)
+	if cascade {
+		r.pdfCascade(d)
+	}
+}
+
+// pdfCascade is page 1's table of a cascade: when each card was free and
+// safe to format, and its second run's TB/hour.
+func (r *Report) pdfCascade(d pdfDoc) {
+	d.Ln(5)
+	if d.GetY()+40 > pdfBottom {
+		d.AddPage()
+	}
+	d.heading(13, "Cascade: card free, then safe to format")
+	cols := []column{
+		{"Card", 28, "L"}, {"Card free\n(first run\nverified)", 44, "L"}, {"2nd run\ncopy\nTB/hour", 19, "R"},
+		{"2nd run\nend to end\nTB/hour", 22, "R"}, {"Safe to format\n(both runs\nverified)", 67, "L"},
+	}
+	var rows [][]string
+	for i := range r.Cards {
+		c := &r.Cards[i]
+		copyTBH, e2e := "-", "-"
+		if c.Then != nil {
+			copyTBH, e2e = tbhNum(c.Then.CopyTBPerHour), tbhNum(c.Then.EndToEndTBPerHour)
+		}
+		rows = append(rows, []string{c.Label, freeText(c), copyTBH, e2e, safeAtText(c)})
+	}
+	d.table(cols, rows, 10, false, func(row, col int) cellStyle {
+		c := &r.Cards[row]
+		switch {
+		case col == 0:
+			return cellStyle{bold: true}
+		case col == 1 && !c.CardFree:
+			return cellStyle{bold: true, color: &colUnsafe}
+		case col == 4 && c.SafeToFormat:
+			return cellStyle{bold: true, color: &colSafe}
+		case col == 4:
+			return cellStyle{bold: true, color: &colUnsafe}
+		}
+		return cellStyle{}
+	})
+	d.Ln(3)
+	d.font("", 8.5, colMuted)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 4, "Card free: it may leave the reader, NOT be formatted. Safe to format: the second run, from the first copy, "+
+		"verified it too. 2nd run copy: bytes read from the first copy over the time they were read; end to end: over the time the second run took.",
+		"", "L", false)
 }
 
 // pdfDetails is the page with the job's settings and its destinations.
@@ -364,6 +434,9 @@ func (r *Report) pdfDetails(d pdfDoc) {
 	if r.Job.Error != "" {
 		d.kv("Error", plainText(r.Job.Error))
 	}
+	if r.Cascade() {
+		d.kv("Cascade", r.cascadeRuns())
+	}
 	d.kv("Report generated", formatTime(r.Generated))
 	d.Ln(5)
 
@@ -378,14 +451,29 @@ func (r *Report) pdfDetails(d pdfDoc) {
 		{"Size", 16, "R"}, {"Write\nmean\n" + u.Name(), 17, "R"}, {"Write\np95\n" + u.Name(), 17, "R"},
 		{"Read back\nmean\n" + u.Name(), 17, "R"}, {"Read back\np95\n" + u.Name(), 17, "R"},
 	}
+	cascade := r.Cascade()
+	if cascade {
+		// A column for the run: the destination's name is narrower.
+		cols = []column{
+			{"Destination", 36.5, "L"}, {"Run", 9, "L"}, {"Verified", 13.5, "R"}, {"Copied,\nnot\nverified", 14, "R"}, {"Failed", 12, "R"},
+			{"Skipped", 14, "R"}, {"Size", 13, "R"}, {"Write\nmean\n" + u.Name(), 17, "R"}, {"Write\np95\n" + u.Name(), 17, "R"},
+			{"Read back\nmean\n" + u.Name(), 17, "R"}, {"Read back\np95\n" + u.Name(), 17, "R"},
+		}
+	}
+	failedCol := 3
 	var rows [][]string
 	for _, x := range r.Destinations {
-		rows = append(rows, []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
+		row := []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
 			thousands(x.Skipped), units.FormatBytes(x.Bytes), u.Num(x.WriteRate.Mean), u.Num(x.WriteRate.P95),
-			u.Num(x.ReadBackRate.Mean), u.Num(x.ReadBackRate.P95)})
+			u.Num(x.ReadBackRate.Mean), u.Num(x.ReadBackRate.P95)}
+		if cascade {
+			row = append([]string{row[0], runName(x.Run)}, row[1:]...)
+			failedCol = 4
+		}
+		rows = append(rows, row)
 	}
 	d.table(cols, rows, 8.5, false, func(row, col int) cellStyle {
-		if col == 3 && r.Destinations[row].Failed > 0 {
+		if col == failedCol && r.Destinations[row].Failed > 0 {
 			return cellStyle{bold: true, color: &colUnsafe}
 		}
 		return cellStyle{}
@@ -393,8 +481,12 @@ func (r *Report) pdfDetails(d pdfDoc) {
 	d.Ln(2)
 	d.font("", 8, colMuted)
 	d.SetX(pdfMargin)
-	d.MultiCell(pdfWidth, 4, fmt.Sprintf("Rates in %s (%s), from per-second samples; \"-\": no samples.", u.Name(), u.means),
-		"", "L", false)
+	note := fmt.Sprintf("Rates in %s (%s), from per-second samples; \"-\": no samples.", u.Name(), u.means)
+	if cascade {
+		note += " Run: 1st, written from the cards (the card is free once they are verified there); 2nd, written from the first copy " +
+			"(the card is safe to format once they are verified there too)."
+	}
+	d.MultiCell(pdfWidth, 4, note, "", "L", false)
 }
 
 // pdfCard is the page of card i.
@@ -418,6 +510,23 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 		len(c.Skipped), len(c.Failures)))
 	d.kv("Copy", span(c.CopyStarted, c.CopyFinished))
 	d.kv("Verify", span(c.VerifyStarted, c.VerifyFinished))
+	cascade := r.Cascade()
+	if cascade {
+		col := colInk
+		if !c.CardFree {
+			col = colUnsafe
+		}
+		d.kvColor("Card free", freeText(c), col)
+		if c.Then != nil {
+			d.kv("2nd run from", ascmhl.DisplayName(c.Then.Source))
+		}
+		d.kv("2nd run", secondRunText(c))
+		col = colSafe
+		if !c.SafeToFormat {
+			col = colUnsafe
+		}
+		d.kvColor("Safe to format", safeAtText(c), col)
+	}
 	d.Ln(3)
 
 	u := rateUnitOf(c.CopyRate, c.VerifyRate)
@@ -436,6 +545,12 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 		append([]string{"Verify (reading the copies back)", units.FormatBytes(c.BytesVerified), hmsOr(c.VerifySeconds), tbhNum(c.VerifyTBPerHour)}, rateCells(c.VerifyRate)...),
 		{"End to end", units.FormatBytes(c.BytesCopied), hmsOr(c.ActiveSeconds), tbhNum(c.EndToEndTBPerHour), "", "", "", "", ""},
 	}
+	if cascade && c.Then != nil {
+		h := c.Then
+		rows = append(rows,
+			[]string{"2nd run (reading the first copy)", units.FormatBytes(h.BytesCopied), hmsOr(h.CopySeconds), tbhNum(h.CopyTBPerHour), "", "", "", "", ""},
+			[]string{"2nd run end to end", units.FormatBytes(h.BytesCopied), hmsOr(h.ActiveSeconds), tbhNum(h.EndToEndTBPerHour), "", "", "", "", ""})
+	}
 	d.table(cols, rows, 8.5, false, func(row, col int) cellStyle { return cellStyle{bold: col == 0 || col == 3} })
 	d.Ln(4)
 
@@ -448,13 +563,22 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 		{"On destination", 76, "L"}, {"Verified", 14, "R"}, {"Copied,\nnot verified", 18, "R"}, {"Failed", 12, "R"},
 		{"Skipped", 14, "R"}, {"Write\nmean " + du.Name(), 23, "R"}, {"Read back\nmean " + du.Name(), 23, "R"},
 	}
+	failedCol := 3
+	if cascade {
+		dcols = append([]column{{"On destination", 66, "L"}, {"Run", 10, "L"}}, dcols[1:]...)
+		failedCol = 4
+	}
 	var drows [][]string
 	for _, x := range c.Destinations {
-		drows = append(drows, []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
-			thousands(x.Skipped), du.Num(x.WriteRate.Mean), du.Num(x.ReadBackRate.Mean)})
+		row := []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
+			thousands(x.Skipped), du.Num(x.WriteRate.Mean), du.Num(x.ReadBackRate.Mean)}
+		if cascade {
+			row = append([]string{row[0], runName(x.Run)}, row[1:]...)
+		}
+		drows = append(drows, row)
 	}
 	d.table(dcols, drows, 8.5, false, func(row, col int) cellStyle {
-		if col == 3 && c.Destinations[row].Failed > 0 {
+		if col == failedCol && c.Destinations[row].Failed > 0 {
 			return cellStyle{bold: true, color: &colUnsafe}
 		}
 		return cellStyle{}

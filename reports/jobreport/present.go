@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // This file holds what the PDF and HTML reports share in how they put the
@@ -160,7 +161,7 @@ func shortVerdict(c *Card) string {
 	if c.SafeToFormat {
 		return "safe to format"
 	}
-	why, _, _ := strings.Cut(plainText(c.Verdict), ": NOT safe")
+	why, _, _ := strings.Cut(plainText(cascadeVerdict(c, c.Verdict, false)), ": NOT safe")
 	why = strings.TrimSpace(why)
 	switch {
 	case why == "" || strings.Contains(strings.ToLower(why), "not safe"):
@@ -169,6 +170,8 @@ func shortVerdict(c *Card) string {
 		why = "unreadable entries on the card"
 	case why == "FAILED":
 		why = "failed"
+	case why == "Second run FAILED":
+		why = "second run failed"
 	default:
 		why = strings.ToLower(why[:1]) + why[1:]
 	}
@@ -177,7 +180,7 @@ func shortVerdict(c *Card) string {
 
 // verdictText is a card's full verdict without command-line advice.
 func verdictText(c *Card) string {
-	if v := plainText(c.Verdict); v != "" {
+	if v := plainText(cascadeVerdict(c, c.Verdict, true)); v != "" {
 		return v
 	}
 	if c.SafeToFormat {
@@ -244,4 +247,145 @@ func yesNo(b bool) string {
 // byte count in a title (a tooltip).
 func sizeHTML(n int64) template.HTML {
 	return template.HTML(fmt.Sprintf(`<span class="size" title="%d bytes">%s</span>`, n, template.HTMLEscapeString(units.FormatBytes(n))))
+}
+
+// A cascade (dit offload --then): the first run copies each card to the -d
+// destinations (the card is then free: it may leave the reader, not be
+// formatted), the second run copies that first copy to the --then
+// destinations (then the card is safe to format). The helpers below show
+// it; a job without a cascade renders as it always did.
+
+// Cascade reports whether the job was a cascade: it has second-run
+// destinations, or a card has a second run or was made free.
+func (r *Report) Cascade() bool {
+	for _, d := range r.Destinations {
+		if d.Run == 2 {
+			return true
+		}
+	}
+	for i := range r.Cards {
+		if r.Cards[i].Then != nil || r.Cards[i].CardFree {
+			return true
+		}
+	}
+	return false
+}
+
+// runName is a destination's run in a cascade, for a table cell.
+func runName(run int) string {
+	if run == 2 {
+		return "2nd"
+	}
+	return "1st"
+}
+
+// runPaths are the destinations of a cascade's first and second run.
+func (r *Report) runPaths() (first, second []string) {
+	for _, d := range r.Destinations {
+		if d.Run == 2 {
+			second = append(second, ascmhl.DisplayName(d.Path))
+		} else {
+			first = append(first, ascmhl.DisplayName(d.Path))
+		}
+	}
+	return first, second
+}
+
+// cascadeRunsText is the line that says the job was a cascade and where
+// each run copied to.
+func (r *Report) cascadeRunsText() string { return "Cascade: " + r.cascadeRuns() }
+
+// cascadeRuns says where each run of a cascade copied to.
+func (r *Report) cascadeRuns() string {
+	first, second := r.runPaths()
+	list := func(ps []string) string {
+		if len(ps) == 0 {
+			return "-"
+		}
+		return strings.Join(ps, ", ")
+	}
+	return fmt.Sprintf("first run (from the cards) to %s; second run (from the first copy) to %s", list(first), list(second))
+}
+
+// cascadeTimesText says when the first card was free and, when every card
+// is safe to format, when the last one was and the time between.
+func (r *Report) cascadeTimesText() string {
+	var firstFree, lastSafe time.Time
+	for i := range r.Cards {
+		c := &r.Cards[i]
+		if c.CardFree && !c.FreeAt.IsZero() && (firstFree.IsZero() || c.FreeAt.Before(firstFree)) {
+			firstFree = c.FreeAt
+		}
+		if c.SafeToFormat && c.SafeAt.After(lastSafe) {
+			lastSafe = c.SafeAt
+		}
+	}
+	t := r.Totals
+	switch {
+	case firstFree.IsZero():
+		return "No card free: the first run verified no card"
+	case !t.Verified:
+		return fmt.Sprintf("First card free %s; %d of %d cards NOT safe to format, so no time to the last card safe to format",
+			formatTime(firstFree), t.Cards-t.SafeToFormat, t.Cards)
+	case lastSafe.IsZero():
+		return "First card free " + formatTime(firstFree)
+	}
+	return fmt.Sprintf("First card free %s, last card safe to format %s: %s from the first card free to the last card safe to format",
+		formatTime(firstFree), formatTime(lastSafe), hms(lastSafe.Sub(firstFree).Seconds()))
+}
+
+// freeSince matches the clock time a cascade verdict gives the card free
+// at ("(card free since 09:35:00)"): it is the local time of the machine
+// that built the summary, without a date or a zone.
+var freeSince = regexp.MustCompile(`\s*\(card free since [0-9:]+\)`)
+
+// cascadeVerdict is a cascade verdict with its card-free time in the
+// report's format (full: true) or without it (a table cell has it in a
+// column of its own).
+func cascadeVerdict(c *Card, v string, full bool) string {
+	return freeSince.ReplaceAllStringFunc(v, func(string) string {
+		if !full || c.FreeAt.IsZero() {
+			return ""
+		}
+		return " (card free since " + formatTime(c.FreeAt) + ")"
+	})
+}
+
+// freeText is when a card of a cascade was free.
+func freeText(c *Card) string {
+	if !c.CardFree || c.FreeAt.IsZero() {
+		return "not free: the first run did not verify it"
+	}
+	return formatTime(c.FreeAt)
+}
+
+// safeAtText is when a card of a cascade was safe to format, or why not.
+func safeAtText(c *Card) string {
+	if c.SafeToFormat && !c.SafeAt.IsZero() {
+		return formatTime(c.SafeAt)
+	}
+	if c.SafeToFormat {
+		return "safe to format"
+	}
+	return strings.Replace(shortVerdict(c), "NOT safe:", "NOT safe to format:", 1)
+}
+
+// secondRunText sums up a card's second run in a cascade.
+func secondRunText(c *Card) string {
+	h := c.Then
+	if h == nil {
+		if c.CardFree {
+			return "not started"
+		}
+		return "not started: the card is not free"
+	}
+	s := fmt.Sprintf("%s: %s, %s; %d failed", h.State, plural(h.Files, "file", "files"), units.FormatBytes(h.Bytes), h.Failed)
+	if !h.CopyStarted.IsZero() || !h.DoneAt.IsZero() {
+		end := h.DoneAt
+		if end.IsZero() {
+			end = h.CopyFinished
+		}
+		s += "; " + span(h.CopyStarted, end)
+	}
+	return s
 }

@@ -101,7 +101,7 @@ func TestPDFGoldenRendering(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		r    *Report
-	}{{"resumed", resumedReport()}, {"idle", idleReport()}} {
+	}{{"resumed", resumedReport()}, {"idle", idleReport()}, {"cascade", cascadeReport()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pages := renderPDF(t, writePDF(t, tc.r), 50)
 			dir := filepath.Join("testdata", "render")

@@ -81,6 +81,7 @@ type Totals struct {
 // DestTotals add up one destination over every card.
 type DestTotals struct {
 	Path     string `json:"path"`
+	Run      int    `json:"run,omitempty"` // 2: a cascade's second-run destination (--then)
 	Verified int    `json:"verified"`
 	Copied   int    `json:"copied"` // copied or present, not verified
 	Failed   int    `json:"failed"`
@@ -124,14 +125,14 @@ type Card struct {
 	// destination); CopySeconds and VerifySeconds the time spent in each
 	// (summed per-second samples: pauses and interruptions left out),
 	// ActiveSeconds the time either went on.
-	BytesCopied       int64      `json:"bytes_copied"`
-	BytesVerified     int64      `json:"bytes_verified"`
-	CopySeconds       float64    `json:"copy_seconds"`
-	VerifySeconds     float64    `json:"verify_seconds"`
-	ActiveSeconds     float64    `json:"active_seconds"`
-	CopyTBPerHour     float64    `json:"copy_tb_per_hour"`
-	VerifyTBPerHour   float64    `json:"verify_tb_per_hour"`
-	EndToEndTBPerHour float64    `json:"end_to_end_tb_per_hour"`
+	BytesCopied       int64   `json:"bytes_copied"`
+	BytesVerified     int64   `json:"bytes_verified"`
+	CopySeconds       float64 `json:"copy_seconds"`
+	VerifySeconds     float64 `json:"verify_seconds"`
+	ActiveSeconds     float64 `json:"active_seconds"`
+	CopyTBPerHour     float64 `json:"copy_tb_per_hour"`
+	VerifyTBPerHour   float64 `json:"verify_tb_per_hour"`
+	EndToEndTBPerHour float64 `json:"end_to_end_tb_per_hour"`
 	// Destinations are the card's folders on every destination: the
 	// first run's, then (in a cascade) the second run's (Run 2).
 	Destinations []CardDest `json:"destinations"`
@@ -276,7 +277,11 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	destIdx := map[int64]int{}
 	for i, d := range dests {
 		destIdx[d.ID] = i
-		r.Destinations = append(r.Destinations, DestTotals{Path: d.Path})
+		dt := DestTotals{Path: d.Path}
+		if d.Hop == 2 {
+			dt.Run = 2
+		}
+		r.Destinations = append(r.Destinations, dt)
 	}
 	type key struct {
 		card, dest int64
