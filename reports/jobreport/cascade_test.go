@@ -5,12 +5,15 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -234,4 +237,90 @@ func TestCascadeCSV(t *testing.T) {
 	}
 	require.Len(t, seen, 3)
 	require.Empty(t, all[len(all)-1][head2col(head, "safe_to_format_at")], "SOUND_D16's second run failed")
+}
+
+// cascadeFixture is a finished cascade in a fresh catalog: card A001
+// copied to /mnt/raid (first run, 0 to 600 s, free at 620 s), then its
+// copy there to /mnt/shuttle (second run, 700 to 1000 s, safe at 1030 s).
+func cascadeFixture(t *testing.T) (*catalog.Catalog, int64) {
+	t.Helper()
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "catalog.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	j := &catalog.Job{Name: "Cascade", State: catalog.JobRunning, Host: "dit-test-host", ToolVersion: "1.0.0-test",
+		Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail", Started: t0}
+	require.NoError(t, cat.CreateJob(j))
+	raid := &catalog.Dest{JobID: j.ID, Seq: 0, Path: "/mnt/raid"}
+	shuttle := &catalog.Dest{JobID: j.ID, Seq: 1, Path: "/mnt/shuttle", Hop: 2}
+	require.NoError(t, cat.AddDest(raid))
+	require.NoError(t, cat.AddDest(shuttle))
+	sums := hashing.Bytes([]hashing.Algo{hashing.XXH64}, []byte("clip"))
+	a := &catalog.Card{JobID: j.ID, Seq: 0, Label: "A001", Path: "/media/A001", Bytes: 60e9, Files: 1, State: "pending"}
+	require.NoError(t, cat.AddCard(a))
+	a.State, a.CopyStarted, a.CopyFinished, a.VerifyStarted, a.VerifyFinished, a.DoneAt = "verified", at(0), at(600), at(10), at(610), at(620)
+	cat.UpdateCard(a)
+	h := &catalog.Card{JobID: j.ID, Seq: 1, Label: "A001", Path: "/mnt/raid/Cascade/A001", Bytes: 60e9, Files: 1, State: "pending",
+		Hop: 2, FromCard: a.ID}
+	require.NoError(t, cat.AddCard(h))
+	h.State, h.CopyStarted, h.CopyFinished, h.VerifyStarted, h.VerifyFinished, h.DoneAt = "verified", at(700), at(1000), at(710), at(1020), at(1030)
+	cat.UpdateCard(h)
+	for _, k := range []*catalog.Card{a, h} {
+		cat.PutFile(&catalog.File{CardID: k.ID, Rel: "clip.mov", Size: 60e9, Mtime: t0, State: "verified", Sums: sums})
+	}
+	cat.PutCopy(a.ID, "clip.mov", &catalog.Copy{DestID: raid.ID, Path: "x/clip.mov", State: "verified", Written: true, VerifyAlgos: "xxh64", VerifiedAt: at(610)})
+	cat.PutCopy(h.ID, "clip.mov", &catalog.Copy{DestID: shuttle.ID, Path: "y/clip.mov", State: "verified", Written: true, VerifyAlgos: "xxh64", VerifiedAt: at(1020)})
+	// Samples every 60 s: the card read at 100 MB/s for 600 s, the first
+	// copy at 200 MB/s for 300 s; each read back in the minute after.
+	for i := 0; i < 10; i++ {
+		cat.PutSample(j.ID, catalog.Sample{CardID: a.ID, T: at(float64(60 * (i + 1))), Rate: 100e6, Phase: "copy", Seconds: 60})
+		cat.PutSample(j.ID, catalog.Sample{CardID: a.ID, T: at(float64(10 + 60*(i+1))), Rate: 100e6, Phase: "verify", Seconds: 60})
+	}
+	for i := 0; i < 5; i++ {
+		cat.PutSample(j.ID, catalog.Sample{CardID: h.ID, T: at(float64(700 + 60*(i+1))), Rate: 200e6, Phase: "copy", Seconds: 60})
+		cat.PutSample(j.ID, catalog.Sample{CardID: h.ID, T: at(float64(720 + 60*(i+1))), Rate: 200e6, Phase: "verify", Seconds: 60})
+	}
+	run, err := cat.StartRun(j.ID, at(0))
+	require.NoError(t, err)
+	require.NoError(t, cat.EndRun(j.ID, run, at(1040)))
+	require.NoError(t, cat.Flush())
+	require.NoError(t, cat.SetJobState(j.ID, catalog.JobDone, at(1040), ""))
+	return cat, j.ID
+}
+
+// TestCascadeFromCatalog: a cascade built from the catalog reads as the
+// hand-built fixture does.
+func TestCascadeFromCatalog(t *testing.T) {
+	cat, id := cascadeFixture(t)
+	r, err := Build(cat, id, Options{Now: func() time.Time { return generated }})
+	require.NoError(t, err)
+	require.True(t, r.Cascade())
+	require.Equal(t, []int{0, 2}, []int{r.Destinations[0].Run, r.Destinations[1].Run})
+	require.Len(t, r.Cards, 1, "the second run goes with its card")
+	c := r.Cards[0]
+	require.True(t, c.CardFree)
+	require.True(t, c.SafeToFormat)
+	require.Equal(t, at(620), c.FreeAt.UTC())
+	require.Equal(t, at(1030), c.SafeAt.UTC())
+	require.NotNil(t, c.Then)
+	require.Equal(t, []int{0, 2}, []int{c.Destinations[0].Run, c.Destinations[1].Run})
+	// The second run read 5 x 60 s at 200 MB/s = 60 GB in 300 s; it was
+	// busy from 700 to 1060 s (its last read-back sample).
+	require.Equal(t, int64(60e9), c.Then.BytesCopied)
+	require.Equal(t, 300.0, c.Then.CopySeconds)
+	require.Equal(t, wantTBH(60e9, 300), fmt.Sprintf("%.3f", c.Then.CopyTBPerHour))
+	require.Equal(t, wantTBH(60e9, c.Then.ActiveSeconds), fmt.Sprintf("%.3f", c.Then.EndToEndTBPerHour))
+	// The job's bytes are the card's: 10 x 60 s at 100 MB/s.
+	require.Equal(t, int64(60e9), r.Totals.BytesCopied)
+
+	var b bytes.Buffer
+	require.NoError(t, r.WriteHTML(&b))
+	require.Contains(t, b.String(), "<td>"+wantTime(at(620))+"</td><td>/mnt/raid/Cascade/A001</td><td class=\"num\">"+wantTBH(60e9, 300)+"</td>")
+	require.Contains(t, b.String(), `<td class="safe">`+wantTime(at(1030))+`</td>`)
+	require.Contains(t, b.String(), "<p>First card free "+wantTime(at(620))+", last card safe to format "+wantTime(at(1030))+": 0:06:50 from")
+	b.Reset()
+	require.NoError(t, r.WriteCSV(&b))
+	all, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, "verified", all[3][head2col(all[0], "dest2_state")], "the second run's copy on the shuttle")
+	require.Equal(t, at(1030).Format(time.RFC3339), all[3][head2col(all[0], "safe_to_format_at")])
 }
