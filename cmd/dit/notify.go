@@ -181,7 +181,7 @@ func failureText(e offload.Event, files []string) string {
 	default:
 		fmt.Fprintf(&b, "Card %s FAILED: NOT safe to format.\n", e.Card)
 	}
-	if e.Message != "" {
+	if e.Message != "" && !strings.HasSuffix(e.Message, "file(s) failed") {
 		b.WriteString(e.Message + "\n")
 	}
 	const show = 10
@@ -278,8 +278,15 @@ func (j *jobNotify) Finish(ctx context.Context, w io.Writer, sum *offload.Summar
 func jobDoneText(s *offload.Summary) string {
 	var b strings.Builder
 	state := s.State
-	if s.ExitCode == offload.ExitOK {
+	switch s.ExitCode {
+	case offload.ExitOK:
 		state = "done: every card verified"
+	case offload.ExitSomeFailed:
+		state = "ended: some files failed or a card is not safe to format"
+	case offload.ExitInterrupted:
+		state = fmt.Sprintf("interrupted: dit offload --resume %d goes on", s.JobID)
+	case offload.ExitFatal:
+		state = "failed"
 	}
 	fmt.Fprintf(&b, "Job %s (#%d) %s (exit %d).\n", s.Name, s.JobID, state, s.ExitCode)
 	fmt.Fprintf(&b, "%d card(s), %d file(s), %s", len(s.Cards), s.Files, units.FormatBytes(s.Bytes))
