@@ -563,6 +563,13 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 		return nil, &exitError{code: offload.ExitUsage, err: err}
 	}
 	cfg := sched.Config{Topology: t, Plan: p.options(machineCPU(g, cat, t, p)), Simulate: f.Simulate, PhysicsOnly: f.PhysicsOnly}
+	if f.Topology != "" {
+		// Cards that join the job later are planned with their entry of
+		// the file.
+		if full, err := plan.LoadTopology(f.Topology); err == nil {
+			cfg.Spares = full.Sources
+		}
+	}
 	cfg.Plan.ThenParallel = thenParallel
 	if f.Simulate {
 		cfg.Scale = f.Scale

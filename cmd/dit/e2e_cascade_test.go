@@ -351,7 +351,9 @@ func TestCascadeShuttleFillsUp(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("umount", small).Run() })
 
-	cmd := exec.Command(ditBin, "offload", "--name", "day01", "--json", "-d", first, "--then", good, "--then", small, filepath.Join(cards, "A001"))
+	// Read at 4 MB/s: the second run is still copying when the shuttle
+	// is filled at the card-free event.
+	cmd := exec.Command(ditBin, "offload", "--name", "day01", "--json", "--throttle", "4MB/s", "-d", first, "--then", good, "--then", small, filepath.Join(cards, "A001"))
 	cmd.Env = append(os.Environ(), "DIT_DB="+db)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -123,6 +123,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	})
 	root.AddCommand(
 		newOffloadCommand(g),
+		newWatchCommand(g),
 		newPlanCommand(g),
 		newDevicesCommand(g),
 		newJobsCommand(g),

@@ -142,7 +142,7 @@ func TestMigrationFromVersion2KeepsJobsAndReadsMHLAsc(t *testing.T) {
 	c := open(t, p)
 	var version int
 	require.NoError(t, c.DB().QueryRow("PRAGMA user_version").Scan(&version))
-	require.Equal(t, 8, version, "migrated to the latest version")
+	require.Equal(t, 9, version, "migrated to the latest version")
 	jobs, err := c.Jobs()
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)

@@ -108,6 +108,9 @@
 //	cards.done_at: when the card reached its final state verified (copied,
 //	    read back and sealed); for a hop-1 card of a cascade: card free.
 //	jobs.then_parallel: second runs at once (dit offload --then-parallel).
+//	cards.eject (version 9, sql/0009_eject.sql): what happened when dit
+//	    watch ejected the card once it was free: "<time> ejected: ..." or
+//	    "<time> not ejected: why"; '' when it was not asked to.
 //	A card of a cascade is safe to format only when its hop-1 row and its
 //	hop-2 row are verified. [FirstRun] keeps the cards as the DIT named
 //	them (hop 1).

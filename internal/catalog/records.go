@@ -85,6 +85,9 @@ type Card struct {
 	// DoneAt is when the card reached its final state (verified: copied,
 	// read back and sealed). For a hop-1 card of a cascade: card free.
 	DoneAt time.Time
+	// Eject is what happened when dit watch ejected the card ("" : not
+	// asked to).
+	Eject string
 }
 
 // Dest is a row of destinations.
@@ -392,7 +395,7 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error,hop,from_card,done_at
+	rows, err := c.db.Query(`SELECT id,job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error,hop,from_card,done_at,eject
 		FROM cards WHERE job_id=? ORDER BY seq`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
@@ -404,7 +407,7 @@ func (c *Catalog) Cards(jobID int64) ([]*Card, error) {
 		var t [6]sql.NullString
 		var from sql.NullInt64
 		if err := rows.Scan(&k.ID, &k.JobID, &k.Seq, &k.Label, &k.Path, &k.VolumeID, &k.Bytes, &k.Files, &k.State,
-			&t[0], &t[1], &t[2], &t[3], &t[4], &k.Error, &k.Hop, &from, &t[5]); err != nil {
+			&t[0], &t[1], &t[2], &t[3], &t[4], &k.Error, &k.Hop, &from, &t[5], &k.Eject); err != nil {
 			return nil, c.wrap(err)
 		}
 		k.CopyStarted, k.CopyFinished, k.VerifyStarted, k.VerifyFinished = ParseTime(t[0]), ParseTime(t[1]), ParseTime(t[2]), ParseTime(t[3])
@@ -545,4 +548,10 @@ func FirstRun(ks []*Card) []*Card {
 		}
 	}
 	return out
+}
+
+// SetCardEject records what happened when the card was ejected (now).
+func (c *Catalog) SetCardEject(cardID int64, what string) error {
+	_, err := c.Exec(`UPDATE cards SET eject=? WHERE id=?`, what, cardID)
+	return err
 }

@@ -675,6 +675,9 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		if rerr == nil {
 			if li, err := j.opts.FS.Lstat(src); err != nil || !os_SameFile(li, after) {
 				rerr = fmt.Errorf("%s was replaced or removed while it was read", src)
+				if msg := c.cardGone(); msg != "" {
+					rerr = errors.New(msg) // the whole card went
+				}
 			}
 		}
 	}

@@ -38,6 +38,10 @@ type Config struct {
 	// token buckets let them (the planner-accuracy benchmark compares that
 	// with the plan).
 	PhysicsOnly bool
+	// Spares are the topology file's other sources: a card that joins the
+	// job (AddCard) is planned with the one of its name (dit watch: cards
+	// arrive one after another).
+	Spares []plan.Source
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// OnPlan, if set, is told of the plan and of every re-plan.
@@ -484,9 +488,9 @@ func (s *Scheduler) AddCard(c Card) error {
 		return nil
 	}
 	var src *plan.Source
-	for i := range s.cfg.Topology.Sources {
-		if s.cfg.Topology.Sources[i].Name == c.Label {
-			cp := s.cfg.Topology.Sources[i]
+	for _, cand := range append(append([]plan.Source(nil), s.cfg.Topology.Sources...), s.cfg.Spares...) {
+		if cand.Name == c.Label && src == nil {
+			cp := cand
 			src = &cp
 		}
 	}
