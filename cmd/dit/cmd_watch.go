@@ -94,56 +94,6 @@ The preset file format is in dit's internal/watch package doc; an example:
 	return cmd
 }
 
-// volumeEvent is what the watch itself says, one per volume seen.
-type volumeEvent struct {
-	Type    string    `json:"type"` // "volume"
-	Time    time.Time `json:"time"`
-	Path    string    `json:"path"`
-	Label   string    `json:"label,omitempty"`
-	Action  string    `json:"action"` // offload, join, retry, resume, ignored, skipped, removed, ejected, eject_failed, error
-	JobID   int64     `json:"job_id,omitempty"`
-	Message string    `json:"message,omitempty"`
-}
-
-// watcher is the state of a dit watch.
-type watcher struct {
-	cmd    *cobra.Command
-	g      *GlobalOptions
-	o      WatchOptions
-	p      *watch.Preset
-	cat    *catalog.Catalog
-	eject  watch.Ejector
-	jsonMu sync.Mutex
-
-	mu      sync.Mutex
-	job     *offload.Job
-	jobDone chan struct{}
-	vols    map[string]watch.Volume // card label -> its volume, for eject
-	// unfinished: cards whose job ended without them verified, by path ->
-	// job, taken up again (resumed) when they come back.
-	unfinished map[string]int64
-	pending    []string // cards seen while a job was ending
-}
-
-func (w *watcher) say(ev volumeEvent) {
-	ev.Type, ev.Time = "volume", time.Now()
-	if w.o.JSON {
-		b, _ := json.Marshal(ev)
-		w.jsonMu.Lock()
-		w.g.stdout.Write(append(b, '\n'))
-		w.jsonMu.Unlock()
-		return
-	}
-	line := fmt.Sprintf("watch: %s (%s): %s", orDash(ev.Label), ev.Path, ev.Action)
-	if ev.JobID != 0 {
-		line += fmt.Sprintf(" (job %d)", ev.JobID)
-	}
-	if ev.Message != "" {
-		line += ": " + ev.Message
-	}
-	fmt.Fprintln(w.g.stdout, line)
-}
-
 func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	ctx := cmd.Context()
 	p, err := watch.LoadPreset(o.Preset)
@@ -172,36 +122,33 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	if o.Volumes != "" {
 		src = watch.Dir(o.Volumes)
 	}
-	w := &watcher{cmd: cmd, g: g, o: o, p: p, cat: cat, eject: watch.SystemEjector{}, vols: map[string]watch.Volume{}, unfinished: map[string]int64{}}
+	var jsonMu sync.Mutex
+	say := func(ev watch.Event) {
+		if o.JSON {
+			b, _ := json.Marshal(ev)
+			jsonMu.Lock()
+			g.stdout.Write(append(b, '\n'))
+			jsonMu.Unlock()
+			return
+		}
+		line := fmt.Sprintf("watch: %s (%s): %s", orDash(ev.Label), ev.Path, ev.Action)
+		if ev.JobID != 0 {
+			line += fmt.Sprintf(" (job %d)", ev.JobID)
+		}
+		if ev.Message != "" {
+			line += ": " + ev.Message
+		}
+		fmt.Fprintln(g.stdout, line)
+	}
+	w := &watch.Watcher{Preset: p, Runner: &cliRunner{cmd: cmd, g: g, o: o, p: p, cat: cat}, Ejector: watch.SystemEjector{}, Catalog: cat, Say: say}
 	if o.EjectWith != "" {
-		w.eject = commandEjector(o.EjectWith)
+		w.Ejector = commandEjector(o.EjectWith)
 	}
 	if !o.JSON {
 		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, describePreset(p))
 	}
-	changes := watch.Watch(ctx, src, o.Interval)
-	for {
-		w.mu.Lock()
-		done := w.jobDone
-		w.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			w.wait()
-			return &exitError{code: offload.ExitInterrupted, err: errors.New("watch stopped (Ctrl-C): a job it was running is resumable with dit offload --resume")}
-		case <-done:
-			w.ended()
-		case c, ok := <-changes:
-			if !ok {
-				w.wait()
-				return &exitError{code: offload.ExitInterrupted}
-			}
-			if c.Gone {
-				w.gone(c.Volume)
-			} else {
-				w.appeared(ctx, c.Volume)
-			}
-		}
-	}
+	w.Run(ctx, watch.Watch(ctx, src, o.Interval))
+	return &exitError{code: offload.ExitInterrupted, err: errors.New("watch stopped: a job it was running is resumable with dit offload --resume")}
 }
 
 func describePreset(p *watch.Preset) string {
@@ -216,218 +163,65 @@ func describePreset(p *watch.Preset) string {
 	return s
 }
 
-// wait lets a running job end (interrupted by ctx).
-func (w *watcher) wait() {
-	w.mu.Lock()
-	done := w.jobDone
-	w.mu.Unlock()
-	if done != nil {
-		<-done
-	}
+// cliRunner starts a watch's jobs as dit offload would with the preset as
+// its flags, printing as dit offload does.
+type cliRunner struct {
+	cmd *cobra.Command
+	g   *GlobalOptions
+	o   WatchOptions
+	p   *watch.Preset
+	cat *catalog.Catalog
 }
 
-// appeared handles a volume that was mounted.
-func (w *watcher) appeared(ctx context.Context, v watch.Volume) {
-	ok, why := watch.Recognize(v.Path, w.p)
-	if !ok {
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "ignored", Message: why})
-		return
-	}
-	w.mu.Lock()
-	job := w.job
-	w.mu.Unlock()
-	if job != nil {
-		// The card of the running job came back: take it up again.
-		if err := job.RetryCard(v.Path); err == nil {
-			w.remember(v)
-			w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "retry", JobID: job.ID(), Message: "the card is back: files verified before are not copied again"})
-			return
-		} else if !strings.Contains(err.Error(), "is not in job") {
-			w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
-			return
-		}
-		label, err := job.AddCard(v.Path)
-		switch {
-		case err == nil:
-			w.remember(v)
-			w.say(volumeEvent{Path: v.Path, Label: label, Action: "join", JobID: job.ID(), Message: why})
-			return
-		case errors.Is(err, offload.ErrNotRunning):
-			w.mu.Lock()
-			w.pending = append(w.pending, v.Path)
-			w.mu.Unlock()
-			w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "queued", JobID: job.ID(), Message: "the job is ending: the card starts the next one"})
-			return
-		default:
-			w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
-			return
-		}
-	}
-	w.start(ctx, v, why)
+// cliJob is a job of the watch and how it is run and printed.
+type cliJob struct {
+	*offload.Job
+	r   *cliRunner
+	st  *offloadSetup
+	out printer
 }
 
-func (w *watcher) remember(v watch.Volume) {
-	w.mu.Lock()
-	w.vols[v.Label] = v
-	w.mu.Unlock()
+func (j *cliJob) Run(ctx context.Context) (*offload.Summary, error) {
+	return j.st.run(ctx, j.r.g, j.r.cat, j.out, j.Job, j.r.o.JSON)
 }
 
-// start starts a job for card v: a resume of the job it was left
-// unfinished in, or a new one.
-func (w *watcher) start(ctx context.Context, v watch.Volume, why string) {
-	w.mu.Lock()
-	resume := w.unfinished[v.Path]
-	w.mu.Unlock()
-	o := w.offloadOptions()
-	args := []string{v.Path}
+func (r *cliRunner) Start(ctx context.Context, card string, resume int64, onEvent func(offload.Event)) (watch.Job, error) {
+	o := r.offloadOptions()
+	args := []string{card}
 	if resume != 0 {
 		o.Resume, args = resume, nil
 		o.Dests, o.Then = nil, nil
 	}
-	out := newPrinter(w.g, w.o.JSON)
-	st, err := setupOffload(w.cmd, o, w.g, w.cat, out, args)
-	if err != nil {
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "error", Message: err.Error()})
-		return
-	}
-	if st == nil {
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "skipped", Message: "already offloaded and verified on every destination of the preset"})
-		return
+	out := newPrinter(r.g, r.o.JSON)
+	st, err := setupOffload(r.cmd, o, r.g, r.cat, out, args)
+	if err != nil || st == nil {
+		return nil, err
 	}
 	prev := st.opts.OnEvent
 	st.opts.OnEvent = func(e offload.Event) {
 		prev(e)
-		w.onEvent(ctx, e)
+		onEvent(e)
 	}
 	var job *offload.Job
 	if resume != 0 {
-		job, err = offload.Resume(ctx, w.cat, resume, st.opts)
+		job, err = offload.Resume(ctx, r.cat, resume, st.opts)
 	} else {
 		job, err = offload.New(ctx, st.opts)
 	}
 	if err != nil {
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "error", Message: err.Error()})
-		return
+		return nil, err
 	}
-	w.remember(v)
-	action := "offload"
-	if resume != 0 {
-		action, why = "resume", "the card is back: files verified before are not copied again"
-	}
-	w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: action, JobID: job.ID(), Message: why})
-	done := make(chan struct{})
-	w.mu.Lock()
-	w.job, w.jobDone = job, done
-	delete(w.unfinished, v.Path)
-	w.mu.Unlock()
-	go func() {
-		defer close(done)
-		sum, err := st.run(ctx, w.g, w.cat, out, job, w.o.JSON)
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if err != nil {
-			fmt.Fprintf(w.g.stderr, "dit: watch: job %d: %v\n", job.ID(), err)
-			return
-		}
-		for _, c := range sum.Cards {
-			if !c.SafeToFormat && !c.CardFree {
-				w.unfinished[c.Path] = sum.JobID
-			}
-		}
-	}()
-}
-
-// ended is called when the running job has ended: cards that came while it
-// was ending start the next one.
-func (w *watcher) ended() {
-	w.mu.Lock()
-	w.job, w.jobDone = nil, nil
-	pending := w.pending
-	w.pending = nil
-	w.mu.Unlock()
-	for _, p := range pending {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			w.appeared(w.cmd.Context(), watch.Volume{Path: p, Label: labelOf(p)})
-		}
-	}
-}
-
-func labelOf(p string) string {
-	p = strings.TrimRight(p, string(os.PathSeparator))
-	if i := strings.LastIndexByte(p, os.PathSeparator); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}
-
-// gone handles a volume that went away: a card of the running job that is
-// still being read is removed.
-func (w *watcher) gone(v watch.Volume) {
-	w.mu.Lock()
-	job := w.job
-	w.mu.Unlock()
-	if job != nil && job.CardRemoved(v.Path, "insert it again: dit watch takes it up, without copying verified files again") {
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: "removed", JobID: job.ID(), Message: "card removed while it was copied: its remaining files fail; nothing partial is kept"})
-	}
-}
-
-// onEvent ejects a card once it is free (a cascade's first run verified,
-// or verified without a cascade).
-func (w *watcher) onEvent(ctx context.Context, e offload.Event) {
-	if !w.p.Eject {
-		return
-	}
-	free := e.Type == offload.EvCardFree || (e.Type == offload.EvCardDone && e.State == offload.StateVerified &&
-		len(w.p.Then) == 0 && !strings.HasSuffix(e.Card, offload.SecondRunSuffix))
-	if !free {
-		return
-	}
-	w.mu.Lock()
-	v, ok := w.vols[e.Card]
-	job := w.job
-	w.mu.Unlock()
-	if !ok {
-		return
-	}
-	go func() {
-		msg, action := "ejected: the card may be removed (it is free, NOT safe to format until every copy is verified)", "ejected"
-		if len(w.p.Then) == 0 {
-			msg = "ejected: verified on every destination"
-		}
-		err := watch.SafeToEject(v, w.p)
-		if err == nil {
-			ectx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err = w.eject.Eject(ectx, v)
-			cancel()
-		}
-		if err != nil {
-			msg, action = "not ejected: "+err.Error(), "eject_failed"
-		}
-		var id int64
-		if job != nil {
-			id = job.ID()
-			w.recordEject(id, e.Card, msg)
-		}
-		w.say(volumeEvent{Path: v.Path, Label: v.Label, Action: action, JobID: id, Message: msg})
-	}()
-}
-
-// recordEject keeps the eject result with the card in the catalog.
-func (w *watcher) recordEject(jobID int64, label, msg string) {
-	cards, err := w.cat.Cards(jobID)
-	if err != nil {
-		return
-	}
-	for _, k := range catalog.FirstRun(cards) {
-		if k.Label == label {
-			w.cat.SetCardEject(k.ID, time.Now().UTC().Format(time.RFC3339)+" "+msg)
-		}
-	}
+	return &cliJob{Job: job, r: r, st: st, out: out}, nil
 }
 
 // offloadOptions are the preset as dit offload's flags.
-func (w *watcher) offloadOptions() OffloadOptions {
-	p := w.p
+func (r *cliRunner) offloadOptions() OffloadOptions {
+	p := r.p
+	// The preset's notify: section, or the user's config file.
+	notifyFile := ""
+	if p.Notify != nil {
+		notifyFile = p.File
+	}
 	name := p.Name
 	if name != "" {
 		host, _ := os.Hostname()
@@ -436,7 +230,8 @@ func (w *watcher) offloadOptions() OffloadOptions {
 	}
 	return OffloadOptions{Dests: p.Destinations, Then: p.Then, ThenParallel: p.ThenParallel, Hashes: p.Hashes, Verify: p.Verify,
 		VerifyHashes: p.VerifyHashes, Name: name, Layout: p.Layout, OnConflict: string(offload.ConflictFail), IncludeHidden: p.IncludeHidden,
-		Ignore: p.Ignore, JSON: w.o.JSON, BlockSize: "256KiB", CheckpointEvery: "64MiB", Sched: w.o.Sched, MHL: p.MHL, Throttle: w.o.Throttle}
+		Ignore: p.Ignore, JSON: r.o.JSON, BlockSize: "256KiB", CheckpointEvery: "64MiB", Sched: r.o.Sched, MHL: p.MHL, Throttle: r.o.Throttle,
+		NotifyConfig: notifyFile}
 }
 
 // commandEjector ejects by running a command with the volume's path.

@@ -1,0 +1,297 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// Event is what a watch says about a volume it saw. Actions: offload (a
+// job started with the card), join (the card joined the running job),
+// retry (a card of the running job came back), resume (a card whose job
+// ended unfinished came back: its job is resumed), queued (the job was
+// ending: the card starts the next one), ignored (not a camera card: why),
+// skipped (already offloaded), removed (pulled while it was copied),
+// ejected, eject_failed, error.
+type Event struct {
+	Type    string    `json:"type"` // "volume"
+	Time    time.Time `json:"time"`
+	Path    string    `json:"path"`
+	Label   string    `json:"label,omitempty"`
+	Action  string    `json:"action"`
+	JobID   int64     `json:"job_id,omitempty"`
+	Message string    `json:"message,omitempty"`
+}
+
+// Job is an offload job a watch runs: offload.Job's calls, and Run, which
+// runs it to its end with the front end's output.
+type Job interface {
+	ID() int64
+	AddCard(path string) (string, error)
+	RetryCard(path string) error
+	CardRemoved(path, hint string) bool
+	Run(ctx context.Context) (*offload.Summary, error)
+}
+
+// Runner prepares the jobs of a watch with the front end's settings (the
+// CLI: the preset as dit offload's flags; the app: its form). Start returns
+// a job for card (a new one; with resume != 0 that job resumed), whose
+// events also go to onEvent; a nil Job and nil error: nothing to copy (the
+// card was offloaded and verified before).
+type Runner interface {
+	Start(ctx context.Context, card string, resume int64, onEvent func(offload.Event)) (Job, error)
+}
+
+// Watcher offloads every camera card that appears (see the package doc):
+// the first starts a job, the next ones join it while it runs, one that
+// comes after it ended starts the next; a card removed while it is copied
+// fails with "card removed" and is taken up again when it comes back; a
+// card is ejected when it is free if the preset says so.
+type Watcher struct {
+	Preset  *Preset
+	Runner  Runner
+	Ejector Ejector
+	// Catalog, if set, records each eject's result with its card.
+	Catalog *catalog.Catalog
+	// Say receives the watch's events (from any goroutine).
+	Say func(Event)
+
+	mu      sync.Mutex
+	job     Job
+	jobDone chan struct{}
+	vols    map[string]Volume // card label -> its volume, for eject
+	// unfinished: cards whose job ended without them free or verified,
+	// by path -> job, resumed when they come back.
+	unfinished map[string]int64
+	pending    []Volume // cards seen while a job was ending
+}
+
+// RemovedHint is what the "card removed" failures say to do.
+const RemovedHint = "insert it again: dit watch takes it up, without copying verified files again"
+
+func (w *Watcher) say(ev Event) {
+	ev.Type, ev.Time = "volume", time.Now()
+	if w.Say != nil {
+		w.Say(ev)
+	}
+}
+
+// Run handles changes until ctx ends or changes is closed; a running job
+// is then let end (interrupted by ctx) before Run returns.
+func (w *Watcher) Run(ctx context.Context, changes <-chan Change) {
+	w.mu.Lock()
+	if w.vols == nil {
+		w.vols, w.unfinished = map[string]Volume{}, map[string]int64{}
+	}
+	w.mu.Unlock()
+	for {
+		w.mu.Lock()
+		done := w.jobDone
+		w.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			w.wait()
+			return
+		case <-done:
+			w.ended(ctx)
+		case c, ok := <-changes:
+			if !ok {
+				w.wait()
+				return
+			}
+			if c.Gone {
+				w.gone(c.Volume)
+			} else {
+				w.appeared(ctx, c.Volume)
+			}
+		}
+	}
+}
+
+// Running is the job the watch runs now (nil: none).
+func (w *Watcher) Running() Job {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.job
+}
+
+func (w *Watcher) wait() {
+	w.mu.Lock()
+	done := w.jobDone
+	w.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+func (w *Watcher) appeared(ctx context.Context, v Volume) {
+	ok, why := Recognize(v.Path, w.Preset)
+	if !ok {
+		w.say(Event{Path: v.Path, Label: v.Label, Action: "ignored", Message: why})
+		return
+	}
+	w.mu.Lock()
+	job := w.job
+	w.mu.Unlock()
+	if job != nil {
+		err := job.RetryCard(v.Path)
+		if err == nil {
+			w.remember(v)
+			w.say(Event{Path: v.Path, Label: v.Label, Action: "retry", JobID: job.ID(), Message: "the card is back: files verified before are not copied again"})
+			return
+		}
+		if !strings.Contains(err.Error(), "is not in job") && !errors.Is(err, offload.ErrNotRunning) {
+			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+			return
+		}
+		label, err := job.AddCard(v.Path)
+		switch {
+		case err == nil:
+			w.remember(v)
+			w.say(Event{Path: v.Path, Label: label, Action: "join", JobID: job.ID(), Message: why})
+		case errors.Is(err, offload.ErrNotRunning):
+			w.mu.Lock()
+			w.pending = append(w.pending, v)
+			w.mu.Unlock()
+			w.say(Event{Path: v.Path, Label: v.Label, Action: "queued", JobID: job.ID(), Message: "the job is ending: the card starts the next one"})
+		default:
+			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+		}
+		return
+	}
+	w.start(ctx, v, why)
+}
+
+func (w *Watcher) remember(v Volume) {
+	w.mu.Lock()
+	w.vols[v.Label] = v
+	w.mu.Unlock()
+}
+
+// start starts a job for card v: a resume of the job it was left
+// unfinished in, or a new one.
+func (w *Watcher) start(ctx context.Context, v Volume, why string) {
+	w.mu.Lock()
+	resume := w.unfinished[v.Path]
+	w.mu.Unlock()
+	var job Job
+	job, err := w.Runner.Start(ctx, v.Path, resume, func(e offload.Event) { w.onEvent(e) })
+	if err != nil {
+		w.say(Event{Path: v.Path, Label: v.Label, Action: "error", Message: err.Error()})
+		return
+	}
+	if job == nil {
+		w.say(Event{Path: v.Path, Label: v.Label, Action: "skipped", Message: "already offloaded and verified on every destination of the preset"})
+		return
+	}
+	w.remember(v)
+	action := "offload"
+	if resume != 0 {
+		action, why = "resume", "the card is back: files verified before are not copied again"
+	}
+	done := make(chan struct{})
+	w.mu.Lock()
+	w.job, w.jobDone = job, done
+	delete(w.unfinished, v.Path)
+	w.mu.Unlock()
+	w.say(Event{Path: v.Path, Label: v.Label, Action: action, JobID: job.ID(), Message: why})
+	go func() {
+		defer close(done)
+		sum, err := job.Run(ctx)
+		if err != nil {
+			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, c := range sum.Cards {
+			if !c.SafeToFormat && !c.CardFree {
+				w.unfinished[c.Path] = sum.JobID
+			}
+		}
+	}()
+}
+
+// ended: the running job has ended; cards that came while it was ending
+// start the next one.
+func (w *Watcher) ended(ctx context.Context) {
+	w.mu.Lock()
+	w.job, w.jobDone = nil, nil
+	pending := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	for _, v := range pending {
+		if fi, err := os.Stat(v.Path); err == nil && fi.IsDir() {
+			w.appeared(ctx, v)
+		}
+	}
+}
+
+// gone: a card of the running job that is still being read was removed.
+func (w *Watcher) gone(v Volume) {
+	w.mu.Lock()
+	job := w.job
+	w.mu.Unlock()
+	if job != nil && job.CardRemoved(v.Path, RemovedHint) {
+		w.say(Event{Path: v.Path, Label: v.Label, Action: "removed", JobID: job.ID(), Message: "card removed while it was copied: its remaining files fail; nothing partial is kept"})
+	}
+}
+
+// onEvent ejects a card once it is free: a cascade's first run verified
+// (offload.EvCardFree), or verified without a cascade.
+func (w *Watcher) onEvent(e offload.Event) {
+	if !w.Preset.Eject || w.Ejector == nil {
+		return
+	}
+	free := e.Type == offload.EvCardFree || (e.Type == offload.EvCardDone && e.State == offload.StateVerified &&
+		len(w.Preset.Then) == 0 && !strings.HasSuffix(e.Card, offload.SecondRunSuffix))
+	if !free {
+		return
+	}
+	w.mu.Lock()
+	v, ok := w.vols[e.Card]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	go w.Eject(v, e.JobID, e.Card)
+}
+
+// Eject ejects card volume v of job jobID now (a front end's per-card
+// Eject button uses it too), says how it went and records it.
+func (w *Watcher) Eject(v Volume, jobID int64, label string) error {
+	msg, action := "ejected: the card may be removed (it is free, NOT safe to format until every copy is verified)", "ejected"
+	if len(w.Preset.Then) == 0 {
+		msg = "ejected: verified on every destination"
+	}
+	err := SafeToEject(v, w.Preset)
+	if err == nil && w.Ejector == nil {
+		err = errors.New("no ejector")
+	}
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = w.Ejector.Eject(ctx, v)
+		cancel()
+	}
+	if err != nil {
+		msg, action = "not ejected: "+err.Error(), "eject_failed"
+	}
+	if w.Catalog != nil && jobID != 0 {
+		if cards, cerr := w.Catalog.Cards(jobID); cerr == nil {
+			for _, k := range catalog.FirstRun(cards) {
+				if k.Label == label {
+					w.Catalog.SetCardEject(k.ID, time.Now().UTC().Format(time.RFC3339)+" "+msg)
+				}
+			}
+		}
+	}
+	w.say(Event{Path: v.Path, Label: filepath.Base(v.Path), Action: action, JobID: jobID, Message: msg})
+	return err
+}
