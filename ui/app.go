@@ -21,6 +21,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/watch"
 )
 
 // Config connects the app to the engine and the machine. Only Catalog is
@@ -50,6 +51,22 @@ type Config struct {
 	OpenURL func(u *url.URL) error
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Volumes is what the Auto-offload switch watches (default
+	// watch.System(): the machine's mounts; tests and demos: a watch.Dir,
+	// a folder whose subfolders are volumes), every WatchInterval
+	// (default 1 s).
+	Volumes       watch.Source
+	WatchInterval time.Duration
+	// Ejector ejects cards (default watch.SystemEjector: udisksctl or
+	// diskutil; tests inject a fake).
+	Ejector watch.Ejector
+	// NotifyConfig is the file whose notify: section the jobs'
+	// notifications (webhook, e-mail) are sent with: "" the user's
+	// config file (notify.DefaultPath, when it exists), "none" none.
+	NotifyConfig string
+	// SendNotification shows a desktop notification (default: the Fyne
+	// app's SendNotification).
+	SendNotification func(*fyne.Notification)
 }
 
 // App is dit's desktop window: the Offload, Running job, History and
@@ -74,6 +91,8 @@ type App struct {
 	running   *runningView
 	history   *historyView
 	arrays    *arrayView
+	auto      *autoView
+	banner    *banner
 	themeMode string
 	themeSel  *widget.Select
 }
@@ -90,6 +109,9 @@ func New(fa fyne.App, cfg Config) *App {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Ejector == nil {
+		cfg.Ejector = watch.SystemEjector{}
+	}
 	a := &App{fa: fa, cfg: cfg}
 	a.win = fa.NewWindow("dit")
 	if cfg.ChooseFolder == nil {
@@ -105,7 +127,9 @@ func New(fa fyne.App, cfg Config) *App {
 		a.cfg.OpenURL = fa.OpenURL
 	}
 
+	a.banner = newBanner(a)
 	a.offload = newOffloadView(a)
+	a.auto = newAutoView(a)
 	a.running = newRunningView(a)
 	a.history = newHistoryView(a)
 	a.arrays = newArrayView(a)
@@ -125,7 +149,7 @@ func New(fa fyne.App, cfg Config) *App {
 	a.themeSel.SetSelected(a.themeMode)
 	bar := container.NewHBox(widget.NewLabel("Theme"), a.themeSel,
 		widget.NewLabel("Ctrl+Enter: start   Ctrl+P: pause / resume"))
-	a.win.SetContent(container.NewBorder(nil, container.NewPadded(bar), nil, nil, a.tabs))
+	a.win.SetContent(container.NewBorder(a.banner.box, container.NewPadded(bar), nil, nil, a.tabs))
 	a.win.Resize(fyne.NewSize(1280, 860))
 	a.addShortcuts()
 	a.win.SetCloseIntercept(a.confirmQuit)
@@ -221,6 +245,11 @@ func (a *App) Close() {
 	a.closing = true
 	run := a.job
 	a.jobMu.Unlock()
+	a.locked(func() {
+		if a.auto.cancel != nil {
+			a.auto.cancel()
+		}
+	})
 	if run != nil {
 		run.cancel()
 	}

@@ -79,6 +79,10 @@ type cardRun struct {
 	Free    bool
 	FreeAt  time.Time
 	Then    *hopRun
+	// Eject: "" (not asked), ejectBusy, ejectDone or ejectFailed, and what
+	// the eject said.
+	Eject    string
+	EjectMsg string
 	// From the summary, once known.
 	HaveSummary bool
 	Safe        bool
@@ -507,6 +511,37 @@ func (m *runModel) applySummary(s *offload.Summary, final bool) {
 	if final {
 		m.finished, m.summary = true, s
 	}
+}
+
+// Eject states of a card.
+const (
+	ejectBusy   = "ejecting"
+	ejectDone   = "ejected"
+	ejectFailed = "failed"
+)
+
+// ejectable reports whether the card may be ejected now: it is free (a
+// cascade's first run verified it: card_free, or the summary), or,
+// without a cascade, its run ended verified (every handle on it closed);
+// and it is not being ejected or ejected already.
+func (c cardRun) ejectable() bool {
+	if c.Path == "" || c.Eject == ejectBusy || c.Eject == ejectDone {
+		return false
+	}
+	return c.Free || (!c.Cascade && c.Done && c.EndState == offload.StateVerified) || (c.HaveSummary && c.Safe)
+}
+
+// setEject records an eject of the card at path (or labelled label).
+func (m *runModel) setEject(path, label, state, msg string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.cards {
+		if (path != "" && c.Path == path) || (path == "" && c.Label == label) {
+			c.Eject, c.EjectMsg = state, msg
+			return true
+		}
+	}
+	return false
 }
 
 // fail ends the model with an error that stopped the job.

@@ -712,6 +712,10 @@ func (v *offloadView) start() {
 		v.say("A job is already running: wait for it to finish, or cancel it.")
 		return
 	}
+	if v.a.auto.running() {
+		v.say("Auto-offload is on: cards are offloaded as they are mounted. Turn it off (Running job tab) to start a job by hand.")
+		return
+	}
 	s, msg := v.jobSettings()
 	if msg != "" {
 		v.say(msg)
@@ -745,6 +749,20 @@ func (v *offloadView) jobSettings() (jobSettings, string) {
 	if len(cards) == 0 {
 		return jobSettings{}, "Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked)."
 	}
+	s, msg := v.formSettings()
+	if msg != "" {
+		return s, msg
+	}
+	for _, c := range cards {
+		s.Cards = append(s.Cards, c.Path)
+	}
+	return s, ""
+}
+
+// formSettings reads the view's settings without the cards (UI
+// goroutine): what an auto-offload watches with when it takes the
+// form's settings.
+func (v *offloadView) formSettings() (jobSettings, string) {
 	if len(v.dests) == 0 {
 		return jobSettings{}, "Add at least one destination."
 	}
@@ -772,16 +790,23 @@ func (v *offloadView) jobSettings() (jobSettings, string) {
 	if len(then) > 0 {
 		s.ThenParallel = v.thenParallel()
 	}
-	for _, c := range cards {
-		s.Cards = append(s.Cards, c.Path)
-	}
 	return s, ""
+}
+
+// autoChanged enables Start only while auto-offload is off (UI
+// goroutine).
+func (v *offloadView) autoChanged() {
+	if v.a.auto.running() || v.busy {
+		v.startBtn.Disable()
+	} else {
+		v.startBtn.Enable()
+	}
 }
 
 // jobDone re-enables Start (UI goroutine).
 func (v *offloadView) jobDone(err error) {
 	v.busy = false
-	v.startBtn.Enable()
+	v.autoChanged()
 	if err != nil {
 		v.say(err.Error())
 	}

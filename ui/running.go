@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/sched"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/reports/jobreport"
 	"github.com/dit-org/dit/reports/seal"
 )
@@ -54,11 +56,20 @@ type jobSettings struct {
 	// Resume, when not 0, continues that interrupted job instead (its
 	// cards, destinations and settings come from the catalog).
 	Resume int64
+	// A watched preset's layout, ignore patterns and hidden files ("" and
+	// nil: the engine's defaults, as the Offload view's jobs).
+	Layout        string
+	Ignore        []string
+	IncludeHidden bool
+	// NotifyFile holds the notify: section the job's notifications are
+	// sent with ("": the app's, Config.NotifyConfig).
+	NotifyFile string
 }
 
 // jobRun is the job in progress: its engine job, the pause switch, the
 // cancel function and the model the running view renders.
 type jobRun struct {
+	ctx     context.Context
 	cancel  context.CancelFunc
 	pause   *pauser
 	job     *offload.Job
@@ -67,38 +78,61 @@ type jobRun struct {
 	bg      sync.WaitGroup // readers of the cards' verdicts
 	mu      sync.Mutex
 	reports []string
+	// watched: started by the auto-offload watch (not by hand).
+	watched bool
+	// The job's destinations of each run (then: a cascade's second run).
+	dests, then []string
+	notify      *jobNotify
 }
 
-// runJob prepares and runs a job (call in a goroutine). Errors before the
-// start (bad input, no space, a locked destination) go back to the Offload
-// view in words.
+// errClosing: the app is closing, the job must not start.
+var errClosing = errors.New("dit-gui is closing")
+
+// runJob prepares and runs a job started by hand (call in a goroutine).
+// Errors before the start (bad input, no space, a locked destination) go
+// back to the Offload view in words.
 func (a *App) runJob(s jobSettings) {
-	cat := a.cfg.Catalog
-	ctx, cancel := context.WithCancel(context.Background())
-	run := &jobRun{cancel: cancel, done: make(chan struct{})}
-	if !a.track(run) {
-		cancel()
+	run, err := a.prepareJob(s, nil)
+	if err != nil {
+		if !errors.Is(err, errClosing) {
+			a.do(func() {
+				a.offload.jobDone(err)
+				a.showError(err)
+			})
+		}
 		return
 	}
-	fail := func(err error) {
+	a.finishJob(run)
+}
+
+// prepareJob makes the job of s (offload.New, or offload.Resume), binds
+// it to the running view and returns it, ready for finishJob (call in a
+// goroutine). extra, if set, gets every engine event too (a watch's
+// eject when free). The job's context is its own: only Cancel (or the
+// app closing) interrupts it.
+func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, error) {
+	cat := a.cfg.Catalog
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &jobRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), watched: extra != nil}
+	if !a.track(run) {
 		cancel()
-		a.do(func() {
-			a.offload.jobDone(err)
-			a.showError(err)
-		})
+		return nil, errClosing
+	}
+	fail := func(err error) (*jobRun, error) {
+		cancel()
+		close(run.done)
+		return nil, err
 	}
 	if s.Resume != 0 {
 		rec, err := cat.Job(s.Resume)
 		if err != nil {
-			fail(fmt.Errorf("The job cannot resume: %w", err))
-			return
+			return fail(fmt.Errorf("The job cannot resume: %w", err))
 		}
 		s.MHL = rec.MHL
 	}
 	format, err := seal.ParseFormat(s.MHL)
 	if err != nil {
-		fail(fmt.Errorf("The job cannot start: hash lists: %w", err))
-		return
+		return fail(fmt.Errorf("The job cannot start: hash lists: %w", err))
 	}
 	var sch *sched.Scheduler
 	var inner offload.Limiter
@@ -125,8 +159,7 @@ func (a *App) runJob(s jobSettings) {
 				}
 			}})
 		if err != nil {
-			fail(fmt.Errorf("the plan cannot be enforced: %w", err))
-			return
+			return fail(fmt.Errorf("the plan cannot be enforced: %w", err))
 		}
 		inner = sch
 	}
@@ -138,6 +171,9 @@ func (a *App) runJob(s jobSettings) {
 			sch.Observe(e)
 		}
 		a.onEvent(run, e)
+		if extra != nil {
+			extra(e)
+		}
 	}
 	// Hash lists and reports on a dit array destination are written
 	// through the job's filesystem, into the array (as dit offload does):
@@ -150,6 +186,10 @@ func (a *App) runJob(s jobSettings) {
 		run.reports = paths
 		run.mu.Unlock()
 	})
+	// Notifications: the desktop's, and those of the user's config (or
+	// the watched preset's notify: section).
+	run.notify = a.notifyJob(s.NotifyFile, len(s.Then) > 0, &opts)
+	run.notify.reports = run.reportPaths
 	var job *offload.Job
 	if s.Resume != 0 {
 		job, err = offload.Resume(ctx, cat, s.Resume, opts)
@@ -161,8 +201,8 @@ func (a *App) runJob(s jobSettings) {
 		if errors.As(err, &ue) {
 			err = errors.New(ue.Error())
 		}
-		fail(fmt.Errorf("The job cannot start: %w", err))
-		return
+		run.notify.close(nil, nil)
+		return fail(fmt.Errorf("The job cannot start: %w", err))
 	}
 	run.job = job
 	paths := s.Cards
@@ -185,9 +225,12 @@ func (a *App) runJob(s jobSettings) {
 			}
 		}
 		m.setCascade(first, then)
-	} else if len(s.Then) > 0 {
+		run.dests, run.then = first, then
+	} else {
 		m.setCascade(s.Dests, s.Then)
+		run.dests, run.then = s.Dests, s.Then
 	}
+	run.notify.setCascade(len(run.then) > 0)
 	if s.Simulate {
 		m.sim = simText(s.Scale)
 	}
@@ -203,8 +246,15 @@ func (a *App) runJob(s jobSettings) {
 		a.offload.say("")
 		a.selectTab(a.running.content)
 	})
+	return run, nil
+}
 
-	sum, err := job.Run(ctx)
+// finishJob runs a prepared job to its end and shows its verdicts (call
+// in a goroutine); the notifications of its end go out in the
+// background.
+func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
+	job, m := run.job, run.modelOrNil()
+	sum, err := job.Run(run.ctx)
 	run.bg.Wait() // the cards' verdicts being read
 	m.setCounters(job.Snapshot(), a.cfg.Now())
 	if err != nil {
@@ -212,7 +262,7 @@ func (a *App) runJob(s jobSettings) {
 	} else {
 		m.applySummary(sum, true)
 	}
-	cancel()
+	run.cancel()
 	close(run.done)
 	a.do(func() {
 		a.running.render()
@@ -220,6 +270,8 @@ func (a *App) runJob(s jobSettings) {
 		a.offload.rescan() // the cards just offloaded now read as such
 		a.history.reload()
 	})
+	a.goBG(func() { run.notify.close(sum, err) })
+	return sum, err
 }
 
 // options are the engine's options of the job (without the app's
@@ -227,7 +279,7 @@ func (a *App) runJob(s jobSettings) {
 func (s jobSettings) options() offload.Options {
 	return offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
 		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded,
-		Throttle: s.Throttle, MHL: s.MHL}
+		Throttle: s.Throttle, MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden}
 }
 
 // startScheduler binds the scheduler to the job's cards (labels, catalog
@@ -320,6 +372,8 @@ type cardPanel struct {
 	free     *widget.Label
 	eject    *widget.Button
 	freeRow  *fyne.Container
+	ejectBtn *widget.Button // the card's Eject (enabled once it is free)
+	ejectL   *widget.Label  // what the eject said
 	second   *runRow
 	last     cardRun // what the panel shows (the eject action tells of it)
 	onEject  func(cardRun)
@@ -392,11 +446,20 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 		}
 	})
 	p.eject.Importance = widget.HighImportance
+	p.ejectBtn = widget.NewButtonWithIcon("Eject", theme.UploadIcon(), func() {
+		if p.onEject != nil {
+			p.onEject(p.last)
+		}
+	})
+	p.ejectBtn.Disable()
+	p.ejectL = widget.NewLabel("")
+	p.ejectL.Wrapping = fyne.TextWrapWord
+	p.ejectL.Hide()
 	p.run1Head = container.NewBorder(nil, nil, nil, p.run1St, p.run1)
 	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
-	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), nil, p.state)
+	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), container.NewCenter(p.ejectBtn), p.state)
 	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
-	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.failures, p.freeRow, p.second.box)
+	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -489,6 +552,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	p.state.Refresh()
 	p.bar.SetValue(c.Fraction())
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
+	p.setEject(c)
 	if len(c.Failures) > 0 {
 		what := ""
 		if c.Cascade {
@@ -583,6 +647,41 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	r.box.Show()
 }
 
+// setEject shows the card's eject: the Eject button, enabled only once
+// the card is free (in a cascade, the card-free row's button takes its
+// place then), and what the eject said.
+func (p *cardPanel) setEject(c cardRun) {
+	ok := c.ejectable()
+	if ok {
+		p.ejectBtn.Enable()
+		p.eject.Enable()
+	} else {
+		p.ejectBtn.Disable()
+		p.eject.Disable()
+	}
+	if c.Cascade && c.Free {
+		p.ejectBtn.Hide()
+	} else {
+		p.ejectBtn.Show()
+	}
+	switch c.Eject {
+	case ejectBusy:
+		p.ejectL.SetText("Ejecting " + c.Path + "...")
+		p.ejectL.Importance = widget.MediumImportance
+	case ejectDone:
+		p.ejectL.SetText("Ejected: " + strings.TrimPrefix(c.EjectMsg, "ejected: "))
+		p.ejectL.Importance = widget.SuccessImportance
+	case ejectFailed:
+		p.ejectL.SetText("NOT ejected: " + strings.TrimPrefix(c.EjectMsg, "not ejected: "))
+		p.ejectL.Importance = widget.DangerImportance
+	default:
+		p.ejectL.Hide()
+		return
+	}
+	p.ejectL.Refresh()
+	p.ejectL.Show()
+}
+
 // safeAtText is " at 15:04:05", or "" when the time is not known.
 func safeAtText(t time.Time) string {
 	if t.IsZero() {
@@ -591,28 +690,37 @@ func safeAtText(t time.Time) string {
 	return " at " + t.Local().Format("15:04:05")
 }
 
-// ejectInfo tells what may be done with a free card: it may leave the
-// reader, it is not safe to format before the summary says so. dit does
-// not eject it itself (yet).
-func ejectInfo(c cardRun, mv runView) (title, msg string) {
+// ejectInfo asks whether to eject a free card: it may leave the reader;
+// it is safe to format only once the summary says so. dests are the
+// job's (first-run) destinations.
+func ejectInfo(c cardRun, mv runView, dests []string) (title, msg string) {
 	path := c.Path
 	if path == "" {
 		path = "(its path is not known)"
 	}
-	first := strings.Join(mv.Dests, ", ")
-	title = "Card free: " + c.Label
+	if len(mv.Dests) > 0 {
+		dests = mv.Dests
+	}
+	title = "Eject " + c.Label + "?"
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is verified on the first-run destinations (%s)", c.Label, first)
-	if !c.FreeAt.IsZero() {
-		fmt.Fprintf(&b, " since %s", c.FreeAt.Local().Format("15:04:05"))
+	if c.Cascade {
+		fmt.Fprintf(&b, "%s is verified on the first-run destinations (%s)", c.Label, strings.Join(dests, ", "))
+		if !c.FreeAt.IsZero() {
+			fmt.Fprintf(&b, " since %s", c.FreeAt.Local().Format("15:04:05"))
+		}
+	} else {
+		fmt.Fprintf(&b, "%s is verified on every destination (%s)", c.Label, strings.Join(dests, ", "))
 	}
 	fmt.Fprintf(&b, ".\n\nIt may be removed from the reader:\n%s\n\n", path)
-	if c.HaveSummary && c.Safe {
-		fmt.Fprintf(&b, "Both runs verified it (the job's summary): it is safe to format.")
-	} else {
+	switch {
+	case c.HaveSummary && c.Safe:
+		fmt.Fprintf(&b, "The job's summary says it is safe to format.")
+	case c.Cascade:
 		fmt.Fprintf(&b, "Do NOT format it: its second run (to %s) is not verified yet.\nIt is safe to format only once it reads \"%s\".", strings.Join(mv.Then, ", "), stateSafe)
+	default:
+		fmt.Fprintf(&b, "It is safe to format only once it reads \"%s\" (the job's summary).", stateSafe)
 	}
-	b.WriteString("\n\ndit does not eject the card itself: eject it from the system first.")
+	b.WriteString("\n\nEject unmounts the card and powers its reader off (udisksctl on Linux, diskutil on macOS).\ndit never ejects a destination.")
 	return title, b.String()
 }
 
@@ -683,7 +791,7 @@ func newRunningView(a *App) *runningView {
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
 	v.body = container.NewBorder(head, chartBox, nil, nil, v.scroll)
 	v.body.Hide()
-	v.content = container.NewPadded(container.NewStack(container.NewCenter(v.empty), v.body))
+	v.content = container.NewPadded(container.NewBorder(a.auto.content, nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))
 	return v
 }
 
@@ -850,18 +958,91 @@ func (v *runningView) render() {
 	}
 }
 
-// showEject tells what may be done with a free card (UI goroutine).
+// showEject asks to eject a free card, then ejects it (UI goroutine).
 func (v *runningView) showEject(c cardRun) {
-	if v.run == nil {
+	if v.run == nil || !c.ejectable() {
 		return
 	}
-	m := v.run.modelOrNil()
+	run := v.run
+	m := run.modelOrNil()
 	if m == nil {
 		return
 	}
-	title, msg := ejectInfo(c, m.view())
+	title, msg := ejectInfo(c, m.view(), run.dests)
 	v.ejectMsg = msg
-	dialog.ShowInformation(title, msg, v.a.win)
+	d := dialog.NewConfirm(title, msg, func(ok bool) {
+		if ok {
+			v.ejectCard(run, c)
+		}
+	}, v.a.win)
+	d.SetConfirmText("Eject")
+	d.SetDismissText("Keep it mounted")
+	d.Show()
+}
+
+// ejectCard ejects card c of run (UI goroutine; the eject runs in the
+// background) through watch.Watcher.Eject: never a destination of the job
+// or of the watched preset (watch.SafeToEject), with the app's Ejector;
+// the result is recorded with the card in the catalog, said in the
+// auto-offload log and shown on the card.
+func (v *runningView) ejectCard(run *jobRun, c cardRun) {
+	a := v.a
+	m := run.modelOrNil()
+	m.setEject(c.Path, c.Label, ejectBusy, "")
+	v.render()
+	p := &watch.Preset{Destinations: append([]string(nil), run.dests...), Then: append([]string(nil), run.then...)}
+	if w := a.auto.w; w != nil {
+		p.Destinations = append(p.Destinations, w.Preset.Destinations...)
+		p.Then = append(p.Then, w.Preset.Then...)
+	}
+	src := a.auto.src
+	if src == nil {
+		src = a.cfg.Volumes
+	}
+	jobID := m.jobID
+	a.goBG(func() {
+		if src == nil {
+			src = watch.System()
+		}
+		vol := findVolume(src, c.Path)
+		w := &watch.Watcher{Preset: p, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: a.auto.say}
+		if err := w.Eject(vol, jobID, c.Label); err != nil {
+			m.setEject(c.Path, c.Label, ejectFailed, err.Error())
+		} else if c.Cascade && !(c.HaveSummary && c.Safe) {
+			m.setEject(c.Path, c.Label, ejectDone, "the card may be removed (it is free, NOT safe to format until every copy is verified)")
+		} else {
+			m.setEject(c.Path, c.Label, ejectDone, "verified on every destination: the card may be removed")
+		}
+		a.do(v.render)
+	})
+}
+
+// ejectResult shows an eject the watch made (UI goroutine).
+func (v *runningView) ejectResult(path string, ok bool, msg string) {
+	if v.run == nil {
+		return
+	}
+	state := ejectDone
+	if !ok {
+		state = ejectFailed
+	}
+	if m := v.run.modelOrNil(); m != nil && m.setEject(filepath.Clean(path), "", state, msg) {
+		v.render()
+	}
+}
+
+// findVolume is the mounted volume at path (its device, to eject it), or
+// just its path when src does not list it.
+func findVolume(src watch.Source, path string) watch.Volume {
+	path = filepath.Clean(path)
+	if vols, err := src.List(); err == nil {
+		for _, vol := range vols {
+			if filepath.Clean(vol.Path) == path {
+				return vol
+			}
+		}
+	}
+	return watch.Volume{Path: path, Label: filepath.Base(path)}
 }
 
 // togglePause pauses or resumes the job (UI goroutine; also Ctrl+P).

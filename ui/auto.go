@@ -1,0 +1,492 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/watch"
+	"github.com/dit-org/dit/reports/seal"
+)
+
+// Where an auto-offload takes its settings from, in words.
+const (
+	autoFromForm   = "the Offload tab's settings"
+	autoFromPreset = "a preset file"
+)
+
+// autoView is the Auto-offload switch and its log, at the top of the
+// Running job view: while it is on, a watch.Watcher offloads every camera
+// card that is mounted (the first starts a job, the next join it), with
+// the watched preset (a preset file, or the Offload tab's destinations,
+// cascade, hashes, verify and hash lists), and ejects each card when it is
+// free if asked to.
+type autoView struct {
+	a       *App
+	content fyne.CanvasObject
+
+	on        *widget.Check
+	from      *widget.Select
+	presetBtn *widget.Button
+	eject     *widget.Check
+	status    *widget.Label
+	log       *widget.Label
+	logScroll *container.Scroll
+	logBox    *fyne.Container
+	lines     []string
+
+	presetPath string
+	quiet      bool // on is being set by the code, not the person
+
+	// The watch: cancel is set while it is on; w and src once it runs
+	// (its preset read); done is closed when it has ended.
+	w      *watch.Watcher
+	src    watch.Source
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// logLines is how many lines the log keeps.
+const logLines = 300
+
+func newAutoView(a *App) *autoView {
+	v := &autoView{a: a}
+	v.on = widget.NewCheck("Auto-offload", func(b bool) {
+		if v.quiet {
+			return
+		}
+		if b {
+			v.start()
+		} else {
+			v.stop()
+		}
+	})
+	v.from = widget.NewSelect([]string{autoFromForm, autoFromPreset}, func(s string) {
+		if s == autoFromPreset && v.presetPath == "" && !v.quiet {
+			v.choosePreset()
+		}
+		v.describe()
+	})
+	v.from.SetSelected(autoFromForm)
+	v.presetBtn = widget.NewButtonWithIcon("Preset file...", theme.FileIcon(), v.choosePreset)
+	v.eject = widget.NewCheck("Eject each card when it is free", nil)
+	v.status = widget.NewLabel("")
+	v.status.Wrapping = fyne.TextWrapWord
+	v.log = widget.NewLabel("")
+	v.log.TextStyle.Monospace = true
+	v.log.SizeName = theme.SizeNameCaptionText
+	v.logScroll = container.NewVScroll(v.log)
+	min := canvas.NewRectangle(nil)
+	min.SetMinSize(fyne.NewSize(10, 84))
+	v.logBox = container.NewStack(min, v.logScroll)
+	v.logBox.Hide()
+	row := container.NewHBox(v.on, widget.NewLabel("with"), v.from, v.presetBtn, v.eject)
+	v.content = container.NewVBox(row, v.status, v.logBox, widget.NewSeparator())
+	v.describe()
+	return v
+}
+
+// running reports whether the watch is on.
+func (v *autoView) running() bool { return v.cancel != nil }
+
+// setOn sets the switch without acting on it.
+func (v *autoView) setOn(b bool) {
+	v.quiet = true
+	v.on.SetChecked(b)
+	v.quiet = false
+}
+
+// choosePreset asks for a preset file (UI goroutine) and reads it.
+func (v *autoView) choosePreset() {
+	v.a.cfg.OpenFile("Watched preset (YAML: destinations, then, hashes, verify, layout, eject)", func(r io.ReadCloser, path string) {
+		r.Close()
+		v.usePreset(path)
+	})
+}
+
+// usePreset makes path the watched preset (UI goroutine; read in the
+// background: its eject: sets the checkbox).
+func (v *autoView) usePreset(path string) {
+	go func() {
+		p, err := watch.LoadPreset(path)
+		v.a.do(func() {
+			if err != nil {
+				v.status.SetText(err.Error())
+				v.status.Importance = widget.DangerImportance
+				v.status.Refresh()
+				return
+			}
+			v.presetPath = path
+			v.quiet = true
+			v.from.SetSelected(autoFromPreset)
+			v.quiet = false
+			v.eject.SetChecked(p.Eject)
+			v.describe()
+		})
+	}()
+}
+
+// describe says what the switch would do, while it is off.
+func (v *autoView) describe() {
+	if v.status == nil || v.running() {
+		return
+	}
+	txt := "Off. On: every camera card mounted is offloaded with " + v.from.Selected
+	if v.from.Selected == autoFromPreset {
+		if v.presetPath == "" {
+			txt += " (choose one)"
+		} else {
+			txt += " " + v.presetPath
+		}
+	}
+	v.status.SetText(txt + "; other volumes are ignored, and the log says why.")
+	v.status.Importance = widget.LowImportance
+	v.status.Refresh()
+}
+
+// start turns the watch on (UI goroutine): the preset is read (a file in
+// the background), then the watch runs until stop.
+func (v *autoView) start() {
+	a := v.a
+	if v.running() {
+		return
+	}
+	refuse := func(msg string) {
+		v.setOn(false)
+		v.status.SetText(msg)
+		v.status.Importance = widget.DangerImportance
+		v.status.Refresh()
+	}
+	if a.running.active() || a.offload.busy {
+		refuse("Auto-offload starts once the running job has ended (or is cancelled): it offloads the cards mounted after that.")
+		return
+	}
+	if v.done != nil {
+		select {
+		case <-v.done:
+		default:
+			refuse("The last watch is still ending.")
+			return
+		}
+	}
+	eject := v.eject.Checked
+	var base jobSettings
+	var p *watch.Preset
+	file := ""
+	if v.from.Selected == autoFromPreset {
+		if v.presetPath == "" {
+			refuse("Choose a preset file first (Preset file...), or watch with " + autoFromForm + ".")
+			return
+		}
+		file = v.presetPath
+	} else {
+		s, msg := a.offload.formSettings()
+		if msg != "" {
+			refuse("Auto-offload needs the Offload tab's settings: " + msg)
+			return
+		}
+		base = s
+		p = &watch.Preset{Destinations: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1), Hashes: algoNames(s.Hashes),
+			Verify: string(s.Verify), MHL: s.MHL, Eject: eject}
+		if s.VerifyAll {
+			p.VerifyHashes = "all"
+		}
+	}
+	throttle := a.offload.throttle
+	v.from.Disable()
+	v.presetBtn.Disable()
+	v.eject.Disable()
+	v.status.SetText("Starting...")
+	v.status.Importance = widget.MediumImportance
+	v.status.Refresh()
+	src := a.cfg.Volumes
+	if src == nil {
+		src = watch.System()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	v.cancel, v.done = cancel, done
+	a.offload.autoChanged()
+	a.goBG(func() {
+		defer close(done)
+		if file != "" {
+			var err error
+			if p, err = watch.LoadPreset(file); err == nil {
+				base, err = presetSettings(p)
+			}
+			if err != nil {
+				a.do(func() { v.stopped(err.Error()) })
+				return
+			}
+			p.Eject = eject
+			if p.Notify != nil {
+				base.NotifyFile = p.File
+			}
+		}
+		for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				a.do(func() {
+					v.stopped(fmt.Sprintf("Destination %s is not there: mount it (dit never creates a destination root).", d))
+				})
+				return
+			}
+		}
+		base.Throttle = throttle
+		w := &watch.Watcher{Preset: p, Runner: &guiRunner{a: a, p: p, base: base}, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: v.say}
+		a.do(func() {
+			if ctx.Err() == nil {
+				v.w, v.src = w, src
+				v.watching(p)
+			}
+		})
+		interval := a.cfg.WatchInterval
+		if interval <= 0 {
+			interval = time.Second
+		}
+		w.Run(ctx, watch.Watch(ctx, src, interval))
+		a.do(func() { v.stopped("") })
+	})
+}
+
+// watching says the watch runs (UI goroutine).
+func (v *autoView) watching(p *watch.Preset) {
+	txt := "On: watching mounted volumes. Each camera card is offloaded to " + strings.Join(p.Destinations, ", ")
+	if len(p.Then) > 0 {
+		txt += ", then from that copy to " + strings.Join(p.Then, ", ")
+	}
+	txt += " (" + p.Hashes + ")"
+	if p.Eject {
+		txt += "; ejected when it is free"
+	}
+	if p.File != "" {
+		txt += ". Preset " + p.File
+	}
+	v.status.SetText(txt + ".")
+	v.status.Importance = widget.SuccessImportance
+	v.status.Refresh()
+}
+
+// stop turns the watch off (UI goroutine): no card mounted from now on is
+// offloaded; a job it started goes on to its end.
+func (v *autoView) stop() {
+	if v.cancel != nil {
+		v.cancel()
+	}
+	v.w, v.src, v.cancel = nil, nil, nil
+	v.setOn(false)
+	v.from.Enable()
+	v.presetBtn.Enable()
+	v.eject.Enable()
+	v.describe()
+	if v.a.running.active() && v.a.running.run.watched {
+		v.status.SetText("Off: cards mounted from now on are not offloaded. The running job goes on to its end.")
+		v.status.Refresh()
+	}
+	v.a.offload.autoChanged()
+}
+
+// stopped: the watch ended by itself, or could not start (why) (UI
+// goroutine).
+func (v *autoView) stopped(why string) {
+	if why == "" {
+		return // stop already said it
+	}
+	v.stop()
+	v.status.SetText("Auto-offload is off: " + why)
+	v.status.Importance = widget.DangerImportance
+	v.status.Refresh()
+	v.a.banner.add("Auto-offload stopped: " + why)
+}
+
+// say takes a watch's event (any goroutine): a line in the log; the
+// card's eject result on its panel; the banner and a desktop notification
+// when it needs the DIT.
+func (v *autoView) say(ev watch.Event) {
+	line := fmt.Sprintf("%s  %s: %s", ev.Time.Local().Format("15:04:05"), orDash(ev.Label), ev.Action)
+	if ev.JobID != 0 {
+		line += fmt.Sprintf(" (job %d)", ev.JobID)
+	}
+	if ev.Message != "" {
+		line += ": " + ev.Message
+	}
+	line += "  [" + ev.Path + "]"
+	alert := ""
+	switch ev.Action {
+	case "removed":
+		alert = fmt.Sprintf("Card %s was removed while it was copied: its remaining files failed. Insert it again: it is taken up where it was.", orDash(ev.Label))
+	case "eject_failed":
+		alert = fmt.Sprintf("Card %s was not ejected: %s", orDash(ev.Label), strings.TrimPrefix(ev.Message, "not ejected: "))
+	case "error":
+		alert = fmt.Sprintf("Auto-offload: %s: %s", orDash(ev.Label), ev.Message)
+	}
+	if alert != "" {
+		v.a.desktopNotify("dit: "+alert, ev.Path)
+	}
+	v.a.do(func() {
+		v.addLine(line)
+		if ev.Action == "ejected" || ev.Action == "eject_failed" {
+			v.a.running.ejectResult(ev.Path, ev.Action == "ejected", ev.Message)
+		}
+		if alert != "" {
+			v.a.banner.add(alert)
+		}
+	})
+}
+
+// addLine appends to the log (UI goroutine).
+func (v *autoView) addLine(line string) {
+	v.lines = append(v.lines, line)
+	if len(v.lines) > logLines {
+		v.lines = v.lines[len(v.lines)-logLines:]
+	}
+	v.log.SetText(strings.Join(v.lines, "\n"))
+	v.logBox.Show()
+	v.logScroll.ScrollToBottom()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func algoNames(as []hashing.Algo) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, string(a))
+	}
+	return strings.Join(s, ",")
+}
+
+// presetSettings are a preset file's settings as the app's job settings
+// (without cards).
+func presetSettings(p *watch.Preset) (jobSettings, error) {
+	algos, err := hashing.ParseList(p.Hashes)
+	if err != nil {
+		return jobSettings{}, fmt.Errorf("preset %s: hashes: %w", p.File, err)
+	}
+	mode := offload.VerifyMode(p.Verify)
+	switch mode {
+	case offload.VerifyDest, offload.VerifySourceDest, offload.VerifyNone:
+	case "":
+		mode = offload.VerifyDest
+	default:
+		return jobSettings{}, fmt.Errorf("preset %s: verify %q: use dest, source+dest or none", p.File, p.Verify)
+	}
+	switch p.VerifyHashes {
+	case "", "fastest", "all":
+	default:
+		return jobSettings{}, fmt.Errorf("preset %s: verify_hashes %q: use fastest or all", p.File, p.VerifyHashes)
+	}
+	if len(p.Then) > 0 && mode == offload.VerifyNone {
+		return jobSettings{}, fmt.Errorf("preset %s: a cascade (then:) needs verify: dest: a card is free only once its first copy is verified", p.File)
+	}
+	mhl := p.MHL
+	if mhl == "" {
+		mhl = "asc"
+	}
+	format, err := seal.ParseFormat(mhl)
+	if err != nil {
+		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w", p.File, err)
+	}
+	if err := format.Check(algos); err != nil {
+		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, err)
+	}
+	s := jobSettings{Dests: p.Destinations, Then: p.Then, Hashes: algos, Verify: mode, VerifyAll: p.VerifyHashes == "all",
+		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden}
+	if len(p.Then) > 0 {
+		s.ThenParallel = max(p.ThenParallel, 1)
+	}
+	return s, nil
+}
+
+// guiRunner starts a watch's jobs with the app's settings: the job runs
+// and shows in the Running job view like any job.
+type guiRunner struct {
+	a    *App
+	p    *watch.Preset
+	base jobSettings
+}
+
+// guiJob is a job the watch started in the app.
+type guiJob struct {
+	*offload.Job
+	a   *App
+	run *jobRun
+}
+
+// Run runs the job to its end in the app (the job's context is its own:
+// turning the watch off lets it finish; Cancel interrupts it).
+func (j *guiJob) Run(context.Context) (*offload.Summary, error) { return j.a.finishJob(j.run) }
+
+// Start prepares a job for card (see watch.Runner): nil when the card was
+// offloaded and verified on every destination of the preset before.
+func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEvent func(offload.Event)) (watch.Job, error) {
+	a := r.a
+	a.jobMu.Lock()
+	cur := a.job
+	a.jobMu.Unlock()
+	if cur != nil && !cur.finished() && !cur.watched {
+		return nil, errors.New("a job started by hand is running: the card is not offloaded; insert it again once that job ended")
+	}
+	s := r.base
+	s.Name = expandName(r.p.Name, time.Now())
+	if resume != 0 {
+		s.Resume = resume
+	} else {
+		s.Cards = []string{card}
+		dests := append(append([]string(nil), s.Dests...), s.Then...)
+		priors, _, err := offload.FindPrior(ctx, a.cfg.Catalog, a.cfg.FS, s.Cards, s.IncludeHidden, s.Ignore, dests...)
+		if err == nil && len(priors) == 1 && priors[0] != nil && priors[0].Done() {
+			return nil, nil
+		}
+	}
+	run, err := a.prepareJob(s, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	return &guiJob{Job: run.job, a: a, run: run}, nil
+}
+
+// expandName fills a preset's job name: {date}, {time}, {host} ("" stays:
+// the engine names the job by its date and time).
+func expandName(name string, now time.Time) string {
+	if name == "" {
+		return ""
+	}
+	host, _ := os.Hostname()
+	return strings.NewReplacer("{date}", now.Format("2006-01-02"), "{time}", now.Format("150405"), "{host}", host).Replace(name)
+}
+
+// AutoOffload turns the Auto-offload switch on as a person would (call on
+// the UI goroutine): with the preset file preset ("": the Offload tab's
+// settings), ejecting each card when it is free if eject is set.
+func (a *App) AutoOffload(preset string, eject bool) {
+	v := a.auto
+	if preset != "" {
+		abs, err := filepath.Abs(preset)
+		if err == nil {
+			preset = abs
+		}
+		v.presetPath = preset
+		v.quiet = true
+		v.from.SetSelected(autoFromPreset)
+		v.quiet = false
+	}
+	v.eject.SetChecked(eject)
+	v.on.SetChecked(true)
+}
