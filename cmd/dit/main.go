@@ -28,9 +28,14 @@ var version = "0.1.0-dev"
 
 // GlobalOptions are the flags every command takes.
 type GlobalOptions struct {
-	DB     string
-	stdout io.Writer
-	stderr io.Writer
+	DB string
+	// Station is this cart's name (--station, DIT_STATION; default the
+	// host name), recorded on its jobs; SyncTo a catalog every job is
+	// pushed to when it ends (--sync-to, DIT_SYNC_TO). See cmd_catalog.go.
+	Station string
+	SyncTo  string
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
@@ -38,7 +43,7 @@ func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
 	if p == "" {
 		p = catalog.DefaultPath()
 	}
-	return catalog.Open(p)
+	return g.setupCatalog(catalog.Open(p))
 }
 
 // openCatalogExisting opens the catalog for a command that reads jobs
@@ -50,7 +55,7 @@ func (g *GlobalOptions) openCatalogExisting() (*catalog.Catalog, error) {
 	if p == "" {
 		p = catalog.DefaultPath()
 	}
-	return catalog.OpenExisting(p)
+	return g.setupCatalog(catalog.OpenExisting(p))
 }
 
 // resumeArgs is what "dit offload --resume N" needs besides the job to
@@ -61,7 +66,7 @@ func (g *GlobalOptions) resumeArgs() string {
 		return ""
 	}
 	p := g.DB
-	if abs, err := filepath.Abs(p); err == nil {
+	if abs, err := filepath.Abs(p); err == nil && !catalog.IsPostgresURL(p) {
 		p = abs
 	}
 	return flagArg("db", p)
@@ -117,7 +122,8 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	}
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
-	root.PersistentFlags().StringVar(&g.DB, "db", os.Getenv("DIT_DB"), "catalog database `file` (env DIT_DB)")
+	root.PersistentFlags().StringVar(&g.DB, "db", os.Getenv("DIT_DB"), "catalog database `file`, or postgres://user@host/db for a shared catalog (env DIT_DB)")
+	g.addStationFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
@@ -135,6 +141,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newReportCommand(g),
 		newVersionCommand(g),
 		newTestdataCommand(g),
+		newCatalogCommand(g),
 	)
 	return root
 }

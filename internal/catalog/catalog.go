@@ -31,8 +31,12 @@ var ErrBusy = errors.New("catalog is busy")
 
 // Catalog is an open catalog database.
 type Catalog struct {
-	path string
-	db   *sql.DB
+	path string // the file, or the PostgreSQL URL without its password
+	db   *dbx
+
+	station string     // this cart's name, recorded on the jobs it creates
+	sync    *syncHook  // push a job elsewhere when it ends (nil: no)
+	syncMu  sync.Mutex // one push at a time
 
 	ops     chan op
 	flushes chan chan error
@@ -78,9 +82,16 @@ func DefaultPath() string {
 
 // Open opens (creating if needed) the catalog at path, checks that it is a
 // dit catalog, applies pending migrations and starts the writer goroutine.
+//
+// A path of the form postgres://user@host/db (or postgresql://) opens a
+// PostgreSQL database instead: the same schema and migrations, shared by
+// several carts (see the package doc).
 func Open(path string) (*Catalog, error) {
 	if path == "" {
 		path = DefaultPath()
+	}
+	if IsPostgresURL(path) {
+		return openPostgres(path, true, 0)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -92,7 +103,7 @@ func Open(path string) (*Catalog, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("catalog %s is a folder: give a file path with --db", abs)
 	}
-	return openAbs(abs)
+	return openAbs(abs, 0)
 }
 
 // ErrNoCatalog is returned by [OpenExisting] when there is no catalog at
@@ -108,6 +119,9 @@ func OpenExisting(path string) (*Catalog, error) {
 	if path == "" {
 		path = DefaultPath()
 	}
+	if IsPostgresURL(path) {
+		return openPostgres(path, false, 0)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -121,11 +135,45 @@ func OpenExisting(path string) (*Catalog, error) {
 	case fi.IsDir():
 		return nil, fmt.Errorf("catalog %s is a folder: give a file path with --db", abs)
 	}
-	return openAbs(abs)
+	return openAbs(abs, 0)
+}
+
+// openAt opens a catalog migrated only up to version upTo (0: all), for
+// tests of migrations.
+func openAt(path string, upTo int) (*Catalog, error) {
+	if IsPostgresURL(path) {
+		return openPostgres(path, true, upTo)
+	}
+	return openAbs(path, upTo)
+}
+
+// openPostgres opens the PostgreSQL catalog at dsn; create false: only
+// if the database already holds a dit catalog.
+func openPostgres(dsn string, create bool, upTo int) (*Catalog, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w: give --db as postgres://user@host:port/database", redactURL(dsn), err)
+	}
+	c := &Catalog{path: redactURL(dsn), db: &dbx{DB: db, d: postgresDialect}}
+	if err := c.initPostgres(create, upTo); err != nil {
+		db.Close()
+		return nil, err
+	}
+	c.start()
+	return c, nil
+}
+
+// start starts the writer goroutine.
+func (c *Catalog) start() {
+	c.station = defaultStation()
+	c.ops = make(chan op, 4096)
+	c.flushes = make(chan chan error)
+	c.done = make(chan struct{})
+	go c.writer()
 }
 
 // openAbs opens the catalog file abs (an absolute path).
-func openAbs(abs string) (*Catalog, error) {
+func openAbs(abs string, upTo int) (*Catalog, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
 		q.Add("_pragma", p)
@@ -137,27 +185,52 @@ func openAbs(abs string) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{path: abs, db: db}
-	if err := c.init(); err != nil {
+	c := &Catalog{path: abs, db: &dbx{DB: db, d: sqliteDialect}}
+	if err := c.init(upTo); err != nil {
 		db.Close()
 		return nil, err
 	}
-	c.ops = make(chan op, 4096)
-	c.flushes = make(chan chan error)
-	c.done = make(chan struct{})
-	go c.writer()
+	c.start()
 	return c, nil
 }
 
-// Path returns the catalog's file path.
+// Path returns the catalog's file path (for PostgreSQL: its URL without
+// the password).
 func (c *Catalog) Path() string { return c.path }
 
-// DB gives read access for queries in other packages (reports).
-func (c *Catalog) DB() *sql.DB { return c.db }
+// Postgres says whether the catalog is a PostgreSQL database.
+func (c *Catalog) Postgres() bool { return c.db.d == postgresDialect }
+
+// DB gives read access for queries in other packages (reports). Queries
+// on it are not rewritten: use [Catalog.Query] for SQL written once for
+// both backends.
+func (c *Catalog) DB() *sql.DB { return c.db.DB }
+
+// Query runs a read query written in the catalog's SQL (SQLite's, with ?
+// placeholders) on either backend, after flushing queued writes.
+func (c *Catalog) Query(q string, args ...any) (*sql.Rows, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	r, err := c.db.Query(q, args...)
+	return r, c.wrap(err)
+}
 
 func (c *Catalog) wrap(err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, ErrBusy) || errors.Is(err, ErrNoCatalog) {
+		return err
+	}
+	if c.db.d == postgresDialect {
+		switch {
+		case pgRetry(err):
+			return fmt.Errorf("%w: %s: another cart's transaction got in the way (%v); try again", ErrBusy, c.path, err)
+		case pgUnreachable(err):
+			return fmt.Errorf("cannot reach the catalog server %s: %v: check the network and that the server runs, or work on a local --db file and push later with dit catalog sync", c.path, err)
+		}
+		return fmt.Errorf("catalog %s: %w", c.path, err)
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
@@ -176,7 +249,7 @@ func (c *Catalog) wrap(err error) error {
 // pending migration run in one immediate (write-locked) transaction, so
 // the second process waits for the first, then sees a complete dit
 // catalog at the latest version and has nothing to do.
-func (c *Catalog) init() error {
+func (c *Catalog) init(upTo int) error {
 	var mode string
 	var err error
 	for attempt := 0; ; attempt++ {
@@ -190,11 +263,6 @@ func (c *Catalog) init() error {
 	if err != nil {
 		return c.wrap(err)
 	}
-	ents, err := migrations.ReadDir("sql")
-	if err != nil {
-		return err
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	tx, err := c.db.Begin() // BEGIN IMMEDIATE (_txlock): waits for another writer
 	if err != nil {
 		return c.wrap(err)
@@ -213,31 +281,57 @@ func (c *Catalog) init() error {
 	if appID != ApplicationID && (appID != 0 || objects > 0) {
 		return fmt.Errorf("%s is an SQLite database but not a dit catalog: move it aside or pass another --db", c.path)
 	}
-	applied := false
-	for _, e := range ents {
-		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: bad number", e.Name())
-		}
-		if n <= version {
-			continue
-		}
-		body, err := migrations.ReadFile("sql/" + e.Name())
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(string(body)); err != nil {
-			return c.wrap(fmt.Errorf("migration %s: %w", e.Name(), err))
-		}
-		version, applied = n, true
-	}
-	if !applied {
-		return nil
+	version, applied, err := c.migrate(tx, version, upTo)
+	if err != nil || !applied {
+		return err
 	}
 	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version=%d; PRAGMA application_id=%d", version, ApplicationID)); err != nil {
 		return c.wrap(err)
 	}
 	return c.wrap(tx.Commit())
+}
+
+// migrate applies the migrations after version (up to upTo, 0: all) in
+// tx, each rewritten for the catalog's dialect, and returns the version
+// reached and whether any was applied.
+func (c *Catalog) migrate(tx *txx, version, upTo int) (int, bool, error) {
+	ents, err := migrations.ReadDir("sql")
+	if err != nil {
+		return 0, false, err
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	applied := false
+	for _, e := range ents {
+		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
+		if err != nil {
+			return 0, false, fmt.Errorf("migration %s: bad number", e.Name())
+		}
+		if n <= version || (upTo > 0 && n > upTo) {
+			continue
+		}
+		body, err := migrations.ReadFile("sql/" + e.Name())
+		if err != nil {
+			return 0, false, err
+		}
+		if _, err := tx.Tx.Exec(c.db.d.migration(string(body))); err != nil {
+			return 0, false, c.wrap(fmt.Errorf("migration %s on %s: %w", e.Name(), c.db.d, err))
+		}
+		version, applied = n, true
+	}
+	return version, applied, nil
+}
+
+// LatestVersion is the schema version this dit migrates a catalog to
+// (the number of its last migration).
+func LatestVersion() int {
+	ents, _ := migrations.ReadDir("sql")
+	v := 0
+	for _, e := range ents {
+		if n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0]); err == nil && n > v {
+			v = n
+		}
+	}
+	return v
 }
 
 func isBusy(err error) bool {
@@ -326,7 +420,7 @@ func (c *Catalog) writer() {
 
 func (c *Catalog) commit(batch []op) error {
 	var err error
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < 5; attempt++ {
 		err = c.tryCommit(batch)
 		if err == nil || !errors.Is(err, ErrBusy) {
 			return err

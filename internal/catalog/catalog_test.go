@@ -2,14 +2,15 @@ package catalog
 
 import (
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -21,8 +22,10 @@ func open(t *testing.T, p string) *Catalog {
 	return c
 }
 
-func TestRoundTrip(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "cat.db")
+func TestRoundTrip(t *testing.T) { eachBackend(t, testRoundTrip) }
+
+func testRoundTrip(t *testing.T, b backend) {
+	p := b.loc(t)
 	c := open(t, p)
 	j := &Job{Name: "day01", State: JobRunning, Hashes: "md5,xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
 		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now(), PID: os.Getpid()}
@@ -65,7 +68,10 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestKilledJobShowsInterrupted(t *testing.T) {
-	c := open(t, filepath.Join(t.TempDir(), "cat.db"))
+	eachBackend(t, func(t *testing.T, b backend) { testKilledJobShowsInterrupted(t, open(t, b.loc(t))) })
+}
+
+func testKilledJobShowsInterrupted(t *testing.T, c *Catalog) {
 	host, _ := os.Hostname()
 	j := &Job{Name: "x", State: JobRunning, Host: host, PID: 1 << 22, Hashes: "xxh64", VerifyMode: "dest",
 		VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
@@ -76,6 +82,32 @@ func TestKilledJobShowsInterrupted(t *testing.T) {
 }
 
 func TestRefusesForeignAndGarbage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		if b.name == "postgres" {
+			testRefusesForeignPostgres(t, b)
+		} else {
+			testRefusesForeignAndGarbage(t)
+		}
+	})
+}
+
+// A PostgreSQL database with other tables is not taken for a catalog.
+func testRefusesForeignPostgres(t *testing.T, b backend) {
+	u := b.loc(t)
+	db, err := sql.Open("pgx", u)
+	require.NoError(t, err)
+	_, err = db.Exec("CREATE TABLE photos (id INTEGER)")
+	require.NoError(t, err)
+	db.Close()
+	_, err = Open(u)
+	require.ErrorContains(t, err, "is a PostgreSQL database but not a dit catalog")
+	require.ErrorContains(t, err, "--db")
+	_, err = Open(strings.Replace(u, "/cat_", "/nosuchdb_", 1))
+	require.Error(t, err, "a database that does not exist")
+	require.Contains(t, err.Error(), "nosuchdb_")
+}
+
+func testRefusesForeignAndGarbage(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.db")
 	require.NoError(t, os.WriteFile(garbage, []byte("this is not sqlite, it is a text file with enough bytes to look like a header..............................................."), 0o644))
@@ -97,7 +129,10 @@ func TestRefusesForeignAndGarbage(t *testing.T) {
 
 // Two catalogs (as two processes would) write to one file concurrently.
 func TestTwoWritersShareOneFile(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "cat.db")
+	eachBackend(t, func(t *testing.T, be backend) { testTwoWriters(t, be.loc(t)) })
+}
+
+func testTwoWriters(t *testing.T, p string) {
 	a, b := open(t, p), open(t, p)
 	done := make(chan error, 2)
 	for _, c := range []*Catalog{a, b} {
@@ -123,26 +158,37 @@ func TestTwoWritersShareOneFile(t *testing.T) {
 // A catalog made by a dit before migration 0003 (schema version 2) opens,
 // is migrated, and its jobs read as --mhl asc, the default they ran with.
 func TestMigrationFromVersion2KeepsJobsAndReadsMHLAsc(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", p)
+	eachBackend(t, testMigrationFromVersion2)
+}
+
+func testMigrationFromVersion2(t *testing.T, b backend) {
+	p := b.loc(t)
+	old, err := openAt(p, 2)
 	require.NoError(t, err)
-	for _, name := range []string{"0001_initial.sql", "0002_plans.sql"} {
-		body, err := migrations.ReadFile("sql/" + name)
-		require.NoError(t, err)
-		_, err = db.Exec(string(body))
-		require.NoError(t, err, name)
-	}
-	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version=2; PRAGMA application_id=%d", ApplicationID))
+	v, err := old.SchemaVersion()
 	require.NoError(t, err)
-	_, err = db.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started)
+	require.Equal(t, 2, v)
+	_, err = old.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,started)
 		VALUES ('day01','interrupted','h','v0',0,'md5,xxh64','dest','fastest','{job}/{card}','fail',0,'2026-01-02T03:04:05.000000006Z')`)
 	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	require.NoError(t, old.Close())
+	if b.name == "sqlite" {
+		// What a dit of version 2 wrote: the raw PRAGMAs.
+		db, err := sql.Open("sqlite", p)
+		require.NoError(t, err)
+		var uv, app int
+		require.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&uv))
+		require.NoError(t, db.QueryRow("PRAGMA application_id").Scan(&app))
+		require.Equal(t, 2, uv)
+		require.Equal(t, ApplicationID, app)
+		db.Close()
+	}
 
 	c := open(t, p)
-	var version int
-	require.NoError(t, c.DB().QueryRow("PRAGMA user_version").Scan(&version))
-	require.Equal(t, 9, version, "migrated to the latest version")
+	version, err := c.SchemaVersion()
+	require.NoError(t, err)
+	require.Equal(t, LatestVersion(), version, "migrated to the latest version")
+	require.GreaterOrEqual(t, version, 10)
 	jobs, err := c.Jobs()
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)
@@ -167,6 +213,31 @@ func TestMigrationFromVersion2KeepsJobsAndReadsMHLAsc(t *testing.T) {
 // A catalog in a folder whose name has URI characters ("Day #3", "50%",
 // "what?") opens there, and no other file is created.
 func TestCatalogPathWithURICharacters(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		if b.name == "postgres" {
+			testDatabaseNameWithURICharacters(t)
+		} else {
+			testCatalogPathWithURICharacters(t)
+		}
+	})
+}
+
+// The PostgreSQL counterpart: a database whose name has URI characters,
+// given escaped in the URL.
+func testDatabaseNameWithURICharacters(t *testing.T) {
+	u, err := pgtest.Shared(t).CreateDatabase("Day #3 50% what?")
+	require.NoError(t, err)
+	c := open(t, u)
+	require.NoError(t, c.CreateJob(&Job{Name: "day03", State: JobDone, Started: time.Now()}))
+	require.NoError(t, c.Close())
+	c = open(t, u)
+	jobs, err := c.Jobs()
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.NotContains(t, c.Path(), "password")
+}
+
+func testCatalogPathWithURICharacters(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "Day #3 50% what?")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	p := filepath.Join(dir, "catalog.db")

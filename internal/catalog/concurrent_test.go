@@ -22,8 +22,9 @@ func TestHelperProcessOpen(t *testing.T) {
 	if p == "" {
 		t.Skip("helper process for TestConcurrentCreation")
 	}
+	goFile := os.Getenv("DIT_TEST_GO")
 	for {
-		if _, err := os.Stat(p + ".go"); err == nil {
+		if _, err := os.Stat(goFile); err == nil {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -51,17 +52,25 @@ func TestConcurrentCreation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 60 processes")
 	}
+	eachBackend(t, testConcurrentCreation)
+}
+
+func testConcurrentCreation(t *testing.T, b backend) {
 	const tries, procs = 20, 3
 	failures := 0
 	for try := 0; try < tries; try++ {
 		p := filepath.Join(t.TempDir(), "sub", "catalog.db")
+		goFile := p + ".go"
+		if b.name == "postgres" {
+			p, goFile = b.loc(t), filepath.Join(t.TempDir(), "go")
+		}
 		var wg sync.WaitGroup
 		outs := make([]string, procs)
 		codes := make([]int, procs)
 		cmds := make([]*exec.Cmd, procs)
 		for i := range cmds {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcessOpen$")
-			cmd.Env = append(os.Environ(), "DIT_TEST_OPEN="+p)
+			cmd.Env = append(os.Environ(), "DIT_TEST_OPEN="+p, "DIT_TEST_GO="+goFile)
 			var b strings.Builder
 			cmd.Stdout, cmd.Stderr = &b, &b
 			require.NoError(t, cmd.Start())
@@ -73,8 +82,8 @@ func TestConcurrentCreation(t *testing.T) {
 				outs[i], codes[i] = b.String(), cmd.ProcessState.ExitCode()
 			}(i)
 		}
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p+".go", nil, 0o644))
+		require.NoError(t, os.MkdirAll(filepath.Dir(goFile), 0o755))
+		require.NoError(t, os.WriteFile(goFile, nil, 0o644))
 		wg.Wait()
 		for i := range cmds {
 			if codes[i] != 0 {

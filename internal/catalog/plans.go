@@ -51,12 +51,9 @@ func (c *Catalog) AddPlan(p *Plan) error {
 	if scale == 0 {
 		scale = 1
 	}
-	r, err := tx.Exec(`INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)`,
+	p.ID, err = c.db.insertID(tx, `INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)`,
 		p.JobID, p.Seq, Time(p.T), p.Reason, p.Simulated, scale, p.Total, p.Bottleneck, p.Detail)
 	if err != nil {
-		return c.wrap(err)
-	}
-	if p.ID, err = r.LastInsertId(); err != nil {
 		return c.wrap(err)
 	}
 	for _, k := range p.Cards {

@@ -1,15 +1,16 @@
 package catalog
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-func TestPlansAndCPUBench(t *testing.T) {
-	c, err := Open(filepath.Join(t.TempDir(), "c.db"))
+func TestPlansAndCPUBench(t *testing.T) { eachBackend(t, testPlansAndCPUBench) }
+
+func testPlansAndCPUBench(t *testing.T, b backend) {
+	c, err := Open(b.loc(t))
 	require.NoError(t, err)
 	defer c.Close()
 	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)

@@ -55,6 +55,11 @@ type Job struct {
 	Started      time.Time
 	Finished     time.Time
 	Error        string
+	// Station is the cart that ran the job (dit --station; recorded
+	// from the catalog's station when empty). UUID names the job in
+	// every catalog that holds it (set when empty).
+	Station string
+	UUID    string
 	// Active: a live process is running or finishing the job (read from
 	// the state, the host and the pid; not stored).
 	Active bool
@@ -207,19 +212,32 @@ func (c *Catalog) CreateJob(j *Job) error {
 	if j.MHL == "" {
 		j.MHL = "asc"
 	}
-	r, err := c.Exec(`INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
-		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), max(j.ThenParallel, 1))
-	if err != nil {
+	if j.Station == "" {
+		j.Station = c.station
+	}
+	if j.UUID == "" {
+		j.UUID = newUUID()
+	}
+	if err := c.Flush(); err != nil {
 		return err
 	}
-	j.ID, err = r.LastInsertId()
-	return err
+	id, err := c.db.insertID(c.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), max(j.ThenParallel, 1),
+		j.Station, j.UUID)
+	if err != nil {
+		return c.wrap(err)
+	}
+	j.ID = id
+	return nil
 }
 
 // SetJobState records a job's state now (not batched).
 func (c *Catalog) SetJobState(id int64, state string, finished time.Time, errText string) error {
 	_, err := c.Exec(`UPDATE jobs SET state=?, finished=?, error=? WHERE id=?`, state, nullTime(finished), errText, id)
+	if err == nil && state != JobRunning && state != JobFinishing {
+		c.jobEnded(id)
+	}
 	return err
 }
 
@@ -238,13 +256,16 @@ func (c *Catalog) AddCard(k *Card) error {
 	if k.FromCard != 0 {
 		from = k.FromCard
 	}
-	r, err := c.Exec(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state,hop,from_card) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-		k.JobID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State, k.Hop, from)
-	if err != nil {
+	if err := c.Flush(); err != nil {
 		return err
 	}
-	k.ID, err = r.LastInsertId()
-	return err
+	id, err := c.db.insertID(c.db, `INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state,hop,from_card) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		k.JobID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State, k.Hop, from)
+	if err != nil {
+		return c.wrap(err)
+	}
+	k.ID = id
+	return nil
 }
 
 // UpdateCard queues the card's mutable fields.
@@ -259,41 +280,60 @@ func (c *Catalog) AddDest(d *Dest) error {
 	if d.Hop == 0 {
 		d.Hop = 1
 	}
-	r, err := c.Exec(`INSERT INTO destinations (job_id,seq,path,hop) VALUES (?,?,?,?)`, d.JobID, d.Seq, d.Path, d.Hop)
-	if err != nil {
+	if err := c.Flush(); err != nil {
 		return err
 	}
-	d.ID, err = r.LastInsertId()
-	return err
+	id, err := c.db.insertID(c.db, `INSERT INTO destinations (job_id,seq,path,hop) VALUES (?,?,?,?)`, d.JobID, d.Seq, d.Path, d.Hop)
+	if err != nil {
+		return c.wrap(err)
+	}
+	d.ID = id
+	return nil
 }
 
 // PutFile queues an insert-or-update of a file row (not its copies).
 func (c *Catalog) PutFile(f *File) {
+	q, args := fileUpsert(f)
+	c.Submit(q, args...)
+}
+
+// fileUpsert is the statement PutFile queues.
+func fileUpsert(f *File) (string, []any) {
 	s := f.Sums
-	c.Submit(`INSERT INTO files (card_id,rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished)
+	return `INSERT INTO files (card_id,rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (card_id,rel_path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, state=excluded.state,
 		md5=excluded.md5, sha1=excluded.sha1, xxh64=excluded.xxh64, xxh3=excluded.xxh3, xxh128=excluded.xxh128,
 		c4=excluded.c4, blake3=excluded.blake3, error=excluded.error, copy_started=excluded.copy_started,
-		copy_finished=excluded.copy_finished`,
-		f.CardID, f.Rel, f.Size, f.Mtime.UnixNano(), f.State,
-		nullStr(s.Get(hashing.MD5)), nullStr(s.Get(hashing.SHA1)), nullStr(s.Get(hashing.XXH64)), nullStr(s.Get(hashing.XXH3)),
-		nullStr(s.Get(hashing.XXH128)), nullStr(s.Get(hashing.C4)), nullStr(s.Get(hashing.BLAKE3)),
-		f.Error, nullTime(f.CopyStarted), nullTime(f.CopyFinished))
+		copy_finished=excluded.copy_finished`, []any{f.CardID, f.Rel, f.Size, f.Mtime.UnixNano(), f.State,
+			nullStr(s.Get(hashing.MD5)), nullStr(s.Get(hashing.SHA1)), nullStr(s.Get(hashing.XXH64)), nullStr(s.Get(hashing.XXH3)),
+			nullStr(s.Get(hashing.XXH128)), nullStr(s.Get(hashing.C4)), nullStr(s.Get(hashing.BLAKE3)),
+			f.Error, nullTime(f.CopyStarted), nullTime(f.CopyFinished)}
 }
 
 // PutCopy queues an insert-or-update of one file's copy on one destination.
 func (c *Catalog) PutCopy(cardID int64, rel string, cp *Copy) {
-	c.Submit(`INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error) VALUES (?,?,?,?,?,?,?,?,?)
+	q, args := copyUpsert(cardID, rel, cp)
+	c.Submit(q, args...)
+}
+
+// copyUpsert is the statement PutCopy queues.
+func copyUpsert(cardID int64, rel string, cp *Copy) (string, []any) {
+	return `INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error) VALUES (?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (card_id,rel_path,dest_id) DO UPDATE SET path=excluded.path, state=excluded.state, written=excluded.written,
 		verify_algos=excluded.verify_algos, verified_at=excluded.verified_at, error=excluded.error`,
-		cardID, rel, cp.DestID, cp.Path, cp.State, cp.Written, cp.VerifyAlgos, nullTime(cp.VerifiedAt), cp.Error)
+		[]any{cardID, rel, cp.DestID, cp.Path, cp.State, cp.Written, cp.VerifyAlgos, nullTime(cp.VerifiedAt), cp.Error}
 }
 
 // PutSkipped queues a skipped entry.
 func (c *Catalog) PutSkipped(cardID int64, s Skip) {
-	c.Submit(`INSERT INTO skipped (card_id,rel_path,kind,reason) VALUES (?,?,?,?)
-		ON CONFLICT (card_id,rel_path) DO UPDATE SET kind=excluded.kind, reason=excluded.reason`, cardID, s.Rel, s.Kind, s.Reason)
+	q, args := skipUpsert(cardID, s)
+	c.Submit(q, args...)
+}
+
+func skipUpsert(cardID int64, s Skip) (string, []any) {
+	return `INSERT INTO skipped (card_id,rel_path,kind,reason) VALUES (?,?,?,?)
+		ON CONFLICT (card_id,rel_path) DO UPDATE SET kind=excluded.kind, reason=excluded.reason`, []any{cardID, s.Rel, s.Kind, s.Reason}
 }
 
 // PutSample queues a throughput sample.
@@ -313,14 +353,14 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var started, finished sql.NullString
 	var ignore string
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
-		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel); err != nil {
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel, &j.Station, &j.UUID); err != nil {
 		return nil, err
 	}
 	if ignore != "" {
