@@ -14,7 +14,8 @@ import (
 
 // JobShowOptions are the flags of dit job show.
 type JobShowOptions struct {
-	JSON bool
+	JSON  bool
+	Clips bool
 }
 
 func newJobCommand(g *GlobalOptions) *cobra.Command {
@@ -32,10 +33,14 @@ func newJobCommand(g *GlobalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.Clips {
+				return runJobShowClips(o, g, id)
+			}
 			return runJobShow(o, g, id)
 		},
 	}
 	show.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	show.Flags().BoolVar(&o.Clips, "clips", false, "list each card's clips (camera, duration, codec, resolution, size, verified, thumbnail) instead of its files")
 	cmd.AddCommand(show)
 	return cmd
 }

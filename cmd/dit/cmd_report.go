@@ -39,6 +39,8 @@ phase, the verify phase and end to end, and a throughput chart.
   json  everything, machine-readable
   html  one self-contained page with the charts
   pdf   A4, one page per card
+  clips the clip sheet: one row per clip (name, tape, start and end timecode,
+        duration, fps, camera, codec, resolution, source file, verified)
 
 dit also writes all four at the end of every job into each destination
 (DEST/<job folder>/reports/).
@@ -55,7 +57,7 @@ files into --out when it is a folder, or into the current folder without
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html or pdf (default: from --out's extension, else all four)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf or clips (default: from --out's extension, else all four, and the clip sheet when the job has clips)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }
@@ -81,7 +83,7 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return usage("--out %s: give --format %s (or a file name ending in one of them)", o.Out, strings.Join(jobreport.Formats, ", "))
 		}
 	}
-	if !all && !slices.Contains(jobreport.Formats, o.Format) {
+	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat {
 		return usage("--format %q: use %s", o.Format, strings.Join(jobreport.Formats, ", "))
 	}
 	if o.Out == "" && o.Format == "pdf" {
@@ -102,12 +104,12 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 		return err
 	}
 	if all {
-		for _, f := range jobreport.Formats {
+		for _, f := range r.Outputs() {
 			var b bytes.Buffer
 			if err := r.Write(f, &b); err != nil {
 				return err
 			}
-			p := filepath.Join(o.Out, r.FileName(f))
+			p := filepath.Join(o.Out, r.OutputName(f))
 			if err := writeNew(p, b.Bytes()); err != nil {
 				return err
 			}
@@ -252,7 +254,18 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 		opts.Seal = (&seal.Sealer{Format: format}).Seal
 	}
 	var written []string
-	opts.AfterJob = jobreport.AfterJob(cat, func(paths []string) {
+	// Clips: each card's clips recognised once it is done, their poster
+	// frames made from the first copy at low priority while the other
+	// cards are copied; the reports wait for them.
+	clipper := jobreport.NewClipper(cmd.Context(), cat)
+	prevEvent := opts.OnEvent
+	opts.OnEvent = func(e offload.Event) {
+		if prevEvent != nil {
+			prevEvent(e)
+		}
+		clipper.OnEvent(e)
+	}
+	opts.AfterJob = clipper.AfterJob(func(paths []string) {
 		written = paths
 		if o.JSON {
 			out.Event(offload.Event{Type: "reports", Time: time.Now(), Message: strings.Join(paths, "\n")})

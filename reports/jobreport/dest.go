@@ -108,7 +108,7 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 	}
 	rel := Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels)
 	rendered := map[string][]byte{}
-	for _, f := range Formats {
+	for _, f := range r.Outputs() {
 		var b bytes.Buffer
 		if err := r.Write(f, &b); err != nil {
 			return nil, fmt.Errorf("rendering the %s report: %w", f, err)
@@ -130,11 +130,11 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 			continue
 		}
 		st := ascmhl.FSStore{FS: fsy, Dir: dir}
-		for _, f := range Formats {
+		for _, f := range r.Outputs() {
 			if err := ctx.Err(); err != nil {
 				return written, err
 			}
-			name := r.FileName(f)
+			name := r.OutputName(f)
 			if err := st.WriteFileAtomic(name, rendered[f], true); err != nil {
 				firstErr = cmpErr(firstErr, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err))
 				continue

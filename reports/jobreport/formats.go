@@ -26,6 +26,8 @@ func (r *Report) Write(format string, w io.Writer) error {
 		return r.WriteHTML(w)
 	case "pdf":
 		return r.WritePDF(w)
+	case ClipSheetFormat:
+		return r.WriteClipSheet(w)
 	}
 	return fmt.Errorf("unknown report format %q: use %s", format, strings.Join(Formats, ", "))
 }

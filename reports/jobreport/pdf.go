@@ -642,5 +642,6 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 	list(fmt.Sprintf("Skipped, not copied (%d)", len(c.Skipped)), len(c.Skipped), func(k int) (string, string) {
 		return ascmhl.DisplayName(c.Skipped[k].Path) + ":", skipReason(c.Skipped[k])
 	})
+	r.pdfClips(d, i)
 	return nil
 }

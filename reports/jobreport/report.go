@@ -22,6 +22,9 @@ type Report struct {
 	Totals       Totals       `json:"totals"`
 	Destinations []DestTotals `json:"destinations"`
 	Cards        []Card       `json:"cards"`
+	// ThumbnailsNote says why a job with clips has no poster frames:
+	// "no thumbnails (ffmpeg not found)".
+	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
 }
 
 // Job describes the job.
@@ -145,6 +148,13 @@ type Card struct {
 	FreeAt   time.Time  `json:"card_free_at,omitzero"`
 	SafeAt   time.Time  `json:"safe_to_format_at,omitzero"`
 	Then     *SecondRun `json:"then,omitempty"`
+	// Clips are the card's clips (internal/clips), when it has any:
+	// Camera and CardType are those of most of them, ClipSeconds their
+	// length summed (where known).
+	Camera      string  `json:"camera,omitempty"`
+	CardType    string  `json:"card_type,omitempty"`
+	ClipSeconds float64 `json:"clip_seconds,omitempty"`
+	Clips       []Clip  `json:"clips,omitempty"`
 
 	series []point
 }
@@ -420,6 +430,9 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 				c.series = append(c.series, point{t: s.T.Sub(j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
 			}
 		}
+		if err := loadClips(cat, k.ID, &c); err != nil {
+			return nil, err
+		}
 		r.Totals.Cards++
 		if c.SafeToFormat {
 			r.Totals.SafeToFormat++
@@ -430,6 +443,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		r.Totals.Failed += len(c.Failures)
 		r.Cards = append(r.Cards, c)
 	}
+	r.loadThumbnails()
 	for i, d := range dests {
 		r.Destinations[i].WriteRate = stats(destRates[key{0, d.ID, "copy"}])
 		r.Destinations[i].ReadBackRate = stats(destRates[key{0, d.ID, "verify"}])

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/units"
+)
+
+type showClip struct {
+	Name       string  `json:"name"`
+	Reel       string  `json:"reel,omitempty"`
+	Camera     string  `json:"camera,omitempty"`
+	Type       string  `json:"type"`
+	Codec      string  `json:"codec,omitempty"`
+	Resolution string  `json:"resolution,omitempty"`
+	FPS        string  `json:"fps,omitempty"`
+	Frames     int     `json:"frames,omitempty"`
+	Seconds    float64 `json:"seconds,omitempty"`
+	TCStart    string  `json:"tc_start,omitempty"`
+	Serial     string  `json:"camera_serial,omitempty"`
+	SourceFile string  `json:"source_file"`
+	Files      int     `json:"files"`
+	Bytes      int64   `json:"bytes"`
+	Verified   bool    `json:"verified"`
+	Thumbnail  string  `json:"thumbnail,omitempty"`
+	ThumbNote  string  `json:"thumbnail_note,omitempty"`
+}
+
+type showCardClips struct {
+	Label    string     `json:"label"`
+	Path     string     `json:"path"`
+	Family   string     `json:"family,omitempty"`
+	Camera   string     `json:"camera,omitempty"`
+	CardType string     `json:"card_type"`
+	Seconds  float64    `json:"seconds"`
+	Clips    []showClip `json:"clips"`
+}
+
+// runJobShowClips is dit job show --clips: each card's clips, as
+// recognised when the job ran.
+func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
+	cat, err := g.openCatalogExisting()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	j, err := cat.Job(id)
+	if err != nil {
+		return err
+	}
+	cards, err := cat.Cards(id)
+	if err != nil {
+		return err
+	}
+	var out []showCardClips
+	for _, k := range catalog.FirstRun(cards) {
+		rows, err := cat.Clips(k.ID)
+		if err != nil {
+			return err
+		}
+		sc := showCardClips{Label: k.Label, Path: k.Path, Clips: []showClip{}}
+		var cs []clips.Clip
+		for _, r := range rows {
+			sc.Clips = append(sc.Clips, showClip{Name: r.Name, Reel: r.Reel, Camera: r.Camera, Type: r.Type, Codec: r.Codec,
+				Resolution: r.Resolution, FPS: r.FPS, Frames: r.Frames, Seconds: r.Seconds, TCStart: r.TCStart, Serial: r.Serial,
+				SourceFile: r.Poster, Files: r.Files, Bytes: r.Bytes, Verified: r.Verified, Thumbnail: r.Thumb, ThumbNote: r.ThumbNote})
+			cs = append(cs, clips.Clip{Family: r.Family, Camera: r.Camera, Type: r.Type})
+			sc.Seconds += r.Seconds
+		}
+		sum := clips.Summarise(cs)
+		sc.Family, sc.Camera, sc.CardType = sum.Family, sum.Camera, sum.Type
+		out = append(out, sc)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			JobID int64           `json:"job_id"`
+			Name  string          `json:"name"`
+			Cards []showCardClips `json:"cards"`
+		}{j.ID, j.Name, out})
+	}
+	fmt.Fprintf(g.stdout, "Job %d %q: clips\n", j.ID, j.Name)
+	for _, c := range out {
+		fmt.Fprintf(g.stdout, "\n%s (%s)\n", c.Label, c.Path)
+		if len(c.Clips) == 0 {
+			fmt.Fprintln(g.stdout, "  no clips recognised: the card is files (see dit job show)")
+			continue
+		}
+		fmt.Fprintf(g.stdout, "  %s, %d clips, %s\n", strings.Trim(c.Camera+", "+c.CardType, ", "), len(c.Clips), clipLength(c.Seconds))
+		tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  CLIP\tDURATION\tCODEC\tRESOLUTION\tSIZE\tVERIFIED\tTHUMBNAIL")
+		for _, k := range c.Clips {
+			v, th := "no", k.Thumbnail
+			if k.Verified {
+				v = "yes"
+			}
+			if th == "" {
+				th = "- (" + k.ThumbNote + ")"
+			}
+			dur := "-"
+			if k.Seconds > 0 {
+				dur = clipLength(k.Seconds)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, dur, dashIf(k.Codec), dashIf(k.Resolution), units.FormatBytes(k.Bytes), v, th)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// clipLength writes seconds as H:MM:SS.mmm.
+func clipLength(s float64) string {
+	ms := int64(s*1000 + 0.5)
+	return fmt.Sprintf("%d:%02d:%02d.%03d", ms/3600000, ms/60000%60, ms/1000%60, ms%1000)
+}
+
+func dashIf(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package clips
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// NoFFmpeg is the note a report carries when ffmpeg or ffprobe is not on
+// PATH.
+const NoFFmpeg = "ffmpeg not found"
+
+// ErrNoFFmpeg is returned by [FindFFmpeg] when ffmpeg or ffprobe is not on
+// PATH.
+var ErrNoFFmpeg = errors.New(NoFFmpeg)
+
+// FFmpeg runs ffmpeg and ffprobe at low priority: under nice -n 19 (and
+// ionice -c 3, idle I/O, where there is one), so that poster frames never
+// slow an offload.
+type FFmpeg struct {
+	FFmpeg, FFprobe string
+	prefix          []string
+}
+
+// FindFFmpeg looks for ffmpeg and ffprobe on PATH.
+func FindFFmpeg() (*FFmpeg, error) {
+	ff, err1 := exec.LookPath("ffmpeg")
+	fp, err2 := exec.LookPath("ffprobe")
+	if err1 != nil || err2 != nil {
+		return nil, ErrNoFFmpeg
+	}
+	x := &FFmpeg{FFmpeg: ff, FFprobe: fp}
+	if n, err := exec.LookPath("nice"); err == nil {
+		x.prefix = append(x.prefix, n, "-n", "19")
+	}
+	if n, err := exec.LookPath("ionice"); err == nil {
+		x.prefix = append(x.prefix, n, "-c", "3")
+	}
+	return x, nil
+}
+
+func (x *FFmpeg) command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string(nil), x.prefix...), bin), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin = nil
+	return cmd
+}
+
+// Readable tells whether ffmpeg can read clip c's poster file, from its
+// type and the first bytes of the file (head): QuickTime / MP4, MXF,
+// MPEG-TS, Matroska, AVI and TIFF-based DNG. Camera raw formats ffmpeg has
+// no decoder for (ARRIRAW, X-OCN, R3D, BRAW, Cinema RAW Light) are not.
+func Readable(c *Clip, head []byte) bool {
+	switch c.Type {
+	case TypeARRIRAW, TypeXOCN, TypeR3D, TypeBRAW, TypeCRM:
+		return false
+	}
+	switch {
+	case len(head) >= 8 && bytes.Contains([]byte("ftyp moov mdat wide free skip pnot"), head[4:8]):
+		return true
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x06, 0x0e, 0x2b, 0x34}): // MXF
+		return true
+	case len(head) >= 4 && (string(head[:4]) == "II*\x00" || string(head[:4]) == "MM\x00*"): // TIFF, DNG
+		return true
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x1a, 0x45, 0xdf, 0xa3}): // Matroska
+		return true
+	case len(head) >= 4 && string(head[:4]) == "RIFF":
+		return true
+	case len(head) >= 5 && (ext(c.Poster) == "mts" || ext(c.Poster) == "m2ts") && (head[0] == 0x47 || head[4] == 0x47): // MPEG-TS, M2TS
+		return true
+	}
+	return false
+}
+
+// Head reads the first bytes of a file, for [Readable].
+func Head(p string) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, 16)
+	n, _ := io.ReadFull(f, b)
+	return b[:n]
+}
+
+// Probe is what ffprobe says of a movie's first video stream.
+type Probe struct {
+	Codec      string
+	Resolution string
+	FPS        string
+	Frames     int
+	Seconds    float64
+}
+
+// Probe runs ffprobe on the file at p.
+func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
+	var out, errb bytes.Buffer
+	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+		"stream=codec_name,profile,width,height,avg_frame_rate,nb_frames,duration:format=duration", "-of", "json", p)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("ffprobe %s: %v: %s", p, err, firstLine(errb.String()))
+	}
+	var v struct {
+		Streams []struct {
+			Codec    string `json:"codec_name"`
+			Profile  string `json:"profile"`
+			Width    int    `json:"width"`
+			Height   int    `json:"height"`
+			Rate     string `json:"avg_frame_rate"`
+			Frames   string `json:"nb_frames"`
+			Duration string `json:"duration"`
+		} `json:"streams"`
+		Format struct {
+			Duration string `json:"duration"`
+		} `json:"format"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v.Streams) == 0 {
+		return nil, fmt.Errorf("ffprobe %s: no video stream", p)
+	}
+	s := v.Streams[0]
+	pr := &Probe{Codec: codecLabel(s.Codec, s.Profile)}
+	if s.Width > 0 && s.Height > 0 {
+		pr.Resolution = fmt.Sprintf("%dx%d", s.Width, s.Height)
+	}
+	fps := FPSValue(s.Rate)
+	pr.FPS = FormatFPS(fps)
+	pr.Frames, _ = strconv.Atoi(s.Frames)
+	d := s.Duration
+	if d == "" || d == "N/A" {
+		d = v.Format.Duration
+	}
+	pr.Seconds, _ = strconv.ParseFloat(d, 64)
+	if pr.Frames == 0 && fps > 0 && pr.Seconds > 0 {
+		pr.Frames = int(pr.Seconds*fps + 0.5)
+	}
+	pr.Seconds = round3(pr.Seconds)
+	return pr, nil
+}
+
+// codecLabel names a codec as editors read it.
+func codecLabel(codec, profile string) string {
+	switch codec {
+	case "prores":
+		if profile != "" && !strings.Contains(strings.ToLower(profile), "unknown") {
+			return "Apple ProRes " + profile
+		}
+		return "Apple ProRes"
+	case "h264":
+		return "H.264"
+	case "hevc":
+		return "H.265/HEVC"
+	case "dnxhd":
+		if profile != "" {
+			return profile
+		}
+		return "DNxHD"
+	}
+	return codec
+}
+
+// Fill sets what the probe knows and clip c does not.
+func (p *Probe) Fill(c *Clip) {
+	if c.Codec == "" {
+		c.Codec = p.Codec
+	}
+	if c.Resolution == "" {
+		c.Resolution = p.Resolution
+	}
+	if c.FPS == "" {
+		c.FPS = p.FPS
+	}
+	if c.Frames == 0 {
+		c.Frames = p.Frames
+	}
+	if c.Seconds == 0 {
+		c.Seconds = p.Seconds
+		finish(c)
+	}
+}
+
+// Poster writes a JPEG poster frame of the movie at in (320 pixels wide)
+// to out, taken at seconds into it.
+func (x *FFmpeg) Poster(ctx context.Context, in, out string, seconds float64) error {
+	tmp := out + ".tmp.jpg"
+	var errb bytes.Buffer
+	cmd := x.command(ctx, x.FFmpeg, "-nostdin", "-hide_banner", "-v", "error", "-ss", strconv.FormatFloat(seconds, 'f', 3, 64),
+		"-i", in, "-frames:v", "1", "-vf", "scale=320:-2", "-q:v", "5", "-update", "1", "-f", "image2", "-y", tmp)
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("ffmpeg could not read a frame of %s: %v: %s", in, err, firstLine(errb.String()))
+	}
+	if fi, err := os.Stat(tmp); err != nil || fi.Size() == 0 {
+		os.Remove(tmp)
+		return fmt.Errorf("ffmpeg wrote no frame of %s", in)
+	}
+	return os.Rename(tmp, out)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,359 @@
+package jobreport
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"codeberg.org/go-pdf/fpdf"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
+)
+
+// Clip is one clip of a card (see internal/clips): what the camera's
+// folders, names and sidecars say, and ffprobe where it read the clip.
+type Clip struct {
+	Name       string  `json:"name"`
+	Reel       string  `json:"reel,omitempty"`
+	Camera     string  `json:"camera,omitempty"`
+	Type       string  `json:"type"`
+	Codec      string  `json:"codec,omitempty"`
+	Resolution string  `json:"resolution,omitempty"`
+	FPS        string  `json:"fps,omitempty"`
+	Frames     int     `json:"frames,omitempty"`
+	Seconds    float64 `json:"seconds,omitempty"`
+	TCStart    string  `json:"tc_start,omitempty"`
+	Serial     string  `json:"camera_serial,omitempty"`
+	// SourceFile is the clip's first media file on the card; Files counts
+	// its media files and sidecars, Bytes their size.
+	SourceFile string `json:"source_file"`
+	Files      int    `json:"files"`
+	Bytes      int64  `json:"bytes"`
+	Verified   bool   `json:"verified"`
+	// Thumbnail is the poster frame's path in the reports folder;
+	// ThumbnailNote why there is none.
+	Thumbnail     string `json:"thumbnail,omitempty"`
+	ThumbnailNote string `json:"thumbnail_note,omitempty"`
+
+	jpeg []byte
+}
+
+// ClipSheetFormat names the clip sheet (a CSV, one row per clip) in
+// [Report.Write] and dit report --format.
+const ClipSheetFormat = "clips"
+
+// ClipSheetName is the clip sheet's file name.
+func (r *Report) ClipSheetName() string {
+	return strings.TrimSuffix(r.FileName("csv"), ".csv") + "_clips.csv"
+}
+
+// Outputs are the formats dit writes at the end of a job: [Formats], and
+// the clip sheet when the job has clips.
+func (r *Report) Outputs() []string {
+	if r.HasClips() {
+		return append(append([]string(nil), Formats...), ClipSheetFormat)
+	}
+	return Formats
+}
+
+// OutputName is the file name of format f ([Report.FileName], or
+// [Report.ClipSheetName] for the clip sheet).
+func (r *Report) OutputName(f string) string {
+	if f == ClipSheetFormat {
+		return r.ClipSheetName()
+	}
+	return r.FileName(f)
+}
+
+// HasClips tells whether any card of the job has clips.
+func (r *Report) HasClips() bool {
+	for _, c := range r.Cards {
+		if len(c.Clips) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// loadClips reads a card's clips from the catalog into c.
+func loadClips(cat *catalog.Catalog, cardID int64, c *Card) error {
+	rows, err := cat.Clips(cardID)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	var cs []clips.Clip
+	for _, k := range rows {
+		c.Clips = append(c.Clips, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
+			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart, Serial: k.Serial,
+			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
+		cs = append(cs, clips.Clip{Name: k.Name, Family: k.Family, Camera: k.Camera, Type: k.Type})
+	}
+	sum := clips.Summarise(cs)
+	c.Camera, c.CardType = sum.Camera, sum.Type
+	for _, k := range c.Clips {
+		c.ClipSeconds += k.Seconds
+	}
+	c.ClipSeconds = round(c.ClipSeconds, 3)
+	return nil
+}
+
+// loadThumbnails reads the clips' poster frames from the reports folder
+// of the first destination that has them (a folder, not a dit array), and
+// sets the report's note when there are clips but no thumbnails.
+func (r *Report) loadThumbnails() {
+	if !r.HasClips() {
+		return
+	}
+	var labels []string
+	for _, c := range r.Cards {
+		labels = append(labels, c.Label)
+	}
+	rel := filepath.FromSlash(Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels))
+	any, noFF := false, true
+	for i := range r.Cards {
+		for j := range r.Cards[i].Clips {
+			k := &r.Cards[i].Clips[j]
+			if k.ThumbnailNote != clips.NoFFmpeg {
+				noFF = false
+			}
+			if k.Thumbnail == "" {
+				continue
+			}
+			for _, d := range r.Destinations {
+				if raid.IsBlade(d.Path) {
+					continue
+				}
+				if b, err := os.ReadFile(filepath.Join(d.Path, rel, filepath.FromSlash(k.Thumbnail))); err == nil {
+					k.jpeg, any = b, true
+					break
+				}
+			}
+		}
+	}
+	switch {
+	case any:
+	case noFF:
+		r.ThumbnailsNote = "no thumbnails (" + clips.NoFFmpeg + ")"
+	default:
+		r.ThumbnailsNote = "no thumbnails"
+	}
+}
+
+// clipDuration is a clip's length as an editor reads it: timecode
+// (HH:MM:SS:FF) when frames and rate are known, else H:MM:SS, else "-".
+func clipDuration(k *Clip) string {
+	if k.Frames > 0 {
+		if base := tcBase(k.FPS); base > 0 {
+			return framesTC(k.Frames, base)
+		}
+	}
+	if k.Seconds > 0 {
+		return hms(k.Seconds)
+	}
+	return "-"
+}
+
+// tcBase is the timecode's frames per second (23.976 counts 24).
+func tcBase(fps string) int {
+	return int(math.Round(clips.FPSValue(fps)))
+}
+
+func framesTC(frames, base int) string {
+	f := frames % base
+	s := frames / base
+	return fmt.Sprintf("%02d:%02d:%02d:%02d", s/3600, s/60%60, s%60, f)
+}
+
+// tcFrames reads HH:MM:SS:FF as frames at base; -1 when it cannot.
+func tcFrames(tc string, base int) int {
+	parts := strings.FieldsFunc(tc, func(r rune) bool { return r == ':' || r == ';' || r == '.' })
+	if len(parts) != 4 || base <= 0 {
+		return -1
+	}
+	var v [4]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return -1
+		}
+		v[i] = n
+	}
+	return ((v[0]*60+v[1])*60+v[2])*base + v[3]
+}
+
+// WriteClipSheet writes the clip sheet: one row per clip of every card,
+// with the columns an editor's ALE needs (see the package doc).
+func (r *Report) WriteClipSheet(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"card", "name", "tape", "start", "end", "duration", "frames", "fps", "camera", "camera_serial", "codec",
+		"resolution", "type", "source_file", "files", "size_bytes", "verified", "thumbnail"}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, c := range r.Cards {
+		for _, k := range c.Clips {
+			end, dur := "", ""
+			if base := tcBase(k.FPS); base > 0 && k.Frames > 0 {
+				dur = framesTC(k.Frames, base)
+				if s := tcFrames(k.TCStart, base); s >= 0 {
+					end = framesTC((s+k.Frames)%(24*3600*base), base)
+				}
+			}
+			tape := k.Reel
+			if tape == "" {
+				tape = c.Label
+			}
+			verified := "no"
+			if k.Verified {
+				verified = "yes"
+			}
+			frames := ""
+			if k.Frames > 0 {
+				frames = strconv.Itoa(k.Frames)
+			}
+			row := []string{c.Label, k.Name, tape, k.TCStart, end, dur, frames, k.FPS, k.Camera, k.Serial, k.Codec,
+				k.Resolution, k.Type, k.SourceFile, strconv.Itoa(k.Files), strconv.FormatInt(k.Bytes, 10), verified, k.Thumbnail}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// clipsHTML is a card's clip list in the HTML report ("" without clips):
+// each poster frame inline (a data: URI), so the page stays one file.
+func (r *Report) clipsHTML(c *Card) template.HTML {
+	if len(c.Clips) == 0 {
+		return ""
+	}
+	esc := template.HTMLEscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n<h3>Clips (%d)", len(c.Clips))
+	if c.Camera != "" || c.CardType != "" {
+		fmt.Fprintf(&b, ": %s", esc(strings.Trim(c.Camera+", "+c.CardType, ", ")))
+	}
+	b.WriteString("</h3>\n")
+	if r.ThumbnailsNote != "" {
+		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", esc(r.ThumbnailsNote))
+	}
+	b.WriteString("<table class=\"clips\">\n<tr><th></th><th>Clip</th><th>Duration</th><th>Codec</th><th>Resolution</th><th>Size</th><th>Verified</th></tr>\n")
+	for _, k := range c.Clips {
+		thumb := ""
+		if len(k.jpeg) > 0 {
+			thumb = `<img alt="" width="160" src="data:image/jpeg;base64,` + base64.StdEncoding.EncodeToString(k.jpeg) + `">`
+		}
+		v := `<span class="notsafe">no</span>`
+		if k.Verified {
+			v = `<span class="safe">yes</span>`
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+			thumb, esc(k.Name), esc(clipDuration(&k)), esc(k.Codec), esc(k.Resolution), sizeHTML(k.Bytes), v)
+	}
+	b.WriteString("</table>")
+	return template.HTML(b.String())
+}
+
+// pdfClips draws a card's clip list with its poster frames (on a new
+// page when it does not fit under what is there).
+func (r *Report) pdfClips(d pdfDoc, ci int) {
+	c := &r.Cards[ci]
+	if len(c.Clips) == 0 {
+		return
+	}
+	const thumbW, thumbH, rowH = 32.0, 18.0, 20.0
+	if d.GetY()+14+rowH > pdfBottom {
+		d.AddPage()
+	}
+	title := fmt.Sprintf("Clips (%d)", len(c.Clips))
+	if c.Camera != "" || c.CardType != "" {
+		title += ": " + strings.Trim(c.Camera+", "+c.CardType, ", ")
+	}
+	d.heading(11, title)
+	if r.ThumbnailsNote != "" {
+		d.font("", 9, colNote)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 5, r.ThumbnailsNote, "", "L", false)
+		d.Ln(1)
+	}
+	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 46, "L"}, {"Duration", 20, "R"}, {"Codec", 30, "L"},
+		{"Resolution", 20, "L"}, {"Size", 16, "R"}, {"Verified", 0, "L"}}
+	cols[6].w = pdfWidth - (thumbW + 2 + 46 + 20 + 30 + 20 + 16)
+	header := func() {
+		d.font("B", 8, colInk)
+		x, y := pdfMargin, d.GetY()
+		d.fill(colHead)
+		d.Rect(x, y, pdfWidth, 5.6, "F")
+		for _, col := range cols {
+			d.SetXY(x, y+0.8)
+			d.CellFormat(col.w, 4, col.title, "", 0, col.align, false, 0, "")
+			x += col.w
+		}
+		d.SetXY(pdfMargin, y+5.6)
+	}
+	header()
+	for j := range c.Clips {
+		k := &c.Clips[j]
+		if d.GetY()+rowH > pdfBottom {
+			d.AddPage()
+			header()
+		}
+		y := d.GetY()
+		if len(k.jpeg) > 0 {
+			name := fmt.Sprintf("clip-%d-%d", ci, j)
+			info := d.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "JPG"}, bytes.NewReader(k.jpeg))
+			if info != nil && info.Width() > 0 && info.Height() > 0 && d.Ok() {
+				w, h := thumbW, thumbW*info.Height()/info.Width()
+				if h > thumbH {
+					w, h = thumbH*info.Width()/info.Height(), thumbH
+				}
+				d.ImageOptions(name, pdfMargin, y+(rowH-h)/2, w, h, false, fpdf.ImageOptions{ImageType: "JPG"}, 0, "")
+			} else {
+				d.ClearError()
+			}
+		}
+		verified, vcol := "no", colUnsafe
+		if k.Verified {
+			verified, vcol = "yes", colSafe
+		}
+		cells := []string{"", k.Name, clipDuration(k), k.Codec, k.Resolution, units.FormatBytes(k.Bytes), verified}
+		x := pdfMargin
+		for i, col := range cols {
+			switch {
+			case i == 1:
+				d.font("B", 8, colInk)
+			case i == 6:
+				d.font("B", 8, vcol)
+			default:
+				d.font("", 8, colInk)
+			}
+			lines := d.SplitText(cells[i], col.w)
+			for l, s := range lines {
+				d.SetXY(x, y+rowH/2-float64(len(lines))*1.8+float64(l)*3.6)
+				d.CellFormat(col.w, 3.6, s, "", 0, col.align, false, 0, "")
+			}
+			x += col.w
+		}
+		d.SetDrawColor(colRule[0], colRule[1], colRule[2])
+		d.SetLineWidth(0.25)
+		d.Line(pdfMargin, y+rowH, pdfMargin+pdfWidth, y+rowH)
+		d.SetXY(pdfMargin, y+rowH)
+	}
+	d.font("", 9, colInk)
+	d.Ln(3)
+}
