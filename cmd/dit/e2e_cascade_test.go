@@ -498,3 +498,48 @@ destinations:
 		require.InEpsilon(t, planSafe[i], gotSafe[i], 0.10, "safe to format")
 	}
 }
+
+// The second run reads a first copy on a dit array through the array
+// reader: a blade that returns a flipped byte is repaired from parity, so
+// the shuttle gets the card's bytes, never the bad ones, and the array's
+// repair is reported as a warning.
+func TestCascadeSecondRunRepairsABadBlade(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "6MB", "--style", "clips", "--seed", "26")
+	require.Equal(t, 0, r.code, r.stderr)
+	var blades []string
+	for i := 1; i <= 4; i++ {
+		b := filepath.Join(dir, "Blade"+string(rune('0'+i)))
+		require.NoError(t, os.Mkdir(b, 0o755))
+		blades = append(blades, b)
+	}
+	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB"}, blades...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	shuttle := filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	card := filepath.Join(cards, "A001")
+	require.Equal(t, 130, interruptAtEvent(t, db, "card_free", "offload", "--name", "day01", "-d", blades[0], "--then", shuttle, card))
+
+	// Flip a byte in a data chunk of the first copy.
+	var chunk string
+	filepath.Walk(filepath.Join(blades[1], "dit-array", "chunks"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > 60_000 && chunk == "" && strings.Contains(filepath.Base(p), ".d") {
+			chunk = p
+		}
+		return nil
+	})
+	require.NotEmpty(t, chunk, "a data chunk on blade 2")
+	b, err := os.ReadFile(chunk)
+	require.NoError(t, err)
+	b[len(b)/2] ^= 0x10
+	require.NoError(t, os.WriteFile(chunk, b, 0o644))
+
+	r = dit(t, db, "offload", "--resume", "1", "--json")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	sum, _ := lastSummary(t, r.stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	require.Equal(t, footage(tree(t, card)), withoutHistory(tree(t, filepath.Join(shuttle, "day01", "A001"))), "the shuttle holds the card's bytes")
+	require.Contains(t, r.stdout, "repaired-on-read", "the array says it repaired a unit on read")
+}
