@@ -17,6 +17,10 @@ import (
 // JobsOptions are the flags of dit jobs.
 type JobsOptions struct {
 	JSON bool
+	// AllStations lists the jobs of every station of a shared catalog;
+	// without it, this station's (--station) and those recorded before
+	// stations existed.
+	AllStations bool
 }
 
 func newJobsCommand(g *GlobalOptions) *cobra.Command {
@@ -30,6 +34,7 @@ func newJobsCommand(g *GlobalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print a JSON array")
+	cmd.Flags().BoolVar(&o.AllStations, "all-stations", false, "list every station's jobs (a shared catalog), not only this station's (--station)")
 	return cmd
 }
 
@@ -50,6 +55,7 @@ type jobListCard struct {
 type jobListEntry struct {
 	JobID     int64         `json:"job_id"`
 	Name      string        `json:"name"`
+	Station   string        `json:"station"`
 	State     string        `json:"state"`
 	Started   time.Time     `json:"started"`
 	Finished  time.Time     `json:"finished,omitzero"`
@@ -73,12 +79,17 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		return err
 	}
 	list := []jobListEntry{}
+	others := 0
 	for _, j := range jobs {
+		if !o.AllStations && j.Station != "" && j.Station != cat.Station() {
+			others++
+			continue
+		}
 		s, err := offload.LoadSummary(cat, j.ID)
 		if err != nil {
 			return err
 		}
-		e := jobListEntry{JobID: s.JobID, Name: s.Name, State: s.State, Started: s.Started, Finished: s.Finished,
+		e := jobListEntry{JobID: s.JobID, Name: s.Name, Station: j.Station, State: s.State, Started: s.Started, Finished: s.Finished,
 			Bytes: s.Bytes, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
 		for _, c := range s.Cards {
 			failed := c.Failed
@@ -100,9 +111,17 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(g.stdout, "no jobs in %s\n", cat.Path())
+		if others > 0 {
+			fmt.Fprintf(g.stdout, "(%d jobs of other stations than %s: dit jobs --all-stations)\n", others, cat.Station())
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	station := func(e jobListEntry) string { return "" }
+	if o.AllStations {
+		station = func(e jobListEntry) string { return e.Station + "\t" }
+		fmt.Fprint(tw, "STATION\t")
+	}
 	fmt.Fprintln(tw, "JOB\tNAME\tSTATE\tSTARTED\tSIZE\tTB/HOUR\tMHL\tCARDS")
 	for _, e := range list {
 		var cards []string
@@ -121,7 +140,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 			}
 			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", station(e), e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
 			units.FormatBytes(e.Bytes), strings.TrimSuffix(tbh(e.TBPerHour), " TB/hour"), e.MHL, strings.Join(cards, ", "))
 	}
 	if err := tw.Flush(); err != nil {
@@ -131,6 +150,9 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		if e.Next != "" {
 			fmt.Fprintf(g.stdout, "job %d (%s): %s\n", e.JobID, e.State, e.Next)
 		}
+	}
+	if others > 0 {
+		fmt.Fprintf(g.stdout, "(and %d jobs of other stations than %s: dit jobs --all-stations)\n", others, cat.Station())
 	}
 	return nil
 }

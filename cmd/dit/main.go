@@ -142,6 +142,8 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newVersionCommand(g),
 		newTestdataCommand(g),
 		newCatalogCommand(g),
+		newFindCommand(g),
+		newDayCommand(g),
 	)
 	return root
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/units"
+)
+
+func newFindCommand(g *GlobalOptions) *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "find CLIP-OR-PATH",
+		Short: "Every copy of a clip or file, on every station: job, destination, verified when",
+		Long: `dit find lists every copy the catalog knows of the files whose path contains
+CLIP-OR-PATH (case-insensitive): a clip name (A023C004), a file name, a path
+on a card or on a destination. On a shared catalog (--db postgres://...) that
+is every copy made by every station: for each, the station, the job, the
+card, the copy's full path and when it was read back and verified (empty:
+not verified).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := g.openCatalogExisting()
+			if err != nil {
+				return err
+			}
+			defer cat.Close()
+			found, more, err := cat.Find(args[0])
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				if found == nil {
+					found = []catalog.Found{}
+				}
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(found)
+			}
+			if len(found) == 0 {
+				return fmt.Errorf("no copy of %q in %s: check the spelling (any part of a clip name or path matches), or --db", args[0], cat.Path())
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "STATION\tJOB\tCARD\tFILE\tSIZE\tCOPY\tSTATE\tVERIFIED")
+			for _, f := range found {
+				v := "-"
+				if !f.VerifiedAt.IsZero() {
+					v = f.VerifiedAt.Local().Format("2006-01-02 15:04:05")
+				}
+				fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Station, f.JobID, f.Job, f.Card, f.Rel, units.FormatBytes(f.Size), f.Path, f.State, v)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if more {
+				fmt.Fprintf(g.stdout, "(the first %d copies only: narrow CLIP-OR-PATH)\n", catalog.FindLimit)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON array of copies")
+	return cmd
+}
