@@ -23,6 +23,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/testcards"
+	"github.com/dit-org/dit/internal/watch"
 )
 
 func TestMain(m *testing.M) {
@@ -43,6 +44,28 @@ type harness struct {
 	// saved maps a file name offered by the save dialog to the path the
 	// test saved it at.
 	saved map[string]string
+	// ejector is the app's Ejector (never the system's in tests); notes
+	// gets every desktop notification.
+	ejector *fakeEjector
+	notes   chan *fyne.Notification
+}
+
+// fakeEjector records the volumes it is asked to eject and sends them on
+// ch; it fails with err when set.
+type fakeEjector struct {
+	mu  sync.Mutex
+	got []watch.Volume
+	ch  chan watch.Volume
+	err error
+}
+
+func (f *fakeEjector) Eject(_ context.Context, v watch.Volume) error {
+	f.mu.Lock()
+	f.got = append(f.got, v)
+	err := f.err
+	f.mu.Unlock()
+	f.ch <- v
+	return err
 }
 
 func newHarness(t *testing.T, mod func(*Config)) *harness {
@@ -52,8 +75,15 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { cat.Close() })
-	h := &harness{t: t, cat: cat, dir: dir, saved: map[string]string{}}
-	cfg := Config{Catalog: cat, Version: "test",
+	h := &harness{t: t, cat: cat, dir: dir, saved: map[string]string{},
+		ejector: &fakeEjector{ch: make(chan watch.Volume, 16)}, notes: make(chan *fyne.Notification, 256)}
+	cfg := Config{Catalog: cat, Version: "test", Ejector: h.ejector, NotifyConfig: "none",
+		SendNotification: func(n *fyne.Notification) {
+			select {
+			case h.notes <- n:
+			default:
+			}
+		},
 		Discover: func(context.Context) ([]devices.Volume, error) { return nil, nil },
 		OpenURL: func(u *url.URL) error {
 			h.mu.Lock()

@@ -1,0 +1,399 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/notify"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/watch"
+)
+
+// watchHarness is a harness whose Auto-offload watches the folder vols
+// (its subfolders are volumes), every 20 ms.
+func watchHarness(t *testing.T, vols string, mod func(*Config)) *harness {
+	return newHarness(t, func(c *Config) {
+		c.Volumes = watch.Dir(vols)
+		c.WatchInterval = 20 * time.Millisecond
+		if mod != nil {
+			mod(c)
+		}
+	})
+}
+
+// logHas waits until the auto-offload log has a line holding each of
+// parts.
+func (h *harness) logHas(what string, parts ...string) string {
+	h.t.Helper()
+	var found string
+	h.eventually(what, func() bool {
+		for _, l := range h.a.auto.lines {
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(l, p)
+			}
+			if ok {
+				found = l
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// watchedJob waits for the job the watch started (the running view's)
+// to end, and for the running view to show its verdicts.
+func (h *harness) watchedJob() *jobRun {
+	h.t.Helper()
+	var run *jobRun
+	h.eventually("the watch to start a job", func() bool {
+		run = h.a.running.run
+		return run != nil
+	})
+	await(h.t, "the watched job to end", run.done)
+	h.eventually("the running view to show the job's end", func() bool {
+		return len(h.a.running.panels) > 0 && h.a.running.run.modelOrNil().view().Finished
+	})
+	return run
+}
+
+// mount "inserts" a card: its folder appears in the watched folder at
+// once (a rename).
+func mount(t *testing.T, card, vols string) string {
+	t.Helper()
+	p := filepath.Join(vols, filepath.Base(card))
+	require.NoError(t, os.Rename(card, p))
+	return p
+}
+
+// notesUntil collects desktop notifications until one whose title holds
+// want.
+func (h *harness) notesUntil(want string) []string {
+	h.t.Helper()
+	var titles []string
+	for {
+		n := await(h.t, "a desktop notification "+want, h.notes)
+		titles = append(titles, n.Title)
+		if strings.Contains(n.Title, want) {
+			return titles
+		}
+	}
+}
+
+// The switch starts a watch with the Offload tab's settings: a folder
+// that is not a card is ignored (the log says why); a card that appears
+// in the watched folder is offloaded like any job (its panel ends safe to
+// format), ejected when free (the eject checkbox) through the app's
+// Ejector, with desktop notifications; Start is off meanwhile.
+func TestAutoOffloadOffloadsACardThatAppearsAndIgnoresOtherVolumes(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 400_000)
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	notes := mkdir(t, filepath.Join(vols, "NOTES"))
+	require.NoError(t, os.WriteFile(filepath.Join(notes, "todo.txt"), []byte("call the DOP"), 0o644))
+	h := watchHarness(t, vols, nil)
+	addDestNow(h, d1)
+
+	h.locked(func() {
+		test.Tap(h.a.auto.eject)
+		test.Tap(h.a.auto.on)
+		require.True(t, h.a.auto.running())
+		require.True(t, h.a.offload.startBtn.Disabled(), "no job by hand while auto-offload is on")
+		require.True(t, h.a.auto.from.Disabled())
+	})
+	line := h.logHas("NOTES ignored", "NOTES: ignored: ")
+	require.Contains(t, line, "["+notes+"]")
+	h.eventually("the watch's status", func() bool { return strings.HasPrefix(h.a.auto.status.Text, "On: watching") })
+	h.locked(func() {
+		require.Contains(t, h.a.auto.status.Text, "offloaded to "+d1)
+		require.Contains(t, h.a.auto.status.Text, "ejected when it is free")
+	})
+
+	a001 := mount(t, cards[0].Path, vols)
+	h.logHas("A001 offloaded", "A001: offload (job ", "a CLIPS folder")
+	run := h.watchedJob()
+	require.True(t, run.watched)
+	require.Equal(t, []string{stateSafe}, h.panelStates())
+	v := h.view()
+	require.Equal(t, a001, v.Cards[0].Path)
+
+	// Ejected when free, through the app's Ejector; shown on the card.
+	ej := await(t, "the eject", h.ejector.ch)
+	require.Equal(t, a001, ej.Path)
+	h.logHas("the eject in the log", "A001: ejected", "verified on every destination")
+	h.eventually("the eject on the card", func() bool {
+		return strings.HasPrefix(h.a.running.panels[0].ejectL.Text, "Ejected: ")
+	})
+	h.locked(func() { require.True(t, h.a.running.panels[0].ejectBtn.Disabled(), "ejected already") })
+	require.NoError(t, h.cat.Flush())
+	recs, err := h.cat.Cards(v.JobID)
+	require.NoError(t, err)
+	require.Contains(t, recs[0].Eject, "ejected")
+
+	// Desktop notifications: the card safe to format, the job's end.
+	titles := h.notesUntil("done: 1 of 1 card(s) safe to format")
+	require.Contains(t, strings.Join(titles, "\n"), "card A001 verified: safe to format")
+
+	require.Empty(t, h.a.banner.items, "nothing needed the DIT")
+
+	h.locked(func() {
+		test.Tap(h.a.auto.on)
+		require.False(t, h.a.auto.running())
+		require.False(t, h.a.offload.startBtn.Disabled())
+		require.True(t, strings.HasPrefix(h.a.auto.status.Text, "Off."), h.a.auto.status.Text)
+	})
+}
+
+// A preset file: its destinations and eject: true; a volume named like a
+// destination is never a card.
+func TestAutoOffloadWithAPresetFile(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 200_000)
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	blade := mkdir(t, filepath.Join(vols, "RAID"))
+	preset := filepath.Join(dir, "set.yaml")
+	require.NoError(t, os.WriteFile(preset, []byte("destinations: [vols/RAID]\nhashes: md5\nname: \"Day {date}\"\neject: true\nlayout: \"{card}\"\n"), 0o644))
+	h := watchHarness(t, vols, func(c *Config) {
+		c.OpenFile = func(_ string, done func(r io.ReadCloser, path string)) {
+			f, err := os.Open(preset)
+			require.NoError(t, err)
+			done(f, preset)
+		}
+	})
+	h.locked(func() { test.Tap(h.a.auto.presetBtn) })
+	h.eventually("the preset read", func() bool { return h.a.auto.presetPath == preset && h.a.auto.eject.Checked })
+	h.locked(func() {
+		require.Equal(t, autoFromPreset, h.a.auto.from.Selected)
+		test.Tap(h.a.auto.on)
+	})
+	h.logHas("the destination ignored", "RAID: ignored: a destination of the preset")
+	mount(t, cards[1].Path, vols)
+	h.watchedJob()
+	require.Equal(t, []string{stateSafe}, h.panelStates())
+	v := h.view()
+	require.True(t, strings.HasPrefix(v.Name, "Day "), v.Name)
+	_, err := os.Stat(filepath.Join(blade, "A002"))
+	require.NoError(t, err, "the preset's layout")
+	require.Equal(t, "A002", await(t, "the eject", h.ejector.ch).Label)
+}
+
+// The Eject button is disabled until the card is free (its copy held),
+// then asks, and ejects through the app's Ejector; the result is shown
+// on the card. A failed eject raises the banner.
+func TestEjectButtonOnlyOnceTheCardIsFree(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 400_000)
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	card := filepath.Join(vols, "A001")
+	gfs := gateFS{FS: fsys.OS{}, dir: card, gate: make(chan struct{}), opening: make(chan struct{}), once: &sync.Once{}}
+	var release sync.Once
+	open := func() { release.Do(func() { close(gfs.gate) }) }
+	h := watchHarness(t, vols, func(c *Config) { c.FS = gfs })
+	t.Cleanup(open)
+	addDestNow(h, d1)
+	h.locked(func() { test.Tap(h.a.auto.on) })
+	h.eventually("the watch", func() bool { return h.a.auto.w != nil })
+	mount(t, cards[0].Path, vols)
+	await(t, "the card's copy to start", gfs.opening)
+	h.eventually("the card's panel", func() bool { return len(h.a.running.panels) == 1 })
+	h.locked(func() {
+		p := h.a.running.panels[0]
+		require.True(t, p.ejectBtn.Visible())
+		require.True(t, p.ejectBtn.Disabled(), "not free: the card is being read")
+		test.Tap(p.ejectBtn)
+		require.Nil(t, h.a.win.Canvas().Overlays().Top(), "no eject asked")
+	})
+	open()
+	h.watchedJob()
+	select {
+	case v := <-h.ejector.ch:
+		t.Fatalf("ejected %s without being asked", v.Path)
+	default:
+	}
+	h.ejector.mu.Lock()
+	h.ejector.err = fmt.Errorf("udisksctl unmount -b /dev/sdz1: target is busy")
+	h.ejector.mu.Unlock()
+	h.locked(func() {
+		p := h.a.running.panels[0]
+		require.False(t, p.ejectBtn.Disabled(), "verified: it may be ejected")
+		test.Tap(p.ejectBtn)
+		require.Contains(t, h.a.running.ejectMsg, "It may be removed from the reader:\n"+card)
+		tapDialogButton(t, h, "Eject")
+	})
+	require.Equal(t, card, await(t, "the eject", h.ejector.ch).Path)
+	h.eventually("the failed eject on the card and the banner", func() bool {
+		return strings.HasPrefix(h.a.running.panels[0].ejectL.Text, "NOT ejected: ") && strings.Contains(h.a.banner.text(), "was not ejected: udisksctl")
+	})
+	h.locked(func() {
+		p := h.a.running.panels[0]
+		require.Equal(t, widget.DangerImportance, p.ejectL.Importance)
+		require.False(t, p.ejectBtn.Disabled(), "it may be tried again")
+	})
+	h.logHas("the failed eject in the log", "A001: eject_failed", "target is busy")
+
+	// Again, and it works.
+	h.ejector.mu.Lock()
+	h.ejector.err = nil
+	h.ejector.mu.Unlock()
+	h.locked(func() {
+		test.Tap(h.a.running.panels[0].ejectBtn)
+		tapDialogButton(t, h, "Eject")
+	})
+	await(t, "the second eject", h.ejector.ch)
+	h.eventually("the eject on the card", func() bool {
+		return strings.HasPrefix(h.a.running.panels[0].ejectL.Text, "Ejected: ")
+	})
+}
+
+// tapDialogButton taps the button labelled text in the dialog on top.
+func tapDialogButton(t *testing.T, h *harness, text string) {
+	t.Helper()
+	top := h.a.win.Canvas().Overlays().Top()
+	require.NotNil(t, top, "a dialog")
+	var b *widget.Button
+	walk(top, func(o fyne.CanvasObject) {
+		if x, ok := o.(*widget.Button); ok && x.Text == text {
+			b = x
+		}
+	})
+	require.NotNil(t, b, "the dialog's %q button", text)
+	test.Tap(b)
+}
+
+// A card removed while it is copied, and a card that fails: the banner
+// says so until dismissed; a desktop notification tells the failure.
+func TestBannerWhenACardIsRemovedOrFails(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 400_000)
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	card := filepath.Join(vols, "A001")
+	gfs := gateFS{FS: fsys.OS{}, dir: card, gate: make(chan struct{}), opening: make(chan struct{}), once: &sync.Once{}}
+	var release sync.Once
+	open := func() { release.Do(func() { close(gfs.gate) }) }
+	h := watchHarness(t, vols, func(c *Config) { c.FS = gfs })
+	t.Cleanup(open)
+	addDestNow(h, d1)
+	h.locked(func() {
+		test.Tap(h.a.auto.on)
+		require.Equal(t, "", h.a.banner.text())
+	})
+	h.eventually("the watch", func() bool { return h.a.auto.w != nil })
+	mount(t, cards[0].Path, vols)
+	await(t, "the card's copy to start", gfs.opening)
+	require.NoError(t, os.Rename(card, filepath.Join(dir, "pulled")))
+	h.logHas("the card removed", "A001: removed (job ")
+	h.eventually("the banner", func() bool { return strings.Contains(h.a.banner.text(), "Card A001 was removed while it was copied") })
+	open()
+	h.watchedJob()
+	require.Equal(t, []string{stateFailed}, h.panelStates())
+	h.eventually("the card's failure on the banner", func() bool {
+		return strings.Contains(h.a.banner.text(), "card A001 FAILED: NOT safe to format")
+	})
+	titles := h.notesUntil("card A001 FAILED")
+	require.NotEmpty(t, titles)
+	h.locked(func() {
+		require.True(t, h.a.banner.box.Visible())
+		test.Tap(h.a.banner.dismiss)
+		require.False(t, h.a.banner.box.Visible())
+		require.Equal(t, "", h.a.banner.text())
+	})
+}
+
+// A job started by hand with a flipped byte: the banner says the card
+// failed.
+func TestBannerOnACardFailure(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 1_000_000)
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	h := newHarness(t, func(c *Config) {
+		c.FS = flipFS{FS: fsys.OS{}, match: filepath.Join("d1", "flip", "A001", "CLIPS")}
+	})
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "flip", Cards: []string{cards[0].Path}, Dests: []string{d1}, Start: true})
+	})
+	h.waitJob()
+	require.Equal(t, []string{stateFailed}, h.panelStates())
+	h.eventually("the banner", func() bool { return strings.Contains(h.a.banner.text(), "job flip (#1): card A001 FAILED: NOT safe to format") })
+	h.notesUntil("job flip (#1) ended: 0 of 1 card(s) safe to format")
+}
+
+// The job's notifications go to the webhook of the notify: config too.
+func TestNotificationsGoToTheConfiguredWebhook(t *testing.T) {
+	kinds := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p struct {
+			Kind string `json:"kind"`
+		}
+		json.NewDecoder(r.Body).Decode(&p)
+		kinds <- p.Kind
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("notify:\n  webhook:\n    url: "+srv.URL+"\n"), 0o644))
+	cards := genCards(t, dir, 200_000)
+	d1 := mkdir(t, filepath.Join(dir, "d1"))
+	h := newHarness(t, func(c *Config) { c.NotifyConfig = cfg })
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "hook", Cards: []string{cards[0].Path}, Dests: []string{d1}, Start: true})
+	})
+	h.waitJob()
+	var got []string
+	for {
+		k := await(t, "the job_done webhook", kinds)
+		got = append(got, k)
+		if k == string(notify.JobDone) {
+			break
+		}
+	}
+	require.Equal(t, []string{string(notify.SafeToFormat), string(notify.JobDone)}, got)
+}
+
+// The event mapping, as dit offload's: a cascade's first run is only
+// free; safe to format from the second run verified; one failure per
+// card.
+func TestJobNotifyMapsEventsAsDitOffload(t *testing.T) {
+	j := newJobNotify(nil, nil, true, "day01")
+	kinds := func(e offload.Event) []string {
+		var out []string
+		for _, m := range j.messages(e) {
+			out = append(out, string(m.Kind)+" "+m.Card)
+		}
+		return out
+	}
+	second := "A001" + offload.SecondRunSuffix
+	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
+	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
+	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: second, State: offload.StateVerified}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
+	got := j.messages(offload.Event{Type: offload.EvCardDone, Card: "A002", State: offload.StateFailed})
+	require.Len(t, got, 1)
+	require.Equal(t, notify.Failure, got[0].Kind)
+	require.Equal(t, int64(4), got[0].JobID)
+	require.Contains(t, got[0].Text, "Card A002: 2 files FAILED: NOT safe to format.\n  CLIPS/x.mov: card removed\n  CLIPS/y.mov: card removed")
+	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: offload.StateFailed}), "one failure per card")
+
+	plain := newJobNotify(nil, nil, false, "j")
+	require.Len(t, plain.messages(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified}), 1, "without a cascade, verified is safe to format")
+}
