@@ -115,6 +115,28 @@
 //	hop-2 row are verified. [FirstRun] keeps the cards as the DIT named
 //	them (hop 1).
 //
+// # Schema version 11 (sql/0011_clips.sql): clips
+//
+//	clips(card_id, seq, name, reel, family, camera, clip_type, codec,
+//	      poster, files, bytes, frames, fps, seconds, resolution,
+//	      tc_start, serial, verified, thumb, thumb_note)
+//	    one row per clip of a card (internal/clips recognises them from
+//	    the card's folders, file names and sidecars, read from the first
+//	    copy once the card is done; a card whose files make no clip has
+//	    none). seq 1, 2, ... in the card's order; family ARRI | Sony |
+//	    RED | Blackmagic | Canon | DCIM | ''; clip_type ARRIRAW | ProRes |
+//	    X-OCN | XAVC | R3D | BRAW | Cinema RAW Light | DNG | DCIM | video;
+//	    poster the card-relative path of the clip's first media file;
+//	    files its media files and sidecars, bytes their size; frames, fps
+//	    ("23.976"), seconds and tc_start ("01:02:03:04") from its sidecars
+//	    or ffprobe (0 or '' when unknown); verified 1 when every file of
+//	    the clip is verified; thumb the poster frame's path relative to the
+//	    job's reports folder on each destination (thumbnails/CARD/CLIP.jpg),
+//	    or '' and thumb_note why ("ffmpeg not found", "not verified", a
+//	    format ffmpeg does not read). [Catalog.SetClips] replaces a card's
+//	    clips; [Catalog.ClipsNamed] finds clips by name or pattern in
+//	    every job, with their copies (what dit find asks).
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version; never edit a released migration, add a

@@ -97,6 +97,34 @@
 // since the job started (H:MM or H:MM:SS ticks), in MB/s or GB/s, with
 // the legend below the plot.
 //
+// # Clips
+//
+// When the catalog has clips for a card (recorded by [Clipper] at the end
+// of an offload; jobs without them read exactly as before), each card
+// carries its clips, camera and card type (those of most of its clips)
+// and their summed length. The PDF and HTML list each card's clips (name,
+// duration as HH:MM:SS:FF when frames and rate are known, codec,
+// resolution, size, verified) with their poster frames: the PDF after the
+// card's page, the HTML inline (data: URIs, so the page stays one file).
+// Poster frames are JPEGs in the reports folder,
+// <reports>/thumbnails/<card>/<clip>.jpg on every destination; the report
+// reads them from the first destination that has them. A job with clips
+// and no poster frame says "no thumbnails (ffmpeg not found)" (or "no
+// thumbnails"). JSON has "clips" per card and "thumbnails_note".
+//
+// The clip sheet (dit report --format clips; written at the end of a job
+// with clips as dit-report_job<ID>_<job name>_clips.csv) has one row per
+// clip with what an editor's ALE needs:
+//
+//	card, name, tape (the reel, else the card), start (timecode), end
+//	(start + frames, exclusive, as an ALE's End), duration (HH:MM:SS:FF),
+//	frames, fps, camera, camera_serial, codec, resolution, type,
+//	source_file (the first media file, card-relative), files, size_bytes,
+//	verified (yes | no), thumbnail (relative to the reports folder)
+//
+// Timecodes count whole frames at the rate rounded (23.976 counts 24,
+// non-drop). The ASC MHL and the file CSV are unchanged: files only.
+//
 // # Where reports are written
 //
 // `dit report JOB --format F [--out P]` writes one format anywhere. At the
