@@ -144,6 +144,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newCatalogCommand(g),
 		newFindCommand(g),
 		newDayCommand(g),
+		newServeCommand(g),
 	)
 	return root
 }

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/serve"
+)
+
+func newServeCommand(g *GlobalOptions) *cobra.Command {
+	var listen, token, tokenFile string
+	var poll time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Live status off the cart: a read-only web page, JSON API and Prometheus metrics over the catalog",
+		Long: `dit serve shows the catalog (--db: this cart's, or a shared postgres://
+catalog) over HTTP, read-only: a status page of the current jobs (each card's
+state, progress and rate, the cards safe to format, array health) that
+refreshes itself live, /api/status (JSON), /events (server-sent events) and
+/metrics (Prometheus). Nothing it serves changes anything: any method but GET
+and HEAD gets 405.
+
+It listens on 127.0.0.1:8765 (this machine only). To open it from a phone on
+the set's network, give --listen 0.0.0.0:8765 (or the LAN address) and a
+token (--token, or --token-file, DIT_SERVE_TOKEN): every request must carry
+it (open http://HOST:8765/?token=TOKEN), or gets 401.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+			if tokenFile != "" {
+				b, err := os.ReadFile(tokenFile)
+				if err != nil {
+					return usage(fmt.Errorf("--token-file: %w", err))
+				}
+				token = strings.TrimSpace(string(b))
+				if token == "" {
+					return usage(fmt.Errorf("--token-file %s is empty: put the token in it", tokenFile))
+				}
+			}
+			host, _, err := net.SplitHostPort(listen)
+			if err != nil {
+				return usage(fmt.Errorf("--listen %q: give HOST:PORT, e.g. 127.0.0.1:8765 or 0.0.0.0:8765: %v", listen, err))
+			}
+			if !loopback(host) && token == "" {
+				return usage(fmt.Errorf("--listen %s is reachable from the network: give a --token (or --token-file) that every request must carry", listen))
+			}
+			cat, err := g.openCatalogExisting()
+			if err != nil {
+				return err
+			}
+			defer cat.Close()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("cannot listen on %s: %w (is another dit serve running? choose another port with --listen)", listen, err)
+			}
+			s := serve.New(cat, serve.Options{Token: token, Poll: poll})
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			go s.Run(ctx)
+			srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+				BaseContext: func(net.Listener) context.Context { return ctx }}
+			interruptNote.Store("dit serve: stopping")
+			u := "http://" + ln.Addr().String() + "/"
+			if token != "" {
+				u += "?token=…"
+			}
+			fmt.Fprintf(g.stdout, "dit serve: %s (catalog %s, read-only)\n", u, cat.Path())
+			go func() {
+				<-ctx.Done()
+				sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
+				defer c()
+				srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:8765", "`address` to listen on; anything but loopback needs --token")
+	f.StringVar(&token, "token", os.Getenv("DIT_SERVE_TOKEN"), "token every request must carry (?token= or Authorization: Bearer) (env DIT_SERVE_TOKEN)")
+	f.StringVar(&tokenFile, "token-file", "", "read the token from this `file`")
+	f.DurationVar(&poll, "poll", time.Second, "how often to read the catalog for changes")
+	return cmd
+}
+
+// loopback says whether host is this machine only.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

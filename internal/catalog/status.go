@@ -1,0 +1,98 @@
+package catalog
+
+import (
+	"database/sql"
+	"time"
+)
+
+// Progress is a card's latest read-side sample: how far its current phase
+// is and how fast it went over the last interval.
+type Progress struct {
+	Phase string    `json:"phase"`
+	Bytes int64     `json:"bytes"`
+	Rate  float64   `json:"rate"`
+	T     time.Time `json:"t"`
+}
+
+// LatestProgress returns the latest read-side sample of each card of a
+// job, by card id.
+func (c *Catalog) LatestProgress(jobID int64) (map[int64]Progress, error) {
+	rows, err := c.Query(`SELECT card_id, phase, bytes, rate, t FROM samples WHERE id IN
+		(SELECT MAX(id) FROM samples WHERE job_id=? AND dest_id IS NULL AND card_id IS NOT NULL GROUP BY card_id)`, jobID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]Progress{}
+	for rows.Next() {
+		var id int64
+		var p Progress
+		var t sql.NullString
+		if err := rows.Scan(&id, &p.Phase, &p.Bytes, &p.Rate, &t); err != nil {
+			return nil, c.wrap(err)
+		}
+		p.T = ParseTime(t)
+		out[id] = p
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// StationTotals are a station's figures over every job in the catalog.
+type StationTotals struct {
+	Station string
+	// BytesCopied: the bytes of files copied (verified or not yet);
+	// FilesVerified, FilesFailed: files in those states; CopiesFailed:
+	// copies that failed (written or read back wrong) on a destination.
+	BytesCopied   int64
+	FilesVerified int64
+	FilesFailed   int64
+	CopiesFailed  int64
+}
+
+// Totals returns the figures of every station, by station name.
+func (c *Catalog) Totals() (map[string]*StationTotals, error) {
+	out := map[string]*StationTotals{}
+	get := func(s string) *StationTotals {
+		if out[s] == nil {
+			out[s] = &StationTotals{Station: s}
+		}
+		return out[s]
+	}
+	rows, err := c.Query(`SELECT j.station,
+		CAST(COALESCE(SUM(CASE WHEN f.state IN ('copied','verified') THEN f.size ELSE 0 END),0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN f.state='verified' THEN 1 ELSE 0 END),0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN f.state='failed' THEN 1 ELSE 0 END),0) AS BIGINT)
+		FROM files f JOIN cards k ON k.id=f.card_id JOIN jobs j ON j.id=k.job_id GROUP BY j.station`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var s string
+		var b, v, f int64
+		if err := rows.Scan(&s, &b, &v, &f); err != nil {
+			rows.Close()
+			return nil, c.wrap(err)
+		}
+		t := get(s)
+		t.BytesCopied, t.FilesVerified, t.FilesFailed = b, v, f
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, c.wrap(err)
+	}
+	rows, err = c.Query(`SELECT j.station, count(*) FROM copies cp JOIN cards k ON k.id=cp.card_id JOIN jobs j ON j.id=k.job_id
+		WHERE cp.state='failed' GROUP BY j.station`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		var n int64
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, c.wrap(err)
+		}
+		get(s).CopiesFailed = n
+	}
+	return out, c.wrap(rows.Err())
+}

@@ -1,0 +1,121 @@
+package serve
+
+import (
+	"fmt"
+	"github.com/dit-org/dit/internal/catalog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// metrics writes the Prometheus text format (version 0.0.4):
+//
+//	dit_bytes_copied_total{station}       bytes of files copied (verified or not yet), every job
+//	dit_files_verified_total{station}     files verified on every destination
+//	dit_files_failed_total{station}       files that failed
+//	dit_verify_failures_total{station}    copies that failed on a destination (written or read back wrong)
+//	dit_jobs{station,state}               jobs shown by the status page, by state
+//	dit_card_bytes{station,job,card}      a shown card's size
+//	dit_card_done_bytes{station,job,card,phase}  how far its current phase is
+//	dit_card_rate_bytes_per_second{station,job,card,phase}  its read rate (0 when not moving)
+//	dit_array_healthy{path}               1 healthy, 0 degraded or failed (arrays on this machine)
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	totals, err := s.cat.Totals()
+	if err != nil {
+		http.Error(w, "reading the catalog: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	st, err := s.Snapshot()
+	if err != nil {
+		http.Error(w, "reading the catalog: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	var b strings.Builder
+	family := func(name, typ, help string) { fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ) }
+	sample := func(name string, v float64, labels ...string) {
+		b.WriteString(name)
+		if len(labels) > 0 {
+			b.WriteByte('{')
+			for i := 0; i < len(labels); i += 2 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%s=\"%s\"", labels[i], labelEscaper.Replace(labels[i+1]))
+			}
+			b.WriteByte('}')
+		}
+		fmt.Fprintf(&b, " %s\n", strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	var stations []string
+	for k := range totals {
+		stations = append(stations, k)
+	}
+	sort.Strings(stations)
+	for _, m := range []struct {
+		name, help string
+		get        func(*catalog.StationTotals) int64
+	}{
+		{"dit_bytes_copied_total", "Bytes of files copied (verified or not yet), over every job of the station.", func(t *catalog.StationTotals) int64 { return t.BytesCopied }},
+		{"dit_files_verified_total", "Files verified on every destination.", func(t *catalog.StationTotals) int64 { return t.FilesVerified }},
+		{"dit_files_failed_total", "Files that failed.", func(t *catalog.StationTotals) int64 { return t.FilesFailed }},
+		{"dit_verify_failures_total", "Copies that failed on a destination (written or read back wrong).", func(t *catalog.StationTotals) int64 { return t.CopiesFailed }},
+	} {
+		family(m.name, "counter", m.help)
+		for _, k := range stations {
+			sample(m.name, float64(m.get(totals[k])), "station", k)
+		}
+	}
+	family("dit_jobs", "gauge", "Jobs on the status page (running, or started within the last day), by state.")
+	jobs := map[[2]string]int{}
+	for _, j := range st.Jobs {
+		jobs[[2]string{j.Station, j.State}]++
+	}
+	var keys [][2]string
+	for k := range jobs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"\x00"+keys[i][1] < keys[j][0]+"\x00"+keys[j][1] })
+	for _, k := range keys {
+		sample("dit_jobs", float64(jobs[k]), "station", k[0], "state", k[1])
+	}
+	family("dit_card_bytes", "gauge", "Size of a card on the status page.")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			sample("dit_card_bytes", float64(c.Bytes), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c))
+		}
+	}
+	family("dit_card_done_bytes", "gauge", "Bytes done of the card's current phase (copy or verify).")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			sample("dit_card_done_bytes", float64(c.Done), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "phase", c.Phase)
+		}
+	}
+	family("dit_card_rate_bytes_per_second", "gauge", "Read rate of the card over the last second (0 when it is not moving).")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			sample("dit_card_rate_bytes_per_second", c.Rate, "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "phase", c.Phase)
+		}
+	}
+	family("dit_array_healthy", "gauge", "1 when the dit array (a destination on this machine) is healthy, 0 when degraded or failed.")
+	for _, a := range st.Arrays {
+		v := 0.0
+		if a.Health == "healthy" {
+			v = 1
+		}
+		sample("dit_array_healthy", v, "path", a.Path, "health", a.Health)
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Write([]byte(b.String()))
+}
+
+// cardName tells a cascade's second run from the card itself.
+func cardName(c CardStatus) string {
+	if c.Hop == 2 {
+		return c.Label + " (second run)"
+	}
+	return c.Label
+}
+
+// labelEscaper escapes a label value as the text format wants.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

@@ -1,0 +1,348 @@
+// Package serve is dit serve: a read-only HTTP view of a catalog for the
+// people off the cart (a producer's phone, the lab): a status page of the
+// current jobs (per-card state, progress and rate, safe to format, array
+// health when the arrays are on this machine) refreshed live by
+// server-sent events, the same as JSON, and Prometheus metrics.
+//
+// The engine runs in other processes (dit offload on this cart, or on
+// every cart of a shared PostgreSQL catalog), so the server polls the
+// catalog (every Options.Poll) and pushes a new status to the page's
+// event stream whenever it changed.
+//
+// Endpoints, all GET (or HEAD); anything else is 405 and changes nothing:
+//
+//	/             the status page
+//	/api/status   the status as JSON (Status)
+//	/events       text/event-stream: an event "status" with the JSON
+//	              status at once and at every change
+//	/metrics      Prometheus text format (see metrics.go)
+//
+// With a token, every request must carry it (Authorization: Bearer TOKEN,
+// or ?token=TOKEN, which the page passes on to its event stream); without
+// it the answer is 401.
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/raid"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Token, when set, is required on every request.
+	Token string
+	// Poll is how often the catalog is read for changes (default 1 s).
+	Poll time.Duration
+	// Recent: ended jobs started within this long are shown besides the
+	// running ones (default 24 h).
+	Recent time.Duration
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Server serves one catalog.
+type Server struct {
+	cat *catalog.Catalog
+	o   Options
+
+	mu      sync.Mutex
+	last    []byte        // the latest status JSON
+	changed chan struct{} // closed when last changes
+	err     error         // the latest poll's error
+
+	arrays sync.Map // destination -> arrayCache
+}
+
+// New makes a server over cat.
+func New(cat *catalog.Catalog, o Options) *Server {
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Recent <= 0 {
+		o.Recent = 24 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Server{cat: cat, o: o, changed: make(chan struct{})}
+}
+
+// Status is what the page shows.
+type Status struct {
+	Catalog      string      `json:"catalog"`
+	Generated    time.Time   `json:"generated"`
+	Jobs         []JobStatus `json:"jobs"`
+	SafeToFormat []CardRef   `json:"safe_to_format"`
+	Arrays       []Array     `json:"arrays"`
+}
+
+// JobStatus is a job and its cards.
+type JobStatus struct {
+	ID      int64        `json:"job_id"`
+	Name    string       `json:"name"`
+	Station string       `json:"station"`
+	State   string       `json:"state"`
+	Active  bool         `json:"active"`
+	Started time.Time    `json:"started"`
+	Cards   []CardStatus `json:"cards"`
+}
+
+// CardStatus is a card of a job: its state, how far its current phase is
+// (Done of Bytes) and its read rate over the last second.
+type CardStatus struct {
+	Label        string  `json:"label"`
+	Hop          int     `json:"hop"`
+	State        string  `json:"state"`
+	Phase        string  `json:"phase,omitempty"`
+	Bytes        int64   `json:"bytes"`
+	Done         int64   `json:"done"`
+	Rate         float64 `json:"rate"`
+	SafeToFormat bool    `json:"safe_to_format"`
+}
+
+// CardRef names a card safe to format.
+type CardRef struct {
+	Station string    `json:"station"`
+	JobID   int64     `json:"job_id"`
+	Job     string    `json:"job"`
+	Card    string    `json:"card"`
+	SafeAt  time.Time `json:"safe_at,omitzero"`
+}
+
+// Array is the health of a destination that is a dit array on this
+// machine.
+type Array struct {
+	Path    string         `json:"path"`
+	Health  string         `json:"health"` // healthy | degraded | failed | unknown
+	Members map[int]string `json:"members_not_active,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// Snapshot reads the status from the catalog.
+func (s *Server) Snapshot() (*Status, error) {
+	jobs, err := s.cat.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	now := s.o.Now()
+	st := &Status{Catalog: s.cat.Path(), Generated: now.UTC(), Jobs: []JobStatus{}, SafeToFormat: []CardRef{}, Arrays: []Array{}}
+	dests := map[string]bool{}
+	for _, j := range jobs {
+		if !j.Active && now.Sub(j.Started) > s.o.Recent {
+			continue
+		}
+		cards, err := s.cat.Cards(j.ID)
+		if err != nil {
+			return nil, err
+		}
+		prog, err := s.cat.LatestProgress(j.ID)
+		if err != nil {
+			return nil, err
+		}
+		js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: j.State, Active: j.Active, Started: j.Started, Cards: []CardStatus{}}
+		second := map[int64]*catalog.Card{}
+		for _, k := range cards {
+			if k.Hop == 2 {
+				second[k.FromCard] = k
+			}
+		}
+		for _, k := range cards {
+			cs := CardStatus{Label: k.Label, Hop: max(k.Hop, 1), State: k.State, Bytes: k.Bytes}
+			if p, ok := prog[k.ID]; ok {
+				cs.Phase, cs.Done = p.Phase, p.Bytes
+				if k.State == "copying" || k.State == "verifying" {
+					cs.Rate = p.Rate
+				}
+			}
+			if k.State == "verified" {
+				cs.Done = k.Bytes
+			}
+			if k.Hop <= 1 && k.State == "verified" {
+				if h2 := second[k.ID]; h2 == nil || h2.State == "verified" {
+					cs.SafeToFormat = true
+					at := k.DoneAt
+					if h2 != nil {
+						at = h2.DoneAt
+					}
+					st.SafeToFormat = append(st.SafeToFormat, CardRef{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, SafeAt: at})
+				}
+			}
+			js.Cards = append(js.Cards, cs)
+		}
+		st.Jobs = append(st.Jobs, js)
+		if j.Active {
+			ds, err := s.cat.Dests(j.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range ds {
+				dests[d.Path] = true
+			}
+		}
+	}
+	var paths []string
+	for p := range dests {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if a, ok := s.array(p); ok {
+			st.Arrays = append(st.Arrays, a)
+		}
+	}
+	return st, nil
+}
+
+type arrayCache struct {
+	at time.Time
+	a  Array
+	ok bool
+}
+
+// array is the health of destination p if it is a dit array here, read
+// at most every 10 s (opening an array reads its superblocks).
+func (s *Server) array(p string) (Array, bool) {
+	if v, ok := s.arrays.Load(p); ok && time.Since(v.(arrayCache).at) < 10*time.Second {
+		return v.(arrayCache).a, v.(arrayCache).ok
+	}
+	c := arrayCache{at: time.Now()}
+	if raid.IsBlade(p) {
+		c.ok = true
+		c.a = Array{Path: p, Health: "unknown"}
+		if a, err := raid.Open([]string{p}, raid.OpenOptions{AllowDegraded: true}); err != nil {
+			c.a.Error = err.Error()
+		} else {
+			h := a.Health()
+			c.a.Health, c.a.Members = h.State, h.Members
+			a.Close()
+		}
+	}
+	s.arrays.Store(p, c)
+	return c.a, c.ok
+}
+
+// poll reads the status; a change wakes the event streams.
+func (s *Server) poll() {
+	st, err := s.Snapshot()
+	var b []byte
+	if err == nil {
+		gen := st.Generated
+		st.Generated = time.Time{} // a change is a change of content
+		b, _ = json.Marshal(st)
+		st.Generated = gen
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.err = err
+	if err == nil && !bytes.Equal(b, s.last) {
+		s.last = b
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+}
+
+// Run polls the catalog until ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	t := time.NewTicker(s.o.Poll)
+	defer t.Stop()
+	s.poll()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.poll()
+		}
+	}
+}
+
+// current returns the latest status JSON and the channel closed at its
+// next change.
+func (s *Server) current() ([]byte, chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil && s.err == nil {
+		s.mu.Unlock()
+		s.poll()
+		s.mu.Lock()
+	}
+	return s.last, s.changed, s.err
+}
+
+// Handler is the HTTP interface.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", s.page)
+	mux.HandleFunc("/api/status", s.apiStatus)
+	mux.HandleFunc("/events", s.events)
+	mux.HandleFunc("/metrics", s.metrics)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if s.o.Token != "" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="dit serve"`)
+			http.Error(w, "401 unauthorized: dit serve was started with a token; open the address with ?token=TOKEN or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "405 method not allowed: dit serve is read-only", http.StatusMethodNotAllowed)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	got := r.URL.Query().Get("token")
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		got = strings.TrimPrefix(h, "Bearer ")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.o.Token)) == 1
+}
+
+func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := s.Snapshot()
+	if err != nil {
+		http.Error(w, "reading the catalog: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(st)
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	for {
+		b, next, err := s.current()
+		if err != nil {
+			fmt.Fprintf(w, "event: error\ndata: %s\n\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Fprintf(w, "event: status\ndata: %s\n\n", b)
+		}
+		fl.Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-next:
+		}
+	}
+}

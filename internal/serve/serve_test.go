@@ -1,0 +1,239 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/catalog/pgtest"
+)
+
+// fixture is a running job of station cart-a: card A001 copying (files:
+// two copied, one verified, one failed, with one copy failed on the
+// second destination), card A002 verified.
+type fixture struct {
+	cat              *catalog.Catalog
+	job              *catalog.Job
+	a001, a002       *catalog.Card
+	copied, failures int64
+}
+
+func newFixture(t *testing.T, loc string) *fixture {
+	cat, err := catalog.Open(loc)
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	cat.SetStation("cart-a")
+	host, _ := os.Hostname()
+	f := &fixture{cat: cat}
+	f.job = &catalog.Job{Name: "day03", State: catalog.JobRunning, Host: host, PID: os.Getpid(), Hashes: "xxh64", VerifyMode: "dest",
+		VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, cat.CreateJob(f.job))
+	d1, d2 := &catalog.Dest{JobID: f.job.ID, Path: "/raid"}, &catalog.Dest{JobID: f.job.ID, Seq: 1, Path: "/shuttle"}
+	require.NoError(t, cat.AddDest(d1))
+	require.NoError(t, cat.AddDest(d2))
+	f.a001 = &catalog.Card{JobID: f.job.ID, Label: "A001", Path: "/cards/A001", State: "copying", Bytes: 10_000, Files: 4}
+	f.a002 = &catalog.Card{JobID: f.job.ID, Seq: 1, Label: "A002", Path: "/cards/A002", State: "verified", Bytes: 500, Files: 1, DoneAt: time.Now()}
+	require.NoError(t, cat.AddCard(f.a001))
+	require.NoError(t, cat.AddCard(f.a002))
+	cat.UpdateCard(f.a002)
+	for _, x := range []struct {
+		card  *catalog.Card
+		rel   string
+		size  int64
+		state string
+		cp    [2]string
+	}{
+		{f.a001, "C001.mov", 1000, "verified", [2]string{"verified", "verified"}},
+		{f.a001, "C002.mov", 2000, "copied", [2]string{"copied", "copied"}},
+		{f.a001, "C003.mov", 3000, "failed", [2]string{"verified", "failed"}},
+		{f.a001, "C004.mov", 4000, "pending", [2]string{"pending", "pending"}},
+		{f.a002, "C001.mov", 500, "verified", [2]string{"verified", "verified"}},
+	} {
+		cat.PutFile(&catalog.File{CardID: x.card.ID, Rel: x.rel, Size: x.size, State: x.state, Mtime: time.Now()})
+		for i, d := range []*catalog.Dest{d1, d2} {
+			cat.PutCopy(x.card.ID, x.rel, &catalog.Copy{DestID: d.ID, Path: "day03/" + x.rel, State: x.cp[i]})
+			if x.cp[i] == "failed" {
+				f.failures++
+			}
+		}
+		if x.state == "verified" || x.state == "copied" {
+			f.copied += x.size
+		}
+	}
+	cat.PutSample(f.job.ID, catalog.Sample{CardID: f.a001.ID, T: time.Now(), Bytes: 3000, Rate: 1500, Phase: "copy", Seconds: 1})
+	require.NoError(t, cat.Flush())
+	return f
+}
+
+func forBackends(t *testing.T, f func(t *testing.T, loc string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "c.db")) })
+	t.Run("postgres", func(t *testing.T) {
+		u, err := pgtest.ForTest(t).NewDatabase("serve")
+		require.NoError(t, err)
+		f(t, u)
+	})
+}
+
+func get(t *testing.T, method, url, token string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader("x=1"))
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	return resp
+}
+
+// Without the token every endpoint answers 401; with it, every method but
+// GET and HEAD is refused and the catalog is left as it was.
+func TestTokenAndReadOnly(t *testing.T) {
+	forBackends(t, func(t *testing.T, loc string) {
+		f := newFixture(t, loc)
+		s := New(f.cat, Options{Token: "s3cret"})
+		ts := httptest.NewServer(s.Handler())
+		defer ts.Close()
+		before, err := s.Snapshot()
+		require.NoError(t, err)
+		paths := []string{"/", "/api/status", "/events", "/metrics", "/nothing"}
+		for _, p := range paths {
+			for _, tok := range []string{"", "wrong"} {
+				r := get(t, "GET", ts.URL+p, tok)
+				r.Body.Close()
+				require.Equal(t, http.StatusUnauthorized, r.StatusCode, "GET %s with token %q", p, tok)
+			}
+			r := get(t, "GET", ts.URL+p+"?token=nope", "")
+			r.Body.Close()
+			require.Equal(t, http.StatusUnauthorized, r.StatusCode)
+			for _, m := range []string{"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"} {
+				r := get(t, m, ts.URL+p, "s3cret")
+				r.Body.Close()
+				require.Equal(t, http.StatusMethodNotAllowed, r.StatusCode, "%s %s", m, p)
+				r = get(t, m, ts.URL+p, "")
+				r.Body.Close()
+				require.Equal(t, http.StatusUnauthorized, r.StatusCode, "%s %s without the token", m, p)
+			}
+		}
+		r := get(t, "GET", ts.URL+"/api/status?token=s3cret", "")
+		require.Equal(t, http.StatusOK, r.StatusCode)
+		var st Status
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&st))
+		r.Body.Close()
+		after, err := s.Snapshot()
+		require.NoError(t, err)
+		before.Generated, after.Generated, st.Generated = time.Time{}, time.Time{}, time.Time{}
+		require.Equal(t, before, after, "nothing changed")
+		require.Equal(t, *before, st)
+		require.Len(t, st.Jobs, 1)
+		require.Equal(t, "cart-a", st.Jobs[0].Station)
+		require.True(t, st.Jobs[0].Active)
+		require.Equal(t, CardStatus{Label: "A001", Hop: 1, State: "copying", Phase: "copy", Bytes: 10_000, Done: 3000, Rate: 1500}, st.Jobs[0].Cards[0])
+		require.Equal(t, []string{"A002"}, []string{st.SafeToFormat[0].Card})
+		require.Len(t, st.SafeToFormat, 1)
+	})
+}
+
+// /metrics parses with Prometheus's own text parser, and its figures are
+// the catalog's.
+func TestMetrics(t *testing.T) {
+	forBackends(t, func(t *testing.T, loc string) {
+		f := newFixture(t, loc)
+		ts := httptest.NewServer(New(f.cat, Options{}).Handler())
+		defer ts.Close()
+		r := get(t, "GET", ts.URL+"/metrics", "")
+		defer r.Body.Close()
+		require.Equal(t, http.StatusOK, r.StatusCode)
+		require.Contains(t, r.Header.Get("Content-Type"), "text/plain; version=0.0.4")
+		p := expfmt.NewTextParser(model.LegacyValidation)
+		fams, err := p.TextToMetricFamilies(r.Body)
+		require.NoError(t, err)
+		value := func(name string, labels map[string]string) float64 {
+			t.Helper()
+			fam := fams[name]
+			require.NotNil(t, fam, name)
+		next:
+			for _, m := range fam.Metric {
+				for _, l := range m.Label {
+					if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
+						continue next
+					}
+				}
+				switch fam.GetType() {
+				case dto.MetricType_COUNTER:
+					return m.GetCounter().GetValue()
+				default:
+					return m.GetGauge().GetValue()
+				}
+			}
+			t.Fatalf("%s%v: no such sample", name, labels)
+			return 0
+		}
+		st := map[string]string{"station": "cart-a"}
+		require.Equal(t, float64(f.copied), value("dit_bytes_copied_total", st), "C001+C002 of A001, C001 of A002")
+		require.Equal(t, float64(f.failures), value("dit_verify_failures_total", st))
+		require.Equal(t, 2.0, value("dit_files_verified_total", st))
+		require.Equal(t, 1.0, value("dit_files_failed_total", st))
+		require.Equal(t, 1.0, value("dit_jobs", map[string]string{"station": "cart-a", "state": "running"}))
+		require.Equal(t, 1500.0, value("dit_card_rate_bytes_per_second", map[string]string{"card": "A001"}))
+		require.Equal(t, 3000.0, value("dit_card_done_bytes", map[string]string{"card": "A001"}))
+		require.Equal(t, 500.0, value("dit_card_done_bytes", map[string]string{"card": "A002"}))
+		require.Equal(t, 10000.0, value("dit_card_bytes", map[string]string{"card": "A001"}))
+	})
+}
+
+// The event stream sends the status at once, then again when the
+// catalog changes (a new sample, written as another process would).
+func TestEventsFollowTheCatalog(t *testing.T) {
+	forBackends(t, func(t *testing.T, loc string) {
+		f := newFixture(t, loc)
+		s := New(f.cat, Options{Poll: 20 * time.Millisecond})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		go s.Run(ctx)
+		ts := httptest.NewServer(s.Handler())
+		defer ts.Close()
+		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/events", nil)
+		r, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer r.Body.Close()
+		require.Equal(t, "text/event-stream", r.Header.Get("Content-Type"))
+		sc := bufio.NewScanner(r.Body)
+		sc.Buffer(nil, 1<<20)
+		next := func() Status {
+			t.Helper()
+			for sc.Scan() {
+				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					var st Status
+					require.NoError(t, json.Unmarshal([]byte(data), &st))
+					return st
+				}
+			}
+			t.Fatalf("event stream ended: %v", sc.Err())
+			return Status{}
+		}
+		first := next()
+		require.Equal(t, int64(3000), first.Jobs[0].Cards[0].Done)
+		// Another process (the engine) writes a sample.
+		other, err := catalog.Open(loc)
+		require.NoError(t, err)
+		other.PutSample(f.job.ID, catalog.Sample{CardID: f.a001.ID, T: time.Now(), Bytes: 7000, Rate: 4000, Phase: "copy", Seconds: 1})
+		require.NoError(t, other.Close())
+		second := next()
+		require.Equal(t, int64(7000), second.Jobs[0].Cards[0].Done)
+		require.Equal(t, 4000.0, second.Jobs[0].Cards[0].Rate)
+	})
+}
