@@ -88,13 +88,15 @@ func newAutoView(a *App) *autoView {
 	v.log = widget.NewLabel("")
 	v.log.TextStyle.Monospace = true
 	v.log.SizeName = theme.SizeNameCaptionText
-	v.logScroll = container.NewVScroll(v.log)
+	v.logScroll = container.NewScroll(v.log) // long lines scroll: they do not widen the window
 	min := canvas.NewRectangle(nil)
-	min.SetMinSize(fyne.NewSize(10, 84))
+	min.SetMinSize(fyne.NewSize(10, 70))
 	v.logBox = container.NewStack(min, v.logScroll)
 	v.logBox.Hide()
-	row := container.NewHBox(v.on, widget.NewLabel("with"), v.from, v.presetBtn, v.eject)
-	v.content = container.NewVBox(row, v.status, v.logBox, widget.NewSeparator())
+	// One row: the switch, its settings and what it does (wrapped when
+	// long), then the log.
+	row := container.NewBorder(nil, nil, container.NewHBox(v.on, widget.NewLabel("with"), v.from, v.presetBtn, v.eject), nil, v.status)
+	v.content = container.NewVBox(row, v.logBox, widget.NewSeparator())
 	v.describe()
 	return v
 }
@@ -144,15 +146,15 @@ func (v *autoView) describe() {
 	if v.status == nil || v.running() {
 		return
 	}
-	txt := "Off. On: every camera card mounted is offloaded with " + v.from.Selected
+	txt := "Off: on, it offloads every camera card mounted"
 	if v.from.Selected == autoFromPreset {
 		if v.presetPath == "" {
-			txt += " (choose one)"
+			txt += " (choose a preset file)"
 		} else {
-			txt += " " + v.presetPath
+			txt += " with " + filepath.Base(v.presetPath)
 		}
 	}
-	v.status.SetText(txt + "; other volumes are ignored, and the log says why.")
+	v.status.SetText(txt + ".")
 	v.status.Importance = widget.LowImportance
 	v.status.Refresh()
 }
@@ -263,18 +265,28 @@ func (v *autoView) start() {
 
 // watching says the watch runs (UI goroutine).
 func (v *autoView) watching(p *watch.Preset) {
-	txt := "On: watching mounted volumes. Each camera card is offloaded to " + strings.Join(p.Destinations, ", ")
+	txt := "On: cards go to " + strings.Join(p.Destinations, ", ")
 	if len(p.Then) > 0 {
-		txt += ", then from that copy to " + strings.Join(p.Then, ", ")
+		txt += ", then " + strings.Join(p.Then, ", ")
 	}
-	txt += " (" + p.Hashes + ")"
 	if p.Eject {
-		txt += "; ejected when it is free"
-	}
-	if p.File != "" {
-		txt += ". Preset " + p.File
+		txt += "; ejected when free"
 	}
 	v.status.SetText(txt + ".")
+	line := "watching mounted volumes: each camera card is offloaded to " + strings.Join(p.Destinations, ", ")
+	if len(p.Then) > 0 {
+		line += ", then from that copy to " + strings.Join(p.Then, ", ")
+	}
+	line += " (" + p.Hashes + ")"
+	if p.Eject {
+		line += ", and ejected when it is free"
+	}
+	if p.File != "" {
+		line += "; preset " + p.File
+	} else {
+		line += "; the Offload tab's settings"
+	}
+	v.addLine(time.Now().Format("15:04:05") + "  " + line)
 	v.status.Importance = widget.SuccessImportance
 	v.status.Refresh()
 }
@@ -315,7 +327,7 @@ func (v *autoView) stopped(why string) {
 // card's eject result on its panel; the banner and a desktop notification
 // when it needs the DIT.
 func (v *autoView) say(ev watch.Event) {
-	line := fmt.Sprintf("%s  %s: %s", ev.Time.Local().Format("15:04:05"), orDash(ev.Label), ev.Action)
+	line := fmt.Sprintf("%s  %s: %s", ev.Time.Local().Format("15:04:05"), orDash(ev.Label), strings.ReplaceAll(ev.Action, "_", " "))
 	if ev.JobID != 0 {
 		line += fmt.Sprintf(" (job %d)", ev.JobID)
 	}
@@ -474,7 +486,8 @@ func expandName(name string, now time.Time) string {
 
 // AutoOffload turns the Auto-offload switch on as a person would (call on
 // the UI goroutine): with the preset file preset ("": the Offload tab's
-// settings), ejecting each card when it is free if eject is set.
+// settings), ejecting each card when it is free if eject is set or the
+// preset says eject: true.
 func (a *App) AutoOffload(preset string, eject bool) {
 	v := a.auto
 	if preset != "" {
@@ -486,6 +499,11 @@ func (a *App) AutoOffload(preset string, eject bool) {
 		v.quiet = true
 		v.from.SetSelected(autoFromPreset)
 		v.quiet = false
+		// The preset's eject: true holds (a file this small is read at
+		// once; a bad one is said when the watch starts).
+		if p, err := watch.LoadPreset(preset); err == nil && p.Eject {
+			eject = true
+		}
 	}
 	v.eject.SetChecked(eject)
 	v.on.SetChecked(true)

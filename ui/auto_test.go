@@ -112,19 +112,17 @@ func TestAutoOffloadOffloadsACardThatAppearsAndIgnoresOtherVolumes(t *testing.T)
 	addDestNow(h, d1)
 
 	h.locked(func() {
-		test.Tap(h.a.auto.eject)
-		test.Tap(h.a.auto.on)
+		tapCheck(h.a.auto.eject)
+		tapCheck(h.a.auto.on)
 		require.True(t, h.a.auto.running())
 		require.True(t, h.a.offload.startBtn.Disabled(), "no job by hand while auto-offload is on")
 		require.True(t, h.a.auto.from.Disabled())
 	})
 	line := h.logHas("NOTES ignored", "NOTES: ignored: ")
 	require.Contains(t, line, "["+notes+"]")
-	h.eventually("the watch's status", func() bool { return strings.HasPrefix(h.a.auto.status.Text, "On: watching") })
-	h.locked(func() {
-		require.Contains(t, h.a.auto.status.Text, "offloaded to "+d1)
-		require.Contains(t, h.a.auto.status.Text, "ejected when it is free")
-	})
+	h.eventually("the watch's status", func() bool { return strings.HasPrefix(h.a.auto.status.Text, "On: cards go to "+d1) })
+	h.locked(func() { require.Contains(t, h.a.auto.status.Text, "ejected when free") })
+	h.logHas("the watch's settings in the log", "watching mounted volumes: each camera card is offloaded to "+d1, "ejected when it is free")
 
 	a001 := mount(t, cards[0].Path, vols)
 	h.logHas("A001 offloaded", "A001: offload (job ", "a CLIPS folder")
@@ -154,10 +152,10 @@ func TestAutoOffloadOffloadsACardThatAppearsAndIgnoresOtherVolumes(t *testing.T)
 	require.Empty(t, h.a.banner.items, "nothing needed the DIT")
 
 	h.locked(func() {
-		test.Tap(h.a.auto.on)
+		tapCheck(h.a.auto.on)
 		require.False(t, h.a.auto.running())
 		require.False(t, h.a.offload.startBtn.Disabled())
-		require.True(t, strings.HasPrefix(h.a.auto.status.Text, "Off."), h.a.auto.status.Text)
+		require.True(t, strings.HasPrefix(h.a.auto.status.Text, "Off"), h.a.auto.status.Text)
 	})
 }
 
@@ -181,7 +179,7 @@ func TestAutoOffloadWithAPresetFile(t *testing.T) {
 	h.eventually("the preset read", func() bool { return h.a.auto.presetPath == preset && h.a.auto.eject.Checked })
 	h.locked(func() {
 		require.Equal(t, autoFromPreset, h.a.auto.from.Selected)
-		test.Tap(h.a.auto.on)
+		tapCheck(h.a.auto.on)
 	})
 	h.logHas("the destination ignored", "RAID: ignored: a destination of the preset")
 	mount(t, cards[1].Path, vols)
@@ -209,7 +207,7 @@ func TestEjectButtonOnlyOnceTheCardIsFree(t *testing.T) {
 	h := watchHarness(t, vols, func(c *Config) { c.FS = gfs })
 	t.Cleanup(open)
 	addDestNow(h, d1)
-	h.locked(func() { test.Tap(h.a.auto.on) })
+	h.locked(func() { tapCheck(h.a.auto.on) })
 	h.eventually("the watch", func() bool { return h.a.auto.w != nil })
 	mount(t, cards[0].Path, vols)
 	await(t, "the card's copy to start", gfs.opening)
@@ -247,7 +245,7 @@ func TestEjectButtonOnlyOnceTheCardIsFree(t *testing.T) {
 		require.Equal(t, widget.DangerImportance, p.ejectL.Importance)
 		require.False(t, p.ejectBtn.Disabled(), "it may be tried again")
 	})
-	h.logHas("the failed eject in the log", "A001: eject_failed", "target is busy")
+	h.logHas("the failed eject in the log", "A001: eject failed", "target is busy")
 
 	// Again, and it works.
 	h.ejector.mu.Lock()
@@ -261,6 +259,12 @@ func TestEjectButtonOnlyOnceTheCardIsFree(t *testing.T) {
 	h.eventually("the eject on the card", func() bool {
 		return strings.HasPrefix(h.a.running.panels[0].ejectL.Text, "Ejected: ")
 	})
+}
+
+// tapCheck taps a check box on its box (a check taller than its content,
+// in a row with wrapped text, takes taps on its content only).
+func tapCheck(c *widget.Check) {
+	test.TapAt(c, fyne.NewPos(8, c.Size().Height/2))
 }
 
 // tapDialogButton taps the button labelled text in the dialog on top.
@@ -293,7 +297,7 @@ func TestBannerWhenACardIsRemovedOrFails(t *testing.T) {
 	t.Cleanup(open)
 	addDestNow(h, d1)
 	h.locked(func() {
-		test.Tap(h.a.auto.on)
+		tapCheck(h.a.auto.on)
 		require.Equal(t, "", h.a.banner.text())
 	})
 	h.eventually("the watch", func() bool { return h.a.auto.w != nil })
@@ -332,7 +336,9 @@ func TestBannerOnACardFailure(t *testing.T) {
 	})
 	h.waitJob()
 	require.Equal(t, []string{stateFailed}, h.panelStates())
-	h.eventually("the banner", func() bool { return strings.Contains(h.a.banner.text(), "job flip (#1): card A001 FAILED: NOT safe to format") })
+	h.eventually("the banner", func() bool {
+		return strings.Contains(h.a.banner.text(), "job flip (#1): card A001 FAILED: NOT safe to format")
+	})
 	h.notesUntil("job flip (#1) ended: 0 of 1 card(s) safe to format")
 }
 

@@ -789,7 +789,12 @@ func newRunningView(a *App) *runningView {
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
-	v.body = container.NewBorder(head, chartBox, nil, nil, v.scroll)
+	// The cards and the chart share the height (a split the person can
+	// move): with the auto-offload log and the banner above, the cards
+	// are not squeezed into what the chart leaves.
+	split := container.NewVSplit(v.scroll, chartBox)
+	split.Offset = 0.62
+	v.body = container.NewBorder(head, nil, nil, nil, split)
 	v.body.Hide()
 	v.content = container.NewPadded(container.NewBorder(a.auto.content, nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))
 	return v

@@ -11,6 +11,12 @@
 //	dit-gui --demo --demo-cascade
 //	                             the same as a cascade: the array is the first
 //	                             copy, the shuttle is filled from it (second run)
+//	dit-gui --auto PRESET [--eject]
+//	                             Auto-offload on at the start, with a preset file
+//	                             (internal/watch's format): every camera card
+//	                             mounted is offloaded, ejected when free with --eject
+//	dit-gui --watch-dir DIR      Auto-offload watches DIR's subfolders as volumes
+//	                             instead of the machine's mounts (demos, tests)
 //
 // Building it needs cgo and the X11/OpenGL headers (make gui-deps; see the
 // README). Without cgo a stub explains that.
@@ -22,11 +28,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2/app"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/ui"
 )
 
@@ -47,6 +55,10 @@ func run() error {
 	demoScale := flag.Float64("demo-scale", 0.05, "with --demo: fraction of the field rates the simulated hardware runs at")
 	demoCascade := flag.Bool("demo-cascade", false, "with --demo: a cascade: the shuttle is a second-run destination, filled from the first copy on the array")
 	theme := flag.String("theme", "", "light, dark or system (default: the last one chosen)")
+	auto := flag.String("auto", "", "turn Auto-offload on at the start with this preset `file` (YAML: destinations, then, hashes, verify, layout, eject)")
+	eject := flag.Bool("eject", false, "with --auto: eject each card when it is free (as eject: true in the preset)")
+	watchDir := flag.String("watch-dir", "", "Auto-offload watches this `folder`'s subfolders as volumes (default: the machine's mounts)")
+	throttle := flag.String("throttle", "", "cap each card's read rate, e.g. 200MB/s (demos)")
 	showVersion := flag.Bool("version", false, "print the version")
 	flag.Parse()
 	if *showVersion {
@@ -90,8 +102,20 @@ func run() error {
 	}
 	defer cat.Close()
 
+	var rate float64
+	if *throttle != "" {
+		r, err := units.ParseBytes(strings.TrimSuffix(*throttle, "/s"))
+		if err != nil {
+			return fmt.Errorf("--throttle: %w", err)
+		}
+		rate = float64(r)
+	}
+	cfg := ui.Config{Catalog: cat, Version: version}
+	if *watchDir != "" {
+		cfg.Volumes = watch.Dir(*watchDir)
+	}
 	fa := app.NewWithID("org.dit.gui")
-	a := ui.New(fa, ui.Config{Catalog: cat, Version: version})
+	a := ui.New(fa, cfg)
 	if *theme != "" {
 		a.SetTheme(map[string]string{"light": ui.ThemeLight, "dark": ui.ThemeDark}[*theme])
 	} else {
@@ -99,6 +123,11 @@ func run() error {
 	}
 	if prep != nil {
 		a.Prepare(*prep)
+	} else if rate > 0 {
+		a.Prepare(ui.Preparation{Throttle: rate})
+	}
+	if *auto != "" {
+		a.AutoOffload(*auto, *eject)
 	}
 	a.ShowAndRun()
 	a.Close() // a job still running is cancelled before the catalog closes
