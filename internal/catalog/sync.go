@@ -39,7 +39,7 @@ func ended(state string) bool {
 }
 
 // PushJob copies job id, with its destinations, cards, files, copies,
-// skipped entries, samples, runs and plans, into the catalog to (a
+// clips, skipped entries, samples, runs and plans, into the catalog to (a
 // shared catalog, usually PostgreSQL), in one transaction there. The job
 // is known there by its UUID: pushed again, it is updated in place, never
 // held twice; a job already there in the same ended state is left as it
@@ -178,6 +178,20 @@ func (c *Catalog) PushJob(id int64, to *Catalog) (PushResult, error) {
 				}
 			}
 			res.Files++
+		}
+		clips, err := c.Clips(k.ID)
+		if err != nil {
+			return res, err
+		}
+		if _, err := tx.Exec(`DELETE FROM clips WHERE card_id=?`, cardID[k.ID]); err != nil {
+			return res, to.wrap(err)
+		}
+		for i, x := range clips {
+			if _, err := tx.Exec(`INSERT INTO clips (`+clipCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+				cardID[k.ID], i+1, x.Name, x.Reel, x.Family, x.Camera, x.Type, x.Codec, x.Poster, x.Files, x.Bytes,
+				x.Frames, x.FPS, x.Seconds, x.Resolution, x.TCStart, x.Serial, x.Verified, x.Thumb, x.ThumbNote); err != nil {
+				return res, to.wrap(fmt.Errorf("clip %s of %s: %w", x.Name, k.Label, err))
+			}
 		}
 		skips, err := c.Skipped(k.ID)
 		if err != nil {

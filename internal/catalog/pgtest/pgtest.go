@@ -42,6 +42,8 @@ var ErrUnavailable = errors.New("PostgreSQL is not available")
 // Server is a running PostgreSQL server.
 type Server struct {
 	Port int
+	bin  string
+	cred *syscall.Credential
 	dir  string
 	cmd  *exec.Cmd
 	exit chan struct{}
@@ -79,7 +81,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, exit: make(chan struct{})}
+	s := &Server{dir: dir, bin: bin, exit: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -90,6 +92,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.cred = cred
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "dit", "-A", "trust", "--locale=C", "-E", "UTF8", "--no-sync")
 	initdb.Dir = dir
@@ -244,6 +247,12 @@ func (s *Server) Stop() {
 func (s *Server) Kill() {
 	s.cmd.Process.Signal(syscall.SIGQUIT)
 	<-s.exit
+}
+
+// Restart starts the server again after Kill, on the same port and
+// data: the network is back.
+func (s *Server) Restart() error {
+	return s.run(s.bin, filepath.Join(s.dir, "data"), s.Port, s.cred)
 }
 
 // ForTest starts a server for one test, stopped when it ends; the test
