@@ -28,10 +28,11 @@
 //	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
 //	             a cascade a card has a row per run: the first run (from
 //	             the card), "Card free - eject" once the engine says
-//	             card_free (a button that, for now, names the card's mount
-//	             path and says it may leave the reader, NOT be formatted:
-//	             dit does not eject it), and the second run (the engine's
-//	             "A001 (2nd run)" progress, Hop 2) with its own bar.
+//	             card_free, and the second run (the engine's "A001 (2nd
+//	             run)" progress, Hop 2) with its own bar. Every card has an
+//	             Eject button (see Eject).
+//	Auto-offload a switch at the top of the Running job view (see below),
+//	             with its log.
 //	History      past jobs from the catalog with totals and TB/hour; a job's
 //	             cards, failures and files (a cascade: each card's card-free
 //	             and safe-to-format times, its second run's destinations
@@ -57,11 +58,62 @@
 // A second run that fails reads "Second run FAILED: NOT safe to format
 // (keep the card)".
 //
+// # Auto-offload
+//
+// The switch runs an internal/watch Watcher over the machine's volumes
+// (watch.System(); Config.Volumes replaces it: dit-gui --watch-dir, and
+// the tests' watch.Dir over a temp folder) with the watched preset: the
+// Offload tab's destinations, cascade, hashes, verify and hash lists, or a
+// preset file (watch.LoadPreset: also layout, name, ignore, eject,
+// volume_pattern, notify), and "Eject each card when it is free". The
+// app is the watch's Runner: each card the watch offloads starts a job
+// (or joins the running one) exactly as Start does, so it shows in the
+// Running job view like any card. The log lists every volume seen and
+// what was done: ignored (and why), skipped (offloaded before), offload,
+// join, retry, resume, queued, removed, ejected, eject failed. While the
+// switch is on, Start is off; it turns on only while no job runs;
+// turning it off lets a running job finish. dit-gui --auto PRESET
+// [--eject] turns it on at the start. Not in the app's watch: a preset's
+// topology: (the bus budget the CLI's dit watch schedules with); the
+// app's watched jobs are not scheduled by a plan.
+//
+// # Eject
+//
+// A card's Eject button is enabled once the card is free: in a cascade,
+// card_free (then the card-free row's "Card free - eject" button takes
+// its place), otherwise its run ended verified (card_done, or the
+// summary). After a confirmation it ejects through watch.Watcher.Eject:
+// watch.SafeToEject refuses a destination of the job or of the watched
+// preset, the Ejector (Config.Ejector; default watch.SystemEjector:
+// udisksctl unmount and power-off on Linux, diskutil eject on macOS)
+// ejects, and the result is recorded with the card in the catalog, shown
+// on the card ("Ejected: ..." or "NOT ejected: why") and in the log. A
+// watch with eject on ejects each card when it is free on its own, the
+// same way.
+//
+// # Telling the DIT
+//
+// A banner across the top of the window says when something needs the
+// DIT: a card failed (or the job stopped), a card was removed while it
+// was copied, an eject failed, a notification did not go out, the watch
+// stopped. It stays until Dismiss.
+//
+// Each job sends notifications at card free, safe to format, the job's
+// end and any failure (the mapping of dit offload's, cmd/dit/notify.go):
+// to the desktop (fyne.App.SendNotification), and to the webhooks and
+// e-mail of the notify: section of the user's config file
+// (notify.DefaultPath(); Config.NotifyConfig names another, or "none"),
+// or of the watched preset when it has one. The job-done mail carries
+// the PDF report. Fyne has no API for a sound, so a desktop notification
+// makes only the sound the desktop gives it. A failing notifier never
+// stops or slows a job: what did not go out is on the banner.
+//
 // # Threads
 //
 // Nothing that does I/O runs on the UI goroutine: scans, the plan, the
-// job, catalog reads, reports and array operations run in goroutines and
-// hand their results to the widgets through App.do (fyne.Do).
+// job, the watch, ejects, notifications, catalog reads, reports and array
+// operations run in goroutines and hand their results to the widgets
+// through App.do (fyne.Do).
 //
 // # Pause
 //
