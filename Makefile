@@ -5,7 +5,7 @@ BIN      := bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 # Packages with concurrency: run under the race detector when cgo works.
-RACE_PKGS := ./internal/offload/... ./internal/hashing/... ./internal/catalog/... ./internal/sched/... ./raid/... ./ui/...
+RACE_PKGS := ./internal/offload/... ./internal/hashing/... ./internal/catalog/... ./internal/serve/... ./internal/sched/... ./raid/... ./ui/...
 DEMO_SIZE ?= 2GB
 # The demo simulates the set (CFast readers, Thunderbolt array) at this
 # fraction of the field rates, so a small machine keeps up.

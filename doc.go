@@ -19,7 +19,10 @@
 //	internal/fsys        the filesystem interface (real and fault-injecting),
 //	                     page-cache bypass for read-back; ArrayFS and Mux
 //	                     make a dit array a destination like a folder
-//	internal/catalog     the SQLite catalog: schema, migrations, batched writer
+//	internal/catalog     the catalog on SQLite or PostgreSQL: schema, migrations,
+//	                     batched writer, stations, push to a shared catalog
+//	internal/catalog/pgtest  a real PostgreSQL server for tests (Debian package)
+//	internal/serve       dit serve: read-only status page, SSE, JSON, /metrics
 //	internal/units       decimal units people read: GB/s, TB/hour
 //	internal/plan        bus-budget planner: media/bus/destination profiles (data),
 //	                     topology files, max-min fair rates, what limits each card

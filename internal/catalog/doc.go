@@ -1,8 +1,46 @@
-// Package catalog is dit's SQLite log of every offload: jobs, cards,
+// Package catalog is dit's log of every offload: jobs, cards,
 // destinations, every file with every hash and its state on each
 // destination, skipped entries, and a throughput sample per second.
 //
-// # Location and concurrency
+// # Two backends: SQLite and PostgreSQL
+//
+// A catalog is a SQLite file (a cart's own) or a PostgreSQL database (one
+// production's, shared by its carts: --db postgres://user@host/db, or
+// DIT_DB). One package, two database/sql drivers (modernc.org/sqlite,
+// github.com/jackc/pgx/v5/stdlib), the same schema, numbered migrations
+// and queries on both: they are written once in SQLite's dialect, and
+// dialect.go, the only place the backends differ, rewrites them for
+// PostgreSQL (? placeholders to $n; INTEGER to BIGINT, INTEGER PRIMARY KEY
+// to an identity column, REAL to DOUBLE PRECISION, TEXT to TEXT COLLATE
+// "C" so text sorts by bytes as in SQLite, WITHOUT ROWID dropped, the
+// column offset quoted; Go bools sent as 0/1; new ids by RETURNING id).
+// On PostgreSQL the schema version is the table schema_version(version)
+// and the mark of a dit catalog the table dit_catalog(application_id) (on
+// SQLite: PRAGMA user_version and application_id); a database with other
+// tables and no dit_catalog is refused. Migrations run in one transaction
+// holding an advisory lock, so carts that open a new database at once wait
+// for the first; writers of different carts touch different rows, and a
+// deadlock or serialization failure is retried like SQLite's busy. The
+// package's tests run on both (a real PostgreSQL server, see pgtest).
+//
+// # Stations and sync (schema version 10, sql/0010_stations.sql)
+//
+//	jobs.station: the cart that ran the job (dit --station, default the
+//	    host name; [Catalog.SetStation]). Its cards, files and copies
+//	    carry it through their job. '' for jobs recorded before version
+//	    10 (dit jobs shows them with this station's).
+//	jobs.uuid: the job's name in every catalog that holds it (unique
+//	    when set). [Catalog.PushJob] copies a job with everything of it
+//	    into another catalog (dit catalog sync; --sync-to at job end,
+//	    [Catalog.SyncOnJobEnd]): found there by uuid it is updated in
+//	    place (cards, destinations, runs and plans by their seq, files,
+//	    copies and skips by path, clips replaced, samples appended), so a
+//	    job pushed twice is held once; already there as it ended here, it
+//	    is left alone. Ids differ between catalogs; partials stay on the
+//	    cart. A job recorded before version 10 gets its uuid and station
+//	    when first pushed.
+//
+// # Location and concurrency of a SQLite catalog
 //
 // The database is a single SQLite file (modernc.org/sqlite, pure Go) in the
 // OS user data folder ([DefaultPath]), overridden by --db or DIT_DB. It runs
@@ -139,6 +177,9 @@
 //
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
-// recorded in PRAGMA user_version; never edit a released migration, add a
-// new one.
+// recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit
+// a released migration, add a new one, in plain SQL that runs on SQLite
+// and, through dialect.go, on PostgreSQL (no SQLite-only functions, no
+// PRAGMA; a column of type INTEGER, REAL or TEXT; the keyword OFFSET in
+// capitals).
 package catalog
