@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 )
@@ -414,21 +415,7 @@ func (m *runModel) apply(e offload.Event) bool {
 }
 
 // fileFailure says why a file failed, naming each destination that failed.
-func fileFailure(e offload.Event) string {
-	var parts []string
-	for _, cp := range e.Copies {
-		if cp.State == offload.StateFailed && cp.Error != "" {
-			parts = append(parts, "on "+cp.Dest+": "+cp.Error)
-		}
-	}
-	if len(parts) == 0 {
-		if e.Message != "" {
-			return e.Message
-		}
-		return "failed"
-	}
-	return strings.Join(parts, "; ")
-}
+func fileFailure(e offload.Event) string { return notify.FileFailure(e) }
 
 func (c *runState) addFailure(path, why string) {
 	for _, f := range c.Failures {

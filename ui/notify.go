@@ -2,40 +2,20 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/units"
 )
 
-// loadNotifyConfig reads the notify: section of file: "" is the user's
-// config file (notify.DefaultPath, which may be absent: nothing is sent
-// then), "none" sends nothing.
-func loadNotifyConfig(file string) (notify.Config, error) {
-	switch file {
-	case "none":
-		return notify.Config{}, nil
-	case "":
-		p, err := notify.DefaultPath()
-		if err != nil {
-			return notify.Config{}, nil
-		}
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return notify.Config{}, nil
-		}
-		file = p
-	}
-	return notify.Load(file)
-}
+// loadNotifyConfig reads the notify: section of file (notify.LoadFile:
+// "" the user's config file, "none" nothing).
+func loadNotifyConfig(file string) (notify.Config, error) { return notify.LoadFile(file) }
 
 // jobNotify tells people what a job does, as dit offload does
 // (cmd/dit/notify.go): the same messages go to the channels of the
@@ -52,17 +32,10 @@ func loadNotifyConfig(file string) (notify.Config, error) {
 //
 // A nil *jobNotify does nothing.
 type jobNotify struct {
-	a    *App
-	n    *notify.Notifier // the config's channels (nil: none)
-	host string
-
-	mu      sync.Mutex
-	cascade bool
-	jobID   int64
-	jobName string
-	failed  map[string][]string // failed files per card (run) label
-	told    map[string]bool     // cards whose failure was sent
-	reports func() []string     // the job's report files, once written
+	a       *App
+	n       *notify.Notifier // the config's channels (nil: none)
+	t       *notify.Tracker
+	reports func() []string // the job's report files, once written
 }
 
 // notifyJob wires the job's notifications into opts.OnEvent: the config
@@ -89,9 +62,9 @@ func (a *App) notifyJob(file string, cascade bool, opts *offload.Options) *jobNo
 }
 
 func newJobNotify(a *App, n *notify.Notifier, cascade bool, name string) *jobNotify {
-	host, _ := os.Hostname()
-	return &jobNotify{a: a, n: n, host: host, cascade: cascade, jobName: name,
-		failed: map[string][]string{}, told: map[string]bool{}}
+	t := notify.NewTracker(name, cascade)
+	t.Resume = func(id int64) string { return fmt.Sprintf("resume job %d from History", id) }
+	return &jobNotify{a: a, n: n, t: t}
 }
 
 // setCascade says whether the job is a cascade (read from the catalog: a
@@ -100,16 +73,7 @@ func (j *jobNotify) setCascade(c bool) {
 	if j == nil {
 		return
 	}
-	j.mu.Lock()
-	j.cascade = c
-	j.mu.Unlock()
-}
-
-func (j *jobNotify) msg(kind notify.Kind, card, text string, t time.Time) notify.Message {
-	if t.IsZero() {
-		t = time.Now()
-	}
-	return notify.Message{Kind: kind, JobID: j.jobID, Job: j.jobName, Card: card, Text: text, Time: t, Host: j.host}
+	j.t.SetCascade(c)
 }
 
 // event sends what an engine event tells.
@@ -120,74 +84,7 @@ func (j *jobNotify) event(e offload.Event) {
 }
 
 // messages are the notifications an engine event makes.
-func (j *jobNotify) messages(e offload.Event) []notify.Message {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if e.JobID != 0 {
-		j.jobID = e.JobID
-	}
-	switch e.Type {
-	case offload.EvJobStarted:
-		if e.Message != "" {
-			j.jobName = e.Message
-		}
-	case offload.EvFile:
-		if e.State == offload.StateFailed {
-			j.failed[e.Card] = append(j.failed[e.Card], e.Path+": "+firstLine(fileFailure(e)))
-		}
-	case offload.EvCardFree:
-		text := fmt.Sprintf("Card %s is verified on the first-run destinations: it may leave the reader. Do NOT format it until its second run is verified.", e.Card)
-		return []notify.Message{j.msg(notify.CardFree, e.Card, text, e.Time)}
-	case offload.EvWarning:
-		// A second run that could not start: the card is not safe to
-		// format, and no card_done follows.
-		if e.Card != "" && strings.Contains(e.Message, "NOT safe to format") && !j.told[e.Card] {
-			j.told[e.Card] = true
-			return []notify.Message{j.msg(notify.Failure, e.Card, e.Message, e.Time)}
-		}
-	case offload.EvCardDone:
-		second := strings.HasSuffix(e.Card, offload.SecondRunSuffix)
-		card := strings.TrimSuffix(e.Card, offload.SecondRunSuffix)
-		files := j.failed[e.Card]
-		switch {
-		case e.State == offload.StateVerified && len(files) == 0 && (second || !j.cascade):
-			text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", card)
-			if second {
-				text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", card)
-			}
-			return []notify.Message{j.msg(notify.SafeToFormat, card, text, e.Time)}
-		case len(files) > 0 || e.State == offload.StateFailed || (e.State == "sealing" && e.Message != ""):
-			if j.told[e.Card] {
-				break
-			}
-			j.told[e.Card] = true
-			return []notify.Message{j.msg(notify.Failure, e.Card, cardFailureText(e, files), e.Time)}
-		}
-	}
-	return nil
-}
-
-// cardFailureText tells one card's failure: its failed files (the first
-// ten).
-func cardFailureText(e offload.Event, files []string) string {
-	var b strings.Builder
-	if len(files) > 0 {
-		fmt.Fprintf(&b, "Card %s: %s FAILED: NOT safe to format.\n", e.Card, plural(len(files), "file"))
-	} else {
-		fmt.Fprintf(&b, "Card %s FAILED: NOT safe to format.\n", e.Card)
-	}
-	if e.Message != "" && !strings.HasSuffix(e.Message, "file(s) failed") {
-		b.WriteString(e.Message + "\n")
-	}
-	for i, f := range files {
-		if i == 10 {
-			fmt.Fprintf(&b, "... and %d more\n", len(files)-10)
-			break
-		}
-		b.WriteString("  " + f + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
+func (j *jobNotify) messages(e offload.Event) []notify.Message { return j.t.Messages(e) }
 
 // send hands m to the config's channels and the desktop; a failure also
 // raises the banner.
@@ -214,10 +111,7 @@ func (j *jobNotify) close(sum *offload.Summary, runErr error) {
 	}
 	switch {
 	case runErr != nil:
-		j.mu.Lock()
-		m := j.msg(notify.Failure, "", "The job stopped: "+runErr.Error(), time.Now())
-		j.mu.Unlock()
-		j.send(m)
+		j.send(j.t.Stopped(runErr))
 	case sum != nil:
 		j.send(j.jobDone(sum))
 	}
@@ -243,18 +137,7 @@ func (j *jobNotify) close(sum *offload.Summary, runErr error) {
 
 // jobDone is the job's end: its verdicts, its PDF report attached.
 func (j *jobNotify) jobDone(s *offload.Summary) notify.Message {
-	j.mu.Lock()
-	m := j.msg(notify.JobDone, "", jobDoneText(s), time.Now())
-	j.mu.Unlock()
-	m.JobID, m.Job = s.JobID, s.Name
-	if s.Host != "" {
-		m.Host = s.Host
-	}
-	code := s.ExitCode
-	m.ExitCode = &code
-	for _, c := range s.Cards {
-		m.Cards = append(m.Cards, notify.CardStatus{Card: c.Label, SafeToFormat: c.SafeToFormat, Verdict: c.Verdict})
-	}
+	m := j.t.Done(s)
 	if j.reports != nil {
 		for _, p := range j.reports() {
 			if !strings.HasSuffix(p, ".pdf") {
@@ -268,38 +151,6 @@ func (j *jobNotify) jobDone(s *offload.Summary) notify.Message {
 		}
 	}
 	return m
-}
-
-// jobDoneText is the job's summary in a few lines.
-func jobDoneText(s *offload.Summary) string {
-	var b strings.Builder
-	state := s.State
-	switch s.ExitCode {
-	case offload.ExitOK:
-		state = "done: every card verified"
-	case offload.ExitSomeFailed:
-		state = "ended: some files failed or a card is not safe to format"
-	case offload.ExitInterrupted:
-		state = fmt.Sprintf("interrupted: resume job %d from History", s.JobID)
-	case offload.ExitFatal:
-		state = "failed"
-	}
-	fmt.Fprintf(&b, "Job %s (#%d) %s.\n", s.Name, s.JobID, state)
-	fmt.Fprintf(&b, "%s, %s, %s", plural(len(s.Cards), "card"), plural(s.Files, "file"), units.FormatBytes(s.Bytes))
-	if s.Seconds > 0 {
-		fmt.Fprintf(&b, " in %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))))
-	}
-	if s.TBPerHour > 0 {
-		fmt.Fprintf(&b, ", %s", units.FormatTBPerHour(s.TBPerHour))
-	}
-	if s.Failed > 0 {
-		fmt.Fprintf(&b, "; %s FAILED", plural(s.Failed, "file"))
-	}
-	b.WriteString(".\n")
-	for _, c := range s.Cards {
-		fmt.Fprintf(&b, "%s: %s\n", c.Label, c.Verdict)
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 // desktopNotify shows a desktop notification (fyne.App.SendNotification,

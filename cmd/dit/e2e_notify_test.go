@@ -347,7 +347,7 @@ func TestNotifyFailurePerCard(t *testing.T) {
 			for _, v := range victims {
 				require.Contains(t, m["text"], v)
 			}
-			require.Contains(t, m["text"], "2 file(s) FAILED")
+			require.Contains(t, m["text"], "2 files FAILED")
 		case "job_done":
 			require.EqualValues(t, 3, m["exit_code"])
 			require.Contains(t, m["title"], "ended: 1 of 2 card(s) safe to format: needs attention")

@@ -1,0 +1,241 @@
+package notify
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// LoadFile reads the notify: section of file: "" is the user's config
+// file (DefaultPath; when there is none, nothing is sent), "none" sends
+// nothing.
+func LoadFile(file string) (Config, error) {
+	switch file {
+	case "none":
+		return Config{}, nil
+	case "":
+		p, err := DefaultPath()
+		if err != nil {
+			return Config{}, nil
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return Config{}, nil
+		}
+		file = p
+	}
+	return Load(file)
+}
+
+// Tracker turns one job's engine events into the messages people get, the
+// same for dit offload, dit watch and dit-gui:
+//   - offload.EvCardFree: card_free;
+//   - a card verified on every destination: safe_to_format. In a cascade
+//     that is the card's second run verified (an EvCardDone whose Card ends
+//     with offload.SecondRunSuffix), never its first run (only free);
+//     without one, the card's EvCardDone verified;
+//   - failed files and failed cards: one failure per card (run), when it
+//     ends, naming its failed files; a second run that could not start
+//     (a warning saying the card is NOT safe to format);
+//   - Done: job_done with the summary's verdicts; Stopped: the job ended
+//     with an error.
+type Tracker struct {
+	mu      sync.Mutex
+	host    string
+	cascade bool
+	jobID   int64
+	jobName string
+	failed  map[string][]string // failed files per card (run) label
+	told    map[string]bool     // cards whose failure was sent
+	// Resume says how this front end resumes job N ("dit offload --resume
+	// N"), for the job_done of an interrupted job.
+	Resume func(jobID int64) string
+}
+
+// NewTracker tracks job name (cascade: it has a second run).
+func NewTracker(name string, cascade bool) *Tracker {
+	host, _ := os.Hostname()
+	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[string][]string{}, told: map[string]bool{},
+		Resume: func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
+}
+
+// SetCascade says whether the job is a cascade (a resumed one's
+// destinations tell).
+func (t *Tracker) SetCascade(c bool) {
+	t.mu.Lock()
+	t.cascade = c
+	t.mu.Unlock()
+}
+
+func (t *Tracker) msg(kind Kind, card, text string, at time.Time) Message {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return Message{Kind: kind, JobID: t.jobID, Job: t.jobName, Card: card, Text: text, Time: at, Host: t.host}
+}
+
+// Messages are the notifications engine event e makes (often none).
+func (t *Tracker) Messages(e offload.Event) []Message {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e.JobID != 0 {
+		t.jobID = e.JobID
+	}
+	switch e.Type {
+	case offload.EvJobStarted:
+		if e.Message != "" {
+			t.jobName = e.Message
+		}
+	case offload.EvFile:
+		if e.State == offload.StateFailed {
+			t.failed[e.Card] = append(t.failed[e.Card], e.Path+": "+firstLine(FileFailure(e)))
+		}
+	case offload.EvCardFree:
+		text := fmt.Sprintf("Card %s is verified on the first-run destinations: it may leave the reader. Do NOT format it until its second run is verified.", e.Card)
+		return []Message{t.msg(CardFree, e.Card, text, e.Time)}
+	case offload.EvWarning:
+		// A second run that could not start: the card is not safe to
+		// format, and no card_done follows.
+		if e.Card != "" && strings.Contains(e.Message, "NOT safe to format") && !t.told[e.Card] {
+			t.told[e.Card] = true
+			return []Message{t.msg(Failure, e.Card, e.Message, e.Time)}
+		}
+	case offload.EvCardDone:
+		second := strings.HasSuffix(e.Card, offload.SecondRunSuffix)
+		card := strings.TrimSuffix(e.Card, offload.SecondRunSuffix)
+		files := t.failed[e.Card]
+		switch {
+		case e.State == offload.StateVerified && len(files) == 0 && (second || !t.cascade):
+			text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", card)
+			if second {
+				text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", card)
+			}
+			return []Message{t.msg(SafeToFormat, card, text, e.Time)}
+		case len(files) > 0 || e.State == offload.StateFailed || (e.State == "sealing" && e.Message != ""):
+			if t.told[e.Card] {
+				break
+			}
+			t.told[e.Card] = true
+			return []Message{t.msg(Failure, e.Card, failureText(e, files), e.Time)}
+		}
+	}
+	return nil
+}
+
+// Stopped is the failure of a job that ended with err.
+func (t *Tracker) Stopped(err error) Message {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.msg(Failure, "", "The job stopped: "+err.Error(), time.Now())
+}
+
+// Done is the job's end: its verdicts (attach the PDF report to it).
+func (t *Tracker) Done(s *offload.Summary) Message {
+	t.mu.Lock()
+	m := t.msg(JobDone, "", t.doneText(s), time.Now())
+	t.mu.Unlock()
+	m.JobID, m.Job = s.JobID, s.Name
+	if s.Host != "" {
+		m.Host = s.Host
+	}
+	code := s.ExitCode
+	m.ExitCode = &code
+	for _, c := range s.Cards {
+		m.Cards = append(m.Cards, CardStatus{Card: c.Label, SafeToFormat: c.SafeToFormat, Verdict: c.Verdict})
+	}
+	return m
+}
+
+// doneText is the job's summary in a few lines.
+func (t *Tracker) doneText(s *offload.Summary) string {
+	var b strings.Builder
+	state := s.State
+	switch s.ExitCode {
+	case offload.ExitOK:
+		state = "done: every card verified"
+	case offload.ExitSomeFailed:
+		state = "ended: some files failed or a card is not safe to format"
+	case offload.ExitInterrupted:
+		state = "interrupted: " + t.Resume(s.JobID) + " goes on"
+	case offload.ExitFatal:
+		state = "failed"
+	}
+	fmt.Fprintf(&b, "Job %s (#%d) %s (exit %d).\n", s.Name, s.JobID, state, s.ExitCode)
+	fmt.Fprintf(&b, "%s, %s, %s", plural(len(s.Cards), "card"), plural(s.Files, "file"), units.FormatBytes(s.Bytes))
+	if s.Seconds > 0 {
+		fmt.Fprintf(&b, " in %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))))
+	}
+	if s.TBPerHour > 0 {
+		fmt.Fprintf(&b, ", %s", units.FormatTBPerHour(s.TBPerHour))
+	}
+	if s.Failed > 0 {
+		fmt.Fprintf(&b, "; %s FAILED", plural(s.Failed, "file"))
+	}
+	b.WriteString(".\n")
+	for _, c := range s.Cards {
+		fmt.Fprintf(&b, "%s: %s\n", c.Label, c.Verdict)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", w)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// failureText tells one card's failure: its failed files (the first ten).
+func failureText(e offload.Event, files []string) string {
+	var b strings.Builder
+	if len(files) > 0 {
+		fmt.Fprintf(&b, "Card %s: %s FAILED: NOT safe to format.\n", e.Card, plural(len(files), "file"))
+	} else {
+		fmt.Fprintf(&b, "Card %s FAILED: NOT safe to format.\n", e.Card)
+	}
+	if e.Message != "" && !strings.HasSuffix(e.Message, "file(s) failed") {
+		b.WriteString(e.Message + "\n")
+	}
+	const show = 10
+	for i, f := range files {
+		if i == show {
+			fmt.Fprintf(&b, "... and %d more\n", len(files)-show)
+			break
+		}
+		b.WriteString("  " + f + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FileFailure is why a file failed (an EvFile failed event): its copies' errors, else the event's.
+func FileFailure(e offload.Event) string {
+	var parts []string
+	for _, cp := range e.Copies {
+		if cp.State == offload.StateFailed && cp.Error != "" {
+			parts = append(parts, "on "+cp.Dest+": "+cp.Error)
+		}
+	}
+	if len(parts) == 0 {
+		if e.Message != "" {
+			return e.Message
+		}
+		return "failed"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
