@@ -49,6 +49,10 @@ type Clip struct {
 	jpeg []byte
 }
 
+// JPEG is the clip's poster frame as read by [Build] (nil when there is
+// none), for a front end that shows it.
+func (k *Clip) JPEG() []byte { return k.jpeg }
+
 // ClipSheetFormat names the clip sheet (a CSV, one row per clip) in
 // [Report.Write] and dit report --format.
 const ClipSheetFormat = "clips"
