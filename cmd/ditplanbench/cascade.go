@@ -140,8 +140,8 @@ func cascadeBench(dit string, scale float64, size string, runs int) error {
 		}
 	}
 	f, sf, flat := median(casFree), median(casSafe), median(flatDone)
-	fmt.Printf("Cascade: both cards free after %.1f s (plan %.1f s, ran/plan %.2f), safe to format after %.1f s (plan %.1f s, ran/plan %.2f)\n",
-		f, planFree, f/planFree, sf, planSafe, sf/planSafe)
+	fmt.Printf("Cascade: both cards free after %.1f s (plan %.1f s, ran/plan %.2f), safe to format after %.1f s (plan %.1f s, ran/plan %.2f); target within 10 %% of the plan: %s\n",
+		f, planFree, f/planFree, sf, planSafe, sf/planSafe, check(abs(f/planFree-1) <= 0.10 && abs(sf/planSafe-1) <= 0.10))
 	fmt.Printf("Without a cascade the cards stay in the readers %.1f s: the cascade frees them %.1fx sooner (%.0f%% of the time), and every copy is done %.1f s %s\n",
 		flat, flat/f, 100*f/flat, abs(sf-flat), map[bool]string{true: "later", false: "sooner"}[sf > flat])
 	return nil
@@ -152,4 +152,11 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+func check(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
 }

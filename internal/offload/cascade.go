@@ -206,12 +206,14 @@ func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 	return ""
 }
 
-// dropWritten removes the copies this run wrote of a file that must not be
+// dropWritten removes the copies this job wrote of a file that must not be
 // copied (its first copy differs from the card): a damaged file never
-// carries a real name on a later destination.
+// carries a real name on a later destination, whether this run wrote it
+// or an interrupted run did (then it was never verified). A file that is
+// not dit's is left alone (it is failed all the same).
 func (c *cardRun) dropWritten(t *fileTask) {
 	for di, r := range t.results {
-		if r.written && (r.state == StateCopied || r.state == stateRenamed) && t.plan.dests[di].mode == modeWrite {
+		if r.written && (r.state == StateCopied || r.state == stateRenamed || r.state == StatePresent) {
 			if err := c.j.opts.FS.Remove(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel))); err == nil || errors.Is(err, os.ErrNotExist) {
 				t.results[di].written = false
 			}
