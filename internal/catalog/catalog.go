@@ -44,6 +44,11 @@ type Catalog struct {
 	mu      sync.Mutex
 	werr    error // first error of the writer goroutine
 	closed  bool
+	// opsMu keeps Submit from sending on ops once Close closed it (a
+	// background worker that outlives its job writes nothing, and does
+	// not crash the process).
+	opsMu sync.RWMutex
+	shut  bool
 }
 
 type op struct {
@@ -346,14 +351,29 @@ func isBusy(err error) bool {
 // Submit queues a write for the writer goroutine. Writes are applied in
 // order. Errors surface at the next Flush.
 func (c *Catalog) Submit(query string, args ...any) {
+	c.opsMu.RLock()
+	defer c.opsMu.RUnlock()
+	if c.shut {
+		return // closed: nothing more is written
+	}
 	c.ops <- op{query: query, args: args}
 }
 
 // Flush waits until every queued write is committed and returns the first
 // error the writer met since the catalog was opened.
 func (c *Catalog) Flush() error {
+	c.opsMu.RLock()
+	shut := c.shut
+	c.opsMu.RUnlock()
+	if shut {
+		return fmt.Errorf("catalog %s is closed", c.path)
+	}
 	ch := make(chan error, 1)
-	c.flushes <- ch
+	select {
+	case c.flushes <- ch:
+	case <-c.done:
+		return fmt.Errorf("catalog %s is closed", c.path)
+	}
 	return <-ch
 }
 
@@ -461,7 +481,10 @@ func (c *Catalog) Close() error {
 	c.closed = true
 	c.mu.Unlock()
 	err := c.Flush()
+	c.opsMu.Lock()
+	c.shut = true
 	close(c.ops)
+	c.opsMu.Unlock()
 	<-c.done
 	if cerr := c.db.Close(); err == nil {
 		err = cerr

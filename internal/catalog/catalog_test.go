@@ -254,3 +254,15 @@ func testCatalogPathWithURICharacters(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "nothing written beside the folder")
 }
+
+// A worker that outlives its job (clips, notifications) and writes after
+// the catalog was closed neither crashes the process nor hangs: nothing is
+// written, Flush says the catalog is closed.
+func TestWriteAfterClose(t *testing.T) {
+	c := open(t, filepath.Join(t.TempDir(), "catalog.db"))
+	require.NoError(t, c.Close())
+	c.Submit(`UPDATE jobs SET name='x'`)
+	require.ErrorContains(t, c.Flush(), "closed")
+	_, err := c.Cards(1)
+	require.Error(t, err)
+}
