@@ -105,7 +105,15 @@ func TestCrashAtEverySealAndReportStep(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	b, err := os.ReadFile(listFile)
 	require.NoError(t, err)
-	steps := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var steps []string
+	for _, s := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		// Kills while files are copied are other tests' (kill -9 mid-job,
+		// mid-file, in a cascade): this one is about the seal and the
+		// reports.
+		if !strings.HasPrefix(s, "file: ") {
+			steps = append(steps, s)
+		}
+	}
 	for _, want := range []string{"ascmhl: manifest written#1", "store: temp written ascmhl_chain.xml#1", "store: temp written NNNN_ANNN_NNNN-NN-NN_NNNNNNZ.mhl#1",
 		"seal: MHL v1.1 written#1", "card: sealing recorded#1", "card: sealed#2", "seal: destination sealed#4", "job: finishing recorded#1",
 		"store: temp written dit-report_jobN_dayNN.pdf#2", "job: done recorded#1"} {
