@@ -30,14 +30,16 @@
 //	             the card), "Card free - eject" once the engine says
 //	             card_free, and the second run (the engine's "A001 (2nd
 //	             run)" progress, Hop 2) with its own bar. Every card has an
-//	             Eject button (see Eject).
+//	             Eject button (see Eject), and once it is done its clips
+//	             (see Clips).
 //	Auto-offload a switch at the top of the Running job view (see below),
 //	             with its log.
 //	History      past jobs from the catalog with totals and TB/hour; a job's
 //	             cards, failures and files (a cascade: each card's card-free
 //	             and safe-to-format times, its second run's destinations
-//	             and TB/hour); its report exported as PDF, HTML
-//	             or CSV (reports/jobreport); its ASC MHL folders revealed.
+//	             and TB/hour); each card's clips with their thumbnails (see
+//	             Clips); its report exported as PDF, HTML or CSV
+//	             (reports/jobreport); its ASC MHL folders revealed.
 //	Arrays       a dit array's blades, their state and free space; scrub
 //	             (check, or repair) and rebuild of a blade, with progress.
 //
@@ -90,6 +92,29 @@
 // on the card ("Ejected: ..." or "NOT ejected: why") and in the log. A
 // watch with eject on ejects each card when it is free on its own, the
 // same way.
+//
+// # Clips
+//
+// A job runs with a jobreport.Clipper: it gets every engine event first
+// (Clipper.OnEvent), and once a card is done it recognises the card's
+// clips (internal/clips, from the catalog's file list and the sidecars of
+// the first copy) into the catalog and makes a poster frame of each clip
+// ffmpeg reads, from the copy, in the background; its AfterJob writes
+// the reports (the clip sheet with them) after the clips. The running
+// view waits for the clipper after a card_done (never on the UI
+// goroutine), reads the card's clips from the catalog (Catalog.Clips) and
+// shows on the card's panel its camera (clips.Summarise: that of most of
+// its clips) and type, the clip count and their summed duration
+// ("ARRI ALEXA 35 (ProRes): 7 clips, 9s"; "duration unknown" when no
+// sidecar gives one). Nothing is shown before the card is done (the
+// catalog after the copy is the one source).
+//
+// History lists each card's clips from jobreport.Build (Card.Clips; a job
+// that has not finished: the catalog's clips, without thumbnails): a
+// thumbnail 96 px wide (Clip.JPEG, read from the job's reports folder on
+// a destination) or "no thumbnail" with the reason, the clip's name and
+// its codec, resolution, rate, duration, start timecode, files and size
+// (at most 200 clips a card; the report's clip sheet has them all).
 //
 // # Telling the DIT
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -62,10 +63,48 @@ func (r jobRow) text() (string, string) {
 		r.Safe, r.Cards, free, plural(r.Files, "file"), units.FormatBytes(r.Bytes), failed, tbh)
 }
 
-// jobDetail is an opened job: its summary and catalog cards.
+// jobDetail is an opened job: its summary and catalog cards, and each
+// card's clips (by label) with their thumbnails.
 type jobDetail struct {
 	sum   *offload.Summary
 	cards []*catalog.Card
+	clips map[string][]jobreport.Clip
+	// thumbNote says why the job's clips have no thumbnails.
+	thumbNote string
+}
+
+// maxClipRows is how many clips of a card the History lists (the report's
+// clip sheet has them all).
+const maxClipRows = 200
+
+// thumbWidth is a clip thumbnail's width in the History.
+const thumbWidth = 96
+
+// loadJobClips reads the clips of a job's cards: from its report
+// (jobreport.Build, with the thumbnails read from the reports folders),
+// or, for a job that has not finished, from the catalog alone.
+func loadJobClips(cat *catalog.Catalog, id int64, cards []*catalog.Card) (map[string][]jobreport.Clip, string) {
+	out := map[string][]jobreport.Clip{}
+	if r, err := jobreport.Build(cat, id, jobreport.Options{}); err == nil {
+		for _, c := range r.Cards {
+			if len(c.Clips) > 0 {
+				out[c.Label] = c.Clips
+			}
+		}
+		return out, r.ThumbnailsNote
+	}
+	for _, k := range cards {
+		rows, err := cat.Clips(k.ID)
+		if err != nil {
+			continue
+		}
+		for _, r := range rows {
+			out[k.Label] = append(out[k.Label], jobreport.Clip{Name: r.Name, Reel: r.Reel, Camera: r.Camera, Type: r.Type,
+				Codec: r.Codec, Resolution: r.Resolution, FPS: r.FPS, Frames: r.Frames, Seconds: r.Seconds, TCStart: r.TCStart,
+				SourceFile: r.Poster, Files: r.Files, Bytes: r.Bytes, Verified: r.Verified, ThumbnailNote: r.ThumbNote})
+		}
+	}
+	return out, ""
 }
 
 // historyView lists past jobs from the catalog with their totals and
@@ -227,9 +266,14 @@ func (v *historyView) openJob(id int64) {
 	v.a.goBG(func() {
 		s, err := offload.LoadSummary(cat, id)
 		var cards []*catalog.Card
+		var cl map[string][]jobreport.Clip
+		var note string
 		if err == nil {
 			cards, err = cat.Cards(id)
 			cards = catalog.FirstRun(cards)
+		}
+		if err == nil {
+			cl, note = loadJobClips(cat, id, cards)
 		}
 		v.a.do(func() {
 			if v.selected != id {
@@ -239,7 +283,7 @@ func (v *historyView) openJob(id int64) {
 				v.say(fmt.Sprintf("Cannot open job %d: %v", id, err))
 				return
 			}
-			v.open = &jobDetail{sum: s, cards: cards}
+			v.open = &jobDetail{sum: s, cards: cards, clips: cl, thumbNote: note}
 			v.renderDetail()
 		})
 	})
@@ -300,12 +344,103 @@ func (v *historyView) renderDetail() {
 			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
 		}
 		v.addFailures(c.Failures, "")
+		v.addClips(d.clips[c.Label], d.thumbNote)
 		if len(s.Then) > 0 {
 			v.addSecondRun(c)
 		}
 		v.detail.Add(widget.NewSeparator())
 	}
 	v.detail.Refresh()
+}
+
+// addClips lists a card's clips: a thumbnail (or why there is none), the
+// clip's name and what is known of it.
+func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
+	if len(cs) == 0 {
+		return
+	}
+	rows := make([]catalog.Clip, len(cs))
+	for i, k := range cs {
+		rows[i] = catalog.Clip{Name: k.Name, Camera: k.Camera, Type: k.Type, Seconds: k.Seconds}
+	}
+	head := "Clips: " + summariseClips(rows).text()
+	if thumbNote != "" {
+		head += "; " + thumbNote
+	}
+	hl := widget.NewLabelWithStyle(head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	hl.Wrapping = fyne.TextWrapWord
+	v.detail.Add(hl)
+	for i := range cs {
+		if i == maxClipRows {
+			more := widget.NewLabel(fmt.Sprintf("... and %s more (see the report's clip sheet)", plural(len(cs)-i, "clip")))
+			v.detail.Add(more)
+			break
+		}
+		v.detail.Add(clipRow(&cs[i]))
+	}
+}
+
+// clipRow is one clip: its thumbnail (thumbWidth wide, 16:9) or "no
+// thumbnail", its name and its details.
+func clipRow(k *jobreport.Clip) fyne.CanvasObject {
+	size := fyne.NewSize(thumbWidth, thumbWidth*9/16)
+	var thumb fyne.CanvasObject
+	if b := k.JPEG(); len(b) > 0 {
+		img := canvas.NewImageFromReader(bytes.NewReader(b), k.Name+".jpg")
+		img.FillMode = canvas.ImageFillContain
+		img.ScaleMode = canvas.ImageScaleSmooth
+		img.SetMinSize(size)
+		thumb = img
+	} else {
+		l := widget.NewLabel("no thumbnail")
+		l.Alignment = fyne.TextAlignCenter
+		l.SizeName = theme.SizeNameCaptionText
+		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+		bg.SetMinSize(size)
+		thumb = container.NewStack(bg, container.NewCenter(l))
+	}
+	name := widget.NewLabelWithStyle(k.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	name.Truncation = fyne.TextTruncateEllipsis
+	info := widget.NewLabel(clipText(k))
+	info.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, container.NewCenter(thumb), nil, container.NewVBox(name, info))
+}
+
+// clipText is a clip's details on one line.
+func clipText(k *jobreport.Clip) string {
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	what := k.Type
+	switch {
+	case k.Codec == "" || k.Codec == k.Type:
+	case strings.Contains(k.Codec, k.Type):
+		what = k.Codec // "Apple ProRes HQ", not "ProRes Apple ProRes HQ"
+	default:
+		what += " " + k.Codec
+	}
+	add(what)
+	add(k.Resolution)
+	if k.FPS != "" {
+		add(k.FPS + " fps")
+	}
+	if k.Seconds > 0 {
+		add(units.FormatDuration(time.Duration(k.Seconds * float64(time.Second))))
+	}
+	if k.TCStart != "" {
+		add("TC " + k.TCStart)
+	}
+	add(plural(k.Files, "file") + ", " + units.FormatBytes(k.Bytes))
+	if !k.Verified {
+		add("NOT verified")
+	}
+	if len(k.JPEG()) == 0 && k.ThumbnailNote != "" {
+		add("no thumbnail: " + k.ThumbnailNote)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // addFailures lists a run's failed files.

@@ -1,14 +1,18 @@
 package ui
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/clips"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // Card states as the running view shows them. Only stateSafe says "safe
@@ -89,6 +93,67 @@ type cardRun struct {
 	Safe        bool
 	SafeAt      time.Time
 	Verdict     string
+	// Clips is what the card holds in clips, from the catalog once the
+	// clips of the card are recognised (after its copy is done); nil
+	// until then.
+	Clips *clipInfo
+}
+
+// clipInfo is a card's clips in short: its camera (or family), card type,
+// clip count and summed duration.
+type clipInfo struct {
+	Camera  string
+	Type    string
+	Count   int
+	Seconds float64
+}
+
+// text is the card's clips in words: "ARRI ALEXA 35 (ARRIRAW): 4 clips,
+// 1m 12s"; a card of no clip says so.
+func (k clipInfo) text() string {
+	if k.Count == 0 {
+		return "No clips recognised (files)"
+	}
+	cam := k.Camera
+	if cam == "" {
+		cam = "Camera not named"
+	}
+	if k.Type != "" && k.Type != clips.TypeFiles {
+		cam += " (" + k.Type + ")"
+	}
+	dur := "duration unknown"
+	if k.Seconds > 0 {
+		dur = units.FormatDuration(time.Duration(k.Seconds * float64(time.Second)))
+	}
+	return fmt.Sprintf("%s: %s, %s", cam, plural(k.Count, "clip"), dur)
+}
+
+// summariseClips sums up a card's clips as the catalog holds them.
+func summariseClips(rows []catalog.Clip) clipInfo {
+	cs := make([]clips.Clip, len(rows))
+	var sec float64
+	for i, r := range rows {
+		cs[i] = clips.Clip{Name: r.Name, Family: r.Family, Camera: r.Camera, Type: r.Type}
+		sec += r.Seconds
+	}
+	k := clips.Summarise(cs)
+	cam := k.Camera
+	if cam == "" {
+		cam = k.Family
+	}
+	return clipInfo{Camera: cam, Type: k.Type, Count: len(rows), Seconds: sec}
+}
+
+// setClips records a card's clips; it tells whether the card is known.
+func (m *runModel) setClips(label string, k clipInfo) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.card(label)
+	if c == nil {
+		return false
+	}
+	c.Clips = &k
+	return true
 }
 
 // hopRun is a cascade's second run of a card: its first copy copied to

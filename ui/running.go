@@ -83,6 +83,9 @@ type jobRun struct {
 	// The job's destinations of each run (then: a cascade's second run).
 	dests, then []string
 	notify      *jobNotify
+	// clipper recognises each card's clips once it is done and makes
+	// their thumbnails (jobreport.Clipper).
+	clipper *jobreport.Clipper
 }
 
 // errClosing: the app is closing, the job must not start.
@@ -166,7 +169,11 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 	run.pause = newPauser(inner)
 	opts := s.options()
 	opts.FS, opts.Catalog, opts.ToolVersion, opts.Limiter = a.cfg.FS, cat, "dit-gui "+a.cfg.Version, run.pause
+	run.clipper = jobreport.NewClipper(ctx, cat)
 	opts.OnEvent = func(e offload.Event) {
+		// First the clipper: a card done is in its queue before the
+		// running view waits for its clips (onEvent).
+		run.clipper.OnEvent(e)
 		if sch != nil {
 			sch.Observe(e)
 		}
@@ -181,7 +188,7 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 	if format.ASC || format.V1 {
 		opts.Seal = (&seal.Sealer{Format: format}).Seal
 	}
-	opts.AfterJob = jobreport.AfterJob(cat, func(paths []string) {
+	opts.AfterJob = run.clipper.AfterJob(func(paths []string) {
 		run.mu.Lock()
 		run.reports = paths
 		run.mu.Unlock()
@@ -255,7 +262,10 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
 	job, m := run.job, run.modelOrNil()
 	sum, err := job.Run(run.ctx)
-	run.bg.Wait() // the cards' verdicts being read
+	run.bg.Wait() // the cards' verdicts (and clips) being read
+	// The clips of cards the engine did not say were done (a resumed
+	// job's): the clipper did them before the reports.
+	loadRunClips(a.cfg.Catalog, m, "")
 	m.setCounters(job.Snapshot(), a.cfg.Now())
 	if err != nil {
 		m.fail(err.Error())
@@ -339,6 +349,17 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 				a.do(a.running.render)
 			}
 		}()
+		// The card's clips: the clipper recognises them (and makes
+		// their thumbnails) in the background, then the catalog has
+		// them.
+		run.bg.Add(1)
+		go func() {
+			defer run.bg.Done()
+			run.clipper.Wait()
+			if loadRunClips(a.cfg.Catalog, m, e.Card) {
+				a.do(a.running.render)
+			}
+		}()
 	}
 	if redraw {
 		if run.job != nil {
@@ -346,6 +367,29 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 		}
 		a.do(a.running.render)
 	}
+}
+
+// loadRunClips reads the clips of the job's cards (only label's, unless
+// it is "") from the catalog into the model; it tells whether a card got
+// them. A card whose clips are not recognised yet has none in the
+// catalog and is left as it is.
+func loadRunClips(cat *catalog.Catalog, m *runModel, label string) bool {
+	cards, err := cat.Cards(m.jobID)
+	if err != nil {
+		return false
+	}
+	got := false
+	for _, k := range catalog.FirstRun(cards) {
+		if label != "" && k.Label != label {
+			continue
+		}
+		rows, err := cat.Clips(k.ID)
+		if err != nil || len(rows) == 0 {
+			continue
+		}
+		got = m.setClips(k.Label, summariseClips(rows)) || got
+	}
+	return got
 }
 
 // cardPanel is one card in the running view. In a cascade it has a row
@@ -361,6 +405,7 @@ type cardPanel struct {
 	rate     *widget.Label
 	current  *widget.Label
 	failures *widget.Label
+	clips    *widget.Label // camera, clip count and duration
 	swatch   *canvas.Rectangle
 	details  *fyne.Container // the first run's counters
 	box      *fyne.Container
@@ -424,6 +469,7 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 		rate:     widget.NewLabel(""),
 		current:  widget.NewLabel(""),
 		failures: widget.NewLabel(""),
+		clips:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}),
 		swatch:   canvas.NewRectangle(cardColor(i)),
 		run1:     widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
@@ -459,7 +505,9 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
 	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), container.NewCenter(p.ejectBtn), p.state)
 	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
-	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.clips.Truncation = fyne.TextTruncateEllipsis
+	p.clips.Hide()
+	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -553,6 +601,12 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	p.bar.SetValue(c.Fraction())
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
 	p.setEject(c)
+	if c.Clips != nil {
+		p.clips.SetText(c.Clips.text())
+		p.clips.Show()
+	} else {
+		p.clips.Hide()
+	}
 	if len(c.Failures) > 0 {
 		what := ""
 		if c.Cascade {
