@@ -7,38 +7,18 @@ import (
 	"text/tabwriter"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/clips"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/reports/jobreport"
 )
 
-type showClip struct {
-	Name       string  `json:"name"`
-	Reel       string  `json:"reel,omitempty"`
-	Camera     string  `json:"camera,omitempty"`
-	Type       string  `json:"type"`
-	Codec      string  `json:"codec,omitempty"`
-	Resolution string  `json:"resolution,omitempty"`
-	FPS        string  `json:"fps,omitempty"`
-	Frames     int     `json:"frames,omitempty"`
-	Seconds    float64 `json:"seconds,omitempty"`
-	TCStart    string  `json:"tc_start,omitempty"`
-	Serial     string  `json:"camera_serial,omitempty"`
-	SourceFile string  `json:"source_file"`
-	Files      int     `json:"files"`
-	Bytes      int64   `json:"bytes"`
-	Verified   bool    `json:"verified"`
-	Thumbnail  string  `json:"thumbnail,omitempty"`
-	ThumbNote  string  `json:"thumbnail_note,omitempty"`
-}
-
 type showCardClips struct {
-	Label    string     `json:"label"`
-	Path     string     `json:"path"`
-	Family   string     `json:"family,omitempty"`
-	Camera   string     `json:"camera,omitempty"`
-	CardType string     `json:"card_type"`
-	Seconds  float64    `json:"seconds"`
-	Clips    []showClip `json:"clips"`
+	Label    string           `json:"label"`
+	Path     string           `json:"path"`
+	Family   string           `json:"family,omitempty"`
+	Camera   string           `json:"camera,omitempty"`
+	CardType string           `json:"card_type"`
+	Seconds  float64          `json:"seconds"`
+	Clips    []jobreport.Clip `json:"clips"`
 }
 
 // runJobShowClips is dit job show --clips: each card's clips, as
@@ -59,21 +39,15 @@ func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
 	}
 	var out []showCardClips
 	for _, k := range catalog.FirstRun(cards) {
-		rows, err := cat.Clips(k.ID)
+		cs, sum, secs, err := jobreport.CardClips(cat, k.ID)
 		if err != nil {
 			return err
 		}
-		sc := showCardClips{Label: k.Label, Path: k.Path, Clips: []showClip{}}
-		var cs []clips.Clip
-		for _, r := range rows {
-			sc.Clips = append(sc.Clips, showClip{Name: r.Name, Reel: r.Reel, Camera: r.Camera, Type: r.Type, Codec: r.Codec,
-				Resolution: r.Resolution, FPS: r.FPS, Frames: r.Frames, Seconds: r.Seconds, TCStart: r.TCStart, Serial: r.Serial,
-				SourceFile: r.Poster, Files: r.Files, Bytes: r.Bytes, Verified: r.Verified, Thumbnail: r.Thumb, ThumbNote: r.ThumbNote})
-			cs = append(cs, clips.Clip{Family: r.Family, Camera: r.Camera, Type: r.Type})
-			sc.Seconds += r.Seconds
+		if cs == nil {
+			cs = []jobreport.Clip{}
 		}
-		sum := clips.Summarise(cs)
-		sc.Family, sc.Camera, sc.CardType = sum.Family, sum.Camera, sum.Type
+		sc := showCardClips{Label: k.Label, Path: k.Path, Clips: cs, Seconds: secs,
+			Family: sum.Family, Camera: sum.Camera, CardType: sum.Type}
 		out = append(out, sc)
 	}
 	if o.JSON {
@@ -101,7 +75,7 @@ func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
 				v = "yes"
 			}
 			if th == "" {
-				th = "- (" + k.ThumbNote + ")"
+				th = "- (" + k.ThumbnailNote + ")"
 			}
 			dur := "-"
 			if k.Seconds > 0 {

@@ -92,27 +92,33 @@ func (r *Report) HasClips() bool {
 
 // loadClips reads a card's clips from the catalog into c.
 func loadClips(cat *catalog.Catalog, cardID int64, c *Card) error {
-	rows, err := cat.Clips(cardID)
-	if err != nil {
+	cs, sum, secs, err := CardClips(cat, cardID)
+	if err != nil || len(cs) == 0 {
 		return err
 	}
-	if len(rows) == 0 {
-		return nil
+	c.Clips, c.Camera, c.CardType, c.ClipSeconds = cs, sum.Camera, sum.Type, round(secs, 3)
+	return nil
+}
+
+// CardClips reads a card's clips from the catalog (dit job show --clips,
+// the reports): the clips, what they say of the camera and card type
+// (clips.Summarise), and their total duration in seconds.
+func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64, error) {
+	rows, err := cat.Clips(cardID)
+	if err != nil {
+		return nil, clips.Card{}, 0, err
 	}
+	var out []Clip
 	var cs []clips.Clip
+	var secs float64
 	for _, k := range rows {
-		c.Clips = append(c.Clips, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
+		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
 			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart, Serial: k.Serial,
 			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
 		cs = append(cs, clips.Clip{Name: k.Name, Family: k.Family, Camera: k.Camera, Type: k.Type})
+		secs += k.Seconds
 	}
-	sum := clips.Summarise(cs)
-	c.Camera, c.CardType = sum.Camera, sum.Type
-	for _, k := range c.Clips {
-		c.ClipSeconds += k.Seconds
-	}
-	c.ClipSeconds = round(c.ClipSeconds, 3)
-	return nil
+	return out, clips.Summarise(cs), secs, nil
 }
 
 // loadThumbnails reads the clips' poster frames from the reports folder
