@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // A cascade (Options.Then) copies each card in two runs. The first run
@@ -159,22 +159,7 @@ func (j *Job) expected(cardID int64) (map[string]hashing.Sums, error) {
 // the first run's hash lists go along, so the second run's history
 // extends the first copy's.
 func scanFirstCopy(j *Job, root string, expect map[string]hashing.Sums) (*source.Card, error) {
-	dirs := map[string]bool{}
-	for rel := range expect {
-		for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	keep := func(rel string) bool {
-		_, card := expect[rel]
-		return card || dirs[rel]
-	}
-	opt := source.Options{IncludeHidden: j.opts.IncludeHidden, Keep: keep}
-	if len(j.opts.Ignore) > 0 {
-		ign := ascmhl.NewIgnore(j.opts.Ignore)
-		opt.Ignore = ign.Match
-		opt.Why = "matches an ignore pattern of the job (" + strings.Join(j.opts.Ignore, ", ") + ")"
-	}
+	opt := scanOptions(j.opts.IncludeHidden, maps.Keys(expect), j.opts.Ignore)
 	sc, err := source.Scan(j.opts.FS, root, opt)
 	if err != nil {
 		return nil, err

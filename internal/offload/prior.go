@@ -3,6 +3,8 @@ package offload
 import (
 	"context"
 	"fmt"
+	"iter"
+	"maps"
 	"path"
 	"path/filepath"
 	"strings"
@@ -247,24 +249,32 @@ func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*
 // scanCard is ScanCard that also describes the card's history (read once).
 func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, map[string]*ascmhl.Record, error) {
 	hist, records := cardHistory(root)
-	var keep func(string) bool
-	if len(records) > 0 && !includeHidden {
-		dirs := map[string]bool{}
-		for rel := range records {
-			for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
-				dirs[d] = true
-			}
+	opt := scanOptions(includeHidden, maps.Keys(records), ignore)
+	sc, err := source.Scan(fsy, root, opt)
+	return sc, hist, records, err
+}
+
+// scanOptions are the scan options of a card whose listed files (an
+// earlier hop's history, a cascade's first run) are copied whatever their
+// names, OS metadata included, with the job's ignore patterns.
+func scanOptions(includeHidden bool, listed iter.Seq[string], ignore []string) source.Options {
+	opt := source.Options{IncludeHidden: includeHidden}
+	keep := map[string]bool{}
+	for rel := range listed {
+		keep[rel] = true
+		for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+			keep[d] = true
 		}
-		keep = func(rel string) bool { return records[rel] != nil || dirs[rel] }
 	}
-	opt := source.Options{IncludeHidden: includeHidden, Keep: keep}
+	if len(keep) > 0 && !includeHidden {
+		opt.Keep = func(rel string) bool { return keep[rel] }
+	}
 	if len(ignore) > 0 {
 		ign := ascmhl.NewIgnore(ignore)
 		opt.Ignore = ign.Match
 		opt.Why = "matches an ignore pattern of the job (" + strings.Join(ignore, ", ") + ")"
 	}
-	sc, err := source.Scan(fsy, root, opt)
-	return sc, hist, records, err
+	return opt
 }
 
 // cardHistory reads the history a card carries, if any.
