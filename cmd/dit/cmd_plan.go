@@ -407,7 +407,7 @@ func markThen(t *plan.Topology, then []string) error {
 		hit := false
 		for i := range t.Destinations {
 			d := &t.Destinations[i]
-			if d.Name == p || (d.Path != "" && samePath(d.Path, p)) {
+			if d.Name == p || (d.Path != "" && sched.Canon(d.Path) == sched.Canon(p)) {
 				d.Run, hit = 2, true
 			}
 		}
@@ -416,21 +416,6 @@ func markThen(t *plan.Topology, then []string) error {
 		}
 	}
 	return nil
-}
-
-func samePath(a, b string) bool {
-	ra, err1 := filepath.Abs(a)
-	rb, err2 := filepath.Abs(b)
-	if err1 != nil || err2 != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	if x, err := filepath.EvalSymlinks(ra); err == nil {
-		ra = x
-	}
-	if x, err := filepath.EvalSymlinks(rb); err == nil {
-		rb = x
-	}
-	return ra == rb
 }
 
 // writeFits says how many more cards would still fit, a line per medium

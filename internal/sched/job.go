@@ -57,15 +57,15 @@ func ForJob(t *plan.Topology, cards, dests []string) (*plan.Topology, error) {
 }
 
 func match(p string, n int, get func(int) (path, name string), used map[int]bool) int {
-	want := canon(p)
+	want := Canon(p)
 	for i := 0; i < n; i++ {
-		if path, _ := get(i); path != "" && !used[i] && canon(path) == want {
+		if path, _ := get(i); path != "" && !used[i] && Canon(path) == want {
 			return i
 		}
 	}
 	base := filepath.Base(filepath.Clean(p))
 	for i := 0; i < n; i++ {
-		if path, name := get(i); !used[i] && name == base && (path == "" || canon(path) == want) {
+		if path, name := get(i); !used[i] && name == base && (path == "" || Canon(path) == want) {
 			return i
 		}
 	}
@@ -77,7 +77,9 @@ func match(p string, n int, get func(int) (path, name string), used map[int]bool
 	return -1
 }
 
-func canon(p string) string {
+// Canon is a path as the job knows it: absolute, symbolic links resolved
+// (as far as they exist).
+func Canon(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
