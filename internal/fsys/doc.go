@@ -17,5 +17,8 @@
 // (tmpfs, some FUSE and network filesystems) it drops the pages and reads
 // through the cache, dropping behind the reads. [OpenAppend] reopens a temp
 // to go on writing it (mid-file resume; not on a dit array).
+// [Preallocate] reserves a new clip's blocks before it is written (Linux
+// fallocate, size kept at 0; a hint, never past the free space): fewer
+// extents and less kernel time on ext4, pages taken at once on tmpfs.
 // [Faulty] wraps any FS and injects faults by path.
 package fsys

@@ -167,6 +167,7 @@ func (c *cardRun) begin(di int, st *wstate) {
 		return
 	}
 	st.tmp = tmp
+	fsys.Preallocate(tmp, st.t.size)
 }
 
 func (c *cardRun) write(di int, st *wstate, b []byte) {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package fsys
+
+import "os"
+
+func preallocate(*os.File, int64) {}
