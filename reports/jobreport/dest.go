@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -107,13 +108,27 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 		labels = append(labels, c.Label)
 	}
 	rel := Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels)
+	// The formats are rendered at once (the PDF's charts are the long
+	// pole; the others come free on the other cores): this is the tail of
+	// the job, after the last copy is verified.
+	outs := r.Outputs()
+	bufs := make([]bytes.Buffer, len(outs))
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	for i, f := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.Write(f, &bufs[i])
+		}()
+	}
+	wg.Wait()
 	rendered := map[string][]byte{}
-	for _, f := range r.Outputs() {
-		var b bytes.Buffer
-		if err := r.Write(f, &b); err != nil {
-			return nil, fmt.Errorf("rendering the %s report: %w", f, err)
+	for i, f := range outs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("rendering the %s report: %w", f, errs[i])
 		}
-		rendered[f] = b.Bytes()
+		rendered[f] = bufs[i].Bytes()
 	}
 	var written []string
 	var firstErr error

@@ -228,12 +228,35 @@ func (r *Report) WritePDF(w io.Writer) error {
 			formatTime(r.Generated), pdf.PageNo()), "", 0, "C", false, 0, "")
 	})
 
+	// The cards' charts are drawn at once, while the pages are laid out.
+	charts := make([]chan pdfChart, len(r.Cards))
+	for i := range r.Cards {
+		charts[i] = make(chan pdfChart, 1)
+		if len(r.Cards[i].series) == 0 {
+			charts[i] <- pdfChart{}
+			continue
+		}
+		go func() {
+			png, err := chart(&r.Cards[i], "png", vg.Length(pdfChartW)*vg.Millimeter, vg.Length(pdfChartH)*vg.Millimeter)
+			charts[i] <- pdfChart{png, err}
+		}()
+	}
 	r.pdfSummary(d)
 	r.pdfDetails(d)
+	var firstErr error
 	for i := range r.Cards {
-		if err := r.pdfCard(d, i); err != nil {
-			return err
+		ch := <-charts[i]
+		if firstErr != nil {
+			continue // every drawing goroutine is waited for
 		}
+		if ch.err != nil {
+			firstErr = ch.err
+			continue
+		}
+		firstErr = r.pdfCard(d, i, ch.png)
+	}
+	if firstErr != nil {
+		return firstErr
 	}
 	if err := pdf.Error(); err != nil {
 		return err
@@ -489,8 +512,17 @@ func (r *Report) pdfDetails(d pdfDoc) {
 	d.MultiCell(pdfWidth, 4, note, "", "L", false)
 }
 
-// pdfCard is the page of card i.
-func (r *Report) pdfCard(d pdfDoc, i int) error {
+// pdfChart is a card's throughput chart drawn as a PNG.
+type pdfChart struct {
+	png []byte
+	err error
+}
+
+// The chart's size on the page, in mm.
+const pdfChartW, pdfChartH = pdfWidth, 88.0
+
+// pdfCard is the page of card i; png is its chart (nil without samples).
+func (r *Report) pdfCard(d pdfDoc, i int, png []byte) error {
 	c := &r.Cards[i]
 	d.AddPage()
 	d.heading(15, "Card "+c.Label)
@@ -586,11 +618,7 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 	d.Ln(4)
 
 	if len(c.series) > 0 {
-		const cw, ch = pdfWidth, 88.0
-		png, err := chart(c, "png", vg.Length(cw)*vg.Millimeter, vg.Length(ch)*vg.Millimeter)
-		if err != nil {
-			return err
-		}
+		const cw, ch = pdfChartW, pdfChartH
 		if d.GetY()+ch > pdfBottom {
 			d.AddPage()
 		}
