@@ -90,6 +90,7 @@ bench: build
 		echo "bench: could not install ocopy; comparing with the naive way only"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/hashing/
 	$(GO) test -run '^$$' -bench Encode -benchtime 50x -count 3 ./raid/
+	$(GO) test -run '^$$' -bench FramesSlowFlush -benchtime 5x -count 3 ./internal/offload/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 

@@ -387,3 +387,15 @@ func ArraySpaceShortfall(f FS, root string, sizes []int64, margin int64) string 
 		len(sizes), units.FormatBytes(logical), units.FormatBytes(need[worst]), worst, kind, a.BladeDir(worst), why,
 		units.FormatBytes(margin), units.FormatBytes(need[worst]+margin), units.FormatBytes(int64(free[worst])), units.FormatBytes(short))
 }
+
+// SyncsAlone reports whether a copy at name is made durable by its own
+// fsync, independent of other files' (a plain filesystem: several copies'
+// fsyncs may run at once and share the filesystem's journal commit), as
+// against a dit array, whose Sync commits the file across its blades.
+func SyncsAlone(f FS, name string) bool {
+	if m, ok := f.(*Mux); ok {
+		f = m.route(name)
+	}
+	_, array := f.(*ArrayFS)
+	return !array
+}

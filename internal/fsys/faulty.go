@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Faulty wraps an FS and injects faults into the files whose path
@@ -16,6 +17,16 @@ type Faulty struct {
 	FS
 	mu    sync.Mutex
 	rules []Fault
+	// syncing and maxSyncing count the Syncs of matching temps under way.
+	syncing, maxSyncing int
+}
+
+// MaxConcurrentSyncs is the most Syncs of matching temp files that were
+// under way at once.
+func (f *Faulty) MaxConcurrentSyncs() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.maxSyncing
 }
 
 // Fault describes one injected fault. Match selects files by substring of
@@ -37,6 +48,9 @@ type Fault struct {
 	ShortWrite bool
 	// SyncErr makes Sync of matching temp files fail.
 	SyncErr error
+	// SyncDelay makes each Sync of a matching temp file take this long
+	// first (a drive slow to flush its cache: USB disks, SD cards).
+	SyncDelay time.Duration
 	// OnRead is called after each successful read of a matching source
 	// with the total read so far (e.g. to change the file mid-read).
 	OnRead func(total int64)
@@ -100,7 +114,7 @@ func (f *Faulty) CreateTemp(dir, pattern string) (WFile, error) {
 		return nil, err
 	}
 	if r := f.match(dir + "/" + pattern); r != nil {
-		return &faultyWFile{WFile: w, rule: r}, nil
+		return &faultyWFile{WFile: w, rule: r, f: f}, nil
 	}
 	return w, nil
 }
@@ -136,6 +150,7 @@ func (f *faultyFile) Read(p []byte) (int, error) {
 type faultyWFile struct {
 	WFile
 	rule *Fault
+	f    *Faulty
 	n    int64
 }
 
@@ -162,6 +177,16 @@ func (w *faultyWFile) Write(p []byte) (int, error) {
 }
 
 func (w *faultyWFile) Sync() error {
+	w.f.mu.Lock()
+	w.f.syncing++
+	w.f.maxSyncing = max(w.f.maxSyncing, w.f.syncing)
+	w.f.mu.Unlock()
+	defer func() {
+		w.f.mu.Lock()
+		w.f.syncing--
+		w.f.mu.Unlock()
+	}()
+	time.Sleep(w.rule.SyncDelay)
 	if w.rule.SyncErr != nil {
 		return &fs.PathError{Op: "sync", Path: w.Name(), Err: w.rule.SyncErr}
 	}

@@ -81,8 +81,14 @@
 // Each card lands in DEST/<Layout>, default {job}/{card}. A copy is written
 // to ".<name>.<random>.dit-tmp" in its final folder, its mtime set to the
 // source's, fsynced, closed, renamed with a no-replace rename (an existing
-// file is never overwritten; see Conflict), and the folder fsynced. On any
-// error the temp is removed, so nothing partial ever carries a real name;
+// file is never overwritten; see Conflict), and the folder fsynced; only
+// then is it read back. A clip's blocks are reserved before it is written
+// (fsys.Preallocate). On a plain filesystem a destination's writer hands
+// each new copy's fsync and rename to up to 8 goroutines and goes on with
+// the next file, and the folder's fsync (for the copies renamed into it,
+// up to 32 files or 8 MiB) waits for them on its own goroutine: fsyncs
+// that arrive together share the filesystem's journal commit (frames to a
+// drive slow to flush: 3 x faster). On any error the temp is removed, so nothing partial ever carries a real name;
 // temps left by a killed process are removed when a job next writes to that
 // card folder (only names of that shape, never one of the card's own
 // files, and never through a symbolic link: a link on the way from a
