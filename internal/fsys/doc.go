@@ -20,5 +20,7 @@
 // [Preallocate] reserves a new clip's blocks before it is written (Linux
 // fallocate, size kept at 0; a hint, never past the free space): fewer
 // extents and less kernel time on ext4, pages taken at once on tmpfs.
+// [SyncsAlone] tells a plain filesystem (copies' fsyncs may run at once and
+// share its journal commits) from a dit array (a Sync commits the file).
 // [Faulty] wraps any FS and injects faults by path.
 package fsys
