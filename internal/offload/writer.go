@@ -251,9 +251,6 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 	st.n += int64(len(b))
 }
 
-// end finishes a copy. A copy renamed into place whose folder still has to
-// be fsynced is returned with that folder (the writer batches the fsync);
-// "" when the result is final.
 // stateRenamed marks a copy renamed into place, its folder not yet synced.
 const stateRenamed = "renamed"
 
@@ -280,20 +277,21 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 		}
 		st.existing.Close()
 	}
+	// tmp is the copy's temp until it is closed and removed, or renamed.
+	tmp := st.tmp
 	fail := func(err error) destResult {
-		if st.tmp != nil {
-			st.tmp.Close()
-			fsy.Remove(st.tmp.Name())
+		if tmp != nil {
+			tmp.Close()
+			fsy.Remove(tmp.Name())
 		}
-		res.state, res.err = StateFailed, c.writeError(dp.target, err)
-		return res
+		return destResult{rel: dp.rel, state: StateFailed, err: c.writeError(dp.target, err)}
 	}
 	if !commit {
 		res.state = StateFailed
-		if st.tmp != nil {
-			st.tmp.Close()
+		if tmp != nil {
+			tmp.Close()
 			if !st.keep || !st.ckd {
-				fsy.Remove(st.tmp.Name())
+				fsy.Remove(tmp.Name())
 			}
 		}
 		return res, nil
@@ -303,9 +301,9 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 	}
 	if dp.mode == modeCompare {
 		if !st.differs {
-			if st.tmp != nil {
-				st.tmp.Close()
-				fsy.Remove(st.tmp.Name())
+			if tmp != nil {
+				tmp.Close()
+				fsy.Remove(tmp.Name())
 			}
 			res.state = StatePresent
 			res.written = dp.prev != nil && dp.prev.Written
@@ -325,33 +323,24 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 			return res, nil
 		}
 	}
-	tmp := st.tmp
 	mtime := st.t.mtime
-	failTmp := func(err error) destResult {
-		if tmp != nil {
-			tmp.Close()
-			fsy.Remove(tmp.Name())
-		}
-		return destResult{rel: dp.rel, state: StateFailed, err: c.writeError(dp.target, err)}
-	}
 	finish := func() destResult {
 		if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-			return failTmp(err)
+			return fail(err)
 		}
 		if err := tmp.Sync(); err != nil {
-			return failTmp(err)
+			return fail(err)
 		}
 		if err := tmp.Close(); err != nil {
 			name := tmp.Name()
-			tmp = nil
+			tmp = nil // not closed twice
 			fsy.Remove(name)
-			return failTmp(err)
+			return fail(err)
 		}
 		target, rel := dp.target, dp.rel
 		if dp.mode == modeCompare && dp.replaceOwn {
 			if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				fsy.Remove(tmp.Name())
-				return failTmp(err)
+				return fail(err)
 			}
 		} else if dp.mode == modeCompare {
 			target, rel = freeName(fsy, dp.target, dp.rel)
@@ -367,7 +356,7 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 			if errors.Is(err, fs.ErrExist) {
 				return destResult{rel: dp.rel, state: StateFailed, err: fmt.Sprintf("a file appeared at %s during the copy; dit never overwrites: move it away and resume", target)}
 			}
-			return failTmp(err)
+			return fail(err)
 		}
 		res.state, res.rel, res.written = stateRenamed, rel, true
 		return res
