@@ -89,8 +89,9 @@
 // up to 32 files or 8 MiB) waits for them on its own goroutine: fsyncs
 // that arrive together share the filesystem's journal commit (frames to a
 // drive slow to flush: 2-3 x faster). On any error the temp is removed,
-// so nothing partial ever carries a real name; temps left by a killed process are removed when a job next writes to that
-// card folder (only names of that shape, never one of the card's own
+// so nothing partial ever carries a real name; temps left by a killed
+// process are removed when a job next writes to that card folder (only
+// names of that shape, never one of the card's own
 // files, and never through a symbolic link: a link on the way from a
 // destination to a card folder is refused). While a job runs, each destination holds DEST/.dit.lock
 // (flock; "pid N on HOST, job J, lock TOKEN"), released when the job ends
