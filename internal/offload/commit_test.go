@@ -17,7 +17,7 @@ import (
 )
 
 // frames is a card of n small frames (size bytes each) in one folder.
-func frames(t *testing.T, dir string, n, size int) string {
+func frames(t testing.TB, dir string, n, size int) string {
 	files := map[string]string{}
 	for i := 0; i < n; i++ {
 		files[fmt.Sprintf("FRAMES/F%04d.dng", i)] = bigContent(size, byte(i))
@@ -67,11 +67,7 @@ func TestFramesCommitSeveralAtOnce(t *testing.T) {
 // committed one after the other (serial) against several at once.
 func BenchmarkFramesSlowFlush(b *testing.B) {
 	dir := b.TempDir()
-	card := filepath.Join(dir, "A001")
-	require.NoError(b, os.MkdirAll(filepath.Join(card, "FRAMES"), 0o755))
-	for i := 0; i < 200; i++ {
-		require.NoError(b, os.WriteFile(filepath.Join(card, "FRAMES", fmt.Sprintf("F%04d.dng", i)), []byte(bigContent(64<<10, byte(i))), 0o644))
-	}
+	card := frames(b, dir, 200, 64<<10)
 	for _, par := range []int{1, commitParallel} {
 		b.Run(fmt.Sprintf("commits=%d", par), func(b *testing.B) {
 			defer func(p int) { commitParallel = p }(commitParallel)

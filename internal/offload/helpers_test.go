@@ -18,7 +18,7 @@ import (
 )
 
 // testCard writes files (rel -> content) under dir/label and sets mtimes.
-func testCard(t *testing.T, dir, label string, files map[string]string) string {
+func testCard(t testing.TB, dir, label string, files map[string]string) string {
 	t.Helper()
 	root := filepath.Join(dir, label)
 	require.NoError(t, os.MkdirAll(root, 0o755))
