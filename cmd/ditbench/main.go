@@ -207,21 +207,7 @@ func main() {
 	d := med["dit"]
 	rn := d.wall.Seconds() / med["naive"].wall.Seconds()
 	fmt.Printf("\ndit wall / naive wall = %.2f (target <= 0.30: %s)\n", rn, check(rn <= 0.30))
-	// The same ratios round by round (each round runs every tool once, one
-	// after the other): the machine's slow drifts cancel out of them.
-	paired := func(x, y string) float64 {
-		var v []float64
-		for i := range results[x] {
-			if i < len(results[y]) {
-				v = append(v, results[x][i].wall.Seconds()/results[y][i].wall.Seconds())
-			}
-		}
-		sort.Float64s(v)
-		if len(v) == 0 {
-			return 0
-		}
-		return v[len(v)/2]
-	}
+	paired := func(x, y string) float64 { return roundRatio(results[x], results[y]) }
 	rb := d.wall.Seconds() / med["bare"].wall.Seconds()
 	fmt.Printf("dit wall / bare wall = %.2f (median of the rounds' ratios %.2f): what dit adds to the job's bare work (catalog, temp files and renames, fsyncs, comparisons, hash lists, reports)\n", rb, paired("dit", "bare"))
 	if o, ok := med["ocopy"]; ok {
@@ -298,6 +284,21 @@ func main() {
 	framesBench(ditAbs, *ocopy, *dir, *framesSize)
 }
 
+// roundRatio is the median of x's wall time over y's, round by round
+// (each round runs both, one after the other: the machine's slow drifts
+// cancel out of the ratio).
+func roundRatio(x, y []measure) float64 {
+	var v []float64
+	for i := range min(len(x), len(y)) {
+		v = append(v, x[i].wall.Seconds()/y[i].wall.Seconds())
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
 func check(ok bool) string {
 	if ok {
 		return "met"
@@ -345,16 +346,9 @@ func raidBench(dit, dir, a, b, size string, runs int) {
 	}
 	m0, m4 := median(r0), median(r4)
 	ratio := m4.wall.Seconds() / m0.wall.Seconds()
-	// Round by round too: each RAID 4 run against the RAID 0 run just
-	// before it, so the machine's drifts cancel out.
-	var pr []float64
-	for i := range r4 {
-		pr = append(pr, r4[i].wall.Seconds()/r0[i].wall.Seconds())
-	}
-	sort.Float64s(pr)
 	fmt.Printf("Array: two %s cards, xxh64, read-back verify, 4 blades in %s; medians of %d runs\n", size, dir, runs)
 	fmt.Printf("RAID 0 wall %.2fs (cpu %.2fs), RAID 4 wall %.2fs (cpu %.2fs): RAID 4 / RAID 0 = %.2f, median of the rounds' ratios %.2f (target <= 1.10: %s)\n",
-		m0.wall.Seconds(), m0.cpu.Seconds(), m4.wall.Seconds(), m4.cpu.Seconds(), ratio, pr[len(pr)/2], check(ratio <= 1.10))
+		m0.wall.Seconds(), m0.cpu.Seconds(), m4.wall.Seconds(), m4.cpu.Seconds(), ratio, roundRatio(r4, r0), check(ratio <= 1.10))
 
 	// Four cards at once to the array: peak RSS.
 	cards4 := filepath.Join(dir, "cards4")
