@@ -26,18 +26,27 @@ type degradedRig struct {
 	blades               []string
 }
 
+// newBladeArray makes n empty blade folders (dir/Blade1...) and creates a
+// dit array over them with `dit array create ARGS... BLADES...`.
+func newBladeArray(t *testing.T, db, dir string, n int, args ...string) []string {
+	t.Helper()
+	var blades []string
+	for i := 1; i <= n; i++ {
+		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
+		require.NoError(t, os.Mkdir(b, 0o755))
+		blades = append(blades, b)
+	}
+	r := dit(t, db, append(append([]string{"array", "create"}, args...), blades...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	return blades
+}
+
 func newDegradedRig(t *testing.T, dir, cards string) *degradedRig {
 	t.Helper()
 	g := &degradedRig{dir: dir, db: filepath.Join(dir, "catalog.db"), cards: cards}
-	for i := 1; i <= 4; i++ {
-		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		g.blades = append(g.blades, b)
-	}
+	g.blades = newBladeArray(t, g.db, dir, 4, "--level", "4", "--stripe-unit", "64KiB", "--label", "health")
 	g.away = g.blades[1] + "-away"
-	r := dit(t, g.db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB", "--label", "health"}, g.blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
-	r = dit(t, g.db, "offload", "--name", "day01", "-d", g.blades[0], filepath.Join(cards, "A001"))
+	r := dit(t, g.db, "offload", "--name", "day01", "-d", g.blades[0], filepath.Join(cards, "A001"))
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	require.NoError(t, os.Rename(g.blades[1], g.away))
 	r = dit(t, g.db, "offload", "--name", "day02", "-d", g.blades[0], filepath.Join(cards, "A002"))
@@ -258,14 +267,7 @@ func TestArrayScrubAndStatusNeverCleanWithAMemberMissing(t *testing.T) {
 			cards := filepath.Join(dir, "cards")
 			r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "1MB", "--style", "clips", "--seed", "7")
 			require.Equal(t, 0, r.code, r.stderr)
-			var blades []string
-			for i := 1; i <= 3; i++ {
-				b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-				require.NoError(t, os.Mkdir(b, 0o755))
-				blades = append(blades, b)
-			}
-			r = dit(t, db, append([]string{"array", "create", "--level", level, "--stripe-unit", "64KiB"}, blades...)...)
-			require.Equal(t, 0, r.code, r.stderr)
+			blades := newBladeArray(t, db, dir, 3, "--level", level, "--stripe-unit", "64KiB")
 			r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(cards, "A001"))
 			require.Equal(t, 0, r.code, r.stdout+r.stderr)
 			require.True(t, arrayHealth(t, db, blades[0], "healthy"))
@@ -298,14 +300,7 @@ func TestArrayExtractFailsWhenEveryManifestReplicaIsDamaged(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "1MB", "--style", "clips", "--seed", "8")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 3; i++ {
-		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 3, "--level", "4", "--stripe-unit", "64KiB")
 	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(cards, "A001"))
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	// The manifest of one clip: the .bam whose JSON names it.
@@ -366,14 +361,7 @@ func TestArrayMessagesSayWhatIsWrong(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "1MB", "--style", "clips", "--seed", "9")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 3; i++ {
-		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 3, "--level", "4", "--stripe-unit", "64KiB")
 	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(cards, "A001"))
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 
@@ -421,14 +409,7 @@ func TestArrayScrubWordingRAID0(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "1MB", "--style", "clips", "--seed", "10")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 2; i++ {
-		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "0", "--stripe-unit", "64KiB"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 2, "--level", "0", "--stripe-unit", "64KiB")
 	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], filepath.Join(cards, "A001"))
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	var chunk string
