@@ -26,21 +26,6 @@ type degradedRig struct {
 	blades               []string
 }
 
-// newBladeArray makes n empty blade folders (dir/Blade1...) and creates a
-// dit array over them with `dit array create ARGS... BLADES...`.
-func newBladeArray(t *testing.T, db, dir string, n int, args ...string) []string {
-	t.Helper()
-	var blades []string
-	for i := 1; i <= n; i++ {
-		b := filepath.Join(dir, fmt.Sprintf("Blade%d", i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r := dit(t, db, append(append([]string{"array", "create"}, args...), blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
-	return blades
-}
-
 func newDegradedRig(t *testing.T, dir, cards string) *degradedRig {
 	t.Helper()
 	g := &degradedRig{dir: dir, db: filepath.Join(dir, "catalog.db"), cards: cards}

@@ -22,14 +22,7 @@ func TestKill9ToArrayThenResume(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--size", "30MB", "--style", "clips", "--seed", "11")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 3; i++ {
-		b := filepath.Join(dir, "Blade"+strconv.Itoa(i))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 3, "--level", "4", "--stripe-unit", "64KiB")
 	a, b := filepath.Join(cards, "A001"), filepath.Join(cards, "A002")
 	cmd := exec.Command(ditBin, "offload", "--json", "--name", "day01", "--throttle", "6MB/s", "-d", blades[0], a, b)
 	cmd.Env = append(os.Environ(), "DIT_DB="+db)

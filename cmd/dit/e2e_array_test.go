@@ -18,14 +18,7 @@ func TestArrayEndToEnd(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--size", "12MB", "--style", "mixed", "--seed", "3")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 4; i++ {
-		b := filepath.Join(dir, "Blade"+string(rune('0'+i)))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB", "--label", "cart"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 4, "--level", "4", "--stripe-unit", "64KiB", "--label", "cart")
 	plain := filepath.Join(dir, "shuttle")
 	require.NoError(t, os.Mkdir(plain, 0o755))
 	r = dit(t, db, "offload", "--name", "day01", "-d", blades[0], "-d", plain, filepath.Join(cards, "A001"), filepath.Join(cards, "A002"))

@@ -75,14 +75,7 @@ func TestCascadeArrayToShuttles(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "6MB", "--style", "mixed", "--seed", "21")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 4; i++ {
-		b := filepath.Join(dir, "Blade"+string(rune('0'+i)))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB", "--label", "cart"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 4, "--level", "4", "--stripe-unit", "64KiB", "--label", "cart")
 	s1, s2 := filepath.Join(dir, "SHUTTLE1"), filepath.Join(dir, "SHUTTLE2")
 	require.NoError(t, os.Mkdir(s1, 0o755))
 	require.NoError(t, os.Mkdir(s2, 0o755))
@@ -527,14 +520,7 @@ func TestCascadeSecondRunRepairsABadBlade(t *testing.T) {
 	cards := filepath.Join(dir, "cards")
 	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "6MB", "--style", "clips", "--seed", "26")
 	require.Equal(t, 0, r.code, r.stderr)
-	var blades []string
-	for i := 1; i <= 4; i++ {
-		b := filepath.Join(dir, "Blade"+string(rune('0'+i)))
-		require.NoError(t, os.Mkdir(b, 0o755))
-		blades = append(blades, b)
-	}
-	r = dit(t, db, append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB"}, blades...)...)
-	require.Equal(t, 0, r.code, r.stderr)
+	blades := newBladeArray(t, db, dir, 4, "--level", "4", "--stripe-unit", "64KiB")
 	shuttle := filepath.Join(dir, "shuttle")
 	require.NoError(t, os.Mkdir(shuttle, 0o755))
 	card := filepath.Join(cards, "A001")
