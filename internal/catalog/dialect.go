@@ -212,6 +212,24 @@ type txx struct {
 func (x *txx) Exec(q string, args ...any) (sql.Result, error) {
 	return x.Tx.Exec(x.d.query(q), x.d.args(args)...)
 }
+
+// Prepare prepares q in the transaction, for several Execs.
+func (x *txx) Prepare(q string) (*stmtx, error) {
+	st, err := x.Tx.Prepare(x.d.query(q))
+	if err != nil {
+		return nil, err
+	}
+	return &stmtx{Stmt: st, d: x.d}, nil
+}
+
+// stmtx is a prepared statement with its dialect.
+type stmtx struct {
+	*sql.Stmt
+	d dialect
+}
+
+func (x *stmtx) Exec(args ...any) (sql.Result, error) { return x.Stmt.Exec(x.d.args(args)...) }
+
 func (x *txx) Query(q string, args ...any) (*sql.Rows, error) {
 	return x.Tx.Query(x.d.query(q), x.d.args(args)...)
 }

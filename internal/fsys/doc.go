@@ -22,5 +22,8 @@
 // extents and less kernel time on ext4, pages taken at once on tmpfs.
 // [SyncsAlone] tells a plain filesystem (copies' fsyncs may run at once and
 // share its journal commits) from a dit array (a Sync commits the file).
+// [OpenFSSyncer] opens a destination's filesystem for syncfs(2) (Linux):
+// one flush makes a batch of small copies durable, and reports any
+// write-back error on the filesystem since the last.
 // [Faulty] wraps any FS and injects faults by path.
 package fsys

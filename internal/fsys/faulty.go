@@ -17,8 +17,58 @@ type Faulty struct {
 	FS
 	mu    sync.Mutex
 	rules []Fault
-	// syncing and maxSyncing count the Syncs of matching temps under way.
-	syncing, maxSyncing int
+	// syncing and maxSyncing count the Syncs of matching temps under way;
+	// flushes counts those Syncs and the SyncFS calls.
+	syncing, maxSyncing, flushes int
+	// failing holds the open temps written with a SyncErr rule: their
+	// write-back "failed", so a SyncFS reports it as the kernel's would.
+	failing map[*faultyWFile]bool
+	// flushDelay is the longest SyncDelay of the rules that matched a
+	// temp: the drive's flush time, which a SyncFS pays once.
+	flushDelay time.Duration
+}
+
+// Flushes is how many times a matching temp was synced plus how many
+// SyncFS calls were made: the flushes a slow drive would have paid for.
+func (f *Faulty) Flushes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.flushes
+}
+
+// OpenFSSyncer wraps the wrapped FS's: a SyncFS counts as one flush, takes
+// the longest SyncDelay of the rules that matched a temp, and fails with EIO while a temp
+// with a SyncErr rule has been written and not closed (its write-back
+// failed, and syncfs reports the filesystem's write-back errors).
+func (f *Faulty) OpenFSSyncer(dir string) FSSyncer {
+	s := OpenFSSyncer(f.FS, dir)
+	if s == nil {
+		return nil
+	}
+	return &faultySyncer{FSSyncer: s, f: f, dir: dir}
+}
+
+type faultySyncer struct {
+	FSSyncer
+	f   *Faulty
+	dir string
+}
+
+func (s *faultySyncer) SyncFS() error {
+	f := s.f
+	f.mu.Lock()
+	f.flushes++
+	delay := f.flushDelay
+	failed := len(f.failing) > 0
+	f.mu.Unlock()
+	time.Sleep(delay)
+	if err := s.FSSyncer.SyncFS(); err != nil {
+		return err
+	}
+	if failed {
+		return &fs.PathError{Op: "syncfs", Path: s.dir, Err: syscall.EIO}
+	}
+	return nil
 }
 
 // MaxConcurrentSyncs is the most Syncs of matching temp files that were
@@ -114,6 +164,9 @@ func (f *Faulty) CreateTemp(dir, pattern string) (WFile, error) {
 		return nil, err
 	}
 	if r := f.match(dir + "/" + pattern); r != nil {
+		f.mu.Lock()
+		f.flushDelay = max(f.flushDelay, r.SyncDelay)
+		f.mu.Unlock()
 		return &faultyWFile{WFile: w, rule: r, f: f}, nil
 	}
 	return w, nil
@@ -173,13 +226,29 @@ func (w *faultyWFile) Write(p []byte) (int, error) {
 	}
 	n, err := w.WFile.Write(p)
 	w.n += int64(n)
+	if n > 0 && w.rule.SyncErr != nil {
+		w.f.mu.Lock()
+		if w.f.failing == nil {
+			w.f.failing = map[*faultyWFile]bool{}
+		}
+		w.f.failing[w] = true
+		w.f.mu.Unlock()
+	}
 	return n, err
+}
+
+func (w *faultyWFile) Close() error {
+	w.f.mu.Lock()
+	delete(w.f.failing, w)
+	w.f.mu.Unlock()
+	return w.WFile.Close()
 }
 
 func (w *faultyWFile) Sync() error {
 	w.f.mu.Lock()
 	w.f.syncing++
 	w.f.maxSyncing = max(w.f.maxSyncing, w.f.syncing)
+	w.f.flushes++
 	w.f.mu.Unlock()
 	defer func() {
 		w.f.mu.Lock()

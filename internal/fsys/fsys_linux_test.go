@@ -121,3 +121,33 @@ func TestOpenLeavesAccessTimeAlone(t *testing.T) {
 	require.NoError(t, unix.Stat(dir, &st))
 	require.Equal(t, old.Unix(), st.Atim.Sec, "access time written by a listing")
 }
+
+// noSyncFS is an FS without syncfs (as a dit array).
+type noSyncFS struct{ FS }
+
+// OpenFSSyncer gives a syncer for a folder on a filesystem whose syncfs
+// flushes (ext4, XFS, Btrfs, F2FS, tmpfs), which syncs (and reports no
+// error on a healthy filesystem), none for other filesystems, none for a
+// folder that is not there, and none for an FS without syncfs, also behind
+// a Mux.
+func TestOpenFSSyncer(t *testing.T) {
+	dir := t.TempDir()
+	if s := OpenFSSyncer(OS{}, dir); s == nil {
+		t.Skipf("the temp folder %s is not on ext4, XFS, Btrfs, F2FS or tmpfs (or the kernel is older than 5.8): no syncfs to test here", dir)
+	} else {
+		s.Close()
+	}
+	require.Nil(t, OpenFSSyncer(OS{}, "/proc"), "procfs has no syncfs worth the name")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("frame"), 0o644))
+	s := OpenFSSyncer(OS{}, dir)
+	require.NotNil(t, s)
+	require.NoError(t, s.SyncFS())
+	require.NoError(t, s.Close())
+	require.Nil(t, OpenFSSyncer(OS{}, filepath.Join(dir, "missing")))
+	m := NewMux(OS{})
+	m.Mount(filepath.Join(dir, "array"), noSyncFS{OS{}})
+	require.Nil(t, OpenFSSyncer(m, filepath.Join(dir, "array", "day01")))
+	s = OpenFSSyncer(m, dir)
+	require.NotNil(t, s)
+	require.NoError(t, s.Close())
+}

@@ -25,11 +25,14 @@ func frames(t testing.TB, dir string, n, size int) string {
 	return testCard(t, dir, "A001", files)
 }
 
-// Copies of a frame sequence are made durable several at a time (their
-// fsyncs share the filesystem's journal commits), and a copy whose fsync
-// fails fails alone: nothing under its name, every other frame verified
-// and identical.
+// Where frames are fsynced one by one (a filesystem without syncfs, and
+// clips everywhere) several are made durable at a time (their fsyncs
+// share the filesystem's journal commits), and a copy whose fsync fails
+// fails alone: nothing under its name, every other frame verified and
+// identical.
 func TestFramesCommitSeveralAtOnce(t *testing.T) {
+	defer func(m int64) { batchSyncMax = m }(batchSyncMax)
+	batchSyncMax = 0
 	e := newEnv(t)
 	card := frames(t, e.dir, 120, 8<<10)
 	d1 := e.dest("d1")
@@ -41,17 +44,26 @@ func TestFramesCommitSeveralAtOnce(t *testing.T) {
 	s, err := e.run(o)
 	require.NoError(t, err)
 	require.Greater(t, f.MaxConcurrentSyncs(), 1, "frames committed one after the other")
+	requireFramesButOne(t, e, s, card, d1, "F0077.dng")
+}
+
+// requireFramesButOne checks a frames job in which frame bad failed: the
+// job says so and the card is not safe to format, nothing is under the
+// frame's name, every other frame is verified and identical, and no temp
+// is left.
+func requireFramesButOne(t *testing.T, e *env, s *Summary, card, d1, bad string) {
+	t.Helper()
 	c := s.Cards[0]
 	require.Len(t, c.Failures, 1)
-	require.Contains(t, c.Failures[0].Error, "F0077.dng")
+	require.Contains(t, c.Failures[0].Error, bad)
 	require.Contains(t, c.Failures[0].Error, "input/output error")
 	require.False(t, c.SafeToFormat)
 	out := filepath.Join(d1, "day01", "A001", "FRAMES")
-	_, err = os.Lstat(filepath.Join(out, "F0077.dng"))
+	_, err := os.Lstat(filepath.Join(out, bad))
 	require.ErrorIs(t, err, os.ErrNotExist)
 	want := treeHashes(t, filepath.Join(card, "FRAMES"))
 	got := treeHashes(t, out)
-	delete(want, "F0077.dng")
+	delete(want, bad)
 	require.Equal(t, want, got, "every other frame identical, and no temp left")
 	verified := 0
 	for _, ev := range e.events {
@@ -59,19 +71,82 @@ func TestFramesCommitSeveralAtOnce(t *testing.T) {
 			verified++
 		}
 	}
-	require.Equal(t, 119, verified)
+	require.Equal(t, len(want), verified)
+}
+
+// A frame sequence is made durable a batch at a time (one syncfs for the
+// batch's bytes and times, then its renames and one folder fsync), not a
+// flush a frame: on a drive slow to flush, far fewer flushes than frames,
+// and every frame verified, identical, with its card's times.
+func TestFramesShareFlushes(t *testing.T) {
+	e := newEnv(t)
+	card := frames(t, e.dir, 120, 8<<10)
+	d1 := e.dest("d1")
+	needSyncFS(t, d1)
+	f := fsys.NewFaulty(fsys.OS{})
+	f.Add(fsys.Fault{Match: string(filepath.Separator) + "FRAMES", SyncDelay: 2 * time.Millisecond})
+	o := e.opts([]string{card}, []string{d1})
+	o.FS = f
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat)
+	require.Zero(t, f.MaxConcurrentSyncs(), "no frame fsynced on its own")
+	require.Greater(t, f.Flushes(), 0)
+	require.Less(t, f.Flushes(), 120/2, "frames share their flushes")
+	out := filepath.Join(d1, "day01", "A001", "FRAMES")
+	require.Equal(t, treeHashes(t, filepath.Join(card, "FRAMES")), treeHashes(t, out))
+	for _, name := range []string{"F0000.dng", "F0119.dng"} {
+		src, err := os.Stat(filepath.Join(card, "FRAMES", name))
+		require.NoError(t, err)
+		dst, err := os.Stat(filepath.Join(out, name))
+		require.NoError(t, err)
+		require.True(t, src.ModTime().Equal(dst.ModTime()), "%s keeps the card's time", name)
+	}
+}
+
+// A batch whose syncfs reports a write-back error has its frames fsynced
+// one by one, and so has every frame after it: the frame whose write-back
+// failed fails alone, every other is verified.
+func TestFramesSyncFSErrorFallsBackToFsync(t *testing.T) {
+	e := newEnv(t)
+	card := frames(t, e.dir, 120, 8<<10)
+	d1 := e.dest("d1")
+	needSyncFS(t, d1)
+	f := fsys.NewFaulty(fsys.OS{})
+	f.Add(fsys.Fault{Match: "F0077.dng", SyncErr: syscall.EIO})
+	o := e.opts([]string{card}, []string{d1})
+	o.FS = f
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.Greater(t, f.MaxConcurrentSyncs(), 0, "frames fsynced one by one after the failed syncfs")
+	requireFramesButOne(t, e, s, card, d1, "F0077.dng")
+}
+
+// needSyncFS skips a test where dir's filesystem has no syncfs that dit
+// uses (see fsys.OpenFSSyncer).
+func needSyncFS(t *testing.T, dir string) {
+	s := fsys.OpenFSSyncer(fsys.OS{}, dir)
+	if s == nil {
+		t.Skipf("%s is not on ext4, XFS, Btrfs, F2FS or tmpfs (or the kernel is older than 5.8): frames are fsynced one by one there", dir)
+	}
+	s.Close()
 }
 
 // BenchmarkFramesSlowFlush offloads 200 frames of 64 KiB to a destination
-// that takes 2 ms to flush each file (a USB disk, an SD card): the copies
-// committed one after the other (serial) against several at once.
+// that takes 2 ms to flush (a USB disk, an SD card): fsynced one after
+// the other (serial), several at once (parallel), and a batch a flush
+// (syncfs).
 func BenchmarkFramesSlowFlush(b *testing.B) {
 	dir := b.TempDir()
 	card := frames(b, dir, 200, 64<<10)
-	for _, par := range []int{1, commitParallel} {
-		b.Run(fmt.Sprintf("commits=%d", par), func(b *testing.B) {
-			defer func(p int) { commitParallel = p }(commitParallel)
-			commitParallel = par
+	for _, v := range []struct {
+		name string
+		par  int
+		max  int64
+	}{{"serial", 1, 0}, {"parallel", commitParallel, 0}, {"syncfs", commitParallel, batchSyncMax}} {
+		b.Run(v.name, func(b *testing.B) {
+			defer func(p int, m int64) { commitParallel, batchSyncMax = p, m }(commitParallel, batchSyncMax)
+			commitParallel, batchSyncMax = v.par, v.max
 			for b.Loop() {
 				run, err := os.MkdirTemp(dir, "run")
 				require.NoError(b, err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
@@ -64,24 +65,55 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 	// are they done, so a file is read back (verified) only once its bytes
 	// and its name are durable.
 	//
-	// The copies are committed (fsync, rename) up to commitParallel at
+	// The copies of 8 MiB and more (and all copies where there is no
+	// syncfs) are committed (fsync, rename) up to commitParallel at
 	// once, and a batch's folder fsync runs on the syncer goroutine, while
 	// this one goes on with the next files: a journaling filesystem makes
 	// the fsyncs that arrive together durable in one journal commit, where
 	// one after the other each waits for its own (frames on ext4: several
 	// times faster).
-	type syncBatch struct {
-		dir     string
-		tasks   []*fileTask
-		bytes   int64
-		commits *sync.WaitGroup
+	//
+	// Small copies (frames) are not fsynced one by one where the
+	// filesystem has syncfs(2): a batch's copies, written and their times
+	// set, are made durable by one syncfs, then renamed, then the folder
+	// fsynced: two journal commits and two cache flushes for the batch
+	// instead of one each a copy. If a syncfs reports an error (a
+	// write-back on the filesystem failed: perhaps not ours), the batch's
+	// copies are fsynced one by one, each reporting its own error, and so
+	// is every copy after it.
+	type deferred struct {
+		task *fileTask
+		p    *pending
 	}
+	type syncBatch struct {
+		dir      string
+		tasks    []*fileTask
+		bytes    int64
+		commits  *sync.WaitGroup
+		deferred []deferred
+	}
+	// fss syncs the destination's filesystem: opened before the first
+	// small copy is written, nil where there is none.
+	var fss fsys.FSSyncer
+	fssOpened := false
+	var fssFailed atomic.Bool
 	batches := make(chan syncBatch, 4)
 	synced := make(chan struct{})
 	go func() {
 		defer close(synced)
 		for b := range batches {
 			b.commits.Wait()
+			if len(b.deferred) > 0 {
+				var err error
+				if fssFailed.Load() {
+					err = errors.New("an earlier syncfs failed")
+				} else if err = fss.SyncFS(); err != nil {
+					fssFailed.Store(true)
+				}
+				for _, d := range b.deferred {
+					d.task.results[di] = d.p.commit(err == nil)
+				}
+			}
 			err := c.j.opts.FS.SyncDir(b.dir)
 			for _, t := range b.tasks {
 				r := &t.results[di]
@@ -107,11 +139,20 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 		flush()
 		close(batches)
 		<-synced
+		if fss != nil {
+			fss.Close()
+		}
 	}()
 	for m := range in {
 		switch m.kind {
 		case wBegin:
 			st = &wstate{t: m.task, dp: &m.task.plan.dests[di], cmpBuf: cmpBuf}
+			if !fssOpened && m.task.size < batchSyncMax && st.dp.mode == modeWrite {
+				// Before the first small copy is written, so that its
+				// syncfs reports any write-back error of theirs.
+				fssOpened = true
+				fss = fsys.OpenFSSyncer(c.j.opts.FS, c.dests[di].root)
+			}
 			c.begin(di, st)
 		case wData:
 			if st.err == nil {
@@ -122,10 +163,10 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			c.checkpoint(di, st, m.offset, m.digest)
 		case wEnd:
 			st.keep = m.keep
-			res, commit := c.endCopy(di, st, m.commit)
+			res, p := c.endCopy(di, st, m.commit, fss != nil && !fssFailed.Load())
 			cmpBuf = st.cmpBuf
 			st = nil
-			if commit == nil && res.state != stateRenamed {
+			if p == nil && res.state != stateRenamed {
 				m.task.results[di] = res
 				m.task.wg.Done()
 				continue
@@ -134,7 +175,11 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			if dir != cur.dir || len(cur.tasks) >= dirSyncBatch {
 				flush()
 			}
-			if commit != nil {
+			switch {
+			case p != nil && p.batch:
+				// Committed by the syncer after the batch's syncfs.
+				cur.deferred = append(cur.deferred, deferred{m.task, p})
+			case p != nil:
 				// The batch's folder fsync waits for it; the copy's
 				// result is the commit's own until then.
 				t, wg := m.task, cur.commits
@@ -142,10 +187,10 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					t.results[di] = commit()
+					t.results[di] = p.commit(false)
 					<-sem
 				}()
-			} else {
+			default:
 				m.task.results[di] = res
 			}
 			cur.dir, cur.tasks = dir, append(cur.tasks, m.task)
@@ -259,11 +304,12 @@ const stateRenamed = "renamed"
 var commitParallel = 8
 
 // endCopy ends a file on destination di. It returns the copy's result, or
-// (for a new copy on a plain filesystem) commit, which makes the copy
-// durable and renames it into place, and returns its result then: the
-// writer runs it while it goes on with the next file. A result in state
-// stateRenamed is durable once its folder is fsynced.
-func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() destResult) {
+// (for a new copy on a plain filesystem) a pending commit, which makes the
+// copy durable and renames it into place, and returns its result then:
+// the writer runs it while it goes on with the next file. batch: the
+// writer can make small copies durable by a syncfs of their batch. A
+// result in state stateRenamed is durable once its folder is fsynced.
+func (c *cardRun) endCopy(di int, st *wstate, commit, batch bool) (destResult, *pending) {
 	fsy := c.j.opts.FS
 	dp := st.dp
 	res := destResult{rel: dp.rel}
@@ -324,12 +370,20 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 		}
 	}
 	mtime := st.t.mtime
-	finish := func() destResult {
-		if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-			return fail(err)
+	timesSet := false
+	// finish makes the copy durable (its fsync, unless synced: a syncfs of
+	// its filesystem after its times were set already did) and renames it
+	// into place.
+	finish := func(synced bool) destResult {
+		if !timesSet {
+			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
+				return fail(err)
+			}
 		}
-		if err := tmp.Sync(); err != nil {
-			return fail(err)
+		if !synced {
+			if err := tmp.Sync(); err != nil {
+				return fail(err)
+			}
 		}
 		if err := tmp.Close(); err != nil {
 			name := tmp.Name()
@@ -362,10 +416,35 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool) (destResult, func() d
 		return res
 	}
 	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, tmp.Name()) {
-		return destResult{rel: dp.rel}, finish
+		if batch && st.t.size < batchSyncMax {
+			// Its times now, so the batch's syncfs makes them durable
+			// with its bytes.
+			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
+				return fail(err), nil
+			}
+			timesSet = true
+			return destResult{rel: dp.rel}, &pending{commit: finish, batch: true}
+		}
+		return destResult{rel: dp.rel}, &pending{commit: finish}
 	}
-	return finish(), nil
+	return finish(false), nil
 }
+
+// pending is a new copy on a plain filesystem, written and not yet
+// durable. commit makes it durable and renames it into place (synced: a
+// syncfs of its filesystem made its bytes and times durable already) and
+// returns its result; batch: its times are set and its batch's syncfs is
+// to make it durable.
+type pending struct {
+	commit func(synced bool) destResult
+	batch  bool
+}
+
+// batchSyncMax: copies smaller than this (frames, sidecars) are made
+// durable by one syncfs for their batch where the filesystem has it,
+// bigger ones by their own fsyncs, several at once (a variable for the
+// tests and BenchmarkFramesSlowFlush).
+var batchSyncMax int64 = dirSyncBytes
 
 // dirSyncBatch is the most copies one folder fsync makes durable at once,
 // and dirSyncBytes the most bytes: a batch of small files (frames) shares
