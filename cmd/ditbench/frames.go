@@ -5,6 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dit-org/dit/internal/units"
 )
 
 // framesBench is the frame-sequence benchmark: two cards of 10,000+ small
@@ -41,6 +46,18 @@ func framesBench(dit, ocopy, work string, size string) {
 	}
 	os.RemoveAll(img)
 	must(os.MkdirAll(img, 0o755))
+	// Each filesystem holds two cards at a time (the removed copies'
+	// blocks are given back to the root disk by fstrim between runs):
+	// check the root disk has room for both, and some.
+	perCard, err := units.ParseBytes(size)
+	must(err)
+	var st unix.Statfs_t
+	must(unix.Statfs(img, &st))
+	if need, free := 4*perCard+4e9, int64(st.Bavail)*int64(st.Bsize); free < need {
+		fmt.Printf("frames on ext4: skipped (%s has %s free; two filesystems of two %s cards need %s: free some space or use -frames-size)\n",
+			img, units.FormatBytes(free), size, units.FormatBytes(need))
+		return
+	}
 	defer os.RemoveAll(img)
 	var mounts []string
 	for i := 1; i <= 2; i++ {
@@ -82,6 +99,14 @@ func framesBench(dit, ocopy, work string, size string) {
 			must(os.Mkdir(filepath.Join(m, "out"), 0o755))
 		}
 		exec.Command("sync").Run()
+		for _, m := range mounts {
+			// Give the removed copies' blocks back to the image files, so
+			// the images do not grow with each run until the root disk is
+			// full (ext4 does not reuse freed blocks first).
+			if out, err := exec.Command("fstrim", m).CombinedOutput(); err != nil {
+				fmt.Printf("(fstrim %s: %v %s: the image files keep the removed copies' blocks)\n", m, err, strings.TrimSpace(string(out)))
+			}
+		}
 		os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0o644)
 	}
 	d1, d2 := filepath.Join(mounts[0], "out"), filepath.Join(mounts[1], "out")

@@ -127,7 +127,8 @@ type noSyncFS struct{ FS }
 
 // OpenFSSyncer gives a syncer for a folder on a filesystem whose syncfs
 // flushes (ext4, XFS, Btrfs, F2FS, tmpfs), which syncs (and reports no
-// error on a healthy filesystem), none for other filesystems, none for a
+// error on a healthy filesystem) and covers its own filesystem's folders
+// only, none for other filesystems, none for a
 // folder that is not there, and none for an FS without syncfs, also behind
 // a Mux.
 func TestOpenFSSyncer(t *testing.T) {
@@ -142,6 +143,12 @@ func TestOpenFSSyncer(t *testing.T) {
 	s := OpenFSSyncer(OS{}, dir)
 	require.NotNil(t, s)
 	require.NoError(t, s.SyncFS())
+	sub := filepath.Join(dir, "day01")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.True(t, s.Covers(sub))
+	require.True(t, s.Covers(dir))
+	require.False(t, s.Covers("/proc/self"), "another filesystem (as one mounted below the destination)")
+	require.False(t, s.Covers(filepath.Join(dir, "missing")))
 	require.NoError(t, s.Close())
 	require.Nil(t, OpenFSSyncer(OS{}, filepath.Join(dir, "missing")))
 	m := NewMux(OS{})

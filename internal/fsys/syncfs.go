@@ -14,6 +14,10 @@ type FSSyncer interface {
 	// synced (not necessarily a write of the caller's): the caller must
 	// then fsync its files one by one, each of which reports its own error.
 	SyncFS() error
+	// Covers reports whether dir is on the filesystem SyncFS syncs (not
+	// on another one mounted below the folder the FSSyncer was opened
+	// on). Not safe for concurrent use.
+	Covers(dir string) bool
 	Close() error
 }
 

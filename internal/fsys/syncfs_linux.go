@@ -55,16 +55,35 @@ func (OS) OpenFSSyncer(dir string) FSSyncer {
 		f.Close()
 		return nil
 	}
-	return osSyncer{f}
+	var sb unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &sb); err != nil {
+		f.Close()
+		return nil
+	}
+	return &osSyncer{f: f, dev: sb.Dev}
 }
 
-type osSyncer struct{ f *os.File }
+type osSyncer struct {
+	f   *os.File
+	dev uint64
+	// last and lastOK remember the last folder Covers was asked about.
+	last   string
+	lastOK bool
+}
 
-func (s osSyncer) SyncFS() error {
+func (s *osSyncer) Covers(dir string) bool {
+	if dir != s.last {
+		var st unix.Stat_t
+		s.last, s.lastOK = dir, unix.Stat(dir, &st) == nil && st.Dev == s.dev
+	}
+	return s.lastOK
+}
+
+func (s *osSyncer) SyncFS() error {
 	if err := unix.Syncfs(int(s.f.Fd())); err != nil {
 		return &os.PathError{Op: "syncfs", Path: s.f.Name(), Err: err}
 	}
 	return nil
 }
 
-func (s osSyncer) Close() error { return s.f.Close() }
+func (s *osSyncer) Close() error { return s.f.Close() }

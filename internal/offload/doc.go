@@ -92,7 +92,8 @@
 // sidecars) are not fsynced one by one where the filesystem has a syncfs(2)
 // that flushes the drive (Linux 5.8+: ext4, XFS, Btrfs, F2FS, tmpfs; not
 // exFAT, FAT, NTFS or FUSE, whose syncfs may leave the bytes in the
-// drive's cache or the FUSE server): a batch of them, written and their times set, is made durable
+// drive's cache or the FUSE server; only copies on the destination's own
+// filesystem, not one mounted below it): a batch of them, written and their times set, is made durable
 // by one syncfs, then renamed, then the folder fsynced (two journal
 // commits and cache flushes a batch, not one a frame: frames to ext4 a
 // quarter faster); a syncfs that reports a write-back error (perhaps not

@@ -163,7 +163,11 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			c.checkpoint(di, st, m.offset, m.digest)
 		case wEnd:
 			st.keep = m.keep
-			res, p := c.endCopy(di, st, m.commit, fss != nil && !fssFailed.Load())
+			batchFS := fss
+			if fssFailed.Load() {
+				batchFS = nil
+			}
+			res, p := c.endCopy(di, st, m.commit, batchFS)
 			cmpBuf = st.cmpBuf
 			st = nil
 			if p == nil && res.state != stateRenamed {
@@ -306,10 +310,11 @@ var commitParallel = 8
 // endCopy ends a file on destination di. It returns the copy's result, or
 // (for a new copy on a plain filesystem) a pending commit, which makes the
 // copy durable and renames it into place, and returns its result then:
-// the writer runs it while it goes on with the next file. batch: the
-// writer can make small copies durable by a syncfs of their batch. A
+// the writer runs it while it goes on with the next file. fss, unless
+// nil, makes small copies on its filesystem durable by a syncfs of their
+// batch. A
 // result in state stateRenamed is durable once its folder is fsynced.
-func (c *cardRun) endCopy(di int, st *wstate, commit, batch bool) (destResult, *pending) {
+func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (destResult, *pending) {
 	fsy := c.j.opts.FS
 	dp := st.dp
 	res := destResult{rel: dp.rel}
@@ -416,7 +421,7 @@ func (c *cardRun) endCopy(di int, st *wstate, commit, batch bool) (destResult, *
 		return res
 	}
 	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, tmp.Name()) {
-		if batch && st.t.size < batchSyncMax {
+		if fss != nil && st.t.size < batchSyncMax && fss.Covers(filepath.Dir(tmp.Name())) {
 			// Its times now, so the batch's syncfs makes them durable
 			// with its bytes.
 			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
