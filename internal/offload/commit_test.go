@@ -91,8 +91,9 @@ func TestFramesShareFlushes(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, s.Cards[0].SafeToFormat)
 	require.Zero(t, f.MaxConcurrentSyncs(), "no frame fsynced on its own")
+	t.Logf("120 frames, %d flushes", f.Flushes())
 	require.Greater(t, f.Flushes(), 0)
-	require.Less(t, f.Flushes(), 120/2, "frames share their flushes")
+	require.Less(t, f.Flushes(), 120/4, "frames share their flushes")
 	out := filepath.Join(d1, "day01", "A001", "FRAMES")
 	require.Equal(t, treeHashes(t, filepath.Join(card, "FRAMES")), treeHashes(t, out))
 	for _, name := range []string{"F0000.dng", "F0119.dng"} {

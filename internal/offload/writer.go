@@ -102,28 +102,55 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 	go func() {
 		defer close(synced)
 		for b := range batches {
-			b.commits.Wait()
-			if len(b.deferred) > 0 {
+			// The batches that queued up while the last syncfs ran share
+			// the next one (and a folder's fsync), so a drive slow to
+			// flush gets fewer flushes, without a copy being held back.
+			group := []syncBatch{b}
+		more:
+			for {
+				select {
+				case b2, ok := <-batches:
+					if !ok {
+						break more
+					}
+					group = append(group, b2)
+				default:
+					break more
+				}
+			}
+			var deferred []deferred
+			for _, b := range group {
+				b.commits.Wait()
+				deferred = append(deferred, b.deferred...)
+			}
+			if len(deferred) > 0 {
 				var err error
 				if fssFailed.Load() {
 					err = errors.New("an earlier syncfs failed")
 				} else if err = fss.SyncFS(); err != nil {
 					fssFailed.Store(true)
 				}
-				for _, d := range b.deferred {
+				for _, d := range deferred {
 					d.task.results[di] = d.p.commit(err == nil)
 				}
 			}
-			err := c.j.opts.FS.SyncDir(b.dir)
-			for _, t := range b.tasks {
-				r := &t.results[di]
-				if r.state == stateRenamed {
-					r.state = StateCopied
-					if err != nil {
-						r.state, r.err = StateFailed, c.writeError(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)), err)
-					}
+			dirErr := map[string]error{}
+			for _, b := range group {
+				err, done := dirErr[b.dir]
+				if !done {
+					err = c.j.opts.FS.SyncDir(b.dir)
+					dirErr[b.dir] = err
 				}
-				t.wg.Done()
+				for _, t := range b.tasks {
+					r := &t.results[di]
+					if r.state == stateRenamed {
+						r.state = StateCopied
+						if err != nil {
+							r.state, r.err = StateFailed, c.writeError(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)), err)
+						}
+					}
+					t.wg.Done()
+				}
 			}
 		}
 	}()
