@@ -283,8 +283,16 @@ func (w *Writer) encode(s *stripeBuf, fill int64) []int64 {
 	}
 	if w.parity {
 		p := s.parity[:plen]
-		copy(p, s.data[:plen])
-		for j := 1; j < k && lens[j] > 0; j++ {
+		// The first two units in one pass (no copy of the first), then
+		// the others; a shorter last unit covers only its own length.
+		j := 1
+		if k > 1 && lens[1] == plen {
+			subtle.XORBytes(p, s.data[:plen], s.data[su:su+plen])
+			j = 2
+		} else {
+			copy(p, s.data[:plen])
+		}
+		for ; j < k && lens[j] > 0; j++ {
 			subtle.XORBytes(p[:lens[j]], p[:lens[j]], s.data[int64(j)*su:int64(j)*su+lens[j]])
 		}
 		hs[k] = xxh3.Hash128(p).Bytes()

@@ -329,7 +329,13 @@ func raidBench(dit, dir, a, b, size string, runs int) {
 	}
 	var r0, r4 []measure
 	for i := 0; i < runs+1; i++ {
-		for _, level := range []string{"0", "4"} {
+		// The order alternates from round to round, as the reference
+		// job's rotates: neither level always follows the other.
+		order := []string{"0", "4"}
+		if i%2 == 1 {
+			order = []string{"4", "0"}
+		}
+		for _, level := range order {
 			blades := mkArray(level)
 			m, err := offload(blades, a, b)
 			must(err)
