@@ -454,8 +454,8 @@ func (c *Catalog) tryCommit(batch []op) error {
 	if err != nil {
 		return c.wrap(err)
 	}
-	// Each statement is parsed once a batch, not once a row (a batch of
-	// frames' rows spent two thirds of its time in SQLite's parser).
+	// SQLite: each statement is parsed once a batch, not once a row (a
+	// batch of frames' rows spent two thirds of its time in its parser).
 	stmts := map[string]*stmtx{}
 	defer func() {
 		for _, st := range stmts {
@@ -463,6 +463,16 @@ func (c *Catalog) tryCommit(batch []op) error {
 		}
 	}()
 	for _, o := range batch {
+		if tx.d != sqliteDialect {
+			// PostgreSQL: pgx prepares each statement once a connection
+			// and keeps it (a Prepare and Close a batch would be two more
+			// round trips to the server).
+			if _, err := tx.Exec(o.query, o.args...); err != nil {
+				tx.Rollback()
+				return c.wrap(fmt.Errorf("%w (in %q)", err, firstLine(o.query)))
+			}
+			continue
+		}
 		st := stmts[o.query]
 		if st == nil {
 			if st, err = tx.Prepare(o.query); err != nil {

@@ -286,6 +286,10 @@ func (f *ArrayFS) Chtimes(name string, atime, mtime time.Time) error {
 // SyncDir is a no-op: array commits are durable on their own.
 func (f *ArrayFS) SyncDir(string) error { return nil }
 
+// SyncFile is a no-op: a file on the array is there only once its commit
+// is durable.
+func (f *ArrayFS) SyncFile(string) error { return nil }
+
 // Free is the logical space left on the array.
 func (f *ArrayFS) Free(string) (uint64, string, error) {
 	n, err := f.A.Free()
@@ -326,6 +330,7 @@ func (m *Mux) MkdirAll(n string, p fs.FileMode) error  { return m.route(n).Mkdir
 func (m *Mux) Remove(n string) error                   { return m.route(n).Remove(n) }
 func (m *Mux) Chtimes(n string, a, t time.Time) error  { return m.route(n).Chtimes(n, a, t) }
 func (m *Mux) SyncDir(n string) error                  { return m.route(n).SyncDir(n) }
+func (m *Mux) SyncFile(n string) error                 { return m.route(n).SyncFile(n) }
 func (m *Mux) Free(n string) (uint64, string, error)   { return m.route(n).Free(n) }
 func (m *Mux) Rename(o, n string) error                { return m.route(o).Rename(o, n) }
 func (m *Mux) RenameNoReplace(o, n string) error       { return RenameNoReplace(m.route(o), o, n) }

@@ -20,9 +20,13 @@ type Faulty struct {
 	// syncing and maxSyncing count the Syncs of matching temps under way;
 	// flushes counts those Syncs and the SyncFS calls.
 	syncing, maxSyncing, flushes int
-	// failing holds the open temps written with a SyncErr rule: their
-	// write-back "failed", so a SyncFS reports it as the kernel's would.
-	failing map[*faultyWFile]bool
+	// syncs counts the Syncs of temps by the Match of their rule.
+	syncs map[string]int
+	// wbErrs counts the writes to temps with a SyncErr rule: their
+	// write-back "failed", and, as the kernel's filesystem error sequence
+	// (errseq), a SyncFS reports it once to each syncer opened before it,
+	// whether or not the temp is still open.
+	wbErrs int
 	// flushDelay is the longest SyncDelay of the rules that matched a
 	// temp: the drive's flush time, which a SyncFS pays once.
 	flushDelay time.Duration
@@ -37,21 +41,27 @@ func (f *Faulty) Flushes() int {
 }
 
 // OpenFSSyncer wraps the wrapped FS's: a SyncFS counts as one flush, takes
-// the longest SyncDelay of the rules that matched a temp, and fails with EIO while a temp
-// with a SyncErr rule has been written and not closed (its write-back
-// failed, and syncfs reports the filesystem's write-back errors).
+// the longest SyncDelay of the rules that matched a temp, and fails with
+// EIO once for the writes to temps with a SyncErr rule made since the
+// syncer was opened or since its last SyncFS that failed (their
+// write-back failed, and syncfs reports each write-back error of the
+// filesystem once to each open file, as the kernel's errseq does).
 func (f *Faulty) OpenFSSyncer(dir string) FSSyncer {
 	s := OpenFSSyncer(f.FS, dir)
 	if s == nil {
 		return nil
 	}
-	return &faultySyncer{FSSyncer: s, f: f, dir: dir}
+	f.mu.Lock()
+	seen := f.wbErrs
+	f.mu.Unlock()
+	return &faultySyncer{FSSyncer: s, f: f, dir: dir, seen: seen}
 }
 
 type faultySyncer struct {
 	FSSyncer
-	f   *Faulty
-	dir string
+	f    *Faulty
+	dir  string
+	seen int
 }
 
 func (s *faultySyncer) SyncFS() error {
@@ -59,7 +69,8 @@ func (s *faultySyncer) SyncFS() error {
 	f.mu.Lock()
 	f.flushes++
 	delay := f.flushDelay
-	failed := len(f.failing) > 0
+	failed := f.wbErrs > s.seen
+	s.seen = f.wbErrs
 	f.mu.Unlock()
 	time.Sleep(delay)
 	if err := s.FSSyncer.SyncFS(); err != nil {
@@ -69,6 +80,14 @@ func (s *faultySyncer) SyncFS() error {
 		return &fs.PathError{Op: "syncfs", Path: s.dir, Err: syscall.EIO}
 	}
 	return nil
+}
+
+// Syncs is how many times temps created under the rule with this Match
+// were synced one by one (fsync), and files SyncFile'd under it.
+func (f *Faulty) Syncs(match string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.syncs[match]
 }
 
 // MaxConcurrentSyncs is the most Syncs of matching temp files that were
@@ -96,7 +115,8 @@ type Fault struct {
 	// ShortWrite makes a write at or beyond WriteErrAt return fewer bytes
 	// than asked and no error (io.ErrShortWrite territory).
 	ShortWrite bool
-	// SyncErr makes Sync of matching temp files fail.
+	// SyncErr makes Sync of matching temp files fail (and syncfs report
+	// it), and SyncFile of matching files.
 	SyncErr error
 	// SyncDelay makes each Sync of a matching temp file take this long
 	// first (a drive slow to flush its cache: USB disks, SD cards).
@@ -155,6 +175,28 @@ func (f *Faulty) open(name string, open func(string) (File, error)) (File, error
 		return file, err
 	}
 	return &faultyFile{File: file, rule: r, name: name}, nil
+}
+
+// SyncFile applies a matching rule's SyncDelay and SyncErr to the fsync
+// of a file already there (and counts it as a flush).
+func (f *Faulty) SyncFile(name string) error {
+	r := f.match(name)
+	f.mu.Lock()
+	f.flushes++
+	if r != nil {
+		if f.syncs == nil {
+			f.syncs = map[string]int{}
+		}
+		f.syncs[r.Match]++
+	}
+	f.mu.Unlock()
+	if r != nil {
+		time.Sleep(r.SyncDelay)
+		if r.SyncErr != nil {
+			return &fs.PathError{Op: "fsync", Path: name, Err: r.SyncErr}
+		}
+	}
+	return f.FS.SyncFile(name)
 }
 
 // CreateTemp applies write faults to files created in matching folders.
@@ -228,20 +270,10 @@ func (w *faultyWFile) Write(p []byte) (int, error) {
 	w.n += int64(n)
 	if n > 0 && w.rule.SyncErr != nil {
 		w.f.mu.Lock()
-		if w.f.failing == nil {
-			w.f.failing = map[*faultyWFile]bool{}
-		}
-		w.f.failing[w] = true
+		w.f.wbErrs++
 		w.f.mu.Unlock()
 	}
 	return n, err
-}
-
-func (w *faultyWFile) Close() error {
-	w.f.mu.Lock()
-	delete(w.f.failing, w)
-	w.f.mu.Unlock()
-	return w.WFile.Close()
 }
 
 func (w *faultyWFile) Sync() error {
@@ -249,6 +281,10 @@ func (w *faultyWFile) Sync() error {
 	w.f.syncing++
 	w.f.maxSyncing = max(w.f.maxSyncing, w.f.syncing)
 	w.f.flushes++
+	if w.f.syncs == nil {
+		w.f.syncs = map[string]int{}
+	}
+	w.f.syncs[w.rule.Match]++
 	w.f.mu.Unlock()
 	defer func() {
 		w.f.mu.Lock()

@@ -48,6 +48,10 @@ type FS interface {
 	Chtimes(name string, atime, mtime time.Time) error
 	// SyncDir fsyncs a directory so renames in it are durable.
 	SyncDir(name string) error
+	// SyncFile fsyncs an existing file (opened read-only, a final symlink
+	// not followed) so its bytes are durable: for a file found at a
+	// destination that dit did not write, perhaps still only in the cache.
+	SyncFile(name string) error
 	// Free returns the bytes available to an unprivileged writer on the
 	// filesystem holding name, and an identifier of that filesystem.
 	Free(name string) (avail uint64, fsid string, err error)
@@ -85,9 +89,11 @@ func (OS) Open(name string) (File, error) {
 
 // OpenNoCache opens name for read-back verification: with O_DIRECT where
 // the filesystem has it (Linux: every byte from the medium, no cache
-// filled or evicted, dirty pages of the file written back first by the
-// kernel), else through the cache with the file's pages dropped first and
-// behind the reads.
+// filled or evicted; dirty pages of the file are written back by the
+// kernel before the first read, but that does not make them durable: the
+// caller fsyncs a copy it did not just make durable itself, see
+// SyncFile), else through the cache with the file's pages flushed
+// (fdatasync) and dropped first and behind the reads.
 func (OS) OpenNoCache(name string) (File, error) {
 	if f, ok := openNoCacheDirect(name); ok {
 		return f, nil
@@ -138,6 +144,19 @@ func (OS) SyncDir(name string) error {
 	}
 	err = d.Sync()
 	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// SyncFile opens name read-only and fsyncs it.
+func (OS) SyncFile(name string) error {
+	f, err := openReadOnly(name)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err

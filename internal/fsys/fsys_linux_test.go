@@ -134,7 +134,7 @@ type noSyncFS struct{ FS }
 func TestOpenFSSyncer(t *testing.T) {
 	dir := t.TempDir()
 	if s := OpenFSSyncer(OS{}, dir); s == nil {
-		t.Skipf("the temp folder %s is not on ext4, XFS, Btrfs, F2FS or tmpfs (or the kernel is older than 5.8): no syncfs to test here", dir)
+		t.Skipf("the temp folder %s is not on ext4, XFS, Btrfs, F2FS or tmpfs (or the kernel is older than 5.17): no syncfs to test here", dir)
 	} else {
 		s.Close()
 	}
@@ -153,8 +153,33 @@ func TestOpenFSSyncer(t *testing.T) {
 	require.Nil(t, OpenFSSyncer(OS{}, filepath.Join(dir, "missing")))
 	m := NewMux(OS{})
 	m.Mount(filepath.Join(dir, "array"), noSyncFS{OS{}})
-	require.Nil(t, OpenFSSyncer(m, filepath.Join(dir, "array", "day01")))
+	inArray := filepath.Join(dir, "array", "day01")
+	require.NoError(t, os.MkdirAll(inArray, 0o755))
+	if s := OpenFSSyncer(OS{}, inArray); s != nil {
+		s.Close() // the folder itself has syncfs: only the Mux's route says no
+	} else {
+		t.Fatalf("%s: no syncer from OS", inArray)
+	}
+	require.Nil(t, OpenFSSyncer(m, inArray))
 	s = OpenFSSyncer(m, dir)
 	require.NotNil(t, s)
 	require.NoError(t, s.Close())
+}
+
+// syncfs batches are used only on kernels whose syncfs reports the
+// filesystem's own sync errors (5.17 and later).
+func TestKernelAtLeast(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"5.16.20":         false,
+		"5.17.0":          true,
+		"5.8.0":           false,
+		"6.1.0-18-amd64":  true,
+		"6.18.44-fc-v669": true,
+		"4.19.0":          false,
+		"10.0":            true,
+		"":                false,
+		"not a release":   false,
+	} {
+		require.Equal(t, want, kernelAtLeast(rel, 5, 17), rel)
+	}
 }

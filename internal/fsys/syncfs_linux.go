@@ -24,24 +24,32 @@ var syncFSTypes = map[int64]string{
 	unix.TMPFS_MAGIC:       "tmpfs",
 }
 
-// syncfsReportsErrors: Linux 5.8 and later, whose syncfs(2) reports the
-// filesystem's write-back errors (before, it returned 0 regardless).
+// syncfsReportsErrors: Linux 5.17 and later. syncfs(2) reports the
+// filesystem's write-back errors since 5.8, but until 5.17 it dropped the
+// errors of the filesystem's own sync_fs (a journal commit or a cache
+// flush that failed), which is what makes the batch durable.
 var syncfsReportsErrors = sync.OnceValue(func() bool {
 	var u unix.Utsname
 	if unix.Uname(&u) != nil {
 		return false
 	}
-	var major, minor int
-	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); err != nil {
+	return kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 17)
+})
+
+// kernelAtLeast reports whether a kernel release ("6.1.0-18-amd64") is
+// major.minor or later; false if it cannot be read.
+func kernelAtLeast(release string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(release, "%d.%d", &ma, &mi); err != nil {
 		return false
 	}
-	return major > 5 || major == 5 && minor >= 8
-})
+	return ma > major || ma == major && mi >= minor
+}
 
 // OpenFSSyncer opens dir and syncs its filesystem with syncfs(2), which
 // reports the filesystem's write-back errors since the folder was opened
 // or last synced; nil on a filesystem not in syncFSTypes, or a kernel
-// older than 5.8.
+// older than 5.17.
 func (OS) OpenFSSyncer(dir string) FSSyncer {
 	if !syncfsReportsErrors() {
 		return nil

@@ -395,14 +395,20 @@ func (c *cardRun) run(ctx context.Context) {
 
 	for di, d := range c.dests {
 		base := filepath.Join(d.root, filepath.FromSlash(c.out))
-		if err := j.opts.FS.MkdirAll(base, 0o755); err != nil {
+		md := mkdirs{fsy: j.opts.FS}
+		if err := md.mkdirAll(base); err != nil {
 			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
 			continue
 		}
 		for _, dir := range c.scan.Dirs {
-			if err := j.opts.FS.MkdirAll(filepath.Join(base, filepath.FromSlash(dir.Rel)), 0o755); err != nil {
+			if err := md.mkdirAll(filepath.Join(base, filepath.FromSlash(dir.Rel))); err != nil {
 				c.destErr[di] = fmt.Errorf("cannot create folder %s: %w", dir.Rel, err)
 				break
+			}
+		}
+		if c.destErr[di] == nil {
+			if err := md.sync(); err != nil {
+				c.destErr[di] = err
 			}
 		}
 	}

@@ -90,7 +90,7 @@
 // that arrive together share the filesystem's journal commit (frames to a
 // drive slow to flush: 2-3 x faster). Copies under 8 MiB (frames,
 // sidecars) are not fsynced one by one where the filesystem has a syncfs(2)
-// that flushes the drive (Linux 5.8+: ext4, XFS, Btrfs, F2FS, tmpfs; not
+// that flushes the drive (Linux 5.17+: ext4, XFS, Btrfs, F2FS, tmpfs; not
 // exFAT, FAT, NTFS or FUSE, whose syncfs may leave the bytes in the
 // drive's cache or the FUSE server; only copies on the destination's own
 // filesystem, not one mounted below it): a batch of them, written and their times set, is made durable
@@ -98,7 +98,13 @@
 // commits and cache flushes a batch, not one a frame: frames to ext4 a
 // quarter faster); a syncfs that reports a write-back error (perhaps not
 // one of ours) has that batch's copies, and every later one of the
-// destination, fsynced one by one, each reporting its own. On any error the temp is removed,
+// destination, fsynced one by one, each reporting its own. The folders a
+// card's copies need are created first, and each folder that got a new
+// one is fsynced (a copy's path is durable, not only its name in its own
+// folder). A file found at a destination with the card's bytes (another
+// tool's copy, perhaps still only in the page cache) is fsynced, and its
+// folder, before it is read back: it counts only once durable, and an
+// fsync that fails is that copy's failure. On any error the temp is removed,
 // so nothing partial ever carries a real name; temps left by a killed
 // process are removed when a job next writes to that card folder (only
 // names of that shape, never one of the card's own

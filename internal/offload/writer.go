@@ -143,8 +143,12 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 				}
 				for _, t := range b.tasks {
 					r := &t.results[di]
-					if r.state == stateRenamed {
-						r.state = StateCopied
+					if r.state == stateRenamed || r.state == statePresent {
+						if r.state == stateRenamed {
+							r.state = StateCopied
+						} else {
+							r.state = StatePresent
+						}
 						if err != nil {
 							r.state, r.err = StateFailed, c.writeError(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)), err)
 						}
@@ -197,7 +201,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			res, p := c.endCopy(di, st, m.commit, batchFS)
 			cmpBuf = st.cmpBuf
 			st = nil
-			if p == nil && res.state != stateRenamed {
+			if p == nil && res.state != stateRenamed && res.state != statePresent {
 				m.task.results[di] = res
 				m.task.wg.Done()
 				continue
@@ -330,6 +334,10 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 // stateRenamed marks a copy renamed into place, its folder not yet synced.
 const stateRenamed = "renamed"
 
+// statePresent marks a file found at the destination with the card's
+// bytes, fsynced, its folder not yet synced (then StatePresent).
+const statePresent = "present-unsynced"
+
 // commitParallel is how many copies of one destination are made durable
 // (fsync, rename) at once (a variable for BenchmarkFramesSlowFlush).
 var commitParallel = 8
@@ -339,8 +347,8 @@ var commitParallel = 8
 // copy durable and renames it into place, and returns its result then:
 // the writer runs it while it goes on with the next file. fss, unless
 // nil, makes small copies on its filesystem durable by a syncfs of their
-// batch. A
-// result in state stateRenamed is durable once its folder is fsynced.
+// batch. A result in state stateRenamed or statePresent is durable once
+// its folder is fsynced.
 func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (destResult, *pending) {
 	fsy := c.j.opts.FS
 	dp := st.dp
@@ -382,9 +390,17 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (d
 			if tmp != nil {
 				tmp.Close()
 				fsy.Remove(tmp.Name())
+				tmp = nil
 			}
-			res.state = StatePresent
 			res.written = dp.prev != nil && dp.prev.Written
+			// Equal bytes, but perhaps only in the cache (copied there
+			// moments ago by another tool): made durable before they
+			// count, the file now and its name with its folder's fsync.
+			if err := fsy.SyncFile(dp.target); err != nil {
+				return destResult{rel: dp.rel, state: StateFailed, written: res.written,
+					err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, err)}, nil
+			}
+			res.state = statePresent
 			return res, nil
 		}
 		switch {
@@ -508,4 +524,51 @@ func (c *cardRun) writeError(target string, err error) string {
 		return fmt.Sprintf("short write to %s: the destination accepted fewer bytes than sent (nothing was left under that name)", target)
 	}
 	return fmt.Sprintf("cannot write %s: %v", target, err)
+}
+
+// mkdirs creates a card's folders on a destination and then makes their
+// names durable: the folder holding each new folder is fsynced (once),
+// so a copy's path survives a power cut, not only its bytes and its
+// entry in its own folder (a copy's folder is fsynced after its rename).
+type mkdirs struct {
+	fsy     fsys.FS
+	parents map[string]bool
+	order   []string
+}
+
+// mkdirAll is MkdirAll, noting the parents of the folders it created.
+func (m *mkdirs) mkdirAll(dir string) error {
+	dir = filepath.Clean(dir)
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := m.fsy.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		created = append(created, d)
+	}
+	if err := m.fsy.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, d := range created {
+		p := filepath.Dir(d)
+		if !m.parents[p] {
+			if m.parents == nil {
+				m.parents = map[string]bool{}
+			}
+			m.parents[p] = true
+			m.order = append(m.order, p)
+		}
+	}
+	return nil
+}
+
+// sync fsyncs the folders that got a new folder (before any copy in them
+// is made, so before any can count as verified).
+func (m *mkdirs) sync() error {
+	for i := len(m.order) - 1; i >= 0; i-- {
+		if err := m.fsy.SyncDir(m.order[i]); err != nil {
+			return fmt.Errorf("cannot make the new folders in %s durable (fsync: %w): check the destination drive", m.order[i], err)
+		}
+	}
+	return nil
 }
