@@ -56,3 +56,13 @@ func freeSpace(name string) (uint64, string, error) {
 	}
 	return st.Bavail * uint64(st.Bsize), fmt.Sprintf("dev:%d", sb.Dev), nil
 }
+
+// openForSync opens an existing file to fsync it: for writing where
+// allowed (without truncating; some filesystems, SMB among them, flush to
+// the server only for a handle open for writing), else read-only.
+func openForSync(name string) (*os.File, error) {
+	if f, err := os.OpenFile(name, os.O_WRONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+		return f, nil
+	}
+	return openReadOnly(name)
+}

@@ -19,3 +19,13 @@ func dropRange(*os.File, int64, int64) {}
 func freeSpace(string) (uint64, string, error) {
 	return 0, "", errors.New("free space is not available on this platform")
 }
+
+// openForSync opens an existing file to fsync it: for writing where
+// allowed (without truncating; some filesystems, SMB among them, flush to
+// the server only for a handle open for writing), else read-only.
+func openForSync(name string) (*os.File, error) {
+	if f, err := os.OpenFile(name, os.O_WRONLY, 0); err == nil {
+		return f, nil
+	}
+	return openReadOnly(name)
+}

@@ -177,23 +177,37 @@ func (f *Faulty) open(name string, open func(string) (File, error)) (File, error
 	return &faultyFile{File: file, rule: r, name: name}, nil
 }
 
-// SyncFile applies a matching rule's SyncDelay and SyncErr to the fsync
-// of a file already there (and counts it as a flush).
+// SyncFile applies the SyncDelay and SyncErr of the first rule matching
+// name that has either to the fsync of a file already there, and counts
+// it as a flush and in Syncs under the first matching rule's Match.
 func (f *Faulty) SyncFile(name string) error {
-	r := f.match(name)
+	var fault *Fault
 	f.mu.Lock()
 	f.flushes++
-	if r != nil {
-		if f.syncs == nil {
-			f.syncs = map[string]int{}
+	counted := false
+	for i := range f.rules {
+		// A Once rule is not used up here.
+		r := f.rules[i]
+		if !strings.Contains(name, r.Match) {
+			continue
 		}
-		f.syncs[r.Match]++
+		if !counted {
+			if f.syncs == nil {
+				f.syncs = map[string]int{}
+			}
+			f.syncs[r.Match]++
+			counted = true
+		}
+		if r.SyncErr != nil || r.SyncDelay > 0 {
+			fault = &r
+			break
+		}
 	}
 	f.mu.Unlock()
-	if r != nil {
-		time.Sleep(r.SyncDelay)
-		if r.SyncErr != nil {
-			return &fs.PathError{Op: "fsync", Path: name, Err: r.SyncErr}
+	if fault != nil {
+		time.Sleep(fault.SyncDelay)
+		if fault.SyncErr != nil {
+			return &fs.PathError{Op: "fsync", Path: name, Err: fault.SyncErr}
 		}
 	}
 	return f.FS.SyncFile(name)

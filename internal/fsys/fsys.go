@@ -48,8 +48,8 @@ type FS interface {
 	Chtimes(name string, atime, mtime time.Time) error
 	// SyncDir fsyncs a directory so renames in it are durable.
 	SyncDir(name string) error
-	// SyncFile fsyncs an existing file (opened read-only, a final symlink
-	// not followed) so its bytes are durable: for a file found at a
+	// SyncFile fsyncs an existing file (a final symlink not followed) so
+	// its bytes are durable: for a file found at a
 	// destination that dit did not write, perhaps still only in the cache.
 	SyncFile(name string) error
 	// Free returns the bytes available to an unprivileged writer on the
@@ -149,9 +149,10 @@ func (OS) SyncDir(name string) error {
 	return err
 }
 
-// SyncFile opens name read-only and fsyncs it.
+// SyncFile opens name (for writing where allowed, never truncated, else
+// read-only; a final symlink not followed) and fsyncs it.
 func (OS) SyncFile(name string) error {
-	f, err := openReadOnly(name)
+	f, err := openForSync(name)
 	if err != nil {
 		return err
 	}

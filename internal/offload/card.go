@@ -395,7 +395,7 @@ func (c *cardRun) run(ctx context.Context) {
 
 	for di, d := range c.dests {
 		base := filepath.Join(d.root, filepath.FromSlash(c.out))
-		md := mkdirs{fsy: j.opts.FS}
+		md := mkdirs{fsy: j.opts.FS, root: d.root}
 		if err := md.mkdirAll(base); err != nil {
 			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
 			continue

@@ -179,32 +179,37 @@ func BenchmarkFramesSlowFlush(b *testing.B) {
 
 // A file already at the destination with the card's bytes (put there
 // moments ago by another tool: perhaps only in the page cache) is made
-// durable before it counts: it is fsynced, and a failed fsync is that
-// copy's failure (named, the card not safe to format), the file left as
-// it was. The other files of the card are verified.
+// durable before it counts: by its batch's syncfs where the filesystem
+// has one, else by its own fsync, and its folder fsynced; a failed fsync
+// is that copy's failure (named, the card not safe to format), the file
+// left as it was. The card's other file is verified.
 func TestPresentCopyMadeDurable(t *testing.T) {
 	e := newEnv(t)
 	card := testCard(t, e.dir, "A001", map[string]string{
-		"CLIP/C001.mov": bigContent(300_000, 1),
-		"CLIP/C002.mov": bigContent(300_000, 2),
+		"CLIP/C001.mov":  bigContent(300_000, 1),
+		"OTHER/C002.mov": bigContent(9<<20, 2), // fsynced alone: not a syncfs
 	})
-	for _, fail := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fsync fails %v", fail), func(t *testing.T) {
-			d1 := e.dest(fmt.Sprintf("d%v", fail))
+	for _, mode := range []string{"syncfs", "fsync", "fsync fails"} {
+		t.Run(mode, func(t *testing.T) {
+			d1 := e.dest(mode)
+			if mode == "syncfs" {
+				needSyncFS(t, d1)
+			}
 			there := filepath.Join(d1, "day01", "A001", "CLIP", "C001.mov")
 			require.NoError(t, os.MkdirAll(filepath.Dir(there), 0o755))
 			b, err := os.ReadFile(filepath.Join(card, "CLIP", "C001.mov"))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(there, b, 0o644))
 			f := fsys.NewFaulty(fsys.OS{})
-			if fail {
+			if mode == "fsync fails" {
 				f.Add(fsys.Fault{Match: there, SyncErr: syscall.EIO})
 			} else {
 				f.Add(fsys.Fault{Match: there})
 			}
+			w := &syncDirFS{FS: f, dirs: map[string]int{}, noSyncFS: mode != "syncfs"}
 			e.events = nil
 			o := e.opts([]string{card}, []string{d1})
-			o.FS = f
+			o.FS = w
 			s, err := e.run(o)
 			require.NoError(t, err)
 			c := s.Cards[0]
@@ -214,30 +219,45 @@ func TestPresentCopyMadeDurable(t *testing.T) {
 					verified[ev.Path] = true
 				}
 			}
-			require.Equal(t, 1, f.Syncs(there), "the file found there is fsynced once")
-			if !fail {
+			switch mode {
+			case "syncfs":
+				require.Zero(t, f.Syncs(there), "made durable by its batch's syncfs, not an fsync")
+				require.Equal(t, 1, f.Flushes(), "one syncfs, for the file found there")
+			default:
+				require.Equal(t, 1, f.Syncs(there), "the file found there is fsynced once")
+			}
+			if mode != "fsync fails" {
 				require.True(t, c.SafeToFormat)
 				require.Empty(t, c.Failures)
-				require.Equal(t, map[string]bool{"CLIP/C001.mov": true, "CLIP/C002.mov": true}, verified)
+				require.Equal(t, map[string]bool{"CLIP/C001.mov": true, "OTHER/C002.mov": true}, verified)
+				require.Equal(t, 1, w.dirs[filepath.Dir(there)], "the folder of the file found there fsynced once")
 				return
 			}
 			require.False(t, c.SafeToFormat)
 			require.Len(t, c.Failures, 1)
 			require.Contains(t, c.Failures[0].Error, there)
-			require.Contains(t, c.Failures[0].Error, "cannot be made durable")
+			require.Contains(t, c.Failures[0].Error, "cannot be made durable (fsync: input/output error)")
 			got, err := os.ReadFile(there)
 			require.NoError(t, err)
 			require.Equal(t, b, got, "the file found there left as it was")
-			require.Equal(t, map[string]bool{"CLIP/C002.mov": true}, verified)
+			require.Equal(t, map[string]bool{"OTHER/C002.mov": true}, verified)
 		})
 	}
 }
 
-// syncDirFS records the folders fsynced.
+// syncDirFS records the folders fsynced; noSyncFS: it has no syncfs.
 type syncDirFS struct {
 	fsys.FS
-	mu   sync.Mutex
-	dirs map[string]int
+	mu       sync.Mutex
+	dirs     map[string]int
+	noSyncFS bool
+}
+
+func (f *syncDirFS) OpenFSSyncer(dir string) fsys.FSSyncer {
+	if f.noSyncFS {
+		return nil
+	}
+	return fsys.OpenFSSyncer(f.FS, dir)
 }
 
 func (f *syncDirFS) SyncDir(name string) error {
@@ -247,8 +267,9 @@ func (f *syncDirFS) SyncDir(name string) error {
 	return f.FS.SyncDir(name)
 }
 
-// The folders dit creates on a destination are durable with the copies
-// in them: every folder that got a new folder is fsynced once, and each
+// The folders of a card's copies are durable with the copies in them:
+// every folder from the destination down to each copy's folder's parent
+// is fsynced once, whether dit created it or found it there, and each
 // copy's folder after its renames.
 func TestNewFoldersMadeDurable(t *testing.T) {
 	e := newEnv(t)
@@ -257,15 +278,18 @@ func TestNewFoldersMadeDurable(t *testing.T) {
 		"CLIP/B/C002.mov": bigContent(10_000, 2),
 	})
 	d1 := e.dest("d1")
+	out := filepath.Join(d1, "day01", "A001")
+	// Made moments ago by another tool (or by a run killed before its
+	// fsyncs): there already, no more durable than a new folder.
+	require.NoError(t, os.MkdirAll(out, 0o755))
 	f := &syncDirFS{FS: fsys.OS{}, dirs: map[string]int{}}
 	o := e.opts([]string{card}, []string{d1})
 	o.FS = f
 	s, err := e.run(o)
 	require.NoError(t, err)
 	require.True(t, s.Cards[0].SafeToFormat)
-	out := filepath.Join(d1, "day01", "A001")
 	for _, d := range []string{d1, filepath.Join(d1, "day01"), out, filepath.Join(out, "CLIP")} {
-		require.Equal(t, 1, f.dirs[d], "%s holds a new folder: fsynced once", d)
+		require.Equal(t, 1, f.dirs[d], "%s holds a folder of the card's: fsynced once", d)
 	}
 	for _, d := range []string{filepath.Join(out, "CLIP", "A"), filepath.Join(out, "CLIP", "B")} {
 		require.GreaterOrEqual(t, f.dirs[d], 1, "%s holds a copy: fsynced after its rename", d)

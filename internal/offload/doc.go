@@ -99,12 +99,14 @@
 // quarter faster); a syncfs that reports a write-back error (perhaps not
 // one of ours) has that batch's copies, and every later one of the
 // destination, fsynced one by one, each reporting its own. The folders a
-// card's copies need are created first, and each folder that got a new
-// one is fsynced (a copy's path is durable, not only its name in its own
-// folder). A file found at a destination with the card's bytes (another
-// tool's copy, perhaps still only in the page cache) is fsynced, and its
-// folder, before it is read back: it counts only once durable, and an
-// fsync that fails is that copy's failure. On any error the temp is removed,
+// card's copies need are created first, and every folder from the
+// destination down to their parents is fsynced, created now or found
+// there (a copy's path is durable, not only its name in its own folder).
+// A file found at a destination with the card's bytes (another tool's
+// copy, perhaps still only in the page cache) is made durable before it
+// is read back (its batch's syncfs, or its own fsync, then its folder's):
+// it counts only once durable, and an fsync that fails is that copy's
+// failure. On any error the temp is removed,
 // so nothing partial ever carries a real name; temps left by a killed
 // process are removed when a job next writes to that card folder (only
 // names of that shape, never one of the card's own

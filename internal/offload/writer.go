@@ -144,13 +144,16 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 				for _, t := range b.tasks {
 					r := &t.results[di]
 					if r.state == stateRenamed || r.state == statePresent {
-						if r.state == stateRenamed {
+						path := filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel))
+						switch {
+						case err != nil && r.state == statePresent:
+							r.state, r.err = StateFailed, fmt.Sprintf("%s is already there with the card's bytes but its folder cannot be made durable (fsync: %v); left as it was: check the destination drive", path, unwrapPath(err))
+						case err != nil:
+							r.state, r.err = StateFailed, c.writeError(path, err)
+						case r.state == stateRenamed:
 							r.state = StateCopied
-						} else {
+						default:
 							r.state = StatePresent
-						}
-						if err != nil {
-							r.state, r.err = StateFailed, c.writeError(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)), err)
 						}
 					}
 					t.wg.Done()
@@ -178,9 +181,11 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 		switch m.kind {
 		case wBegin:
 			st = &wstate{t: m.task, dp: &m.task.plan.dests[di], cmpBuf: cmpBuf}
-			if !fssOpened && m.task.size < batchSyncMax && st.dp.mode == modeWrite {
+			if !fssOpened && (m.task.size < batchSyncMax && st.dp.mode == modeWrite || st.dp.mode == modeCompare) {
 				// Before the first small copy is written, so that its
-				// syncfs reports any write-back error of theirs.
+				// syncfs reports any write-back error of theirs (and
+				// before a file found there is compared: its syncfs
+				// makes it durable).
 				fssOpened = true
 				fss = fsys.OpenFSSyncer(c.j.opts.FS, c.dests[di].root)
 			}
@@ -392,16 +397,27 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (d
 				fsy.Remove(tmp.Name())
 				tmp = nil
 			}
-			res.written = dp.prev != nil && dp.prev.Written
 			// Equal bytes, but perhaps only in the cache (copied there
 			// moments ago by another tool): made durable before they
-			// count, the file now and its name with its folder's fsync.
-			if err := fsy.SyncFile(dp.target); err != nil {
-				return destResult{rel: dp.rel, state: StateFailed, written: res.written,
-					err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, err)}, nil
+			// count, the file by its own fsync or its batch's syncfs,
+			// then its name by its folder's fsync.
+			written := dp.prev != nil && dp.prev.Written
+			durable := func(synced bool) destResult {
+				if !synced {
+					if err := fsy.SyncFile(dp.target); err != nil {
+						return destResult{rel: dp.rel, state: StateFailed, written: written,
+							err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
+					}
+				}
+				return destResult{rel: dp.rel, state: statePresent, written: written}
 			}
-			res.state = statePresent
-			return res, nil
+			switch {
+			case fss != nil && fss.Covers(filepath.Dir(dp.target)):
+				return destResult{rel: dp.rel}, &pending{commit: durable, batch: true}
+			case fsys.SyncsAlone(fsy, dp.target):
+				return destResult{rel: dp.rel}, &pending{commit: durable}
+			}
+			return durable(false), nil
 		}
 		switch {
 		case dp.replaceOwn:
@@ -527,48 +543,57 @@ func (c *cardRun) writeError(target string, err error) string {
 }
 
 // mkdirs creates a card's folders on a destination and then makes their
-// names durable: the folder holding each new folder is fsynced (once),
-// so a copy's path survives a power cut, not only its bytes and its
-// entry in its own folder (a copy's folder is fsynced after its rename).
+// names durable: every folder from the destination's root down to each
+// of the card's folders' parents is fsynced once, created now or not (a
+// folder made moments ago by another tool, or by a run killed before its
+// fsyncs or whose fsync failed, is no more durable than a new one), so a
+// copy's path survives a power cut, not only its name in its own folder
+// (fsynced after its rename).
 type mkdirs struct {
 	fsy     fsys.FS
+	root    string
 	parents map[string]bool
 	order   []string
 }
 
-// mkdirAll is MkdirAll, noting the parents of the folders it created.
+// mkdirAll is MkdirAll of dir (at or below root), noting every folder
+// from root down to dir's parent.
 func (m *mkdirs) mkdirAll(dir string) error {
 	dir = filepath.Clean(dir)
-	var created []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := m.fsy.Lstat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		created = append(created, d)
-	}
 	if err := m.fsy.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, d := range created {
+	root := filepath.Clean(m.root)
+	for d := dir; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
 		p := filepath.Dir(d)
-		if !m.parents[p] {
-			if m.parents == nil {
-				m.parents = map[string]bool{}
-			}
-			m.parents[p] = true
-			m.order = append(m.order, p)
+		if m.parents[p] {
+			break // and everything above it
+		}
+		if m.parents == nil {
+			m.parents = map[string]bool{}
+		}
+		m.parents[p] = true
+		m.order = append(m.order, p)
+	}
+	return nil
+}
+
+// sync fsyncs the folders noted (before any copy in them is made, so
+// before any can count as verified).
+func (m *mkdirs) sync() error {
+	for _, d := range m.order {
+		if err := m.fsy.SyncDir(d); err != nil {
+			return fmt.Errorf("cannot make the folders in %s durable (fsync: %v): check the destination drive", d, unwrapPath(err))
 		}
 	}
 	return nil
 }
 
-// sync fsyncs the folders that got a new folder (before any copy in them
-// is made, so before any can count as verified).
-func (m *mkdirs) sync() error {
-	for i := len(m.order) - 1; i >= 0; i-- {
-		if err := m.fsy.SyncDir(m.order[i]); err != nil {
-			return fmt.Errorf("cannot make the new folders in %s durable (fsync: %w): check the destination drive", m.order[i], err)
-		}
+// unwrapPath drops an error's path (a message that names it already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return nil
+	return err
 }
