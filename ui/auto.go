@@ -16,8 +16,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/sched"
 	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/reports/seal"
 )
@@ -208,6 +211,7 @@ func (v *autoView) start() {
 		}
 	}
 	throttle := a.offload.throttle
+	formTopo := a.offload.preset
 	v.from.Disable()
 	v.presetBtn.Disable()
 	v.eject.Disable()
@@ -247,7 +251,21 @@ func (v *autoView) start() {
 			}
 		}
 		base.Throttle = throttle
-		w := &watch.Watcher{Preset: p, Runner: &guiRunner{a: a, p: p, base: base}, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: v.say}
+		// The bus budget: the preset's topology file, else the one the
+		// Offload tab holds (as the Offload tab's jobs are planned).
+		topo := formTopo
+		if file != "" {
+			topo = nil
+			if p.Topology != "" {
+				t, err := plan.LoadTopology(p.Topology)
+				if err != nil {
+					a.do(func() { v.stopped(fmt.Sprintf("Preset %s: topology: %v", file, err)) })
+					return
+				}
+				topo = t
+			}
+		}
+		w := &watch.Watcher{Preset: p, Runner: &guiRunner{a: a, p: p, base: base, topo: topo}, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: v.say}
 		a.do(func() {
 			if ctx.Err() == nil {
 				v.w, v.src = w, src
@@ -432,6 +450,10 @@ type guiRunner struct {
 	a    *App
 	p    *watch.Preset
 	base jobSettings
+	// topo, when set, is the topology file whose bus budget the watch's
+	// jobs are scheduled by (each job its part: sched.ForJob; cards that
+	// join are planned with their entry).
+	topo *plan.Topology
 }
 
 // guiJob is a job the watch started in the app.
@@ -467,11 +489,57 @@ func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEven
 			return nil, nil
 		}
 	}
+	if r.topo != nil {
+		t, err := r.jobTopology(s)
+		if err != nil {
+			return nil, err
+		}
+		s.Topology, s.Spares = t, r.topo.Sources
+	}
 	run, err := a.prepareJob(s, onEvent)
 	if err != nil {
 		return nil, err
 	}
 	return &guiJob{Job: run.job, a: a, run: run}, nil
+}
+
+// jobTopology is the part of the watch's topology that a job uses (as
+// dit watch plans its jobs): the card's source (a resumed job's cards,
+// from the catalog), the destinations, a cascade's second-run
+// destinations marked, the cards' sizes for the plan's times.
+func (r *guiRunner) jobTopology(s jobSettings) (*plan.Topology, error) {
+	cards, dests, then := s.Cards, s.Dests, s.Then
+	if s.Resume != 0 {
+		cat := r.a.cfg.Catalog
+		ks, err := cat.Cards(s.Resume)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := cat.Dests(s.Resume)
+		if err != nil {
+			return nil, err
+		}
+		cards, dests, then = nil, nil, nil
+		for _, k := range catalog.FirstRun(ks) {
+			cards = append(cards, k.Path)
+		}
+		for _, d := range ds {
+			if d.Hop == 2 {
+				then = append(then, d.Path)
+			} else {
+				dests = append(dests, d.Path)
+			}
+		}
+	}
+	t, err := sched.ForJob(r.topo, cards, append(append([]string(nil), dests...), then...))
+	if err != nil {
+		return nil, err
+	}
+	if err := sched.MarkThen(t, then); err != nil {
+		return nil, err
+	}
+	sched.FillSizes(t)
+	return t, nil
 }
 
 // expandName fills a preset's job name: {date}, {time}, {host} ("" stays:

@@ -403,3 +403,70 @@ func TestJobNotifyMapsEventsAsDitOffload(t *testing.T) {
 	plain := newJobNotify(nil, nil, false, "j")
 	require.Len(t, plain.messages(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified}), 1, "without a cascade, verified is safe to format")
 }
+
+// A preset with a topology file: the watch's job is scheduled by the bus
+// budget as dit watch's (its plan recorded with the job), and a card that
+// joins the running job is planned with its entry of the file ("A002
+// added"), the budget shared anew.
+func TestAutoOffloadPlansByThePresetsTopology(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 4_000_000)
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	raid := mkdir(t, filepath.Join(dir, "raid"))
+	topo := filepath.Join(dir, "set.yaml")
+	require.NoError(t, os.WriteFile(topo, []byte(fmt.Sprintf(`
+buses:
+  - {name: usb-shared, kind: usb3.0}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: usb-shared}
+  - {name: A002, media: cfast2, bus: usb-shared}
+destinations:
+  - {name: raid, path: %s, bus: tb-1, kind: nvme-raid-tb3}
+`, raid)), 0o644))
+	preset := filepath.Join(dir, "watch.yaml")
+	require.NoError(t, os.WriteFile(preset, []byte(fmt.Sprintf("destinations: [%s]\nhashes: md5\nname: day01\ntopology: %s\n", raid, topo)), 0o644))
+	h := watchHarness(t, vols, nil)
+	h.locked(func() {
+		// Each card read at 2 MB/s at most: A001 still copies when A002
+		// arrives.
+		h.a.Prepare(Preparation{Throttle: 2e6})
+		h.a.AutoOffload(preset, false)
+	})
+	mount(t, cards[0].Path, vols)
+	h.logHas("A001 offloaded", "A001: offload (job ")
+	mount(t, cards[1].Path, vols)
+	h.logHas("A002 joins", "A002: join (job ")
+	run := h.watchedJob()
+	require.Equal(t, []string{stateSafe, stateSafe}, h.panelStates())
+	require.NoError(t, h.cat.Flush())
+	plans, err := h.cat.Plans(run.job.ID())
+	require.NoError(t, err)
+	var reasons []string
+	for _, p := range plans {
+		reasons = append(reasons, p.Reason)
+	}
+	require.NotEmpty(t, plans, "the job is planned by the preset's topology")
+	require.Contains(t, reasons, "A002 added", "%v", reasons)
+	last := plans[len(plans)-1]
+	var labels []string
+	for _, c := range last.Cards {
+		labels = append(labels, c.Name)
+	}
+	require.Subset(t, labels, []string{"A002"}, "the joined card in the plan")
+}
+
+// A preset whose topology file cannot be read stops the watch, saying
+// which file and why.
+func TestAutoOffloadPresetWithABadTopology(t *testing.T) {
+	dir := t.TempDir()
+	vols := mkdir(t, filepath.Join(dir, "vols"))
+	raid := mkdir(t, filepath.Join(dir, "raid"))
+	preset := filepath.Join(dir, "watch.yaml")
+	missing := filepath.Join(dir, "nope.yaml")
+	require.NoError(t, os.WriteFile(preset, []byte(fmt.Sprintf("destinations: [%s]\ntopology: %s\n", raid, missing)), 0o644))
+	h := watchHarness(t, vols, nil)
+	h.locked(func() { h.a.AutoOffload(preset, false) })
+	h.eventually("the watch stopped", func() bool { return !h.a.auto.running() && strings.Contains(h.a.auto.status.Text, missing) })
+	h.locked(func() { require.Contains(t, h.a.auto.status.Text, "topology") })
+}

@@ -75,9 +75,12 @@
 // join, retry, resume, queued, removed, ejected, eject failed. While the
 // switch is on, Start is off; it turns on only while no job runs;
 // turning it off lets a running job finish. dit-gui --auto PRESET
-// [--eject] turns it on at the start. Not in the app's watch: a preset's
-// topology: (the bus budget the CLI's dit watch schedules with); the
-// app's watched jobs are not scheduled by a plan.
+// [--eject] turns it on at the start. The watched jobs are scheduled by a
+// bus budget as dit watch's: the preset file's topology: (or, watching
+// with the Offload tab's settings, the topology preset loaded there),
+// each job its part of it (sched.ForJob), a card that joins the running
+// job planned with its entry of the file ("A002 added"); a topology that
+// cannot be read stops the watch and says why.
 //
 // # Eject
 //

@@ -48,6 +48,9 @@ type jobSettings struct {
 	// Topology, when set, is enforced by a scheduler (internal/sched):
 	// the plan's shares, and with Simulate the plan's hardware at Scale.
 	Topology *plan.Topology
+	// Spares are the topology file's other sources: a card that joins
+	// the running job later (auto-offload) is planned with its entry.
+	Spares   []plan.Source
 	Simulate bool
 	Scale    float64
 	// Throttle caps each card's read rate (bytes/s; tests and demos
@@ -153,7 +156,7 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 		if s.Simulate && s.Scale > 0 && s.Scale != 1 {
 			scale = s.Scale
 		}
-		sch, err = sched.New(sched.Config{Topology: s.Topology, Simulate: s.Simulate, Scale: scale,
+		sch, err = sched.New(sched.Config{Topology: s.Topology, Spares: s.Spares, Simulate: s.Simulate, Scale: scale,
 			Plan: plan.Options{Hashes: s.Hashes, Verify: s.Verify != offload.VerifyNone, VerifyHashes: valgos, CPU: cpu,
 				ThenParallel: max(s.ThenParallel, 1)},
 			OnPlan: func(r *plan.Result, why string) {

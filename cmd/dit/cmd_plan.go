@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -230,13 +229,13 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := markThen(t, o.Then); err != nil {
+	if err := sched.MarkThen(t, o.Then); err != nil {
 		return usage(err)
 	}
 	if err := applyLimits(t, o.Limits); err != nil {
 		return usage(err)
 	}
-	fillSizes(t)
+	sched.FillSizes(t)
 	var cpu *plan.CPU
 	if !o.NoCPU {
 		cpu = machineCPU(g, nil, t, pj)
@@ -400,24 +399,6 @@ func writeCascade(w io.Writer, r *plan.Result) {
 	fmt.Fprintf(w, "Bottleneck: %s\n", c.Bottleneck)
 }
 
-// markThen makes the destinations at the --then paths a cascade's second
-// run (Run 2).
-func markThen(t *plan.Topology, then []string) error {
-	for _, p := range then {
-		hit := false
-		for i := range t.Destinations {
-			d := &t.Destinations[i]
-			if d.Name == p || (d.Path != "" && sched.Canon(d.Path) == sched.Canon(p)) {
-				d.Run, hit = 2, true
-			}
-		}
-		if !hit {
-			return fmt.Errorf("--then %s: not a destination of the plan", p)
-		}
-	}
-	return nil
-}
-
 // writeFits says how many more cards would still fit, a line per medium
 // when none fits anywhere for one reason.
 func writeFits(w io.Writer, fits []plan.Fit) {
@@ -461,36 +442,6 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// fillSizes sets the size of each source whose folder is here, for ETAs,
-// and the size of its last file in copy order (a cascade's plan counts
-// its read-back after the copy).
-func fillSizes(t *plan.Topology) {
-	for i := range t.Sources {
-		s := &t.Sources[i]
-		if (s.Size > 0 && s.LastFile > 0) || s.Path == "" {
-			continue
-		}
-		var n, last int64
-		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
-				if fi, err := d.Info(); err == nil {
-					n += fi.Size()
-					last = fi.Size()
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			if s.Size <= 0 {
-				s.Size = n
-			}
-			s.LastFile = last
-		}
-	}
-}
 
 func orDash(s string) string {
 	if s == "" {
@@ -535,11 +486,11 @@ func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Cat
 		}
 		return nil, err
 	}
-	if err := markThen(t, then); err != nil {
+	if err := sched.MarkThen(t, then); err != nil {
 		return nil, &exitError{code: offload.ExitUsage, err: err}
 	}
 	if len(then) > 0 {
-		fillSizes(t)
+		sched.FillSizes(t)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(g.stderr, "dit: note:", n)

@@ -2,9 +2,11 @@ package sched
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -141,4 +143,53 @@ func contains(list []hashing.Algo, a hashing.Algo) bool {
 		}
 	}
 	return false
+}
+
+// MarkThen makes the destinations at the --then paths a cascade's second
+// run (Run 2).
+func MarkThen(t *plan.Topology, then []string) error {
+	for _, p := range then {
+		hit := false
+		for i := range t.Destinations {
+			d := &t.Destinations[i]
+			if d.Name == p || (d.Path != "" && Canon(d.Path) == Canon(p)) {
+				d.Run, hit = 2, true
+			}
+		}
+		if !hit {
+			return fmt.Errorf("--then %s: not a destination of the topology (a cascade's second-run destination must be one)", p)
+		}
+	}
+	return nil
+}
+
+// FillSizes sets the size of each source whose folder is here, for ETAs,
+// and the size of its last file in copy order (a cascade's plan counts
+// its read-back after the copy).
+func FillSizes(t *plan.Topology) {
+	for i := range t.Sources {
+		s := &t.Sources[i]
+		if (s.Size > 0 && s.LastFile > 0) || s.Path == "" {
+			continue
+		}
+		var n, last int64
+		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+					last = fi.Size()
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			if s.Size <= 0 {
+				s.Size = n
+			}
+			s.LastFile = last
+		}
+	}
 }
