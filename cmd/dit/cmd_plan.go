@@ -442,7 +442,6 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
