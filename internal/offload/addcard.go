@@ -172,6 +172,7 @@ func (j *Job) RetryCard(path string) error {
 	c.computeTotals()
 	j.cardsMu.Lock()
 	j.cards[idx] = c
+	j.retired = append(j.retired, old) // its last bytes still to sample
 	j.cardsMu.Unlock()
 	j.emit(Event{Type: EvCardRetried, Card: c.label(), Path: path, Bytes: c.copyTotal})
 	j.startCard(c)

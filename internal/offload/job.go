@@ -170,7 +170,10 @@ type rateState struct {
 func (j *Job) sampler(stop <-chan struct{}) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	var last []rateState
+	// The last counts of each card run: by the run, not its place in the
+	// list (a card taken up again, RetryCard, is a new run in the same
+	// place whose counts start at zero: its bytes are new bytes moved).
+	last := map[*cardRun]*rateState{}
 	lastT := j.opts.Now()
 	sample := func(final bool) {
 		now := j.opts.Now()
@@ -181,15 +184,24 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		}
 		var prog Progress
 		cards := j.cardList()
-		for len(last) < len(cards) {
-			nd := len(cards[len(last)].dests)
-			last = append(last, rateState{dw: make([]int64, nd), dv: make([]int64, nd)})
-		}
-		for i, c := range cards {
+		j.cardsMu.Lock()
+		retired := j.retired
+		j.retired = nil
+		j.cardsMu.Unlock()
+		for i, c := range append(cards, retired...) {
 			if c.destWritten == nil {
 				continue
 			}
-			l := &last[i]
+			if i >= len(cards) {
+				// A run RetryCard replaced: its bytes since the last
+				// sample, once, then it is forgotten.
+				defer delete(last, c)
+			}
+			l := last[c]
+			if l == nil {
+				l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests))}
+				last[c] = l
+			}
 			copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
 			phase, _ := c.phase.Load().(string)
 			cr, vr := float64(copied-l.copied)/dt, float64(verif-l.verif)/dt
@@ -222,7 +234,9 @@ func (j *Job) sampler(stop <-chan struct{}) {
 					cp.ETASeconds = float64(cp.Bytes-cp.BytesCopied) / cr
 				}
 			}
-			prog.Cards = append(prog.Cards, cp)
+			if i < len(cards) {
+				prog.Cards = append(prog.Cards, cp)
+			}
 		}
 		if !final {
 			j.emit(Event{Type: EvProgress, Progress: &prog})

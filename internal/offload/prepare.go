@@ -41,7 +41,10 @@ type Job struct {
 	resume bool
 	arrays []*raid.Array
 
-	cardsMu sync.RWMutex // guards cards once the job runs
+	cardsMu sync.RWMutex // guards cards (and retired) once the job runs
+	// retired are card runs replaced by RetryCard whose last bytes the
+	// sampler has not recorded yet.
+	retired []*cardRun
 	runMu   sync.Mutex   // guards runCtx, running, finishing
 	runWG   sync.WaitGroup
 	runCtx  context.Context

@@ -1,0 +1,105 @@
+package offload
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/fsys"
+)
+
+// A card pulled in the middle of its copy and taken up again in the
+// running job (dit watch: CardRemoved, then RetryCard) keeps true
+// figures: no per-second sample goes negative (the second attempt's
+// counts start at zero), and the card's bytes copied are the bytes read
+// from it in both attempts.
+func TestFiguresCardRetriedInTheRunningJob(t *testing.T) {
+	e := newEnv(t)
+	files := map[string]string{}
+	for i := 0; i < 4; i++ {
+		files[fmt.Sprintf("CLIPS/A%d.mov", i)] = bigContent(2<<20, byte(i))
+	}
+	a := testCard(t, e.dir, "A001", files)
+	b := testCard(t, e.dir, "B001", map[string]string{"CLIPS/B.mov": bigContent(4<<20, 9)})
+	f := fsys.NewFaulty(fsys.OS{})
+	// A001 stops in its second file until it is pulled; B001 holds the
+	// job open until A001's second attempt is over.
+	// Each attempt of A001 waits in a file until a per-second sample was
+	// taken, so the samples see both attempts' counts.
+	aMid, aGo, bGo := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	a3Mid, a3Go := make(chan struct{}), make(chan struct{})
+	var aOnce, a3Once, bOnce sync.Once
+	f.Add(fsys.Fault{Match: "A1.mov", OnRead: func(int64) { aOnce.Do(func() { close(aMid); <-aGo }) }})
+	f.Add(fsys.Fault{Match: "A3.mov", OnRead: func(int64) { a3Once.Do(func() { close(a3Mid); <-a3Go }) }})
+	f.Add(fsys.Fault{Match: "B.mov", OnRead: func(int64) { bOnce.Do(func() { <-bGo }) }})
+	o := e.opts([]string{a, b}, []string{e.dest("d1")})
+	o.FS = f
+	events := make(chan Event, 1024)
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvCardDone || ev.Type == EvCardRetried || ev.Type == EvProgress {
+			events <- ev
+		}
+	}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	type result struct {
+		s   *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { s, err := j.Run(context.Background()); done <- result{s, err} }()
+	waitFor := func(typ, card string) {
+		t.Helper()
+		for ev := range events {
+			if ev.Type == typ && ev.Card == card {
+				return
+			}
+		}
+	}
+	<-aMid
+	waitFor(EvProgress, "")
+	require.True(t, j.CardRemoved(a, "insert it again"))
+	close(aGo)
+	waitFor(EvCardDone, "A001")
+	run := func() *cardRun {
+		for _, c := range j.cardList() {
+			if c.scan.Root == a {
+				return c
+			}
+		}
+		return nil
+	}
+	first := run().bytesCopied.Load()
+	require.Greater(t, first, int64(2<<20), "the first attempt read A0 and part of A1")
+	require.Less(t, first, int64(8<<20), "the first attempt stopped before the end of the card")
+	require.NoError(t, j.RetryCard(a))
+	waitFor(EvCardRetried, "A001")
+	<-a3Mid
+	waitFor(EvProgress, "")
+	close(a3Go)
+	waitFor(EvCardDone, "A001")
+	second := run().bytesCopied.Load()
+	close(bGo)
+	r := <-done
+	require.NoError(t, r.err)
+
+	samples, err := e.cat.Samples(r.s.JobID)
+	require.NoError(t, err)
+	for _, sm := range samples {
+		require.GreaterOrEqual(t, sm.Rate, 0.0, "sample of card %d dest %d %s at %s", sm.CardID, sm.DestID, sm.Phase, sm.T)
+	}
+	var cardA *CardSummary
+	for i := range r.s.Cards {
+		if r.s.Cards[i].Label == "A001" {
+			cardA = &r.s.Cards[i]
+		}
+	}
+	require.NotNil(t, cardA)
+	require.True(t, cardA.SafeToFormat)
+	// Each sample's bytes are its rate x its interval, rounded: a byte
+	// each at most.
+	require.InDelta(t, first+second, cardA.BytesCopied, float64(len(samples)), "bytes read from A001 in both attempts (first %d, second %d)", first, second)
+}
