@@ -160,6 +160,24 @@ func TestKill9MidJobThenResume(t *testing.T) {
 	}
 	require.Equal(t, "asc", list[0]["mhl"], "a job started without --mhl writes ASC MHL histories")
 
+	// The killed job's time is the time it ran (to its last sample), not 0.
+	ks := dit(t, db, "job", "show", itoa(jobID), "--json")
+	require.Equal(t, 0, ks.code, ks.stderr)
+	var killed struct {
+		State         string  `json:"state"`
+		Seconds       float64 `json:"seconds"`
+		ActiveSeconds float64 `json:"active_seconds"`
+		PausedSeconds float64 `json:"paused_seconds"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(ks.stdout), &killed))
+	require.Equal(t, "interrupted", killed.State)
+	require.Greater(t, killed.ActiveSeconds, 0.0, "samples were taken before the kill")
+	require.InDelta(t, killed.ActiveSeconds+killed.PausedSeconds, killed.Seconds, 1e-6, "start to the end of its last run")
+	text := dit(t, db, "job", "show", itoa(jobID))
+	require.Equal(t, 0, text.code, text.stderr)
+	require.NotContains(t, text.stdout, "interrupted in 0s")
+	require.Regexp(t, `interrupted in [0-9.]+m?s`, text.stdout)
+
 	res := dit(t, db, "offload", "--json", "--resume", itoa(jobID))
 	require.Equal(t, 0, res.code, "resume: %s\n%s", res.stderr, tail(res.stdout))
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")

@@ -212,7 +212,11 @@ func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 // job's hash lists (dit job show).
 func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOptions) {
 	dur := time.Duration(s.Seconds * float64(time.Second)).Round(100 * time.Millisecond)
-	fmt.Fprintf(w, "\nJob %d %q %s in %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.State, dur,
+	in := "in"
+	if s.State == catalog.JobRunning {
+		in = "for" // so far
+	}
+	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.State, in, dur,
 		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
 	if s.Runs > 1 {
 		// The wall time counts the pauses; the rate does not.

@@ -38,7 +38,9 @@ type Summary struct {
 	Files        int      `json:"files"`
 	Bytes        int64    `json:"bytes"`
 	Failed       int      `json:"failed"`
-	// Seconds is the wall time from start to finish, pauses included;
+	// Seconds is the wall time from start to finish, pauses included (a
+	// job not finished, killed or running: to the end of its last run, a
+	// killed run ending at its last sample);
 	// ActiveSeconds the time the job ran (its runs summed), Paused the rest;
 	// Runs > 1 means it was interrupted and resumed (see Activity).
 	Seconds       float64 `json:"seconds"`
@@ -195,6 +197,10 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	}
 	if !s.Finished.IsZero() {
 		s.Seconds = s.Finished.Sub(s.Started).Seconds()
+	} else {
+		// Not finished (killed, or running): from the first start to the
+		// end of the last run, a killed run ending at its last sample.
+		s.Seconds = s.ActiveSeconds + s.PausedSeconds
 	}
 	switch {
 	case s.State == catalog.JobInterrupted:
