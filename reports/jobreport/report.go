@@ -90,9 +90,11 @@ type DestTotals struct {
 	Failed   int    `json:"failed"`
 	Skipped  int    `json:"skipped"`
 	// Bytes are the bytes of the copies that are there (verified or copied).
-	Bytes        int64 `json:"bytes"`
-	WriteRate    Rate  `json:"write_rate"`
-	ReadBackRate Rate  `json:"read_back_rate"`
+	Bytes int64 `json:"bytes"`
+	// WriteRate and ReadBackRate are the destination's: each second's
+	// sample is what every card wrote to (read back from) it then.
+	WriteRate    Rate `json:"write_rate"`
+	ReadBackRate Rate `json:"read_back_rate"`
 }
 
 // Rate summarises per-second throughput samples, in bytes per second.
@@ -298,12 +300,27 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		phase      string
 	}
 	rates := map[key][]float64{}
-	destRates := map[key][]float64{}
+	// A destination's rate in a second is what every card moved to it in
+	// that second: the cards' samples of one tick (one time) summed.
+	type tick struct {
+		k key
+		t int64
+	}
+	destTick := map[tick]float64{}
+	var ticks []tick
 	for _, s := range samples {
 		rates[key{s.CardID, s.DestID, s.Phase}] = append(rates[key{s.CardID, s.DestID, s.Phase}], s.Rate)
 		if s.DestID != 0 {
-			destRates[key{0, s.DestID, s.Phase}] = append(destRates[key{0, s.DestID, s.Phase}], s.Rate)
+			tk := tick{key{0, s.DestID, s.Phase}, s.T.UnixNano()}
+			if _, ok := destTick[tk]; !ok {
+				ticks = append(ticks, tk)
+			}
+			destTick[tk] += s.Rate
 		}
+	}
+	destRates := map[key][]float64{}
+	for _, tk := range ticks {
+		destRates[tk.k] = append(destRates[tk.k], destTick[tk])
 	}
 	algos, _ := hashing.ParseList(j.Hashes)
 	second := map[int64]*catalog.Card{}
