@@ -25,6 +25,8 @@ type cascadeSummary struct {
 	Then     []string `json:"then"`
 	Cards    []struct {
 		Label        string    `json:"label"`
+		Files        int       `json:"files"`
+		Bytes        int64     `json:"bytes"`
 		SafeToFormat bool      `json:"safe_to_format"`
 		CardFree     bool      `json:"card_free"`
 		FreeAt       time.Time `json:"card_free_at"`
@@ -32,6 +34,8 @@ type cascadeSummary struct {
 		Verdict      string    `json:"verdict"`
 		Then         *struct {
 			State        string `json:"state"`
+			Files        int    `json:"files"`
+			Bytes        int64  `json:"bytes"`
 			Failed       int    `json:"failed"`
 			Destinations []struct {
 				Path     string `json:"path"`
@@ -100,6 +104,13 @@ func TestCascadeArrayToShuttles(t *testing.T) {
 		require.NotNil(t, c.Then)
 		require.Equal(t, "verified", c.Then.State)
 		require.Len(t, c.Then.Destinations, 2)
+		// The second run's figures are the card's files (not the first
+		// run's hash lists copied with them), as the first run's.
+		require.Equal(t, c.Files, c.Then.Files, c.Label)
+		require.Equal(t, c.Bytes, c.Then.Bytes, c.Label)
+		for _, d := range c.Then.Destinations {
+			require.Equal(t, c.Files, d.Verified, "%s on %s", c.Label, d.Path)
+		}
 		_, ok := free[c.Label]
 		require.True(t, ok, "a card_free event for %s", c.Label)
 		for _, s := range []string{s1, s2} {
@@ -384,7 +395,7 @@ func TestCascadeShuttleFillsUp(t *testing.T) {
 			smallDest = i
 		}
 	}
-	require.Equal(t, len(footage(tree(t, filepath.Join(cards, "A001")))), c.Then.Destinations[goodDest].Verified-2, "every card file verified on the good shuttle (plus the first run's two hash list files)")
+	require.Equal(t, len(footage(tree(t, filepath.Join(cards, "A001")))), c.Then.Destinations[goodDest].Verified, "every card file verified on the good shuttle")
 	require.Equal(t, footage(tree(t, filepath.Join(cards, "A001"))), withoutHistory(tree(t, filepath.Join(good, "day01", "A001"))))
 	require.Less(t, c.Then.Destinations[smallDest].Verified, c.Then.Destinations[goodDest].Verified)
 	require.Contains(t, all.String(), "no space left")

@@ -174,13 +174,24 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		if k.Hop == 2 {
 			continue // with its card
 		}
-		cs, err := cardSummary(cat, j, k, first, act)
+		cs, err := cardSummary(cat, j, k, first, act, nil)
 		if err != nil {
 			return nil, err
 		}
 		if len(later) > 0 {
 			cascadeVerdict(j, &cs, k, second[k.ID], func(h *catalog.Card) (CardSummary, error) {
-				return cardSummary(cat, j, h, later, act)
+				// The second run copies the first copy's folder: the
+				// card's files and the first run's hash lists with them;
+				// its counts are of the card's files (as the report's).
+				files, err := cat.Files(k.ID)
+				if err != nil {
+					return CardSummary{}, err
+				}
+				card := make(map[string]bool, len(files))
+				for _, f := range files {
+					card[f.Rel] = true
+				}
+				return cardSummary(cat, j, h, later, act, card)
 			})
 			if cs.Then != nil {
 				s.Failed += cs.Then.Failed
@@ -218,7 +229,10 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 }
 
 // cardSummary is card k's summary on the destinations dests (one run's).
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity) (CardSummary, error) {
+// only, if set, holds the files counted (a cascade's second run: the
+// card's, not the hash lists copied with them); every file's failure is
+// listed, and safe to format needs every file verified.
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool) (CardSummary, error) {
 	var cs CardSummary
 	files, err := cat.Files(k.ID)
 	if err != nil {
@@ -238,6 +252,9 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	}
 	verifiedAll := 0
 	seen := map[string]bool{}
+	if only != nil {
+		cs.Files, cs.Bytes = 0, 0
+	}
 	for _, f := range files {
 		seen[f.Rel] = true
 		if f.State == StateFailed {
@@ -245,6 +262,20 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
 		ok := len(f.Copies) == len(dests)
+		if only != nil && !only[f.Rel] {
+			// Not counted; it still has to be verified.
+			for _, cp := range f.Copies {
+				ok = ok && cp.State == StateVerified
+			}
+			if ok && f.State == StateVerified {
+				verifiedAll++
+			}
+			continue
+		}
+		if only != nil {
+			cs.Files++
+			cs.Bytes += f.Size
+		}
 		for _, cp := range f.Copies {
 			ds := &cs.Destinations[idx[cp.DestID]]
 			switch cp.State {
