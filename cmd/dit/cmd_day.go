@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -19,8 +20,9 @@ import (
 type dayReport struct {
 	Date string `json:"date"`
 	// Bytes is the footage shot: the bytes of every card offloaded that
-	// day (each card of each job once; a cascade's second run is the
-	// same footage and not counted again). TB is Bytes / 10^12.
+	// day, each card once (offloaded again in a later job, to another
+	// destination or on another station, it is the same footage; a
+	// cascade's second run is too). TB is Bytes / 10^12.
 	Bytes        int64        `json:"bytes"`
 	TB           float64      `json:"tb"`
 	Stations     []dayStation `json:"stations"`
@@ -71,6 +73,11 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 }
 
 // buildDay gathers the day starting at day (local midnight) from cat.
+// A card offloaded in several jobs of the day (to another destination
+// later, --again, on another station) is the same footage: its bytes
+// count once for the day and once for each station that offloaded it,
+// and it is listed once: safe to format since the first job that made it
+// so, else not yet with its latest job's why.
 func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 	end := day.AddDate(0, 0, 1)
 	jobs, err := cat.Jobs()
@@ -79,7 +86,15 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 	}
 	r := &dayReport{Date: day.Format("2006-01-02"), Stations: []dayStation{}, SafeToFormat: []dayCard{}, NotYet: []dayCard{}}
 	by := map[string]*dayStation{}
-	for i := len(jobs) - 1; i >= 0; i-- {
+	type entry struct {
+		c    dayCard
+		safe bool
+	}
+	cards := map[string]*entry{}
+	var order []string
+	stationHas := map[string]map[string]bool{} // station -> card keys
+	stationSafe := map[string]map[string]bool{}
+	for i := len(jobs) - 1; i >= 0; i-- { // oldest first
 		j := jobs[i]
 		if j.Started.Before(day) || !j.Started.Before(end) {
 			continue
@@ -88,28 +103,61 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 		if err != nil {
 			return nil, err
 		}
+		recs, err := cat.Cards(j.ID)
+		if err != nil {
+			return nil, err
+		}
 		st := by[j.Station]
 		if st == nil {
 			st = &dayStation{Station: j.Station}
 			by[j.Station] = st
+			stationHas[j.Station], stationSafe[j.Station] = map[string]bool{}, map[string]bool{}
 		}
 		st.Jobs++
 		for _, k := range s.Cards {
+			key, err := cardKey(cat, recs, k)
+			if err != nil {
+				return nil, err
+			}
 			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, Path: k.Path, Files: k.Files, Bytes: k.Bytes, State: k.State}
-			st.Cards++
-			st.Bytes += k.Bytes
-			r.Bytes += k.Bytes
+			if !stationHas[j.Station][key] {
+				stationHas[j.Station][key] = true
+				st.Cards++
+				st.Bytes += k.Bytes
+			}
+			e := cards[key]
+			if e == nil {
+				e = &entry{}
+				cards[key] = e
+				order = append(order, key)
+				r.Bytes += k.Bytes
+			}
 			if k.SafeToFormat {
-				c.SafeAt = k.SafeAt
-				st.Safe++
-				r.SafeToFormat = append(r.SafeToFormat, c)
+				if !stationSafe[j.Station][key] {
+					stationSafe[j.Station][key] = true
+					st.Safe++
+				}
+				if !e.safe {
+					c.SafeAt = k.SafeAt
+					e.c, e.safe = c, true
+				}
 				continue
+			}
+			if e.safe {
+				continue // safe by an earlier job's copies
 			}
 			c.Why = k.Verdict
 			if j.Active {
 				c.Why = "still being offloaded (" + k.State + ")"
 			}
-			r.NotYet = append(r.NotYet, c)
+			e.c = c
+		}
+	}
+	for _, key := range order {
+		if e := cards[key]; e.safe {
+			r.SafeToFormat = append(r.SafeToFormat, e.c)
+		} else {
+			r.NotYet = append(r.NotYet, e.c)
 		}
 	}
 	for _, st := range by {
@@ -119,6 +167,29 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 	sort.Slice(r.Stations, func(a, b int) bool { return r.Stations[a].Station < r.Stations[b].Station })
 	r.TB = float64(r.Bytes) / 1e12
 	return r, nil
+}
+
+// cardKey identifies a card's footage across jobs: its label and its
+// files (path, size and time each), as an offload knows a card it
+// offloaded before.
+func cardKey(cat *catalog.Catalog, recs []*catalog.Card, k offload.CardSummary) (string, error) {
+	for _, rec := range recs {
+		if rec.Hop > 1 || rec.Label != k.Label {
+			continue
+		}
+		files, err := cat.Files(rec.ID)
+		if err != nil {
+			return "", err
+		}
+		sort.Slice(files, func(a, b int) bool { return files[a].Rel < files[b].Rel })
+		h := xxhash.New()
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", k.Label, k.Files, k.Bytes)
+		for _, f := range files {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f.Rel, f.Size, f.Mtime.UnixNano())
+		}
+		return fmt.Sprintf("%s:%016x", k.Label, h.Sum64()), nil
+	}
+	return fmt.Sprintf("%s:%d:%d:%s", k.Label, k.Files, k.Bytes, k.Path), nil
 }
 
 func newDayCommand(g *GlobalOptions) *cobra.Command {
@@ -159,7 +230,11 @@ since when) and the cards that are not yet, with why.`,
 			tw.Flush()
 			fmt.Fprintf(g.stdout, "\nSafe to format (%d):\n", len(r.SafeToFormat))
 			for _, c := range r.SafeToFormat {
-				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  since %s\n", c.Card, c.Station, c.JobID, c.Job, c.SafeAt.Local().Format("15:04:05"))
+				since := c.SafeAt.Local().Format("15:04:05")
+				if c.SafeAt.Local().Format("2006-01-02") != r.Date {
+					since = c.SafeAt.Local().Format("2006-01-02 15:04:05") // a job resumed the next day
+				}
+				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  since %s\n", c.Card, c.Station, c.JobID, c.Job, since)
 			}
 			fmt.Fprintf(g.stdout, "\nNOT yet (%d):\n", len(r.NotYet))
 			for _, c := range r.NotYet {

@@ -186,3 +186,39 @@ func TestTwoStationsOnePostgresCatalog(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "give YYYY-MM-DD")
 }
+
+// A card offloaded twice in a day (to d1, then to d1 and d2: the second
+// job copies it to d2 only) is one card of footage: dit day counts its
+// bytes once and lists it once, safe to format since the first job.
+func TestDayCountsACardOffloadedTwiceOnce(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "5MB", "--seed", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	a := filepath.Join(cards, "A001")
+	d1, d2 := filepath.Join(dir, "d1"), filepath.Join(dir, "d2")
+	require.NoError(t, os.Mkdir(d1, 0o755))
+	require.NoError(t, os.Mkdir(d2, 0o755))
+	r = dit(t, db, "offload", "--name", "first", "-d", d1, a)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = dit(t, db, "offload", "--name", "second", "-d", d1, "-d", d2, a)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	var n int64
+	for _, v := range footageFiles(t, a) {
+		n += v
+	}
+	r = dit(t, db, "day", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var day dayReport
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &day))
+	require.Equal(t, n, day.Bytes, "the card's bytes once")
+	require.Len(t, day.Stations, 1)
+	require.Equal(t, 2, day.Stations[0].Jobs)
+	require.Equal(t, 1, day.Stations[0].Cards)
+	require.Equal(t, n, day.Stations[0].Bytes)
+	require.Equal(t, 1, day.Stations[0].Safe)
+	require.Len(t, day.SafeToFormat, 1)
+	require.Equal(t, "first", day.SafeToFormat[0].Job, "safe since the first job")
+	require.Empty(t, day.NotYet)
+}
