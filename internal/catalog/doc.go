@@ -128,7 +128,9 @@
 // # Schema versions 5, 6 and 7
 //
 //	samples.seconds: the interval a sample covers (ending at t), so time
-//	    spent is the sum of intervals, pauses left out (offload.Activity).
+//	    spent is the sum of intervals, pauses left out (offload.Activity);
+//	    a card that started or ended within the sampler's second covers
+//	    only its part of it (t stays the second's end).
 //	runs(job_id, seq, started, finished): each start or resume of a job;
 //	    finished NULL for a run whose process was killed.
 //	jobs.ignore: the job's --ignore patterns, one per line.

@@ -87,6 +87,11 @@ type cardRun struct {
 	filesFailed atomic.Int64
 	current     atomic.Value // string
 	phase       atomic.Value // string
+	// activeAt and doneAt (Unix ns) are when this run started copying and
+	// ended (phase "done"): the sampler clips a card's first and last
+	// sample to them, so a card that starts or ends within a second is
+	// not charged the whole second.
+	activeAt, doneAt atomic.Int64
 	destWritten []atomic.Int64
 	destVerif   []atomic.Int64
 
@@ -363,13 +368,13 @@ func (c *cardRun) run(ctx context.Context) {
 	if c.absent {
 		// A free card of a cascade that is not mounted: its first run is
 		// done, a resume does not need it.
-		c.phase.Store("done")
+		c.setDone()
 		return
 	}
 	turn := j.waitTurn(ctx, c)
 	if turn == nil {
 		c.rec.State = "interrupted"
-		c.phase.Store("done")
+		c.setDone()
 		j.cat.UpdateCard(c.rec)
 		return
 	}
@@ -386,6 +391,7 @@ func (c *cardRun) run(ctx context.Context) {
 	if c.rec.CopyStarted.IsZero() {
 		c.rec.CopyStarted = now
 	}
+	c.activeAt.Store(now.UnixNano())
 	c.phase.Store("copying")
 	j.cat.UpdateCard(c.rec)
 	for _, s := range c.scan.Skipped {
@@ -1338,7 +1344,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		final = StateVerified
 	}
 	if final == "" {
-		c.phase.Store("done")
+		c.setDone()
 		c.current.Store("")
 		j.cat.UpdateCard(c.rec)
 		return
@@ -1381,10 +1387,16 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load()) {
 		c.rec.DoneAt = j.opts.Now()
 	}
-	c.phase.Store("done")
+	c.setDone()
 	c.current.Store("")
 	j.cat.UpdateCard(c.rec)
 	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
 		crashpoint.Hit("card: sealed")
 	}
+}
+
+// setDone ends the run's phases (phase "done", at doneAt).
+func (c *cardRun) setDone() {
+	c.doneAt.Store(c.j.opts.Now().UnixNano())
+	c.phase.Store("done")
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 )
 
@@ -102,4 +104,66 @@ func TestFiguresCardRetriedInTheRunningJob(t *testing.T) {
 	// Each sample's bytes are its rate x its interval, rounded: a byte
 	// each at most.
 	require.InDelta(t, first+second, cardA.BytesCopied, float64(len(samples)), "bytes read from A001 in both attempts (first %d, second %d)", first, second)
+}
+
+// A card that ends within the sampler's second is charged only its part
+// of that second: its active time (what its TB/hour is over) lies between
+// its copy start and its verified time, and its card_done event; not a
+// whole second more.
+func TestFiguresShortCardChargedItsOwnTime(t *testing.T) {
+	e := newEnv(t)
+	a := testCard(t, e.dir, "A001", map[string]string{"CLIPS/A.mov": bigContent(1<<20, 1)})
+	b := testCard(t, e.dir, "B001", map[string]string{"CLIPS/B.mov": bigContent(2<<20, 2)})
+	f := fsys.NewFaulty(fsys.OS{})
+	// B001 holds the job open until a second has been sampled after
+	// A001 ended.
+	bGo := make(chan struct{})
+	var bOnce sync.Once
+	f.Add(fsys.Fault{Match: "B.mov", OnRead: func(int64) { bOnce.Do(func() { <-bGo }) }})
+	o := e.opts([]string{a, b}, []string{e.dest("d1")})
+	o.FS = f
+	events := make(chan Event, 1024)
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvCardDone || ev.Type == EvProgress {
+			events <- ev
+		}
+	}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	type result struct {
+		s   *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { s, err := j.Run(context.Background()); done <- result{s, err} }()
+	var doneEv Event
+	for ev := range events {
+		if ev.Type == EvCardDone && ev.Card == "A001" {
+			doneEv = ev
+			break
+		}
+	}
+	for ev := range events {
+		if ev.Type == EvProgress {
+			break // a sample taken after A001 ended
+		}
+	}
+	close(bGo)
+	r := <-done
+	require.NoError(t, r.err)
+	s := r.s
+	cards, err := e.cat.Cards(s.JobID)
+	require.NoError(t, err)
+	var rec *catalog.Card
+	for _, k := range cards {
+		if k.Label == "A001" {
+			rec = k
+		}
+	}
+	require.NotNil(t, rec)
+	act, err := JobActivity(e.cat, s.JobID)
+	require.NoError(t, err)
+	got := act.Cards[rec.ID].ActiveTime
+	require.GreaterOrEqual(t, got, rec.DoneAt.Sub(rec.CopyStarted)-time.Millisecond, "active until verified")
+	require.LessOrEqual(t, got, doneEv.Time.Sub(rec.CopyStarted)+time.Millisecond, "not after its card_done event")
 }

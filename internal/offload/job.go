@@ -204,20 +204,37 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			}
 			copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
 			phase, _ := c.phase.Load().(string)
-			cr, vr := float64(copied-l.copied)/dt, float64(verif-l.verif)/dt
+			// The card's part of the interval: from when it started (if
+			// within it) to when it ended (if within it).
+			from, to := now.Add(-time.Duration(dt*float64(time.Second))), now
+			if a := c.activeAt.Load(); a > from.UnixNano() && a < to.UnixNano() {
+				from = time.Unix(0, a)
+			}
+			if d := c.doneAt.Load(); phase == "done" && d > from.UnixNano() && d < to.UnixNano() {
+				to = time.Unix(0, d)
+			}
+			// The sample stays at the tick (the cards' samples of one
+			// second go together: a destination's rate sums them); its
+			// Seconds are the card's part of the interval.
+			cdt := to.Sub(from).Seconds()
+			if cdt <= 0 {
+				cdt = dt
+			}
+			to = now
+			cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
 			if copied != l.copied || (phase == "copying" && !final) {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: copied, Rate: cr, Phase: "copy", Seconds: dt})
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
 			}
 			if verif != l.verif || (phase == "verifying" && !final) {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: now, Bytes: verif, Rate: vr, Phase: "verify", Seconds: dt})
+				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
 			}
 			for di, d := range c.dests {
 				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
 				if w != l.dw[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: to, Bytes: w, Rate: float64(w-l.dw[di]) / cdt, Phase: "copy", Seconds: cdt})
 				}
 				if v != l.dv[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify", Seconds: dt})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: to, Bytes: v, Rate: float64(v-l.dv[di]) / cdt, Phase: "verify", Seconds: cdt})
 				}
 				l.dw[di], l.dv[di] = w, v
 			}
