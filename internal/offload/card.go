@@ -92,8 +92,8 @@ type cardRun struct {
 	// sample to them, so a card that starts or ends within a second is
 	// not charged the whole second.
 	activeAt, doneAt atomic.Int64
-	destWritten []atomic.Int64
-	destVerif   []atomic.Int64
+	destWritten      []atomic.Int64
+	destVerif        []atomic.Int64
 
 	// history is what an ASC MHL history on the card records (an earlier
 	// hop), by path: every file read is checked against it.

@@ -45,7 +45,7 @@ type Job struct {
 	// retired are card runs replaced by RetryCard whose last bytes the
 	// sampler has not recorded yet.
 	retired []*cardRun
-	runMu   sync.Mutex   // guards runCtx, running, finishing
+	runMu   sync.Mutex // guards runCtx, running, finishing
 	runWG   sync.WaitGroup
 	runCtx  context.Context
 	running int
