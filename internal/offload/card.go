@@ -495,6 +495,12 @@ func (c *cardRun) run(ctx context.Context) {
 		}
 	}
 	vwg.Wait()
+	if c.rec.VerifyStarted.IsZero() {
+		// Interrupted while copying: its read-back began all the same.
+		c.mu.Lock()
+		c.rec.VerifyStarted = c.verifyAt
+		c.mu.Unlock()
+	}
 	c.finishCard(ctx)
 }
 

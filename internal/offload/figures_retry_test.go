@@ -167,3 +167,44 @@ func TestFiguresShortCardChargedItsOwnTime(t *testing.T) {
 	require.GreaterOrEqual(t, got, rec.DoneAt.Sub(rec.CopyStarted)-time.Millisecond, "active until verified")
 	require.LessOrEqual(t, got, doneEv.Time.Sub(rec.CopyStarted)+time.Millisecond, "not after its card_done event")
 }
+
+// A job interrupted while a card still copies, after some of its copies
+// were read back: the card's verify start is the first read-back's time,
+// recorded in that run (not the resume's).
+func TestFiguresVerifyStartOfAnInterruptedRun(t *testing.T) {
+	e := newEnv(t)
+	a := testCard(t, e.dir, "A001", map[string]string{
+		// A0 is committed at once (a clip: not held for a batch of small
+		// files), so it is read back while A2's read is held.
+		"CLIPS/A0.mov": bigContent(9<<20, 1), "CLIPS/A1.mov": bigContent(1<<20, 2), "CLIPS/A2.mov": bigContent(1<<20, 3)})
+	f := fsys.NewFaulty(fsys.OS{})
+	hold := make(chan struct{})
+	var once sync.Once
+	f.Add(fsys.Fault{Match: "A2.mov", OnRead: func(int64) { once.Do(func() { <-hold }) }})
+	o := e.opts([]string{a}, []string{e.dest("d1")})
+	o.FS = f
+	verified := make(chan Event, 16)
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvFile && ev.State == StateVerified {
+			verified <- ev
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j, err := New(ctx, o)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { _, err := j.Run(ctx); done <- err }()
+	first := <-verified
+	cancel()
+	close(hold)
+	<-done
+	require.NoError(t, e.cat.Flush())
+	cards, err := e.cat.Cards(j.rec.ID)
+	require.NoError(t, err)
+	k := cards[0]
+	require.NotEqual(t, StateVerified, k.State, "interrupted")
+	require.False(t, k.VerifyStarted.IsZero(), "read-back began in the interrupted run")
+	require.False(t, k.VerifyStarted.After(first.Time), "verify start %s, a copy verified at %s", k.VerifyStarted, first.Time)
+	require.False(t, k.VerifyStarted.Before(k.CopyStarted))
+}
