@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
@@ -510,25 +509,9 @@ func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEven
 func (r *guiRunner) jobTopology(s jobSettings) (*plan.Topology, error) {
 	cards, dests, then := s.Cards, s.Dests, s.Then
 	if s.Resume != 0 {
-		cat := r.a.cfg.Catalog
-		ks, err := cat.Cards(s.Resume)
-		if err != nil {
+		var err error
+		if cards, dests, then, err = sched.JobPaths(r.a.cfg.Catalog, s.Resume); err != nil {
 			return nil, err
-		}
-		ds, err := cat.Dests(s.Resume)
-		if err != nil {
-			return nil, err
-		}
-		cards, dests, then = nil, nil, nil
-		for _, k := range catalog.FirstRun(ks) {
-			cards = append(cards, k.Path)
-		}
-		for _, d := range ds {
-			if d.Hop == 2 {
-				then = append(then, d.Path)
-			} else {
-				dests = append(dests, d.Path)
-			}
 		}
 	}
 	t, err := sched.ForJob(r.topo, cards, append(append([]string(nil), dests...), then...))

@@ -578,25 +578,10 @@ func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog
 			return nil, err
 		}
 		hashes, verify, all = rec.Hashes, rec.VerifyMode, rec.VerifyHashes == "all"
-		ks, err := cat.Cards(o.Resume)
-		if err != nil {
+		if cards, dests, then, err = sched.JobPaths(cat, o.Resume); err != nil {
 			return nil, err
 		}
-		ds, err := cat.Dests(o.Resume)
-		if err != nil {
-			return nil, err
-		}
-		cards, dests, then, par = nil, nil, nil, max(rec.ThenParallel, 1)
-		for _, k := range catalog.FirstRun(ks) {
-			cards = append(cards, k.Path)
-		}
-		for _, d := range ds {
-			if d.Hop == 2 {
-				then = append(then, d.Path)
-			} else {
-				dests = append(dests, d.Path)
-			}
-		}
+		par = max(rec.ThenParallel, 1)
 	}
 	pj, err := parsePlanJob(hashes, verify, all)
 	if err != nil {

@@ -47,12 +47,7 @@ func TestFiguresCardRetriedInTheRunningJob(t *testing.T) {
 	}
 	j, err := New(context.Background(), o)
 	require.NoError(t, err)
-	type result struct {
-		s   *Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() { s, err := j.Run(context.Background()); done <- result{s, err} }()
+	done := runAsync(j)
 	waitFor := func(typ, card string) {
 		t.Helper()
 		for ev := range events {
@@ -130,12 +125,7 @@ func TestFiguresShortCardChargedItsOwnTime(t *testing.T) {
 	}
 	j, err := New(context.Background(), o)
 	require.NoError(t, err)
-	type result struct {
-		s   *Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() { s, err := j.Run(context.Background()); done <- result{s, err} }()
+	done := runAsync(j)
 	var doneEv Event
 	for ev := range events {
 		if ev.Type == EvCardDone && ev.Card == "A001" {
@@ -207,4 +197,17 @@ func TestFiguresVerifyStartOfAnInterruptedRun(t *testing.T) {
 	require.False(t, k.VerifyStarted.IsZero(), "read-back began in the interrupted run")
 	require.False(t, k.VerifyStarted.After(first.Time), "verify start %s, a copy verified at %s", k.VerifyStarted, first.Time)
 	require.False(t, k.VerifyStarted.Before(k.CopyStarted))
+}
+
+// runResult is what Job.Run returned.
+type runResult struct {
+	s   *Summary
+	err error
+}
+
+// runAsync runs j and sends what Run returned.
+func runAsync(j *Job) <-chan runResult {
+	done := make(chan runResult, 1)
+	go func() { s, err := j.Run(context.Background()); done <- runResult{s, err} }()
+	return done
 }

@@ -193,3 +193,28 @@ func FillSizes(t *plan.Topology) {
 		}
 	}
 }
+
+// JobPaths are a job's cards (their first run's), first-run destinations
+// and a cascade's second-run destinations, from the catalog: what a
+// resumed job is planned with.
+func JobPaths(cat *catalog.Catalog, jobID int64) (cards, dests, then []string, err error) {
+	ks, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ds, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, k := range catalog.FirstRun(ks) {
+		cards = append(cards, k.Path)
+	}
+	for _, d := range ds {
+		if d.Hop == 2 {
+			then = append(then, d.Path)
+		} else {
+			dests = append(dests, d.Path)
+		}
+	}
+	return cards, dests, then, nil
+}
