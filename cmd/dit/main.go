@@ -81,6 +81,18 @@ func (g *GlobalOptions) resumeCommand(id int64) string {
 	return cmd
 }
 
+// showCommand is the command that shows job id (with the catalog the
+// command was given).
+func (g *GlobalOptions) showCommand(id int64) string {
+	cmd := fmt.Sprintf("dit job show %d", id)
+	if g != nil {
+		if a := g.resumeArgs(); a != "" {
+			cmd += " " + a
+		}
+	}
+	return cmd
+}
+
 // exitError carries an exit code through cobra.
 type exitError struct {
 	code int

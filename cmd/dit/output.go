@@ -77,16 +77,26 @@ func (f *failureLines) cardDone(card string) string {
 // when there is nothing to do.
 func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSummary) string {
 	cmd := g.resumeCommand(id)
-	sealing, failed := 0, 0
+	sealing, failed, changed := 0, 0, 0
 	for _, c := range cards {
 		if c.State == catalog.CardSealing {
 			sealing++
 		}
 		failed += c.Failed
+		for _, f := range c.Failures {
+			if strings.HasPrefix(f.Error, offload.ChangedSinceVerified) {
+				changed++
+			}
+		}
 	}
 	switch {
 	case state == catalog.JobInterrupted:
 		return "resume it with: " + cmd
+	case changed > 0 && changed == failed && sealing == 0:
+		// A resume cannot help: the verified copies are kept.
+		return fmt.Sprintf("%d file(s) changed on the card since their copies were verified (kept as they are): offload the card as a new job to copy it as it is now", changed)
+	case sealing > 0 && failed > 0:
+		return fmt.Sprintf("%d file(s) failed and the hash lists of %d card(s) are not written: fix the cause (see above), then: %s", failed, sealing, cmd)
 	case sealing > 0:
 		return fmt.Sprintf("the hash lists of %d card(s) are not written (not safe to format yet): finish with: %s", sealing, cmd)
 	case state == catalog.JobFinishing:
@@ -271,7 +281,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				n++
 			}
 			if shown == 20 {
-				fmt.Fprintf(w, "      ... and more: dit job show %d\n", s.JobID)
+				fmt.Fprintf(w, "      ... and more: %s\n", g.showCommand(s.JobID))
 				break
 			}
 			shown++
@@ -291,7 +301,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 			fmt.Fprintf(w, "  %s\n", m)
 		}
 	}
-	fmt.Fprintf(w, "\nCatalog: %s (dit job show %d)\n", db, s.JobID)
+	fmt.Fprintf(w, "\nCatalog: %s (%s)\n", db, g.showCommand(s.JobID))
 	if g == nil {
 		g = &GlobalOptions{}
 	}

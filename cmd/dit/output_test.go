@@ -29,3 +29,26 @@ func TestWarningsArePrinted(t *testing.T) {
 	writeSummary(&sum, &offload.Summary{JobID: 3, State: "done", Warnings: []string{msg}}, "/tmp/c.db", "", nil)
 	require.Contains(t, sum.String(), "Warnings:\n  "+msg+"\n")
 }
+
+// The next step fits what is wrong: files changed on the card since their
+// copies were verified are not copied again by a resume (a new job);
+// failed files and unwritten hash lists are both named; the commands
+// printed carry the catalog the command was given.
+func TestNextStepSaysWhatHelps(t *testing.T) {
+	g := &GlobalOptions{DB: "/srv/carts/cart2.db"}
+	changed := []offload.CardSummary{{Label: "A001", State: "failed", Failed: 1,
+		Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: offload.ChangedSinceVerified + " (size 1 -> 2)"}}}}
+	msg := nextStep(g, 4, "done", changed)
+	require.Contains(t, msg, "offload the card as a new job")
+	require.NotContains(t, msg, "--resume")
+
+	both := []offload.CardSummary{{Label: "A001", State: "sealing", Failed: 2}}
+	msg = nextStep(g, 4, "done", both)
+	require.Contains(t, msg, "2 file(s) failed")
+	require.Contains(t, msg, "hash lists of 1 card(s) are not written")
+	require.Contains(t, msg, "dit offload --resume 4 --db /srv/carts/cart2.db")
+
+	var sum bytes.Buffer
+	writeSummary(&sum, &offload.Summary{JobID: 4, State: "done"}, g.DB, "", g)
+	require.Contains(t, sum.String(), "(dit job show 4 --db /srv/carts/cart2.db)")
+}

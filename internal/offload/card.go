@@ -218,6 +218,17 @@ func (c *cardRun) plan(di int) (int64, error) {
 		// compared again with a new read of the card, and one this job wrote
 		// is replaced when it differs.
 		verified := prevCopy != nil && prevCopy.State == StateVerified && fp.prev.State != StateFailed
+		// Refused before (the card's file changed after its copy was
+		// verified): still the verified footage, refused again while it
+		// is there.
+		refused := prevCopy != nil && prevCopy.State == StateFailed && strings.HasPrefix(prevCopy.Error, ChangedSinceVerified)
+		if refused {
+			if _, err := c.j.opts.FS.Lstat(dp.target); err == nil {
+				dp.mode = modeRefuse
+				fp.dests[di] = dp
+				continue
+			}
+		}
 		if verified {
 			fi, err := c.j.opts.FS.Lstat(dp.target)
 			exists := err == nil
@@ -528,8 +539,11 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		case dp.mode == modeDone:
 			t.results[di] = destResult{state: StateVerified, rel: dp.rel, written: dp.prev != nil && dp.prev.Written}
 		case dp.mode == modeRefuse:
-			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev.Written,
-				err: fmt.Sprintf("the card's file changed since this job verified its copy (size %d -> %d, modified %s -> %s); the verified copy at %s is kept: offload the card as a new job",
+			// Not written (not ours to replace) from now on: the copy is
+			// footage verified from the card as it was, and no later run
+			// of this job may overwrite it with what the card holds now.
+			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: false,
+				err: fmt.Sprintf(ChangedSinceVerified+" (size %d -> %d, modified %s -> %s); the verified copy at %s is kept: offload the card as a new job",
 					fp.prev.Size, fp.ent.Size, fp.prev.Mtime.UTC().Format(time.RFC3339), fp.ent.Mtime.UTC().Format(time.RFC3339), dp.target)}
 		case c.destErr[di] != nil:
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: c.destErr[di].Error()}
@@ -1400,6 +1414,11 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		crashpoint.Hit("card: sealed")
 	}
 }
+
+// ChangedSinceVerified begins the error of a file whose card file changed
+// after the job verified its copy: the copy is kept, and only a new job
+// copies the card as it is now.
+const ChangedSinceVerified = "the card's file changed since this job verified its copy"
 
 // setDone ends the run's phases (phase "done", at doneAt).
 func (c *cardRun) setDone() {

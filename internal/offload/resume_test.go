@@ -166,6 +166,21 @@ func TestResumeNeverOverwritesVerifiedCopyWithChangedCard(t *testing.T) {
 	files, _ := e.cat.Files(cards[0].ID)
 	require.Equal(t, "CLIPS/C001.mov", files[0].Rel)
 	require.NotEmpty(t, files[0].Sums.Get(hashing.MD5), "recorded hashes are kept")
+
+	// The resume it seems to ask for, again and again: the verified copy
+	// is never replaced by what the card holds now, and the card is never
+	// safe to format.
+	for i := 0; i < 2; i++ {
+		j, err := Resume(context.Background(), e.cat, s.JobID, e.opts(nil, nil))
+		require.NoError(t, err)
+		s3, err := j.Run(context.Background())
+		require.NoError(t, err)
+		require.NotEqual(t, ExitOK, s3.ExitCode, "resume %d", i+2)
+		require.False(t, s3.Cards[0].SafeToFormat, "resume %d: %s", i+2, s3.Cards[0].Verdict)
+		require.Equal(t, old, mustRead(t, copyPath), "resume %d: the verified copy is kept", i+2)
+		require.Len(t, s3.Cards[0].Failures, 1)
+		require.Contains(t, s3.Cards[0].Failures[0].Error, ChangedSinceVerified, "resume %d says why, as the first", i+2)
+	}
 }
 
 // A job's hash-list choice is recorded; Resume takes it back and refuses a

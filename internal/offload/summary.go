@@ -312,7 +312,10 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	case k.State == catalog.CardSealing && j.State == catalog.JobRunning:
 		cs.Verdict = "Writing the hash lists: NOT safe to format yet"
 	case k.State == catalog.CardSealing:
-		cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (dit offload --resume %d writes them)", j.ID)
+		cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (resuming job %d writes them)", j.ID)
+		if cs.Failed > 0 {
+			cs.Verdict = fmt.Sprintf("FAILED, and hash lists not written: NOT safe to format (fix the failures, then resume job %d)", j.ID)
+		}
 		// What kept the lists from being written (the card's own
 		// failures are listed with their files).
 		for _, part := range strings.Split(k.Error, "; ") {
@@ -377,10 +380,10 @@ func cascadeVerdict(j *catalog.Job, cs *CardSummary, k, h *catalog.Card, second 
 	case h != nil && (h.State == StateFailed || hs.Failed > 0):
 		cs.Verdict = "Second run FAILED (" + free + "): NOT safe to format: keep the card"
 	case h != nil && h.State == catalog.CardSealing && j.State != catalog.JobRunning:
-		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (dit offload --resume %d writes them)", free, j.ID)
+		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (resuming job %d writes them)", free, j.ID)
 	case j.State == catalog.JobRunning:
 		cs.Verdict = "Card free (" + free + "): second run not done: NOT safe to format yet"
 	default:
-		cs.Verdict = fmt.Sprintf("Card free (%s), second run not done: NOT safe to format (dit offload --resume %d finishes it)", free, j.ID)
+		cs.Verdict = fmt.Sprintf("Card free (%s), second run not done: NOT safe to format (resuming job %d finishes it)", free, j.ID)
 	}
 }

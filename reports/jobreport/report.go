@@ -257,7 +257,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		return nil, err
 	}
 	if j.State == catalog.JobRunning || j.State == catalog.JobInterrupted {
-		return nil, fmt.Errorf("job %d is %s: %w; resume it (dit offload --resume %d) and report it when it is done", jobID, j.State, ErrNotFinished, jobID)
+		return nil, fmt.Errorf("job %d is %s: %w; resume it (dit offload --resume %d, with the same --db if one was given) and report it when it is done", jobID, j.State, ErrNotFinished, jobID)
 	}
 	sum, err := offload.LoadSummary(cat, jobID)
 	if err != nil {
