@@ -1358,6 +1358,17 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	case c.filesFailed.Load() > 0:
 		final = StateFailed
 		c.rec.Error = fmt.Sprintf("%d file(s) failed", c.filesFailed.Load())
+	case len(c.unreadable()) > 0:
+		// What could not be read was not copied: the card is not whole
+		// on any destination, whatever was verified.
+		u := c.unreadable()
+		shown := u
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(u)-5))
+		}
+		final = StateFailed
+		c.rec.Error = fmt.Sprintf("%d entr(ies) on the card could not be read and were not copied: %s: it is NOT safe to format: make them readable (permissions, a failing card) and offload it again",
+			len(u), strings.Join(shown, ", "))
 	case j.opts.Verify == VerifyNone:
 		final = StateCopied
 	default:
@@ -1413,6 +1424,17 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
 		crashpoint.Hit("card: sealed")
 	}
+}
+
+// unreadable lists the card's entries its scan could not read.
+func (c *cardRun) unreadable() []string {
+	var out []string
+	for _, s := range c.scan.Skipped {
+		if s.Kind == "unreadable" {
+			out = append(out, s.Rel)
+		}
+	}
+	return out
 }
 
 // ChangedSinceVerified begins the error of a file whose card file changed

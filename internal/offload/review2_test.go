@@ -2,11 +2,13 @@ package offload
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,4 +211,52 @@ func TestReviewSafeToFormatWithoutHashLists(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, s2.Cards[0].SafeToFormat && resealed == 0,
 		"safe to format, but the hash lists that failed in the first run were never written (seal calls on resume: %d)", resealed)
+}
+
+// lockedFS cannot list one folder (as a folder of the card with no read
+// permission, for a user that is not root).
+type lockedFS struct {
+	fsys.FS
+	dir string
+}
+
+func (l lockedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == l.dir {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EACCES}
+	}
+	return l.FS.ReadDir(name)
+}
+
+// A card with a folder that cannot be read is not whole on any
+// destination: the card ends failed (not "verified") everywhere it is
+// told, card_done and the catalog alike (so notifications, dit serve, an
+// eject and the next offload's "already offloaded" never take it for
+// safe), naming what was not read.
+func TestUnreadableEntriesFailTheCard(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"CLIPS/a.mov": "aaaa", "LOCKED/b.mov": "bbbb"})
+	d1 := e.dest("d1")
+	o := e.opts([]string{card}, []string{d1})
+	o.FS = lockedFS{FS: fsys.OS{}, dir: filepath.Join(card, "LOCKED")}
+	s, err := e.run(o)
+	require.NoError(t, err)
+	c := s.Cards[0]
+	require.False(t, c.SafeToFormat)
+	require.Equal(t, StateFailed, c.State)
+	var done *Event
+	for i := range e.events {
+		if e.events[i].Type == EvCardDone {
+			done = &e.events[i]
+		}
+	}
+	require.NotNil(t, done)
+	require.Equal(t, StateFailed, done.State)
+	require.Contains(t, done.Message, "LOCKED")
+	require.Contains(t, done.Message, "NOT safe to format")
+	recs, err := e.cat.Cards(s.JobID)
+	require.NoError(t, err)
+	require.Equal(t, StateFailed, recs[0].State)
+	priors, _, err := FindPrior(context.Background(), e.cat, fsys.OS{}, []string{card}, false, nil, d1)
+	require.NoError(t, err)
+	require.True(t, len(priors) == 0 || priors[0] == nil || !priors[0].Done(), "not 'already offloaded'")
 }
