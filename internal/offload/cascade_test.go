@@ -2,10 +2,13 @@ package offload
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // A card that joins a running cascade (Job.AddCard) gets both runs too:
@@ -95,4 +98,31 @@ func TestCascadeRefusals(t *testing.T) {
 	o.Then = []string{first}
 	_, err = New(context.Background(), o)
 	require.ErrorContains(t, err, "given twice")
+}
+
+// A card a cascade made safe to format is "already offloaded" to the
+// cascade's destinations, first-run and --then alike (inserted again, dit
+// watch skips it); a --then destination whose copy is gone is missing.
+func TestCascadeCardKnownAsOffloaded(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{a}, []string{first})
+	o.Then = []string{shuttle}
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)
+	priors, _, err := FindPrior(context.Background(), e.cat, fsys.OS{}, []string{a}, false, nil, first, shuttle)
+	require.NoError(t, err)
+	require.Len(t, priors, 1)
+	require.NotNil(t, priors[0], "offloaded before")
+	require.True(t, priors[0].Done(), "done on both: %s", priors[0].Message())
+	require.ElementsMatch(t, []string{first, shuttle}, priors[0].Covered)
+
+	require.NoError(t, os.RemoveAll(filepath.Join(shuttle, "day01", "A001")))
+	priors, _, err = FindPrior(context.Background(), e.cat, fsys.OS{}, []string{a}, false, nil, first, shuttle)
+	require.NoError(t, err)
+	require.NotNil(t, priors[0])
+	require.False(t, priors[0].Done())
+	require.Equal(t, []string{shuttle}, priors[0].Missing)
 }

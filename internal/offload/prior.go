@@ -309,9 +309,19 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	if err != nil {
 		return nil, err
 	}
-	dests, err := cat.Dests(k.JobID)
+	all, err := cat.Dests(k.JobID)
 	if err != nil {
 		return nil, err
+	}
+	// A cascade's card: its files' copies on the first-run destinations
+	// are its own, those on the --then destinations its second run's.
+	var dests, then []*catalog.Dest
+	for _, d := range all {
+		if d.Hop == 2 {
+			then = append(then, d)
+		} else {
+			dests = append(dests, d)
+		}
 	}
 	files, err := cat.Files(k.ID)
 	if err != nil {
@@ -342,23 +352,75 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 			}
 		}
 	}
+	// The second run's copies count where every file of the card is
+	// verified there (the card's hashes checked by that run).
+	var later map[string]*catalog.File
+	if len(then) > 0 {
+		later, err = secondRunFiles(cat, k)
+		if err != nil {
+			return nil, err
+		}
+	}
 	p := &Prior{JobID: job.ID, JobName: job.Name, Date: k.VerifyFinished}
 	if p.Date.IsZero() {
 		p.Date = job.Finished
 	}
 	out, _ := ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
-	for _, d := range dests {
-		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
-		p.destRoots = append(p.destRoots, d.Path)
+	add := func(d *catalog.Dest, byFile func(*catalog.File) *catalog.File) bool {
 		var cps []priorCopy
 		for _, f := range files {
-			for _, cp := range f.Copies {
-				if cp.DestID == d.ID {
-					cps = append(cps, priorCopy{rel: cp.Path, size: f.Size})
+			g := byFile(f)
+			if g == nil {
+				return false
+			}
+			found := false
+			for _, cp := range g.Copies {
+				if cp.DestID == d.ID && cp.State == StateVerified {
+					cps, found = append(cps, priorCopy{rel: cp.Path, size: f.Size}), true
 				}
 			}
+			if !found {
+				return false
+			}
 		}
+		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
+		p.destRoots = append(p.destRoots, d.Path)
 		p.copies = append(p.copies, cps)
+		return true
+	}
+	for _, d := range dests {
+		add(d, func(f *catalog.File) *catalog.File { return f })
+	}
+	for _, d := range then {
+		add(d, func(f *catalog.File) *catalog.File {
+			if g := later[f.Rel]; g != nil && g.State == StateVerified && g.Size == f.Size {
+				return g
+			}
+			return nil
+		})
 	}
 	return p, nil
+}
+
+// secondRunFiles are the files of card k's second run (a cascade), by
+// path; nil when it has none.
+func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.File, error) {
+	cards, err := cat.Cards(k.JobID)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range cards {
+		if h.Hop == 2 && h.FromCard == k.ID {
+			hf, err := cat.Files(h.ID)
+			if err != nil {
+				return nil, err
+			}
+			out := make(map[string]*catalog.File, len(hf))
+			for _, f := range hf {
+				out[f.Rel] = f
+			}
+			return out, nil
+		}
+	}
+	return nil, nil
 }
