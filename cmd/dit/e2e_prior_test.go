@@ -66,4 +66,14 @@ func TestAlreadyOffloadedPerDestination(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs))
 	require.Len(t, jobs, 4, "j4 copied nothing and recorded no job")
+
+	// A copy whose hash list is gone is not whole: the card is not
+	// "already offloaded" there, and the new copy has its history.
+	require.NoError(t, os.RemoveAll(filepath.Join(d[0], "j1", "A001", "ascmhl")))
+	r = dit(t, db, "offload", "--name", "j6", "-d", d[0], card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.NotContains(t, r.stdout, "Nothing to copy")
+	require.Contains(t, r.stdout, "Verified: safe to format")
+	r = dit(t, db, "mhl", "verify", filepath.Join(d[0], "j6", "A001"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 }

@@ -109,6 +109,7 @@ func TestCascadeCardKnownAsOffloaded(t *testing.T) {
 	first, shuttle := e.dest("raid"), e.dest("shuttle")
 	o := e.opts([]string{a}, []string{first})
 	o.Then = []string{shuttle}
+	o.MHL = "none" // no Seal here: no hash lists to find with the copies
 	s, err := e.run(o)
 	require.NoError(t, err)
 	require.True(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)

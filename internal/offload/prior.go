@@ -217,7 +217,7 @@ func samePath(a, b string) bool {
 // have given it another name) and its size.
 type priorCopy struct {
 	rel  string
-	size int64
+	size int64 // -1: any (the card's hash list)
 }
 
 // intact reports whether every file's verified copy is still where the
@@ -229,7 +229,7 @@ func intact(fsy fsys.FS, root string, copies []priorCopy) bool {
 	}
 	for _, c := range copies {
 		fi, err := fsy.Lstat(filepath.Join(root, filepath.FromSlash(c.rel)))
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != c.size {
+		if err != nil || !fi.Mode().IsRegular() || (c.size >= 0 && fi.Size() != c.size) {
 			return false
 		}
 	}
@@ -382,6 +382,11 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 			if !found {
 				return false
 			}
+		}
+		if job.MHL == "asc" || job.MHL == "both" {
+			// The card's ASC MHL history is part of the copy: a copy
+			// whose history is gone is not whole (its size is any).
+			cps = append(cps, priorCopy{rel: path.Join(path.Clean(out), ascmhl.HistoryDir, ascmhl.ChainFile), size: -1})
 		}
 		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
 		p.destRoots = append(p.destRoots, d.Path)
