@@ -282,7 +282,7 @@ func checkPaths(fsy interface {
 			return nil, nil, fmt.Errorf("destination %s does not exist: create it, or check that the drive is mounted (dit never creates a destination root, so it cannot fill the wrong disk)", d)
 		}
 		if !fi.IsDir() {
-			return nil, nil, usageErrorf("destination %s is not a folder", d)
+			return nil, nil, usageErrorf("destination %s is not a folder: give the folder to copy into (the drive's mount point or a folder on it)", d)
 		}
 		for _, c := range cp {
 			switch {
