@@ -129,8 +129,10 @@
 //
 //	samples.seconds: the interval a sample covers (ending at t), so time
 //	    spent is the sum of intervals, pauses left out (offload.Activity);
-//	    a card that started or ended within the sampler's second covers
-//	    only its part of it (t stays the second's end).
+//	    a card's own row (dest_id 0) that started or ended within the
+//	    sampler's second covers only its part of it (t its end); a
+//	    destination's rows always cover the whole second (t its end), so
+//	    the cards' rows of one second add up to the destination's rate.
 //	runs(job_id, seq, started, finished): each start or resume of a job;
 //	    finished NULL for a run whose process was killed.
 //	jobs.ignore: the job's --ignore patterns, one per line.

@@ -137,8 +137,8 @@ type Skip struct {
 
 // Sample is a row of samples. DestID 0 is the card's read side. Seconds
 // is the interval the sample covers, ending at T (0: not recorded, a
-// catalog before version 5): the sampler's second, or the card's part of
-// it when the card started or ended within it.
+// catalog before version 5): the sampler's second, or, for the card's
+// own row, its part of it when the card started or ended within it.
 type Sample struct {
 	CardID, DestID int64
 	T              time.Time

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -126,4 +127,31 @@ func TestCascadeCardKnownAsOffloaded(t *testing.T) {
 	require.NotNil(t, priors[0])
 	require.False(t, priors[0].Done())
 	require.Equal(t, []string{shuttle}, priors[0].Missing)
+}
+
+// A cascade whose second run did not end verified (its hash lists on the
+// shuttle failed) leaves the card NOT safe, and not "already offloaded"
+// to the shuttle either.
+func TestCascadeSecondRunNotSafeIsNotOffloaded(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{a}, []string{first})
+	o.Then = []string{shuttle}
+	o.MHL = "none"
+	o.Seal = func(_ context.Context, info SealInfo) error {
+		if info.DestRoot == shuttle {
+			return errors.New("no space left for the hash lists")
+		}
+		return nil
+	}
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.False(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)
+	priors, _, err := FindPrior(context.Background(), e.cat, fsys.OS{}, []string{a}, false, nil, first, shuttle)
+	require.NoError(t, err)
+	require.NotNil(t, priors[0], "verified on the first copy")
+	require.False(t, priors[0].Done())
+	require.Equal(t, []string{shuttle}, priors[0].Missing)
+	require.Contains(t, priors[0].Message(), first)
 }

@@ -156,6 +156,15 @@ func TestFiguresShortCardChargedItsOwnTime(t *testing.T) {
 	got := act.Cards[rec.ID].ActiveTime
 	require.GreaterOrEqual(t, got, rec.DoneAt.Sub(rec.CopyStarted)-time.Millisecond, "active until verified")
 	require.LessOrEqual(t, got, doneEv.Time.Sub(rec.CopyStarted)+time.Millisecond, "not after its card_done event")
+	// Its destination rows cover the sampler's whole second (the cards'
+	// rows of a second add up to the destination's rate).
+	samples, err := e.cat.Samples(s.JobID)
+	require.NoError(t, err)
+	for _, sm := range samples {
+		if sm.CardID == rec.ID && sm.DestID != 0 {
+			require.Greater(t, sm.Seconds, 0.5, "a destination row covers the whole second")
+		}
+	}
 }
 
 // A job interrupted while a card still copies, after some of its copies

@@ -213,14 +213,13 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			if d := c.doneAt.Load(); phase == "done" && d > from.UnixNano() && d < to.UnixNano() {
 				to = time.Unix(0, d)
 			}
-			// The sample stays at the tick (the cards' samples of one
-			// second go together: a destination's rate sums them); its
-			// Seconds are the card's part of the interval.
+			// The card's samples cover its part (where it was when); a
+			// destination's stay at the whole tick, so that the cards'
+			// samples of one second add up to the destination's rate.
 			cdt := to.Sub(from).Seconds()
 			if cdt <= 0 {
-				cdt = dt
+				to, cdt = now, dt
 			}
-			to = now
 			cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
 			if copied != l.copied || (phase == "copying" && !final) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
@@ -231,10 +230,10 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			for di, d := range c.dests {
 				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
 				if w != l.dw[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: to, Bytes: w, Rate: float64(w-l.dw[di]) / cdt, Phase: "copy", Seconds: cdt})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
 				}
 				if v != l.dv[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: to, Bytes: v, Rate: float64(v-l.dv[di]) / cdt, Phase: "verify", Seconds: cdt})
+					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify", Seconds: dt})
 				}
 				l.dw[di], l.dv[di] = w, v
 			}

@@ -305,6 +305,9 @@ func cardHistory(root string) (*CardHistory, map[string]*ascmhl.Record) {
 }
 
 func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records map[string]*ascmhl.Record) (*Prior, error) {
+	if k.Hop == 2 {
+		return nil, nil // a cascade's second run: judged with its card
+	}
 	job, err := cat.Job(k.JobID)
 	if err != nil {
 		return nil, err
@@ -385,8 +388,21 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 		}
 		if job.MHL == "asc" || job.MHL == "both" {
 			// The card's ASC MHL history is part of the copy: a copy
-			// whose history is gone is not whole (its size is any).
-			cps = append(cps, priorCopy{rel: path.Join(path.Clean(out), ascmhl.HistoryDir, ascmhl.ChainFile), size: -1})
+			// whose history is gone is not whole (its size is any). The
+			// card's folder is where its copies are (the layout may
+			// hold {host}, another station's).
+			folder := path.Clean(out)
+			for _, f := range files {
+				if g := byFile(f); g != nil {
+					for _, cp := range g.Copies {
+						if cp.DestID == d.ID && strings.HasSuffix(cp.Path, "/"+f.Rel) {
+							folder = strings.TrimSuffix(cp.Path, "/"+f.Rel)
+						}
+					}
+				}
+				break
+			}
+			cps = append(cps, priorCopy{rel: path.Join(folder, ascmhl.HistoryDir, ascmhl.ChainFile), size: -1})
 		}
 		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
 		p.destRoots = append(p.destRoots, d.Path)
@@ -415,7 +431,9 @@ func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.
 		return nil, err
 	}
 	for _, h := range cards {
-		if h.Hop == 2 && h.FromCard == k.ID {
+		// Only a second run that ended verified (its hash lists written
+		// too) counts: one that failed or is still sealing is not.
+		if h.Hop == 2 && h.FromCard == k.ID && h.State == StateVerified {
 			hf, err := cat.Files(h.ID)
 			if err != nil {
 				return nil, err

@@ -582,7 +582,13 @@ func (m *mkdirs) mkdirAll(dir string) error {
 // before any can count as verified).
 func (m *mkdirs) sync() error {
 	for _, d := range m.order {
-		if err := m.fsy.SyncDir(d); err != nil {
+		err := m.fsy.SyncDir(d)
+		if errors.Is(err, fs.ErrPermission) {
+			// A folder that may be written to but not opened (a drop
+			// box, some SMB shares): nothing to fsync it with.
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("cannot make the folders in %s durable (fsync: %v): check the destination drive", d, unwrapPath(err))
 		}
 	}
