@@ -137,22 +137,14 @@ func (OS) Remove(name string) error { return os.Remove(name) }
 func (OS) Chtimes(name string, a, m time.Time) error { return os.Chtimes(name, a, m) }
 
 // SyncDir opens the directory and fsyncs it.
-func (OS) SyncDir(name string) error {
-	d, err := os.Open(filepath.Clean(name))
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (OS) SyncDir(name string) error { return syncClose(os.Open(filepath.Clean(name))) }
 
 // SyncFile opens name (for writing where allowed, never truncated, else
 // read-only; a final symlink not followed) and fsyncs it.
-func (OS) SyncFile(name string) error {
-	f, err := openForSync(name)
+func (OS) SyncFile(name string) error { return syncClose(openForSync(name)) }
+
+// syncClose fsyncs and closes f as opened (err: not opened).
+func syncClose(f *os.File, err error) error {
 	if err != nil {
 		return err
 	}
