@@ -198,7 +198,8 @@ func (j *Job) sampler(stop <-chan struct{}) {
 				defer delete(last, c)
 			}
 			l := last[c]
-			if l == nil {
+			first := l == nil
+			if first {
 				l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests))}
 				last[c] = l
 			}
@@ -207,7 +208,9 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			// The card's part of the interval: from when it started (if
 			// within it) to when it ended (if within it).
 			from, to := now.Add(-time.Duration(dt*float64(time.Second))), now
-			if a := c.activeAt.Load(); a > from.UnixNano() && a < to.UnixNano() {
+			if a := c.activeAt.Load(); a != 0 && a < to.UnixNano() && (a > from.UnixNano() || first) {
+				// Its first sample reaches back to its start, also one
+				// before the sampler's (a card started as the job began).
 				from = time.Unix(0, a)
 			}
 			if d := c.doneAt.Load(); phase == "done" && d > from.UnixNano() && d < to.UnixNano() {

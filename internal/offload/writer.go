@@ -177,7 +177,21 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			fss.Close()
 		}
 	}()
-	for m := range in {
+	for {
+		var m wmsg
+		var ok bool
+		select {
+		case m, ok = <-in:
+		default:
+			// Nothing waiting (the card is slower, or stalled in the
+			// middle of a file): the copies done so far are not held
+			// back for the batch to fill.
+			flush()
+			m, ok = <-in
+		}
+		if !ok {
+			break
+		}
 		switch m.kind {
 		case wBegin:
 			st = &wstate{t: m.task, dp: &m.task.plan.dests[di], cmpBuf: cmpBuf}
