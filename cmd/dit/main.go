@@ -74,17 +74,16 @@ func (g *GlobalOptions) resumeArgs() string {
 
 // resumeCommand is the command that resumes job id.
 func (g *GlobalOptions) resumeCommand(id int64) string {
-	cmd := fmt.Sprintf("dit offload --resume %d", id)
-	if a := g.resumeArgs(); a != "" {
-		cmd += " " + a
-	}
-	return cmd
+	return g.withCatalog(fmt.Sprintf("dit offload --resume %d", id))
 }
 
-// showCommand is the command that shows job id (with the catalog the
-// command was given).
+// showCommand is the command that shows job id.
 func (g *GlobalOptions) showCommand(id int64) string {
-	cmd := fmt.Sprintf("dit job show %d", id)
+	return g.withCatalog(fmt.Sprintf("dit job show %d", id))
+}
+
+// withCatalog is cmd with the catalog this command was given (--db).
+func (g *GlobalOptions) withCatalog(cmd string) string {
 	if g != nil {
 		if a := g.resumeArgs(); a != "" {
 			cmd += " " + a

@@ -90,6 +90,14 @@ func (f *Faulty) Syncs(match string) int {
 	return f.syncs[match]
 }
 
+// countSync counts an fsync under a rule's Match (f.mu held).
+func (f *Faulty) countSync(match string) {
+	if f.syncs == nil {
+		f.syncs = map[string]int{}
+	}
+	f.syncs[match]++
+}
+
 // MaxConcurrentSyncs is the most Syncs of matching temp files that were
 // under way at once.
 func (f *Faulty) MaxConcurrentSyncs() int {
@@ -192,10 +200,7 @@ func (f *Faulty) SyncFile(name string) error {
 			continue
 		}
 		if !counted {
-			if f.syncs == nil {
-				f.syncs = map[string]int{}
-			}
-			f.syncs[r.Match]++
+			f.countSync(r.Match)
 			counted = true
 		}
 		if r.SyncErr != nil || r.SyncDelay > 0 {
@@ -295,10 +300,7 @@ func (w *faultyWFile) Sync() error {
 	w.f.syncing++
 	w.f.maxSyncing = max(w.f.maxSyncing, w.f.syncing)
 	w.f.flushes++
-	if w.f.syncs == nil {
-		w.f.syncs = map[string]int{}
-	}
-	w.f.syncs[w.rule.Match]++
+	w.f.countSync(w.rule.Match)
 	w.f.mu.Unlock()
 	defer func() {
 		w.f.mu.Lock()

@@ -1334,6 +1334,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	var final string
 	missing := c.historyMissing()
 	lost := c.expectMissing()
+	unreadable := c.unreadable()
 	switch {
 	case ctx.Err() != nil:
 		c.rec.State = "interrupted"
@@ -1358,10 +1359,10 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	case c.filesFailed.Load() > 0:
 		final = StateFailed
 		c.rec.Error = fmt.Sprintf("%d file(s) failed", c.filesFailed.Load())
-	case len(c.unreadable()) > 0:
+	case len(unreadable) > 0:
 		// What could not be read was not copied: the card is not whole
 		// on any destination, whatever was verified.
-		u := c.unreadable()
+		u := unreadable
 		shown := u
 		if len(shown) > 5 {
 			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(u)-5))

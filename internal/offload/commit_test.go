@@ -305,9 +305,7 @@ func TestStalledReadDoesNotHoldFinishedCopies(t *testing.T) {
 	card := testCard(t, e.dir, "A001", map[string]string{
 		"CLIPS/A0.mov": bigContent(1<<20, 1), "CLIPS/A1.mov": bigContent(1<<20, 2), "CLIPS/A2.mov": bigContent(1<<20, 3)})
 	f := fsys.NewFaulty(fsys.OS{})
-	hold := make(chan struct{})
-	var once sync.Once
-	f.Add(fsys.Fault{Match: "A2.mov", OnRead: func(int64) { once.Do(func() { <-hold }) }})
+	_, hold := holdRead(f, "A2.mov")
 	o := e.opts([]string{card}, []string{e.dest("d1")})
 	o.FS = f
 	events := make(chan Event, 256)

@@ -31,12 +31,9 @@ func TestFiguresCardRetriedInTheRunningJob(t *testing.T) {
 	// job open until A001's second attempt is over.
 	// Each attempt of A001 waits in a file until a per-second sample was
 	// taken, so the samples see both attempts' counts.
-	aMid, aGo, bGo := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	a3Mid, a3Go := make(chan struct{}), make(chan struct{})
-	var aOnce, a3Once, bOnce sync.Once
-	f.Add(fsys.Fault{Match: "A1.mov", OnRead: func(int64) { aOnce.Do(func() { close(aMid); <-aGo }) }})
-	f.Add(fsys.Fault{Match: "A3.mov", OnRead: func(int64) { a3Once.Do(func() { close(a3Mid); <-a3Go }) }})
-	f.Add(fsys.Fault{Match: "B.mov", OnRead: func(int64) { bOnce.Do(func() { <-bGo }) }})
+	aMid, aGo := holdRead(f, "A1.mov")
+	a3Mid, a3Go := holdRead(f, "A3.mov")
+	_, bGo := holdRead(f, "B.mov")
 	o := e.opts([]string{a, b}, []string{e.dest("d1")})
 	o.FS = f
 	events := make(chan Event, 1024)
@@ -112,9 +109,7 @@ func TestFiguresShortCardChargedItsOwnTime(t *testing.T) {
 	f := fsys.NewFaulty(fsys.OS{})
 	// B001 holds the job open until a second has been sampled after
 	// A001 ended.
-	bGo := make(chan struct{})
-	var bOnce sync.Once
-	f.Add(fsys.Fault{Match: "B.mov", OnRead: func(int64) { bOnce.Do(func() { <-bGo }) }})
+	_, bGo := holdRead(f, "B.mov")
 	o := e.opts([]string{a, b}, []string{e.dest("d1")})
 	o.FS = f
 	events := make(chan Event, 1024)
@@ -177,9 +172,7 @@ func TestFiguresVerifyStartOfAnInterruptedRun(t *testing.T) {
 		// files), so it is read back while A2's read is held.
 		"CLIPS/A0.mov": bigContent(9<<20, 1), "CLIPS/A1.mov": bigContent(1<<20, 2), "CLIPS/A2.mov": bigContent(1<<20, 3)})
 	f := fsys.NewFaulty(fsys.OS{})
-	hold := make(chan struct{})
-	var once sync.Once
-	f.Add(fsys.Fault{Match: "A2.mov", OnRead: func(int64) { once.Do(func() { <-hold }) }})
+	_, hold := holdRead(f, "A2.mov")
 	o := e.opts([]string{a}, []string{e.dest("d1")})
 	o.FS = f
 	verified := make(chan Event, 16)
@@ -219,4 +212,13 @@ func runAsync(j *Job) <-chan runResult {
 	done := make(chan runResult, 1)
 	go func() { s, err := j.Run(context.Background()); done <- runResult{s, err} }()
 	return done
+}
+
+// holdRead makes the first read of a file matching match wait until
+// release is closed; reached is closed as it starts waiting.
+func holdRead(f *fsys.Faulty, match string) (reached, release chan struct{}) {
+	reached, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.Add(fsys.Fault{Match: match, OnRead: func(int64) { once.Do(func() { close(reached); <-release }) }})
+	return reached, release
 }

@@ -184,18 +184,17 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		}
 		var prog Progress
 		cards := j.cardList()
-		j.cardsMu.Lock()
-		retired := j.retired
-		j.retired = nil
-		j.cardsMu.Unlock()
+		// Runs RetryCard replaced: their bytes since the last sample,
+		// once, then they are forgotten.
+		retired := j.takeRetired()
+		defer func() {
+			for _, c := range retired {
+				delete(last, c)
+			}
+		}()
 		for i, c := range append(cards, retired...) {
 			if c.destWritten == nil {
 				continue
-			}
-			if i >= len(cards) {
-				// A run RetryCard replaced: its bytes since the last
-				// sample, once, then it is forgotten.
-				defer delete(last, c)
 			}
 			l := last[c]
 			first := l == nil
@@ -307,6 +306,16 @@ func (j *Job) startCard(c *cardRun) {
 		j.running--
 		j.runMu.Unlock()
 	}()
+}
+
+// takeRetired returns the card runs RetryCard replaced since the last
+// call.
+func (j *Job) takeRetired() []*cardRun {
+	j.cardsMu.Lock()
+	defer j.cardsMu.Unlock()
+	r := j.retired
+	j.retired = nil
+	return r
 }
 
 // cardList is a snapshot of the job's cards (cards may be added while it

@@ -371,7 +371,10 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	out, _ := ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
 	add := func(d *catalog.Dest, byFile func(*catalog.File) *catalog.File) bool {
 		var cps []priorCopy
-		for _, f := range files {
+		// The card's folder is where its copies are (the layout may hold
+		// {host}, another station's).
+		folder := path.Clean(out)
+		for i, f := range files {
 			g := byFile(f)
 			if g == nil {
 				return false
@@ -380,6 +383,9 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 			for _, cp := range g.Copies {
 				if cp.DestID == d.ID && cp.State == StateVerified {
 					cps, found = append(cps, priorCopy{rel: cp.Path, size: f.Size}), true
+					if i == 0 && strings.HasSuffix(cp.Path, "/"+f.Rel) {
+						folder = strings.TrimSuffix(cp.Path, "/"+f.Rel)
+					}
 				}
 			}
 			if !found {
@@ -388,20 +394,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 		}
 		if job.MHL == "asc" || job.MHL == "both" {
 			// The card's ASC MHL history is part of the copy: a copy
-			// whose history is gone is not whole (its size is any). The
-			// card's folder is where its copies are (the layout may
-			// hold {host}, another station's).
-			folder := path.Clean(out)
-			for _, f := range files {
-				if g := byFile(f); g != nil {
-					for _, cp := range g.Copies {
-						if cp.DestID == d.ID && strings.HasSuffix(cp.Path, "/"+f.Rel) {
-							folder = strings.TrimSuffix(cp.Path, "/"+f.Rel)
-						}
-					}
-				}
-				break
-			}
+			// whose history is gone is not whole (its size is any).
 			cps = append(cps, priorCopy{rel: path.Join(folder, ascmhl.HistoryDir, ascmhl.ChainFile), size: -1})
 		}
 		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))

@@ -174,7 +174,7 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		if k.Hop == 2 {
 			continue // with its card
 		}
-		cs, err := cardSummary(cat, j, k, first, act, nil)
+		cs, card, err := cardSummary(cat, j, k, first, act, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -183,15 +183,8 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				files, err := cat.Files(k.ID)
-				if err != nil {
-					return CardSummary{}, err
-				}
-				card := make(map[string]bool, len(files))
-				for _, f := range files {
-					card[f.Rel] = true
-				}
-				return cardSummary(cat, j, h, later, act, card)
+				hs, _, err := cardSummary(cat, j, h, later, act, card)
+				return hs, err
 			})
 			if cs.Then != nil {
 				s.Failed += cs.Then.Failed
@@ -228,19 +221,20 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	return s, nil
 }
 
-// cardSummary is card k's summary on the destinations dests (one run's).
-// only, if set, holds the files counted (a cascade's second run: the
-// card's, not the hash lists copied with them); every file's failure is
-// listed, and safe to format needs every file verified.
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool) (CardSummary, error) {
+// cardSummary is card k's summary on the destinations dests (one run's),
+// and the paths of k's files. only, if set, holds the files counted (a
+// cascade's second run: the card's, not the hash lists copied with them);
+// every file's failure is listed, and safe to format needs every file
+// verified.
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool) (CardSummary, map[string]bool, error) {
 	var cs CardSummary
 	files, err := cat.Files(k.ID)
 	if err != nil {
-		return cs, err
+		return cs, nil, err
 	}
 	skipped, err := cat.Skipped(k.ID)
 	if err != nil {
-		return cs, err
+		return cs, nil, err
 	}
 	cs = CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
 		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
@@ -340,7 +334,7 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	if ca := act.Cards[k.ID]; ca != nil {
 		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 	}
-	return cs, nil
+	return cs, seen, nil
 }
 
 // cascadeVerdict turns the summary of hop-1 card k (cs: on the first-run

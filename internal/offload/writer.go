@@ -249,9 +249,8 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			}
 			cur.dir, cur.tasks = dir, append(cur.tasks, m.task)
 			cur.bytes += m.task.size
-			if len(in) == 0 || cur.bytes >= dirSyncBytes {
-				// Nothing more waiting: do not hold copies back.
-				flush()
+			if cur.bytes >= dirSyncBytes {
+				flush() // (and when nothing is waiting: at the loop's top)
 			}
 		}
 	}
