@@ -12,6 +12,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // JobsOptions are the flags of dit jobs.
@@ -50,6 +51,8 @@ type jobListCard struct {
 	Files    int       `json:"files"`
 	Bytes    int64     `json:"bytes"`
 	Failed   int       `json:"failed"`
+	// hashLists: the card's hash lists are not written (stored sealing).
+	hashLists bool
 }
 
 type jobListEntry struct {
@@ -89,17 +92,18 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		if err != nil {
 			return err
 		}
-		e := jobListEntry{JobID: s.JobID, Name: s.Name, Station: j.Station, State: s.State, Started: s.Started, Finished: s.Finished,
+		e := jobListEntry{JobID: s.JobID, Name: s.Name, Station: j.Station, State: string(s.Status), Started: s.Started, Finished: s.Finished,
 			Bytes: s.Bytes, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
 		for _, c := range s.Cards {
 			failed := c.Failed
 			if c.Then != nil {
 				failed += c.Then.Failed
 			}
-			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: c.State, SafeToFormat: c.SafeToFormat,
-				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed})
+			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: string(c.Status), SafeToFormat: c.SafeToFormat,
+				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed,
+				hashLists: c.State == catalog.CardSealing || (c.Then != nil && c.Then.State == catalog.CardSealing)})
 		}
-		if !j.Active {
+		if s.Status.Ended() {
 			e.Next = nextStep(g, s.JobID, s.State, s.Cards)
 		}
 		list = append(list, e)
@@ -126,18 +130,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 	for _, e := range list {
 		var cards []string
 		for _, c := range e.Cards {
-			v := "NOT safe"
-			switch {
-			case c.SafeToFormat && c.CardFree:
-				v = fmt.Sprintf("free %s, safe to format %s", clock(c.FreeAt), clock(c.SafeAt))
-			case c.SafeToFormat:
-				v = "safe to format"
-			case c.CardFree:
-				v = fmt.Sprintf("card free %s, NOT safe (second run not verified)", clock(c.FreeAt))
-			}
-			if c.State == catalog.CardSealing {
-				v = "NOT safe (hash lists not written)"
-			}
+			v := jobsCardText(c)
 			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
 		}
 		fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", station(e), e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
@@ -164,4 +157,33 @@ func jobMHL(j *catalog.Job) string {
 		return offload.DefaultMHL
 	}
 	return j.MHL
+}
+
+// jobsCardText is a card's verdict in the dit jobs table, from its state.
+func jobsCardText(c jobListCard) string {
+	free := ""
+	if c.CardFree {
+		free = fmt.Sprintf("card free %s, ", clock(c.FreeAt))
+	}
+	switch st := verdict.State(c.State); {
+	case st == verdict.Safe && c.CardFree:
+		return fmt.Sprintf("free %s, safe to format %s", clock(c.FreeAt), clock(c.SafeAt))
+	case st == verdict.Safe:
+		return "safe to format"
+	case st == verdict.CardFree:
+		return free + "NOT safe (second run not verified yet)"
+	case c.hashLists:
+		return free + "NOT safe (hash lists not written)"
+	case st == verdict.Failed && c.CardFree:
+		return free + "FAILED: NOT safe (second run failed)"
+	case st == verdict.Failed:
+		return "FAILED: NOT safe"
+	case st == verdict.Interrupted && c.CardFree:
+		return free + "NOT safe (second run not verified: interrupted)"
+	case st == verdict.Interrupted:
+		return "interrupted: NOT safe"
+	case st == verdict.Copied:
+		return "copied, not verified: NOT safe"
+	}
+	return c.State + ": NOT safe yet"
 }

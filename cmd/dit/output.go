@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // printer renders a running job. Event is called from engine goroutines.
@@ -223,10 +224,10 @@ func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOptions) {
 	dur := time.Duration(s.Seconds * float64(time.Second)).Round(100 * time.Millisecond)
 	in := "in"
-	if s.State == catalog.JobRunning {
+	if s.Status == verdict.Running {
 		in = "for" // so far
 	}
-	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.State, in, dur,
+	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, strings.ToUpper(string(s.Status)), in, dur,
 		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
 	if s.Runs > 1 {
 		// The wall time counts the pauses; the rate does not.
@@ -243,13 +244,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		fmt.Fprintf(w, "  cascade: first run to %s; second run to %s\n", strings.Join(s.Destinations, ", "), strings.Join(s.Then, ", "))
 	}
 	for _, c := range s.Cards {
-		mark := "NOT SAFE"
-		switch {
-		case c.SafeToFormat:
-			mark = "SAFE"
-		case c.CardFree:
-			mark = "CARD FREE, NOT SAFE"
-		}
+		mark := cardMark(c.Status)
 		fmt.Fprintf(w, "\n  [%s] %s  %s\n", mark, c.Label, c.Verdict)
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
 			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbh(c.TBPerHour))
@@ -260,7 +255,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
 			}
 			if h := c.Then; h != nil {
-				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.State, h.Files,
+				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.Status, h.Files,
 					units.FormatBytes(h.Bytes), h.Failed, tbh(h.TBPerHour))
 				writeDests(w, "=>", h.Destinations)
 				for _, f := range h.Failures {
@@ -308,6 +303,21 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	if next := nextStep(g, s.JobID, s.State, s.Cards); next != "" {
 		fmt.Fprintf(w, "Next: %s\n", next)
 	}
+}
+
+// cardMark is the bracketed verdict of a card in the summary.
+func cardMark(s verdict.State) string {
+	switch s {
+	case verdict.Safe:
+		return "SAFE"
+	case verdict.CardFree:
+		return "CARD FREE, NOT SAFE"
+	case verdict.Failed:
+		return "FAILED, NOT SAFE"
+	case verdict.Interrupted:
+		return "INTERRUPTED, NOT SAFE"
+	}
+	return "NOT SAFE"
 }
 
 // writeDests prints one card's files on each destination of one run.

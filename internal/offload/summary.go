@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Exit codes of dit, listed in its --help.
@@ -19,17 +20,22 @@ const (
 
 // Summary is a job as the front ends report it. It is built from the
 // catalog, so a finished, interrupted or running job reads the same way.
+// Its states (Status, each card's and each run's) are the verdict model's
+// (package verdict): the only place that decides what a job, a card or a
+// run is, "safe to format" included. State, StoredState in JSON, is what
+// the catalog records, for diagnosis only.
 type Summary struct {
-	JobID    int64     `json:"job_id"`
-	Name     string    `json:"name"`
-	State    string    `json:"state"`
-	ExitCode int       `json:"exit_code"`
-	Host     string    `json:"host"`
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished,omitzero"`
-	Hashes   string    `json:"hashes"`
-	Verify   string    `json:"verify"`
-	Layout   string    `json:"layout"`
+	JobID    int64         `json:"job_id"`
+	Name     string        `json:"name"`
+	Status   verdict.State `json:"state"`
+	State    string        `json:"stored_state"`
+	ExitCode int           `json:"exit_code"`
+	Host     string        `json:"host"`
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished,omitzero"`
+	Hashes   string        `json:"hashes"`
+	Verify   string        `json:"verify"`
+	Layout   string        `json:"layout"`
 	// Destinations are the -d folders, in command-line order; Then a
 	// cascade's second-run destinations (--then), filled from the first
 	// copy.
@@ -64,19 +70,23 @@ type Summary struct {
 
 // CardSummary is one card of a Summary.
 type CardSummary struct {
-	Label        string    `json:"label"`
-	Path         string    `json:"path"`
-	State        string    `json:"state"`
-	Files        int       `json:"files"`
-	Bytes        int64     `json:"bytes"`
-	Skipped      int       `json:"skipped"`
-	Failed       int       `json:"failed"`
-	SafeToFormat bool      `json:"safe_to_format"`
-	Verdict      string    `json:"verdict"`
-	CopyStarted  time.Time `json:"copy_started,omitzero"`
-	CopyFinished time.Time `json:"copy_finished,omitzero"`
-	VerifyStart  time.Time `json:"verify_started,omitzero"`
-	VerifyEnd    time.Time `json:"verify_finished,omitzero"`
+	Label  string        `json:"label"`
+	Path   string        `json:"path"`
+	Status verdict.State `json:"state"`
+	State  string        `json:"stored_state"`
+	// FirstRun is the state of the card's copy to the -d destinations
+	// (in a cascade, its first run).
+	FirstRun     verdict.State `json:"first_run"`
+	Files        int           `json:"files"`
+	Bytes        int64         `json:"bytes"`
+	Skipped      int           `json:"skipped"`
+	Failed       int           `json:"failed"`
+	SafeToFormat bool          `json:"safe_to_format"`
+	Verdict      string        `json:"verdict"`
+	CopyStarted  time.Time     `json:"copy_started,omitzero"`
+	CopyFinished time.Time     `json:"copy_finished,omitzero"`
+	VerifyStart  time.Time     `json:"verify_started,omitzero"`
+	VerifyEnd    time.Time     `json:"verify_finished,omitzero"`
 	// BytesCopied are the bytes read from the card in every run of the
 	// job; TBPerHour is them over the time the card was active (copying
 	// or verifying), 0 when nothing was moved.
@@ -100,7 +110,8 @@ type CardSummary struct {
 // copied to the --then destinations.
 type HopSummary struct {
 	Source       string        `json:"source"` // the first copy read (DisplayPath)
-	State        string        `json:"state"`
+	Status       verdict.State `json:"state"`
+	State        string        `json:"stored_state"`
 	Files        int           `json:"files"`
 	Bytes        int64         `json:"bytes"`
 	Failed       int           `json:"failed"`
@@ -169,33 +180,35 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 			second[k.FromCard] = k
 		}
 	}
-	allSafe := true
+	facts := jobFacts(j)
+	var states []verdict.State
 	for _, k := range cards {
 		if k.Hop == 2 {
 			continue // with its card
 		}
-		cs, card, err := cardSummary(cat, j, k, first, act, nil)
+		cs, card, err := cardSummary(cat, j, k, first, act, nil, facts)
 		if err != nil {
 			return nil, err
 		}
 		if len(later) > 0 {
-			cascadeVerdict(j, &cs, k, second[k.ID], func(h *catalog.Card) (CardSummary, error) {
+			cascadeVerdict(j, facts, &cs, k, second[k.ID], func(h *catalog.Card) (CardSummary, error) {
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				hs, _, err := cardSummary(cat, j, h, later, act, card)
+				hs, _, err := cardSummary(cat, j, h, later, act, card, facts)
 				return hs, err
 			})
 			if cs.Then != nil {
 				s.Failed += cs.Then.Failed
 			}
 		}
-		allSafe = allSafe && (cs.SafeToFormat || (j.VerifyMode == string(VerifyNone) && cs.Failed == 0 && k.State == StateCopied))
+		states = append(states, cs.Status)
 		s.Files += cs.Files
 		s.Bytes += cs.Bytes
 		s.Failed += cs.Failed
 		s.Cards = append(s.Cards, cs)
 	}
+	s.Status = verdict.JobState(facts, states, j.State == catalog.JobFinishing && !j.Active)
 	if s.Plans, err = cat.Plans(jobID); err != nil {
 		return nil, err
 	}
@@ -207,18 +220,24 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		s.Seconds = s.ActiveSeconds + s.PausedSeconds
 	}
 	switch {
-	case s.State == catalog.JobInterrupted:
+	case s.Status == verdict.Interrupted:
 		s.ExitCode = ExitInterrupted
-	case s.State == catalog.JobFailed:
+	case j.State == catalog.JobFailed:
 		s.ExitCode = ExitFatal
-	case s.State == catalog.JobFinishing:
-		s.ExitCode = ExitSomeFailed // the reports are missing
-	case s.Failed > 0 || !allSafe:
-		s.ExitCode = ExitSomeFailed
-	default:
+	case s.Status == verdict.Done:
 		s.ExitCode = ExitOK
+	default: // failed, or still running: not every card is safe yet
+		s.ExitCode = ExitSomeFailed
 	}
 	return s, nil
+}
+
+// jobFacts is what the verdict model needs of job j: a process at work on
+// it (a finishing job's cards have all ended: its verdict is known), its
+// recorded state and whether it verifies.
+func jobFacts(j *catalog.Job) verdict.Facts {
+	return verdict.Facts{Active: j.Active && j.State == catalog.JobRunning, JobStored: j.State,
+		VerifyNone: j.VerifyMode == string(VerifyNone)}
 }
 
 // cardSummary is card k's summary on the destinations dests (one run's),
@@ -226,7 +245,7 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 // cascade's second run: the card's, not the hash lists copied with them);
 // every file's failure is listed, and safe to format needs every file
 // verified.
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool) (CardSummary, map[string]bool, error) {
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool, facts verdict.Facts) (CardSummary, map[string]bool, error) {
 	var cs CardSummary
 	files, err := cat.Files(k.ID)
 	if err != nil {
@@ -296,38 +315,15 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 			unreadable = true
 		}
 	}
-	// Safe only when every file scanned is verified on every destination,
-	// nothing on the card was unreadable, and the card finished.
-	cs.SafeToFormat = j.VerifyMode != string(VerifyNone) && k.State == StateVerified && cs.Failed == 0 &&
-		verifiedAll == k.Files && len(files) == k.Files && !unreadable
-	switch {
-	case cs.SafeToFormat:
-		cs.Verdict = "Verified: safe to format"
-	case k.State == catalog.CardSealing && j.State == catalog.JobRunning:
-		cs.Verdict = "Writing the hash lists: NOT safe to format yet"
-	case k.State == catalog.CardSealing:
-		cs.Verdict = fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (resuming job %d writes them)", j.ID)
-		if cs.Failed > 0 {
-			cs.Verdict = fmt.Sprintf("FAILED, and hash lists not written: NOT safe to format (fix the failures, then resume job %d)", j.ID)
-		}
-		// What kept the lists from being written (the card's own
-		// failures are listed with their files).
-		for _, part := range strings.Split(k.Error, "; ") {
-			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
-				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
-			}
-		}
-	case k.State == "interrupted" || j.State == catalog.JobInterrupted:
-		cs.Verdict = "Interrupted: NOT safe to format (resume the job)"
-	case cs.Failed > 0:
-		cs.Verdict = "FAILED: NOT safe to format"
-	case unreadable:
-		cs.Verdict = "Incomplete (unreadable entries on the card): NOT safe to format"
-	case j.VerifyMode == string(VerifyNone) && k.State == StateCopied:
-		cs.Verdict = "Copied, not verified: NOT safe to format"
-	default:
-		cs.Verdict = "Not finished: NOT safe to format"
-	}
+	// Verified only when every file scanned is verified on every
+	// destination, nothing on the card was unreadable, and the card (its
+	// hash lists written) finished: the verdict model decides.
+	run := verdict.Run{Stored: k.State, AllVerified: verifiedAll == k.Files && len(files) == k.Files,
+		Failed: cs.Failed, Unreadable: unreadable}
+	cs.FirstRun = verdict.RunState(facts, run)
+	cs.Status = verdict.CardState(facts, cs.FirstRun, false, "")
+	cs.SafeToFormat = cs.Status.SafeToFormat()
+	cs.Verdict = runVerdict(j, k, &cs, unreadable)
 	if cs.SafeToFormat {
 		cs.SafeAt = k.DoneAt
 	}
@@ -337,22 +333,67 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	return cs, seen, nil
 }
 
+// runVerdict is the sentence that says why card k's first run (or, for a
+// card without a cascade, the card) is in its state.
+func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable bool) string {
+	if k.State == catalog.CardSealing && cs.Status.Ended() {
+		// What kept the lists from being written (the card's own
+		// failures are listed with their files).
+		for _, part := range strings.Split(k.Error, "; ") {
+			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
+				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
+			}
+		}
+		if cs.Failed > 0 {
+			return fmt.Sprintf("FAILED, and hash lists not written: NOT safe to format (fix the failures, then resume job %d)", j.ID)
+		}
+		return fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (resuming job %d writes them)", j.ID)
+	}
+	switch cs.FirstRun {
+	case verdict.Verified:
+		return "Verified: safe to format"
+	case verdict.Sealing:
+		return "Writing the hash lists: NOT safe to format yet"
+	case verdict.Queued:
+		return "Queued: NOT safe to format yet"
+	case verdict.Copying:
+		return "Copying: NOT safe to format yet"
+	case verdict.Verifying:
+		return "Verifying: NOT safe to format yet"
+	case verdict.Interrupted:
+		return "Interrupted: NOT safe to format (resume the job)"
+	case verdict.Copied:
+		return "Copied, not verified: NOT safe to format"
+	}
+	switch {
+	case cs.Failed > 0:
+		return "FAILED: NOT safe to format"
+	case unreadable:
+		return "Incomplete (unreadable entries on the card): NOT safe to format"
+	case k.State == StateVerified:
+		return "FAILED: not every copy is verified (a copy was found different since): NOT safe to format"
+	}
+	return "FAILED: NOT safe to format"
+}
+
 // cascadeVerdict turns the summary of hop-1 card k (cs: on the first-run
 // destinations) into the card's in a cascade: free when the first run
 // verified it, safe to format only when its second run h verified it too.
-func cascadeVerdict(j *catalog.Job, cs *CardSummary, k, h *catalog.Card, second func(*catalog.Card) (CardSummary, error)) {
-	cs.CardFree = cs.SafeToFormat
+func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *catalog.Card, second func(*catalog.Card) (CardSummary, error)) {
+	cs.CardFree = cs.FirstRun == verdict.Verified
 	cs.SafeToFormat, cs.SafeAt = false, time.Time{}
 	if cs.CardFree {
 		cs.FreeAt = k.DoneAt
 	}
 	var hs CardSummary
+	var s2 verdict.State
 	if h != nil {
 		var err error
 		if hs, err = second(h); err != nil {
 			hs.Failures = append(hs.Failures, Failure{Path: "(second run)", Error: err.Error()})
 		}
-		cs.Then = &HopSummary{Source: hs.Path, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
+		s2 = hs.FirstRun
+		cs.Then = &HopSummary{Source: hs.Path, Status: s2, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
 			CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt, BytesCopied: hs.BytesCopied,
 			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures}
 		if len(cs.Destinations) > 0 {
@@ -363,19 +404,20 @@ func cascadeVerdict(j *catalog.Job, cs *CardSummary, k, h *catalog.Card, second 
 			cs.Then.Failed++
 		}
 	}
+	cs.Status = verdict.CardState(facts, cs.FirstRun, true, s2)
 	if !cs.CardFree {
 		return // the first run's verdict says why
 	}
 	free := "card free since " + cs.FreeAt.Local().Format("15:04:05")
 	switch {
-	case h != nil && hs.SafeToFormat:
+	case cs.Status == verdict.Safe:
 		cs.SafeToFormat, cs.SafeAt = true, h.DoneAt
 		cs.Verdict = "Verified: safe to format"
-	case h != nil && (h.State == StateFailed || hs.Failed > 0):
-		cs.Verdict = "Second run FAILED (" + free + "): NOT safe to format: keep the card"
-	case h != nil && h.State == catalog.CardSealing && j.State != catalog.JobRunning:
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended():
 		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (resuming job %d writes them)", free, j.ID)
-	case j.State == catalog.JobRunning:
+	case cs.Status == verdict.Failed:
+		cs.Verdict = "Second run FAILED (" + free + "): NOT safe to format: keep the card"
+	case cs.Status == verdict.CardFree:
 		cs.Verdict = "Card free (" + free + "): second run not done: NOT safe to format yet"
 	default:
 		cs.Verdict = fmt.Sprintf("Card free (%s), second run not done: NOT safe to format (resuming job %d finishes it)", free, j.ID)

@@ -69,7 +69,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	family("dit_jobs", "gauge", "Jobs on the status page (running, or started within the last day), by state.")
 	jobs := map[[2]string]int{}
 	for _, j := range st.Jobs {
-		jobs[[2]string{j.Station, j.State}]++
+		jobs[[2]string{j.Station, string(j.State)}]++
 	}
 	var keys [][2]string
 	for k := range jobs {
@@ -78,6 +78,28 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"\x00"+keys[i][1] < keys[j][0]+"\x00"+keys[j][1] })
 	for _, k := range keys {
 		sample("dit_jobs", float64(jobs[k]), "station", k[0], "state", k[1])
+	}
+	family("dit_card_safe_to_format", "gauge", "1 when the card is safe to format (verified on every destination of every run, hash lists written), else 0.")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			if c.Hop <= 1 {
+				sample("dit_card_safe_to_format", b2f(c.SafeToFormat), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", c.Label)
+			}
+		}
+	}
+	family("dit_card_free", "gauge", "1 when a cascade's card is free (its first run verified: it may leave the reader, NOT be formatted until dit_card_safe_to_format is 1), else 0.")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			if c.Hop <= 1 {
+				sample("dit_card_free", b2f(c.CardFree), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", c.Label)
+			}
+		}
+	}
+	family("dit_card_state", "gauge", "1 for the card's (or its second run's) state as dit shows it: queued, copying, verifying, sealing, card_free, safe_to_format, verified, copied, failed, interrupted.")
+	for _, j := range st.Jobs {
+		for _, c := range j.Cards {
+			sample("dit_card_state", 1, "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "state", string(c.State))
+		}
 	}
 	family("dit_card_bytes", "gauge", "Size of a card on the status page.")
 	for _, j := range st.Jobs {
@@ -107,6 +129,13 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // cardName tells a cascade's second run from the card itself.

@@ -27,6 +27,7 @@ h1{font-size:18px;margin:0} h2{font-size:15px;margin:18px 14px 6px;color:#aaa;te
 .bar{height:8px;background:#333;border-radius:4px;overflow:hidden;margin-top:3px}
 .bar i{display:block;height:100%;background:#3a8ee6}
 .card.safe .bar i{background:#2e9e57}
+.card.free .bar i{background:#b7791f}
 .card.failed .bar i{background:#d64545}
 .safe-list li,.arrays li{margin:3px 0}
 .ok{color:#4cc47a} .bad{color:#ff6b6b} .muted{color:#888}
@@ -45,6 +46,18 @@ const token = q.get("token");
 const until = parseInt(q.get("until") || "0");
 function fmtBytes(n){const u=["B","KB","MB","GB","TB"];let i=0;while(n>=1000&&i<u.length-1){n/=1000;i++}return (i?n.toFixed(1):n)+" "+u[i]}
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
+function stateText(c){
+  if(c.safe_to_format) return "safe to format";
+  if(c.hop===2) return esc(c.state==="verified"?"verified":c.state);
+  const free=c.card_free?"card free, ":"";
+  switch(c.state){
+    case "card_free": return "card free — NOT safe to format yet";
+    case "failed": return free+"FAILED — NOT safe to format";
+    case "interrupted": return free+"interrupted — NOT safe to format";
+    case "copied": return "copied, not verified — NOT safe to format";
+  }
+  return esc(c.state)+" — NOT safe yet";
+}
 function render(st){
   let h="<h2>Jobs</h2>";
   if(!st.jobs.length) h+='<p class="muted" style="margin:0 14px">No job running or started today.</p>';
@@ -52,8 +65,8 @@ function render(st){
     h+='<div class="job" data-job="'+j.job_id+'"><div class="t"><span>'+esc(j.name)+' <span class="st">#'+j.job_id+' · '+esc(j.station)+'</span></span><span class="st">'+esc(j.state)+'</span></div>';
     for(const c of j.cards){
       const pct=c.bytes?Math.min(100,100*c.done/c.bytes):0;
-      const cls=c.safe_to_format?"safe":(c.state==="failed"?"failed":"");
-      const what=c.safe_to_format?"safe to format":esc(c.state)+(c.phase?" ("+esc(c.phase)+")":"");
+      const cls=c.safe_to_format?"safe":((c.state==="failed"||c.state==="interrupted")?"failed":(c.card_free?"free":""));
+      const what=stateText(c)+(c.phase?" ("+esc(c.phase)+")":"");
       const rate=c.rate>0?" · "+fmtBytes(c.rate)+"/s":"";
       h+='<div class="card '+cls+'" data-card="'+esc(c.label)+'" data-hop="'+c.hop+'" data-done="'+c.done+'" data-state="'+esc(c.state)+'"><div class="l"><span>'+esc(c.label)+(c.hop===2?" → second run":"")+'</span><span>'+what+' · '+fmtBytes(c.done)+' of '+fmtBytes(c.bytes)+rate+'</span></div><div class="bar"><i style="width:'+pct.toFixed(1)+'%"></i></div></div>';
     }

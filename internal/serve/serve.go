@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -89,26 +91,34 @@ type Status struct {
 
 // JobStatus is a job and its cards.
 type JobStatus struct {
-	ID      int64        `json:"job_id"`
-	Name    string       `json:"name"`
-	Station string       `json:"station"`
-	State   string       `json:"state"`
-	Active  bool         `json:"active"`
-	Started time.Time    `json:"started"`
-	Cards   []CardStatus `json:"cards"`
+	ID      int64         `json:"job_id"`
+	Name    string        `json:"name"`
+	Station string        `json:"station"`
+	State   verdict.State `json:"state"`
+	Active  bool          `json:"active"`
+	Started time.Time     `json:"started"`
+	Cards   []CardStatus  `json:"cards"`
 }
 
-// CardStatus is a card of a job: its state, how far its current phase is
-// (Done of Bytes) and its read rate over the last second.
+// CardStatus is a card of a job (Hop 1), or a cascade's second run of it
+// (Hop 2, from the first copy): its state as the verdict model decides it
+// (package verdict: the card's on hop 1, the run's on hop 2), how far its
+// current phase is (Done of Bytes) and its read rate over the last second.
+// A card free (CardFree, a cascade's first run verified) may leave the
+// reader; only SafeToFormat says it may be formatted.
 type CardStatus struct {
-	Label        string  `json:"label"`
-	Hop          int     `json:"hop"`
-	State        string  `json:"state"`
-	Phase        string  `json:"phase,omitempty"`
-	Bytes        int64   `json:"bytes"`
-	Done         int64   `json:"done"`
-	Rate         float64 `json:"rate"`
-	SafeToFormat bool    `json:"safe_to_format"`
+	Label        string        `json:"label"`
+	Hop          int           `json:"hop"`
+	State        verdict.State `json:"state"`
+	Phase        string        `json:"phase,omitempty"`
+	Bytes        int64         `json:"bytes"`
+	Done         int64         `json:"done"`
+	Rate         float64       `json:"rate"`
+	SafeToFormat bool          `json:"safe_to_format"`
+	CardFree     bool          `json:"card_free"`
+	FreeAt       time.Time     `json:"card_free_at,omitzero"`
+	SafeAt       time.Time     `json:"safe_to_format_at,omitzero"`
+	Verdict      string        `json:"verdict,omitempty"`
 }
 
 // CardRef names a card safe to format.
@@ -150,35 +160,36 @@ func (s *Server) Snapshot() (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: j.State, Active: j.Active, Started: j.Started, Cards: []CardStatus{}}
+		sum, err := offload.LoadSummary(s.cat, j.ID)
+		if err != nil {
+			return nil, err
+		}
+		js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: sum.Status, Active: j.Active, Started: j.Started, Cards: []CardStatus{}}
 		second := map[int64]*catalog.Card{}
 		for _, k := range cards {
 			if k.Hop == 2 {
 				second[k.FromCard] = k
 			}
 		}
+		n := 0 // the summary lists the hop-1 cards in the catalog's order
 		for _, k := range cards {
-			cs := CardStatus{Label: k.Label, Hop: max(k.Hop, 1), State: k.State, Bytes: k.Bytes}
-			if p, ok := prog[k.ID]; ok {
-				cs.Phase, cs.Done = p.Phase, p.Bytes
-				if k.State == "copying" || k.State == "verifying" {
-					cs.Rate = p.Rate
-				}
+			if k.Hop == 2 || n >= len(sum.Cards) {
+				continue
 			}
-			if k.State == "verified" {
-				cs.Done = k.Bytes
-			}
-			if k.Hop <= 1 && k.State == "verified" {
-				if h2 := second[k.ID]; h2 == nil || h2.State == "verified" {
-					cs.SafeToFormat = true
-					at := k.DoneAt
-					if h2 != nil {
-						at = h2.DoneAt
-					}
-					st.SafeToFormat = append(st.SafeToFormat, CardRef{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, SafeAt: at})
-				}
-			}
+			v := &sum.Cards[n]
+			n++
+			cs := CardStatus{Label: k.Label, Hop: 1, State: v.Status, Bytes: k.Bytes, SafeToFormat: v.SafeToFormat,
+				CardFree: v.CardFree, FreeAt: v.FreeAt, SafeAt: v.SafeAt, Verdict: v.Verdict}
+			progress(&cs, k, v.FirstRun, prog)
 			js.Cards = append(js.Cards, cs)
+			if h := second[k.ID]; h != nil && v.Then != nil {
+				hs := CardStatus{Label: k.Label, Hop: 2, State: v.Then.Status, Bytes: k.Bytes}
+				progress(&hs, h, v.Then.Status, prog)
+				js.Cards = append(js.Cards, hs)
+			}
+			if v.SafeToFormat {
+				st.SafeToFormat = append(st.SafeToFormat, CardRef{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, SafeAt: v.SafeAt})
+			}
 		}
 		st.Jobs = append(st.Jobs, js)
 		if j.Active {
@@ -202,6 +213,23 @@ func (s *Server) Snapshot() (*Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// progress fills how far run k of a card is (state: its state) from the
+// run's latest sample: a run verified is done; a rate only while it moves.
+func progress(cs *CardStatus, k *catalog.Card, state verdict.State, prog map[int64]catalog.Progress) {
+	if p, ok := prog[k.ID]; ok {
+		cs.Phase, cs.Done = p.Phase, p.Bytes
+		if state == verdict.Copying || state == verdict.Verifying {
+			cs.Rate = p.Rate
+		}
+	}
+	if state == verdict.Verified {
+		cs.Done, cs.Phase = k.Bytes, ""
+	}
+	if state.Ended() {
+		cs.Phase = ""
+	}
 }
 
 type arrayCache struct {

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // fixture is a running job of station cart-a: card A001 copying (files:
@@ -141,7 +144,8 @@ func TestTokenAndReadOnly(t *testing.T) {
 		require.Len(t, st.Jobs, 1)
 		require.Equal(t, "cart-a", st.Jobs[0].Station)
 		require.True(t, st.Jobs[0].Active)
-		require.Equal(t, CardStatus{Label: "A001", Hop: 1, State: "copying", Phase: "copy", Bytes: 10_000, Done: 3000, Rate: 1500}, st.Jobs[0].Cards[0])
+		require.Equal(t, CardStatus{Label: "A001", Hop: 1, State: "copying", Phase: "copy", Bytes: 10_000, Done: 3000, Rate: 1500,
+			Verdict: "Copying: NOT safe to format yet"}, st.Jobs[0].Cards[0])
 		require.Equal(t, []string{"A002"}, []string{st.SafeToFormat[0].Card})
 		require.Len(t, st.SafeToFormat, 1)
 	})
@@ -236,4 +240,101 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 		require.Equal(t, int64(7000), second.Jobs[0].Cards[0].Done)
 		require.Equal(t, 4000.0, second.Jobs[0].Cards[0].Rate)
 	})
+}
+
+// A cascade's card whose first run is verified while its second run
+// copies is "card free", never "verified" or safe: in the JSON (state,
+// card_free), the safe-to-format list and the metrics. Once the second run
+// is verified too, the same card is safe to format everywhere, and a job
+// whose process is gone never shows a state of work.
+func TestCascadeCardFreeIsNotSafe(t *testing.T) {
+	forBackends(t, func(t *testing.T, loc string) {
+		cat, err := catalog.Open(loc)
+		require.NoError(t, err)
+		defer cat.Close()
+		host, _ := os.Hostname()
+		job := &catalog.Job{Name: "day04", State: catalog.JobRunning, Host: host, PID: os.Getpid(), Hashes: "xxh64", VerifyMode: "dest",
+			Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+		require.NoError(t, cat.CreateJob(job))
+		raid, shuttle := &catalog.Dest{JobID: job.ID, Path: "/raid"}, &catalog.Dest{JobID: job.ID, Seq: 1, Path: "/shuttle", Hop: 2}
+		require.NoError(t, cat.AddDest(raid))
+		require.NoError(t, cat.AddDest(shuttle))
+		k := &catalog.Card{JobID: job.ID, Label: "A002", Path: "/cards/A002", State: "verified", Bytes: 300, Files: 1, DoneAt: time.Now()}
+		require.NoError(t, cat.AddCard(k))
+		cat.UpdateCard(k)
+		cat.PutFile(&catalog.File{CardID: k.ID, Rel: "C001.mov", Size: 300, State: "verified", Mtime: time.Now()})
+		cat.PutCopy(k.ID, "C001.mov", &catalog.Copy{DestID: raid.ID, Path: "day04/A002/C001.mov", State: "verified"})
+		h := &catalog.Card{JobID: job.ID, Seq: 1, Label: "A002", Path: "/raid/day04/A002", State: "copying", Bytes: 300, Files: 1, Hop: 2, FromCard: k.ID}
+		require.NoError(t, cat.AddCard(h))
+		cat.UpdateCard(h)
+		cat.PutFile(&catalog.File{CardID: h.ID, Rel: "C001.mov", Size: 300, State: "pending", Mtime: time.Now()})
+		cat.PutSample(job.ID, catalog.Sample{CardID: h.ID, T: time.Now(), Bytes: 100, Rate: 100, Phase: "copy", Seconds: 1})
+		require.NoError(t, cat.Flush())
+
+		s := New(cat, Options{})
+		st, err := s.Snapshot()
+		require.NoError(t, err)
+		require.Len(t, st.Jobs, 1)
+		require.Len(t, st.Jobs[0].Cards, 2)
+		c1, c2 := st.Jobs[0].Cards[0], st.Jobs[0].Cards[1]
+		require.Equal(t, verdict.CardFree, c1.State)
+		require.True(t, c1.CardFree)
+		require.False(t, c1.SafeToFormat)
+		require.Contains(t, c1.Verdict, "NOT safe to format")
+		require.Equal(t, 2, c2.Hop)
+		require.Equal(t, verdict.Copying, c2.State)
+		require.Empty(t, st.SafeToFormat, "a free card is not safe to format")
+		ts := httptest.NewServer(s.Handler())
+		defer ts.Close()
+		metric := func(name string) string {
+			r := get(t, "GET", ts.URL+"/metrics", "")
+			defer r.Body.Close()
+			b, _ := io.ReadAll(r.Body)
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, name+"{") && strings.Contains(l, `card="A002"`) {
+					return l[strings.LastIndex(l, " ")+1:]
+				}
+			}
+			return "missing"
+		}
+		require.Equal(t, "1", metric("dit_card_free"))
+		require.Equal(t, "0", metric("dit_card_safe_to_format"))
+
+		// The second run verified: safe to format, in every view.
+		h.State, h.DoneAt = "verified", time.Now()
+		cat.UpdateCard(h)
+		cat.PutFile(&catalog.File{CardID: h.ID, Rel: "C001.mov", Size: 300, State: "verified", Mtime: time.Now()})
+		cat.PutCopy(h.ID, "C001.mov", &catalog.Copy{DestID: shuttle.ID, Path: "day04/A002/C001.mov", State: "verified"})
+		require.NoError(t, cat.SetJobState(job.ID, catalog.JobDone, time.Now(), ""))
+		require.NoError(t, cat.Flush())
+		st, err = s.Snapshot()
+		require.NoError(t, err)
+		require.Equal(t, verdict.Done, st.Jobs[0].State)
+		require.Equal(t, verdict.Safe, st.Jobs[0].Cards[0].State)
+		require.Equal(t, verdict.Verified, st.Jobs[0].Cards[1].State)
+		require.Len(t, st.SafeToFormat, 1)
+		require.Equal(t, "1", metric("dit_card_safe_to_format"))
+
+		// Its process gone mid-way (the job recorded running, its pid
+		// dead): interrupted, not copying.
+		h.State = "copying"
+		cat.UpdateCard(h)
+		require.NoError(t, cat.Flush())
+		_, err = cat.Exec(`UPDATE jobs SET state='running', pid=? WHERE id=?`, deadPID(t), job.ID)
+		require.NoError(t, err)
+		st, err = s.Snapshot()
+		require.NoError(t, err)
+		require.Equal(t, verdict.Interrupted, st.Jobs[0].State)
+		require.Equal(t, verdict.Interrupted, st.Jobs[0].Cards[0].State)
+		for _, c := range st.Jobs[0].Cards {
+			require.True(t, c.State.Ended(), "%s shows %s", c.Label, c.State)
+		}
+	})
+}
+
+// deadPID is the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	return cmd.Process.Pid
 }
