@@ -28,7 +28,7 @@ SUMMARY   := $(BIN)/test-summary.txt
 
 test: lint testcount
 	@rm -f $(SUMMARY)
-	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 ./...
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 -timeout 25m ./...
 	@$(MAKE) --no-print-directory race
 	@echo; echo "== make test:"; cat $(SUMMARY)
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/reports/jobreport"
 )
@@ -142,7 +143,13 @@ func newHistoryView(a *App) *historyView {
 			if i < len(v.rows) {
 				head, tot := v.rows[i].text()
 				c := o.(*fyne.Container)
-				c.Objects[0].(*widget.Label).SetText(head)
+				hl := c.Objects[0].(*widget.Label)
+				hl.Importance = widget.MediumImportance
+				if st := verdict.State(v.rows[i].State); st.Bad() {
+					hl.Importance = widget.DangerImportance // failed or interrupted, at a glance
+					head = strings.Replace(head, "("+string(st)+")", "("+strings.ToUpper(string(st))+")", 1)
+				}
+				hl.SetText(head)
 				c.Objects[1].(*widget.Label).SetText(tot)
 			}
 		})
@@ -243,6 +250,7 @@ func loadJobRows(cat *catalog.Catalog) ([]jobRow, error) {
 		if err != nil {
 			r.Err = err.Error()
 		} else {
+			r.State = string(s.Status) // the verdict model's: done, failed, interrupted, running
 			r.Cards, r.Files, r.Failed, r.Bytes, r.TBh = len(s.Cards), s.Files, s.Failed, s.Bytes, s.TBPerHour
 			r.Cascade = len(s.Then) > 0
 			for _, c := range s.Cards {
@@ -293,7 +301,7 @@ func (v *historyView) renderDetail() {
 	d := v.open
 	s := d.sum
 	v.detail.RemoveAll()
-	title := widget.NewLabelWithStyle(fmt.Sprintf("Job %d  %s  (%s)", s.JobID, s.Name, s.State), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(fmt.Sprintf("Job %d  %s  (%s)", s.JobID, s.Name, s.Status), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	v.detail.Add(title)
 	tot := fmt.Sprintf("%s, %s, %s failed; started %s", plural(s.Files, "file"), units.FormatBytes(s.Bytes),
@@ -313,7 +321,7 @@ func (v *historyView) renderDetail() {
 	for _, f := range []string{"pdf", "html", "csv"} {
 		buttons.Add(widget.NewButtonWithIcon("Export "+strings.ToUpper(f), theme.DocumentSaveIcon(), func() { v.export(s.JobID, f) }))
 	}
-	if s.State == "interrupted" {
+	if s.Status == verdict.Interrupted || (s.Status == verdict.Failed && s.State != catalog.JobFailed) {
 		resume := widget.NewButtonWithIcon("Resume job", theme.MediaPlayIcon(), func() { v.resume(s.JobID) })
 		resume.Importance = widget.HighImportance
 		buttons.Add(resume)
@@ -498,7 +506,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 		v.detail.Add(l)
 		return
 	}
-	info := fmt.Sprintf("2nd run (%s): %s, %s from the first copy %s", h.State, plural(h.Files, "file"), units.FormatBytes(h.Bytes), h.Source)
+	info := fmt.Sprintf("2nd run (%s): %s, %s from the first copy %s", h.Status, plural(h.Files, "file"), units.FormatBytes(h.Bytes), h.Source)
 	if h.TBPerHour > 0 {
 		info += ", " + units.FormatTBPerHour(h.TBPerHour)
 	}

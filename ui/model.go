@@ -449,7 +449,7 @@ func (m *runModel) apply(e offload.Event) bool {
 			m.cards = append(m.cards, &cardRun{Label: e.Card, Path: e.Path, Cascade: len(m.then) > 0})
 		}
 		return true
-	case offload.EvCardDone:
+	case offload.EvRunDone:
 		if r := m.state(e.Card, 0, true); r != nil {
 			r.Done, r.EndState, r.Error = true, e.State, e.Message
 			r.Rate, r.ETA = 0, 0

@@ -51,6 +51,9 @@ func (a *App) notifyJob(file string, cascade bool, opts *offload.Options) *jobNo
 		a.do(func() { a.banner.add("Notifications (webhook, e-mail) are off for this job: " + err.Error()) })
 	}
 	j := newJobNotify(a, notify.New(cfg), cascade, opts.Name)
+	if opts.Catalog != nil {
+		j.t.Station = opts.Catalog.Station()
+	}
 	prev := opts.OnEvent
 	opts.OnEvent = func(e offload.Event) {
 		if prev != nil {

@@ -339,7 +339,7 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 		return
 	}
 	redraw := m.apply(e)
-	if e.Type == offload.EvCardDone {
+	if e.Type == offload.EvRunDone {
 		run.bg.Add(1)
 		go func() {
 			defer run.bg.Done()
@@ -910,8 +910,8 @@ func (v *runningView) render() {
 	switch {
 	case mv.Finished && mv.Err != "":
 		state = "stopped"
-	case mv.Finished && mv.Summary != nil && mv.Summary.State == "interrupted":
-		state = "interrupted"
+	case mv.Finished && mv.Summary != nil && mv.Summary.Status.Ended():
+		state = string(mv.Summary.Status) // done, failed, interrupted: the verdict model's
 	case mv.Finished:
 		state = "finished"
 	case mv.Paused:
@@ -934,6 +934,11 @@ func (v *runningView) render() {
 		v.rateCap.SetText("all cards now")
 	}
 	v.rateBig.Color, v.etaBig.Color = fg, fg
+	if mv.Finished && (mv.Err != "" || (mv.Summary != nil && mv.Summary.Status.Bad())) {
+		// A job that ended badly says so at a glance, in the failure colour.
+		v.etaBig.Text = strings.ToUpper(state)
+		v.etaBig.Color = theme.Color(theme.ColorNameError)
+	}
 	v.rateBig.Refresh()
 	v.etaBig.Refresh()
 	v.figures.Refresh()                 // the figures' widths changed

@@ -119,7 +119,7 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 			if err != nil {
 				return nil, err
 			}
-			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, Path: k.Path, Files: k.Files, Bytes: k.Bytes, State: k.State}
+			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, Path: k.Path, Files: k.Files, Bytes: k.Bytes, State: string(k.Status)}
 			if !stationHas[j.Station][key] {
 				stationHas[j.Station][key] = true
 				st.Cards++
@@ -147,8 +147,8 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 				continue // safe by an earlier job's copies
 			}
 			c.Why = k.Verdict
-			if j.Active {
-				c.Why = "still being offloaded (" + k.State + ")"
+			if !k.Status.Ended() {
+				c.Why = "still being offloaded (" + string(k.Status) + ")"
 			}
 			e.c = c
 		}

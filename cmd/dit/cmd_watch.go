@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -140,7 +142,8 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 		}
 		fmt.Fprintln(g.stdout, line)
 	}
-	w := &watch.Watcher{Preset: p, Runner: &cliRunner{cmd: cmd, g: g, o: o, p: p, cat: cat}, Ejector: watch.SystemEjector{}, Catalog: cat, Say: say}
+	runner := &cliRunner{cmd: cmd, g: g, o: o, p: p, cat: cat}
+	w := &watch.Watcher{Preset: p, Runner: runner, Ejector: watch.SystemEjector{}, Catalog: cat, Say: say}
 	if o.EjectWith != "" {
 		w.Ejector = commandEjector(o.EjectWith)
 	}
@@ -148,7 +151,44 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, describePreset(p))
 	}
 	w.Run(ctx, watch.Watch(ctx, src, o.Interval))
-	return &exitError{code: offload.ExitInterrupted, err: errors.New("watch stopped: a job it was running is resumable with dit offload --resume")}
+	return watchStopped(g, cat, runner.started())
+}
+
+// watchStopped is how a stopped watch ends: from the verdict of each job
+// it ran (the read model), nothing resumable is claimed of a job that is
+// done, and a job that is not is named with what to do.
+func watchStopped(g *GlobalOptions, cat *catalog.Catalog, jobs []int64) error {
+	var bad []string
+	code := offload.ExitOK
+	safe, cards := 0, 0
+	for _, id := range jobs {
+		s, err := offload.LoadSummary(cat, id)
+		if err != nil {
+			return err
+		}
+		for _, c := range s.Cards {
+			cards++
+			if c.SafeToFormat {
+				safe++
+			}
+		}
+		switch s.Status {
+		case verdict.Done:
+		case verdict.Interrupted:
+			code = offload.ExitInterrupted
+			bad = append(bad, fmt.Sprintf("job %d is interrupted: resume it with %s", id, g.resumeCommand(id)))
+		default:
+			if code == offload.ExitOK {
+				code = offload.ExitSomeFailed
+			}
+			bad = append(bad, fmt.Sprintf("job %d %s: %s", id, s.Status, orDash(nextStep(g, id, s.State, s.Cards))))
+		}
+	}
+	if len(bad) == 0 {
+		fmt.Fprintf(g.stdout, "watch stopped: %d job(s) done, %d of %d card(s) safe to format\n", len(jobs), safe, cards)
+		return nil
+	}
+	return &exitError{code: code, err: errors.New("watch stopped: " + strings.Join(bad, "; "))}
 }
 
 func describePreset(p *watch.Preset) string {
@@ -166,11 +206,13 @@ func describePreset(p *watch.Preset) string {
 // cliRunner starts a watch's jobs as dit offload would with the preset as
 // its flags, printing as dit offload does.
 type cliRunner struct {
-	cmd *cobra.Command
-	g   *GlobalOptions
-	o   WatchOptions
-	p   *watch.Preset
-	cat *catalog.Catalog
+	mu   sync.Mutex
+	jobs []int64 // the jobs started, in order
+	cmd  *cobra.Command
+	g    *GlobalOptions
+	o    WatchOptions
+	p    *watch.Preset
+	cat  *catalog.Catalog
 }
 
 // cliJob is a job of the watch and how it is run and printed.
@@ -211,7 +253,19 @@ func (r *cliRunner) Start(ctx context.Context, card string, resume int64, onEven
 	if err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	if !slices.Contains(r.jobs, job.ID()) {
+		r.jobs = append(r.jobs, job.ID())
+	}
+	r.mu.Unlock()
 	return &cliJob{Job: job, r: r, st: st, out: out}, nil
+}
+
+// started are the jobs the watch started or resumed.
+func (r *cliRunner) started() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int64(nil), r.jobs...)
 }
 
 // offloadOptions are the preset as dit offload's flags.

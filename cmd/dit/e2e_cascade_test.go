@@ -25,6 +25,7 @@ type cascadeSummary struct {
 	Then     []string `json:"then"`
 	Cards    []struct {
 		Label        string    `json:"label"`
+		State        string    `json:"state"`
 		Files        int       `json:"files"`
 		Bytes        int64     `json:"bytes"`
 		SafeToFormat bool      `json:"safe_to_format"`

@@ -60,6 +60,9 @@ func notifyJob(cfg notify.Config, opts *offload.Options) *jobNotify {
 		return nil
 	}
 	j := &jobNotify{n: n, t: notify.NewTracker(opts.Name, len(opts.Then) > 0), opts: opts}
+	if opts.Catalog != nil {
+		j.t.Station = opts.Catalog.Station()
+	}
 	prev := opts.OnEvent
 	opts.OnEvent = func(e offload.Event) {
 		if prev != nil {

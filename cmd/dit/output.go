@@ -168,15 +168,15 @@ func (p *plainPrinter) Event(e offload.Event) {
 		for _, c := range e.Progress.Cards {
 			p.printf("%s\n", progressLine(c))
 		}
-	case offload.EvCardDone:
+	case offload.EvRunDone:
 		if l := p.fails.cardDone(e.Card); l != "" {
 			p.printf("%s\n", l)
 		}
-		if e.Message == "" {
-			p.printf("%s: %s\n", e.Card, e.State)
-		} else {
-			p.printf("%s: %s: %s\n", e.Card, e.State, e.Message)
+		if e.Hop == 2 { // the card's own line follows (card_done)
+			p.printf("%s: second run %s\n", e.Card, e.State)
 		}
+	case offload.EvCardDone:
+		p.printf("%s: %s: %s\n", e.Card, strings.ToUpper(verdict.State(e.State).Label()), e.Message)
 	case offload.EvWarning:
 		p.printf("%s\n", warningLine(e))
 	case offload.EvCardFree:
@@ -227,7 +227,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	if s.Status == verdict.Running {
 		in = "for" // so far
 	}
-	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, strings.ToUpper(string(s.Status)), in, dur,
+	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.Status, in, dur,
 		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
 	if s.Runs > 1 {
 		// The wall time counts the pauses; the rate does not.

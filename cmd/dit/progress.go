@@ -113,7 +113,7 @@ func (t *ttyPrinter) Event(e offload.Event) {
 		t.mu.Unlock()
 		t.addBars(added)
 		return
-	case offload.EvCardDone:
+	case offload.EvRunDone:
 		t.mu.Lock()
 		cv := t.cardLocked(e.Card)
 		cv.final, cv.finalMsg = e.State, e.Message

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -53,6 +54,12 @@ type Tracker struct {
 	jobName string
 	failed  map[string][]string // failed files per card (run) label
 	told    map[string]bool     // cards whose failure was sent
+	// reasons: per card (run) label and destination, why its files
+	// failed, in a few words.
+	reasons map[string]map[string]string
+	// Station is the cart's name in the catalog, carried by every
+	// message.
+	Station string
 	// Resume says how this front end resumes job N ("dit offload --resume
 	// N"), for the job_done of an interrupted job.
 	Resume func(jobID int64) string
@@ -62,6 +69,7 @@ type Tracker struct {
 func NewTracker(name string, cascade bool) *Tracker {
 	host, _ := os.Hostname()
 	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[string][]string{}, told: map[string]bool{},
+		reasons: map[string]map[string]string{},
 		Resume: func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
 }
 
@@ -77,7 +85,7 @@ func (t *Tracker) msg(kind Kind, card, text string, at time.Time) Message {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return Message{Kind: kind, JobID: t.jobID, Job: t.jobName, Card: card, Text: text, Time: at, Host: t.host}
+	return Message{Kind: kind, JobID: t.jobID, Job: t.jobName, Card: card, Text: text, Time: at, Host: t.host, Station: t.Station}
 }
 
 // Messages are the notifications engine event e makes (often none).
@@ -94,7 +102,23 @@ func (t *Tracker) Messages(e offload.Event) []Message {
 		}
 	case offload.EvFile:
 		if e.State == offload.StateFailed {
-			t.failed[e.Card] = append(t.failed[e.Card], e.Path+": "+firstLine(FileFailure(e)))
+			t.failed[e.Card] = append(t.failed[e.Card], e.Path)
+			for _, cp := range e.Copies {
+				if cp.State == offload.StateFailed && cp.Error != "" {
+					if t.reasons[e.Card] == nil {
+						t.reasons[e.Card] = map[string]string{}
+					}
+					if t.reasons[e.Card][cp.Dest] == "" {
+						t.reasons[e.Card][cp.Dest] = ShortReason(cp.Error)
+					}
+				}
+			}
+			if len(e.Copies) == 0 && t.reasons[e.Card]["(card)"] == "" {
+				if t.reasons[e.Card] == nil {
+					t.reasons[e.Card] = map[string]string{}
+				}
+				t.reasons[e.Card]["(card)"] = ShortReason(FileFailure(e))
+			}
 		}
 	case offload.EvCardFree:
 		text := fmt.Sprintf("Card %s is verified on the first-run destinations: it may leave the reader. Do NOT format it until its second run is verified.", e.Card)
@@ -107,22 +131,25 @@ func (t *Tracker) Messages(e offload.Event) []Message {
 			return []Message{t.msg(Failure, e.Card, e.Message, e.Time)}
 		}
 	case offload.EvCardDone:
-		second := strings.HasSuffix(e.Card, offload.SecondRunSuffix)
-		card := strings.TrimSuffix(e.Card, offload.SecondRunSuffix)
-		files := t.failed[e.Card]
-		switch {
-		case e.State == offload.StateVerified && len(files) == 0 && (second || !t.cascade):
-			text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", card)
-			if second {
-				text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", card)
+		// The card's end: its verdict is the event's (the read model's).
+		switch verdict.State(e.State) {
+		case verdict.Safe:
+			text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", e.Card)
+			if t.cascade {
+				text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", e.Card)
 			}
-			return []Message{t.msg(SafeToFormat, card, text, e.Time)}
-		case len(files) > 0 || e.State == offload.StateFailed || (e.State == "sealing" && e.Message != ""):
+			at := e.Time
+			if e.Summary != nil && !e.Summary.SafeAt.IsZero() {
+				at = e.Summary.SafeAt
+			}
+			return []Message{t.cardMsg(SafeToFormat, e, text, at)}
+		case verdict.Failed:
 			if t.told[e.Card] {
 				break
 			}
 			t.told[e.Card] = true
-			return []Message{t.msg(Failure, e.Card, failureText(e, files), e.Time)}
+			files := append(append([]string(nil), t.failed[e.Card]...), t.failed[e.Card+offload.SecondRunSuffix]...)
+			return []Message{t.cardMsg(Failure, e, t.failureText(e, files), e.Time)}
 		}
 	}
 	return nil
@@ -146,8 +173,10 @@ func (t *Tracker) Done(s *offload.Summary) Message {
 	}
 	code := s.ExitCode
 	m.ExitCode = &code
+	m.State, m.Files, m.Bytes = s.Status, s.Files, s.Bytes
 	for _, c := range s.Cards {
-		m.Cards = append(m.Cards, CardStatus{Card: c.Label, SafeToFormat: c.SafeToFormat, Verdict: c.Verdict})
+		m.Cards = append(m.Cards, CardStatus{Card: c.Label, State: c.Status, SafeToFormat: c.SafeToFormat, CardFree: c.CardFree,
+			Files: c.Files, Bytes: c.Bytes, Verdict: c.Verdict, Destinations: t.dests(c.Label, c)})
 	}
 	return m
 }
@@ -187,13 +216,92 @@ func (t *Tracker) doneText(s *offload.Summary) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// failureText tells one card's failure: its failed files (the first ten).
-func failureText(e offload.Event, files []string) string {
+// cardMsg is a message about the card of card_done event e: its state,
+// counts and destinations (both runs), each with why its files failed.
+func (t *Tracker) cardMsg(kind Kind, e offload.Event, text string, at time.Time) Message {
+	m := t.msg(kind, e.Card, text, at)
+	m.State = verdict.State(e.State)
+	if s := e.Summary; s != nil {
+		m.Files, m.Bytes = s.Files, s.Bytes
+		m.Destinations = t.dests(e.Card, *s)
+	}
+	return m
+}
+
+// dests are card c's destinations (both runs), each with its counts and
+// the reason its files failed ("" when none did).
+func (t *Tracker) dests(label string, c offload.CardSummary) []DestStatus {
+	reason := func(run, path string) string {
+		for d, r := range t.reasons[run] {
+			if d == path || strings.HasPrefix(path, d+"/") || strings.HasPrefix(d, path) {
+				return r
+			}
+		}
+		return ""
+	}
+	var out []DestStatus
+	for _, d := range c.Destinations {
+		ds := DestStatus{Path: d.Path, Verified: d.Verified, Failed: d.Failed}
+		if d.Failed > 0 {
+			ds.Reason = reason(label, d.Path)
+		}
+		out = append(out, ds)
+	}
+	if c.Then != nil {
+		for _, d := range c.Then.Destinations {
+			ds := DestStatus{Path: d.Path, Verified: d.Verified, Failed: d.Failed}
+			if d.Failed > 0 {
+				ds.Reason = reason(label+offload.SecondRunSuffix, d.Path)
+			}
+			out = append(out, ds)
+		}
+	}
+	return out
+}
+
+// ShortReason is an error in a few words for a person off the cart: "no
+// space left on device" rather than the temp file's path.
+func ShortReason(err string) string {
+	err = firstLine(err)
+	low := strings.ToLower(err)
+	switch {
+	case strings.Contains(low, "no space left"):
+		return "destination full (no space left on device)"
+	case strings.Contains(low, "input/output error"):
+		return "I/O error on the destination"
+	case strings.Contains(low, "read-only file system"):
+		return "destination is read-only"
+	case strings.Contains(low, "permission denied"):
+		return "permission denied"
+	}
+	if i := strings.LastIndex(err, ": "); i >= 0 && len(err)-i > 8 {
+		err = err[i+2:]
+	}
+	if r := []rune(err); len(r) > 100 {
+		err = string(r[:100]) + "..."
+	}
+	return err
+}
+
+// failureText tells one card's failure: why, per destination, then its
+// failed files (the first ten, by their path on the card).
+func (t *Tracker) failureText(e offload.Event, files []string) string {
 	var b strings.Builder
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "Card %s: %s FAILED: NOT safe to format.\n", e.Card, plural(len(files), "file"))
 	} else {
 		fmt.Fprintf(&b, "Card %s FAILED: NOT safe to format.\n", e.Card)
+	}
+	if e.Summary != nil {
+		for _, d := range t.dests(e.Card, *e.Summary) {
+			if d.Failed > 0 {
+				r := d.Reason
+				if r == "" {
+					r = "failed"
+				}
+				fmt.Fprintf(&b, "%s: %s (%s)\n", d.Path, r, plural(d.Failed, "file"))
+			}
+		}
 	}
 	if e.Message != "" && !strings.HasSuffix(e.Message, "file(s) failed") {
 		b.WriteString(e.Message + "\n")

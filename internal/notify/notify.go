@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Message is one notification.
@@ -18,8 +20,19 @@ type Message struct {
 	Card  string    `json:"card,omitempty"`
 	Text  string    `json:"text"`
 	Time  time.Time `json:"time"`
-	// Host is the machine running the job.
-	Host string `json:"host,omitempty"`
+	// Host is the machine running the job; Station the cart (the
+	// catalog's station name), so two carts in one channel differ.
+	Host    string `json:"host,omitempty"`
+	Station string `json:"station,omitempty"`
+	// State is the card's state (card messages) or the job's (job_done)
+	// as the verdict model decides it (package verdict).
+	State verdict.State `json:"state,omitempty"`
+	// Files and Bytes count the card's files (card messages) or the job's.
+	Files int   `json:"files,omitempty"`
+	Bytes int64 `json:"bytes,omitempty"`
+	// Destinations are the card's destinations (both runs of a cascade)
+	// with their counts and, for a failure, a short reason each.
+	Destinations []DestStatus `json:"destinations,omitempty"`
 	// Cards are the job's verdicts (job_done).
 	Cards []CardStatus `json:"cards,omitempty"`
 	// ExitCode is dit's exit code for the job (job_done).
@@ -31,9 +44,23 @@ type Message struct {
 
 // CardStatus is one card's verdict in a job_done message.
 type CardStatus struct {
-	Card         string `json:"card"`
-	SafeToFormat bool   `json:"safe_to_format"`
-	Verdict      string `json:"verdict"`
+	Card         string        `json:"card"`
+	State        verdict.State `json:"state"`
+	SafeToFormat bool          `json:"safe_to_format"`
+	CardFree     bool          `json:"card_free,omitempty"`
+	Files        int           `json:"files"`
+	Bytes        int64         `json:"bytes"`
+	Verdict      string        `json:"verdict"`
+	Destinations []DestStatus  `json:"destinations,omitempty"`
+}
+
+// DestStatus is one card's files on one destination: how many are
+// verified and failed, and why they failed, in a few words.
+type DestStatus struct {
+	Path     string `json:"path"`
+	Verified int    `json:"verified"`
+	Failed   int    `json:"failed"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Attachment is a file sent with a message: Data, or else the file at Path
@@ -48,6 +75,9 @@ type Attachment struct {
 // Subject is the message in one line: job, card and state, plainly.
 func (m Message) Subject() string {
 	job := fmt.Sprintf("job %s (#%d)", m.Job, m.JobID)
+	if m.Station != "" {
+		job = m.Station + ": " + job
+	}
 	switch m.Kind {
 	case CardFree:
 		return fmt.Sprintf("dit: %s: card %s free: it may leave the reader, NOT be formatted yet", job, m.Card)

@@ -68,18 +68,19 @@ func (c *cardRun) firstCopy() string {
 func (c *cardRun) cardFree() bool { return c.rec.Hop <= 1 && c.rec.State == StateVerified }
 
 // startSecond starts the second run of hop-1 card c once it is free
-// (runMu held). A second run that cannot start (its first copy does not
-// read) is recorded failed, so the card is not safe to format.
-func (j *Job) startSecond(c *cardRun) {
-	if !j.cascade() || !c.cardFree() || j.runCtx == nil || j.runCtx.Err() != nil || j.secondOf(c) != nil {
-		return
+// (runMu held) and reports whether it did. A second run that cannot start
+// (its first copy does not read) is recorded failed, so the card is not
+// safe to format.
+func (j *Job) startSecond(c *cardRun) bool {
+	if c.rec.Hop > 1 || !j.cascade() || !c.cardFree() || j.runCtx == nil || j.runCtx.Err() != nil || j.secondOf(c) != nil {
+		return false
 	}
 	h, err := j.newSecond(c)
 	if err != nil {
 		msg := fmt.Sprintf("second run of %s not started: %v", c.rec.Label, err)
 		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
 		if h == nil {
-			return
+			return false
 		}
 	}
 	j.cardsMu.Lock()
@@ -90,7 +91,9 @@ func (j *Job) startSecond(c *cardRun) {
 		j.emit(Event{Type: EvCardFree, Card: c.label(), Path: c.rec.Path, Time: c.rec.DoneAt,
 			Message: fmt.Sprintf("card %s is free: verified on %s; it may leave the reader, NOT be formatted until the second run is verified", c.rec.Label, destList(c.dests))})
 		j.startCard(h)
+		return true
 	}
+	return false
 }
 
 func destList(ds []*destination) string {

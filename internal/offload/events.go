@@ -8,7 +8,20 @@ const (
 	EvCardStarted = "card_started"
 	EvFile        = "file"     // a file reached its final state on every destination
 	EvProgress    = "progress" // once per second
-	EvCardDone    = "card_done"
+	// EvRunDone: one run of a card ended (Hop 2: a cascade's second
+	// run): State is the run's (verified, copied, failed, interrupted).
+	// It is not the card's verdict: see EvCardDone.
+	EvRunDone = "run_done"
+	// EvSafeToFormat: the card is verified on every destination of every
+	// run, its hash lists written: it may be formatted. Sent once, just
+	// before its EvCardDone.
+	EvSafeToFormat = "safe_to_format"
+	// EvCardDone: the card reached its end in this process: State is its
+	// verdict (package verdict: safe_to_format, copied, failed,
+	// interrupted), Message says why, Summary is the card as the catalog
+	// has it. A cascade's card is done after its second run (or when its
+	// first run ended without making it free).
+	EvCardDone = "card_done"
 	EvWarning     = "warning"
 	// EvCardFree: in a cascade, the card is verified on every first-run
 	// destination (its hash lists written): it may leave the reader, not
@@ -22,14 +35,21 @@ const (
 	EvCardRetried = "card_retried"
 )
 
+// EventSchema is the version of the event stream (dit offload --json),
+// documented in docs/events.md; it changes when a field or an event
+// changes meaning.
+const EventSchema = 2
+
 // Event is what the engine tells its front ends. The CLI prints them (as
 // JSON lines with --json); the GUI renders them. Fields not relevant to a
 // type are empty.
 type Event struct {
 	Type     string        `json:"type"`
+	Schema   int           `json:"schema,omitempty"` // job_started: EventSchema
 	Time     time.Time     `json:"time"`
 	JobID    int64         `json:"job_id"`
 	Card     string        `json:"card,omitempty"`
+	Hop      int           `json:"hop,omitempty"` // run_done: 2 for a cascade's second run
 	Path     string        `json:"path,omitempty"`
 	State    string        `json:"state,omitempty"`
 	Message  string        `json:"message,omitempty"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 func (j *Job) emit(e Event) {
@@ -28,7 +29,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.emit(Event{Type: EvJobStarted, Message: j.rec.Name})
+	j.emit(Event{Type: EvJobStarted, Schema: EventSchema, Message: j.rec.Name})
 	stop := make(chan struct{})
 	var swg sync.WaitGroup
 	swg.Add(1)
@@ -297,15 +298,46 @@ func (j *Job) startCard(c *cardRun) {
 		defer j.runWG.Done()
 		c.run(j.runCtx)
 		if !c.absent {
-			j.emit(Event{Type: EvCardDone, Card: c.label(), State: c.rec.State, Message: c.rec.Error})
+			j.emit(Event{Type: EvRunDone, Card: c.label(), Hop: hopOf(c.rec), State: c.rec.State, Message: c.rec.Error})
 		}
 		j.runMu.Lock()
-		if c.rec.Hop <= 1 {
-			j.startSecond(c)
+		second := c.rec.Hop <= 1 && j.startSecond(c)
+		if h := j.secondOf(c); c.rec.Hop <= 1 && c.cardFree() && h != nil && !h.absent {
+			second = true // its second run's end is the card's
 		}
+		j.runMu.Unlock()
+		if !c.absent && !second {
+			j.cardDone(c)
+		}
+		j.runMu.Lock()
 		j.running--
 		j.runMu.Unlock()
 	}()
+}
+
+// cardDone tells the front ends the card of run c reached its end in this
+// process, its verdict read back from the catalog (the read model): a
+// safe_to_format event first when it is safe, then card_done.
+func (j *Job) cardDone(c *cardRun) {
+	k := c.rec
+	if c.from != nil {
+		k = c.from.rec
+	}
+	j.cat.Flush()
+	cs, err := endedCard(j.cat, j.rec.ID, k.ID, j.runCtx != nil && j.runCtx.Err() != nil)
+	if err != nil {
+		j.emit(Event{Type: EvWarning, Card: k.Label, Message: "card's verdict not read from the catalog: " + err.Error()})
+		j.emit(Event{Type: EvCardDone, Card: k.Label, State: string(verdict.Failed), Message: err.Error()})
+		return
+	}
+	if cs.SafeToFormat {
+		j.emit(Event{Type: EvSafeToFormat, Card: k.Label, Path: k.Path, Time: cs.SafeAt, Message: cs.Verdict})
+	}
+	msg := cs.Verdict
+	if c.rec.Error != "" {
+		msg += ": " + c.rec.Error
+	}
+	j.emit(Event{Type: EvCardDone, Card: k.Label, Path: k.Path, State: string(cs.Status), Message: msg, Summary: cs})
 }
 
 // takeRetired returns the card runs RetryCard replaced since the last

@@ -141,6 +141,30 @@ type Failure struct {
 
 // LoadSummary reads a job's summary from the catalog.
 func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
+	return loadSummary(cat, jobID, 0, nil)
+}
+
+// endedCard is the summary of hop-1 card cardID as its run (or its
+// second run) ended in this process: no state of work, though the job
+// still runs (interrupted: the run was stopped).
+func endedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*CardSummary, error) {
+	f := &verdict.Facts{JobStored: catalog.JobRunning}
+	if interrupted {
+		f.JobStored = catalog.JobInterrupted
+	}
+	s, err := loadSummary(cat, jobID, cardID, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Cards) != 1 {
+		return nil, fmt.Errorf("job %d: card %d not in the catalog", jobID, cardID)
+	}
+	return &s.Cards[0], nil
+}
+
+// loadSummary is LoadSummary of every card (only 0) or of hop-1 card
+// only, decided on the job's facts or on facts if set.
+func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts) (*Summary, error) {
 	j, err := cat.Job(jobID)
 	if err != nil {
 		return nil, err
@@ -181,10 +205,13 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		}
 	}
 	facts := jobFacts(j)
+	if facts0 != nil {
+		facts.Active, facts.JobStored = facts0.Active, facts0.JobStored
+	}
 	var states []verdict.State
 	for _, k := range cards {
-		if k.Hop == 2 {
-			continue // with its card
+		if k.Hop == 2 || (only != 0 && k.ID != only) {
+			continue // with its card; or not asked for
 		}
 		cs, card, err := cardSummary(cat, j, k, first, act, nil, facts)
 		if err != nil {
@@ -208,7 +235,9 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 		s.Failed += cs.Failed
 		s.Cards = append(s.Cards, cs)
 	}
-	s.Status = verdict.JobState(facts, states, j.State == catalog.JobFinishing && !j.Active)
+	// Reports not written: the job ended finishing with the reason, or
+	// its process is gone while it was writing them.
+	s.Status = verdict.JobState(facts, states, j.State == catalog.JobFinishing && (j.Error != "" || !j.Active))
 	if s.Plans, err = cat.Plans(jobID); err != nil {
 		return nil, err
 	}

@@ -546,7 +546,7 @@ func (s *Scheduler) Observe(e offload.Event) {
 		for _, i := range finished {
 			s.CardCopied(i)
 		}
-	case offload.EvCardDone, offload.EvCardCopied:
+	case offload.EvRunDone, offload.EvCardCopied:
 		s.mu.Lock()
 		i := s.index(e.Card)
 		s.mu.Unlock()

@@ -245,13 +245,12 @@ func (w *Watcher) gone(v Volume) {
 }
 
 // onEvent ejects a card once it is free: a cascade's first run verified
-// (offload.EvCardFree), or verified without a cascade.
+// (offload.EvCardFree), or safe to format without a cascade.
 func (w *Watcher) onEvent(e offload.Event) {
 	if !w.Preset.Eject || w.Ejector == nil {
 		return
 	}
-	free := e.Type == offload.EvCardFree || (e.Type == offload.EvCardDone && e.State == offload.StateVerified &&
-		len(w.Preset.Then) == 0 && !strings.HasSuffix(e.Card, offload.SecondRunSuffix))
+	free := e.Type == offload.EvCardFree || (e.Type == offload.EvSafeToFormat && len(w.Preset.Then) == 0)
 	if !free {
 		return
 	}

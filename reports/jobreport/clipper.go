@@ -58,10 +58,10 @@ func NewClipper(ctx context.Context, cat *catalog.Catalog) *Clipper {
 // FFmpeg tells whether ffmpeg and ffprobe were found.
 func (c *Clipper) FFmpeg() bool { return c.ff != nil }
 
-// OnEvent takes a card that is done (offload.EvCardDone, first run) into
-// the queue; it never blocks.
+// OnEvent takes a card whose run is done (offload.EvRunDone) into the
+// queue; it never blocks.
 func (c *Clipper) OnEvent(e offload.Event) {
-	if e.Type != offload.EvCardDone || e.JobID == 0 {
+	if e.Type != offload.EvRunDone || e.JobID == 0 {
 		return
 	}
 	c.mu.Lock()

@@ -283,7 +283,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: j.State, Host: j.Host, ToolVersion: j.ToolVersion,
+	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
 		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
 	destIdx := map[int64]int{}
@@ -344,7 +344,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 			return nil, err
 		}
 		cs := sum.Cards[ci]
-		c := Card{Label: k.Label, Source: k.Path, State: k.State, Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
+		c := Card{Label: k.Label, Source: k.Path, State: string(cs.Status), Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
 			Files: k.Files, Bytes: k.Bytes, Skipped: []Skip{}, Failures: []Failure{},
 			CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStarted: k.VerifyStarted, VerifyFinished: k.VerifyFinished,
 			CopyRate: stats(rates[key{k.ID, 0, "copy"}]), VerifyRate: stats(rates[key{k.ID, 0, "verify"}])}
@@ -362,7 +362,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		c.CardFree, c.FreeAt, c.SafeAt = cs.CardFree, cs.FreeAt, cs.SafeAt
 		h := second[k.ID]
 		if cs.Then != nil && h != nil {
-			c.Then = &SecondRun{Source: cs.Then.Source, State: cs.Then.State, Files: cs.Then.Files, Bytes: cs.Then.Bytes,
+			c.Then = &SecondRun{Source: cs.Then.Source, State: string(cs.Then.Status), Files: cs.Then.Files, Bytes: cs.Then.Bytes,
 				Failed: cs.Then.Failed, CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt}
 			if ha := act.Cards[h.ID]; ha != nil {
 				c.Then.BytesCopied = ha.BytesCopied
