@@ -17,8 +17,8 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/reports/jobreport"
 )
 

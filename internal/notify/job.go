@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // LoadFile reads the notify: section of file: "" is the user's config
@@ -70,7 +70,7 @@ func NewTracker(name string, cascade bool) *Tracker {
 	host, _ := os.Hostname()
 	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[string][]string{}, told: map[string]bool{},
 		reasons: map[string]map[string]string{},
-		Resume: func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
+		Resume:  func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
 }
 
 // SetCascade says whether the job is a cascade (a resumed one's

@@ -22,7 +22,7 @@ const (
 	// has it. A cascade's card is done after its second run (or when its
 	// first run ended without making it free).
 	EvCardDone = "card_done"
-	EvWarning     = "warning"
+	EvWarning  = "warning"
 	// EvCardFree: in a cascade, the card is verified on every first-run
 	// destination (its hash lists written): it may leave the reader, not
 	// be formatted. Its second run starts.
