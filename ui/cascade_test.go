@@ -39,7 +39,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.Nil(t, c().Then)
 
 	// The first run ends verified: finishing until card_free.
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
 	require.Equal(t, stateFinishing, c().State())
 	// The summary read then (the first run done, the second not) says
 	// card free, not safe: it is not the card's verdict yet.
@@ -73,7 +73,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	notSafe("a summary read while the second run runs")
 
 	// The second run ends verified: still not safe until the summary.
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: second, State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: second, State: offload.StateVerified})
 	require.Equal(t, runDone, m.view().Cards[0].Then.runText())
 	require.Equal(t, stateFree, c().State())
 	notSafe("second run done, no summary")
@@ -90,7 +90,7 @@ func TestCascadeSecondRunFailureIsNotSafe(t *testing.T) {
 	second := "A001" + offload.SecondRunSuffix
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
 	m.setCascade([]string{"/d1"}, []string{"/d2"})
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
 	m.apply(offload.Event{Type: offload.EvCardFree, Card: "A001", Time: t0})
 	m.apply(offload.Event{Type: offload.EvFile, Card: second, Path: "CLIPS/C001.mov", State: offload.StateFailed,
 		Copies: []offload.CopyState{{Dest: "/d2", State: offload.StateFailed, Error: "verify: xxh64 mismatch"}}})
@@ -98,7 +98,7 @@ func TestCascadeSecondRunFailureIsNotSafe(t *testing.T) {
 	require.Empty(t, c.Failures, "the first run has no failure")
 	require.Equal(t, []failure{{Path: "CLIPS/C001.mov", Why: "on /d2: verify: xxh64 mismatch"}}, c.Then.Failures)
 	require.Equal(t, stateThenFailed, c.State())
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: second, State: offload.StateFailed})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: second, State: offload.StateFailed})
 	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{Label: "A001", State: "verified", CardFree: true,
 		Verdict: "Second run FAILED (card free since 09:30:00): NOT safe to format: keep the card",
 		Then:    &offload.HopSummary{State: "failed", Failed: 1, Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: "verify: xxh64 mismatch"}}}}}}, true)

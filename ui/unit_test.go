@@ -89,7 +89,7 @@ func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, 1.0, c().Fraction())
 
 	// The engine says verified: not yet "safe to format".
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
 	require.Equal(t, stateFinishing, c().State())
 	// A summary read while another card still runs is taken for a card
 	// that is done; one saying not safe is shown as such.
@@ -105,7 +105,7 @@ func TestFailedFileNamesTheDestinationAndFailsTheCard(t *testing.T) {
 	m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: "CLIPS/C002.mov", State: offload.StateFailed,
 		Copies: []offload.CopyState{{Dest: "/d1", State: offload.StateVerified}, {Dest: "/d2", State: offload.StateFailed, Error: "verify: xxh64 mismatch"}}})
 	m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: "CLIPS/C003.mov", State: offload.StateVerified})
-	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateFailed, Message: "1 file(s) failed"})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateFailed, Message: "1 file(s) failed"})
 	v := m.view()
 	require.Equal(t, []failure{{Path: "CLIPS/C002.mov", Why: "on /d2: verify: xxh64 mismatch"}}, v.Cards[0].Failures)
 	require.Equal(t, stateFailed, v.Cards[0].State())

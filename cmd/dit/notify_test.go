@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 func notifyTestConfig(url string) notify.Config {
@@ -29,16 +30,17 @@ func TestNotifyEventsCascade(t *testing.T) {
 	require.NotNil(t, j)
 	ev := func(e offload.Event) { e.JobID = 4; opts.OnEvent(e) }
 	ev(offload.Event{Type: offload.EvJobStarted, Message: "day04"})
-	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
 	ev(offload.Event{Type: offload.EvCardFree, Card: "A001", Message: "card A001 is free"})
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/1.mov", State: offload.StateFailed, Message: "read error"})
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/2.mov", State: offload.StateFailed, Message: "read error"})
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/3.mov", State: offload.StateVerified})
-	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: offload.StateFailed, Message: "2 file(s) failed"})
-	ev(offload.Event{Type: offload.EvCardDone, Card: "A001" + offload.SecondRunSuffix, State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed), Message: "2 file(s) failed"})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001" + offload.SecondRunSuffix, Hop: 2, State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)})
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: the first copy cannot be read: the card is NOT safe to format"})
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: again: NOT safe to format"})
-	require.Len(t, seen, 10, "the events still reach the printer")
+	require.Len(t, seen, 11, "the events still reach the printer")
 
 	var w bytes.Buffer
 	j.Finish(context.Background(), &w, &offload.Summary{JobID: 4, Name: "day04", ExitCode: 3,
@@ -46,8 +48,8 @@ func TestNotifyEventsCascade(t *testing.T) {
 	require.Empty(t, w.String())
 	msgs := hook.got()
 	require.Equal(t, []string{"card_free A001", "failure A002", "safe_to_format A001", "failure A003", "job_done"}, kindsOf(msgs))
-	require.Contains(t, msgs[1]["text"], "C/1.mov: read error")
-	require.Contains(t, msgs[1]["text"], "C/2.mov: read error")
+	require.Contains(t, msgs[1]["text"], "C/1.mov")
+	require.Contains(t, msgs[1]["text"], "C/2.mov")
 	require.NotContains(t, msgs[1]["text"], "C/3.mov")
 	require.Equal(t, "day04", msgs[0]["job"])
 	require.EqualValues(t, 4, msgs[4]["job_id"])
@@ -64,7 +66,7 @@ func TestNotifyEventsPlainAndReport(t *testing.T) {
 	opts := offload.Options{AfterJob: func(context.Context, *offload.Summary, fsys.FS) error { return nil }}
 	j := notifyJob(notifyTestConfig(hook.URL), &opts)
 	opts.OnEvent(offload.Event{Type: offload.EvJobStarted, JobID: 5, Message: "day05"})
-	opts.OnEvent(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: offload.StateVerified})
+	opts.OnEvent(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: string(verdict.Safe)})
 	sum := &offload.Summary{JobID: 5, Name: "day05", Layout: offload.DefaultLayout, Destinations: []string{dest},
 		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}}
 	require.NoError(t, opts.AfterJob(context.Background(), sum, nil))

@@ -176,7 +176,10 @@ func (p *plainPrinter) Event(e offload.Event) {
 			p.printf("%s: second run %s\n", e.Card, e.State)
 		}
 	case offload.EvCardDone:
-		p.printf("%s: %s: %s\n", e.Card, strings.ToUpper(verdict.State(e.State).Label()), e.Message)
+		if e.Message == "" {
+			e.Message = verdict.State(e.State).Label()
+		}
+		p.printf("%s: %s\n", e.Card, e.Message) // the verdict's sentence says the state
 	case offload.EvWarning:
 		p.printf("%s\n", warningLine(e))
 	case offload.EvCardFree:

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // fakeJob is a running job as the live display reads it.
@@ -145,7 +146,7 @@ func TestProgressRendering(t *testing.T) {
 			var out frames
 			tp := &ttyPrinter{w: &out, width: width, refresh: 5 * time.Millisecond, poll: -1, now: clk.Now}
 			tp.Start(job)
-			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: offload.StateVerified})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: offload.StateVerified})
 
 			clk.add(2 * time.Second)
 			a1.BytesCopied, a1.BytesVerified, a1.FilesDone = 940_000_000, 1_300_000_000, 120
@@ -193,8 +194,8 @@ func TestProgressRendering(t *testing.T) {
 			a2 = offload.CardProgress{Label: "A002_C007", Phase: "done", Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb,
 				VerifyTotal: 2 * gb, BytesVerified: 2 * gb}
 			job.set(a1, a2, a3)
-			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A001", State: offload.StateVerified})
-			tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A002_C007", State: offload.StateFailed, Message: "1 file(s) failed"})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002_C007", State: offload.StateFailed, Message: "1 file(s) failed"})
 			tp.Stop()
 			frame = out.lines(t, -1)
 			t.Logf("final, %d columns:\n%s", width, strings.Join(frame, "\n"))
@@ -237,9 +238,9 @@ func TestProgressPhases(t *testing.T) {
 	require.NotContains(t, frame[0], "ETA")               // a card waits: no job ETA yet
 	require.Contains(t, frame[0], "3 cards: 1 pending, 1 verifying, 1 sealing")
 
-	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A001", State: "sealing", Message: "disk full"})
-	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: "interrupted"})
-	tp.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: "interrupted"})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: "sealing", Message: "disk full"})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002", State: "interrupted"})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: "interrupted"})
 	tp.Stop()
 	frame = out.lines(t, -1)
 	checkFrame(t, frame, 80)
@@ -262,9 +263,9 @@ func TestPercent(t *testing.T) {
 func TestPlainCardDone(t *testing.T) {
 	var b bytes.Buffer
 	p := &plainPrinter{w: &b}
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: offload.StateVerified})
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: offload.StateFailed, Message: "2 file(s) failed"})
-	require.Equal(t, "A002: verified\nA003: failed: 2 file(s) failed\n", b.String())
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Safe), Message: "Verified: safe to format"})
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: string(verdict.Failed), Message: "FAILED: NOT safe to format: 2 file(s) failed"})
+	require.Equal(t, "A002: Verified: safe to format\nA003: FAILED: NOT safe to format: 2 file(s) failed\n", b.String())
 	// Its periodic lines give the phase's own percentage.
 	l := progressLine(offload.CardProgress{Label: "A001", Phase: "verifying", Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50})
 	require.Contains(t, l, "verifying 25.0 %")

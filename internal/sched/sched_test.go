@@ -144,7 +144,7 @@ func TestReplanWhenACardIsCopiedIsRecorded(t *testing.T) {
 		{Label: "A003", Phase: "verifying", BytesCopied: 45e9}}}})
 	require.InDelta(t, 0.45e9, float64(s.share[0].Limit()), 1)
 	require.Equal(t, rate.Inf, s.share[2].Limit())
-	s.Observe(offload.Event{Type: offload.EvCardDone, Card: "A003"})
+	s.Observe(offload.Event{Type: offload.EvRunDone, Card: "A003"})
 	require.Equal(t, []string{"start", "A003 copied"}, reasons, "the card is re-planned once")
 
 	plans, err := cat.Plans(j.ID)
