@@ -267,7 +267,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 			if err != nil {
 				return err
 			}
-			name, err := ascmhl.Append(st, hist, m, folder, info.Started)
+			name, err := ascmhl.Append(st, hist, m, folder)
 			if err != nil {
 				return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
 			}
