@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/reports/ascmhl"
+)
+
+// destSnapshot is every file below the destinations (path and size), and
+// the bytes of every ASC MHL file (chains and generations).
+func destSnapshot(t *testing.T, roots ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, root := range roots {
+		require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if d.Name() == ".dit.lock" {
+				return nil // a running job's lock
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			v := itoa(fi.Size())
+			if strings.Contains(filepath.ToSlash(p), "/ascmhl/") {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				v = string(b)
+			}
+			out[p] = v
+			return nil
+		}))
+	}
+	return out
+}
+
+// shuttleHistory checks the history of a card's copy: it reads whole, its
+// generations are the first copy's followed by want second-run ones (dit's
+// own, process transfer), each named with its own creation time, and dit
+// and the ASC reference tool accept it.
+func shuttleHistory(t *testing.T, db, folder string, first []ascmhl.Generation, want int) []ascmhl.Generation {
+	t.Helper()
+	st, err := ascmhl.OpenOSStore(folder)
+	require.NoError(t, err)
+	defer st.Close()
+	h, err := ascmhl.LoadHistory(st)
+	require.NoError(t, err, folder)
+	require.Empty(t, h.Problems, folder)
+	require.Len(t, h.Generations, len(first)+want, "generations in %s", folder)
+	for i, g := range first {
+		require.Equal(t, g.File, h.Generations[i].File, "the first copy's generation %d in %s", g.Seq, folder)
+		require.Equal(t, g.C4, h.Generations[i].C4, "the first copy's generation %d in %s", g.Seq, folder)
+	}
+	for _, g := range h.Generations {
+		require.Equal(t, ascmhl.ManifestName(g.Seq, filepath.Base(folder), g.Manifest.Created), g.File,
+			"generation %d in %s is named with its own creation time", g.Seq, folder)
+	}
+	for _, g := range h.Generations[len(first):] {
+		require.Equal(t, "dit", g.Manifest.Tool)
+		require.Equal(t, ascmhl.ProcessTransfer, g.Manifest.Process)
+	}
+	v := dit(t, db, "mhl", "verify", folder)
+	require.Equal(t, 0, v.code, "dit mhl verify %s:\n%s%s", folder, v.stdout, v.stderr)
+	bin := referenceTool(t)
+	res := runTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", folder)
+	require.Equal(t, 0, res.code, "ascmhl-debug verify %s:\n%s", folder, res.out)
+	return h.Generations
+}
+
+func loadGenerations(t *testing.T, folder string) []ascmhl.Generation {
+	t.Helper()
+	st, err := ascmhl.OpenOSStore(folder)
+	require.NoError(t, err)
+	defer st.Close()
+	h, err := ascmhl.LoadHistory(st)
+	require.NoError(t, err, folder)
+	require.Empty(t, h.Problems, folder)
+	return h.Generations
+}
+
+// requireSafe checks that dit jobs --json calls every card of job 1 safe to
+// format.
+func requireSafe(t *testing.T, db, when string) {
+	t.Helper()
+	r := dit(t, db, "jobs", "--json")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	var jobs crashJobs
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs), r.stdout)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "done", jobs[0].State, when)
+	require.NotEmpty(t, jobs[0].Cards)
+	for _, c := range jobs[0].Cards {
+		require.True(t, c.Safe, "%s: %s is not safe to format (%s)", when, c.Label, c.State)
+	}
+}
+
+// resumeWritesNothing resumes a finished cascade job: exit 0, every card
+// still safe to format, and not a byte written on any destination (no new
+// ASC MHL generation, the chains as they were).
+func resumeWritesNothing(t *testing.T, db, when string, dests ...string) {
+	t.Helper()
+	before := destSnapshot(t, dests...)
+	r := dit(t, db, "offload", "--resume", "1", "--json")
+	require.Equal(t, 0, r.code, "%s: resume:\n%s", when, r.stdout+r.stderr)
+	sum, _ := lastSummary(t, r.stdout)
+	for _, c := range sum.Cards {
+		require.True(t, c.SafeToFormat, "%s: %s", when, c.Verdict)
+	}
+	require.Equal(t, before, destSnapshot(t, dests...), "%s: a resume of a finished job writes nothing", when)
+	requireSafe(t, db, when)
+}
+
+// Issue 24 item 2: a finished cascade resumed (twice) writes nothing on
+// the shuttle, fails nothing of its own ASC MHL history (the chain its
+// seal extended is not someone else's file), and the card stays safe to
+// format.
+func TestCascadeResumeFinishedWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--seed", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	r = dit(t, db, "offload", "--name", "day01", "--json", "-d", raid, "--then", shuttle, filepath.Join(cards, "A001"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	sum, _ := lastSummary(t, r.stdout)
+	require.Len(t, sum.Cards, 1)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+
+	first := loadGenerations(t, filepath.Join(raid, "day01", "A001"))
+	require.Len(t, first, 1)
+	folder := filepath.Join(shuttle, "day01", "A001")
+	gens := shuttleHistory(t, db, folder, first, 1)
+
+	for _, when := range []string{"first resume", "second resume"} {
+		resumeWritesNothing(t, db, when, raid, shuttle)
+		require.Equal(t, gens, shuttleHistory(t, db, folder, first, 1), when)
+	}
+}
+
+// Issue 24 item 2: a cascade killed (kill -9) after the card was free,
+// during or after its second run, resumes to the end: the second run
+// completes once (exactly one second-run generation on the shuttle, after
+// the first copy's), exit 0, safe to format; the card is not needed; and
+// a second resume writes nothing.
+func TestCascadeKilledAfterCardFreeResumesOnce(t *testing.T) {
+	dir := t.TempDir()
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, filepath.Join(dir, "gen.db"), "testdata", "cards", "--out", cards, "--cards", "1", "--size", "2MB", "--seed", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	for i, step := range []string{"cascade: second run recorded#1", "file: verified, run 2#5", "card: sealing recorded#2",
+		"ascmhl: manifest written#2", "store: temp written ascmhl_chain.xml#2", "seal: destination sealed#2", "card: sealed#2",
+		"job: finishing recorded#1"} {
+		t.Run(strings.NewReplacer(" ", "_", ":", "", "#", "_").Replace(step), func(t *testing.T) {
+			dir := filepath.Join(dir, "run"+itoa(int64(i)))
+			db := filepath.Join(dir, "catalog.db")
+			raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+			for _, d := range []string{raid, shuttle} {
+				require.NoError(t, os.MkdirAll(d, 0o755))
+			}
+			card := filepath.Join(dir, "A001")
+			require.NoError(t, os.CopyFS(card, os.DirFS(filepath.Join(cards, "A001"))))
+			_, killed := ditCrash(t, db, []string{"DIT_CRASH_AT=" + step}, "offload", "--name", "day01", "-d", raid, "--then", shuttle, card)
+			require.True(t, killed, "dit reached %q", step)
+			// The card is free: it has left the reader.
+			require.NoError(t, os.Rename(card, card+"-away"))
+
+			r := dit(t, db, "offload", "--resume", "1", "--json")
+			require.Equal(t, 0, r.code, "%s: resume:\n%s", step, r.stdout+r.stderr)
+			sum, _ := lastSummary(t, r.stdout)
+			require.Len(t, sum.Cards, 1)
+			require.True(t, sum.Cards[0].SafeToFormat, "%s: %s", step, sum.Cards[0].Verdict)
+			requireSafe(t, db, step+": after the resume")
+			folder := filepath.Join(shuttle, "day01", "A001")
+			require.Equal(t, footage(tree(t, card+"-away")), withoutHistory(tree(t, folder)))
+			first := loadGenerations(t, filepath.Join(raid, "day01", "A001"))
+			require.Len(t, first, 1)
+			gens := shuttleHistory(t, db, folder, first, 1)
+			require.Empty(t, ditTemps(t, folder))
+
+			for _, when := range []string{"second resume", "third resume"} {
+				resumeWritesNothing(t, db, step+": "+when, raid, shuttle)
+				require.Equal(t, gens, shuttleHistory(t, db, folder, first, 1), when)
+			}
+		})
+	}
+}
