@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/reports/ascmhl"
 )
 
@@ -121,6 +123,23 @@ func resumeWritesNothing(t *testing.T, db, when string, dests ...string) {
 	requireSafe(t, db, when)
 }
 
+// finishedCascade offloads card A001 (made in cards) to dir/raid, then to
+// dir/shuttle, and checks the card is safe to format.
+func finishedCascade(t *testing.T, dir, db, cards string) (raid, shuttle string) {
+	t.Helper()
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--seed", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid, shuttle = filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	r = dit(t, db, "offload", "--name", "day01", "--json", "-d", raid, "--then", shuttle, filepath.Join(cards, "A001"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	sum, _ := lastSummary(t, r.stdout)
+	require.Len(t, sum.Cards, 1)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	return raid, shuttle
+}
+
 // Issue 24 item 2: a finished cascade resumed (twice) writes nothing on
 // the shuttle, fails nothing of its own ASC MHL history (the chain its
 // seal extended is not someone else's file), and the card stays safe to
@@ -129,17 +148,7 @@ func TestCascadeResumeFinishedWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	cards := filepath.Join(dir, "cards")
-	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--seed", "3")
-	require.Equal(t, 0, r.code, r.stderr)
-	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
-	require.NoError(t, os.Mkdir(raid, 0o755))
-	require.NoError(t, os.Mkdir(shuttle, 0o755))
-	r = dit(t, db, "offload", "--name", "day01", "--json", "-d", raid, "--then", shuttle, filepath.Join(cards, "A001"))
-	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	sum, _ := lastSummary(t, r.stdout)
-	require.Len(t, sum.Cards, 1)
-	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-
+	raid, shuttle := finishedCascade(t, dir, db, cards)
 	first := loadGenerations(t, filepath.Join(raid, "day01", "A001"))
 	require.Len(t, first, 1)
 	folder := filepath.Join(shuttle, "day01", "A001")
@@ -197,4 +206,92 @@ func TestCascadeKilledAfterCardFreeResumesOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A chain on the shuttle that is not the first copy's extended only by this
+// job's own seal (here a later generation by another process: dit mhl
+// create) is not dit's own for this job: a resume fails it as a conflict
+// naming the path, and never replaces it with the first copy's chain.
+func TestCascadeResumeForeignChainIsAConflict(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	_, shuttle := finishedCascade(t, dir, db, filepath.Join(dir, "cards"))
+	folder := filepath.Join(shuttle, "day01", "A001")
+	r := dit(t, db, "mhl", "create", folder)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	foreign := loadGenerations(t, folder)
+	require.Len(t, foreign, 3)
+
+	r = dit(t, db, "offload", "--resume", "1", "--json")
+	require.Equal(t, 3, r.code, r.stdout+r.stderr)
+	chain := filepath.Join(folder, "ascmhl", "ascmhl_chain.xml")
+	require.Contains(t, r.stdout, "a different file already exists at "+chain)
+	sum, _ := lastSummary(t, r.stdout)
+	require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	// Not replaced: every generation it listed is still there, in order.
+	after := loadGenerations(t, folder)
+	require.GreaterOrEqual(t, len(after), len(foreign))
+	for i, g := range foreign {
+		require.Equal(t, g.File, after[i].File)
+		require.Equal(t, g.C4, after[i].C4)
+	}
+}
+
+// A job whose catalog recorded the shuttle's chain failed after its seal
+// extended it (as a resume before the fix did: "a different file already
+// exists") is finished by a resume: the chain, the first copy's extended
+// only by this job's own generations, is not replaced and counts verified;
+// the card is resealed once (one more generation) and is safe to format; a
+// resume after that writes nothing.
+func TestCascadeResumeRecoversChainRecordedFailed(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	raid, shuttle := finishedCascade(t, dir, db, filepath.Join(dir, "cards"))
+	folder := filepath.Join(shuttle, "day01", "A001")
+	chainBytes, err := os.ReadFile(filepath.Join(folder, "ascmhl", "ascmhl_chain.xml"))
+	require.NoError(t, err)
+
+	cat, err := catalog.OpenExisting(db)
+	require.NoError(t, err)
+	cards, err := cat.Cards(1)
+	require.NoError(t, err)
+	marked := false
+	for _, k := range cards {
+		if k.Hop != 2 {
+			continue
+		}
+		files, err := cat.Files(k.ID)
+		require.NoError(t, err)
+		for _, f := range files {
+			if f.Rel != "ascmhl/ascmhl_chain.xml" {
+				continue
+			}
+			msg := "a different file already exists at " + filepath.Join(folder, "ascmhl", "ascmhl_chain.xml")
+			f.State, f.Error = "failed", msg
+			cat.PutFile(f)
+			for _, cp := range f.Copies {
+				cp.State, cp.Error, cp.VerifiedAt = "failed", msg, time.Time{}
+				cat.PutCopy(k.ID, f.Rel, &cp)
+			}
+			marked = true
+		}
+		k.State, k.Error = "failed", "1 file(s) failed"
+		cat.UpdateCard(k)
+	}
+	require.True(t, marked)
+	require.NoError(t, cat.Flush())
+	require.NoError(t, cat.Close())
+	r := dit(t, db, "jobs", "--json")
+	require.Contains(t, r.stdout, `"safe_to_format": false`)
+
+	first := loadGenerations(t, filepath.Join(raid, "day01", "A001"))
+	r = dit(t, db, "offload", "--resume", "1", "--json")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	requireSafe(t, db, "after the resume")
+	gens := shuttleHistory(t, db, folder, first, 2)
+	now, err := os.ReadFile(filepath.Join(folder, "ascmhl", "ascmhl_chain.xml"))
+	require.NoError(t, err)
+	require.Greater(t, len(now), len(chainBytes), "the chain is extended, not replaced")
+	resumeWritesNothing(t, db, "second resume", raid, shuttle)
+	require.Equal(t, gens, shuttleHistory(t, db, folder, first, 2))
 }
