@@ -295,3 +295,45 @@ func TestCascadeResumeRecoversChainRecordedFailed(t *testing.T) {
 	resumeWritesNothing(t, db, "second resume", raid, shuttle)
 	require.Equal(t, gens, shuttleHistory(t, db, folder, first, 2))
 }
+
+// A card that carries an ASC MHL history of its own (an earlier hop): the
+// first run's seal extends its chain on the first copy, which the second
+// run does not take for a first copy that differs from the card; the
+// shuttle's history is the card's generation, the first run's, then the
+// second run's; a resume writes nothing.
+func TestCascadeCardWithHistory(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "3MB", "--seed", "4")
+	require.Equal(t, 0, r.code, r.stderr)
+	card := filepath.Join(cards, "A001")
+	// Without the OS metadata the offload leaves out (an empty .Trashes
+	// the history recorded would be missing from every copy).
+	ents, err := os.ReadDir(card)
+	require.NoError(t, err)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			require.NoError(t, os.RemoveAll(filepath.Join(card, e.Name())))
+		}
+	}
+	r = dit(t, db, "mhl", "create", card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	cardGens := loadGenerations(t, card)
+	require.Len(t, cardGens, 1)
+	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	r = dit(t, db, "offload", "--name", "day01", "--json", "-d", raid, "--then", shuttle, card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	sum, _ := lastSummary(t, r.stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+
+	first := shuttleHistory(t, db, filepath.Join(raid, "day01", "A001"), cardGens, 1)
+	folder := filepath.Join(shuttle, "day01", "A001")
+	gens := shuttleHistory(t, db, folder, first, 1)
+	for _, when := range []string{"first resume", "second resume"} {
+		resumeWritesNothing(t, db, when, raid, shuttle)
+		require.Equal(t, gens, shuttleHistory(t, db, folder, first, 1), when)
+	}
+}

@@ -110,6 +110,10 @@ type cardRun struct {
 	expect map[string]hashing.Sums
 	from   *cardRun
 	absent bool
+	// firstSealed (a second run): the first copy's chain file is the
+	// card's extended by the first run's own seal (firstRunSealed).
+	firstSealedOnce sync.Once
+	firstSealed     bool
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial

@@ -57,3 +57,44 @@ func (c *cardRun) sealedChain(di int, fp *filePlan, dp destPlan) bool {
 	}
 	return true
 }
+
+// firstRunSealed reports, for a cascade's second run, whether the first
+// copy's top-level chain file (which differs from the card's: the first
+// run's seal appended its generation to it) is the card's chain extended
+// only by the first run's own seal: the history there reads whole (each
+// manifest matches the c4 the chain gives it), it ends with one or more
+// generations dit wrote for this job and card in the first copy's folder
+// (SealComment), and every generation before them is a manifest the card
+// carried (one of the card's files, each compared with the card's hashes
+// as it is read). The chain file itself then cannot equal the card's, and
+// is not held against it. Computed once.
+func (c *cardRun) firstRunSealed() bool {
+	c.firstSealedOnce.Do(func() {
+		if c.from == nil || len(c.from.dests) == 0 {
+			return
+		}
+		h, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: c.j.opts.FS, Dir: c.scan.Root})
+		if err != nil || len(h.Problems) > 0 {
+			return
+		}
+		own := SealComment(c.j.rec.ID, c.j.rec.Name, c.from.rec.Label, c.from.scan.Root, c.from.firstCopy())
+		isOwn := func(g ascmhl.Generation) bool {
+			return g.Manifest != nil && g.Manifest.Tool == "dit" && strings.HasPrefix(g.Manifest.Comment, own)
+		}
+		n := len(h.Generations)
+		i := n
+		for i > 0 && isOwn(h.Generations[i-1]) {
+			i--
+		}
+		if i == n || i == 0 {
+			return
+		}
+		for _, g := range h.Generations[:i] {
+			if _, ok := c.expect[ascmhl.HistoryDir+"/"+g.File]; !ok || isOwn(g) {
+				return
+			}
+		}
+		c.firstSealed = true
+	})
+	return c.firstSealed
+}
