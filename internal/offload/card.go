@@ -43,6 +43,11 @@ const (
 	modeCompare                 // a file is there: compare bytes
 	modeDone                    // verified by an earlier run of this job
 	modeRefuse                  // verified earlier, but the card's file changed since: keep the copy
+	// modeSealed: the card's ASC MHL chain file, at its copy's place the
+	// card's chain extended by this job's own seal (sealedChain), not
+	// recorded verified: the card's file is read (its hashes), nothing is
+	// written, and the copy counts as verified.
+	modeSealed
 )
 
 type destPlan struct {
@@ -105,6 +110,10 @@ type cardRun struct {
 	expect map[string]hashing.Sums
 	from   *cardRun
 	absent bool
+	// firstSealed (a second run): the first copy's chain file is the
+	// card's extended by the first run's own seal (firstRunSealed).
+	firstSealedOnce sync.Once
+	firstSealed     bool
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial
@@ -152,7 +161,7 @@ func (c *cardRun) computeTotals() {
 		for di := range fp.dests {
 			if m := fp.dests[di].mode; m != modeDone && m != modeRefuse {
 				readNeeded = true
-				if c.j.opts.Verify != VerifyNone {
+				if c.j.opts.Verify != VerifyNone && m != modeSealed {
 					c.verifyTotal += fp.ent.Size
 				}
 			}
@@ -241,6 +250,12 @@ func (c *cardRun) plan(di int) (int64, error) {
 				dp.mode = modeDone
 				fp.dests[di] = dp
 				continue
+			case unchanged && exists && c.sealedChain(di, fp, dp):
+				// The card's ASC MHL chain, verified, then extended by
+				// this job's seal: done (a resume writes nothing).
+				dp.mode = modeDone
+				fp.dests[di] = dp
+				continue
 			case !unchanged && exists:
 				// A reformatted card with the same names must never
 				// overwrite footage verified from the old one.
@@ -253,6 +268,12 @@ func (c *cardRun) plan(di int) (int64, error) {
 		}
 		fi, err := c.j.opts.FS.Lstat(dp.target)
 		switch {
+		case err == nil && c.sealedChain(di, fp, dp):
+			// The card's chain that this job's seal extended, whose copy
+			// is not recorded verified (a run interrupted between the
+			// seal and the catalog): never replaced (it would lose the
+			// generations), never a conflict.
+			dp.mode = modeSealed
 		case err == nil:
 			dp.mode = modeCompare
 			dp.replaceOwn = prevCopy != nil && prevCopy.Written && !verified
@@ -532,6 +553,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	t := &fileTask{plan: fp, active: make([]bool, nd), results: make([]destResult, nd), started: j.opts.Now(),
 		size: fp.ent.Size, mtime: fp.ent.Mtime}
 	nActive := 0
+	sealed := false
 	for di := range fp.dests {
 		dp := &fp.dests[di]
 		t.results[di].rel = dp.rel
@@ -547,12 +569,18 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 					fp.prev.Size, fp.ent.Size, fp.prev.Mtime.UTC().Format(time.RFC3339), fp.ent.Mtime.UTC().Format(time.RFC3339), dp.target)}
 		case c.destErr[di] != nil:
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: c.destErr[di].Error()}
+		case dp.mode == modeSealed:
+			// Its copy is the card's chain extended by this job's seal
+			// (checked when planned): verified as such; the card's file
+			// is still read below, for its hashes.
+			t.results[di] = destResult{state: StateVerified, rel: dp.rel, written: dp.prev != nil && dp.prev.Written}
+			sealed = true
 		default:
 			t.active[di] = true
 			nActive++
 		}
 	}
-	if nActive == 0 {
+	if nActive == 0 && !sealed {
 		kept := fp.prev != nil
 		for di, r := range t.results {
 			kept = kept && (r.state == StateVerified || fp.dests[di].mode == modeRefuse)
@@ -1062,6 +1090,8 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			if dp := t.plan.dests[di]; dp.mode == modeDone && r.state == StateVerified && dp.prev != nil {
 				// Verified by an earlier run: keep when and how.
 				cp.VerifyAlgos, cp.VerifiedAt = dp.prev.VerifyAlgos, dp.prev.VerifiedAt
+			} else if dp.mode == modeSealed && r.state == StateVerified {
+				cp.VerifiedAt = j.opts.Now() // the chain checked now (sealedChain)
 			}
 			j.cat.PutCopy(c.rec.ID, f.Rel, cp)
 			if (r.state == StateCopied || r.state == StatePresent) && j.opts.Verify != VerifyNone {

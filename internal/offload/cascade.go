@@ -180,7 +180,9 @@ func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 		return ""
 	}
 	want, ok := c.expect[t.plan.ent.Rel]
-	if !ok {
+	if !ok || t.plan.ent.Rel == chainRel && c.firstRunSealed() {
+		// The card's chain, which the first run's seal extended on the
+		// first copy by design: its generations are checked one by one.
 		return ""
 	}
 	for _, a := range c.j.algos {

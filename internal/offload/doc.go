@@ -64,7 +64,13 @@
 // shuttle); a file verified in the first run and missing from the first
 // copy fails the second run. The first run's hash lists go along with the
 // first copy, so each shuttle's ASC MHL history carries the first copy's
-// generation and a new one (process transfer) for the second hop. At most
+// generation and a new one (process transfer) for the second hop. The
+// seal rewrites the copied chain file (ascmhl/ascmhl_chain.xml) by design:
+// a copy that is the source's chain followed only by generations this job
+// wrote for this card there is dit's own (sealedchain.go), so a resume
+// takes it as done and writes nothing, and the second run does not hold
+// the first copy's chain, extended by the first run's seal, against the
+// card; any other chain at that name is a conflict, as any file. At most
 // Options.ThenParallel second runs read at once (a second run hands its
 // turn on once it has read the first copy; its read-back goes on), and
 // they overlap the next cards' first runs. Safe to format (Summary) needs

@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -69,6 +70,22 @@ type SealInfo struct {
 	Author            Author
 	Location, Comment string
 	NoDirectoryHashes bool
+}
+
+// OwnComment starts the comment of every ASC MHL generation a seal writes
+// for this card in this folder (SealComment).
+func (info SealInfo) OwnComment() string {
+	return SealComment(info.JobID, info.JobName, info.Card.Label, info.CardRoot, info.CardDir)
+}
+
+// SealComment starts the comment of every ASC MHL generation job jobID
+// (named jobName) writes for card, read from cardRoot, in its folder
+// cardDir on a destination: how dit tells the generations it wrote for this
+// very card and folder from a history copied with the card (a seal's
+// recovery and redo, and a resume that finds the chain file it copied
+// extended by its own seal).
+func SealComment(jobID int64, jobName, card, cardRoot, cardDir string) string {
+	return fmt.Sprintf("dit job %d %q: card %s copied from %s to %s;", jobID, jobName, card, cardRoot, cardDir)
 }
 
 // SealWarning is what a sealer returns when it wrote the hash lists but

@@ -59,7 +59,7 @@ func TestFindPrior(t *testing.T) {
 	v := hashing.Bytes([]hashing.Algo{hashing.XXH64}, []byte("<x/>")).Get(hashing.XXH64)
 	m := &ascmhl.Manifest{Created: mt, Host: "h", Tool: "t", Process: ascmhl.ProcessInPlace,
 		Files: []ascmhl.File{{Path: "x.xml", Size: 4, Hashes: []ascmhl.Hash{{Algo: hashing.XXH64, Value: v, Action: ascmhl.Original}}}}}
-	_, err = ascmhl.Append(st, nil, m, "A023", mt)
+	_, err = ascmhl.Append(st, nil, m, "A023")
 	require.NoError(t, err)
 	st.Close()
 	o = e.opts([]string{a}, []string{d})
@@ -84,7 +84,7 @@ func TestFindPrior(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(a, "ascmhl")))
 	st, _ = ascmhl.OpenOSStore(a)
 	m.Files[0].Hashes[0].Value = "0000000000000000"
-	_, err = ascmhl.Append(st, nil, m, "A023", mt)
+	_, err = ascmhl.Append(st, nil, m, "A023")
 	require.NoError(t, err)
 	st.Close()
 	for name, t0 := range times {

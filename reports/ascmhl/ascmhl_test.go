@@ -154,7 +154,7 @@ func TestVerifyNeverLeavesTheFolder(t *testing.T) {
 	v := hashing.Bytes([]hashing.Algo{hashing.XXH64}, []byte("a")).Get(hashing.XXH64)
 	m := &Manifest{Created: t0, Host: "h", Tool: "t", Process: ProcessInPlace,
 		Files: []File{{Path: "a.mov", Size: 1, Hashes: []Hash{{Algo: hashing.XXH64, Value: v, Action: Original}}}}}
-	_, err = Append(st, nil, m, "A001", t0)
+	_, err = Append(st, nil, m, "A001")
 	require.NoError(t, err)
 	res, err := Verify(context.Background(), st, VerifyOptions{})
 	require.NoError(t, err)
@@ -215,12 +215,12 @@ func TestFSStoreWritesAHistory(t *testing.T) {
 	v := hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("a")).Get(hashing.MD5)
 	m := &Manifest{Created: t0, Host: "h", Tool: "t", Process: ProcessTransfer,
 		Files: []File{{Path: "a.mov", Size: 1, Hashes: []Hash{{Algo: hashing.MD5, Value: v, Action: Original}}}}}
-	name, err := Append(st, nil, m, "X", t0)
+	name, err := Append(st, nil, m, "X")
 	require.NoError(t, err)
 	require.FileExists(t, filepath.Join(dir, filepath.FromSlash(name)))
 	h, err := LoadHistory(st)
 	require.NoError(t, err)
-	_, err = Append(st, h, m, "X", t0)
+	_, err = Append(st, h, m, "X")
 	require.NoError(t, err)
 	res, err := Verify(context.Background(), st, VerifyOptions{AllHashes: true})
 	require.NoError(t, err)
@@ -229,4 +229,36 @@ func TestFSStoreWritesAHistory(t *testing.T) {
 	require.ErrorIs(t, st.WriteFileAtomic(name, []byte("x"), false), fs.ErrExist)
 	_, err = st.ReadFile("../x")
 	require.Error(t, err)
+}
+
+// TestAppendNamesGenerationWithItsOwnTime: each generation's file name
+// carries its own creationdate (issue 24 item 9: a second generation was
+// named with the first one's time).
+func TestAppendNamesGenerationWithItsOwnTime(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.mov"), []byte("a"), 0o644))
+	st := FSStore{FS: fsys.OS{}, Dir: dir}
+	v := hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("a")).Get(hashing.MD5)
+	gen := func(created time.Time) *Manifest {
+		return &Manifest{Created: created, Host: "h", Tool: "t", Process: ProcessTransfer,
+			Files: []File{{Path: "a.mov", Size: 1, Hashes: []Hash{{Algo: hashing.MD5, Value: v, Action: Original}}}}}
+	}
+	t1 := time.Date(2026, 11, 27, 5, 37, 59, 0, time.UTC)
+	t2 := t1.Add(21 * time.Second)
+	name, err := Append(st, nil, gen(t1), "A001")
+	require.NoError(t, err)
+	require.Equal(t, "ascmhl/0001_A001_2026-11-27_053759Z.mhl", name)
+	h, err := LoadHistory(st)
+	require.NoError(t, err)
+	name, err = Append(st, h, gen(t2), "A001")
+	require.NoError(t, err)
+	require.Equal(t, "ascmhl/0002_A001_2026-11-27_053820Z.mhl", name)
+	h, err = LoadHistory(st)
+	require.NoError(t, err)
+	require.Empty(t, h.Problems)
+	for _, g := range h.Generations {
+		require.Equal(t, ManifestName(g.Seq, "A001", g.Manifest.Created), g.File)
+	}
+	_, err = Append(st, h, gen(time.Time{}), "A001")
+	require.Error(t, err, "a generation without a creation time has no name")
 }

@@ -50,7 +50,7 @@ func appendGen(t *testing.T, st Store, m *Manifest) string {
 	if m.Created.IsZero() {
 		m.Created, m.Host, m.Tool, m.Process = t0, "h", "t", ProcessInPlace
 	}
-	name, err := Append(st, h, m, "X", t0)
+	name, err := Append(st, h, m, "X")
 	require.NoError(t, err)
 	return name
 }

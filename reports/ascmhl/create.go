@@ -174,7 +174,6 @@ func Create(ctx context.Context, st Store, opt CreateOptions) (*CreateResult, er
 		c.algos = []hashing.Algo{hashing.XXH64}
 	}
 	sort.Slice(c.algos, func(i, j int) bool { return c.algos[i] < c.algos[j] })
-	start := opt.Now()
 
 	root, err := c.openScope(st, "", nil)
 	if err != nil {
@@ -232,7 +231,7 @@ func Create(ctx context.Context, st Store, opt CreateOptions) (*CreateResult, er
 		if sc.prefix != "" {
 			folder = path.Base(strings.TrimSuffix(sc.prefix, "/"))
 		}
-		name, err := Append(sc.st, sc.hist, m, folder, start)
+		name, err := Append(sc.st, sc.hist, m, folder)
 		if err != nil {
 			return c.res, fmt.Errorf("writing the ASC MHL history in %s: %w", c.where(sc), err)
 		}

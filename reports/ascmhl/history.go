@@ -307,11 +307,11 @@ func (h *History) NextSeq() int {
 }
 
 // ManifestName builds the file name of generation seq of the folder named
-// folder, created by an operation that started at start:
+// folder, created at created (the generation's own creationdate):
 // NNNN_<folder>_<YYYY-MM-DD>_<HHMMSS>Z.mhl (UTC). Characters a file name or
 // XML cannot carry are replaced by "_".
-func ManifestName(seq int, folder string, start time.Time) string {
-	return fmt.Sprintf("%04d_%s_%s.mhl", seq, safeFolder(folder), start.UTC().Format("2006-01-02_150405Z"))
+func ManifestName(seq int, folder string, created time.Time) string {
+	return fmt.Sprintf("%04d_%s_%s.mhl", seq, safeFolder(folder), created.UTC().Format("2006-01-02_150405Z"))
 }
 
 // PackingListName is the file name Flatten's manifest gets, as the
@@ -339,19 +339,23 @@ func safeFolder(folder string) string {
 // Append writes m as the next generation of the history in st: the
 // manifest first (never replacing a file), then the chain rewritten with
 // the new entry; both atomically. folder names the scope in the manifest's
-// file name, start is when the operation began. h is the history loaded
-// from st (nil when there is none yet); Append refuses a history with
-// problems. It returns the manifest's name inside st.
-func Append(st Store, h *History, m *Manifest, folder string, start time.Time) (string, error) {
+// file name, which carries the generation's own creation time
+// (m.Created), as its creationdate does. h is the history loaded from st
+// (nil when there is none yet); Append refuses a history with problems. It
+// returns the manifest's name inside st.
+func Append(st Store, h *History, m *Manifest, folder string) (string, error) {
 	if h != nil && len(h.Problems) > 0 {
 		return "", fmt.Errorf("the existing history is damaged, not appending to it: %s", strings.Join(h.Problems, "; "))
+	}
+	if m.Created.IsZero() {
+		return "", errors.New("the new generation has no creation time")
 	}
 	data, err := m.Marshal()
 	if err != nil {
 		return "", err
 	}
 	seq := h.NextSeq()
-	name := ManifestName(seq, folder, start)
+	name := ManifestName(seq, folder, m.Created)
 	var chain []ChainEntry
 	if h != nil {
 		for _, g := range h.Generations {

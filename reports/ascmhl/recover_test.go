@@ -23,7 +23,7 @@ func recoverScope(t *testing.T, gens int, tool string) (string, *OSStore, *Manif
 		Files: []File{{Path: "a.mov", Size: 1, Hashes: []Hash{{Algo: hashing.MD5, Value: v, Action: Original}}}}}
 	var h *History
 	for i := 0; i < gens; i++ {
-		_, err := Append(st, h, m, "X", t0)
+		_, err := Append(st, h, m, "X")
 		require.NoError(t, err)
 		h, err = LoadHistory(st)
 		require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestRecoverFirstGeneration(t *testing.T) {
 	require.NoDirExists(t, filepath.Join(dir, HistoryDir))
 	_, err = LoadHistory(st)
 	require.ErrorIs(t, err, ErrNoHistory)
-	_, err = Append(st, nil, m, "X", t0)
+	_, err = Append(st, nil, m, "X")
 	require.NoError(t, err)
 	historyOK(t, st, 1)
 }

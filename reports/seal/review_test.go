@@ -20,7 +20,7 @@ func reviewCardWithDitHistory(t *testing.T, card string) {
 	m := &ascmhl.Manifest{Created: mtime, Host: "cart", Tool: "dit", Process: ascmhl.ProcessTransfer,
 		Ignore: ascmhl.DefaultIgnore,
 		Files:  []ascmhl.File{{Path: "a.mov", Size: 4, Hashes: []ascmhl.Hash{{Algo: hashing.XXH64, Value: b.Get(hashing.XXH64), Action: ascmhl.Original}}}}}
-	_, err = ascmhl.Append(st, nil, m, filepath.Base(card), mtime)
+	_, err = ascmhl.Append(st, nil, m, filepath.Base(card))
 	require.NoError(t, err)
 }
 
@@ -95,7 +95,7 @@ func TestReviewHistoryFileMissingOnCard(t *testing.T) {
 	m := &ascmhl.Manifest{Created: mtime, Host: "cart", Tool: "othertool", Process: ascmhl.ProcessTransfer,
 		Ignore: ascmhl.DefaultIgnore,
 		Files:  []ascmhl.File{{Path: "a.mov", Size: 4, Hashes: h("aaaa")}, {Path: "gone.mov", Size: 4, Hashes: h("gggg")}}}
-	_, err = ascmhl.Append(st, nil, m, "A006", mtime)
+	_, err = ascmhl.Append(st, nil, m, "A006")
 	require.NoError(t, err)
 	st.Close()
 	require.NoError(t, os.Remove(filepath.Join(card, "gone.mov")))

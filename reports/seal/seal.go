@@ -267,7 +267,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 			if err != nil {
 				return err
 			}
-			name, err := ascmhl.Append(st, hist, m, folder, info.Started)
+			name, err := ascmhl.Append(st, hist, m, folder)
 			if err != nil {
 				return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
 			}
@@ -668,7 +668,7 @@ func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
 
 // ownComment starts the comment of every generation this job writes for
 // this card in this folder: how a seal knows its own manifests (Recover,
-// sealedBefore) from a history copied with the card.
-func ownComment(info offload.SealInfo) string {
-	return fmt.Sprintf("dit job %d %q: card %s copied from %s to %s;", info.JobID, info.JobName, info.Card.Label, info.CardRoot, info.CardDir)
-}
+// sealedBefore) from a history copied with the card (offload.SealComment,
+// which the engine also reads: a chain this seal extended is not taken for
+// someone else's file on a resume).
+func ownComment(info offload.SealInfo) string { return info.OwnComment() }

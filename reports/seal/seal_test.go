@@ -220,7 +220,7 @@ func TestSealAppendsToTheCardsHistory(t *testing.T) {
 	m := &ascmhl.Manifest{Created: mtime, Host: "cart", Tool: "othertool", Process: ascmhl.ProcessTransfer,
 		Ignore: append(append([]string(nil), ascmhl.DefaultIgnore...), "*.RMD"),
 		Files:  []ascmhl.File{{Path: "a.mov", Size: 4, Hashes: sums("aaaa")}, {Path: "sub/b.mov", Size: 6, Hashes: sums("bbbbbb")}}}
-	_, err = ascmhl.Append(st, nil, m, "A002", mtime)
+	_, err = ascmhl.Append(st, nil, m, "A002")
 	require.NoError(t, err)
 	st.Close()
 	writeCard(t, card, map[string]string{"clip.RMD": "ignored sidecar"})
@@ -453,4 +453,40 @@ func TestSealCreatorInfoAndNoDirectoryHashes(t *testing.T) {
 	require.Contains(t, r.warnings[0], "author left out")
 	res = verify(t, filepath.Join(d2, "day01", "A001"), true)
 	require.True(t, res.OK(), "%v", res.Findings)
+}
+
+// TestSealGenerationNamedWithItsOwnTime: the generation a seal writes is
+// named with its own creation time (the card's seal time, its
+// creationdate), not the job's start (issue 24 item 9: a cascade's second
+// generation carried the first one's time in its name).
+func TestSealGenerationNamedWithItsOwnTime(t *testing.T) {
+	dir := t.TempDir()
+	card := filepath.Join(dir, "cards", "A001")
+	writeCard(t, card, map[string]string{"Clips/A001C001.mov": strings.Repeat("frame", 1000)})
+	d := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	var mu sync.Mutex
+	clock := time.Date(2026, 11, 27, 5, 37, 59, 0, time.UTC)
+	var started time.Time
+	offloadEdit(t, dir, Format{ASC: true}, []string{card}, []string{d}, []hashing.Algo{hashing.XXH64}, func(o *offload.Options) {
+		o.Now = func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			clock = clock.Add(7 * time.Second) // every reading of the clock a new second
+			if started.IsZero() {
+				started = clock
+			}
+			return clock
+		}
+	})
+	st, err := ascmhl.OpenOSStore(filepath.Join(d, "day01", "A001"))
+	require.NoError(t, err)
+	defer st.Close()
+	h, err := ascmhl.LoadHistory(st)
+	require.NoError(t, err)
+	require.Len(t, h.Generations, 1)
+	g := h.Generations[0]
+	require.True(t, g.Manifest.Created.After(started), "sealed at %s, after the job's start %s", g.Manifest.Created, started)
+	require.Equal(t, ascmhl.ManifestName(1, "A001", g.Manifest.Created), g.File)
+	require.NotContains(t, g.File, started.UTC().Format("150405Z"))
 }
