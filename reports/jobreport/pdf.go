@@ -237,6 +237,12 @@ func (r *Report) WritePDF(w io.Writer) error {
 			continue
 		}
 		go func() {
+			defer func() {
+				// A panic here would end dit: the chart is left out.
+				if p := recover(); p != nil {
+					charts[i] <- pdfChart{err: fmt.Errorf("drawing the chart of card %s crashed: %v", r.Cards[i].Label, p)}
+				}
+			}()
 			png, err := chart(&r.Cards[i], "png", vg.Length(pdfChartW)*vg.Millimeter, vg.Length(pdfChartH)*vg.Millimeter)
 			charts[i] <- pdfChart{png, err}
 		}()
