@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -76,6 +77,21 @@ func safeName(s string) string {
 		i += n
 	}
 	out := strings.Trim(b.String(), ". ")
+	// A file name is at most 255 bytes: a long name (4 bytes an emoji)
+	// is cut at a character, before a combining mark's letter.
+	const most = 120
+	if len(out) > most {
+		cut := 0
+		for i, r := range out {
+			if i > most {
+				break
+			}
+			if !unicode.Is(unicode.Mn, r) && r != 0x200D && !zeroWidth(r) {
+				cut = i
+			}
+		}
+		out = strings.TrimRight(out[:cut], ". ")
+	}
 	if out == "" {
 		out = "job"
 	}

@@ -174,6 +174,19 @@ func (d pdfDoc) runs(s string) []textRun {
 		if cur == nil {
 			return
 		}
+		var trail []rune
+		if cur.face.rtl {
+			// Spaces after right-to-left text stay after it, on the right.
+			n := len(cur.draw)
+			for n > 0 && unicode.IsSpace(cur.draw[n-1]) {
+				n--
+			}
+			trail = append(trail, cur.draw[n:]...)
+			cur.draw = cur.draw[:n]
+			t := src.String()
+			src.Reset()
+			src.WriteString(strings.TrimRightFunc(t, unicode.IsSpace))
+		}
 		if changed {
 			cur.actual = src.String()
 		}
@@ -187,6 +200,9 @@ func (d pdfDoc) runs(s string) []textRun {
 			cur.actual = string(rs)
 		}
 		out = append(out, *cur)
+		if len(trail) > 0 {
+			out = append(out, textRun{face: faceLatin, draw: trail})
+		}
 		cur, changed = nil, false
 		src.Reset()
 	}

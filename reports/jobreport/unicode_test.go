@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
@@ -98,4 +99,14 @@ func TestTextFormatsKeepUnicodeNames(t *testing.T) {
 		}
 	}
 	require.Equal(t, "dit-report_job12_Day 1 🎬 東京ロケ 撮影.pdf", r.FileName("pdf"))
+}
+
+// A long name makes a file name of at most 255 bytes, cut at a character.
+func TestReportFileNameOfALongName(t *testing.T) {
+	r := resumedReport()
+	r.Job.Name = strings.Repeat("🎬e\u0301", 80)
+	n := r.FileName("pdf")
+	require.LessOrEqual(t, len(n), 255)
+	require.True(t, utf8.ValidString(n))
+	require.True(t, strings.HasSuffix(n, "e\u0301.pdf"), n)
 }
