@@ -535,8 +535,8 @@ var arabicForms = func() map[rune][4]rune {
 var lamAlef = map[rune][2]rune{0x622: {0xFEF5, 0xFEF6}, 0x623: {0xFEF7, 0xFEF8}, 0x625: {0xFEF9, 0xFEFA}, 0x627: {0xFEFB, 0xFEFC}}
 
 // shapeArabic shapes a run of Arabic (logical order) into presentation
-// forms and returns it in visual order (right to left), each combining
-// mark kept after its letter.
+// forms and returns it in visual order (right to left), without its
+// combining marks.
 func shapeArabic(rs []rune) []rune {
 	transparent := func(r rune) bool { return unicode.Is(unicode.Mn, r) }
 	// joinsLeft: r connects to the letter after it; joinsRight: to the one before.
@@ -553,8 +553,9 @@ func shapeArabic(rs []rune) []rune {
 	var out [][]rune // clusters, logical order
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		if transparent(r) && len(out) > 0 {
-			out[len(out)-1] = append(out[len(out)-1], r)
+		if transparent(r) {
+			// Vowel marks are left out of the drawing (they would need
+			// positioning fpdf cannot do); the text keeps them.
 			continue
 		}
 		f, ok := arabicForms[r]
@@ -576,8 +577,7 @@ func shapeArabic(rs []rune) []rune {
 					if fromRight {
 						g = la[1]
 					}
-					cl := append([]rune{g}, rs[i+1:j]...)
-					out = append(out, cl)
+					out = append(out, []rune{g})
 					i = j
 					continue
 				}
