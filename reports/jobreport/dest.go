@@ -159,7 +159,12 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 	rendered := map[string][]byte{}
 	for i, f := range outs {
 		if errs[i] != nil {
-			fail(f, "", fmt.Errorf("not rendered: %w", errs[i]))
+			// Named by where it would have gone on the first destination.
+			p := ""
+			if len(r.Destinations) > 0 {
+				p = filepath.Join(r.Destinations[0].Path, filepath.FromSlash(rel), r.OutputName(f))
+			}
+			fail(f, p, fmt.Errorf("not rendered: %w", errs[i]))
 			continue
 		}
 		good = append(good, f)

@@ -37,6 +37,7 @@ func TestAWriterThatPanicsLeavesTheOthers(t *testing.T) {
 			require.Equal(t, bad, fe.Format)
 			require.Equal(t, int64(12), fe.JobID)
 			require.NotNil(t, fe.Panic)
+			require.Equal(t, filepath.Join(dest, filepath.FromSlash(Dir(r.Job.Layout, r.Job.Name, r.Job.Started, nil)), r.OutputName(bad)), fe.Path)
 			require.Contains(t, err.Error(), "the "+bad+" report of job 12")
 			require.Contains(t, err.Error(), "assignment to entry in nil map")
 
