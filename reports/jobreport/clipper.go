@@ -103,7 +103,7 @@ func (c *Clipper) work() {
 func (c *Clipper) safeCard(jobID, cardID int64) {
 	defer func() {
 		if p := recover(); p != nil {
-			PDFWarn(fmt.Sprintf("recognising the clips of card %d of job %d crashed: %v (a bug in dit: please report it)", cardID, jobID, p))
+			Warn(fmt.Sprintf("recognising the clips of card %d of job %d crashed: %v (a bug in dit: please report it)", cardID, jobID, p))
 		}
 	}()
 	c.Card(c.ctx, jobID, cardID)

@@ -125,9 +125,10 @@ var emojiPUA = sync.OnceValue(func() map[rune]rune {
 	return m
 })
 
-// PDFWarn logs what the PDF could not draw as it is (a character no
-// embedded font has). Tests replace it.
-var PDFWarn = func(msg string) { log.Print("dit: " + msg) }
+// Warn logs what a report could not do as it should (a character no
+// embedded font has, a card's clips that could not be recognised), on
+// stderr. Tests replace it.
+var Warn = func(msg string) { log.Print("dit: " + msg) }
 
 // textState is the text state of a document: the style and size asked for,
 // the faces added to fpdf, the characters no face had.
@@ -224,7 +225,9 @@ func (d pdfDoc) runs(s string) []textRun {
 			dr = p
 		}
 		var face *pdfFace
-		if cur != nil && neutral(r) && cur.face.has(dr) {
+		if r >= 0xE000 && r <= 0xF8FF {
+			// A private character of its own: not one of the emoji moved there.
+		} else if cur != nil && neutral(r) && cur.face.has(dr) {
 			face = cur.face
 		} else {
 			for _, f := range pdfFaces {
@@ -498,7 +501,7 @@ func (d pdfDoc) warnMissing(what string) {
 		cs = append(cs, fmt.Sprintf("U+%04X", r))
 	}
 	slices.Sort(cs)
-	PDFWarn(fmt.Sprintf("%s: no embedded font has %s: drawn as \uFFFD", what, strings.Join(cs, ", ")))
+	Warn(fmt.Sprintf("%s: no embedded font has %s: drawn as \uFFFD", what, strings.Join(cs, ", ")))
 }
 
 // arabicForms are the presentation forms of Arabic letters: isolated,

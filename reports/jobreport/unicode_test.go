@@ -51,16 +51,17 @@ func squashNFC(s string) string {
 
 func TestPDFDrawsAnyUnicodeName(t *testing.T) {
 	var warned []string
-	prev := PDFWarn
-	PDFWarn = func(m string) { warned = append(warned, m) }
-	defer func() { PDFWarn = prev }()
+	prev := Warn
+	Warn = func(m string) { warned = append(warned, m) }
+	defer func() { Warn = prev }()
 	r := unicodeReport()
 	// A character no embedded font has: drawn as U+FFFD and logged.
-	r.Cards[0].Skipped = append(r.Cards[0].Skipped, Skip{Path: "linear-b-\U00010000", Kind: "metadata", Reason: "odd"})
+	r.Cards[0].Skipped = append(r.Cards[0].Skipped, Skip{Path: "linear-b-\U00010000 private-\uE000", Kind: "metadata", Reason: "odd"})
 	var b bytes.Buffer
 	require.NoError(t, r.WritePDF(&b))
 	require.Len(t, warned, 1)
 	require.Contains(t, warned[0], "U+10000")
+	require.Contains(t, warned[0], "U+E000")
 	p := filepath.Join(t.TempDir(), "report.pdf")
 	require.NoError(t, os.WriteFile(p, b.Bytes(), 0o644))
 	if keep := os.Getenv("DIT_KEEP_PDF"); keep != "" {
