@@ -111,3 +111,8 @@ func TestReportFileNameOfALongName(t *testing.T) {
 	require.True(t, utf8.ValidString(n))
 	require.True(t, strings.HasSuffix(n, "e\u0301.pdf"), n)
 }
+
+// A verdict that starts with a name keeps its first character whole.
+func TestShortVerdictOfAUnicodeStart(t *testing.T) {
+	require.Equal(t, "NOT safe: éCLAIR 🎬 gone", shortVerdict(&Card{Verdict: "ÉCLAIR 🎬 gone"}))
+}
