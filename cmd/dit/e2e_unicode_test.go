@@ -37,7 +37,7 @@ func TestUnicodeNamesEndToEnd(t *testing.T) {
 	gen := filepath.Join(dir, "gen")
 	r := dit(t, db, "testdata", "cards", "--out", gen, "--cards", "1", "--size", "2MB", "--style", "clips", "--seed", "25")
 	require.Equal(t, 0, r.code, r.stderr)
-	card := filepath.Join(dir, "卡 مرحبا", "A001 🎬")
+	card := filepath.Join(dir, "卡 مرحبا Zoë NFD", "A001 🎬")
 	require.NoError(t, os.MkdirAll(filepath.Dir(card), 0o755))
 	require.NoError(t, os.Rename(filepath.Join(gen, "A001"), card))
 	files := []string{"東京ロケ 撮影 🎬.txt", "مرحبا بالعالم.txt", "e\u0301te\u0301 NFD.txt", "Ελληνικά Кириллица.txt", "👩‍💻 ❤️ 카메라.txt"}
@@ -45,7 +45,7 @@ func TestUnicodeNamesEndToEnd(t *testing.T) {
 	for i, f := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(card, "NOTES", f), []byte(strings.Repeat("x", i+1)), 0o644))
 	}
-	dest := filepath.Join(dir, "Raid 🎬 Ελληνικά")
+	dest := filepath.Join(dir, "Raid 🎬 Ελληνικά Кириллица Café")
 	require.NoError(t, os.Mkdir(dest, 0o755))
 	name := "Day 1 🎬 東京 مرحبا Ελληνικά Кириллица Ame\u0301lie"
 
@@ -128,7 +128,7 @@ func TestUnicodeNamesEndToEnd(t *testing.T) {
 	out, err := exec.Command("pdftotext", byKind["pdf"], "-").Output()
 	require.NoError(t, err)
 	text := nfcSquash(string(out))
-	for _, w := range append(strings.Fields(name), "A001🎬", "卡", "Raid") {
+	for _, w := range append(strings.Fields(name), "A001🎬", "卡", "Zoë", "Raid", "Café") {
 		require.Contains(t, text, nfcSquash(w), "pdftotext:\n%s", out)
 	}
 }
