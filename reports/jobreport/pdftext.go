@@ -7,7 +7,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"log"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,7 +128,7 @@ var emojiPUA = sync.OnceValue(func() map[rune]rune {
 // Warn logs what a report could not do as it should (a character no
 // embedded font has, a card's clips that could not be recognised), on
 // stderr. Tests replace it.
-var Warn = func(msg string) { log.Print("dit: " + msg) }
+var Warn = func(msg string) { fmt.Fprintln(os.Stderr, "dit: "+msg) }
 
 // textState is the text state of a document: the style and size asked for,
 // the faces added to fpdf, the characters no face had.
