@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -104,22 +105,26 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 		return err
 	}
 	if all {
+		// Each format on its own: one that fails leaves the others.
+		var fails []error
 		for _, f := range r.Outputs() {
+			p := filepath.Join(o.Out, r.OutputName(f))
 			var b bytes.Buffer
 			if err := r.Write(f, &b); err != nil {
-				return err
+				fails = append(fails, reportFailure(f, id, p, err))
+				continue
 			}
-			p := filepath.Join(o.Out, r.OutputName(f))
 			if err := writeNew(p, b.Bytes()); err != nil {
-				return err
+				fails = append(fails, reportFailure(f, id, p, err))
+				continue
 			}
 			fmt.Fprintln(g.stdout, p)
 		}
-		return nil
+		return errors.Join(fails...)
 	}
 	var b bytes.Buffer
 	if err := r.Write(o.Format, &b); err != nil {
-		return err
+		return reportFailure(o.Format, id, o.Out, err)
 	}
 	if o.Out == "" {
 		_, err := g.stdout.Write(b.Bytes())
@@ -281,6 +286,18 @@ func offloadExtras(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *
 		}
 	}
 	return after, false, nil
+}
+
+// reportFailure names the format, the job and the path of a report that
+// failed (a *jobreport.FormatError says them already).
+func reportFailure(format string, id int64, p string, err error) error {
+	var fe *jobreport.FormatError
+	if errors.As(err, &fe) {
+		e := *fe
+		e.Path = cmp.Or(e.Path, p)
+		return &e
+	}
+	return &jobreport.FormatError{Format: format, JobID: id, Path: p, Err: err}
 }
 
 // writeNew writes a report file (replacing an earlier report of that name).

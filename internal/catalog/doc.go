@@ -116,9 +116,10 @@
 //	    why). A card is "safe to format" only in state verified: copied,
 //	    read back, and its hash lists written, read back whole and durable.
 //	job:  running -> finishing -> done (or interrupted, failed)
-//	    finishing: every card ended; the reports are being written (or
-//	    could not be: error says why). A finishing job whose process is
-//	    gone is finished by dit offload --resume.
+//	    finishing: every card ended; the reports are being written. A
+//	    finishing job whose process is gone is finished by dit offload
+//	    --resume. Reports that could not be written leave the job done,
+//	    its error starting "reports not written: ": a resume writes them.
 //
 // Creation and migrations run in one immediate (write-locked)
 // transaction, so dit processes that open a catalog that does not exist

@@ -40,7 +40,9 @@
 // (safe to format) only when they are written: copied, verified, sealed,
 // in that order, each durable before the next is recorded. The job is
 // then "finishing" while Options.AfterJob writes its reports, and "done"
-// after. A failing destination fails only its
+// after, even when the reports fail or AfterJob panics (recovered): the
+// failure is a warning, the job's error starts with ReportsNotWritten,
+// and a resume writes them again. A failing destination fails only its
 // copies; an unreadable file fails only itself; a card that disappears
 // fails its remaining files, and the other cards go on. On an array
 // destination a copy read back through parity (a blade returned bad data)

@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,7 +88,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	warnings := j.arrayWarnings()
 	if report {
 		crashpoint.Hit("job: finishing recorded")
-		err := j.opts.AfterJob(ctx, s, j.opts.FS)
+		err := j.afterJob(ctx, s)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			msg := fmt.Sprintf("interrupted while the reports were written: the copies and hash lists are recorded; %s writes the reports", j.ResumeCommand())
@@ -97,10 +98,13 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 				return nil, err
 			}
 		case err != nil:
-			msg := fmt.Sprintf("reports not written: %v: %s writes them again", err, j.ResumeCommand())
+			// The copies are what they are: the job ends in its real
+			// state, with the reports' failure recorded; a resume writes
+			// them again (see Resume).
+			msg := fmt.Sprintf("%s%s: %s writes them again", ReportsNotWritten, strings.ReplaceAll(err.Error(), "\n", "; "), j.ResumeCommand())
 			j.emit(Event{Type: EvWarning, Message: msg})
 			warnings = append(warnings, msg)
-			if err := j.cat.SetJobState(j.rec.ID, catalog.JobFinishing, finished, msg); err != nil {
+			if err := j.cat.SetJobState(j.rec.ID, catalog.JobDone, finished, msg); err != nil {
 				return nil, err
 			}
 		default:
@@ -117,6 +121,22 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	s.Warnings = append(append(s.Warnings, j.warnings...), warnings...)
 	j.warnMu.Unlock()
 	return s, nil
+}
+
+// ReportsNotWritten starts the error of a job whose reports (some of
+// their formats) could not be written: a resume writes them again.
+const ReportsNotWritten = "reports not written: "
+
+// afterJob calls Options.AfterJob; a panic in it is recovered and returned
+// as an error (a report never crashes dit, and the job's locks are
+// released as on any return).
+func (j *Job) afterJob(ctx context.Context, s *Summary) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("writing the reports of job %d crashed: %v (a bug in dit: please report it)", j.rec.ID, p)
+		}
+	}()
+	return j.opts.AfterJob(ctx, s, j.opts.FS)
 }
 
 // ResumeCommand is the command that resumes this job, as messages print it.

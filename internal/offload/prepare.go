@@ -483,7 +483,9 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	case rec.State == catalog.JobFinishing:
 		// Every card ended; the hash lists or reports are missing.
 	}
-	wasDone := rec.State == catalog.JobDone
+	// A job done whose reports failed is not done with: its reports are
+	// written again.
+	wasDone := rec.State == catalog.JobDone && !strings.HasPrefix(rec.Error, ReportsNotWritten)
 	algos, err := hashing.ParseList(rec.Hashes)
 	if err != nil {
 		return nil, err

@@ -91,10 +91,22 @@ func (c *Clipper) work() {
 		}
 		for _, k := range catalog.FirstRun(cards) {
 			if k.Label == q.label {
-				c.Card(c.ctx, q.job, k.ID) // its notes are in the catalog
+				c.safeCard(q.job, k.ID) // its notes are in the catalog
 			}
 		}
 	}
+}
+
+// safeCard is Card on the clipper's goroutine: a panic there would end
+// dit, so it is recovered and logged (the card's clips are left out; the
+// reports are written without them).
+func (c *Clipper) safeCard(jobID, cardID int64) {
+	defer func() {
+		if p := recover(); p != nil {
+			Warn(fmt.Sprintf("recognising the clips of card %d of job %d crashed: %v (a bug in dit: please report it)", cardID, jobID, p))
+		}
+	}()
+	c.Card(c.ctx, jobID, cardID)
 }
 
 // Wait returns once every card in the queue is done.

@@ -2,13 +2,16 @@ package jobreport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -74,6 +77,21 @@ func safeName(s string) string {
 		i += n
 	}
 	out := strings.Trim(b.String(), ". ")
+	// A file name is at most 255 bytes: a long name (4 bytes an emoji)
+	// is cut at a character, before a combining mark's letter.
+	const most = 120
+	if len(out) > most {
+		cut := 0
+		for i, r := range out {
+			if i > most {
+				break
+			}
+			if !unicode.Is(unicode.Mn, r) && r != 0x200D && !zeroWidth(r) {
+				cut = i
+			}
+		}
+		out = strings.TrimRight(out[:cut], ". ")
+	}
 	if out == "" {
 		out = "job"
 	}
@@ -89,8 +107,11 @@ func (r *Report) FileName(ext string) string {
 // each destination's report folder ([Dir]) through fsy (the job's
 // filesystem, so that a report on a dit array lands in the array; nil: the
 // OS). Each file is written under a temporary name, synced and renamed (a
-// report of the same job is replaced). It returns the paths written, and
-// the first error after trying every destination.
+// report of the same job is replaced). Each format stands alone: one that
+// fails to render (or panics) or to be written is left out and the others
+// are written. It returns the paths written and, after trying every format
+// on every destination, the failures joined (each a *[FormatError] naming
+// the format, the path and the reason).
 func (r *Report) WriteToDestinations(fsy fsys.FS) ([]string, error) {
 	return r.WriteToDestinationsContext(context.Background(), fsy)
 }
@@ -119,52 +140,63 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = r.Write(f, &bufs[i])
+			errs[i] = r.Write(f, &bufs[i]) // Write recovers a writer's panic
 		}()
 	}
 	wg.Wait()
+	var fails []error
+	fail := func(f, p string, err error) {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			e := *fe
+			e.Path = cmp.Or(e.Path, p)
+			fails = append(fails, &e)
+			return
+		}
+		fails = append(fails, &FormatError{Format: f, JobID: r.Job.ID, Path: p, Err: err})
+	}
+	var good []string
 	rendered := map[string][]byte{}
 	for i, f := range outs {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("rendering the %s report: %w", f, errs[i])
+			// Named by where it would have gone on the first destination.
+			p := ""
+			if len(r.Destinations) > 0 {
+				p = filepath.Join(r.Destinations[0].Path, filepath.FromSlash(rel), r.OutputName(f))
+			}
+			fail(f, p, fmt.Errorf("not rendered: %w", errs[i]))
+			continue
 		}
+		good = append(good, f)
 		rendered[f] = bufs[i].Bytes()
 	}
 	var written []string
-	var firstErr error
 	for _, d := range r.Destinations {
 		if plainOS && raid.IsBlade(d.Path) {
 			// A blade folder holds the array's own files: the report goes
 			// into the array (through the job's filesystem), never beside them.
-			firstErr = cmpErr(firstErr, fmt.Errorf("%s is a blade of a dit array: report not written there (use dit report)", d.Path))
+			fails = append(fails, fmt.Errorf("%s is a blade of a dit array: report not written there (use dit report)", d.Path))
 			continue
 		}
 		dir := filepath.Join(d.Path, filepath.FromSlash(rel))
 		if err := fsy.MkdirAll(dir, 0o755); err != nil {
-			firstErr = cmpErr(firstErr, fmt.Errorf("creating %s: %w", dir, err))
+			fails = append(fails, fmt.Errorf("reports not written: creating %s: %w", dir, err))
 			continue
 		}
 		st := ascmhl.FSStore{FS: fsy, Dir: dir}
-		for _, f := range r.Outputs() {
+		for _, f := range good {
 			if err := ctx.Err(); err != nil {
 				return written, err
 			}
 			name := r.OutputName(f)
 			if err := st.WriteFileAtomic(name, rendered[f], true); err != nil {
-				firstErr = cmpErr(firstErr, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err))
+				fail(f, filepath.Join(dir, name), fmt.Errorf("not written: %w", err))
 				continue
 			}
 			written = append(written, offload.DisplayPath(d.Path, path.Join(rel, name)))
 		}
 	}
-	return written, firstErr
-}
-
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
+	return written, errors.Join(fails...)
 }
 
 // AfterJob is the offload.Options.AfterJob hook both front ends use: the

@@ -66,7 +66,13 @@
 // in decimal units with the exact byte count as a tooltip
 // (<span title="1234567890 bytes">1.23 GB</span>).
 //
-// PDF is A4 with Liberation Sans embedded, for the producer. Page 1: the
+// PDF is A4 with its fonts embedded, for the producer: Liberation Sans,
+// then a fallback chain for what it lacks (Noto Sans, Noto Sans Arabic,
+// Noto Sans CJK, Noto Emoji: subsets in fonts/, OFL), chosen per run of
+// text, so that any name is drawn and its text extracts as it is (see
+// pdftext.go); a character no font has is drawn as U+FFFD and logged.
+// Each format is rendered and written on its own: one that fails or
+// panics ([FormatError]) never keeps the others from being written. Page 1: the
 // job, a banner saying whether every card is safe to format, the totals in
 // large type (cards, files, size, verified yes/no, copy, verify and end to
 // end TB/hour, running time; whether the job was resumed, with its runs

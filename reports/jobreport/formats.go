@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +16,43 @@ import (
 // Formats are the report formats, as --format names them.
 var Formats = []string{"csv", "json", "html", "pdf"}
 
-// Write renders r in format (csv, json, html or pdf) to w.
-func (r *Report) Write(format string, w io.Writer) error {
+// Write renders r in format (csv, json, html, pdf or clips) to w. A panic
+// in a writer is recovered and returned as a *[FormatError] naming the
+// format and the job: a report never crashes dit.
+func (r *Report) Write(format string, w io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &FormatError{Format: format, JobID: r.Job.ID, Err: fmt.Errorf("crashed: %v (a bug in dit: please report it)", p),
+				Panic: p, Stack: debug.Stack()}
+		}
+	}()
+	return writeFormat(r, format, w)
+}
+
+// writeFormat renders one format; tests replace it to make a writer fail.
+var writeFormat = (*Report).write
+
+// FormatError is a report format that could not be rendered or written.
+type FormatError struct {
+	Format string
+	JobID  int64
+	Path   string // the file it was written to, "" when it was not rendered
+	Err    error
+	Panic  any    // set when the writer panicked
+	Stack  []byte // the panicking goroutine's stack
+}
+
+func (e *FormatError) Error() string {
+	s := fmt.Sprintf("the %s report of job %d", e.Format, e.JobID)
+	if e.Path != "" {
+		s += " (" + e.Path + ")"
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+func (r *Report) write(format string, w io.Writer) error {
 	switch format {
 	case "csv":
 		return r.WriteCSV(w)

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"codeberg.org/go-fonts/liberation/liberationsansbold"
-	"codeberg.org/go-fonts/liberation/liberationsansregular"
 	"codeberg.org/go-pdf/fpdf"
 	"gonum.org/v1/plot/vg"
 
@@ -43,6 +41,7 @@ var (
 // key/value lines, figure tiles and tables.
 type pdfDoc struct {
 	*fpdf.Fpdf
+	t *textState
 }
 
 func (d pdfDoc) font(style string, size float64, c rgb) {
@@ -204,27 +203,28 @@ func (d pdfDoc) table(cols []column, rows [][]string, size float64, total bool, 
 // TB/hour, verified, running time, resumed, simulated) and a table with
 // one row per card; then the job's settings and destinations, and a page
 // per card with its figures, its throughput chart (PNG), its failures and
-// its skipped entries. Fonts are embedded (Liberation Sans, from a Go
-// module), so it renders the same on every machine; its dates are the
+// its skipped entries. Fonts are embedded (Noto, subsets in fonts/, a
+// fallback chain per run of text: see pdftext.go), so it renders the same
+// on every machine and any name is drawn; its dates are the
 // report's generation time.
 func (r *Report) WritePDF(w io.Writer) error {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(r.Generated)
 	pdf.SetModificationDate(r.Generated)
 	pdf.SetCatalogSort(true)
-	pdf.SetTitle(fmt.Sprintf("Offload report: %s (job %d)", r.Job.Name, r.Job.ID), true)
+	// fpdf's own UTF-16 conversion knows no character above U+FFFF.
+	pdf.SetTitle(utf16BOM(fmt.Sprintf("Offload report: %s (job %d)", r.Job.Name, r.Job.ID)), false)
 	pdf.SetCreator("dit "+r.Job.ToolVersion, true)
-	pdf.AddUTF8FontFromBytes("sans", "", liberationsansregular.TTF)
-	pdf.AddUTF8FontFromBytes("sans", "B", liberationsansbold.TTF)
 	pdf.SetMargins(pdfMargin, pdfMargin, pdfMargin)
 	pdf.SetAutoPageBreak(true, 297-pdfBottom)
 	pdf.SetCellMargin(1.2)
 	pdf.AliasNbPages("{nb}")
-	d := pdfDoc{pdf}
+	d := pdfDoc{pdf, &textState{added: map[string]bool{}, missing: map[rune]bool{}}}
+	d.SetFont("sans", "", 10)
 	pdf.SetFooterFunc(func() {
 		pdf.SetY(-12)
 		d.font("", 7.5, colMuted)
-		pdf.CellFormat(0, 5, fmt.Sprintf("dit job %d %s · report generated %s · page %d of {nb}", r.Job.ID, shorten(r.Job.Name, 60),
+		d.CellFormat(0, 5, fmt.Sprintf("dit job %d %s · report generated %s · page %d of {nb}", r.Job.ID, shorten(r.Job.Name, 60),
 			formatTime(r.Generated), pdf.PageNo()), "", 0, "C", false, 0, "")
 	})
 
@@ -237,6 +237,12 @@ func (r *Report) WritePDF(w io.Writer) error {
 			continue
 		}
 		go func() {
+			defer func() {
+				// A panic here would end dit: the chart is left out.
+				if p := recover(); p != nil {
+					charts[i] <- pdfChart{err: fmt.Errorf("drawing the chart of card %s crashed: %v", r.Cards[i].Label, p)}
+				}
+			}()
 			png, err := chart(&r.Cards[i], "png", vg.Length(pdfChartW)*vg.Millimeter, vg.Length(pdfChartH)*vg.Millimeter)
 			charts[i] <- pdfChart{png, err}
 		}()
@@ -261,6 +267,7 @@ func (r *Report) WritePDF(w io.Writer) error {
 	if err := pdf.Error(); err != nil {
 		return err
 	}
+	d.warnMissing(fmt.Sprintf("the PDF report of job %d", r.Job.ID))
 	return pdf.Output(w)
 }
 

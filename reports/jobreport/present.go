@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/reports/ascmhl"
@@ -173,7 +174,10 @@ func shortVerdict(c *Card) string {
 	case why == "Second run FAILED":
 		why = "second run failed"
 	default:
-		why = strings.ToLower(why[:1]) + why[1:]
+		// Its first character in lower case (a whole character: a
+		// verdict may start with a name).
+		_, n := utf8.DecodeRuneInString(why)
+		why = strings.ToLower(why[:n]) + why[n:]
 	}
 	return "NOT safe: " + why
 }
