@@ -15,8 +15,8 @@ import (
 
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 var t0 = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
