@@ -332,6 +332,58 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		e.views(1, r.stdout, 0).same(t, map[string]truth{"A001": safe}, all...)
 	})
 
+	// A cascade resumed after it finished, and one killed at each crash
+	// point after the card was free: every resume ends safe to format
+	// everywhere, and a resume of a finished job writes nothing.
+	t.Run("cascade resumed", func(t *testing.T) {
+		e := newVerdictEnv(t)
+		src := cards(e, 1, "4MB")
+		d := mkdir(e, "raid", "shuttle")
+		r := e.run(nil, "offload", "--json", "--name", "cascade", "-d", d[0], "--then", d[1], src[0])
+		require.Equal(t, 0, r.code, r.stderr)
+		before := tree(t, e.dir)
+		for i := 0; i < 2; i++ {
+			from := len(e.hook.got())
+			r = e.run(nil, "offload", "--json", "--resume", "1")
+			require.Equal(t, 0, r.code, "resume %d: %s", i+1, r.stderr)
+			e.views(1, r.stdout, from).same(t, map[string]truth{"A001": safe}, "summary", "jobs", "job show", "day", "api/status", "metrics", "report")
+		}
+		after := tree(t, e.dir)
+		for p, h := range before {
+			if strings.Contains(p, string(filepath.Separator)+"ascmhl"+string(filepath.Separator)) {
+				require.Equal(t, h, after[p], "%s unchanged by a resume", p)
+			}
+		}
+		for p := range after {
+			if strings.HasSuffix(p, ".mhl") {
+				require.Contains(t, before, p, "a resume of a finished cascade writes no new generation: %s", p)
+			}
+		}
+	})
+	// "card: sealing recorded#2" is the second run's sealing.
+	for _, at := range []string{"cascade: second run recorded", "card: sealing recorded#2", "job: finishing recorded"} {
+		t.Run("cascade killed at "+at, func(t *testing.T) {
+			e := newVerdictEnv(t)
+			src := cards(e, 1, "4MB")
+			d := mkdir(e, "raid", "shuttle")
+			env := append(e.env[len(os.Environ()):], "DIT_CRASH_AT="+at)
+			r, killed := ditCrash(t, e.db, env, "offload", "--json", "--name", "cascade", "-d", d[0], "--then", d[1], src[0])
+			require.True(t, killed, "killed at %s: %s", at, r.stderr)
+			v := e.views(1, "", 0)
+			want := interrupted
+			if at == "job: finishing recorded" {
+				want = safe // every card ended; only the reports were left
+			}
+			v.same(t, map[string]truth{"A001": want}, ended...)
+			for i := 0; i < 2; i++ {
+				from := len(e.hook.got())
+				r = e.run(nil, "offload", "--json", "--resume", "1")
+				require.Equal(t, 0, r.code, "resume %d: %s\n%s", i+1, r.stderr, tail(r.stdout))
+				e.views(1, r.stdout, from).same(t, map[string]truth{"A001": safe}, "summary", "jobs", "job show", "day", "api/status", "metrics", "report")
+			}
+		})
+	}
+
 	t.Run("failed file", func(t *testing.T) {
 		e := newVerdictEnv(t)
 		src := cards(e, 2, "4MB")

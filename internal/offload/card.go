@@ -74,6 +74,11 @@ type filePlan struct {
 // cardRun is one card's pipeline.
 type cardRun struct {
 	j *Job
+	// ended: this run's pipeline returned in this process; doneSent: the
+	// card's card_done was sent (on its hop-1 run; runMu held for both
+	// reads that decide it).
+	ended    atomic.Bool
+	doneSent bool
 	// dests are the destinations this card is copied to: the first run's
 	// (hop 1), or for a cascade's second run (hop 2) the later ones.
 	dests []*destination

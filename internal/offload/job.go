@@ -317,16 +317,26 @@ func (j *Job) startCard(c *cardRun) {
 	go func() {
 		defer j.runWG.Done()
 		c.run(j.runCtx)
+		c.ended.Store(true)
 		if !c.absent {
 			j.emit(Event{Type: EvRunDone, Card: c.label(), Hop: hopOf(c.rec), State: c.rec.State, Message: c.rec.Error})
 		}
 		j.runMu.Lock()
-		second := c.rec.Hop <= 1 && j.startSecond(c)
-		if h := j.secondOf(c); c.rec.Hop <= 1 && c.cardFree() && h != nil && !h.absent {
-			second = true // its second run's end is the card's
+		done := c.rec.Hop <= 1 && j.startSecond(c)
+		// The card is done when the last of its runs in this process
+		// ended (a resume runs both at once; a second run just started
+		// ends it later), once.
+		k := c
+		if c.from != nil {
+			k = c.from
+		}
+		h := j.secondOf(k)
+		done = !done && k.ended.Load() && (h == nil || h.absent || h.ended.Load()) && !k.doneSent && (!k.absent || (h != nil && !h.absent))
+		if done {
+			k.doneSent = true
 		}
 		j.runMu.Unlock()
-		if !c.absent && !second {
+		if done {
 			j.cardDone(c)
 		}
 		j.runMu.Lock()
