@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,12 +13,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // flipFS flips one byte of a matching copy on disk just before it is read
@@ -252,6 +255,32 @@ func TestFlippedByteShowsTheCardFailedWithTheFile(t *testing.T) {
 	var runText string
 	h.locked(func() { runText = texts(h.a.running.content) })
 	require.Contains(t, runText, "1 of 2 cards safe to format, 1 file failed.")
+
+	// The GUI renders the verdict model: each card's state is the one the
+	// catalog's summary (every other front end's) gives; a job with a
+	// failed card reads FAILED in the failure colour, and the failed
+	// card's bar is drawn in it too.
+	sum, err := offload.LoadSummary(h.a.cfg.Catalog, v.JobID)
+	require.NoError(t, err)
+	require.Equal(t, verdict.Failed, sum.Status)
+	for i, c := range sum.Cards {
+		require.Equal(t, c.Status, v.Cards[i].Status, "card %s", c.Label)
+	}
+	require.Equal(t, []verdict.State{verdict.Failed, verdict.Safe}, []verdict.State{sum.Cards[0].Status, sum.Cards[1].Status})
+	h.locked(func() {
+		r := h.a.running
+		require.Contains(t, r.title.Text, "(failed)")
+		require.Equal(t, "FAILED", r.etaBig.Text)
+		require.Equal(t, theme.Color(theme.ColorNameError), r.etaBig.Color)
+		bar := func(i int) color.Color {
+			tt, ok := r.panels[i].barTint.Theme.(tintTheme)
+			require.True(t, ok, "card %d's bar is tinted", i)
+			return tt.Color(theme.ColorNamePrimary, fyne.CurrentApp().Settings().ThemeVariant())
+		}
+		variant := fyne.CurrentApp().Settings().ThemeVariant()
+		require.Equal(t, theme.Color(theme.ColorNameError), bar(0))
+		require.Equal(t, fyne.CurrentApp().Settings().Theme().Color(theme.ColorNameSuccess, variant), bar(1))
+	})
 }
 
 // Pause holds reads and writes, resume lets them go on, cancel interrupts

@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Card states as the running view shows them. Only stateSafe says "safe
@@ -88,8 +89,10 @@ type cardRun struct {
 	// the eject said.
 	Eject    string
 	EjectMsg string
-	// From the summary, once known.
+	// From the summary, once known: Status is the verdict model's state
+	// of the card (package verdict), the one the GUI shows.
 	HaveSummary bool
+	Status      verdict.State
 	Safe        bool
 	SafeAt      time.Time
 	Verdict     string
@@ -181,6 +184,8 @@ func (c cardRun) State() string {
 	thenFailed := c.Then != nil && (len(c.Then.Failures) > 0 || (c.Then.Done && c.Then.EndState == offload.StateFailed))
 	thenStopped := c.Then != nil && c.Then.Done && c.Then.EndState == "interrupted"
 	switch {
+	case c.HaveSummary && c.Status != "":
+		return c.statusText()
 	case c.HaveSummary && c.Safe:
 		return stateSafe
 	case c.HaveSummary && (c.EndState == "interrupted" || strings.HasPrefix(c.Verdict, "Interrupted") || thenStopped):
@@ -209,6 +214,25 @@ func (c cardRun) State() string {
 		return stateFinishing
 	}
 	return c.phaseState()
+}
+
+// statusText is the verdict model's state of a card that ended, in the
+// GUI's words.
+func (c cardRun) statusText() string {
+	switch c.Status {
+	case verdict.Safe:
+		return stateSafe
+	case verdict.Interrupted:
+		return stateInterrupted
+	case verdict.Failed:
+		if c.Free {
+			return stateThenFailed
+		}
+		return stateFailed
+	case verdict.CardFree:
+		return stateFree
+	}
+	return c.Verdict
 }
 
 // phaseState is a running run's phase in words.
@@ -534,7 +558,7 @@ func (m *runModel) applySummary(s *offload.Summary, final bool) {
 		if !c.settled() && !final {
 			continue // a summary read while the card still runs says nothing final about it
 		}
-		c.HaveSummary, c.Safe, c.Verdict = true, cs.SafeToFormat, cs.Verdict
+		c.HaveSummary, c.Safe, c.Verdict, c.Status = true, cs.SafeToFormat, cs.Verdict, cs.Status
 		c.SafeAt = cs.SafeAt
 		if c.EndState == "" {
 			c.EndState = cs.State

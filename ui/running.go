@@ -403,6 +403,7 @@ type cardPanel struct {
 	title    *widget.Label
 	state    *widget.Label
 	bar      *widget.ProgressBar
+	barTint  *container.ThemeOverride // the bar in the verdict's colour once the card ended
 	bytes    *widget.Label
 	files    *widget.Label
 	rate     *widget.Label
@@ -510,7 +511,8 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
 	p.clips.Truncation = fyne.TextTruncateEllipsis
 	p.clips.Hide()
-	p.box = container.NewVBox(head, p.run1Head, p.bar, p.details, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -566,6 +568,22 @@ func failureText(fs []failure, interrupted bool, what string) string {
 	return b.String()
 }
 
+// tintBar colours the card's bar as its verdict once the card ended (the
+// summary read): green when safe to format, the failure colour when it
+// failed or was interrupted; the theme's own colour while it runs. The
+// theme is read anew each time, so a theme switch is followed.
+func (p *cardPanel) tintBar(imp widget.Importance, ended bool) {
+	th := fyne.CurrentApp().Settings().Theme()
+	switch {
+	case ended && imp == widget.SuccessImportance:
+		th = tintTheme{Theme: th, primary: theme.ColorNameSuccess}
+	case ended && imp == widget.DangerImportance:
+		th = tintTheme{Theme: th, primary: theme.ColorNameError}
+	}
+	p.barTint.Theme = th
+	p.barTint.Refresh()
+}
+
 // runImportance colours a run's state.
 func runImportance(r runState) widget.Importance {
 	switch {
@@ -602,6 +620,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	}
 	p.state.Refresh()
 	p.bar.SetValue(c.Fraction())
+	p.tintBar(p.state.Importance, c.HaveSummary)
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
 	p.setEject(c)
 	if c.Clips != nil {

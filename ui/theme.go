@@ -57,3 +57,17 @@ func (t setTheme) Size(n fyne.ThemeSizeName) float32 {
 
 // bigFigure is the text size of the rate and ETA figures.
 const bigFigure = 40
+
+// tintTheme is a theme whose primary colour (a progress bar's fill) is
+// another of its colours: a card's bar in its verdict's colour.
+type tintTheme struct {
+	fyne.Theme
+	primary fyne.ThemeColorName
+}
+
+func (t tintTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if n == theme.ColorNamePrimary {
+		n = t.primary
+	}
+	return t.Theme.Color(n, v)
+}
