@@ -48,7 +48,7 @@ func TestVerifyHashesOneName(t *testing.T) {
 	require.NoError(t, os.Mkdir(d1, 0o755))
 	r = dit(t, db, "offload", "--name", "day01", "--hash", "xxh64,md5", "--verify-hashes", "all", "-d", d1, filepath.Join(cards, "A001"))
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Contains(t, r.stdout, "\nA001: verified\n")
+	require.Contains(t, r.stdout, "\nA001: Verified: safe to format\n")
 
 	for _, args := range [][]string{{"--verify-hashes", "all"}, {"--verify-hashes", "fastest"}, {}} {
 		r = dit(t, db, append([]string{"verify", "1"}, args...)...)

@@ -147,7 +147,7 @@ func TestCrashAtEverySealAndReportStep(t *testing.T) {
 
 		r = dit(t, db, "offload", "--resume", "1")
 		require.Equal(t, 0, r.code, "step %q: resume:\n%s", step, r.stdout+r.stderr)
-		require.Equal(t, 2, strings.Count(r.stdout, "Verified: safe to format"), "step %q:\n%s", step, r.stdout)
+		require.Equal(t, 2, strings.Count(r.stdout, "[SAFE]"), "step %q:\n%s", step, r.stdout)
 
 		extract := filepath.Join(dir, "extract")
 		r = dit(t, db, "array", "extract", blades[0], "--to", extract)
