@@ -13,6 +13,9 @@
 //	internal/offload     the engine: jobs, the per-card pipeline (one read,
 //	                     N destination writers, inline hashes), read-back
 //	                     verification, resume, progress events, summaries
+//	internal/verdict     the one read model of what a job, a card and a run are
+//	                     (copying ... card free, safe to format, failed,
+//	                     interrupted): every front end shows its states
 //	internal/hashing     md5, sha1, xxh64, xxh3, xxh128, c4, blake3 in one
 //	                     pass, one goroutine per algorithm; ASC MHL encodings
 //	internal/source      walking a card: what is copied, what is skipped and why

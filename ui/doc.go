@@ -86,7 +86,7 @@
 //
 // A card's Eject button is enabled once the card is free: in a cascade,
 // card_free (then the card-free row's "Card free - eject" button takes
-// its place), otherwise its run ended verified (card_done, or the
+// its place), otherwise its run ended verified (run_done, or the
 // summary). After a confirmation it ejects through watch.Watcher.Eject:
 // watch.SafeToEject refuses a destination of the job or of the watched
 // preset, the Ejector (Config.Ejector; default watch.SystemEjector:
@@ -104,7 +104,7 @@
 // the first copy) into the catalog and makes a poster frame of each clip
 // ffmpeg reads, from the copy, in the background; its AfterJob writes
 // the reports (the clip sheet with them) after the clips. The running
-// view waits for the clipper after a card_done (never on the UI
+// view waits for the clipper after a run_done (never on the UI
 // goroutine), reads the card's clips from the catalog (Catalog.Clips) and
 // shows on the card's panel its camera (clips.Summarise: that of most of
 // its clips) and type, the clip count and their summed duration

@@ -23,10 +23,10 @@ func loadNotifyConfig(file string) (notify.Config, error) { return notify.LoadFi
 // (fyne.App.SendNotification); a failure also raises the banner.
 //
 //   - EvCardFree: card_free;
-//   - a card verified on every destination: safe_to_format (in a cascade
-//     its second run verified; without one, its card_done verified);
-//   - failed files or a failed card: one failure per card (run), when it
-//     ends, naming its failed files;
+//   - the card's end (card_done) with the verdict safe_to_format:
+//     safe_to_format (a cascade's card only after its second run);
+//   - the card's end with the verdict failed: one failure per card,
+//     naming its destinations' reasons and its failed files;
 //   - the job's end: job_done with its verdicts (the PDF report attached),
 //     or a failure when the job stopped.
 //

@@ -45,12 +45,10 @@ type jobNotify struct {
 // report) so that the job's notifications go out through a Notifier of
 // cfg:
 //   - EvCardFree: card_free;
-//   - a card verified on every destination: safe_to_format. In a cascade
-//     that is the card's second run verified (an EvCardDone whose Card ends
-//     with offload.SecondRunSuffix), never its first run (only "free");
-//     without one, the card's EvCardDone verified;
-//   - failed files and failed cards: one failure per card (run), when it
-//     ends, naming its failed files;
+//   - the card's end (EvCardDone) with the verdict safe_to_format:
+//     safe_to_format (a cascade's card only after its second run);
+//   - the card's end with the verdict failed: one failure per card, with
+//     each destination's counts and reason and its failed files;
 //   - Finish: job_done with the summary's verdicts and the PDF report.
 //
 // Call Finish once the job ended. nil when cfg sends nothing.

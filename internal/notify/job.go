@@ -37,13 +37,15 @@ func LoadFile(file string) (Config, error) {
 // Tracker turns one job's engine events into the messages people get, the
 // same for dit offload, dit watch and dit-gui:
 //   - offload.EvCardFree: card_free;
-//   - a card verified on every destination: safe_to_format. In a cascade
-//     that is the card's second run verified (an EvCardDone whose Card ends
-//     with offload.SecondRunSuffix), never its first run (only free);
-//     without one, the card's EvCardDone verified;
-//   - failed files and failed cards: one failure per card (run), when it
-//     ends, naming its failed files; a second run that could not start
-//     (a warning saying the card is NOT safe to format);
+//   - offload.EvCardDone, the card's end, carries its verdict (package
+//     verdict, the read model every front end shows): safe_to_format
+//     gives safe_to_format (a cascade's card only after its second run);
+//     failed gives one failure per card, with each destination's counts
+//     and a short reason (ShortReason) and its failed files; a second run
+//     that could not start (a warning saying the card is NOT safe to
+//     format) too;
+//   - every message carries the host and the station (the cart), the
+//     job, and for a card its state, files, bytes and destinations;
 //   - Done: job_done with the summary's verdicts; Stopped: the job ended
 //     with an error.
 type Tracker struct {
