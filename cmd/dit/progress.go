@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // progressSource is what the live display reads: a running job
@@ -121,6 +122,19 @@ func (t *ttyPrinter) Event(e offload.Event) {
 		if line = t.fails.cardDone(e.Card); line == "" {
 			return
 		}
+	case offload.EvCardFree, offload.EvCardDone:
+		// The card's row ends with the card's verdict (the read model's),
+		// not its first run's "verified": card free, safe to format,
+		// failed, interrupted.
+		t.mu.Lock()
+		cv := t.cardLocked(e.Card)
+		if e.Type == offload.EvCardFree {
+			cv.final = string(verdict.CardFree)
+		} else if verdict.State(e.State) != verdict.Failed || cv.final == "" {
+			cv.final = e.State // a failed run keeps its own reason
+		}
+		t.mu.Unlock()
+		return
 	case offload.EvFile:
 		if e.State != offload.StateFailed {
 			return
@@ -357,7 +371,7 @@ func (cv *cardView) row() progressRow {
 		// How the card ended.
 		l.phase = cv.final
 		switch cv.final {
-		case offload.StateVerified, offload.StateCopied:
+		case offload.StateVerified, offload.StateCopied, string(verdict.Safe), string(verdict.CardFree):
 			switch {
 			case cv.Files == 0:
 				l.phase, l.text = "done", "(no files)"
@@ -368,6 +382,12 @@ func (cv *cardView) row() progressRow {
 				l.text = "100 % copied, not read back (--verify none)"
 			default:
 				l.pct, l.frac = percent(1, 1)
+			}
+			switch verdict.State(cv.final) {
+			case verdict.Safe:
+				l.phase = "SAFE"
+			case verdict.CardFree:
+				l.phase, l.text = "free", "card free: NOT safe to format until the second run is verified"
 			}
 		case catalog.CardSealing:
 			l.text = "hash lists not written"
@@ -646,8 +666,18 @@ func (t *ttyPrinter) headerLine(width int) string {
 	for _, p := range order {
 		cs = append(cs, fmt.Sprintf("%d %s", counts[p], p))
 	}
-	cards := fmt.Sprintf("%d cards: %s", len(t.order), strings.Join(cs, ", "))
-	if len(t.order) == 1 {
+	n, runs := 0, len(t.order)
+	for _, label := range t.order {
+		if !strings.HasSuffix(label, offload.SecondRunSuffix) {
+			n++
+		}
+	}
+	cards := fmt.Sprintf("%d cards: %s", n, strings.Join(cs, ", "))
+	if runs > n {
+		// A cascade: rows are runs (a card's and its second run's).
+		cards = fmt.Sprintf("%d cards, %d runs: %s", n, runs, strings.Join(cs, ", "))
+	}
+	if runs == 1 {
 		cards = "1 card: " + order[0]
 	}
 	var tail []string
