@@ -286,3 +286,33 @@ destinations:
 	require.Contains(t, reasons, "A002 added", "%v", reasons)
 	require.Contains(t, reasons, "A003 added", "%v", reasons)
 }
+
+// Stopped with Ctrl-C after every card it offloaded is safe to format,
+// dit watch says so and exits 0: it does not call a job that is done
+// resumable.
+func TestWatchStoppedAfterEveryCardIsSafe(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "2MB", "--seed", "32")
+	require.Equal(t, 0, r.code, r.stderr)
+	vols := filepath.Join(dir, "Volumes")
+	raid := filepath.Join(dir, "RAID")
+	require.NoError(t, os.MkdirAll(vols, 0o755))
+	require.NoError(t, os.MkdirAll(raid, 0o755))
+	preset := writePreset(t, dir, fmt.Sprintf("destinations: [%s]\nname: day02\n", raid))
+	w := startWatch(t, db, "--preset", preset, "--volumes", vols)
+	require.NoError(t, os.Rename(filepath.Join(cards, "A001"), filepath.Join(vols, "A001")))
+	sum := w.waitFor("A001's summary", summaryOf("A001"))
+	require.EqualValues(t, 0, sum["exit_code"])
+	require.NoError(t, w.cmd.Process.Signal(os.Interrupt))
+	<-w.done
+	err := w.cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	require.Equal(t, 0, code, "every job it ran is done: the watch's stop is not an interruption")
+	r = dit(t, db, "jobs", "--json")
+	require.Contains(t, r.stdout, `"state": "done"`)
+}
