@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/faultfuse"
 )
 
 // truth is one card's verdict as one consumer shows it: its state and
@@ -422,6 +424,21 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		r = e.run(nil, "offload", "--json", "--resume", "1")
 		require.Equal(t, 0, r.code, r.stderr)
 		e.views(1, r.stdout, from).same(t, map[string]truth{"A001": safe, "A002": safe}, all...)
+	})
+
+	t.Run("fsync EIO on a destination", func(t *testing.T) {
+		e := newVerdictEnv(t)
+		src := cards(e, 1, "4MB")
+		d := mkdir(e, "raid", "backing")
+		bad := faultfuse.Mount(t, d[1])
+		bad.FailFsync(true)
+		r := e.run(nil, "offload", "--json", "--name", "eio", "-d", d[0], "-d", bad.Dir(), src[0])
+		require.Equal(t, 3, r.code, "copies that cannot be made durable fail: %s\n%s", r.stderr, tail(r.stdout))
+		e.views(1, r.stdout, 0).same(t, map[string]truth{"A001": failed}, all...)
+		for _, args := range [][]string{{"jobs"}, {"job", "show", "1"}} {
+			out := e.run(nil, args...).stdout
+			require.NotContains(t, out, "finishing", "dit %v: an ended job is not finishing", args)
+		}
 	})
 
 	t.Run("destination full", func(t *testing.T) {

@@ -26,14 +26,16 @@ type FS struct {
 	done    chan struct{} // closed when the server has stopped serving
 	once    sync.Once     // the unmount
 
-	mu      sync.Mutex
-	flips   map[string]map[int64]bool // rel -> offsets still to flip
-	eio     map[string]map[int64]bool // rel -> offsets that always fail
-	reads   map[string]int64          // rel -> bytes returned by reads
-	fail    failure
-	stall   string        // base name a rename onto which stalls; "" none
-	stalled chan string   // receives the target path of each stalling rename
-	release chan struct{} // closed by Release
+	mu    sync.Mutex
+	flips map[string]map[int64]bool // rel -> offsets still to flip
+	eio   map[string]map[int64]bool // rel -> offsets that always fail
+	reads map[string]int64          // rel -> bytes returned by reads
+	fail  failure
+	stall string // base name a rename onto which stalls; "" none
+	// failFsync: every fsync of a file fails with EIO.
+	failFsync bool
+	stalled   chan string   // receives the target path of each stalling rename
+	release   chan struct{} // closed by Release
 }
 
 // failure is the state of FailReadsAfter / FailAllAfter.
@@ -252,6 +254,14 @@ func (f *FS) Release() {
 // reader: requests in flight fail, open files fail, and the mount point is
 // left as an empty folder.
 func (f *FS) Disappear() { f.unmount(true) }
+
+// FailFsync makes every fsync of a file fail with EIO from now
+// on (on: true), as a disk that cannot make its writes durable does.
+func (f *FS) FailFsync(on bool) {
+	f.mu.Lock()
+	f.failFsync = on
+	f.mu.Unlock()
+}
 
 // Reads is how many bytes reads of the file rel have returned so far
 // (failed reads count nothing).
@@ -589,6 +599,12 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 func (h *handle) Flush(ctx context.Context) syscall.Errno { return h.ops.Flush(ctx) }
 
 func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	h.f.mu.Lock()
+	fail := h.f.failFsync
+	h.f.mu.Unlock()
+	if fail { // a file's handle (a folder's is not wrapped)
+		return syscall.EIO // the data may not be on the medium: a failing disk
+	}
 	return h.ops.Fsync(ctx, flags)
 }
 
