@@ -98,6 +98,8 @@ func (m Message) Subject() string {
 		switch {
 		case m.ExitCode != nil && *m.ExitCode == 0:
 			return fmt.Sprintf("dit: %s done: %d of %d card(s) safe to format", job, safe, n)
+		case m.State == verdict.Failed || m.State == verdict.Interrupted:
+			return fmt.Sprintf("dit: %s %s: %d of %d card(s) safe to format: needs attention", job, strings.ToUpper(string(m.State)), safe, n)
 		default:
 			return fmt.Sprintf("dit: %s ended: %d of %d card(s) safe to format: needs attention", job, safe, n)
 		}
