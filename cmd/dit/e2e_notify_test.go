@@ -352,7 +352,7 @@ func TestNotifyFailurePerCard(t *testing.T) {
 			require.Contains(t, m["text"], "2 files FAILED")
 		case "job_done":
 			require.EqualValues(t, 3, m["exit_code"])
-			require.Contains(t, m["title"], "ended: 1 of 2 card(s) safe to format: needs attention")
+			require.Contains(t, m["title"], "FAILED: 1 of 2 card(s) safe to format: needs attention")
 		}
 	}
 }
