@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,4 +240,101 @@ func TestCascadeVerifyKeepsAndWithdrawsTheVerdict(t *testing.T) {
 	d = day(t, db)
 	require.Empty(t, d.Safe)
 	require.Len(t, d.NotYet, 1)
+}
+
+// A first copy that changed after the first run verified it is found by
+// the second run, which reads it: that copy is failed at once, everywhere
+// (the summary, dit job show, dit find), the card is neither free nor safe
+// to format, and inserted again it is not "already offloaded" to the RAID.
+func TestCascadeFirstCopyProvedDifferentIsFailed(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--style", "mixed", "--seed", "32")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	card := filepath.Join(cards, "A001")
+
+	// Stop after the first run (Ctrl-C at the card-free event), damage a
+	// file of the first copy, resume: the second run reads it.
+	code := interruptAtEvent(t, db, "card_free", "offload", "--name", "day01", "--then-parallel", "1", "-d", raid, "--then", shuttle, card)
+	require.Equal(t, 130, code)
+	first := filepath.Join(raid, "day01", "A001")
+	rel := bigFiles(t, first)[0]
+	victim := filepath.Join(first, filepath.FromSlash(rel))
+	flipByte(t, victim)
+	r = dit(t, db, "offload", "--resume", "1", "--json")
+	require.Equal(t, 3, r.code, r.stdout+r.stderr)
+
+	var sum struct {
+		Type  string        `json:"type"`
+		Cards []verdictCard `json:"cards"`
+	}
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if strings.Contains(l, `"type":"summary"`) {
+			require.NoError(t, json.Unmarshal([]byte(l), &sum))
+		}
+	}
+	require.Len(t, sum.Cards, 1, tail(r.stdout))
+	checkCard := func(what string, c verdictCard) {
+		t.Helper()
+		require.False(t, c.SafeToFormat, "%s: %s", what, c.Verdict)
+		require.False(t, c.CardFree, "%s: the first copy differs from the card: not free", what)
+		require.Contains(t, c.Verdict, "NOT safe to format", what)
+		require.Len(t, c.Destinations, 1, what)
+		require.Equal(t, 1, c.Destinations[0].Failed, "%s: the RAID copy", what)
+		found := false
+		for _, f := range c.Failures {
+			if f.Path == rel {
+				found = true
+				require.Contains(t, f.Error, victim, what)
+				require.Contains(t, f.Error, "differs from the card (found by the second run)", what)
+			}
+		}
+		require.True(t, found, "%s: %s among the first run's failures: %+v", what, rel, c.Failures)
+	}
+	resumed := r.stdout
+	defer func() {
+		if t.Failed() {
+			t.Logf("the resume's output:\n%s", tail(resumed))
+		}
+	}()
+	checkCard("summary", sum.Cards[0])
+	c := showCards(t, db, 1)[0]
+	checkCard("job show", c)
+	seen := false
+	for _, f := range c.FileList {
+		if f.Path != rel {
+			continue
+		}
+		seen = true
+		require.Equal(t, "failed", f.State)
+		require.Equal(t, raid, f.Copies[0].Dest)
+		require.Equal(t, "failed", f.Copies[0].State)
+		require.Contains(t, f.Copies[0].Error, victim)
+		require.Contains(t, f.Copies[0].Error, "differs from the card (found by the second run)")
+	}
+	require.True(t, seen)
+	require.False(t, jobsCards(t, db)[0].SafeToFormat)
+
+	// dit find: the RAID copy failed.
+	var onRAID []foundCopy
+	for _, f := range find(t, db, filepath.Base(rel)) {
+		if f.File == rel && f.Path == victim {
+			onRAID = append(onRAID, f)
+		}
+	}
+	require.Len(t, onRAID, 1)
+	require.Equal(t, "failed", onRAID[0].State)
+
+	// Inserted again, the card is not "already offloaded" to the RAID: it
+	// is copied there.
+	r = dit(t, db, "offload", "--name", "day02", "-d", raid, card)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.NotContains(t, r.stdout, "Nothing to copy")
+	require.NotContains(t, r.stdout, "verified (to")
+	require.Contains(t, r.stdout, "Verified: safe to format")
+	require.Equal(t, footage(tree(t, card)), withoutHistory(tree(t, filepath.Join(raid, "day02", "A001"))))
 }

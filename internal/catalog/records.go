@@ -596,3 +596,12 @@ func (c *Catalog) SetCardEject(cardID int64, what string) error {
 	_, err := c.Exec(`UPDATE cards SET eject=? WHERE id=?`, what, cardID)
 	return err
 }
+
+// FailCopy queues the withdrawal of a copy found bad after it was
+// verified (it differs from the card, or is gone): the copy on dest
+// becomes failed with why, and its file too (the card is then not safe
+// to format, and not "already offloaded" there).
+func (c *Catalog) FailCopy(cardID int64, rel string, destID int64, why string) {
+	c.Submit(`UPDATE copies SET state='failed', verified_at=NULL, error=? WHERE card_id=? AND rel_path=? AND dest_id=?`, why, cardID, rel, destID)
+	c.Submit(`UPDATE files SET state='failed', error=? WHERE card_id=? AND rel_path=?`, why, cardID, rel)
+}

@@ -296,6 +296,7 @@ func (j *Job) startCard(c *cardRun) {
 	go func() {
 		defer j.runWG.Done()
 		c.run(j.runCtx)
+		close(c.ran)
 		if !c.absent {
 			j.emit(Event{Type: EvCardDone, Card: c.label(), State: c.rec.State, Message: c.rec.Error})
 		}
