@@ -338,3 +338,60 @@ func TestCascadeFirstCopyProvedDifferentIsFailed(t *testing.T) {
 	require.Contains(t, r.stdout, "Verified: safe to format")
 	require.Equal(t, footage(tree(t, card)), withoutHistory(tree(t, filepath.Join(raid, "day02", "A001"))))
 }
+
+// A first copy withdrawn by the second run stays checked against the card
+// on every later resume: with the card away, the resume does not copy the
+// damaged first copy to the shuttle (nor call it verified there); with the
+// card back, the first run copies the file from the card again and the
+// second run then copies that, both verified and the card's bytes.
+func TestCascadeWithdrawnFirstCopyOnResume(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--style", "mixed", "--seed", "33")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	card := filepath.Join(cards, "A001")
+	code := interruptAtEvent(t, db, "card_free", "offload", "--name", "day01", "--then-parallel", "1", "-d", raid, "--then", shuttle, card)
+	require.Equal(t, 130, code)
+	first := filepath.Join(raid, "day01", "A001")
+	rel := bigFiles(t, first)[0]
+	victim := filepath.Join(first, filepath.FromSlash(rel))
+	onShuttle := filepath.Join(shuttle, "day01", "A001", filepath.FromSlash(rel))
+	flipByte(t, victim)
+	require.NoError(t, os.Rename(card, card+"-away"))
+	r = dit(t, db, "offload", "--resume", "1")
+	require.Equal(t, 3, r.code, r.stdout+r.stderr)
+
+	copies := func() map[string]string {
+		out := map[string]string{}
+		for _, f := range find(t, db, filepath.Base(rel)) {
+			if f.File == rel {
+				out[f.Path] = f.State
+			}
+		}
+		return out
+	}
+	// Resumed again with the card away: the first copy is still not the
+	// card's, so it is not copied.
+	r = dit(t, db, "offload", "--resume", "1")
+	require.NotEqual(t, 0, r.code, r.stdout+r.stderr)
+	require.NoFileExists(t, onShuttle, "the damaged first copy is not copied to the shuttle")
+	require.Equal(t, map[string]string{victim: "failed", onShuttle: "failed"}, copies())
+	require.False(t, jobsCards(t, db)[0].SafeToFormat)
+
+	// The card is back: the first run copies the file again, the second
+	// run copies that.
+	require.NoError(t, os.Rename(card+"-away", card))
+	r = dit(t, db, "offload", "--resume", "1")
+	want, err := os.ReadFile(filepath.Join(card, filepath.FromSlash(rel)))
+	require.NoError(t, err)
+	for _, p := range []string{victim, onShuttle} {
+		got, err := os.ReadFile(p)
+		require.NoError(t, err, r.stdout+r.stderr)
+		require.Equal(t, want, got, "%s is the card's file again", p)
+	}
+	require.Equal(t, map[string]string{victim: "verified", onShuttle: "verified"}, copies(), r.stdout+r.stderr)
+}
