@@ -240,6 +240,15 @@ func TestCascadeVerifyKeepsAndWithdrawsTheVerdict(t *testing.T) {
 	d = day(t, db)
 	require.Empty(t, d.Safe)
 	require.Len(t, d.NotYet, 1)
+
+	// Verified again, the bad copies are read again and still differ
+	// (they are there: not "never copied").
+	r = dit(t, db, "verify", "1")
+	require.Equal(t, 3, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "failed "+onShuttle+": xxh64 differs")
+	require.Contains(t, r.stdout, "failed "+onRAID+": xxh64 differs")
+	require.NotContains(t, r.stdout, "never copied")
+	require.False(t, jobsCards(t, db)[0].SafeToFormat)
 }
 
 // A first copy that changed after the first run verified it is found by

@@ -152,7 +152,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 					prog.BytesRead = readTo
 					onProgress(prog)
 				}
-				if f.State == StateFailed && (cp == nil || cp.State == StateFailed || cp.State == StateSkipped) {
+				// A copy dit wrote and later found bad (by dit verify, or
+				// by a cascade's second run) is read again: it is there.
+				if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
 					res.State, res.Error = "missing", "never copied: "+f.Error
 					ok = false
 					onResult(res)
