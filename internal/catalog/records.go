@@ -605,3 +605,28 @@ func (c *Catalog) FailCopy(cardID int64, rel string, destID int64, why string) {
 	c.Submit(`UPDATE copies SET state='failed', verified_at=NULL, error=? WHERE card_id=? AND rel_path=? AND dest_id=?`, why, cardID, rel, destID)
 	c.Submit(`UPDATE files SET state='failed', error=? WHERE card_id=? AND rel_path=?`, why, cardID, rel)
 }
+
+// FailedFiles counts the failed files of each card of a job, by card id
+// (cards with none are absent): a card whose row says verified may have
+// had a copy withdrawn since (dit verify, a cascade's second run).
+func (c *Catalog) FailedFiles(jobID int64) (map[int64]int, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT f.card_id, count(*) FROM files f JOIN cards k ON k.id=f.card_id
+		WHERE k.job_id=? AND f.state='failed' GROUP BY f.card_id`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, c.wrap(err)
+		}
+		out[id] = n
+	}
+	return out, c.wrap(rows.Err())
+}

@@ -150,6 +150,10 @@ func (s *Server) Snapshot() (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
+		failed, err := s.cat.FailedFiles(j.ID)
+		if err != nil {
+			return nil, err
+		}
 		js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: j.State, Active: j.Active, Started: j.Started, Cards: []CardStatus{}}
 		second := map[int64]*catalog.Card{}
 		for _, k := range cards {
@@ -168,8 +172,10 @@ func (s *Server) Snapshot() (*Status, error) {
 			if k.State == "verified" {
 				cs.Done = k.Bytes
 			}
-			if k.Hop <= 1 && k.State == "verified" {
-				if h2 := second[k.ID]; h2 == nil || h2.State == "verified" {
+			// Safe to format: verified (both runs in a cascade), and no
+			// copy withdrawn since (dit verify, the second run).
+			if k.Hop <= 1 && k.State == "verified" && failed[k.ID] == 0 {
+				if h2 := second[k.ID]; h2 == nil || (h2.State == "verified" && failed[h2.ID] == 0) {
 					cs.SafeToFormat = true
 					at := k.DoneAt
 					if h2 != nil {
