@@ -630,3 +630,13 @@ func (c *Catalog) FailedFiles(jobID int64) (map[int64]int, error) {
 	}
 	return out, c.wrap(rows.Err())
 }
+
+// DropStrayCopies deletes a job's copies rows that put a card on a
+// destination of the other run of a cascade (a hop-1 card on a --then
+// destination, or its second run on a -d one): no offload writes them; a
+// dit verify before this version did, and they doubled the counts.
+func (c *Catalog) DropStrayCopies(jobID int64) error {
+	_, err := c.Exec(`DELETE FROM copies WHERE card_id IN (SELECT id FROM cards WHERE job_id=?)
+		AND EXISTS (SELECT 1 FROM cards k, destinations d WHERE k.id=copies.card_id AND d.id=copies.dest_id AND d.hop<>k.hop)`, jobID)
+	return err
+}

@@ -73,6 +73,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if j.State == catalog.JobRunning {
 		return false, fmt.Errorf("job %d is still running: verify it when it has finished", jobID)
 	}
+	if err := cat.DropStrayCopies(jobID); err != nil {
+		return false, err
+	}
 	algos, err := hashing.ParseList(j.Hashes)
 	if err != nil {
 		return false, err
