@@ -404,3 +404,46 @@ func TestCascadeWithdrawnFirstCopyOnResume(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{victim: "verified", onShuttle: "verified"}, copies(), r.stdout+r.stderr)
 }
+
+// A file gone from the first copy when the second run reads it is failed
+// on the first copy too: the card is no longer free, and dit find says so.
+func TestCascadeFirstCopyGoneIsFailed(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	cards := filepath.Join(dir, "cards")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "4MB", "--style", "mixed", "--seed", "34")
+	require.Equal(t, 0, r.code, r.stderr)
+	raid, shuttle := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	require.NoError(t, os.Mkdir(shuttle, 0o755))
+	card := filepath.Join(cards, "A001")
+	code := interruptAtEvent(t, db, "card_free", "offload", "--name", "day01", "--then-parallel", "1", "-d", raid, "--then", shuttle, card)
+	require.Equal(t, 130, code)
+	first := filepath.Join(raid, "day01", "A001")
+	rel := bigFiles(t, first)[0]
+	victim := filepath.Join(first, filepath.FromSlash(rel))
+	require.NoError(t, os.Remove(victim))
+	// The card is away (mounted, the resume would copy the file to the
+	// RAID again first).
+	require.NoError(t, os.Rename(card, card+"-away"))
+	r = dit(t, db, "offload", "--resume", "1")
+	require.Equal(t, 3, r.code, r.stdout+r.stderr)
+	c := showCards(t, db, 1)[0]
+	require.False(t, c.SafeToFormat, c.Verdict)
+	require.False(t, c.CardFree, "the first copy lost %s: the card is not free", rel)
+	require.Equal(t, 1, c.Destinations[0].Failed)
+	found := false
+	for _, f := range c.Failures {
+		if f.Path == rel {
+			found = true
+			require.Contains(t, f.Error, victim)
+			require.Contains(t, f.Error, "is gone (found by the second run)")
+		}
+	}
+	require.True(t, found, "%+v", c.Failures)
+	for _, f := range find(t, db, filepath.Base(rel)) {
+		if f.File == rel && f.Path == victim {
+			require.Equal(t, "failed", f.State)
+		}
+	}
+}

@@ -1349,6 +1349,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		c.rec.State = "interrupted"
 	case len(lost) > 0:
 		final = StateFailed
+		c.failLostFirstCopies(lost)
 		shown := lost
 		if len(shown) > 5 {
 			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(lost)-5))

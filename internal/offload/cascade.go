@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -207,6 +208,23 @@ func (c *cardRun) failFirstCopy(rel string, a hashing.Algo, want, got string) {
 	why := fmt.Sprintf("the copy %s differs from the card (found by the second run): %s %s read from the card, %s from the copy: it changed since it was verified; keep the card and copy it again",
 		DisplayPath(d.root, relJoin(c.out, rel)), a, want, got)
 	c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
+}
+
+// failLostFirstCopies withdraws the first copies of the card's files that
+// the second run found gone from the first copy (lost, as expectMissing
+// lists them; each checked again with a stat), as failFirstCopy does for
+// one that differs.
+func (c *cardRun) failLostFirstCopies(lost []string) {
+	d := c.from.dests[0]
+	for _, rel := range lost {
+		p := filepath.Join(d.root, filepath.FromSlash(relJoin(c.out, rel)))
+		if _, err := c.j.opts.FS.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		why := fmt.Sprintf("the copy %s is gone (found by the second run): it was verified, and is no longer there; keep the card and copy it again",
+			DisplayPath(d.root, relJoin(c.out, rel)))
+		c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
+	}
 }
 
 // dropWritten removes the copies this job wrote of a file that must not be
