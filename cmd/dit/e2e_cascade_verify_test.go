@@ -387,6 +387,8 @@ func TestCascadeWithdrawnFirstCopyOnResume(t *testing.T) {
 	// card's, so it is not copied.
 	r = dit(t, db, "offload", "--resume", "1")
 	require.NotEqual(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout+r.stderr, "it is NOT free; keep it")
+	require.NotContains(t, r.stdout+r.stderr, "this resume does not need it")
 	require.NoFileExists(t, onShuttle, "the damaged first copy is not copied to the shuttle")
 	require.Equal(t, map[string]string{victim: "failed", onShuttle: "failed"}, copies())
 	require.False(t, jobsCards(t, db)[0].SafeToFormat)
