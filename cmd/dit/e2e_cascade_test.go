@@ -155,8 +155,9 @@ func TestCascadeArrayToShuttles(t *testing.T) {
 
 // A first copy damaged after it was verified (a byte flipped on a plain
 // folder) is caught by the second run: that file fails, naming the hop and
-// both hashes; it is not left on the shuttle; the card is free but NOT
-// safe to format (exit 3). A resume with the card gone does not need it.
+// both hashes; it is not left on the shuttle; the first copy of that file
+// is failed too, so the card is no longer free, and NOT safe to format
+// (exit 3). A resume with the card gone does not need it.
 func TestCascadeDamagedFirstCopy(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
@@ -197,7 +198,7 @@ func TestCascadeDamagedFirstCopy(t *testing.T) {
 	sum, _ := lastSummary(t, r.stdout)
 	require.Contains(t, r.stdout, "does not need it")
 	c := sum.Cards[0]
-	require.True(t, c.CardFree)
+	require.False(t, c.CardFree, "the first copy differs from the card: the card is not free any more")
 	require.False(t, c.SafeToFormat, c.Verdict)
 	require.Contains(t, c.Verdict, "NOT safe to format")
 	require.NotNil(t, c.Then)

@@ -596,3 +596,47 @@ func (c *Catalog) SetCardEject(cardID int64, what string) error {
 	_, err := c.Exec(`UPDATE cards SET eject=? WHERE id=?`, what, cardID)
 	return err
 }
+
+// FailCopy queues the withdrawal of a copy found bad after it was
+// verified (it differs from the card, or is gone): the copy on dest
+// becomes failed with why, and its file too (the card is then not safe
+// to format, and not "already offloaded" there).
+func (c *Catalog) FailCopy(cardID int64, rel string, destID int64, why string) {
+	c.Submit(`UPDATE copies SET state='failed', verified_at=NULL, error=? WHERE card_id=? AND rel_path=? AND dest_id=?`, why, cardID, rel, destID)
+	c.Submit(`UPDATE files SET state='failed', error=? WHERE card_id=? AND rel_path=?`, why, cardID, rel)
+}
+
+// FailedFiles counts the failed files of each card of a job, by card id
+// (cards with none are absent): a card whose row says verified may have
+// had a copy withdrawn since (dit verify, a cascade's second run).
+func (c *Catalog) FailedFiles(jobID int64) (map[int64]int, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT f.card_id, count(*) FROM files f JOIN cards k ON k.id=f.card_id
+		WHERE k.job_id=? AND f.state='failed' GROUP BY f.card_id`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, c.wrap(err)
+		}
+		out[id] = n
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// DropStrayCopies deletes a job's copies rows that put a card on a
+// destination of the other run of a cascade (a hop-1 card on a --then
+// destination, or its second run on a -d one): no offload writes them; a
+// dit verify before this version did, and they doubled the counts.
+func (c *Catalog) DropStrayCopies(jobID int64) error {
+	_, err := c.Exec(`DELETE FROM copies WHERE card_id IN (SELECT id FROM cards WHERE job_id=?)
+		AND EXISTS (SELECT 1 FROM cards k, destinations d WHERE k.id=copies.card_id AND d.id=copies.dest_id AND d.hop<>k.hop)`, jobID)
+	return err
+}

@@ -119,6 +119,9 @@ type cardRun struct {
 	// card's extended by the first run's own seal (firstRunSealed).
 	firstSealedOnce sync.Once
 	firstSealed     bool
+	// ran is closed when the card's run has returned (startCard): a
+	// resumed second run waits for its card's first run to be over.
+	ran chan struct{}
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial
@@ -139,7 +142,7 @@ type cardRun struct {
 }
 
 func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*catalog.File) *cardRun {
-	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
+	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}, ran: make(chan struct{})}
 	for _, f := range prev {
 		c.prev[f.Rel] = f
 	}
@@ -406,6 +409,12 @@ func (c *cardRun) run(ctx context.Context) {
 		// A free card of a cascade that is not mounted: its first run is
 		// done, a resume does not need it.
 		c.setDone()
+		return
+	}
+	if c.from != nil && !c.waitFirstRun(ctx) {
+		c.rec.State = "interrupted"
+		c.setDone()
+		j.cat.UpdateCard(c.rec)
 		return
 	}
 	turn := j.waitTurn(ctx, c)
@@ -1375,6 +1384,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		c.rec.State = "interrupted"
 	case len(lost) > 0:
 		final = StateFailed
+		c.failLostFirstCopies(lost)
 		shown := lost
 		if len(shown) > 5 {
 			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(lost)-5))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -142,7 +143,9 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 }
 
 // expected are the hashes the card gave in its first run, for every file
-// verified there.
+// verified there, and for every file read whole from the card whose copy
+// failed since (withdrawn by the second run or dit verify): a resumed
+// second run must not copy such a first copy unchecked.
 func (j *Job) expected(cardID int64) (map[string]hashing.Sums, error) {
 	files, err := j.cat.Files(cardID)
 	if err != nil {
@@ -150,7 +153,7 @@ func (j *Job) expected(cardID int64) (map[string]hashing.Sums, error) {
 	}
 	out := make(map[string]hashing.Sums, len(files))
 	for _, f := range files {
-		if f.State == StateVerified {
+		if f.State == StateVerified || (f.State == StateFailed && len(f.Sums.Algos()) > 0) {
 			out[f.Rel] = f.Sums
 		}
 	}
@@ -174,7 +177,8 @@ func scanFirstCopy(j *Job, root string, expect map[string]hashing.Sums) (*source
 
 // checkExpect compares a file read from the first copy with the hashes
 // the card gave in the first run; "" when they agree (or the file is not
-// one of the card's: the first run's hash lists).
+// one of the card's: the first run's hash lists). A file that differs has
+// its first copy withdrawn at once (failFirstCopy).
 func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 	if c.expect == nil {
 		return ""
@@ -190,10 +194,42 @@ func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 		if w == "" || g == "" || w == g {
 			continue
 		}
+		c.failFirstCopy(t.plan.ent.Rel, a, w, g)
 		return fmt.Sprintf("second run (first copy %s to %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: it changed since it was verified; not copied, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
 			DisplayPath(c.from.dests[0].root, relJoin(c.out, t.plan.ent.Rel)), destList(c.dests), a, w, g, c.j.rec.ID)
 	}
 	return ""
+}
+
+// failFirstCopy withdraws the verdict on the first copy of a file the
+// second run read differing from the card (want: the card's hashes of the
+// first run, got: read from the first copy): the card's copy on the first
+// first-run destination is failed, and the file with it, at once, so
+// every reader of the catalog (the summary, dit job show, dit find, the
+// "already offloaded" check) says the first copy is bad and the card is
+// neither free nor safe to format.
+func (c *cardRun) failFirstCopy(rel string, a hashing.Algo, want, got string) {
+	d := c.from.dests[0]
+	why := fmt.Sprintf("the copy %s differs from the card (found by the second run): %s %s read from the card, %s from the copy: it changed since it was verified; keep the card and copy it again",
+		DisplayPath(d.root, relJoin(c.out, rel)), a, want, got)
+	c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
+}
+
+// failLostFirstCopies withdraws the first copies of the card's files that
+// the second run found gone from the first copy (lost, as expectMissing
+// lists them; each checked again with a stat), as failFirstCopy does for
+// one that differs.
+func (c *cardRun) failLostFirstCopies(lost []string) {
+	d := c.from.dests[0]
+	for _, rel := range lost {
+		p := filepath.Join(d.root, filepath.FromSlash(relJoin(c.out, rel)))
+		if _, err := c.j.opts.FS.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		why := fmt.Sprintf("the copy %s is gone (found by the second run): it was verified, and is no longer there; keep the card and copy it again",
+			DisplayPath(d.root, relJoin(c.out, rel)))
+		c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
+	}
 }
 
 // dropWritten removes the copies this job wrote of a file that must not be
@@ -222,6 +258,21 @@ func (c *cardRun) expectMissing() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// waitFirstRun holds a second run until the first run of its card is over
+// in this process (a resume runs both: the card, when it is mounted, is
+// taken up again while its recorded second run resumes): the first run's
+// records of its copies are final before the second run reads the first
+// copy and withdraws those it finds differing from the card. It reports
+// false if ctx ended first.
+func (c *cardRun) waitFirstRun(ctx context.Context) bool {
+	select {
+	case <-c.from.ran:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // waitTurn holds a second run until one of Options.ThenParallel slots is

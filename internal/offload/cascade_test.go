@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 )
 
@@ -154,4 +156,69 @@ func TestCascadeSecondRunNotSafeIsNotOffloaded(t *testing.T) {
 	require.False(t, priors[0].Done())
 	require.Equal(t, []string{shuttle}, priors[0].Missing)
 	require.Contains(t, priors[0].Message(), first)
+}
+
+// countOpens counts the read-backs (OpenNoCache) of each path.
+type countOpens struct {
+	fsys.OS
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countOpens) OpenNoCache(name string) (fsys.File, error) {
+	c.mu.Lock()
+	c.n[name]++
+	c.mu.Unlock()
+	return c.OS.OpenNoCache(name)
+}
+
+// Recheck of a cascade reads each copy once, on the destinations of the
+// run that made it, and keeps the card safe to format; rows an older dit
+// verify wrote on the other run's destinations are dropped.
+func TestCascadeRecheckReadsEachCopyOnce(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{a}, []string{first})
+	o.Then = []string{shuttle}
+	o.MHL = "none"
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)
+	cards, err := e.cat.Cards(s.JobID)
+	require.NoError(t, err)
+	require.Len(t, cards, 2)
+	dests, err := e.cat.Dests(s.JobID)
+	require.NoError(t, err)
+	// What the old dit verify left: the card on the shuttle.
+	e.cat.PutCopy(cards[0].ID, "CLIPS/C001.mov", &catalog.Copy{DestID: dests[1].ID, Path: "day01/A001/CLIPS/C001.mov", State: StateVerified})
+	require.NoError(t, e.cat.Flush())
+	s2, err := LoadSummary(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, s2.Cards[0].SafeToFormat, "a stray row does not count: %s", s2.Cards[0].Verdict)
+
+	fs := &countOpens{n: map[string]int{}}
+	ok, err := Recheck(context.Background(), e.cat, fs, s.JobID, false, nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+	want := map[string]int{}
+	for _, root := range []string{first, shuttle} {
+		for rel := range treeHashes(t, filepath.Join(root, "day01", "A001")) {
+			want[filepath.Join(root, "day01", "A001", filepath.FromSlash(rel))] = 1
+		}
+	}
+	require.Equal(t, want, fs.n, "each copy read once")
+	for i, k := range cards {
+		files, err := e.cat.Files(k.ID)
+		require.NoError(t, err)
+		for _, f := range files {
+			require.Len(t, f.Copies, 1, "%s of card row %d", f.Rel, i)
+			require.Equal(t, dests[i].ID, f.Copies[0].DestID)
+		}
+	}
+	s3, err := LoadSummary(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, s3.Cards[0].SafeToFormat, s3.Cards[0].Verdict)
+	require.Equal(t, s.Cards[0].SafeAt, s3.Cards[0].SafeAt)
+	require.Equal(t, s.Cards[0].FreeAt, s3.Cards[0].FreeAt)
 }

@@ -63,8 +63,10 @@
 // card gave in the first run: one that differs fails as "second run ... the
 // first copy differs from the card", naming both hashes, and what this run
 // wrote of it is removed (a damaged file never carries a real name on a
-// shuttle); a file verified in the first run and missing from the first
-// copy fails the second run. The first run's hash lists go along with the
+// shuttle), and its first copy is failed in the catalog at once
+// (failFirstCopy: the card is no longer free); a file verified in the
+// first run and missing from the first copy fails the second run, and its
+// first copy too. The first run's hash lists go along with the
 // first copy, so each shuttle's ASC MHL history carries the first copy's
 // generation and a new one (process transfer) for the second hop. The
 // seal rewrites the copied chain file (ascmhl/ascmhl_chain.xml) by design:
@@ -77,8 +79,11 @@
 // turn on once it has read the first copy; its read-back goes on), and
 // they overlap the next cards' first runs. Safe to format (Summary) needs
 // both runs verified. A resume goes on with both runs; a card that is free
-// and no longer mounted is not needed ("does not need it"), and a second
-// run whose first copy cannot be read fails, so the card is not safe.
+// and no longer mounted is not needed ("does not need it"), a resumed
+// second run waits for its card's first run when that is taken up again,
+// and a second run whose first copy cannot be read fails, so the card is
+// not safe. Recheck (dit verify) reads each card row's copies on the
+// destinations of its own run.
 // Events and progress of a second run carry the label "A001 (2nd run)"
 // (SecondRunSuffix); a Limiter sees it as a card beyond the job's first
 // cards, writing the Then destinations (their command-line index after

@@ -318,6 +318,7 @@ func (j *Job) startCard(c *cardRun) {
 		defer j.runWG.Done()
 		c.run(j.runCtx)
 		c.ended.Store(true)
+		close(c.ran)
 		if !c.absent {
 			j.emit(Event{Type: EvRunDone, Card: c.label(), Hop: hopOf(c.rec), State: c.rec.State, Message: c.rec.Error})
 		}

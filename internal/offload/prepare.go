@@ -552,6 +552,12 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 					msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
 						k.Label, k.Path, at)
 				}
+				if bad := withdrawn(cat, k); bad > 0 {
+					// A copy found bad since (dit verify, the second run):
+					// only the card can make it whole again.
+					msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
+						k.Label, k.Path, bad, jobID)
+				}
 				j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
 				continue
 			}
@@ -595,6 +601,16 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		return nil, err
 	}
 	return j, nil
+}
+
+// withdrawn counts the files of verified card k that failed since (a copy
+// found bad by dit verify or a cascade's second run).
+func withdrawn(cat *catalog.Catalog, k *catalog.Card) int {
+	n, err := cat.FailedFiles(k.JobID)
+	if err != nil {
+		return 0
+	}
+	return n[k.ID]
 }
 
 // foldName is a name as a case-insensitive filesystem compares it.

@@ -333,8 +333,13 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	if len(files) != len(sc.Files) || len(dests) == 0 {
 		return nil, nil
 	}
+	idx := map[int64]int{}
+	for i, d := range dests {
+		idx[d.ID] = i
+	}
 	byRel := make(map[string]*catalog.File, len(files))
 	for _, f := range files {
+		f.Copies = onDests(f.Copies, idx)
 		byRel[f.Rel] = f
 	}
 	for _, e := range sc.Files {

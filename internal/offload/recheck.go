@@ -73,6 +73,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if j.State == catalog.JobRunning {
 		return false, fmt.Errorf("job %d is still running: verify it when it has finished", jobID)
 	}
+	if err := cat.DropStrayCopies(jobID); err != nil {
+		return false, err
+	}
 	algos, err := hashing.ParseList(j.Hashes)
 	if err != nil {
 		return false, err
@@ -86,6 +89,19 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
+	// Each card's copies are on the destinations of its run: a
+	// cascade's card (hop 1) on the -d destinations, its second run (hop
+	// 2, read from the first copy) on the --then ones; a job without a
+	// cascade has only the first. Each copy is read once, by the run that
+	// made it, and checked against the hashes that run recorded.
+	cardDests := make([][]*catalog.Dest, len(cards))
+	for i, k := range cards {
+		for _, d := range dests {
+			if destHop(d) == max(k.Hop, 1) {
+				cardDests[i] = append(cardDests[i], d)
+			}
+		}
+	}
 	// Every card's files first, for the totals of the progress reports.
 	cardFiles := make([][]*catalog.File, len(cards))
 	var prog RecheckProgress
@@ -94,8 +110,8 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 			return false, err
 		}
 		for _, f := range cardFiles[i] {
-			prog.Copies += len(dests)
-			prog.Bytes += f.Size * int64(len(dests))
+			prog.Copies += len(cardDests[i])
+			prog.Bytes += f.Size * int64(len(cardDests[i]))
 		}
 	}
 	roots := make([]string, len(dests))
@@ -124,7 +140,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 			for i := range f.Copies {
 				byDest[f.Copies[i].DestID] = &f.Copies[i]
 			}
-			for _, d := range dests {
+			for _, d := range cardDests[ci] {
 				cp := byDest[d.ID]
 				rel := relJoin(out, f.Rel)
 				if cp != nil && cp.Path != "" {
@@ -139,7 +155,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 					prog.BytesRead = readTo
 					onProgress(prog)
 				}
-				if f.State == StateFailed && (cp == nil || cp.State == StateFailed || cp.State == StateSkipped) {
+				// A copy dit wrote and later found bad (by dit verify, or
+				// by a cascade's second run) is read again: it is there.
+				if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
 					res.State, res.Error = "missing", "never copied: "+f.Error
 					ok = false
 					onResult(res)

@@ -303,6 +303,7 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 			cs.Failed++
 			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
+		f.Copies = onDests(f.Copies, idx)
 		ok := len(f.Copies) == len(dests)
 		if only != nil && !only[f.Rel] {
 			// Not counted; it still has to be verified.
@@ -360,6 +361,19 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 	}
 	return cs, seen, nil
+}
+
+// onDests keeps the copies on the destinations in idx (one run's): the
+// rows a dit verify before 0.x wrote for a cascade's card on the other
+// run's destinations are not its copies.
+func onDests(cps []catalog.Copy, idx map[int64]int) []catalog.Copy {
+	out := cps[:0:0]
+	for _, cp := range cps {
+		if _, ok := idx[cp.DestID]; ok {
+			out = append(out, cp)
+		}
+	}
+	return out
 }
 
 // runVerdict is the sentence that says why card k's first run (or, for a

@@ -338,3 +338,22 @@ func deadPID(t *testing.T) int {
 	require.NoError(t, cmd.Run())
 	return cmd.Process.Pid
 }
+
+// A verified card whose copy was found bad since (dit verify, a cascade's
+// second run: its row still says verified) is not listed safe to format.
+func TestWithdrawnCopyNotSafe(t *testing.T) {
+	f := newFixture(t, filepath.Join(t.TempDir(), "c.db"))
+	s := New(f.cat, Options{})
+	st, err := s.Snapshot()
+	require.NoError(t, err)
+	require.Len(t, st.SafeToFormat, 1)
+	dests, err := f.cat.Dests(f.job.ID)
+	require.NoError(t, err)
+	f.cat.FailCopy(f.a002.ID, "C001.mov", dests[1].ID, "dit verify: xxh64 differs")
+	st, err = s.Snapshot()
+	require.NoError(t, err)
+	require.Empty(t, st.SafeToFormat)
+	for _, c := range st.Jobs[0].Cards {
+		require.False(t, c.SafeToFormat, c.Label)
+	}
+}
