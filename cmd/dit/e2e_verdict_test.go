@@ -386,6 +386,51 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		})
 	}
 
+	// dit verify on a cascade keeps the verdict when every copy matches
+	// and withdraws it, everywhere, when one differs.
+	t.Run("cascade then dit verify", func(t *testing.T) {
+		e := newVerdictEnv(t)
+		src := cards(e, 1, "4MB")
+		d := mkdir(e, "raid", "shuttle")
+		r := e.run(nil, "offload", "--json", "--name", "cv", "-d", d[0], "--then", d[1], src[0])
+		require.Equal(t, 0, r.code, r.stderr)
+		run := r.stdout
+		r = e.run(nil, "verify", "1")
+		require.Equal(t, 0, r.code, r.stdout+r.stderr)
+		e.views(1, run, 0).same(t, map[string]truth{"A001": safe}, all...)
+		flipByte(t, filepath.Join(d[1], "cv", "A001", filepath.FromSlash(bigFiles(t, filepath.Join(d[1], "cv", "A001"))[0])))
+		r = e.run(nil, "verify", "1")
+		require.Equal(t, 3, r.code, r.stdout+r.stderr)
+		e.views(1, "", len(e.hook.got())).same(t, map[string]truth{"A001": failed}, "jobs", "job show", "day", "api/status", "metrics", "report")
+	})
+
+	// The first copy damaged after the card was free: the second run
+	// proves it different from the card; the card fails everywhere.
+	t.Run("first copy corrupted before the second run", func(t *testing.T) {
+		e := newVerdictEnv(t)
+		src := cards(e, 1, "4MB")
+		d := mkdir(e, "raid", "shuttle")
+		cmd := exec.Command(ditBin, "offload", "--json", "--name", "fc", "--then-parallel", "1", "-d", d[0], "--then", d[1], src[0])
+		cmd.Env = e.env
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"type":"card_free"`) {
+				cmd.Process.Signal(os.Interrupt)
+			}
+		}
+		cmd.Wait()
+		first := filepath.Join(d[0], "fc", "A001")
+		flipByte(t, filepath.Join(first, filepath.FromSlash(bigFiles(t, first)[0])))
+		from := len(e.hook.got())
+		r := e.run(nil, "offload", "--json", "--resume", "1")
+		require.Equal(t, 3, r.code, r.stdout+r.stderr)
+		e.views(1, r.stdout, from).same(t, map[string]truth{"A001": failed}, all...)
+	})
+
 	t.Run("failed file", func(t *testing.T) {
 		e := newVerdictEnv(t)
 		src := cards(e, 2, "4MB")
