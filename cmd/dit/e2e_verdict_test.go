@@ -276,6 +276,32 @@ func (v verdictViews) same(t *testing.T, want map[string]truth, need ...string) 
 	require.Empty(t, lines, "every consumer shows the same verdict:\n%s", strings.Join(lines, "\n"))
 }
 
+// historiesVerify checks the ASC MHL history of each card folder under the
+// destinations dirs with dit mhl verify and then the ASC reference tool
+// (which skips the rest of the test, saying why, where it cannot be
+// installed: call it last).
+func (e *verdictEnv) historiesVerify(layout string, dirs ...string) {
+	t := e.t
+	t.Helper()
+	var folders []string
+	for _, d := range dirs {
+		ms, _ := filepath.Glob(filepath.Join(d, layout, "*", "ascmhl"))
+		for _, m := range ms {
+			folders = append(folders, filepath.Dir(m))
+		}
+	}
+	require.NotEmpty(t, folders, "histories under %v", dirs)
+	for _, f := range folders {
+		r := e.run(nil, "mhl", "verify", f)
+		require.Equal(t, 0, r.code, "dit mhl verify %s:\n%s%s", f, r.stdout, r.stderr)
+	}
+	bin := referenceTool(t)
+	for _, f := range folders {
+		res := runTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", f)
+		require.Equal(t, 0, res.code, "ascmhl-debug verify %s:\n%s", f, res.out)
+	}
+}
+
 // One truth about every card: over a matrix of scenarios, the summary,
 // the event stream, dit jobs, dit job show, dit day, dit serve's
 // /api/status and /metrics, the notifications and the report all show the
@@ -332,6 +358,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		require.Equal(t, []string{"card_free", "safe_to_format", "card_done"}, order,
 			"a cascade's card is free, then safe, then done: never done (verified) before its second run")
 		e.views(1, r.stdout, 0).same(t, map[string]truth{"A001": safe}, all...)
+		e.historiesVerify("cascade", d...)
 	})
 
 	// A cascade resumed after it finished, and one killed at each crash
@@ -361,6 +388,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 				require.Contains(t, before, p, "a resume of a finished cascade writes no new generation: %s", p)
 			}
 		}
+		e.historiesVerify("cascade", d...)
 	})
 	// "card: sealing recorded#2" is the second run's sealing.
 	for _, at := range []string{"cascade: second run recorded", "card: sealing recorded#2", "job: finishing recorded"} {
@@ -383,6 +411,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 				require.Equal(t, 0, r.code, "resume %d: %s\n%s", i+1, r.stderr, tail(r.stdout))
 				e.views(1, r.stdout, from).same(t, map[string]truth{"A001": safe}, "summary", "jobs", "job show", "day", "api/status", "metrics", "report")
 			}
+			e.historiesVerify("cascade", d...)
 		})
 	}
 
