@@ -26,11 +26,15 @@ build:
 TESTCOUNT := $(BIN)/testcount
 SUMMARY   := $(BIN)/test-summary.txt
 
+# Both stages run even when the first fails (its failures are not hidden
+# by a missing race stage); make test fails if either did.
 test: lint testcount
 	@rm -f $(SUMMARY)
-	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 -timeout 25m ./...
-	@$(MAKE) --no-print-directory race
-	@echo; echo "== make test:"; cat $(SUMMARY)
+	@rc=0; \
+	echo 'CGO_ENABLED=0 go test -json -count=1 -timeout 25m ./...'; \
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 -timeout 25m ./... || rc=1; \
+	$(MAKE) --no-print-directory race || rc=1; \
+	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
 
 testcount:
 	@mkdir -p $(BIN) && CGO_ENABLED=0 $(GO) build -o $(TESTCOUNT) ./cmd/testcount
@@ -39,7 +43,7 @@ testcount:
 race: testcount
 	@if command -v gcc >/dev/null 2>&1; then \
 		echo "go test -race $(RACE_PKGS)"; \
-		CGO_ENABLED=1 ./$(TESTCOUNT) -label "go test -race" -append $(SUMMARY) -- $(GO) test -json -race -short -count=1 $(RACE_PKGS); \
+		CGO_ENABLED=1 ./$(TESTCOUNT) -label "go test -race" -append $(SUMMARY) -- $(GO) test -json -race -short -count=1 -timeout 25m $(RACE_PKGS); \
 	else echo "race: no C compiler here, skipping go test -race (install gcc)"; \
 		echo "== go test -race: skipped (no C compiler)" >> $(SUMMARY); fi
 
