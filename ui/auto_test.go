@@ -340,7 +340,7 @@ func TestBannerOnACardFailure(t *testing.T) {
 	h.eventually("the banner", func() bool {
 		return strings.Contains(h.a.banner.text(), "job flip (#1): card A001 FAILED: NOT safe to format")
 	})
-	h.notesUntil("job flip (#1) ended: 0 of 1 card(s) safe to format")
+	h.notesUntil("job flip (#1) FAILED: 0 of 1 card(s) safe to format")
 }
 
 // The job's notifications go to the webhook of the notify: config too.
