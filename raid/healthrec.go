@@ -188,8 +188,8 @@ func (a *Array) updateHealth(change func(files map[string]*FileDamage)) error {
 	var errs []error
 	wrote := false
 	for _, b := range a.blades {
-		if b == nil {
-			continue
+		if b == nil || b.sb == nil {
+			continue // absent, or a new blade whose superblock is not written yet
 		}
 		if err := writeAtomicSteps(b.fs, healthName, data, StepHealthStaged, StepHealthPublished); err != nil {
 			errs = append(errs, fmt.Errorf("blade %s: %w", b.fs.Root(), err))

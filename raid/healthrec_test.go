@@ -186,3 +186,42 @@ func TestHealthRecordAtomicUpdate(t *testing.T) {
 		}
 	}
 }
+
+// A replace rebuilds every chunk of the role from the others, each unit
+// checked: the bad units recorded on that role are gone, and the array is
+// healthy again.
+func TestHealthRecordClearedByRebuild(t *testing.T) {
+	mb, dirs, a := memArray(t, RAID4, 4, 64<<10)
+	m := putFile(t, a, "f.mov", randBytes(600_000, 5))
+	require.NoError(t, a.Close())
+	a, err := Open(dirs, OpenOptions{FS: mb.fs})
+	require.NoError(t, err)
+	ly := m.layout()
+	onRole := func(r int) int { // a data position of m on role r
+		for j := 0; j < ly.K; j++ {
+			if ly.Role(j) == r {
+				return j
+			}
+		}
+		t.Fatalf("no position on role %d", r)
+		return -1
+	}
+	corruptUnit(t, a, m, 0, onRole(1))
+	corruptUnit(t, a, m, 2, onRole(1))
+	_, err = a.Scrub(false, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, "degraded", a.Health().State)
+	require.Equal(t, 2, a.Health().DamagedUnits)
+	a.Close()
+	mb.hidden[dirs[1]] = true
+	rw, err := Open([]string{dirs[0]}, OpenOptions{FS: mb.fs, ReadWrite: true, AllowDegraded: true})
+	require.NoError(t, err)
+	require.NoError(t, rw.Replace(1, "/mem/new1", nil))
+	require.Equal(t, "healthy", rw.Health().State)
+	require.Zero(t, rw.Health().DamagedUnits)
+	require.NoError(t, rw.Close())
+	ro, err := Open([]string{dirs[0]}, OpenOptions{FS: mb.fs})
+	require.NoError(t, err)
+	require.Equal(t, "healthy", ro.Health().State, "cleared on the blades")
+	require.Empty(t, ro.healthRecord().Files)
+}
