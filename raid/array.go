@@ -111,6 +111,11 @@ type Array struct {
 	// lost are files whose every manifest replica is damaged: file id ->
 	// the path the damaged JSON still names ("" if none).
 	lost map[string]string
+	// health is the health record (HEALTH) as loaded or last written:
+	// damage found by a scrub or a read and not repaired yet; healthMu
+	// serialises its updates.
+	health   *HealthRecord
+	healthMu sync.Mutex
 }
 
 func newID() string {
@@ -221,30 +226,7 @@ func CreateFS(dirs []string, o CreateOptions, mk func(string) BladeFS) (*Array, 
 
 // writeAtomic publishes a small file: tmp, fsync, rename, fsync dir.
 func writeAtomic(b BladeFS, name string, data []byte) error {
-	tmp := path.Join(Dir, "tmp", path.Base(name)+"."+newID()[20:])
-	f, err := b.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		b.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		b.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		b.Remove(tmp)
-		return err
-	}
-	if err := b.Rename(tmp, name); err != nil {
-		b.Remove(tmp)
-		return err
-	}
-	return b.SyncDir(path.Dir(name))
+	return writeAtomicSteps(b, name, data, "", "")
 }
 
 // mkdirDurable creates a folder (and its parents) and fsyncs the parent of
@@ -485,6 +467,7 @@ func Open(dirs []string, o OpenOptions) (*Array, error) {
 	if err := a.loadManifests(); err != nil {
 		return nil, err
 	}
+	a.health = a.readHealth()
 	if o.ReadWrite {
 		if err := a.openRW(); err != nil {
 			a.Close()

@@ -35,6 +35,7 @@
 //	<blade>/dit-array/intents/<id>.intent   in-flight create (JSON), removed once committed
 //	<blade>/dit-array/sessions/<sid>.log    "committed <id>" lines of a read-write session (informational)
 //	<blade>/dit-array/scrub/state           JSON {file id: last scrub time}
+//	<blade>/dit-array/HEALTH                known bad units: JSON + "\ncrc32c=XXXXXXXX\n" (see Health record)
 //	<blade>/dit-array/tmp/                  staging of atomic writes; emptied at every read-write open
 //
 // <id> is 128 bits in 32 lowercase hex digits: 48 bits of Unix milliseconds
@@ -133,9 +134,11 @@
 // blade; (3) the manifest on r's blade, last: the file is done. Only when
 // every file is complete does the member become active (events+1). Every
 // other role must be active for a rebuild. [Array.Health] is healthy only
-// when every member is present and active and every file is on every role
-// its chunks need; otherwise degraded (one role short: "files without
-// redundancy") or failed (files unreadable or lost).
+// when every member is present and active, every file is on every role
+// its chunks need and the health record holds no bad unit; otherwise
+// degraded (one role short, or bad units parity makes up for: "files
+// without redundancy"), damaged (the record says files cannot be read) or
+// failed (files unreadable because blades are gone, or lost).
 //
 // [Array.Scrub] reads every unit, checks hashes, parity (XOR = 0), chunk
 // sizes and manifest replicas, and classifies: data unit corrupt, parity
@@ -147,5 +150,46 @@
 // (reconstructed unit matches its hash), and rebuilds a file onto an
 // active role its written_with lacks (arrays rebuilt by an older dit).
 //
-// Steps of a rebuild call [CrashHook] (dit's kill -9 crash tests).
+// # Health record
+//
+// What a scrub or a read found and nothing has repaired since is kept
+// with the array, so every later reader (dit array status, dit serve,
+// the GUI) sees it: HEALTH, on every present blade, JSON then
+// "\ncrc32c=XXXXXXXX\n" (CRC32C of the JSON bytes, as the superblock).
+// Fields: magic "DIT-ARRAY-HEALTH", format 1, array_uuid, seq (+1 per
+// update), updated, writer, files[] {file_id, path (informational: the
+// manifest's path wins), state degraded|damaged, found_by scrub|read,
+// found, units[] {stripe (-1: the whole chunk), position (k = parity),
+// role, kind (a scrub verdict: data unit corrupt, parity unit corrupt,
+// inconsistent stripe, unrecoverable stripe, chunk size wrong), from, to
+// (logical byte range)}}. A file is damaged when one of its units is an
+// unrecoverable stripe's (or any bad data unit on RAID 0): it cannot be
+// read; otherwise degraded: it reads through parity but lacks redundancy.
+//
+// Updates re-read the record, change it, and publish seq+1 on every
+// present blade (tmp, fsync, rename, fsync dir, blade by blade); nothing
+// is written when the content would not change. Readers take the valid
+// copy with the highest seq and pass over damaged or foreign ones, so a
+// crash at any point leaves the old or the new record, never an
+// unreadable array. Every scrub replaces what the record says about the
+// files it checked with what it found and did not repair (units on roles
+// it could not read, absent blades, are kept); a clean full scrub empties
+// it. A read ([FileReader], closed) adds the units it found bad (I/O
+// error, short read, missing chunk, hash mismatch; not an absent or slow
+// blade). A rebuild of a file onto role r drops its units on r. Files no
+// longer in the array are dropped. The record is written by read-only
+// opens too (a scrub, an extract): it is metadata, never a chunk; a
+// blade it cannot be written to is noted and passed over.
+//
+// [Array.Health] is the members and written_with as above, plus the
+// record: healthy only when neither says anything; degraded when files
+// lack redundancy (record: bad units parity makes up for); damaged when
+// the record says files cannot be read; failed when more members are
+// gone than the level tolerates or a file is lost (Unreadable then also
+// names the files absent blades make unreadable). DamagedUnits counts
+// the record's units, Damaged names its files.
+//
+// Steps of a rebuild, and of a health record update per blade
+// ([StepHealthStaged], [StepHealthPublished]), call [CrashHook] (dit's
+// kill -9 crash tests).
 package raid

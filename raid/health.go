@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"time"
 )
 
 // Health is what an array can still survive. An array is healthy only if
@@ -12,7 +14,11 @@ import (
 // role it needs: a file written while a role was missing stays without
 // redundancy until that role is rebuilt onto it.
 type Health struct {
-	State string `json:"health"` // healthy | degraded | failed
+	// State: healthy; degraded (a member is not active, or a file lacks
+	// redundancy: bad units parity makes up for); damaged (a file cannot
+	// be read: known bad units no parity makes up for); failed (more
+	// members gone than the level tolerates, or a file lost).
+	State string `json:"health"` // healthy | degraded | damaged | failed
 	// Members are the roles that cannot serve reads now: missing, stale
 	// (returned after files were written without it) or rebuilding.
 	Members map[int]string `json:"members_not_active,omitempty"`
@@ -24,6 +30,22 @@ type Health struct {
 	// Lost are files whose every manifest replica is damaged ("file id
 	// ID (PATH)"): the file cannot be found or read.
 	Lost []string `json:"files_lost,omitempty"`
+	// DamagedUnits counts the bad units the health record holds: found
+	// by a scrub or a read, not repaired yet.
+	DamagedUnits int `json:"damaged_units"`
+	// Damaged are the files of the health record, by path.
+	Damaged []DamagedFile `json:"files_damaged,omitempty"`
+}
+
+// DamagedFile is a file with known bad units.
+type DamagedFile struct {
+	Path    string    `json:"path"`
+	FileID  string    `json:"file_id"`
+	State   string    `json:"state"` // degraded (reads from parity) | damaged (cannot be read)
+	Units   int       `json:"units"`
+	Roles   []int     `json:"roles"` // blade roles of the bad units
+	FoundBy string    `json:"found_by"`
+	Found   time.Time `json:"found"`
 }
 
 // Healthy reports whether nothing is wrong.
@@ -76,18 +98,60 @@ func (a *Array) lacking(m *Manifest, absent map[int]string) (lack []int, unreada
 	return lack, len(lack) > a.sb.ParityBlades
 }
 
-// Health says whether every file is readable and redundant now.
+// Health says whether every file is readable and redundant now: from
+// the members present and the files' written_with, and from the health
+// record (bad units a scrub or a read found and nothing repaired since).
 func (a *Array) Health() Health {
 	h := Health{Members: a.absent()}
+	unreadable, unprotected := map[string]bool{}, map[string]bool{}
+	liveUnreadable := false
 	for _, m := range a.Files() {
-		lack, unreadable := a.lacking(m, h.Members)
+		lack, bad := a.lacking(m, h.Members)
 		switch {
-		case unreadable:
-			h.Unreadable = append(h.Unreadable, m.Path)
+		case bad:
+			unreadable[m.Path] = true
+			liveUnreadable = true
 		case len(lack) > 0:
-			h.Unprotected = append(h.Unprotected, m.Path)
+			unprotected[m.Path] = true
 		}
 	}
+	recordUnreadable := false
+	if rec := a.healthRecord(); rec != nil {
+		a.mu.RLock()
+		for _, f := range rec.Files {
+			m, ok := a.byID[f.FileID]
+			if !ok || len(f.Units) == 0 {
+				continue
+			}
+			d := DamagedFile{Path: m.Path, FileID: f.FileID, State: f.State, Units: len(f.Units), FoundBy: f.FoundBy, Found: f.Found}
+			for _, u := range f.Units {
+				if !slices.Contains(d.Roles, u.Role) {
+					d.Roles = append(d.Roles, u.Role)
+				}
+			}
+			sort.Ints(d.Roles)
+			h.DamagedUnits += d.Units
+			h.Damaged = append(h.Damaged, d)
+			if f.State == DamageUnreadable {
+				unreadable[m.Path] = true
+				recordUnreadable = true
+			} else {
+				unprotected[m.Path] = true
+			}
+		}
+		a.mu.RUnlock()
+		sort.Slice(h.Damaged, func(i, j int) bool { return h.Damaged[i].Path < h.Damaged[j].Path })
+	}
+	for p := range unreadable {
+		h.Unreadable = append(h.Unreadable, p)
+	}
+	for p := range unprotected {
+		if !unreadable[p] {
+			h.Unprotected = append(h.Unprotected, p)
+		}
+	}
+	sort.Strings(h.Unreadable)
+	sort.Strings(h.Unprotected)
 	a.mu.RLock()
 	for id, p := range a.lost {
 		if p == "" {
@@ -99,8 +163,10 @@ func (a *Array) Health() Health {
 	a.mu.RUnlock()
 	sort.Strings(h.Lost)
 	switch {
-	case len(h.Unreadable) > 0 || len(h.Lost) > 0 || len(h.Members) > a.sb.ParityBlades:
+	case liveUnreadable || len(h.Lost) > 0 || len(h.Members) > a.sb.ParityBlades:
 		h.State = "failed"
+	case recordUnreadable:
+		h.State = "damaged"
 	case len(h.Members) > 0 || len(h.Unprotected) > 0:
 		h.State = "degraded"
 	default:

@@ -17,6 +17,19 @@ import (
 // serve. The message names the file, the byte range and the blades.
 var ErrUnreadable = errors.New("unreadable")
 
+// errAbsent and errSlow wrap unit reads that failed without proving the
+// unit bad: its blade is not there, or did not answer in time.
+var (
+	errAbsent = errors.New("not available")
+	errSlow   = errors.New("no answer in time")
+)
+
+// mediaError says whether a failed unit read proves the unit bad (I/O
+// error, short read, missing chunk, hash mismatch).
+func mediaError(err error) bool {
+	return err != nil && !errors.Is(err, errAbsent) && !errors.Is(err, errSlow)
+}
+
 // FileReader reads one logical file. Every unit is checked against its
 // stored hash; a unit that cannot be read or does not match is rebuilt from
 // the others and parity, and the rebuilt unit is checked too. A read either
@@ -41,6 +54,9 @@ type FileReader struct {
 	cacheJ  int
 	cacheB  []byte
 	Repairs int // units served by reconstruction
+	// bad are the units this reader found bad; Close records them in
+	// the array's health record.
+	bad []BadUnit
 }
 
 // OpenFile opens a logical file for reading. With nocache, each chunk's
@@ -124,7 +140,7 @@ func (r *FileReader) rawUnit(s int64, pos int) ([]byte, error) {
 	}
 	role := r.roleOf(pos)
 	if !r.available(pos) {
-		return nil, fmt.Errorf("blade role %d is not available", role)
+		return nil, fmt.Errorf("blade role %d is %w", role, errAbsent)
 	}
 	type res struct {
 		b   []byte
@@ -156,7 +172,7 @@ func (r *FileReader) rawUnit(s int64, pos int) ([]byte, error) {
 			out = <-ch // nothing to rebuild from: wait
 		} else {
 			r.a.blades[role].errors.Add(1)
-			return nil, fmt.Errorf("blade %s did not answer within %s", r.a.blades[role].fs.Root(), r.a.opts.ReadDeadline)
+			return nil, fmt.Errorf("blade %s did not answer within %s: %w", r.a.blades[role].fs.Root(), r.a.opts.ReadDeadline, errSlow)
 		}
 	}
 	if out.err != nil {
@@ -178,6 +194,19 @@ func (r *FileReader) unit(s int64, j int) ([]byte, error) {
 	}
 	first := err
 	rb, rerr := r.reconstruct(s, j)
+	if mediaError(first) {
+		// Bad on its blade: rebuilt from parity, the file lacks
+		// redundancy there; not rebuilt (another unit of the stripe bad
+		// too, or RAID 0), it cannot be read.
+		kind := IssueDataUnit
+		if rerr != nil && r.a.sb.ParityBlades == 1 && mediaError(rerr) {
+			kind = IssueUnrecoverable
+		}
+		lo := r.ly.UnitStart(s, j)
+		r.mu.Lock()
+		r.bad = append(r.bad, BadUnit{Stripe: s, Position: j, Role: r.roleOf(j), Kind: kind, From: lo, To: lo + r.ly.UnitLen(s, j) - 1})
+		r.mu.Unlock()
+	}
 	if rerr == nil {
 		r.Repairs++
 		r.a.note("repaired-on-read", fmt.Sprintf("%s: stripe %d position %d (blade role %d) rebuilt from parity: %v", r.m.Path, s, j, r.roleOf(j), first))
@@ -221,7 +250,7 @@ func (r *FileReader) reconstruct(s int64, pos int) ([]byte, error) {
 			continue
 		}
 		if errs[i] != nil {
-			return nil, fmt.Errorf("second bad unit in stripe %d: position %d (blade role %d): %v", s, i, r.roleOf(i), errs[i])
+			return nil, fmt.Errorf("second bad unit in stripe %d: position %d (blade role %d): %w", s, i, r.roleOf(i), errs[i])
 		}
 		u := others[i]
 		subtle.XORBytes(out[:len(u)], out[:len(u)], u)
@@ -343,10 +372,15 @@ func (r *FileReader) Seek(off int64, whence int) (int64, error) {
 	return off, nil
 }
 
-// Close releases the chunk files (and evicts their pages with nocache).
+// Close releases the chunk files (and evicts their pages with nocache),
+// and records the bad units the reads found in the health record.
 func (r *FileReader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.bad) > 0 {
+		r.a.recordRead(r.m, r.bad)
+		r.bad = nil
+	}
 	for pos, f := range r.files {
 		if r.nocache {
 			if d, ok := f.(cacheDropper); ok {

@@ -301,6 +301,9 @@ func (a *Array) rebuildFile(r int, m *Manifest) error {
 		return err
 	}
 	hit(StepFileRebuilt)
+	// Every unit of the chunk on r was rebuilt and checked: bad units
+	// recorded there are gone.
+	a.clearRole(m.FileID, r)
 	return nil
 }
 

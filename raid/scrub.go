@@ -43,6 +43,9 @@ type Issue struct {
 	To       int64  `json:"to"`
 	Repaired bool   `json:"repaired"`
 	Detail   string `json:"detail,omitempty"`
+	// bad and badRoles are the positions and roles of the bad units of
+	// an unrecoverable stripe (the health record counts each).
+	bad, badRoles []int
 }
 
 // ScrubReport is the result of a scrub.
@@ -100,6 +103,9 @@ func (a *Array) Scrub(repair bool, only map[string]bool, progress func(done, tot
 			rep.Repaired++
 		}
 	}
+	// What was found and not repaired is recorded with the array, so
+	// status says it until a repair, a rebuild or a clean scrub.
+	a.recordScrub(rep, only)
 	return rep, nil
 }
 
@@ -219,6 +225,10 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 			is := issue(IssueUnrecoverable, found[0])
 			is.From, is.To = lo, hi
 			is.Detail = fmt.Sprintf("bad units at positions %v", bad)
+			for _, pos := range found {
+				is.bad = append(is.bad, pos)
+				is.badRoles = append(is.badRoles, r.roleOf(pos))
+			}
 			rep.Issues = append(rep.Issues, is)
 			damaged = true
 		}

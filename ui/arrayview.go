@@ -50,6 +50,10 @@ type arrayStatus struct {
 	Free       uint64 // logical bytes that still fit
 	Files      int
 	Rebuild    string
+	// Health is the array's health as dit array status says it (members,
+	// files without redundancy, the health record's damaged units); nil:
+	// from the members only.
+	Health *raid.Health
 }
 
 // loadArrayStatus assembles the array of blade folder dir read-only and
@@ -63,6 +67,8 @@ func loadArrayStatus(dir string) (*arrayStatus, error) {
 	sb := a.Superblock()
 	st := &arrayStatus{Dir: dir, Label: sb.ArrayLabel, UUID: sb.ArrayUUID, Level: sb.Level, K: sb.DataBlades,
 		StripeUnit: sb.StripeUnit, Files: len(a.Files())}
+	h := a.Health()
+	st.Health = &h
 	free := a.BladeFree()
 	for _, m := range sb.Members {
 		ms := memberStatus{Role: m.Role, Parity: m.Role >= sb.DataBlades, State: m.State, Dir: a.BladeDir(m.Role), Hint: m.PathHint}
@@ -104,20 +110,60 @@ func (s *arrayStatus) missing() []int {
 	return out
 }
 
-// health says in words whether every blade is there.
+// health says in words whether every blade is there and every file
+// reads with its redundancy.
 func (s *arrayStatus) health() string {
 	miss := s.missing()
+	damage := s.damage()
 	if len(miss) == 0 {
-		return "healthy"
+		if damage == "" {
+			return "healthy"
+		}
+		return damage
 	}
 	var names []string
 	for _, r := range miss {
 		names = append(names, fmt.Sprintf("blade %d %s", r, s.Members[r].State))
 	}
+	txt := "FAILED (" + strings.Join(names, ", ") + "): files cannot be read"
 	if raid.Level(s.Level) == raid.RAID4 && len(miss) == 1 {
-		return "DEGRADED (" + strings.Join(names, ", ") + "): every file is still readable; replace the blade"
+		txt = "DEGRADED (" + strings.Join(names, ", ") + "): every file is still readable; replace the blade"
 	}
-	return "FAILED (" + strings.Join(names, ", ") + "): files cannot be read"
+	if damage != "" && s.Health.DamagedUnits > 0 {
+		txt += "\n" + damage
+	}
+	return txt
+}
+
+// damage says what the health says beyond the members: files that cannot
+// be read or lack redundancy, and the damaged units a scrub or a read
+// found ("" when nothing).
+func (s *arrayStatus) damage() string {
+	h := s.Health
+	if h == nil || h.Healthy() {
+		return ""
+	}
+	names := func(files []string) string {
+		if len(files) > 3 {
+			return strings.Join(files[:3], ", ") + fmt.Sprintf(" and %d more", len(files)-3)
+		}
+		return strings.Join(files, ", ")
+	}
+	units := ""
+	if h.DamagedUnits > 0 {
+		units = fmt.Sprintf("; %d damaged unit(s) found by a scrub or a read", h.DamagedUnits)
+	}
+	switch {
+	case len(h.Lost) > 0:
+		return fmt.Sprintf("FAILED: %s lost (%s): copy them again from the card or a backup", plural(len(h.Lost), "file"), names(h.Lost))
+	case len(h.Unreadable) > 0:
+		return fmt.Sprintf("%s: %s cannot be read (%s)%s: copy them again from the card or a backup",
+			strings.ToUpper(h.State), plural(len(h.Unreadable), "file"), names(h.Unreadable), units)
+	case len(h.Unprotected) > 0:
+		return fmt.Sprintf("DEGRADED: %s without redundancy (%s)%s: every file is still readable; scrub and repair",
+			plural(len(h.Unprotected), "file"), names(h.Unprotected), units)
+	}
+	return ""
 }
 
 // arrayView shows a dit array's blades and their free space, and runs a
@@ -236,7 +282,7 @@ func (v *arrayView) render(st *arrayStatus) {
 	}
 	v.info.SetText(txt)
 	v.info.Importance = widget.SuccessImportance
-	if len(st.missing()) > 0 {
+	if len(st.missing()) > 0 || (st.Health != nil && !st.Health.Healthy()) {
 		v.info.Importance = widget.DangerImportance
 	}
 	v.info.Refresh()

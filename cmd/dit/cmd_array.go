@@ -117,26 +117,52 @@ type statusMember struct {
 }
 
 type statusOut struct {
-	UUID        string         `json:"array_uuid"`
-	Label       string         `json:"label"`
-	Level       string         `json:"level"`
-	StripeUnit  int64          `json:"stripe_unit"`
-	Health      string         `json:"health"` // healthy | degraded | failed
-	Events      uint64         `json:"events"`
-	Files       int            `json:"files"`
-	Bytes       int64          `json:"bytes"`
-	Unprotected []string       `json:"files_without_redundancy"`
-	Unreadable  []string       `json:"files_unreadable"`
-	Lost        []string       `json:"files_lost"`
-	Members     []statusMember `json:"members"`
-	Log         []raid.Event   `json:"events_log"`
+	UUID        string   `json:"array_uuid"`
+	Label       string   `json:"label"`
+	Level       string   `json:"level"`
+	StripeUnit  int64    `json:"stripe_unit"`
+	Health      string   `json:"health"` // healthy | degraded | damaged | failed
+	Events      uint64   `json:"events"`
+	Files       int      `json:"files"`
+	Bytes       int64    `json:"bytes"`
+	Unprotected []string `json:"files_without_redundancy"`
+	Unreadable  []string `json:"files_unreadable"`
+	Lost        []string `json:"files_lost"`
+	// DamagedUnits and Damaged are the array's health record: bad units
+	// a scrub or a read found and nothing repaired since.
+	DamagedUnits int                `json:"damaged_units"`
+	Damaged      []raid.DamagedFile `json:"files_damaged"`
+	Members      []statusMember     `json:"members"`
+	Log          []raid.Event       `json:"events_log"`
 }
+
+const arrayStatusLong = `Members, roles, state, health, files, bytes and free space per blade.
+
+Health is one of:
+  HEALTHY   every member active, every file on every role it needs, and no
+            bad unit known (found by a scrub or a read and not repaired)
+  DEGRADED  every file reads, but some lack redundancy: a member is missing
+            or stale, a file was written without a role, or bad units are
+            known that parity makes up for (dit array scrub --repair
+            rewrites them)
+  DAMAGED   known bad units make files unreadable (named): copy them again
+            from the card or a backup
+  FAILED    more blades gone than the level tolerates, or a file's every
+            manifest replica damaged
+
+Bad units are recorded on the blades (dit-array/HEALTH) by scrub and by any
+read through the array (extract, an offload's verify) and stay until a scrub
+--repair fixes them, a rebuild rewrites them or a later scrub finds them
+clean. status exits 0 whenever it could read the array, whatever the
+health: judge by the health word or the JSON "health" field (dit array
+scrub exits 4 when it is not clean).`
 
 func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 	var o ArrayOptions
 	cmd := &cobra.Command{
 		Use:   "status BLADE [--json]",
 		Short: "Members, roles, state, health, files, bytes and free space per blade",
+		Long:  arrayStatusLong,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := o.open(args[0], false)
@@ -171,6 +197,7 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 			}
 			st.Health = h.State
 			st.Unprotected, st.Unreadable, st.Lost = h.Unprotected, h.Unreadable, h.Lost
+			st.DamagedUnits, st.Damaged = h.DamagedUnits, h.Damaged
 			if o.JSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
@@ -179,6 +206,20 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 			fmt.Fprintf(g.stdout, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
 				formatUnit(st.StripeUnit), strings.ToUpper(st.Health))
 			fmt.Fprintf(g.stdout, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
+			if st.DamagedUnits > 0 {
+				unreadable := 0
+				for _, d := range st.Damaged {
+					if d.State == raid.DamageUnreadable {
+						unreadable++
+					}
+				}
+				fmt.Fprintf(g.stdout, "%d damaged unit(s) known in %d file(s), found by a scrub or a read: ", st.DamagedUnits, len(st.Damaged))
+				if unreadable > 0 {
+					fmt.Fprintf(g.stdout, "%d file(s) cannot be read: copy them again from the card or a backup; dit array scrub --repair %s rewrites what parity can prove\n", unreadable, args[0])
+				} else {
+					fmt.Fprintf(g.stdout, "parity makes up for them; dit array scrub --repair %s rewrites them\n", args[0])
+				}
+			}
 			for _, l := range []struct {
 				files []string
 				what  string

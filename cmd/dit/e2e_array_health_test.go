@@ -73,7 +73,7 @@ func arrayHealth(t *testing.T, db, blade, label string) bool {
 		require.Equal(t, 0, sc.code, "%s: status says HEALTHY, scrub must be clean:\n%s", label, sc.stdout+sc.stderr)
 		require.Contains(t, sc.stdout, "\nclean\n", label)
 	} else {
-		require.Regexp(t, `: (DEGRADED|FAILED)\n`, st.stdout, label)
+		require.Regexp(t, `: (DEGRADED|DAMAGED|FAILED)\n`, st.stdout, label)
 		require.Equal(t, raidExitNotClean, sc.code, "%s: status says %q, scrub must not be clean:\n%s", label, firstLine(st.stdout), sc.stdout+sc.stderr)
 		require.NotContains(t, sc.stdout, "\nclean\n", label)
 		require.Contains(t, sc.stdout, "not clean:", label)

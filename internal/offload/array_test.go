@@ -109,6 +109,20 @@ func TestOffloadToArrayLyingBlade(t *testing.T) {
 				}
 				require.Equal(t, s.Warnings, events, "each warning is an event too")
 			}
+			// What the read-back found is recorded with the array: its
+			// health is not "healthy" for the next reader (dit array status).
+			arr, err := raid.Open([]string{blades[0]}, raid.OpenOptions{})
+			require.NoError(t, err)
+			defer arr.Close()
+			h := arr.Health()
+			require.Greater(t, h.DamagedUnits, 0)
+			if level == raid.RAID0 {
+				require.Equal(t, "damaged", h.State)
+				require.NotEmpty(t, h.Unreadable)
+			} else {
+				require.Equal(t, "degraded", h.State)
+				require.NotEmpty(t, h.Unprotected)
+			}
 		})
 	}
 }

@@ -19,7 +19,7 @@ import (
 //	dit_card_bytes{station,job,card}      a shown card's size
 //	dit_card_done_bytes{station,job,card,phase}  how far its current phase is
 //	dit_card_rate_bytes_per_second{station,job,card,phase}  its read rate (0 when not moving)
-//	dit_array_healthy{path}               1 healthy, 0 degraded or failed (arrays on this machine)
+//	dit_array_healthy{path}               1 healthy, 0 degraded, damaged or failed (arrays on this machine)
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	totals, err := s.cat.Totals()
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 			sample("dit_card_rate_bytes_per_second", c.Rate, "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "phase", c.Phase)
 		}
 	}
-	family("dit_array_healthy", "gauge", "1 when the dit array (a destination on this machine) is healthy, 0 when degraded or failed.")
+	family("dit_array_healthy", "gauge", "1 when the dit array (a destination on this machine) is healthy, 0 when degraded, damaged or failed.")
 	for _, a := range st.Arrays {
 		v := 0.0
 		if a.Health == "healthy" {

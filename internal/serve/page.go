@@ -75,7 +75,7 @@ function render(st){
   h+="<h2>Safe to format</h2>";
   h+=st.safe_to_format.length?'<ul class="safe-list">'+st.safe_to_format.map(c=>'<li class="ok">'+esc(c.card)+' <span class="muted">'+esc(c.station)+' · job '+c.job_id+'</span></li>').join("")+"</ul>":'<p class="muted" style="margin:0 14px">None yet.</p>';
   if(st.arrays.length){
-    h+="<h2>Arrays</h2><ul class=\"arrays\">"+st.arrays.map(a=>'<li class="'+(a.health==="healthy"?"ok":"bad")+'">'+esc(a.path)+": "+esc(a.health)+(a.error?" ("+esc(a.error)+")":"")+"</li>").join("")+"</ul>";
+    h+="<h2>Arrays</h2><ul class=\"arrays\">"+st.arrays.map(a=>'<li class="'+(a.health==="healthy"?"ok":"bad")+'">'+esc(a.path)+": "+esc(a.health)+(a.error?" ("+esc(a.error)+")":"")+(a.damaged_units?", "+a.damaged_units+" damaged unit(s)":"")+(a.files_unreadable?"; cannot be read: "+esc(a.files_unreadable.slice(0,5).join(", "))+(a.files_unreadable.length>5?" and "+(a.files_unreadable.length-5)+" more":""):"")+(a.files_without_redundancy?"; without redundancy: "+a.files_without_redundancy.length+" file(s)":"")+"</li>").join("")+"</ul>";
   }
   document.getElementById("main").innerHTML=h;
   let done=0; for(const j of st.jobs) for(const c of j.cards) done+=c.done;

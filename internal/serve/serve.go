@@ -134,9 +134,15 @@ type CardRef struct {
 // machine.
 type Array struct {
 	Path    string         `json:"path"`
-	Health  string         `json:"health"` // healthy | degraded | failed | unknown
+	Health  string         `json:"health"` // healthy | degraded | damaged | failed | unknown
 	Members map[int]string `json:"members_not_active,omitempty"`
-	Error   string         `json:"error,omitempty"`
+	// Unreadable and Unprotected are the files that cannot be read, and
+	// that read but lack redundancy; DamagedUnits the bad units known
+	// (found by a scrub or a read, not repaired yet).
+	Unreadable   []string `json:"files_unreadable,omitempty"`
+	Unprotected  []string `json:"files_without_redundancy,omitempty"`
+	DamagedUnits int      `json:"damaged_units,omitempty"`
+	Error        string   `json:"error,omitempty"`
 }
 
 // Snapshot reads the status from the catalog.
@@ -253,6 +259,7 @@ func (s *Server) array(p string) (Array, bool) {
 		} else {
 			h := a.Health()
 			c.a.Health, c.a.Members = h.State, h.Members
+			c.a.Unreadable, c.a.Unprotected, c.a.DamagedUnits = h.Unreadable, h.Unprotected, h.DamagedUnits
 			a.Close()
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid"
 )
 
 // fixture is a running job of station cart-a: card A001 copying (files:
@@ -356,4 +357,51 @@ func TestWithdrawnCopyNotSafe(t *testing.T) {
 	for _, c := range st.Jobs[0].Cards {
 		require.False(t, c.SafeToFormat, c.Label)
 	}
+}
+
+// An array destination whose scrub found a stripe it cannot read is
+// "damaged", the file named: the health record, not only the members.
+func TestArrayHealthShowsRecordedDamage(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, n := range []string{"b1", "b2", "b3"} {
+		d := filepath.Join(root, n)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		dirs = append(dirs, d)
+	}
+	a, err := raid.Create(dirs, raid.CreateOptions{Level: raid.RAID4, StripeUnit: 64 << 10})
+	require.NoError(t, err)
+	w, err := a.Create(raid.FileSpec{Path: "A001/C001.mov", Mtime: time.Now()})
+	require.NoError(t, err)
+	_, err = w.Write(make([]byte, 300_000))
+	require.NoError(t, err)
+	_, err = w.Commit()
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	s := &Server{}
+	got, ok := s.array(dirs[0])
+	require.True(t, ok)
+	require.Equal(t, "healthy", got.Health)
+	// Stripe 0 of both data blades flipped: the file cannot be read.
+	for _, d := range dirs[:2] {
+		require.NoError(t, filepath.Walk(filepath.Join(d, raid.Dir, "chunks"), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() && fi.Size() > 10 {
+				b, _ := os.ReadFile(p)
+				b[10] ^= 1
+				return os.WriteFile(p, b, 0o644)
+			}
+			return err
+		}))
+	}
+	a, err = raid.Open(dirs[:1], raid.OpenOptions{})
+	require.NoError(t, err)
+	rep, err := a.Scrub(false, nil, nil)
+	require.NoError(t, err)
+	require.False(t, rep.Clean())
+	a.Close()
+	s = &Server{}
+	got, _ = s.array(dirs[1])
+	require.Equal(t, "damaged", got.Health)
+	require.Equal(t, []string{"A001/C001.mov"}, got.Unreadable)
+	require.Greater(t, got.DamagedUnits, 1)
 }
