@@ -235,8 +235,9 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts)
 		s.Failed += cs.Failed
 		s.Cards = append(s.Cards, cs)
 	}
-	// Reports not written: the job ended finishing with the reason, or
-	// its process is gone while it was writing them.
+	// Reports not written: the job's process is gone while it was
+	// writing them (reports that failed leave the job done, with a
+	// warning), or a catalog of an older dit recorded it so.
 	s.Status = verdict.JobState(facts, states, j.State == catalog.JobFinishing && (j.Error != "" || !j.Active))
 	if s.Plans, err = cat.Plans(jobID); err != nil {
 		return nil, err

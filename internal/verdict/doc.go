@@ -24,7 +24,7 @@
 //
 // A job is running while a process is at work on it, then done (every card
 // safe to format, or copied as asked with --verify none), failed (a card
-// failed, or its reports were not written) or interrupted. A run (hop) of a
+// failed) or interrupted (also when killed while writing its reports). A run (hop) of a
 // card is queued, copying, verifying, sealing, verified, failed or
 // interrupted. A state of work (queued, copying, verifying, sealing,
 // card_free, running) is only ever shown while a process is at work: a

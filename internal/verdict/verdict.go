@@ -150,7 +150,9 @@ func CardState(f Facts, first State, cascade bool, second State) State {
 }
 
 // JobState decides a job's state from its cards' states. reportsMissing:
-// the job's reports are not written (it ended "finishing").
+// the job ended "finishing" (killed while its reports were written):
+// every card has its verdict, and a resume writes the reports, so the job
+// is interrupted.
 func JobState(f Facts, cards []State, reportsMissing bool) State {
 	if f.Active {
 		return Running
@@ -175,7 +177,7 @@ func JobState(f Facts, cards []State, reportsMissing bool) State {
 	case interrupted:
 		return Interrupted
 	case reportsMissing:
-		return Failed
+		return Interrupted
 	}
 	return Done
 }

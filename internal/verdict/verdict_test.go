@@ -89,7 +89,7 @@ func TestJobState(t *testing.T) {
 	require.Equal(t, Done, JobState(Facts{JobStored: "done", VerifyNone: true}, []State{Copied}, false))
 	require.Equal(t, Done, JobState(ended, nil, false), "nothing to copy")
 	require.Equal(t, Failed, JobState(ended, []State{Safe, Failed}, false))
-	require.Equal(t, Failed, JobState(Facts{JobStored: "finishing"}, []State{Safe}, true), "reports not written")
+	require.Equal(t, Interrupted, JobState(Facts{JobStored: "finishing"}, []State{Safe}, true), "killed while the reports were written: resumable")
 	require.Equal(t, Failed, JobState(Facts{JobStored: "failed"}, nil, false))
 	require.Equal(t, Interrupted, JobState(Facts{JobStored: "interrupted"}, []State{Safe, Failed}, false))
 	require.Equal(t, Interrupted, JobState(ended, []State{Safe, Interrupted}, false))
