@@ -122,6 +122,11 @@ type cardRun struct {
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial
+	// asides are, per destination, the failed copies moved aside
+	// (FailedSuffix) found when planning: copy path (relative to the
+	// destination root) -> their paths. A copy of that path that
+	// verifies replaces them (removeAside).
+	asides []map[string][]string
 
 	// prevState is the card's state when the job was resumed ("" for a new
 	// job); touched: this run read or verified something of the card.
@@ -202,9 +207,18 @@ func (c *cardRun) plan(di int) (int64, error) {
 		}
 	}
 	base := filepath.Join(d.root, filepath.FromSlash(c.out))
+	aside := map[string][]string{}
 	removeTemps(c.j.opts.FS, base, "", func(rel string) bool {
 		return c.names[rel] || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
+	}, func(p, of string) {
+		aside[relJoin(c.out, of)] = append(aside[relJoin(c.out, of)], p)
 	})
+	c.mu.Lock()
+	if len(c.asides) < len(c.dests) {
+		c.asides = make([]map[string][]string, len(c.dests))
+	}
+	c.asides[di] = aside
+	c.mu.Unlock()
 	var need int64
 	for _, fp := range c.files {
 		if len(fp.dests) < len(c.dests) {
@@ -292,6 +306,12 @@ func (c *cardRun) plan(di int) (int64, error) {
 			dp.mode = modeWrite
 			need += fp.ent.Size
 			dp.partial = resumable[fp.ent.Rel]
+			if fp.prev != nil && fp.prev.State == StateFailed && len(aside[dp.rel]) > 0 {
+				// Its failed copy was moved aside (moveAside) and goes
+				// once a new one verifies: that new copy comes, as a
+				// replaced one would, from two reads that agree.
+				fp.probe = true
+			}
 		default:
 			return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
 		}
@@ -1268,8 +1288,12 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 				VerifyAlgos: hashing.Names(j.valgos), Error: reason}
 			if state == StateVerified {
 				cp.VerifiedAt = j.opts.Now()
-			} else {
+				c.removeAside(v.di, r.rel)
+			} else if !r.written {
 				cp.Error = "verify: " + reason + " (copy at " + v.path + ")"
+			} else {
+				// Ours: it never keeps the card's file name.
+				cp.Error = "verify: " + reason + c.asideNote(v.path)
 			}
 			v.task.results[v.di].state, v.task.results[v.di].err = state, cp.Error
 			j.cat.PutCopy(c.rec.ID, v.task.rec.Rel, cp)
@@ -1311,6 +1335,11 @@ func (c *cardRun) finalize(t *fileTask) {
 					continue
 				}
 				msg := "not verified: " + t.srcErr
+				if t.active[di] && r.written {
+					// Written now from a read the card did not give
+					// again: it does not keep the card's file name.
+					msg += c.asideNote(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)))
+				}
 				t.results[di].state, t.results[di].err = StateFailed, msg
 				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: StateFailed,
 					Written: r.written, Error: msg})

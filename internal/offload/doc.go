@@ -115,7 +115,15 @@
 // is read back (its batch's syncfs, or its own fsync, then its folder's):
 // it counts only once durable, and an fsync that fails is that copy's
 // failure. On any error the temp is removed,
-// so nothing partial ever carries a real name; temps left by a killed
+// so nothing partial ever carries a real name. Nor does a copy of ours
+// that failed after its rename (read-back mismatch, wrong size, read
+// error, or written from a read the card did not give again): it is
+// moved aside to NAME.dit-failed (FailedSuffix; NAME.dit-failed.2 and on
+// when that exists, never replacing a file), through fsys, so on a dit
+// array too, and its failure names it. A resume or a later job writing
+// that card folder copies the file again to its name (a file that failed:
+// from two reads that agree) and removes the failed copies found there
+// once the new copy verifies. Temps left by a killed
 // process are removed when a job next writes to that card folder (only
 // names of that shape, never one of the card's own
 // files, and never through a symbolic link: a link on the way from a
