@@ -1,7 +1,6 @@
 package offload
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/reports/ascmhl"
 )
 
@@ -661,17 +661,14 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	var nextCk int64
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
 		ck, nextCk = xxh3.New(), every
-		if at := c.resume(ctx, t, p, mh, ck); at > 0 {
-			if sk, ok := f.(io.Seeker); ok {
-				if _, err := sk.Seek(at, io.SeekStart); err == nil {
-					t.resumeAt = at
-					nextCk = (at/every + 1) * every
-				}
-			}
-			if t.resumeAt == 0 { // the card cannot seek: start over
-				mh.Reset()
-				ck.Reset()
-			}
+		at, err := c.resume(ctx, t, f, p, mh, ck, lim)
+		if err != nil {
+			t.readErr = c.readFailure(src, err)
+			return t
+		}
+		if at > 0 {
+			t.resumeAt = at
+			nextCk = (at/every + 1) * every
 		}
 	}
 	t.wg.Add(nActive)
@@ -795,11 +792,19 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 
 // resume finds the offset a checkpointed copy goes on from: the largest
 // checkpoint every active copy has, whose kept prefix reads back from each
-// destination with the digest recorded when it was read from the card. The
-// first copy's prefix is fed to the hashers (mh, ck) as it is read, so the
-// file's hashes cover it; 0 (and nothing fed) when there is none.
-func (c *cardRun) resume(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) int64 {
+// destination with the digest recorded when it was read from the card,
+// and whose prefix the card still holds: the card's file f (at offset 0)
+// is read again up to there, fed to the hashers (mh, ck: the file's hashes
+// are those of one read of the card as it is now), and its digest must be
+// the checkpoint's. The copies' prefixes are read back at the same time
+// (other devices). It returns that offset with f there, or 0 with f at 0
+// and nothing fed; an error is a read of the card that failed.
+func (c *cardRun) resume(ctx context.Context, t *fileTask, f fsys.File, p *pool, mh *hashing.Multi, ck *xxh3.Hasher, lim *rate.Limiter) (int64, error) {
 	fp := t.plan
+	sk, ok := f.(io.Seeker)
+	if !ok {
+		return 0, nil // the card cannot seek: start over
+	}
 	var parts []*catalog.Partial
 	for di := range fp.dests {
 		if !t.active[di] {
@@ -807,12 +812,12 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask, p *pool, mh *hashing.
 		}
 		p := fp.dests[di].partial
 		if p == nil || p.Size != t.size || !p.Mtime.Equal(t.mtime) { // as the card's file is now
-			return 0
+			return 0, nil
 		}
 		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
-		return 0
+		return 0, nil
 	}
 	var at int64
 	for _, off := range []int64{parts[0].Offset, parts[0].PrevOffset} {
@@ -825,91 +830,104 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask, p *pool, mh *hashing.
 		}
 	}
 	if at == 0 {
-		return 0
+		return 0, nil
 	}
-	// The other copies first: read back, checked, nothing fed.
-	for _, q := range parts[1:] {
-		if d, err := c.prefixDigest(ctx, q.Temp, at, nil, nil, nil); err != nil || d != q.At(at) {
-			return 0
-		}
+	kept := make([]bool, len(parts))
+	var wg sync.WaitGroup
+	for i, q := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := c.prefixDigest(ctx, q.Temp, at)
+			kept[i] = err == nil && d == q.At(at)
+		}()
 	}
-	// The card's file must still be the one the prefix came from: the last
-	// stretch before the resume point is read from the card again and must
-	// equal the temp's (a card rewritten with the same size and time would
-	// otherwise give a copy of two files).
-	d, err := c.prefixDigest(ctx, parts[0].Temp, at, p, mh, ck)
-	if err != nil || d != parts[0].At(at) ||
-		!c.sameTail(parts[0].Temp, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), at) {
-		mh.Reset()
-		ck.Reset()
-		return 0
+	j := c.j
+	d, err := c.readPrefix(ctx, f, at, p, mh, ck, func(n int) error {
+		if j.opts.Limiter != nil {
+			if err := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, n); err != nil {
+				return err
+			}
+		}
+		if lim != nil {
+			return lim.WaitN(ctx, n)
+		}
+		return nil
+	})
+	wg.Wait()
+	same, all := err == nil, true
+	for i, q := range parts {
+		same = same && d == q.At(at)
+		all = all && kept[i]
 	}
-	return at
-}
-
-// sameTail reports whether the last MiB (at most) before offset at reads
-// the same from the temp and from the card's file.
-func (c *cardRun) sameTail(temp, src string, at int64) bool {
-	n := min(at, 1<<20)
-	read := func(open func(string) (fsys.File, error), name string) []byte {
-		f, err := open(name)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		sk, ok := f.(io.Seeker)
-		if !ok {
-			return nil
-		}
-		if _, err := sk.Seek(at-n, io.SeekStart); err != nil {
-			return nil
-		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(f, b); err != nil {
-			return nil
-		}
-		return b
+	if same && all {
+		return at, nil
 	}
-	fsy := c.j.opts.FS
-	a, b := read(fsy.OpenNoCache, temp), read(fsy.Open, src)
-	return a != nil && b != nil && bytes.Equal(a, b)
+	mh.Reset()
+	ck.Reset()
+	if err == nil && !same && ctx.Err() == nil {
+		// The card's file is not the one the kept part came from (same
+		// size and time, other bytes): never a copy of two files.
+		msg := fmt.Sprintf("%s changed on the card since the interrupted copy (its first %s read now differ from what was copied then, under the same size and time): copied again whole from the card as it is now",
+			fp.ent.Rel, units.FormatBytes(at))
+		j.emit(Event{Type: EvWarning, Card: c.label(), Path: fp.ent.Rel, Message: msg})
+		j.addWarning(c.rec.Label + ": " + msg)
+	}
+	if _, serr := sk.Seek(0, io.SeekStart); serr != nil && err == nil {
+		err = serr
+	}
+	return 0, err
 }
 
 // prefixDigest reads the first n bytes of a temp back from its medium and
-// returns their xxh3-64; with mh and ck set it also feeds them the bytes.
-func (c *cardRun) prefixDigest(ctx context.Context, name string, n int64, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) (string, error) {
-	j := c.j
-	f, err := j.opts.FS.OpenNoCache(name)
+// returns their xxh3-64.
+func (c *cardRun) prefixDigest(ctx context.Context, name string, n int64) (string, error) {
+	f, err := c.j.opts.FS.OpenNoCache(name)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	var wait func(int) error
+	if lim := c.j.opts.Limiter; lim != nil {
+		wait = func(k int) error { return lim.WaitVerify(ctx, c.rec.Seq, -1, k) }
+	}
+	return c.readPrefix(ctx, f, n, nil, nil, nil, wait)
+}
+
+// readPrefix reads the first n bytes of r and returns their xxh3-64; with
+// mh and ck set it also feeds them the bytes (in buffers of p). wait, if
+// set, is called before each block with its length.
+func (c *cardRun) readPrefix(ctx context.Context, r io.Reader, n int64, p *pool, mh *hashing.Multi, ck *xxh3.Hasher, wait func(int) error) (string, error) {
 	h := xxh3.New()
 	var local []byte
 	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		var buf *buffer
 		var b []byte
 		if mh != nil {
+			var err error
 			if buf, err = p.get(ctx); err != nil {
 				return "", err
 			}
 			b = buf.b
 		} else {
 			if local == nil {
-				local = fsys.Block(j.opts.BlockSize)
+				local = fsys.Block(c.j.opts.BlockSize)
 			}
 			b = local
 		}
 		want := min(int64(len(b)), n-done)
-		if lim := j.opts.Limiter; lim != nil {
-			if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
+		if wait != nil {
+			if err := wait(int(want)); err != nil {
 				if buf != nil {
 					p.put(buf)
 				}
 				return "", err
 			}
 		}
-		k, err := io.ReadFull(f, b[:want])
+		k, err := io.ReadFull(r, b[:want])
 		h.Write(b[:k])
 		if mh != nil {
 			ck.Write(b[:k])
