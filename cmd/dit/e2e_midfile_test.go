@@ -115,3 +115,39 @@ func TestMidFileResumeAfterKill9(t *testing.T) {
 }
 
 func runtimeYield() { time.Sleep(time.Millisecond) }
+
+// A mid-file resume whose card changed inside the kept part: dit is
+// killed (kill -9) after a checkpoint, one byte of the card's clip is
+// changed before it (size and time kept), and the resume must not call a
+// splice of two reads verified: it finds the kept part no longer the
+// card's, says so, and copies the clip whole; the copy is the card's
+// clip as it is now.
+func TestMidFileResumeCardChangedAfterKill9(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	card := filepath.Join(dir, "A001")
+	clip := filepath.Join(card, "CLIPS", "A001C001.mov")
+	bigFile(t, clip, 8<<20, 3)
+	fi, err := os.Stat(clip)
+	require.NoError(t, err)
+	d := filepath.Join(dir, "d1")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	_, killed := ditCrash(t, db, []string{"DIT_CRASH_AT=copy: checkpoint recorded#4"},
+		"offload", "--name", "day01", "--checkpoint-every", "1MiB", "-d", d, card)
+	require.True(t, killed, "killed after the fourth checkpoint")
+
+	b, err := os.ReadFile(clip)
+	require.NoError(t, err)
+	b[100] ^= 0x01 // in the kept part, far from the checkpoint
+	require.NoError(t, os.WriteFile(clip, b, 0o644))
+	require.NoError(t, os.Chtimes(clip, fi.ModTime(), fi.ModTime()))
+
+	r := dit(t, db, "offload", "--resume", "1", "--checkpoint-every", "1MiB")
+	out := r.stdout + r.stderr
+	require.Equal(t, 0, r.code, out)
+	require.Equal(t, fileSum(t, clip), fileSum(t, filepath.Join(d, "day01", "A001", "CLIPS", "A001C001.mov")), "the copy is the card's clip as it is now")
+	require.Contains(t, out, "changed on the card since the interrupted copy", "the resume says why it copied the clip whole")
+	s := showJob(t, db, 1)
+	require.True(t, s.Cards[0].SafeToFormat)
+	require.Equal(t, trueHashes(t, clip), s.Cards[0].FileList[0].Hashes, "the recorded hashes are the card's as it is now")
+}
