@@ -379,8 +379,10 @@ type fileTask struct {
 	vmu      sync.Mutex
 	vpending int
 	srcErr   string
-	// resumeAt: the copy goes on from this offset (mid-file resume).
+	// resumeAt: the furthest offset a copy goes on from (mid-file
+	// resume); from: each copy's own (nil: every copy from the start).
 	resumeAt int64
+	from     []int64
 }
 
 type destResult struct {
@@ -404,6 +406,7 @@ type wmsg struct {
 	task   *fileTask
 	buf    *buffer
 	n      int
+	from   int // wData: the copy needs buf.b[from:n] (it goes on from inside the block)
 	commit bool
 	keep   bool   // wEnd without commit: keep the temp (checkpointed, interrupted)
 	offset int64  // wCheckpoint
@@ -655,20 +658,29 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 	}
 	// Mid-file resume: big files are checkpointed as they are written; an
-	// interrupted one goes on from its last checkpoint that every copy
-	// reached, once each copy's kept prefix has been read back and checked.
+	// interrupted one goes on, copy by copy, from the last checkpoint its
+	// kept temp still proves (read back from its destination: resume).
+	// The card is read from the start all the same (the file's hashes are
+	// those of one read of the card as it is now), each copy gets the
+	// bytes from its own point on, and at each point the card's prefix
+	// must hash as the checkpoint recorded: otherwise the card's file is
+	// not the one the kept part came from, and the file is copied again
+	// whole (restart).
 	var ck *xxh3.Hasher
 	var nextCk int64
+	var checks []resumePoint // ascending
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
 		ck, nextCk = xxh3.New(), every
-		at, err := c.resume(ctx, t, f, p, mh, ck, lim)
-		if err != nil {
-			t.readErr = c.readFailure(src, err)
-			return t
-		}
-		if at > 0 {
-			t.resumeAt = at
-			nextCk = (at/every + 1) * every
+		if pts := c.resume(ctx, t); pts != nil {
+			t.from = make([]int64, nd)
+			for di, pt := range pts {
+				t.from[di] = pt.at
+				t.resumeAt = max(t.resumeAt, pt.at)
+				if pt.at > 0 {
+					checks = append(checks, pt)
+				}
+			}
+			sort.Slice(checks, func(a, b int) bool { return checks[a].at < checks[b].at })
 		}
 	}
 	t.wg.Add(nActive)
@@ -677,7 +689,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			w <- wmsg{kind: wBegin, task: t}
 		}
 	}
-	total := t.resumeAt
+	var total int64
 	var rerr error
 	for {
 		buf, err := p.get(ctx)
@@ -709,16 +721,39 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 				}
 			}
 			if ck != nil {
-				ck.Write(buf.b[:n])
+				pos := 0
+				for len(checks) > 0 && checks[0].at <= total+int64(n) {
+					cut := int(checks[0].at - total)
+					ck.Write(buf.b[pos:cut])
+					pos = cut
+					if d := fmt.Sprintf("%016x", ck.Sum64()); d != checks[0].digest {
+						buf.refs.Store(1)
+						buf.release()
+						return c.restart(ctx, t, p, mh, writers, lim, checks[0].at)
+					}
+					checks = checks[1:]
+				}
+				ck.Write(buf.b[pos:n])
 			}
-			buf.refs.Store(int32(1 + nActive))
-			mh.Write(buf.b[:n], buf.release)
-			for di, w := range writers {
-				if t.active[di] {
-					w <- wmsg{kind: wData, task: t, buf: buf, n: n}
+			end := total + int64(n)
+			sent := 0
+			for di := range writers {
+				if t.active[di] && (t.from == nil || end > t.from[di]) {
+					sent++
 				}
 			}
-			total += int64(n)
+			buf.refs.Store(int32(1 + sent))
+			mh.Write(buf.b[:n], buf.release)
+			for di, w := range writers {
+				if t.active[di] && (t.from == nil || end > t.from[di]) {
+					m := wmsg{kind: wData, task: t, buf: buf, n: n}
+					if t.from != nil && t.from[di] > total {
+						m.from = int(t.from[di] - total) // goes on from inside this block
+					}
+					w <- m
+				}
+			}
+			total = end
 			if ck != nil && total >= nextCk && total < t.size {
 				// Every copy is made durable this far and says so.
 				d := fmt.Sprintf("%016x", ck.Sum64())
@@ -790,156 +825,106 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	return t
 }
 
-// resume finds the offset a checkpointed copy goes on from: the largest
-// checkpoint every active copy has, whose kept prefix reads back from each
-// destination with the digest recorded when it was read from the card,
-// and whose prefix the card still holds: the card's file f (at offset 0)
-// is read again up to there, fed to the hashers (mh, ck: the file's hashes
-// are those of one read of the card as it is now), and its digest must be
-// the checkpoint's. The copies' prefixes are read back at the same time
-// (other devices). It returns that offset with f there, or 0 with f at 0
-// and nothing fed; an error is a read of the card that failed.
-func (c *cardRun) resume(ctx context.Context, t *fileTask, f fsys.File, p *pool, mh *hashing.Multi, ck *xxh3.Hasher, lim *rate.Limiter) (int64, error) {
+// resumePoint is where one copy of a file goes on from in a mid-file
+// resume, and the digest the card's prefix must have there.
+type resumePoint struct {
+	at     int64
+	digest string
+}
+
+// resume finds, for each active copy of a checkpointed file, the offset
+// it goes on from: the last checkpoint its kept temp still proves (read
+// back from its destination, all copies at once, with the digest recorded
+// when the card was read), 0 for a copy with none. nil: no copy goes on
+// from a checkpoint.
+func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 	fp := t.plan
-	sk, ok := f.(io.Seeker)
-	if !ok {
-		return 0, nil // the card cannot seek: start over
-	}
-	var parts []*catalog.Partial
+	pts := make([]resumePoint, len(fp.dests))
+	var wg sync.WaitGroup
 	for di := range fp.dests {
-		if !t.active[di] {
+		q := fp.dests[di].partial
+		if !t.active[di] || q == nil || q.Size != t.size || !q.Mtime.Equal(t.mtime) { // as the card's file is now
 			continue
 		}
-		p := fp.dests[di].partial
-		if p == nil || p.Size != t.size || !p.Mtime.Equal(t.mtime) { // as the card's file is now
-			return 0, nil
-		}
-		parts = append(parts, p)
-	}
-	if len(parts) == 0 {
-		return 0, nil
-	}
-	var at int64
-	for _, off := range []int64{parts[0].Offset, parts[0].PrevOffset} {
-		ok := off > 0
-		for _, q := range parts[1:] {
-			ok = ok && q.At(off) != ""
-		}
-		if ok && off > at {
-			at = off
-		}
-	}
-	if at == 0 {
-		return 0, nil
-	}
-	kept := make([]bool, len(parts))
-	var wg sync.WaitGroup
-	for i, q := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := c.prefixDigest(ctx, q.Temp, at)
-			kept[i] = err == nil && d == q.At(at)
+			pts[di] = c.provenPoint(ctx, q)
 		}()
 	}
-	j := c.j
-	d, err := c.readPrefix(ctx, f, at, p, mh, ck, func(n int) error {
-		if j.opts.Limiter != nil {
-			if err := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, n); err != nil {
-				return err
-			}
-		}
-		if lim != nil {
-			return lim.WaitN(ctx, n)
-		}
-		return nil
-	})
 	wg.Wait()
-	same, all := err == nil, true
-	for i, q := range parts {
-		same = same && d == q.At(at)
-		all = all && kept[i]
+	for _, pt := range pts {
+		if pt.at > 0 {
+			return pts
+		}
 	}
-	if same && all {
-		return at, nil
-	}
-	mh.Reset()
-	ck.Reset()
-	if err == nil && !same && ctx.Err() == nil {
-		// The card's file is not the one the kept part came from (same
-		// size and time, other bytes): never a copy of two files.
-		msg := fmt.Sprintf("%s changed on the card since the interrupted copy (its first %s read now differ from what was copied then, under the same size and time): copied again whole from the card as it is now",
-			fp.ent.Rel, units.FormatBytes(at))
-		j.emit(Event{Type: EvWarning, Card: c.label(), Path: fp.ent.Rel, Message: msg})
-		j.addWarning(c.rec.Label + ": " + msg)
-	}
-	if _, serr := sk.Seek(0, io.SeekStart); serr != nil && err == nil {
-		err = serr
-	}
-	return 0, err
+	return nil
 }
 
-// prefixDigest reads the first n bytes of a temp back from its medium and
-// returns their xxh3-64.
-func (c *cardRun) prefixDigest(ctx context.Context, name string, n int64) (string, error) {
-	f, err := c.j.opts.FS.OpenNoCache(name)
+// provenPoint reads a kept temp back from its medium, up to its last
+// checkpoint, and returns the last checkpoint whose digest its bytes still
+// have (a byte changed after the earlier checkpoint leaves that one).
+func (c *cardRun) provenPoint(ctx context.Context, q *catalog.Partial) resumePoint {
+	var best resumePoint
+	f, err := c.j.opts.FS.OpenNoCache(q.Temp)
 	if err != nil {
-		return "", err
+		return best
 	}
 	defer f.Close()
-	var wait func(int) error
-	if lim := c.j.opts.Limiter; lim != nil {
-		wait = func(k int) error { return lim.WaitVerify(ctx, c.rec.Seq, -1, k) }
+	h := xxh3.New()
+	b := fsys.Block(c.j.opts.BlockSize)
+	var done int64
+	for _, off := range []int64{q.PrevOffset, q.Offset} {
+		if off <= done || q.At(off) == "" {
+			continue
+		}
+		for done < off {
+			if ctx.Err() != nil {
+				return resumePoint{}
+			}
+			want := min(int64(len(b)), off-done)
+			if lim := c.j.opts.Limiter; lim != nil {
+				if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
+					return resumePoint{}
+				}
+			}
+			k, err := io.ReadFull(f, b[:want])
+			h.Write(b[:k])
+			done += int64(k)
+			if err != nil {
+				return best
+			}
+		}
+		if d := fmt.Sprintf("%016x", h.Sum64()); d == q.At(off) {
+			best = resumePoint{at: off, digest: d}
+		}
 	}
-	return c.readPrefix(ctx, f, n, nil, nil, nil, wait)
+	return best
 }
 
-// readPrefix reads the first n bytes of r and returns their xxh3-64; with
-// mh and ck set it also feeds them the bytes (in buffers of p). wait, if
-// set, is called before each block with its length.
-func (c *cardRun) readPrefix(ctx context.Context, r io.Reader, n int64, p *pool, mh *hashing.Multi, ck *xxh3.Hasher, wait func(int) error) (string, error) {
-	h := xxh3.New()
-	var local []byte
-	for done := int64(0); done < n; {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		var buf *buffer
-		var b []byte
-		if mh != nil {
-			var err error
-			if buf, err = p.get(ctx); err != nil {
-				return "", err
-			}
-			b = buf.b
-		} else {
-			if local == nil {
-				local = fsys.Block(c.j.opts.BlockSize)
-			}
-			b = local
-		}
-		want := min(int64(len(b)), n-done)
-		if wait != nil {
-			if err := wait(int(want)); err != nil {
-				if buf != nil {
-					p.put(buf)
-				}
-				return "", err
-			}
-		}
-		k, err := io.ReadFull(r, b[:want])
-		h.Write(b[:k])
-		if mh != nil {
-			ck.Write(b[:k])
-			buf.refs.Store(1)
-			mh.Write(buf.b[:k], buf.release)
-		}
-		done += int64(k)
-		if err != nil {
-			return "", err
+// restart copies a file again whole after a mid-file resume found, at
+// offset at, that the card's file is not the one a kept part came from
+// (same size and time, other bytes): this run's writes of it are undone
+// (the kept temps go), a warning says why, and the file is read again
+// from the start, every copy written from that one read.
+func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter, at int64) *fileTask {
+	j := c.j
+	fp := t.plan
+	for di, w := range writers {
+		if t.active[di] {
+			w <- wmsg{kind: wEnd, task: t, commit: false}
 		}
 	}
-	return fmt.Sprintf("%016x", h.Sum64()), nil
+	t.wg.Wait()
+	mh.Reset()
+	msg := fmt.Sprintf("%s changed on the card since the interrupted copy (its first %s read now differ from what was copied then, under the same size and time): copied again whole from the card as it is now",
+		fp.ent.Rel, units.FormatBytes(at))
+	j.emit(Event{Type: EvWarning, Card: c.label(), Path: fp.ent.Rel, Message: msg})
+	j.addWarning(c.rec.Label + ": " + msg)
+	for di := range fp.dests {
+		fp.dests[di].partial = nil
+	}
+	return c.copyFile(ctx, fp, p, mh, writers, lim)
 }
 
 // probeRead hashes the card's file src (the fastest hash) with a read of
@@ -1529,4 +1514,12 @@ const ChangedSinceVerified = "the card's file changed since this job verified it
 func (c *cardRun) setDone() {
 	c.doneAt.Store(c.j.opts.Now().UnixNano())
 	c.phase.Store("done")
+}
+
+// fromOf is the offset copy di goes on from (0: the start).
+func (t *fileTask) fromOf(di int) int64 {
+	if t.from == nil {
+		return 0
+	}
+	return t.from[di]
 }

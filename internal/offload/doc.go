@@ -145,11 +145,17 @@
 // folder destination's writer fsyncs its temp and records (catalog table
 // partials) how far it is and the xxh3-64 of that prefix as read from the
 // card. Ctrl-C keeps such temps; kill -9 and power cuts leave them. A
-// resume takes the largest checkpoint every copy has, reads each temp's
-// prefix back from its medium and checks it against the digest (never
-// trusting it blindly: a mismatch copies the file from the start), feeds
-// the prefix to the hashers, cuts the temps to it, and reads the card from
-// there on. Verification then reads every copy back whole. A dit array
+// resume goes on copy by copy: each kept temp is read back from its medium
+// (all at once) and goes on from the last of its two recorded checkpoints
+// whose digest its bytes still have (never trusted blindly; none: that
+// copy is written from the start, the others still go on). The card's
+// file is read from the start all the same, fed to the hashers, each copy
+// given the bytes from its own point on; at each point the card's prefix
+// must hash as the checkpoint recorded, or the card's file changed under
+// the same size and time: what this run wrote of it is undone, a warning
+// says so, and it is copied whole from one read. So a resumed file is read
+// once whole from the card; what the resume saves is writing the kept
+// parts. Verification then reads every copy back whole. A dit array
 // commits a file whole, so a copy to an array starts the file over.
 //
 // # Resume
