@@ -61,10 +61,16 @@ func IsAsideName(name string) bool {
 	return ok
 }
 
-// asideNote moves the failed copy at path aside (moveAside) and returns
-// what its failure adds: where the copy now is, or why it is still there.
-func (c *cardRun) asideNote(path string) string {
+// asideNote moves the failed copy at path (of t's file) aside (moveAside)
+// and returns what its failure adds: where the copy now is, or why it is
+// still there.
+func (c *cardRun) asideNote(t *fileTask, path string) string {
 	to, err := moveAside(c.j.opts.FS, path)
+	if to != "" {
+		t.vmu.Lock()
+		t.aside = append(t.aside, to)
+		t.vmu.Unlock()
+	}
 	switch {
 	case to == "":
 		return " (copy at " + path + "; moving it aside failed: " + err.Error() + ")"

@@ -379,6 +379,11 @@ type fileTask struct {
 	vmu      sync.Mutex
 	vpending int
 	srcErr   string
+	// unstable: srcErr says the card gave two reads of the file that
+	// differ (the copies written now hold one of them, unconfirmed).
+	unstable bool
+	// aside: the copies of it moved aside (moveAside), under vmu.
+	aside []string
 	// resumeAt: the furthest offset a copy goes on from (mid-file
 	// resume); from: each copy's own (nil: every copy from the start).
 	resumeAt int64
@@ -1172,7 +1177,7 @@ func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
 			msg := fmt.Sprintf("the card's file reads differently now (%s %s) than when this job verified its copy at %s (%s %s), under the same size and time: an unstable card or reader, or another card at %s? The earlier copy is kept",
 				bad, sums.Get(bad), dp.target, bad, prev.Sums.Get(bad), c.scan.Root)
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev != nil && dp.prev.Written, err: msg}
-			t.srcErr = msg
+			t.srcErr, t.unstable = msg, true
 		}
 	}
 }
@@ -1284,6 +1289,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 		if v.di < 0 {
 			if state != StateVerified {
 				v.task.srcErr = "source re-read: " + reason + " (the card or reader returns unstable data)"
+				v.task.unstable = true
 			}
 		} else {
 			r := v.task.results[v.di]
@@ -1296,7 +1302,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 				cp.Error = "verify: " + reason + " (copy at " + v.path + ")"
 			} else {
 				// Ours: it never keeps the card's file name.
-				cp.Error = "verify: " + reason + c.asideNote(v.path)
+				cp.Error = "verify: " + reason + c.asideNote(v.task, v.path)
 			}
 			v.task.results[v.di].state, v.task.results[v.di].err = state, cp.Error
 			j.cat.PutCopy(c.rec.ID, v.task.rec.Rel, cp)
@@ -1338,15 +1344,20 @@ func (c *cardRun) finalize(t *fileTask) {
 					continue
 				}
 				msg := "not verified: " + t.srcErr
-				if t.active[di] && r.written {
+				if t.unstable && t.active[di] && r.written {
 					// Written now from a read the card did not give
 					// again: it does not keep the card's file name.
-					msg += c.asideNote(filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)))
+					msg += c.asideNote(t, filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)))
 				}
 				t.results[di].state, t.results[di].err = StateFailed, msg
 				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: StateFailed,
 					Written: r.written, Error: msg})
 			}
+			t.vmu.Lock()
+			if len(t.aside) > 0 {
+				f.Error += "; the copies that did not verify were moved aside to " + strings.Join(t.aside, ", ")
+			}
+			t.vmu.Unlock()
 		case failed:
 			f.State, f.Error = StateFailed, strings.Join(why, "; ")
 		case all:
