@@ -100,3 +100,29 @@ func TestFailedReadBackMovedAsideOnArray(t *testing.T) {
 		require.True(t, ok, "%s moved aside on the array", p)
 	}
 }
+
+// A new job to the same folder (not a resume) replaces the failed copy
+// too: it copies the file to its name and removes the .dit-failed copy
+// once the new copy verifies.
+func TestNewJobReplacesAsideCopy(t *testing.T) {
+	e := newEnv(t)
+	a, _ := twoCards(t, e)
+	d := e.dest("d1")
+	rel := filepath.Join("day01", "A001", "CLIPS", "C001.mov")
+	o := e.opts([]string{a}, []string{d})
+	o.FS = flipOnceFS{FS: fsys.OS{}, match: filepath.Join("d1", rel), once: &sync.Once{}}
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitSomeFailed, s.ExitCode)
+	real := filepath.Join(d, rel)
+	require.NoFileExists(t, real)
+	require.FileExists(t, real+FailedSuffix)
+
+	s, err = e.run(e.opts([]string{a}, []string{d}))
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s.ExitCode, "%+v", s.Cards)
+	require.NotEqual(t, int64(1), s.JobID, "a new job")
+	require.Equal(t, mustRead(t, filepath.Join(a, "CLIPS", "C001.mov")), mustRead(t, real))
+	require.NoFileExists(t, real+FailedSuffix)
+	require.Equal(t, treeHashes(t, a), treeHashes(t, filepath.Join(d, "day01", "A001")))
+}
