@@ -185,6 +185,14 @@ func TestFaultFlippedBitThenResume(t *testing.T) {
 	s := showJob(t, db, 1)
 	require.Len(t, s.Cards, 1)
 	require.False(t, s.Cards[0].SafeToFormat)
+	for _, d := range []string{d1, d2} {
+		// Copies of a read the card did not give again do not keep the
+		// clip's name: moved aside, named in the failure.
+		p := filepath.Join(d, "day01", "A001", filepath.FromSlash(victim))
+		require.NoFileExists(t, p)
+		require.FileExists(t, p+".dit-failed")
+		require.Contains(t, out, p+".dit-failed")
+	}
 
 	r = dit(t, db, "offload", "--resume", "1")
 	require.Equal(t, 0, r.code, "resume:\n%s%s", r.stdout, r.stderr)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -26,16 +27,17 @@ type FS struct {
 	done    chan struct{} // closed when the server has stopped serving
 	once    sync.Once     // the unmount
 
-	mu    sync.Mutex
-	flips map[string]map[int64]bool // rel -> offsets still to flip
-	eio   map[string]map[int64]bool // rel -> offsets that always fail
-	reads map[string]int64          // rel -> bytes returned by reads
-	fail  failure
-	stall string // base name a rename onto which stalls; "" none
+	mu      sync.Mutex
+	flips   map[string]map[int64]bool // rel -> offsets still to flip
+	eio     map[string]map[int64]bool // rel -> offsets that always fail
+	wflips  map[string]int64          // name part -> offset whose next write is stored flipped
+	reads   map[string]int64          // rel -> bytes returned by reads
+	fail    failure
+	stall   string        // base name a rename onto which stalls; "" none
+	stalled chan string   // receives the target path of each stalling rename
+	release chan struct{} // closed by Release
 	// failFsync: every fsync of a file fails with EIO.
 	failFsync bool
-	stalled   chan string   // receives the target path of each stalling rename
-	release   chan struct{} // closed by Release
 }
 
 // failure is the state of FailReadsAfter / FailAllAfter.
@@ -90,6 +92,7 @@ func MountAt(t testing.TB, backing, mountpoint string) *FS {
 		done:    make(chan struct{}),
 		flips:   map[string]map[int64]bool{},
 		eio:     map[string]map[int64]bool{},
+		wflips:  map[string]int64{},
 		reads:   map[string]int64{},
 	}
 	lr := &fs.LoopbackRoot{Path: abs, Dev: uint64(st.Dev)}
@@ -161,6 +164,32 @@ func (f *FS) FlipBitOnFirstRead(rel string, off int64) {
 		f.flips[rel] = map[int64]bool{}
 	}
 	f.flips[rel][off] = true
+}
+
+// FlipBitOnWrite makes the next write covering byte off of a file whose
+// path (relative to the mount) contains part store that byte with bit 0
+// flipped (the writer's own buffer is left as it was): a destination that
+// silently stores a wrong bit, under whatever temporary name the file is
+// written. Once flipped, the fault is spent.
+func (f *FS) FlipBitOnWrite(part string, off int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.wflips[part] = off
+}
+
+// beforeWrite applies the write faults to data, about to be written at off
+// to rel: the data returned is what the backing file gets.
+func (f *FS) beforeWrite(rel string, off int64, data []byte) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for part, o := range f.wflips {
+		if o >= off && o < off+int64(len(data)) && strings.Contains(rel, part) {
+			data = append([]byte(nil), data...)
+			data[o-off] ^= 1
+			delete(f.wflips, part)
+		}
+	}
+	return data
 }
 
 // EIOAt makes every read of the file rel that covers byte off fail with
@@ -593,6 +622,7 @@ func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 }
 
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	data = h.f.beforeWrite(h.rel, off, data)
 	return h.ops.Write(ctx, data, off)
 }
 

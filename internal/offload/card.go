@@ -1,7 +1,6 @@
 package offload
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/reports/ascmhl"
 )
 
@@ -125,6 +125,11 @@ type cardRun struct {
 	// partials are the checkpoints an interrupted run left (mid-file
 	// resume): rel -> destination id -> checkpoint.
 	partials map[string]map[int64]*catalog.Partial
+	// asides are, per destination, the failed copies moved aside
+	// (FailedSuffix) found when planning: copy path (relative to the
+	// destination root) -> their paths. A copy of that path that
+	// verifies replaces them (removeAside).
+	asides []map[string][]string
 
 	// prevState is the card's state when the job was resumed ("" for a new
 	// job); touched: this run read or verified something of the card.
@@ -205,9 +210,18 @@ func (c *cardRun) plan(di int) (int64, error) {
 		}
 	}
 	base := filepath.Join(d.root, filepath.FromSlash(c.out))
+	aside := map[string][]string{}
 	removeTemps(c.j.opts.FS, base, "", func(rel string) bool {
 		return c.names[rel] || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
+	}, func(p, of string) {
+		aside[relJoin(c.out, of)] = append(aside[relJoin(c.out, of)], p)
 	})
+	c.mu.Lock()
+	if len(c.asides) < len(c.dests) {
+		c.asides = make([]map[string][]string, len(c.dests))
+	}
+	c.asides[di] = aside
+	c.mu.Unlock()
 	var need int64
 	for _, fp := range c.files {
 		if len(fp.dests) < len(c.dests) {
@@ -295,6 +309,12 @@ func (c *cardRun) plan(di int) (int64, error) {
 			dp.mode = modeWrite
 			need += fp.ent.Size
 			dp.partial = resumable[fp.ent.Rel]
+			if fp.prev != nil && fp.prev.State == StateFailed && len(aside[dp.rel]) > 0 {
+				// Its failed copy was moved aside (moveAside) and goes
+				// once a new one verifies: that new copy comes, as a
+				// replaced one would, from two reads that agree.
+				fp.probe = true
+			}
 		default:
 			return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
 		}
@@ -362,8 +382,15 @@ type fileTask struct {
 	vmu      sync.Mutex
 	vpending int
 	srcErr   string
-	// resumeAt: the copy goes on from this offset (mid-file resume).
+	// unstable: srcErr says the card gave two reads of the file that
+	// differ (the copies written now hold one of them, unconfirmed).
+	unstable bool
+	// aside: the copies of it moved aside (moveAside), under vmu.
+	aside []string
+	// resumeAt: the furthest offset a copy goes on from (mid-file
+	// resume); from: each copy's own (nil: every copy from the start).
 	resumeAt int64
+	from     []int64
 }
 
 type destResult struct {
@@ -387,6 +414,7 @@ type wmsg struct {
 	task   *fileTask
 	buf    *buffer
 	n      int
+	from   int // wData: the copy needs buf.b[from:n] (it goes on from inside the block)
 	commit bool
 	keep   bool   // wEnd without commit: keep the temp (checkpointed, interrupted)
 	offset int64  // wCheckpoint
@@ -644,23 +672,29 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 	}
 	// Mid-file resume: big files are checkpointed as they are written; an
-	// interrupted one goes on from its last checkpoint that every copy
-	// reached, once each copy's kept prefix has been read back and checked.
+	// interrupted one goes on, copy by copy, from the last checkpoint its
+	// kept temp still proves (read back from its destination: resume).
+	// The card is read from the start all the same (the file's hashes are
+	// those of one read of the card as it is now), each copy gets the
+	// bytes from its own point on, and at each point the card's prefix
+	// must hash as the checkpoint recorded: otherwise the card's file is
+	// not the one the kept part came from, and the file is copied again
+	// whole (restart).
 	var ck *xxh3.Hasher
 	var nextCk int64
+	var checks []resumePoint // ascending
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
 		ck, nextCk = xxh3.New(), every
-		if at := c.resume(ctx, t, p, mh, ck); at > 0 {
-			if sk, ok := f.(io.Seeker); ok {
-				if _, err := sk.Seek(at, io.SeekStart); err == nil {
-					t.resumeAt = at
-					nextCk = (at/every + 1) * every
+		if pts := c.resume(ctx, t); pts != nil {
+			t.from = make([]int64, nd)
+			for di, pt := range pts {
+				t.from[di] = pt.at
+				t.resumeAt = max(t.resumeAt, pt.at)
+				if pt.at > 0 {
+					checks = append(checks, pt)
 				}
 			}
-			if t.resumeAt == 0 { // the card cannot seek: start over
-				mh.Reset()
-				ck.Reset()
-			}
+			sort.Slice(checks, func(a, b int) bool { return checks[a].at < checks[b].at })
 		}
 	}
 	t.wg.Add(nActive)
@@ -669,7 +703,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			w <- wmsg{kind: wBegin, task: t}
 		}
 	}
-	total := t.resumeAt
+	var total int64
 	var rerr error
 	for {
 		buf, err := p.get(ctx)
@@ -701,16 +735,39 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 				}
 			}
 			if ck != nil {
-				ck.Write(buf.b[:n])
+				pos := 0
+				for len(checks) > 0 && checks[0].at <= total+int64(n) {
+					cut := int(checks[0].at - total)
+					ck.Write(buf.b[pos:cut])
+					pos = cut
+					if d := fmt.Sprintf("%016x", ck.Sum64()); d != checks[0].digest {
+						buf.refs.Store(1)
+						buf.release()
+						return c.restart(ctx, t, p, mh, writers, lim, checks[0].at)
+					}
+					checks = checks[1:]
+				}
+				ck.Write(buf.b[pos:n])
 			}
-			buf.refs.Store(int32(1 + nActive))
-			mh.Write(buf.b[:n], buf.release)
-			for di, w := range writers {
-				if t.active[di] {
-					w <- wmsg{kind: wData, task: t, buf: buf, n: n}
+			end := total + int64(n)
+			sent := 0
+			for di := range writers {
+				if t.active[di] && (t.from == nil || end > t.from[di]) {
+					sent++
 				}
 			}
-			total += int64(n)
+			buf.refs.Store(int32(1 + sent))
+			mh.Write(buf.b[:n], buf.release)
+			for di, w := range writers {
+				if t.active[di] && (t.from == nil || end > t.from[di]) {
+					m := wmsg{kind: wData, task: t, buf: buf, n: n}
+					if t.from != nil && t.from[di] > total {
+						m.from = int(t.from[di] - total) // goes on from inside this block
+					}
+					w <- m
+				}
+			}
+			total = end
 			if ck != nil && total >= nextCk && total < t.size {
 				// Every copy is made durable this far and says so.
 				d := fmt.Sprintf("%016x", ck.Sum64())
@@ -782,135 +839,106 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	return t
 }
 
-// resume finds the offset a checkpointed copy goes on from: the largest
-// checkpoint every active copy has, whose kept prefix reads back from each
-// destination with the digest recorded when it was read from the card. The
-// first copy's prefix is fed to the hashers (mh, ck) as it is read, so the
-// file's hashes cover it; 0 (and nothing fed) when there is none.
-func (c *cardRun) resume(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) int64 {
+// resumePoint is where one copy of a file goes on from in a mid-file
+// resume, and the digest the card's prefix must have there.
+type resumePoint struct {
+	at     int64
+	digest string
+}
+
+// resume finds, for each active copy of a checkpointed file, the offset
+// it goes on from: the last checkpoint its kept temp still proves (read
+// back from its destination, all copies at once, with the digest recorded
+// when the card was read), 0 for a copy with none. nil: no copy goes on
+// from a checkpoint.
+func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 	fp := t.plan
-	var parts []*catalog.Partial
+	pts := make([]resumePoint, len(fp.dests))
+	var wg sync.WaitGroup
 	for di := range fp.dests {
-		if !t.active[di] {
+		q := fp.dests[di].partial
+		if !t.active[di] || q == nil || q.Size != t.size || !q.Mtime.Equal(t.mtime) { // as the card's file is now
 			continue
 		}
-		p := fp.dests[di].partial
-		if p == nil || p.Size != t.size || !p.Mtime.Equal(t.mtime) { // as the card's file is now
-			return 0
-		}
-		parts = append(parts, p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pts[di] = c.provenPoint(ctx, q)
+		}()
 	}
-	if len(parts) == 0 {
-		return 0
-	}
-	var at int64
-	for _, off := range []int64{parts[0].Offset, parts[0].PrevOffset} {
-		ok := off > 0
-		for _, q := range parts[1:] {
-			ok = ok && q.At(off) != ""
-		}
-		if ok && off > at {
-			at = off
+	wg.Wait()
+	for _, pt := range pts {
+		if pt.at > 0 {
+			return pts
 		}
 	}
-	if at == 0 {
-		return 0
-	}
-	// The other copies first: read back, checked, nothing fed.
-	for _, q := range parts[1:] {
-		if d, err := c.prefixDigest(ctx, q.Temp, at, nil, nil, nil); err != nil || d != q.At(at) {
-			return 0
-		}
-	}
-	// The card's file must still be the one the prefix came from: the last
-	// stretch before the resume point is read from the card again and must
-	// equal the temp's (a card rewritten with the same size and time would
-	// otherwise give a copy of two files).
-	d, err := c.prefixDigest(ctx, parts[0].Temp, at, p, mh, ck)
-	if err != nil || d != parts[0].At(at) ||
-		!c.sameTail(parts[0].Temp, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), at) {
-		mh.Reset()
-		ck.Reset()
-		return 0
-	}
-	return at
+	return nil
 }
 
-// sameTail reports whether the last MiB (at most) before offset at reads
-// the same from the temp and from the card's file.
-func (c *cardRun) sameTail(temp, src string, at int64) bool {
-	n := min(at, 1<<20)
-	read := func(open func(string) (fsys.File, error), name string) []byte {
-		f, err := open(name)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		sk, ok := f.(io.Seeker)
-		if !ok {
-			return nil
-		}
-		if _, err := sk.Seek(at-n, io.SeekStart); err != nil {
-			return nil
-		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(f, b); err != nil {
-			return nil
-		}
-		return b
-	}
-	fsy := c.j.opts.FS
-	a, b := read(fsy.OpenNoCache, temp), read(fsy.Open, src)
-	return a != nil && b != nil && bytes.Equal(a, b)
-}
-
-// prefixDigest reads the first n bytes of a temp back from its medium and
-// returns their xxh3-64; with mh and ck set it also feeds them the bytes.
-func (c *cardRun) prefixDigest(ctx context.Context, name string, n int64, p *pool, mh *hashing.Multi, ck *xxh3.Hasher) (string, error) {
-	j := c.j
-	f, err := j.opts.FS.OpenNoCache(name)
+// provenPoint reads a kept temp back from its medium, up to its last
+// checkpoint, and returns the last checkpoint whose digest its bytes still
+// have (a byte changed after the earlier checkpoint leaves that one).
+func (c *cardRun) provenPoint(ctx context.Context, q *catalog.Partial) resumePoint {
+	var best resumePoint
+	f, err := c.j.opts.FS.OpenNoCache(q.Temp)
 	if err != nil {
-		return "", err
+		return best
 	}
 	defer f.Close()
 	h := xxh3.New()
-	var local []byte
-	for done := int64(0); done < n; {
-		var buf *buffer
-		var b []byte
-		if mh != nil {
-			if buf, err = p.get(ctx); err != nil {
-				return "", err
-			}
-			b = buf.b
-		} else {
-			if local == nil {
-				local = fsys.Block(j.opts.BlockSize)
-			}
-			b = local
+	b := fsys.Block(c.j.opts.BlockSize)
+	var done int64
+	for _, off := range []int64{q.PrevOffset, q.Offset} {
+		if off <= done || q.At(off) == "" {
+			continue
 		}
-		want := min(int64(len(b)), n-done)
-		if lim := j.opts.Limiter; lim != nil {
-			if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
-				if buf != nil {
-					p.put(buf)
+		for done < off {
+			if ctx.Err() != nil {
+				return resumePoint{}
+			}
+			want := min(int64(len(b)), off-done)
+			if lim := c.j.opts.Limiter; lim != nil {
+				if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
+					return resumePoint{}
 				}
-				return "", err
+			}
+			k, err := io.ReadFull(f, b[:want])
+			h.Write(b[:k])
+			done += int64(k)
+			if err != nil {
+				return best
 			}
 		}
-		k, err := io.ReadFull(f, b[:want])
-		h.Write(b[:k])
-		if mh != nil {
-			ck.Write(b[:k])
-			buf.refs.Store(1)
-			mh.Write(buf.b[:k], buf.release)
-		}
-		done += int64(k)
-		if err != nil {
-			return "", err
+		if d := fmt.Sprintf("%016x", h.Sum64()); d == q.At(off) {
+			best = resumePoint{at: off, digest: d}
 		}
 	}
-	return fmt.Sprintf("%016x", h.Sum64()), nil
+	return best
+}
+
+// restart copies a file again whole after a mid-file resume found, at
+// offset at, that the card's file is not the one a kept part came from
+// (same size and time, other bytes): this run's writes of it are undone
+// (the kept temps go), a warning says why, and the file is read again
+// from the start, every copy written from that one read.
+func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter, at int64) *fileTask {
+	j := c.j
+	fp := t.plan
+	for di, w := range writers {
+		if t.active[di] {
+			w <- wmsg{kind: wEnd, task: t, commit: false}
+		}
+	}
+	t.wg.Wait()
+	mh.Reset()
+	msg := fmt.Sprintf("%s changed on the card since the interrupted copy (its first %s read now differ from what was copied then, under the same size and time): copied again whole from the card as it is now",
+		fp.ent.Rel, units.FormatBytes(at))
+	j.emit(Event{Type: EvWarning, Card: c.label(), Path: fp.ent.Rel, Message: msg})
+	j.addWarning(c.rec.Label + ": " + msg)
+	for di := range fp.dests {
+		fp.dests[di].partial = nil
+	}
+	return c.copyFile(ctx, fp, p, mh, writers, lim)
 }
 
 // probeRead hashes the card's file src (the fastest hash) with a read of
@@ -1158,7 +1186,7 @@ func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
 			msg := fmt.Sprintf("the card's file reads differently now (%s %s) than when this job verified its copy at %s (%s %s), under the same size and time: an unstable card or reader, or another card at %s? The earlier copy is kept",
 				bad, sums.Get(bad), dp.target, bad, prev.Sums.Get(bad), c.scan.Root)
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev != nil && dp.prev.Written, err: msg}
-			t.srcErr = msg
+			t.srcErr, t.unstable = msg, true
 		}
 	}
 }
@@ -1270,6 +1298,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 		if v.di < 0 {
 			if state != StateVerified {
 				v.task.srcErr = "source re-read: " + reason + " (the card or reader returns unstable data)"
+				v.task.unstable = true
 			}
 		} else {
 			r := v.task.results[v.di]
@@ -1277,8 +1306,12 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 				VerifyAlgos: hashing.Names(j.valgos), Error: reason}
 			if state == StateVerified {
 				cp.VerifiedAt = j.opts.Now()
-			} else {
+				c.removeAside(v.di, r.rel)
+			} else if !r.written {
 				cp.Error = "verify: " + reason + " (copy at " + v.path + ")"
+			} else {
+				// Ours: it never keeps the card's file name.
+				cp.Error = "verify: " + reason + c.asideNote(v.task, v.path)
 			}
 			v.task.results[v.di].state, v.task.results[v.di].err = state, cp.Error
 			j.cat.PutCopy(c.rec.ID, v.task.rec.Rel, cp)
@@ -1320,10 +1353,20 @@ func (c *cardRun) finalize(t *fileTask) {
 					continue
 				}
 				msg := "not verified: " + t.srcErr
+				if t.unstable && t.active[di] && r.written {
+					// Written now from a read the card did not give
+					// again: it does not keep the card's file name.
+					msg += c.asideNote(t, filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel)))
+				}
 				t.results[di].state, t.results[di].err = StateFailed, msg
 				j.cat.PutCopy(c.rec.ID, f.Rel, &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: StateFailed,
 					Written: r.written, Error: msg})
 			}
+			t.vmu.Lock()
+			if len(t.aside) > 0 {
+				f.Error += "; the copies that did not verify were moved aside to " + strings.Join(t.aside, ", ")
+			}
+			t.vmu.Unlock()
 		case failed:
 			f.State, f.Error = StateFailed, strings.Join(why, "; ")
 		case all:
@@ -1492,4 +1535,12 @@ const ChangedSinceVerified = "the card's file changed since this job verified it
 func (c *cardRun) setDone() {
 	c.doneAt.Store(c.j.opts.Now().UnixNano())
 	c.phase.Store("done")
+}
+
+// fromOf is the offset copy di goes on from (0: the start).
+func (t *fileTask) fromOf(di int) int64 {
+	if t.from == nil {
+		return 0
+	}
+	return t.from[di]
 }

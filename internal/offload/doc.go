@@ -120,7 +120,15 @@
 // is read back (its batch's syncfs, or its own fsync, then its folder's):
 // it counts only once durable, and an fsync that fails is that copy's
 // failure. On any error the temp is removed,
-// so nothing partial ever carries a real name; temps left by a killed
+// so nothing partial ever carries a real name. Nor does a copy of ours
+// that failed after its rename (read-back mismatch, wrong size, read
+// error, or written from a read the card did not give again): it is
+// moved aside to NAME.dit-failed (FailedSuffix; NAME.dit-failed.2 and on
+// when that exists, never replacing a file), through fsys, so on a dit
+// array too, and its failure names it. A resume or a later job writing
+// that card folder copies the file again to its name (a file that failed:
+// from two reads that agree) and removes the failed copies found there
+// once the new copy verifies. Temps left by a killed
 // process are removed when a job next writes to that card folder (only
 // names of that shape, never one of the card's own
 // files, and never through a symbolic link: a link on the way from a
@@ -142,11 +150,17 @@
 // folder destination's writer fsyncs its temp and records (catalog table
 // partials) how far it is and the xxh3-64 of that prefix as read from the
 // card. Ctrl-C keeps such temps; kill -9 and power cuts leave them. A
-// resume takes the largest checkpoint every copy has, reads each temp's
-// prefix back from its medium and checks it against the digest (never
-// trusting it blindly: a mismatch copies the file from the start), feeds
-// the prefix to the hashers, cuts the temps to it, and reads the card from
-// there on. Verification then reads every copy back whole. A dit array
+// resume goes on copy by copy: each kept temp is read back from its medium
+// (all at once) and goes on from the last of its two recorded checkpoints
+// whose digest its bytes still have (never trusted blindly; none: that
+// copy is written from the start, the others still go on). The card's
+// file is read from the start all the same, fed to the hashers, each copy
+// given the bytes from its own point on; at each point the card's prefix
+// must hash as the checkpoint recorded, or the card's file changed under
+// the same size and time: what this run wrote of it is undone, a warning
+// says so, and it is copied whole from one read. So a resumed file is read
+// once whole from the card; what the resume saves is writing the kept
+// parts. Verification then reads every copy back whole. A dit array
 // commits a file whole, so a copy to an array starts the file over.
 //
 // # Resume

@@ -443,13 +443,40 @@ func isTempName(name string) bool {
 	return true
 }
 
+// FailedSuffix ends the name a copy that failed its read-back is moved
+// aside to ("NAME.dit-failed", or "NAME.dit-failed.2" and on when that
+// exists): a copy that did not verify never keeps the card's file name.
+const FailedSuffix = ".dit-failed"
+
+// asideOf returns the name a failed copy's aside name (FailedSuffix,
+// perhaps numbered) was moved aside from.
+func asideOf(name string) (string, bool) {
+	i := strings.LastIndex(name, FailedSuffix)
+	if i <= 0 {
+		return "", false
+	}
+	if n := name[i+len(FailedSuffix):]; n != "" {
+		if n[0] != '.' || len(n) == 1 {
+			return "", false
+		}
+		for _, r := range n[1:] {
+			if r < '0' || r > '9' {
+				return "", false
+			}
+		}
+	}
+	return name[:i], true
+}
+
 // removeTemps removes dit's temps below dir (rel is dir's path in the
 // card's folder, "" at the top); a name that is one of the card's own
-// files (cardFile) is never removed, whatever it looks like.
+// files (cardFile) is never removed, whatever it looks like. aside, if
+// set, is told of every failed copy moved aside (FailedSuffix) found
+// there: its path and the card path it was a copy of.
 func removeTemps(fsy interface {
 	ReadDir(string) ([]fs.DirEntry, error)
 	Remove(string) error
-}, dir, rel string, cardFile func(rel string) bool) {
+}, dir, rel string, cardFile func(rel string) bool, aside func(p, of string)) {
 	ents, err := fsy.ReadDir(dir)
 	if err != nil {
 		return
@@ -457,9 +484,11 @@ func removeTemps(fsy interface {
 	for _, e := range ents {
 		p, r := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
 		if e.IsDir() {
-			removeTemps(fsy, p, r, cardFile)
+			removeTemps(fsy, p, r, cardFile, aside)
 		} else if isTempName(e.Name()) && e.Type().IsRegular() && !cardFile(r) {
 			fsy.Remove(p)
+		} else if of, ok := asideOf(e.Name()); ok && aside != nil && e.Type().IsRegular() && !cardFile(r) {
+			aside(p, path.Join(rel, of))
 		}
 	}
 }

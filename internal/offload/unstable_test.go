@@ -93,9 +93,11 @@ func TestFailedFileIsCopiedAgainOnResume(t *testing.T) {
 	require.Equal(t, StateFailed, state)
 	require.Equal(t, []string{StateFailed, StateFailed}, copies, "a copy of a read the card did not give again is not verified")
 	for _, d := range []string{d1, d2} {
-		got, err := os.ReadFile(filepath.Join(d, "day01", "A001", "CLIPS", "C001.mov"))
+		p := filepath.Join(d, "day01", "A001", "CLIPS", "C001.mov")
+		require.NoFileExists(t, p, "a copy that is not verified does not keep the card's file name")
+		got, err := os.ReadFile(p + FailedSuffix)
 		require.NoError(t, err)
-		require.NotEqual(t, body, string(got), "the first run's copies hold the flipped read")
+		require.NotEqual(t, body, string(got), "the first run's copies hold the flipped read, moved aside")
 	}
 
 	// Resume, the card now reads the same every time.
@@ -111,6 +113,7 @@ func TestFailedFileIsCopiedAgainOnResume(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(d, "day01", "A001", "CLIPS", "C001.mov"))
 		require.NoError(t, err)
 		require.Equal(t, body, string(got), "the copy on %s is the card's file", d)
+		require.NoFileExists(t, filepath.Join(d, "day01", "A001", "CLIPS", "C001.mov"+FailedSuffix))
 	}
 	state, sums, copies := fileRecord(t, e, s.JobID, "CLIPS/C001.mov")
 	require.Equal(t, StateVerified, state)
@@ -135,7 +138,8 @@ func TestFailedFileUnstableAgainReplacesNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ExitSomeFailed, s.ExitCode)
 	copyPath := filepath.Join(d1, "day01", "A001", "C001.mov")
-	before, err := os.ReadFile(copyPath)
+	require.NoFileExists(t, copyPath)
+	before, err := os.ReadFile(copyPath + FailedSuffix) // moved aside
 	require.NoError(t, err)
 
 	// Resume: the first read (the probe) is right, the copy read flipped.
@@ -147,9 +151,10 @@ func TestFailedFileUnstableAgainReplacesNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ExitSomeFailed, s2.ExitCode)
 	require.Contains(t, s2.Cards[0].Failures[0].Error, "read differently twice")
-	after, err := os.ReadFile(copyPath)
+	after, err := os.ReadFile(copyPath + FailedSuffix)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "nothing replaced")
+	require.NoFileExists(t, copyPath, "nothing written under the file's name")
 	state, _, _ := fileRecord(t, e, s.JobID, "C001.mov")
 	require.Equal(t, StateFailed, state)
 }

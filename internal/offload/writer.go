@@ -206,7 +206,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			c.begin(di, st)
 		case wData:
 			if st.err == nil {
-				c.write(di, st, m.buf.b[:m.n])
+				c.write(di, st, m.buf.b[m.from:m.n])
 			}
 			m.buf.release()
 		case wCheckpoint:
@@ -289,7 +289,7 @@ func (c *cardRun) begin(di int, st *wstate) {
 		}
 	}
 	if p := dp.partial; p != nil && dp.mode == modeWrite {
-		if at := st.t.resumeAt; at > 0 {
+		if at := st.t.fromOf(di); at > 0 {
 			// Going on from a checkpoint: the temp, cut to it.
 			tmp, err := fsys.OpenAppend(fsy, p.Temp, at)
 			if err != nil {

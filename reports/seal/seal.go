@@ -70,6 +70,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -350,6 +351,19 @@ type listing struct {
 	files map[string]bool
 }
 
+// aside is the last of the failed copies of rel moved aside
+// (rel.dit-failed, then rel.dit-failed.2, ...), "" if there is none.
+func (ls *listing) aside(rel string) string {
+	name := rel + offload.FailedSuffix
+	if !ls.files[name] {
+		return ""
+	}
+	for i := 2; ls.files[fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)]; i++ {
+		name = fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)
+	}
+	return name
+}
+
 func list(ctx context.Context, st ascmhl.Store, ign *ascmhl.Ignore) (*listing, error) {
 	ls := &listing{dirs: map[string]time.Time{".": {}}, files: map[string]bool{}}
 	var walk func(dir string) error
@@ -438,10 +452,17 @@ func (b *builder) build(ctx context.Context) error {
 				continue
 			}
 		case offload.StateFailed:
+			name := sf.Rel
 			if !present {
-				continue
+				// A copy that failed its read-back is moved aside
+				// (offload.FailedSuffix): recorded failed under the
+				// file's name with the hashes of what was written, as
+				// when it stayed in place.
+				if name = b.ls.aside(sf.Rel); name == "" {
+					continue
+				}
 			}
-			sums, err := ascmhl.HashFile(ctx, b.st, sf.Rel, algos)
+			sums, err := ascmhl.HashFile(ctx, b.st, name, algos)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -642,14 +663,27 @@ func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
 		}
 	}
 	if foreign > 0 {
-		var list []string
+		var list, aside []string
 		for p := range b.ls.files {
 			if _, ok := b.values[p]; !ok {
-				list = append(list, p)
+				if offload.IsAsideName(path.Base(p)) {
+					aside = append(aside, p)
+				} else {
+					list = append(list, p)
+				}
 			}
 		}
 		sort.Strings(list)
-		b.warn("%d file(s) in the folder were not written by this job (%s): the folders holding them get no directory hash", foreign, names(list))
+		sort.Strings(aside)
+		if len(list) > 0 {
+			b.warn("%d file(s) in the folder were not written by this job (%s): the folders holding them get no directory hash", len(list), names(list))
+		}
+		if len(aside) > 0 {
+			// A copy that failed its read-back, moved off the card's file
+			// name (offload.FailedSuffix): listed by name, never hashed as
+			// footage; a resume that copies the file again removes it.
+			b.warn("%d copy(ies) that failed verification were moved aside (%s): the folders holding them get no directory hash", len(aside), names(aside))
+		}
 	}
 	dh, err := ascmhl.DirHashes(tree, algos)
 	if err != nil {

@@ -324,9 +324,10 @@ func tree(t *testing.T, root string) map[string]string {
 }
 
 // TestFailedCopyIsRecordedAsFailed corrupts one copy while it is read back:
-// on that destination the file is recorded with the copy's actual hashes,
-// action failed, and verification names it; the other destination is
-// clean.
+// the copy is moved aside (bad.mov.dit-failed), and on that destination
+// the file is recorded with the copy's actual hashes, action failed, and
+// verification names it (bad.mov not there, the aside not recorded); the
+// other destination is clean.
 func TestFailedCopyIsRecordedAsFailed(t *testing.T) {
 	dir := t.TempDir()
 	card := filepath.Join(dir, "C001")
@@ -362,8 +363,11 @@ func TestFailedCopyIsRecordedAsFailed(t *testing.T) {
 	require.True(t, res.OK(), "%v", res.Findings)
 	res = verify(t, filepath.Join(d2, "day01", "C001"), false)
 	require.False(t, res.OK())
-	require.Equal(t, []ascmhl.Finding{{Kind: ascmhl.FindFailed, Path: "bad.mov",
-		Detail: "recorded only with failed hashes (generation 1): the copy was bad when it was recorded"}}, res.Findings)
+	require.NoFileExists(t, copyPath, "a copy that failed its read-back does not keep the file's name")
+	require.FileExists(t, copyPath+offload.FailedSuffix)
+	require.ElementsMatch(t, []ascmhl.Finding{
+		{Kind: ascmhl.FindNew, Path: "bad.mov" + offload.FailedSuffix, Detail: "not recorded in the history"},
+		{Kind: ascmhl.FindMissing, Path: "bad.mov", Detail: "recorded in the history, not in the folder"}}, res.Findings)
 	var bad ascmhl.File
 	for _, fl := range res.History.Generations[0].Manifest.Files {
 		if fl.Path == "bad.mov" {
