@@ -11,7 +11,7 @@ DEMO_SIZE ?= 2GB
 # fraction of the field rates, so a small machine keeps up.
 DEMO_SCALE ?= 0.1
 
-.PHONY: all build test testcount race lint demo bench clean gui-deps gui gui-shot
+.PHONY: all build test test-short testcount race lint demo bench clean gui-deps gui gui-shot
 
 all: build
 
@@ -35,6 +35,11 @@ test: lint testcount
 	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -count=1 -timeout 25m ./... || rc=1; \
 	$(MAKE) --no-print-directory race || rc=1; \
 	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
+
+# The inner loop: every package's tests but the end-to-end suite of the
+# real binary (cmd/dit), with -short (the race stage's long cases left out).
+test-short: testcount
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test -short (no cmd/dit)" -- $(GO) test -json -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/cmd/dit$$')
 
 testcount:
 	@mkdir -p $(BIN) && CGO_ENABLED=0 $(GO) build -o $(TESTCOUNT) ./cmd/testcount

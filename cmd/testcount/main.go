@@ -125,6 +125,9 @@ type counter struct {
 	pkgOK, pkgFailed, pkgNoTests   int
 	skips                          []skip
 	buildFailed                    map[string]bool
+	// failures are the tests that failed or never ended (a package timed
+	// out or crashed while they ran), "pkg Test", in order.
+	failures []string
 }
 
 func newCounter(w io.Writer) *counter {
@@ -197,6 +200,7 @@ func (c *counter) testEnd(e event, p *pkg) {
 		c.passed++
 	case "fail":
 		c.failedN++
+		c.failures = append(c.failures, e.Package+" "+e.Test)
 	case "skip":
 		c.skippedN++
 		c.skips = append(c.skips, skip{e.Package, e.Test, skipReason(p.lines, e.Test)})
@@ -226,6 +230,7 @@ func (c *counter) pkgEnd(e event, p *pkg) {
 		c.pkgNoTests++
 	case "fail":
 		c.pkgFailed++
+		c.unfinished(e.Package, p)
 	}
 	for _, l := range p.lines {
 		t := strings.TrimSpace(l.text)
@@ -241,6 +246,24 @@ func (c *counter) pkgEnd(e event, p *pkg) {
 		}
 	}
 	delete(c.pkgs, e.Package)
+}
+
+// unfinished counts the tests of package name that were still running
+// when it ended (a timeout's panic, a crash, go test killed) as failed,
+// each named: a test that never ended did not pass.
+func (c *counter) unfinished(name string, p *pkg) {
+	var running []string
+	for t, end := range p.end {
+		if end == "" {
+			running = append(running, t)
+		}
+	}
+	sort.Strings(running)
+	for _, t := range running {
+		p.end[t] = "fail"
+		c.failedN++
+		c.failures = append(c.failures, name+" "+t+" (did not finish: timed out or crashed)")
+	}
 }
 
 func (c *counter) failed() bool { return c.failedN > 0 || c.pkgFailed > 0 || len(c.buildFailed) > 0 }
@@ -262,6 +285,7 @@ func (c *counter) summary(w io.Writer, label string, listSkipped bool) {
 		}
 		fmt.Fprintf(w, "testcount: %s did not finish\n", name)
 		c.pkgFailed++
+		c.unfinished(name, p)
 	}
 	if listSkipped && len(c.skips) > 0 {
 		fmt.Fprintf(w, "skipped:\n")
@@ -271,6 +295,12 @@ func (c *counter) summary(w io.Writer, label string, listSkipped bool) {
 				why = "(no reason given)"
 			}
 			fmt.Fprintf(w, "  %s %s: %s\n", s.pkg, s.test, why)
+		}
+	}
+	if len(c.failures) > 0 {
+		fmt.Fprintf(w, "failed:\n")
+		for _, f := range c.failures {
+			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
 	verdict := "PASS"

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +97,44 @@ func TestCounterShowsAPackageThatDidNotFinish(t *testing.T) {
 	c.summary(&out, "unit", true)
 	require.Contains(t, out.String(), "still waiting for the job\ntestcount: ex/h did not finish\n")
 	require.True(t, c.failed())
-	require.Contains(t, out.String(), "== unit: FAIL: 1 test run, 0 passed, 0 failed, 0 skipped (0 packages ok, 1 failed)")
+	require.Contains(t, out.String(), "failed:\n  ex/h TestHang (did not finish: timed out or crashed)\n")
+	require.Contains(t, out.String(), "== unit: FAIL: 1 test run, 0 passed, 1 failed, 0 skipped (0 packages ok, 1 failed)")
+}
+
+// A real go test run with a test that fails and one that times out:
+// both are counted failed and named, the one that timed out too (go test
+// ends its package with "fail" and never ends the test).
+func TestCounterNamesATimedOutTest(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module ex\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(`package ex
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFails(t *testing.T) { t.Fatal("deliberately") }
+
+func TestHangs(t *testing.T) { time.Sleep(time.Hour) }
+`), 0o644))
+	cmd := exec.Command(gobin, "test", "-json", "-count=1", "-timeout", "3s", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var out bytes.Buffer
+	c := newCounter(&out)
+	require.NoError(t, c.read(stdout))
+	cmd.Wait()
+	c.summary(&out, "unit", true)
+	got := out.String()
+	require.True(t, c.failed())
+	require.Contains(t, got, "failed:\n  ex TestFails\n  ex TestHangs (did not finish: timed out or crashed)\n", got)
+	require.Contains(t, got, "== unit: FAIL: 2 tests run, 0 passed, 2 failed, 0 skipped", got)
 }
