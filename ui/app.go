@@ -195,6 +195,11 @@ func (a *App) SetTheme(mode string) {
 	if a.themeSel != nil && a.themeSel.Selected != mode {
 		a.themeSel.SetSelected(mode)
 	}
+	// Colours a view set itself (the big figures, the bars' tints) are
+	// resolved again in the new theme: none keeps the old theme's.
+	if a.running != nil {
+		a.running.render()
+	}
 }
 
 // Shortcuts: start the job and pause / resume it. ShortcutDefault is Ctrl

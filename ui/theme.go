@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"math"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -34,7 +35,53 @@ func (t setTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 	case ThemeDark:
 		v = theme.VariantDark
 	}
+	if c, ok := stateColors[v][n]; ok {
+		return c
+	}
 	return theme.DefaultTheme().Color(n, v)
+}
+
+// stateColors are the verdict colours (safe, warning, failed) and the
+// hints' grey, per variant, chosen so that text in them reads at 4.5:1 or
+// more on the variant's background (WCAG AA): Fyne's own green is 1.5:1
+// on white, its orange 2.2:1. TestStateColoursContrast measures them.
+var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
+	theme.VariantLight: {
+		theme.ColorNameSuccess:     color.NRGBA{R: 0x1e, G: 0x7b, B: 0x34, A: 0xff}, // green
+		theme.ColorNameWarning:     color.NRGBA{R: 0xa8, G: 0x50, B: 0x00, A: 0xff}, // orange
+		theme.ColorNameError:       color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff}, // red
+		theme.ColorNamePlaceHolder: color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff}, // hint grey
+		theme.ColorNameDisabled:    color.NRGBA{R: 0x6b, G: 0x6b, B: 0x6b, A: 0xff}, // a low-importance label's grey
+	},
+	theme.VariantDark: {
+		theme.ColorNameSuccess:     color.NRGBA{R: 0x5d, G: 0xd3, B: 0x6f, A: 0xff},
+		theme.ColorNameWarning:     color.NRGBA{R: 0xff, G: 0xa7, B: 0x26, A: 0xff},
+		theme.ColorNameError:       color.NRGBA{R: 0xff, G: 0x6b, B: 0x6b, A: 0xff},
+		theme.ColorNamePlaceHolder: color.NRGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff},
+		theme.ColorNameDisabled:    color.NRGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
+	},
+}
+
+// contrast is the WCAG contrast ratio of two colours (1 to 21).
+func contrast(a, b color.Color) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// luminance is a colour's WCAG relative luminance.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := color.NRGBAModel.Convert(c).RGBA()
+	lin := func(v uint32) float64 {
+		s := float64(v>>8) / 255
+		if s <= 0.03928 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
 func (t setTheme) Font(s fyne.TextStyle) fyne.Resource { return theme.DefaultTheme().Font(s) }

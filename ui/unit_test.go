@@ -3,10 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
+	"image/color"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +176,41 @@ func TestThemesLightAndDark(t *testing.T) {
 	th = h.a.fa.Settings().Theme()
 	require.Equal(t, theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantLight), th.Color(theme.ColorNameBackground, theme.VariantDark))
 	require.Greater(t, th.Size(theme.SizeNameText), theme.DefaultTheme().Size(theme.SizeNameText), "larger text than Fyne's default")
+}
+
+// Every state colour (safe, warning, failed) and the hints' grey read at
+// 4.5:1 or more on the theme's background, in light and in dark; Fyne's
+// own light green does not (the reason they are dit's).
+func TestStateColoursContrast(t *testing.T) {
+	for _, mode := range []string{ThemeLight, ThemeDark} {
+		th := NewTheme(mode)
+		bg := th.Color(theme.ColorNameBackground, theme.VariantLight)
+		for _, n := range []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameWarning, theme.ColorNameError,
+			theme.ColorNamePlaceHolder, theme.ColorNameDisabled, theme.ColorNameForeground} {
+			c := th.Color(n, theme.VariantLight)
+			require.GreaterOrEqual(t, contrast(c, bg), 4.5, "%s %s on its background: %.2f:1", mode, n, contrast(c, bg))
+		}
+	}
+	white := theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantLight)
+	require.Less(t, contrast(theme.DefaultTheme().Color(theme.ColorNameSuccess, theme.VariantLight), white), 4.5, "Fyne's green on white")
+	require.InDelta(t, 21.0, contrast(color.Black, color.White), 1e-9)
+}
+
+// After a theme switch the big figures and the bars are drawn in the new
+// theme's colours: no widget keeps a colour of the theme it was made in.
+func TestThemeSwitchRecolours(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() { h.a.running.bind(goldenRun()) })
+	for _, mode := range []string{ThemeDark, ThemeLight, ThemeDark} {
+		h.locked(func() {
+			h.a.SetTheme(mode)
+			th := h.a.fa.Settings().Theme()
+			v := fyne.CurrentApp().Settings().ThemeVariant()
+			bg := th.Color(theme.ColorNameBackground, v)
+			for _, txt := range []*canvas.Text{h.a.running.rateBig, h.a.running.etaBig} {
+				require.Equal(t, th.Color(theme.ColorNameForeground, v), txt.Color, "%s: %q in the new theme's colour", mode, txt.Text)
+				require.GreaterOrEqual(t, contrast(txt.Color, bg), 4.5, "%s: %q readable", mode, txt.Text)
+			}
+		})
+	}
 }
