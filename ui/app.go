@@ -150,7 +150,8 @@ func New(fa fyne.App, cfg Config) *App {
 	bar := container.NewHBox(widget.NewLabel("Theme"), a.themeSel,
 		widget.NewLabel("Ctrl+Enter: start   Ctrl+P: pause / resume"))
 	a.win.SetContent(container.NewBorder(a.banner.box, container.NewPadded(bar), nil, nil, a.tabs))
-	a.win.Resize(fyne.NewSize(1280, 860))
+	// Fits a 13-inch laptop (1280x800 less a menu bar and the title).
+	a.win.Resize(fyne.NewSize(1280, 720))
 	a.addShortcuts()
 	a.win.SetCloseIntercept(a.confirmQuit)
 	a.history.reload()

@@ -148,7 +148,7 @@ func (v *autoView) describe() {
 	if v.status == nil || v.running() {
 		return
 	}
-	txt := "Off: on, it offloads every camera card mounted"
+	txt := "Off. When on, it offloads every camera card mounted"
 	if v.from.Selected == autoFromPreset {
 		if v.presetPath == "" {
 			txt += " (choose a preset file)"

@@ -340,6 +340,9 @@ func TestBannerOnACardFailure(t *testing.T) {
 	h.eventually("the banner", func() bool {
 		return strings.Contains(h.a.banner.text(), "job flip (#1): card A001 FAILED: NOT safe to format")
 	})
+	var banner string
+	h.locked(func() { banner = h.a.banner.text() })
+	require.Equal(t, 1, strings.Count(banner, "NOT safe to format"), "the banner says it once, then why: %q", banner)
 	h.notesUntil("job flip (#1) FAILED: 0 of 1 card(s) safe to format")
 }
 

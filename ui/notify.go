@@ -97,12 +97,38 @@ func (j *jobNotify) send(m notify.Message) {
 	}
 	j.a.desktopNotify(m.Subject(), m.Text)
 	if m.Kind == notify.Failure {
-		j.a.do(func() { j.a.banner.add(bannerSubject(m.Subject()) + ": " + firstLine(m.Text)) })
+		j.a.do(func() { j.a.banner.add(bannerText(m)) })
 	}
 }
 
 // bannerSubject drops the "dit: " of a subject.
 func bannerSubject(s string) string { return strings.TrimPrefix(s, "dit: ") }
+
+// bannerText is a failure in one line: the subject, then why (its
+// destinations' reasons), not the subject said again in other words.
+func bannerText(m notify.Message) string {
+	out := bannerSubject(m.Subject())
+	var why []string
+	for _, d := range m.Destinations {
+		if d.Failed > 0 && d.Reason != "" {
+			why = append(why, fmt.Sprintf("%s: %s", d.Path, d.Reason))
+		}
+	}
+	if len(why) == 0 {
+		// No reason per destination (a card that stopped answering, a
+		// second run that could not start): the text's own first line
+		// after its heading, if it has one.
+		if lines := strings.Split(m.Text, "\n"); len(lines) > 1 {
+			why = append(why, strings.TrimSpace(lines[1]))
+		} else if m.Card == "" {
+			why = append(why, firstLine(m.Text))
+		}
+	}
+	if len(why) > 0 {
+		out += ": " + strings.Join(why, "; ")
+	}
+	return out
+}
 
 // close sends the job's end (sum; or a failure when the job stopped with
 // runErr; neither: the job never started), waits a bounded time for what

@@ -275,6 +275,8 @@ func ShortReason(err string) string {
 		return "destination is read-only"
 	case strings.Contains(low, "permission denied"):
 		return "permission denied"
+	case strings.Contains(low, "mismatch") || strings.Contains(low, "differs"):
+		return "a copy read back different from the card"
 	}
 	if i := strings.LastIndex(err, ": "); i >= 0 && len(err)-i > 8 {
 		err = err[i+2:]
