@@ -322,7 +322,13 @@ func (v *historyView) renderDetail() {
 		buttons.Add(widget.NewButtonWithIcon("Export "+strings.ToUpper(f), theme.DocumentSaveIcon(), func() { v.export(s.JobID, f) }))
 	}
 	if s.Status == verdict.Interrupted || (s.Status == verdict.Failed && s.State != catalog.JobFailed) {
-		resume := widget.NewButtonWithIcon("Resume job", theme.MediaPlayIcon(), func() { v.resume(s.JobID) })
+		// A resume copies only what is not verified: for a failed job,
+		// its failed files (the verified ones are kept as they are).
+		label := "Resume job"
+		if s.Status == verdict.Failed {
+			label = "Retry failed files"
+		}
+		resume := widget.NewButtonWithIcon(label, theme.MediaPlayIcon(), func() { v.resume(s.JobID) })
 		resume.Importance = widget.HighImportance
 		buttons.Add(resume)
 	}
