@@ -405,7 +405,8 @@ func TestStartErrorsAreShownInWords(t *testing.T) {
 	h.locked(func() {
 		require.Equal(t, "Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked).", h.a.offload.status.Text)
 	})
-	// A destination inside a card is refused by the engine.
+	// A destination inside a card is refused the moment it is added, in
+	// the engine's words, and never reaches the form's list.
 	inside := mkdir(t, filepath.Join(cards[0].Path, "copies"))
 	h.locked(func() {
 		h.a.offload.status.SetText("")
@@ -413,9 +414,26 @@ func TestStartErrorsAreShownInWords(t *testing.T) {
 	})
 	h.eventually("the error", func() bool { return h.a.offload.status.Text != "" && !h.a.offload.busy })
 	h.locked(func() {
-		require.Contains(t, h.a.offload.status.Text, "The job cannot start: ")
-		require.Contains(t, h.a.offload.status.Text, "inside")
+		require.Contains(t, h.a.offload.status.Text, "destination "+inside+" is inside the card")
+		require.Empty(t, h.a.offload.dests)
 		require.Nil(t, h.a.running.run)
+	})
+	// A folder inside a card is not a second card; a card is not a
+	// destination: both refused at add time, with the reason.
+	h.locked(func() {
+		v := h.a.offload
+		v.addCard(filepath.Join(cards[0].Path, "CLIPS"))
+		require.Contains(t, v.status.Text, "overlap (one is inside the other)")
+		require.Len(t, v.cards, 1)
+		v.addDest(cards[0].Path)
+		require.Contains(t, v.status.Text, "is the card "+cards[0].Path+" itself")
+		require.Empty(t, v.dests)
+		d := mkdir(t, filepath.Join(dir, "raid"))
+		v.addDest(d)
+		require.Len(t, v.dests, 1, "a folder apart from the cards is taken")
+		v.addCard(d)
+		require.Contains(t, v.status.Text, "is the card")
+		require.Len(t, v.cards, 1)
 	})
 }
 

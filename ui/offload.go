@@ -243,6 +243,10 @@ func (v *offloadView) addCard(path string) {
 			return
 		}
 	}
+	if err := v.overlaps(path, ""); err != nil {
+		v.say(err.Error())
+		return
+	}
 	it := &cardItem{Path: path, Label: filepath.Base(path), Scanning: true}
 	v.cards = append(v.cards, it)
 	v.renderCards()
@@ -294,6 +298,10 @@ func (v *offloadView) addDest(path string) {
 			return
 		}
 	}
+	if err := v.overlaps("", path); err != nil {
+		v.say(err.Error())
+		return
+	}
 	it := &destItem{Path: path, Loading: true, Free: -1}
 	v.dests = append(v.dests, it)
 	v.renderDests()
@@ -322,6 +330,27 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 		v.renderDests()
 		v.replan()
 	})
+}
+
+// overlaps checks the form's cards and destinations with card (or dest)
+// added, as a job checks them at its start (offload.Overlaps): a card
+// inside a card, a card as or inside a destination, a destination inside a
+// card are refused the moment they are added, with the reason.
+func (v *offloadView) overlaps(card, dest string) error {
+	var cards, dests []string
+	for _, c := range v.cards {
+		cards = append(cards, c.Path)
+	}
+	for _, d := range v.dests {
+		dests = append(dests, d.Path)
+	}
+	if card != "" {
+		cards = append(cards, card)
+	}
+	if dest != "" {
+		dests = append(dests, dest)
+	}
+	return offload.Overlaps(cards, dests)
 }
 
 // detectCards adds the removable volumes the machine reports.
