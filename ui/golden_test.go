@@ -136,7 +136,10 @@ func TestGoldenRunningView(t *testing.T) {
 		require.Contains(t, text, stateVerifying)
 		require.Contains(t, text, "1 file failed:\nCLIPS/A002C002_261122_R2CD.mov: on /Volumes/SHUTTLE: verify: xxh64 mismatch")
 		require.Equal(t, "1.100 GB/s", h.a.running.rateBig.Text)
-		require.Equal(t, "1s", h.a.running.etaBig.Text)
+		// A002 has 1.5 GB left to read back; it read back 1.9 GB in the
+		// last 10 s (2.6 GB at 52 s, 4.5 GB at 62 s): 7.9 s until safe.
+		require.Equal(t, "8s", h.a.running.etaBig.Text)
+		require.Contains(t, h.a.running.etaCap.Text, "until every card is safe to format (this phase: 1s)")
 	})
 }
 

@@ -71,7 +71,19 @@ type runState struct {
 	Error     string // the engine's card error at card_done
 	Failures  []failure
 	Series    []sample
+	// work is the run's bytes copied and read back at each progress
+	// event of the last workWindow: their rates tell when it ends.
+	work []workSample
 }
+
+// workSample is a run's bytes copied and read back at T.
+type workSample struct {
+	T              time.Time
+	Copied, ReadBk int64
+}
+
+// workWindow is how far back the time-to-safe estimate looks.
+const workWindow = 10 * time.Second
 
 // cardRun is one card of the running job as the view shows it.
 type cardRun struct {
@@ -291,6 +303,83 @@ func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duratio
 		i++
 	}
 	r.Series = r.Series[i:]
+	r.work = append(r.work, workSample{T: t, Copied: p.BytesCopied, ReadBk: p.BytesVerified})
+	i = 0
+	for i < len(r.work)-2 && r.work[i].T.Before(t.Add(-workWindow)) {
+		i++
+	}
+	r.work = r.work[i:]
+}
+
+// rates are the run's copy and read-back rates (bytes a second) over
+// the last workWindow; 0 when unknown.
+func (r runState) rates() (copyRate, readRate float64) {
+	if len(r.work) < 2 {
+		return 0, 0
+	}
+	a, b := r.work[0], r.work[len(r.work)-1]
+	dt := b.T.Sub(a.T).Seconds()
+	if dt <= 0 {
+		return 0, 0
+	}
+	return float64(b.Copied-a.Copied) / dt, float64(b.ReadBk-a.ReadBk) / dt
+}
+
+// runETA is the time the run needs to end at the rates it has had:
+// copying and reading back go on at once, so the longer of the two; -1
+// when a rate is not known yet.
+func runETA(copyLeft, readLeft int64, copyRate, readRate float64) float64 {
+	eta := 0.0
+	for _, w := range [][2]float64{{float64(copyLeft), copyRate}, {float64(readLeft), readRate}} {
+		switch {
+		case w[0] <= 0:
+		case w[1] <= 0:
+			return -1
+		default:
+			eta = max(eta, w[0]/w[1])
+		}
+	}
+	return eta
+}
+
+// eta is the run's time to its end (see runETA); 0 when it is done.
+func (r runState) eta() float64 {
+	if r.Done {
+		return 0
+	}
+	c, v := r.rates()
+	return runETA(r.Prog.Bytes-r.Prog.BytesCopied, r.Prog.VerifyTotal-r.Prog.BytesVerified, c, v)
+}
+
+// SafeETA is the estimated time until the card is safe to format, in
+// seconds: its run's time to end at the copy and read-back rates it has
+// had and, in a cascade, its second run's (one not started yet: the card
+// copied once and read back from each second-run destination at the first
+// run's rates). 0 when the card is safe; -1 when there is no rate to tell
+// yet, or the card ended not safe (no time makes it safe).
+func (c cardRun) SafeETA(thenDests int) float64 {
+	switch {
+	case c.HaveSummary && c.Safe:
+		return 0
+	case c.HaveSummary, c.Done && c.EndState != offload.StateVerified:
+		return -1
+	}
+	eta := c.eta()
+	if eta < 0 || !c.Cascade {
+		return eta
+	}
+	var second float64
+	switch {
+	case c.Then != nil:
+		second = c.Then.eta()
+	default:
+		cr, vr := c.rates()
+		second = runETA(c.Prog.Bytes, c.Prog.Bytes*int64(thenDests), cr, vr)
+	}
+	if second < 0 {
+		return -1
+	}
+	return eta + second
 }
 
 // counters refreshes the byte and file counters (Job.Snapshot), keeping
@@ -305,6 +394,7 @@ func (r *runState) copyOut() runState {
 	o := *r
 	o.Failures = append([]failure(nil), r.Failures...)
 	o.Series = append([]sample(nil), r.Series...)
+	o.work = append([]workSample(nil), r.work...)
 	return o
 }
 
@@ -665,6 +755,24 @@ func (m *runModel) view() runView {
 
 // totals are the job's figures at a glance: the rate of all cards now,
 // and the time until the last card is done with its current phase.
+// safeETA is the estimated time until every card of the job that can
+// still be safe to format is (the slowest card's SafeETA); -1 when a card
+// cannot tell yet.
+func (v runView) safeETA() float64 {
+	eta := 0.0
+	for _, c := range v.Cards {
+		if c.HaveSummary || c.Done && c.EndState != offload.StateVerified {
+			continue // its verdict is known
+		}
+		e := c.SafeETA(len(v.Then))
+		if e < 0 {
+			return -1
+		}
+		eta = max(eta, e)
+	}
+	return eta
+}
+
 func (v runView) totals() (rate, eta float64) {
 	for _, c := range v.Cards {
 		if !c.Done {

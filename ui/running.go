@@ -839,7 +839,7 @@ func newRunningView(a *App) *runningView {
 	v.etaBig.TextSize = bigFigure
 	v.etaBig.TextStyle.Bold = true
 	v.rateCap = widget.NewLabel("all cards now")
-	v.etaCap = widget.NewLabel("ETA of the slowest card (its current phase)")
+	v.etaCap = widget.NewLabel("until every card is safe to format")
 	v.pauseBtn = widget.NewButtonWithIcon("Pause (Ctrl+P)", theme.MediaPauseIcon(), v.togglePause)
 	v.stopBtn = widget.NewButtonWithIcon("Cancel job", theme.CancelIcon(), v.confirmCancel)
 	v.addBtn = widget.NewButtonWithIcon("Add card", theme.ContentAddIcon(), v.addCard)
@@ -949,8 +949,18 @@ func (v *runningView) render() {
 	case mv.Paused:
 		v.rateBig.Text, v.etaBig.Text = "paused", "-"
 	default:
-		v.rateBig.Text, v.etaBig.Text = rateText(rate), etaText(eta)
+		// The big figure is the time until every card is safe to format
+		// (copy and read-back together, both runs of a cascade); the
+		// slowest card's current phase has its own, smaller.
+		v.rateBig.Text, v.etaBig.Text = rateText(rate), "-"
+		if safe := mv.safeETA(); safe >= 0 {
+			v.etaBig.Text = etaText(safe)
+		}
 		v.rateCap.SetText("all cards now")
+		v.etaCap.SetText("until every card is safe to format (this phase: " + etaText(eta) + ")")
+	}
+	if mv.Finished {
+		v.etaCap.SetText("")
 	}
 	v.rateBig.Color, v.etaBig.Color = fg, fg
 	if mv.Finished && (mv.Err != "" || (mv.Summary != nil && mv.Summary.Status.Bad())) {

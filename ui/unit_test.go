@@ -214,3 +214,49 @@ func TestThemeSwitchRecolours(t *testing.T) {
 		})
 	}
 }
+
+// The time until safe to format counts copy and read-back together (it
+// does not restart when a card starts reading back) and, in a cascade,
+// the second run: on a simulated job with steady rates it is within 15 %
+// of the time really left at half-way, it never jumps up as the job goes
+// on, and a cascade's card needs longer than the same card without one.
+func TestSafeToFormatETA(t *testing.T) {
+	const size = 1_000_000_000 // a card; its copy read back from 2 destinations
+	run := func(cascade bool) (half, really float64, etas []float64) {
+		m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: size, VerifyTotal: 2 * size}}}, []string{"/Volumes/A001"})
+		if cascade {
+			m.setCascade([]string{"/raid"}, []string{"/shuttle"})
+		}
+		// Copy at 100 MB/s; read back at 150 MB/s, never ahead of the
+		// copy (two copies to read of each byte copied).
+		var copied, verified int64
+		step := func(s int) {
+			copied = min(copied+100_000_000, size)
+			verified = min(verified+150_000_000, 2*copied)
+			m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Duration(s) * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+				{Label: "A001", Phase: "copying", Bytes: size, BytesCopied: copied, VerifyTotal: 2 * size, BytesVerified: verified, Rate: 100e6}}}})
+			etas = append(etas, m.view().safeETA())
+		}
+		s := 1
+		for ; copied+verified < 3*size/2; s++ {
+			step(s)
+		}
+		half = etas[len(etas)-1]
+		end := s
+		for ; copied+verified < 3*size; end++ {
+			step(end)
+		}
+		return half, float64(end - s), etas
+	}
+	half, really, etas := run(false)
+	require.InEpsilon(t, really, half, 0.15, "at half-way %.1fs estimated, %.1fs left", half, really)
+	require.Equal(t, -1.0, etas[0], "one sample: no rate yet, no figure")
+	for i := 2; i < len(etas); i++ {
+		require.GreaterOrEqual(t, etas[i], 0.0)
+		require.LessOrEqual(t, etas[i], etas[i-1]+0.5, "the estimate does not jump up as the work goes on: %v", etas)
+	}
+	chalf, _, _ := run(true)
+	// The second run: the first copy (1 GB) written at 100 MB/s and read
+	// back from one shuttle at 150 MB/s: 10 s more.
+	require.InDelta(t, half+10, chalf, 0.5, "a cascade's card is safe only after its second run")
+}
