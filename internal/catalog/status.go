@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"database/sql"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -95,4 +97,35 @@ func (c *Catalog) Totals() (map[string]*StationTotals, error) {
 		get(s).CopiesFailed = n
 	}
 	return out, c.wrap(rows.Err())
+}
+
+// JobCounts is what a job's files and copies are, by state: a cheap
+// fingerprint of everything its verdicts are read from (a copy withdrawn
+// by dit verify, a file failed, a copy verified all change it).
+func (c *Catalog) JobCounts(jobID int64) (string, error) {
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT f.state, count(*) FROM files f JOIN cards k ON k.id=f.card_id WHERE k.job_id=? GROUP BY f.state ORDER BY f.state`,
+		`SELECT cp.state, count(*) FROM copies cp JOIN cards k ON k.id=cp.card_id WHERE k.job_id=? GROUP BY cp.state ORDER BY cp.state`,
+	} {
+		rows, err := c.Query(q, jobID)
+		if err != nil {
+			return "", err
+		}
+		for rows.Next() {
+			var st string
+			var n int64
+			if err := rows.Scan(&st, &n); err != nil {
+				rows.Close()
+				return "", c.wrap(err)
+			}
+			fmt.Fprintf(&b, "%s=%d,", st, n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return "", c.wrap(err)
+		}
+		b.WriteString(";")
+	}
+	return b.String(), nil
 }

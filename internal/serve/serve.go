@@ -51,6 +51,12 @@ type Options struct {
 	Recent time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// Verdicts is how long a running job's verdicts (its summary, read
+	// from every file of the job) are kept while its files change
+	// (default 5 s); an ended job's are read again as soon as a file or a
+	// copy of it changes state. Progress (bytes, rates) is read at every
+	// poll. Negative: verdicts read at every poll.
+	Verdicts time.Duration
 }
 
 // Server serves one catalog.
@@ -64,6 +70,43 @@ type Server struct {
 	err     error         // the latest poll's error
 
 	arrays sync.Map // destination -> arrayCache
+	sums   sync.Map // job id -> sumCache
+}
+
+// sumCache is a job's summary as read at at, for the job in state
+// (finished at finished) with the files and copies counted by counts.
+type sumCache struct {
+	at       time.Time
+	state    string
+	finished time.Time
+	counts   string
+	s        *offload.Summary
+}
+
+// summary is job j's summary (its verdicts). It is read again whenever
+// the job's state or the states of its files and copies changed (a cheap
+// count: a copy withdrawn by dit verify shows at the next poll); for a
+// running job, whose counts change all the time, at most every
+// Options.Verdicts: a job of 100,000 files takes seconds to read, and
+// dit serve runs beside the offload on the cart.
+func (s *Server) summary(j *catalog.Job, now time.Time) (*offload.Summary, error) {
+	counts, err := s.cat.JobCounts(j.ID)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := s.sums.Load(j.ID); ok && s.o.Verdicts > 0 {
+		c := v.(sumCache)
+		same := c.state == j.State && c.finished.Equal(j.Finished)
+		if same && (c.counts == counts || (j.Active && now.Sub(c.at) < s.o.Verdicts)) {
+			return c.s, nil
+		}
+	}
+	sum, err := offload.LoadSummary(s.cat, j.ID)
+	if err != nil {
+		return nil, err
+	}
+	s.sums.Store(j.ID, sumCache{at: now, state: j.State, finished: j.Finished, counts: counts, s: sum})
+	return sum, nil
 }
 
 // New makes a server over cat.
@@ -76,6 +119,9 @@ func New(cat *catalog.Catalog, o Options) *Server {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Verdicts == 0 {
+		o.Verdicts = 5 * time.Second
 	}
 	return &Server{cat: cat, o: o, changed: make(chan struct{})}
 }
@@ -166,7 +212,7 @@ func (s *Server) Snapshot() (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum, err := offload.LoadSummary(s.cat, j.ID)
+		sum, err := s.summary(j, now)
 		if err != nil {
 			return nil, err
 		}

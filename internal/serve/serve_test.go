@@ -341,19 +341,44 @@ func deadPID(t *testing.T) int {
 }
 
 // A verified card whose copy was found bad since (dit verify, a cascade's
-// second run: its row still says verified) is not listed safe to format.
+// second run: its row still says verified) is not listed safe to format:
+// at the next poll without the verdicts' cache, and once the cache of a
+// running job's verdicts (5 s) has run out with it.
 func TestWithdrawnCopyNotSafe(t *testing.T) {
 	f := newFixture(t, filepath.Join(t.TempDir(), "c.db"))
-	s := New(f.cat, Options{})
+	now := time.Now()
+	clock := func() time.Time { return now }
+	s := New(f.cat, Options{Now: clock})
+	fresh := New(f.cat, Options{Now: clock, Verdicts: -1})
 	st, err := s.Snapshot()
 	require.NoError(t, err)
 	require.Len(t, st.SafeToFormat, 1)
 	dests, err := f.cat.Dests(f.job.ID)
 	require.NoError(t, err)
 	f.cat.FailCopy(f.a002.ID, "C001.mov", dests[1].ID, "dit verify: xxh64 differs")
-	st, err = s.Snapshot()
+	st, err = fresh.Snapshot()
 	require.NoError(t, err)
 	require.Empty(t, st.SafeToFormat)
+	now = now.Add(6 * time.Second)
+	st, err = s.Snapshot()
+	require.NoError(t, err)
+	require.Empty(t, st.SafeToFormat, "a running job's cached verdicts are read again after 5 s")
+
+	// An ended job's: at the next poll after a copy changed.
+	require.NoError(t, f.cat.SetJobState(f.job.ID, catalog.JobDone, now, ""))
+	st, err = s.Snapshot()
+	require.NoError(t, err)
+	require.NotEqual(t, verdict.Safe, st.Jobs[0].Cards[1].State)
+	f.cat.PutCopy(f.a001.ID, "C004.mov", &catalog.Copy{DestID: dests[0].ID, Path: "day03/C004.mov", State: "verified"})
+	require.NoError(t, f.cat.Flush())
+	counts, err := f.cat.JobCounts(f.job.ID)
+	require.NoError(t, err)
+	v, _ := s.sums.Load(f.job.ID)
+	require.NotEqual(t, v.(sumCache).counts, counts, "a copy's change changes the counts")
+	_, err = s.Snapshot()
+	require.NoError(t, err)
+	v, _ = s.sums.Load(f.job.ID)
+	require.Equal(t, counts, v.(sumCache).counts, "so the ended job's verdicts are read again at once")
 	for _, c := range st.Jobs[0].Cards {
 		require.False(t, c.SafeToFormat, c.Label)
 	}
