@@ -538,3 +538,48 @@ func TestAddCardWhileTheJobRuns(t *testing.T) {
 	require.Len(t, v.Cards, 2)
 	require.Equal(t, "A002", v.Cards[1].Label)
 }
+
+// The form's destinations and settings are remembered when a job starts
+// and come back at the next launch (the same preferences, a new app);
+// a destination no longer there is left out.
+func TestFormRememberedAcrossLaunches(t *testing.T) {
+	dir := t.TempDir()
+	raid, shuttle, gone := mkdir(t, filepath.Join(dir, "raid")), mkdir(t, filepath.Join(dir, "shuttle")), mkdir(t, filepath.Join(dir, "gone"))
+	h := newHarness(t, nil)
+	h.locked(func() {
+		v := h.a.offload
+		v.addDest(raid)
+		v.addDest(shuttle)
+		v.addDest(gone)
+		v.setDestRun(1, true)
+		for _, c := range v.hashes {
+			c.SetChecked(c.Text == "xxh128" || c.Text == "sha1")
+		}
+		v.verify.SetSelected(verifySourceText)
+		v.verifyAll.SetChecked(true)
+		v.remember()
+	})
+	require.NoError(t, os.Remove(gone))
+	var v2 *offloadView
+	h.locked(func() {
+		a2 := New(h.a.fa, h.a.cfg)
+		t.Cleanup(a2.Close)
+		v2 = a2.offload
+	})
+	h.locked(func() {
+		require.Len(t, v2.dests, 2, "the destinations still there")
+		require.Equal(t, raid, v2.dests[0].Path)
+		require.False(t, v2.dests[0].Then)
+		require.Equal(t, shuttle, v2.dests[1].Path)
+		require.True(t, v2.dests[1].Then, "the second run's destination stays in the second run")
+		var hashes []string
+		for _, c := range v2.hashes {
+			if c.Checked {
+				hashes = append(hashes, c.Text)
+			}
+		}
+		require.Equal(t, []string{"sha1", "xxh128"}, hashes)
+		require.Equal(t, verifySourceText, v2.verify.Selected)
+		require.True(t, v2.verifyAll.Checked)
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -223,10 +224,80 @@ func newOffloadView(a *App) *offloadView {
 	split := container.NewHSplit(v.leftScroll, v.planScroll)
 	split.Offset = 0.5
 	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.startBtn), nil, nil, split)
+	v.restore()
 	v.renderCards()
 	v.renderDests()
 	v.ready = true
 	return v
+}
+
+// Preference keys of the form, remembered at each start (remember) and
+// restored at launch (restore): a DIT's destinations and settings rarely
+// change from one card to the next.
+const (
+	prefDests     = "form.dests"
+	prefThen      = "form.then"
+	prefHashes    = "form.hashes"
+	prefVerify    = "form.verify"
+	prefVerifyAll = "form.verifyAll"
+	prefMHL       = "form.mhl"
+)
+
+// remember keeps the form's destinations (each with its run) and
+// settings in the app's preferences (UI goroutine).
+func (v *offloadView) remember() {
+	p := v.a.fa.Preferences()
+	var dests, then, hashes []string
+	for _, d := range v.dests {
+		if d.Then {
+			then = append(then, d.Path)
+		} else {
+			dests = append(dests, d.Path)
+		}
+	}
+	for _, c := range v.hashes {
+		if c.Checked {
+			hashes = append(hashes, c.Text)
+		}
+	}
+	p.SetStringList(prefDests, dests)
+	p.SetStringList(prefThen, then)
+	p.SetStringList(prefHashes, hashes)
+	p.SetString(prefVerify, v.verify.Selected)
+	p.SetBool(prefVerifyAll, v.verifyAll.Checked)
+	p.SetString(prefMHL, v.mhl.Selected)
+}
+
+// restore fills the form with what remember kept: the settings, and the
+// destinations that are still there (a shuttle not mounted is left out).
+func (v *offloadView) restore() {
+	p := v.a.fa.Preferences()
+	if hashes := p.StringList(prefHashes); len(hashes) > 0 {
+		for _, c := range v.hashes {
+			c.SetChecked(slices.Contains(hashes, c.Text))
+		}
+	}
+	if s := p.String(prefVerify); slices.Contains(v.verify.Options, s) {
+		v.verify.SetSelected(s)
+	}
+	v.verifyAll.SetChecked(p.Bool(prefVerifyAll))
+	if s := p.String(prefMHL); slices.Contains(v.mhl.Options, s) {
+		v.mhl.SetSelected(s)
+	}
+	for _, run := range []struct {
+		key  string
+		then bool
+	}{{prefDests, false}, {prefThen, true}} {
+		for _, d := range p.StringList(run.key) {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				continue
+			}
+			v.addDest(d)
+			if len(v.dests) > 0 && v.dests[len(v.dests)-1].Path == filepath.Clean(d) {
+				v.dests[len(v.dests)-1].Then = run.then
+			}
+		}
+	}
 }
 
 func heading(s string) *widget.Label {
@@ -760,6 +831,7 @@ func (v *offloadView) start() {
 		s.Scale = v.scales[v.scale.Selected]
 	}
 	v.say("")
+	v.remember()
 	v.busy = true
 	v.startBtn.Disable()
 	v.a.goBG(func() { v.a.runJob(s) })
