@@ -150,6 +150,17 @@ func New(fa fyne.App, cfg Config) *App {
 	bar := container.NewHBox(widget.NewLabel("Theme"), a.themeSel,
 		widget.NewLabel("Ctrl+Enter: start   Ctrl+P: pause / resume"))
 	a.win.SetContent(container.NewBorder(a.banner.box, container.NewPadded(bar), nil, nil, a.tabs))
+	// Folders dragged onto the window: cards and destinations of the form.
+	a.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		var paths []string
+		for _, u := range uris {
+			if u.Scheme() == "file" {
+				paths = append(paths, u.Path())
+			}
+		}
+		a.tabs.Select(a.tabs.Items[0])
+		a.offload.dropped(paths)
+	})
 	// Fits a 13-inch laptop (1280x800 less a menu bar and the title).
 	a.win.Resize(fyne.NewSize(1280, 720))
 	a.addShortcuts()

@@ -583,3 +583,29 @@ func TestFormRememberedAcrossLaunches(t *testing.T) {
 		require.True(t, v2.verifyAll.Checked)
 	})
 }
+
+// Folders dropped on the window: a camera card becomes a card, another
+// folder a destination, each checked as if added by hand; a file is
+// refused in words.
+func TestDropFolders(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 200_000)
+	raid := mkdir(t, filepath.Join(dir, "raid"))
+	file := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	h := newHarness(t, nil)
+	h.locked(func() {
+		v := h.a.offload
+		v.dropped([]string{cards[0].Path, raid, file})
+		require.Len(t, v.cards, 1)
+		require.Equal(t, cards[0].Path, v.cards[0].Path)
+		require.Len(t, v.dests, 1)
+		require.Equal(t, raid, v.dests[0].Path)
+		require.Contains(t, v.status.Text, file+" is not a folder")
+		// A folder inside the card dropped: refused as a card would be.
+		v.dropped([]string{filepath.Join(cards[0].Path, "CLIPS")})
+		require.Len(t, v.cards, 1)
+		require.Len(t, v.dests, 1)
+		require.Contains(t, v.status.Text, "inside")
+	})
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/raid"
 	"github.com/dit-org/dit/reports/seal"
 )
@@ -229,6 +230,35 @@ func newOffloadView(a *App) *offloadView {
 	v.renderDests()
 	v.ready = true
 	return v
+}
+
+// dropped takes folders dragged onto the window (UI goroutine): a folder
+// that looks like a camera card (watch.Recognize: camera folders or media
+// files) is added as a card, any other folder as a destination, each
+// checked as one added by hand; what cannot be added is said.
+func (v *offloadView) dropped(paths []string) {
+	var problems []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
+			continue
+		case !fi.IsDir():
+			problems = append(problems, fmt.Sprintf("%s is not a folder: drop a card or a destination folder", p))
+			continue
+		}
+		v.say("")
+		if ok, _ := watch.Recognize(p, nil); ok {
+			v.addCard(p)
+		} else {
+			v.addDest(p)
+		}
+		if v.status.Text != "" {
+			problems = append(problems, v.status.Text)
+		}
+	}
+	v.say(strings.Join(problems, "\n"))
 }
 
 // Preference keys of the form, remembered at each start (remember) and
