@@ -525,6 +525,7 @@ func (v *offloadView) renderCards() {
 		v.cardBox.Add(row)
 	}
 	v.relayout()
+	v.autoChanged()
 }
 
 // say shows a message in words above Start (an empty one hides it).
@@ -927,10 +928,20 @@ func (v *offloadView) formSettings() (jobSettings, string) {
 // autoChanged enables Start only while auto-offload is off (UI
 // goroutine).
 func (v *offloadView) autoChanged() {
-	if v.a.auto.running() || v.busy {
+	if v.a.auto != nil && v.a.auto.running() || v.busy {
 		v.startBtn.Disable()
 	} else {
 		v.startBtn.Enable()
+	}
+	// Bright only when there is a card to start with (it still says why
+	// not when pressed).
+	imp := widget.MediumImportance
+	if len(v.included()) > 0 {
+		imp = widget.HighImportance
+	}
+	if v.startBtn.Importance != imp {
+		v.startBtn.Importance = imp
+		v.startBtn.Refresh()
 	}
 }
 
