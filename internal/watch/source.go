@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // Volume is a mounted volume.
@@ -112,10 +113,7 @@ func rootID(p string) string {
 	if err != nil {
 		return ""
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("dev:%d ino:%d", st.Dev, st.Ino)
-	}
-	return ""
+	return fsys.VolumeID(fi)
 }
 
 // MountInfo lists the block-device mounts of a Linux mountinfo file
