@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// newGenDocsCommand writes dit's man pages (section 1, one a command) into
+// a folder: make install and make dist use it. Hidden: it is for packagers.
+// Shell completions come from cobra's own `dit completion SHELL`.
+func newGenDocsCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:    "gen-docs DIR",
+		Short:  "Write dit's man pages (dit.1, dit-offload.1, ...) into DIR",
+		Args:   cobra.ExactArgs(1),
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := os.MkdirAll(args[0], 0o755); err != nil {
+				return err
+			}
+			// The build date, not today's, keeps the pages reproducible.
+			h := &doc.GenManHeader{Title: "DIT", Section: "1", Source: "dit " + version, Manual: "dit manual"}
+			if t, err := parseBuildDate(date); err == nil {
+				h.Date = &t
+			}
+			root.DisableAutoGenTag = true
+			if err := doc.GenManTree(root, h, args[0]); err != nil {
+				return fmt.Errorf("writing man pages: %w", err)
+			}
+			return nil
+		},
+	}
+}
