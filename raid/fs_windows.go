@@ -23,9 +23,12 @@ func freeBytes(dir string) (uint64, error) {
 // Windows (see arrayfs_windows.go), so no check passes on cached bytes.
 func dropCache(*os.File) error { return nil }
 
-// flock takes an exclusive lock on f's first byte without waiting
-// (LockFileEx; released when the process ends).
+// flock takes an exclusive lock without waiting (LockFileEx): like
+// flock, it dies with the process. Windows locks are mandatory: a locked
+// range cannot be read, even by the holder through another handle. So the
+// lock is on one byte far past the end of the file (offset 2^62), and the
+// file's text (who holds it) stays readable.
 func flock(f *os.File) error {
-	var ol windows.Overlapped
+	ol := windows.Overlapped{OffsetHigh: 1 << 30}
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 }

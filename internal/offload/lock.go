@@ -83,8 +83,7 @@ func (l *destLock) release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	os.Remove(l.path)
-	l.f.Close()
+	unlockRemove(l.f, l.path)
 	l.f = nil
 }
 
