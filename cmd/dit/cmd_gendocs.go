@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/dit-org/dit/internal/catalog"
 )
 
 // newGenDocsCommand writes dit's man pages (section 1, one a command) into
@@ -27,10 +30,21 @@ func newGenDocsCommand(root *cobra.Command) *cobra.Command {
 				h.Date = &t
 			}
 			root.DisableAutoGenTag = true
+			// The help names this machine's catalog path; a man page
+			// names where it is for any user.
+			generalize(root, catalog.DefaultPath(), "~/.local/share/dit/catalog.db (macOS: ~/Library/Application Support/dit/catalog.db)")
 			if err := doc.GenManTree(root, h, args[0]); err != nil {
 				return fmt.Errorf("writing man pages: %w", err)
 			}
 			return nil
 		},
+	}
+}
+
+func generalize(c *cobra.Command, from, to string) {
+	c.Long = strings.ReplaceAll(c.Long, from, to)
+	c.Short = strings.ReplaceAll(c.Short, from, to)
+	for _, sub := range c.Commands() {
+		generalize(sub, from, to)
 	}
 }

@@ -47,7 +47,9 @@ func TestVersionStamped(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(page), "dit "+ver)
 	require.Contains(t, string(page), "Jan 2026", "the pages carry the build date, not today's")
-	require.FileExists(t, filepath.Join(man, "dit.1"))
+	root, err := os.ReadFile(filepath.Join(man, "dit.1"))
+	require.NoError(t, err)
+	require.Contains(t, string(root), "~/.local/share/dit/catalog.db", "the page names the catalog's place for any user")
 	require.NotContains(t, run("--help"), "gen-docs", "gen-docs is hidden")
 	require.True(t, strings.HasPrefix(run("completion", "bash"), "# bash completion"))
 }
