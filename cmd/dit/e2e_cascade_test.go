@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -256,7 +255,7 @@ func inodes(t *testing.T, root string) map[string]uint64 {
 			fi, err := d.Info()
 			require.NoError(t, err)
 			rel, _ := filepath.Rel(root, p)
-			out[filepath.ToSlash(rel)] = fi.Sys().(*syscall.Stat_t).Ino
+			out[filepath.ToSlash(rel)] = inodeOf(t, fi)
 		}
 		return nil
 	})

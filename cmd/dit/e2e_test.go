@@ -152,7 +152,7 @@ func TestKill9MidJobThenResume(t *testing.T) {
 			fi, err := os.Stat(p)
 			require.NoError(t, err, "%s was reported verified", p)
 			b, _ := os.ReadFile(p)
-			before[p] = stamp{fi.Sys().(*syscall.Stat_t).Ino, sha256.Sum256(b)}
+			before[p] = stamp{inodeOf(t, fi), sha256.Sum256(b)}
 		}
 	}
 	jobs := dit(t, db, "jobs", "--json")
@@ -226,7 +226,7 @@ func TestKill9MidJobThenResume(t *testing.T) {
 		fi, err := os.Stat(p)
 		require.NoError(t, err)
 		b, _ := os.ReadFile(p)
-		require.Equal(t, st.ino, fi.Sys().(*syscall.Stat_t).Ino, "%s was not replaced", p)
+		require.Equal(t, st.ino, inodeOf(t, fi), "%s was not replaced", p)
 		require.Equal(t, st.sum, sha256.Sum256(b), "%s was not changed", p)
 	}
 

@@ -157,6 +157,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newDayCommand(g),
 		newServeCommand(g),
 	)
+	addReleaseCommands(root)
 	return root
 }
 

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command ditbench is the whole-process benchmark behind `make bench`: it
 // offloads two generated cards to two destination folders with dit and, in
 // the same run, does the same job the naive way (cp -r to each destination,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dit-org/dit/internal/hashing"
@@ -387,15 +386,6 @@ func effectiveState(j *Job) (string, bool) {
 		return j.State, false
 	}
 	return j.State, true
-}
-
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Jobs lists jobs, newest first.

@@ -131,7 +131,12 @@ func (arrayFile) DropCache() error { return nil }
 func (f *ArrayFS) Open(name string) (File, error) { return f.open(name, false) }
 
 // OpenNoCache reads a logical file back from the blades' media.
-func (f *ArrayFS) OpenNoCache(name string) (File, error) { return f.open(name, true) }
+func (f *ArrayFS) OpenNoCache(name string) (File, error) {
+	if err := arrayReadBackErr(name); err != nil {
+		return nil, err
+	}
+	return f.open(name, true)
+}
 
 func (f *ArrayFS) open(name string, nocache bool) (File, error) {
 	p, err := f.logical(name)

@@ -1001,8 +1001,8 @@ func (c *cardRun) cardGone() string {
 	fi, err := c.j.opts.FS.Lstat(c.scan.Root)
 	gone := err != nil
 	if !gone && c.scan.VolumeID != "" {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			gone = fmt.Sprintf("dev:%d ino:%d", st.Dev, st.Ino) != c.scan.VolumeID
+		if id := fsys.VolumeID(fi); id != "" {
+			gone = id != c.scan.VolumeID
 		}
 	}
 	if gone {
@@ -1076,12 +1076,11 @@ func (c *cardRun) probe(p string) error {
 
 // os_SameFile compares two infos of the source file.
 func os_SameFile(a, b fs.FileInfo) bool {
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	if !ok1 || !ok2 {
+	same, known := fsys.SameInode(a, b)
+	if !known {
 		return a.Size() == b.Size()
 	}
-	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+	return same
 }
 
 // finisher records each file once its writers are done, and hands the

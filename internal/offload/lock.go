@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // LockName is the lock file dit keeps in each destination folder while it
@@ -20,7 +19,8 @@ type destLock struct {
 	token string // unique to this lock: tells two mounts of one folder apart
 }
 
-// lockDest takes an exclusive, non-blocking flock on DEST/.dit.lock. The
+// lockDest takes an exclusive, non-blocking lock on DEST/.dit.lock (flock;
+// LockFileEx on Windows). The
 // lock dies with the process, so a killed dit never leaves a stale lock.
 func lockDest(dir string, jobID int64) (*destLock, error) {
 	p := filepath.Join(dir, LockName)
@@ -29,7 +29,7 @@ func lockDest(dir string, jobID int64) (*destLock, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot lock destination %s: %w (is it writable?)", dir, err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := tryLockFile(f); err != nil {
 			b, _ := os.ReadFile(p)
 			f.Close()
 			who := strings.TrimSpace(string(b))
@@ -44,8 +44,7 @@ func lockDest(dir string, jobID int64) (*destLock, error) {
 		}
 		// The holder before us may have removed the file after we opened it:
 		// then we locked an orphan inode; try again.
-		var a, b syscall.Stat_t
-		if syscall.Fstat(int(f.Fd()), &a) != nil || syscall.Stat(p, &b) != nil || a.Ino != b.Ino {
+		if !sameOpenFile(f, p) {
 			f.Close()
 			continue
 		}
@@ -84,7 +83,13 @@ func (l *destLock) release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	os.Remove(l.path)
-	l.f.Close()
+	unlockRemove(l.f, l.path)
 	l.f = nil
+}
+
+// sameOpenFile reports whether the open f is still the file at p.
+func sameOpenFile(f *os.File, p string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(p)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -3,7 +3,6 @@ package offload
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ func TestTwoCardsSamePathsTwoDestinations(t *testing.T) {
 		"CLIPS/C001.mov": bigContent(200_000, 3), "CLIPS/C002.mov": bigContent(1, 4),
 	})
 	require.NoError(t, os.Symlink("CLIPS/C001.mov", filepath.Join(a, "link.mov")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(a, "fifo"), 0o644))
+	require.NoError(t, mkfifo(filepath.Join(a, "fifo"), 0o644))
 	rootTime, clipsTime := time.Date(2026, 11, 21, 18, 30, 0, 0, time.UTC), time.Date(2026, 11, 21, 19, 0, 0, 0, time.UTC)
 	require.NoError(t, os.Chtimes(filepath.Join(a, "CLIPS"), clipsTime, clipsTime))
 	require.NoError(t, os.Chtimes(a, rootTime, rootTime))

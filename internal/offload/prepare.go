@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -647,5 +646,3 @@ func foldName(s string) string { return strings.ToLower(s) }
 
 // relJoin joins slash paths for the catalog.
 func relJoin(a, b string) string { return path.Join(a, b) }
-
-var _ = syscall.Flock

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +64,7 @@ func TestConflicts(t *testing.T) {
 func inode(t *testing.T, p string) uint64 {
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
-	return fi.Sys().(*syscall.Stat_t).Ino
+	return inodeOf(t, fi)
 }
 
 // Interrupt a throttled job mid-way, then resume: verified files are kept

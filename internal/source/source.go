@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dit-org/dit/internal/fsys"
@@ -166,12 +165,7 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 	return nil
 }
 
-func volumeID(fi fs.FileInfo) string {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("dev:%d ino:%d", st.Dev, st.Ino)
-	}
-	return ""
-}
+func volumeID(fi fs.FileInfo) string { return fsys.VolumeID(fi) }
 
 func errText(err error) string {
 	var pe *fs.PathError

@@ -3,7 +3,6 @@ package source
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,7 +26,7 @@ func TestScanSkipsJunkLinksAndSpecials(t *testing.T) {
 	write(t, filepath.Join(root, ".hidden-but-real"), "keep")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "EMPTY"), 0o755))
 	require.NoError(t, os.Symlink("CLIPS/A001C001.mov", filepath.Join(root, "link.mov")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644))
+	require.NoError(t, mkfifo(filepath.Join(root, "pipe"), 0o644))
 	// Unicode: the same name in NFC and NFD are two different files, both kept.
 	write(t, filepath.Join(root, "caf\u00e9.txt"), "nfc")
 	write(t, filepath.Join(root, "cafe\u0301.txt"), "nfd")

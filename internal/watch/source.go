@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // Volume is a mounted volume.
@@ -112,10 +114,7 @@ func rootID(p string) string {
 	if err != nil {
 		return ""
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("dev:%d ino:%d", st.Dev, st.Ino)
-	}
-	return ""
+	return fsys.VolumeID(fi)
 }
 
 // MountInfo lists the block-device mounts of a Linux mountinfo file
@@ -192,10 +191,20 @@ func unescapeMount(s string) string {
 }
 
 // System is the platform's volume source: mountinfo on Linux, /Volumes
-// on macOS.
+// on macOS; on Windows none (List says so).
 func System() Source {
+	if runtime.GOOS == "windows" {
+		return unsupported{}
+	}
 	if _, err := os.Stat("/proc/self/mountinfo"); err == nil {
 		return MountInfo{}
 	}
 	return Dir("/Volumes")
+}
+
+// unsupported is the volume source where dit cannot see cards come and go.
+type unsupported struct{}
+
+func (unsupported) List() ([]Volume, error) {
+	return nil, fmt.Errorf("dit watch cannot detect cards on %s: offload each card with dit offload and its drive letter (e.g. dit offload -d D:\\shuttle E:\\)", runtime.GOOS)
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package pgtest starts a real PostgreSQL server for tests: the Debian
 // postgresql package's initdb and postgres (found under
 // /usr/lib/postgresql/*/bin, or on PATH), a cluster in a temp folder,

@@ -1,0 +1,7 @@
+//go:build unix
+
+package offload
+
+import "syscall"
+
+func mkfifo(path string, mode uint32) error { return syscall.Mkfifo(path, mode) }

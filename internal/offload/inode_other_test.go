@@ -1,0 +1,13 @@
+//go:build !unix
+
+package offload
+
+import (
+	"io/fs"
+	"testing"
+)
+
+func inodeOf(t *testing.T, fi fs.FileInfo) uint64 {
+	t.Skip("no inode numbers in a FileInfo on this platform")
+	return 0
+}
