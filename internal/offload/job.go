@@ -184,6 +184,8 @@ func (j *Job) arrayWarnings() []string {
 type rateState struct {
 	copied, verif int64
 	dw, dv        []int64
+	// The smoothed rates of the progress events (see RateTau).
+	copyRate, verifRate, work smoothRate
 }
 
 // sampler records a throughput sample per second per card and destination
@@ -261,17 +263,19 @@ func (j *Job) sampler(stop <-chan struct{}) {
 				l.dw[di], l.dv[di] = w, v
 			}
 			l.copied, l.verif = copied, verif
+			// Progress shows smoothed rates (one place for every front
+			// end); the samples above stay raw.
 			cp := c.progress()
 			if phase == "verifying" {
-				cp.Rate = vr
-				if vr > 0 {
-					cp.ETASeconds = float64(cp.VerifyTotal-cp.BytesVerified) / vr
-				}
+				cp.Rate = l.verifRate.add(vr, cdt)
 			} else {
-				cp.Rate = cr
-				if cr > 0 {
-					cp.ETASeconds = float64(cp.Bytes-cp.BytesCopied) / cr
-				}
+				cp.Rate = l.copyRate.add(cr, cdt)
+			}
+			// The ETA: until the card is copied and read back, at the
+			// smoothed rate of both (bytes copied + bytes read back).
+			wr := l.work.add(cr+vr, cdt)
+			if rest := (cp.Bytes - cp.BytesCopied) + (cp.VerifyTotal - cp.BytesVerified); rest > 0 && wr > 0 {
+				cp.ETASeconds = float64(rest) / wr
 			}
 			if i < len(cards) {
 				prog.Cards = append(prog.Cards, cp)
