@@ -46,6 +46,29 @@ func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
 	return g.setupCatalog(catalog.Open(p))
 }
 
+// checkNewCatalog refuses a --db (or DIT_DB) whose folder does not exist:
+// a command that may create the catalog (dit offload, dit watch) creates
+// the file in an existing folder, never the folders of a mistyped path.
+// The default catalog's folder is created.
+func (g *GlobalOptions) checkNewCatalog() error {
+	if g.DB == "" || catalog.IsPostgresURL(g.DB) {
+		return nil
+	}
+	abs, err := filepath.Abs(g.DB)
+	if err != nil {
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--db %s: %w", g.DB, err)}
+	}
+	dir := filepath.Dir(abs)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): its folder %s does not exist: create the folder first (mkdir -p %s), or correct the path", g.DB, dir, dir)}
+	case !fi.IsDir():
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): %s is not a folder: give a catalog file in an existing folder", g.DB, dir)}
+	}
+	return nil
+}
+
 // openCatalogExisting opens the catalog for a command that reads jobs
 // (dit jobs, job show, verify, report): unlike openCatalog it never
 // creates one, nor its folder, so a mistyped --db is an error naming the

@@ -67,6 +67,22 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	for _, c := range j.cardList() {
 		touched = touched || c.touched.Load() || c.rec.State != c.prevState
 	}
+	if j.wasDone && state == catalog.JobFinishing && !touched {
+		// A resume of a done job that found nothing to do changes
+		// nothing: no run, the job's finish time and state as they were.
+		if err := j.cat.UndoRun(j.rec.ID, run, &j.before); err != nil {
+			return nil, err
+		}
+		s, err := LoadSummary(j.cat, j.rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		s.NothingToDo = true
+		j.warnMu.Lock()
+		s.Warnings = append(append(s.Warnings, j.warnings...), j.arrayWarnings()...)
+		j.warnMu.Unlock()
+		return s, nil
+	}
 	report := j.opts.AfterJob != nil && state == catalog.JobFinishing && (!j.wasDone || touched)
 	if !report && state == catalog.JobFinishing {
 		state = catalog.JobDone
@@ -246,10 +262,13 @@ func (j *Job) sampler(stop <-chan struct{}) {
 				to, cdt = now, dt
 			}
 			cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
-			if copied != l.copied || (phase == "copying" && !final) {
+			// A resume of a done job writes no sample until it moves
+			// something (one that finds nothing to do changes nothing).
+			idle := j.wasDone && !c.touched.Load()
+			if copied != l.copied || (phase == "copying" && !final && !idle) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
 			}
-			if verif != l.verif || (phase == "verifying" && !final) {
+			if verif != l.verif || (phase == "verifying" && !final && !idle) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
 			}
 			for di, d := range c.dests {
