@@ -1,6 +1,10 @@
 package offload
 
-import "math"
+import (
+	"math"
+
+	"github.com/dit-org/dit/internal/catalog"
+)
 
 // RateTau is the time constant of the rates and ETAs that progress events
 // carry: a rate is an exponentially weighted moving average of the
@@ -33,4 +37,21 @@ func (s *smoothRate) add(raw, dt float64) float64 {
 	}
 	s.v += (1 - math.Exp(-dt/RateTau)) * (raw - s.v)
 	return s.v
+}
+
+// SmoothedRate is the rate the engine's progress events would show after
+// samples (one card's raw read-side samples of one phase, oldest first, as
+// the catalog holds them): for a front end that reads the catalog, such as
+// dit serve, so that it shows the rate the CLI and the GUI show.
+func SmoothedRate(samples []catalog.Sample) float64 {
+	var s smoothRate
+	var r float64
+	for _, x := range samples {
+		dt := x.Seconds
+		if dt <= 0 {
+			dt = 1 // samples recorded before the interval was
+		}
+		r = s.add(x.Rate, dt)
+	}
+	return r
 }

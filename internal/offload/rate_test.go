@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
 )
 
 // Issue 26 item 6: a brief stall, then the full rate again, moves the ETA
@@ -40,4 +42,22 @@ func TestSmoothedRateETAStepChange(t *testing.T) {
 	require.Zero(t, v.add(0, 1))
 	require.Equal(t, 50e6, v.add(50e6, 1))
 	require.False(t, math.IsNaN(v.add(math.NaN(), 1)))
+}
+
+// dit serve reads the raw samples from the catalog: replayed, they give
+// the rate the engine's progress events showed.
+func TestSmoothedRateFromSamples(t *testing.T) {
+	var s smoothRate
+	var samples []catalog.Sample
+	var want float64
+	for i, raw := range []float64{0, 38e6, 38e6, 0.3e6, 38e6, 20e6} {
+		dt := 1.0
+		if i == 1 {
+			dt = 0.4 // the card started within the tick
+		}
+		want = s.add(raw, dt)
+		samples = append(samples, catalog.Sample{Rate: raw, Seconds: dt, Phase: "copy"})
+	}
+	require.Equal(t, want, SmoothedRate(samples))
+	require.Zero(t, SmoothedRate(nil))
 }
