@@ -140,10 +140,15 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 			return err
 		}
 	}
-	if err := g.checkNewCatalog(); err != nil {
+	// A new job may create the catalog (in an existing folder); a resume
+	// needs the one its job is in.
+	open := g.openCatalog
+	if o.Resume != 0 {
+		open = g.openCatalogExisting
+	} else if err := g.checkNewCatalog(); err != nil {
 		return err
 	}
-	cat, err := g.openCatalog()
+	cat, err := open()
 	if err != nil {
 		return err
 	}

@@ -158,3 +158,13 @@ func TestGlobalFlagsOnlyWhereUsed(t *testing.T) {
 	require.Equal(t, offload.ExitUsage, r.code)
 	require.Contains(t, r.stderr, "unknown flag: --db")
 }
+
+// A resume given a catalog that does not exist says so and creates none.
+func TestResumeNeedsItsCatalog(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.db")
+	r := dit(t, typo, "offload", "--resume", "3")
+	require.Equal(t, offload.ExitFatal, r.code, r.stderr)
+	require.Contains(t, r.stderr, "no catalog at "+typo)
+	require.NoFileExists(t, typo)
+}
