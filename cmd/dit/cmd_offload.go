@@ -321,7 +321,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		} else {
 			fmt.Fprintln(g.stdout, msg)
 		}
-		st.notify.Finish(ctx, g.stderr, sum, nil)
+		st.notify.Finish(ctx, g.stderr, nil, nil) // nothing happened: no job_done again
 		return sum, nil
 	}
 	out.Summary(sum, cat.Path())
