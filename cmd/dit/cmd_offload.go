@@ -196,6 +196,9 @@ func checkOffloadArgs(o OffloadOptions, g *GlobalOptions, args []string) error {
 	if _, err := seal.ParseFormat(o.MHL); err != nil {
 		return &exitError{code: offload.ExitUsage, err: err}
 	}
+	if err := checkSchedFlags(o.Sched); err != nil {
+		return err
+	}
 	return offload.Check(opts)
 }
 
@@ -315,11 +318,11 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		// A resume of a done job that found nothing to do: it changed
 		// nothing, and says so (the JSON summary carries nothing_to_do).
 		msg := fmt.Sprintf("nothing to do: job %d is done (%s shows it)", sum.JobID, g.showCommand(sum.JobID))
+		out.Summary(sum, cat.Path())
 		if jsonOut {
-			out.Summary(sum, cat.Path())
 			fmt.Fprintln(g.stderr, "dit: "+msg)
 		} else {
-			fmt.Fprintln(g.stdout, msg)
+			fmt.Fprintln(g.stdout, "\n"+msg)
 		}
 		st.notify.Finish(ctx, g.stderr, nil, nil) // nothing happened: no job_done again
 		return sum, nil
