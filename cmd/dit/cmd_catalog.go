@@ -13,10 +13,20 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 )
 
-// addStationFlags adds --station and --sync-to, which every command that
-// opens the catalog takes.
-func (g *GlobalOptions) addStationFlags(f *pflag.FlagSet) {
+// addDBFlag adds --db, which every command that opens the catalog takes.
+func (g *GlobalOptions) addDBFlag(f *pflag.FlagSet) {
+	f.StringVar(&g.DB, "db", os.Getenv("DIT_DB"), "catalog database `file`, or postgres://user@host/db for a shared catalog (env DIT_DB)")
+}
+
+// addStationFlag adds --station: the commands that record jobs (offload,
+// watch) and dit jobs, which lists this station's.
+func (g *GlobalOptions) addStationFlag(f *pflag.FlagSet) {
 	f.StringVar(&g.Station, "station", os.Getenv("DIT_STATION"), "this cart's `name`, recorded on its jobs (env DIT_STATION; default the host name)")
+}
+
+// addSyncToFlag adds --sync-to: the commands that end jobs (offload,
+// watch) and dit catalog sync.
+func (g *GlobalOptions) addSyncToFlag(f *pflag.FlagSet) {
 	f.StringVar(&g.SyncTo, "sync-to", os.Getenv("DIT_SYNC_TO"), "push every job to this catalog (postgres://...) when it ends; a cart offline keeps its jobs in --db until dit catalog sync (env DIT_SYNC_TO)")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/reports/seal"
 )
 
 // OffloadOptions are the flags of dit offload.
@@ -132,7 +133,22 @@ Examples:
 
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
 	ctx := cmd.Context()
-	cat, err := g.openCatalog()
+	if o.Resume == 0 {
+		// Mistakes on the command line first: before the catalog is
+		// opened (or created) and asked which cards were offloaded.
+		if err := checkOffloadArgs(o, g, args); err != nil {
+			return err
+		}
+	}
+	// A new job may create the catalog (in an existing folder); a resume
+	// needs the one its job is in.
+	open := g.openCatalog
+	if o.Resume != 0 {
+		open = g.openCatalogExisting
+	} else if err := g.checkNewCatalog(); err != nil {
+		return err
+	}
+	cat, err := open()
 	if err != nil {
 		return err
 	}
@@ -169,6 +185,23 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	return nil
 }
 
+// checkOffloadArgs refuses a new job's command-line mistakes (the flags'
+// values, then the cards, destinations and layout: offload.Check) before
+// anything is opened or recorded.
+func checkOffloadArgs(o OffloadOptions, g *GlobalOptions, args []string) error {
+	opts, err := offloadOptions(o, g, args)
+	if err != nil {
+		return err
+	}
+	if _, err := seal.ParseFormat(o.MHL); err != nil {
+		return &exitError{code: offload.ExitUsage, err: err}
+	}
+	if err := checkSchedFlags(o.Sched); err != nil {
+		return err
+	}
+	return offload.Check(opts)
+}
+
 // offloadSetup is a dit offload (or a job dit watch starts) ready to run:
 // the engine's options from the flags, the scheduler, what to print after
 // the summary.
@@ -184,57 +217,11 @@ type offloadSetup struct {
 func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string) (*offloadSetup, error) {
 	ctx := cmd.Context()
 	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
-	algos, err := hashing.ParseList(o.Hashes)
-	if err != nil {
-		return nil, usage(fmt.Errorf("--hash: %w", err))
-	}
-	mode, err := offload.ParseVerifyMode(o.Verify)
-	if err != nil {
-		return nil, usage(err)
-	}
-	conflict, err := offload.ParseConflict(o.OnConflict)
-	if err != nil {
-		return nil, usage(err)
-	}
-	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
-		return nil, usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
-	}
-	var throttle float64
-	if o.Throttle != "" {
-		if throttle, err = units.ParseRate(o.Throttle); err != nil {
-			return nil, usage(fmt.Errorf("--throttle: %w", err))
-		}
-	}
-	bs, err := units.ParseBytes(o.BlockSize)
-	if err != nil || bs < 4096 || bs > 256<<20 {
-		return nil, usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
-	}
-	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
-	if err != nil {
-		return nil, usage(err)
-	}
-	author, err := o.Creator.author()
+	opts, err := offloadOptions(o, g, args)
 	if err != nil {
 		return nil, err
 	}
-	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
-	if err != nil || ckEvery < 0 {
-		return nil, usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
-	}
-	if ckEvery == 0 {
-		ckEvery = -1
-	}
-	if o.ThenParallel < 1 {
-		return nil, usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
-	}
-	if o.Resume != 0 {
-		o.Then = nil
-	}
-	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Hashes: algos, Verify: mode,
-		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded,
-		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, Catalog: cat, OnEvent: out.Event, ToolVersion: version,
-		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
-		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}
+	opts.Catalog, opts.OnEvent = cat, out.Event
 	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
 	if err != nil || nothingToCopy {
 		return nil, err
@@ -248,6 +235,65 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 		return nil, usage(err)
 	}
 	return &offloadSetup{opts: opts, sch: sch, afterSummary: afterSummary, notify: notif}, nil
+}
+
+// offloadOptions turns the flags into the engine's options, without the
+// catalog and the event handler: a bad value is a usage error naming it.
+func offloadOptions(o OffloadOptions, g *GlobalOptions, args []string) (offload.Options, error) {
+	var none offload.Options
+	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	algos, err := hashing.ParseList(o.Hashes)
+	if err != nil {
+		return none, usage(fmt.Errorf("--hash: %w", err))
+	}
+	mode, err := offload.ParseVerifyMode(o.Verify)
+	if err != nil {
+		return none, usage(err)
+	}
+	conflict, err := offload.ParseConflict(o.OnConflict)
+	if err != nil {
+		return none, usage(err)
+	}
+	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
+		return none, usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
+	}
+	var throttle float64
+	if o.Throttle != "" {
+		if throttle, err = units.ParseRate(o.Throttle); err != nil {
+			return none, usage(fmt.Errorf("--throttle: %w", err))
+		}
+	}
+	bs, err := units.ParseBytes(o.BlockSize)
+	if err != nil || bs < 4096 || bs > 256<<20 {
+		return none, usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
+	}
+	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
+	if err != nil {
+		return none, usage(err)
+	}
+	author, err := o.Creator.author()
+	if err != nil {
+		return none, err
+	}
+	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
+	if err != nil || ckEvery < 0 {
+		return none, usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
+	}
+	if ckEvery == 0 {
+		ckEvery = -1
+	}
+	if o.ThenParallel < 1 {
+		return none, usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
+	}
+	if o.Resume != 0 {
+		o.Then = nil
+	}
+	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Hashes: algos, Verify: mode,
+		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded,
+		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
+		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
+		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}
+	return opts, nil
 }
 
 // run runs a prepared job to its end and prints its summary.
@@ -267,6 +313,19 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 	if err != nil {
 		st.notify.Finish(ctx, g.stderr, nil, err)
 		return nil, err
+	}
+	if sum.NothingToDo {
+		// A resume of a done job that found nothing to do: it changed
+		// nothing, and says so (the JSON summary carries nothing_to_do).
+		msg := fmt.Sprintf("nothing to do: job %d is done (%s shows it)", sum.JobID, g.showCommand(sum.JobID))
+		out.Summary(sum, cat.Path())
+		if jsonOut {
+			fmt.Fprintln(g.stderr, "dit: "+msg)
+		} else {
+			fmt.Fprintln(g.stdout, "\n"+msg)
+		}
+		st.notify.Finish(ctx, g.stderr, nil, nil) // nothing happened: no job_done again
+		return sum, nil
 	}
 	out.Summary(sum, cat.Path())
 	if jsonOut && sum.ExitCode != 0 {

@@ -466,17 +466,25 @@ func scaleFromEnv() float64 {
 	return 1
 }
 
+// checkSchedFlags refuses a --simulate-scale that does not fit (usage).
+func checkSchedFlags(f schedulerFlags) error {
+	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
+		if f.Scale != 1 {
+			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
+		}
+		return nil
+	}
+	return checkSimulateScale(f.Simulate, f.Scale)
+}
+
 // newOffloadScheduler builds the Limiter of dit offload when a topology,
 // a simulation or a limit is asked for (nil otherwise).
 func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, f schedulerFlags, p planJob, cards, dests, then []string, thenParallel int) (*sched.Scheduler, error) {
-	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
-		if f.Scale != 1 {
-			return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
-		}
-		return nil, nil
-	}
-	if err := checkSimulateScale(f.Simulate, f.Scale); err != nil {
+	if err := checkSchedFlags(f); err != nil {
 		return nil, err
+	}
+	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
+		return nil, nil
 	}
 	t, notes, err := loadTopology(ctx, f.Topology, cards, append(append([]string(nil), dests...), then...))
 	if err != nil {

@@ -115,6 +115,9 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	if o.Sched.Topology == "" {
 		o.Sched.Topology = p.Topology
 	}
+	if err := g.checkNewCatalog(); err != nil {
+		return err
+	}
 	cat, err := g.openCatalog()
 	if err != nil {
 		return err

@@ -116,8 +116,9 @@ func TestFiguresAfterTwoInterruptions(t *testing.T) {
 	require.False(t, c.CopyFinished.Before(c.CopyStarted), "the copy window does not end before it starts")
 }
 
-// A job that moved nothing has no rate: a second job refused because the
-// destination is busy reads "-", not the card's size over a blink.
+// A job that moved nothing has no rate: it reads "-", not the card's size
+// over a blink. A second job refused because the destination is busy is
+// not recorded at all (a refusal before the first byte, issue 26).
 func TestNothingMovedReadsDash(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
@@ -152,18 +153,27 @@ func TestNothingMovedReadsDash(t *testing.T) {
 		TBPerHour float64 `json:"tb_per_hour"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs))
+	for _, j := range jobs {
+		require.NotEqual(t, "refused", j.Name, "a refusal before the first byte records no job: %s", r.stdout)
+	}
+	// A card with no files: a job that moved nothing.
+	empty := filepath.Join(dir, "E001")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	r = dit(t, db, "offload", "--name", "empty", "-d", d1, empty)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = dit(t, db, "jobs", "--json")
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs))
 	found := false
 	for _, j := range jobs {
-		if j.Name == "refused" {
+		if j.Name == "empty" {
 			found = true
-			require.Equal(t, "failed", j.State)
 			require.Zero(t, j.TBPerHour, "a job that moved nothing has no rate")
 		}
 	}
-	require.True(t, found, "the refused job is recorded: %s", r.stdout)
+	require.True(t, found, "the empty job is recorded: %s", r.stdout)
 	r = dit(t, db, "jobs")
 	for _, l := range strings.Split(r.stdout, "\n") {
-		if strings.Contains(l, "refused") && !strings.HasPrefix(l, "job ") {
+		if strings.Contains(l, "empty") && !strings.HasPrefix(l, "job ") {
 			require.Regexp(t, `\s-\s`, l, "the rate reads -: %q", l)
 		}
 	}

@@ -46,6 +46,29 @@ func (g *GlobalOptions) openCatalog() (*catalog.Catalog, error) {
 	return g.setupCatalog(catalog.Open(p))
 }
 
+// checkNewCatalog refuses a --db (or DIT_DB) whose folder does not exist:
+// a command that may create the catalog (dit offload, dit watch) creates
+// the file in an existing folder, never the folders of a mistyped path.
+// The default catalog's folder is created.
+func (g *GlobalOptions) checkNewCatalog() error {
+	if g.DB == "" || catalog.IsPostgresURL(g.DB) {
+		return nil
+	}
+	abs, err := filepath.Abs(g.DB)
+	if err != nil {
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--db %s: %w", g.DB, err)}
+	}
+	dir := filepath.Dir(abs)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): its folder %s does not exist: create the folder first (mkdir -p %s), or correct the path", g.DB, dir, dir)}
+	case !fi.IsDir():
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): %s is not a folder: give a catalog file in an existing folder", g.DB, dir)}
+	}
+	return nil
+}
+
 // openCatalogExisting opens the catalog for a command that reads jobs
 // (dit jobs, job show, verify, report): unlike openCatalog it never
 // creates one, nor its folder, so a mistyped --db is an error naming the
@@ -106,13 +129,22 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-const exitCodesHelp = `Exit codes:
-  0    every file verified on every destination (with --verify none: copied)
-  1    fatal error: the job could not run or finish
-  2    usage error: bad command line
+const exitCodesHelp = `Exit codes (docs/exit-codes.md):
+  0    every file verified on every destination (with --verify none: copied);
+       or a resumed job that was done had nothing to do
+  1    fatal error after the start: the job could not run or finish (a
+       destination not writable, locked by another offload or too small, a
+       card unreadable, a catalog that cannot be opened)
+  2    usage error: anything wrong on the command line, checked before the
+       catalog is opened or a job is recorded: an unknown flag or bad value,
+       no card or no -d, a card or destination that does not exist or is not
+       a folder, one given twice, a bad --layout, a --db in a folder that
+       does not exist
   3    finished, but some files failed or were not verified, or a card's hash
        lists or the job's reports could not be written: see the summary
-  130  interrupted (Ctrl-C): resume with dit offload --resume JOB`
+  4    dit array scrub: damage found, or data without redundancy
+  130  interrupted (Ctrl-C): resume with dit offload --resume JOB
+A refusal before the first byte is copied (exit 1 or 2) records no job.`
 
 func newRootCommand(g *GlobalOptions) *cobra.Command {
 	root := &cobra.Command{
@@ -133,8 +165,6 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	}
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
-	root.PersistentFlags().StringVar(&g.DB, "db", os.Getenv("DIT_DB"), "catalog database `file`, or postgres://user@host/db for a shared catalog (env DIT_DB)")
-	g.addStationFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
@@ -157,6 +187,25 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newDayCommand(g),
 		newServeCommand(g),
 	)
+	// The catalog's flags only on the commands that use them (and their
+	// subcommands): dit hash --help does not offer --db.
+	for _, c := range root.Commands() {
+		f := c.PersistentFlags()
+		switch c.Name() {
+		case "offload", "watch":
+			g.addDBFlag(f)
+			g.addStationFlag(f)
+			g.addSyncToFlag(f)
+		case "catalog":
+			g.addDBFlag(f)
+			g.addSyncToFlag(f)
+		case "jobs":
+			g.addDBFlag(f)
+			g.addStationFlag(f)
+		case "plan", "job", "verify", "report", "find", "day", "serve":
+			g.addDBFlag(f)
+		}
+	}
 	addReleaseCommands(root)
 	return root
 }

@@ -153,7 +153,11 @@ func (p *plainPrinter) Event(e offload.Event) {
 	case offload.EvJobStarted:
 		p.printf("job %d %q started\n", e.JobID, e.Message)
 	case offload.EvCardStarted:
-		p.printf("%s: copying from %s\n", e.Card, e.Path)
+		if e.State == offload.StateVerified {
+			p.printf("%s: checking %s against its verified copies\n", e.Card, e.Path)
+		} else {
+			p.printf("%s: copying from %s\n", e.Card, e.Path)
+		}
 	case offload.EvFile:
 		if e.State == offload.StateFailed {
 			if l := p.fails.line(e); l != "" {

@@ -69,8 +69,7 @@ type cardView struct {
 	active   string // the last phase before done: copying, verifying, sealing
 	final    string // the card's state when it ended (EvCardDone), "" before
 	finalMsg string
-	work     []workSample // bytes copied + read back, last seconds
-	drawn    drawnLine    // the line in the frame being drawn
+	drawn    drawnLine // the line in the frame being drawn
 }
 
 // drawnLine is a card's line as cardLeft laid it out, for cardFiller and
@@ -87,7 +86,7 @@ type workSample struct {
 	n int64
 }
 
-// rateWindow is how far back the card ETA looks.
+// rateWindow is how far back dit verify's rate looks.
 const rateWindow = 10 * time.Second
 
 func (t *ttyPrinter) clock() time.Time {
@@ -180,13 +179,6 @@ func (t *ttyPrinter) applyLocked(cv *cardView, c offload.CardProgress, now time.
 	if c.Phase != "" && c.Phase != "done" && c.Phase != "pending" {
 		cv.active = c.Phase
 	}
-	n := c.BytesCopied + c.BytesVerified
-	cv.work = append(cv.work, workSample{now, n})
-	i := 0
-	for i < len(cv.work)-2 && now.Sub(cv.work[i+1].t) >= rateWindow {
-		i++
-	}
-	cv.work = cv.work[i:]
 }
 
 // update takes a snapshot of the job.
@@ -334,20 +326,14 @@ func formatETA(sec float64) string {
 	return units.FormatDuration(time.Duration(sec * float64(time.Second)))
 }
 
-// etaLocked is the time until the card is copied and read back, from how
-// fast its bytes went lately; 0 when unknown (t.mu held).
+// etaLocked is the time until the card is copied and read back: the
+// engine's, from its smoothed rate (one ETA for the CLI, the GUI and dit
+// serve); 0 when unknown (t.mu held).
 func (cv *cardView) etaLocked() float64 {
-	rest := (cv.Bytes - cv.BytesCopied) + (cv.VerifyTotal - cv.BytesVerified)
-	if rest <= 0 {
+	if (cv.Bytes-cv.BytesCopied)+(cv.VerifyTotal-cv.BytesVerified) <= 0 {
 		return 0
 	}
-	if len(cv.work) >= 2 {
-		a, b := cv.work[0], cv.work[len(cv.work)-1]
-		if dt := b.t.Sub(a.t).Seconds(); dt >= 1 && b.n > a.n {
-			return float64(rest) / (float64(b.n-a.n) / dt)
-		}
-	}
-	return cv.ETASeconds // the engine's, for the phase
+	return cv.ETASeconds
 }
 
 // row is what card cv's line says (under the ttyPrinter's mu).

@@ -153,7 +153,10 @@ func TestProgressRendering(t *testing.T) {
 			a2.BytesVerified, a2.FilesDone = 240_000_000, 130
 			job.set(a1, a2, a3)
 			tp.update(job.Snapshot())
+			// The engine's smoothed rates and ETAs (until copied and read
+			// back), which every front end shows as they are.
 			a1.Rate, a2.Rate = 70e6, 20e6
+			a1.ETASeconds, a2.ETASeconds = 3.76e9/0.22e9, 1.76e9/20e6
 			tp.Event(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Cards: []offload.CardProgress{a1, a2}}})
 
 			frame := out.next(t)

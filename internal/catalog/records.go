@@ -630,3 +630,66 @@ func (c *Catalog) DropStrayCopies(jobID int64) error {
 		AND EXISTS (SELECT 1 FROM cards k, destinations d WHERE k.id=copies.card_id AND d.id=copies.dest_id AND d.hop<>k.hop)`, jobID)
 	return err
 }
+
+// DeleteJob removes job id and everything recorded under it (its cards,
+// destinations, files, copies, samples, runs). It is for a job refused
+// before its first byte was written (a read-only or too small
+// destination): such a refusal leaves no job behind.
+func (c *Catalog) DeleteJob(id int64) error {
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer tx.Rollback()
+	cards := `SELECT id FROM cards WHERE job_id=?`
+	for _, q := range []string{
+		`DELETE FROM partials WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM clips WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM copies WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM skipped WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM files WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM samples WHERE job_id=?`,
+		`DELETE FROM plan_cards WHERE card_id IN (` + cards + `) OR plan_id IN (SELECT id FROM plans WHERE job_id=?)`,
+		`DELETE FROM plans WHERE job_id=?`,
+		`DELETE FROM runs WHERE job_id=?`,
+		`UPDATE cards SET from_card=NULL WHERE job_id=?`,
+		`DELETE FROM cards WHERE job_id=?`,
+		`DELETE FROM destinations WHERE job_id=?`,
+		`DELETE FROM jobs WHERE id=?`,
+	} {
+		args := []any{id}
+		if strings.Count(q, "?") == 2 {
+			args = append(args, id)
+		}
+		if _, err := tx.Exec(q, args...); err != nil {
+			return c.wrap(fmt.Errorf("deleting job %d: %w", id, err))
+		}
+	}
+	return c.wrap(tx.Commit())
+}
+
+// UndoRun takes back run seq of job id, a resume that found nothing to do:
+// the run is deleted and the job is as it was before (prev: its record
+// read before the resume claimed it), finish time, error, host and pid
+// included. Nothing is pushed (--sync-to): nothing changed.
+func (c *Catalog) UndoRun(id int64, seq int, prev *Job) error {
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	tx, err := c.db.Begin()
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM runs WHERE job_id=? AND seq=?`, id, seq); err != nil {
+		return c.wrap(err)
+	}
+	if _, err := tx.Exec(`UPDATE jobs SET state=?, finished=?, error=?, host=?, pid=? WHERE id=?`,
+		prev.State, nullTime(prev.Finished), prev.Error, prev.Host, prev.PID, id); err != nil {
+		return c.wrap(err)
+	}
+	return c.wrap(tx.Commit())
+}

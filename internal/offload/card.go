@@ -471,7 +471,9 @@ func (c *cardRun) run(ctx context.Context) {
 	for _, s := range c.scan.Skipped {
 		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
 	}
-	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path})
+	// State: a resumed card's state before (verified: this run checks
+	// it against its verified copies and copies only what is missing).
+	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path, State: c.prevState})
 
 	for di, d := range c.dests {
 		base := filepath.Join(d.root, filepath.FromSlash(c.out))

@@ -74,17 +74,22 @@ type Progress struct {
 
 // CardProgress is one card's live state.
 type CardProgress struct {
-	Label         string  `json:"label"`
-	Hop           int     `json:"hop,omitempty"` // 2: a cascade's second run (from the first copy)
-	Phase         string  `json:"phase"`         // queued | copying | verifying | sealing | done
-	Files         int     `json:"files"`
-	FilesDone     int     `json:"files_done"`
-	FilesFailed   int     `json:"files_failed"`
-	Bytes         int64   `json:"bytes"`          // to copy
-	BytesCopied   int64   `json:"bytes_copied"`   // read from the card and written
-	VerifyTotal   int64   `json:"verify_total"`   // bytes to read back over all destinations
-	BytesVerified int64   `json:"bytes_verified"` // read back so far
-	Current       string  `json:"current,omitempty"`
-	Rate          float64 `json:"rate_bytes_per_s"`
-	ETASeconds    float64 `json:"eta_s"`
+	Label         string `json:"label"`
+	Hop           int    `json:"hop,omitempty"` // 2: a cascade's second run (from the first copy)
+	Phase         string `json:"phase"`         // queued | copying | verifying | sealing | done
+	Files         int    `json:"files"`
+	FilesDone     int    `json:"files_done"`
+	FilesFailed   int    `json:"files_failed"`
+	Bytes         int64  `json:"bytes"`          // to copy
+	BytesCopied   int64  `json:"bytes_copied"`   // read from the card and written
+	VerifyTotal   int64  `json:"verify_total"`   // bytes to read back over all destinations
+	BytesVerified int64  `json:"bytes_verified"` // read back so far
+	Current       string `json:"current,omitempty"`
+	// Rate is the phase's rate (copying: bytes copied, verifying: read
+	// back) and ETASeconds the time until the card is copied and read
+	// back (0: unknown), both smoothed over the last seconds (RateTau) so
+	// that a brief stall does not make the ETA jump; every front end shows
+	// these. The catalog's samples are the raw per-second rates.
+	Rate       float64 `json:"rate_bytes_per_s"`
+	ETASeconds float64 `json:"eta_s"`
 }

@@ -303,6 +303,15 @@ func TestNotEnoughSpaceRefusedWithShortfall(t *testing.T) {
 	require.ErrorContains(t, err, "margin of 67.1 MB")
 	_, err = os.Lstat(filepath.Join(d1, "day01"))
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing written after a refusal")
+	// A refusal before the first byte leaves no job (issue 26 item 5).
+	jobs, err := e.cat.Jobs()
+	require.NoError(t, err)
+	require.Empty(t, jobs, "no job recorded by a refusal")
+	// The next job is recorded as usual.
+	o.FS = fsys.OS{}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	j.Close()
 }
 
 // The figures of a refusal add up: copies + margin = in all; in all - free

@@ -67,6 +67,22 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	for _, c := range j.cardList() {
 		touched = touched || c.touched.Load() || c.rec.State != c.prevState
 	}
+	if j.wasDone && state == catalog.JobFinishing && !touched {
+		// A resume of a done job that found nothing to do changes
+		// nothing: no run, the job's finish time and state as they were.
+		if err := j.cat.UndoRun(j.rec.ID, run, &j.before); err != nil {
+			return nil, err
+		}
+		s, err := LoadSummary(j.cat, j.rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		s.NothingToDo = true
+		j.warnMu.Lock()
+		s.Warnings = append(append(s.Warnings, j.warnings...), j.arrayWarnings()...)
+		j.warnMu.Unlock()
+		return s, nil
+	}
 	report := j.opts.AfterJob != nil && state == catalog.JobFinishing && (!j.wasDone || touched)
 	if !report && state == catalog.JobFinishing {
 		state = catalog.JobDone
@@ -184,6 +200,8 @@ func (j *Job) arrayWarnings() []string {
 type rateState struct {
 	copied, verif int64
 	dw, dv        []int64
+	// The smoothed rates of the progress events (see RateTau).
+	copyRate, verifRate, work smoothRate
 }
 
 // sampler records a throughput sample per second per card and destination
@@ -244,10 +262,13 @@ func (j *Job) sampler(stop <-chan struct{}) {
 				to, cdt = now, dt
 			}
 			cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
-			if copied != l.copied || (phase == "copying" && !final) {
+			// A resume of a done job writes no sample until it moves
+			// something (one that finds nothing to do changes nothing).
+			idle := j.wasDone && !c.touched.Load()
+			if copied != l.copied || (phase == "copying" && !final && !idle) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
 			}
-			if verif != l.verif || (phase == "verifying" && !final) {
+			if verif != l.verif || (phase == "verifying" && !final && !idle) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
 			}
 			for di, d := range c.dests {
@@ -261,17 +282,19 @@ func (j *Job) sampler(stop <-chan struct{}) {
 				l.dw[di], l.dv[di] = w, v
 			}
 			l.copied, l.verif = copied, verif
+			// Progress shows smoothed rates (one place for every front
+			// end); the samples above stay raw.
 			cp := c.progress()
 			if phase == "verifying" {
-				cp.Rate = vr
-				if vr > 0 {
-					cp.ETASeconds = float64(cp.VerifyTotal-cp.BytesVerified) / vr
-				}
+				cp.Rate = l.verifRate.add(vr, cdt)
 			} else {
-				cp.Rate = cr
-				if cr > 0 {
-					cp.ETASeconds = float64(cp.Bytes-cp.BytesCopied) / cr
-				}
+				cp.Rate = l.copyRate.add(cr, cdt)
+			}
+			// The ETA: until the card is copied and read back, at the
+			// smoothed rate of both (bytes copied + bytes read back).
+			wr := l.work.add(cr+vr, cdt)
+			if rest := (cp.Bytes - cp.BytesCopied) + (cp.VerifyTotal - cp.BytesVerified); rest > 0 && wr > 0 {
+				cp.ETASeconds = float64(rest) / wr
 			}
 			if i < len(cards) {
 				prog.Cards = append(prog.Cards, cp)

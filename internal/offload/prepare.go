@@ -1,6 +1,7 @@
 package offload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +61,10 @@ type Job struct {
 	// wasDone: a resumed job that had finished (reports written); it
 	// writes its reports again only if this run touched a card.
 	wasDone bool
+	// before: a resumed job's record as it was before this resume
+	// claimed it; a resume of a done job that finds nothing to do puts it
+	// back as it was (catalog.UndoRun).
+	before catalog.Job
 }
 
 type destination struct {
@@ -169,17 +174,8 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	if o.Catalog == nil {
 		return nil, errors.New("offload: no catalog")
 	}
-	if len(o.Cards) == 0 {
-		return nil, usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
-	}
-	if len(o.Dests) == 0 {
-		if len(o.Then) > 0 {
-			return nil, usageErrorf("--then without -d: a cascade copies the card to the -d destinations first, then from that copy to the --then destinations")
-		}
-		return nil, usageErrorf("no destination: give at least one -d DEST")
-	}
-	if len(o.Then) > 0 && o.Verify == VerifyNone {
-		return nil, usageErrorf("--then with --verify none: a cascade fills the --then destinations from a first copy that was read back and verified; use --verify dest (default) or source+dest")
+	if err := Check(o); err != nil {
+		return nil, err
 	}
 	start := o.Now()
 	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll), thenSem: make(chan struct{}, o.ThenParallel)}
@@ -226,15 +222,59 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		c.history = histories[i]
 	}
 	if err := j.mountArrays(); err != nil {
-		j.fail(err)
+		j.withdraw(err)
 		return nil, err
 	}
 	if err := j.lockAndPlan(); err != nil {
 		j.Close()
-		j.fail(err)
+		j.withdraw(err)
 		return nil, err
 	}
 	return j, nil
+}
+
+// withdraw deletes the record of a new job refused before its first byte
+// (a destination read-only, locked or too small): a refusal leaves no job
+// behind, only its message. If the record cannot be deleted, the job is
+// marked failed.
+func (j *Job) withdraw(refusal error) {
+	if j.rec == nil || j.rec.ID == 0 {
+		return
+	}
+	if err := j.cat.DeleteJob(j.rec.ID); err != nil {
+		j.fail(refusal)
+	}
+}
+
+// Check refuses a new job's command-line mistakes (no card, no
+// destination, a card or destination that does not exist or is not a
+// folder, one given twice or overlapping another, a bad --layout) with a
+// [UsageError] naming the value and what to do. It reads only the paths
+// given, never the catalog: a front end calls it first, so that no
+// mistake is masked by what the catalog says (a card offloaded before).
+// [New] calls it too.
+func Check(o Options) error {
+	if len(o.Cards) == 0 {
+		return usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
+	}
+	if len(o.Dests) == 0 {
+		if len(o.Then) > 0 {
+			return usageErrorf("--then without -d: a cascade copies the card to the -d destinations first, then from that copy to the --then destinations")
+		}
+		return usageErrorf("no destination: give at least one -d DEST, e.g. dit offload -d /Volumes/RAID %s", o.Cards[0])
+	}
+	if len(o.Then) > 0 && o.Verify == VerifyNone {
+		return usageErrorf("--then with --verify none: a cascade fills the --then destinations from a first copy that was read back and verified; use --verify dest (default) or source+dest")
+	}
+	layout := o.Layout
+	if layout == "" {
+		layout = DefaultLayout
+	}
+	if _, err := ExpandLayout(layout, cmp.Or(o.Name, "job"), "CARD", time.Now()); err != nil {
+		return err
+	}
+	_, _, err := checkPaths(o.FS, o.Cards, append(append([]string(nil), o.Dests...), o.Then...))
+	return err
 }
 
 func verifyHashesName(all bool) string {
@@ -256,7 +296,7 @@ func checkPaths(fsy interface {
 		}
 		fi, err := os.Stat(r)
 		if err != nil {
-			return nil, nil, fmt.Errorf("card %s does not exist: check the path and that the card is mounted", c)
+			return nil, nil, usageErrorf("card %s does not exist: check the path and that the card is mounted", c)
 		}
 		if !fi.IsDir() {
 			return nil, nil, usageErrorf("card %s is not a folder: give the card's mount point or folder", c)
@@ -278,7 +318,7 @@ func checkPaths(fsy interface {
 		}
 		fi, err := os.Stat(r)
 		if err != nil {
-			return nil, nil, fmt.Errorf("destination %s does not exist: create it, or check that the drive is mounted (dit never creates a destination root, so it cannot fill the wrong disk)", d)
+			return nil, nil, usageErrorf("destination %s does not exist: create it, or check that the drive is mounted (dit never creates a destination root, so it cannot fill the wrong disk)", d)
 		}
 		if !fi.IsDir() {
 			return nil, nil, usageErrorf("destination %s is not a folder: give the folder to copy into (the drive's mount point or a folder on it)", d)
@@ -533,7 +573,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	o.defaults()
 	o.ThenParallel = max(rec.ThenParallel, 1)
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
-		thenSem: make(chan struct{}, o.ThenParallel)}
+		thenSem: make(chan struct{}, o.ThenParallel), before: *rec}
 	dests, err := cat.Dests(jobID)
 	if err != nil {
 		return nil, err

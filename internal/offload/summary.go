@@ -53,6 +53,9 @@ type Summary struct {
 	ActiveSeconds float64 `json:"active_seconds"`
 	PausedSeconds float64 `json:"paused_seconds"`
 	Runs          int     `json:"runs"`
+	// NothingToDo: a resume of a done job that found nothing to copy,
+	// verify, seal or report; it changed nothing in the catalog.
+	NothingToDo bool `json:"nothing_to_do,omitempty"`
 	// BytesCopied are the bytes read from the cards in every run;
 	// TBPerHour is BytesCopied over ActiveSeconds (0: nothing moved).
 	BytesCopied int64         `json:"bytes_copied"`

@@ -273,7 +273,9 @@ func progress(cs *CardStatus, k *catalog.Card, state verdict.State, prog map[int
 	if p, ok := prog[k.ID]; ok {
 		cs.Phase, cs.Done = p.Phase, p.Bytes
 		if state == verdict.Copying || state == verdict.Verifying {
-			cs.Rate = p.Rate
+			// Smoothed as the engine's progress events are (the
+			// samples are raw): the rate the CLI and the GUI show.
+			cs.Rate = offload.SmoothedRate(p.Recent)
 		}
 	}
 	if state == verdict.Verified {

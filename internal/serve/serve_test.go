@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid"
 )
@@ -239,7 +241,10 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 		require.NoError(t, other.Close())
 		second := next()
 		require.Equal(t, int64(7000), second.Jobs[0].Cards[0].Done)
-		require.Equal(t, 4000.0, second.Jobs[0].Cards[0].Rate)
+		// The rate is smoothed as the engine's progress events are (the
+		// CLI's and the GUI's): 1500 B/s, then 4000 B/s for a second.
+		require.Equal(t, offload.SmoothedRate([]catalog.Sample{{Rate: 1500, Seconds: 1}, {Rate: 4000, Seconds: 1}}), second.Jobs[0].Cards[0].Rate)
+		require.InDelta(t, 1500+(1-math.Exp(-1/offload.RateTau))*2500, second.Jobs[0].Cards[0].Rate, 0.001)
 	})
 }
 
