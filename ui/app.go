@@ -165,6 +165,9 @@ func New(fa fyne.App, cfg Config) *App {
 	a.win.Resize(fyne.NewSize(1280, 720))
 	a.addShortcuts()
 	a.win.SetCloseIntercept(a.confirmQuit)
+	// The form as it was last started; under the UI lock, as the
+	// destinations it adds are looked at in goroutines that update it.
+	a.locked(a.offload.restore)
 	a.history.reload()
 	return a
 }

@@ -115,7 +115,9 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 		h.a.arrays.ops.Wait()
 	})
 	h.a.offload.noCPU = true
-	h.a.win.Resize(fyne.NewSize(1280, 860))
+	// Under the UI lock: the History's first read may be laying widgets
+	// out from its goroutine.
+	h.a.locked(func() { h.a.win.Resize(fyne.NewSize(1280, 860)) })
 	h.a.bg.Wait() // the first read of the History
 	return h
 }

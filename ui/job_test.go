@@ -560,13 +560,11 @@ func TestFormRememberedAcrossLaunches(t *testing.T) {
 		v.remember()
 	})
 	require.NoError(t, os.Remove(gone))
-	var v2 *offloadView
-	h.locked(func() {
-		a2 := New(h.a.fa, h.a.cfg)
-		t.Cleanup(a2.Close)
-		v2 = a2.offload
-	})
-	h.locked(func() {
+	var a2 *App
+	h.locked(func() { a2 = New(h.a.fa, h.a.cfg) })
+	t.Cleanup(a2.Close)
+	v2 := a2.offload
+	a2.locked(func() {
 		require.Len(t, v2.dests, 2, "the destinations still there")
 		require.Equal(t, raid, v2.dests[0].Path)
 		require.False(t, v2.dests[0].Then)

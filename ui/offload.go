@@ -225,7 +225,6 @@ func newOffloadView(a *App) *offloadView {
 	split := container.NewHSplit(v.leftScroll, v.planScroll)
 	split.Offset = 0.5
 	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.startBtn), nil, nil, split)
-	v.restore()
 	v.renderCards()
 	v.renderDests()
 	v.ready = true
