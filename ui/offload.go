@@ -405,7 +405,7 @@ func (v *offloadView) addDest(path string) {
 	it := &destItem{Path: path, Loading: true, Free: -1}
 	v.dests = append(v.dests, it)
 	v.renderDests()
-	go v.loadDest(it, path)
+	v.a.goBG(func() { v.loadDest(it, path) })
 }
 
 func (v *offloadView) loadDest(it *destItem, path string) {
