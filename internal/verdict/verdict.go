@@ -143,7 +143,7 @@ func CardState(f Facts, first State, cascade bool, second State) State {
 		return second
 	case "":
 		if !f.Active {
-			return RunState(f, Run{Stored: storedInterrupted})
+			return Interrupted // free, its second run never started
 		}
 	}
 	return CardFree
