@@ -16,6 +16,11 @@
 //	internal/verdict     the one read model of what a job, a card and a run are
 //	                     (copying ... card free, safe to format, failed,
 //	                     interrupted): every front end shows its states
+//	internal/format/ascmhl  ASC MHL histories: read, write, verify (through a Store:
+//	                     OS folder or the engine's filesystem, e.g. an array)
+//	internal/format/mhlv1   MHL v1.1 lists for older pipelines
+//	internal/format/ignore  the ASC MHL ignore patterns (gitignore syntax)
+//	internal/seal        the offload's Seal hook: a history per card and destination
 //	internal/hashing     md5, sha1, xxh64, xxh3, xxh128, c4, blake3 in one
 //	                     pass, one goroutine per algorithm; ASC MHL encodings
 //	internal/source      walking a card: what is copied, what is skipped and why
@@ -38,10 +43,6 @@
 //	                     degraded reads, scrub/repair, rebuild, crash recovery;
 //	                     its doc is the on-disk format (importable, no internal/)
 //	raid/fusemount       read-only FUSE view of an array
-//	reports/ascmhl       ASC MHL histories: read, write, verify (through a Store:
-//	                     OS folder or the engine's filesystem, e.g. an array)
-//	reports/mhlv1        MHL v1.1 lists for older pipelines
-//	reports/seal         the offload's Seal hook: a history per card and destination
 //	reports/jobreport    per-job TB/hour report: CSV, JSON, HTML and PDF with charts
 //	ui                   the desktop app's views (the only package that imports fyne.io):
 //	                     offload and plan, running job, history and reports, arrays

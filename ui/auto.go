@@ -20,8 +20,8 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/sched"
+	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/watch"
-	"github.com/dit-org/dit/reports/seal"
 )
 
 // Where an auto-offload takes its settings from, in words.

@@ -19,11 +19,11 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/seal"
 )
 
 // cardItem is a card folder chosen for the next job.

@@ -22,10 +22,10 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/sched"
+	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/reports/jobreport"
-	"github.com/dit-org/dit/reports/seal"
 )
 
 // jobSettings is a job as the Offload view sets it up.

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/format/mhlv1"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
-	"github.com/dit-org/dit/reports/mhlv1"
 )
 
 // MHLVerifyOptions are the flags of dit mhl verify.

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // creatorFlags are the ASC MHL <creatorinfo> fields a DIT names: the

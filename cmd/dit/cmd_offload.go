@@ -14,8 +14,8 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/reports/seal"
 )
 
 // OffloadOptions are the flags of dit offload.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/reports/jobreport"
-	"github.com/dit-org/dit/reports/seal"
 )
 
 // ReportOptions are the flags of dit report.

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/reports/ascmhl"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 )
 
 // destSnapshot is every file below the destinations (path and size), and

@@ -242,10 +242,10 @@ func TestMHLConformanceV1List(t *testing.T) {
 }
 
 // ocopyLegacyList is the MHL v1.1 list o/COPY 0.9.2 --legacy-mhl writes
-// (the fixture of reports/mhlv1's tests).
+// (the fixture of internal/format/mhlv1's tests).
 func ocopyLegacyList(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../reports/mhlv1/testdata/ocopy-legacy.mhl")
+	b, err := os.ReadFile("../../internal/format/mhlv1/testdata/ocopy-legacy.mhl")
 	require.NoError(t, err)
 	return string(b)
 }

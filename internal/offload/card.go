@@ -19,11 +19,12 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // Copy states (catalog.Copy.State).
@@ -1220,9 +1221,9 @@ func (c *cardRun) historyMissing() []string {
 	if len(c.history) == 0 {
 		return nil
 	}
-	var ign *ascmhl.Ignore
+	var ign *ignore.Matcher
 	if len(c.j.opts.Ignore) > 0 {
-		ign = ascmhl.NewIgnore(c.j.opts.Ignore)
+		ign = ignore.New(c.j.opts.Ignore)
 	}
 	var out []string
 	for rel, r := range c.history {

@@ -180,7 +180,7 @@
 // copy read); the recorded hashes become those of that stable read. A card
 // whose hash lists a crash interrupted is sealed again with the seal time
 // it started with (the sealer finishes or undoes the interrupted
-// generation, see reports/ascmhl.Recover), and a job left finishing writes
+// generation, see internal/format/ascmhl.Recover), and a job left finishing writes
 // its reports. A resume that finds nothing to do writes nothing: no new
 // hash list generation, no reports. A resumed job keeps the settings it was started
 // with, its hash lists (Options.MHL, recorded in the catalog) included: a

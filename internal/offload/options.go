@@ -124,7 +124,7 @@ type Options struct {
 	// Limiter paces reads and writes (nil: as fast as the hardware goes).
 	Limiter Limiter
 	// MHL is the hash lists the front end writes into each card's folder
-	// (asc, v1, both or none; see reports/seal.ParseFormat), recorded with
+	// (asc, v1, both or none; see internal/seal.ParseFormat), recorded with
 	// the job so that a resumed job writes the same lists (default asc).
 	// The engine only records it: Seal writes the lists. On Resume, ""
 	// takes the job's recorded choice and a different value is refused

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // TempSuffix ends the name of every file dit is still writing. A temp is

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // EvAlreadyOffloaded is the event a front end emits for a card it skips
@@ -257,7 +258,7 @@ func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*s
 // scanOptions are the scan options of a card whose listed files (an
 // earlier hop's history, a cascade's first run) are copied whatever their
 // names, OS metadata included, with the job's ignore patterns.
-func scanOptions(includeHidden bool, listed iter.Seq[string], ignore []string) source.Options {
+func scanOptions(includeHidden bool, listed iter.Seq[string], patterns []string) source.Options {
 	opt := source.Options{IncludeHidden: includeHidden}
 	keep := map[string]bool{}
 	for rel := range listed {
@@ -269,10 +270,10 @@ func scanOptions(includeHidden bool, listed iter.Seq[string], ignore []string) s
 	if len(keep) > 0 && !includeHidden {
 		opt.Keep = func(rel string) bool { return keep[rel] }
 	}
-	if len(ignore) > 0 {
-		ign := ascmhl.NewIgnore(ignore)
+	if len(patterns) > 0 {
+		ign := ignore.New(patterns)
 		opt.Ignore = ign.Match
-		opt.Why = "matches an ignore pattern of the job (" + strings.Join(ignore, ", ") + ")"
+		opt.Why = "matches an ignore pattern of the job (" + strings.Join(patterns, ", ") + ")"
 	}
 	return opt
 }

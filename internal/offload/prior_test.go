@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 func TestFindPrior(t *testing.T) {

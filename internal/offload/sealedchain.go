@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dit-org/dit/reports/ascmhl"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 )
 
 // The card's ASC MHL history (an earlier hop's, or for a cascade's second

@@ -15,10 +15,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // FallbackDir holds the reports of jobs whose layout has no folder of

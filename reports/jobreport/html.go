@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/dit-org/dit/reports/ascmhl"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 )
 
 // maxHTMLFiles caps the file table of one card in the HTML report; the CSV

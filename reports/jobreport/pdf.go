@@ -9,8 +9,8 @@ import (
 	"codeberg.org/go-pdf/fpdf"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // maxPDFLines caps each card's list of failures and of skipped entries in

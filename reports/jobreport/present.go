@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/units"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // This file holds what the PDF and HTML reports share in how they put the

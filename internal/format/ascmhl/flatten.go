@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -80,12 +81,12 @@ func Flatten(ctx context.Context, st Store, opt FlattenOptions) (*FlattenResult,
 	for _, p := range opt.Ignore {
 		patterns = appendNew(patterns, p)
 	}
-	rootIgn := NewIgnore(patterns)
+	rootIgn := ignore.New(patterns)
 
 	type hist struct {
 		prefix string
 		h      *History
-		ign    *Ignore
+		ign    *ignore.Matcher
 	}
 	hists := []*hist{{"", h, rootIgn}}
 	// Nested histories: every ascmhl folder below, outside what is ignored.
@@ -115,7 +116,7 @@ func Flatten(ctx context.Context, st Store, opt FlattenOptions) (*FlattenResult,
 				if len(nh.Problems) > 0 {
 					return fmt.Errorf("%w in %s, not flattened: %s", ErrDamaged, DisplayName(dir), strings.Join(nh.Problems, "; "))
 				}
-				nested := &hist{dir + "/", nh, NewIgnore(nh.IgnorePatterns())}
+				nested := &hist{dir + "/", nh, ignore.New(nh.IgnorePatterns())}
 				hists = append(hists, nested)
 				stack = append(stack[:len(stack):len(stack)], nested)
 				res.Histories = append(res.Histories, dir+"/")

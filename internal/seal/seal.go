@@ -1,66 +1,3 @@
-// Package seal turns a finished card into the proof that travels with each
-// copy: an ASC MHL generation (package ascmhl) and, on request, an MHL v1.1
-// list (package mhlv1) in the card's folder on every destination. It plugs
-// into the engine as offload.Options.Seal and runs once per card and
-// destination after every file of the card reached its final state.
-//
-// # What goes into the ASC MHL manifest
-//
-// Only files present in the card folder on that destination, minus what
-// the ignore list matches (by default .DS_Store and ascmhl folders; the
-// list of an earlier generation is kept and only grows). The process is
-// "transfer"; creatorinfo names dit, its version, the host and, in the
-// comment, the job, the card and where it went. Each file carries its size,
-// its modification time and every ASC MHL hash the job computed, qualified
-// like this:
-//
-//   - No earlier record of the file (a card without history): every hash
-//     is "original" (the specification's "verified" means equal to an
-//     earlier hash of the same format in the history, which there is not);
-//     the hashdate is when the copy was read back.
-//   - An earlier record (the card carried a history from an earlier hop,
-//     or this folder was sealed before): every hash is "verified" when the
-//     source matches the record in each algorithm both have and the copy
-//     was read back equal; "failed" when the source differs from the record
-//     (the card changed since the earlier hop; reported as a warning).
-//   - A copy that failed read-back: it is read again from the destination
-//     and its actual hashes are written "failed". A copy that is not there
-//     is left out.
-//   - A copy not read back (--verify none) is "original" when new, and left
-//     out when an earlier record exists (nothing was verified).
-//
-// Folder content and structure hashes (and the root pair) are computed from
-// those values over the folder as listed on the destination; a folder that
-// holds a file dit did not write gets none (it would have to be read).
-// With SealInfo.NoDirectoryHashes (dit offload --no-directory-hashes) the
-// folders are listed without hashes and the root hash is empty, as
-// `ascmhl create -n` lists them.
-//
-// The DIT's creator info (SealInfo.Author, Location, Comment: dit offload
-// --author-name, --author-email, --author-phone, --author-role, --location,
-// --comment) goes into the manifest's <creatorinfo>: an <author>, a
-// <location>, and the comment after dit's own comment text.
-//
-// # Order on disk, crashes and redo
-//
-// The MHL v1.1 file (if asked for) is written first, then the manifest,
-// then the chain: the chain is the commit point. Before anything is
-// written, ascmhl.Recover finishes or undoes what a crash left in the
-// ascmhl folder (temps, a manifest not yet in the chain). The seal time
-// (SealInfo.Finished, the catalog's cards.sealed) is kept for a redo: a
-// newest generation by dit with this job and this time is this seal,
-// already done, and nothing is appended; an MHL v1.1 list of that name
-// written by this job is written again. After appending, the history is
-// read back: a seal whose history does not read back whole is an error,
-// so the card is not sealed (not safe to format). Warnings (files left
-// out, a recovery done) come back as an *offload.SealWarning: the card is
-// sealed, and the DIT reads them. Each is written to a
-// temporary name, synced, renamed and its folder synced; the manifest never
-// replaces a file. The card folder's modification time is restored after.
-// The card itself is never written to: an earlier history on it was copied
-// to the destination by the offload like any file, and the new generation
-// is appended to that copy (it is refused, with a warning, when the copy is
-// damaged).
 package seal
 
 import (
@@ -77,11 +14,12 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/format/ignore"
+	"github.com/dit-org/dit/internal/format/mhlv1"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
-	"github.com/dit-org/dit/reports/ascmhl"
-	"github.com/dit-org/dit/reports/mhlv1"
 )
 
 // Format says which hash lists are written.
@@ -221,10 +159,10 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	if s.Format.V1 {
 		v1Name = mhlv1.FileName(folder, info.Finished)
 		if s.Format.ASC {
-			patterns = appendNew(patterns, ascmhl.EscapeIgnore(v1Name))
+			patterns = appendNew(patterns, ignore.Escape(v1Name))
 		}
 	}
-	ign := ascmhl.NewIgnore(patterns)
+	ign := ignore.New(patterns)
 	ls, err := list(ctx, st, ign)
 	if err != nil {
 		return err
@@ -364,7 +302,7 @@ func (ls *listing) aside(rel string) string {
 	return name
 }
 
-func list(ctx context.Context, st ascmhl.Store, ign *ascmhl.Ignore) (*listing, error) {
+func list(ctx context.Context, st ascmhl.Store, ign *ignore.Matcher) (*listing, error) {
 	ls := &listing{dirs: map[string]time.Time{".": {}}, files: map[string]bool{}}
 	var walk func(dir string) error
 	walk = func(dir string) error {
@@ -407,7 +345,7 @@ type builder struct {
 	st       ascmhl.Store
 	hist     *ascmhl.History
 	ls       *listing
-	ign      *ascmhl.Ignore
+	ign      *ignore.Matcher
 	files    []ascmhl.File
 	values   map[string]map[hashing.Algo]string
 	v1       mhlv1.List

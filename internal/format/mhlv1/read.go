@@ -14,8 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/hashing"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 // ErrNoList means a folder has no MHL v1.1 list at its top.
@@ -338,7 +339,7 @@ func Verify(ctx context.Context, st ascmhl.Store, opt VerifyOptions) (*VerifyRes
 	// Files no list names.
 	var unlisted []string
 	count := 0
-	ign := ascmhl.NewIgnore(ascmhl.DefaultIgnore)
+	ign := ignore.New(ascmhl.DefaultIgnore)
 	isList := map[string]bool{}
 	for _, l := range lists {
 		isList[l] = true

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -112,7 +113,7 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	if len(h.Generations) == 0 {
 		add(Finding{Kind: FindHistory, Detail: "the chain lists no generation"})
 	}
-	ign := NewIgnore(append(h.IgnorePatterns(), opt.Ignore...))
+	ign := ignore.New(append(h.IgnorePatterns(), opt.Ignore...))
 	scopes := []*scope{{hist: h, idx: h.idx}}
 
 	// Directory hashes to check, and the algorithms they need.

@@ -253,6 +253,11 @@ func (h *History) Latest() *Manifest {
 	return nil
 }
 
+// DefaultIgnore is the ignore list of a new history, as the specification
+// and the reference tool have it: .DS_Store files and ascmhl folders. The
+// patterns are matched by package ignore (internal/format/ignore).
+var DefaultIgnore = []string{".DS_Store", "ascmhl", "ascmhl/"}
+
 // IgnorePatterns returns the newest generation's ignore list, or the
 // default list when no generation has one.
 func (h *History) IgnorePatterns() []string {

@@ -1,20 +1,17 @@
-package ascmhl
+package ignore
 
 import (
 	"regexp"
 	"strings"
 )
 
-// DefaultIgnore is the ignore list of a new history, as the specification
-// and the reference tool have it: .DS_Store files and ascmhl folders.
-var DefaultIgnore = []string{".DS_Store", "ascmhl", "ascmhl/"}
-
-// Ignore matches paths against ignore patterns (gitignore syntax, see the
-// specification's Appendix C): "*", "?", "[...]", "**", a leading "/" or a
-// slash inside anchoring the pattern to the scope's root, a trailing "/"
-// matching folders only, "!" re-including, "\" escaping. As in git, a path
-// inside an ignored folder is ignored whatever later patterns say.
-type Ignore struct {
+// Matcher matches paths against ignore patterns (gitignore syntax, see the
+// ASC MHL specification's Appendix C): "*", "?", "[...]", "**", a leading
+// "/" or a slash inside anchoring the pattern to the scope's root, a
+// trailing "/" matching folders only, "!" re-including, "\" escaping. As
+// in git, a path inside an ignored folder is ignored whatever later
+// patterns say. A nil *Matcher ignores nothing.
+type Matcher struct {
 	patterns []string
 	rules    []ignoreRule
 }
@@ -26,13 +23,13 @@ type ignoreRule struct {
 	base    bool // no slash: matches the last element at any depth
 }
 
-// NewIgnore compiles patterns; blank lines and "#" comments are skipped,
-// and a pattern that cannot be understood is skipped too (it then ignores
+// New compiles patterns; blank lines and "#" comments are skipped, and a
+// pattern that cannot be understood is skipped too (it then ignores
 // nothing).
-func NewIgnore(patterns []string) *Ignore {
-	ig := &Ignore{patterns: append([]string(nil), patterns...)}
+func New(patterns []string) *Matcher {
+	ig := &Matcher{patterns: append([]string(nil), patterns...)}
 	for _, p := range patterns {
-		if r, ok := compileIgnore(p); ok {
+		if r, ok := compile(p); ok {
 			ig.rules = append(ig.rules, r)
 		}
 	}
@@ -40,11 +37,11 @@ func NewIgnore(patterns []string) *Ignore {
 }
 
 // Patterns returns the patterns as given.
-func (ig *Ignore) Patterns() []string { return append([]string(nil), ig.patterns...) }
+func (ig *Matcher) Patterns() []string { return append([]string(nil), ig.patterns...) }
 
 // Match reports whether rel (a relative slash path; a folder when dir is
 // true) is ignored, itself or through a folder it is in.
-func (ig *Ignore) Match(rel string, dir bool) bool {
+func (ig *Matcher) Match(rel string, dir bool) bool {
 	if ig == nil || len(ig.rules) == 0 {
 		return false
 	}
@@ -58,7 +55,7 @@ func (ig *Ignore) Match(rel string, dir bool) bool {
 	return false
 }
 
-func (ig *Ignore) matchOne(p, base string, dir bool) bool {
+func (ig *Matcher) matchOne(p, base string, dir bool) bool {
 	ignored := false
 	for _, r := range ig.rules {
 		if r.dirOnly && !dir {
@@ -75,7 +72,7 @@ func (ig *Ignore) matchOne(p, base string, dir bool) bool {
 	return ignored
 }
 
-func compileIgnore(p string) (ignoreRule, bool) {
+func compile(p string) (ignoreRule, bool) {
 	var r ignoreRule
 	// Trailing spaces are dropped unless escaped.
 	for strings.HasSuffix(p, " ") && !strings.HasSuffix(p, "\\ ") {
@@ -192,9 +189,9 @@ func globToRegexp(p string) string {
 	return b.String()
 }
 
-// EscapeIgnore turns a file name into a pattern that matches exactly that
-// name at any depth.
-func EscapeIgnore(name string) string {
+// Escape turns a file name into a pattern that matches exactly that name
+// at any depth.
+func Escape(name string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		c := name[i]

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 var mtime = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)

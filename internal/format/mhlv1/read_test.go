@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
-	"github.com/dit-org/dit/reports/ascmhl"
 )
 
 func folder(t *testing.T, files map[string]string) (string, *ascmhl.OSStore) {

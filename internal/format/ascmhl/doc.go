@@ -207,7 +207,7 @@
 // c4: a nested manifest forged together with its own chain passes the
 // nested history alone, not the reference. The reference tool only logs
 // such a mismatch; dit reports it. Ignore patterns use the gitignore
-// syntax of the specification's Appendix C ([Ignore]).
+// syntax of the specification's Appendix C (package ignore).
 //
 // # How big a history
 //
@@ -246,4 +246,14 @@
 // Create and Flatten read the history that way too, and Create also keeps
 // each file of the scope with its hashes (a few hundred bytes a file) to
 // write the generation.
+//
+// # Where it sits
+//
+// On the floor below the engine (internal/format): the engine, the sealer
+// (internal/seal), the reports and `dit mhl` all read and write histories
+// through it, and it imports none of them. Of dit it imports only its
+// sibling ignore (the pattern matcher), internal/hashing (the hash
+// encodings), internal/fsys (FSStore: a history on an engine filesystem
+// such as an array) and internal/crashpoint (the crash tests' named steps);
+// arch_test.go keeps it so.
 package ascmhl

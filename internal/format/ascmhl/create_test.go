@@ -410,7 +410,7 @@ func TestCreateAndFlattenValidateAgainstSchema(t *testing.T) {
 	if err != nil {
 		t.Skip("xmllint is not installed (Debian: apt-get install libxml2-utils): the schema check is skipped")
 	}
-	schemas, err := filepath.Abs("../../testdata/mhl")
+	schemas, err := filepath.Abs("../../../testdata/mhl")
 	require.NoError(t, err)
 	dir, st := scopeWith(t, map[string]string{"Clips/a.mov": "clip a", "b & <c>.txt": "bee", "A001/x.mov": "x"}, "Empty")
 	sub, err := OpenOSStore(filepath.Join(dir, "A001"))

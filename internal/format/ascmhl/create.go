@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -89,7 +90,7 @@ type cscope struct {
 	recs     map[string]*Record
 	dirRecs  map[string][]DirHash // recorded folders, latest hashes
 	patterns []string
-	ign      *Ignore
+	ign      *ignore.Matcher
 	files    []*cfile
 	dirs     []*cdir // folders inside the scope, the roots of nested histories included
 	seen     map[string]bool
@@ -312,7 +313,7 @@ func (c *creator) openScope(st Store, prefix string, parent *cscope) (*cscope, e
 			sc.patterns = appendNew(sc.patterns, p)
 		}
 	}
-	sc.ign = NewIgnore(sc.patterns)
+	sc.ign = ignore.New(sc.patterns)
 	if h != nil {
 		sc.recs = h.Records()
 		for _, g := range h.Generations {

@@ -48,23 +48,6 @@ func TestValidName(t *testing.T) {
 	}
 }
 
-func TestIgnore(t *testing.T) {
-	ig := NewIgnore(append(append([]string(nil), DefaultIgnore...), "*.RMD", "/top.txt", "logs/", "a/**/z", "!keep.RMD", EscapeIgnore("A001_[x]*.mhl")))
-	cases := map[string]bool{
-		".DS_Store": true, "sub/.DS_Store": true, "ascmhl/0001.mhl": true, "sub/ascmhl/x": true,
-		"clip.RMD": true, "deep/clip.RMD": true, "keep.RMD": false,
-		"top.txt": true, "sub/top.txt": false,
-		"logs/a": true, "x/logs/b": true, "logs": false, // logs/ matches folders only; a file named logs is kept
-		"a/z": true, "a/b/c/z": true, "b/z": false,
-		"A001_[x]*.mhl": true, "A001_x-.mhl": false,
-		"clip.mov": false,
-	}
-	for p, want := range cases {
-		require.Equal(t, want, ig.Match(p, false), p)
-	}
-	require.True(t, ig.Match("logs", true))
-}
-
 func TestManifestRoundTripOddNames(t *testing.T) {
 	algos := []hashing.Algo{hashing.C4, hashing.MD5, hashing.SHA1, hashing.XXH128, hashing.XXH3, hashing.XXH64}
 	names := []string{"caf\u00e9 & <\"x\">.mov", "cafe\u0301.mov", "bad\xffname.mov", "ctl\x01\x1f.mov", "tab\tnl\ncr\r.mov", "100%.mov"}
