@@ -2,33 +2,150 @@ package dit
 
 import (
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 )
 
-// TestLayering enforces the package rules: only ui/ and cmd/dit-gui import
-// fyne; nothing outside cmd/ imports cmd/ or ui/ (except ui's own main).
+const module = "github.com/dit-org/dit/"
+
+// fyne is split so that a grep for the import finds only real ones.
+const fyne = "fyne" + ".io"
+
+// An importRule says what the packages under from (module-relative path
+// prefixes, minus except) may not import: nothing under forbid, and, when
+// only is set, nothing of dit outside only. Paths of other modules are
+// matched whole (e.g. fyne.io).
+type importRule struct {
+	from, except []string
+	forbid, only []string
+	why          string
+}
+
+// layering is dit's package rules (docs/design.md describes the layers).
+var layering = []importRule{
+	{
+		from:   []string{""},
+		except: []string{"ui", "cmd/dit-gui"},
+		forbid: []string{fyne},
+		why:    "only ui/ and cmd/dit-gui import fyne",
+	},
+	{
+		from:   []string{""},
+		except: []string{"cmd", "ui"},
+		forbid: []string{"cmd", "ui"},
+		why:    "nothing outside cmd/ imports a front end (cmd/, ui/)",
+	},
+	{
+		// The composition layer (internal/assembly) attaches the
+		// reports to a job, so it alone under internal/ may import them.
+		from:   []string{"internal", "raid"},
+		except: []string{"internal/assembly"},
+		forbid: []string{"reports"},
+		why:    "the core (internal/, raid/) imports no report (reports/)",
+	},
+	{
+		// The format libraries sit on the floor below the engine. Besides
+		// each other they use the hash encodings, the filesystem interface
+		// (ascmhl.FSStore: a history on an array) and the crash tests'
+		// named steps: leaf packages that import no engine either.
+		from: []string{"internal/format"},
+		only: []string{"internal/format", "internal/hashing", "internal/fsys", "internal/crashpoint"},
+		why:  "internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
+	},
+}
+
+// under reports whether path is prefix or inside it ("" is everything).
+func under(path, prefix string) bool {
+	return prefix == "" || path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+func underAny(path string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if under(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// violations checks an import graph (package -> imports, full import
+// paths) against rules and returns one line per offending import, naming
+// the package, the import and the rule.
+func violations(graph map[string][]string, rules []importRule) []string {
+	var out []string
+	for full, imports := range graph {
+		pkg, ok := strings.CutPrefix(full+"/", module)
+		if !ok {
+			continue
+		}
+		pkg = strings.TrimSuffix(pkg, "/")
+		for _, r := range rules {
+			if !underAny(pkg, r.from) || underAny(pkg, r.except) {
+				continue
+			}
+			for _, imp := range imports {
+				rel, ours := strings.CutPrefix(imp, module)
+				switch {
+				case underAny(rel, r.forbid):
+				case ours && r.only != nil && !underAny(rel, r.only):
+				default:
+					continue
+				}
+				out = append(out, pkg+" imports "+rel+": "+r.why)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestLayering enforces the package rules on the real import graph, tests'
+// imports included.
 func TestLayering(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}}`, "./...").Output()
+	out, err := exec.Command("go", "list", "-f",
+		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const mod = "github.com/dit-org/dit/"
-	const fyne = "fyne" + ".io/" // split so a grep for the import finds only real ones
+	graph := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
-		pkg, imports := strings.TrimPrefix(f[0], mod), f[1:]
-		for _, imp := range imports {
-			if strings.HasPrefix(imp, fyne) && !strings.HasPrefix(pkg, "ui") && pkg != "cmd/dit-gui" {
-				t.Errorf("%s imports %s: only ui/ and cmd/dit-gui may import fyne", pkg, imp)
-			}
-			rel := strings.TrimPrefix(imp, mod)
-			if rel == imp {
-				continue
-			}
-			if !strings.HasPrefix(pkg, "cmd/") && (strings.HasPrefix(rel, "cmd/") || (strings.HasPrefix(rel, "ui") && !strings.HasPrefix(pkg, "ui"))) {
-				t.Errorf("%s imports %s: core packages never import cmd/ or ui/", pkg, rel)
-			}
-		}
+		graph[f[0]] = f[1:]
+	}
+	if len(graph) < 20 || graph[module+"internal/offload"] == nil {
+		t.Fatalf("go list found %d packages, internal/offload not among them", len(graph))
+	}
+	for _, v := range violations(graph, layering) {
+		t.Error(v)
+	}
+}
+
+// TestLayeringCatches feeds the rules a graph with one offence of each
+// kind: each is named, and the allowed imports are not.
+func TestLayeringCatches(t *testing.T) {
+	m := func(p string) string { return module + p }
+	graph := map[string][]string{
+		m("internal/offload"):       {m("internal/format/ascmhl"), m("reports/jobreport"), "fmt"},
+		m("raid"):                   {m("cmd/dit")},
+		m("internal/assembly"):      {m("reports/jobreport"), m("internal/seal"), m("ui")},
+		m("internal/format/mhlv1"):  {m("internal/format/ascmhl"), m("internal/hashing"), m("internal/units"), "encoding/xml"},
+		m("internal/format/ascmhl"): {m("internal/fsys"), m("internal/crashpoint"), m("internal/offload")},
+		m("reports/jobreport"):      {m("internal/format/ascmhl"), fyne + "/fyne/v2"},
+		m("ui"):                     {fyne + "/fyne/v2", m("ui/internal/x"), m("internal/offload")},
+		m("cmd/dit"):                {m("cmd/dit/internal/termview"), m("reports/jobreport")},
+		"example.org/other":         {m("cmd/dit")},
+	}
+	want := []string{
+		"internal/assembly imports ui: nothing outside cmd/ imports a front end (cmd/, ui/)",
+		"internal/format/ascmhl imports internal/offload: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
+		"internal/format/mhlv1 imports internal/units: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
+		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
+		"raid imports cmd/dit: nothing outside cmd/ imports a front end (cmd/, ui/)",
+		"reports/jobreport imports " + fyne + "/fyne/v2: only ui/ and cmd/dit-gui import fyne",
+	}
+	got := violations(graph, layering)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
