@@ -7,6 +7,7 @@
 // Where things are:
 //
 //	cmd/dit              the CLI (cobra; builds with CGO_ENABLED=0): one file per command
+//	cmd/dit/internal/termview  the CLI's terminal rendering: live job lines, dit verify's line
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/dit-gui          the desktop app (Fyne, cgo; a stub without cgo)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/dit-org/dit/cmd/dit/internal/termview"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -20,58 +21,28 @@ import (
 // printer renders a running job. Event is called from engine goroutines.
 type printer interface {
 	Event(offload.Event)
-	Start(progressSource)
+	Start(termview.Source)
 	Stop()
 	Summary(*offload.Summary, string)
 }
+
+// ttyPrinter is the live display of package termview, then the summary.
+type ttyPrinter struct {
+	*termview.Live
+	w io.Writer
+	g *GlobalOptions
+}
+
+func (t ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "", t.g) }
 
 func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 	if jsonOut {
 		return &jsonPrinter{w: g.stdout}
 	}
 	if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return &ttyPrinter{w: g.stdout, g: g}
+		return ttyPrinter{Live: termview.New(g.stdout), w: g.stdout, g: g}
 	}
 	return &plainPrinter{w: g.stdout, every: 5 * time.Second, g: g}
-}
-
-// failureLines turns file failures into the lines a DIT reads: a reason
-// that many files of a card share (a card that stopped answering) is
-// printed once, with the count, not once per file.
-type failureLines struct {
-	mu   sync.Mutex
-	seen map[string]int // card + "\x00" + message -> files
-}
-
-// line returns the line for a failed file, or "" when its reason was
-// already printed for the card.
-func (f *failureLines) line(e offload.Event) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.seen == nil {
-		f.seen = map[string]int{}
-	}
-	k := e.Card + "\x00" + e.Message
-	f.seen[k]++
-	if f.seen[k] > 1 && strings.HasPrefix(e.Message, "card ") {
-		return ""
-	}
-	return fmt.Sprintf("%s: FAILED %s: %s", e.Card, e.Path, e.Message)
-}
-
-// cardDone returns a line counting the files of card that failed with a
-// reason printed once, or "".
-func (f *failureLines) cardDone(card string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []string
-	for k, n := range f.seen {
-		c, msg, _ := strings.Cut(k, "\x00")
-		if c == card && n > 1 && strings.HasPrefix(msg, "card ") {
-			out = append(out, fmt.Sprintf("%s: %d files FAILED, all for the reason above (%s)", card, n, strings.SplitN(msg, " (", 2)[0]))
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 // nextStep says what a DIT does next with a job that did not end well, ""
@@ -122,7 +93,7 @@ func (p *jsonPrinter) line(v any) {
 }
 
 func (p *jsonPrinter) Event(e offload.Event) { p.line(e) }
-func (p *jsonPrinter) Start(progressSource)  {}
+func (p *jsonPrinter) Start(termview.Source) {}
 func (p *jsonPrinter) Stop()                 {}
 func (p *jsonPrinter) Summary(s *offload.Summary, db string) {
 	p.line(struct {
@@ -139,7 +110,7 @@ type plainPrinter struct {
 	every time.Duration
 	last  time.Time
 	g     *GlobalOptions
-	fails failureLines
+	fails termview.Failures
 }
 
 func (p *plainPrinter) printf(format string, a ...any) {
@@ -160,7 +131,7 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 	case offload.EvFile:
 		if e.State == offload.StateFailed {
-			if l := p.fails.line(e); l != "" {
+			if l := p.fails.Line(e); l != "" {
 				p.printf("%s\n", l)
 			}
 		}
@@ -170,10 +141,10 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 		p.last = time.Now()
 		for _, c := range e.Progress.Cards {
-			p.printf("%s\n", progressLine(c))
+			p.printf("%s\n", termview.PlainLine(c))
 		}
 	case offload.EvRunDone:
-		if l := p.fails.cardDone(e.Card); l != "" {
+		if l := p.fails.CardDone(e.Card); l != "" {
 			p.printf("%s\n", l)
 		}
 		if e.Hop == 2 { // the card's own line follows (card_done)
@@ -185,41 +156,14 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 		p.printf("%s: %s\n", e.Card, e.Message) // the verdict's sentence says the state
 	case offload.EvWarning:
-		p.printf("%s\n", warningLine(e))
+		p.printf("%s\n", termview.WarningLine(e))
 	case offload.EvCardFree:
 		p.printf("%s: CARD FREE at %s: %s\n", e.Card, e.Time.Local().Format("15:04:05"), e.Message)
 	}
 }
 
-// warningLine is how both printers show a warning event.
-func warningLine(e offload.Event) string {
-	if e.Card != "" {
-		return e.Card + ": warning: " + e.Message
-	}
-	return "warning: " + e.Message
-}
-
-// progressLine is a card's periodic line (plain output): its phase and the
-// phase's own percentage (or what it is doing), then both byte counts.
-func progressLine(c offload.CardProgress) string {
-	r := (&cardView{CardProgress: c}).row()
-	status := r.pct
-	if r.text != "" {
-		status = r.text
-	}
-	s := fmt.Sprintf("%-8s %-9s %s  %d/%d files  copied %s/%s  verified %s/%s", c.Label, r.phase, status, c.FilesDone, c.Files,
-		units.FormatBytes(c.BytesCopied), units.FormatBytes(c.Bytes), units.FormatBytes(c.BytesVerified), units.FormatBytes(c.VerifyTotal))
-	if r.rate != "" {
-		s += "  " + r.rate
-	}
-	if r.eta != "" {
-		s += "  ETA " + r.eta
-	}
-	return s
-}
-
-func (p *plainPrinter) Start(progressSource) {}
-func (p *plainPrinter) Stop()                {}
+func (p *plainPrinter) Start(termview.Source) {}
+func (p *plainPrinter) Stop()                 {}
 func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

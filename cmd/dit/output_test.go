@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/cmd/dit/internal/termview"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Warnings reach a person: as lines while the job runs (plain and bars)
@@ -21,7 +23,7 @@ func TestWarningsArePrinted(t *testing.T) {
 	require.Equal(t, "warning: "+msg+"\nA001: warning: sealing: disk full\n", plain.String())
 
 	var tty bytes.Buffer
-	tp := &ttyPrinter{w: &tty}
+	tp := termview.New(&tty)
 	tp.Event(offload.Event{Type: offload.EvWarning, Message: msg})
 	require.Equal(t, "warning: "+msg+"\n", tty.String())
 
@@ -51,4 +53,13 @@ func TestNextStepSaysWhatHelps(t *testing.T) {
 	var sum bytes.Buffer
 	writeSummary(&sum, &offload.Summary{JobID: 4, State: "done"}, g.DB, "", g)
 	require.Contains(t, sum.String(), "(dit job show 4 --db /srv/carts/cart2.db)")
+}
+
+// The plain printer's card line has no trailing space or empty text.
+func TestPlainCardDone(t *testing.T) {
+	var b bytes.Buffer
+	p := &plainPrinter{w: &b}
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Safe), Message: "Verified: safe to format"})
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: string(verdict.Failed), Message: "FAILED: NOT safe to format: 2 file(s) failed"})
+	require.Equal(t, "A002: Verified: safe to format\nA003: FAILED: NOT safe to format: 2 file(s) failed\n", b.String())
 }

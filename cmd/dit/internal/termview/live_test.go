@@ -1,4 +1,4 @@
-package main
+package termview
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/verdict"
 )
 
 // fakeJob is a running job as the live display reads it.
@@ -144,7 +143,7 @@ func TestProgressRendering(t *testing.T) {
 			a3 := offload.CardProgress{Label: "A003", Phase: "copying", Files: 9, FilesDone: 9}
 			job.set(a1, a2, a3)
 			var out frames
-			tp := &ttyPrinter{w: &out, width: width, refresh: 5 * time.Millisecond, poll: -1, now: clk.Now}
+			tp := &Live{w: &out, width: width, refresh: 5 * time.Millisecond, poll: -1, now: clk.Now}
 			tp.Start(job)
 			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: offload.StateVerified})
 
@@ -229,7 +228,7 @@ func TestProgressPhases(t *testing.T) {
 		offload.CardProgress{Label: "A003", Phase: "verifying", Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, VerifyTotal: 10_000, BytesVerified: 9_999},
 	)
 	var out frames
-	tp := &ttyPrinter{w: &out, width: 80, refresh: 5 * time.Millisecond, poll: -1}
+	tp := &Live{w: &out, width: 80, refresh: 5 * time.Millisecond, poll: -1}
 	tp.Start(job)
 	frame := out.next(t)
 	checkFrame(t, frame, 80)
@@ -262,16 +261,11 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// The plain printer's card line has no trailing space or empty text.
-func TestPlainCardDone(t *testing.T) {
-	var b bytes.Buffer
-	p := &plainPrinter{w: &b}
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Safe), Message: "Verified: safe to format"})
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: string(verdict.Failed), Message: "FAILED: NOT safe to format: 2 file(s) failed"})
-	require.Equal(t, "A002: Verified: safe to format\nA003: FAILED: NOT safe to format: 2 file(s) failed\n", b.String())
-	// Its periodic lines give the phase's own percentage.
-	l := progressLine(offload.CardProgress{Label: "A001", Phase: "verifying", Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50})
+// The plain lines give the phase's own percentage.
+func TestPlainLine(t *testing.T) {
+	l := PlainLine(offload.CardProgress{Label: "A001", Phase: "verifying", Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50})
 	require.Contains(t, l, "verifying 25.0 %")
+	require.Contains(t, l, "1/2 files")
 }
 
 // dit verify says how far it is: on a terminal a line fitted to the width,
@@ -282,11 +276,11 @@ func TestVerifyProgress(t *testing.T) {
 			clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
 			var errw frames
 			var out bytes.Buffer
-			v := &verifyProgress{w: &errw, out: &out, job: 12, tty: true, width: width, refresh: 5 * time.Millisecond, now: clk.Now}
-			v.set(offload.RecheckProgress{Copies: 500, Bytes: 40 * gb})
+			v := &Verify{w: &errw, out: &out, job: 12, tty: true, width: width, refresh: 5 * time.Millisecond, now: clk.Now}
+			v.Set(offload.RecheckProgress{Copies: 500, Bytes: 40 * gb})
 			clk.add(4 * time.Second)
-			v.set(offload.RecheckProgress{Copies: 500, CopiesDone: 120, Bytes: 40 * gb, BytesRead: 1_640_000_000})
-			v.result("failed /d/A001/a.mov: md5 differs")
+			v.Set(offload.RecheckProgress{Copies: 500, CopiesDone: 120, Bytes: 40 * gb, BytesRead: 1_640_000_000})
+			v.Result("failed /d/A001/a.mov: md5 differs")
 			frame := errw.next(t)
 			t.Logf("dit verify, %d columns:\n%s", width, strings.Join(frame, "\n"))
 			checkFrame(t, frame, width)
@@ -299,8 +293,8 @@ func TestVerifyProgress(t *testing.T) {
 				require.Contains(t, last, "0.410 GB/s")
 			}
 			require.Equal(t, "failed /d/A001/a.mov: md5 differs\n", out.String())
-			v.set(offload.RecheckProgress{Copies: 500, CopiesDone: 500, Bytes: 40 * gb, BytesRead: 40 * gb})
-			v.stop()
+			v.Set(offload.RecheckProgress{Copies: 500, CopiesDone: 500, Bytes: 40 * gb, BytesRead: 40 * gb})
+			v.Stop()
 			frame = errw.lines(t, -1)
 			checkFrame(t, frame, width)
 			require.Contains(t, frame[len(frame)-1], "500/500 copies  100.0 %")
@@ -309,14 +303,30 @@ func TestVerifyProgress(t *testing.T) {
 
 	clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
 	var errw, out bytes.Buffer
-	v := &verifyProgress{w: &errw, out: &out, job: 3, every: 5 * time.Second, now: clk.Now}
-	v.set(offload.RecheckProgress{Copies: 4, Bytes: 4 * gb})
+	v := &Verify{w: &errw, out: &out, job: 3, every: 5 * time.Second, now: clk.Now}
+	v.Set(offload.RecheckProgress{Copies: 4, Bytes: 4 * gb})
 	for i := 1; i <= 4; i++ {
 		clk.add(3 * time.Second)
-		v.set(offload.RecheckProgress{Copies: 4, CopiesDone: i - 1, Bytes: 4 * gb, BytesRead: int64(i) * gb / 2})
+		v.Set(offload.RecheckProgress{Copies: 4, CopiesDone: i - 1, Bytes: 4 * gb, BytesRead: int64(i) * gb / 2})
 	}
-	v.stop()
+	v.Stop()
 	require.Equal(t, "dit verify: job 3: reading back 4 copies, 4.00 GB\n"+
 		"dit verify: job 3: 1/4 copies, 1.00 GB of 4.00 GB read back (25.0 %), 0.167 GB/s, ETA 18s\n"+
 		"dit verify: job 3: 3/4 copies, 2.00 GB of 4.00 GB read back (50.0 %), 0.167 GB/s, ETA 12s\n", errw.String())
+}
+
+// Many files failing for one card-wide reason are said once, then counted
+// when the card's run ends; file-specific reasons are each said.
+func TestFailuresSaidOnce(t *testing.T) {
+	var f Failures
+	gone := "card read failed (input/output error)"
+	require.Equal(t, "A001: FAILED a.mov: "+gone, f.Line(offload.Event{Card: "A001", Path: "a.mov", Message: gone}))
+	require.Empty(t, f.Line(offload.Event{Card: "A001", Path: "b.mov", Message: gone}))
+	require.Empty(t, f.Line(offload.Event{Card: "A001", Path: "c.mov", Message: gone}))
+	require.Equal(t, "A002: FAILED a.mov: "+gone, f.Line(offload.Event{Card: "A002", Path: "a.mov", Message: gone}))
+	require.Equal(t, "A001: FAILED d.mov: md5 differs", f.Line(offload.Event{Card: "A001", Path: "d.mov", Message: "md5 differs"}))
+	require.Equal(t, "A001: FAILED e.mov: md5 differs", f.Line(offload.Event{Card: "A001", Path: "e.mov", Message: "md5 differs"}))
+	require.Equal(t, "A001: 3 files FAILED, all for the reason above (card read failed)", f.CardDone("A001"))
+	require.Empty(t, f.CardDone("A002"))
+	require.Equal(t, "A003: warning: disk slow", WarningLine(offload.Event{Card: "A003", Message: "disk slow"}))
 }

@@ -1,4 +1,4 @@
-package main
+package termview
 
 import (
 	"fmt"
@@ -13,30 +13,31 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
-// progressSource is what the live display reads: a running job
+// Source is what the live display reads: a running job
 // (*offload.Job), or a fake one in tests.
-type progressSource interface {
+type Source interface {
 	ID() int64
 	Name() string
 	Snapshot() offload.Progress
 }
 
-// ttyPrinter draws the running job on a terminal with mpb: a header line
+// Live draws the running job on a terminal with mpb: a header line
 // (job, cards by state, total rate, job ETA), then a line per card (phase,
 // files, the phase's own percentage, a bar when there is room, rate, ETA).
 // The lines are fitted to the terminal width: the bar shrinks, then goes,
 // then the words and the rate; the numbers stay. When the job ends the
 // lines are drawn once more with every card's final state.
-type ttyPrinter struct {
+//
+// Event may be called from any goroutine (the engine's); Start and Stop
+// from the one that runs the job.
+type Live struct {
 	w     io.Writer
-	g     *GlobalOptions
-	fails failureLines
+	fails Failures
 
 	// Tests: width > 0 draws at that many columns on a w that is not a
 	// terminal; refresh is mpb's redraw period (default 150ms); poll is how
@@ -47,13 +48,13 @@ type ttyPrinter struct {
 	poll    time.Duration
 	now     func() time.Time
 
-	src    progressSource
+	src    Source
 	p      *mpb.Progress
 	bar    mpb.BarFillerBuilder
 	mu     sync.Mutex
 	header *mpb.Bar
 	bars   map[string]*mpb.Bar
-	cards  map[string]*cardView
+	cards  map[string]*cardState
 	order  []string // labels, as the cards came
 	start  time.Time
 	ended  time.Time // the job has ended: final lines
@@ -62,8 +63,8 @@ type ttyPrinter struct {
 	done   bool // the bars are finished: lines go straight to w
 }
 
-// cardView is what the display knows of one card.
-type cardView struct {
+// cardState is what the display knows of one card.
+type cardState struct {
 	offload.CardProgress
 	seen     bool   // a snapshot or progress event has been applied
 	active   string // the last phase before done: copying, verifying, sealing
@@ -81,22 +82,19 @@ type drawnLine struct {
 	right    string
 }
 
-type workSample struct {
-	t time.Time
-	n int64
-}
+// New returns a live display drawing on w, a terminal.
+func New(w io.Writer) *Live { return &Live{w: w} }
 
-// rateWindow is how far back dit verify's rate looks.
-const rateWindow = 10 * time.Second
-
-func (t *ttyPrinter) clock() time.Time {
+func (t *Live) clock() time.Time {
 	if t.now != nil {
 		return t.now()
 	}
 	return time.Now()
 }
 
-func (t *ttyPrinter) Event(e offload.Event) {
+// Event takes one engine event: progress and how each card ended go into
+// the lines; failed files and warnings are written above them.
+func (t *Live) Event(e offload.Event) {
 	var line string
 	switch e.Type {
 	case offload.EvProgress:
@@ -118,7 +116,7 @@ func (t *ttyPrinter) Event(e offload.Event) {
 		cv := t.cardLocked(e.Card)
 		cv.final, cv.finalMsg = e.State, e.Message
 		t.mu.Unlock()
-		if line = t.fails.cardDone(e.Card); line == "" {
+		if line = t.fails.CardDone(e.Card); line == "" {
 			return
 		}
 	case offload.EvCardFree, offload.EvCardDone:
@@ -138,11 +136,11 @@ func (t *ttyPrinter) Event(e offload.Event) {
 		if e.State != offload.StateFailed {
 			return
 		}
-		if line = t.fails.line(e); line == "" {
+		if line = t.fails.Line(e); line == "" {
 			return
 		}
 	case offload.EvWarning:
-		line = warningLine(e)
+		line = WarningLine(e)
 	default:
 		return
 	}
@@ -158,13 +156,13 @@ func (t *ttyPrinter) Event(e offload.Event) {
 }
 
 // cardLocked returns the view of card label, new if needed (t.mu held).
-func (t *ttyPrinter) cardLocked(label string) *cardView {
+func (t *Live) cardLocked(label string) *cardState {
 	if t.cards == nil {
-		t.cards = map[string]*cardView{}
+		t.cards = map[string]*cardState{}
 	}
 	cv := t.cards[label]
 	if cv == nil {
-		cv = &cardView{CardProgress: offload.CardProgress{Label: label}}
+		cv = &cardState{CardProgress: offload.CardProgress{Label: label}}
 		t.cards[label] = cv
 		t.order = append(t.order, label)
 	}
@@ -173,7 +171,7 @@ func (t *ttyPrinter) cardLocked(label string) *cardView {
 
 // applyLocked takes a snapshot of one card, keeping the rates of the last
 // progress event (t.mu held).
-func (t *ttyPrinter) applyLocked(cv *cardView, c offload.CardProgress, now time.Time) {
+func (t *Live) applyLocked(cv *cardState, c offload.CardProgress, now time.Time) {
 	c.Rate, c.ETASeconds = cv.Rate, cv.ETASeconds
 	cv.CardProgress, cv.seen = c, true
 	if c.Phase != "" && c.Phase != "done" && c.Phase != "pending" {
@@ -182,7 +180,7 @@ func (t *ttyPrinter) applyLocked(cv *cardView, c offload.CardProgress, now time.
 }
 
 // update takes a snapshot of the job.
-func (t *ttyPrinter) update(p offload.Progress) {
+func (t *Live) update(p offload.Progress) {
 	now := t.clock()
 	t.mu.Lock()
 	for _, c := range p.Cards {
@@ -194,7 +192,7 @@ func (t *ttyPrinter) update(p offload.Progress) {
 }
 
 // unbarredLocked lists the cards without a bar yet (t.mu held).
-func (t *ttyPrinter) unbarredLocked() []string {
+func (t *Live) unbarredLocked() []string {
 	if t.p == nil {
 		return nil
 	}
@@ -210,7 +208,7 @@ func (t *ttyPrinter) unbarredLocked() []string {
 
 // addBars adds a line for each card (not under t.mu: mpb draws while it
 // adds, and drawing takes t.mu).
-func (t *ttyPrinter) addBars(labels []string) {
+func (t *Live) addBars(labels []string) {
 	for _, label := range labels {
 		b, err := t.p.Add(0, t.cardFiller(label), mpb.BarFillerTrim(),
 			mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string { return t.cardLeft(label, s.AvailableWidth) })),
@@ -224,7 +222,8 @@ func (t *ttyPrinter) addBars(labels []string) {
 	}
 }
 
-func (t *ttyPrinter) Start(src progressSource) {
+// Start draws src until Stop, reading its snapshot every 200ms.
+func (t *Live) Start(src Source) {
 	opts := []mpb.ContainerOption{mpb.WithOutput(t.w)}
 	if t.refresh > 0 {
 		opts = append(opts, mpb.WithRefreshRate(t.refresh))
@@ -267,7 +266,7 @@ func (t *ttyPrinter) Start(src progressSource) {
 
 // Stop draws the lines a last time with the final snapshot and each card's
 // final state, then ends the display.
-func (t *ttyPrinter) Stop() {
+func (t *Live) Stop() {
 	if t.p == nil {
 		return
 	}
@@ -293,278 +292,10 @@ func (t *ttyPrinter) Stop() {
 	t.mu.Unlock()
 }
 
-func (t *ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "", t.g) }
-
-// progressRow is one card's line in parts, before it is fitted to a width.
-type progressRow struct {
-	label, phase string
-	filesDone    int
-	files        int
-	pct          string  // the phase's own percentage, "" for none
-	frac         float64 // bar fill, 0 to 1; < 0: no bar on this line
-	rate, eta    string  // "" for none
-	text         string  // instead of the percentage, bar, rate and ETA
-}
-
-// percent is done/total of one phase: 100 % only when all of it is done.
-func percent(done, total int64) (string, float64) {
-	f := 1.0
-	if total > 0 {
-		f = min(max(float64(done)/float64(total), 0), 1)
-	}
-	v := 100 * f
-	if done < total {
-		v = min(v, 99.9)
-	}
-	return fmt.Sprintf("%.1f %%", v), f
-}
-
-func formatETA(sec float64) string {
-	if sec < 0.5 || math.IsInf(sec, 0) || math.IsNaN(sec) || sec > 1e7 {
-		return ""
-	}
-	return units.FormatDuration(time.Duration(sec * float64(time.Second)))
-}
-
-// etaLocked is the time until the card is copied and read back: the
-// engine's, from its smoothed rate (one ETA for the CLI, the GUI and dit
-// serve); 0 when unknown (t.mu held).
-func (cv *cardView) etaLocked() float64 {
-	if (cv.Bytes-cv.BytesCopied)+(cv.VerifyTotal-cv.BytesVerified) <= 0 {
-		return 0
-	}
-	return cv.ETASeconds
-}
-
-// row is what card cv's line says (under the ttyPrinter's mu).
-func (cv *cardView) row() progressRow {
-	l := progressRow{label: cv.Label, phase: cv.Phase, filesDone: cv.FilesDone, files: cv.Files, frac: -1}
-	if l.phase == "" {
-		l.phase = "pending"
-	}
-	running := func(done, total int64, nothing string) {
-		if total == 0 {
-			l.text = nothing
-			return
-		}
-		l.pct, l.frac = percent(done, total)
-		if cv.Rate > 0 {
-			l.rate = units.FormatRate(cv.Rate)
-		}
-		l.eta = formatETA(cv.etaLocked())
-	}
-	if cv.final != "" {
-		// How the card ended.
-		l.phase = cv.final
-		switch cv.final {
-		case offload.StateVerified, offload.StateCopied, string(verdict.Safe), string(verdict.CardFree):
-			switch {
-			case cv.Files == 0:
-				l.phase, l.text = "done", "(no files)"
-			case cv.Bytes == 0 && cv.VerifyTotal == 0:
-				// Nothing to copy: an earlier run of the job did it.
-				l.phase, l.text = "done", "("+cv.final+" before)"
-			case cv.final == offload.StateCopied:
-				l.text = "100 % copied, not read back (--verify none)"
-			default:
-				l.pct, l.frac = percent(1, 1)
-			}
-			switch verdict.State(cv.final) {
-			case verdict.Safe:
-				l.phase = "SAFE"
-			case verdict.CardFree:
-				l.phase, l.text = "free", "card free: NOT safe to format until the second run is verified"
-			}
-		case catalog.CardSealing:
-			l.text = "hash lists not written"
-			if cv.finalMsg != "" {
-				l.text += ": " + cv.finalMsg
-			}
-		case "interrupted": // the card's state (offload.Summary says the same)
-			l.text = "stopped"
-			switch cv.active {
-			case "copying":
-				p, _ := percent(cv.BytesCopied, cv.Bytes)
-				l.text = "stopped while copying, at " + p
-			case "verifying":
-				p, _ := percent(cv.BytesVerified, cv.VerifyTotal)
-				l.text = "stopped while reading back, at " + p
-			case "sealing":
-				l.text = "stopped while writing hash lists"
-			}
-		default:
-			l.text = cv.finalMsg
-		}
-		return l
-	}
-	switch cv.Phase {
-	case "copying":
-		running(cv.BytesCopied, cv.Bytes, "nothing to copy")
-	case "verifying":
-		running(cv.BytesVerified, cv.VerifyTotal, "nothing to read back")
-	case "sealing":
-		l.text = "writing hash lists"
-	case "", "pending":
-		l.text = "waiting"
-	}
-	return l
-}
-
-// lineStyle is one way to fit the lines, from the widest.
-type lineStyle struct {
-	sep        string
-	words      bool // "files", "ETA"
-	bar        bool
-	rate, eta  bool
-	minBar     int
-	maxBar     int
-	labelWidth int
-}
-
-var lineStyles = []lineStyle{
-	{sep: "  ", words: true, bar: true, rate: true, eta: true, minBar: 10, maxBar: 40, labelWidth: 16},
-	{sep: " ", words: true, bar: true, rate: true, eta: true, minBar: 10, maxBar: 40, labelWidth: 12},
-	{sep: " ", words: true, rate: true, eta: true, labelWidth: 12},
-	{sep: " ", rate: true, eta: true, labelWidth: 10},
-	{sep: " ", eta: true, labelWidth: 10},
-	{sep: " ", labelWidth: 8},
-}
-
-// lineLayout is the columns of every card line at one width.
-type lineLayout struct {
-	lineStyle
-	width                                     int // usable columns
-	wLabel, wPhase, wFiles, wPct, wRate, wEta int
-	barWidth                                  int // 0: no bar
-}
-
-func (s lineStyle) filesText(l progressRow) string {
-	f := fmt.Sprintf("%d/%d", l.filesDone, l.files)
-	if s.words {
-		f += " files"
-	}
-	return f
-}
-
-func (s lineStyle) etaText(l progressRow) string {
-	if l.eta == "" || !s.eta {
-		return ""
-	}
-	if s.words {
-		return "ETA " + l.eta
-	}
-	return l.eta
-}
-
-func (s lineStyle) rateText(l progressRow) string {
-	if !s.rate {
-		return ""
-	}
-	return l.rate
-}
-
-func (s lineStyle) labelText(l progressRow) string {
-	return runewidth.Truncate(l.label, s.labelWidth, "…")
-}
-
-// fitLines lays out every card line in width columns: the widest style
-// that fits. The last column is left free: a line as wide as the terminal
-// wraps on some.
-func fitLines(lines []progressRow, width int) lineLayout {
-	usable := width - 1
-	var lay lineLayout
-	for _, s := range lineStyles {
-		lay = lineLayout{lineStyle: s, width: usable}
-		for _, l := range lines {
-			lay.wLabel = max(lay.wLabel, runewidth.StringWidth(s.labelText(l)))
-			lay.wPhase = max(lay.wPhase, len(l.phase))
-			// As wide as when every file is done: the columns stay put
-			// while the numbers grow.
-			lay.wFiles = max(lay.wFiles, len(s.filesText(progressRow{filesDone: l.files, files: l.files})))
-			lay.wRate = max(lay.wRate, len(s.rateText(l)))
-			lay.wEta = max(lay.wEta, len(s.etaText(l)))
-			if l.pct != "" {
-				// Room for "100.0 %", a rate and a short ETA from the first
-				// frame on: the bar does not change size when they come.
-				lay.wPct = max(lay.wPct, len("100.0 %"))
-				if s.rate {
-					lay.wRate = max(lay.wRate, len("100.0 MB/s"))
-				}
-				if s.eta {
-					lay.wEta = max(lay.wEta, len(s.etaText(progressRow{eta: "10m00s"})))
-				}
-			}
-		}
-		sep := len(s.sep)
-		need := lay.wLabel + sep + lay.wPhase + sep + lay.wFiles
-		for _, w := range []int{lay.wPct, lay.wRate, lay.wEta} {
-			if w > 0 {
-				need += sep + w
-			}
-		}
-		if s.bar {
-			if room := usable - need - sep; room >= s.minBar {
-				lay.barWidth = min(room, s.maxBar)
-				return lay
-			}
-			continue
-		}
-		if need <= usable {
-			return lay
-		}
-	}
-	return lay
-}
-
-func padRight(s string, w int) string {
-	if n := runewidth.StringWidth(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-func padLeft(s string, w int) string {
-	if n := runewidth.StringWidth(s); n < w {
-		return strings.Repeat(" ", w-n) + s
-	}
-	return s
-}
-
-// render draws l in layout lay: left of the bar, the bar (its fill, or
-// < 0 for none) and right of it.
-func (lay lineLayout) render(l progressRow) (left string, bar float64, right string) {
-	sep := lay.sep
-	left = padRight(lay.labelText(l), lay.wLabel) + sep + padRight(l.phase, lay.wPhase) + sep + padLeft(lay.filesText(l), lay.wFiles)
-	if l.text != "" {
-		left = runewidth.Truncate(left+sep+l.text, lay.width, "…")
-		return left, -1, ""
-	}
-	if lay.wPct > 0 {
-		left += sep + padLeft(l.pct, lay.wPct)
-	}
-	bar = -1
-	if lay.barWidth > 0 && l.frac >= 0 {
-		bar = l.frac
-	}
-	var r strings.Builder
-	if lay.wRate > 0 {
-		r.WriteString(sep + padLeft(lay.rateText(l), lay.wRate))
-	}
-	if lay.wEta > 0 {
-		r.WriteString(sep + padRight(lay.etaText(l), lay.wEta))
-	}
-	right = strings.TrimRight(r.String(), " ")
-	if bar < 0 && right != "" && lay.barWidth > 0 {
-		// Keeps the columns right of the bar in place.
-		right = strings.Repeat(" ", len(sep)+lay.barWidth) + right
-	}
-	return left, bar, right
-}
-
 // cardLeft is the part of a card's line left of its bar, for a line of
 // width columns; it also lays out the rest of the line for cardFiller and
 // cardRight, which mpb calls next for the same line.
-func (t *ttyPrinter) cardLeft(label string, width int) string {
+func (t *Live) cardLeft(label string, width int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := make([]progressRow, 0, len(t.order))
@@ -582,7 +313,7 @@ func (t *ttyPrinter) cardLeft(label string, width int) string {
 }
 
 // cardRight is the part of the line right of the bar (see cardLeft).
-func (t *ttyPrinter) cardRight(label string) string {
+func (t *Live) cardRight(label string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cards[label].drawn.right
@@ -590,7 +321,7 @@ func (t *ttyPrinter) cardRight(label string) string {
 
 // cardFiller draws the bar of a card's line (see cardLeft): mpb's bar,
 // at the width the layout chose, or nothing.
-func (t *ttyPrinter) cardFiller(label string) mpb.BarFiller {
+func (t *Live) cardFiller(label string) mpb.BarFiller {
 	var inner mpb.BarFiller
 	return mpb.BarFillerFunc(func(w io.Writer, st decor.Statistics) error {
 		t.mu.Lock()
@@ -618,7 +349,7 @@ func (d drawnLine) fill(w io.Writer, inner mpb.BarFiller, st decor.Statistics) e
 // headerLine is the job's line: number and name, cards by state, total
 // rate and the job's ETA (when every card's is known); at the end, how
 // long it ran.
-func (t *ttyPrinter) headerLine(width int) string {
+func (t *Live) headerLine(width int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	usable := width - 1
