@@ -14,6 +14,10 @@ const EvCardAdded = "card_added"
 // running: start a new job for the card.
 var ErrNotRunning = errors.New("the job is not running")
 
+// ErrCardNotInJob is returned (wrapped) by RetryCard for a card path the
+// running job does not have: add it instead (AddCard).
+var ErrCardNotInJob = errors.New("the card is not in the job")
+
 // AddCard adds a card to a running job: it is checked like the cards given
 // at the start (path, overlaps, its own folder on every destination, free
 // space), recorded, and starts copying at once on its own pipeline. Its
@@ -137,7 +141,7 @@ func (j *Job) RetryCard(path string) error {
 		}
 	}
 	if old == nil {
-		return fmt.Errorf("card %s is not in job %d", path, j.rec.ID)
+		return fmt.Errorf("cannot retry %s in job %d: %w", path, j.rec.ID, ErrCardNotInJob)
 	}
 	if phase, _ := old.phase.Load().(string); phase != "done" {
 		return fmt.Errorf("card %s is still %s in job %d", old.rec.Label, phase, j.rec.ID)

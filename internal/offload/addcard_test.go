@@ -2,7 +2,10 @@ package offload
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,16 +21,25 @@ func TestAddCardWhileRunning(t *testing.T) {
 	o.BlockSize = 16 << 10
 	o.Throttle = 300_000
 	added := make(chan error, 1)
+	var once sync.Once
 	var j *Job
 	o.OnEvent = func(ev Event) {
 		e.mu.Lock()
 		e.events = append(e.events, ev)
 		e.mu.Unlock()
-		if ev.Type == EvFile && ev.Card == "A001" && len(added) == 0 {
-			go func() {
-				_, err := j.AddCard(b)
-				added <- err
-			}()
+		if ev.Type == EvFile && ev.Card == "A001" {
+			once.Do(func() {
+				go func() {
+					// Not in the job yet: a retry is refused as such
+					// (dit watch then adds it).
+					if err := j.RetryCard(b); !errors.Is(err, ErrCardNotInJob) {
+						added <- fmt.Errorf("RetryCard of a card not in the job: %v", err)
+						return
+					}
+					_, err := j.AddCard(b)
+					added <- err
+				}()
+			})
 		}
 	}
 	var err error

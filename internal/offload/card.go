@@ -807,7 +807,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 			rerr = fmt.Errorf("%s changed while it was read (modified at %s, before that %s): is the card still being written?", src, after.ModTime().Format(time.RFC3339Nano), before.ModTime().Format(time.RFC3339Nano))
 		}
 		if rerr == nil {
-			if li, err := j.opts.FS.Lstat(src); err != nil || !os_SameFile(li, after) {
+			if li, err := j.opts.FS.Lstat(src); err != nil || !sameSourceFile(li, after) {
 				rerr = fmt.Errorf("%s was replaced or removed while it was read", src)
 				if msg := c.cardGone(); msg != "" {
 					rerr = errors.New(msg) // the whole card went
@@ -1077,8 +1077,8 @@ func (c *cardRun) probe(p string) error {
 	return nil
 }
 
-// os_SameFile compares two infos of the source file.
-func os_SameFile(a, b fs.FileInfo) bool {
+// sameSourceFile compares two infos of the source file.
+func sameSourceFile(a, b fs.FileInfo) bool {
 	same, known := fsys.SameInode(a, b)
 	if !known {
 		return a.Size() == b.Size()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -147,7 +146,7 @@ func (w *Watcher) appeared(ctx context.Context, v Volume) {
 			w.say(Event{Path: v.Path, Label: v.Label, Action: "retry", JobID: job.ID(), Message: "the card is back: files verified before are not copied again"})
 			return
 		}
-		if !strings.Contains(err.Error(), "is not in job") && !errors.Is(err, offload.ErrNotRunning) {
+		if !errors.Is(err, offload.ErrCardNotInJob) && !errors.Is(err, offload.ErrNotRunning) {
 			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
 			return
 		}
