@@ -507,8 +507,6 @@ func (a *Array) Missing() []int {
 	return out
 }
 
-func (a *Array) missingNames() string { return a.roleNotes(a.Missing()) }
-
 // replacing says whether role r is being rebuilt by dit array replace
 // (which resumes it), as opposed to a re-add that any read-write open
 // resumes.

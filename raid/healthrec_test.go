@@ -106,7 +106,7 @@ func TestHealthRecordFromScrubAndRead(t *testing.T) {
 	h = ro().Health()
 	require.Equal(t, "damaged", h.State)
 	require.Equal(t, []string{m.Path}, h.Unreadable)
-	rep, err = a.Scrub(false, nil, nil)
+	_, err = a.Scrub(false, nil, nil)
 	require.NoError(t, err)
 	h = ro().Health()
 	require.Equal(t, "damaged", h.State)

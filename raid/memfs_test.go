@@ -225,7 +225,7 @@ func (e memDirEntry) Type() fs.FileMode {
 	}
 	return 0
 }
-func (e memDirEntry) Info() (fs.FileInfo, error) { return memInfo{e.name, e.n}, nil }
+func (e memDirEntry) Info() (fs.FileInfo, error) { return memInfo(e), nil }
 
 type memInfo struct {
 	name string

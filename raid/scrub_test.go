@@ -180,7 +180,7 @@ func TestTruncatedDeletedSwappedChunks(t *testing.T) {
 	require.Equal(t, map[string]bool{"trunc.mov": true, "deleted.mov": true, "swapA.mov": true, "swapB.mov": true}, named)
 	k := kinds(rep)
 	require.Equal(t, 2, k[IssueChunkSize], "truncated and missing chunk sizes")
-	rep, err = a.Scrub(true, nil, nil)
+	_, err = a.Scrub(true, nil, nil)
 	require.NoError(t, err)
 	rep, err = a.Scrub(false, nil, nil)
 	require.NoError(t, err)

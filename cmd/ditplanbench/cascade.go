@@ -29,10 +29,6 @@ destinations:
   - {name: s2, path: %s, write_rate: 0.5GB/s, read_rate: 0.5GB/s}
 `
 
-type cascadeRun struct {
-	free, safe []float64 // seconds from the copy start, sorted
-}
-
 func median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)

@@ -34,7 +34,6 @@ type smtpServer struct {
 	mu       sync.Mutex
 	mails    []sentMail
 	logins   []string // users who logged in
-	tls      bool     // the last mail came over TLS
 }
 
 type sentMail struct {

@@ -54,11 +54,11 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 	}
 	p := &Preset{File: file, Hashes: "xxh64,md5", Verify: "dest", VerifyHashes: "fastest", MHL: "asc", ThenParallel: 1}
 	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("preset %s is empty: it needs at least destinations:", file)
+		return nil, fmt.Errorf("preset %s is empty: it needs at least \"destinations:\"", file)
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("preset %s:%d: expected keys such as destinations:", file, top.Line)
+		return nil, fmt.Errorf("preset %s:%d: expected keys such as \"destinations:\"", file, top.Line)
 	}
 	errf := func(n *yaml.Node, format string, a ...any) error {
 		return fmt.Errorf("preset %s:%d: %s", file, n.Line, fmt.Sprintf(format, a...))

@@ -138,5 +138,6 @@ func TestRecoverKeepsWhatWasCopied(t *testing.T) {
 	// Not its own: left too.
 	did, err = Recover(st, RecoverScope{Own: func(*Manifest) bool { return false }})
 	require.NoError(t, err)
+	require.Empty(t, did)
 	require.FileExists(t, filepath.Join(dir, HistoryDir, name))
 }
