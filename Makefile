@@ -59,12 +59,15 @@ race: testcount
 
 # make lint (part of make test): gofmt, go vet, staticcheck (pinned in
 # go.mod as a tool; staticcheck.conf says which checks are off where, and
-# why). Under a minute once the build cache is warm.
+# why), and cmd/sizecheck: no new non-test function over 120 lines or Go
+# file over 700, and none of those listed in .ci/size-debt.txt grown (it
+# prints the list). Under a minute once the build cache is warm.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) tool staticcheck ./...
+	CGO_ENABLED=0 $(GO) run ./cmd/sizecheck -debt .ci/size-debt.txt
 
 # Cross-compile check (part of make test, before any test runs; a build and
 # a vet, no tests): every package but the desktop app's (Fyne; not built
