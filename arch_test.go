@@ -45,6 +45,19 @@ var layering = []importRule{
 		why:    "the core (internal/, raid/) imports no report (reports/)",
 	},
 	{
+		// dit watch and dit serve are front ends that live under internal/.
+		from:   []string{""},
+		except: []string{"cmd", "ui", "internal/watch", "internal/serve"},
+		forbid: []string{"internal/watch", "internal/serve"},
+		why:    "only front ends import internal/watch and internal/serve",
+	},
+	{
+		from:   []string{"internal", "raid", "reports"},
+		except: []string{"internal/assembly", "internal/watch", "internal/serve"},
+		forbid: []string{"internal/assembly"},
+		why:    "the core does not import the composition layer (internal/assembly)",
+	},
+	{
 		// The format libraries sit on the floor below the engine. Besides
 		// each other they use the hash encodings, the filesystem interface
 		// (ascmhl.FSStore: a history on an array) and the crash tests'
@@ -133,7 +146,10 @@ func TestLayeringCatches(t *testing.T) {
 		m("internal/format/ascmhl"): {m("internal/fsys"), m("internal/crashpoint"), m("internal/offload")},
 		m("reports/jobreport"):      {m("internal/format/ascmhl"), fyne + "/fyne/v2"},
 		m("ui"):                     {fyne + "/fyne/v2", m("ui/internal/x"), m("internal/offload")},
-		m("cmd/dit"):                {m("cmd/dit/internal/termview"), m("reports/jobreport")},
+		m("cmd/dit"):                {m("cmd/dit/internal/termview"), m("reports/jobreport"), m("internal/watch"), m("internal/assembly")},
+		m("internal/sched"):         {m("internal/watch"), m("internal/plan")},
+		m("reports/dayreport"):      {m("internal/assembly")},
+		m("internal/watch"):         {m("internal/assembly"), m("internal/offload")},
 		"example.org/other":         {m("cmd/dit")},
 	}
 	want := []string{
@@ -141,7 +157,9 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/format/ascmhl imports internal/offload: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/format/mhlv1 imports internal/units: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
+		"internal/sched imports internal/watch: only front ends import internal/watch and internal/serve",
 		"raid imports cmd/dit: nothing outside cmd/ imports a front end (cmd/, ui/)",
+		"reports/dayreport imports internal/assembly: the core does not import the composition layer (internal/assembly)",
 		"reports/jobreport imports " + fyne + "/fyne/v2: only ui/ and cmd/dit-gui import fyne",
 	}
 	got := violations(graph, layering)
