@@ -187,6 +187,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newFindCommand(g),
 		newDayCommand(g),
 		newServeCommand(g),
+		newSpeedtestCommand(g),
 	)
 	// The catalog's flags only on the commands that use them (and their
 	// subcommands): dit hash --help does not offer --db.

@@ -38,7 +38,7 @@ func RunArray(ctx context.Context, blade string, o Options, mem int64) ([]*Resul
 			continue
 		}
 		bo := o
-		bo.Size = max(minSize, o.Size/int64(max(a.K(), 1)))
+		bo.Size = max(MinSize, o.Size/int64(max(a.K(), 1)))
 		res, err := RunFolder(ctx, dir, Blade, bo, 0)
 		if err != nil {
 			return out, err

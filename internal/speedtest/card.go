@@ -42,9 +42,9 @@ func RunCard(ctx context.Context, dir string, o Options, mem int64) (*Result, er
 	if err != nil {
 		return nil, fmt.Errorf("speed test of the card %s: %w", dir, err)
 	}
-	if total < minSize {
+	if total < MinSize {
 		return nil, fmt.Errorf("speed test of the card %s: it holds %s, too little to measure (at least %s)",
-			dir, units.FormatBytes(total), units.FormatBytes(minSize))
+			dir, units.FormatBytes(total), units.FormatBytes(MinSize))
 	}
 	if err := o.fill(min(total, DefaultSize(mem, 1))); err != nil {
 		return nil, err

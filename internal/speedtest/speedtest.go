@@ -99,8 +99,8 @@ const (
 	DefaultParts = 100
 	// align is what direct I/O asks of buffers, offsets and lengths.
 	align = 4096
-	// minSize is the smallest test that says anything.
-	minSize = 16 << 20
+	// MinSize is the smallest test that says anything.
+	MinSize = 16_000_000
 )
 
 // cacheGuess is how much a medium may absorb in a fast cache before it
@@ -157,8 +157,8 @@ func (o *Options) fill(defSize int64) error {
 	if o.Size <= 0 {
 		o.Size = defSize
 	}
-	if o.Size < minSize {
-		return fmt.Errorf("test size %s is too small to say anything: use at least %s", units.FormatBytes(o.Size), units.FormatBytes(minSize))
+	if o.Size < MinSize {
+		return fmt.Errorf("test size %s is too small to say anything: use at least %s", units.FormatBytes(o.Size), units.FormatBytes(MinSize))
 	}
 	return nil
 }
