@@ -1,6 +1,7 @@
 package speedtest
 
 import (
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -120,8 +121,11 @@ const (
 // findCliff looks for the point where the rate fell and stayed down (a
 // drive's SLC or DRAM cache running out; a throttling bridge): the split
 // of the curve into a faster part and a slower part that fits it best
-// (least squares), kept only when the slower part is clearly and lastingly
-// slower. Nil when the curve has no such step.
+// (least squares on the logarithm of the rates: a machine's stalls scale a
+// rate down, they do not subtract from it, so a few stalled parts just
+// before the cliff do not pull the split forward), kept only when the
+// slower part is clearly and lastingly slower. Nil when the curve has no
+// such step.
 func findCliff(pts []Point) *Cliff {
 	n := len(pts)
 	if n < minBefore+minAfter {
@@ -160,18 +164,22 @@ func meanRate(pts []Point) float64 {
 	return float64(len(pts)) / inv
 }
 
+// sse is the squared error of the parts' log rates about their mean.
 func sse(pts []Point) float64 {
 	var m float64
 	for _, p := range pts {
-		m += p.Rate
+		m += logRate(p)
 	}
 	m /= float64(len(pts))
 	var e float64
 	for _, p := range pts {
-		e += (p.Rate - m) * (p.Rate - m)
+		d := logRate(p) - m
+		e += d * d
 	}
 	return e
 }
+
+func logRate(p Point) float64 { return math.Log(max(p.Rate, 1)) }
 
 func median(pts []Point) float64 {
 	r := make([]float64, len(pts))
