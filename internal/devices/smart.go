@@ -68,7 +68,8 @@ type smartJSON struct {
 			String   string `json:"string"`
 			Severity string `json:"severity"`
 		} `json:"messages"`
-		ExitStatus int `json:"exit_status"`
+		ExitStatus int      `json:"exit_status"`
+		Argv       []string `json:"argv"`
 	} `json:"smartctl"`
 	Device struct {
 		Name     string `json:"name"`
@@ -126,6 +127,9 @@ func ParseSmartctl(data []byte) (*Health, error) {
 		return nil, fmt.Errorf("smartctl's JSON output did not parse: %w", err)
 	}
 	h := &Health{Device: j.Device.Name, Protocol: j.Device.Protocol, Model: j.Model, Serial: j.Serial, Firmware: j.Firmware, Wear: -1}
+	if a := j.Smartctl.Argv; h.Device == "" && len(a) > 0 && strings.HasPrefix(a[len(a)-1], "/dev/") {
+		h.Device = a[len(a)-1]
+	}
 	if j.Smartctl.ExitStatus&(smartCmdLine|smartOpen) != 0 || (j.NVMe == nil && j.ATA == nil && j.Status == nil) {
 		var msgs []string
 		for _, m := range j.Smartctl.Messages {
@@ -282,4 +286,21 @@ func wholeDiskOf(dev string) string {
 		return dev
 	}
 	return filepath.Join(filepath.Dir(dev), filepath.Base(filepath.Dir(link)))
+}
+
+// HealthOf is the health of the drive holding path (a blade's folder, a
+// destination), found among vols (from [Discover]); Unavailable says why
+// when the path's device is not known.
+func HealthOf(ctx context.Context, vols []Volume, path string, run Runner) *Health {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+	}
+	v := Find(vols, abs)
+	if v == nil || !strings.HasPrefix(v.Device, "/dev/") {
+		return &Health{Device: path, Wear: -1, Unavailable: "no drive found under " + path}
+	}
+	return SMART(ctx, v.Device, run)
 }
