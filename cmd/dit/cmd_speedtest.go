@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/speedtest"
 	"github.com/dit-org/dit/internal/units"
@@ -61,8 +62,15 @@ Frame presets (--frame, one frame per I/O): ` + speedtest.FrameNames(),
 					return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s: not a folder (give a card, a destination folder or a blade of a dit array)", p)}
 				}
 			}
+			if err := g.checkNewCatalog(); err != nil {
+				return err
+			}
 			interruptNote.Store("dit speedtest: stopping and removing the test files")
-			return runSpeedtest(cmd.Context(), g.stdout, g.stderr, f, o, args)
+			rs, err := runSpeedtest(cmd.Context(), g.stdout, g.stderr, f, o, args)
+			if len(rs) > 0 {
+				recordSpeedResults(cmd.Context(), g, rs, f.jsonOut)
+			}
+			return err
 		},
 	}
 	fl := cmd.Flags()
@@ -122,7 +130,7 @@ func (f speedtestFlags) options() (speedtest.Options, error) {
 	return o, nil
 }
 
-func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o speedtest.Options, paths []string) error {
+func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o speedtest.Options, paths []string) ([]*speedtest.Result, error) {
 	mem := speedtest.Memory()
 	var all []*speedtest.Result
 	for _, p := range paths {
@@ -130,9 +138,9 @@ func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o 
 		all = append(all, rs...)
 		if err != nil {
 			if errors.Is(err, speedtest.ErrCanceled) {
-				return &exitError{code: offload.ExitInterrupted, err: fmt.Errorf("%s: speed test stopped; its test files were removed", p)}
+				return all, &exitError{code: offload.ExitInterrupted, err: fmt.Errorf("%s: speed test stopped; its test files were removed", p)}
 			}
-			return err
+			return all, err
 		}
 		if !f.jsonOut {
 			for _, r := range rs {
@@ -144,13 +152,43 @@ func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o 
 		e := json.NewEncoder(out)
 		e.SetIndent("", "  ")
 		if err := e.Encode(all); err != nil {
-			return err
+			return all, err
 		}
 	}
 	if f.chart != "" {
-		return writeSpeedCharts(out, f.chart, all, f.jsonOut)
+		return all, writeSpeedCharts(out, f.chart, all, f.jsonOut)
 	}
-	return nil
+	return all, nil
+}
+
+// recordSpeedResults keeps each complete result in the catalog, under
+// its volume's id, with the bus the volume is on now: dit plan and dit
+// offload use the latest in place of table rates. A catalog that cannot
+// be opened is a warning: the results were printed.
+func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.Result, quiet bool) {
+	cat, err := g.openCatalog()
+	if err != nil {
+		fmt.Fprintf(g.stderr, "dit speedtest: results not recorded in the catalog: %v\n", err)
+		return
+	}
+	defer cat.Close()
+	vols, _ := devices.Discover(ctx)
+	for _, r := range rs {
+		if (r.Write == nil || r.Write.Bytes == 0) && (r.Read == nil || r.Read.Bytes == 0) {
+			continue
+		}
+		link := ""
+		if v := devices.Find(vols, r.Path); v != nil {
+			link = v.Bus
+		}
+		if err := cat.AddSpeedTest(speedtest.Record(r, g.Station, link)); err != nil {
+			fmt.Fprintf(g.stderr, "dit speedtest: %s not recorded in the catalog: %v\n", r.Path, err)
+			continue
+		}
+		if !quiet {
+			fmt.Fprintf(g.stdout, "recorded for %s (by %s): dit plan and dit offload use it\n", r.Volume, r.VolumeHow)
+		}
+	}
 }
 
 func testOne(ctx context.Context, errw io.Writer, f speedtestFlags, o speedtest.Options, p string, mem int64) ([]*speedtest.Result, error) {

@@ -201,7 +201,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		case "catalog":
 			g.addDBFlag(f)
 			g.addSyncToFlag(f)
-		case "jobs":
+		case "jobs", "speedtest":
 			g.addDBFlag(f)
 			g.addStationFlag(f)
 		case "plan", "job", "verify", "report", "find", "day", "serve":

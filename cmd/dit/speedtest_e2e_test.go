@@ -123,3 +123,39 @@ func TestSpeedtestInterruptRemovesFiles(t *testing.T) {
 	m, _ := filepath.Glob(filepath.Join(fs.Backing(), ".dit-speedtest-*"))
 	require.Empty(t, m)
 }
+
+// After dit speedtest of a destination, dit plan of a job to it uses the
+// measured rate and says so; the catalog keeps the test per volume.
+func TestPlanUsesTheMeasuredRate(t *testing.T) {
+	dest, cards := t.TempDir(), t.TempDir()
+	db := filepath.Join(t.TempDir(), "c.db")
+	r := dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "20MB", "--seed", "32")
+	require.Zero(t, r.code, r.stderr)
+	r = dit(t, db, "plan", "--no-cpu", "-d", dest, filepath.Join(cards, "A001"))
+	require.NotContains(t, r.stdout+r.stderr, "measured rates used")
+
+	r = dit(t, db, "speedtest", "--json", "--size", "32MB", dest)
+	require.Zero(t, r.code, r.stderr)
+	var rs []speedtest.Result
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rs))
+	want := rs[0].Write.Rate
+	if c := rs[0].Write.Cliff; c != nil {
+		want = c.After
+	}
+
+	r = dit(t, db, "plan", "--no-cpu", "--json", "-d", dest, filepath.Join(cards, "A001"))
+	require.Zero(t, r.code, r.stderr)
+	var p struct {
+		Notes []string `json:"notes"`
+		Dests []struct {
+			Name     string  `json:"name"`
+			Capacity float64 `json:"capacity_bytes_per_s"`
+		} `json:"destinations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &p), r.stdout)
+	require.Contains(t, strings.Join(p.Notes, "\n"), "measured rates used", r.stdout)
+	require.NotContains(t, strings.Join(p.Notes, "\n"), "write rate of")
+	require.Len(t, p.Dests, 1)
+	require.InDelta(t, want, p.Dests[0].Capacity, want*1e-9, "the destination's capacity is the measured write rate")
+	t.Logf("measured %.0f MB/s; plan: %s", want/1e6, r.stdout)
+}

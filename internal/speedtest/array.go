@@ -44,6 +44,7 @@ func RunArray(ctx context.Context, blade string, o Options, mem int64) ([]*Resul
 			return out, err
 		}
 		res.Label = fmt.Sprintf("blade %d of %s", r+1, sb.ArrayLabel)
+		res.Volume, res.VolumeHow = "blade:"+sb.Members[r].BladeUUID, "the blade's UUID in its superblock"
 		out = append(out, res)
 	}
 	res, err := runArrayWhole(ctx, a, blade, o)
@@ -51,6 +52,7 @@ func RunArray(ctx context.Context, blade string, o Options, mem int64) ([]*Resul
 		return out, err
 	}
 	res.Label = fmt.Sprintf("array %s (%s, %d blades)", sb.ArrayLabel, sb.Level, n)
+	res.Volume, res.VolumeHow = "array:"+sb.ArrayUUID, "the array's UUID in its superblocks"
 	return append(out, res), nil
 }
 

@@ -74,6 +74,7 @@ func RunCard(ctx context.Context, dir string, o Options, mem int64) (*Result, er
 		limit = o.Size
 	}
 	res := &Result{Path: dir, Kind: Card, Started: o.Now(), Block: o.Block, Streams: o.Streams}
+	res.Volume, res.VolumeHow = VolumeID(dir)
 	if res.Read, err = readFiles(ctx, per, o, limit); err != nil {
 		return nil, err
 	}

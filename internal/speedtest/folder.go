@@ -42,6 +42,7 @@ func RunFolder(ctx context.Context, dir string, kind Kind, o Options, mem int64)
 		return nil, fmt.Errorf("speed test of %s: not a folder (give the destination folder)", dir)
 	}
 	res := &Result{Path: dir, Kind: kind, Started: o.Now(), Size: o.perStream() * int64(o.Streams), Block: o.Block, Streams: o.Streams}
+	res.Volume, res.VolumeHow = VolumeID(dir)
 	if n := sweep(dir); n > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("removed %d test file(s) a stopped speed test left", n))
 	}

@@ -61,16 +61,20 @@ const (
 
 // Result is one test of one path.
 type Result struct {
-	Path    string    `json:"path"`
-	Kind    Kind      `json:"kind"`
-	Label   string    `json:"label,omitempty"` // blade 2, array demo-raid ...
-	Started time.Time `json:"started"`
-	Size    int64     `json:"size"`
-	Block   int       `json:"block"`
-	Streams int       `json:"streams"`
-	Write   *Phase    `json:"write,omitempty"`
-	Read    *Phase    `json:"read,omitempty"`
-	Notes   []string  `json:"notes,omitempty"`
+	Path  string `json:"path"`
+	Kind  Kind   `json:"kind"`
+	Label string `json:"label,omitempty"` // blade 2, array demo-raid ...
+	// Volume names the medium by an id that outlives its mount path
+	// (VolumeID; array:UUID, blade:UUID), VolumeHow what it rests on.
+	Volume    string    `json:"volume"`
+	VolumeHow string    `json:"volume_by"`
+	Started   time.Time `json:"started"`
+	Size      int64     `json:"size"`
+	Block     int       `json:"block"`
+	Streams   int       `json:"streams"`
+	Write     *Phase    `json:"write,omitempty"`
+	Read      *Phase    `json:"read,omitempty"`
+	Notes     []string  `json:"notes,omitempty"`
 }
 
 // Options set a test.
