@@ -183,6 +183,7 @@ bench: build
 	$(GO) test -run '^$$' -bench FramesSlowFlush -benchtime 5x -count 3 ./internal/offload/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
+	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
 # part of `make test`, which needs none of it (the UI tests use Fyne's test

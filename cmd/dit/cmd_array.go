@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
@@ -114,6 +117,8 @@ type statusMember struct {
 	State string `json:"state"`
 	UUID  string `json:"blade_uuid"`
 	Free  uint64 `json:"free_bytes"`
+	// Drive is the health the blade's drive reports (SMART, NVMe log).
+	Drive *devices.Health `json:"drive,omitempty"`
 }
 
 type statusOut struct {
@@ -159,6 +164,7 @@ scrub exits 4 when it is not clean).`
 
 func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 	var o ArrayOptions
+	var noSmart bool
 	cmd := &cobra.Command{
 		Use:   "status BLADE [--json]",
 		Short: "Members, roles, state, health, files, bytes and free space per blade",
@@ -198,63 +204,103 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 			st.Health = h.State
 			st.Unprotected, st.Unreadable, st.Lost = h.Unprotected, h.Unreadable, h.Lost
 			st.DamagedUnits, st.Damaged = h.DamagedUnits, h.Damaged
+			if !noSmart {
+				addDriveHealth(cmd.Context(), &st)
+			}
 			if o.JSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(st)
 			}
-			fmt.Fprintf(g.stdout, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
-				formatUnit(st.StripeUnit), strings.ToUpper(st.Health))
-			fmt.Fprintf(g.stdout, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
-			if st.DamagedUnits > 0 {
-				unreadable := 0
-				for _, d := range st.Damaged {
-					if d.State == raid.DamageUnreadable {
-						unreadable++
-					}
-				}
-				fmt.Fprintf(g.stdout, "%d damaged unit(s) known in %d file(s), found by a scrub or a read: ", st.DamagedUnits, len(st.Damaged))
-				if unreadable > 0 {
-					fmt.Fprintf(g.stdout, "%d file(s) cannot be read: copy them again from the card or a backup; dit array scrub --repair %s rewrites what parity can prove\n", unreadable, args[0])
-				} else {
-					fmt.Fprintf(g.stdout, "parity makes up for them; dit array scrub --repair %s rewrites them\n", args[0])
-				}
-			}
-			for _, l := range []struct {
-				files []string
-				what  string
-			}{
-				{st.Unreadable, "cannot be read now"},
-				{st.Unprotected, "without redundancy: one more lost blade makes them unreadable"},
-				{st.Lost, "lost: every replica of their manifest is damaged"},
-			} {
-				if len(l.files) == 0 {
-					continue
-				}
-				fmt.Fprintf(g.stdout, "%d files %s:\n", len(l.files), l.what)
-				for i, f := range l.files {
-					if i == 10 {
-						fmt.Fprintf(g.stdout, "  ... and %d more\n", len(l.files)-10)
-						break
-					}
-					fmt.Fprintf(g.stdout, "  %s\n", f)
-				}
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ROLE\tKIND\tSTATE\tFREE\tBLADE")
-			for _, m := range st.Members {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", m.Role, m.Kind, m.State, units.FormatBytes(int64(m.Free)), m.Path)
-			}
-			tw.Flush()
-			for _, e := range st.Log {
-				fmt.Fprintf(g.stdout, "%s: %s\n", e.Kind, e.Message)
-			}
+			writeArrayStatus(g.stdout, st, args[0])
 			return nil
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&noSmart, "no-smart", false, "do not ask the blades' drives for their health (smartctl)")
 	return cmd
+}
+
+// addDriveHealth asks each present blade's drive for its health.
+func addDriveHealth(ctx context.Context, st *statusOut) {
+	vols, err := devices.Discover(ctx)
+	if err != nil {
+		return
+	}
+	seen := map[string]*devices.Health{}
+	for i, m := range st.Members {
+		if m.State == "missing" {
+			continue
+		}
+		h := devices.HealthOf(ctx, vols, m.Path, nil)
+		if prev, ok := seen[h.Device]; ok {
+			h = prev // two blades on one drive: asked once
+		}
+		seen[h.Device] = h
+		st.Members[i].Drive = h
+	}
+}
+
+// writeArrayStatus prints dit array status's text.
+func writeArrayStatus(w io.Writer, st statusOut, blade string) {
+	fmt.Fprintf(w, "array %q %s (%s), stripe unit %s: %s\n", st.Label, strings.ToUpper(st.Level), st.UUID,
+		formatUnit(st.StripeUnit), strings.ToUpper(st.Health))
+	fmt.Fprintf(w, "%d files, %s, events %d\n", st.Files, units.FormatBytes(st.Bytes), st.Events)
+	for _, m := range st.Members {
+		if m.Drive != nil && m.Drive.Warn() {
+			fmt.Fprintf(w, "WARNING: the drive of role %d (%s) reports: %s: copy what it holds elsewhere and replace it (dit array replace)\n",
+				m.Role, m.Path, strings.Join(m.Drive.Problems, "; "))
+		}
+	}
+	if st.DamagedUnits > 0 {
+		unreadable := 0
+		for _, d := range st.Damaged {
+			if d.State == raid.DamageUnreadable {
+				unreadable++
+			}
+		}
+		fmt.Fprintf(w, "%d damaged unit(s) known in %d file(s), found by a scrub or a read: ", st.DamagedUnits, len(st.Damaged))
+		if unreadable > 0 {
+			fmt.Fprintf(w, "%d file(s) cannot be read: copy them again from the card or a backup; dit array scrub --repair %s rewrites what parity can prove\n", unreadable, blade)
+		} else {
+			fmt.Fprintf(w, "parity makes up for them; dit array scrub --repair %s rewrites them\n", blade)
+		}
+	}
+	for _, l := range []struct {
+		files []string
+		what  string
+	}{
+		{st.Unreadable, "cannot be read now"},
+		{st.Unprotected, "without redundancy: one more lost blade makes them unreadable"},
+		{st.Lost, "lost: every replica of their manifest is damaged"},
+	} {
+		if len(l.files) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%d files %s:\n", len(l.files), l.what)
+		for i, f := range l.files {
+			if i == 10 {
+				fmt.Fprintf(w, "  ... and %d more\n", len(l.files)-10)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tKIND\tSTATE\tFREE\tBLADE")
+	for _, m := range st.Members {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", m.Role, m.Kind, m.State, units.FormatBytes(int64(m.Free)), m.Path)
+	}
+	tw.Flush()
+	for _, m := range st.Members {
+		if m.Drive != nil {
+			fmt.Fprintf(w, "role %d drive: %s\n", m.Role, m.Drive)
+		}
+	}
+	for _, e := range st.Log {
+		fmt.Fprintf(w, "%s: %s\n", e.Kind, e.Message)
+	}
 }
 
 func newArrayLsCommand(g *GlobalOptions) *cobra.Command {

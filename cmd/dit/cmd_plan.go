@@ -21,6 +21,7 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/sched"
+	"github.com/dit-org/dit/internal/speedtest"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -236,6 +237,10 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 		return usage(err)
 	}
 	sched.FillSizes(t)
+	if c, err := g.openCatalogExisting(); err == nil {
+		notes = withMeasured(notes, t, c)
+		c.Close()
+	}
 	var cpu *plan.CPU
 	if !o.NoCPU {
 		cpu = machineCPU(g, nil, t, pj)
@@ -627,4 +632,24 @@ func (o *offloadSched) summary(g *GlobalOptions, s *offload.Summary, jsonOut boo
 	if err := o.s.Err(); err != nil {
 		fmt.Fprintln(g.stderr, "dit: warning: re-planning:", err)
 	}
+}
+
+// withMeasured applies the catalog's speed tests to t (dit speedtest) and
+// returns the notes: discovery's notes of what it could not tell about a
+// volume that was measured give way to the measurement's own.
+func withMeasured(notes []string, t *plan.Topology, c *catalog.Catalog) []string {
+	mnotes, measured := speedtest.Apply(t, c.LatestSpeedTest, time.Now())
+	var out []string
+	for _, n := range notes {
+		drop := false
+		for p := range measured {
+			if strings.HasPrefix(n, "card "+p+":") || strings.HasPrefix(n, "destination "+p+":") {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, n)
+		}
+	}
+	return append(out, mnotes...)
 }

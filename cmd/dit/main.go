@@ -187,6 +187,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		newFindCommand(g),
 		newDayCommand(g),
 		newServeCommand(g),
+		newSpeedtestCommand(g),
 	)
 	// The catalog's flags only on the commands that use them (and their
 	// subcommands): dit hash --help does not offer --db.
@@ -200,7 +201,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		case "catalog":
 			g.addDBFlag(f)
 			g.addSyncToFlag(f)
-		case "jobs":
+		case "jobs", "speedtest":
 			g.addDBFlag(f)
 			g.addStationFlag(f)
 		case "plan", "job", "verify", "report", "find", "day", "serve":

@@ -180,6 +180,22 @@
 //	    clips; [Catalog.ClipsNamed] finds clips by name or pattern in
 //	    every job, with their copies (what dit find asks).
 //
+// # Schema version 12 (sql/0012_speedtests.sql): speed tests
+//
+//	speedtests(id, volume, kind, path, t, station, link, size, block,
+//	           streams, write_rate, read_rate, sustained, cliff_at,
+//	           direct, detail)
+//	    one row per measurement (dit speedtest). volume names the medium
+//	    by an id that outlives its mount path: fs-uuid:UUID, fsid:HEX
+//	    (statfs), array:UUID, blade:UUID, or path:/mount where the system
+//	    gives none; kind folder | card | blade | array; path where it was
+//	    mounted; link the bus it was on then; rates in bytes/s (write 0
+//	    for a card, which is only read); sustained the write rate after a
+//	    cache ran out, cliff_at the bytes written before it did (0, 0: no
+//	    cliff); direct 1 when the page cache was bypassed; detail the
+//	    whole result as JSON, curves included. [Catalog.LatestSpeedTest]
+//	    is what the planner uses in place of a volume's table rates.
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit

@@ -24,4 +24,15 @@
 // controllers and Thunderbolt links (two ports of one Intel controller
 // share a Thunderbolt bus). The commands run only on macOS, each with a
 // timeout; the parsers are tested on samples in testdata/darwin. No cgo.
+//
+// Drive health ([SMART], [Health]): `smartctl --json -a DEVICE`
+// (smartmontools, an existing engine; a partition is asked of its whole
+// disk) read for the drive's own verdict, NVMe critical warnings, spare,
+// media errors, ATA reallocated, pending and uncorrectable sectors, wear
+// (percent of the rated endurance used; flagged from [WearLimit]),
+// temperature and power-on hours. Where smartctl is missing or the device
+// does not answer (a virtio disk, a USB bridge that does not pass SMART
+// through) Health says so in Unavailable; it never fails. The parser is
+// tested on testdata/smart (its README says which files were recorded on
+// a machine and which were constructed).
 package devices

@@ -25,6 +25,8 @@
 //     Release (or until the caller is killed: the kernel then interrupts
 //     the request and the rename fails with EINTR, never happening).
 //   - Disappear: forced, lazy unmount now (a pulled card).
+//   - SlowWritesAfter: once n bytes are written, writes are paced to a
+//     lower rate (a drive whose write cache ran out).
 //
 // Every file is opened with FOPEN_DIRECT_IO, so every read reaches this
 // server (no page cache hides a second read), and never with FUSE

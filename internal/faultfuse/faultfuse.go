@@ -38,6 +38,11 @@ type FS struct {
 	release chan struct{} // closed by Release
 	// failFsync: every fsync of a file fails with EIO.
 	failFsync bool
+	// slow: once slowAfter bytes have been written (all files), writes
+	// are paced to slowRate bytes per second (a drive whose cache ran out).
+	slowAfter, written int64
+	slowRate           float64
+	slowFrom           time.Time
 }
 
 // failure is the state of FailReadsAfter / FailAllAfter.
@@ -288,6 +293,36 @@ func (f *FS) Release() {
 // reader: requests in flight fail, open files fail, and the mount point is
 // left as an empty folder.
 func (f *FS) Disappear() { f.unmount(true) }
+
+// SlowWritesAfter paces writes, once n bytes have been written to the
+// mount (all files together, from now), to rate bytes per second: a
+// drive whose write cache ran out after n bytes. A write is answered
+// when the pace allows, so the writer sees the lower rate.
+func (f *FS) SlowWritesAfter(n int64, rate float64) {
+	f.mu.Lock()
+	f.slowAfter, f.slowRate, f.written = n, rate, 0
+	f.slowFrom = time.Time{}
+	f.mu.Unlock()
+}
+
+// pace returns how long the write of n more bytes waits.
+func (f *FS) pace(n int) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.slowRate <= 0 {
+		return 0
+	}
+	f.written += int64(n)
+	over := f.written - f.slowAfter
+	if over <= 0 {
+		return 0
+	}
+	if f.slowFrom.IsZero() {
+		f.slowFrom = time.Now()
+	}
+	due := f.slowFrom.Add(time.Duration(float64(over) / f.slowRate * float64(time.Second)))
+	return time.Until(due)
+}
 
 // FailFsync makes every fsync of a file fail with EIO from now
 // on (on: true), as a disk that cannot make its writes durable does.
@@ -628,6 +663,13 @@ func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	data = h.f.beforeWrite(h.rel, off, data)
+	if d := h.f.pace(len(data)); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return 0, syscall.EINTR
+		}
+	}
 	return h.ops.Write(ctx, data, off)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -43,6 +44,9 @@ type Source struct {
 	// name of the destination whose first copy it reads (Bus and Read are
 	// that destination's); it writes the destinations of run 2.
 	From string
+	// Measured is what a speed test of the card's volume found (its Read
+	// replaces the medium's table rate unless Read is set above).
+	Measured *Measured
 }
 
 // Destination is a volume every card is copied to.
@@ -64,8 +68,22 @@ type Destination struct {
 	// first run-1 destination once each card is free. 0 or 1: run 1.
 	Run  int
 	Line int
+	// Measured is what a speed test of the volume found: its rates
+	// replace the kind's (not Write or Read set above). A dit array's is
+	// measured through its own writer (the rate of data, parity paid).
+	Measured *Measured
 
 	raidSet bool
+}
+
+// Measured is what dit speedtest found a volume sustains.
+type Measured struct {
+	// Read and Write are bytes/s (Write: the sustained rate, after a
+	// cache ran out when one did; 0: not measured, as for a card).
+	Read, Write float64
+	When        time.Time
+	// Link is the bus the volume was on when measured ("" unknown).
+	Link string
 }
 
 // CPUSpec is the topology's cpu section.
@@ -414,12 +432,38 @@ func (t *Topology) MediaRate(i int) float64 {
 	if s.Read > 0 {
 		return s.Read
 	}
+	if m := s.Measured; m != nil && m.Read > 0 {
+		return m.Read
+	}
 	return t.Profiles.Media[s.Media].Read
 }
 
 // Dest returns destination i with its kind's figures filled in.
 func (t *Topology) Dest(i int) Destination {
 	d := t.Destinations[i]
+	if m := d.Measured; m != nil {
+		// Measured end to end: the blades' own limit is in the figure.
+		k := t.Profiles.Dests[d.Kind]
+		if d.Blades == 0 {
+			d.Blades = k.Blades
+		}
+		if !d.raidSet && d.RAID == 0 {
+			d.RAID = k.RAID
+		}
+		if d.Write == 0 && m.Write > 0 {
+			d.Write = m.Write * WriteAmplification(d.Blades, d.RAID)
+		}
+		if d.Read == 0 && m.Read > 0 {
+			d.Read = m.Read
+		}
+		if d.Write == 0 {
+			d.Write = k.Write
+		}
+		if d.Read == 0 {
+			d.Read = k.Read
+		}
+		return d
+	}
 	k, ok := t.Profiles.Dests[d.Kind]
 	if !ok {
 		return d
@@ -497,8 +541,17 @@ func (t *Topology) Scaled(f float64) *Topology {
 	for i := range c.Buses {
 		c.Buses[i].Usable *= f
 	}
+	scaleM := func(m *Measured) *Measured {
+		if m == nil {
+			return nil
+		}
+		s := *m
+		s.Read, s.Write = s.Read*f, s.Write*f
+		return &s
+	}
 	for i := range c.Sources {
 		c.Sources[i].Read *= f
+		c.Sources[i].Measured = scaleM(c.Sources[i].Measured)
 	}
 	for i := range c.Destinations {
 		d := &c.Destinations[i]
@@ -506,6 +559,7 @@ func (t *Topology) Scaled(f float64) *Topology {
 		d.Read *= f
 		d.BladeRate *= f
 		d.Limit *= f
+		d.Measured = scaleM(d.Measured)
 	}
 	return c
 }

@@ -184,3 +184,48 @@ func TestEncodeRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, a, b)
 }
+
+// A measured volume's rates replace its kind's table rates (a dit array's
+// measured data rate is what it writes after parity), a rate set in the
+// topology still wins, and a scaled topology scales measurements too.
+func TestMeasuredRatesReplaceTables(t *testing.T) {
+	top, err := ParseTopology("set.yaml", []byte(`
+buses:
+  - {name: usb-a, kind: usb3.2-gen2}
+  - {name: tb-1, kind: tb3}
+sources:
+  - {name: A001, media: cfast2, bus: usb-a}
+  - {name: A002, media: cfast2, bus: usb-a, read_rate: 100MB/s}
+destinations:
+  - {name: raid, bus: tb-1, kind: nvme-raid4-tb3}
+  - {name: shuttle, bus: usb-a, kind: ssd-usb, write_rate: 300MB/s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := top.MediaRate(0)
+	top.Sources[0].Measured = &Measured{Read: 412e6}
+	top.Sources[1].Measured = &Measured{Read: 412e6}
+	if got := top.MediaRate(0); got != 412e6 || table == 412e6 {
+		t.Errorf("A001 rate %v (table %v), want the measured 412e6", got, table)
+	}
+	if got := top.MediaRate(1); got != 100e6 {
+		t.Errorf("A002 rate %v, want the topology's own 100e6", got)
+	}
+	top.Destinations[0].Measured = &Measured{Write: 1.5e9, Read: 2.4e9}
+	top.Destinations[1].Measured = &Measured{Write: 0.9e9, Read: 0.9e9}
+	d := top.Dest(0)
+	if amp := WriteAmplification(d.Blades, d.RAID); d.Write != 1.5e9*amp || d.Read != 2.4e9 || d.BladeRate != 0 {
+		t.Errorf("raid: write %v read %v blade %v (amp %v)", d.Write, d.Read, d.BladeRate, amp)
+	}
+	if d := top.Dest(1); d.Write != 300e6 || d.Read != 0.9e9 {
+		t.Errorf("shuttle: write %v read %v, want 300e6 (set) and 0.9e9 (measured)", d.Write, d.Read)
+	}
+	sc := top.Scaled(0.1)
+	if got := sc.MediaRate(0); got != 41.2e6 {
+		t.Errorf("scaled A001 %v", got)
+	}
+	if top.Sources[0].Measured.Read != 412e6 {
+		t.Error("Scaled changed the original's measurement")
+	}
+}
