@@ -36,13 +36,6 @@ func (r *recorder) add(n int) int64 {
 	return r.total
 }
 
-// elapsed is the phase's time so far.
-func (r *recorder) elapsed() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.now().Sub(r.start)
-}
-
 // timeAt is when the phase had done b bytes: interpolated between the
 // completions around b (an I/O's bytes are taken to arrive evenly over
 // the time since the one before it).
