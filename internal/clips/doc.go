@@ -62,14 +62,27 @@
 // tells from the clip's type and the first bytes of its file whether
 // ffmpeg can read it (QuickTime / MP4, MXF, MPEG-TS, Matroska, AVI, TIFF /
 // DNG; not ARRIRAW, X-OCN, R3D, BRAW or Cinema RAW Light), so a file that
-// only carries a movie's name costs no process. [FFmpeg.Probe] fills what
-// the sidecars did not say (codec, resolution, rate, frames, seconds);
+// only carries a movie's name costs no process. [FFmpeg.Probe] reads
+// what the file itself says: its codec and type win over the camera
+// family's guess from names (an ARRI-named MXF holding DNxHD is DNxHD),
+// and its start timecode (the video stream's, a timecode track's, or the
+// container's, where MXF keeps it), rate, frames, seconds and resolution
+// fill what no sidecar said (a sidecar is the camera's own record and
+// stays);
 // [FFmpeg.Poster] writes a 320-pixel-wide JPEG poster frame, taken at one
 // second (or half the clip, if shorter).
 //
 // reports/jobreport.Clipper runs this for an offload: each card once it
 // is done, from its first copy (never the card), one clip at a time, and
 // records the clips in the catalog (clips table, schema 11).
+//
+// # Timecode
+//
+// [TCOut] is the timecode just after a clip's last frame (exclusive, as
+// an ALE's End: out minus in is the duration), from its start, frames and
+// rate; [TCFrames] and [FramesTC] convert, drop-frame (29.97 and 59.94,
+// written with ';') included. Unknown stays unknown: no start timecode or
+// no frame count gives "".
 //
 // # Fixtures
 //

@@ -91,43 +91,72 @@ func Head(p string) []byte {
 	return b[:n]
 }
 
-// Probe is what ffprobe says of a movie's first video stream.
+// Probe is what ffprobe says of a movie: its first video stream, and its
+// start timecode (the video stream's, a timecode track's, or the
+// container's, as MXF keeps it).
 type Probe struct {
-	Codec      string
+	Codec      string // as editors read it: "Apple ProRes 422 HQ", "Avid DNxHD"
+	Type       string // the codec's family: ProRes, DNxHD, DNxHR, H.264, H.265
 	Resolution string
 	FPS        string
 	Frames     int
 	Seconds    float64
+	TCStart    string
+}
+
+type probeJSON struct {
+	Streams []struct {
+		Type     string            `json:"codec_type"`
+		Codec    string            `json:"codec_name"`
+		Profile  string            `json:"profile"`
+		Width    int               `json:"width"`
+		Height   int               `json:"height"`
+		Rate     string            `json:"avg_frame_rate"`
+		Frames   string            `json:"nb_frames"`
+		Duration string            `json:"duration"`
+		Tags     map[string]string `json:"tags"`
+	} `json:"streams"`
+	Format struct {
+		Duration string            `json:"duration"`
+		Tags     map[string]string `json:"tags"`
+	} `json:"format"`
 }
 
 // Probe runs ffprobe on the file at p.
 func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
 	var out, errb bytes.Buffer
-	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
-		"stream=codec_name,profile,width,height,avg_frame_rate,nb_frames,duration:format=duration", "-of", "json", p)
+	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-show_entries",
+		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags=timecode",
+		"-of", "json", p)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("ffprobe %s: %v: %s", p, err, firstLine(errb.String()))
 	}
-	var v struct {
-		Streams []struct {
-			Codec    string `json:"codec_name"`
-			Profile  string `json:"profile"`
-			Width    int    `json:"width"`
-			Height   int    `json:"height"`
-			Rate     string `json:"avg_frame_rate"`
-			Frames   string `json:"nb_frames"`
-			Duration string `json:"duration"`
-		} `json:"streams"`
-		Format struct {
-			Duration string `json:"duration"`
-		} `json:"format"`
+	pr, err := parseProbe(out.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("ffprobe %s: %w", p, err)
 	}
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v.Streams) == 0 {
-		return nil, fmt.Errorf("ffprobe %s: no video stream", p)
+	return pr, nil
+}
+
+// parseProbe reads ffprobe's JSON (see Probe for the entries asked).
+func parseProbe(b []byte) (*Probe, error) {
+	var v probeJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, errors.New("no video stream")
 	}
-	s := v.Streams[0]
-	pr := &Probe{Codec: codecLabel(s.Codec, s.Profile)}
+	vi := -1
+	for i, s := range v.Streams {
+		if s.Type == "video" || (s.Type == "" && s.Width > 0) {
+			vi = i
+			break
+		}
+	}
+	if vi < 0 {
+		return nil, errors.New("no video stream")
+	}
+	s := v.Streams[vi]
+	pr := &Probe{Codec: codecLabel(s.Codec, s.Profile), Type: codecType(s.Codec, s.Profile)}
 	if s.Width > 0 && s.Height > 0 {
 		pr.Resolution = fmt.Sprintf("%dx%d", s.Width, s.Height)
 	}
@@ -143,6 +172,18 @@ func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
 		pr.Frames = int(pr.Seconds*fps + 0.5)
 	}
 	pr.Seconds = round3(pr.Seconds)
+	// The start timecode: the video stream's own, a timecode (data)
+	// stream's, the container's.
+	tcs := []string{s.Tags["timecode"]}
+	for _, o := range v.Streams {
+		tcs = append(tcs, o.Tags["timecode"])
+	}
+	for _, tc := range append(tcs, v.Format.Tags["timecode"]) {
+		if tc = timecode(tc); tc != "" {
+			pr.TCStart = tc
+			break
+		}
+	}
 	return pr, nil
 }
 
@@ -159,18 +200,50 @@ func codecLabel(codec, profile string) string {
 	case "hevc":
 		return "H.265/HEVC"
 	case "dnxhd":
-		if profile != "" {
-			return profile
+		switch p := strings.ToUpper(profile); {
+		case strings.HasPrefix(p, "DNXHR"):
+			return "Avid DNxHR " + strings.TrimSpace(strings.ReplaceAll(strings.TrimPrefix(p, "DNXHR"), "_", " "))
+		case p == "", p == "DNXHD":
+			return "Avid DNxHD"
+		default:
+			return "Avid " + profile
 		}
-		return "DNxHD"
 	}
 	return codec
 }
 
-// Fill sets what the probe knows and clip c does not.
+// codecType is a codec's family as a clip type.
+func codecType(codec, profile string) string {
+	switch codec {
+	case "prores":
+		return TypeProRes
+	case "h264":
+		return "H.264"
+	case "hevc":
+		return "H.265"
+	case "dnxhd":
+		if strings.HasPrefix(strings.ToUpper(profile), "DNXHR") {
+			return "DNxHR"
+		}
+		return "DNxHD"
+	}
+	return ""
+}
+
+// guessedTypes are clip types told from names and folders alone (the
+// camera family's habit), which what the file itself says overrides.
+var guessedTypes = map[string]bool{TypeProRes: true, TypeVideo: true}
+
+// Fill puts what the file says into clip c: the file's own codec and type
+// over what the camera family's habit guessed, and its timecode, rate,
+// length and size where no sidecar said them (a sidecar is the camera's
+// own record: it stays).
 func (p *Probe) Fill(c *Clip) {
-	if c.Codec == "" {
+	if p.Codec != "" && (c.Codec == "" || c.Codec == defaultCodec[c.Type]) {
 		c.Codec = p.Codec
+	}
+	if p.Type != "" && guessedTypes[c.Type] {
+		c.Type = p.Type
 	}
 	if c.Resolution == "" {
 		c.Resolution = p.Resolution
@@ -180,6 +253,9 @@ func (p *Probe) Fill(c *Clip) {
 	}
 	if c.Frames == 0 {
 		c.Frames = p.Frames
+	}
+	if c.TCStart == "" {
+		c.TCStart = p.TCStart
 	}
 	if c.Seconds == 0 {
 		c.Seconds = p.Seconds

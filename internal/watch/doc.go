@@ -40,6 +40,8 @@
 //	topology: set.yaml                       # bus budget (dit plan), optional
 //	volume_pattern: ["A[0-9][0-9][0-9]*"]
 //	eject: true                              # eject each card when it is free
+//	limit: 1.5GB/s                           # cap every destination's writes (headroom
+//	                                         # for playback), or [/Volumes/Blade1=1.5GB/s]
 //	notify: {...}                            # see internal/notify
 //
 // Unknown keys are errors that name the file and line; paths are relative

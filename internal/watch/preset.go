@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dit-org/dit/internal/units"
 )
 
 // Preset is what a watch offloads each card with (see the package doc for
@@ -27,6 +29,9 @@ type Preset struct {
 	Topology      string
 	VolumePattern []string
 	Eject         bool
+	// Limits cap the destinations' writes as dit offload --limit does:
+	// "RATE" (every destination) or "DEST=RATE" (preset key limit:).
+	Limits []string
 	// Notify is the preset's notify: section as YAML, for internal/notify
 	// (nil when absent).
 	Notify *yaml.Node
@@ -34,7 +39,7 @@ type Preset struct {
 
 var presetKeys = map[string]bool{"destinations": true, "then": true, "then_parallel": true, "hashes": true, "verify": true,
 	"verify_hashes": true, "layout": true, "name": true, "mhl": true, "ignore": true, "include_hidden": true,
-	"topology": true, "volume_pattern": true, "eject": true, "notify": true}
+	"topology": true, "volume_pattern": true, "eject": true, "notify": true, "limit": true}
 
 // LoadPreset reads a preset file.
 func LoadPreset(path string) (*Preset, error) {
@@ -106,6 +111,21 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 			}
 		case "eject":
 			err = v.Decode(&p.Eject)
+		case "limit":
+			if v.Kind == yaml.ScalarNode {
+				p.Limits = []string{v.Value}
+			} else {
+				err = v.Decode(&p.Limits)
+			}
+			for _, l := range p.Limits {
+				rate := l
+				if i := strings.LastIndex(l, "="); i >= 0 {
+					rate = l[i+1:]
+				}
+				if _, perr := units.ParseRate(rate); perr != nil && err == nil {
+					err = fmt.Errorf("%q: give RATE or DEST=RATE, e.g. 1.5GB/s or /Volumes/RAID=1.5GB/s (%v)", l, perr)
+				}
+			}
 		case "notify":
 			p.Notify = v
 		}

@@ -137,4 +137,13 @@ notify:
 	require.ErrorContains(t, err, `unknown key "ejekt"`)
 	_, err = ParsePreset(f, []byte("then: [a]\n"))
 	require.ErrorContains(t, err, "no destinations")
+	p, err = ParsePreset(f, []byte("destinations: [a]\nlimit: 1.5GB/s\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.5GB/s"}, p.Limits)
+	p, err = ParsePreset(f, []byte("destinations: [a]\nlimit: [a=800MB/s, b=2GB/s]\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a=800MB/s", "b=2GB/s"}, p.Limits)
+	_, err = ParsePreset(f, []byte("destinations: [a]\nlimit: fast\n"))
+	require.ErrorContains(t, err, "day.yaml:2")
+	require.ErrorContains(t, err, `"fast"`)
 }

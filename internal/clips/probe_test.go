@@ -1,0 +1,80 @@
+package clips
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Real clips made with ffmpeg, one per container and codec: what the file
+// says (its timecode, codec, rate, length) reaches the clip, and beats the
+// camera family's guess from the name (an ARRI-named MXF that holds DNxHD
+// is DNxHD, not ProRes).
+func TestProbeRealClips(t *testing.T) {
+	ff, err := FindFFmpeg()
+	if err != nil {
+		t.Skip("ffmpeg and ffprobe are needed (Debian: ffmpeg)")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		args   []string
+		typ    string
+		codec  string
+		tc     string
+		fps    string
+		frames int
+		res    string
+	}{
+		{"A001C001_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=1920x1080:r=25", "-c:v", "dnxhd", "-b:v", "36M", "-pix_fmt", "yuv422p", "-timecode", "10:00:01:00"},
+			"DNxHD", "Avid DNxHD", "10:00:01:00", "25", 50, "1920x1080"},
+		{"A002C003_230512_R2EC.mov", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=640x360:r=24000/1001", "-c:v", "prores_ks", "-profile:v", "3", "-timecode", "01:02:03:04"},
+			"ProRes", "Apple ProRes HQ", "01:02:03:04", "23.976", 48, "640x360"},
+		{"C0001.mp4", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=640x360:r=30", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-timecode", "00:59:58:00"},
+			"H.264", "H.264", "00:59:58:00", "30", 60, "640x360"},
+		{"B001C002_230512_R1AB.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=1:s=1280x720:r=30000/1001", "-c:v", "dnxhd", "-profile:v", "dnxhr_lb", "-pix_fmt", "yuv422p", "-timecode", "00:00:59;28"},
+			"DNxHR", "Avid DNxHR LB", "00:00:59;28", "29.97", 30, "1280x720"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.name)
+			args := append(append([]string{"-v", "error", "-nostdin"}, c.args...), p)
+			if out, err := exec.Command("ffmpeg", args...).CombinedOutput(); err != nil {
+				t.Skipf("ffmpeg cannot make %s here: %v: %s", c.name, err, out)
+			}
+			k := Recognize([]File{{Rel: c.name, Size: 1}}, nil)
+			if len(k.Clips) != 1 {
+				t.Fatalf("%d clips", len(k.Clips))
+			}
+			clip := k.Clips[0]
+			pr, err := ff.Probe(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Fill(&clip)
+			if clip.Type != c.typ || clip.Codec != c.codec || clip.TCStart != c.tc || clip.FPS != c.fps || clip.Frames != c.frames || clip.Resolution != c.res {
+				t.Errorf("type %q codec %q tc %q fps %q frames %d res %q; want %q %q %q %q %d %q",
+					clip.Type, clip.Codec, clip.TCStart, clip.FPS, clip.Frames, clip.Resolution, c.typ, c.codec, c.tc, c.fps, c.frames, c.res)
+			}
+			if want := TCOut(c.tc, c.frames, c.fps); want == "" {
+				t.Errorf("no TC out for %s", c.name)
+			}
+		})
+	}
+}
+
+// A sidecar's codec (the camera's own record) stays; a family's default
+// codec gives way to the file's.
+func TestProbeFillKeepsSidecarsOverGuesses(t *testing.T) {
+	p := &Probe{Codec: "Avid DNxHD", Type: "DNxHD", TCStart: "10:00:00:00", FPS: "25", Frames: 50, Seconds: 2}
+	side := Clip{Type: TypeXAVC, Codec: "XAVC-I", TCStart: "01:00:00:00"}
+	p.Fill(&side)
+	if side.Codec != "XAVC-I" || side.Type != TypeXAVC || side.TCStart != "01:00:00:00" {
+		t.Errorf("sidecar clip became %+v", side)
+	}
+	guess := Clip{Type: TypeR3D, Codec: defaultCodec[TypeR3D]}
+	p.Fill(&guess)
+	if guess.Codec != "Avid DNxHD" || guess.Type != TypeR3D {
+		t.Errorf("guessed codec not replaced, or a recognised type changed: %+v", guess)
+	}
+}
