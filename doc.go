@@ -42,6 +42,7 @@
 //	                     OS folder or the engine's filesystem, e.g. an array)
 //	internal/format/mhlv1   MHL v1.1 lists for older pipelines
 //	internal/format/ignore  the ASC MHL ignore patterns (gitignore syntax)
+//	internal/format/ale     Avid Log Exchange clip logs for editorial
 //
 // Core, the engine and what it stands on:
 //
@@ -63,6 +64,7 @@
 //	internal/units       decimal units people read: GB/s, TB/hour
 //	internal/devices     mounted volumes: Linux sysfs, macOS diskutil/system_profiler
 //	internal/clips       what a card holds in clips: camera family, clips, sidecars
+//	internal/speedtest   what a card, folder, blade or array sustains, past the cache
 //	internal/plan        bus-budget planner: media/bus/destination profiles (data),
 //	                     topology files, max-min fair rates, what limits each card
 //	raid                 dit's own RAID 0/4 array over SSD blade folders: striped
@@ -78,6 +80,7 @@
 //	                     (offload.Limiter), --simulate, re-plans recorded in the catalog
 //	internal/notify      notifications while nobody watches: card free, safe, job end
 //	reports/jobreport    per-job TB/hour report: CSV, JSON, HTML and PDF with charts
+//	reports/speedchart   a speed test's curves as a PNG
 //
 // Composition: internal/assembly turns one settings value into a job
 // ready to run, with sealing, reports, clips, scheduling, notifications
