@@ -28,7 +28,7 @@ func TestUsageAndFatalExitCodes(t *testing.T) {
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "is not a usable dit catalog")
 	r = e2e.Dit(t, db, "job", "show", "99")
-	require.Equal(t, 1, r.Code)
+	require.Equal(t, 2, r.Code) // DIT_DB naming no catalog: a path that is not there, usage
 	// The refusals above created no catalog: it says so.
 	require.Contains(t, r.Stderr, "no catalog at "+db)
 	r = e2e.Dit(t, db, "version")

@@ -8,19 +8,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/offload"
 )
 
-// Read commands given a mistyped --db say so and leave nothing behind; a
-// command without its job says what it wants.
+// Read commands given a mistyped --db say so, exit 2 (a path on the
+// command line that is not there, as a missing card) and leave nothing
+// behind, whether the folder or only the file is missing; a command
+// without its job says what it wants.
 func TestReadCommandsNeedACatalog(t *testing.T) {
 	dir := t.TempDir()
-	typo := filepath.Join(dir, "typo", "x.db")
-	for _, args := range [][]string{{"jobs"}, {"job", "show", "1"}, {"verify", "1"}, {"report", "1", "--format", "csv"}} {
-		r := e2e.Dit(t, filepath.Join(dir, "env.db"), append(args, "--db", typo)...)
-		require.Equal(t, 1, r.Code, "%v: %s", args, r.Stdout+r.Stderr)
-		require.Contains(t, r.Stderr, "no catalog at "+typo+" yet", "%v", args)
-		require.Contains(t, r.Stderr, "check --db", "%v", args)
-		require.NoDirExists(t, filepath.Join(dir, "typo"), "%v created the folder", args)
+	reads := [][]string{{"jobs"}, {"job", "show", "1"}, {"job", "show", "1", "--clips"}, {"verify", "1"},
+		{"report", "1", "--format", "csv"}, {"find", "A001"}, {"day"}, {"serve", "--listen", "127.0.0.1:0"},
+		{"catalog", "sync", "--to", "postgres://dit@127.0.0.1:1/dit"}}
+	for _, typo := range []string{filepath.Join(dir, "typo", "x.db"), filepath.Join(dir, "x.db")} {
+		for _, args := range reads {
+			r := e2e.Dit(t, filepath.Join(dir, "env.db"), append(args, "--db", typo)...)
+			require.Equal(t, offload.ExitUsage, r.Code, "%v: %s", args, r.Stdout+r.Stderr)
+			require.Contains(t, r.Stderr, "no catalog at "+typo+" yet", "%v", args)
+			require.Contains(t, r.Stderr, "check --db", "%v", args)
+			require.NoDirExists(t, filepath.Join(dir, "typo"), "%v created the folder", args)
+			require.NoFileExists(t, typo, "%v created the catalog", args)
+		}
 	}
 
 	db := filepath.Join(dir, "c.db")

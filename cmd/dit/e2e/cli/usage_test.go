@@ -162,12 +162,75 @@ func TestGlobalFlagsOnlyWhereUsed(t *testing.T) {
 	require.Contains(t, r.Stderr, "unknown flag: --db")
 }
 
-// A resume given a catalog that does not exist says so and creates none.
+// A resume given a catalog that does not exist says so (exit 2, as every
+// command that reads the catalog) and creates none.
 func TestResumeNeedsItsCatalog(t *testing.T) {
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "typo.db")
 	r := e2e.Dit(t, typo, "offload", "--resume", "3")
-	require.Equal(t, offload.ExitFatal, r.Code, r.Stderr)
+	require.Equal(t, offload.ExitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, "no catalog at "+typo)
 	require.NoFileExists(t, typo)
+}
+
+// dit plan given a --db (or DIT_DB) in a folder that does not exist
+// refuses (exit 2), naming it, and creates neither the folder nor a
+// catalog, with or without the CPU benchmark that the catalog caches; in
+// an existing folder it plans.
+func TestPlanDBMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	card, d1 := usageCard(t, dir)
+	missing := filepath.Join(dir, "nonexistent", "dir")
+	db := filepath.Join(missing, "c.db")
+	for _, r := range []e2e.Result{
+		e2e.RunDit(t, os.Environ(), "plan", "--db", db, "-d", d1, card),
+		e2e.RunDit(t, os.Environ(), "plan", "--db", db, "--no-cpu", "-d", d1, card),
+		e2e.Dit(t, db, "plan", "-d", d1, card),
+	} {
+		require.Equal(t, offload.ExitUsage, r.Code, r.Stdout+r.Stderr)
+		require.Contains(t, r.Stderr, "catalog "+db+" (--db or DIT_DB): its folder "+missing+" does not exist")
+		require.Contains(t, r.Stderr, "mkdir -p "+missing)
+		require.Empty(t, r.Stdout, "no plan printed")
+		require.NoDirExists(t, filepath.Join(dir, "nonexistent"), "no folder created")
+	}
+	r := e2e.RunDit(t, os.Environ(), "plan", "--db", filepath.Join(dir, "plan.db"), "-d", d1, card)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "Plan: 1 card -> 1 destination")
+}
+
+// A missing or invalid --notify-config is a usage error (exit 2) naming
+// the file, said before any catalog is opened: a card offloaded before
+// does not hide it ("Nothing to copy"), a new --db gets no catalog, and a
+// resume is refused before its catalog is looked up.
+func TestNotifyConfigCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	card, d1 := usageCard(t, dir)
+	r := e2e.Dit(t, db, "offload", "--notify-config", "none", "-d", d1, card)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	missing := filepath.Join(dir, "no-such-notify.yaml")
+	bad := filepath.Join(dir, "bad-notify.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("notify:\n  webhook: [\n"), 0o600))
+	fresh := filepath.Join(dir, "fresh.db")
+	for _, c := range []struct{ file, want string }{
+		{missing, "dit: --notify-config: " + missing + " does not exist: give the file that holds the notify: section, or --notify-config none"},
+		{bad, "dit: --notify-config: " + bad + ": line 2"},
+	} {
+		for _, run := range []struct {
+			db   string
+			args []string
+		}{
+			{db, []string{"offload", "--notify-config", c.file, "-d", d1, card}},
+			{fresh, []string{"offload", "--notify-config", c.file, "-d", d1, card}},
+			{fresh, []string{"offload", "--resume", "1", "--notify-config", c.file}},
+		} {
+			r := e2e.Dit(t, run.db, run.args...)
+			require.Equal(t, offload.ExitUsage, r.Code, "%v: %s", run.args, r.Stdout+r.Stderr)
+			require.Contains(t, r.Stderr, c.want, run.args)
+			require.NotContains(t, r.Stdout+r.Stderr, "Nothing to copy")
+			require.NotContains(t, r.Stderr, "no catalog", "the config is checked before the catalog")
+			require.NoFileExists(t, fresh, "no catalog created")
+		}
+	}
+	require.Equal(t, 1, jobCount(t, db), "no job recorded by a refusal")
 }
