@@ -36,7 +36,8 @@ SUMMARY   := $(BIN)/test-summary.txt
 # suite is split into packages under cmd/dit/e2e/ (each builds the binary
 # once and runs in a few minutes; go test runs packages in parallel, as
 # many as there are cores): -timeout is per package, far above the
-# longest (cmd/dit/e2e/crash, about 5 minutes on a loaded 2-core machine).
+# longest (cmd/dit/e2e/crash/seal, about 4 minutes on a loaded 2-core
+# machine).
 test: lint cross testcount
 	@rm -f $(SUMMARY)
 	@rc=0; \

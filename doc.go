@@ -8,8 +8,9 @@
 //
 //	cmd/dit              the CLI (cobra; builds with CGO_ENABLED=0): one file per command
 //	cmd/dit/e2e/...      the end-to-end tests of the real binary, one package per
-//	                     group (array, cascade, cli, crash, faults, frontends, mhl,
-//	                     plan, reports); cmd/dit/internal/e2e is their harness
+//	                     group (array, cascade, cli, crash/seal, crash/report,
+//	                     faults, frontends, mhl, plan, reports); cmd/dit/internal/e2e
+//	                     is their harness
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/dit-gui          the desktop app (Fyne, cgo; a stub without cgo)
