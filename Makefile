@@ -16,7 +16,7 @@ DEMO_SIZE ?= 2GB
 # fraction of the field rates, so a small machine keeps up.
 DEMO_SCALE ?= 0.1
 
-.PHONY: all build test test-short testcount race lint cross dist install uninstall demo bench clean gui-deps gui gui-shot
+.PHONY: all build test test-short test-e2e testcount race lint cross dist install uninstall demo bench clean gui-deps gui gui-shot
 
 all: build
 
@@ -32,7 +32,12 @@ TESTCOUNT := $(BIN)/testcount
 SUMMARY   := $(BIN)/test-summary.txt
 
 # Both stages run even when the first fails (its failures are not hidden
-# by a missing race stage); make test fails if either did.
+# by a missing race stage); make test fails if either did. The end-to-end
+# suite is split into packages under cmd/dit/e2e/ (each builds the binary
+# once and runs in a few minutes; go test runs packages in parallel, as
+# many as there are cores): -timeout is per package, far above the
+# longest (cmd/dit/e2e/crash/seal, about 4 minutes on a loaded 2-core
+# machine).
 test: lint cross testcount
 	@rm -f $(SUMMARY)
 	@rc=0; \
@@ -42,9 +47,15 @@ test: lint cross testcount
 	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
 
 # The inner loop: every package's tests but the end-to-end suite of the
-# real binary (cmd/dit), with -short (the race stage's long cases left out).
+# real binary (the packages under cmd/dit/e2e/), with -short (the race
+# stage's long cases left out).
 test-short: testcount
-	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test -short (no cmd/dit)" -- $(GO) test -json -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/cmd/dit$$')
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test -short (no end-to-end)" -- $(GO) test -json -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/cmd/dit/e2e/')
+
+# Only the end-to-end suite (or one group: make test-e2e E2E=./cmd/dit/e2e/mhl/).
+E2E ?= ./cmd/dit/e2e/...
+test-e2e: testcount
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test (end-to-end)" -- $(GO) test -json -count=1 -timeout 25m $(E2E)
 
 testcount:
 	@mkdir -p $(BIN) && CGO_ENABLED=0 $(GO) build -o $(TESTCOUNT) ./cmd/testcount

@@ -102,6 +102,11 @@
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/testcount        go test with a count of tests run, passed, failed, skipped
+//	cmd/ditspeedbench    dit speedtest against fio, behind `make bench`
+//	cmd/dit/e2e/...      the end-to-end tests of the real binary, one package per
+//	                     group (array, cascade, cli, crash/seal, crash/report,
+//	                     faults, frontends, mhl, plan, reports); cmd/dit/internal/e2e
+//	                     is their harness
 //	cmd/sizecheck        make lint's size check: functions over 120 lines, files over 700
 //	internal/testcards   deterministic generated camera cards for demo, tests, bench
 //	internal/faultfuse   a FUSE filesystem that misbehaves on request, for e2e tests

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -133,6 +135,9 @@ Examples:
 
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
 	ctx := cmd.Context()
+	if err := checkNotifyConfig(o.NotifyConfig); err != nil {
+		return err
+	}
 	if o.Resume == 0 {
 		// Mistakes on the command line first: before the catalog is
 		// opened (or created) and asked which cards were offloaded.
@@ -181,6 +186,19 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	}
 	if sum.ExitCode != 0 {
 		return &exitError{code: sum.ExitCode}
+	}
+	return nil
+}
+
+// checkNotifyConfig refuses a missing or invalid --notify-config file
+// (exit 2) before any catalog is opened (or created) or asked about the
+// cards, for a new job and a resume alike.
+func checkNotifyConfig(file string) error {
+	if _, err := loadNotifyConfig(file); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%s does not exist: give the file that holds the notify: section, or --notify-config none", file)
+		}
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--notify-config: %w", err)}
 	}
 	return nil
 }

@@ -222,6 +222,11 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if err := checkSimulateScale(o.Simulate, o.Scale); err != nil {
 		return err
 	}
+	// The CPU benchmark cache may create the catalog file, never the
+	// folders of a mistyped --db.
+	if err := g.checkNewCatalog(); err != nil {
+		return err
+	}
 	scale := 1.0
 	if o.Simulate {
 		scale = o.Scale

@@ -134,12 +134,13 @@ const exitCodesHelp = `Exit codes (docs/exit-codes.md):
        or a resumed job that was done had nothing to do
   1    fatal error after the start: the job could not run or finish (a
        destination not writable, locked by another offload or too small, a
-       card unreadable, a catalog that cannot be opened)
+       card unreadable, a catalog that cannot be opened or is not dit's)
   2    usage error: anything wrong on the command line, checked before the
        catalog is opened or a job is recorded: an unknown flag or bad value,
        no card or no -d, a card or destination that does not exist or is not
        a folder, one given twice, a bad --layout, a --db in a folder that
-       does not exist
+       does not exist, a --db with no catalog yet for a command that reads
+       one, a --notify-config file missing or invalid
   3    finished, but some files failed or were not verified, or a card's hash
        lists could not be written: see the summary (reports that could not
        be written are a warning: the job is done; --resume writes them)
@@ -251,6 +252,12 @@ func exitCode(g *GlobalOptions, err error) int {
 	}
 	var ue *offload.UsageError
 	if errors.As(err, &ue) {
+		fmt.Fprintln(g.stderr, "dit:", err)
+		return offload.ExitUsage
+	}
+	if errors.Is(err, catalog.ErrNoCatalog) {
+		// A --db (or DIT_DB) naming no catalog: a path on the command
+		// line that is not there, like a missing card.
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return offload.ExitUsage
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/cmd/dit/internal/e2e"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
@@ -23,7 +24,7 @@ func notifyTestConfig(url string) notify.Config {
 // In a cascade the first run's "verified" is only free; the second run's
 // is safe to format. Failures come once per card.
 func TestNotifyEventsCascade(t *testing.T) {
-	hook := newNotifyHook(t)
+	hook := e2e.NewNotifyHook(t)
 	var seen []string
 	opts := offload.Options{Then: []string{"/shuttle"}, OnEvent: func(e offload.Event) { seen = append(seen, e.Type) }}
 	j := notifyJob(notifyTestConfig(hook.URL), &opts)
@@ -46,8 +47,8 @@ func TestNotifyEventsCascade(t *testing.T) {
 	j.Finish(context.Background(), &w, &offload.Summary{JobID: 4, Name: "day04", ExitCode: 3,
 		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, {Label: "A002", Verdict: "FAILED: NOT safe to format"}}}, nil)
 	require.Empty(t, w.String())
-	msgs := hook.got()
-	require.Equal(t, []string{"card_free A001", "failure A002", "safe_to_format A001", "failure A003", "job_done"}, kindsOf(msgs))
+	msgs := hook.Got()
+	require.Equal(t, []string{"card_free A001", "failure A002", "safe_to_format A001", "failure A003", "job_done"}, e2e.KindsOf(msgs))
 	require.Contains(t, msgs[1]["text"], "C/1.mov")
 	require.Contains(t, msgs[1]["text"], "C/2.mov")
 	require.NotContains(t, msgs[1]["text"], "C/3.mov")
@@ -58,7 +59,7 @@ func TestNotifyEventsCascade(t *testing.T) {
 // Without a cascade a card verified is safe to format; a job that stops
 // with an error is a failure; the report is read from the destination.
 func TestNotifyEventsPlainAndReport(t *testing.T) {
-	hook := newNotifyHook(t)
+	hook := e2e.NewNotifyHook(t)
 	dest := t.TempDir()
 	rdir := filepath.Join(dest, "day05", "reports")
 	require.NoError(t, os.MkdirAll(rdir, 0o755))
@@ -72,17 +73,17 @@ func TestNotifyEventsPlainAndReport(t *testing.T) {
 	require.NoError(t, opts.AfterJob(context.Background(), sum, nil))
 	var w bytes.Buffer
 	j.Finish(context.Background(), &w, sum, nil)
-	msgs := hook.got()
-	require.Equal(t, []string{"safe_to_format A001", "job_done"}, kindsOf(msgs))
+	msgs := hook.Got()
+	require.Equal(t, []string{"safe_to_format A001", "job_done"}, e2e.KindsOf(msgs))
 	att := msgs[1]["attachments"].([]any)[0].(map[string]any)
 	require.Equal(t, filepath.Join(rdir, "dit-report_job5_day05.pdf"), att["path"])
 
-	hook2 := newNotifyHook(t)
+	hook2 := e2e.NewNotifyHook(t)
 	opts = offload.Options{}
 	j = notifyJob(notifyTestConfig(hook2.URL), &opts)
 	j.Finish(context.Background(), &w, nil, os.ErrPermission)
-	require.Equal(t, []string{"failure"}, kindsOf(hook2.got()))
-	require.Contains(t, hook2.got()[0]["text"], "The job stopped: permission denied")
+	require.Equal(t, []string{"failure"}, e2e.KindsOf(hook2.Got()))
+	require.Contains(t, hook2.Got()[0]["text"], "The job stopped: permission denied")
 
 	var none *jobNotify // nothing configured
 	none.Finish(context.Background(), &w, sum, nil)

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// AscmhlVersion is the ASC reference tool the interop test runs.
+const AscmhlVersion = "1.2"
+
+// ReferenceTool returns the bin folder of a venv holding ascmhl, creating
+// it under the repository's .cache (gitignored) on first use. It skips the
+// test only where python3 is absent.
+func ReferenceTool(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: skipping the interop test with the ASC MHL reference tool (install python3 to run it)")
+	}
+	venv := filepath.Join(Root(t), ".cache", "ascmhl-venv")
+	bin := filepath.Join(venv, "bin")
+	marker := filepath.Join(venv, ".dit-ascmhl-"+AscmhlVersion)
+	if _, err := os.Stat(marker); err == nil {
+		return bin
+	}
+	os.RemoveAll(venv)
+	t.Logf("installing ascmhl==%s into %s (once)", AscmhlVersion, venv)
+	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): %v\n%s", venv, err, out)
+	}
+	cmd := exec.Command(filepath.Join(bin, "pip"), "install", "-q", "--disable-pip-version-check", "ascmhl=="+AscmhlVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pip install ascmhl==%s failed (PyPI must be reachable): %v\n%s", AscmhlVersion, err, out)
+	}
+	require.NoError(t, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644))
+	return bin
+}
+
+// ToolRun is what an external tool printed (stdout and stderr) and its
+// exit code.
+type ToolRun struct {
+	Out  string
+	Code int
+}
+
+// RunTool runs the tool name with args.
+func RunTool(t *testing.T, name string, args ...string) ToolRun {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return ToolRun{b.String(), code}
+}
