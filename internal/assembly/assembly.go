@@ -135,9 +135,15 @@ func (p *Prepared) hashLists() (seal.Format, error) {
 	return f, nil
 }
 
+// Check refuses the settings' mistakes that need no catalog (the cards,
+// the destinations, the layout: offload.Check) before anything is opened
+// or recorded.
+func Check(s Settings) error { return offload.Check(engineOptions(&s)) }
+
 // options are the engine's options, without the hooks.
-func (p *Prepared) options() offload.Options {
-	s := &p.s
+func (p *Prepared) options() offload.Options { return engineOptions(&p.s) }
+
+func engineOptions(s *Settings) offload.Options {
 	then := s.Then
 	if s.Resume != 0 {
 		then = nil
