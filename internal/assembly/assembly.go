@@ -61,6 +61,9 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 	if s.FS == nil {
 		s.FS = fsys.OS{}
 	}
+	if len(s.Hashes) == 0 && s.Resume == 0 {
+		s.Hashes = []hashing.Algo{hashing.MD5, hashing.XXH64} // the engine's default
+	}
 	p := &Prepared{s: s, Cards: s.Cards, Dests: s.Dests}
 	format, err := p.hashLists()
 	if err != nil {

@@ -126,3 +126,42 @@ func TestNotifyEventsPlainAndReport(t *testing.T) {
 	var none *notifier
 	require.Empty(t, none.finish(context.Background(), sum, nil))
 }
+
+// The event mapping dit-gui gets through Hooks.OnNotify (no config): a cascade's first run is only
+// free; safe to format from the second run verified; one failure per
+// card.
+func TestNotifierOnNotifyMapsEvents(t *testing.T) {
+	var got []notify.Message
+	hook := func(m notify.Message) { got = append(got, m) }
+	messages := func(j *notifier, e offload.Event) []notify.Message {
+		got = nil
+		j.event(e)
+		return got
+	}
+	j := newNotifier(&Settings{Then: []string{"/shuttle"}, Hooks: Hooks{OnNotify: hook}}, "day01")
+	kinds := func(e offload.Event) []string {
+		var out []string
+		for _, m := range messages(j, e) {
+			out = append(out, string(m.Kind)+" "+m.Card)
+		}
+		return out
+	}
+	second := "A001" + offload.SecondRunSuffix
+	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
+	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: second, Hop: 2, State: offload.StateVerified}), "a run's end is not the card's verdict")
+	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
+	failed := messages(j, offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)})
+	require.Len(t, failed, 1)
+	require.Equal(t, notify.Failure, failed[0].Kind)
+	require.Equal(t, int64(4), failed[0].JobID)
+	require.Contains(t, failed[0].Text, "Card A002: 2 files FAILED: NOT safe to format.\n  CLIPS/x.mov\n  CLIPS/y.mov")
+	require.Equal(t, verdict.Failed, failed[0].State)
+	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)}), "one failure per card")
+
+	plain := newNotifier(&Settings{Hooks: Hooks{OnNotify: hook}}, "j")
+	require.Len(t, messages(plain, offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}), 1, "the card's verdict safe to format")
+}
