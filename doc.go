@@ -10,6 +10,10 @@
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/dit-gui          the desktop app (Fyne, cgo; a stub without cgo)
+//	internal/assembly    the composition layer: one Settings value in, a job
+//	                     ready to run out (earlier offloads' decisions, sealing,
+//	                     clips and reports, scheduler, notifications attached);
+//	                     every front end builds its jobs through it
 //	internal/offload     the engine: jobs, the per-card pipeline (one read,
 //	                     N destination writers, inline hashes), read-back
 //	                     verification, resume, progress events, summaries
@@ -46,7 +50,12 @@
 //	ui                   the desktop app's views (the only package that imports fyne.io):
 //	                     offload and plan, running job, history and reports, arrays
 //
-// The CLI and the GUI drive the same engine API (offload.New /
-// offload.Resume, Job.Run, Options.OnEvent) and read the same events. Core
-// packages never import cmd/ or ui/; arch_test.go enforces the layering.
+// Three layers. The core (the engine internal/offload, the catalog, raid,
+// the scheduler, the hash-list formats and sealer) does the work. The
+// composition layer (internal/assembly, with internal/verdict the one
+// read model of a job's verdicts) assembles a job from plain settings.
+// The front ends (cmd/dit with dit watch, dit-gui and its auto-offload,
+// dit serve) only parse input into those settings and render events and
+// summaries. Nothing lower imports anything higher; the front ends never
+// import the scheduler or the sealer; arch_test.go enforces the layering.
 package dit
