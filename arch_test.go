@@ -1,7 +1,12 @@
 package dit
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -165,5 +170,64 @@ func TestLayeringCatches(t *testing.T) {
 	got := violations(graph, layering)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFrontEndsUseTheAssembly enforces the composition layer: a front end
+// (cmd/..., ui) builds its jobs through internal/assembly and never
+// imports the scheduler (internal/sched) or the sealer (internal/seal,
+// internal/seal) itself, so a job is put together one way for the CLI,
+// dit watch and dit-gui.
+//
+// reports/jobreport is two things: the report of a finished job, read
+// from the catalog (Build, CardClips, Formats, FormatError), which a
+// front end renders on request (dit report, dit job clips, dit-gui's
+// History exporting a past job's report); and the clips and reports a
+// running job makes (NewClipper, Clipper, AfterJob), which belong to the
+// assembly. A front end may use the first, not the second.
+func TestFrontEndsUseTheAssembly(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}} {{join .CgoFiles " "}}|{{join .Imports " "}}`, "./cmd/...", "./ui/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/dit-org/dit/"
+	banned := map[string]string{
+		"internal/sched": "the scheduler", "internal/seal": "the sealer",
+	}
+	assemblyOnly := map[string]bool{"NewClipper": true, "Clipper": true, "AfterJob": true}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		pkg, dir, files, imports := strings.TrimPrefix(f[0], mod), f[1], strings.Fields(f[2]), strings.Fields(f[3])
+		for _, imp := range imports {
+			if what, ok := banned[strings.TrimPrefix(imp, mod)]; ok {
+				t.Errorf("%s imports %s (%s): a front end assembles its jobs through internal/assembly", pkg, imp, what)
+			}
+		}
+		for _, name := range files {
+			file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			local := ""
+			for _, is := range file.Imports {
+				if p := strings.Trim(is.Path.Value, `"`); path.Base(p) == "jobreport" && strings.HasPrefix(p, mod) {
+					local = "jobreport"
+					if is.Name != nil {
+						local = is.Name.Name
+					}
+				}
+			}
+			if local == "" {
+				continue
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == local && assemblyOnly[sel.Sel.Name] {
+						t.Errorf("%s/%s uses jobreport.%s: a running job's clips and reports are attached by internal/assembly", pkg, name, sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
 }

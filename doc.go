@@ -83,9 +83,10 @@
 //	reports/speedchart   a speed test's curves as a PNG
 //
 // Composition: internal/assembly turns one settings value into a job
-// ready to run, with sealing, reports, clips, scheduling, notifications
-// and the already-offloaded decisions attached, the same for every front
-// end.
+// ready to run, with sealing, reports, clips, scheduling (measured rates
+// from dit speedtest included), notifications and the already-offloaded
+// decisions attached, the same for every front end; the front ends never
+// import the scheduler or the sealer (arch_test.go).
 //
 // Front ends:
 //

@@ -16,11 +16,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
-	"github.com/dit-org/dit/internal/sched"
-	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -428,12 +427,12 @@ func presetSettings(p *watch.Preset) (jobSettings, error) {
 	if mhl == "" {
 		mhl = "asc"
 	}
-	format, err := seal.ParseFormat(mhl)
-	if err != nil {
-		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w", p.File, err)
+	parseErr, hashErr := assembly.CheckMHL(mhl, algos)
+	if parseErr != nil {
+		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w", p.File, parseErr)
 	}
-	if err := format.Check(algos); err != nil {
-		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, err)
+	if hashErr != nil {
+		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, hashErr)
 	}
 	s := jobSettings{Dests: p.Destinations, Then: p.Then, Hashes: algos, Verify: mode, VerifyAll: p.VerifyHashes == "all",
 		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden}
@@ -457,7 +456,7 @@ type guiRunner struct {
 
 // guiJob is a job the watch started in the app.
 type guiJob struct {
-	*offload.Job
+	*assembly.Job
 	a   *App
 	run *jobRun
 }
@@ -482,47 +481,18 @@ func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEven
 		s.Resume = resume
 	} else {
 		s.Cards = []string{card}
-		dests := append(append([]string(nil), s.Dests...), s.Then...)
-		priors, _, err := offload.FindPrior(ctx, a.cfg.Catalog, a.cfg.FS, s.Cards, s.IncludeHidden, s.Ignore, dests...)
-		if err == nil && len(priors) == 1 && priors[0] != nil && priors[0].Done() {
-			return nil, nil
-		}
 	}
-	if r.topo != nil {
-		t, err := r.jobTopology(s)
-		if err != nil {
-			return nil, err
-		}
-		s.Topology, s.Spares = t, r.topo.Sources
-	}
+	// The bus budget: each job its part of the watch's topology (cards
+	// that join are planned with their entry).
+	s.WatchTopology = r.topo
 	run, err := a.prepareJob(s, onEvent)
+	if errors.Is(err, errNothingToCopy) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &guiJob{Job: run.job, a: a, run: run}, nil
-}
-
-// jobTopology is the part of the watch's topology that a job uses (as
-// dit watch plans its jobs): the card's source (a resumed job's cards,
-// from the catalog), the destinations, a cascade's second-run
-// destinations marked, the cards' sizes for the plan's times.
-func (r *guiRunner) jobTopology(s jobSettings) (*plan.Topology, error) {
-	cards, dests, then := s.Cards, s.Dests, s.Then
-	if s.Resume != 0 {
-		var err error
-		if cards, dests, then, err = sched.JobPaths(r.a.cfg.Catalog, s.Resume); err != nil {
-			return nil, err
-		}
-	}
-	t, err := sched.ForJob(r.topo, cards, append(append([]string(nil), dests...), then...))
-	if err != nil {
-		return nil, err
-	}
-	if err := sched.MarkThen(t, then); err != nil {
-		return nil, err
-	}
-	sched.FillSizes(t)
-	return t, nil
 }
 
 // expandName fills a preset's job name: {date}, {time}, {host} ("" stays:

@@ -20,8 +20,6 @@ import (
 
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/notify"
-	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -376,38 +374,6 @@ func TestNotificationsGoToTheConfiguredWebhook(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{string(notify.SafeToFormat), string(notify.JobDone)}, got)
-}
-
-// The event mapping, as dit offload's: a cascade's first run is only
-// free; safe to format from the second run verified; one failure per
-// card.
-func TestJobNotifyMapsEventsAsDitOffload(t *testing.T) {
-	j := newJobNotify(nil, nil, true, "day01")
-	kinds := func(e offload.Event) []string {
-		var out []string
-		for _, m := range j.messages(e) {
-			out = append(out, string(m.Kind)+" "+m.Card)
-		}
-		return out
-	}
-	second := "A001" + offload.SecondRunSuffix
-	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
-	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: second, Hop: 2, State: offload.StateVerified}), "a run's end is not the card's verdict")
-	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
-	got := j.messages(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)})
-	require.Len(t, got, 1)
-	require.Equal(t, notify.Failure, got[0].Kind)
-	require.Equal(t, int64(4), got[0].JobID)
-	require.Contains(t, got[0].Text, "Card A002: 2 files FAILED: NOT safe to format.\n  CLIPS/x.mov\n  CLIPS/y.mov")
-	require.Equal(t, verdict.Failed, got[0].State)
-	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)}), "one failure per card")
-
-	plain := newJobNotify(nil, nil, false, "j")
-	require.Len(t, plain.messages(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}), 1, "the card's verdict safe to format")
 }
 
 // A preset with a topology file: the watch's job is scheduled by the bus

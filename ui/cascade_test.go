@@ -156,7 +156,7 @@ func TestOffloadFormBuildsCascadeOptionsAndRefusesThenWithoutFirst(t *testing.T)
 	h.locked(func() {
 		s, msg := h.a.offload.jobSettings()
 		require.Empty(t, msg)
-		o := s.options()
+		o := s
 		require.Equal(t, []string{d1, d2, d3}, o.Dests)
 		require.Empty(t, o.Then)
 		require.True(t, h.a.offload.thenPar.Disabled(), "cards at once: only for a second run")
@@ -169,7 +169,7 @@ func TestOffloadFormBuildsCascadeOptionsAndRefusesThenWithoutFirst(t *testing.T)
 		h.a.offload.thenPar.SetSelected("2")
 		s, msg := h.a.offload.jobSettings()
 		require.Empty(t, msg)
-		o := s.options()
+		o := s
 		require.Equal(t, []string{d1, d3}, o.Dests)
 		require.Equal(t, []string{d2}, o.Then)
 		require.Equal(t, 2, o.ThenParallel)
@@ -197,8 +197,8 @@ func TestOffloadFormBuildsCascadeOptionsAndRefusesThenWithoutFirst(t *testing.T)
 		destRun(h, 2, destFirstText)
 		s, msg := h.a.offload.jobSettings()
 		require.Empty(t, msg)
-		require.Equal(t, []string{d3}, s.options().Dests)
-		require.Equal(t, []string{d1, d2}, s.options().Then)
+		require.Equal(t, []string{d3}, s.Dests)
+		require.Equal(t, []string{d1, d2}, s.Then)
 	})
 }
 

@@ -3,8 +3,11 @@
 // window; tests use fyne.io/fyne/v2/test, which needs no cgo and no
 // display).
 //
-// It drives the same engine as the CLI, through the same API, and reads
-// the same events: nothing is computed twice.
+// It drives the same engine as the CLI and reads the same events: its
+// jobs are assembled by internal/assembly from the view's settings
+// (App.prepareJob: the sealing, clips, reports, scheduler, notifications
+// and the decisions of earlier offloads are dit offload's), so nothing is
+// computed twice.
 //
 //	Offload      cards (added by hand or detected; cards offloaded before are
 //	             found with offload.FindPrior and left out unless copied
@@ -78,9 +81,12 @@
 // [--eject] turns it on at the start. The watched jobs are scheduled by a
 // bus budget as dit watch's: the preset file's topology: (or, watching
 // with the Offload tab's settings, the topology preset loaded there),
-// each job its part of it (sched.ForJob), a card that joins the running
+// each job its part of it (assembly.JobTopology), a card that joins the running
 // job planned with its entry of the file ("A002 added"); a topology that
-// cannot be read stops the watch and says why.
+// cannot be read stops the watch and says why. A card offloaded and
+// verified before on every watched destination is skipped; one verified
+// on some of them is copied to the others only (internal/assembly, as dit
+// offload and dit watch decide).
 //
 // # Eject
 //
@@ -98,7 +104,8 @@
 //
 // # Clips
 //
-// A job runs with a jobreport.Clipper: it gets every engine event first
+// A job runs with a jobreport.Clipper (attached by internal/assembly;
+// Job.WaitClips waits for it): it gets every engine event first
 // (Clipper.OnEvent), and once a card is done it recognises the card's
 // clips (internal/clips, from the catalog's file list and the sidecars of
 // the first copy) into the catalog and makes a poster frame of each clip
@@ -127,7 +134,7 @@
 // stopped. It stays until Dismiss.
 //
 // Each job sends notifications at card free, safe to format, the job's
-// end and any failure (the mapping of dit offload's, cmd/dit/notify.go):
+// end and any failure (internal/assembly's, the same as dit offload's):
 // to the desktop (fyne.App.SendNotification), and to the webhooks and
 // e-mail of the notify: section of the user's config file
 // (notify.DefaultPath(); Config.NotifyConfig names another, or "none"),

@@ -3,9 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -17,10 +15,10 @@ import (
 // "" the user's config file, "none" nothing).
 func loadNotifyConfig(file string) (notify.Config, error) { return notify.LoadFile(file) }
 
-// jobNotify tells people what a job does, as dit offload does
-// (cmd/dit/notify.go): the same messages go to the channels of the
-// notify: config (webhooks, e-mail) and to the desktop
-// (fyne.App.SendNotification); a failure also raises the banner.
+// The job's notifications are made by internal/assembly, as dit
+// offload's: the same messages go to the channels of the notify: config
+// (webhooks, e-mail) and, through Hooks.OnNotify (notified), to the
+// desktop (fyne.App.SendNotification); a failure also raises the banner.
 //
 //   - EvCardFree: card_free;
 //   - the card's end (card_done) with the verdict safe_to_format:
@@ -29,20 +27,11 @@ func loadNotifyConfig(file string) (notify.Config, error) { return notify.LoadFi
 //     naming its destinations' reasons and its failed files;
 //   - the job's end: job_done with its verdicts (the PDF report attached),
 //     or a failure when the job stopped.
-//
-// A nil *jobNotify does nothing.
-type jobNotify struct {
-	a       *App
-	n       *notify.Notifier // the config's channels (nil: none)
-	t       *notify.Tracker
-	reports func() []string // the job's report files, once written
-}
 
-// notifyJob wires the job's notifications into opts.OnEvent: the config
-// of file (see loadNotifyConfig; "" is Config.NotifyConfig) and the
-// desktop. A config that cannot be read raises the banner; the job goes
-// on with desktop notifications only.
-func (a *App) notifyJob(file string, cascade bool, opts *offload.Options) *jobNotify {
+// notifyConfig is the notification config of file (see loadNotifyConfig;
+// "" is Config.NotifyConfig). A config that cannot be read raises the
+// banner; the job goes on with desktop notifications only.
+func (a *App) notifyConfig(file string) notify.Config {
 	if file == "" {
 		file = a.cfg.NotifyConfig
 	}
@@ -50,54 +39,15 @@ func (a *App) notifyJob(file string, cascade bool, opts *offload.Options) *jobNo
 	if err != nil {
 		a.do(func() { a.banner.add("Notifications (webhook, e-mail) are off for this job: " + err.Error()) })
 	}
-	j := newJobNotify(a, notify.New(cfg), cascade, opts.Name)
-	if opts.Catalog != nil {
-		j.t.Station = opts.Catalog.Station()
-	}
-	prev := opts.OnEvent
-	opts.OnEvent = func(e offload.Event) {
-		if prev != nil {
-			prev(e)
-		}
-		j.event(e)
-	}
-	return j
+	return cfg
 }
 
-func newJobNotify(a *App, n *notify.Notifier, cascade bool, name string) *jobNotify {
-	t := notify.NewTracker(name, cascade)
-	t.Resume = func(id int64) string { return fmt.Sprintf("resume job %d from History", id) }
-	return &jobNotify{a: a, n: n, t: t}
-}
-
-// setCascade says whether the job is a cascade (read from the catalog: a
-// resumed one too).
-func (j *jobNotify) setCascade(c bool) {
-	if j == nil {
-		return
-	}
-	j.t.SetCascade(c)
-}
-
-// event sends what an engine event tells.
-func (j *jobNotify) event(e offload.Event) {
-	for _, m := range j.messages(e) {
-		j.send(m)
-	}
-}
-
-// messages are the notifications an engine event makes.
-func (j *jobNotify) messages(e offload.Event) []notify.Message { return j.t.Messages(e) }
-
-// send hands m to the config's channels and the desktop; a failure also
+// notified shows a job's notification on the desktop; a failure also
 // raises the banner.
-func (j *jobNotify) send(m notify.Message) {
-	if j.n != nil {
-		j.n.Notify(m)
-	}
-	j.a.desktopNotify(m.Subject(), m.Text)
+func (a *App) notified(m notify.Message) {
+	a.desktopNotify(m.Subject(), m.Text)
 	if m.Kind == notify.Failure {
-		j.a.do(func() { j.a.banner.add(bannerText(m)) })
+		a.do(func() { a.banner.add(bannerText(m)) })
 	}
 }
 
@@ -130,56 +80,25 @@ func bannerText(m notify.Message) string {
 	return out
 }
 
-// close sends the job's end (sum; or a failure when the job stopped with
-// runErr; neither: the job never started), waits a bounded time for what
-// is pending, and raises the banner with what did not go out (call in a
-// goroutine).
-func (j *jobNotify) close(sum *offload.Summary, runErr error) {
-	if j == nil {
-		return
-	}
-	switch {
-	case runErr != nil:
-		j.send(j.t.Stopped(runErr))
-	case sum != nil:
-		j.send(j.jobDone(sum))
-	}
-	if j.n == nil {
-		return
-	}
-	wait := j.n.Wait()
-	j.a.jobMu.Lock()
-	if j.a.closing {
-		wait = min(wait, 5*time.Second)
-	}
-	j.a.jobMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+// notifyEnd sends the job's end (sum; or a failure when the job stopped
+// with runErr), waits a bounded time for what is pending (shorter when
+// the app is closing) and raises the banner with what did not go out
+// (call in a goroutine).
+func (a *App) notifyEnd(run *jobRun, sum *offload.Summary, runErr error) {
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if warns := j.n.Close(ctx); len(warns) > 0 {
-		j.a.do(func() {
+	a.jobMu.Lock()
+	if a.closing {
+		cancel()
+	}
+	a.jobMu.Unlock()
+	if warns := run.job.Finish(ctx, sum, runErr); len(warns) > 0 {
+		a.do(func() {
 			for _, w := range warns {
-				j.a.banner.add("Notification failed: " + w)
+				a.banner.add("Notification failed: " + w)
 			}
 		})
 	}
-}
-
-// jobDone is the job's end: its verdicts, its PDF report attached.
-func (j *jobNotify) jobDone(s *offload.Summary) notify.Message {
-	m := j.t.Done(s)
-	if j.reports != nil {
-		for _, p := range j.reports() {
-			if !strings.HasSuffix(p, ".pdf") {
-				continue
-			}
-			if data, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(data), "%PDF") {
-				m.Attachments = []notify.Attachment{{Name: p[strings.LastIndex(p, string(os.PathSeparator))+1:],
-					ContentType: "application/pdf", Path: p, Data: data}}
-				break
-			}
-		}
-	}
-	return m
 }
 
 // desktopNotify shows a desktop notification (fyne.App.SendNotification,

@@ -16,10 +16,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
-	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
@@ -886,6 +886,9 @@ func (v *offloadView) jobSettings() (jobSettings, string) {
 	}
 	for _, c := range cards {
 		s.Cards = append(s.Cards, c.Path)
+		if c.Again {
+			s.Again = append(s.Again, c.Path)
+		}
 	}
 	return s, ""
 }
@@ -908,12 +911,12 @@ func (v *offloadView) formSettings() (jobSettings, string) {
 	if len(then) > 0 && mode == offload.VerifyNone {
 		return jobSettings{}, "A cascade needs read-back: a card is free only once its first copy is verified. Choose \"" + verifyDestText + "\"."
 	}
-	format, err := seal.ParseFormat(mhlNames[v.mhl.Selected])
-	if err != nil {
-		return jobSettings{}, err.Error()
+	parseErr, hashErr := assembly.CheckMHL(mhlNames[v.mhl.Selected], algos)
+	if parseErr != nil {
+		return jobSettings{}, parseErr.Error()
 	}
-	if err := format.Check(algos); err != nil {
-		return jobSettings{}, "Hash lists: " + err.Error() + " (or choose None)"
+	if hashErr != nil {
+		return jobSettings{}, "Hash lists: " + hashErr.Error() + " (or choose None)"
 	}
 	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
 		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle,

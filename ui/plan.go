@@ -10,11 +10,11 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/plan"
-	"github.com/dit-org/dit/internal/sched"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -65,7 +65,7 @@ func computePlan(ctx context.Context, in planInput) planOutput {
 	var err error
 	if in.preset != nil {
 		out.source = "from the preset " + filepath.Base(in.preset.File)
-		out.topo, err = sched.ForJob(in.preset, cards, dests)
+		out.topo, _, err = assembly.JobTopology(ctx, assembly.TopologyRequest{Topology: in.preset, Cards: cards, Dests: dests})
 	} else {
 		out.source = "from the volumes this machine reports"
 		var vols []devices.Volume
@@ -92,9 +92,8 @@ func computePlan(ctx context.Context, in planInput) planOutput {
 	var cpu *plan.CPU
 	if !in.noCPU {
 		algos := append(append([]hashing.Algo{}, in.algos...), in.valgos...)
-		if cpu, err = sched.MachineCPU(in.cat, out.topo.CPU, algos); err != nil {
+		if cpu, err = assembly.MachineCPU(in.cat, out.topo.CPU, algos); err != nil {
 			out.notes = append(out.notes, "CPU benchmark cache: "+err.Error())
-			cpu, _ = sched.MachineCPU(nil, out.topo.CPU, algos)
 		}
 	}
 	o := in.options(cpu)

@@ -17,15 +17,13 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
-	"github.com/dit-org/dit/internal/sched"
-	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
-	"github.com/dit-org/dit/reports/jobreport"
 )
 
 // jobSettings is a job as the Offload view sets it up.
@@ -45,14 +43,16 @@ type jobSettings struct {
 	// was started with, whatever this says.
 	MHL           string
 	AllowDegraded bool
-	// Topology, when set, is enforced by a scheduler (internal/sched):
-	// the plan's shares, and with Simulate the plan's hardware at Scale.
+	// Topology, when set, is the job's own topology (the plan the Offload
+	// view showed), enforced by a scheduler: the plan's shares, and with
+	// Simulate the plan's hardware at Scale.
 	Topology *plan.Topology
-	// Spares are the topology file's other sources: a card that joins
-	// the running job later (auto-offload) is planned with its entry.
-	Spares   []plan.Source
-	Simulate bool
-	Scale    float64
+	// WatchTopology, when set, is an auto-offload's topology file: each
+	// job is planned with its part of it, and a card that joins the
+	// running job later with its entry.
+	WatchTopology *plan.Topology
+	Simulate      bool
+	Scale         float64
 	// Throttle caps each card's read rate (bytes/s; tests and demos
 	// without a plan).
 	Throttle float64
@@ -67,28 +67,26 @@ type jobSettings struct {
 	// NotifyFile holds the notify: section the job's notifications are
 	// sent with ("": the app's, Config.NotifyConfig).
 	NotifyFile string
+	// Again are the cards to copy even if they were offloaded and
+	// verified before ("Copy it again").
+	Again []string
 }
 
 // jobRun is the job in progress: its engine job, the pause switch, the
 // cancel function and the model the running view renders.
 type jobRun struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	pause   *pauser
-	job     *offload.Job
-	model   *runModel
-	done    chan struct{}
-	bg      sync.WaitGroup // readers of the cards' verdicts
-	mu      sync.Mutex
-	reports []string
+	ctx    context.Context
+	cancel context.CancelFunc
+	pause  *pauser
+	job    *assembly.Job // with its clips, reports and notifications
+	model  *runModel
+	done   chan struct{}
+	bg     sync.WaitGroup // readers of the cards' verdicts
+	mu     sync.Mutex
 	// watched: started by the auto-offload watch (not by hand).
 	watched bool
 	// The job's destinations of each run (then: a cascade's second run).
 	dests, then []string
-	notify      *jobNotify
-	// clipper recognises each card's clips once it is done and makes
-	// their thumbnails (jobreport.Clipper).
-	clipper *jobreport.Clipper
 }
 
 // errClosing: the app is closing, the job must not start.
@@ -111,13 +109,17 @@ func (a *App) runJob(s jobSettings) {
 	a.finishJob(run)
 }
 
-// prepareJob makes the job of s (offload.New, or offload.Resume), binds
-// it to the running view and returns it, ready for finishJob (call in a
-// goroutine). extra, if set, gets every engine event too (a watch's
-// eject when free). The job's context is its own: only Cancel (or the
-// app closing) interrupts it.
+// errNothingToCopy: every card of the job was offloaded and verified
+// before on every destination (assembly.NothingToCopy); no job is made.
+var errNothingToCopy = errors.New(assembly.NothingToCopy)
+
+// prepareJob assembles the job of s (internal/assembly: the same as dit
+// offload's, earlier offloads' decisions included), binds it to the
+// running view and returns it, ready for finishJob (call in a goroutine).
+// extra, if set, gets every engine event too (a watch's eject when
+// free). The job's context is its own: only Cancel (or the app closing)
+// interrupts it.
 func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, error) {
-	cat := a.cfg.Catalog
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &jobRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), watched: extra != nil}
 	if !a.track(run) {
@@ -129,92 +131,82 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 		close(run.done)
 		return nil, err
 	}
-	if s.Resume != 0 {
-		rec, err := cat.Job(s.Resume)
-		if err != nil {
-			return fail(fmt.Errorf("The job cannot resume: %w", err))
-		}
-		s.MHL = rec.MHL
+	prep, err := assembly.Prepare(ctx, a.assemblySettings(s, run, extra))
+	if err == nil && prep.NothingToCopy {
+		return fail(errNothingToCopy)
 	}
-	format, err := seal.ParseFormat(s.MHL)
-	if err != nil {
-		return fail(fmt.Errorf("The job cannot start: hash lists: %w", err))
-	}
-	var sch *sched.Scheduler
-	var inner offload.Limiter
-	if s.Topology != nil {
-		algos := append([]hashing.Algo{}, s.Hashes...)
-		valgos := []hashing.Algo{hashing.Fastest(s.Hashes)}
-		if s.VerifyAll {
-			valgos = s.Hashes
-		}
-		cpu, err := sched.MachineCPU(cat, s.Topology.CPU, append(algos, valgos...))
-		if err != nil {
-			cpu = nil
-		}
-		scale := 0.0
-		if s.Simulate && s.Scale > 0 && s.Scale != 1 {
-			scale = s.Scale
-		}
-		sch, err = sched.New(sched.Config{Topology: s.Topology, Spares: s.Spares, Simulate: s.Simulate, Scale: scale,
-			Plan: plan.Options{Hashes: s.Hashes, Verify: s.Verify != offload.VerifyNone, VerifyHashes: valgos, CPU: cpu,
-				ThenParallel: max(s.ThenParallel, 1)},
-			OnPlan: func(r *plan.Result, why string) {
-				if m := run.modelOrNil(); m != nil {
-					m.setPlan(r, why)
-				}
-			}})
-		if err != nil {
-			return fail(fmt.Errorf("the plan cannot be enforced: %w", err))
-		}
-		inner = sch
-	}
-	run.pause = newPauser(inner)
-	opts := s.options()
-	opts.FS, opts.Catalog, opts.ToolVersion, opts.Limiter = a.cfg.FS, cat, "dit-gui "+a.cfg.Version, run.pause
-	run.clipper = jobreport.NewClipper(ctx, cat)
-	opts.OnEvent = func(e offload.Event) {
-		// First the clipper: a card done is in its queue before the
-		// running view waits for its clips (onEvent).
-		run.clipper.OnEvent(e)
-		if sch != nil {
-			sch.Observe(e)
-		}
-		a.onEvent(run, e)
-		if extra != nil {
-			extra(e)
-		}
-	}
-	// Hash lists and reports on a dit array destination are written
-	// through the job's filesystem, into the array (as dit offload does):
-	// the engine hands it to both hooks.
-	if format.ASC || format.V1 {
-		opts.Seal = (&seal.Sealer{Format: format}).Seal
-	}
-	opts.AfterJob = run.clipper.AfterJob(func(paths []string) {
-		run.mu.Lock()
-		run.reports = paths
-		run.mu.Unlock()
-	})
-	// Notifications: the desktop's, and those of the user's config (or
-	// the watched preset's notify: section).
-	run.notify = a.notifyJob(s.NotifyFile, len(s.Then) > 0, &opts)
-	run.notify.reports = run.reportPaths
-	var job *offload.Job
-	if s.Resume != 0 {
-		job, err = offload.Resume(ctx, cat, s.Resume, opts)
-	} else {
-		job, err = offload.New(ctx, opts)
+	var job *assembly.Job
+	if err == nil {
+		job, err = prep.Open(ctx)
 	}
 	if err != nil {
 		var ue *offload.UsageError
 		if errors.As(err, &ue) {
 			err = errors.New(ue.Error())
 		}
-		run.notify.close(nil, nil)
 		return fail(fmt.Errorf("The job cannot start: %w", err))
 	}
 	run.job = job
+	m := a.runModelOf(run, s)
+	run.setModel(m)
+	if err := job.Start(); err != nil {
+		m.apply(offload.Event{Type: offload.EvWarning, Time: a.cfg.Now(), Message: "the plan: " + err.Error()})
+	}
+	if pv := job.Plan(); pv != nil {
+		m.setPlan(pv.Plan, "start")
+	}
+	a.do(func() {
+		a.running.bind(run)
+		a.offload.say("")
+		a.selectTab(a.running.content)
+	})
+	return run, nil
+}
+
+// assemblySettings are the job settings of s for internal/assembly, with
+// the app's catalog, filesystem, notifications and hooks: the running
+// view's model, the pause switch around the scheduler.
+func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Event)) assembly.Settings {
+	set := assembly.Settings{Resume: s.Resume, Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
+		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded, Throttle: s.Throttle,
+		MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden, AgainCards: s.Again,
+		FS: a.cfg.FS, Catalog: a.cfg.Catalog, ToolVersion: "dit-gui " + a.cfg.Version, Notify: a.notifyConfig(s.NotifyFile)}
+	if s.Resume != 0 {
+		set.MHL = "" // the hash lists it started with
+	}
+	switch {
+	case s.WatchTopology != nil:
+		set.Sched = assembly.Schedule{Topology: s.WatchTopology, Simulate: s.Simulate, Scale: s.Scale, Sizes: true}
+	case s.Topology != nil:
+		set.Sched = assembly.Schedule{Topology: s.Topology, Prepared: true, Simulate: s.Simulate, Scale: s.Scale}
+	}
+	set.Hooks = assembly.Hooks{
+		OnEvent: func(e offload.Event) {
+			a.onEvent(run, e)
+			if extra != nil {
+				extra(e)
+			}
+		},
+		OnPlan: func(r *plan.Result, why string) {
+			if m := run.modelOrNil(); m != nil {
+				m.setPlan(r, why)
+			}
+		},
+		OnNotify:   a.notified,
+		ResumeHint: func(id int64) string { return fmt.Sprintf("resume job %d from History", id) },
+		Pace: func(inner offload.Limiter) offload.Limiter {
+			run.pause = newPauser(inner)
+			return run.pause
+		},
+	}
+	return set
+}
+
+// runModelOf is the running view's model of the job just opened: its
+// cards (a resumed job's from the catalog) and the destinations of each
+// run (a cascade, also a resumed one: from the catalog).
+func (a *App) runModelOf(run *jobRun, s jobSettings) *runModel {
+	cat, job := a.cfg.Catalog, run.job
 	paths := s.Cards
 	if recs, err := cat.Cards(job.ID()); err == nil {
 		paths = nil
@@ -223,8 +215,6 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 		}
 	}
 	m := newRunModel(job.ID(), job.Name(), a.cfg.Now(), job.Snapshot(), paths)
-	// A cascade (also a resumed one): its destinations of each run, from
-	// the catalog.
 	if ds, err := cat.Dests(job.ID()); err == nil {
 		var first, then []string
 		for _, d := range ds {
@@ -240,23 +230,10 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 		m.setCascade(s.Dests, s.Then)
 		run.dests, run.then = s.Dests, s.Then
 	}
-	run.notify.setCascade(len(run.then) > 0)
 	if s.Simulate {
 		m.sim = simText(s.Scale)
 	}
-	run.setModel(m)
-	if sch != nil {
-		if err := startScheduler(sch, job, cat); err != nil {
-			m.apply(offload.Event{Type: offload.EvWarning, Time: a.cfg.Now(), Message: "the plan: " + err.Error()})
-		}
-		m.setPlan(sch.Plan(), "start")
-	}
-	a.do(func() {
-		a.running.bind(run)
-		a.offload.say("")
-		a.selectTab(a.running.content)
-	})
-	return run, nil
+	return m
 }
 
 // finishJob runs a prepared job to its end and shows its verdicts (call
@@ -283,23 +260,8 @@ func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
 		a.offload.rescan() // the cards just offloaded now read as such
 		a.history.reload()
 	})
-	a.goBG(func() { run.notify.close(sum, err) })
+	a.goBG(func() { a.notifyEnd(run, sum, err) })
 	return sum, err
-}
-
-// options are the engine's options of the job (without the app's
-// catalog, filesystem, limiter and hooks).
-func (s jobSettings) options() offload.Options {
-	return offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
-		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded,
-		Throttle: s.Throttle, MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden}
-}
-
-// startScheduler binds the scheduler to the job's cards (labels, catalog
-// ids and bytes to copy, in the job's order), as dit offload does; the
-// plan and every re-plan are recorded in the catalog.
-func startScheduler(sch *sched.Scheduler, job *offload.Job, cat *catalog.Catalog) error {
-	return sch.StartJob(cat, job)
 }
 
 func (r *jobRun) setModel(m *runModel) {
@@ -314,10 +276,12 @@ func (r *jobRun) modelOrNil() *runModel {
 	return r.model
 }
 
+// reportPaths are the report files written when the job ended.
 func (r *jobRun) reportPaths() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.reports...)
+	if r.job == nil {
+		return nil
+	}
+	return r.job.Reports()
 }
 
 // finished reports whether the job has ended.
@@ -358,7 +322,7 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 		run.bg.Add(1)
 		go func() {
 			defer run.bg.Done()
-			run.clipper.Wait()
+			run.job.WaitClips()
 			if loadRunClips(a.cfg.Catalog, m, e.Card) {
 				a.do(a.running.render)
 			}

@@ -8,15 +8,16 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -167,16 +168,11 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 		args, o.Dests = nil, nil
 	}
 	out := newPrinter(g, o.JSON)
-	st, err := setupOffload(cmd, o, g, cat, out, args)
+	st, err := setupOffload(cmd, o, g, cat, out, args, nil)
 	if err != nil || st == nil {
 		return err
 	}
-	var job *offload.Job
-	if o.Resume != 0 {
-		job, err = offload.Resume(ctx, cat, o.Resume, st.opts)
-	} else {
-		job, err = offload.New(ctx, st.opts)
-	}
+	job, err := st.prep.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -207,58 +203,101 @@ func checkNotifyConfig(file string) error {
 // values, then the cards, destinations and layout: offload.Check) before
 // anything is opened or recorded.
 func checkOffloadArgs(o OffloadOptions, g *GlobalOptions, args []string) error {
-	opts, err := offloadOptions(o, g, args)
+	s, err := offloadSettings(o, g, args)
 	if err != nil {
 		return err
 	}
-	if _, err := seal.ParseFormat(o.MHL); err != nil {
+	if err, _ := assembly.CheckMHL(o.MHL, nil); err != nil {
 		return &exitError{code: offload.ExitUsage, err: err}
 	}
 	if err := checkSchedFlags(o.Sched); err != nil {
 		return err
 	}
-	return offload.Check(opts)
+	return assembly.Check(s)
 }
 
-// offloadSetup is a dit offload (or a job dit watch starts) ready to run:
-// the engine's options from the flags, the scheduler, what to print after
-// the summary.
+// offloadSetup is a dit offload (or a job dit watch starts) assembled
+// (internal/assembly) from the flags, ready to open and run.
 type offloadSetup struct {
-	opts         offload.Options
-	sch          *offloadSched
-	afterSummary func()
-	notify       *jobNotify // notifications (nil: none configured)
+	prep *assembly.Prepared
 }
 
-// setupOffload turns the flags into the engine's options (nil, nil: the
-// cards were all offloaded before, and it was said).
-func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string) (*offloadSetup, error) {
-	ctx := cmd.Context()
+// setupOffload assembles the job of the flags and prints what the
+// catalog's memory of earlier offloads decided (nil, nil: the cards were
+// all offloaded before, and it was said). extra, if set, gets every
+// engine event too (a watch's).
+func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string, extra func(offload.Event)) (*offloadSetup, error) {
 	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
-	opts, err := offloadOptions(o, g, args)
+	s, err := offloadSettings(o, g, args)
 	if err != nil {
 		return nil, err
 	}
-	opts.Catalog, opts.OnEvent = cat, out.Event
-	afterSummary, nothingToCopy, err := offloadExtras(cmd, o, g, cat, out, &opts)
-	if err != nil || nothingToCopy {
+	s.Catalog, s.Again = cat, o.Again
+	s.Hooks.OnEvent = out.Event
+	if extra != nil {
+		s.Hooks.OnEvent = func(e offload.Event) { out.Event(e); extra(e) }
+	}
+	if o.Resume != 0 {
+		// A resumed job writes the hash lists it started with (an
+		// explicit different --mhl was refused by checkResume).
+		s.MHL = ""
+	}
+	if o.JSON {
+		s.Hooks.OnReports = func(paths []string) {
+			out.Event(offload.Event{Type: "reports", Time: time.Now(), Message: strings.Join(paths, "\n")})
+		}
+	}
+	if s.Notify, err = loadNotifyConfig(o.NotifyConfig); err != nil {
+		return nil, usage(fmt.Errorf("--notify-config: %w", err))
+	}
+	if s.Sched, err = offloadSchedule(o.Sched); err != nil {
 		return nil, err
 	}
-	sch, err := newOffloadSched(ctx, g, cat, o, opts.Cards, &opts)
+	p, err := assembly.Prepare(cmd.Context(), s)
 	if err != nil {
-		return nil, err
+		return nil, usageOf(err)
 	}
-	notif, err := offloadNotify(o.NotifyConfig, &opts)
-	if err != nil {
-		return nil, usage(err)
+	for _, d := range p.Decisions {
+		if o.JSON {
+			ev := offload.Event{Type: d.Event, Time: time.Now(), Card: d.Label, Message: d.Message}
+			if d.Prior != nil {
+				ev.Path = d.Card
+			}
+			out.Event(ev)
+		} else {
+			fmt.Fprintln(g.stdout, d.Message)
+		}
 	}
-	return &offloadSetup{opts: opts, sch: sch, afterSummary: afterSummary, notify: notif}, nil
+	if p.NothingToCopy {
+		if !o.JSON {
+			fmt.Fprintln(g.stdout, assembly.NothingToCopy)
+		}
+		return nil, nil
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintln(g.stderr, "dit: note:", n)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintln(g.stderr, "dit: warning:", w)
+	}
+	return &offloadSetup{prep: p}, nil
 }
 
-// offloadOptions turns the flags into the engine's options, without the
-// catalog and the event handler: a bad value is a usage error naming it.
-func offloadOptions(o OffloadOptions, g *GlobalOptions, args []string) (offload.Options, error) {
-	var none offload.Options
+// usageOf is err with the exit code of a usage error when the assembly
+// says the input is at fault.
+func usageOf(err error) error {
+	var ue *assembly.UsageError
+	if errors.As(err, &ue) {
+		return &exitError{code: offload.ExitUsage, err: ue.Err}
+	}
+	return err
+}
+
+// offloadSettings turns the flags into the job's settings, without the
+// catalog, the hooks, the notifications and the bus budget: a bad value
+// is a usage error naming it.
+func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembly.Settings, error) {
+	var none assembly.Settings
 	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
 	algos, err := hashing.ParseList(o.Hashes)
 	if err != nil {
@@ -306,30 +345,38 @@ func offloadOptions(o OffloadOptions, g *GlobalOptions, args []string) (offload.
 	if o.Resume != 0 {
 		o.Then = nil
 	}
-	opts := offload.Options{Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Hashes: algos, Verify: mode,
-		VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict, IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded,
+	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel,
+		Hashes: algos, Verify: mode, VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict,
+		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
 		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
-		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}
-	return opts, nil
+		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}, nil
 }
 
-// run runs a prepared job to its end and prints its summary.
-func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, out printer, job *offload.Job, jsonOut bool) (*offload.Summary, error) {
-	if err := st.sch.start(g, cat, job, jsonOut); err != nil {
+// run runs an assembled job to its end and prints its summary.
+func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, out printer, job *assembly.Job, jsonOut bool) (*offload.Summary, error) {
+	if err := job.Start(); err != nil {
 		job.Close()
 		return nil, err
+	}
+	pv := job.Plan()
+	if pv != nil && !jsonOut {
+		// The plan of what runs (simulating at a scale, the scaled rates
+		// and times).
+		writePlan(g.stdout, pv.Topology, planJob{algos: pv.Hashes, verify: pv.Verify, valgos: pv.VerifyHashes}, pv.Run)
+		writeScale(g.stdout, pv.Scale)
+		fmt.Fprintln(g.stdout)
 	}
 	if jsonOut {
 		// stdout is the JSON stream: the job's number, which a DIT needs
 		// to resume it, goes to stderr too.
 		fmt.Fprintf(g.stderr, "dit: job %d %q started (if it stops: %s)\n", job.ID(), job.Name(), g.resumeCommand(job.ID()))
 	}
-	out.Start(job)
+	out.Start(job.Job)
 	sum, err := job.Run(ctx)
 	out.Stop()
 	if err != nil {
-		st.notify.Finish(ctx, g.stderr, nil, err)
+		notifyWarnings(g, job.Finish(ctx, nil, err))
 		return nil, err
 	}
 	if sum.NothingToDo {
@@ -342,7 +389,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		} else {
 			fmt.Fprintln(g.stdout, "\n"+msg)
 		}
-		st.notify.Finish(ctx, g.stderr, nil, nil) // nothing happened: no job_done again
+		notifyWarnings(g, job.Finish(ctx, nil, nil)) // nothing happened: no job_done again
 		return sum, nil
 	}
 	out.Summary(sum, cat.Path())
@@ -351,9 +398,19 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 			fmt.Fprintf(g.stderr, "dit: job %d %s: %s\n", sum.JobID, sum.State, next)
 		}
 	}
-	st.sch.summary(g, sum, jsonOut)
-	st.afterSummary()
-	st.notify.Finish(ctx, g.stderr, sum, nil)
+	if pv != nil && !jsonOut {
+		writePlanSummary(g.stdout, sum.Plans)
+		if err := job.PlanErr(); err != nil {
+			fmt.Fprintln(g.stderr, "dit: warning: re-planning:", err)
+		}
+	}
+	if written := job.Reports(); !jsonOut && len(written) > 0 {
+		fmt.Fprintln(g.stdout, "Reports:")
+		for _, p := range written {
+			fmt.Fprintln(g.stdout, "  "+p)
+		}
+	}
+	notifyWarnings(g, job.Finish(ctx, sum, nil))
 	return sum, nil
 }
 

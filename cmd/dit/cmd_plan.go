@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,13 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
-	"github.com/dit-org/dit/internal/sched"
-	"github.com/dit-org/dit/internal/speedtest"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -143,55 +140,6 @@ func parsePlanJob(hashes, verify string, verifyAll bool) (planJob, error) {
 	return p, nil
 }
 
-// applyLimits sets --limit values on the topology's destinations.
-func applyLimits(t *plan.Topology, limits []string) error {
-	for _, l := range limits {
-		target, value, named := strings.Cut(l, "=")
-		if !named {
-			value, target = target, ""
-		}
-		r, err := units.ParseRate(value)
-		if err != nil || r <= 0 {
-			return fmt.Errorf("invalid --limit %q: use a rate such as 0.9GB/s, or DEST=RATE", l)
-		}
-		hit := false
-		for i := range t.Destinations {
-			d := &t.Destinations[i]
-			if target == "" || d.Name == target || (d.Path != "" && filepath.Clean(d.Path) == filepath.Clean(target)) {
-				d.Limit, hit = r, true
-			}
-		}
-		if !hit {
-			var names []string
-			for _, d := range t.Destinations {
-				names = append(names, d.Name)
-			}
-			return fmt.Errorf("--limit %q: no destination %q (destinations: %s)", l, target, strings.Join(names, ", "))
-		}
-	}
-	return nil
-}
-
-// loadTopology reads --topology FILE, or discovers the volumes of cards
-// and dests. notes say what discovery could not tell.
-func loadTopology(ctx context.Context, file string, cards, dests []string) (*plan.Topology, []string, error) {
-	if file != "" {
-		t, err := plan.LoadTopology(file)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(cards) > 0 || len(dests) > 0 {
-			t, err = sched.ForJob(t, cards, dests)
-		}
-		return t, nil, err
-	}
-	vols, err := devices.Discover(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return devices.Topology(vols, cards, dests)
-}
-
 // machineCPU is this machine's CPU for planning: cached self-benchmark in
 // the catalog (measured now when missing).
 func machineCPU(g *GlobalOptions, cat *catalog.Catalog, t *plan.Topology, p planJob) *plan.CPU {
@@ -202,10 +150,9 @@ func machineCPU(g *GlobalOptions, cat *catalog.Catalog, t *plan.Topology, p plan
 			cat = c
 		}
 	}
-	cpu, err := sched.MachineCPU(cat, t.CPU, algos)
+	cpu, err := assembly.MachineCPU(cat, t.CPU, algos)
 	if err != nil {
 		fmt.Fprintln(g.stderr, "dit: warning: CPU benchmark cache:", err)
-		cpu, _ = sched.MachineCPU(nil, t.CPU, algos)
 	}
 	return cpu
 }
@@ -231,20 +178,21 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if o.Simulate {
 		scale = o.Scale
 	}
-	t, notes, err := loadTopology(ctx, o.Topology, args, append(append([]string(nil), o.Dests...), o.Then...))
-	if err != nil {
-		return err
+	var set *plan.Topology
+	if o.Topology != "" {
+		if set, err = plan.LoadTopology(o.Topology); err != nil {
+			return err
+		}
 	}
-	if err := sched.MarkThen(t, o.Then); err != nil {
-		return usage(err)
-	}
-	if err := applyLimits(t, o.Limits); err != nil {
-		return usage(err)
-	}
-	sched.FillSizes(t)
+	req := assembly.TopologyRequest{Topology: set, Cards: args, Dests: o.Dests, Then: o.Then,
+		Limits: o.Limits, Sizes: true}
 	if c, err := g.openCatalogExisting(); err == nil {
-		notes = withMeasured(notes, t, c)
-		c.Close()
+		defer c.Close()
+		req.Measured = c.LatestSpeedTest
+	}
+	t, notes, err := assembly.JobTopology(ctx, req)
+	if err != nil {
+		return usageOf(err)
 	}
 	var cpu *plan.CPU
 	if !o.NoCPU {
@@ -487,64 +435,6 @@ func checkSchedFlags(f schedulerFlags) error {
 	return checkSimulateScale(f.Simulate, f.Scale)
 }
 
-// newOffloadScheduler builds the Limiter of dit offload when a topology,
-// a simulation or a limit is asked for (nil otherwise).
-func newOffloadScheduler(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, f schedulerFlags, p planJob, cards, dests, then []string, thenParallel int) (*sched.Scheduler, error) {
-	if err := checkSchedFlags(f); err != nil {
-		return nil, err
-	}
-	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
-		return nil, nil
-	}
-	t, notes, err := loadTopology(ctx, f.Topology, cards, append(append([]string(nil), dests...), then...))
-	if err != nil {
-		if f.Topology != "" {
-			return nil, &exitError{code: offload.ExitUsage, err: err}
-		}
-		return nil, err
-	}
-	if err := sched.MarkThen(t, then); err != nil {
-		return nil, &exitError{code: offload.ExitUsage, err: err}
-	}
-	if len(then) > 0 {
-		sched.FillSizes(t)
-	}
-	for _, n := range notes {
-		fmt.Fprintln(g.stderr, "dit: note:", n)
-	}
-	if err := applyLimits(t, f.Limits); err != nil {
-		return nil, &exitError{code: offload.ExitUsage, err: err}
-	}
-	cfg := sched.Config{Topology: t, Plan: p.options(machineCPU(g, cat, t, p)), Simulate: f.Simulate, PhysicsOnly: f.PhysicsOnly}
-	if f.Topology != "" {
-		// Cards that join the job later are planned with their entry of
-		// the file.
-		if full, err := plan.LoadTopology(f.Topology); err == nil {
-			cfg.Spares = full.Sources
-		}
-	}
-	cfg.Plan.ThenParallel = thenParallel
-	if f.Simulate {
-		cfg.Scale = f.Scale
-	}
-	return sched.New(cfg)
-}
-
-// startScheduler binds the scheduler to the job and shows its plan: the
-// plan of what runs (simulating at a scale, the scaled rates and times).
-func startScheduler(g *GlobalOptions, s *sched.Scheduler, cat *catalog.Catalog, job *offload.Job, p planJob, jsonOut bool) error {
-	if err := s.StartJob(cat, job); err != nil {
-		return err
-	}
-	if !jsonOut {
-		t := s.Topology()
-		writePlan(g.stdout, t, p, s.RunPlan())
-		writeScale(g.stdout, s.Scale())
-		fmt.Fprintln(g.stdout)
-	}
-	return nil
-}
-
 // writePlanSummary lists the plan and its re-plans after a job. Plans are
 // recorded in field units with their scale; a simulated one is shown at
 // its scale, the rates that ran (as the plan shown at the start).
@@ -580,81 +470,23 @@ func (f *schedulerFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.MarkHidden("simulate-physics-only")
 }
 
-// offloadSched is the scheduler of a dit offload run (nil: none).
-type offloadSched struct {
-	s  *sched.Scheduler
-	pj planJob
-}
-
-// newOffloadSched sets opts.Limiter (and follows opts.OnEvent) when the
-// offload has --topology, --simulate or --limit.
-func newOffloadSched(ctx context.Context, g *GlobalOptions, cat *catalog.Catalog, o OffloadOptions, args []string, opts *offload.Options) (*offloadSched, error) {
-	hashes, verify, all, cards, dests, then, par := o.Hashes, o.Verify, o.VerifyHashes == "all", args, o.Dests, o.Then, o.ThenParallel
-	if o.Resume != 0 && (o.Sched.Topology != "" || o.Sched.Simulate || len(o.Sched.Limits) > 0) {
-		rec, err := cat.Job(o.Resume)
+// offloadSchedule is the bus budget of dit offload's flags: none unless
+// a topology, a simulation or a limit is asked for.
+func offloadSchedule(f schedulerFlags) (assembly.Schedule, error) {
+	var none assembly.Schedule
+	if err := checkSchedFlags(f); err != nil {
+		return none, err
+	}
+	s := assembly.Schedule{Limits: f.Limits, Simulate: f.Simulate, Scale: f.Scale, PhysicsOnly: f.PhysicsOnly}
+	switch {
+	case f.Topology != "":
+		t, err := plan.LoadTopology(f.Topology)
 		if err != nil {
-			return nil, err
+			return none, &exitError{code: offload.ExitUsage, err: err}
 		}
-		hashes, verify, all = rec.Hashes, rec.VerifyMode, rec.VerifyHashes == "all"
-		if cards, dests, then, err = sched.JobPaths(cat, o.Resume); err != nil {
-			return nil, err
-		}
-		par = max(rec.ThenParallel, 1)
+		s.Topology = t
+	case f.Simulate || len(f.Limits) > 0:
+		s.Discover = true
 	}
-	pj, err := parsePlanJob(hashes, verify, all)
-	if err != nil {
-		return nil, &exitError{code: offload.ExitUsage, err: err}
-	}
-	s, err := newOffloadScheduler(ctx, g, cat, o.Sched, pj, cards, dests, then, par)
-	if err != nil || s == nil {
-		return nil, err
-	}
-	opts.Limiter = s
-	prev := opts.OnEvent
-	opts.OnEvent = func(e offload.Event) {
-		if prev != nil {
-			prev(e)
-		}
-		s.Observe(e)
-	}
-	return &offloadSched{s: s, pj: pj}, nil
-}
-
-// start records the plan for the job and shows it.
-func (o *offloadSched) start(g *GlobalOptions, cat *catalog.Catalog, job *offload.Job, jsonOut bool) error {
-	if o == nil {
-		return nil
-	}
-	return startScheduler(g, o.s, cat, job, o.pj, jsonOut)
-}
-
-// summary lists the plans after the job's summary.
-func (o *offloadSched) summary(g *GlobalOptions, s *offload.Summary, jsonOut bool) {
-	if o == nil || jsonOut {
-		return
-	}
-	writePlanSummary(g.stdout, s.Plans)
-	if err := o.s.Err(); err != nil {
-		fmt.Fprintln(g.stderr, "dit: warning: re-planning:", err)
-	}
-}
-
-// withMeasured applies the catalog's speed tests to t (dit speedtest) and
-// returns the notes: discovery's notes of what it could not tell about a
-// volume that was measured give way to the measurement's own.
-func withMeasured(notes []string, t *plan.Topology, c *catalog.Catalog) []string {
-	mnotes, measured := speedtest.Apply(t, c.LatestSpeedTest, time.Now())
-	var out []string
-	for _, n := range notes {
-		drop := false
-		for p := range measured {
-			if strings.HasPrefix(n, "card "+p+":") || strings.HasPrefix(n, "destination "+p+":") {
-				drop = true
-			}
-		}
-		if !drop {
-			out = append(out, n)
-		}
-	}
-	return append(out, mnotes...)
+	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
@@ -220,7 +221,7 @@ type cliRunner struct {
 
 // cliJob is a job of the watch and how it is run and printed.
 type cliJob struct {
-	*offload.Job
+	*assembly.Job
 	r   *cliRunner
 	st  *offloadSetup
 	out printer
@@ -238,21 +239,11 @@ func (r *cliRunner) Start(ctx context.Context, card string, resume int64, onEven
 		o.Dests, o.Then = nil, nil
 	}
 	out := newPrinter(r.g, r.o.JSON)
-	st, err := setupOffload(r.cmd, o, r.g, r.cat, out, args)
+	st, err := setupOffload(r.cmd, o, r.g, r.cat, out, args, onEvent)
 	if err != nil || st == nil {
 		return nil, err
 	}
-	prev := st.opts.OnEvent
-	st.opts.OnEvent = func(e offload.Event) {
-		prev(e)
-		onEvent(e)
-	}
-	var job *offload.Job
-	if resume != 0 {
-		job, err = offload.Resume(ctx, r.cat, resume, st.opts)
-	} else {
-		job, err = offload.New(ctx, st.opts)
-	}
+	job, err := st.prep.Open(ctx)
 	if err != nil {
 		return nil, err
 	}

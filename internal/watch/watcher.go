@@ -40,7 +40,8 @@ type Job interface {
 }
 
 // Runner prepares the jobs of a watch with the front end's settings (the
-// CLI: the preset as dit offload's flags; the app: its form). Start returns
+// CLI: the preset as dit offload's flags; the app: its form; both assemble
+// the job with internal/assembly). Start returns
 // a job for card (a new one; with resume != 0 that job resumed), whose
 // events also go to onEvent; a nil Job and nil error: nothing to copy (the
 // card was offloaded and verified before).

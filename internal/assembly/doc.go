@@ -1,0 +1,49 @@
+// Package assembly is dit's composition layer: it turns one plain
+// settings value into a job ready to run, the same way for every front
+// end (dit offload, dit watch, dit-gui and its auto-offload).
+//
+// dit has three layers. The core (internal/offload, the catalog, raid,
+// the hash-list formats, the scheduler) does the work; the front ends
+// (cmd/dit, ui) parse what a person gives and render events and
+// summaries; this package sits between them and is the only place a job
+// is put together:
+//
+//	Settings        cards, destinations, a cascade's --then, hashes,
+//	                verify mode, layout, name, ignore patterns, the bus
+//	                budget (Schedule), the notification config, the
+//	                catalog (and its station), hooks for the front end
+//	Prepare         checks the hash lists against the hashes, looks every
+//	                card up in the catalog (FindPrior) and decides what an
+//	                earlier offload means: a card verified before on every
+//	                destination is skipped ("nothing to copy" when none is
+//	                left), a destination every card to copy already has is
+//	                left out; the decisions come back as data (Decision)
+//	                for the front end to print. It attaches the sealing
+//	                (ASC MHL / MHL v1.1, internal/seal), the clips and
+//	                reports written when the job ends (jobreport.Clipper),
+//	                the bus-budget scheduler (internal/sched) and the
+//	                notifications (internal/notify). Nothing is recorded.
+//	Prepared.Open   offload.New or offload.Resume: a refused job (a bad
+//	                destination, no space) creates no job in the catalog
+//	Job.Start       binds the scheduler to the job's cards and records
+//	                the plan (the front end shows Job.Plan)
+//	Job.Run         runs the engine; the reports are written before it
+//	                returns; its summary is the verdict read model
+//	                (offload.LoadSummary, internal/verdict)
+//	Job.Finish      sends the job's last notification (job_done with the
+//	                PDF report, or the failure that stopped it), waits a
+//	                bounded time for delivery and returns what did not go
+//	                out, for the front end to show
+//
+// Errors a person can fix by giving other input are *UsageError (the CLI
+// exits 2 on them). Text meant for people (Decision.Message, Notes,
+// Warnings) is the front ends' to print or not; this package prints
+// nothing.
+//
+// The planning helpers (JobTopology, MachineCPU) are the ones the
+// scheduler of a job uses, so that what dit plan and dit-gui's plan
+// preview show is what a job enforces.
+//
+// The front ends import this package, never internal/sched or the sealer
+// (arch_test.go enforces it).
+package assembly

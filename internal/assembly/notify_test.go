@@ -1,0 +1,167 @@
+package assembly
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/notify"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
+)
+
+func notifyTestConfig(url string) notify.Config {
+	return notify.Config{Webhooks: []notify.Webhook{{URL: url, Timeout: 5 * time.Second, Tries: 1}}, Wait: 10 * time.Second, Queue: 64}
+}
+
+// notifyHook is a real webhook receiver recording each message.
+type notifyHook struct {
+	*httptest.Server
+	mu   sync.Mutex
+	msgs []map[string]any
+}
+
+func newNotifyHook(t *testing.T) *notifyHook {
+	h := &notifyHook{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		h.mu.Lock()
+		h.msgs = append(h.msgs, m)
+		h.mu.Unlock()
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *notifyHook) got() []map[string]any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]map[string]any(nil), h.msgs...)
+}
+
+// kindsOf lists "kind card" of each message.
+func kindsOf(msgs []map[string]any) []string {
+	var out []string
+	for _, m := range msgs {
+		s := fmt.Sprint(m["kind"])
+		if c, ok := m["card"].(string); ok {
+			s += " " + c
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// In a cascade the first run's "verified" is only free; the second run's
+// is safe to format. Failures come once per card.
+func TestNotifyEventsCascade(t *testing.T) {
+	hook := newNotifyHook(t)
+	j := newNotifier(&Settings{Then: []string{"/shuttle"}, Notify: notifyTestConfig(hook.URL)}, "day04")
+	require.NotNil(t, j)
+	ev := func(e offload.Event) { e.JobID = 4; j.event(e) }
+	ev(offload.Event{Type: offload.EvJobStarted, Message: "day04"})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardFree, Card: "A001", Message: "card A001 is free"})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/1.mov", State: offload.StateFailed, Message: "read error"})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/2.mov", State: offload.StateFailed, Message: "read error"})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/3.mov", State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed), Message: "2 file(s) failed"})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001" + offload.SecondRunSuffix, Hop: 2, State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)})
+	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: the first copy cannot be read: the card is NOT safe to format"})
+	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: again: NOT safe to format"})
+
+	undelivered := j.finish(context.Background(), &offload.Summary{JobID: 4, Name: "day04", ExitCode: 3,
+		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, {Label: "A002", Verdict: "FAILED: NOT safe to format"}}}, nil)
+	require.Empty(t, undelivered)
+	msgs := hook.got()
+	require.Equal(t, []string{"card_free A001", "failure A002", "safe_to_format A001", "failure A003", "job_done"}, kindsOf(msgs))
+	require.Contains(t, msgs[1]["text"], "C/1.mov")
+	require.Contains(t, msgs[1]["text"], "C/2.mov")
+	require.NotContains(t, msgs[1]["text"], "C/3.mov")
+	require.Equal(t, "day04", msgs[0]["job"])
+	require.EqualValues(t, 4, msgs[4]["job_id"])
+}
+
+// Without a cascade a card verified is safe to format; a job that stops
+// with an error is a failure; the report is read from the destination.
+func TestNotifyEventsPlainAndReport(t *testing.T) {
+	hook := newNotifyHook(t)
+	dest := t.TempDir()
+	rdir := filepath.Join(dest, "day05", "reports")
+	require.NoError(t, os.MkdirAll(rdir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(rdir, "dit-report_job5_day05.pdf"), []byte("%PDF-1.7 test"), 0o644))
+	j := newNotifier(&Settings{Notify: notifyTestConfig(hook.URL)}, "day05")
+	j.event(offload.Event{Type: offload.EvJobStarted, JobID: 5, Message: "day05"})
+	j.event(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: string(verdict.Safe)})
+	sum := &offload.Summary{JobID: 5, Name: "day05", Layout: offload.DefaultLayout, Destinations: []string{dest},
+		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}}
+	j.afterJob(sum, nil)
+	require.Empty(t, j.finish(context.Background(), sum, nil))
+	msgs := hook.got()
+	require.Equal(t, []string{"safe_to_format A001", "job_done"}, kindsOf(msgs))
+	att := msgs[1]["attachments"].([]any)[0].(map[string]any)
+	require.Equal(t, filepath.Join(rdir, "dit-report_job5_day05.pdf"), att["path"])
+
+	hook2 := newNotifyHook(t)
+	j = newNotifier(&Settings{Notify: notifyTestConfig(hook2.URL)}, "")
+	j.finish(context.Background(), nil, os.ErrPermission)
+	require.Equal(t, []string{"failure"}, kindsOf(hook2.got()))
+	require.Contains(t, hook2.got()[0]["text"], "The job stopped: permission denied")
+
+	require.Nil(t, newNotifier(&Settings{}, "day05"), "nothing configured, nobody listening")
+	var none *notifier
+	require.Empty(t, none.finish(context.Background(), sum, nil))
+}
+
+// The event mapping dit-gui gets through Hooks.OnNotify (no config): a cascade's first run is only
+// free; safe to format from the second run verified; one failure per
+// card.
+func TestNotifierOnNotifyMapsEvents(t *testing.T) {
+	var got []notify.Message
+	hook := func(m notify.Message) { got = append(got, m) }
+	messages := func(j *notifier, e offload.Event) []notify.Message {
+		got = nil
+		j.event(e)
+		return got
+	}
+	j := newNotifier(&Settings{Then: []string{"/shuttle"}, Hooks: Hooks{OnNotify: hook}}, "day01")
+	kinds := func(e offload.Event) []string {
+		var out []string
+		for _, m := range messages(j, e) {
+			out = append(out, string(m.Kind)+" "+m.Card)
+		}
+		return out
+	}
+	second := "A001" + offload.SecondRunSuffix
+	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
+	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: second, Hop: 2, State: offload.StateVerified}), "a run's end is not the card's verdict")
+	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
+	failed := messages(j, offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)})
+	require.Len(t, failed, 1)
+	require.Equal(t, notify.Failure, failed[0].Kind)
+	require.Equal(t, int64(4), failed[0].JobID)
+	require.Contains(t, failed[0].Text, "Card A002: 2 files FAILED: NOT safe to format.\n  CLIPS/x.mov\n  CLIPS/y.mov")
+	require.Equal(t, verdict.Failed, failed[0].State)
+	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)}), "one failure per card")
+
+	plain := newNotifier(&Settings{Hooks: Hooks{OnNotify: hook}}, "j")
+	require.Len(t, messages(plain, offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}), 1, "the card's verdict safe to format")
+}
