@@ -412,6 +412,7 @@ type cardPanel struct {
 	clips    *widget.Label // camera, clip count and duration
 	swatch   *canvas.Rectangle
 	details  *fyne.Container // the first run's counters
+	dests    *destRows       // the first run on each destination
 	box      *fyne.Container
 
 	// A cascade.
@@ -440,6 +441,7 @@ type runRow struct {
 	current  *widget.Label
 	failures *widget.Label
 	details  *fyne.Container
+	dests    *destRows
 	box      *fyne.Container
 }
 
@@ -453,13 +455,14 @@ func newRunRow() *runRow {
 		rate:     widget.NewLabel(""),
 		current:  widget.NewLabel(""),
 		failures: widget.NewLabel(""),
+		dests:    newDestRows(),
 	}
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.current.Truncation = fyne.TextTruncateEllipsis
 	r.failures.Wrapping = fyne.TextWrapWord
 	r.failures.Importance = widget.DangerImportance
 	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.failures)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.dests.box, r.failures)
 	return r
 }
 
@@ -479,6 +482,7 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
 		free:     widget.NewLabel(""),
 		second:   newRunRow(),
+		dests:    newDestRows(),
 		onEject:  onEject,
 	}
 	p.title.SizeName = theme.SizeNameSubHeadingText
@@ -512,7 +516,7 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p.clips.Truncation = fyne.TextTruncateEllipsis
 	p.clips.Hide()
 	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
-	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -622,6 +626,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	p.bar.SetValue(c.Fraction())
 	p.tintBar(p.state.Importance, c.HaveSummary)
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
+	p.dests.set(c.Prog.Dests, c.Done)
 	p.setEject(c)
 	if c.Clips != nil {
 		p.clips.SetText(c.Clips.text())
@@ -700,6 +705,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		r.state.Importance = widget.MediumImportance
 		r.bar.SetValue(0)
 		r.details.Hide()
+		r.dests.set(nil, false)
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
@@ -707,6 +713,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
 		setRun(r.bytes, r.files, r.rate, r.current, h, paused)
+		r.dests.set(h.Prog.Dests, h.Done)
 		if h.Done {
 			r.details.Hide()
 		} else {
