@@ -88,3 +88,17 @@ func TestDestRowsText(t *testing.T) {
 	d.set(nil, false)
 	require.False(t, d.box.Visible())
 }
+
+// While a card verifies, its current file reads as the one being read
+// back (the engine's, TestCurrentFileWhileVerifyingIsTheOneReadBack).
+func TestCurrentFileWhileVerifying(t *testing.T) {
+	l := func() *widget.Label { return widget.NewLabel("") }
+	b, f, r, cur := l(), l(), l(), l()
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "copying", Current: "CLIPS/C003.mov"}}, false)
+	require.Equal(t, "CLIPS/C003.mov", cur.Text)
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "verifying", Current: "CLIPS/C001.mov"}}, false)
+	require.Equal(t, "Reading back CLIPS/C001.mov", cur.Text)
+	require.True(t, cur.Visible())
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "done"}, Done: true}, false)
+	require.False(t, cur.Visible())
+}

@@ -528,7 +528,8 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) {
 	pr := r.Prog
 	b := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
-	if pr.VerifyTotal > 0 {
+	if pr.VerifyTotal > 0 && len(pr.Dests) == 0 {
+		// (With the destinations' rows, each says what it read back.)
 		b += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
 	}
 	bytes.SetText(b)
@@ -547,7 +548,13 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) 
 		rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(r.Rate), etaText(r.ETA), phase))
 	}
 	if pr.Current != "" && !r.Done {
-		current.SetText(pr.Current)
+		// While the card verifies, the engine's current file is one
+		// being read back from a destination.
+		if pr.Phase == "verifying" {
+			current.SetText("Reading back " + pr.Current)
+		} else {
+			current.SetText(pr.Current)
+		}
 		current.Show()
 	} else {
 		current.Hide()
@@ -876,7 +883,7 @@ func newRunningView(a *App) *runningView {
 	// move): with the auto-offload log and the banner above, the cards
 	// are not squeezed into what the chart leaves.
 	split := container.NewVSplit(v.scroll, chartBox)
-	split.Offset = 0.62
+	split.Offset = 0.7
 	v.body = container.NewBorder(head, nil, nil, nil, split)
 	v.body.Hide()
 	v.content = container.NewPadded(container.NewBorder(a.auto.content, nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))
