@@ -323,6 +323,7 @@ func (a *App) folderDialog(title string, done func(string)) {
 		}
 	}, a.win)
 	d.SetTitleText(title)
+	startAt(d, volumesRoot()) // where cards and drives are mounted
 	d.Resize(fyne.NewSize(900, 640))
 	d.Show()
 }
