@@ -202,17 +202,20 @@ bench: build
 # packages (apt as root or with sudo; nothing when they are there); on
 # macOS the Xcode command line tools are enough. The first build compiles
 # OpenGL and GLFW with cgo (~3 minutes on 2 cores); later ones take seconds.
-GUI_SHOT ?= $(BIN)/artifacts/dit-gui-running-job.png
+GUI_SHOT_DIR ?= docs
 gui-deps:
 	FYNE_X11_ONLY=1 .ci/setup-fyne-deps.sh test
 
 gui:
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dit-gui ./cmd/dit-gui
 
-# dit-gui under Xvfb running its simulated demo job (dit-gui --demo): a
-# screenshot of the running job goes to $(GUI_SHOT).
+# dit-gui under Xvfb running its simulated demo job (dit-gui --demo):
+# screenshots of the running job in the light and the dark theme and of a
+# failed job (--demo-fail) go to $(GUI_SHOT_DIR) (the README shows them).
 gui-shot: gui
-	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT)
+	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-light.png 30 light
+	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-dark.png 30 dark
+	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-failed.png 60 light --demo-fail --demo-size 200MB
 
 clean:
 	rm -rf $(BIN) .cache $(DIST)

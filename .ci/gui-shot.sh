@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Screenshot of dit-gui running its simulated demo job under a virtual X
 # server (what `make gui-shot` and CI run). Canvas().Capture() is blank
-# under Xvfb, so the whole screen is captured with ImageMagick's import.
+# under Xvfb, so the window is captured with ImageMagick's import.
 #
-# Usage: .ci/gui-shot.sh DIT_GUI_BINARY OUT.png [SECONDS_INTO_THE_JOB]
+# Usage: .ci/gui-shot.sh DIT_GUI_BINARY OUT.png [SECONDS_INTO_THE_JOB [THEME [DIT-GUI ARGS...]]]
+# THEME is light (default) or dark; further arguments go to dit-gui after
+# --demo (e.g. --demo-fail --demo-size 200MB: a failed job).
 # Needs: Xvfb, xdotool, ImageMagick, x11-utils (make gui-deps installs them).
 set -euo pipefail
-bin=$1 out=$2 delay=${3:-20}
+bin=$1 out=$2 delay=${3:-20} theme=${4:-light}
+shift $(($# < 4 ? $# : 4))
 for tool in Xvfb xdotool import xdpyinfo; do
   command -v "$tool" >/dev/null || { echo "gui-shot: $tool is missing: run make gui-deps" >&2; exit 1; }
 done
@@ -30,8 +33,8 @@ xpid=$!
 for _ in $(seq 1 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 xdpyinfo >/dev/null 2>&1 || { echo "gui-shot: Xvfb did not start:" >&2; cat "$work/xvfb.log" >&2; exit 1; }
 
-# A light theme reads best in a README; the demo's data lives in $work.
-"$bin" --demo --demo-dir "$work/demo" --theme light >"$work/gui.log" 2>&1 &
+# The demo's data lives in $work.
+"$bin" --demo --demo-dir "$work/demo" --theme "$theme" "$@" >"$work/gui.log" 2>&1 &
 gpid=$!
 for _ in $(seq 1 600); do
   xdotool search --name '^dit$' >/dev/null 2>&1 && break
@@ -41,5 +44,6 @@ done
 xdotool search --name '^dit$' >/dev/null 2>&1 || { echo "gui-shot: no dit-gui window after 2 minutes" >&2; cat "$work/gui.log" >&2; exit 1; }
 sleep "$delay"
 kill -0 "$gpid" 2>/dev/null || { echo "gui-shot: dit-gui exited during the job:" >&2; cat "$work/gui.log" >&2; exit 1; }
-import -window root "$out"
+win=$(xdotool search --name '^dit$' | head -1)
+import -window "$win" "$out"
 echo "gui-shot: screenshot of the running job: $(cd "$(dirname "$out")" && pwd)/$(basename "$out")"

@@ -215,6 +215,12 @@ func (a *App) SetTheme(mode string) {
 	if a.running != nil {
 		a.running.render()
 	}
+	// Every widget drawn again in the new theme: Fyne's GL driver kept
+	// labels that do not change (the theme bar's) in the old theme's
+	// colour when the theme was set at launch.
+	if c := a.win.Content(); c != nil {
+		c.Refresh()
+	}
 }
 
 // Shortcuts: start the job and pause / resume it. ShortcutDefault is Ctrl
@@ -317,6 +323,7 @@ func (a *App) folderDialog(title string, done func(string)) {
 		}
 	}, a.win)
 	d.SetTitleText(title)
+	startAt(d, volumesRoot()) // where cards and drives are mounted
 	d.Resize(fyne.NewSize(900, 640))
 	d.Show()
 }

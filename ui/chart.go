@@ -70,7 +70,7 @@ type chartRenderer struct {
 	objects []fyne.CanvasObject
 }
 
-func (r *chartRenderer) MinSize() fyne.Size { return fyne.NewSize(420, 160) }
+func (r *chartRenderer) MinSize() fyne.Size { return fyne.NewSize(420, 110) }
 
 func (r *chartRenderer) Layout(size fyne.Size) {
 	if size != r.size {

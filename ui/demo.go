@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/dit-org/dit/internal/testcards"
 	"github.com/dit-org/dit/raid"
@@ -74,4 +75,39 @@ destinations:
 		return nil, err
 	}
 	return d, nil
+}
+
+// Spoil makes the demo job fail one file: a different file is put where
+// the last card's first clip is copied on the shuttle (the job is named
+// name, the default layout), as an older shuttle could hold; dit never
+// overwrites it, so that card ends FAILED on the shuttle and safe on
+// nothing (dit-gui --demo-fail: a failed job to look at). It returns the
+// file's path.
+func (d *Demo) Spoil(name string) (string, error) {
+	card := d.Cards[len(d.Cards)-1]
+	var first string
+	err := filepath.WalkDir(card, func(p string, e os.DirEntry, err error) error {
+		if err != nil || first != "" {
+			return err
+		}
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && strings.EqualFold(filepath.Ext(p), ".mov") {
+			first = p
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if first == "" {
+		return "", fmt.Errorf("no clip on %s", card)
+	}
+	rel, err := filepath.Rel(card, first)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(d.Dests[len(d.Dests)-1], name, filepath.Base(card), rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", err
+	}
+	return p, os.WriteFile(p, []byte("an older file of the same name\n"), 0o644)
 }

@@ -9,7 +9,12 @@
 // and the decisions of earlier offloads are dit offload's), so nothing is
 // computed twice.
 //
-//	Offload      cards (added by hand or detected; cards offloaded before are
+//	Offload      cards (added by hand, detected, or with one click from the
+//	             list of camera cards mounted: the volumes Auto-offload
+//	             watches, recognised by watch.Recognize; Fyne's folder
+//	             dialog cannot list mounted volumes in its sidebar, so it
+//	             opens in /media/$USER, /run/media/$USER or /Volumes
+//	             instead; cards offloaded before are
 //	             found with offload.FindPrior and left out unless copied
 //	             again), destinations (plain folders and blades of dit arrays
 //	             with their health), hashes, verify mode, MHL, a topology
@@ -25,8 +30,12 @@
 //	             cards that do not fit, a degraded array). Start: Ctrl+Enter.
 //	Running job  offload.New / offload.Resume, then Job.Run; Options.OnEvent
 //	             feeds a model (runModel) that the view renders: per card a
-//	             bar, bytes, files, current file, rate, ETA, phase and its
-//	             state; large rate and ETA figures; a throughput chart drawn
+//	             bar, bytes, files, current file (while verifying, one
+//	             being read back), rate, ETA, phase and its state; a row
+//	             per destination (offload.DestProgress: bytes written and
+//	             read back, rate, state: writing, reading back, verified,
+//	             FAILED), so a destination that lags or fails shows; large
+//	             rate and ETA figures; a throughput chart drawn
 //	             with canvas lines (last five minutes, one line per card,
 //	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
 //	             a cascade a card has a row per run: the first run (from
@@ -62,6 +71,16 @@
 // summary read while the second run still runs is not the card's verdict.
 // A second run that fails reads "Second run FAILED: NOT safe to format
 // (keep the card)".
+//
+// # Colours
+//
+// The theme (theme.go) gives the state colours (safe, warning, failed),
+// the primary blue (card free, links, the Start button) and the hints'
+// grey per variant, each reading at 4.5:1 or more on its background;
+// TestStateColoursContrastRendered measures them on pixels the test
+// renderer drew. Golden images of the running view (copying, card free,
+// safe, failed; light and dark) are in testdata/running-*.png; after a
+// theme switch the view draws exactly the image of the new theme.
 //
 // # Auto-offload
 //

@@ -352,10 +352,8 @@ func (v *historyView) renderDetail() {
 		v.detail.Add(il)
 		for _, ds := range c.Destinations {
 			ds := ds
-			line := widget.NewLabel(fmt.Sprintf("%s: %d verified, %d copied, %d failed, %d skipped", ds.Path, ds.Verified, ds.Copied, ds.Failed, ds.Skipped))
-			line.Truncation = fyne.TextTruncateEllipsis
 			mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
-			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
+			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
 		}
 		v.addFailures(c.Failures, "")
 		v.addClips(d.clips[c.Label], d.thumbNote)
@@ -365,6 +363,18 @@ func (v *historyView) renderDetail() {
 		v.detail.Add(widget.NewSeparator())
 	}
 	v.detail.Refresh()
+}
+
+// destLine is a card's copy on a destination in History: its folder and
+// the counts, wrapped (never cut: the failed count is at its end), in the
+// failure colour when a file failed there.
+func destLine(ds offload.DestSummary) *widget.Label {
+	line := widget.NewLabel(fmt.Sprintf("%s: %d verified, %d copied, %d failed, %d skipped", ds.Path, ds.Verified, ds.Copied, ds.Failed, ds.Skipped))
+	line.Wrapping = fyne.TextWrapWord
+	if ds.Failed > 0 {
+		line.Importance = widget.DangerImportance
+	}
+	return line
 }
 
 // addClips lists a card's clips: a thumbnail (or why there is none), the
@@ -524,10 +534,8 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	v.detail.Add(il)
 	for _, ds := range h.Destinations {
 		ds := ds
-		line := widget.NewLabel(fmt.Sprintf("%s: %d verified, %d copied, %d failed, %d skipped", ds.Path, ds.Verified, ds.Copied, ds.Failed, ds.Skipped))
-		line.Truncation = fyne.TextTruncateEllipsis
 		mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
-		v.detail.Add(container.NewBorder(nil, nil, nil, mhl, line))
+		v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
 	}
 	v.addFailures(h.Failures, "2nd run: ")
 }

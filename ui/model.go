@@ -385,9 +385,10 @@ func (c cardRun) SafeETA(thenDests int) float64 {
 // counters refreshes the byte and file counters (Job.Snapshot), keeping
 // the rates of the last progress event.
 func (r *runState) counters(p offload.CardProgress) {
-	rate, eta := r.Prog.Rate, r.Prog.ETASeconds
+	rate, eta, old := r.Prog.Rate, r.Prog.ETASeconds, r.Prog.Dests
 	r.Prog = p
 	r.Prog.Rate, r.Prog.ETASeconds = rate, eta
+	keepDestRates(&r.Prog, old)
 }
 
 func (r *runState) copyOut() runState {

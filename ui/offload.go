@@ -122,6 +122,7 @@ type offloadView struct {
 	startBtn         *widget.Button
 	thenPar          *widget.Select // second run: cards at once
 	cascadeL         *widget.Label  // what a cascade does, or why it cannot start
+	mounted          *mountedCards  // the camera cards mounted now (mounted.go)
 
 	preset   *plan.Topology
 	planSeq  int
@@ -179,6 +180,7 @@ func newOffloadView(a *App) *offloadView {
 		a.cfg.ChooseFolder("Card folder", v.addCard)
 	})
 	detect := widget.NewButtonWithIcon("Detect cards", theme.SearchIcon(), v.detectCards)
+	v.mounted = newMountedCards(v)
 	v.thenPar = widget.NewSelect(thenParChoices, func(string) { v.replan() })
 	v.thenPar.SetSelected("1")
 	v.cascadeL = widget.NewLabel("")
@@ -201,7 +203,7 @@ func newOffloadView(a *App) *offloadView {
 	})
 
 	left := container.NewVBox(
-		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect),
+		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect), v.mounted.box,
 		widget.NewSeparator(),
 		heading("Destinations"), v.destBox,
 		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.cascadeL,
@@ -488,6 +490,9 @@ func (v *offloadView) isDest(p string) bool {
 }
 
 func (v *offloadView) renderCards() {
+	if v.mounted != nil {
+		v.mounted.render() // a card added or removed: its Add button follows
+	}
 	v.cardBox.RemoveAll()
 	if len(v.cards) == 0 {
 		v.cardBox.Add(widget.NewLabel("No cards yet."))

@@ -376,6 +376,7 @@ type cardPanel struct {
 	clips    *widget.Label // camera, clip count and duration
 	swatch   *canvas.Rectangle
 	details  *fyne.Container // the first run's counters
+	dests    *destRows       // the first run on each destination
 	box      *fyne.Container
 
 	// A cascade.
@@ -404,6 +405,7 @@ type runRow struct {
 	current  *widget.Label
 	failures *widget.Label
 	details  *fyne.Container
+	dests    *destRows
 	box      *fyne.Container
 }
 
@@ -417,13 +419,14 @@ func newRunRow() *runRow {
 		rate:     widget.NewLabel(""),
 		current:  widget.NewLabel(""),
 		failures: widget.NewLabel(""),
+		dests:    newDestRows(),
 	}
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.current.Truncation = fyne.TextTruncateEllipsis
 	r.failures.Wrapping = fyne.TextWrapWord
 	r.failures.Importance = widget.DangerImportance
 	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.failures)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.dests.box, r.failures)
 	return r
 }
 
@@ -443,6 +446,7 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
 		free:     widget.NewLabel(""),
 		second:   newRunRow(),
+		dests:    newDestRows(),
 		onEject:  onEject,
 	}
 	p.title.SizeName = theme.SizeNameSubHeadingText
@@ -476,7 +480,7 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 	p.clips.Truncation = fyne.TextTruncateEllipsis
 	p.clips.Hide()
 	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
-	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -488,7 +492,8 @@ func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
 func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) {
 	pr := r.Prog
 	b := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
-	if pr.VerifyTotal > 0 {
+	if pr.VerifyTotal > 0 && len(pr.Dests) == 0 {
+		// (With the destinations' rows, each says what it read back.)
 		b += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
 	}
 	bytes.SetText(b)
@@ -507,7 +512,13 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) 
 		rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(r.Rate), etaText(r.ETA), phase))
 	}
 	if pr.Current != "" && !r.Done {
-		current.SetText(pr.Current)
+		// While the card verifies, the engine's current file is one
+		// being read back from a destination.
+		if pr.Phase == "verifying" {
+			current.SetText("Reading back " + pr.Current)
+		} else {
+			current.SetText(pr.Current)
+		}
 		current.Show()
 	} else {
 		current.Hide()
@@ -586,6 +597,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 	p.bar.SetValue(c.Fraction())
 	p.tintBar(p.state.Importance, c.HaveSummary)
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
+	p.dests.set(c.Prog.Dests, c.Done)
 	p.setEject(c)
 	if c.Clips != nil {
 		p.clips.SetText(c.Clips.text())
@@ -664,6 +676,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		r.state.Importance = widget.MediumImportance
 		r.bar.SetValue(0)
 		r.details.Hide()
+		r.dests.set(nil, false)
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
@@ -671,6 +684,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
 		setRun(r.bytes, r.files, r.rate, r.current, h, paused)
+		r.dests.set(h.Prog.Dests, h.Done)
 		if h.Done {
 			r.details.Hide()
 		} else {
@@ -833,7 +847,7 @@ func newRunningView(a *App) *runningView {
 	// move): with the auto-offload log and the banner above, the cards
 	// are not squeezed into what the chart leaves.
 	split := container.NewVSplit(v.scroll, chartBox)
-	split.Offset = 0.62
+	split.Offset = 0.7
 	v.body = container.NewBorder(head, nil, nil, nil, split)
 	v.body.Hide()
 	v.content = container.NewPadded(container.NewBorder(a.auto.content, nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))

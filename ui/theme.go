@@ -41,10 +41,14 @@ func (t setTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 	return theme.DefaultTheme().Color(n, v)
 }
 
-// stateColors are the verdict colours (safe, warning, failed) and the
-// hints' grey, per variant, chosen so that text in them reads at 4.5:1 or
-// more on the variant's background (WCAG AA): Fyne's own green is 1.5:1
-// on white, its orange 2.2:1. TestStateColoursContrast measures them.
+// stateColors are the verdict colours (safe, warning, failed), the
+// primary blue ("card free", links, the Start button) and the hints'
+// grey, per variant, chosen so that text in them reads at 4.5:1 or more
+// on the variant's background (WCAG AA): Fyne's own green is 1.5:1 on
+// white, its orange 2.2:1, its blue 4.0:1 on the dark background. The
+// dark theme's blue is light, so a button's text on it is dark.
+// TestStateColoursContrast computes them, TestStateColoursContrastRendered
+// measures them on rendered pixels.
 var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 	theme.VariantLight: {
 		theme.ColorNameSuccess:     color.NRGBA{R: 0x1e, G: 0x7b, B: 0x34, A: 0xff}, // green
@@ -52,6 +56,7 @@ var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 		theme.ColorNameError:       color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff}, // red
 		theme.ColorNamePlaceHolder: color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff}, // hint grey
 		theme.ColorNameDisabled:    color.NRGBA{R: 0x6b, G: 0x6b, B: 0x6b, A: 0xff}, // a low-importance label's grey
+		theme.ColorNamePrimary:     color.NRGBA{R: 0x25, G: 0x63, B: 0xeb, A: 0xff}, // blue; white text on it 5.2:1
 	},
 	theme.VariantDark: {
 		theme.ColorNameSuccess:     color.NRGBA{R: 0x5d, G: 0xd3, B: 0x6f, A: 0xff},
@@ -59,6 +64,9 @@ var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 		theme.ColorNameError:       color.NRGBA{R: 0xff, G: 0x6b, B: 0x6b, A: 0xff},
 		theme.ColorNamePlaceHolder: color.NRGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff},
 		theme.ColorNameDisabled:    color.NRGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
+		theme.ColorNamePrimary:     color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0xff},
+		// Text on the primary blue (a high-importance button's).
+		theme.ColorNameForegroundOnPrimary: color.NRGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xff},
 	},
 }
 

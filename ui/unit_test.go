@@ -186,7 +186,7 @@ func TestStateColoursContrast(t *testing.T) {
 		th := NewTheme(mode)
 		bg := th.Color(theme.ColorNameBackground, theme.VariantLight)
 		for _, n := range []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameWarning, theme.ColorNameError,
-			theme.ColorNamePlaceHolder, theme.ColorNameDisabled, theme.ColorNameForeground} {
+			theme.ColorNamePlaceHolder, theme.ColorNameDisabled, theme.ColorNameForeground, theme.ColorNamePrimary} {
 			c := th.Color(n, theme.VariantLight)
 			require.GreaterOrEqual(t, contrast(c, bg), 4.5, "%s %s on its background: %.2f:1", mode, n, contrast(c, bg))
 		}

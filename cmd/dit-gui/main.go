@@ -54,6 +54,7 @@ func run() error {
 	demoSize := flag.String("demo-size", "800MB", "with --demo: size of each generated card")
 	demoScale := flag.Float64("demo-scale", 0.05, "with --demo: fraction of the field rates the simulated hardware runs at")
 	demoCascade := flag.Bool("demo-cascade", false, "with --demo: a cascade: the shuttle is a second-run destination, filled from the first copy on the array")
+	demoFail := flag.Bool("demo-fail", false, "with --demo: a different file already sits where a clip of the second card is copied on the shuttle: that card fails (a failed job to look at)")
 	theme := flag.String("theme", "", "light, dark or system (default: the last one chosen)")
 	auto := flag.String("auto", "", "turn Auto-offload on at the start with this preset `file` (YAML: destinations, then, hashes, verify, layout, eject)")
 	eject := flag.Bool("eject", false, "with --auto: eject each card when it is free (as eject: true in the preset)")
@@ -92,6 +93,13 @@ func run() error {
 		if *demoCascade {
 			prep.Dests, prep.Then, prep.ThenParallel = d.Dests[:1], d.Dests[1:], 1
 		}
+		if *demoFail {
+			p, err := d.Spoil(prep.Name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "dit-gui: --demo-fail: a different file at %s\n", p)
+		}
 	}
 	if *db == "" {
 		*db = catalog.DefaultPath()
@@ -121,6 +129,7 @@ func run() error {
 	} else {
 		a.SetTheme(fa.Preferences().StringWithFallback("theme", ui.ThemeSystem))
 	}
+	a.LookForCards() // the camera cards mounted now, one click to add
 	if prep != nil {
 		a.Prepare(*prep)
 	} else if rate > 0 {

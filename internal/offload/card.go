@@ -105,6 +105,14 @@ type cardRun struct {
 	activeAt, doneAt atomic.Int64
 	destWritten      []atomic.Int64
 	destVerif        []atomic.Int64
+	// Per destination (DestProgress): the bytes the plan writes there (at
+	// most: a file already there is compared), the bytes to read back, the
+	// files that failed there, the file being read back there (destCur,
+	// "" between files); vcurrent is the file last read back.
+	destNeed, destVerifTotal []int64
+	destFailed               []atomic.Int64
+	destCur                  []atomic.Value // string
+	vcurrent                 atomic.Value   // string
 
 	// history is what an ASC MHL history on the card records (an earlier
 	// hop), by path: every file read is checked against it.
@@ -164,6 +172,13 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	c.destErr = make([]error, nd)
 	c.destWritten = make([]atomic.Int64, nd)
 	c.destVerif = make([]atomic.Int64, nd)
+	c.destNeed, c.destVerifTotal = make([]int64, nd), make([]int64, nd)
+	c.destFailed = make([]atomic.Int64, nd)
+	c.destCur = make([]atomic.Value, nd)
+	for di := range c.destCur {
+		c.destCur[di].Store("")
+	}
+	c.vcurrent.Store("")
 	return c
 }
 
@@ -177,6 +192,7 @@ func (c *cardRun) computeTotals() {
 				readNeeded = true
 				if c.j.opts.Verify != VerifyNone && m != modeSealed {
 					c.verifyTotal += fp.ent.Size
+					c.destVerifTotal[di] += fp.ent.Size
 				}
 			}
 		}
@@ -321,6 +337,7 @@ func (c *cardRun) plan(di int) (int64, error) {
 		}
 		fp.dests[di] = dp
 	}
+	c.destNeed[di] = need
 	return need, nil
 }
 
@@ -1271,12 +1288,19 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			}
 			wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, di, n) }
 		}
+		if v.di >= 0 {
+			c.vcurrent.Store(v.task.rec.Rel)
+			c.destCur[v.di].Store(v.task.rec.Rel)
+		}
 		got, n, err := hashFile(ctx, j.opts.FS, v.path, v.task.size, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))
 			}
 		})
+		if v.di >= 0 {
+			c.destCur[v.di].Store("")
+		}
 		want := v.task.rec.Sums
 		var state, reason string
 		switch {
@@ -1385,6 +1409,11 @@ func (c *cardRun) finalize(t *fileTask) {
 	}
 	if f.State == StateFailed {
 		c.filesFailed.Add(1)
+	}
+	for di, r := range t.results {
+		if r.state == StateFailed || r.state == StateSkipped {
+			c.destFailed[di].Add(1)
+		}
 	}
 	c.filesDone.Add(1)
 	ev := Event{Type: EvFile, Card: c.label(), Path: f.Rel, State: f.State, Message: f.Error}
@@ -1537,6 +1566,7 @@ const ChangedSinceVerified = "the card's file changed since this job verified it
 func (c *cardRun) setDone() {
 	c.doneAt.Store(c.j.opts.Now().UnixNano())
 	c.phase.Store("done")
+	c.vcurrent.Store("")
 }
 
 // fromOf is the offset copy di goes on from (0: the start).

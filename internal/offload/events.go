@@ -92,4 +92,39 @@ type CardProgress struct {
 	// these. The catalog's samples are the raw per-second rates.
 	Rate       float64 `json:"rate_bytes_per_s"`
 	ETASeconds float64 `json:"eta_s"`
+	// Dests: the card's copies, one per destination of this run, in the
+	// order of the job's destinations: a lagging or failing one shows.
+	Dests []DestProgress `json:"dests,omitempty"`
+}
+
+// Destination states in DestProgress.
+const (
+	DestQueued     = "queued"     // the card has not started
+	DestWriting    = "writing"    // the card's files are being written there
+	DestVerifying  = "verifying"  // written; its copies being read back
+	DestSealing    = "sealing"    // every copy read back; the card's hash lists being written
+	DestVerified   = "verified"   // every file of the card read back and matched there
+	DestCopied     = "copied"     // written, not read back (--verify none)
+	DestUnverified = "unverified" // the run ended before every copy there was read back
+	DestFailed     = "failed"     // a file of the card failed there (see the file events)
+)
+
+// DestProgress is one card's copy on one destination, counted where the
+// copies are written and read back.
+type DestProgress struct {
+	Dest  string `json:"dest"` // the destination's root
+	State string `json:"state"`
+	// Bytes: what the plan writes there, at most (a file already there
+	// with the card's bytes is compared, not written; a resumed copy goes
+	// on from its checkpoint); BytesWritten: bytes that reached it.
+	Bytes         int64 `json:"bytes"`
+	BytesWritten  int64 `json:"bytes_written"`
+	VerifyTotal   int64 `json:"verify_total"`   // bytes to read back there
+	BytesVerified int64 `json:"bytes_verified"` // read back so far
+	FilesFailed   int   `json:"files_failed"`
+	// Current: the file being read back there ("" between files).
+	Current string `json:"current,omitempty"`
+	// Rate: bytes written per second while the card is copied, read back
+	// per second after that; smoothed like CardProgress.Rate.
+	Rate float64 `json:"rate_bytes_per_s"`
 }

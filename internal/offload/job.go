@@ -200,8 +200,10 @@ func (j *Job) arrayWarnings() []string {
 type rateState struct {
 	copied, verif int64
 	dw, dv        []int64
-	// The smoothed rates of the progress events (see RateTau).
+	// The smoothed rates of the progress events (see RateTau); dRate: each
+	// destination's (written while copying, read back after).
 	copyRate, verifRate, work smoothRate
+	dRate                     []smoothRate
 }
 
 // sampler records a throughput sample per second per card and destination
@@ -238,7 +240,7 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			l := last[c]
 			first := l == nil
 			if first {
-				l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests))}
+				l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests)), dRate: make([]smoothRate, len(c.dests))}
 				last[c] = l
 			}
 			copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
@@ -271,8 +273,12 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			if verif != l.verif || (phase == "verifying" && !final && !idle) {
 				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
 			}
+			draw := make([]float64, len(c.dests))
 			for di, d := range c.dests {
 				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
+				if draw[di] = float64(v-l.dv[di]) / dt; phase == "copying" {
+					draw[di] = float64(w-l.dw[di]) / dt
+				}
 				if w != l.dw[di] {
 					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
 				}
@@ -285,6 +291,9 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			// Progress shows smoothed rates (one place for every front
 			// end); the samples above stay raw.
 			cp := c.progress()
+			for di := range cp.Dests {
+				cp.Dests[di].Rate = l.dRate[di].add(draw[di], dt)
+			}
 			if phase == "verifying" {
 				cp.Rate = l.verifRate.add(vr, cdt)
 			} else {
@@ -318,9 +327,52 @@ func (j *Job) sampler(stop <-chan struct{}) {
 func (c *cardRun) progress() CardProgress {
 	phase, _ := c.phase.Load().(string)
 	cur, _ := c.current.Load().(string)
-	return CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
+	if phase == "verifying" {
+		// The card is read: its current file is one being read back (the
+		// first destination's that is reading; between files, the last).
+		cur, _ = c.vcurrent.Load().(string)
+		for di := range c.destCur {
+			if f, _ := c.destCur[di].Load().(string); f != "" {
+				cur = f
+				break
+			}
+		}
+	}
+	cp := CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
 		FilesFailed: int(c.filesFailed.Load()), Bytes: c.copyTotal, BytesCopied: c.bytesCopied.Load(),
 		VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load(), Current: cur}
+	for di, d := range c.dests {
+		dp := DestProgress{Dest: d.root, Bytes: c.destNeed[di], BytesWritten: c.destWritten[di].Load(),
+			VerifyTotal: c.destVerifTotal[di], BytesVerified: c.destVerif[di].Load(), FilesFailed: int(c.destFailed[di].Load())}
+		dp.Current, _ = c.destCur[di].Load().(string)
+		dp.State = c.destState(phase, dp)
+		cp.Dests = append(cp.Dests, dp)
+	}
+	return cp
+}
+
+// destState is the state of the card's copy on destination di. A file's
+// failure there counts once the file is final (every copy of it read
+// back): "verified" is said only once the run is done.
+func (c *cardRun) destState(phase string, dp DestProgress) string {
+	verify := c.j.opts.Verify != VerifyNone
+	switch {
+	case dp.FilesFailed > 0:
+		return DestFailed
+	case phase == "pending" || phase == "queued":
+		return DestQueued
+	case phase == "copying" && (dp.BytesWritten < dp.Bytes || !verify):
+		return DestWriting
+	case phase == "copying" || phase == "verifying":
+		return DestVerifying
+	case phase == "sealing":
+		return DestSealing
+	case !verify:
+		return DestCopied
+	case dp.BytesVerified >= dp.VerifyTotal:
+		return DestVerified
+	}
+	return DestUnverified
 }
 
 // Snapshot returns every card's live progress (rates are filled by the

@@ -337,6 +337,8 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 			}
 		}
 		n, err := st.tmp.Write(b)
+		// What reached the destination, also of a write that failed.
+		c.destWritten[di].Add(int64(n))
 		if err == nil && n < len(b) {
 			err = io.ErrShortWrite
 		}
@@ -344,7 +346,6 @@ func (c *cardRun) write(di int, st *wstate, b []byte) {
 			st.err = err
 			return
 		}
-		c.destWritten[di].Add(int64(n))
 	}
 	st.n += int64(len(b))
 }

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// destRows shows one run of a card on each of its destinations, a row
+// each: where, bytes written, bytes read back, rate and state (the
+// engine's offload.DestProgress), so that a destination that lags or
+// fails shows next to the others.
+type destRows struct {
+	box  *fyne.Container
+	rows []*destRow
+}
+
+// destRow is one destination's row.
+type destRow struct {
+	name, written, verified, rate, state *widget.Label
+	row                                  *fyne.Container
+}
+
+func newDestRows() *destRows {
+	return &destRows{box: container.NewVBox()}
+}
+
+func newDestRow() *destRow {
+	r := &destRow{
+		name:     widget.NewLabel(""),
+		written:  widget.NewLabel(""),
+		verified: widget.NewLabel(""),
+		rate:     widget.NewLabel(""),
+		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+	}
+	r.name.Truncation = fyne.TextTruncateEllipsis
+	r.row = container.NewGridWithColumns(5, r.name, r.written, r.verified, r.rate, r.state)
+	return r
+}
+
+// set shows ds (one per destination of the run); ended: the run is over
+// (no rate is shown).
+func (d *destRows) set(ds []offload.DestProgress, ended bool) {
+	for len(d.rows) < len(ds) {
+		r := newDestRow()
+		d.rows = append(d.rows, r)
+		d.box.Add(r.row)
+	}
+	for i, r := range d.rows {
+		if i >= len(ds) {
+			r.row.Hide()
+			continue
+		}
+		r.set(ds[i], ended)
+		r.row.Show()
+	}
+	if len(ds) == 0 {
+		d.box.Hide()
+	} else {
+		d.box.Show()
+	}
+}
+
+func (r *destRow) set(p offload.DestProgress, ended bool) {
+	r.name.SetText(shortDest(p.Dest))
+	r.written.SetText(destBytesText("Written", p.BytesWritten, p.Bytes))
+	if p.VerifyTotal > 0 || p.BytesVerified > 0 {
+		r.verified.SetText(destBytesText("Read back", p.BytesVerified, p.VerifyTotal))
+	} else {
+		r.verified.SetText("Not read back")
+	}
+	if ended || p.State == offload.DestQueued {
+		r.rate.SetText("")
+	} else {
+		r.rate.SetText(rateText(p.Rate))
+	}
+	text, imp := destStateText(p)
+	r.state.SetText(text)
+	r.state.Importance = imp
+	r.state.Refresh()
+}
+
+// destBytesText: "Written 1.20 GB of 2.00 GB"; of an unknown total, the
+// bytes alone.
+func destBytesText(what string, n, total int64) string {
+	if total <= 0 {
+		return what + " " + units.FormatBytes(n)
+	}
+	return fmt.Sprintf("%s %s of %s", what, units.FormatBytes(n), units.FormatBytes(total))
+}
+
+// destStateText is a destination's state in words and its colour. Only
+// "verified" is green: every file of the card read back and matched
+// there (the card itself is safe to format only with every destination
+// and its hash lists, which its own state says).
+func destStateText(p offload.DestProgress) (string, widget.Importance) {
+	switch p.State {
+	case offload.DestFailed:
+		return fmt.Sprintf("FAILED (%s)", plural(p.FilesFailed, "file")), widget.DangerImportance
+	case offload.DestVerified:
+		return "Verified", widget.SuccessImportance
+	case offload.DestWriting:
+		return "Writing", widget.MediumImportance
+	case offload.DestVerifying:
+		return "Reading back", widget.MediumImportance
+	case offload.DestSealing:
+		return "Writing hash lists", widget.MediumImportance
+	case offload.DestCopied:
+		return "Copied (not read back)", widget.WarningImportance
+	case offload.DestUnverified:
+		return "Not verified", widget.DangerImportance
+	case offload.DestQueued:
+		return "Queued", widget.MediumImportance
+	}
+	return p.State, widget.MediumImportance
+}
+
+// shortDest names a destination in a row: its path, or its last two
+// folders when it is long (the end tells two destinations apart).
+func shortDest(p string) string {
+	if len([]rune(p)) <= 32 {
+		return p
+	}
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	if len(parts) <= 2 {
+		return p
+	}
+	return "..." + "/" + strings.Join(parts[len(parts)-2:], "/")
+}
+
+// keepDestRates gives p's destinations the rates of the same
+// destinations in old (the last progress event's: Job.Snapshot has none).
+func keepDestRates(p *offload.CardProgress, old []offload.DestProgress) {
+	for i := range p.Dests {
+		for _, o := range old {
+			if o.Dest == p.Dests[i].Dest {
+				p.Dests[i].Rate = o.Rate
+				break
+			}
+		}
+	}
+}
