@@ -337,12 +337,3 @@ func TestStateColoursContrastRendered(t *testing.T) {
 	}
 }
 
-// findText is the canvas.Text inside o that reads s.
-func findText(o fyne.CanvasObject, s string) *canvas.Text {
-	for _, x := range test.LaidOutObjects(o) {
-		if t, ok := x.(*canvas.Text); ok && t.Text == s {
-			return t
-		}
-	}
-	return nil
-}
