@@ -9,6 +9,8 @@
 //	cmd/dit              the CLI (cobra; builds with CGO_ENABLED=0): one file per command
 //	cmd/ditbench         the whole-process benchmark behind `make bench`
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
+//	cmd/ditcatbench      the catalog at scale behind `make bench`: a generated
+//	                     catalog of a million files, dit's commands timed on it
 //	cmd/dit-gui          the desktop app (Fyne, cgo; a stub without cgo)
 //	internal/offload     the engine: jobs, the per-card pipeline (one read,
 //	                     N destination writers, inline hashes), read-back
