@@ -180,6 +180,29 @@
 //	    clips; [Catalog.ClipsNamed] finds clips by name or pattern in
 //	    every job, with their copies (what dit find asks).
 //
+// # Schema version 12 (sql/0012_totals.sqlite.sql, .postgres.sql): totals
+//
+//	card_totals(card_id, dest_id, state, n, bytes, mtime_s)
+//	    each card's rows counted by state, so job-level answers (dit
+//	    jobs, dit day, dit serve, the History, offload.LoadSummary) read
+//	    a few rows a card instead of every file. dest_id 0: the card's
+//	    files in state (n of them, bytes their sizes summed, mtime_s
+//	    their mtime_ns / 10^9 summed: with n and bytes, the fingerprint
+//	    by which dit day knows one card's footage in two jobs); dest_id
+//	    D: the card's copies rows on destination D in state (bytes and
+//	    mtime_s 0). Kept by AFTER INSERT, UPDATE and DELETE triggers on
+//	    files and copies (PL/pgSQL functions dit_files_totals and
+//	    dit_copies_totals on PostgreSQL), in the transaction that writes
+//	    the row: every writer (the engine's batches, dit verify, a push,
+//	    a deletion) keeps them without knowing. A count that fell to 0
+//	    stays as a row with n 0 ([Catalog.DeleteJob] removes a job's).
+//	    The migration fills it from the rows already there.
+//	    [Catalog.JobTotals] reads a job's, [Catalog.FailedFileList] a
+//	    card's failed files.
+//	A migration named NNNN_name.sqlite.sql or NNNN_name.postgres.sql is
+//	one backend's, applied as written (triggers cannot be said once for
+//	both); the other backend's file of the same number is its twin.
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit
