@@ -203,6 +203,22 @@
 //	one backend's, applied as written (triggers cannot be said once for
 //	both); the other backend's file of the same number is its twin.
 //
+// # Schema version 13 (sql/0013_names.sqlite.sql, .postgres.sql): names index
+//
+//	file_names(rel_path, card_id) on SQLite: an FTS5 table with the
+//	    trigram tokenizer, one row per files row (kept by triggers on
+//	    files, filled by the migration), so [Catalog.Find] looks a
+//	    substring of three characters or more of a card-relative path up
+//	    in an index (its LIKE, case-insensitive, without ESCAPE: Find
+//	    checks each name it gives). On PostgreSQL the index
+//	    files_rel_trgm, GIN on lower(rel_path) with pg_trgm's
+//	    gin_trgm_ops, when the extension can be created; else
+//	    files_rel_lower, a btree on lower(rel_path) (prefixes only).
+//	    Find reads every copy instead when q may match more than file
+//	    names: it has a "/" or is part of a card's path or label, a job's
+//	    name or layout, a destination's path, the folder of a card's
+//	    copies, or a renamed copy's path (--on-conflict rename).
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit
