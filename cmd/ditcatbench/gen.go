@@ -93,7 +93,7 @@ func Generate(cat *catalog.Catalog, s Spec, progress func(files int)) (*Generate
 			files: s.BigFiles / 2, failAt: -1, stopAt: -1, started: start})
 		if c == 0 {
 			g.OneName = frameName(cards[0], 1, 500)
-			g.Prefix = fmt.Sprintf("%c%03dC%03d_F000", cards[0].cam, reel%1000, 1)
+			g.Prefix = fmt.Sprintf("%c%03dC%03d_F0000", cards[0].cam, reel%1000, 1) // frames 0 to 999
 		}
 		reel++
 	}

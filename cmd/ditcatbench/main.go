@@ -168,6 +168,7 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 		{"dit day", []string{"day", g.Today.Format("2006-01-02")}},
 		{"dit find NAME (1 hit)", []string{"find", g.OneName}},
 		{"dit find PREFIX (1,000 hits)", []string{"find", g.Prefix}},
+		{"dit find PREFIX --limit 2000 (all)", []string{"find", g.Prefix, "--limit", "2000"}},
 		{"dit job show (100k files)", []string{"job", "show", big}},
 		{"dit report --format csv (100k)", []string{"report", big, "--format", "csv"}},
 		{"dit report --format pdf (100k)", []string{"report", big, "--format", "pdf"}},

@@ -116,8 +116,9 @@ func (c *Catalog) findNeedsScan(ql string) (bool, error) {
 	if err := rows.Err(); err != nil {
 		return false, c.wrap(err)
 	}
-	err = c.db.QueryRow(`SELECT count(*) FROM copies cp JOIN cards k ON k.id=cp.card_id JOIN jobs j ON j.id=k.job_id
-		WHERE j.on_conflict='rename' AND lower(cp.path) LIKE ? ESCAPE '\' AND lower(cp.rel_path) NOT LIKE ? ESCAPE '\'`, esc, esc).Scan(&n)
+	// Only the copies of jobs that rename (by card: the copies' key).
+	err = c.db.QueryRow(`SELECT count(*) FROM copies cp WHERE cp.card_id IN (SELECT k.id FROM cards k JOIN jobs j ON j.id=k.job_id WHERE j.on_conflict='rename')
+		AND lower(cp.path) LIKE ? ESCAPE '\' AND lower(cp.rel_path) NOT LIKE ? ESCAPE '\'`, esc, esc).Scan(&n)
 	return n > 0, c.wrap(err)
 }
 
