@@ -29,17 +29,18 @@ type Spec struct {
 
 // Files is the number of file rows the spec writes.
 func (s Spec) Files() int {
-	return s.Days*s.JobsPerDay*s.CardsPerJob*s.FilesPerCard + s.BigFiles
+	return s.Days*s.JobsPerDay*s.CardsPerJob*s.FilesPerCard + s.BigFiles + 10000
 }
 
 // Generated says what was written: the big job's id and a name that
 // exists once.
 type Generated struct {
-	BigJob  int64
-	OneName string // a file name with exactly one file row
-	Prefix  string // a name prefix of exactly 1,000 files
-	Rows    int    // file rows written
-	Today   time.Time
+	BigJob   int64
+	SmallJob int64  // a job of 10,000 files
+	OneName  string // a file name with exactly one file row
+	Prefix   string // a name prefix of exactly 1,000 files
+	Rows     int    // file rows written
+	Today    time.Time
 }
 
 // genCard is one card of a generated job.
@@ -85,8 +86,21 @@ func Generate(cat *catalog.Catalog, s Spec, progress func(files int)) (*Generate
 			}
 		}
 	}
-	// The big job, today after the others: two cards.
+	// A 10,000-file job and the big job, today after the others: two
+	// cards each.
 	start := day0.Add(time.Duration(s.JobsPerDay) * 3 * time.Hour)
+	var small []genCard
+	for c := 0; c < 2; c++ {
+		small = append(small, genCard{label: fmt.Sprintf("%c%03d", 'C'+byte(c), reel), cam: 'C' + byte(c), reel: reel,
+			files: 5000, failAt: -1, stopAt: -1, started: start})
+		reel++
+	}
+	sid, err := genJob(cat, s, "Small10k", start, small, func(n int) { written += n; progress(written) })
+	if err != nil {
+		return nil, err
+	}
+	g.SmallJob = sid
+	start = start.Add(time.Hour)
 	var cards []genCard
 	for c := 0; c < 2; c++ {
 		cards = append(cards, genCard{label: fmt.Sprintf("%c%03d", 'A'+byte(c), reel), cam: 'A' + byte(c), reel: reel,

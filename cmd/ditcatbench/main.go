@@ -82,7 +82,7 @@ func build(db string, spec Spec) (*Generated, error) {
 		if b, err := os.ReadFile(facts); err == nil {
 			var g Generated
 			var today string
-			if _, err := fmt.Sscanf(string(b), "%d %s %s %d %s", &g.BigJob, &g.OneName, &g.Prefix, &g.Rows, &today); err == nil {
+			if _, err := fmt.Sscanf(string(b), "%d %d %s %s %d %s", &g.BigJob, &g.SmallJob, &g.OneName, &g.Prefix, &g.Rows, &today); err == nil {
 				g.Today, _ = time.ParseInLocation("2006-01-02", today, time.Local)
 				if g.Today.Format("2006-01-02") == spec.Now.Format("2006-01-02") {
 					fmt.Printf("catalog %s: reused (%d file rows)\n", db, g.Rows)
@@ -119,7 +119,7 @@ func build(db string, spec Spec) (*Generated, error) {
 		if fi, err := os.Stat(db); err == nil {
 			fmt.Printf("catalog file: %.0f MB\n", float64(fi.Size())/1e6)
 		}
-		os.WriteFile(facts, []byte(fmt.Sprintf("%d %s %s %d %s\n", g.BigJob, g.OneName, g.Prefix, g.Rows, g.Today.Format("2006-01-02"))), 0o644)
+		os.WriteFile(facts, []byte(fmt.Sprintf("%d %d %s %s %d %s\n", g.BigJob, g.SmallJob, g.OneName, g.Prefix, g.Rows, g.Today.Format("2006-01-02"))), 0o644)
 	}
 	return g, nil
 }
@@ -159,7 +159,7 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 	if err != nil {
 		return err
 	}
-	big := fmt.Sprint(g.BigJob)
+	big, small := fmt.Sprint(g.BigJob), fmt.Sprint(g.SmallJob)
 	cmds := []struct {
 		name string
 		args []string
@@ -172,8 +172,14 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 		{"dit job show (100k files)", []string{"job", "show", big}},
 		{"dit report --format csv (100k)", []string{"report", big, "--format", "csv"}},
 		{"dit report --format pdf (100k)", []string{"report", big, "--format", "pdf"}},
+		{"dit job show (10k files)", []string{"job", "show", small}},
+		{"dit job show --json (10k files)", []string{"job", "show", small, "--json"}},
+		{"dit job show --json (100k files)", []string{"job", "show", big, "--json"}},
+		{"dit report --format csv (10k)", []string{"report", small, "--format", "csv"}},
+		{"dit report --format pdf (10k)", []string{"report", small, "--format", "pdf"}},
 	}
-	fmt.Printf("%-32s %10s %10s %10s %12s\n", "command", "median", "min", "max", "peak RSS")
+	fmt.Printf("%-36s %10s %10s %10s %12s\n", "command", "median", "min", "max", "peak RSS")
+	rss := map[string]int64{}
 	for _, c := range cmds {
 		if only != "" && !strings.Contains(c.name, only) {
 			continue
@@ -188,7 +194,17 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 				ms = append(ms, m)
 			}
 		}
-		report(c.name, ms)
+		rss[c.name] = report(c.name, ms)
+	}
+	// Memory flat in the files: a job of 100,000 files against one of
+	// 10,000, in the same run.
+	for _, p := range [][2]string{{"dit job show (100k files)", "dit job show (10k files)"},
+		{"dit job show --json (100k files)", "dit job show --json (10k files)"},
+		{"dit report --format csv (100k)", "dit report --format csv (10k)"},
+		{"dit report --format pdf (100k)", "dit report --format pdf (10k)"}} {
+		if rss[p[0]] > 0 && rss[p[1]] > 0 {
+			fmt.Printf("peak RSS %s / %s: %.2f\n", p[0], p[1], float64(rss[p[0]])/float64(rss[p[1]]))
+		}
 	}
 	if only == "" || strings.Contains("/api/status", only) {
 		ms, err := serveStatus(dit, db, runs)
@@ -201,16 +217,17 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 }
 
 // report prints the median, min and max wall time and the largest peak
-// RSS of ms.
-func report(name string, ms []measure) {
+// RSS of ms, and returns that RSS (KiB).
+func report(name string, ms []measure) int64 {
 	sort.Slice(ms, func(a, b int) bool { return ms[a].wall < ms[b].wall })
 	var rss int64
 	for _, m := range ms {
 		rss = max(rss, m.rssKB)
 	}
 	med := ms[len(ms)/2].wall
-	fmt.Printf("%-32s %9.3fs %9.3fs %9.3fs %9.1f MiB  (%d bytes out)\n", name, med.Seconds(), ms[0].wall.Seconds(),
+	fmt.Printf("%-36s %9.3fs %9.3fs %9.3fs %9.1f MiB  (%d bytes out)\n", name, med.Seconds(), ms[0].wall.Seconds(),
 		ms[len(ms)-1].wall.Seconds(), float64(rss)/1024, ms[0].out)
+	return rss
 }
 
 // serveStatus starts dit serve on db, GETs /api/status runs+1 times (the
