@@ -2,9 +2,10 @@
 -- files' card-relative paths by trigrams, so dit find does not read every
 -- file. file_names is an FTS5 table (tokenizer trigram: any substring of
 -- three characters or more, case-insensitive, is looked up in the index
--- by LIKE), one row per files row, kept by triggers; filled from the
+-- by LIKE; detail=none: no positions kept, a third cheaper to write),
+-- one row per files row, kept by triggers; filled from the
 -- rows there.
-CREATE VIRTUAL TABLE file_names USING fts5(rel_path, card_id UNINDEXED, tokenize = 'trigram');
+CREATE VIRTUAL TABLE file_names USING fts5(rel_path, card_id UNINDEXED, tokenize = 'trigram', detail = none);
 
 INSERT INTO file_names (rel_path, card_id) SELECT rel_path, card_id FROM files;
 
