@@ -41,12 +41,16 @@ func main() {
 	days := flag.Int("days", 10, "shooting days")
 	pg := flag.Bool("pg", true, "also on PostgreSQL when its server can be started here")
 	pgFiles := flag.Int("pg-files-per-card", 0, "files per card on PostgreSQL (0: as -files-per-card)")
+	pgDays := flag.Int("pg-days", 0, "shooting days on PostgreSQL (0: as -days)")
+	pgOnly := flag.Bool("pg-only", false, "measure PostgreSQL only")
 	only := flag.String("only", "", "measure only the commands whose name contains this")
 	bigFiles := flag.Int("big-files", 100000, "files of the big job (job show, report)")
 	flag.Parse()
 	spec := Spec{Days: *days, JobsPerDay: 2, CardsPerJob: 2, FilesPerCard: *files, BigFiles: *bigFiles, Now: time.Now(),
 		Dests: [2]string{"/Volumes/RAID", "/Volumes/SHUTTLE"}}
-	if err := bench("SQLite", *dit, *db, spec, *runs, *only); err != nil {
+	if *pgOnly {
+		// SQLite left out.
+	} else if err := bench("SQLite", *dit, *db, spec, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "ditcatbench:", err)
 		os.Exit(1)
 	}
@@ -66,6 +70,9 @@ func main() {
 	}
 	if *pgFiles > 0 {
 		spec.FilesPerCard = *pgFiles
+	}
+	if *pgDays > 0 {
+		spec.Days = *pgDays
 	}
 	if err := bench("PostgreSQL", *dit, url, spec, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "ditcatbench:", err)
