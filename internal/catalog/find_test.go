@@ -53,6 +53,12 @@ func TestFindIndexedIsTheScan(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		c := open(t, b.loc(t))
 		findFixture(t, c)
+		if c.Postgres() {
+			// pg_trgm is in the Debian package: its index is there.
+			var n int
+			require.NoError(t, c.db.QueryRow(`SELECT count(*) FROM pg_indexes WHERE indexname='files_rel_trgm'`).Scan(&n))
+			require.Equal(t, 1, n, "the trigram index on files")
+		}
 		for _, tc := range []struct {
 			q       string
 			indexed bool
