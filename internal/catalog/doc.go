@@ -198,7 +198,8 @@
 //	    stays as a row with n 0 ([Catalog.DeleteJob] removes a job's).
 //	    The migration fills it from the rows already there.
 //	    [Catalog.JobTotals] reads a job's, [Catalog.FailedFileList] a
-//	    card's failed files.
+//	    card's failed files (by files_failed, a partial index on
+//	    files(card_id, rel_path) of the rows in state failed).
 //	A migration named NNNN_name.sqlite.sql or NNNN_name.postgres.sql is
 //	one backend's, applied as written (triggers cannot be said once for
 //	both); the other backend's file of the same number is its twin.

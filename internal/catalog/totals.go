@@ -74,7 +74,9 @@ func (c *Catalog) JobTotals(jobID int64) (map[int64]*CardTotals, error) {
 // FailedFileList lists a card's failed files (path and error), sorted by
 // path.
 func (c *Catalog) FailedFileList(cardID int64) ([]File, error) {
-	rows, err := c.Query(`SELECT rel_path, error FROM files WHERE card_id=? AND state='failed' ORDER BY rel_path`, cardID)
+	// +card_id: SQLite would read the card's every file by the primary
+	// key; the partial index files_failed holds only failed files.
+	rows, err := c.Query(`SELECT rel_path, error FROM files WHERE state='failed' AND +card_id=? ORDER BY rel_path`, cardID)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,10 @@ CREATE TABLE card_totals (
     PRIMARY KEY (card_id, dest_id, state)
 ) WITHOUT ROWID;
 
+-- A card's failed files (listed with its verdict) without reading its
+-- other files: a partial index, only failed rows in it.
+CREATE INDEX files_failed ON files (card_id, rel_path) WHERE state = 'failed';
+
 INSERT INTO card_totals (card_id, dest_id, state, n, bytes, mtime_s)
     SELECT card_id, 0, state, count(*), COALESCE(SUM(size), 0), COALESCE(SUM(mtime_ns / 1000000000), 0) FROM files GROUP BY card_id, state;
 INSERT INTO card_totals (card_id, dest_id, state, n, bytes)
