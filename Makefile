@@ -183,7 +183,10 @@ demo: build
 	echo "PDF report:  $$d/report.pdf"; echo "HTML report: $$d/report.html"; exit $$rc
 
 # Whole-process benchmark against the naive way and ocopy (installed into a
-# venv from PyPI), plus the Go micro-benchmarks.
+# venv from PyPI), plus the Go micro-benchmarks, and the catalog at scale
+# (ditcatbench: a catalog of 1.08 million file rows, built once into
+# .cache/catbench and reused the same day; ~600 MB; PostgreSQL too when
+# its Debian package is installed).
 BENCH_VENV := .cache/bench-venv
 bench: build
 	@if [ ! -x $(BENCH_VENV)/bin/ocopy ]; then \
@@ -195,6 +198,7 @@ bench: build
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
+	$(GO) run ./cmd/ditcatbench -dit $(BIN)/dit -db .cache/catbench/catalog.db
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
 # part of `make test`, which needs none of it (the UI tests use Fyne's test

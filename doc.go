@@ -104,6 +104,8 @@
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/testcount        go test with a count of tests run, passed, failed, skipped
 //	cmd/ditspeedbench    dit speedtest against fio, behind `make bench`
+//	cmd/ditcatbench      the catalog at scale behind `make bench`: a generated
+//	                     catalog of a million files, dit's commands timed on it
 //	cmd/dit/e2e/...      the end-to-end tests of the real binary, one package per
 //	                     group (array, cascade, cli, crash/seal, crash/report,
 //	                     faults, frontends, mhl, plan, reports); cmd/dit/internal/e2e

@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -107,6 +106,10 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 		if err != nil {
 			return nil, err
 		}
+		tots, err := cat.JobTotals(j.ID)
+		if err != nil {
+			return nil, err
+		}
 		st := by[j.Station]
 		if st == nil {
 			st = &dayStation{Station: j.Station}
@@ -115,10 +118,7 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 		}
 		st.Jobs++
 		for _, k := range s.Cards {
-			key, err := cardKey(cat, recs, k)
-			if err != nil {
-				return nil, err
-			}
+			key := cardKey(recs, tots, k)
 			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, Path: k.Path, Files: k.Files, Bytes: k.Bytes, State: string(k.Status)}
 			if !stationHas[j.Station][key] {
 				stationHas[j.Station][key] = true
@@ -170,26 +170,25 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 }
 
 // cardKey identifies a card's footage across jobs: its label and its
-// files (path, size and time each), as an offload knows a card it
-// offloaded before.
-func cardKey(cat *catalog.Catalog, recs []*catalog.Card, k offload.CardSummary) (string, error) {
+// files: how many, their bytes and the sum of their modification times
+// (the catalog's per-card totals; no file is read), as an offload knows
+// a card it offloaded before.
+func cardKey(recs []*catalog.Card, tots map[int64]*catalog.CardTotals, k offload.CardSummary) string {
 	for _, rec := range recs {
 		if rec.Hop > 1 || rec.Label != k.Label {
 			continue
 		}
-		files, err := cat.Files(rec.ID)
-		if err != nil {
-			return "", err
+		var n int
+		var bytes, mtime int64
+		if t := tots[rec.ID]; t != nil {
+			n, mtime = t.NFiles(), t.MtimeS
+			for _, b := range t.Bytes {
+				bytes += b
+			}
 		}
-		sort.Slice(files, func(a, b int) bool { return files[a].Rel < files[b].Rel })
-		h := xxhash.New()
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", k.Label, k.Files, k.Bytes)
-		for _, f := range files {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f.Rel, f.Size, f.Mtime.UnixNano())
-		}
-		return fmt.Sprintf("%s:%016x", k.Label, h.Sum64()), nil
+		return fmt.Sprintf("%s:%d:%d:%d:%d:%d", k.Label, k.Files, k.Bytes, n, bytes, mtime)
 	}
-	return fmt.Sprintf("%s:%d:%d:%s", k.Label, k.Files, k.Bytes, k.Path), nil
+	return fmt.Sprintf("%s:%d:%d:%s", k.Label, k.Files, k.Bytes, k.Path)
 }
 
 func newDayCommand(g *GlobalOptions) *cobra.Command {

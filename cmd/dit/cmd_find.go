@@ -8,11 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
 func newFindCommand(g *GlobalOptions) *cobra.Command {
 	var jsonOut bool
+	var limit, offset int
 	cmd := &cobra.Command{
 		Use:   "find CLIP-OR-PATH",
 		Short: "Every copy of a clip or file, on every station: job, destination, verified when",
@@ -21,7 +23,9 @@ CLIP-OR-PATH (case-insensitive): a clip name (A023C004), a file name, a path
 on a card or on a destination. On a shared catalog (--db postgres://...) that
 is every copy made by every station: for each, the station, the job, the
 card, the copy's full path and when it was read back and verified (empty:
-not verified).`,
+not verified). It lists the first --limit copies (default 100), oldest job
+first, and says when more exist: --offset N skips the first N (the next
+page).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := g.openCatalogExisting()
@@ -29,7 +33,10 @@ not verified).`,
 				return err
 			}
 			defer cat.Close()
-			found, more, err := cat.Find(args[0])
+			if limit < 1 || offset < 0 {
+				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--limit must be at least 1 and --offset not negative")}
+			}
+			found, more, err := cat.Find(args[0], offset, limit)
 			if err != nil {
 				return err
 			}
@@ -40,6 +47,9 @@ not verified).`,
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(found)
+			}
+			if len(found) == 0 && offset > 0 {
+				return fmt.Errorf("no copy of %q after the first %d in %s", args[0], offset, cat.Path())
 			}
 			if len(found) == 0 {
 				return fmt.Errorf("no copy of %q in %s: check the spelling (any part of a clip name or path matches), or --db", args[0], cat.Path())
@@ -57,11 +67,14 @@ not verified).`,
 				return err
 			}
 			if more {
-				fmt.Fprintf(g.stdout, "(the first %d copies only: narrow CLIP-OR-PATH)\n", catalog.FindLimit)
+				fmt.Fprintf(g.stdout, "(copies %d to %d; more exist: dit find %q --offset %d, or narrow CLIP-OR-PATH)\n",
+					offset+1, offset+len(found), args[0], offset+len(found))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON array of copies")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON array of copies (with --limit and --offset: that page)")
+	cmd.Flags().IntVar(&limit, "limit", catalog.FindLimit, "list at most `N` copies")
+	cmd.Flags().IntVar(&offset, "offset", 0, "skip the first `N` copies (the next page: the offset printed)")
 	return cmd
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -63,12 +66,6 @@ type showFile struct {
 	Copies []showCopy        `json:"copies"`
 }
 
-type showCard struct {
-	offload.CardSummary
-	FileList []showFile     `json:"file_list"`
-	SkipList []catalog.Skip `json:"skipped_entries"`
-}
-
 func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	cat, err := g.openCatalogExisting()
 	if err != nil {
@@ -95,27 +92,21 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	for _, d := range dests {
 		destPath[d.ID] = d.Path
 	}
-	var out []showCard
-	first := map[int64]int{} // hop-1 card id -> index in out
-	var later []*catalog.Card
-	i := -1
+	// A cascade's second run: its copies go with the card's files.
+	second := map[int64][]int64{}
+	var first []*catalog.Card
 	for _, k := range cards {
 		if k.Hop == 2 {
-			later = append(later, k)
-			continue
+			second[k.FromCard] = append(second[k.FromCard], k.ID)
+		} else {
+			first = append(first, k)
 		}
-		i++
-		first[k.ID] = i
-		files, err := cat.Files(k.ID)
-		if err != nil {
-			return err
-		}
-		skips, err := cat.Skipped(k.ID)
-		if err != nil {
-			return err
-		}
-		sc := showCard{CardSummary: s.Cards[i], SkipList: skips}
-		for _, f := range files {
+	}
+	// Each card's files are written as they are read: memory stays flat
+	// however many files a job has.
+	each := func(i int, fn func(showFile) error) error {
+		k := first[i]
+		return cat.EachFile(k.ID, second[k.ID], func(f *catalog.File) error {
 			sf := showFile{Path: f.Rel, Size: f.Size, Mtime: catalog.Time(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
 			for _, a := range f.Sums.Algos() {
 				sf.Hashes[a.String()] = f.Sums.Get(a)
@@ -124,70 +115,131 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 				sf.Copies = append(sf.Copies, showCopy{Dest: destPath[cp.DestID], Path: offload.DisplayPath(destPath[cp.DestID], cp.Path),
 					State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
 			}
-			sc.FileList = append(sc.FileList, sf)
-		}
-		out = append(out, sc)
+			return fn(sf)
+		})
 	}
-	// A cascade's second run: its copies go with the card's files.
-	for _, h := range later {
-		i, ok := first[h.FromCard]
-		if !ok {
-			continue
-		}
-		files, err := cat.Files(h.ID)
+	w := bufio.NewWriterSize(g.stdout, 64<<10)
+	if o.JSON {
+		err = writeJobShowJSON(w, cat, s, jobMHL(rec), first, each)
+	} else {
+		err = writeJobShowText(w, cat, s, jobMHL(rec), first, each, g)
+	}
+	if err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// writeJobShowText writes the job's summary, then each card's files
+// with their hashes and copies, and its skipped entries.
+func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
+	each func(int, func(showFile) error) error, g *GlobalOptions) error {
+	writeSummary(w, s, cat.Path(), mhl, g)
+	for i, k := range first {
+		c := s.Cards[i]
+		fmt.Fprintf(w, "\n%s (%s)\n", c.Label, c.Path)
+		err := each(i, func(f showFile) error {
+			fmt.Fprintf(w, "  %s  %s  %s\n", f.Path, units.FormatBytes(f.Size), f.State)
+			for _, a := range hashing.All {
+				if v, ok := f.Hashes[a.String()]; ok {
+					fmt.Fprintf(w, "      %-6s %s\n", a, v)
+				}
+			}
+			for _, cp := range f.Copies {
+				fmt.Fprintf(w, "      -> %s  %s", cp.Path, cp.State)
+				if cp.Error != "" {
+					fmt.Fprintf(w, "  (%s)", cp.Error)
+				}
+				fmt.Fprintln(w)
+			}
+			if f.Error != "" {
+				fmt.Fprintf(w, "      error: %s\n", f.Error)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		at := map[string]int{}
-		for n, f := range out[i].FileList {
-			at[f.Path] = n
+		skips, err := cat.Skipped(k.ID)
+		if err != nil {
+			return err
 		}
-		for _, f := range files {
-			n, ok := at[f.Rel]
-			if !ok {
-				continue // the first run's hash lists, copied along
-			}
-			for _, cp := range f.Copies {
-				out[i].FileList[n].Copies = append(out[i].FileList[n].Copies, showCopy{Dest: destPath[cp.DestID],
-					Path: offload.DisplayPath(destPath[cp.DestID], cp.Path), State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
-			}
-		}
-	}
-	if o.JSON {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			*offload.Summary
-			MHL   string     `json:"mhl"` // hash lists: asc, v1, both or none
-			Cards []showCard `json:"cards"`
-		}{s, jobMHL(rec), out})
-	}
-	writeSummary(g.stdout, s, cat.Path(), jobMHL(rec), g)
-	for _, c := range out {
-		fmt.Fprintf(g.stdout, "\n%s (%s)\n", c.Label, c.Path)
-		for _, f := range c.FileList {
-			fmt.Fprintf(g.stdout, "  %s  %s  %s\n", f.Path, units.FormatBytes(f.Size), f.State)
-			for _, a := range hashing.All {
-				if v, ok := f.Hashes[a.String()]; ok {
-					fmt.Fprintf(g.stdout, "      %-6s %s\n", a, v)
-				}
-			}
-			for _, cp := range f.Copies {
-				fmt.Fprintf(g.stdout, "      -> %s  %s", cp.Path, cp.State)
-				if cp.Error != "" {
-					fmt.Fprintf(g.stdout, "  (%s)", cp.Error)
-				}
-				fmt.Fprintln(g.stdout)
-			}
-			if f.Error != "" {
-				fmt.Fprintf(g.stdout, "      error: %s\n", f.Error)
-			}
-		}
-		for _, sk := range c.SkipList {
-			fmt.Fprintf(g.stdout, "  skipped %s: %s (%s)\n", sk.Rel, sk.Reason, sk.Kind)
+		for _, sk := range skips {
+			fmt.Fprintf(w, "  skipped %s: %s (%s)\n", sk.Rel, sk.Reason, sk.Kind)
 		}
 	}
 	return nil
+}
+
+// filesMark stands for a card's file list in its JSON until the files
+// are written in its place.
+const filesMark = `"\u0000files"`
+
+// writeJobShowJSON writes what json.Encoder with a two-space indent
+// writes of the summary with each card's file_list and skipped_entries,
+// the files written one by one as they are read.
+func writeJobShowJSON(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
+	each func(int, func(showFile) error) error) error {
+	head, err := json.MarshalIndent(struct {
+		*offload.Summary
+		MHL   string            `json:"mhl"` // hash lists: asc, v1, both or none
+		Cards []json.RawMessage `json:"cards"`
+	}{s, mhl, []json.RawMessage{}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	head = bytes.TrimSuffix(head, []byte("[]\n}"))
+	if len(first) == 0 {
+		_, err := fmt.Fprintf(w, "%snull\n}\n", head) // no card: as the encoder writes a nil list
+		return err
+	}
+	w.Write(head)
+	io.WriteString(w, "[\n    ")
+	for i, k := range first {
+		if i > 0 {
+			io.WriteString(w, ",\n    ")
+		}
+		skips, err := cat.Skipped(k.ID)
+		if err != nil {
+			return err
+		}
+		card, err := json.MarshalIndent(struct {
+			offload.CardSummary
+			FileList json.RawMessage `json:"file_list"`
+			SkipList []catalog.Skip  `json:"skipped_entries"`
+		}{s.Cards[i], json.RawMessage(filesMark), skips}, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		before, after, _ := bytes.Cut(card, []byte(filesMark))
+		w.Write(before)
+		n := 0
+		err = each(i, func(f showFile) error {
+			b, err := json.MarshalIndent(f, "        ", "  ")
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				io.WriteString(w, "[\n        ")
+			} else {
+				io.WriteString(w, ",\n        ")
+			}
+			n++
+			_, err = w.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			io.WriteString(w, "null")
+		} else {
+			io.WriteString(w, "\n      ]")
+		}
+		w.Write(after)
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
 }
 
 // oneJobArg accepts exactly one argument, the job; without one it says

@@ -314,11 +314,27 @@ func (c *Catalog) migrate(tx *txx, version, upTo int) (int, bool, error) {
 		if n <= version || (upTo > 0 && n > upTo) {
 			continue
 		}
+		// NNNN_name.sqlite.sql and NNNN_name.postgres.sql: one backend's
+		// (what plain SQL cannot say on both, e.g. triggers), applied as
+		// written.
+		only := ""
+		for _, b := range []string{"sqlite", "postgres"} {
+			if strings.HasSuffix(e.Name(), "."+b+".sql") {
+				only = b
+			}
+		}
+		if only != "" && (only == "postgres") != (c.db.d == postgresDialect) {
+			continue
+		}
 		body, err := migrations.ReadFile("sql/" + e.Name())
 		if err != nil {
 			return 0, false, err
 		}
-		if _, err := tx.Tx.Exec(c.db.d.migration(string(body))); err != nil {
+		q := c.db.d.migration(string(body))
+		if only != "" {
+			q = string(body)
+		}
+		if _, err := tx.Tx.Exec(q); err != nil {
 			return 0, false, c.wrap(fmt.Errorf("migration %s on %s: %w", e.Name(), c.db.d, err))
 		}
 		version, applied = n, true

@@ -180,7 +180,47 @@
 //	    clips; [Catalog.ClipsNamed] finds clips by name or pattern in
 //	    every job, with their copies (what dit find asks).
 //
-// # Schema version 12 (sql/0012_speedtests.sql): speed tests
+// # Schema version 12 (sql/0012_totals.sqlite.sql, .postgres.sql): totals
+//
+//	card_totals(card_id, dest_id, state, n, bytes, mtime_s)
+//	    each card's rows counted by state, so job-level answers (dit
+//	    jobs, dit day, dit serve, the History, offload.LoadSummary) read
+//	    a few rows a card instead of every file. dest_id 0: the card's
+//	    files in state (n of them, bytes their sizes summed, mtime_s
+//	    their mtime_ns / 10^9 summed: with n and bytes, the fingerprint
+//	    by which dit day knows one card's footage in two jobs); dest_id
+//	    D: the card's copies rows on destination D in state (bytes and
+//	    mtime_s 0). Kept by AFTER INSERT, UPDATE and DELETE triggers on
+//	    files and copies (PL/pgSQL functions dit_files_totals and
+//	    dit_copies_totals on PostgreSQL), in the transaction that writes
+//	    the row: every writer (the engine's batches, dit verify, a push,
+//	    a deletion) keeps them without knowing. A count that fell to 0
+//	    stays as a row with n 0 ([Catalog.DeleteJob] removes a job's).
+//	    The migration fills it from the rows already there.
+//	    [Catalog.JobTotals] reads a job's, [Catalog.FailedFileList] a
+//	    card's failed files (by files_failed, a partial index on
+//	    files(card_id, rel_path) of the rows in state failed).
+//	A migration named NNNN_name.sqlite.sql or NNNN_name.postgres.sql is
+//	one backend's, applied as written (triggers cannot be said once for
+//	both); the other backend's file of the same number is its twin.
+//
+// # Schema version 13 (sql/0013_names.sqlite.sql, .postgres.sql): names index
+//
+//	file_names(rel_path, card_id) on SQLite: an FTS5 table with the
+//	    trigram tokenizer, one row per files row (kept by triggers on
+//	    files, filled by the migration), so [Catalog.Find] looks a
+//	    substring of three characters or more of a card-relative path up
+//	    in an index (its LIKE, case-insensitive, without ESCAPE: Find
+//	    checks each name it gives). On PostgreSQL the index
+//	    files_rel_trgm, GIN on lower(rel_path) with pg_trgm's
+//	    gin_trgm_ops, when the extension can be created; else
+//	    files_rel_lower, a btree on lower(rel_path) (prefixes only).
+//	    Find reads every copy instead when q may match more than file
+//	    names: it has a "/" or is part of a card's path or label, a job's
+//	    name or layout, a destination's path, the folder of a card's
+//	    copies, or a renamed copy's path (--on-conflict rename).
+//
+// # Schema version 14 (sql/0014_speedtests.sql): speed tests
 //
 //	speedtests(id, volume, kind, path, t, station, link, size, block,
 //	           streams, write_rate, read_rate, sustained, cliff_at,

@@ -651,6 +651,7 @@ func (c *Catalog) DeleteJob(id int64) error {
 		`DELETE FROM copies WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM skipped WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM files WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM card_totals WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM samples WHERE job_id=?`,
 		`DELETE FROM plan_cards WHERE card_id IN (` + cards + `) OR plan_id IN (SELECT id FROM plans WHERE job_id=?)`,
 		`DELETE FROM plans WHERE job_id=?`,

@@ -7,7 +7,7 @@ import (
 )
 
 // SpeedTest is a row of speedtests: one measurement of a volume (schema
-// 0012_speedtests.sql).
+// 0014_speedtests.sql).
 type SpeedTest struct {
 	ID        int64     `json:"id"`
 	Volume    string    `json:"volume"`

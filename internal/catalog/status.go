@@ -102,72 +102,48 @@ func (c *Catalog) Totals() (map[string]*StationTotals, error) {
 		}
 		return out[s]
 	}
+	// From the cards' totals (card_totals), not from every file.
 	rows, err := c.Query(`SELECT j.station,
-		CAST(COALESCE(SUM(CASE WHEN f.state IN ('copied','verified') THEN f.size ELSE 0 END),0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN f.state='verified' THEN 1 ELSE 0 END),0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN f.state='failed' THEN 1 ELSE 0 END),0) AS BIGINT)
-		FROM files f JOIN cards k ON k.id=f.card_id JOIN jobs j ON j.id=k.job_id GROUP BY j.station`)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var s string
-		var b, v, f int64
-		if err := rows.Scan(&s, &b, &v, &f); err != nil {
-			rows.Close()
-			return nil, c.wrap(err)
-		}
-		t := get(s)
-		t.BytesCopied, t.FilesVerified, t.FilesFailed = b, v, f
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, c.wrap(err)
-	}
-	rows, err = c.Query(`SELECT j.station, count(*) FROM copies cp JOIN cards k ON k.id=cp.card_id JOIN jobs j ON j.id=k.job_id
-		WHERE cp.state='failed' GROUP BY j.station`)
+		CAST(COALESCE(SUM(CASE WHEN t.dest_id=0 AND t.state IN ('copied','verified') THEN t.bytes ELSE 0 END),0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN t.dest_id=0 AND t.state='verified' THEN t.n ELSE 0 END),0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN t.dest_id=0 AND t.state='failed' THEN t.n ELSE 0 END),0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN t.dest_id<>0 AND t.state='failed' THEN t.n ELSE 0 END),0) AS BIGINT)
+		FROM card_totals t JOIN cards k ON k.id=t.card_id JOIN jobs j ON j.id=k.job_id GROUP BY j.station`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var s string
-		var n int64
-		if err := rows.Scan(&s, &n); err != nil {
+		var b, v, f, cf int64
+		if err := rows.Scan(&s, &b, &v, &f, &cf); err != nil {
 			return nil, c.wrap(err)
 		}
-		get(s).CopiesFailed = n
+		t := get(s)
+		t.BytesCopied, t.FilesVerified, t.FilesFailed, t.CopiesFailed = b, v, f, cf
 	}
 	return out, c.wrap(rows.Err())
 }
 
 // JobCounts is what a job's files and copies are, by state: a cheap
 // fingerprint of everything its verdicts are read from (a copy withdrawn
-// by dit verify, a file failed, a copy verified all change it).
+// by dit verify, a file failed, a copy verified all change it), read
+// from the cards' totals.
 func (c *Catalog) JobCounts(jobID int64) (string, error) {
+	rows, err := c.Query(`SELECT CASE WHEN t.dest_id=0 THEN 'files' ELSE 'copies' END, t.state, CAST(SUM(t.n) AS BIGINT)
+		FROM card_totals t JOIN cards k ON k.id=t.card_id WHERE k.job_id=? AND t.n<>0 GROUP BY 1, 2 ORDER BY 1 DESC, 2`, jobID)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
 	var b strings.Builder
-	for _, q := range []string{
-		`SELECT f.state, count(*) FROM files f JOIN cards k ON k.id=f.card_id WHERE k.job_id=? GROUP BY f.state ORDER BY f.state`,
-		`SELECT cp.state, count(*) FROM copies cp JOIN cards k ON k.id=cp.card_id WHERE k.job_id=? GROUP BY cp.state ORDER BY cp.state`,
-	} {
-		rows, err := c.Query(q, jobID)
-		if err != nil {
-			return "", err
-		}
-		for rows.Next() {
-			var st string
-			var n int64
-			if err := rows.Scan(&st, &n); err != nil {
-				rows.Close()
-				return "", c.wrap(err)
-			}
-			fmt.Fprintf(&b, "%s=%d,", st, n)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+	for rows.Next() {
+		var what, st string
+		var n int64
+		if err := rows.Scan(&what, &st, &n); err != nil {
 			return "", c.wrap(err)
 		}
-		b.WriteString(";")
+		fmt.Fprintf(&b, "%s:%s=%d,", what, st, n)
 	}
-	return b.String(), nil
+	return b.String(), c.wrap(rows.Err())
 }

@@ -59,6 +59,7 @@ func newEnv(t *testing.T) *env {
 	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { cat.Close() })
+	t.Cleanup(func() { checkTotals(t, cat) }) // runs before the Close
 	return &env{t: t, dir: dir, cat: cat}
 }
 

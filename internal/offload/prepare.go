@@ -193,9 +193,10 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	var histories []map[string]*ascmhl.Record
 	outs := map[string]string{}
 	for i, p := range cardPaths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		// Not stopped by ctx: a Ctrl-C during the scan stops the job
+		// once it is recorded (Run returns it interrupted, resumable),
+		// not before, when it would leave nothing to resume (a second
+		// Ctrl-C quits at once).
 		sc, records, err := ScanCard(o.FS, p, o.IncludeHidden, o.Ignore...)
 		if err != nil {
 			return nil, err

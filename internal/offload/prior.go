@@ -112,9 +112,10 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 	}
 	priors = make([]*Prior, len(cards))
 	for i, c := range cards {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
+		// Not stopped by ctx: a Ctrl-C while the cards are read before
+		// a new job is recorded stops the job once it is (interrupted,
+		// resumable), not before, when it would leave nothing behind
+		// after saying it saves the job (a second Ctrl-C quits at once).
 		root, err := resolve(c)
 		if err != nil {
 			continue

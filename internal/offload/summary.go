@@ -143,8 +143,14 @@ type Failure struct {
 }
 
 // LoadSummary reads a job's summary from the catalog.
+//
+// A job without a cascade is read from its cards' totals (the catalog's
+// per-card counts of files and copies by state, [catalog.Catalog.JobTotals])
+// and its failed files, not from every file: the same facts, counted as
+// the rows were written. A cascade's are read file by file (its second
+// run counts only the card's files, not the hash lists copied with them).
 func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
-	return loadSummary(cat, jobID, 0, nil)
+	return loadSummary(cat, jobID, 0, nil, false)
 }
 
 // endedCard is the summary of hop-1 card cardID as its run (or its
@@ -155,7 +161,7 @@ func endedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*Ca
 	if interrupted {
 		f.JobStored = catalog.JobInterrupted
 	}
-	s, err := loadSummary(cat, jobID, cardID, f)
+	s, err := loadSummary(cat, jobID, cardID, f, false)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +172,10 @@ func endedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*Ca
 }
 
 // loadSummary is LoadSummary of every card (only 0) or of hop-1 card
-// only, decided on the job's facts or on facts if set.
-func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts) (*Summary, error) {
+// only, decided on the job's facts or on facts if set; perFile: read
+// every file even without a cascade (what the totals are checked
+// against).
+func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts, perFile bool) (*Summary, error) {
 	j, err := cat.Job(jobID)
 	if err != nil {
 		return nil, err
@@ -207,6 +215,12 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts)
 			second[k.FromCard] = k
 		}
 	}
+	var tots map[int64]*catalog.CardTotals
+	if len(later) == 0 && !perFile {
+		if tots, err = cat.JobTotals(jobID); err != nil {
+			return nil, err
+		}
+	}
 	facts := jobFacts(j)
 	if facts0 != nil {
 		facts.Active, facts.JobStored = facts0.Active, facts0.JobStored
@@ -216,7 +230,13 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts)
 		if k.Hop == 2 || (only != 0 && k.ID != only) {
 			continue // with its card; or not asked for
 		}
-		cs, card, err := cardSummary(cat, j, k, first, act, nil, facts)
+		var tot *catalog.CardTotals
+		if tots != nil {
+			if tot = tots[k.ID]; tot == nil {
+				tot = &catalog.CardTotals{CardID: k.ID} // no file yet
+			}
+		}
+		cs, card, err := cardSummary(cat, j, k, first, act, nil, facts, tot)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +245,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts)
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				hs, _, err := cardSummary(cat, j, h, later, act, card, facts)
+				hs, _, err := cardSummary(cat, j, h, later, act, card, facts, nil)
 				return hs, err
 			})
 			if cs.Then != nil {
@@ -274,27 +294,68 @@ func jobFacts(j *catalog.Job) verdict.Facts {
 }
 
 // cardSummary is card k's summary on the destinations dests (one run's),
-// and the paths of k's files. only, if set, holds the files counted (a
-// cascade's second run: the card's, not the hash lists copied with them);
-// every file's failure is listed, and safe to format needs every file
-// verified.
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool, facts verdict.Facts) (CardSummary, map[string]bool, error) {
+// and the paths of k's files (nil when read from tot). only, if set,
+// holds the files counted (a cascade's second run: the card's, not the
+// hash lists copied with them); every file's failure is listed, and safe
+// to format needs every file verified. tot, if set (and only nil), are
+// the card's totals, read instead of its files.
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, map[string]bool, error) {
 	var cs CardSummary
-	files, err := cat.Files(k.ID)
-	if err != nil {
-		return cs, nil, err
-	}
 	skipped, err := cat.Skipped(k.ID)
 	if err != nil {
 		return cs, nil, err
 	}
 	cs = CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
 		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
+	for _, d := range dests {
+		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+		cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
+	}
+	var allVerified bool
+	var seen map[string]bool
+	if tot != nil && only == nil {
+		allVerified, err = countTotals(cat, k, dests, tot, &cs)
+	} else {
+		allVerified, seen, err = countFiles(cat, k, dests, only, &cs)
+	}
+	if err != nil {
+		return cs, nil, err
+	}
+	unreadable := false
+	for _, sk := range skipped {
+		if sk.Kind == "unreadable" {
+			unreadable = true
+		}
+	}
+	// Verified only when every file scanned is verified on every
+	// destination, nothing on the card was unreadable, and the card (its
+	// hash lists written) finished: the verdict model decides.
+	run := verdict.Run{Stored: k.State, AllVerified: allVerified, Failed: cs.Failed, Unreadable: unreadable}
+	cs.FirstRun = verdict.RunState(facts, run)
+	cs.Status = verdict.CardState(facts, cs.FirstRun, false, "")
+	cs.SafeToFormat = cs.Status.SafeToFormat()
+	cs.Verdict = runVerdict(j, k, &cs, unreadable)
+	if cs.SafeToFormat {
+		cs.SafeAt = k.DoneAt
+	}
+	if ca := act.Cards[k.ID]; ca != nil {
+		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
+	}
+	return cs, seen, nil
+}
+
+// countFiles counts card k's files and their copies on dests into cs,
+// file by file, and says whether every file is verified on every
+// destination (and the card's every file recorded); it returns the paths
+// of the files. only, if set, holds the files counted.
+func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, only map[string]bool, cs *CardSummary) (bool, map[string]bool, error) {
+	files, err := cat.Files(k.ID)
+	if err != nil {
+		return false, nil, err
+	}
 	idx := map[int64]int{}
 	for i, d := range dests {
 		idx[d.ID] = i
-		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
 	}
 	verifiedAll := 0
 	seen := map[string]bool{}
@@ -343,28 +404,33 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 			verifiedAll++
 		}
 	}
-	unreadable := false
-	for _, sk := range skipped {
-		if sk.Kind == "unreadable" {
-			unreadable = true
+	return verifiedAll == k.Files && len(files) == k.Files, seen, nil
+}
+
+// countTotals is countFiles read from the card's totals: the same counts
+// (every copies row is a copy of one of the card's files: the engine
+// records a file before its copies), and the failed files read alone.
+func countTotals(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, tot *catalog.CardTotals, cs *CardSummary) (bool, error) {
+	n := tot.NFiles()
+	cs.Failed = tot.Files[StateFailed]
+	if cs.Failed > 0 {
+		failed, err := cat.FailedFileList(k.ID)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range failed {
+			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
 	}
-	// Verified only when every file scanned is verified on every
-	// destination, nothing on the card was unreadable, and the card (its
-	// hash lists written) finished: the verdict model decides.
-	run := verdict.Run{Stored: k.State, AllVerified: verifiedAll == k.Files && len(files) == k.Files,
-		Failed: cs.Failed, Unreadable: unreadable}
-	cs.FirstRun = verdict.RunState(facts, run)
-	cs.Status = verdict.CardState(facts, cs.FirstRun, false, "")
-	cs.SafeToFormat = cs.Status.SafeToFormat()
-	cs.Verdict = runVerdict(j, k, &cs, unreadable)
-	if cs.SafeToFormat {
-		cs.SafeAt = k.DoneAt
+	all := n == k.Files && tot.Files[StateVerified] == n
+	for i, d := range dests {
+		c := tot.Copies[d.ID]
+		ds := &cs.Destinations[i]
+		ds.Verified, ds.Copied, ds.Skipped = c[StateVerified], c[StateCopied]+c[StatePresent], c[StateSkipped]
+		ds.Failed = tot.NCopies(d.ID) - ds.Verified - ds.Copied - ds.Skipped
+		all = all && ds.Verified == n
 	}
-	if ca := act.Cards[k.ID]; ca != nil {
-		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
-	}
-	return cs, seen, nil
+	return all, nil
 }
 
 // onDests keeps the copies on the destinations in idx (one run's): the

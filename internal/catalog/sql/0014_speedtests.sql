@@ -1,4 +1,4 @@
--- 0012: speed tests (dit speedtest): what a volume sustained when it was
+-- 0014: speed tests (dit speedtest): what a volume sustained when it was
 -- measured, kept per volume by an id that outlives its mount path
 -- (fs-uuid:..., fsid:..., array:..., blade:...; path:... where the system
 -- gives none). The planner uses the latest of a volume in place of its

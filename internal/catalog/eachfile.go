@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"database/sql"
+	"time"
+
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// EachFile calls fn with each file of card cardID, sorted by path, with
+// its copies (by destination order), reading the rows as it goes: memory
+// does not grow with the card's files (what [Catalog.Files] gives whole).
+// The copies of the cards in also (a cascade's second run) of the same
+// paths are added to each file's; their other rows are left out. fn's
+// *File is reused for the next file; an error from fn stops the walk and
+// is returned.
+func (c *Catalog) EachFile(cardID int64, also []int64, fn func(*File) error) error {
+	rows, err := c.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
+		FROM files WHERE card_id=? ORDER BY rel_path`, cardID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var cps []*copyCursor
+	for _, id := range append([]int64{cardID}, also...) {
+		cc, err := c.copyCursor(id)
+		if err != nil {
+			return err
+		}
+		defer cc.rows.Close()
+		cps = append(cps, cc)
+	}
+	f := &File{CardID: cardID}
+	for rows.Next() {
+		var mt int64
+		var h [7]sql.NullString
+		var t [2]sql.NullString
+		*f = File{CardID: cardID, Copies: f.Copies[:0]}
+		if err := rows.Scan(&f.Rel, &f.Size, &mt, &f.State, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &f.Error, &t[0], &t[1]); err != nil {
+			return c.wrap(err)
+		}
+		f.Mtime = time.Unix(0, mt)
+		for i, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3} {
+			f.Sums.Set(a, h[i].String)
+		}
+		f.CopyStarted, f.CopyFinished = ParseTime(t[0]), ParseTime(t[1])
+		for _, cc := range cps {
+			if f.Copies, err = cc.take(f.Rel, f.Copies); err != nil {
+				return c.wrap(err)
+			}
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return c.wrap(rows.Err())
+}
+
+// copyCursor walks a card's copies in path order.
+type copyCursor struct {
+	rows *sql.Rows
+	ok   bool // a row is read ahead into rel, cp
+	done bool
+	rel  string
+	cp   Copy
+}
+
+func (c *Catalog) copyCursor(cardID int64) (*copyCursor, error) {
+	rows, err := c.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error
+		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? ORDER BY c.rel_path, d.seq`, cardID)
+	if err != nil {
+		return nil, err
+	}
+	return &copyCursor{rows: rows}, nil
+}
+
+// next reads the next copy ahead.
+func (cc *copyCursor) next() error {
+	if cc.done {
+		return nil
+	}
+	if !cc.rows.Next() {
+		cc.done, cc.ok = true, false
+		return cc.rows.Err()
+	}
+	var vt sql.NullString
+	cc.cp = Copy{}
+	if err := cc.rows.Scan(&cc.rel, &cc.cp.DestID, &cc.cp.Path, &cc.cp.State, &cc.cp.Written, &cc.cp.VerifyAlgos, &vt, &cc.cp.Error); err != nil {
+		return err
+	}
+	cc.cp.VerifiedAt, cc.ok = ParseTime(vt), true
+	return nil
+}
+
+// take appends the copies of rel to out, skipping those of paths before
+// it (copies of no file of the card).
+func (cc *copyCursor) take(rel string, out []Copy) ([]Copy, error) {
+	for {
+		if !cc.ok {
+			if err := cc.next(); err != nil || cc.done {
+				return out, err
+			}
+		}
+		switch {
+		case cc.rel < rel:
+			cc.ok = false
+		case cc.rel == rel:
+			out = append(out, cc.cp)
+			cc.ok = false
+		default:
+			return out, nil
+		}
+	}
+}
