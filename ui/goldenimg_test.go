@@ -336,4 +336,3 @@ func TestStateColoursContrastRendered(t *testing.T) {
 		})
 	}
 }
-

@@ -1,4 +1,6 @@
-package main
+//go:build linux
+
+package faults
 
 import (
 	"bufio"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/cmd/dit/internal/e2e"
 )
 
 // bigTinyCard makes a card of n tiny frame files in folders of 1,000.
@@ -45,7 +49,7 @@ func TestInterruptDuringScanIsResumable(t *testing.T) {
 			run := t.TempDir()
 			db, dest := filepath.Join(run, "catalog.db"), filepath.Join(run, "raid")
 			require.NoError(t, os.Mkdir(dest, 0o755))
-			cmd := exec.Command(ditBin, "offload", "--json", "--name", "day01", "-d", dest, card)
+			cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "-d", dest, card)
 			cmd.Env = append(os.Environ(), "DIT_DB="+db)
 			stdout, err := cmd.StdoutPipe()
 			require.NoError(t, err)
@@ -72,21 +76,21 @@ func TestInterruptDuringScanIsResumable(t *testing.T) {
 			}
 			t.Logf("interrupted at %s: exit %d; %s", at, code, strings.TrimSpace(stderr.String()))
 
-			r := dit(t, db, "jobs", "--json")
-			require.Equal(t, 0, r.code, r.stderr)
+			r := e2e.Dit(t, db, "jobs", "--json")
+			require.Equal(t, 0, r.Code, r.Stderr)
 			var jobs []struct {
 				JobID int64  `json:"job_id"`
 				State string `json:"state"`
 			}
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &jobs))
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &jobs))
 			require.Len(t, jobs, 1, "the interrupted job is in the catalog (stderr: %s)", stderr.String())
 			if code == 0 {
 				return // it ended before the signal came: nothing to resume
 			}
 			require.Equal(t, 130, code, stderr.String())
 			require.Equal(t, "interrupted", jobs[0].State)
-			r = dit(t, db, "offload", "--resume", itoa(jobs[0].JobID), "--json")
-			require.Equal(t, 0, r.code, tail(r.stderr))
+			r = e2e.Dit(t, db, "offload", "--resume", e2e.Itoa(jobs[0].JobID), "--json")
+			require.Equal(t, 0, r.Code, e2e.Tail(r.Stderr))
 			var sum struct {
 				State string `json:"state"`
 				Files int    `json:"files"`
@@ -97,7 +101,7 @@ func TestInterruptDuringScanIsResumable(t *testing.T) {
 					} `json:"destinations"`
 				} `json:"cards"`
 			}
-			last := r.stdout[strings.LastIndex(strings.TrimSpace(r.stdout), "\n")+1:]
+			last := r.Stdout[strings.LastIndex(strings.TrimSpace(r.Stdout), "\n")+1:]
 			require.NoError(t, json.Unmarshal([]byte(last), &sum))
 			require.Equal(t, 30000, sum.Files)
 			require.True(t, sum.Cards[0].SafeToFormat)
