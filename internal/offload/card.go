@@ -391,6 +391,9 @@ type fileTask struct {
 	// resume); from: each copy's own (nil: every copy from the start).
 	resumeAt int64
 	from     []int64
+	// proofs: each copy's kept prefix as read back at resume (resume.go;
+	// nil: none), which its verification goes on from.
+	proofs []*proofRead
 }
 
 type destResult struct {
@@ -688,9 +691,9 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
 		ck, nextCk = xxh3.New(), every
 		if pts := c.resume(ctx, t); pts != nil {
-			t.from = make([]int64, nd)
+			t.from, t.proofs = make([]int64, nd), make([]*proofRead, nd)
 			for di, pt := range pts {
-				t.from[di] = pt.at
+				t.from[di], t.proofs[di] = pt.at, pt.proof
 				t.resumeAt = max(t.resumeAt, pt.at)
 				if pt.at > 0 {
 					checks = append(checks, pt)
@@ -841,13 +844,6 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	return t
 }
 
-// resumePoint is where one copy of a file goes on from in a mid-file
-// resume, and the digest the card's prefix must have there.
-type resumePoint struct {
-	at     int64
-	digest string
-}
-
 // resume finds, for each active copy of a checkpointed file, the offset
 // it goes on from: the last checkpoint its kept temp still proves (read
 // back from its destination, all copies at once, with the digest recorded
@@ -865,7 +861,7 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pts[di] = c.provenPoint(ctx, q)
+			pts[di] = c.provenPoint(ctx, di, q)
 		}()
 	}
 	wg.Wait()
@@ -875,47 +871,6 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 		}
 	}
 	return nil
-}
-
-// provenPoint reads a kept temp back from its medium, up to its last
-// checkpoint, and returns the last checkpoint whose digest its bytes still
-// have (a byte changed after the earlier checkpoint leaves that one).
-func (c *cardRun) provenPoint(ctx context.Context, q *catalog.Partial) resumePoint {
-	var best resumePoint
-	f, err := c.j.opts.FS.OpenNoCache(q.Temp)
-	if err != nil {
-		return best
-	}
-	defer f.Close()
-	h := xxh3.New()
-	b := fsys.Block(c.j.opts.BlockSize)
-	var done int64
-	for _, off := range []int64{q.PrevOffset, q.Offset} {
-		if off <= done || q.At(off) == "" {
-			continue
-		}
-		for done < off {
-			if ctx.Err() != nil {
-				return resumePoint{}
-			}
-			want := min(int64(len(b)), off-done)
-			if lim := c.j.opts.Limiter; lim != nil {
-				if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
-					return resumePoint{}
-				}
-			}
-			k, err := io.ReadFull(f, b[:want])
-			h.Write(b[:k])
-			done += int64(k)
-			if err != nil {
-				return best
-			}
-		}
-		if d := fmt.Sprintf("%016x", h.Sum64()); d == q.At(off) {
-			best = resumePoint{at: off, digest: d}
-		}
-	}
-	return best
 }
 
 // restart copies a file again whole after a mid-file resume found, at
@@ -1270,7 +1225,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			}
 			wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, di, n) }
 		}
-		got, n, err := hashFile(ctx, j.opts.FS, v.path, v.task.size, bufs, mh, wait, func(n int) {
+		got, n, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))

@@ -160,8 +160,23 @@
 // the same size and time: what this run wrote of it is undone, a warning
 // says so, and it is copied whole from one read. So a resumed file is read
 // once whole from the card; what the resume saves is writing the kept
-// parts. Verification then reads every copy back whole. A dit array
-// commits a file whole, so a copy to an array starts the file over.
+// parts. A dit array commits a file whole, so a copy to an array starts
+// the file over.
+//
+// The read that proves a kept prefix is also its read-back (resume.go):
+// it comes from the medium (OpenNoCache), the bytes a previous run made
+// durable, and is hashed with the verification algorithms too; those
+// hashers stay in memory with the copy, and its verification reads only
+// the rest (from its resume point) and goes on from them, so the digests
+// compared are of one read-back of the whole copy, every byte read back
+// once. Only of the file read then: a copy that is another file at
+// verification (os.SameFile against the temp as proved: replaced, written
+// again from the start) is read back whole, as is one that went on from a
+// point other than its proof's, one whose medium cannot seek, or a proof
+// at an offset that is not a multiple of 4096 (O_DIRECT). A byte of the
+// prefix that changes in place after its proof is, like a byte that
+// changes after any verification, not seen by this job. The proof's reads
+// count as the destination's verify progress.
 //
 // # Resume
 //
