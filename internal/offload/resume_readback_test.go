@@ -13,6 +13,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
 )
 
 // readBackFS counts the bytes read back (OpenNoCache) below each root,
@@ -182,4 +183,77 @@ func TestMidFileResumeReplacedAfterProofReadWhole(t *testing.T) {
 	require.Len(t, s2.Cards[0].Failures, 1)
 	require.Contains(t, s2.Cards[0].Failures[0].Error, "mismatch")
 	require.Greater(t, r1.Load(), size, "the replaced copy is read back whole after its proof")
+}
+
+// A copy whose kept temp lost a byte after its earlier checkpoint goes on
+// from that one, the other copy from its last: the card is read from the
+// span before the lower point (both points' spans checked), the first
+// copy's read-back goes on from hashers cloned at its earlier checkpoint,
+// each copy is read back once whole, and both are the card's bytes.
+func TestMidFileResumeTwoPointsFromTheMiddle(t *testing.T) {
+	e := newEnv(t)
+	size := int64(8 << 20)
+	body := bigContent(int(size), 37)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"BIG.mov": body})
+	d1, d2 := e.dest("d1"), e.dest("d2")
+	s := interruptAfterCheckpoint(t, e, card, []string{d1, d2}, 256<<10, size*8/10)
+	parts := keptParts(t, e, s.JobID, "BIG.mov")
+	require.Len(t, parts, 2)
+	p2 := parts[d2]
+	require.Greater(t, p2.PrevOffset, int64(0))
+	flipByte(t, p2.Temp, p2.Offset-1000) // after its earlier checkpoint
+	prev, err := catalog.ParseCardState(p2.PrevState)
+	require.NoError(t, err)
+	require.NotNil(t, prev)
+
+	read, r1, r2 := &atomic.Int64{}, &atomic.Int64{}, &atomic.Int64{}
+	o2 := e.opts(nil, nil)
+	o2.CheckpointEvery = 256 << 10
+	o2.FS = countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{d1: r1, d2: r2}}, root: card, n: read}
+	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
+	require.NoError(t, err)
+	s2, err := j2.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s2.ExitCode, "%+v", s2.Cards[0].Failures)
+	for _, d := range []string{d1, d2} {
+		got, err := os.ReadFile(filepath.Join(d, "day01", "A001", "BIG.mov"))
+		require.NoError(t, err)
+		require.True(t, bytes.Equal([]byte(body), got), "the copy on %s is the card's file (differs at %d)", d, firstDiff([]byte(body), got))
+	}
+	require.Equal(t, size-min(prev.SpanFrom, p2.PrevOffset), read.Load(), "the card read from the span before the lower point")
+	require.Equal(t, size, r1.Load(), "the intact copy read back once")
+	require.Equal(t, p2.Offset+size-p2.PrevOffset, r2.Load(), "the other: its prefix to the last checkpoint to prove it, then from its earlier one")
+}
+
+// A job hashing with xxh3 (its hasher cannot save its state) records no
+// card side: its resume reads the card's file from the start, and the
+// copies go on from their checkpoints all the same.
+func TestMidFileResumeXXH3ReadsTheCardWhole(t *testing.T) {
+	e := newEnv(t)
+	size := int64(4 << 20)
+	body := bigContent(int(size), 39)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"BIG.mov": body})
+	d1 := e.dest("d1")
+	s := interruptAfterCheckpointWith(t, e, card, []string{d1}, 256<<10, size*8/10, []hashing.Algo{hashing.XXH3, hashing.MD5})
+	parts := keptParts(t, e, s.JobID, "BIG.mov")
+	require.Len(t, parts, 1)
+	require.Empty(t, parts[d1].State)
+
+	read, r1 := &atomic.Int64{}, &atomic.Int64{}
+	o2 := e.opts(nil, nil)
+	o2.CheckpointEvery = 256 << 10
+	o2.FS = countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{d1: r1}}, root: card, n: read}
+	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
+	require.NoError(t, err)
+	s2, err := j2.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s2.ExitCode, "%+v", s2.Cards[0].Failures)
+	got, err := os.ReadFile(filepath.Join(d1, "day01", "A001", "BIG.mov"))
+	require.NoError(t, err)
+	require.True(t, bytes.Equal([]byte(body), got))
+	require.Equal(t, size, read.Load(), "the card read whole")
+	require.Equal(t, size, r1.Load(), "the copy read back once whole all the same")
+	files, err := e.cat.Files(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.XXH3, hashing.MD5}, []byte(body)), files[0].Sums)
 }
