@@ -744,13 +744,12 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 					sent++
 				}
 			}
-			if lo == n { // the span a resume reads again, before its point
-				p.put(buf)
-				total = end
-				continue
+			if lo == n && sent == 0 {
+				p.put(buf) // the span a resume reads again, before its point
+			} else {
+				buf.refs.Store(int32(1 + sent))
+				mh.Write(buf.b[lo:n], buf.release)
 			}
-			buf.refs.Store(int32(1 + sent))
-			mh.Write(buf.b[lo:n], buf.release)
 			for di, w := range writers {
 				if t.active[di] && (t.from == nil || end > t.from[di]) {
 					m := wmsg{kind: wData, task: t, buf: buf, n: n}
