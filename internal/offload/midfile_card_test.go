@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,17 +33,13 @@ func interruptAfterCheckpointWith(t *testing.T, e *env, card string, dests []str
 	if algos != nil {
 		o.Hashes = algos
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Stopped by the read that reaches stop, whatever the machine's load.
 	o.CheckpointEvery, o.Throttle = every, 8<<20
-	o.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	o.FS = stopFS{countFS: countFS{FS: fsys.OS{}, root: card, n: read}, stop: stop, cancel: cancel}
 	j, err := New(context.Background(), o)
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for read.Load() < stop && ctx.Err() == nil {
-			runtime.Gosched()
-		}
-		cancel()
-	}()
 	s, err := j.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, ExitInterrupted, s.ExitCode)
@@ -235,4 +230,32 @@ func testMidFileResumePerCopy(t *testing.T, blockSize int) {
 	require.Less(t, w1.Load(), int64(size)*4/10, "the intact copy goes on from its own checkpoint, not from the start")
 	require.Equal(t, int64(size), w2.Load(), "the damaged copy is written whole")
 	require.Equal(t, int64(size), read.Load(), "the card is read once: the kept part again (checked), then the rest")
+}
+
+// stopFS cancels the job once stop bytes are read from the card.
+type stopFS struct {
+	countFS
+	stop   int64
+	cancel func()
+}
+
+func (s stopFS) Open(name string) (fsys.File, error) {
+	f, err := s.countFS.Open(name)
+	if cf, ok := f.(*countFile); ok && err == nil {
+		return &stopFile{countFile: cf, fs: s}, nil
+	}
+	return f, err
+}
+
+type stopFile struct {
+	*countFile
+	fs stopFS
+}
+
+func (f *stopFile) Read(b []byte) (int, error) {
+	n, err := f.countFile.Read(b)
+	if f.n.Load() >= f.fs.stop {
+		f.fs.cancel()
+	}
+	return n, err
 }

@@ -134,34 +134,6 @@ func resumeRunOf(b *testing.B, r resumeRun, card, src string, every int64) resum
 	return out
 }
 
-// stopFS cancels the job once stop bytes are read from the card.
-type stopFS struct {
-	countFS
-	stop   int64
-	cancel func()
-}
-
-func (s stopFS) Open(name string) (fsys.File, error) {
-	f, err := s.countFS.Open(name)
-	if cf, ok := f.(*countFile); ok && err == nil {
-		return &stopFile{countFile: cf, fs: s}, nil
-	}
-	return f, err
-}
-
-type stopFile struct {
-	*countFile
-	fs stopFS
-}
-
-func (f *stopFile) Read(b []byte) (int, error) {
-	n, err := f.countFile.Read(b)
-	if f.n.Load() >= f.fs.stop {
-		f.fs.cancel()
-	}
-	return n, err
-}
-
 func mustCardIDOf(b *testing.B, cat *catalog.Catalog, jobID int64) int64 {
 	cards, err := cat.Cards(jobID)
 	require.NoError(b, err)
