@@ -183,10 +183,12 @@ demo: build
 	echo "PDF report:  $$d/report.pdf"; echo "HTML report: $$d/report.html"; exit $$rc
 
 # Whole-process benchmark against the naive way and ocopy (installed into a
-# venv from PyPI), plus the Go micro-benchmarks, and the catalog at scale
-# (ditcatbench: a catalog of 1.08 million file rows, built once into
-# .cache/catbench and reused the same day; ~600 MB; PostgreSQL too when
-# its Debian package is installed).
+# venv from PyPI), plus the Go micro-benchmarks, a mid-file resume at 80 %
+# against a full copy (BenchmarkMidFileResume: medians of the ratios of
+# bytes read and CPU over 3 iterations), dit speedtest against fio, and the
+# catalog at scale (ditcatbench: a catalog of 1.08 million file rows, built
+# once into .cache/catbench and reused the same day; ~600 MB; PostgreSQL
+# too when its Debian package is installed).
 BENCH_VENV := .cache/bench-venv
 bench: build
 	@if [ ! -x $(BENCH_VENV)/bin/ocopy ]; then \
@@ -195,6 +197,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/hashing/
 	$(GO) test -run '^$$' -bench Encode -benchtime 50x -count 3 ./raid/
 	$(GO) test -run '^$$' -bench FramesSlowFlush -benchtime 5x -count 3 ./internal/offload/
+	$(GO) test -run '^$$' -bench MidFileResume -benchtime 3x ./internal/offload/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB

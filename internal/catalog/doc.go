@@ -236,6 +236,24 @@
 //	    whole result as JSON, curves included. [Catalog.LatestSpeedTest]
 //	    is what the planner uses in place of a volume's table rates.
 //
+// # Schema version 15 (sql/0015_partial_states.sql): the card side of a checkpoint
+//
+//	partials.states, partials.prev_states: what a mid-file resume needs
+//	    to read the card's file only from the checkpoint (offset,
+//	    prev_offset) on, in [CardState]'s text form:
+//	    "v1 span=FROM:XXH3 ALGO=BASE64 ...": the xxh3-64 (16 hex digits)
+//	    of the card's bytes from FROM (the checkpoint before, or 0) to the
+//	    offset, read again by the resume to check that the card's file is
+//	    the one the kept part came from, and per hash algorithm of the
+//	    job (md5, sha1, c4, xxh64: the ones whose hasher saves its state
+//	    with encoding.BinaryMarshaler) the standard base64 of that saved
+//	    state after the card's first offset bytes. '' when a job's
+//	    algorithms include one that cannot save its state (xxh3, xxh128,
+//	    blake3) and in rows of older versions: the resume then reads the
+//	    card's file from the start. prev_states follows prev_offset as
+//	    prev_digest does. (The migration's number may change at a merge;
+//	    it depends only on 0007.)
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit

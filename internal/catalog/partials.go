@@ -15,6 +15,9 @@ type Partial struct {
 	Mtime              time.Time
 	Offset, PrevOffset int64
 	Digest, PrevDigest string
+	// State, PrevState: the card side at Offset and PrevOffset
+	// ([CardState] text form; "" none).
+	State, PrevState string
 }
 
 // At returns the digest recorded for offset off ("" if none).
@@ -34,12 +37,14 @@ func (p *Partial) At(off int64) string {
 // reading only once it is durable); the one it replaces becomes Prev (when
 // it is of the same temp).
 func (c *Catalog) PutPartial(p *Partial) error {
-	_, err := c.Exec(`INSERT INTO partials (card_id,rel_path,dest_id,temp,size,mtime_ns,offset,digest) VALUES (?,?,?,?,?,?,?,?)
+	_, err := c.Exec(`INSERT INTO partials (card_id,rel_path,dest_id,temp,size,mtime_ns,offset,digest,states) VALUES (?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (card_id,rel_path,dest_id) DO UPDATE SET
 		prev_offset=CASE WHEN partials.temp=excluded.temp THEN partials.offset ELSE 0 END,
 		prev_digest=CASE WHEN partials.temp=excluded.temp THEN partials.digest ELSE '' END,
-		temp=excluded.temp, size=excluded.size, mtime_ns=excluded.mtime_ns, offset=excluded.offset, digest=excluded.digest`,
-		p.CardID, p.Rel, p.DestID, p.Temp, p.Size, p.Mtime.UnixNano(), p.Offset, p.Digest)
+		prev_states=CASE WHEN partials.temp=excluded.temp THEN partials.states ELSE '' END,
+		temp=excluded.temp, size=excluded.size, mtime_ns=excluded.mtime_ns, offset=excluded.offset, digest=excluded.digest,
+		states=excluded.states`,
+		p.CardID, p.Rel, p.DestID, p.Temp, p.Size, p.Mtime.UnixNano(), p.Offset, p.Digest, p.State)
 	return err
 }
 
@@ -54,7 +59,7 @@ func (c *Catalog) Partials(cardID int64) (map[string]map[int64]*Partial, error) 
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT rel_path,dest_id,temp,size,mtime_ns,offset,digest,prev_offset,prev_digest FROM partials WHERE card_id=?`, cardID)
+	rows, err := c.db.Query(`SELECT rel_path,dest_id,temp,size,mtime_ns,offset,digest,prev_offset,prev_digest,states,prev_states FROM partials WHERE card_id=?`, cardID)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -63,7 +68,7 @@ func (c *Catalog) Partials(cardID int64) (map[string]map[int64]*Partial, error) 
 	for rows.Next() {
 		p := &Partial{CardID: cardID}
 		var mt int64
-		if err := rows.Scan(&p.Rel, &p.DestID, &p.Temp, &p.Size, &mt, &p.Offset, &p.Digest, &p.PrevOffset, &p.PrevDigest); err != nil {
+		if err := rows.Scan(&p.Rel, &p.DestID, &p.Temp, &p.Size, &mt, &p.Offset, &p.Digest, &p.PrevOffset, &p.PrevDigest, &p.State, &p.PrevState); err != nil {
 			return nil, c.wrap(err)
 		}
 		p.Mtime = time.Unix(0, mt)

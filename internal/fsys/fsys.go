@@ -175,6 +175,16 @@ func (f *osFile) Read(p []byte) (int, error) {
 
 func (f *osFile) DropCache() error { return dropCache(f.File) }
 
+// Seek moves the file offset, and with it the range a no-cache file's
+// reads drop behind them (a read-back that goes on from the middle).
+func (f *osFile) Seek(offset int64, whence int) (int64, error) {
+	n, err := f.File.Seek(offset, whence)
+	if err == nil {
+		f.off = n
+	}
+	return n, err
+}
+
 // RenameNoReplace renames oldname to newname and fails with an error
 // satisfying errors.Is(err, fs.ErrExist) if newname exists: a copy never
 // replaces a file silently, even one that appeared after the plan was made.

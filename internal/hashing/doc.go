@@ -6,6 +6,13 @@
 // single-threaded by design) does not hold up the fast ones, and the caller
 // hands it each block once.
 //
+// A mid-file resume goes on hashing from the middle of a stream
+// (state.go): [Multi.Snapshot] saves every algorithm's state at a point of
+// the stream (encoding.BinaryMarshaler: md5, sha1, c4 and xxh64 can; xxh3,
+// xxh128 and blake3 cannot, [Marshalable]), [Unmarshal] restores one, and
+// [Multi.Seed] hands a Multi hashers part way through a stream ([States],
+// in memory; [Clone] copies any of the seven).
+//
 // Text encodings are exactly those of ASC MHL (see shared/mhl/README.md),
 // because verification and the MHL tools compare strings:
 //

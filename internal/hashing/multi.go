@@ -24,6 +24,7 @@ type block struct {
 	p    []byte
 	done *blockDone
 	sum  *sumCollector // set on the end-of-stream marker of Finish
+	snap *Snapshot     // set on the marker of Snapshot
 }
 
 type sumCollector struct {
@@ -58,6 +59,11 @@ type worker struct {
 
 func (w *worker) run() {
 	for b := range w.in {
+		if b.snap != nil {
+			b.snap.take(w.algo, w.h)
+			w.wg.Done()
+			continue
+		}
 		if b.sum != nil {
 			v := Encode(w.algo, w.h.Sum(nil))
 			w.h.Reset()
@@ -145,4 +151,64 @@ func (m *Multi) Close() {
 	for _, w := range m.workers {
 		close(w.in)
 	}
+}
+
+// Seed waits for queued blocks, then gives the algorithms of s the
+// hashers of s, in their state, for the stream that follows (a stream
+// that goes on from a prefix hashed elsewhere). The Multi owns them from
+// then on: Sum, Finish and Reset reset them for the next stream.
+func (m *Multi) Seed(s States) {
+	m.pending.Wait()
+	for _, w := range m.workers {
+		if h := s[w.algo]; h != nil {
+			w.h = h
+		}
+	}
+}
+
+// Snapshot is the saved state of every algorithm of a Multi at one point
+// of a stream (Marshal), for a mid-file resume.
+type Snapshot struct {
+	mu     sync.Mutex
+	n      int
+	states map[Algo][]byte
+	err    error
+	done   chan struct{}
+}
+
+func (s *Snapshot) take(a Algo, h hash.Hash) {
+	b, err := Marshal(h)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	s.states[a] = b
+	s.n--
+	if s.n == 0 {
+		close(s.done)
+	}
+}
+
+// Wait returns the saved states once every algorithm has reached the
+// point (an error if one cannot save its state).
+func (s *Snapshot) Wait() (map[Algo][]byte, error) {
+	<-s.done
+	return s.states, s.err
+}
+
+// Snapshot marks the current point of the stream without waiting: each
+// algorithm saves its state there when it has hashed everything written
+// before, and the stream goes on.
+func (m *Multi) Snapshot() *Snapshot {
+	s := &Snapshot{n: len(m.workers), states: map[Algo][]byte{}, done: make(chan struct{})}
+	if s.n == 0 {
+		close(s.done)
+		return s
+	}
+	m.pending.Add(len(m.workers))
+	for _, w := range m.workers {
+		w.in <- block{snap: s}
+	}
+	return s
 }

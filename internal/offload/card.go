@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zeebo/xxh3"
 	"golang.org/x/time/rate"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -409,6 +408,9 @@ type fileTask struct {
 	// resume); from: each copy's own (nil: every copy from the start).
 	resumeAt int64
 	from     []int64
+	// proofs: each copy's kept prefix as read back at resume (resume.go;
+	// nil: none), which its verification goes on from.
+	proofs []*proofRead
 }
 
 type destResult struct {
@@ -434,9 +436,10 @@ type wmsg struct {
 	n      int
 	from   int // wData: the copy needs buf.b[from:n] (it goes on from inside the block)
 	commit bool
-	keep   bool   // wEnd without commit: keep the temp (checkpointed, interrupted)
-	offset int64  // wCheckpoint
-	digest string // wCheckpoint: xxh3-64 of the first offset bytes
+	keep   bool     // wEnd without commit: keep the temp (checkpointed, interrupted)
+	offset int64    // wCheckpoint
+	digest string   // wCheckpoint: xxh3-64 of the first offset bytes
+	ck     *ckState // wCheckpoint: the card side there
 }
 
 type vtask struct {
@@ -693,28 +696,15 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	}
 	// Mid-file resume: big files are checkpointed as they are written; an
 	// interrupted one goes on, copy by copy, from the last checkpoint its
-	// kept temp still proves (read back from its destination: resume).
-	// The card is read from the start all the same (the file's hashes are
-	// those of one read of the card as it is now), each copy gets the
-	// bytes from its own point on, and at each point the card's prefix
-	// must hash as the checkpoint recorded: otherwise the card's file is
-	// not the one the kept part came from, and the file is copied again
-	// whole (restart).
-	var ck *xxh3.Hasher
-	var nextCk int64
-	var checks []resumePoint // ascending
+	// kept temp still proves, the card read from the start or from the
+	// middle, and checked against the checkpoints (resume.go: cardSide);
+	// a card whose file is not the one a kept part came from has the file
+	// copied again whole (restart).
+	var cs *cardSide
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
-		ck, nextCk = xxh3.New(), every
-		if pts := c.resume(ctx, t); pts != nil {
-			t.from = make([]int64, nd)
-			for di, pt := range pts {
-				t.from[di] = pt.at
-				t.resumeAt = max(t.resumeAt, pt.at)
-				if pt.at > 0 {
-					checks = append(checks, pt)
-				}
-			}
-			sort.Slice(checks, func(a, b int) bool { return checks[a].at < checks[b].at })
+		if cs, err = c.newCardSide(ctx, t, f, mh); err != nil {
+			t.readErr = c.readFailure(src, err)
+			return t
 		}
 	}
 	t.wg.Add(nActive)
@@ -724,6 +714,9 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		}
 	}
 	var total int64
+	if cs != nil {
+		total = cs.start
+	}
 	var rerr error
 	for {
 		buf, err := p.get(ctx)
@@ -754,20 +747,13 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 					break
 				}
 			}
-			if ck != nil {
-				pos := 0
-				for len(checks) > 0 && checks[0].at <= total+int64(n) {
-					cut := int(checks[0].at - total)
-					ck.Write(buf.b[pos:cut])
-					pos = cut
-					if d := fmt.Sprintf("%016x", ck.Sum64()); d != checks[0].digest {
-						buf.refs.Store(1)
-						buf.release()
-						return c.restart(ctx, t, p, mh, writers, lim, checks[0].at)
-					}
-					checks = checks[1:]
+			lo := 0 // the hashers and writers get buf.b[lo:n]
+			if cs != nil {
+				if at := cs.see(total, buf.b[:n]); at > 0 {
+					p.put(buf)
+					return c.restart(ctx, t, p, mh, writers, lim, at)
 				}
-				ck.Write(buf.b[pos:n])
+				lo = int(min(max(cs.feed-total, 0), int64(n)))
 			}
 			end := total + int64(n)
 			sent := 0
@@ -776,8 +762,12 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 					sent++
 				}
 			}
-			buf.refs.Store(int32(1 + sent))
-			mh.Write(buf.b[:n], buf.release)
+			if lo == n && sent == 0 {
+				p.put(buf) // the span a resume reads again, before its point
+			} else {
+				buf.refs.Store(int32(1 + sent))
+				mh.Write(buf.b[lo:n], buf.release)
+			}
 			for di, w := range writers {
 				if t.active[di] && (t.from == nil || end > t.from[di]) {
 					m := wmsg{kind: wData, task: t, buf: buf, n: n}
@@ -788,15 +778,13 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 				}
 			}
 			total = end
-			if ck != nil && total >= nextCk && total < t.size {
+			if d, st, ok := cs.checkpoint(total, t.size, mh); ok {
 				// Every copy is made durable this far and says so.
-				d := fmt.Sprintf("%016x", ck.Sum64())
 				for di, w := range writers {
 					if t.active[di] {
-						w <- wmsg{kind: wCheckpoint, task: t, offset: total, digest: d}
+						w <- wmsg{kind: wCheckpoint, task: t, offset: total, digest: d, ck: st}
 					}
 				}
-				nextCk = (total/j.opts.CheckpointEvery + 1) * j.opts.CheckpointEvery
 			}
 		} else {
 			p.put(buf)
@@ -849,7 +837,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 		t.sums = sums
 	}
 	// An interrupted checkpointed copy keeps its temp for a resume.
-	keep := ck != nil && errors.Is(rerr, context.Canceled)
+	keep := cs != nil && errors.Is(rerr, context.Canceled)
 	for di, w := range writers {
 		if t.active[di] {
 			w <- wmsg{kind: wEnd, task: t, commit: rerr == nil, keep: keep}
@@ -857,13 +845,6 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	}
 	t.copied = j.opts.Now()
 	return t
-}
-
-// resumePoint is where one copy of a file goes on from in a mid-file
-// resume, and the digest the card's prefix must have there.
-type resumePoint struct {
-	at     int64
-	digest string
 }
 
 // resume finds, for each active copy of a checkpointed file, the offset
@@ -883,7 +864,7 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pts[di] = c.provenPoint(ctx, q)
+			pts[di] = c.provenPoint(ctx, di, q)
 		}()
 	}
 	wg.Wait()
@@ -893,47 +874,6 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 		}
 	}
 	return nil
-}
-
-// provenPoint reads a kept temp back from its medium, up to its last
-// checkpoint, and returns the last checkpoint whose digest its bytes still
-// have (a byte changed after the earlier checkpoint leaves that one).
-func (c *cardRun) provenPoint(ctx context.Context, q *catalog.Partial) resumePoint {
-	var best resumePoint
-	f, err := c.j.opts.FS.OpenNoCache(q.Temp)
-	if err != nil {
-		return best
-	}
-	defer f.Close()
-	h := xxh3.New()
-	b := fsys.Block(c.j.opts.BlockSize)
-	var done int64
-	for _, off := range []int64{q.PrevOffset, q.Offset} {
-		if off <= done || q.At(off) == "" {
-			continue
-		}
-		for done < off {
-			if ctx.Err() != nil {
-				return resumePoint{}
-			}
-			want := min(int64(len(b)), off-done)
-			if lim := c.j.opts.Limiter; lim != nil {
-				if err := lim.WaitVerify(ctx, c.rec.Seq, -1, int(want)); err != nil {
-					return resumePoint{}
-				}
-			}
-			k, err := io.ReadFull(f, b[:want])
-			h.Write(b[:k])
-			done += int64(k)
-			if err != nil {
-				return best
-			}
-		}
-		if d := fmt.Sprintf("%016x", h.Sum64()); d == q.At(off) {
-			best = resumePoint{at: off, digest: d}
-		}
-	}
-	return best
 }
 
 // restart copies a file again whole after a mid-file resume found, at
@@ -1292,7 +1232,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			c.vcurrent.Store(v.task.rec.Rel)
 			c.destCur[v.di].Store(v.task.rec.Rel)
 		}
-		got, n, err := hashFile(ctx, j.opts.FS, v.path, v.task.size, bufs, mh, wait, func(n int) {
+		got, n, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))

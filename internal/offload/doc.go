@@ -148,20 +148,58 @@
 // A file of at least twice Options.CheckpointEvery (64 MiB) is
 // checkpointed while it is copied: every CheckpointEvery bytes, each
 // folder destination's writer fsyncs its temp and records (catalog table
-// partials) how far it is and the xxh3-64 of that prefix as read from the
-// card. Ctrl-C keeps such temps; kill -9 and power cuts leave them. A
-// resume goes on copy by copy: each kept temp is read back from its medium
-// (all at once) and goes on from the last of its two recorded checkpoints
-// whose digest its bytes still have (never trusted blindly; none: that
-// copy is written from the start, the others still go on). The card's
-// file is read from the start all the same, fed to the hashers, each copy
-// given the bytes from its own point on; at each point the card's prefix
-// must hash as the checkpoint recorded, or the card's file changed under
-// the same size and time: what this run wrote of it is undone, a warning
-// says so, and it is copied whole from one read. So a resumed file is read
-// once whole from the card; what the resume saves is writing the kept
-// parts. Verification then reads every copy back whole. A dit array
-// commits a file whole, so a copy to an array starts the file over.
+// partials) how far it is, the xxh3-64 of that prefix as read from the
+// card and the card side (resume.go): when every hash algorithm of the
+// job can save its state (md5, sha1, c4, xxh64: encoding.BinaryMarshaler;
+// not xxh3, xxh128 or blake3), the card's hashers' saved states at that
+// point (a hashing.Multi snapshot) and the xxh3-64 of the card's bytes
+// since the checkpoint before (the span). Ctrl-C keeps such temps; kill
+// -9 and power cuts leave them. A resume goes on copy by copy: each kept
+// temp is read back from its medium (all at once) and goes on from the
+// last of its two recorded checkpoints whose digest its bytes still have
+// (never trusted blindly; none: that copy is written from the start, the
+// others still go on).
+//
+// When every copy goes on from a checkpoint with a card side, the card's
+// file is read only from the span before the lowest of them: the span is
+// read again and must hash as recorded (and so must the span of each
+// higher point a copy goes on from), the card's hashers are restored to
+// the lowest point's states and fed the rest, each copy given the bytes
+// from its own point on. A resume whose copies go on from 80 % reads 20 %
+// of the file plus one span (one checkpoint interval, give or take a
+// block) from the card. The check of the card's file is a sample: same size,
+// same modification time, and the same bytes in the span; a change to
+// the card's file before the span that keeps its size and time is not
+// seen, and the copies and the recorded hashes are then those of the
+// card's file as it was read when the prefix was copied (the copies
+// still verify against the hashes of what was read). Such a resume
+// records no new checkpoints (the prefix's xxh3-64 is not known): if it
+// is interrupted too, the next one goes on from the same points.
+//
+// Otherwise (a copy from the start, a job hashing with xxh3, xxh128 or
+// blake3, a checkpoint of an older dit without a card side) the card's
+// file is read from the start, fed to the hashers, each copy given the
+// bytes from its own point on, and at each point the card's whole prefix
+// must hash as the checkpoint recorded. Either way a card whose file is
+// not the one the kept part came from (same size and time, other bytes)
+// has what this run wrote of it undone, a warning says so, and the file
+// is copied whole from one read. A dit array commits a file whole, so a
+// copy to an array starts the file over.
+//
+// The read that proves a kept prefix is also its read-back (resume.go):
+// it comes from the medium (OpenNoCache), the bytes a previous run made
+// durable, and is hashed with the verification algorithms too; those
+// hashers stay in memory with the copy, and its verification reads only
+// the rest (from its resume point) and goes on from them, so the digests
+// compared are of one read-back of the whole copy, every byte read back
+// once. Only of the file read then: a copy that is another file at
+// verification (os.SameFile against the temp as proved: replaced, written
+// again from the start) is read back whole, as is one that went on from a
+// point other than its proof's, one whose medium cannot seek, or a proof
+// at an offset that is not a multiple of 4096 (O_DIRECT). A byte of the
+// prefix that changes in place after its proof is, like a byte that
+// changes after any verification, not seen by this job. The proof's reads
+// count as the destination's verify progress.
 //
 // # Resume
 //

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -21,19 +21,25 @@ import (
 // the interrupted job, its checkpoints kept.
 func interruptAfterCheckpoint(t *testing.T, e *env, card string, dests []string, every, stop int64) *Summary {
 	t.Helper()
+	return interruptAfterCheckpointWith(t, e, card, dests, every, stop, nil)
+}
+
+// interruptAfterCheckpointWith is interruptAfterCheckpoint with the
+// job's hash algorithms (nil: the tests' default, md5 and xxh64).
+func interruptAfterCheckpointWith(t *testing.T, e *env, card string, dests []string, every, stop int64, algos []hashing.Algo) *Summary {
+	t.Helper()
 	read := &atomic.Int64{}
 	o := e.opts([]string{card}, dests)
+	if algos != nil {
+		o.Hashes = algos
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Stopped by the read that reaches stop, whatever the machine's load.
 	o.CheckpointEvery, o.Throttle = every, 8<<20
-	o.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	o.FS = stopFS{countFS: countFS{FS: fsys.OS{}, root: card, n: read}, stop: stop, cancel: cancel}
 	j, err := New(context.Background(), o)
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for read.Load() < stop && ctx.Err() == nil {
-			runtime.Gosched()
-		}
-		cancel()
-	}()
 	s, err := j.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, ExitInterrupted, s.ExitCode)
@@ -41,29 +47,47 @@ func interruptAfterCheckpoint(t *testing.T, e *env, card string, dests []string,
 }
 
 // The card's file changes inside the part a mid-file resume keeps (one
-// byte, same size and time: the last MiB before the checkpoint untouched).
-// The resume reads the card's kept part again, finds it differs from the
-// checkpoint's, says so, and copies the file whole from one read: the
-// copies are the card's bytes as they are now, never a splice of two
-// reads called verified.
+// byte, same size and time). The resume reads the card's kept part again
+// (all of it when the job hashes with xxh3, whose state cannot be saved;
+// the interval before the lowest checkpoint a copy goes on from when it
+// hashes with md5 and xxh64, the change lying there), finds it differs
+// from the checkpoint's, says so, and copies the file whole from one
+// read: the copies are the card's bytes as they are now, never a splice
+// of two reads called verified.
 func TestMidFileResumeCardChangedInKeptPart(t *testing.T) {
+	t.Run("xxh3, read whole", func(t *testing.T) { testMidFileResumeCardChanged(t, []hashing.Algo{hashing.XXH3}) })
+	t.Run("md5+xxh64, in the span read again", func(t *testing.T) {
+		testMidFileResumeCardChanged(t, []hashing.Algo{hashing.MD5, hashing.XXH64})
+	})
+}
+
+func testMidFileResumeCardChanged(t *testing.T, algos []hashing.Algo) {
 	e := newEnv(t)
 	body := bigContent(4<<20, 21)
 	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"BIG.mov": body})
 	d1, d2 := e.dest("d1"), e.dest("d2")
-	s := interruptAfterCheckpoint(t, e, card, []string{d1, d2}, 256<<10, 3<<20)
+	s := interruptAfterCheckpointWith(t, e, card, []string{d1, d2}, 256<<10, 3<<20, algos)
 	parts, err := e.cat.Partials(mustCardID(t, e, s.JobID))
 	require.NoError(t, err)
 	require.Len(t, parts["BIG.mov"], 2)
+	at := int64(1000)
+	low := int64(-1)
 	for _, p := range parts["BIG.mov"] {
 		require.Greater(t, p.Offset, int64(1<<20)+1000, "the change lies before the last MiB kept")
+		if low < 0 || p.Offset < low {
+			low = p.Offset
+		}
+		require.Equal(t, hashing.AllMarshalable(algos), p.State != "", "a card side is recorded when the hashers can save their state")
+	}
+	if hashing.AllMarshalable(algos) {
+		at = low - 1000 // in the span before the lowest checkpoint
 	}
 
 	src := filepath.Join(card, "BIG.mov")
 	fi, err := os.Stat(src)
 	require.NoError(t, err)
 	now := []byte(body)
-	now[1000] ^= 0x10
+	now[at] ^= 0x10
 	require.NoError(t, os.WriteFile(src, now, 0o644))
 	require.NoError(t, os.Chtimes(src, fi.ModTime(), fi.ModTime()))
 
@@ -206,4 +230,32 @@ func testMidFileResumePerCopy(t *testing.T, blockSize int) {
 	require.Less(t, w1.Load(), int64(size)*4/10, "the intact copy goes on from its own checkpoint, not from the start")
 	require.Equal(t, int64(size), w2.Load(), "the damaged copy is written whole")
 	require.Equal(t, int64(size), read.Load(), "the card is read once: the kept part again (checked), then the rest")
+}
+
+// stopFS cancels the job once stop bytes are read from the card.
+type stopFS struct {
+	countFS
+	stop   int64
+	cancel func()
+}
+
+func (s stopFS) Open(name string) (fsys.File, error) {
+	f, err := s.countFS.Open(name)
+	if cf, ok := f.(*countFile); ok && err == nil {
+		return &stopFile{countFile: cf, fs: s}, nil
+	}
+	return f, err
+}
+
+type stopFile struct {
+	*countFile
+	fs stopFS
+}
+
+func (f *stopFile) Read(b []byte) (int, error) {
+	n, err := f.countFile.Read(b)
+	if f.n.Load() >= f.fs.stop {
+		f.fs.cancel()
+	}
+	return n, err
 }

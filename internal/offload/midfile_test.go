@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -50,6 +52,7 @@ func TestMidFileResume(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, parts["CLIPS/BIG.mov"], 2, "a checkpoint per destination")
 	temps := map[uint64]bool{}
+	kept := parts["CLIPS/BIG.mov"]
 	for _, p := range parts["CLIPS/BIG.mov"] {
 		temps[inode(t, p.Temp)] = true
 	}
@@ -71,7 +74,22 @@ func TestMidFileResume(t *testing.T) {
 		require.True(t, temps[inode(t, p)], "the copy on %s is the kept temp, gone on with, not written again", d)
 	}
 	t.Logf("first run read %d bytes; the resume read %d of %d", first, read.Load(), len(body))
-	require.Equal(t, int64(len(body)), read.Load(), "the resume reads the card once: the kept part again (to check it is still the card's), then the rest")
+	// md5 and xxh64 save their state at each checkpoint: the card is read
+	// from the span before the lowest checkpoint a copy goes on from.
+	spanFrom := int64(len(body))
+	for _, p := range kept {
+		cs, err := catalog.ParseCardState(p.State)
+		require.NoError(t, err)
+		require.NotNil(t, cs, "the checkpoint records the card side")
+		require.Less(t, cs.SpanFrom, p.Offset)
+		require.GreaterOrEqual(t, cs.SpanFrom, p.Offset-2*o2.CheckpointEvery)
+		spanFrom = min(spanFrom, cs.SpanFrom)
+	}
+	require.Equal(t, int64(len(body))-spanFrom, read.Load(), "the resume reads the card from the span before the checkpoint on, once")
+	files, err := e.cat.Files(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.Equal(t, hashing.Bytes(o2.Hashes, []byte(body)), files[0].Sums, "the recorded hashes are the whole file's (hashers restored at the checkpoint)")
 	parts, err = e.cat.Partials(mustCardID(t, e, s.JobID))
 	require.NoError(t, err)
 	require.Empty(t, parts, "checkpoints go once the file is copied")

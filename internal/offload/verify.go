@@ -21,11 +21,18 @@ func hashFile(ctx context.Context, fsy fsys.FS, path string, size int64, bufs []
 		return hashing.Sums{}, 0, err
 	}
 	defer f.Close()
+	return hashOpen(ctx, f, 0, size, bufs, mh, wait, progress)
+}
+
+// hashOpen is hashFile's read of f, from offset start on (where f is,
+// and where mh's hashers are: the length returned counts from 0).
+func hashOpen(ctx context.Context, f io.Reader, start, size int64, bufs [][]byte, mh *hashing.Multi,
+	wait func(n int) error, progress func(int)) (hashing.Sums, int64, error) {
 	free := make(chan []byte, len(bufs))
 	for _, b := range bufs {
 		free <- b
 	}
-	var total int64
+	total := start
 	for {
 		if err := ctx.Err(); err != nil {
 			mh.Reset()

@@ -33,7 +33,7 @@ type wstate struct {
 
 // checkpoint makes the temp durable up to offset and records it, with the
 // digest of that prefix as read from the card (mid-file resume).
-func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string) {
+func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string, ck *ckState) {
 	if st.err != nil || st.tmp == nil || st.existing != nil || st.dp.mode != modeWrite || st.n != offset {
 		return
 	}
@@ -47,7 +47,7 @@ func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string) {
 		return
 	}
 	if err := c.j.cat.PutPartial(&catalog.Partial{CardID: c.rec.ID, Rel: st.t.plan.ent.Rel, DestID: c.dests[di].rec.ID,
-		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest}); err != nil {
+		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest, State: ck.encoded()}); err != nil {
 		return // no checkpoint: a resume starts this file over
 	}
 	st.ckd = true
@@ -210,7 +210,7 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			}
 			m.buf.release()
 		case wCheckpoint:
-			c.checkpoint(di, st, m.offset, m.digest)
+			c.checkpoint(di, st, m.offset, m.digest, m.ck)
 		case wEnd:
 			st.keep = m.keep
 			batchFS := fss
