@@ -452,9 +452,10 @@ cpu: {cores: 4, hash_rates: {md5: 0.75GB/s, xxh64: 9GB/s}}
 		require.Contains(t, cardLine(t, planText, label), units.FormatRate(want.Rate))
 		require.Contains(t, offLine, " "+eta(&runETA)+" ", offLine)
 
-		// It takes as long as planned: the card's first file started to
-		// its last copied, measured against the planned time (the
-		// simulation cannot beat its buckets; a busy machine may lag).
+		// It takes no less than planned: the card's first file started to
+		// its last copied, against the planned time (the simulation cannot
+		// beat its buckets). How close it lands is make bench's
+		// (ditplanbench): a busy machine lags by any amount.
 		files, err := sj.cat.Files(sj.cards[label])
 		require.NoError(t, err)
 		var from, to time.Time
@@ -470,7 +471,6 @@ cpu: {cores: 4, hash_rates: {md5: 0.75GB/s, xxh64: 9GB/s}}
 		ratio := took / runETA
 		t.Logf("%s: planned %.2fs at %s, copied in %.2fs (x %.2f)", label, runETA, units.FormatRate(want.Rate), took, ratio)
 		require.GreaterOrEqual(t, ratio, 0.75, "%s copied faster than its plan", label)
-		require.LessOrEqual(t, ratio, 4.0, "%s copied far slower than its plan", label)
 	}
 	require.Contains(t, r.Stdout, "one card hashes at most 0.750 GB/s (md5 on one core)")
 	require.Contains(t, r.Stdout, "Simulated:  at 0.04 x the field rates")
