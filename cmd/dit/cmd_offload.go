@@ -50,6 +50,7 @@ type OffloadOptions struct {
 	Creator           creatorFlags
 	NoDirectoryHashes bool
 	NotifyConfig      string // notify: section's file ("": the user's config file; "none")
+	DriveHealth       string // warn | refuse | off: the destinations' drive health (smartctl)
 }
 
 // AddFlags registers the flags.
@@ -76,6 +77,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.CheckpointEvery, "checkpoint-every", "64MiB", "make big files' copies durable this often, so an interrupted copy goes on from there (0: never)")
 	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none (a resumed job keeps the choice it started with)")
 	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
+	f.StringVar(&o.DriveHealth, "drive-health", "warn", "destination drives reporting problems (smartctl: media errors, critical warnings, wear): warn, refuse the job, or off")
 	o.Creator.AddFlags(f)
 	f.BoolVar(&o.NoDirectoryHashes, "no-directory-hashes", false, "ASC MHL: list each card's folders without content and structure hashes")
 	f.StringVar(&o.NotifyConfig, "notify-config", "", "notifications (webhook, e-mail) from the notify: section of `FILE` (default: the user's dit/config.yaml, if any; none: no notifications)")
@@ -345,7 +347,11 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	if o.Resume != 0 {
 		o.Then = nil
 	}
-	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel,
+	drives, ok := map[string]assembly.DriveCheck{"warn": assembly.DrivesWarn, "refuse": assembly.DrivesRefuse, "off": assembly.DrivesOff}[o.DriveHealth]
+	if !ok {
+		return none, usage(fmt.Errorf("--drive-health %q: give warn, refuse or off", o.DriveHealth))
+	}
+	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Drives: drives,
 		Hashes: algos, Verify: mode, VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict,
 		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,

@@ -3,6 +3,7 @@ package assembly
 import (
 	"context"
 	"fmt"
+	"github.com/dit-org/dit/internal/devices"
 	"slices"
 	"sync"
 
@@ -85,6 +86,9 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 		}
 		changed = len(p.Cards) != len(s.Cards) || len(p.LeftOut) > 0
 		p.s.Cards, p.s.Dests = p.Cards, p.Dests
+		if err := p.drives(ctx); err != nil {
+			return nil, err
+		}
 	}
 	p.opts = p.options()
 	if format.ASC || format.V1 {
@@ -105,6 +109,27 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 	p.notif = newNotifier(&p.s, s.Name)
 	p.hooks(ctx)
 	return p, nil
+}
+
+// drives checks the health of the destinations' drives (Settings.Drives).
+func (p *Prepared) drives(ctx context.Context) error {
+	if p.s.Drives == DrivesOff {
+		return nil
+	}
+	health := p.s.Hooks.DriveHealth
+	if health == nil {
+		health = func(ctx context.Context, vols []devices.Volume, path string) *devices.Health {
+			return devices.HealthOf(ctx, vols, path, nil)
+		}
+	}
+	bad := checkDrives(ctx, append(append([]string(nil), p.Dests...), p.s.Then...), health)
+	if len(bad) > 0 && p.s.Drives == DrivesRefuse {
+		return &DriveError{Problems: bad}
+	}
+	for _, b := range bad {
+		p.Warnings = append(p.Warnings, b+": copying anyway; replace it soon (dit array status; --drive-health refuse refuses such a job)")
+	}
+	return nil
 }
 
 // hashLists are the hash lists the job writes: a resumed job's those it

@@ -1,7 +1,9 @@
 package assembly
 
 import (
+	"context"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/notify"
@@ -57,6 +59,10 @@ type Settings struct {
 	// Notify is the notification config (webhooks, e-mail), loaded by the
 	// front end (notify.LoadFile).
 	Notify notify.Config
+	// Drives is the drive-health check of the destinations before the job
+	// (smartctl): DrivesWarn (the zero value) says which drives report
+	// problems, DrivesRefuse refuses the job then, DrivesOff skips it.
+	Drives DriveCheck
 
 	// Catalog is where the job is recorded (its station names the
 	// notifications); FS the filesystem (nil: the OS).
@@ -102,6 +108,9 @@ func (s Schedule) active() bool {
 // Hooks are the front end's: each may be nil. They are called from any
 // goroutine and must not block long.
 type Hooks struct {
+	// DriveHealth asks a destination folder's drive for its health (nil:
+	// devices.HealthOf, smartctl); tests give their own.
+	DriveHealth func(ctx context.Context, vols []devices.Volume, path string) *devices.Health
 	// OnEvent gets every engine event (after the clips, the scheduler and
 	// before the notifications have seen it).
 	OnEvent func(offload.Event)
