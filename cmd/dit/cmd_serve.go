@@ -73,7 +73,7 @@ one per network address of this machine, with the token
 			srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 				BaseContext: func(net.Listener) context.Context { return ctx }}
 			interruptNote.Store("dit serve: stopping")
-			urls, all := serveURLs(ln.Addr().(*net.TCPAddr), token, net.InterfaceAddrs)
+			urls, all := serveURLs(host, ln.Addr().(*net.TCPAddr).Port, token, net.InterfaceAddrs)
 			if !all {
 				fmt.Fprintf(g.stdout, "dit serve: %s (catalog %s, read-only)\n", urls[0], cat.Path())
 			} else {
@@ -103,18 +103,20 @@ one per network address of this machine, with the token
 }
 
 // serveURLs are the addresses a browser opens dit serve at, listening on
-// a (with the token): a's own, or, when a is every address (0.0.0.0,
-// [::]; all true), one per address of the machine's interfaces that
-// another device can reach (not loopback, not link-local; IPv4 only on
-// 0.0.0.0), or the loopback one when there is none.
-func serveURLs(a *net.TCPAddr, token string, addrs func() ([]net.Addr, error)) (urls []string, all bool) {
+// host (--listen's) and port (with the token): host's own, or, when host
+// is every address ("", 0.0.0.0, [::]; all true), one per address of the
+// machine's interfaces that another device can reach (not loopback, not
+// link-local; IPv4 only on 0.0.0.0), or the loopback one when there is
+// none.
+func serveURLs(host string, port int, token string, addrs func() ([]net.Addr, error)) (urls []string, all bool) {
 	q := "/"
 	if token != "" {
 		q += "?token=" + url.QueryEscape(token)
 	}
-	at := func(ip net.IP) string { return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(a.Port)) + q }
-	if !a.IP.IsUnspecified() {
-		return []string{at(a.IP)}, false
+	at := func(h string) string { return "http://" + net.JoinHostPort(h, strconv.Itoa(port)) + q }
+	ip := net.ParseIP(host)
+	if host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return []string{at(host)}, false
 	}
 	list, _ := addrs()
 	for _, x := range list {
@@ -122,13 +124,13 @@ func serveURLs(a *net.TCPAddr, token string, addrs func() ([]net.Addr, error)) (
 		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() || n.IP.IsUnspecified() {
 			continue
 		}
-		if a.IP.To4() != nil && n.IP.To4() == nil {
+		if ip != nil && ip.To4() != nil && n.IP.To4() == nil {
 			continue // 0.0.0.0 is IPv4 only
 		}
-		urls = append(urls, at(n.IP))
+		urls = append(urls, at(n.IP.String()))
 	}
 	if len(urls) == 0 {
-		return []string{at(net.IPv4(127, 0, 0, 1))}, true
+		return []string{at("127.0.0.1")}, true
 	}
 	return urls, true
 }
