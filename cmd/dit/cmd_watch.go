@@ -127,6 +127,8 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	}
 	if len(o.Sched.Limits) == 0 {
 		o.Sched.Limits = p.Limits
+	} else {
+		p.Limits = o.Sched.Limits
 	}
 	if o.NotifyConfig != "" {
 		if err := checkNotifyConfig(o.NotifyConfig); err != nil {
@@ -169,7 +171,11 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 		w.Ejector = commandEjector(o.EjectWith)
 	}
 	if !o.JSON {
-		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, describePreset(p))
+		what := describePreset(p)
+		if o.NotifyConfig == "none" {
+			what += ", no notifications"
+		}
+		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, what)
 	}
 	w.Run(ctx, watch.Watch(ctx, src, o.Interval))
 	return watchStopped(g, cat, runner.started())
@@ -218,6 +224,9 @@ func describePreset(p *watch.Preset) string {
 		s += ", then " + strings.Join(p.Then, ", ")
 	}
 	s += ", " + p.Hashes
+	if len(p.Limits) > 0 {
+		s += ", writes capped at " + strings.Join(p.Limits, " ")
+	}
 	if p.Eject {
 		s += ", eject when free"
 	}

@@ -19,14 +19,25 @@ func stopWatch(t *testing.T, w *watchRun) {
 	w.cmd.Wait()
 }
 
+// firstPlan is the first plan of a job's summary: its bottleneck and its
+// one card.
+func firstPlan(t *testing.T, sum map[string]any) (string, map[string]any) {
+	t.Helper()
+	plans, _ := sum["plans"].([]any)
+	require.NotEmpty(t, plans, "the job is scheduled: %v", sum)
+	p := plans[0].(map[string]any)
+	return p["bottleneck"].(string), p["cards"].([]any)[0].(map[string]any)
+}
+
 // A preset's limit: caps the destination of the jobs dit watch starts, as
 // dit offload --limit does: the job's plan (in its summary, from the
 // catalog) has the card held back by the destination at that rate.
+// --limit replaces it for one run.
 func TestWatchPresetLimit(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	cards := filepath.Join(dir, "cards")
-	r := e2e.Dit(t, db, "testdata", "cards", "--out", cards, "--cards", "1", "--size", "3MB", "--seed", "61")
+	r := e2e.Dit(t, db, "testdata", "cards", "--out", cards, "--cards", "2", "--size", "3MB", "--seed", "61")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	vols, raid := filepath.Join(dir, "Volumes"), filepath.Join(dir, "raid")
 	require.NoError(t, os.MkdirAll(vols, 0o755))
@@ -36,14 +47,20 @@ func TestWatchPresetLimit(t *testing.T) {
 	require.NoError(t, os.Rename(filepath.Join(cards, "A001"), filepath.Join(vols, "A001")))
 	sum := w.waitFor("A001's summary", summaryOf("A001"))
 	require.EqualValues(t, 0, sum["exit_code"])
-	plans, _ := sum["plans"].([]any)
-	require.NotEmpty(t, plans, "the job is scheduled: %v", sum)
-	p := plans[0].(map[string]any)
-	require.Contains(t, p["bottleneck"], "--limit", "%v", p)
-	card := p["cards"].([]any)[0].(map[string]any)
+	why, card := firstPlan(t, sum)
+	require.Contains(t, why, "--limit")
 	require.Equal(t, "dest:raid", card["limited_by"])
 	require.EqualValues(t, 2e6, card["rate_bytes_per_s"], "the preset's 2 MB/s")
 	require.Equal(t, e2e.Footage(e2e.Tree(t, filepath.Join(vols, "A001"))), e2e.WithoutHistory(e2e.Tree(t, filepath.Join(raid, "day01", "A001"))))
+	stopWatch(t, w)
+
+	w = startWatch(t, db, "--preset", preset, "--volumes", vols, "--limit", "3MB/s")
+	require.NoError(t, os.Rename(filepath.Join(cards, "A002"), filepath.Join(vols, "A002")))
+	sum = w.waitFor("A002's summary", summaryOf("A002"))
+	require.EqualValues(t, 0, sum["exit_code"])
+	_, card = firstPlan(t, sum)
+	require.Equal(t, "dest:raid", card["limited_by"])
+	require.EqualValues(t, 3e6, card["rate_bytes_per_s"], "--limit's 3 MB/s, not the preset's")
 }
 
 // dit watch --notify-config none sends nothing for one run, though the
