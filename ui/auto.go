@@ -435,7 +435,7 @@ func presetSettings(p *watch.Preset) (jobSettings, error) {
 		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, hashErr)
 	}
 	s := jobSettings{Dests: p.Destinations, Then: p.Then, Hashes: algos, Verify: mode, VerifyAll: p.VerifyHashes == "all",
-		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden}
+		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden, Limits: p.Limits}
 	if len(p.Then) > 0 {
 		s.ThenParallel = max(p.ThenParallel, 1)
 	}

@@ -70,6 +70,9 @@ type jobSettings struct {
 	// Again are the cards to copy even if they were offloaded and
 	// verified before ("Copy it again").
 	Again []string
+
+	// Limits cap the destinations (a preset's limit:, as --limit).
+	Limits []string
 }
 
 // jobRun is the job in progress: its engine job, the pause switch, the
@@ -180,6 +183,7 @@ func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Ev
 	case s.Topology != nil:
 		set.Sched = assembly.Schedule{Topology: s.Topology, Prepared: true, Simulate: s.Simulate, Scale: s.Scale}
 	}
+	set.Sched.Limits = s.Limits
 	set.Hooks = assembly.Hooks{
 		OnEvent: func(e offload.Event) {
 			a.onEvent(run, e)

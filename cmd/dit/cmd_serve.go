@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,9 +32,11 @@ refreshes itself live, /api/status (JSON), /events (server-sent events) and
 and HEAD gets 405.
 
 It listens on 127.0.0.1:8765 (this machine only). To open it from a phone on
-the set's network, give --listen 0.0.0.0:8765 (or the LAN address) and a
-token (--token, or --token-file, DIT_SERVE_TOKEN): every request must carry
-it (open http://HOST:8765/?token=TOKEN), or gets 401.`,
+the set's network, give --listen 0.0.0.0:8765 (or [::]:8765, or the LAN
+address) and a token (--token, or --token-file, DIT_SERVE_TOKEN): every
+request must carry it, or gets 401. dit serve prints the addresses to open,
+one per network address of this machine, with the token
+(http://192.168.1.20:8765/?token=TOKEN).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
@@ -69,11 +73,15 @@ it (open http://HOST:8765/?token=TOKEN), or gets 401.`,
 			srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 				BaseContext: func(net.Listener) context.Context { return ctx }}
 			interruptNote.Store("dit serve: stopping")
-			u := "http://" + ln.Addr().String() + "/"
-			if token != "" {
-				u += "?token=…"
+			urls, all := serveURLs(host, ln.Addr().(*net.TCPAddr).Port, token, net.InterfaceAddrs)
+			if !all {
+				fmt.Fprintf(g.stdout, "dit serve: %s (catalog %s, read-only)\n", urls[0], cat.Path())
+			} else {
+				fmt.Fprintf(g.stdout, "dit serve: on every address of this machine (catalog %s, read-only); open from the set's network:\n", cat.Path())
+				for _, u := range urls {
+					fmt.Fprintf(g.stdout, "  %s\n", u)
+				}
 			}
-			fmt.Fprintf(g.stdout, "dit serve: %s (catalog %s, read-only)\n", u, cat.Path())
 			go func() {
 				<-ctx.Done()
 				sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
@@ -92,6 +100,39 @@ it (open http://HOST:8765/?token=TOKEN), or gets 401.`,
 	f.StringVar(&tokenFile, "token-file", "", "read the token from this `file`")
 	f.DurationVar(&poll, "poll", time.Second, "how often to read the catalog for changes")
 	return cmd
+}
+
+// serveURLs are the addresses a browser opens dit serve at, listening on
+// host (--listen's) and port (with the token): host's own, or, when host
+// is every address ("", 0.0.0.0, [::]; all true), one per address of the
+// machine's interfaces that another device can reach (not loopback, not
+// link-local; IPv4 only on 0.0.0.0), or the loopback one when there is
+// none.
+func serveURLs(host string, port int, token string, addrs func() ([]net.Addr, error)) (urls []string, all bool) {
+	q := "/"
+	if token != "" {
+		q += "?token=" + url.QueryEscape(token)
+	}
+	at := func(h string) string { return "http://" + net.JoinHostPort(h, strconv.Itoa(port)) + q }
+	ip := net.ParseIP(host)
+	if host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return []string{at(host)}, false
+	}
+	list, _ := addrs()
+	for _, x := range list {
+		n, ok := x.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() || n.IP.IsUnspecified() {
+			continue
+		}
+		if ip != nil && ip.To4() != nil && n.IP.To4() == nil {
+			continue // 0.0.0.0 is IPv4 only
+		}
+		urls = append(urls, at(n.IP.String()))
+	}
+	if len(urls) == 0 {
+		return []string{at("127.0.0.1")}, true
+	}
+	return urls, true
 }
 
 // loopback says whether host is this machine only.

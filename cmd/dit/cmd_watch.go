@@ -34,6 +34,9 @@ type WatchOptions struct {
 	EjectWith string
 	Sched     schedulerFlags
 	Throttle  string // each card's read rate cap (tests)
+	// NotifyConfig, when set, replaces the preset's notify: section:
+	// a file's, or "none" (no notifications this run).
+	NotifyConfig string
 }
 
 func newWatchCommand(g *GlobalOptions) *cobra.Command {
@@ -70,6 +73,10 @@ The preset file format is in dit's internal/watch package doc; an example:
   name: "Day {date}"
   volume_pattern: ["A[0-9][0-9][0-9]*"]
   eject: true
+  limit: 1.5GB/s          # cap each destination's writes, as dit offload --limit
+
+--limit replaces the preset's limit: for this run; --notify-config none sends
+no notification this run, whatever the preset's notify: section says.
 
 ` + exitCodesHelp,
 		Args: cobra.NoArgs,
@@ -89,6 +96,8 @@ The preset file format is in dit's internal/watch package doc; an example:
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s")
 	f.MarkHidden("throttle")
 	f.StringVar(&o.Sched.Topology, "topology", "", "topology `file` for the bus budget (overrides the preset's)")
+	f.StringArrayVar(&o.Sched.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s (overrides the preset's limit:)")
+	f.StringVar(&o.NotifyConfig, "notify-config", "", "notifications from the notify: section of `FILE` instead of the preset's; none: no notifications this run")
 	f.BoolVar(&o.Sched.Simulate, "simulate", false, "play the topology's hardware (as dit offload --simulate)")
 	f.Float64Var(&o.Sched.Scale, "simulate-scale", scaleFromEnv(), "with --simulate, at this fraction of the field rates")
 	f.MarkHidden("simulate")
@@ -115,6 +124,16 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	}
 	if o.Sched.Topology == "" {
 		o.Sched.Topology = p.Topology
+	}
+	if len(o.Sched.Limits) == 0 {
+		o.Sched.Limits = p.Limits
+	} else {
+		p.Limits = o.Sched.Limits
+	}
+	if o.NotifyConfig != "" {
+		if err := checkNotifyConfig(o.NotifyConfig); err != nil {
+			return err
+		}
 	}
 	if err := g.checkNewCatalog(); err != nil {
 		return err
@@ -152,7 +171,11 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 		w.Ejector = commandEjector(o.EjectWith)
 	}
 	if !o.JSON {
-		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, describePreset(p))
+		what := describePreset(p)
+		if o.NotifyConfig == "none" {
+			what += ", no notifications"
+		}
+		fmt.Fprintf(g.stdout, "watch: preset %s: %s; waiting for camera cards (Ctrl-C stops)\n", o.Preset, what)
 	}
 	w.Run(ctx, watch.Watch(ctx, src, o.Interval))
 	return watchStopped(g, cat, runner.started())
@@ -201,6 +224,9 @@ func describePreset(p *watch.Preset) string {
 		s += ", then " + strings.Join(p.Then, ", ")
 	}
 	s += ", " + p.Hashes
+	if len(p.Limits) > 0 {
+		s += ", writes capped at " + strings.Join(p.Limits, " ")
+	}
 	if p.Eject {
 		s += ", eject when free"
 	}
@@ -265,9 +291,10 @@ func (r *cliRunner) started() []int64 {
 // offloadOptions are the preset as dit offload's flags.
 func (r *cliRunner) offloadOptions() OffloadOptions {
 	p := r.p
-	// The preset's notify: section, or the user's config file.
-	notifyFile := ""
-	if p.Notify != nil {
+	// --notify-config, the preset's notify: section, or the user's config
+	// file.
+	notifyFile := r.o.NotifyConfig
+	if notifyFile == "" && p.Notify != nil {
 		notifyFile = p.File
 	}
 	name := p.Name

@@ -5,7 +5,8 @@ import (
 	"net/http"
 )
 
-// The page renders the status JSON with a few lines of JavaScript: at
+// The page renders the status JSON with a few lines of JavaScript (its
+// figures come formatted, CardStatus.Shown: it formats no number): at
 // once from /api/status's content inlined, then at each "status" event of
 // /events. window.ditUpdates (and body's data-updates) counts the events
 // received, body's data-first-done and data-last-done are the cards' bytes
@@ -44,7 +45,6 @@ window.ditUpdates = 0;
 const q = new URLSearchParams(location.search);
 const token = q.get("token");
 const until = parseInt(q.get("until") || "0");
-function fmtBytes(n){const u=["B","KB","MB","GB","TB"];let i=0;while(n>=1000&&i<u.length-1){n/=1000;i++}return (i?n.toFixed(1):n)+" "+u[i]}
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
 function stateText(c){
   if(c.safe_to_format) return "safe to format";
@@ -67,8 +67,8 @@ function render(st){
       const pct=c.bytes?Math.min(100,100*c.done/c.bytes):0;
       const cls=c.safe_to_format?"safe":((c.state==="failed"||c.state==="interrupted")?"failed":(c.card_free?"free":""));
       const what=stateText(c)+(c.phase?" ("+esc(c.phase)+")":"");
-      const rate=c.rate>0?" · "+fmtBytes(c.rate)+"/s":"";
-      h+='<div class="card '+cls+'" data-card="'+esc(c.label)+'" data-hop="'+c.hop+'" data-done="'+c.done+'" data-state="'+esc(c.state)+'"><div class="l"><span>'+esc(c.label)+(c.hop===2?" → second run":"")+'</span><span>'+what+' · '+fmtBytes(c.done)+' of '+fmtBytes(c.bytes)+rate+'</span></div><div class="bar"><i style="width:'+pct.toFixed(1)+'%"></i></div></div>';
+      const rate=c.shown.rate?" · "+esc(c.shown.rate):"";
+      h+='<div class="card '+cls+'" data-card="'+esc(c.label)+'" data-hop="'+c.hop+'" data-done="'+c.done+'" data-state="'+esc(c.state)+'"><div class="l"><span>'+esc(c.label)+(c.hop===2?" → second run":"")+'</span><span>'+what+' · '+esc(c.shown.done)+' of '+esc(c.shown.bytes)+rate+'</span></div><div class="bar"><i style="width:'+pct.toFixed(1)+'%"></i></div></div>';
     }
     h+="</div>";
   }
@@ -82,7 +82,7 @@ function render(st){
   if(document.body.dataset.firstDone===undefined) document.body.dataset.firstDone=done;
   document.body.dataset.lastDone=done;
   document.getElementById("cat").textContent=st.catalog;
-  document.getElementById("gen").textContent=new Date().toLocaleTimeString();
+  document.getElementById("gen").textContent=new Date(st.generated).toLocaleTimeString();
 }
 render(initial);
 const es=new EventSource("events"+(token?"?token="+encodeURIComponent(token):""));

@@ -36,6 +36,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid"
 )
@@ -66,6 +67,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	last    []byte        // the latest status JSON
+	lastKey []byte        // the same without the time it was read
 	changed chan struct{} // closed when last changes
 	err     error         // the latest poll's error
 
@@ -142,7 +144,7 @@ type JobStatus struct {
 	Station string        `json:"station"`
 	State   verdict.State `json:"state"`
 	Active  bool          `json:"active"`
-	Started time.Time     `json:"started"`
+	Started time.Time     `json:"started,omitzero"`
 	Cards   []CardStatus  `json:"cards"`
 }
 
@@ -151,7 +153,8 @@ type JobStatus struct {
 // (package verdict: the card's on hop 1, the run's on hop 2), how far its
 // current phase is (Done of Bytes) and its read rate over the last second.
 // A card free (CardFree, a cascade's first run verified) may leave the
-// reader; only SafeToFormat says it may be formatted.
+// reader; only SafeToFormat says it may be formatted. Shown is the same
+// figures as people read them.
 type CardStatus struct {
 	Label        string        `json:"label"`
 	Hop          int           `json:"hop"`
@@ -165,6 +168,15 @@ type CardStatus struct {
 	FreeAt       time.Time     `json:"card_free_at,omitzero"`
 	SafeAt       time.Time     `json:"safe_to_format_at,omitzero"`
 	Verdict      string        `json:"verdict,omitempty"`
+	Shown        Shown         `json:"shown"`
+}
+
+// Shown is a card's figures formatted by internal/units, the formatter of
+// the CLI, dit-gui and the reports, so the page prints no number itself.
+type Shown struct {
+	Bytes string `json:"bytes"`
+	Done  string `json:"done"`
+	Rate  string `json:"rate,omitempty"` // only while the card moves
 }
 
 // CardRef names a card safe to format.
@@ -270,6 +282,12 @@ func (s *Server) Snapshot() (*Status, error) {
 // progress fills how far run k of a card is (state: its state) from the
 // run's latest sample: a run verified is done; a rate only while it moves.
 func progress(cs *CardStatus, k *catalog.Card, state verdict.State, prog map[int64]catalog.Progress) {
+	defer func() {
+		cs.Shown = Shown{Bytes: units.FormatBytes(cs.Bytes), Done: units.FormatBytes(cs.Done)}
+		if cs.Rate > 0 {
+			cs.Shown.Rate = units.FormatRate(cs.Rate)
+		}
+	}()
 	if p, ok := prog[k.ID]; ok {
 		cs.Phase, cs.Done = p.Phase, p.Bytes
 		if state == verdict.Copying || state == verdict.Verifying {
@@ -315,21 +333,22 @@ func (s *Server) array(p string) (Array, bool) {
 	return c.a, c.ok
 }
 
-// poll reads the status; a change wakes the event streams.
+// poll reads the status; a change wakes the event streams. A change is a
+// change of content: the status is compared without the time it was read,
+// and sent with it.
 func (s *Server) poll() {
 	st, err := s.Snapshot()
-	var b []byte
+	var b, key []byte
 	if err == nil {
-		gen := st.Generated
-		st.Generated = time.Time{} // a change is a change of content
 		b, _ = json.Marshal(st)
-		st.Generated = gen
+		st.Generated = time.Time{}
+		key, _ = json.Marshal(st)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.err = err
-	if err == nil && !bytes.Equal(b, s.last) {
-		s.last = b
+	if err == nil && !bytes.Equal(key, s.lastKey) {
+		s.last, s.lastKey = b, key
 		close(s.changed)
 		s.changed = make(chan struct{})
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid"
 )
@@ -148,7 +149,7 @@ func TestTokenAndReadOnly(t *testing.T) {
 		require.Equal(t, "cart-a", st.Jobs[0].Station)
 		require.True(t, st.Jobs[0].Active)
 		require.Equal(t, CardStatus{Label: "A001", Hop: 1, State: "copying", Phase: "copy", Bytes: 10_000, Done: 3000, Rate: 1500,
-			Verdict: "Copying: NOT safe to format yet"}, st.Jobs[0].Cards[0])
+			Verdict: "Copying: NOT safe to format yet", Shown: Shown{Bytes: "10.0 kB", Done: "3.00 kB", Rate: "1.5 kB/s"}}, st.Jobs[0].Cards[0])
 		require.Equal(t, []string{"A002"}, []string{st.SafeToFormat[0].Card})
 		require.Len(t, st.SafeToFormat, 1)
 	})
@@ -224,6 +225,7 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 			t.Helper()
 			for sc.Scan() {
 				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					require.NotContains(t, data, "0001-01-01", "no zero time in an event")
 					var st Status
 					require.NoError(t, json.Unmarshal([]byte(data), &st))
 					return st
@@ -234,6 +236,10 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 		}
 		first := next()
 		require.Equal(t, int64(3000), first.Jobs[0].Cards[0].Done)
+		require.WithinDuration(t, time.Now(), first.Generated, time.Hour, "the first event carries the time it was read")
+		// The figures as people read them, by the shared formatter.
+		require.Equal(t, Shown{Bytes: "10.0 kB", Done: "3.00 kB", Rate: "1.5 kB/s"}, first.Jobs[0].Cards[0].Shown)
+		require.Equal(t, Shown{Bytes: "500 B", Done: "500 B"}, first.Jobs[0].Cards[1].Shown, "no rate once verified")
 		// Another process (the engine) writes a sample.
 		other, err := catalog.Open(loc)
 		require.NoError(t, err)
@@ -245,6 +251,8 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 		// CLI's and the GUI's): 1500 B/s, then 4000 B/s for a second.
 		require.Equal(t, offload.SmoothedRate([]catalog.Sample{{Rate: 1500, Seconds: 1}, {Rate: 4000, Seconds: 1}}), second.Jobs[0].Cards[0].Rate)
 		require.InDelta(t, 1500+(1-math.Exp(-1/offload.RateTau))*2500, second.Jobs[0].Cards[0].Rate, 0.001)
+		require.Equal(t, units.FormatRate(second.Jobs[0].Cards[0].Rate), second.Jobs[0].Cards[0].Shown.Rate)
+		require.False(t, second.Generated.Before(first.Generated))
 	})
 }
 

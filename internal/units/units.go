@@ -189,10 +189,16 @@ func threeDigits(v float64) (string, bool) {
 
 // FormatRate formats a rate in bytes per second: rates of at least
 // 0.1 GB/s as GB/s with three decimals ("0.550 GB/s", "2.200 GB/s"), slower
-// ones as MB/s with one decimal ("45.3 MB/s").
+// ones as MB/s with one decimal ("45.3 MB/s"), and a rate that moves but
+// would show as "0.0 MB/s" as kB/s with one decimal ("0.4 kB/s", "49.9
+// kB/s"). Zero is "0.0 MB/s".
 func FormatRate(bytesPerSec float64) string {
-	if math.Abs(bytesPerSec) >= 0.1*float64(GB) {
+	a := math.Abs(bytesPerSec)
+	switch {
+	case a >= 0.1*float64(GB):
 		return strconv.FormatFloat(bytesPerSec/float64(GB), 'f', 3, 64) + " GB/s"
+	case a > 0 && a < 0.05*float64(MB):
+		return strconv.FormatFloat(bytesPerSec/float64(KB), 'f', 1, 64) + " kB/s"
 	}
 	return strconv.FormatFloat(bytesPerSec/float64(MB), 'f', 1, 64) + " MB/s"
 }

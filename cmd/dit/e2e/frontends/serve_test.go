@@ -101,7 +101,7 @@ func TestServeStatusPageInHeadlessChromium(t *testing.T) {
 	require.NoError(t, err, serr.String())
 	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
 	require.NotEmpty(t, base, line)
-	require.NotContains(t, line, "on-set-42", "the token is not printed")
+	require.Contains(t, line, base+"?token=on-set-42", "the address to open, with the token")
 
 	resp, err := http.Get(base)
 	require.NoError(t, err)
@@ -124,16 +124,6 @@ func TestServeStatusPageInHeadlessChromium(t *testing.T) {
 	for _, want := range []string{"main-unit", "second-unit", `data-card="A001"`, `data-card="A002"`, `data-state="copying"`} {
 		require.Contains(t, dom, want)
 	}
-
-	shot := filepath.Join(t.TempDir(), "dit-serve.png")
-	if p := os.Getenv("DIT_SERVE_SCREENSHOT"); p != "" {
-		shot = p // make docs/dit-serve.png: DIT_SERVE_SCREENSHOT=$PWD/docs/dit-serve.png
-	}
-	headless(t, chromium, base+"?token=on-set-42&until=2", "--screenshot="+shot, "--window-size=430,640")
-	png, err := os.ReadFile(shot)
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "a PNG screenshot")
-	require.Greater(t, len(png), 5000)
 
 	// The API agrees with the catalog's jobs.
 	req, _ := http.NewRequest("GET", base+"api/status", nil)
