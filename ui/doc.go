@@ -29,8 +29,9 @@
 //	             in words, warnings (a reader on a port slower than its card,
 //	             cards that do not fit, a degraded array). Start: Ctrl+Enter.
 //	Running job  offload.New / offload.Resume, then Job.Run; Options.OnEvent
-//	             feeds a model (runModel) that the view renders: per card a
-//	             bar, bytes, files, current file (while verifying, one
+//	             feeds a model (runModel: a cardView per card, the view's
+//	             picture of the engine's card run) that the view renders
+//	             (a cardPanel per card): per card a bar, bytes, files, current file (while verifying, one
 //	             being read back), rate, ETA, phase and its state; a row
 //	             per destination (offload.DestProgress: bytes written and
 //	             read back, rate, state: writing, reading back, verified,

@@ -85,8 +85,9 @@ type workSample struct {
 // workWindow is how far back the time-to-safe estimate looks.
 const workWindow = 10 * time.Second
 
-// cardRun is one card of the running job as the view shows it.
-type cardRun struct {
+// cardView is one card of the running job as the view shows it (the
+// engine's own card run is offload.cardRun; this is its picture here).
+type cardView struct {
 	Label    string
 	Path     string
 	runState // the first run: read from the card
@@ -181,7 +182,7 @@ type hopRun struct {
 // settled reports whether the card has nothing left to run, so that a
 // summary read now is its verdict: its run ended, and in a cascade a
 // first run that verified the card has a second run, which ended too.
-func (c cardRun) settled() bool {
+func (c cardView) settled() bool {
 	if !c.Done {
 		return false
 	}
@@ -192,7 +193,7 @@ func (c cardRun) settled() bool {
 }
 
 // State is the card's state in words (see the state constants).
-func (c cardRun) State() string {
+func (c cardView) State() string {
 	thenFailed := c.Then != nil && (len(c.Then.Failures) > 0 || (c.Then.Done && c.Then.EndState == offload.StateFailed))
 	thenStopped := c.Then != nil && c.Then.Done && c.Then.EndState == "interrupted"
 	switch {
@@ -230,7 +231,7 @@ func (c cardRun) State() string {
 
 // statusText is the verdict model's state of a card that ended, in the
 // GUI's words.
-func (c cardRun) statusText() string {
+func (c cardView) statusText() string {
 	switch c.Status {
 	case verdict.Safe:
 		return stateSafe
@@ -357,7 +358,7 @@ func (r runState) eta() float64 {
 // copied once and read back from each second-run destination at the first
 // run's rates). 0 when the card is safe; -1 when there is no rate to tell
 // yet, or the card ended not safe (no time makes it safe).
-func (c cardRun) SafeETA(thenDests int) float64 {
+func (c cardView) SafeETA(thenDests int) float64 {
 	switch {
 	case c.HaveSummary && c.Safe:
 		return 0
@@ -407,7 +408,7 @@ type runModel struct {
 	name     string
 	started  time.Time
 	window   time.Duration
-	cards    []*cardRun
+	cards    []*cardView
 	warnings []string
 	paused   bool
 	finished bool
@@ -429,7 +430,7 @@ type runView struct {
 	Started  time.Time
 	Now      time.Time
 	Window   time.Duration
-	Cards    []cardRun
+	Cards    []cardView
 	Warnings []string
 	Paused   bool
 	Finished bool
@@ -451,7 +452,7 @@ func newRunModel(jobID int64, name string, started time.Time, p offload.Progress
 		if isSecond(c.Label, c.Hop) {
 			continue
 		}
-		cr := &cardRun{Label: c.Label}
+		cr := &cardView{Label: c.Label}
 		cr.Prog = c
 		if i < len(paths) {
 			cr.Path = paths[i]
@@ -492,7 +493,7 @@ func (m *runModel) setCascade(dests, then []string) {
 	}
 }
 
-func (m *runModel) card(label string) *cardRun {
+func (m *runModel) card(label string) *cardView {
 	for _, c := range m.cards {
 		if c.Label == label {
 			return c
@@ -504,7 +505,7 @@ func (m *runModel) card(label string) *cardRun {
 // run finds the run an event or a progress names: the card, and its
 // second run when the label is one ("A001 (2nd run)"; made when mk is
 // set and it is not known yet).
-func (m *runModel) run(label string, hop int, mk bool) (*cardRun, *hopRun) {
+func (m *runModel) run(label string, hop int, mk bool) (*cardView, *hopRun) {
 	if !isSecond(label, hop) {
 		return m.card(label), nil
 	}
@@ -561,7 +562,7 @@ func (m *runModel) apply(e offload.Event) bool {
 		return false
 	case offload.EvCardAdded:
 		if !isSecond(e.Card, 0) && m.card(e.Card) == nil {
-			m.cards = append(m.cards, &cardRun{Label: e.Card, Path: e.Path, Cascade: len(m.then) > 0})
+			m.cards = append(m.cards, &cardView{Label: e.Card, Path: e.Path, Cascade: len(m.then) > 0})
 		}
 		return true
 	case offload.EvRunDone:
@@ -691,7 +692,7 @@ const (
 // cascade's first run verified it: card_free, or the summary), or,
 // without a cascade, its run ended verified (every handle on it closed);
 // and it is not being ejected or ejected already.
-func (c cardRun) ejectable() bool {
+func (c cardView) ejectable() bool {
 	if c.Path == "" || c.Eject == ejectBusy || c.Eject == ejectDone {
 		return false
 	}

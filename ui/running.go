@@ -389,8 +389,8 @@ type cardPanel struct {
 	ejectBtn *widget.Button // the card's Eject (enabled once it is free)
 	ejectL   *widget.Label  // what the eject said
 	second   *runRow
-	last     cardRun // what the panel shows (the eject action tells of it)
-	onEject  func(cardRun)
+	last     cardView // what the panel shows (the eject action tells of it)
+	onEject  func(cardView)
 }
 
 // runRow is a cascade's second run of a card: its own title, state, bar
@@ -430,7 +430,7 @@ func newRunRow() *runRow {
 	return r
 }
 
-func newCardPanel(i int, onEject func(cardRun)) *cardPanel {
+func newCardPanel(i int, onEject func(cardView)) *cardPanel {
 	p := &cardPanel{
 		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
@@ -570,7 +570,7 @@ func runImportance(r runState) widget.Importance {
 	return widget.MediumImportance
 }
 
-func (p *cardPanel) set(c cardRun, mv runView) {
+func (p *cardPanel) set(c cardView, mv runView) {
 	p.last = c
 	paused := mv.Paused
 	p.title.SetText(c.Label)
@@ -704,7 +704,7 @@ func (p *cardPanel) set(c cardRun, mv runView) {
 // setEject shows the card's eject: the Eject button, enabled only once
 // the card is free (in a cascade, the card-free row's button takes its
 // place then), and what the eject said.
-func (p *cardPanel) setEject(c cardRun) {
+func (p *cardPanel) setEject(c cardView) {
 	ok := c.ejectable()
 	if ok {
 		p.ejectBtn.Enable()
@@ -747,7 +747,7 @@ func safeAtText(t time.Time) string {
 // ejectInfo asks whether to eject a free card: it may leave the reader;
 // it is safe to format only once the summary says so. dests are the
 // job's (first-run) destinations.
-func ejectInfo(c cardRun, mv runView, dests []string) (title, msg string) {
+func ejectInfo(c cardView, mv runView, dests []string) (title, msg string) {
 	path := c.Path
 	if path == "" {
 		path = "(its path is not known)"
@@ -1033,7 +1033,7 @@ func (v *runningView) render() {
 }
 
 // showEject asks to eject a free card, then ejects it (UI goroutine).
-func (v *runningView) showEject(c cardRun) {
+func (v *runningView) showEject(c cardView) {
 	if v.run == nil || !c.ejectable() {
 		return
 	}
@@ -1059,7 +1059,7 @@ func (v *runningView) showEject(c cardRun) {
 // or of the watched preset (watch.SafeToEject), with the app's Ejector;
 // the result is recorded with the card in the catalog, said in the
 // auto-offload log and shown on the card.
-func (v *runningView) ejectCard(run *jobRun, c cardRun) {
+func (v *runningView) ejectCard(run *jobRun, c cardView) {
 	a := v.a
 	m := run.modelOrNil()
 	m.setEject(c.Path, c.Label, ejectBusy, "")
