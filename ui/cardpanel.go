@@ -226,41 +226,72 @@ func runImportance(r runState) widget.Importance {
 	return widget.MediumImportance
 }
 
+// set shows card c of the job mv: its state, bar and counters, eject,
+// clips and failures, and in a cascade each run on its own row.
 func (p *cardPanel) set(c cardView, mv runView) {
 	p.last = c
-	paused := mv.Paused
 	p.title.SetText(c.Label)
+	st := p.setState(c, mv.Paused)
+	p.bar.SetValue(c.Fraction())
+	p.tintBar(p.state.Importance, c.HaveSummary)
+	setRun(p.bytes, p.files, p.rate, p.current, c.runState, mv.Paused)
+	p.dests.set(c.Prog.Dests, c.Done)
+	p.setEject(c)
+	p.setClips(c)
+	p.setFailures(c, st)
+	if !c.Cascade {
+		p.details.Show()
+		p.run1Head.Hide()
+		p.freeRow.Hide()
+		p.second.box.Hide()
+		return
+	}
+	p.setCascade(c, mv)
+}
+
+// setState shows the card's state in words and in its colour (" (paused)"
+// while a paused card still runs); it returns the words.
+func (p *cardPanel) setState(c cardView, paused bool) string {
 	st := c.State()
 	if paused && !c.settled() && !c.HaveSummary {
 		st += " (paused)"
 	}
 	p.state.SetText(st)
+	p.state.Importance = stateImportance(c, st)
+	p.state.Refresh()
+	return st
+}
+
+// stateImportance colours a card's state st.
+func stateImportance(c cardView, st string) widget.Importance {
 	switch {
 	case strings.HasPrefix(st, stateSafe):
-		p.state.Importance = widget.SuccessImportance
+		return widget.SuccessImportance
 	case st == stateFailed || st == stateInterrupted || st == stateThenFailed || (c.HaveSummary && !c.Safe):
-		p.state.Importance = widget.DangerImportance
+		return widget.DangerImportance
 	case len(c.Failures) > 0:
-		p.state.Importance = widget.WarningImportance
+		return widget.WarningImportance
 	case strings.HasPrefix(st, stateFree):
 		// Card free reads apart from safe to format: another colour,
 		// other words.
-		p.state.Importance = widget.HighImportance
-	default:
-		p.state.Importance = widget.MediumImportance
+		return widget.HighImportance
 	}
-	p.state.Refresh()
-	p.bar.SetValue(c.Fraction())
-	p.tintBar(p.state.Importance, c.HaveSummary)
-	setRun(p.bytes, p.files, p.rate, p.current, c.runState, paused)
-	p.dests.set(c.Prog.Dests, c.Done)
-	p.setEject(c)
+	return widget.MediumImportance
+}
+
+// setClips shows the card's clips once they are known.
+func (p *cardPanel) setClips(c cardView) {
 	if c.Clips != nil {
 		p.clips.SetText(c.Clips.text())
 		p.clips.Show()
 	} else {
 		p.clips.Hide()
 	}
+}
+
+// setFailures lists the card's failed files (in a cascade: its first
+// run's); st is the card's state in words.
+func (p *cardPanel) setFailures(c cardView, st string) {
 	if len(c.Failures) > 0 {
 		what := ""
 		if c.Cascade {
@@ -271,13 +302,11 @@ func (p *cardPanel) set(c cardView, mv runView) {
 	} else {
 		p.failures.Hide()
 	}
-	if !c.Cascade {
-		p.details.Show()
-		p.run1Head.Hide()
-		p.freeRow.Hide()
-		p.second.box.Hide()
-		return
-	}
+}
+
+// setCascade shows a cascade's card: the first run, card free, the
+// second run.
+func (p *cardPanel) setCascade(c cardView, mv runView) {
 	// A run that is done shows its full bar and its state: its counters
 	// make room for the other run's.
 	if c.Done {
@@ -285,8 +314,6 @@ func (p *cardPanel) set(c cardView, mv runView) {
 	} else {
 		p.details.Show()
 	}
-
-	// A cascade: the first run, card free, the second run.
 	first := "the first-run destinations"
 	if len(mv.Dests) > 0 {
 		first = strings.Join(mv.Dests, ", ")
@@ -296,24 +323,36 @@ func (p *cardPanel) set(c cardView, mv runView) {
 	p.run1St.Importance = runImportance(c.runState)
 	p.run1St.Refresh()
 	p.run1Head.Show()
-	if c.Free {
-		at := ""
-		if !c.FreeAt.IsZero() {
-			at = " at " + c.FreeAt.Local().Format("15:04:05")
-		}
-		if c.HaveSummary && c.Safe {
-			p.free.SetText(fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
-			p.free.Importance = widget.SuccessImportance
-		} else {
-			p.free.SetText(fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
-			p.free.Importance = widget.HighImportance
-		}
-		p.free.Refresh()
-		p.freeRow.Show()
-	} else {
+	p.setFree(c, first)
+	p.second.set(c, mv)
+}
+
+// setFree shows the card-free row once the card is free: it may leave
+// the reader, and is safe to format only once both runs verified it.
+// first names the first-run destinations.
+func (p *cardPanel) setFree(c cardView, first string) {
+	if !c.Free {
 		p.freeRow.Hide()
+		return
 	}
-	r := p.second
+	at := ""
+	if !c.FreeAt.IsZero() {
+		at = " at " + c.FreeAt.Local().Format("15:04:05")
+	}
+	if c.HaveSummary && c.Safe {
+		p.free.SetText(fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
+		p.free.Importance = widget.SuccessImportance
+	} else {
+		p.free.SetText(fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
+		p.free.Importance = widget.HighImportance
+	}
+	p.free.Refresh()
+	p.freeRow.Show()
+}
+
+// set shows card c's second run: waiting for the card to be free, queued,
+// or its own bar, counters and failures once the engine reports it.
+func (r *runRow) set(c cardView, mv runView) {
 	src := "the first copy"
 	if mv.FirstCopy != "" {
 		src = "the first copy on " + mv.FirstCopy
@@ -339,7 +378,7 @@ func (p *cardPanel) set(c cardView, mv runView) {
 		r.state.SetText(h.runText())
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
-		setRun(r.bytes, r.files, r.rate, r.current, h, paused)
+		setRun(r.bytes, r.files, r.rate, r.current, h, mv.Paused)
 		r.dests.set(h.Prog.Dests, h.Done)
 		if h.Done {
 			r.details.Hide()

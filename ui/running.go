@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -141,18 +142,36 @@ func (v *runningView) render() {
 		return
 	}
 	mv := m.view()
-	state := "running"
+	state := jobState(mv)
+	v.title.SetText(fmt.Sprintf("Job %d  %s  (%s)", mv.JobID, mv.Name, state))
+	v.renderFigures(mv, state)
+	v.renderCards(mv)
+	v.renderChart(mv)
+	v.planL.SetText(planText(mv))
+	v.warnL.SetText(strings.Join(mv.Warnings, "\n"))
+	v.renderDone(mv)
+	v.scroll.Refresh()
+	v.renderButtons(mv)
+}
+
+// jobState is the job's state in a word, as its title says it.
+func jobState(mv runView) string {
 	switch {
 	case mv.Finished && mv.Err != "":
-		state = "stopped"
+		return "stopped"
 	case mv.Finished && mv.Summary != nil && mv.Summary.Status.Ended():
-		state = string(mv.Summary.Status) // done, failed, interrupted: the verdict model's
+		return string(mv.Summary.Status) // done, failed, interrupted: the verdict model's
 	case mv.Finished:
-		state = "finished"
+		return "finished"
 	case mv.Paused:
-		state = "paused"
+		return "paused"
 	}
-	v.title.SetText(fmt.Sprintf("Job %d  %s  (%s)", mv.JobID, mv.Name, state))
+	return "running"
+}
+
+// renderFigures draws the large rate and ETA (state: the job's, in a
+// word).
+func (v *runningView) renderFigures(mv runView, state string) {
 	fg := theme.Color(theme.ColorNameForeground)
 	rate, eta := mv.totals()
 	switch {
@@ -186,7 +205,12 @@ func (v *runningView) render() {
 	}
 	v.rateBig.Refresh()
 	v.etaBig.Refresh()
-	v.figures.Refresh()                 // the figures' widths changed
+	v.figures.Refresh() // the figures' widths changed
+}
+
+// renderCards draws a panel per card, adding those of cards that joined
+// the job.
+func (v *runningView) renderCards(mv runView) {
 	for len(v.panels) < len(mv.Cards) { // a card joined the job
 		p := newCardPanel(len(v.panels), v.showEject)
 		v.panels = append(v.panels, p)
@@ -196,6 +220,10 @@ func (v *runningView) render() {
 	for i, c := range mv.Cards {
 		v.panels[i].set(c, mv)
 	}
+}
+
+// renderChart draws the throughput of each card's runs.
+func (v *runningView) renderChart(mv runView) {
 	var series []chartSeries
 	for i, c := range mv.Cards {
 		series = append(series, chartSeries{Label: c.Label, Points: c.Series, Card: i})
@@ -206,7 +234,10 @@ func (v *runningView) render() {
 		}
 	}
 	v.chart.set(series, mv.Started, mv.Now, mv.Window)
+}
 
+// planText is the simulation and the plan in force, in words.
+func planText(mv runView) string {
 	var plan []string
 	if mv.Sim != "" {
 		plan = append(plan, mv.Sim)
@@ -214,49 +245,62 @@ func (v *runningView) render() {
 	if mv.Plan != nil {
 		plan = append(plan, fmt.Sprintf("Plan in force (%s): %s, bottleneck: %s", mv.PlanWhy, units.FormatRate(mv.Plan.Total), mv.Plan.Bottleneck))
 	}
-	v.planL.SetText(strings.Join(plan, "\n"))
-	v.warnL.SetText(strings.Join(mv.Warnings, "\n"))
+	return strings.Join(plan, "\n")
+}
+
+// renderDone says how the job ended: why it stopped, or its summary.
+func (v *runningView) renderDone(mv runView) {
 	switch {
 	case mv.Finished && mv.Err != "":
 		v.doneL.SetText("The job stopped: " + mv.Err)
 		v.doneL.Importance = widget.DangerImportance
 	case mv.Finished && mv.Summary != nil:
-		s := mv.Summary
-		safe := 0
-		for _, c := range s.Cards {
-			if c.SafeToFormat {
-				safe++
-			}
-		}
-		txt := fmt.Sprintf("%s in %s (%s): %d of %d cards safe to format, %s failed.",
-			units.FormatBytes(s.Bytes), units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))),
-			units.FormatTBPerHour(s.TBPerHour), safe, len(s.Cards), plural(s.Failed, "file"))
-		if len(s.Then) > 0 {
-			free := 0
-			for _, c := range s.Cards {
-				if c.CardFree {
-					free++
-				}
-			}
-			txt += fmt.Sprintf("\nCascade: %d of %d cards free (first run verified on %s), %d safe to format (second run verified on %s too).",
-				free, len(s.Cards), strings.Join(s.Destinations, ", "), safe, strings.Join(s.Then, ", "))
-		}
-		if s.State == "interrupted" {
-			txt = fmt.Sprintf("Interrupted: nothing unverified is reported verified. Resume job %d from History.", s.JobID)
-		}
-		if r := v.run.reportPaths(); len(r) > 0 {
-			txt += "\nReports written to " + strings.Join(r, ", ")
-		}
+		txt, bad := summaryText(mv.Summary, v.run.reportPaths())
 		v.doneL.SetText(txt)
 		v.doneL.Importance = widget.MediumImportance
-		if s.Failed > 0 || safe < len(s.Cards) {
+		if bad {
 			v.doneL.Importance = widget.DangerImportance
 		}
 	default:
 		v.doneL.SetText("")
 	}
 	v.doneL.Refresh()
-	v.scroll.Refresh()
+}
+
+// summaryText is a job's summary in words (reports: the report files
+// written); bad when a file failed or a card is not safe to format.
+func summaryText(s *offload.Summary, reports []string) (txt string, bad bool) {
+	safe := 0
+	for _, c := range s.Cards {
+		if c.SafeToFormat {
+			safe++
+		}
+	}
+	txt = fmt.Sprintf("%s in %s (%s): %d of %d cards safe to format, %s failed.",
+		units.FormatBytes(s.Bytes), units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))),
+		units.FormatTBPerHour(s.TBPerHour), safe, len(s.Cards), plural(s.Failed, "file"))
+	if len(s.Then) > 0 {
+		free := 0
+		for _, c := range s.Cards {
+			if c.CardFree {
+				free++
+			}
+		}
+		txt += fmt.Sprintf("\nCascade: %d of %d cards free (first run verified on %s), %d safe to format (second run verified on %s too).",
+			free, len(s.Cards), strings.Join(s.Destinations, ", "), safe, strings.Join(s.Then, ", "))
+	}
+	if s.State == "interrupted" {
+		txt = fmt.Sprintf("Interrupted: nothing unverified is reported verified. Resume job %d from History.", s.JobID)
+	}
+	if len(reports) > 0 {
+		txt += "\nReports written to " + strings.Join(reports, ", ")
+	}
+	return txt, s.Failed > 0 || safe < len(s.Cards)
+}
+
+// renderButtons turns pause, cancel and add card off once the job ended;
+// pause reads resume while paused.
+func (v *runningView) renderButtons(mv runView) {
 	if mv.Finished {
 		v.pauseBtn.Disable()
 		v.stopBtn.Disable()
