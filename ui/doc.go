@@ -163,6 +163,16 @@
 // makes only the sound the desktop gives it. A failing notifier never
 // stops or slows a job: what did not go out is on the banner.
 //
+// # Files
+//
+// The Offload tab: offload.go (the view, its plan and Start),
+// formlists.go (its cards and destinations), formsettings.go (hashes,
+// verify, hash lists, presets, the form remembered), plan.go, mounted.go.
+// A job: job.go (its settings, assembly, run and events), model.go (the
+// running job's model), cardview.go (a card as the view shows it). The
+// Running job tab: running.go (the view), cardpanel.go (a card's panel),
+// eject.go, chart.go, destrows.go, auto.go (Auto-offload).
+//
 // # Threads
 //
 // Nothing that does I/O runs on the UI goroutine: scans, the plan, the
