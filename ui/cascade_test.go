@@ -25,7 +25,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	second := "A001" + offload.SecondRunSuffix
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 100}}}, []string{"/Volumes/A001"})
 	m.setCascade([]string{"/d1"}, []string{"/d2"})
-	c := func() cardRun { return m.view().Cards[0] }
+	c := func() cardView { return m.view().Cards[0] }
 	notSafe := func(when string) {
 		t.Helper()
 		require.False(t, c().Safe, when)

@@ -29,8 +29,9 @@
 //	             in words, warnings (a reader on a port slower than its card,
 //	             cards that do not fit, a degraded array). Start: Ctrl+Enter.
 //	Running job  offload.New / offload.Resume, then Job.Run; Options.OnEvent
-//	             feeds a model (runModel) that the view renders: per card a
-//	             bar, bytes, files, current file (while verifying, one
+//	             feeds a model (runModel: a cardView per card, the view's
+//	             picture of the engine's card run) that the view renders
+//	             (a cardPanel per card): per card a bar, bytes, files, current file (while verifying, one
 //	             being read back), rate, ETA, phase and its state; a row
 //	             per destination (offload.DestProgress: bytes written and
 //	             read back, rate, state: writing, reading back, verified,
@@ -161,6 +162,16 @@
 // the PDF report. Fyne has no API for a sound, so a desktop notification
 // makes only the sound the desktop gives it. A failing notifier never
 // stops or slows a job: what did not go out is on the banner.
+//
+// # Files
+//
+// The Offload tab: offload.go (the view, its plan and Start),
+// formlists.go (its cards and destinations), formsettings.go (hashes,
+// verify, hash lists, presets, the form remembered), plan.go, mounted.go.
+// A job: job.go (its settings, assembly, run and events), model.go (the
+// running job's model), cardview.go (a card as the view shows it). The
+// Running job tab: running.go (the view), cardpanel.go (a card's panel),
+// eject.go, chart.go, destrows.go, auto.go (Auto-offload).
 //
 // # Threads
 //

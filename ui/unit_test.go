@@ -80,7 +80,7 @@ func TestPausedWaitEndsWithTheContext(t *testing.T) {
 
 func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 200}}}, nil)
-	c := func() cardRun { return m.view().Cards[0] }
+	c := func() cardView { return m.view().Cards[0] }
 	require.Equal(t, stateWaiting, c().State())
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
 		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, VerifyTotal: 200, Rate: 50, ETASeconds: 1}}}})

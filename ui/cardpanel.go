@@ -1,0 +1,440 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// cardPanel is one card in the running view. In a cascade it has a row
+// per run: the first run (read from the card), the card-free line with
+// its eject action, and the second run (from the first copy) with its
+// own bar.
+type cardPanel struct {
+	title    *widget.Label
+	state    *widget.Label
+	bar      *widget.ProgressBar
+	barTint  *container.ThemeOverride // the bar in the verdict's colour once the card ended
+	bytes    *widget.Label
+	files    *widget.Label
+	rate     *widget.Label
+	current  *widget.Label
+	failures *widget.Label
+	clips    *widget.Label // camera, clip count and duration
+	swatch   *canvas.Rectangle
+	details  *fyne.Container // the first run's counters
+	dests    *destRows       // the first run on each destination
+	box      *fyne.Container
+
+	// A cascade.
+	run1     *widget.Label // "1st run: from the card to ..."
+	run1St   *widget.Label
+	run1Head *fyne.Container
+	free     *widget.Label
+	eject    *widget.Button
+	freeRow  *fyne.Container
+	ejectBtn *widget.Button // the card's Eject (enabled once it is free)
+	ejectL   *widget.Label  // what the eject said
+	second   *runRow
+	last     cardView // what the panel shows (the eject action tells of it)
+	onEject  func(cardView)
+}
+
+// runRow is a cascade's second run of a card: its own title, state, bar
+// and counters.
+type runRow struct {
+	title    *widget.Label
+	state    *widget.Label
+	bar      *widget.ProgressBar
+	bytes    *widget.Label
+	files    *widget.Label
+	rate     *widget.Label
+	current  *widget.Label
+	failures *widget.Label
+	details  *fyne.Container
+	dests    *destRows
+	box      *fyne.Container
+}
+
+func newRunRow() *runRow {
+	r := &runRow{
+		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		bar:      widget.NewProgressBar(),
+		bytes:    widget.NewLabel(""),
+		files:    widget.NewLabel(""),
+		rate:     widget.NewLabel(""),
+		current:  widget.NewLabel(""),
+		failures: widget.NewLabel(""),
+		dests:    newDestRows(),
+	}
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.current.Truncation = fyne.TextTruncateEllipsis
+	r.failures.Wrapping = fyne.TextWrapWord
+	r.failures.Importance = widget.DangerImportance
+	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.dests.box, r.failures)
+	return r
+}
+
+func newCardPanel(i int, onEject func(cardView)) *cardPanel {
+	p := &cardPanel{
+		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		bar:      widget.NewProgressBar(),
+		bytes:    widget.NewLabel(""),
+		files:    widget.NewLabel(""),
+		rate:     widget.NewLabel(""),
+		current:  widget.NewLabel(""),
+		failures: widget.NewLabel(""),
+		clips:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}),
+		swatch:   canvas.NewRectangle(cardColor(i)),
+		run1:     widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		free:     widget.NewLabel(""),
+		second:   newRunRow(),
+		dests:    newDestRows(),
+		onEject:  onEject,
+	}
+	p.title.SizeName = theme.SizeNameSubHeadingText
+	p.state.SizeName = theme.SizeNameSubHeadingText
+	p.current.Truncation = fyne.TextTruncateEllipsis
+	p.failures.Wrapping = fyne.TextWrapWord
+	p.failures.Importance = widget.DangerImportance
+	p.swatch.SetMinSize(fyne.NewSize(8, 8))
+	p.run1.Truncation = fyne.TextTruncateEllipsis
+	p.free.Wrapping = fyne.TextWrapWord
+	p.free.Importance = widget.HighImportance
+	p.eject = widget.NewButtonWithIcon("Card free - eject", theme.UploadIcon(), func() {
+		if p.onEject != nil {
+			p.onEject(p.last)
+		}
+	})
+	p.eject.Importance = widget.HighImportance
+	p.ejectBtn = widget.NewButtonWithIcon("Eject", theme.UploadIcon(), func() {
+		if p.onEject != nil {
+			p.onEject(p.last)
+		}
+	})
+	p.ejectBtn.Disable()
+	p.ejectL = widget.NewLabel("")
+	p.ejectL.Wrapping = fyne.TextWrapWord
+	p.ejectL.Hide()
+	p.run1Head = container.NewBorder(nil, nil, nil, p.run1St, p.run1)
+	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
+	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), container.NewCenter(p.ejectBtn), p.state)
+	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
+	p.clips.Truncation = fyne.TextTruncateEllipsis
+	p.clips.Hide()
+	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.run1Head.Hide()
+	p.freeRow.Hide()
+	p.second.box.Hide()
+	return p
+}
+
+// setRun shows one run's counters: bytes, files, rate and phase, the
+// file being copied.
+func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) {
+	pr := r.Prog
+	b := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
+	if pr.VerifyTotal > 0 && len(pr.Dests) == 0 {
+		// (With the destinations' rows, each says what it read back.)
+		b += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
+	}
+	bytes.SetText(b)
+	f := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
+	if pr.FilesFailed > 0 {
+		f += fmt.Sprintf(", %d failed", pr.FilesFailed)
+	}
+	files.SetText(f)
+	phase := pr.Phase
+	if phase == "" {
+		phase = "-"
+	}
+	if r.Done {
+		rate.SetText("Phase: done")
+	} else {
+		rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(r.Rate), etaText(r.ETA), phase))
+	}
+	if pr.Current != "" && !r.Done {
+		// While the card verifies, the engine's current file is one
+		// being read back from a destination.
+		if pr.Phase == "verifying" {
+			current.SetText("Reading back " + pr.Current)
+		} else {
+			current.SetText(pr.Current)
+		}
+		current.Show()
+	} else {
+		current.Hide()
+	}
+}
+
+// failureText lists a run's failed files (at most 20).
+func failureText(fs []failure, interrupted bool, what string) string {
+	var b strings.Builder
+	if interrupted {
+		fmt.Fprintf(&b, "%s%s not finished (resume the job to retry):", what, plural(len(fs), "file"))
+	} else {
+		fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	}
+	for i, f := range fs {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n... and %d more (see History)", len(fs)-20)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Why))
+	}
+	return b.String()
+}
+
+// tintBar colours the card's bar as its verdict once the card ended (the
+// summary read): green when safe to format, the failure colour when it
+// failed or was interrupted; the theme's own colour while it runs. The
+// theme is read anew each time, so a theme switch is followed.
+func (p *cardPanel) tintBar(imp widget.Importance, ended bool) {
+	th := fyne.CurrentApp().Settings().Theme()
+	switch {
+	case ended && imp == widget.SuccessImportance:
+		th = tintTheme{Theme: th, primary: theme.ColorNameSuccess}
+	case ended && imp == widget.DangerImportance:
+		th = tintTheme{Theme: th, primary: theme.ColorNameError}
+	}
+	p.barTint.Theme = th
+	p.barTint.Refresh()
+}
+
+// runImportance colours a run's state.
+func runImportance(r runState) widget.Importance {
+	switch {
+	case r.Done && (r.EndState == offload.StateFailed || r.EndState == "interrupted"):
+		return widget.DangerImportance
+	case len(r.Failures) > 0:
+		return widget.WarningImportance
+	}
+	return widget.MediumImportance
+}
+
+// set shows card c of the job mv: its state, bar and counters, eject,
+// clips and failures, and in a cascade each run on its own row.
+func (p *cardPanel) set(c cardView, mv runView) {
+	p.last = c
+	p.title.SetText(c.Label)
+	st := p.setState(c, mv.Paused)
+	p.bar.SetValue(c.Fraction())
+	p.tintBar(p.state.Importance, c.HaveSummary)
+	setRun(p.bytes, p.files, p.rate, p.current, c.runState, mv.Paused)
+	p.dests.set(c.Prog.Dests, c.Done)
+	p.setEject(c)
+	p.setClips(c)
+	p.setFailures(c, st)
+	if !c.Cascade {
+		p.details.Show()
+		p.run1Head.Hide()
+		p.freeRow.Hide()
+		p.second.box.Hide()
+		return
+	}
+	p.setCascade(c, mv)
+}
+
+// setState shows the card's state in words and in its colour (" (paused)"
+// while a paused card still runs); it returns the words.
+func (p *cardPanel) setState(c cardView, paused bool) string {
+	st := c.State()
+	if paused && !c.settled() && !c.HaveSummary {
+		st += " (paused)"
+	}
+	p.state.SetText(st)
+	p.state.Importance = stateImportance(c, st)
+	p.state.Refresh()
+	return st
+}
+
+// stateImportance colours a card's state st.
+func stateImportance(c cardView, st string) widget.Importance {
+	switch {
+	case strings.HasPrefix(st, stateSafe):
+		return widget.SuccessImportance
+	case st == stateFailed || st == stateInterrupted || st == stateThenFailed || (c.HaveSummary && !c.Safe):
+		return widget.DangerImportance
+	case len(c.Failures) > 0:
+		return widget.WarningImportance
+	case strings.HasPrefix(st, stateFree):
+		// Card free reads apart from safe to format: another colour,
+		// other words.
+		return widget.HighImportance
+	}
+	return widget.MediumImportance
+}
+
+// setClips shows the card's clips once they are known.
+func (p *cardPanel) setClips(c cardView) {
+	if c.Clips != nil {
+		p.clips.SetText(c.Clips.text())
+		p.clips.Show()
+	} else {
+		p.clips.Hide()
+	}
+}
+
+// setFailures lists the card's failed files (in a cascade: its first
+// run's); st is the card's state in words.
+func (p *cardPanel) setFailures(c cardView, st string) {
+	if len(c.Failures) > 0 {
+		what := ""
+		if c.Cascade {
+			what = "1st run: "
+		}
+		p.failures.SetText(failureText(c.Failures, st == stateInterrupted, what))
+		p.failures.Show()
+	} else {
+		p.failures.Hide()
+	}
+}
+
+// setCascade shows a cascade's card: the first run, card free, the
+// second run.
+func (p *cardPanel) setCascade(c cardView, mv runView) {
+	// A run that is done shows its full bar and its state: its counters
+	// make room for the other run's.
+	if c.Done {
+		p.details.Hide()
+	} else {
+		p.details.Show()
+	}
+	first := "the first-run destinations"
+	if len(mv.Dests) > 0 {
+		first = strings.Join(mv.Dests, ", ")
+	}
+	p.run1.SetText("1st run: from the card to " + first)
+	p.run1St.SetText(c.runState.runText())
+	p.run1St.Importance = runImportance(c.runState)
+	p.run1St.Refresh()
+	p.run1Head.Show()
+	p.setFree(c, first)
+	p.second.set(c, mv)
+}
+
+// setFree shows the card-free row once the card is free: it may leave
+// the reader, and is safe to format only once both runs verified it.
+// first names the first-run destinations.
+func (p *cardPanel) setFree(c cardView, first string) {
+	if !c.Free {
+		p.freeRow.Hide()
+		return
+	}
+	at := ""
+	if !c.FreeAt.IsZero() {
+		at = " at " + c.FreeAt.Local().Format("15:04:05")
+	}
+	if c.HaveSummary && c.Safe {
+		p.free.SetText(fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
+		p.free.Importance = widget.SuccessImportance
+	} else {
+		p.free.SetText(fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
+		p.free.Importance = widget.HighImportance
+	}
+	p.free.Refresh()
+	p.freeRow.Show()
+}
+
+// set shows card c's second run: waiting for the card to be free, queued,
+// or its own bar, counters and failures once the engine reports it.
+func (r *runRow) set(c cardView, mv runView) {
+	src := "the first copy"
+	if mv.FirstCopy != "" {
+		src = "the first copy on " + mv.FirstCopy
+	}
+	r.title.SetText(fmt.Sprintf("2nd run: from %s to %s", src, strings.Join(mv.Then, ", ")))
+	if c.Then == nil {
+		r.state.SetText(runWaitFree)
+		switch {
+		case c.Done && c.EndState != offload.StateVerified:
+			r.state.SetText("Not started (the card is not free)")
+		case c.Free && mv.Finished:
+			r.state.SetText("Not started")
+		case c.Free:
+			r.state.SetText(runQueued)
+		}
+		r.state.Importance = widget.MediumImportance
+		r.bar.SetValue(0)
+		r.details.Hide()
+		r.dests.set(nil, false)
+		r.failures.Hide()
+	} else {
+		h := c.Then.runState
+		r.state.SetText(h.runText())
+		r.state.Importance = runImportance(h)
+		r.bar.SetValue(h.Fraction())
+		setRun(r.bytes, r.files, r.rate, r.current, h, mv.Paused)
+		r.dests.set(h.Prog.Dests, h.Done)
+		if h.Done {
+			r.details.Hide()
+		} else {
+			r.details.Show()
+		}
+		if len(h.Failures) > 0 {
+			r.failures.SetText(failureText(h.Failures, h.EndState == "interrupted", "2nd run: "))
+			r.failures.Show()
+		} else {
+			r.failures.Hide()
+		}
+	}
+	r.state.Refresh()
+	r.box.Show()
+}
+
+// setEject shows the card's eject: the Eject button, enabled only once
+// the card is free (in a cascade, the card-free row's button takes its
+// place then), and what the eject said.
+func (p *cardPanel) setEject(c cardView) {
+	ok := c.ejectable()
+	if ok {
+		p.ejectBtn.Enable()
+		p.eject.Enable()
+	} else {
+		p.ejectBtn.Disable()
+		p.eject.Disable()
+	}
+	if c.Cascade && c.Free {
+		p.ejectBtn.Hide()
+	} else {
+		p.ejectBtn.Show()
+	}
+	switch c.Eject {
+	case ejectBusy:
+		p.ejectL.SetText("Ejecting " + c.Path + "...")
+		p.ejectL.Importance = widget.MediumImportance
+	case ejectDone:
+		p.ejectL.SetText("Ejected: " + strings.TrimPrefix(c.EjectMsg, "ejected: "))
+		p.ejectL.Importance = widget.SuccessImportance
+	case ejectFailed:
+		p.ejectL.SetText("NOT ejected: " + strings.TrimPrefix(c.EjectMsg, "not ejected: "))
+		p.ejectL.Importance = widget.DangerImportance
+	default:
+		p.ejectL.Hide()
+		return
+	}
+	p.ejectL.Refresh()
+	p.ejectL.Show()
+}
+
+// safeAtText is " at 15:04:05", or "" when the time is not known.
+func safeAtText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " at " + t.Local().Format("15:04:05")
+}

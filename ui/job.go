@@ -1,0 +1,351 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/plan"
+)
+
+// jobSettings is a job as the Offload view sets it up.
+type jobSettings struct {
+	Name         string
+	Cards, Dests []string
+	// Then are a cascade's second-run destinations, filled from each
+	// card's first copy (on Dests[0]) once the card is free; ThenParallel
+	// is how many cards the second run copies at once.
+	Then         []string
+	ThenParallel int
+	Hashes       []hashing.Algo
+	Verify       offload.VerifyMode
+	VerifyAll    bool
+	// MHL is the hash lists written into each card's folder: asc, v1,
+	// both or none (seal.ParseFormat). A resumed job writes the lists it
+	// was started with, whatever this says.
+	MHL           string
+	AllowDegraded bool
+	// Topology, when set, is the job's own topology (the plan the Offload
+	// view showed), enforced by a scheduler: the plan's shares, and with
+	// Simulate the plan's hardware at Scale.
+	Topology *plan.Topology
+	// WatchTopology, when set, is an auto-offload's topology file: each
+	// job is planned with its part of it, and a card that joins the
+	// running job later with its entry.
+	WatchTopology *plan.Topology
+	Simulate      bool
+	Scale         float64
+	// Throttle caps each card's read rate (bytes/s; tests and demos
+	// without a plan).
+	Throttle float64
+	// Resume, when not 0, continues that interrupted job instead (its
+	// cards, destinations and settings come from the catalog).
+	Resume int64
+	// A watched preset's layout, ignore patterns and hidden files ("" and
+	// nil: the engine's defaults, as the Offload view's jobs).
+	Layout        string
+	Ignore        []string
+	IncludeHidden bool
+	// NotifyFile holds the notify: section the job's notifications are
+	// sent with ("": the app's, Config.NotifyConfig).
+	NotifyFile string
+	// Again are the cards to copy even if they were offloaded and
+	// verified before ("Copy it again").
+	Again []string
+
+	// Limits cap the destinations (a preset's limit:, as --limit).
+	Limits []string
+}
+
+// jobRun is the job in progress: its engine job, the pause switch, the
+// cancel function and the model the running view renders.
+type jobRun struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	pause  *pauser
+	job    *assembly.Job // with its clips, reports and notifications
+	model  *runModel
+	done   chan struct{}
+	bg     sync.WaitGroup // readers of the cards' verdicts
+	mu     sync.Mutex
+	// watched: started by the auto-offload watch (not by hand).
+	watched bool
+	// The job's destinations of each run (then: a cascade's second run).
+	dests, then []string
+}
+
+// errClosing: the app is closing, the job must not start.
+var errClosing = errors.New("dit-gui is closing")
+
+// runJob prepares and runs a job started by hand (call in a goroutine).
+// Errors before the start (bad input, no space, a locked destination) go
+// back to the Offload view in words.
+func (a *App) runJob(s jobSettings) {
+	run, err := a.prepareJob(s, nil)
+	if err != nil {
+		if !errors.Is(err, errClosing) {
+			a.do(func() {
+				a.offload.jobDone(err)
+				a.showError(err)
+			})
+		}
+		return
+	}
+	a.finishJob(run)
+}
+
+// errNothingToCopy: every card of the job was offloaded and verified
+// before on every destination (assembly.NothingToCopy); no job is made.
+var errNothingToCopy = errors.New(assembly.NothingToCopy)
+
+// prepareJob assembles the job of s (internal/assembly: the same as dit
+// offload's, earlier offloads' decisions included), binds it to the
+// running view and returns it, ready for finishJob (call in a goroutine).
+// extra, if set, gets every engine event too (a watch's eject when
+// free). The job's context is its own: only Cancel (or the app closing)
+// interrupts it.
+func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &jobRun{ctx: ctx, cancel: cancel, done: make(chan struct{}), watched: extra != nil}
+	if !a.track(run) {
+		cancel()
+		return nil, errClosing
+	}
+	fail := func(err error) (*jobRun, error) {
+		cancel()
+		close(run.done)
+		return nil, err
+	}
+	prep, err := assembly.Prepare(ctx, a.assemblySettings(s, run, extra))
+	if err == nil && prep.NothingToCopy {
+		return fail(errNothingToCopy)
+	}
+	var job *assembly.Job
+	if err == nil {
+		job, err = prep.Open(ctx)
+	}
+	if err != nil {
+		var ue *offload.UsageError
+		if errors.As(err, &ue) {
+			err = errors.New(ue.Error())
+		}
+		return fail(fmt.Errorf("The job cannot start: %w", err))
+	}
+	run.job = job
+	m := a.runModelOf(run, s)
+	run.setModel(m)
+	if err := job.Start(); err != nil {
+		m.apply(offload.Event{Type: offload.EvWarning, Time: a.cfg.Now(), Message: "the plan: " + err.Error()})
+	}
+	if pv := job.Plan(); pv != nil {
+		m.setPlan(pv.Plan, "start")
+	}
+	a.do(func() {
+		a.running.bind(run)
+		a.offload.say("")
+		a.selectTab(a.running.content)
+	})
+	return run, nil
+}
+
+// assemblySettings are the job settings of s for internal/assembly, with
+// the app's catalog, filesystem, notifications and hooks: the running
+// view's model, the pause switch around the scheduler.
+func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Event)) assembly.Settings {
+	set := assembly.Settings{Resume: s.Resume, Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
+		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded, Throttle: s.Throttle,
+		MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden, AgainCards: s.Again,
+		FS: a.cfg.FS, Catalog: a.cfg.Catalog, ToolVersion: "dit-gui " + a.cfg.Version, Notify: a.notifyConfig(s.NotifyFile)}
+	if s.Resume != 0 {
+		set.MHL = "" // the hash lists it started with
+	}
+	switch {
+	case s.WatchTopology != nil:
+		set.Sched = assembly.Schedule{Topology: s.WatchTopology, Simulate: s.Simulate, Scale: s.Scale, Sizes: true}
+	case s.Topology != nil:
+		set.Sched = assembly.Schedule{Topology: s.Topology, Prepared: true, Simulate: s.Simulate, Scale: s.Scale}
+	}
+	set.Sched.Limits = s.Limits
+	set.Hooks = assembly.Hooks{
+		OnEvent: func(e offload.Event) {
+			a.onEvent(run, e)
+			if extra != nil {
+				extra(e)
+			}
+		},
+		OnPlan: func(r *plan.Result, why string) {
+			if m := run.modelOrNil(); m != nil {
+				m.setPlan(r, why)
+			}
+		},
+		OnNotify:   a.notified,
+		ResumeHint: func(id int64) string { return fmt.Sprintf("resume job %d from History", id) },
+		Pace: func(inner offload.Limiter) offload.Limiter {
+			run.pause = newPauser(inner)
+			return run.pause
+		},
+	}
+	return set
+}
+
+// runModelOf is the running view's model of the job just opened: its
+// cards (a resumed job's from the catalog) and the destinations of each
+// run (a cascade, also a resumed one: from the catalog).
+func (a *App) runModelOf(run *jobRun, s jobSettings) *runModel {
+	cat, job := a.cfg.Catalog, run.job
+	paths := s.Cards
+	if recs, err := cat.Cards(job.ID()); err == nil {
+		paths = nil
+		for _, k := range catalog.FirstRun(recs) {
+			paths = append(paths, k.Path)
+		}
+	}
+	m := newRunModel(job.ID(), job.Name(), a.cfg.Now(), job.Snapshot(), paths)
+	if ds, err := cat.Dests(job.ID()); err == nil {
+		var first, then []string
+		for _, d := range ds {
+			if d.Hop == 2 {
+				then = append(then, d.Path)
+			} else {
+				first = append(first, d.Path)
+			}
+		}
+		m.setCascade(first, then)
+		run.dests, run.then = first, then
+	} else {
+		m.setCascade(s.Dests, s.Then)
+		run.dests, run.then = s.Dests, s.Then
+	}
+	if s.Simulate {
+		m.sim = simText(s.Scale)
+	}
+	return m
+}
+
+// finishJob runs a prepared job to its end and shows its verdicts (call
+// in a goroutine); the notifications of its end go out in the
+// background.
+func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
+	job, m := run.job, run.modelOrNil()
+	sum, err := job.Run(run.ctx)
+	run.bg.Wait() // the cards' verdicts (and clips) being read
+	// The clips of cards the engine did not say were done (a resumed
+	// job's): the clipper did them before the reports.
+	loadRunClips(a.cfg.Catalog, m, "")
+	m.setCounters(job.Snapshot(), a.cfg.Now())
+	if err != nil {
+		m.fail(err.Error())
+	} else {
+		m.applySummary(sum, true)
+	}
+	run.cancel()
+	close(run.done)
+	a.do(func() {
+		a.running.render()
+		a.offload.jobDone(nil)
+		a.offload.rescan() // the cards just offloaded now read as such
+		a.history.reload()
+	})
+	a.goBG(func() { a.notifyEnd(run, sum, err) })
+	return sum, err
+}
+
+func (r *jobRun) setModel(m *runModel) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.model = m
+}
+
+func (r *jobRun) modelOrNil() *runModel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.model
+}
+
+// reportPaths are the report files written when the job ended.
+func (r *jobRun) reportPaths() []string {
+	if r.job == nil {
+		return nil
+	}
+	return r.job.Reports()
+}
+
+// finished reports whether the job has ended.
+func (r *jobRun) finished() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// onEvent feeds an engine event to the model and redraws when it matters.
+// A card's end is confirmed from the catalog (offload.LoadSummary) before
+// it may read "safe to format".
+func (a *App) onEvent(run *jobRun, e offload.Event) {
+	m := run.modelOrNil()
+	if m == nil {
+		return
+	}
+	redraw := m.apply(e)
+	if e.Type == offload.EvRunDone {
+		run.bg.Add(1)
+		go func() {
+			defer run.bg.Done()
+			cat := a.cfg.Catalog
+			if err := cat.Flush(); err != nil {
+				return
+			}
+			if s, err := offload.LoadSummary(cat, m.jobID); err == nil {
+				m.applySummary(s, false)
+				a.do(a.running.render)
+			}
+		}()
+		// The card's clips: the clipper recognises them (and makes
+		// their thumbnails) in the background, then the catalog has
+		// them.
+		run.bg.Add(1)
+		go func() {
+			defer run.bg.Done()
+			run.job.WaitClips()
+			if loadRunClips(a.cfg.Catalog, m, e.Card) {
+				a.do(a.running.render)
+			}
+		}()
+	}
+	if redraw {
+		if run.job != nil {
+			m.setCounters(run.job.Snapshot(), e.Time)
+		}
+		a.do(a.running.render)
+	}
+}
+
+// loadRunClips reads the clips of the job's cards (only label's, unless
+// it is "") from the catalog into the model; it tells whether a card got
+// them. A card whose clips are not recognised yet has none in the
+// catalog and is left as it is.
+func loadRunClips(cat *catalog.Catalog, m *runModel, label string) bool {
+	cards, err := cat.Cards(m.jobID)
+	if err != nil {
+		return false
+	}
+	got := false
+	for _, k := range catalog.FirstRun(cards) {
+		if label != "" && k.Label != label {
+			continue
+		}
+		rows, err := cat.Clips(k.ID)
+		if err != nil || len(rows) == 0 {
+			continue
+		}
+		got = m.setClips(k.Label, summariseClips(rows)) || got
+	}
+	return got
+}
