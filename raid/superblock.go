@@ -144,3 +144,24 @@ func (s *Superblock) check() error {
 	}
 	return nil
 }
+
+// BladeHints reads the superblock of the blade at dir, without assembling
+// the array, and returns the folders its members were last seen at, by
+// role ("" for a role never seen): a cheap look at an array's blades (the
+// drive-health check before an offload). dir itself stands for its role.
+func BladeHints(dir string) ([]string, error) {
+	sb, _, err := readSuperblock(DirFS{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, sb.Roles())
+	for _, m := range sb.Members {
+		if m.Role >= 0 && m.Role < len(out) {
+			out[m.Role] = m.PathHint
+		}
+	}
+	if r := sb.This.Role; r >= 0 && r < len(out) {
+		out[r] = dir
+	}
+	return out, nil
+}
