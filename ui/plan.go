@@ -78,6 +78,9 @@ func computePlan(ctx context.Context, in planInput) planOutput {
 		out.err = err.Error()
 		return out
 	}
+	if in.cat != nil {
+		out.notes = assembly.WithMeasured(out.notes, out.topo, in.cat.LatestSpeedTest)
+	}
 	// A cascade's second-run destinations (as dit offload --then).
 	for i := range out.topo.Destinations {
 		if i < len(in.dests) && in.dests[i].Then {

@@ -67,15 +67,16 @@ func JobTopology(ctx context.Context, r TopologyRequest) (t *plan.Topology, note
 		return nil, nil, usage(err)
 	}
 	if r.Measured != nil {
-		notes = withMeasured(notes, t, r.Measured)
+		notes = WithMeasured(notes, t, r.Measured)
 	}
 	return t, notes, nil
 }
 
-// withMeasured applies the speed tests to t and returns the notes:
-// discovery's notes of what it could not tell of a volume that was
-// measured give way to the measurement's own.
-func withMeasured(notes []string, t *plan.Topology, latest func(string, bool) (*catalog.SpeedTest, error)) []string {
+// WithMeasured applies the speed tests to t (latest is the catalog's
+// LatestSpeedTest) and returns the notes: discovery's notes of what it
+// could not tell of a volume that was measured give way to the
+// measurement's own.
+func WithMeasured(notes []string, t *plan.Topology, latest func(string, bool) (*catalog.SpeedTest, error)) []string {
 	mnotes, measured := speedtest.Apply(t, latest, time.Now())
 	var out []string
 	for _, n := range notes {
