@@ -109,8 +109,10 @@
 // of an offload; jobs without them read exactly as before), each card
 // carries its clips, camera and card type (those of most of its clips)
 // and their summed length. The PDF and HTML list each card's clips (name,
-// duration as HH:MM:SS:FF when frames and rate are known, codec,
-// resolution, size, verified) with their poster frames: the PDF after the
+// TC in, TC out (the timecode after the last frame, exclusive, as an
+// ALE's End), duration as HH:MM:SS:FF when frames and rate are known
+// ("unknown" when nothing tells it, never 0), fps, codec, resolution,
+// size, verified) with their poster frames: the PDF after the
 // card's page, the HTML inline (data: URIs, so the page stays one file).
 // Poster frames are JPEGs in the reports folder,
 // <reports>/thumbnails/<card>/<clip>.jpg on every destination; the report

@@ -198,6 +198,10 @@ func TestClipsWithoutFFmpeg(t *testing.T) {
 	r = e2e.RunDit(t, env, "job", "show", "1", "--clips")
 	require.Contains(t, r.Stdout, "C0002")
 	require.Contains(t, r.Stdout, "- (ffmpeg not found)")
+	// Without ffprobe nobody knows how long they are: never "0:00:00".
+	require.Contains(t, lineWith(r.Stdout, "C0002"), " unknown ")
+	require.Contains(t, r.Stdout, "3 clips, length unknown")
+	require.NotContains(t, r.Stdout, "0:00:00")
 
 	reports := filepath.Join(dest, "day01", "reports")
 	_, err := os.Stat(filepath.Join(reports, "thumbnails"))
@@ -206,6 +210,7 @@ func TestClipsWithoutFFmpeg(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(html), "no thumbnails (ffmpeg not found)")
 	require.Contains(t, string(html), "Clips (3)")
+	require.Contains(t, lineWith(string(html), ">C0002<"), "<td class=\"num\">unknown</td>")
 	if _, err := exec.LookPath("pdftotext"); err == nil {
 		out, err := exec.Command("pdftotext", filepath.Join(reports, "dit-report_job1_day01.pdf"), "-").Output()
 		require.NoError(t, err)
