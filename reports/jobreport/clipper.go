@@ -29,6 +29,10 @@ const ThumbDir = "thumbnails"
 // [Clipper.AfterJob] for the job's reports: it waits for the cards in
 // hand, does those it was not told of, then writes the reports.
 type Clipper struct {
+	// ALE adds the job's ALE files (one per frame rate) to the reports
+	// [Clipper.AfterJob] writes, when the job has clips.
+	ALE bool
+
 	cat   *catalog.Catalog
 	ctx   context.Context
 	ff    *clips.FFmpeg
@@ -256,7 +260,7 @@ func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, root string, reportD
 // failed), then writes the reports (with the clip sheet when there are
 // clips).
 func (c *Clipper) AfterJob(written func([]string)) func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
-	after := AfterJob(c.cat, written)
+	after := afterJob(c.cat, Options{ALE: c.ALE}, written)
 	return func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
 		c.Wait()
 		if cards, err := c.cat.Cards(s.JobID); err == nil {

@@ -66,18 +66,26 @@ func (r *Report) ClipSheetName() string {
 
 // Outputs are the formats dit writes at the end of a job: [Formats], and
 // the clip sheet when the job has clips.
+// With Options.ALE, the job's ALE files too ([Report.ALEOutputs]).
 func (r *Report) Outputs() []string {
-	if r.HasClips() {
-		return append(append([]string(nil), Formats...), ClipSheetFormat)
+	if !r.HasClips() {
+		return Formats
 	}
-	return Formats
+	out := append(append([]string(nil), Formats...), ClipSheetFormat)
+	if r.ale {
+		out = append(out, r.ALEOutputs()...)
+	}
+	return out
 }
 
 // OutputName is the file name of format f ([Report.FileName], or
-// [Report.ClipSheetName] for the clip sheet).
+// [Report.ClipSheetName] for the clip sheet, or the ALE's).
 func (r *Report) OutputName(f string) string {
 	if f == ClipSheetFormat {
 		return r.ClipSheetName()
+	}
+	if f == ALEFormat || strings.HasPrefix(f, ALEFormat+":") {
+		return r.aleName(f)
 	}
 	return r.FileName(f)
 }

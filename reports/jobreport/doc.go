@@ -130,8 +130,18 @@
 //	source_file (the first media file, card-relative), files, size_bytes,
 //	verified (yes | no), thumbnail (relative to the reports folder)
 //
-// Timecodes count whole frames at the rate rounded (23.976 counts 24,
-// non-drop). The ASC MHL and the file CSV are unchanged: files only.
+// Timecodes count whole frames at the rate rounded (23.976 counts 24;
+// 29.97 and 59.94 drop-frame when the start says so with ';'). The ASC
+// MHL and the file CSV are unchanged: files only.
+//
+// The ALE (dit report --format ale; with the reports when asked:
+// [Options].ALE, [Clipper].ALE, dit offload --ale) is an Avid Log
+// Exchange file (internal/format/ale) with a row per clip: [ALEColumns],
+// Source File being the clip's first media file on the job's first
+// destination (array:BLADE//PATH on a dit array). An ALE has one FPS: a
+// job that mixes rates has one per rate ([Report.ALEOutputs], files
+// dit-report_job<ID>_<job name>_<rate>fps.ale); a clip of unknown rate
+// goes with the first.
 //
 // # Where reports are written
 //

@@ -25,6 +25,8 @@ type Report struct {
 	// ThumbnailsNote says why a job with clips has no poster frames:
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
+
+	ale bool // Options.ALE
 }
 
 // Job describes the job.
@@ -240,6 +242,9 @@ type Options struct {
 	// Device returns a card's media and bus when they are known (the
 	// catalog does not record them).
 	Device func(k *catalog.Card) (media, bus string)
+	// ALE adds the job's Avid Log Exchange files (one per frame rate) to
+	// [Report.Outputs] when it has clips.
+	ALE bool
 }
 
 // ErrNotFinished is returned for a job that is running or interrupted.
@@ -285,7 +290,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	}
 	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
-		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
+		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: o.ALE}
 	destIdx := map[int64]int{}
 	for i, d := range dests {
 		destIdx[d.ID] = i

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/format/ale"
 )
 
 // probed is what ffprobe itself says of a clip, and what the reports
@@ -123,7 +124,7 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 	card, want := tcCard(t, dir)
 	dest := filepath.Join(dir, "raid")
 	require.NoError(t, os.Mkdir(dest, 0o755))
-	r := e2e.Dit(t, db, "offload", "--name", "day01", "-d", dest, card)
+	r := e2e.Dit(t, db, "offload", "--name", "day01", "--ale", "-d", dest, card)
 	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
 
 	r = e2e.Dit(t, db, "job", "show", "1", "--clips", "--json")
@@ -134,6 +135,10 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 				Name, Codec, Resolution, FPS string
 				TCStart                      string `json:"tc_start"`
 				TCEnd                        string `json:"tc_end"`
+				Reel                         string
+				Camera                       string
+				Frames                       int
+				SourceFile                   string `json:"source_file"`
 			}
 		}
 	}
@@ -159,7 +164,49 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 		}
 	}
 
+	// The ALEs written with the reports (--ale), one per rate: what
+	// the ale package's reader reads is what the clips say.
 	reports := filepath.Join(dest, "day01", "reports")
+	rows := map[string]map[string]string{}
+	for _, rate := range []string{"25", "24"} {
+		f, err := os.Open(filepath.Join(reports, "dit-report_job1_day01_"+rate+"fps.ale"))
+		require.NoError(t, err, r.Stdout)
+		head, cols, data, err := ale.Read(f)
+		f.Close()
+		require.NoError(t, err)
+		require.Equal(t, rate, head["FPS"])
+		require.Equal(t, "TABS", head["FIELD_DELIM"])
+		for _, vals := range data {
+			row := map[string]string{}
+			for i, v := range vals {
+				row[cols[i]] = v
+			}
+			require.Equal(t, rate, row["FPS"])
+			rows[row["Name"]] = row
+		}
+	}
+	require.Len(t, rows, len(want))
+	for i, w := range want {
+		k, row := got[i], rows[w.name]
+		require.Equal(t, map[string]string{"Name": w.name, "Tracks": "V", "Start": w.tcIn, "End": w.tcOut, "Duration": w.duration,
+			"Tape": k.Reel, "Source File": filepath.Join(dest, "day01", "A001", k.SourceFile), "Camera": k.Camera,
+			"Codec": k.Codec, "Resolution": w.res, "FPS": w.fps, "Camera Serial": "", "Card": "A001",
+			"Frames": strconv.Itoa(k.Frames), "Verified": "yes"}, row)
+	}
+	// dit report --format ale: the job mixes rates, so --out is needed.
+	r = e2e.Dit(t, db, "report", "1", "--format", "ale")
+	require.Equal(t, 2, r.Code, r.Stdout)
+	require.Contains(t, r.Stderr, "mixes frame rates (25, 24)")
+	r = e2e.Dit(t, db, "report", "1", "--format", "ale", "--out", filepath.Join(dir, "day01.ale"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, rate := range []string{"25", "24"} {
+		a, err := os.ReadFile(filepath.Join(dir, "day01_"+rate+"fps.ale"))
+		require.NoError(t, err, r.Stdout)
+		b, err := os.ReadFile(filepath.Join(reports, "dit-report_job1_day01_"+rate+"fps.ale"))
+		require.NoError(t, err)
+		require.Equal(t, string(b), string(a))
+	}
+
 	html, err := os.ReadFile(filepath.Join(reports, "dit-report_job1_day01.html"))
 	require.NoError(t, err)
 	for i, w := range want {
