@@ -16,6 +16,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -133,8 +134,9 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 }
 
 // loadThumbnails reads the clips' poster frames from the reports folder
-// of the first destination that has them (a folder, not a dit array), and
-// sets the report's note when there are clips but no thumbnails.
+// of the first destination that has them (a folder, or a dit array:
+// through Options.FS, else opened read-only), and sets the report's note
+// when there are clips but no thumbnails.
 func (r *Report) loadThumbnails() {
 	if !r.HasClips() {
 		return
@@ -144,6 +146,8 @@ func (r *Report) loadThumbnails() {
 		labels = append(labels, c.Label)
 	}
 	rel := filepath.FromSlash(Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels))
+	read := r.thumbReader()
+	defer read.close()
 	any, noFF := false, true
 	for i := range r.Cards {
 		for j := range r.Cards[i].Clips {
@@ -155,10 +159,10 @@ func (r *Report) loadThumbnails() {
 				continue
 			}
 			for _, d := range r.Destinations {
-				if raid.IsBlade(d.Path) {
+				if d.Run == 2 {
 					continue
 				}
-				if b, err := os.ReadFile(filepath.Join(d.Path, rel, filepath.FromSlash(k.Thumbnail))); err == nil {
+				if b, err := read.file(d.Path, filepath.Join(d.Path, rel, filepath.FromSlash(k.Thumbnail))); err == nil {
 					k.jpeg, any = b, true
 					break
 				}
@@ -171,6 +175,60 @@ func (r *Report) loadThumbnails() {
 		r.ThumbnailsNote = "no thumbnails (" + clips.NoFFmpeg + ")"
 	default:
 		r.ThumbnailsNote = "no thumbnails"
+	}
+}
+
+// thumbReader reads poster frames from folders and dit arrays.
+type thumbReader struct {
+	fs     fsys.FS                // the job's, or nil
+	arrays map[string]*raid.Array // opened read-only here, by blade
+}
+
+func (r *Report) thumbReader() *thumbReader {
+	return &thumbReader{fs: r.fs, arrays: map[string]*raid.Array{}}
+}
+
+// file reads file p below destination root.
+func (t *thumbReader) file(root, p string) ([]byte, error) {
+	if !raid.IsBlade(root) {
+		return os.ReadFile(p)
+	}
+	if t.fs != nil && fsys.ArrayAt(t.fs, root) != nil {
+		f, err := t.fs.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	}
+	a, ok := t.arrays[root]
+	if !ok {
+		var err error
+		if a, err = raid.Open([]string{root}, raid.OpenOptions{AllowDegraded: true}); err != nil {
+			a = nil
+		}
+		t.arrays[root] = a
+	}
+	if a == nil {
+		return nil, os.ErrNotExist
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := a.OpenFile(filepath.ToSlash(rel), false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (t *thumbReader) close() {
+	for _, a := range t.arrays {
+		if a != nil {
+			a.Close()
+		}
 	}
 }
 

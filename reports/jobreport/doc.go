@@ -115,8 +115,14 @@
 // size, verified) with their poster frames: the PDF after the
 // card's page, the HTML inline (data: URIs, so the page stays one file).
 // Poster frames are JPEGs in the reports folder,
-// <reports>/thumbnails/<card>/<clip>.jpg on every destination; the report
-// reads them from the first destination that has them. A job with clips
+// <reports>/thumbnails/<card>/<clip>.jpg on every destination (into a
+// dit array with the job's reports); the report reads them from the
+// first destination that has them, a dit array included. The clips are
+// read from the card's first copy: its folder on the first folder
+// destination, else in the first dit array (opened read-only, never the
+// card; ffmpeg and ffprobe read a clip there through a local HTTP server
+// on the loopback address that serves it from the array's checked
+// reader, with range requests, under a random token). A job with clips
 // and no poster frame says "no thumbnails (ffmpeg not found)" (or "no
 // thumbnails"). JSON has "clips" per card and "thumbnails_note".
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -26,7 +27,8 @@ type Report struct {
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
 
-	ale bool // Options.ALE
+	ale bool    // Options.ALE
+	fs  fsys.FS // Options.FS
 }
 
 // Job describes the job.
@@ -242,6 +244,9 @@ type Options struct {
 	// Device returns a card's media and bus when they are known (the
 	// catalog does not record them).
 	Device func(k *catalog.Card) (media, bus string)
+	// FS reads the poster frames: the job's filesystem, with its dit
+	// arrays open (nil: folders, and each array opened read-only).
+	FS fsys.FS
 	// ALE adds the job's Avid Log Exchange files (one per frame rate) to
 	// [Report.Outputs] when it has clips.
 	ALE bool
@@ -290,7 +295,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	}
 	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
-		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: o.ALE}
+		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: o.ALE, fs: o.FS}
 	destIdx := map[int64]int{}
 	for i, d := range dests {
 		destIdx[d.ID] = i
