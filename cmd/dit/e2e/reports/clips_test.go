@@ -215,6 +215,8 @@ func TestClipsWithoutFFmpeg(t *testing.T) {
 		out, err := exec.Command("pdftotext", filepath.Join(reports, "dit-report_job1_day01.pdf"), "-").Output()
 		require.NoError(t, err)
 		require.Contains(t, string(out), "no thumbnails (ffmpeg not found)")
+		require.Equal(t, 3, strings.Count(string(out), "unknown"), "three clips of unknown length:\n%s", out)
+		require.NotContains(t, string(out), "0:00:00.000")
 	}
 	// The ASC MHL lists files, as before: no clips in it.
 	mhl, _ := filepath.Glob(filepath.Join(dest, "day01", "A001", "ascmhl", "*.mhl"))
