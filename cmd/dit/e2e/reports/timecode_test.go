@@ -193,6 +193,7 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 			"Codec": k.Codec, "Resolution": w.res, "FPS": w.fps, "Camera Serial": "", "Card": "A001",
 			"Frames": strconv.Itoa(k.Frames), "Verified": "yes"}, row)
 	}
+	otioReads(t, reports, rows)
 	// dit report --format ale: the job mixes rates, so --out is needed.
 	r = e2e.Dit(t, db, "report", "1", "--format", "ale")
 	require.Equal(t, 2, r.Code, r.Stdout)
@@ -239,4 +240,42 @@ func lineWith(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+// otioReads reads the job's ALEs with OpenTimelineIO's ALE adapter: each
+// clip's name, start timecode, length in frames and source file are
+// what dit wrote (rows, by name).
+func otioReads(t *testing.T, reports string, rows map[string]map[string]string) {
+	py := e2e.OTIOPython(t)
+	script := `
+import json, sys
+import opentimelineio as otio
+out = []
+for p, rate in zip(sys.argv[1::2], sys.argv[2::2]):
+    rate = float(rate)
+    col = otio.adapters.read_from_file(p, adapter_name="ale")  # kept: its clips live in it
+    for c in col:
+        out.append({"name": c.name, "start": otio.opentime.to_timecode(c.source_range.start_time, rate),
+            "frames": c.source_range.duration.to_frames(rate), "source": c.media_reference.target_url})
+print(json.dumps(out))
+`
+	args := []string{"-c", script}
+	for _, rate := range []string{"25", "24"} {
+		args = append(args, filepath.Join(reports, "dit-report_job1_day01_"+rate+"fps.ale"), rate)
+	}
+	out, err := exec.Command(py, args...).CombinedOutput()
+	require.NoError(t, err, "OpenTimelineIO could not read the ALEs: %s", out)
+	var got []struct {
+		Name, Start, Source string
+		Frames              int
+	}
+	require.NoError(t, json.Unmarshal(out, &got), string(out))
+	require.Len(t, got, len(rows))
+	for _, g := range got {
+		row := rows[g.Name]
+		require.NotNil(t, row, g.Name)
+		require.Equal(t, row["Start"], g.Start, g.Name)
+		require.Equal(t, row["Frames"], strconv.Itoa(g.Frames), g.Name)
+		require.Equal(t, row["Source File"], g.Source, g.Name)
+	}
 }
