@@ -66,8 +66,8 @@ func (r *Report) ClipSheetName() string {
 }
 
 // Outputs are the formats dit writes at the end of a job: [Formats], and
-// the clip sheet when the job has clips.
-// With Options.ALE, the job's ALE files too ([Report.ALEOutputs]).
+// the clip sheet when the job has clips, with its ALE files when asked
+// (Options.ALE; [Report.ALEOutputs]).
 func (r *Report) Outputs() []string {
 	if !r.HasClips() {
 		return Formats
