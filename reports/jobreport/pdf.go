@@ -356,7 +356,29 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	}
 	d.Ln(5)
 
-	// One row per card.
+	r.pdfCardsTable(d)
+	d.Ln(3)
+	note := "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time " +
+		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the " +
+		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, " +
+		"failures and skipped files follow."
+	if cascade {
+		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
+			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes " +
+			"read from the cards over the time the job ran, second runs included (pauses left out)."
+	}
+	d.font("", 8.5, colMuted)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 4, note, "", "L", false)
+	if cascade {
+		r.pdfCascade(d)
+	}
+}
+
+// pdfCardsTable is page 1's table: a row per card (files, size, the
+// three TB/hour, safe to format or why not) and one for all cards.
+func (r *Report) pdfCardsTable(d pdfDoc) {
+	t := r.Totals
 	d.heading(13, "Cards")
 	cols := []column{
 		{"Card", 34, "L"}, {"Files", 17, "R"}, {"Size", 19, "R"},
@@ -382,22 +404,6 @@ func (r *Report) pdfSummary(d pdfDoc) {
 		}
 		return cellStyle{bold: col == 0}
 	})
-	d.Ln(3)
-	note := "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time " +
-		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the " +
-		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, " +
-		"failures and skipped files follow."
-	if cascade {
-		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
-			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes " +
-			"read from the cards over the time the job ran, second runs included (pauses left out)."
-	}
-	d.font("", 8.5, colMuted)
-	d.SetX(pdfMargin)
-	d.MultiCell(pdfWidth, 4, note, "", "L", false)
-	if cascade {
-		r.pdfCascade(d)
-	}
 }
 
 // pdfCascade is page 1's table of a cascade: when each card was free and
