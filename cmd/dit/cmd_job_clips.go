@@ -66,9 +66,9 @@ func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
 			fmt.Fprintln(g.stdout, "  no clips recognised: the card is files (see dit job show)")
 			continue
 		}
-		fmt.Fprintf(g.stdout, "  %s, %d clips, %s\n", strings.Trim(c.Camera+", "+c.CardType, ", "), len(c.Clips), clipLength(c.Seconds))
+		fmt.Fprintf(g.stdout, "  %s, %d clips, %s\n", strings.Trim(c.Camera+", "+c.CardType, ", "), len(c.Clips), cardLength(c))
 		tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  CLIP\tDURATION\tCODEC\tRESOLUTION\tSIZE\tVERIFIED\tTHUMBNAIL")
+		fmt.Fprintln(tw, "  CLIP\tTC IN\tTC OUT\tDURATION\tFPS\tCODEC\tRESOLUTION\tSIZE\tVERIFIED\tTHUMBNAIL")
 		for _, k := range c.Clips {
 			v, th := "no", k.Thumbnail
 			if k.Verified {
@@ -77,15 +77,30 @@ func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
 			if th == "" {
 				th = "- (" + k.ThumbnailNote + ")"
 			}
-			dur := "-"
-			if k.Seconds > 0 {
-				dur = clipLength(k.Seconds)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, dur, dashIf(k.Codec), dashIf(k.Resolution), units.FormatBytes(k.Bytes), v, th)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, dashIf(k.TCStart), dashIf(k.TCEnd), k.Duration(),
+				dashIf(k.FPS), dashIf(k.Codec), dashIf(k.Resolution), units.FormatBytes(k.Bytes), v, th)
 		}
 		tw.Flush()
 	}
 	return nil
+}
+
+// cardLength is the clips' summed length, and how many of them have a
+// length nobody knows (R3D, BRAW: not "0:00:00.000").
+func cardLength(c showCardClips) string {
+	unknown := 0
+	for _, k := range c.Clips {
+		if k.Duration() == jobreport.Unknown {
+			unknown++
+		}
+	}
+	switch {
+	case unknown == len(c.Clips):
+		return "length " + jobreport.Unknown
+	case unknown > 0:
+		return fmt.Sprintf("%s (%d of %s length)", clipLength(c.Seconds), unknown, jobreport.Unknown)
+	}
+	return clipLength(c.Seconds)
 }
 
 // clipLength writes seconds as H:MM:SS.mmm.

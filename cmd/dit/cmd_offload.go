@@ -44,6 +44,7 @@ type OffloadOptions struct {
 	CheckpointEvery string
 	Sched           schedulerFlags
 	MHL             string // asc | v1 | both | none
+	ALE             bool   // an ALE per frame rate with the reports
 	Again           bool   // copy cards offloaded before
 	// Creator: the ASC MHL creatorinfo (author, location, comment);
 	// NoDirectoryHashes: folders without hashes. Per run.
@@ -64,6 +65,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Name, "name", "", "job name (default: date and time, e.g. 2026-11-22_093000)")
 	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
+	f.BoolVar(&o.ALE, "ale", false, "also write the job's Avid Log Exchange file (one per frame rate) with its reports, when it has clips")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
 	f.StringArrayVar(&o.Ignore, "ignore", nil, "do not copy files matching `PATTERN` (ASC MHL / gitignore syntax: *.RMD, CACHE/, /PROXY); repeat for several; recorded in each card's hash list")
 	f.StringVar(&o.IgnoreFile, "ignore-file", "", "ignore patterns from `FILE`, one per line (# comments)")
@@ -353,7 +355,7 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	}
 	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Drives: drives,
 		Hashes: algos, Verify: mode, VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict,
-		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL,
+		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL, ALE: o.ALE,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
 		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
 		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}, nil

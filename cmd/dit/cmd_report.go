@@ -26,7 +26,7 @@ type ReportOptions struct {
 func newReportCommand(g *GlobalOptions) *cobra.Command {
 	var o ReportOptions
 	cmd := &cobra.Command{
-		Use:   "report JOB [--format csv|json|html|pdf] [--out FILE|DIR]",
+		Use:   "report JOB [--format csv|json|html|pdf|clips|ale] [--out FILE|DIR]",
 		Short: "Write a job's offload report: files, hashes, states, TB/hour, throughput charts",
 		Long: `Write the report of a finished job from the catalog: the job, each destination,
 and each card with its files, bytes, skipped entries, failures, copy and verify
@@ -39,13 +39,20 @@ phase, the verify phase and end to end, and a throughput chart.
   pdf   A4, one page per card
   clips the clip sheet: one row per clip (name, tape, start and end timecode,
         duration, fps, camera, codec, resolution, source file, verified)
+  ale   Avid Log Exchange for Avid Media Composer and DaVinci Resolve: a row
+        per clip (Name, Tracks, Start, End, Duration, Tape, Source File on the
+        first destination, Camera, Codec, Resolution, FPS, Camera Serial,
+        Card, Frames, Verified); a job that mixes frame rates gets one ALE
+        per rate (NAME_25fps.ale, NAME_23.976fps.ale: give --out)
 
 dit also writes all four at the end of every job into each destination
-(DEST/<job folder>/reports/).
+(DEST/<job folder>/reports/), with the clip sheet when the job has clips,
+and its ALE when asked (dit offload --ale).
 
-Without --format: the format of --out's extension (day01.pdf), or all four
-files into --out when it is a folder, or into the current folder without
---out. With --format and no --out the report goes to stdout.`,
+Without --format: the format of --out's extension (day01.pdf), or every
+file (the four, the clip sheet and the ALE when the job has clips) into
+--out when it is a folder, or into the current folder without --out. With
+--format and no --out the report goes to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseJobID(args[0])
@@ -55,7 +62,7 @@ files into --out when it is a folder, or into the current folder without
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf or clips (default: from --out's extension, else all four, and the clip sheet when the job has clips)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips or ale (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }
@@ -75,14 +82,14 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			all = true
 		case o.Out == "":
 			all, o.Out = true, "."
-		case slices.Contains(jobreport.Formats, ext):
+		case slices.Contains(jobreport.Formats, ext), ext == jobreport.ALEFormat:
 			o.Format = ext
 		default:
 			return usage("--out %s: give --format %s (or a file name ending in one of them)", o.Out, strings.Join(jobreport.Formats, ", "))
 		}
 	}
-	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat {
-		return usage("--format %q: use %s", o.Format, strings.Join(jobreport.Formats, ", "))
+	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat && o.Format != jobreport.ALEFormat {
+		return usage("--format %q: use %s, %s or %s", o.Format, strings.Join(jobreport.Formats, ", "), jobreport.ClipSheetFormat, jobreport.ALEFormat)
 	}
 	if o.Out == "" && o.Format == "pdf" {
 		if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -94,7 +101,7 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 		return err
 	}
 	defer cat.Close()
-	r, err := jobreport.Build(cat, id, jobreport.Options{})
+	r, err := jobreport.Build(cat, id, jobreport.Options{ALE: all})
 	if err != nil {
 		if errors.Is(err, jobreport.ErrNotFinished) {
 			return &exitError{code: offload.ExitFatal, err: err}
@@ -118,6 +125,11 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			fmt.Fprintln(g.stdout, p)
 		}
 		return errors.Join(fails...)
+	}
+	if o.Format == jobreport.ALEFormat {
+		if outs := r.ALEOutputs(); len(outs) > 1 {
+			return writeALEs(g, r, o.Out, outs)
+		}
 	}
 	var b bytes.Buffer
 	if err := r.Write(o.Format, &b); err != nil {
@@ -152,4 +164,36 @@ func writeNew(p string, data []byte) error {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
+}
+
+// writeALEs writes a job's ALEs, one per frame rate: into folder out
+// under their own names, or beside file out as OUT_<rate>fps.ale.
+func writeALEs(g *GlobalOptions, r *jobreport.Report, out string, outs []string) error {
+	if out == "" {
+		var rates []string
+		for _, f := range outs {
+			rates = append(rates, strings.TrimPrefix(f, jobreport.ALEFormat+":"))
+		}
+		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("job %d mixes frame rates (%s): one ALE per rate; give --out FOLDER or --out NAME.ale",
+			r.Job.ID, strings.Join(rates, ", "))}
+	}
+	var fails []error
+	for _, f := range outs {
+		p := filepath.Join(out, r.OutputName(f))
+		if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
+			rate := strings.TrimPrefix(f, jobreport.ALEFormat+":")
+			p = strings.TrimSuffix(out, filepath.Ext(out)) + "_" + rate + "fps.ale"
+		}
+		var b bytes.Buffer
+		if err := r.Write(f, &b); err != nil {
+			fails = append(fails, reportFailure(f, r.Job.ID, p, err))
+			continue
+		}
+		if err := writeNew(p, b.Bytes()); err != nil {
+			fails = append(fails, reportFailure(f, r.Job.ID, p, err))
+			continue
+		}
+		fmt.Fprintln(g.stdout, p)
+	}
+	return errors.Join(fails...)
 }

@@ -190,6 +190,7 @@ func engineOptions(s *Settings) offload.Options {
 // ends.
 func (p *Prepared) hooks(ctx context.Context) {
 	p.clipper = jobreport.NewClipper(ctx, p.s.Catalog)
+	p.clipper.ALE = p.s.ALE
 	onEvent := p.s.Hooks.OnEvent
 	p.opts.OnEvent = func(e offload.Event) {
 		p.clipper.OnEvent(e)

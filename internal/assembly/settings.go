@@ -38,6 +38,9 @@ type Settings struct {
 	// MHL is the hash lists written into each card's folder: asc, v1,
 	// both or none ("" asc).
 	MHL string
+	// ALE adds an Avid Log Exchange file per frame rate to the reports
+	// written when the job ends, when it has clips (dit offload --ale).
+	ALE bool
 	// Again copies every card even if the catalog shows it offloaded and
 	// verified before; AgainCards does so for these cards only (dit-gui's
 	// "Copy it again").

@@ -73,7 +73,8 @@
 // second (or half the clip, if shorter).
 //
 // reports/jobreport.Clipper runs this for an offload: each card once it
-// is done, from its first copy (never the card), one clip at a time, and
+// is done, from its first copy (never the card; a folder, or a dit
+// array read through its reader), one clip at a time, and
 // records the clips in the catalog (clips table, schema 11).
 //
 // # Timecode

@@ -2,6 +2,7 @@ package jobreport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -22,13 +24,20 @@ const ThumbDir = "thumbnails"
 // done (from the catalog's file list and the sidecars of its first copy,
 // never from the card) and makes a poster frame of each clip ffmpeg can
 // read, from that copy, one clip at a time under nice: so it never slows
-// the offload. Without ffmpeg on PATH the clips are listed without
+// the offload. The copy is the card's folder on the first folder
+// destination, else in the first dit array (opened read-only; ffmpeg
+// reads a clip from it through a local HTTP range server); poster frames
+// for an array are written into it with the job's reports. Without ffmpeg on PATH the clips are listed without
 // thumbnails and the report says "no thumbnails (ffmpeg not found)".
 //
 // Feed it the job's events ([Clipper.OnEvent]) and use
 // [Clipper.AfterJob] for the job's reports: it waits for the cards in
 // hand, does those it was not told of, then writes the reports.
 type Clipper struct {
+	// ALE adds the job's ALE files (one per frame rate) to the reports
+	// [Clipper.AfterJob] writes, when the job has clips.
+	ALE bool
+
 	cat   *catalog.Catalog
 	ctx   context.Context
 	ff    *clips.FFmpeg
@@ -38,7 +47,8 @@ type Clipper struct {
 	queue   []queued
 	running bool
 	idle    *sync.Cond
-	done    map[int64]bool // card ids recognised
+	done    map[int64]bool           // card ids recognised
+	pending map[int64][]pendingThumb // by job: poster frames for its arrays
 }
 
 type queued struct {
@@ -49,7 +59,7 @@ type queued struct {
 // NewClipper returns a Clipper for jobs recorded in cat; ctx ends its
 // work (ffmpeg is stopped).
 func NewClipper(ctx context.Context, cat *catalog.Catalog) *Clipper {
-	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}}
+	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}, pending: map[int64][]pendingThumb{}}
 	c.idle = sync.NewCond(&c.mu)
 	c.ff, c.ffErr = clips.FindFFmpeg()
 	return c
@@ -122,6 +132,203 @@ func (c *Clipper) Wait() {
 // catalog and makes their poster frames (a card not verified gets no
 // thumbnails). Doing a card again replaces its clips.
 func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
+	w, err := c.cardWork(jobID, cardID)
+	if err != nil {
+		return err
+	}
+	src, srcErr := w.source()
+	if src != nil {
+		defer src.close()
+	}
+	state := map[string]string{}
+	var list []clips.File
+	for _, f := range w.files {
+		list = append(list, clips.File{Rel: f.Rel, Size: f.Size})
+		state[f.Rel] = f.State
+	}
+	var read clips.ReadFunc
+	if src != nil {
+		read = src.read
+	}
+	rec := clips.Recognize(list, read)
+	rows := make([]catalog.Clip, len(rec.Clips))
+	var thumbs []pendingThumb
+	for i := range rec.Clips {
+		k := &rec.Clips[i]
+		verified := true
+		for _, f := range k.Files() {
+			verified = verified && state[f] == offload.StateVerified
+		}
+		var thumb, note string
+		switch {
+		case !verified:
+			note = "not verified"
+		case src == nil && srcErr != nil:
+			note = srcErr.Error()
+		case src == nil:
+			note = "no copy in a folder or a dit array"
+		default:
+			var jpeg []byte
+			if thumb, jpeg, note = c.thumb(ctx, k, src, w); jpeg != nil && len(w.arrays) > 0 {
+				thumbs = append(thumbs, pendingThumb{rel: thumb, jpeg: jpeg})
+			}
+		}
+		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
+			Poster: k.Poster, Files: len(k.Files()), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
+			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note}
+	}
+	if err := c.cat.SetClips(cardID, rows); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.done[cardID] = true
+	if len(thumbs) > 0 {
+		c.pending[jobID] = append(c.pending[jobID], thumbs...)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// pendingThumb is a poster frame to be written into the job's dit arrays
+// with its reports (the array is the job's own until then).
+type pendingThumb struct {
+	rel  string // in the reports folder
+	jpeg []byte
+}
+
+// cardWork is what the Clipper reads of a card: its files and where
+// its verified copies are.
+type cardWork struct {
+	label string
+	files []*catalog.File
+	// out is the card's folder on a destination (slash path); reports
+	// the job's reports folder there.
+	out, reports string
+	// folders are the first run's folder destinations that hold the
+	// card's folder; arrays its dit array destinations (a blade each).
+	folders, arrays []string
+}
+
+// cardWork reads card cardID of job jobID from the catalog.
+func (c *Clipper) cardWork(jobID, cardID int64) (*cardWork, error) {
+	j, err := c.cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	cards, err := c.cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	var card *catalog.Card
+	var labels []string
+	for _, k := range catalog.FirstRun(cards) {
+		labels = append(labels, k.Label)
+		if k.ID == cardID {
+			card = k
+		}
+	}
+	if card == nil {
+		return nil, fmt.Errorf("card %d is not a card of job %d in %s", cardID, jobID, c.cat.Path())
+	}
+	w := &cardWork{label: card.Label, reports: Dir(j.Layout, j.Name, j.Started, labels)}
+	if w.files, err = c.cat.Files(cardID); err != nil {
+		return nil, err
+	}
+	dests, err := c.cat.Dests(jobID)
+	if err != nil {
+		return nil, err
+	}
+	if w.out, err = offload.ExpandLayout(j.Layout, j.Name, card.Label, j.Started); err != nil {
+		return nil, err
+	}
+	for _, d := range dests {
+		switch {
+		case d.Hop == 2:
+		case raid.IsBlade(d.Path):
+			w.arrays = append(w.arrays, d.Path)
+		default:
+			if fi, err := os.Stat(filepath.Join(d.Path, filepath.FromSlash(w.out))); err == nil && fi.IsDir() {
+				w.folders = append(w.folders, d.Path)
+			}
+		}
+	}
+	return w, nil
+}
+
+// source is the copy the card's clips are read from: its first folder,
+// else its first dit array (nil, and why, when there is neither).
+func (w *cardWork) source() (clipSource, error) {
+	if len(w.folders) > 0 {
+		return folderSource{root: filepath.Join(w.folders[0], filepath.FromSlash(w.out))}, nil
+	}
+	if len(w.arrays) > 0 {
+		s, err := openArraySource(w.arrays[0], w.out)
+		if err != nil {
+			return nil, fmt.Errorf("the dit array at %s cannot be read: %w", w.arrays[0], err)
+		}
+		return s, nil
+	}
+	return nil, nil
+}
+
+// thumb probes clip k on the copy src (filling what its sidecars did not
+// say) and makes its poster frame, written into the reports folder of
+// each folder destination. It returns the thumbnail's path in the
+// reports folder and the JPEG, or why there is none.
+func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, src clipSource, w *cardWork) (string, []byte, string) {
+	if c.ff == nil {
+		return "", nil, clips.NoFFmpeg
+	}
+	if !clips.Readable(k, src.head(k.Poster)) {
+		return "", nil, "not a format ffmpeg reads (" + k.Type + ")"
+	}
+	in, err := src.input(k.Poster)
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	p, err := c.ff.Probe(ctx, in)
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	p.Fill(k)
+	rel := ThumbDir + "/" + safeName(w.label) + "/" + safeName(k.Name) + ".jpg"
+	at := 0.0
+	if k.Seconds > 0 {
+		at = min(1, k.Seconds/2)
+	}
+	tmp, err := os.MkdirTemp("", "dit-thumb")
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "poster.jpg")
+	if err := c.ff.Poster(ctx, in, out, at); err != nil {
+		return "", nil, err.Error()
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return "", nil, err.Error()
+	}
+	for _, d := range w.folders {
+		p := filepath.Join(d, filepath.FromSlash(w.reports), filepath.FromSlash(rel))
+		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+			os.WriteFile(p, b, 0o644)
+		}
+	}
+	return rel, b, ""
+}
+
+// writePending writes the poster frames of job jobID made from or for
+// its dit arrays into each array's reports folder, through the job's
+// filesystem fsy (the arrays it has open).
+func (c *Clipper) writePending(jobID int64, fsy fsys.FS) error {
+	c.mu.Lock()
+	thumbs := c.pending[jobID]
+	delete(c.pending, jobID)
+	c.mu.Unlock()
+	if len(thumbs) == 0 {
+		return nil
+	}
 	j, err := c.cat.Job(jobID)
 	if err != nil {
 		return err
@@ -130,125 +337,33 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	if err != nil {
 		return err
 	}
-	first := catalog.FirstRun(cards)
-	var card *catalog.Card
-	var labels []string
-	for _, k := range first {
-		labels = append(labels, k.Label)
-		if k.ID == cardID {
-			card = k
-		}
-	}
-	if card == nil {
-		return fmt.Errorf("card %d is not a card of job %d in %s", cardID, jobID, c.cat.Path())
-	}
-	files, err := c.cat.Files(cardID)
-	if err != nil {
-		return err
-	}
 	dests, err := c.cat.Dests(jobID)
 	if err != nil {
 		return err
 	}
-	out, err := offload.ExpandLayout(j.Layout, j.Name, card.Label, j.Started)
-	if err != nil {
-		return err
+	var labels []string
+	for _, k := range catalog.FirstRun(cards) {
+		labels = append(labels, k.Label)
 	}
-	reports := filepath.FromSlash(Dir(j.Layout, j.Name, j.Started, labels))
-	// The copies clips are read from: the card's folder on each
-	// destination of the first run that is a plain folder (a dit array's
-	// blades hold no files).
-	var roots, reportDirs []string
+	rel := filepath.FromSlash(Dir(j.Layout, j.Name, j.Started, labels))
+	var errs []error
 	for _, d := range dests {
-		if d.Hop == 2 || raid.IsBlade(d.Path) {
+		if d.Hop == 2 || !raid.IsBlade(d.Path) {
 			continue
 		}
-		root := filepath.Join(d.Path, filepath.FromSlash(out))
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			continue
-		}
-		roots = append(roots, root)
-		reportDirs = append(reportDirs, filepath.Join(d.Path, reports))
-	}
-	state := map[string]string{}
-	var list []clips.File
-	for _, f := range files {
-		list = append(list, clips.File{Rel: f.Rel, Size: f.Size})
-		state[f.Rel] = f.State
-	}
-	var read clips.ReadFunc
-	if len(roots) > 0 {
-		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(roots[0], filepath.FromSlash(rel))) }
-	}
-	rec := clips.Recognize(list, read)
-	rows := make([]catalog.Clip, len(rec.Clips))
-	for i := range rec.Clips {
-		k := &rec.Clips[i]
-		verified := true
-		for _, f := range k.Files() {
-			verified = verified && state[f] == offload.StateVerified
-		}
-		if verified && len(roots) > 0 {
-			rows[i].Thumb, rows[i].ThumbNote = c.thumb(ctx, k, roots[0], reportDirs, card.Label)
-		} else if !verified {
-			rows[i].ThumbNote = "not verified"
-		} else {
-			rows[i].ThumbNote = "no copy in a folder"
-		}
-		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
-			Poster: k.Poster, Files: len(k.Files()), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
-			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified,
-			Thumb: rows[i].Thumb, ThumbNote: rows[i].ThumbNote}
-	}
-	if err := c.cat.SetClips(cardID, rows); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.done[cardID] = true
-	c.mu.Unlock()
-	return nil
-}
-
-// thumb probes clip k on the copy at root (filling what its sidecars did
-// not say) and writes its poster frame into each reports folder. It
-// returns the thumbnail's path in the reports folder, or why there is
-// none.
-func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, root string, reportDirs []string, label string) (string, string) {
-	if c.ff == nil {
-		return "", clips.NoFFmpeg
-	}
-	in := filepath.Join(root, filepath.FromSlash(k.Poster))
-	if !clips.Readable(k, clips.Head(in)) {
-		return "", "not a format ffmpeg reads (" + k.Type + ")"
-	}
-	if p, err := c.ff.Probe(ctx, in); err == nil {
-		p.Fill(k)
-	} else {
-		return "", err.Error()
-	}
-	rel := ThumbDir + "/" + safeName(label) + "/" + safeName(k.Name) + ".jpg"
-	at := 0.0
-	if k.Seconds > 0 {
-		at = min(1, k.Seconds/2)
-	}
-	first := filepath.Join(reportDirs[0], filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(first), 0o755); err != nil {
-		return "", err.Error()
-	}
-	if err := c.ff.Poster(ctx, in, first, at); err != nil {
-		return "", err.Error()
-	}
-	b, err := os.ReadFile(first)
-	if err != nil {
-		return "", err.Error()
-	}
-	for _, d := range reportDirs[1:] {
-		p := filepath.Join(d, filepath.FromSlash(rel))
-		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
-			os.WriteFile(p, b, 0o644)
+		for _, t := range thumbs {
+			p := filepath.Join(d.Path, rel, filepath.FromSlash(t.rel))
+			if err := fsy.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			st := ascmhl.FSStore{FS: fsy, Dir: filepath.Dir(p)}
+			if err := st.WriteFileAtomic(filepath.Base(p), t.jpeg, true); err != nil {
+				errs = append(errs, fmt.Errorf("thumbnail %s: %w", offload.DisplayPath(d.Path, filepath.Join(rel, filepath.FromSlash(t.rel))), err))
+			}
 		}
 	}
-	return rel, ""
+	return errors.Join(errs...)
 }
 
 // AfterJob is [AfterJob] with clips: it waits for the cards in the queue,
@@ -256,8 +371,11 @@ func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, root string, reportD
 // failed), then writes the reports (with the clip sheet when there are
 // clips).
 func (c *Clipper) AfterJob(written func([]string)) func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
-	after := AfterJob(c.cat, written)
 	return func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
+		if fsy == nil {
+			fsy = fsys.OS{}
+		}
+		after := afterJob(c.cat, Options{ALE: c.ALE, FS: fsy}, written)
 		c.Wait()
 		if cards, err := c.cat.Cards(s.JobID); err == nil {
 			for _, k := range catalog.FirstRun(cards) {
@@ -269,6 +387,7 @@ func (c *Clipper) AfterJob(written func([]string)) func(ctx context.Context, s *
 				}
 			}
 		}
-		return after(ctx, s, fsy)
+		pendErr := c.writePending(s.JobID, fsy) // before the reports, which read them
+		return errors.Join(after(ctx, s, fsy), pendErr)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -34,7 +34,10 @@ type Clip struct {
 	Frames     int     `json:"frames,omitempty"`
 	Seconds    float64 `json:"seconds,omitempty"`
 	TCStart    string  `json:"tc_start,omitempty"`
-	Serial     string  `json:"camera_serial,omitempty"`
+	// TCEnd is the timecode just after the last frame (exclusive, as an
+	// ALE's End: clips.TCOut), "" when the start or the length is unknown.
+	TCEnd  string `json:"tc_end,omitempty"`
+	Serial string `json:"camera_serial,omitempty"`
 	// SourceFile is the clip's first media file on the card; Files counts
 	// its media files and sidecars, Bytes their size.
 	SourceFile string `json:"source_file"`
@@ -63,19 +66,27 @@ func (r *Report) ClipSheetName() string {
 }
 
 // Outputs are the formats dit writes at the end of a job: [Formats], and
-// the clip sheet when the job has clips.
+// the clip sheet when the job has clips, with its ALE files when asked
+// (Options.ALE; [Report.ALEOutputs]).
 func (r *Report) Outputs() []string {
-	if r.HasClips() {
-		return append(append([]string(nil), Formats...), ClipSheetFormat)
+	if !r.HasClips() {
+		return Formats
 	}
-	return Formats
+	out := append(append([]string(nil), Formats...), ClipSheetFormat)
+	if r.ale {
+		out = append(out, r.ALEOutputs()...)
+	}
+	return out
 }
 
 // OutputName is the file name of format f ([Report.FileName], or
-// [Report.ClipSheetName] for the clip sheet).
+// [Report.ClipSheetName] for the clip sheet, or the ALE's).
 func (r *Report) OutputName(f string) string {
 	if f == ClipSheetFormat {
 		return r.ClipSheetName()
+	}
+	if f == ALEFormat || strings.HasPrefix(f, ALEFormat+":") {
+		return r.aleName(f)
 	}
 	return r.FileName(f)
 }
@@ -113,7 +124,8 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 	var secs float64
 	for _, k := range rows {
 		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
-			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart, Serial: k.Serial,
+			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart,
+			TCEnd: clips.TCOut(k.TCStart, k.Frames, k.FPS), Serial: k.Serial,
 			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
 		cs = append(cs, clips.Clip{Name: k.Name, Family: k.Family, Camera: k.Camera, Type: k.Type})
 		secs += k.Seconds
@@ -122,8 +134,9 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 }
 
 // loadThumbnails reads the clips' poster frames from the reports folder
-// of the first destination that has them (a folder, not a dit array), and
-// sets the report's note when there are clips but no thumbnails.
+// of the first destination that has them (a folder, or a dit array:
+// through Options.FS, else opened read-only), and sets the report's note
+// when there are clips but no thumbnails.
 func (r *Report) loadThumbnails() {
 	if !r.HasClips() {
 		return
@@ -133,6 +146,8 @@ func (r *Report) loadThumbnails() {
 		labels = append(labels, c.Label)
 	}
 	rel := filepath.FromSlash(Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels))
+	read := r.thumbReader()
+	defer read.close()
 	any, noFF := false, true
 	for i := range r.Cards {
 		for j := range r.Cards[i].Clips {
@@ -144,10 +159,10 @@ func (r *Report) loadThumbnails() {
 				continue
 			}
 			for _, d := range r.Destinations {
-				if raid.IsBlade(d.Path) {
+				if d.Run == 2 {
 					continue
 				}
-				if b, err := os.ReadFile(filepath.Join(d.Path, rel, filepath.FromSlash(k.Thumbnail))); err == nil {
+				if b, err := read.file(d.Path, filepath.Join(d.Path, rel, filepath.FromSlash(k.Thumbnail))); err == nil {
 					k.jpeg, any = b, true
 					break
 				}
@@ -163,46 +178,84 @@ func (r *Report) loadThumbnails() {
 	}
 }
 
-// clipDuration is a clip's length as an editor reads it: timecode
-// (HH:MM:SS:FF) when frames and rate are known, else H:MM:SS, else "-".
-func clipDuration(k *Clip) string {
-	if k.Frames > 0 {
-		if base := tcBase(k.FPS); base > 0 {
-			return framesTC(k.Frames, base)
+// thumbReader reads poster frames from folders and dit arrays.
+type thumbReader struct {
+	fs     fsys.FS                // the job's, or nil
+	arrays map[string]*raid.Array // opened read-only here, by blade
+}
+
+func (r *Report) thumbReader() *thumbReader {
+	return &thumbReader{fs: r.fs, arrays: map[string]*raid.Array{}}
+}
+
+// file reads file p below destination root.
+func (t *thumbReader) file(root, p string) ([]byte, error) {
+	if !raid.IsBlade(root) {
+		return os.ReadFile(p)
+	}
+	if t.fs != nil && fsys.ArrayAt(t.fs, root) != nil {
+		f, err := t.fs.Open(p)
+		if err != nil {
+			return nil, err
 		}
+		defer f.Close()
+		return io.ReadAll(f)
+	}
+	a, ok := t.arrays[root]
+	if !ok {
+		var err error
+		if a, err = raid.Open([]string{root}, raid.OpenOptions{AllowDegraded: true}); err != nil {
+			a = nil
+		}
+		t.arrays[root] = a
+	}
+	if a == nil {
+		return nil, os.ErrNotExist
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := a.OpenFile(filepath.ToSlash(rel), false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (t *thumbReader) close() {
+	for _, a := range t.arrays {
+		if a != nil {
+			a.Close()
+		}
+	}
+}
+
+// Unknown is what the reports and dit job show --clips say of a clip's
+// length when neither its frames nor its seconds are known.
+const Unknown = "unknown"
+
+// Duration is a clip's length as an editor reads it: timecode
+// (HH:MM:SS:FF) when frames and rate are known, else H:MM:SS, else
+// [Unknown].
+func (k *Clip) Duration() string {
+	if d := k.durationTC(); d != "" {
+		return d
 	}
 	if k.Seconds > 0 {
 		return hms(k.Seconds)
 	}
-	return "-"
+	return Unknown
 }
 
-// tcBase is the timecode's frames per second (23.976 counts 24).
-func tcBase(fps string) int {
-	return int(math.Round(clips.FPSValue(fps)))
-}
-
-func framesTC(frames, base int) string {
-	f := frames % base
-	s := frames / base
-	return fmt.Sprintf("%02d:%02d:%02d:%02d", s/3600, s/60%60, s%60, f)
-}
-
-// tcFrames reads HH:MM:SS:FF as frames at base; -1 when it cannot.
-func tcFrames(tc string, base int) int {
-	parts := strings.FieldsFunc(tc, func(r rune) bool { return r == ':' || r == ';' || r == '.' })
-	if len(parts) != 4 || base <= 0 {
-		return -1
+// durationTC is the length as a timecode ("" when frames or rate are
+// unknown): a count of frames, never drop-frame.
+func (k *Clip) durationTC() string {
+	if base := clips.TCBase(k.FPS); base > 0 && k.Frames > 0 {
+		return clips.FramesTC(k.Frames, base, false)
 	}
-	var v [4]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return -1
-		}
-		v[i] = n
-	}
-	return ((v[0]*60+v[1])*60+v[2])*base + v[3]
+	return ""
 }
 
 // WriteClipSheet writes the clip sheet: one row per clip of every card,
@@ -216,13 +269,6 @@ func (r *Report) WriteClipSheet(w io.Writer) error {
 	}
 	for _, c := range r.Cards {
 		for _, k := range c.Clips {
-			end, dur := "", ""
-			if base := tcBase(k.FPS); base > 0 && k.Frames > 0 {
-				dur = framesTC(k.Frames, base)
-				if s := tcFrames(k.TCStart, base); s >= 0 {
-					end = framesTC((s+k.Frames)%(24*3600*base), base)
-				}
-			}
 			tape := k.Reel
 			if tape == "" {
 				tape = c.Label
@@ -235,7 +281,7 @@ func (r *Report) WriteClipSheet(w io.Writer) error {
 			if k.Frames > 0 {
 				frames = strconv.Itoa(k.Frames)
 			}
-			row := []string{c.Label, k.Name, tape, k.TCStart, end, dur, frames, k.FPS, k.Camera, k.Serial, k.Codec,
+			row := []string{c.Label, k.Name, tape, k.TCStart, k.TCEnd, k.durationTC(), frames, k.FPS, k.Camera, k.Serial, k.Codec,
 				k.Resolution, k.Type, k.SourceFile, strconv.Itoa(k.Files), strconv.FormatInt(k.Bytes, 10), verified, k.Thumbnail}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -262,7 +308,7 @@ func (r *Report) clipsHTML(c *Card) template.HTML {
 	if r.ThumbnailsNote != "" {
 		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", esc(r.ThumbnailsNote))
 	}
-	b.WriteString("<table class=\"clips\">\n<tr><th></th><th>Clip</th><th>Duration</th><th>Codec</th><th>Resolution</th><th>Size</th><th>Verified</th></tr>\n")
+	b.WriteString("<table class=\"clips\">\n<tr><th></th><th>Clip</th><th>TC in</th><th>TC out</th><th>Duration</th><th>FPS</th><th>Codec</th><th>Resolution</th><th>Size</th><th>Verified</th></tr>\n")
 	for _, k := range c.Clips {
 		thumb := ""
 		if len(k.jpeg) > 0 {
@@ -272,8 +318,10 @@ func (r *Report) clipsHTML(c *Card) template.HTML {
 		if k.Verified {
 			v = `<span class="safe">yes</span>`
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
-			thumb, esc(k.Name), esc(clipDuration(&k)), esc(k.Codec), esc(k.Resolution), sizeHTML(k.Bytes), v)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"mono\">%s</td><td class=\"mono\">%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td>"+
+			"<td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+			thumb, esc(k.Name), esc(dash(k.TCStart)), esc(dash(k.TCEnd)), esc(k.Duration()), esc(dash(k.FPS)), esc(dash(k.Codec)),
+			esc(dash(k.Resolution)), sizeHTML(k.Bytes), v)
 	}
 	b.WriteString("</table>")
 	return template.HTML(b.String())
@@ -301,9 +349,9 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		d.MultiCell(pdfWidth, 5, r.ThumbnailsNote, "", "L", false)
 		d.Ln(1)
 	}
-	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 46, "L"}, {"Duration", 20, "R"}, {"Codec", 30, "L"},
-		{"Resolution", 20, "L"}, {"Size", 16, "R"}, {"Verified", 0, "L"}}
-	cols[6].w = pdfWidth - (thumbW + 2 + 46 + 20 + 30 + 20 + 16)
+	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 0, "L"}, {"TC in", 17, "L"}, {"TC out", 17, "L"}, {"Duration", 17.5, "R"},
+		{"FPS", 8, "R"}, {"Codec", 21, "L"}, {"Resolution", 16, "L"}, {"Size", 14, "R"}, {"Verified", 11, "L"}}
+	cols[1].w = pdfWidth - (thumbW + 2 + 17 + 17 + 17.5 + 8 + 21 + 16 + 14 + 11)
 	header := func() {
 		d.font("B", 8, colInk)
 		x, y := pdfMargin, d.GetY()
@@ -341,16 +389,17 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		if k.Verified {
 			verified, vcol = "yes", colSafe
 		}
-		cells := []string{"", k.Name, clipDuration(k), k.Codec, k.Resolution, units.FormatBytes(k.Bytes), verified}
+		cells := []string{"", k.Name, dash(k.TCStart), dash(k.TCEnd), k.Duration(), dash(k.FPS), dash(k.Codec), dash(k.Resolution),
+			units.FormatBytes(k.Bytes), verified}
 		x := pdfMargin
 		for i, col := range cols {
 			switch {
 			case i == 1:
 				d.font("B", 8, colInk)
-			case i == 6:
-				d.font("B", 8, vcol)
+			case i == len(cols)-1:
+				d.font("B", 7.5, vcol)
 			default:
-				d.font("", 8, colInk)
+				d.font("", 7.5, colInk)
 			}
 			lines := d.SplitText(cells[i], col.w)
 			for l, s := range lines {
@@ -366,4 +415,12 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 	}
 	d.font("", 9, colInk)
 	d.Ln(3)
+}
+
+// dash is s, or "-" when it is empty (not known).
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -203,8 +203,13 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 // job's report in every format into every destination's job folder (into
 // the array for an array destination). written, if set, gets the paths.
 func AfterJob(cat *catalog.Catalog, written func([]string)) func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
+	return afterJob(cat, Options{}, written)
+}
+
+// afterJob is AfterJob with the reports built with o.
+func afterJob(cat *catalog.Catalog, o Options, written func([]string)) func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
 	return func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
-		r, err := Build(cat, s.JobID, Options{})
+		r, err := Build(cat, s.JobID, o)
 		if err != nil {
 			return err
 		}

@@ -109,12 +109,20 @@
 // of an offload; jobs without them read exactly as before), each card
 // carries its clips, camera and card type (those of most of its clips)
 // and their summed length. The PDF and HTML list each card's clips (name,
-// duration as HH:MM:SS:FF when frames and rate are known, codec,
-// resolution, size, verified) with their poster frames: the PDF after the
+// TC in, TC out (the timecode after the last frame, exclusive, as an
+// ALE's End), duration as HH:MM:SS:FF when frames and rate are known
+// ("unknown" when nothing tells it, never 0), fps, codec, resolution,
+// size, verified) with their poster frames: the PDF after the
 // card's page, the HTML inline (data: URIs, so the page stays one file).
 // Poster frames are JPEGs in the reports folder,
-// <reports>/thumbnails/<card>/<clip>.jpg on every destination; the report
-// reads them from the first destination that has them. A job with clips
+// <reports>/thumbnails/<card>/<clip>.jpg on every destination (into a
+// dit array with the job's reports); the report reads them from the
+// first destination that has them, a dit array included. The clips are
+// read from the card's first copy: its folder on the first folder
+// destination, else in the first dit array (opened read-only, never the
+// card; ffmpeg and ffprobe read a clip there through a local HTTP server
+// on the loopback address that serves it from the array's checked
+// reader, with range requests, under a random token). A job with clips
 // and no poster frame says "no thumbnails (ffmpeg not found)" (or "no
 // thumbnails"). JSON has "clips" per card and "thumbnails_note".
 //
@@ -128,8 +136,18 @@
 //	source_file (the first media file, card-relative), files, size_bytes,
 //	verified (yes | no), thumbnail (relative to the reports folder)
 //
-// Timecodes count whole frames at the rate rounded (23.976 counts 24,
-// non-drop). The ASC MHL and the file CSV are unchanged: files only.
+// Timecodes count whole frames at the rate rounded (23.976 counts 24;
+// 29.97 and 59.94 drop-frame when the start says so with ';'). The ASC
+// MHL and the file CSV are unchanged: files only.
+//
+// The ALE (dit report --format ale; with the reports when asked:
+// [Options].ALE, [Clipper].ALE, dit offload --ale) is an Avid Log
+// Exchange file (internal/format/ale) with a row per clip: [ALEColumns],
+// Source File being the clip's first media file on the job's first
+// destination (array:BLADE//PATH on a dit array). An ALE has one FPS: a
+// job that mixes rates has one per rate ([Report.ALEOutputs], files
+// dit-report_job<ID>_<job name>_<rate>fps.ale); a clip of unknown rate
+// goes with the first.
 //
 // # Where reports are written
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -25,6 +26,9 @@ type Report struct {
 	// ThumbnailsNote says why a job with clips has no poster frames:
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
+
+	ale bool    // Options.ALE
+	fs  fsys.FS // Options.FS
 }
 
 // Job describes the job.
@@ -240,6 +244,12 @@ type Options struct {
 	// Device returns a card's media and bus when they are known (the
 	// catalog does not record them).
 	Device func(k *catalog.Card) (media, bus string)
+	// FS reads the poster frames: the job's filesystem, with its dit
+	// arrays open (nil: folders, and each array opened read-only).
+	FS fsys.FS
+	// ALE adds the job's Avid Log Exchange files (one per frame rate) to
+	// [Report.Outputs] when it has clips.
+	ALE bool
 }
 
 // ErrNotFinished is returned for a job that is running or interrupted.
@@ -252,6 +262,57 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	b, err := load(cat, jobID, o)
+	if err != nil {
+		return nil, err
+	}
+	b.start()
+	b.sampleRates()
+	ci := -1
+	for _, k := range b.cards {
+		if k.Hop == 2 {
+			continue // with its card
+		}
+		ci++
+		c, err := b.card(k, &b.sum.Cards[ci])
+		if err != nil {
+			return nil, err
+		}
+		b.r.add(c)
+	}
+	b.r.loadThumbnails()
+	b.totals()
+	return b.r, nil
+}
+
+// builder is what Build reads of a job from the catalog, and the report
+// its steps fill in.
+type builder struct {
+	cat     *catalog.Catalog
+	o       Options
+	j       *catalog.Job
+	sum     *offload.Summary
+	cards   []*catalog.Card
+	dests   []*catalog.Dest
+	samples []catalog.Sample
+	planned map[string][2]string
+	act     *offload.Activity
+
+	r       *Report
+	destIdx map[int64]int           // destination id: its index in dests
+	second  map[int64]*catalog.Card // card id: its second run's card
+	// rates are the samples' rates by card, destination and phase (card
+	// 0: a destination's, every card's of a second summed).
+	rates, destRates map[rateKey][]float64
+}
+
+type rateKey struct {
+	card, dest int64
+	phase      string
+}
+
+// load reads the job (finished) and what its report is made of.
+func load(cat *catalog.Catalog, jobID int64, o Options) (*builder, error) {
 	j, err := cat.Job(jobID)
 	if err != nil {
 		return nil, err
@@ -259,228 +320,259 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 	if j.State == catalog.JobRunning || j.State == catalog.JobInterrupted {
 		return nil, fmt.Errorf("job %d is %s: %w; resume it (dit offload --resume %d, with the same --db if one was given) and report it when it is done", jobID, j.State, ErrNotFinished, jobID)
 	}
-	sum, err := offload.LoadSummary(cat, jobID)
-	if err != nil {
+	b := &builder{cat: cat, o: o, j: j}
+	if b.sum, err = offload.LoadSummary(cat, jobID); err != nil {
 		return nil, err
 	}
-	cards, err := cat.Cards(jobID)
-	if err != nil {
+	if b.cards, err = cat.Cards(jobID); err != nil {
 		return nil, err
 	}
-	dests, err := cat.Dests(jobID)
-	if err != nil {
+	if b.dests, err = cat.Dests(jobID); err != nil {
 		return nil, err
 	}
-	samples, err := cat.Samples(jobID)
-	if err != nil {
+	if b.samples, err = cat.Samples(jobID); err != nil {
 		return nil, err
 	}
-	planned, err := plannedDevices(cat, jobID)
-	if err != nil {
+	if b.planned, err = plannedDevices(cat, jobID); err != nil {
 		return nil, err
 	}
-	act, err := offload.JobActivity(cat, jobID)
-	if err != nil {
+	if b.act, err = offload.JobActivity(cat, jobID); err != nil {
 		return nil, err
 	}
-	r := &Report{Generated: o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
+	return b, nil
+}
+
+// start makes the report with the job and its destinations.
+func (b *builder) start() {
+	j := b.j
+	b.r = &Report{Generated: b.o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(b.sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
-		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}}
-	destIdx := map[int64]int{}
-	for i, d := range dests {
-		destIdx[d.ID] = i
+		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: b.o.ALE, fs: b.o.FS}
+	b.destIdx = map[int64]int{}
+	for i, d := range b.dests {
+		b.destIdx[d.ID] = i
 		dt := DestTotals{Path: d.Path}
 		if d.Hop == 2 {
 			dt.Run = 2
 		}
-		r.Destinations = append(r.Destinations, dt)
+		b.r.Destinations = append(b.r.Destinations, dt)
 	}
-	type key struct {
-		card, dest int64
-		phase      string
+	b.second = map[int64]*catalog.Card{}
+	for _, k := range b.cards {
+		if k.Hop == 2 {
+			b.second[k.FromCard] = k
+		}
 	}
-	rates := map[key][]float64{}
-	// A destination's rate in a second is what every card moved to it in
-	// that second: the cards' samples of one tick (one time) summed.
+}
+
+// sampleRates groups the per-second samples' rates by card,
+// destination and phase; a destination's rate in a second is what every
+// card moved to it in that second: the cards' samples of one tick (one
+// time) summed.
+func (b *builder) sampleRates() {
 	type tick struct {
-		k key
+		k rateKey
 		t int64
 	}
+	b.rates = map[rateKey][]float64{}
 	destTick := map[tick]float64{}
 	var ticks []tick
-	for _, s := range samples {
-		rates[key{s.CardID, s.DestID, s.Phase}] = append(rates[key{s.CardID, s.DestID, s.Phase}], s.Rate)
+	for _, s := range b.samples {
+		k := rateKey{s.CardID, s.DestID, s.Phase}
+		b.rates[k] = append(b.rates[k], s.Rate)
 		if s.DestID != 0 {
-			tk := tick{key{0, s.DestID, s.Phase}, s.T.UnixNano()}
+			tk := tick{rateKey{0, s.DestID, s.Phase}, s.T.UnixNano()}
 			if _, ok := destTick[tk]; !ok {
 				ticks = append(ticks, tk)
 			}
 			destTick[tk] += s.Rate
 		}
 	}
-	destRates := map[key][]float64{}
+	b.destRates = map[rateKey][]float64{}
 	for _, tk := range ticks {
-		destRates[tk.k] = append(destRates[tk.k], destTick[tk])
+		b.destRates[tk.k] = append(b.destRates[tk.k], destTick[tk])
 	}
-	algos, _ := hashing.ParseList(j.Hashes)
-	second := map[int64]*catalog.Card{}
-	for _, k := range cards {
-		if k.Hop == 2 {
-			second[k.FromCard] = k
+}
+
+// card is card k of the first run with its summary cs: its figures, its
+// second run, its copies on each destination, its files, its chart's
+// samples and its clips.
+func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
+	c := Card{Label: k.Label, Source: k.Path, State: string(cs.Status), Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
+		Files: k.Files, Bytes: k.Bytes, Skipped: []Skip{}, Failures: []Failure{},
+		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStarted: k.VerifyStarted, VerifyFinished: k.VerifyFinished,
+		CopyRate: stats(b.rates[rateKey{k.ID, 0, "copy"}]), VerifyRate: stats(b.rates[rateKey{k.ID, 0, "verify"}])}
+	if b.o.Device != nil {
+		c.Media, c.Bus = b.o.Device(k)
+	} else if d, ok := b.planned[k.Label]; ok {
+		c.Media, c.Bus = d[0], d[1]
+	}
+	skipped, err := b.cat.Skipped(k.ID)
+	if err != nil {
+		return c, err
+	}
+	for _, s := range skipped {
+		c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
+	}
+	for _, f := range cs.Failures {
+		c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
+	}
+	c.CardFree, c.FreeAt, c.SafeAt = cs.CardFree, cs.FreeAt, cs.SafeAt
+	h := b.second[k.ID]
+	b.secondRun(&c, cs, h)
+	if ca := b.act.Cards[k.ID]; ca != nil {
+		c.BytesCopied, c.BytesVerified = ca.BytesCopied, ca.BytesVerified
+		c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
+		c.ActiveSeconds = round(ca.ActiveTime.Seconds(), 3)
+		c.CopyTBPerHour = round(ca.CopyTBPerHour(), 3)
+		c.VerifyTBPerHour = round(ca.VerifyTBPerHour(), 3)
+		c.EndToEndTBPerHour = round(ca.EndToEndTBPerHour(), 3)
+	}
+	b.cardDests(&c, k, h)
+	if err := b.files(&c, k, h); err != nil {
+		return c, err
+	}
+	for _, s := range b.samples {
+		if s.CardID == k.ID && s.DestID == 0 {
+			c.series = append(c.series, point{t: s.T.Sub(b.j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
 		}
 	}
-	ci := -1
-	for _, k := range cards {
-		if k.Hop == 2 {
-			continue // with its card
+	return c, loadClips(b.cat, k.ID, &c)
+}
+
+// secondRun is a cascade card's second run (h, nil without one).
+func (b *builder) secondRun(c *Card, cs *offload.CardSummary, h *catalog.Card) {
+	if cs.Then == nil || h == nil {
+		return
+	}
+	c.Then = &SecondRun{Source: cs.Then.Source, State: string(cs.Then.Status), Files: cs.Then.Files, Bytes: cs.Then.Bytes,
+		Failed: cs.Then.Failed, CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt}
+	if ha := b.act.Cards[h.ID]; ha != nil {
+		c.Then.BytesCopied = ha.BytesCopied
+		c.Then.CopySeconds, c.Then.ActiveSeconds = round(ha.CopyTime.Seconds(), 3), round(ha.ActiveTime.Seconds(), 3)
+		c.Then.CopyTBPerHour, c.Then.EndToEndTBPerHour = round(ha.CopyTBPerHour(), 3), round(ha.EndToEndTBPerHour(), 3)
+	}
+	for _, f := range cs.Then.Failures {
+		c.Failures = append(c.Failures, Failure{Path: f.Path + " (2nd run)", Error: f.Error})
+	}
+}
+
+// cardDests are card k's folders on each destination with their write
+// and read-back rates (a second run's, from its card h).
+func (b *builder) cardDests(c *Card, k, h *catalog.Card) {
+	out, _ := offload.ExpandLayout(b.j.Layout, b.j.Name, k.Label, b.j.Started)
+	for _, d := range b.dests {
+		from, run := k.ID, 0
+		if d.Hop == 2 {
+			run = 2
+			if h != nil {
+				from = h.ID
+			}
 		}
-		ci++
-		files, err := cat.Files(k.ID)
+		c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out), Run: run,
+			WriteRate: stats(b.rates[rateKey{from, d.ID, "copy"}]), ReadBackRate: stats(b.rates[rateKey{from, d.ID, "verify"}])})
+	}
+}
+
+// files lists card k's files with their hashes and copies (the second
+// run's, from its card h, included) and counts them per destination.
+func (b *builder) files(c *Card, k, h *catalog.Card) error {
+	files, err := b.cat.Files(k.ID)
+	if err != nil {
+		return err
+	}
+	var later map[string]*catalog.File
+	if h != nil {
+		hf, err := b.cat.Files(h.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		skipped, err := cat.Skipped(k.ID)
-		if err != nil {
-			return nil, err
+		later = make(map[string]*catalog.File, len(hf))
+		for _, f := range hf {
+			later[f.Rel] = f
 		}
-		cs := sum.Cards[ci]
-		c := Card{Label: k.Label, Source: k.Path, State: string(cs.Status), Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
-			Files: k.Files, Bytes: k.Bytes, Skipped: []Skip{}, Failures: []Failure{},
-			CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStarted: k.VerifyStarted, VerifyFinished: k.VerifyFinished,
-			CopyRate: stats(rates[key{k.ID, 0, "copy"}]), VerifyRate: stats(rates[key{k.ID, 0, "verify"}])}
-		if o.Device != nil {
-			c.Media, c.Bus = o.Device(k)
-		} else if d, ok := planned[k.Label]; ok {
-			c.Media, c.Bus = d[0], d[1]
-		}
-		for _, s := range skipped {
-			c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
-		}
-		for _, f := range cs.Failures {
-			c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
-		}
-		c.CardFree, c.FreeAt, c.SafeAt = cs.CardFree, cs.FreeAt, cs.SafeAt
-		h := second[k.ID]
-		if cs.Then != nil && h != nil {
-			c.Then = &SecondRun{Source: cs.Then.Source, State: string(cs.Then.Status), Files: cs.Then.Files, Bytes: cs.Then.Bytes,
-				Failed: cs.Then.Failed, CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt}
-			if ha := act.Cards[h.ID]; ha != nil {
-				c.Then.BytesCopied = ha.BytesCopied
-				c.Then.CopySeconds, c.Then.ActiveSeconds = round(ha.CopyTime.Seconds(), 3), round(ha.ActiveTime.Seconds(), 3)
-				c.Then.CopyTBPerHour, c.Then.EndToEndTBPerHour = round(ha.CopyTBPerHour(), 3), round(ha.EndToEndTBPerHour(), 3)
-			}
-			for _, f := range cs.Then.Failures {
-				c.Failures = append(c.Failures, Failure{Path: f.Path + " (2nd run)", Error: f.Error})
-			}
-		}
-		if ca := act.Cards[k.ID]; ca != nil {
-			c.BytesCopied, c.BytesVerified = ca.BytesCopied, ca.BytesVerified
-			c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
-			c.ActiveSeconds = round(ca.ActiveTime.Seconds(), 3)
-			c.CopyTBPerHour = round(ca.CopyTBPerHour(), 3)
-			c.VerifyTBPerHour = round(ca.VerifyTBPerHour(), 3)
-			c.EndToEndTBPerHour = round(ca.EndToEndTBPerHour(), 3)
-		}
-		out, _ := offload.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		for _, d := range dests {
-			from, run := k.ID, 0
-			if d.Hop == 2 {
-				run = 2
-				if h != nil {
-					from = h.ID
-				}
-			}
-			c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out), Run: run,
-				WriteRate: stats(rates[key{from, d.ID, "copy"}]), ReadBackRate: stats(rates[key{from, d.ID, "verify"}])})
-		}
-		// The second run's copies go with the card's files.
-		var later map[string]*catalog.File
-		if h != nil {
-			hf, err := cat.Files(h.ID)
-			if err != nil {
-				return nil, err
-			}
-			later = make(map[string]*catalog.File, len(hf))
-			for _, f := range hf {
-				later[f.Rel] = f
-			}
-		}
-		for _, f := range files {
-			if g := later[f.Rel]; g != nil {
-				f.Copies = append(f.Copies, g.Copies...)
-			}
-			row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
-			for _, a := range algos {
-				if v := f.Sums.Get(a); v != "" {
-					row.Hashes[a.String()] = v
-				}
-			}
-			for _, cp := range f.Copies {
-				i, ok := destIdx[cp.DestID]
-				if !ok {
-					continue
-				}
-				row.Copies = append(row.Copies, Copy{Dest: dests[i].Path, State: cp.State, VerifiedAt: cp.VerifiedAt,
-					VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
-				cd, dt := &c.Destinations[i], &r.Destinations[i]
-				switch cp.State {
-				case offload.StateVerified:
-					cd.Verified++
-					dt.Verified++
-					dt.Bytes += f.Size
-				case offload.StateCopied, offload.StatePresent:
-					cd.Copied++
-					dt.Copied++
-					dt.Bytes += f.Size
-				case offload.StateSkipped:
-					cd.Skipped++
-					dt.Skipped++
-				default:
-					cd.Failed++
-					dt.Failed++
-				}
-			}
-			c.FileList = append(c.FileList, row)
-		}
-		for _, s := range samples {
-			if s.CardID == k.ID && s.DestID == 0 {
-				c.series = append(c.series, point{t: s.T.Sub(j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
-			}
-		}
-		if err := loadClips(cat, k.ID, &c); err != nil {
-			return nil, err
-		}
-		r.Totals.Cards++
-		if c.SafeToFormat {
-			r.Totals.SafeToFormat++
-		}
-		r.Totals.Files += c.Files
-		r.Totals.Bytes += c.Bytes
-		r.Totals.Skipped += len(c.Skipped)
-		r.Totals.Failed += len(c.Failures)
-		r.Cards = append(r.Cards, c)
 	}
-	r.loadThumbnails()
-	for i, d := range dests {
-		r.Destinations[i].WriteRate = stats(destRates[key{0, d.ID, "copy"}])
-		r.Destinations[i].ReadBackRate = stats(destRates[key{0, d.ID, "verify"}])
+	algos, _ := hashing.ParseList(b.j.Hashes)
+	for _, f := range files {
+		if g := later[f.Rel]; g != nil {
+			f.Copies = append(f.Copies, g.Copies...)
+		}
+		row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
+		for _, a := range algos {
+			if v := f.Sums.Get(a); v != "" {
+				row.Hashes[a.String()] = v
+			}
+		}
+		for _, cp := range f.Copies {
+			i, ok := b.destIdx[cp.DestID]
+			if !ok {
+				continue
+			}
+			row.Copies = append(row.Copies, Copy{Dest: b.dests[i].Path, State: cp.State, VerifiedAt: cp.VerifiedAt,
+				VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
+			countCopy(&c.Destinations[i], &b.r.Destinations[i], cp.State, f.Size)
+		}
+		c.FileList = append(c.FileList, row)
 	}
-	if !j.Finished.IsZero() {
-		r.Totals.Seconds = round(j.Finished.Sub(j.Started).Seconds(), 3)
+	return nil
+}
+
+// countCopy counts a copy of size bytes in state on its card's
+// destination cd and the job's dt.
+func countCopy(cd *CardDest, dt *DestTotals, state string, size int64) {
+	switch state {
+	case offload.StateVerified:
+		cd.Verified++
+		dt.Verified++
+		dt.Bytes += size
+	case offload.StateCopied, offload.StatePresent:
+		cd.Copied++
+		dt.Copied++
+		dt.Bytes += size
+	case offload.StateSkipped:
+		cd.Skipped++
+		dt.Skipped++
+	default:
+		cd.Failed++
+		dt.Failed++
 	}
-	t := &r.Totals
+}
+
+// add puts card c in the report and its figures in the totals.
+func (r *Report) add(c Card) {
+	r.Totals.Cards++
+	if c.SafeToFormat {
+		r.Totals.SafeToFormat++
+	}
+	r.Totals.Files += c.Files
+	r.Totals.Bytes += c.Bytes
+	r.Totals.Skipped += len(c.Skipped)
+	r.Totals.Failed += len(c.Failures)
+	r.Cards = append(r.Cards, c)
+}
+
+// totals are the destinations' rates and the job's figures.
+func (b *builder) totals() {
+	r := b.r
+	for i, d := range b.dests {
+		r.Destinations[i].WriteRate = stats(b.destRates[rateKey{0, d.ID, "copy"}])
+		r.Destinations[i].ReadBackRate = stats(b.destRates[rateKey{0, d.ID, "verify"}])
+	}
+	if !b.j.Finished.IsZero() {
+		r.Totals.Seconds = round(b.j.Finished.Sub(b.j.Started).Seconds(), 3)
+	}
+	t, act := &r.Totals, b.act
 	t.BytesCopied, t.BytesVerified = act.BytesCopied, act.BytesVerified
 	t.ActiveSeconds, t.PausedSeconds = round(act.Active.Seconds(), 3), round(act.Paused.Seconds(), 3)
 	t.Runs, t.Resumed = act.Runs, act.Runs > 1
 	t.CopyTBPerHour, t.VerifyTBPerHour = round(act.CopyTBPerHour(), 3), round(act.VerifyTBPerHour(), 3)
 	t.TBPerHour = round(act.EndToEndTBPerHour(), 3)
 	t.Verified = t.Cards > 0 && t.SafeToFormat == t.Cards
-	for _, p := range sum.Plans {
+	for _, p := range b.sum.Plans {
 		if p.Simulated {
 			t.Simulated, t.SimulateScale = true, p.Scale
 		}
 	}
-	return r, nil
 }
 
 func round(v float64, digits int) float64 {

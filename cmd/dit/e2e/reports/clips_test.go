@@ -198,6 +198,10 @@ func TestClipsWithoutFFmpeg(t *testing.T) {
 	r = e2e.RunDit(t, env, "job", "show", "1", "--clips")
 	require.Contains(t, r.Stdout, "C0002")
 	require.Contains(t, r.Stdout, "- (ffmpeg not found)")
+	// Without ffprobe nobody knows how long they are: never "0:00:00".
+	require.Contains(t, lineWith(r.Stdout, "C0002"), " unknown ")
+	require.Contains(t, r.Stdout, "3 clips, length unknown")
+	require.NotContains(t, r.Stdout, "0:00:00")
 
 	reports := filepath.Join(dest, "day01", "reports")
 	_, err := os.Stat(filepath.Join(reports, "thumbnails"))
@@ -206,10 +210,13 @@ func TestClipsWithoutFFmpeg(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(html), "no thumbnails (ffmpeg not found)")
 	require.Contains(t, string(html), "Clips (3)")
+	require.Contains(t, lineWith(string(html), ">C0002<"), "<td class=\"num\">unknown</td>")
 	if _, err := exec.LookPath("pdftotext"); err == nil {
 		out, err := exec.Command("pdftotext", filepath.Join(reports, "dit-report_job1_day01.pdf"), "-").Output()
 		require.NoError(t, err)
 		require.Contains(t, string(out), "no thumbnails (ffmpeg not found)")
+		require.Equal(t, 3, strings.Count(string(out), "unknown"), "three clips of unknown length:\n%s", out)
+		require.NotContains(t, string(out), "0:00:00.000")
 	}
 	// The ASC MHL lists files, as before: no clips in it.
 	mhl, _ := filepath.Glob(filepath.Join(dest, "day01", "A001", "ascmhl", "*.mhl"))

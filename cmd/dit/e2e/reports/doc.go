@@ -1,6 +1,9 @@
 // Package reports holds the end-to-end tests of a job's reports and
 // figures (the real binary): CSV, JSON, HTML and PDF reports, clip
-// thumbnails (ffmpeg; without it the reports say so), TB/hour after
+// thumbnails (ffmpeg; without it the reports say so), clips' timecodes,
+// codecs and lengths as ffprobe reads them, the ALE (read by the ale
+// package and by OpenTimelineIO), thumbnails of a job that goes only to
+// a dit array, TB/hour after
 // interruptions, "already offloaded" per destination, and dit day across
 // stations: two stations on one PostgreSQL catalog (the tests start their
 // own server from the Debian postgresql package and skip without it), a

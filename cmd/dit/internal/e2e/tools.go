@@ -64,3 +64,32 @@ func RunTool(t *testing.T, name string, args ...string) ToolRun {
 	}
 	return ToolRun{b.String(), code}
 }
+
+// OTIOPython returns a Python with OpenTimelineIO and its ALE adapter (the
+// reader Resolve-adjacent tools use), installed once from PyPI into the
+// repository's .cache/otio-venv (the one internal/format/ale's test
+// uses). It skips the test only where python3 is absent.
+func OTIOPython(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: skipping the OpenTimelineIO ALE check")
+	}
+	venv := filepath.Join(Root(t), ".cache", "otio-venv")
+	marker := filepath.Join(venv, ".dit-otio-0.18.1-ale-1.1.0")
+	bin := filepath.Join(venv, "bin", "python")
+	if _, err := os.Stat(marker); err == nil {
+		return bin
+	}
+	os.RemoveAll(venv)
+	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): %v\n%s", venv, err, out)
+	}
+	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check",
+		"opentimelineio==0.18.1", "otio-ale-adapter==1.1.0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pip install opentimelineio otio-ale-adapter failed (PyPI must be reachable): %v\n%s", err, out)
+	}
+	require.NoError(t, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644))
+	return bin
+}

@@ -1,0 +1,151 @@
+package jobreport
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/format/ale"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// ALEFormat names the job's Avid Log Exchange file in [Report.Write] and
+// dit report --format; a job that mixes frame rates has one ALE per rate,
+// named "ale:25", "ale:23.976" ([Report.ALEOutputs]).
+const ALEFormat = "ale"
+
+// ALEColumns are the columns of the job's ALE: Avid's own (Name to Source
+// File), then custom columns Avid and Resolve import as clip metadata.
+var ALEColumns = []string{"Name", "Tracks", "Start", "End", "Duration", "Tape", "Source File", "Camera", "Codec",
+	"Resolution", "FPS", "Camera Serial", "Card", "Frames", "Verified"}
+
+// aleFile is one ALE of the job: the clips of one frame rate.
+type aleFile struct {
+	rate string
+	file *ale.File
+}
+
+// ALEOutputs are the formats of the job's ALE files: "ale" when every
+// clip has one rate (or none is known), else "ale:RATE" per rate, in the
+// order of the clips; none without clips.
+func (r *Report) ALEOutputs() []string {
+	fs := r.aleFiles()
+	if len(fs) == 1 {
+		return []string{ALEFormat}
+	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, ALEFormat+":"+f.rate)
+	}
+	return out
+}
+
+// aleName is the file name of ALE output f: dit-report_job<ID>_<name>.ale,
+// or ..._<rate>fps.ale for one of several rates.
+func (r *Report) aleName(f string) string {
+	name := r.FileName("ale")
+	if rate, ok := strings.CutPrefix(f, ALEFormat+":"); ok {
+		name = strings.TrimSuffix(name, ".ale") + "_" + safeName(rate) + "fps.ale"
+	}
+	return name
+}
+
+// WriteALE writes the job's ALE of frame rate rate ("" when the job has
+// one ALE; see [Report.ALEOutputs]).
+func (r *Report) WriteALE(w io.Writer, rate string) error {
+	fs := r.aleFiles()
+	if len(fs) == 0 {
+		return fmt.Errorf("job %d has no clips: no ALE", r.Job.ID)
+	}
+	if rate == "" {
+		if len(fs) > 1 {
+			var rates []string
+			for _, f := range fs {
+				rates = append(rates, f.rate)
+			}
+			return fmt.Errorf("job %d mixes frame rates (%s): one ALE per rate", r.Job.ID, strings.Join(rates, ", "))
+		}
+		return ale.Write(w, fs[0].file)
+	}
+	for _, f := range fs {
+		if f.rate == rate {
+			return ale.Write(w, f.file)
+		}
+	}
+	return fmt.Errorf("job %d has no clips at %s fps", r.Job.ID, rate)
+}
+
+// aleFiles are the job's ALEs, one per frame rate in the order of the
+// clips; a clip whose rate is unknown (it has no timecode either) goes
+// with the first rate.
+func (r *Report) aleFiles() []aleFile {
+	var rows []map[string]string
+	for i := range r.Cards {
+		c := &r.Cards[i]
+		for j := range c.Clips {
+			rows = append(rows, r.aleRow(c, &c.Clips[j]))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	rates, groups := ale.Split(rows, "FPS")
+	var out []aleFile
+	var unknown []map[string]string
+	for i, rate := range rates {
+		if rate == "" && len(rates) > 1 {
+			unknown = groups[i]
+			continue
+		}
+		out = append(out, aleFile{rate: rate, file: &ale.File{FPS: rate, Columns: ALEColumns, Rows: groups[i]}})
+	}
+	out[0].file.Rows = append(out[0].file.Rows, unknown...)
+	for _, f := range out {
+		f.file.VideoFormat = ale.VideoFormat(f.file.Rows[0]["Resolution"])
+	}
+	return out
+}
+
+// aleRow is clip k of card c as an ALE row.
+func (r *Report) aleRow(c *Card, k *Clip) map[string]string {
+	tape := k.Reel
+	if tape == "" {
+		tape = c.Label
+	}
+	dur, frames := "", ""
+	if base := clips.TCBase(k.FPS); base > 0 && k.Frames > 0 {
+		dur = clips.FramesTC(k.Frames, base, strings.Contains(k.TCStart, ";"))
+		frames = strconv.Itoa(k.Frames)
+	}
+	verified := "no"
+	if k.Verified {
+		verified = "yes"
+	}
+	return map[string]string{"Name": k.Name, "Tracks": "V", "Start": k.TCStart, "End": k.TCEnd, "Duration": dur,
+		"Tape": tape, "Source File": r.sourcePath(c, k.SourceFile), "Camera": k.Camera, "Codec": k.Codec,
+		"Resolution": k.Resolution, "FPS": k.FPS, "Camera Serial": k.Serial, "Card": c.Label, "Frames": frames,
+		"Verified": verified}
+}
+
+// sourcePath is where file rel of card c is on the job's first
+// destination (array:BLADE//PATH on a dit array); rel itself when the
+// job has none or the layout cannot be expanded.
+func (r *Report) sourcePath(c *Card, rel string) string {
+	if rel == "" {
+		return ""
+	}
+	for _, d := range r.Destinations {
+		if d.Run == 2 {
+			continue
+		}
+		dir, err := offload.ExpandLayout(r.Job.Layout, r.Job.Name, c.Label, r.Job.Started)
+		if err != nil {
+			return rel
+		}
+		return offload.DisplayPath(d.Path, path.Join(dir, rel))
+	}
+	return rel
+}

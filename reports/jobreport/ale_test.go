@@ -1,0 +1,44 @@
+package jobreport
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dit-org/dit/internal/format/ale"
+)
+
+// One rate, one ALE named like the reports; a clip whose rate nobody
+// knows goes into it with no timecode; asked for, it is among the
+// outputs.
+func TestALEOneRate(t *testing.T) {
+	r := &Report{Job: Job{ID: 3, Name: "day 03", Layout: "{job}/{card}"}, Destinations: []DestTotals{{Path: "/Volumes/RAID"}},
+		Cards: []Card{{Label: "A001", Clips: []Clip{
+			{Name: "A001C001", FPS: "25", Frames: 50, TCStart: "10:00:00:00", TCEnd: "10:00:02:00", Resolution: "1920x1080", SourceFile: "A001C001.mxf"},
+			{Name: "A001_C002_0512AB", SourceFile: "A001_C002_0512AB.RDC/A001_C002_0512AB_001.R3D"},
+		}}}}
+	if got := r.Outputs(); strings.Contains(strings.Join(got, " "), "ale") {
+		t.Errorf("ALE among the outputs unasked: %v", got)
+	}
+	r.ale = true
+	if got := r.Outputs(); got[len(got)-1] != "ale" || r.OutputName("ale") != "dit-report_job3_day 03.ale" {
+		t.Errorf("outputs %v, name %q", got, r.OutputName("ale"))
+	}
+	var b bytes.Buffer
+	if err := r.Write("ale", &b); err != nil {
+		t.Fatal(err)
+	}
+	head, cols, rows, err := ale.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head["FPS"] != "25" || head["VIDEO_FORMAT"] != "1080" || len(rows) != 2 || len(cols) != len(ALEColumns) {
+		t.Fatalf("heading %v, %d rows, columns %v", head, len(rows), cols)
+	}
+	if rows[0][2] != "10:00:00:00" || rows[0][3] != "10:00:02:00" || rows[0][4] != "00:00:02:00" || rows[0][6] != "/Volumes/RAID/day 03/A001/A001C001.mxf" {
+		t.Errorf("first row %q", rows[0])
+	}
+	if rows[1][0] != "A001_C002_0512AB" || rows[1][2] != "" || rows[1][4] != "" {
+		t.Errorf("a clip of unknown rate: %q", rows[1])
+	}
+}
