@@ -349,7 +349,7 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	if o.Resume != 0 {
 		o.Then = nil
 	}
-	drives, ok := map[string]assembly.DriveCheck{"warn": assembly.DrivesWarn, "refuse": assembly.DrivesRefuse, "off": assembly.DrivesOff}[o.DriveHealth]
+	drives, ok := map[string]assembly.DriveCheck{"": assembly.DrivesWarn, "warn": assembly.DrivesWarn, "refuse": assembly.DrivesRefuse, "off": assembly.DrivesOff}[o.DriveHealth]
 	if !ok {
 		return none, usage(fmt.Errorf("--drive-health %q: give warn, refuse or off", o.DriveHealth))
 	}
