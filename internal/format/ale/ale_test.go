@@ -116,6 +116,12 @@ func otio(t *testing.T) string {
 	if _, err := os.Stat(marker); err == nil {
 		return bin
 	}
+	// The end-to-end tests install the same venv, maybe at this moment.
+	os.MkdirAll(filepath.Dir(venv), 0o755)
+	defer lockFile(t, venv+".lock")()
+	if _, err := os.Stat(marker); err == nil {
+		return bin
+	}
 	os.RemoveAll(venv)
 	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
 		t.Skipf("python3 -m venv failed (Debian: python3-venv): %v\n%s", err, out)
