@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
-	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 )
@@ -139,145 +136,6 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	}
 	c.vcurrent.Store("")
 	return c
-}
-
-// plan decides, for destination di, what to do with each file, and returns
-// the bytes that will be written there.
-func (c *cardRun) plan(di int) (int64, error) {
-	d := c.dests[di]
-	if err := c.checkDestFolders(di); err != nil {
-		return 0, err
-	}
-	// Temps of an interrupted run go; only after the check above, so that
-	// nothing is removed through a link.
-	// Temps a resume goes on writing: only those whose checkpoint still
-	// fits the card's file and the temp; any other goes with the rest.
-	keepTemp := map[string]bool{}
-	resumable := map[string]*catalog.Partial{}
-	if len(c.partials) > 0 {
-		for _, fp := range c.files {
-			p := c.partials[fp.ent.Rel][d.rec.ID]
-			if p == nil || p.Size != fp.ent.Size || !p.Mtime.Equal(fp.ent.Mtime) || !fsys.CanAppend(c.j.opts.FS, p.Temp) {
-				continue
-			}
-			if ti, err := c.j.opts.FS.Lstat(p.Temp); err == nil && ti.Mode().IsRegular() && ti.Size() >= p.Offset {
-				keepTemp[p.Temp], resumable[fp.ent.Rel] = true, p
-			}
-		}
-	}
-	base := filepath.Join(d.root, filepath.FromSlash(c.out))
-	aside := map[string][]string{}
-	removeTemps(c.j.opts.FS, base, "", func(rel string) bool {
-		return c.names[rel] || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
-	}, func(p, of string) {
-		aside[relJoin(c.out, of)] = append(aside[relJoin(c.out, of)], p)
-	})
-	c.mu.Lock()
-	if len(c.asides) < len(c.dests) {
-		c.asides = make([]map[string][]string, len(c.dests))
-	}
-	c.asides[di] = aside
-	c.mu.Unlock()
-	var need int64
-	for _, fp := range c.files {
-		if len(fp.dests) < len(c.dests) {
-			fp.dests = make([]destPlan, len(c.dests))
-		}
-		rel := relJoin(c.out, fp.ent.Rel)
-		dp := destPlan{rel: rel, target: filepath.Join(d.root, filepath.FromSlash(rel))}
-		var prevCopy *catalog.Copy
-		if fp.prev != nil {
-			for i := range fp.prev.Copies {
-				if fp.prev.Copies[i].DestID == d.rec.ID {
-					prevCopy = &fp.prev.Copies[i]
-				}
-			}
-		}
-		unchanged := fp.prev != nil && fp.prev.Size == fp.ent.Size && fp.prev.Mtime.Equal(fp.ent.Mtime)
-		if prevCopy != nil && prevCopy.Path != "" {
-			dp.rel = prevCopy.Path
-			dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
-		}
-		dp.prev = prevCopy
-		// A copy counts as verified only while its file does: a file that
-		// failed (the card read differently twice, a copy that did not
-		// verify) has hashes that cannot be trusted, so every copy of it is
-		// compared again with a new read of the card, and one this job wrote
-		// is replaced when it differs.
-		verified := prevCopy != nil && prevCopy.State == StateVerified && fp.prev.State != StateFailed
-		// Refused before (the card's file changed after its copy was
-		// verified): still the verified footage, refused again while it
-		// is there.
-		refused := prevCopy != nil && prevCopy.State == StateFailed && strings.HasPrefix(prevCopy.Error, ChangedSinceVerified)
-		if refused {
-			if _, err := c.j.opts.FS.Lstat(dp.target); err == nil {
-				dp.mode = modeRefuse
-				fp.dests[di] = dp
-				continue
-			}
-		}
-		if verified {
-			fi, err := c.j.opts.FS.Lstat(dp.target)
-			exists := err == nil
-			// Intact: still the size and time dit gave it (the card file's
-			// time, within the 2 s of FAT destinations).
-			intact := exists && fi.Mode().IsRegular() && fi.Size() == fp.prev.Size &&
-				fi.ModTime().Sub(fp.prev.Mtime).Abs() <= 2*time.Second
-			switch {
-			case unchanged && intact:
-				dp.mode = modeDone
-				fp.dests[di] = dp
-				continue
-			case unchanged && exists && c.sealedChain(di, fp, dp):
-				// The card's ASC MHL chain, verified, then extended by
-				// this job's seal: done (a resume writes nothing).
-				dp.mode = modeDone
-				fp.dests[di] = dp
-				continue
-			case !unchanged && exists:
-				// A reformatted card with the same names must never
-				// overwrite footage verified from the old one.
-				dp.mode = modeRefuse
-				fp.dests[di] = dp
-				continue
-			}
-			// Changed since it was verified (or gone): compared below like
-			// anyone's file, never replaced as dit's own.
-		}
-		fi, err := c.j.opts.FS.Lstat(dp.target)
-		switch {
-		case err == nil && c.sealedChain(di, fp, dp):
-			// The card's chain that this job's seal extended, whose copy
-			// is not recorded verified (a run interrupted between the
-			// seal and the catalog): never replaced (it would lose the
-			// generations), never a conflict.
-			dp.mode = modeSealed
-		case err == nil:
-			dp.mode = modeCompare
-			dp.replaceOwn = prevCopy != nil && prevCopy.Written && !verified
-			if dp.replaceOwn && fp.prev != nil && fp.prev.State == StateFailed {
-				fp.probe = true
-			}
-			if dp.replaceOwn || c.j.opts.OnConflict == ConflictRename || !fi.Mode().IsRegular() || fi.Size() != fp.ent.Size {
-				need += fp.ent.Size
-			}
-		case errors.Is(err, fs.ErrNotExist):
-			dp.mode = modeWrite
-			need += fp.ent.Size
-			dp.partial = resumable[fp.ent.Rel]
-			if fp.prev != nil && fp.prev.State == StateFailed && len(aside[dp.rel]) > 0 {
-				// Its failed copy was moved aside (moveAside) and goes
-				// once a new one verifies: that new copy comes, as a
-				// replaced one would, from two reads that agree.
-				fp.probe = true
-			}
-		default:
-			return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
-		}
-		fp.dests[di] = dp
-	}
-	c.destNeed[di] = need
-	return need, nil
 }
 
 // fileTask follows one file through the pipeline.
