@@ -206,7 +206,6 @@ type vtask struct {
 // its final state or ctx is cancelled.
 func (c *cardRun) run(ctx context.Context) {
 	j := c.j
-	nd := len(c.dests)
 	c.ctx = ctx
 	if c.absent {
 		// A free card of a cascade that is not mounted: its first run is
@@ -233,71 +232,14 @@ func (c *cardRun) run(ctx context.Context) {
 	var once sync.Once
 	release := func() { once.Do(turn) }
 	defer release()
-	now := j.opts.Now()
-	// The card's copy and verify windows span every run of the job: first
-	// start, last end (the time actually spent is in the samples).
-	c.rec.State, c.rec.Error = "copying", ""
-	if c.rec.CopyStarted.IsZero() {
-		c.rec.CopyStarted = now
-	}
-	c.activeAt.Store(now.UnixNano())
-	c.phase.Store("copying")
-	j.cat.UpdateCard(c.rec)
-	for _, s := range c.scan.Skipped {
-		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
-	}
-	// State: a resumed card's state before (verified: this run checks
-	// it against its verified copies and copies only what is missing).
-	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path, State: c.prevState})
-
-	for di, d := range c.dests {
-		base := filepath.Join(d.root, filepath.FromSlash(c.out))
-		md := mkdirs{fsy: j.opts.FS, root: d.root}
-		if err := md.mkdirAll(base); err != nil {
-			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
-			continue
-		}
-		for _, dir := range c.scan.Dirs {
-			if err := md.mkdirAll(filepath.Join(base, filepath.FromSlash(dir.Rel))); err != nil {
-				c.destErr[di] = fmt.Errorf("cannot create folder %s: %w", dir.Rel, err)
-				break
-			}
-		}
-		if c.destErr[di] == nil {
-			if err := md.sync(); err != nil {
-				c.destErr[di] = err
-			}
-		}
-	}
+	c.startCopying()
+	c.makeDestFolders()
 
 	p := newPool(j.opts.Buffers, j.opts.BlockSize)
 	mh := hashing.NewMulti(j.algos, j.opts.Buffers)
 	defer mh.Close()
-	writers := make([]chan wmsg, nd)
-	var wwg sync.WaitGroup
-	for di := range writers {
-		writers[di] = make(chan wmsg, j.opts.Buffers)
-		wwg.Add(1)
-		go func(di int) {
-			defer wwg.Done()
-			c.writer(di, writers[di])
-		}(di)
-	}
-	verifiers := make([]chan vtask, nd+1)
-	var vwg sync.WaitGroup
-	if j.opts.Verify != VerifyNone {
-		for i := range verifiers {
-			if i == nd && j.opts.Verify != VerifySourceDest {
-				continue
-			}
-			verifiers[i] = make(chan vtask, 1<<16)
-			vwg.Add(1)
-			go func(ch chan vtask) {
-				defer vwg.Done()
-				c.verifier(ctx, ch)
-			}(verifiers[i])
-		}
-	}
+	writers, wwg := c.startWriters()
+	verifiers, vwg := c.startVerifiers(ctx)
 	finish := make(chan *fileTask, j.opts.Buffers*4)
 	var fwg sync.WaitGroup
 	fwg.Add(1)
@@ -326,6 +268,113 @@ func (c *cardRun) run(ctx context.Context) {
 	close(finish)
 	fwg.Wait()
 	release()
+	c.endCopying(ctx)
+	for _, v := range verifiers {
+		if v != nil {
+			close(v)
+		}
+	}
+	vwg.Wait()
+	if c.rec.VerifyStarted.IsZero() {
+		// Interrupted while copying: its read-back began all the same.
+		c.mu.Lock()
+		c.rec.VerifyStarted = c.verifyAt
+		c.mu.Unlock()
+	}
+	c.finishCard(ctx)
+}
+
+// startCopying records and announces that the card's copy starts.
+func (c *cardRun) startCopying() {
+	j := c.j
+	now := j.opts.Now()
+	// The card's copy and verify windows span every run of the job: first
+	// start, last end (the time actually spent is in the samples).
+	c.rec.State, c.rec.Error = "copying", ""
+	if c.rec.CopyStarted.IsZero() {
+		c.rec.CopyStarted = now
+	}
+	c.activeAt.Store(now.UnixNano())
+	c.phase.Store("copying")
+	j.cat.UpdateCard(c.rec)
+	for _, s := range c.scan.Skipped {
+		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
+	}
+	// State: a resumed card's state before (verified: this run checks
+	// it against its verified copies and copies only what is missing).
+	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path, State: c.prevState})
+}
+
+// makeDestFolders creates the card's folders on each destination and
+// makes their paths durable; a destination where that fails has its
+// error (destErr), and its copies fail.
+func (c *cardRun) makeDestFolders() {
+	j := c.j
+	for di, d := range c.dests {
+		base := filepath.Join(d.root, filepath.FromSlash(c.out))
+		md := mkdirs{fsy: j.opts.FS, root: d.root}
+		if err := md.mkdirAll(base); err != nil {
+			c.destErr[di] = fmt.Errorf("cannot create %s: %w", base, err)
+			continue
+		}
+		for _, dir := range c.scan.Dirs {
+			if err := md.mkdirAll(filepath.Join(base, filepath.FromSlash(dir.Rel))); err != nil {
+				c.destErr[di] = fmt.Errorf("cannot create folder %s: %w", dir.Rel, err)
+				break
+			}
+		}
+		if c.destErr[di] == nil {
+			if err := md.sync(); err != nil {
+				c.destErr[di] = err
+			}
+		}
+	}
+}
+
+// startWriters starts one writer per destination; the group is done
+// when every writer has returned (its channel closed).
+func (c *cardRun) startWriters() ([]chan wmsg, *sync.WaitGroup) {
+	writers := make([]chan wmsg, len(c.dests))
+	var wwg sync.WaitGroup
+	for di := range writers {
+		writers[di] = make(chan wmsg, c.j.opts.Buffers)
+		wwg.Add(1)
+		go func(di int) {
+			defer wwg.Done()
+			c.writer(di, writers[di])
+		}(di)
+	}
+	return writers, &wwg
+}
+
+// startVerifiers starts one verifier per destination, and one more (the
+// last) re-reading the card for VerifySourceDest; none without
+// verification (nil channels).
+func (c *cardRun) startVerifiers(ctx context.Context) ([]chan vtask, *sync.WaitGroup) {
+	j := c.j
+	nd := len(c.dests)
+	verifiers := make([]chan vtask, nd+1)
+	var vwg sync.WaitGroup
+	if j.opts.Verify != VerifyNone {
+		for i := range verifiers {
+			if i == nd && j.opts.Verify != VerifySourceDest {
+				continue
+			}
+			verifiers[i] = make(chan vtask, 1<<16)
+			vwg.Add(1)
+			go func(ch chan vtask) {
+				defer vwg.Done()
+				c.verifier(ctx, ch)
+			}(verifiers[i])
+		}
+	}
+	return verifiers, &vwg
+}
+
+// endCopying records that the card's reads are over (every copy written)
+// and, unless interrupted, announces it and that it is being verified.
+func (c *cardRun) endCopying(ctx context.Context) {
+	j := c.j
 	if c.rec.CopyFinished.IsZero() || c.bytesCopied.Load() > 0 {
 		c.rec.CopyFinished = j.opts.Now()
 	}
@@ -340,19 +389,6 @@ func (c *cardRun) run(ctx context.Context) {
 		}
 		j.cat.UpdateCard(c.rec)
 	}
-	for _, v := range verifiers {
-		if v != nil {
-			close(v)
-		}
-	}
-	vwg.Wait()
-	if c.rec.VerifyStarted.IsZero() {
-		// Interrupted while copying: its read-back began all the same.
-		c.mu.Lock()
-		c.rec.VerifyStarted = c.verifyAt
-		c.mu.Unlock()
-	}
-	c.finishCard(ctx)
 }
 
 // fromOf is the offset copy di goes on from (0: the start).
