@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
@@ -327,7 +328,6 @@ var commitParallel = 8
 func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (destResult, *pending) {
 	fsy := c.j.opts.FS
 	dp := st.dp
-	res := destResult{rel: dp.rel}
 	if st.existing != nil {
 		// Anything left in the existing file means it is longer: different.
 		if !st.differs {
@@ -338,130 +338,161 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (d
 		}
 		st.existing.Close()
 	}
-	// tmp is the copy's temp until it is closed and removed, or renamed.
-	tmp := st.tmp
-	fail := func(err error) destResult {
-		if tmp != nil {
-			tmp.Close()
-			fsy.Remove(tmp.Name())
-		}
-		return destResult{rel: dp.rel, state: StateFailed, err: c.writeError(dp.target, err)}
-	}
+	e := &copyEnd{c: c, dp: dp, tmp: st.tmp, mtime: st.t.mtime}
 	if !commit {
-		res.state = StateFailed
-		if tmp != nil {
-			tmp.Close()
+		if e.tmp != nil {
+			e.tmp.Close()
 			if !st.keep || !st.ckd {
-				fsy.Remove(tmp.Name())
+				fsy.Remove(e.tmp.Name())
 			}
 		}
-		return res, nil
+		return destResult{rel: dp.rel, state: StateFailed}, nil
 	}
 	if st.err != nil {
-		return fail(st.err), nil
+		return e.fail(st.err), nil
 	}
 	if dp.mode == modeCompare {
 		if !st.differs {
-			if tmp != nil {
-				tmp.Close()
-				fsy.Remove(tmp.Name())
-				tmp = nil
-			}
-			// Equal bytes, but perhaps only in the cache (copied there
-			// moments ago by another tool): made durable before they
-			// count, the file by its own fsync or its batch's syncfs,
-			// then its name by its folder's fsync.
-			written := dp.prev != nil && dp.prev.Written
-			durable := func(synced bool) destResult {
-				if !synced {
-					if err := fsy.SyncFile(dp.target); err != nil {
-						return destResult{rel: dp.rel, state: StateFailed, written: written,
-							err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
-					}
-				}
-				return destResult{rel: dp.rel, state: statePresent, written: written}
-			}
-			switch {
-			case fss != nil && fss.Covers(filepath.Dir(dp.target)):
-				return destResult{rel: dp.rel}, &pending{commit: durable, batch: true}
-			case fsys.SyncsAlone(fsy, dp.target):
-				return destResult{rel: dp.rel}, &pending{commit: durable}
-			}
-			return durable(false), nil
+			return e.present(fss)
 		}
-		switch {
-		case dp.replaceOwn:
-			// Our own copy from an interrupted run that differs: replace it.
-		case c.j.opts.OnConflict == ConflictSkip:
-			res.state = StateSkipped
-			res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
-			return res, nil
-		case c.j.opts.OnConflict == ConflictRename:
-		default:
-			res.state = StateFailed
-			res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
+		if res, refused := c.conflict(dp); refused {
 			return res, nil
 		}
 	}
-	mtime := st.t.mtime
-	timesSet := false
-	// finish makes the copy durable (its fsync, unless synced: a syncfs of
-	// its filesystem after its times were set already did) and renames it
-	// into place.
-	finish := func(synced bool) destResult {
-		if !timesSet {
-			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-				return fail(err)
-			}
-		}
-		if !synced {
-			if err := tmp.Sync(); err != nil {
-				return fail(err)
-			}
-		}
-		if err := tmp.Close(); err != nil {
-			name := tmp.Name()
-			tmp = nil // not closed twice
-			fsy.Remove(name)
-			return fail(err)
-		}
-		target, rel := dp.target, dp.rel
-		if dp.mode == modeCompare && dp.replaceOwn {
-			if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(err)
-			}
-		} else if dp.mode == modeCompare {
-			target, rel = freeName(fsy, dp.target, dp.rel)
-		}
-		err := fsys.RenameNoReplace(fsy, tmp.Name(), target)
-		for i := 0; err != nil && errors.Is(err, fs.ErrExist) && c.j.opts.OnConflict == ConflictRename && i < 100; i++ {
-			target, rel = freeName(fsy, dp.target, dp.rel)
-			err = fsys.RenameNoReplace(fsy, tmp.Name(), target)
-		}
-		if err != nil {
-			fsy.Remove(tmp.Name())
-			tmp = nil
-			if errors.Is(err, fs.ErrExist) {
-				return destResult{rel: dp.rel, state: StateFailed, err: fmt.Sprintf("a file appeared at %s during the copy; dit never overwrites: move it away and resume", target)}
-			}
-			return fail(err)
-		}
-		res.state, res.rel, res.written = stateRenamed, rel, true
-		return res
-	}
-	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, tmp.Name()) {
-		if fss != nil && st.t.size < batchSyncMax && fss.Covers(filepath.Dir(tmp.Name())) {
+	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, e.tmp.Name()) {
+		if fss != nil && st.t.size < batchSyncMax && fss.Covers(filepath.Dir(e.tmp.Name())) {
 			// Its times now, so the batch's syncfs makes them durable
 			// with its bytes.
-			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-				return fail(err), nil
+			if err := fsy.Chtimes(e.tmp.Name(), e.mtime, e.mtime); err != nil {
+				return e.fail(err), nil
 			}
-			timesSet = true
-			return destResult{rel: dp.rel}, &pending{commit: finish, batch: true}
+			e.timesSet = true
+			return destResult{rel: dp.rel}, &pending{commit: e.finish, batch: true}
 		}
-		return destResult{rel: dp.rel}, &pending{commit: finish}
+		return destResult{rel: dp.rel}, &pending{commit: e.finish}
 	}
-	return finish(false), nil
+	return e.finish(false), nil
+}
+
+// copyEnd is the end of one copy (endCopy), now or in its pending commit.
+type copyEnd struct {
+	c  *cardRun
+	dp *destPlan
+	// tmp is the copy's temp until it is closed and removed, or renamed.
+	tmp      fsys.WFile
+	mtime    time.Time
+	timesSet bool // the temp has the card file's times already
+}
+
+// fail removes the temp, if any, and is the copy's failure.
+func (e *copyEnd) fail(err error) destResult {
+	if e.tmp != nil {
+		e.tmp.Close()
+		e.c.j.opts.FS.Remove(e.tmp.Name())
+	}
+	return destResult{rel: e.dp.rel, state: StateFailed, err: e.c.writeError(e.dp.target, err)}
+}
+
+// present ends a file found at the target with the card's bytes: the
+// temp goes, and the file counts once durable.
+func (e *copyEnd) present(fss fsys.FSSyncer) (destResult, *pending) {
+	fsy, dp := e.c.j.opts.FS, e.dp
+	if e.tmp != nil {
+		e.tmp.Close()
+		fsy.Remove(e.tmp.Name())
+		e.tmp = nil
+	}
+	// Equal bytes, but perhaps only in the cache (copied there
+	// moments ago by another tool): made durable before they
+	// count, the file by its own fsync or its batch's syncfs,
+	// then its name by its folder's fsync.
+	switch {
+	case fss != nil && fss.Covers(filepath.Dir(dp.target)):
+		return destResult{rel: dp.rel}, &pending{commit: e.durable, batch: true}
+	case fsys.SyncsAlone(fsy, dp.target):
+		return destResult{rel: dp.rel}, &pending{commit: e.durable}
+	}
+	return e.durable(false), nil
+}
+
+// durable makes a file found at the target durable (its fsync, unless
+// synced: its batch's syncfs did): present, or failed.
+func (e *copyEnd) durable(synced bool) destResult {
+	dp := e.dp
+	written := dp.prev != nil && dp.prev.Written
+	if !synced {
+		if err := e.c.j.opts.FS.SyncFile(dp.target); err != nil {
+			return destResult{rel: dp.rel, state: StateFailed, written: written,
+				err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
+		}
+	}
+	return destResult{rel: dp.rel, state: statePresent, written: written}
+}
+
+// conflict is the result of a different file found at the target, when
+// it is not replaced (refused); our own copy of an interrupted run, or
+// --on-conflict rename, is written.
+func (c *cardRun) conflict(dp *destPlan) (res destResult, refused bool) {
+	res = destResult{rel: dp.rel}
+	switch {
+	case dp.replaceOwn:
+		// Our own copy from an interrupted run that differs: replace it.
+	case c.j.opts.OnConflict == ConflictSkip:
+		res.state = StateSkipped
+		res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
+		return res, true
+	case c.j.opts.OnConflict == ConflictRename:
+	default:
+		res.state = StateFailed
+		res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
+		return res, true
+	}
+	return res, false
+}
+
+// finish makes the copy durable (its fsync, unless synced: a syncfs of
+// its filesystem after its times were set already did) and renames it
+// into place.
+func (e *copyEnd) finish(synced bool) destResult {
+	fsy, dp := e.c.j.opts.FS, e.dp
+	if !e.timesSet {
+		if err := fsy.Chtimes(e.tmp.Name(), e.mtime, e.mtime); err != nil {
+			return e.fail(err)
+		}
+	}
+	if !synced {
+		if err := e.tmp.Sync(); err != nil {
+			return e.fail(err)
+		}
+	}
+	if err := e.tmp.Close(); err != nil {
+		name := e.tmp.Name()
+		e.tmp = nil // not closed twice
+		fsy.Remove(name)
+		return e.fail(err)
+	}
+	target, rel := dp.target, dp.rel
+	if dp.mode == modeCompare && dp.replaceOwn {
+		if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return e.fail(err)
+		}
+	} else if dp.mode == modeCompare {
+		target, rel = freeName(fsy, dp.target, dp.rel)
+	}
+	err := fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
+	for i := 0; err != nil && errors.Is(err, fs.ErrExist) && e.c.j.opts.OnConflict == ConflictRename && i < 100; i++ {
+		target, rel = freeName(fsy, dp.target, dp.rel)
+		err = fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
+	}
+	if err != nil {
+		fsy.Remove(e.tmp.Name())
+		e.tmp = nil
+		if errors.Is(err, fs.ErrExist) {
+			return destResult{rel: dp.rel, state: StateFailed, err: fmt.Sprintf("a file appeared at %s during the copy; dit never overwrites: move it away and resume", target)}
+		}
+		return e.fail(err)
+	}
+	return destResult{rel: rel, state: stateRenamed, written: true}
 }
 
 // pending is a new copy on a plain filesystem, written and not yet
