@@ -25,6 +25,40 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() && (c.rec.VerifyFinished.IsZero() || c.bytesVerif.Load() > 0) {
 		c.rec.VerifyFinished = now
 	}
+	c.setFolderTimes()
+	final := c.verdict(ctx)
+	if final == "" {
+		c.setDone()
+		c.current.Store("")
+		j.cat.UpdateCard(c.rec)
+		return
+	}
+	// Copied and verified, now sealed: the card's hash lists are written
+	// on every destination before it may read "verified" (safe to format).
+	// A card sealed in an earlier run of the job that this run did not
+	// touch is not sealed again (a resume with nothing to do writes
+	// nothing).
+	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
+	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
+		c.rec.State = final
+	} else {
+		c.sealCard(ctx, final)
+	}
+	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load()) {
+		c.rec.DoneAt = j.opts.Now()
+	}
+	c.setDone()
+	c.current.Store("")
+	j.cat.UpdateCard(c.rec)
+	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
+		crashpoint.Hit("card: sealed")
+	}
+}
+
+// setFolderTimes gives the card's folders on every destination their
+// times on the card, deepest first.
+func (c *cardRun) setFolderTimes() {
+	j := c.j
 	dirs := append([]source.Entry(nil), c.scan.Dirs...)
 	sort.Slice(dirs, func(a, b int) bool { return strings.Count(dirs[a].Rel, "/") > strings.Count(dirs[b].Rel, "/") })
 	for _, d := range c.dests {
@@ -39,6 +73,13 @@ func (c *cardRun) finishCard(ctx context.Context) {
 			j.opts.FS.Chtimes(filepath.Join(d.root, filepath.FromSlash(c.out)), rt, rt)
 		}
 	}
+}
+
+// verdict is the card's final state before its seal (failed, copied or
+// verified, with its error), or "" for an interrupted run (its state
+// "interrupted" then).
+func (c *cardRun) verdict(ctx context.Context) string {
+	j := c.j
 	var final string
 	missing := c.historyMissing()
 	lost := c.expectMissing()
@@ -84,55 +125,38 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	default:
 		final = StateVerified
 	}
-	if final == "" {
-		c.setDone()
-		c.current.Store("")
-		j.cat.UpdateCard(c.rec)
-		return
+	return final
+}
+
+// sealCard writes the card's hash lists on every destination (it is
+// "sealing" meanwhile, recorded first): it takes its final state only
+// once they are all written.
+func (c *cardRun) sealCard(ctx context.Context, final string) {
+	j := c.j
+	if c.rec.Sealed.IsZero() || c.touched.Load() {
+		// A new seal time, hence a new generation; an unfinished seal
+		// of an untouched card keeps its time and is redone as itself.
+		c.rec.Sealed = j.opts.Now()
 	}
-	// Copied and verified, now sealed: the card's hash lists are written
-	// on every destination before it may read "verified" (safe to format).
-	// A card sealed in an earlier run of the job that this run did not
-	// touch is not sealed again (a resume with nothing to do writes
-	// nothing).
-	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
-	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
-		c.rec.State = final
-	} else {
-		if c.rec.Sealed.IsZero() || c.touched.Load() {
-			// A new seal time, hence a new generation; an unfinished seal
-			// of an untouched card keeps its time and is redone as itself.
-			c.rec.Sealed = j.opts.Now()
-		}
-		c.rec.State = catalog.CardSealing
-		c.phase.Store("sealing")
-		j.cat.UpdateCard(c.rec)
-		if err := j.cat.Flush(); err == nil {
-			crashpoint.Hit("card: sealing recorded")
-		}
-		problems := c.seal(ctx)
-		// A card whose lists are not all written stays sealing, whatever
-		// else happened to it: a resume writes them (a card that ended
-		// failed, verified or copied only once they are written, so a
-		// resume with nothing to copy never takes it as sealed).
-		switch {
-		case len(problems) == 0:
-			c.rec.State = final
-		case ctx.Err() != nil:
-		case final == StateFailed && c.rec.Error != "":
-			c.rec.Error += "; " + strings.Join(problems, "; ")
-		default:
-			c.rec.Error = strings.Join(problems, "; ")
-		}
-	}
-	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load()) {
-		c.rec.DoneAt = j.opts.Now()
-	}
-	c.setDone()
-	c.current.Store("")
+	c.rec.State = catalog.CardSealing
+	c.phase.Store("sealing")
 	j.cat.UpdateCard(c.rec)
-	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
-		crashpoint.Hit("card: sealed")
+	if err := j.cat.Flush(); err == nil {
+		crashpoint.Hit("card: sealing recorded")
+	}
+	problems := c.seal(ctx)
+	// A card whose lists are not all written stays sealing, whatever
+	// else happened to it: a resume writes them (a card that ended
+	// failed, verified or copied only once they are written, so a
+	// resume with nothing to copy never takes it as sealed).
+	switch {
+	case len(problems) == 0:
+		c.rec.State = final
+	case ctx.Err() != nil:
+	case final == StateFailed && c.rec.Error != "":
+		c.rec.Error += "; " + strings.Join(problems, "; ")
+	default:
+		c.rec.Error = strings.Join(problems, "; ")
 	}
 }
 
