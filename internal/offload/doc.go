@@ -224,4 +224,35 @@
 // with, its hash lists (Options.MHL, recorded in the catalog) included: a
 // front end seals with the recorded choice, and a different one is refused
 // (ResumeMHL), so every card of a job carries the same lists.
+//
+// # Files
+//
+// A job (the package's API and its order of work):
+//
+//	options.go     Options, verify modes, conflicts, the settings a resume keeps
+//	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
+//	resumejob.go   Resume: the job's recorded settings, its cards taken up again
+//	job.go         Run, the progress sampler, cards started and ended, AfterJob
+//	addcard.go     a card added to, removed from or retried in a running job
+//	cascade.go     the second run (hop 2) of a card, read from the first copy
+//	prior.go       FindPrior: cards offloaded before, and their copies still whole
+//	recheck.go     Recheck (dit verify): every recorded copy read back again
+//	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates
+//	events.go      events and progress; hooks.go: Limiter, the Seal hook
+//
+// One card's run (cardRun), by goroutine and duty:
+//
+//	card.go        cardRun and its messages; run: the pipeline started and ended
+//	plan.go        what to do with each file on each destination (planFile)
+//	read.go        the reader: copyFile, one read of a file to hashers and writers
+//	resume.go      mid-file resume: kept temps proved, the card side, checkpoints
+//	health.go      a card that stops answering; what a read error means
+//	writer.go      a destination's writer (destWriter): temp, compare, commit
+//	batch.go       the writer's batches: flush rules, the syncer (syncfs, folder fsync)
+//	finish.go      the finisher and a file's final state (finalize)
+//	verify.go      the verifiers: every copy read back from its medium
+//	finishcard.go  the card's end: folder times, its verdict, the seal
+//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go,
+//	space_array.go: copies moved aside, the sealed chain, destination locks,
+//	the buffer pool, paths, dit arrays
 package offload

@@ -89,20 +89,19 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
-	var roots []string
+	pl := &priorLook{cat: cat, fsy: fsy, look: fsy, dests: dests, includeHidden: includeHidden, ignore: ignore}
 	for _, d := range dests {
 		r, err := resolve(d)
 		if err != nil {
 			r = d
 		}
-		roots = append(roots, r)
+		pl.roots = append(pl.roots, r)
 	}
-	look := fsy
-	if len(roots) > 0 {
+	if len(pl.roots) > 0 {
 		// Copies on a dit array are looked up through it (read-only).
-		f, arrays, err := MountArrays(fsy, roots, raid.OpenOptions{})
+		f, arrays, err := MountArrays(fsy, pl.roots, raid.OpenOptions{})
 		if err == nil {
-			look = f
+			pl.look = f
 			defer func() {
 				for _, a := range arrays {
 					a.Close()
@@ -116,95 +115,136 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 		// a new job is recorded stops the job once it is (interrupted,
 		// resumable), not before, when it would leave nothing behind
 		// after saying it saves the job (a second Ctrl-C quits at once).
-		root, err := resolve(c)
-		if err != nil {
-			continue
-		}
-		sc, hist, records, err := scanCard(fsy, root, includeHidden, ignore)
-		if err != nil {
-			continue
-		}
-		if hist != nil {
-			hist.Card = sc.Label
-			histories = append(histories, *hist)
-		}
-		cands, err := cat.CardsLike(len(sc.Files), sc.Bytes)
+		p, hist, err := pl.card(c)
 		if err != nil {
 			return nil, nil, err
 		}
-		var first *Prior
-		covered := map[string]bool{}
-		var gone []string
-		for _, k := range cands {
-			p, err := matchPrior(cat, k, sc, records)
-			if err != nil {
-				return nil, nil, err
-			}
-			if p == nil {
-				continue
-			}
-			if first == nil {
-				first = p
-			}
-			if len(roots) == 0 {
-				// No destinations given (the app): the earlier job's own,
-				// each counted only if its copy is still there whole.
-				pf, arrays, err := MountArrays(fsy, p.destRoots, raid.OpenOptions{})
-				if err != nil {
-					pf = fsy
-				}
-				for di := range p.destRoots {
-					if intact(pf, p.destRoots[di], p.copies[di]) {
-						p.Covered = append(p.Covered, p.Dests[di])
-					} else {
-						gone = append(gone, p.Dests[di])
-					}
-				}
-				for _, a := range arrays {
-					a.Close()
-				}
-				if len(p.Covered) > 0 {
-					first = p
-					break
-				}
-				continue
-			}
-			for di, d := range p.destRoots {
-				for ri, r := range roots {
-					if covered[dests[ri]] || !samePath(r, d) {
-						continue
-					}
-					if intact(look, d, p.copies[di]) {
-						covered[dests[ri]] = true
-					} else {
-						gone = append(gone, p.Dests[di])
-					}
-				}
-			}
+		if hist != nil {
+			histories = append(histories, *hist)
 		}
-		if first == nil {
-			continue
-		}
-		first.Card, first.Label, first.Gone = c, sc.Label, gone
-		if len(roots) == 0 {
-			if len(first.Covered) == 0 {
-				continue // offloaded before, but no copy of it is there whole any more
-			}
-		} else {
-			for _, d := range dests {
-				if covered[d] {
-					first.Covered = append(first.Covered, d)
-				} else {
-					first.Missing = append(first.Missing, d)
-				}
-			}
-			if len(first.Covered) == 0 {
-				continue // offloaded before, but to none of these destinations
-			}
-		}
-		priors[i] = first
+		priors[i] = p
 	}
 	return priors, histories, nil
+}
+
+// priorLook is FindPrior's search: the destinations given (dests, and
+// roots: their resolved paths; none: the app's), and look, the file
+// system their copies are looked up through.
+type priorLook struct {
+	cat           *catalog.Catalog
+	fsy, look     fsys.FS
+	dests, roots  []string
+	includeHidden bool
+	ignore        []string
+}
+
+// card is the earlier offload of the card at c (nil: none, or none with
+// a copy there whole), and the ASC MHL history the card carries (nil:
+// none). A card that cannot be scanned has neither.
+func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
+	root, err := resolve(c)
+	if err != nil {
+		return nil, nil, nil
+	}
+	sc, hist, records, err := scanCard(pl.fsy, root, pl.includeHidden, pl.ignore)
+	if err != nil {
+		return nil, nil, nil
+	}
+	if hist != nil {
+		hist.Card = sc.Label
+	}
+	cands, err := pl.cat.CardsLike(len(sc.Files), sc.Bytes)
+	if err != nil {
+		return nil, hist, err
+	}
+	var first *Prior
+	covered := map[string]bool{}
+	var gone []string
+	for _, k := range cands {
+		p, err := matchPrior(pl.cat, k, sc, records)
+		if err != nil {
+			return nil, hist, err
+		}
+		if p == nil {
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		if len(pl.roots) == 0 {
+			gone = append(gone, pl.ownDests(p)...)
+			if len(p.Covered) > 0 {
+				first = p
+				break
+			}
+			continue
+		}
+		gone = append(gone, pl.givenDests(p, covered)...)
+	}
+	if first == nil {
+		return nil, hist, nil
+	}
+	first.Card, first.Label, first.Gone = c, sc.Label, gone
+	if !pl.settle(first, covered) {
+		return nil, hist, nil
+	}
+	return first, hist, nil
+}
+
+// ownDests (no destinations given: the app) counts the earlier job's own
+// destinations in p.Covered, each only if its copy is still there whole,
+// and returns those where it is not.
+func (pl *priorLook) ownDests(p *Prior) (gone []string) {
+	pf, arrays, err := MountArrays(pl.fsy, p.destRoots, raid.OpenOptions{})
+	if err != nil {
+		pf = pl.fsy
+	}
+	for di := range p.destRoots {
+		if intact(pf, p.destRoots[di], p.copies[di]) {
+			p.Covered = append(p.Covered, p.Dests[di])
+		} else {
+			gone = append(gone, p.Dests[di])
+		}
+	}
+	for _, a := range arrays {
+		a.Close()
+	}
+	return gone
+}
+
+// givenDests marks in covered the destinations given that hold p's copy
+// whole (one not covered yet by an earlier candidate), and returns p's
+// destinations among them where it is not whole.
+func (pl *priorLook) givenDests(p *Prior, covered map[string]bool) (gone []string) {
+	for di, d := range p.destRoots {
+		for ri, r := range pl.roots {
+			if covered[pl.dests[ri]] || !samePath(r, d) {
+				continue
+			}
+			if intact(pl.look, d, p.copies[di]) {
+				covered[pl.dests[ri]] = true
+			} else {
+				gone = append(gone, p.Dests[di])
+			}
+		}
+	}
+	return gone
+}
+
+// settle sets first's Covered and Missing from the destinations given
+// (covered); false: no destination holds it whole, so it does not count.
+func (pl *priorLook) settle(first *Prior, covered map[string]bool) bool {
+	if len(pl.roots) == 0 {
+		return len(first.Covered) > 0 // offloaded before, but no copy of it is there whole any more
+	}
+	for _, d := range pl.dests {
+		if covered[d] {
+			first.Covered = append(first.Covered, d)
+		} else {
+			first.Missing = append(first.Missing, d)
+		}
+	}
+	return len(first.Covered) > 0 // false: offloaded before, but to none of these destinations
 }
 
 func samePath(a, b string) bool {

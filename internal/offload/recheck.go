@@ -59,12 +59,12 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
-	onResult, onProgress := opt.OnResult, opt.OnProgress
-	if onResult == nil {
-		onResult = func(RecheckResult) {}
+	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress}
+	if r.onResult == nil {
+		r.onResult = func(RecheckResult) {}
 	}
-	if onProgress == nil {
-		onProgress = func(RecheckProgress) {}
+	if r.onProgress == nil {
+		r.onProgress = func(RecheckProgress) {}
 	}
 	j, err := cat.Job(jobID)
 	if err != nil {
@@ -80,7 +80,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
-	valgos := verifyAlgos(algos, opt.All)
+	r.valgos = verifyAlgos(algos, opt.All)
 	dests, err := cat.Dests(jobID)
 	if err != nil {
 		return false, err
@@ -89,30 +89,10 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
-	// Each card's copies are on the destinations of its run: a
-	// cascade's card (hop 1) on the -d destinations, its second run (hop
-	// 2, read from the first copy) on the --then ones; a job without a
-	// cascade has only the first. Each copy is read once, by the run that
-	// made it, and checked against the hashes that run recorded.
-	cardDests := make([][]*catalog.Dest, len(cards))
-	for i, k := range cards {
-		for _, d := range dests {
-			if destHop(d) == max(k.Hop, 1) {
-				cardDests[i] = append(cardDests[i], d)
-			}
-		}
-	}
-	// Every card's files first, for the totals of the progress reports.
-	cardFiles := make([][]*catalog.File, len(cards))
-	var prog RecheckProgress
-	for i, k := range cards {
-		if cardFiles[i], err = cat.Files(k.ID); err != nil {
-			return false, err
-		}
-		for _, f := range cardFiles[i] {
-			prog.Copies += len(cardDests[i])
-			prog.Bytes += f.Size * int64(len(cardDests[i]))
-		}
+	cardDests := runDests(cards, dests)
+	cardFiles, err := r.load(cards, cardDests)
+	if err != nil {
+		return false, err
 	}
 	roots := make([]string, len(dests))
 	for i, d := range dests {
@@ -127,97 +107,168 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 			a.Close()
 		}
 	}()
-	mh := hashing.NewMulti(valgos, 2)
-	defer mh.Close()
-	bufs := [][]byte{fsys.Block(4 << 20), fsys.Block(4 << 20)}
-	onProgress(prog)
-	ok = true
+	r.fsy = fsy
+	r.mh = hashing.NewMulti(r.valgos, 2)
+	defer r.mh.Close()
+	r.bufs = [][]byte{fsys.Block(4 << 20), fsys.Block(4 << 20)}
+	r.onProgress(r.prog)
+	r.ok = true
 	for ci, k := range cards {
-		files := cardFiles[ci]
 		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		for _, f := range files {
+		for _, f := range cardFiles[ci] {
 			byDest := map[int64]*catalog.Copy{}
 			for i := range f.Copies {
 				byDest[f.Copies[i].DestID] = &f.Copies[i]
 			}
 			for _, d := range cardDests[ci] {
-				cp := byDest[d.ID]
-				rel := relJoin(out, f.Rel)
-				if cp != nil && cp.Path != "" {
-					rel = cp.Path
-				}
-				p := filepath.Join(d.Path, filepath.FromSlash(rel))
-				res := RecheckResult{Card: k.Label, Path: p}
-				// Counted as read once its turn is over, whatever was read.
-				readTo := prog.BytesRead + f.Size
-				done := func() {
-					prog.CopiesDone++
-					prog.BytesRead = readTo
-					onProgress(prog)
-				}
-				// A copy dit wrote and later found bad (by dit verify, or
-				// by a cascade's second run) is read again: it is there.
-				if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
-					res.State, res.Error = "missing", "never copied: "+f.Error
-					ok = false
-					onResult(res)
-					done()
-					continue
-				}
-				got, n, err := hashFile(ctx, fsy, p, f.Size, bufs, mh, nil, func(n int) {
-					prog.BytesRead = min(prog.BytesRead+int64(n), readTo)
-					onProgress(prog)
-				})
-				switch {
-				case errors.Is(err, context.Canceled):
+				if err := r.copy(ctx, k, f, d, byDest[d.ID], out); err != nil {
 					return false, err
-				case errors.Is(err, fs.ErrNotExist):
-					res.State, res.Error = "missing", "the copy is gone"
-				case err != nil:
-					res.State, res.Error = StateFailed, "read-back failed: "+err.Error()
-				case n != f.Size:
-					res.State, res.Error = StateFailed, fmt.Sprintf("size %d, the source had %d", n, f.Size)
-				default:
-					if _, bad, same := got.Compare(f.Sums); !same {
-						res.State, res.Error = StateFailed, fmt.Sprintf("%s differs: source %s, copy %s", bad, f.Sums.Get(bad), got.Get(bad))
-					} else {
-						res.State = StateVerified
-					}
 				}
-				if res.State == StateFailed && isHistoryChain(f.Rel) {
-					// The card carried an ASC MHL history: the seal appended
-					// a generation to the copy's chain by design. The chain
-					// is checked by dit mhl verify, not against the card.
-					res.State, res.Error = StateVerified, ""
-					onResult(RecheckResult{Card: k.Label, Path: p, State: "resealed",
-						Error: "ASC MHL chain extended by dit after the copy; check it with dit mhl verify"})
-					done()
-					continue
-				}
-				ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: hashing.Names(valgos), Error: res.Error}
-				if cp != nil {
-					ncp.Written = cp.Written
-				}
-				if res.State == StateVerified {
-					ncp.VerifiedAt = time.Now() // when this re-read compared it
-				} else {
-					ok = false
-					ncp.State = StateFailed
-					ncp.Error = "dit verify: " + res.Error
-					if f.State != StateFailed {
-						f.State, f.Error = StateFailed, "dit verify: copy at "+p+": "+res.Error
-						cat.PutFile(f)
-					}
-				}
-				if res.State != StateVerified || cp == nil || cp.State != StateVerified {
-					cat.PutCopy(k.ID, f.Rel, &ncp)
-				}
-				onResult(res)
-				done()
 			}
 		}
 	}
-	return ok, cat.Flush()
+	return r.ok, cat.Flush()
+}
+
+// runDests are, for each card, the destinations of its run.
+//
+// Each card's copies are on the destinations of its run: a
+// cascade's card (hop 1) on the -d destinations, its second run (hop
+// 2, read from the first copy) on the --then ones; a job without a
+// cascade has only the first. Each copy is read once, by the run that
+// made it, and checked against the hashes that run recorded.
+func runDests(cards []*catalog.Card, dests []*catalog.Dest) [][]*catalog.Dest {
+	cardDests := make([][]*catalog.Dest, len(cards))
+	for i, k := range cards {
+		for _, d := range dests {
+			if destHop(d) == max(k.Hop, 1) {
+				cardDests[i] = append(cardDests[i], d)
+			}
+		}
+	}
+	return cardDests
+}
+
+// rechecker is one RecheckWith: what it reads with, its progress, and
+// whether every copy verified so far (ok).
+type rechecker struct {
+	cat        *catalog.Catalog
+	fsy        fsys.FS
+	valgos     []hashing.Algo
+	mh         *hashing.Multi
+	bufs       [][]byte
+	prog       RecheckProgress
+	onResult   func(RecheckResult)
+	onProgress func(RecheckProgress)
+	ok         bool
+}
+
+// load reads every card's files first, for the totals of the progress
+// reports.
+func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([][]*catalog.File, error) {
+	cardFiles := make([][]*catalog.File, len(cards))
+	for i, k := range cards {
+		var err error
+		if cardFiles[i], err = r.cat.Files(k.ID); err != nil {
+			return nil, err
+		}
+		for _, f := range cardFiles[i] {
+			r.prog.Copies += len(cardDests[i])
+			r.prog.Bytes += f.Size * int64(len(cardDests[i]))
+		}
+	}
+	return cardFiles, nil
+}
+
+// copy reads back f's copy on d (cp: its record, nil: none; out: the
+// card's folder) and records and reports what it finds. Its error is
+// the interruption's.
+func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
+	rel := relJoin(out, f.Rel)
+	if cp != nil && cp.Path != "" {
+		rel = cp.Path
+	}
+	p := filepath.Join(d.Path, filepath.FromSlash(rel))
+	res := RecheckResult{Card: k.Label, Path: p}
+	// Counted as read once its turn is over, whatever was read.
+	readTo := r.prog.BytesRead + f.Size
+	// A copy dit wrote and later found bad (by dit verify, or
+	// by a cascade's second run) is read again: it is there.
+	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
+		res.State, res.Error = "missing", "never copied: "+f.Error
+		r.ok = false
+		r.onResult(res)
+		r.done(readTo)
+		return nil
+	}
+	got, n, err := hashFile(ctx, r.fsy, p, f.Size, r.bufs, r.mh, nil, func(n int) {
+		r.prog.BytesRead = min(r.prog.BytesRead+int64(n), readTo)
+		r.onProgress(r.prog)
+	})
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	res.State, res.Error = readBackState(f, got, n, err)
+	if res.State == StateFailed && isHistoryChain(f.Rel) {
+		// The card carried an ASC MHL history: the seal appended
+		// a generation to the copy's chain by design. The chain
+		// is checked by dit mhl verify, not against the card.
+		r.onResult(RecheckResult{Card: k.Label, Path: p, State: "resealed",
+			Error: "ASC MHL chain extended by dit after the copy; check it with dit mhl verify"})
+		r.done(readTo)
+		return nil
+	}
+	r.record(k, f, d, cp, rel, p, res)
+	r.onResult(res)
+	r.done(readTo)
+	return nil
+}
+
+// done counts a copy's turn as over, its bytes read (readTo).
+func (r *rechecker) done(readTo int64) {
+	r.prog.CopiesDone++
+	r.prog.BytesRead = readTo
+	r.onProgress(r.prog)
+}
+
+// readBackState is the state of a copy of f read back (got, n bytes;
+// err: the read's error, not an interruption) and why.
+func readBackState(f *catalog.File, got hashing.Sums, n int64, err error) (state, why string) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing", "the copy is gone"
+	case err != nil:
+		return StateFailed, "read-back failed: " + err.Error()
+	case n != f.Size:
+		return StateFailed, fmt.Sprintf("size %d, the source had %d", n, f.Size)
+	}
+	if _, bad, same := got.Compare(f.Sums); !same {
+		return StateFailed, fmt.Sprintf("%s differs: source %s, copy %s", bad, f.Sums.Get(bad), got.Get(bad))
+	}
+	return StateVerified, ""
+}
+
+// record puts what the re-read of f's copy at p (rel on d) found in the
+// catalog: a copy that did not verify fails, and its file with it.
+func (r *rechecker) record(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, rel, p string, res RecheckResult) {
+	ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: hashing.Names(r.valgos), Error: res.Error}
+	if cp != nil {
+		ncp.Written = cp.Written
+	}
+	if res.State == StateVerified {
+		ncp.VerifiedAt = time.Now() // when this re-read compared it
+	} else {
+		r.ok = false
+		ncp.State = StateFailed
+		ncp.Error = "dit verify: " + res.Error
+		if f.State != StateFailed {
+			f.State, f.Error = StateFailed, "dit verify: copy at "+p+": "+res.Error
+			r.cat.PutFile(f)
+		}
+	}
+	if res.State != StateVerified || cp == nil || cp.State != StateVerified {
+		r.cat.PutCopy(k.ID, f.Rel, &ncp)
+	}
 }
 
 // isHistoryChain reports an ASC MHL chain file (ascmhl/ascmhl_chain.xml at

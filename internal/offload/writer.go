@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
@@ -56,127 +57,12 @@ func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string, ck
 
 // writer is the goroutine of one destination of one card: it receives the
 // blocks of each file in order and makes each copy durable under its real
-// name, or leaves nothing under that name.
+// name, or leaves nothing under that name (destWriter).
 func (c *cardRun) writer(di int, in <-chan wmsg) {
-	var st *wstate
-	var cmpBuf []byte
-	// Copies renamed into one folder whose rename is not yet durable: the
-	// folder is fsynced once for the batch (not once a file), and only then
-	// are they done, so a file is read back (verified) only once its bytes
-	// and its name are durable.
-	//
-	// The copies of 8 MiB and more (and all copies where there is no
-	// syncfs) are committed (fsync, rename) up to commitParallel at
-	// once, and a batch's folder fsync runs on the syncer goroutine, while
-	// this one goes on with the next files: a journaling filesystem makes
-	// the fsyncs that arrive together durable in one journal commit, where
-	// one after the other each waits for its own (frames on ext4: several
-	// times faster).
-	//
-	// Small copies (frames) are not fsynced one by one where the
-	// filesystem has syncfs(2): a batch's copies, written and their times
-	// set, are made durable by one syncfs, then renamed, then the folder
-	// fsynced: two journal commits and two cache flushes for the batch
-	// instead of one each a copy. If a syncfs reports an error (a
-	// write-back on the filesystem failed: perhaps not ours), the batch's
-	// copies are fsynced one by one, each reporting its own error, and so
-	// is every copy after it.
-	type deferred struct {
-		task *fileTask
-		p    *pending
-	}
-	type syncBatch struct {
-		dir      string
-		tasks    []*fileTask
-		bytes    int64
-		commits  *sync.WaitGroup
-		deferred []deferred
-	}
-	// fss syncs the destination's filesystem: opened before the first
-	// small copy is written, nil where there is none.
-	var fss fsys.FSSyncer
-	fssOpened := false
-	var fssFailed atomic.Bool
-	batches := make(chan syncBatch, 4)
-	synced := make(chan struct{})
-	go func() {
-		defer close(synced)
-		for b := range batches {
-			// The batches that queued up while the last syncfs ran share
-			// the next one (and a folder's fsync), so a drive slow to
-			// flush gets fewer flushes, without a copy being held back.
-			group := []syncBatch{b}
-		more:
-			for {
-				select {
-				case b2, ok := <-batches:
-					if !ok {
-						break more
-					}
-					group = append(group, b2)
-				default:
-					break more
-				}
-			}
-			var deferred []deferred
-			for _, b := range group {
-				b.commits.Wait()
-				deferred = append(deferred, b.deferred...)
-			}
-			if len(deferred) > 0 {
-				var err error
-				if fssFailed.Load() {
-					err = errors.New("an earlier syncfs failed")
-				} else if err = fss.SyncFS(); err != nil {
-					fssFailed.Store(true)
-				}
-				for _, d := range deferred {
-					d.task.results[di] = d.p.commit(err == nil)
-				}
-			}
-			dirErr := map[string]error{}
-			for _, b := range group {
-				err, done := dirErr[b.dir]
-				if !done {
-					err = c.j.opts.FS.SyncDir(b.dir)
-					dirErr[b.dir] = err
-				}
-				for _, t := range b.tasks {
-					r := &t.results[di]
-					if r.state == stateRenamed || r.state == statePresent {
-						path := filepath.Join(c.dests[di].root, filepath.FromSlash(r.rel))
-						switch {
-						case err != nil && r.state == statePresent:
-							r.state, r.err = StateFailed, fmt.Sprintf("%s is already there with the card's bytes but its folder cannot be made durable (fsync: %v); left as it was: check the destination drive", path, unwrapPath(err))
-						case err != nil:
-							r.state, r.err = StateFailed, c.writeError(path, err)
-						case r.state == stateRenamed:
-							r.state = StateCopied
-						default:
-							r.state = StatePresent
-						}
-					}
-					t.wg.Done()
-				}
-			}
-		}
-	}()
-	sem := make(chan struct{}, commitParallel)
-	cur := syncBatch{commits: &sync.WaitGroup{}}
-	flush := func() {
-		if len(cur.tasks) > 0 {
-			batches <- cur
-			cur = syncBatch{commits: &sync.WaitGroup{}}
-		}
-	}
-	defer func() {
-		flush()
-		close(batches)
-		<-synced
-		if fss != nil {
-			fss.Close()
-		}
-	}()
+	w := &destWriter{c: c, di: di, batches: make(chan syncBatch, 4), synced: make(chan struct{}),
+		sem: make(chan struct{}, commitParallel), cur: syncBatch{commits: &sync.WaitGroup{}}}
+	go w.syncer()
+	defer w.close()
 	for {
 		var m wmsg
 		var ok bool
@@ -186,73 +72,144 @@ func (c *cardRun) writer(di int, in <-chan wmsg) {
 			// Nothing waiting (the card is slower, or stalled in the
 			// middle of a file): the copies done so far are not held
 			// back for the batch to fill.
-			flush()
+			w.flush()
 			m, ok = <-in
 		}
 		if !ok {
-			break
+			return
 		}
-		switch m.kind {
-		case wBegin:
-			st = &wstate{t: m.task, dp: &m.task.plan.dests[di], cmpBuf: cmpBuf}
-			if !fssOpened && (m.task.size < batchSyncMax && st.dp.mode == modeWrite || st.dp.mode == modeCompare) {
-				// Before the first small copy is written, so that its
-				// syncfs reports any write-back error of theirs (and
-				// before a file found there is compared: its syncfs
-				// makes it durable).
-				fssOpened = true
-				fss = fsys.OpenFSSyncer(c.j.opts.FS, c.dests[di].root)
-			}
-			c.begin(di, st)
-		case wData:
-			if st.err == nil {
-				c.write(di, st, m.buf.b[m.from:m.n])
-			}
-			m.buf.release()
-		case wCheckpoint:
-			c.checkpoint(di, st, m.offset, m.digest, m.ck)
-		case wEnd:
-			st.keep = m.keep
-			batchFS := fss
-			if fssFailed.Load() {
-				batchFS = nil
-			}
-			res, p := c.endCopy(di, st, m.commit, batchFS)
-			cmpBuf = st.cmpBuf
-			st = nil
-			if p == nil && res.state != stateRenamed && res.state != statePresent {
-				m.task.results[di] = res
-				m.task.wg.Done()
-				continue
-			}
-			dir := filepath.Dir(filepath.Join(c.dests[di].root, filepath.FromSlash(res.rel)))
-			if dir != cur.dir || len(cur.tasks) >= dirSyncBatch {
-				flush()
-			}
-			switch {
-			case p != nil && p.batch:
-				// Committed by the syncer after the batch's syncfs.
-				cur.deferred = append(cur.deferred, deferred{m.task, p})
-			case p != nil:
-				// The batch's folder fsync waits for it; the copy's
-				// result is the commit's own until then.
-				t, wg := m.task, cur.commits
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					t.results[di] = p.commit(false)
-					<-sem
-				}()
-			default:
-				m.task.results[di] = res
-			}
-			cur.dir, cur.tasks = dir, append(cur.tasks, m.task)
-			cur.bytes += m.task.size
-			if cur.bytes >= dirSyncBytes {
-				flush() // (and when nothing is waiting: at the loop's top)
-			}
+		w.handle(m)
+	}
+}
+
+// destWriter is the state of one destination's writer (cardRun.writer):
+// the file being written, and the batch of copies renamed into one folder
+// whose rename is not yet durable.
+//
+// Copies renamed into one folder whose rename is not yet durable: the
+// folder is fsynced once for the batch (not once a file), and only then
+// are they done, so a file is read back (verified) only once its bytes
+// and its name are durable.
+//
+// The copies of 8 MiB and more (and all copies where there is no
+// syncfs) are committed (fsync, rename) up to commitParallel at
+// once, and a batch's folder fsync runs on the syncer goroutine, while
+// this one goes on with the next files: a journaling filesystem makes
+// the fsyncs that arrive together durable in one journal commit, where
+// one after the other each waits for its own (frames on ext4: several
+// times faster).
+//
+// Small copies (frames) are not fsynced one by one where the
+// filesystem has syncfs(2): a batch's copies, written and their times
+// set, are made durable by one syncfs, then renamed, then the folder
+// fsynced: two journal commits and two cache flushes for the batch
+// instead of one each a copy. If a syncfs reports an error (a
+// write-back on the filesystem failed: perhaps not ours), the batch's
+// copies are fsynced one by one, each reporting its own error, and so
+// is every copy after it.
+type destWriter struct {
+	c      *cardRun
+	di     int
+	st     *wstate // the file being written, nil between files
+	cmpBuf []byte  // kept from file to file
+	// fss syncs the destination's filesystem: opened before the first
+	// small copy is written, nil where there is none.
+	fss       fsys.FSSyncer
+	fssOpened bool
+	fssFailed atomic.Bool
+	batches   chan syncBatch // to the syncer, closed at the end
+	synced    chan struct{}  // closed when the syncer returns
+	sem       chan struct{}  // commitParallel commits at once
+	cur       syncBatch      // the batch being filled
+}
+
+// handle is the writer's step for one message.
+func (w *destWriter) handle(m wmsg) {
+	c, di := w.c, w.di
+	switch m.kind {
+	case wBegin:
+		w.st = &wstate{t: m.task, dp: &m.task.plan.dests[di], cmpBuf: w.cmpBuf}
+		if !w.fssOpened && (m.task.size < batchSyncMax && w.st.dp.mode == modeWrite || w.st.dp.mode == modeCompare) {
+			// Before the first small copy is written, so that its
+			// syncfs reports any write-back error of theirs (and
+			// before a file found there is compared: its syncfs
+			// makes it durable).
+			w.fssOpened = true
+			w.fss = fsys.OpenFSSyncer(c.j.opts.FS, c.dests[di].root)
 		}
+		c.begin(di, w.st)
+	case wData:
+		if w.st.err == nil {
+			c.write(di, w.st, m.buf.b[m.from:m.n])
+		}
+		m.buf.release()
+	case wCheckpoint:
+		c.checkpoint(di, w.st, m.offset, m.digest, m.ck)
+	case wEnd:
+		w.end(m)
+	}
+}
+
+// end ends the file being written: a copy that failed or was not
+// written is done at once, one renamed (or found there) joins the batch.
+func (w *destWriter) end(m wmsg) {
+	c, di := w.c, w.di
+	w.st.keep = m.keep
+	batchFS := w.fss
+	if w.fssFailed.Load() {
+		batchFS = nil
+	}
+	res, p := c.endCopy(di, w.st, m.commit, batchFS)
+	w.cmpBuf = w.st.cmpBuf
+	w.st = nil
+	if p == nil && res.state != stateRenamed && res.state != statePresent {
+		m.task.results[di] = res
+		m.task.wg.Done()
+		return
+	}
+	w.add(m.task, res, p)
+}
+
+// add puts t's copy (res; p: its commit still to do) into the batch of
+// its folder, flushing the batch before and after by its rules.
+func (w *destWriter) add(t *fileTask, res destResult, p *pending) {
+	di := w.di
+	dir := filepath.Dir(filepath.Join(w.c.dests[di].root, filepath.FromSlash(res.rel)))
+	if w.cur.flushBefore(dir) {
+		w.flush()
+	}
+	switch {
+	case p != nil && p.batch:
+		// Committed by the syncer after the batch's syncfs.
+		w.cur.deferred = append(w.cur.deferred, deferredCommit{t, p})
+	case p != nil:
+		// The batch's folder fsync waits for it; the copy's
+		// result is the commit's own until then.
+		wg, sem := w.cur.commits, w.sem
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.results[di] = p.commit(false)
+			<-sem
+		}()
+	default:
+		t.results[di] = res
+	}
+	w.cur.dir, w.cur.tasks = dir, append(w.cur.tasks, t)
+	w.cur.bytes += t.size
+	if w.cur.flushAfter() {
+		w.flush() // (and when nothing is waiting: at the writer loop's top)
+	}
+}
+
+// close hands on the last batch and waits for the syncer.
+func (w *destWriter) close() {
+	w.flush()
+	close(w.batches)
+	<-w.synced
+	if w.fss != nil {
+		w.fss.Close()
 	}
 }
 
@@ -371,7 +328,6 @@ var commitParallel = 8
 func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (destResult, *pending) {
 	fsy := c.j.opts.FS
 	dp := st.dp
-	res := destResult{rel: dp.rel}
 	if st.existing != nil {
 		// Anything left in the existing file means it is longer: different.
 		if !st.differs {
@@ -382,130 +338,161 @@ func (c *cardRun) endCopy(di int, st *wstate, commit bool, fss fsys.FSSyncer) (d
 		}
 		st.existing.Close()
 	}
-	// tmp is the copy's temp until it is closed and removed, or renamed.
-	tmp := st.tmp
-	fail := func(err error) destResult {
-		if tmp != nil {
-			tmp.Close()
-			fsy.Remove(tmp.Name())
-		}
-		return destResult{rel: dp.rel, state: StateFailed, err: c.writeError(dp.target, err)}
-	}
+	e := &copyEnd{c: c, dp: dp, tmp: st.tmp, mtime: st.t.mtime}
 	if !commit {
-		res.state = StateFailed
-		if tmp != nil {
-			tmp.Close()
+		if e.tmp != nil {
+			e.tmp.Close()
 			if !st.keep || !st.ckd {
-				fsy.Remove(tmp.Name())
+				fsy.Remove(e.tmp.Name())
 			}
 		}
-		return res, nil
+		return destResult{rel: dp.rel, state: StateFailed}, nil
 	}
 	if st.err != nil {
-		return fail(st.err), nil
+		return e.fail(st.err), nil
 	}
 	if dp.mode == modeCompare {
 		if !st.differs {
-			if tmp != nil {
-				tmp.Close()
-				fsy.Remove(tmp.Name())
-				tmp = nil
-			}
-			// Equal bytes, but perhaps only in the cache (copied there
-			// moments ago by another tool): made durable before they
-			// count, the file by its own fsync or its batch's syncfs,
-			// then its name by its folder's fsync.
-			written := dp.prev != nil && dp.prev.Written
-			durable := func(synced bool) destResult {
-				if !synced {
-					if err := fsy.SyncFile(dp.target); err != nil {
-						return destResult{rel: dp.rel, state: StateFailed, written: written,
-							err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
-					}
-				}
-				return destResult{rel: dp.rel, state: statePresent, written: written}
-			}
-			switch {
-			case fss != nil && fss.Covers(filepath.Dir(dp.target)):
-				return destResult{rel: dp.rel}, &pending{commit: durable, batch: true}
-			case fsys.SyncsAlone(fsy, dp.target):
-				return destResult{rel: dp.rel}, &pending{commit: durable}
-			}
-			return durable(false), nil
+			return e.present(fss)
 		}
-		switch {
-		case dp.replaceOwn:
-			// Our own copy from an interrupted run that differs: replace it.
-		case c.j.opts.OnConflict == ConflictSkip:
-			res.state = StateSkipped
-			res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
-			return res, nil
-		case c.j.opts.OnConflict == ConflictRename:
-		default:
-			res.state = StateFailed
-			res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
+		if res, refused := c.conflict(dp); refused {
 			return res, nil
 		}
 	}
-	mtime := st.t.mtime
-	timesSet := false
-	// finish makes the copy durable (its fsync, unless synced: a syncfs of
-	// its filesystem after its times were set already did) and renames it
-	// into place.
-	finish := func(synced bool) destResult {
-		if !timesSet {
-			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-				return fail(err)
-			}
-		}
-		if !synced {
-			if err := tmp.Sync(); err != nil {
-				return fail(err)
-			}
-		}
-		if err := tmp.Close(); err != nil {
-			name := tmp.Name()
-			tmp = nil // not closed twice
-			fsy.Remove(name)
-			return fail(err)
-		}
-		target, rel := dp.target, dp.rel
-		if dp.mode == modeCompare && dp.replaceOwn {
-			if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(err)
-			}
-		} else if dp.mode == modeCompare {
-			target, rel = freeName(fsy, dp.target, dp.rel)
-		}
-		err := fsys.RenameNoReplace(fsy, tmp.Name(), target)
-		for i := 0; err != nil && errors.Is(err, fs.ErrExist) && c.j.opts.OnConflict == ConflictRename && i < 100; i++ {
-			target, rel = freeName(fsy, dp.target, dp.rel)
-			err = fsys.RenameNoReplace(fsy, tmp.Name(), target)
-		}
-		if err != nil {
-			fsy.Remove(tmp.Name())
-			tmp = nil
-			if errors.Is(err, fs.ErrExist) {
-				return destResult{rel: dp.rel, state: StateFailed, err: fmt.Sprintf("a file appeared at %s during the copy; dit never overwrites: move it away and resume", target)}
-			}
-			return fail(err)
-		}
-		res.state, res.rel, res.written = stateRenamed, rel, true
-		return res
-	}
-	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, tmp.Name()) {
-		if fss != nil && st.t.size < batchSyncMax && fss.Covers(filepath.Dir(tmp.Name())) {
+	if dp.mode == modeWrite && fsys.SyncsAlone(fsy, e.tmp.Name()) {
+		if fss != nil && st.t.size < batchSyncMax && fss.Covers(filepath.Dir(e.tmp.Name())) {
 			// Its times now, so the batch's syncfs makes them durable
 			// with its bytes.
-			if err := fsy.Chtimes(tmp.Name(), mtime, mtime); err != nil {
-				return fail(err), nil
+			if err := fsy.Chtimes(e.tmp.Name(), e.mtime, e.mtime); err != nil {
+				return e.fail(err), nil
 			}
-			timesSet = true
-			return destResult{rel: dp.rel}, &pending{commit: finish, batch: true}
+			e.timesSet = true
+			return destResult{rel: dp.rel}, &pending{commit: e.finish, batch: true}
 		}
-		return destResult{rel: dp.rel}, &pending{commit: finish}
+		return destResult{rel: dp.rel}, &pending{commit: e.finish}
 	}
-	return finish(false), nil
+	return e.finish(false), nil
+}
+
+// copyEnd is the end of one copy (endCopy), now or in its pending commit.
+type copyEnd struct {
+	c  *cardRun
+	dp *destPlan
+	// tmp is the copy's temp until it is closed and removed, or renamed.
+	tmp      fsys.WFile
+	mtime    time.Time
+	timesSet bool // the temp has the card file's times already
+}
+
+// fail removes the temp, if any, and is the copy's failure.
+func (e *copyEnd) fail(err error) destResult {
+	if e.tmp != nil {
+		e.tmp.Close()
+		e.c.j.opts.FS.Remove(e.tmp.Name())
+	}
+	return destResult{rel: e.dp.rel, state: StateFailed, err: e.c.writeError(e.dp.target, err)}
+}
+
+// present ends a file found at the target with the card's bytes: the
+// temp goes, and the file counts once durable.
+func (e *copyEnd) present(fss fsys.FSSyncer) (destResult, *pending) {
+	fsy, dp := e.c.j.opts.FS, e.dp
+	if e.tmp != nil {
+		e.tmp.Close()
+		fsy.Remove(e.tmp.Name())
+		e.tmp = nil
+	}
+	// Equal bytes, but perhaps only in the cache (copied there
+	// moments ago by another tool): made durable before they
+	// count, the file by its own fsync or its batch's syncfs,
+	// then its name by its folder's fsync.
+	switch {
+	case fss != nil && fss.Covers(filepath.Dir(dp.target)):
+		return destResult{rel: dp.rel}, &pending{commit: e.durable, batch: true}
+	case fsys.SyncsAlone(fsy, dp.target):
+		return destResult{rel: dp.rel}, &pending{commit: e.durable}
+	}
+	return e.durable(false), nil
+}
+
+// durable makes a file found at the target durable (its fsync, unless
+// synced: its batch's syncfs did): present, or failed.
+func (e *copyEnd) durable(synced bool) destResult {
+	dp := e.dp
+	written := dp.prev != nil && dp.prev.Written
+	if !synced {
+		if err := e.c.j.opts.FS.SyncFile(dp.target); err != nil {
+			return destResult{rel: dp.rel, state: StateFailed, written: written,
+				err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
+		}
+	}
+	return destResult{rel: dp.rel, state: statePresent, written: written}
+}
+
+// conflict is the result of a different file found at the target, when
+// it is not replaced (refused); our own copy of an interrupted run, or
+// --on-conflict rename, is written.
+func (c *cardRun) conflict(dp *destPlan) (res destResult, refused bool) {
+	res = destResult{rel: dp.rel}
+	switch {
+	case dp.replaceOwn:
+		// Our own copy from an interrupted run that differs: replace it.
+	case c.j.opts.OnConflict == ConflictSkip:
+		res.state = StateSkipped
+		res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
+		return res, true
+	case c.j.opts.OnConflict == ConflictRename:
+	default:
+		res.state = StateFailed
+		res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
+		return res, true
+	}
+	return res, false
+}
+
+// finish makes the copy durable (its fsync, unless synced: a syncfs of
+// its filesystem after its times were set already did) and renames it
+// into place.
+func (e *copyEnd) finish(synced bool) destResult {
+	fsy, dp := e.c.j.opts.FS, e.dp
+	if !e.timesSet {
+		if err := fsy.Chtimes(e.tmp.Name(), e.mtime, e.mtime); err != nil {
+			return e.fail(err)
+		}
+	}
+	if !synced {
+		if err := e.tmp.Sync(); err != nil {
+			return e.fail(err)
+		}
+	}
+	if err := e.tmp.Close(); err != nil {
+		name := e.tmp.Name()
+		e.tmp = nil // not closed twice
+		fsy.Remove(name)
+		return e.fail(err)
+	}
+	target, rel := dp.target, dp.rel
+	if dp.mode == modeCompare && dp.replaceOwn {
+		if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return e.fail(err)
+		}
+	} else if dp.mode == modeCompare {
+		target, rel = freeName(fsy, dp.target, dp.rel)
+	}
+	err := fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
+	for i := 0; err != nil && errors.Is(err, fs.ErrExist) && e.c.j.opts.OnConflict == ConflictRename && i < 100; i++ {
+		target, rel = freeName(fsy, dp.target, dp.rel)
+		err = fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
+	}
+	if err != nil {
+		fsy.Remove(e.tmp.Name())
+		e.tmp = nil
+		if errors.Is(err, fs.ErrExist) {
+			return destResult{rel: dp.rel, state: StateFailed, err: fmt.Sprintf("a file appeared at %s during the copy; dit never overwrites: move it away and resume", target)}
+		}
+		return e.fail(err)
+	}
+	return destResult{rel: rel, state: stateRenamed, written: true}
 }
 
 // pending is a new copy on a plain filesystem, written and not yet

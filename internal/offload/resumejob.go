@@ -1,0 +1,198 @@
+package offload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/source"
+)
+
+// Resume reopens an interrupted job: the same cards, destinations and
+// settings (hashes, verification, layout, conflicts, hidden files and hash
+// lists: o.MHL "" takes the recorded choice, a different one is refused,
+// see ResumeMHL). Files verified on every destination are not copied again
+// (unless the card changed), leftover temps are removed, and the rest is
+// copied and verified.
+func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
+	rec, err := cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rec.Active:
+		return nil, fmt.Errorf("job %d is still %s (pid %d on %s): wait for it, or stop it first", jobID, rec.State, rec.PID, rec.Host)
+	case rec.State == catalog.JobDone:
+		// A finished job may be resumed to retry failed files.
+	case rec.State == catalog.JobFinishing:
+		// Every card ended; the hash lists or reports are missing.
+	}
+	// A job done whose reports failed is not done with: its reports are
+	// written again.
+	wasDone := rec.State == catalog.JobDone && !strings.HasPrefix(rec.Error, ReportsNotWritten)
+	o, algos, err := resumeOptions(cat, rec, o)
+	if err != nil {
+		return nil, err
+	}
+	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
+		thenSem: make(chan struct{}, o.ThenParallel), before: *rec}
+	if err := j.resumeDests(jobID); err != nil {
+		return nil, err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	if err := cat.ClaimJob(jobID, host, os.Getpid()); err != nil {
+		return nil, err
+	}
+	j.rec.State = catalog.JobRunning
+	cascade := j.cascade()
+	var seconds []*catalog.Card
+	for _, k := range cards {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if k.Hop == 2 {
+			seconds = append(seconds, k) // read from the first copy: after the arrays are open
+			continue
+		}
+		if k.State == StateVerified {
+			if _, err := os.Stat(k.Path); err != nil {
+				j.absentCard(k, jobID, cascade)
+				continue
+			}
+		}
+		if err := j.resumeCard(k, jobID); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.mountArrays(); err != nil {
+		j.fail(err)
+		return nil, err
+	}
+	for _, k := range seconds {
+		if err := j.resumeSecond(k); err != nil {
+			j.Close()
+			j.fail(err)
+			return nil, err
+		}
+	}
+	if err := j.lockAndPlan(); err != nil {
+		j.Close()
+		j.fail(err)
+		return nil, err
+	}
+	return j, nil
+}
+
+// resumeOptions are o with the settings the job rec was started with
+// (a resumed job keeps them), and its hashes.
+func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, []hashing.Algo, error) {
+	algos, err := hashing.ParseList(rec.Hashes)
+	if err != nil {
+		return o, nil, err
+	}
+	if o.MHL, err = ResumeMHL(rec, o.MHL); err != nil {
+		return o, nil, err
+	}
+	o.Name = rec.Name
+	o.Hashes = algos
+	o.Verify = VerifyMode(rec.VerifyMode)
+	o.VerifyAll = rec.VerifyHashes == "all"
+	o.Layout = rec.Layout
+	o.OnConflict = Conflict(rec.OnConflict)
+	o.IncludeHidden = rec.IncludeHidden
+	o.Ignore = rec.Ignore
+	o.Catalog = cat
+	o.defaults()
+	o.ThenParallel = max(rec.ThenParallel, 1)
+	return o, algos, nil
+}
+
+// resumeDests takes up the job's destinations, each of which must be
+// there.
+func (j *Job) resumeDests(jobID int64) error {
+	dests, err := j.cat.Dests(jobID)
+	if err != nil {
+		return err
+	}
+	for _, d := range dests {
+		if fi, err := os.Stat(d.Path); err != nil || !fi.IsDir() {
+			return fmt.Errorf("destination %s of job %d is not there: mount it at the same path and resume again", d.Path, jobID)
+		}
+		j.dests = append(j.dests, &destination{root: d.Path, rec: d})
+	}
+	return nil
+}
+
+// absentCard takes up a card verified before and not mounted now: in
+// a cascade free (its second run reads the first copy), the card is not
+// needed; a warning says so, or that it is not free after all.
+func (j *Job) absentCard(k *catalog.Card, jobID int64, cascade bool) {
+	o := j.opts
+	// Verified (in a cascade: free; its second run reads the
+	// first copy): the card is not needed.
+	out, _ := ExpandLayout(o.Layout, o.Name, k.Label, j.rec.Started)
+	cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, nil)
+	cr.prevState, cr.absent = k.State, true
+	j.cards = append(j.cards, cr)
+	at := ""
+	if !k.DoneAt.IsZero() {
+		at = " at " + k.DoneAt.Local().Format("15:04:05")
+	}
+	msg := fmt.Sprintf("card %s is not mounted at %s: it was verified%s, so this resume does not need it", k.Label, k.Path, at)
+	if cascade {
+		msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
+			k.Label, k.Path, at)
+	}
+	if bad := withdrawn(j.cat, k); bad > 0 {
+		// A copy found bad since (dit verify, the second run):
+		// only the card can make it whole again.
+		msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
+			k.Label, k.Path, bad, jobID)
+	}
+	j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
+}
+
+// resumeCard takes up a hop-1 card: scanned again, with what the job
+// recorded of it (files, checkpoints).
+func (j *Job) resumeCard(k *catalog.Card, jobID int64) error {
+	o, cat := j.opts, j.cat
+	sc, records, err := ScanCard(o.FS, k.Path, o.IncludeHidden, o.Ignore...)
+	if err != nil {
+		j.fail(err)
+		return fmt.Errorf("card %s of job %d: %w", k.Label, jobID, err)
+	}
+	prev, err := cat.Files(k.ID)
+	if err != nil {
+		return err
+	}
+	out, err := ExpandLayout(o.Layout, o.Name, k.Label, j.rec.Started)
+	if err != nil {
+		return err
+	}
+	prevState := k.State
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	cr := j.newCardRun(sc, k, out, prev)
+	cr.prevState, cr.history = prevState, records
+	if cr.partials, err = cat.Partials(k.ID); err != nil {
+		return err
+	}
+	j.cards = append(j.cards, cr)
+	return nil
+}
+
+// withdrawn counts the files of verified card k that failed since (a copy
+// found bad by dit verify or a cascade's second run).
+func withdrawn(cat *catalog.Catalog, k *catalog.Card) int {
+	n, err := cat.FailedFiles(k.JobID)
+	if err != nil {
+		return 0
+	}
+	return n[k.ID]
+}
