@@ -27,3 +27,9 @@ func (f *FS) Dir() string { return f.dir }
 
 // FailFsync does nothing here.
 func (f *FS) FailFsync(bool) {}
+
+// SlowWritesAfter does nothing here.
+func (f *FS) SlowWritesAfter(int64, float64) {}
+
+// Backing is the backing folder (never mounted here).
+func (f *FS) Backing() string { return f.dir }
