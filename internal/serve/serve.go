@@ -67,6 +67,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	last    []byte        // the latest status JSON
+	lastAt  time.Time     // when the kept status was read
 	lastKey []byte        // the same without the time it was read
 	changed chan struct{} // closed when last changes
 	err     error         // the latest poll's error
@@ -336,19 +337,28 @@ func (s *Server) array(p string) (Array, bool) {
 // poll reads the status; a change wakes the event streams. A change is a
 // change of content: the status is compared without the time it was read,
 // and sent with it.
+//
+// Two polls may run at once (the ticker's and a first request's): a
+// snapshot read before the one already kept is dropped, so the streams
+// never go back in time to older content.
 func (s *Server) poll() {
 	st, err := s.Snapshot()
 	var b, key []byte
+	var at time.Time
 	if err == nil {
 		b, _ = json.Marshal(st)
+		at = st.Generated
 		st.Generated = time.Time{}
 		key, _ = json.Marshal(st)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err == nil && at.Before(s.lastAt) {
+		return
+	}
 	s.err = err
 	if err == nil && !bytes.Equal(key, s.lastKey) {
-		s.last, s.lastKey = b, key
+		s.last, s.lastKey, s.lastAt = b, key, at
 		close(s.changed)
 		s.changed = make(chan struct{})
 	}
