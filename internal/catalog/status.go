@@ -53,6 +53,13 @@ func (c *Catalog) LatestProgress(jobID int64) (map[int64]Progress, error) {
 		if p.Recent, err = c.recentSamples(jobID, id, p.Phase); err != nil {
 			return nil, err
 		}
+		// The two reads are two statements: a sample written between
+		// them (another process: the engine) is in Recent, not above.
+		// The figures follow Recent's latest, so bytes and rate agree.
+		if n := len(p.Recent); n > 0 {
+			last := p.Recent[n-1]
+			p.Bytes, p.Rate, p.T = last.Bytes, last.Rate, last.T
+		}
 		out[id] = p
 	}
 	return out, nil
