@@ -211,7 +211,7 @@ func readFiles(ctx context.Context, files [][]string, o Options, limit int64) (*
 		}
 	}
 	err := streams(ctx, len(files), func(ctx context.Context, i int) error {
-		buf := alignedBuf(o.Block)
+		buf := fsys.Block(o.Block)
 		for _, name := range files[i] {
 			f, direct, err := openDirect(name)
 			if err != nil {

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unsafe"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -183,23 +183,14 @@ func canceled(ctx context.Context) error {
 	return nil
 }
 
-// pattern is a block of random bytes at a direct-I/O alignment: what is
-// written (no medium can compress or deduplicate it away).
+// pattern is a block of random bytes at a direct-I/O alignment
+// (fsys.Block): what is written (no medium can compress or deduplicate it
+// away).
 func pattern(n int, seed uint64) []byte {
-	b := alignedBuf(n)
+	b := fsys.Block(n)
 	r := rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), byte(seed >> 16), 'd', 'i', 't'})
 	r.Read(b)
 	return b
-}
-
-// alignedBuf returns n bytes (n a multiple of align) at an aligned address.
-func alignedBuf(n int) []byte {
-	b := make([]byte, n+align)
-	off := 0
-	if r := int(uintptr(unsafe.Pointer(&b[0])) % align); r != 0 {
-		off = align - r
-	}
-	return b[off : off+n : off+n]
 }
 
 // finish fills a phase's figures from its recorder.
