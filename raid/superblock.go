@@ -145,6 +145,16 @@ func (s *Superblock) check() error {
 	return nil
 }
 
+// ArrayUUID reads the array's UUID from the superblock of the blade at
+// dir, without assembling the array (no manifests are read).
+func ArrayUUID(dir string) (string, error) {
+	sb, _, err := readSuperblock(DirFS{Dir: dir})
+	if err != nil {
+		return "", err
+	}
+	return sb.ArrayUUID, nil
+}
+
 // BladeHints reads the superblock of the blade at dir, without assembling
 // the array, and returns the folders its members were last seen at, by
 // role ("" for a role never seen): a cheap look at an array's blades (the

@@ -39,9 +39,8 @@ func Record(r *Result, station, link string) *catalog.SpeedTest {
 // under: a dit array's UUID for a blade, else VolumeID.
 func PathVolume(p string) string {
 	if raid.IsBlade(p) {
-		if a, err := raid.Open([]string{p}, raid.OpenOptions{AllowDegraded: true}); err == nil {
-			defer a.Close()
-			return "array:" + a.Superblock().ArrayUUID
+		if id, err := raid.ArrayUUID(p); err == nil {
+			return "array:" + id
 		}
 	}
 	id, _ := VolumeID(p)

@@ -228,6 +228,10 @@ func TestArrayOverFourExt4Blades(t *testing.T) {
 	if whole.Kind != Array || whole.Write.Bytes != 48<<20 || whole.Read.Bytes != 48<<20 {
 		t.Fatalf("array result: %+v", whole)
 	}
+	// The plan looks the array up by the same id, from any blade.
+	if v := PathVolume(blades[2]); v != whole.Volume {
+		t.Errorf("PathVolume %q, the test recorded %q", v, whole.Volume)
+	}
 	// The array holds no test file afterwards, and is still sound.
 	b, err := raid.Open(blades[:1], raid.OpenOptions{})
 	if err != nil {
