@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -103,3 +104,34 @@ type cacheDropper interface{ DropCache() error }
 func errIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 var _ = time.Now
+
+// writeAtomic publishes a small file: tmp, fsync, rename, fsync dir.
+func writeAtomic(b BladeFS, name string, data []byte) error {
+	return writeAtomicSteps(b, name, data, "", "")
+}
+
+// mkdirDurable creates a folder (and its parents) and fsyncs the parent of
+// each new folder, so the new entry survives a crash.
+func mkdirDurable(b BladeFS, dir string) error {
+	if _, err := b.Stat(dir); err == nil {
+		return nil
+	}
+	if parent := path.Dir(dir); parent != "." && parent != "" {
+		if err := mkdirDurable(b, parent); err != nil {
+			return err
+		}
+	}
+	if err := b.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return b.SyncDir(path.Dir(dir))
+}
+
+func readFile(b BladeFS, name string) ([]byte, error) {
+	f, err := b.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}

@@ -109,15 +109,30 @@ func (a *Array) Scrub(repair bool, only map[string]bool, progress func(done, tot
 	return rep, nil
 }
 
+// scrubFile checks one file: its chunk sizes, then stripe by stripe its
+// units; a file with a stripe left damaged is listed in rep.Damaged.
 func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
-	ly := m.layout()
-	k := ly.K
 	r := a.openManifest(m, true)
 	defer r.Close()
-	roles := k + a.sb.ParityBlades
+	a.scrubChunkSizes(m, r, repair, rep)
 	damaged := false
-	// Chunk sizes.
-	for pos := 0; pos < roles; pos++ {
+	for s := int64(0); s < int64(m.NStripes); s++ {
+		if a.scrubStripe(m, r, s, repair, rep) {
+			damaged = true
+		}
+	}
+	if damaged {
+		rep.Damaged = append(rep.Damaged, m.Path)
+	}
+}
+
+// scrubChunkSizes checks the size of each available chunk of m against
+// its manifest: a missing chunk or one of another size is an issue; with
+// repair, a chunk longer than it should be is truncated.
+func (a *Array) scrubChunkSizes(m *Manifest, r *FileReader, repair bool, rep *ScrubReport) {
+	ly := m.layout()
+	k := ly.K
+	for pos := 0; pos < k+a.sb.ParityBlades; pos++ {
 		want := ly.ParityLen()
 		if pos < k {
 			want = ly.ChunkLen(pos)
@@ -143,99 +158,119 @@ func (a *Array) scrubFile(m *Manifest, repair bool, rep *ScrubReport) {
 			rep.Issues = append(rep.Issues, is)
 		}
 	}
-	for s := int64(0); s < int64(m.NStripes); s++ {
-		rep.Stripes++
-		units := make([][]byte, roles)
-		var bad []int
-		for pos := 0; pos < roles; pos++ {
-			if pos < k && ly.UnitLen(s, pos) == 0 {
-				continue // no such unit in the last stripe
-			}
-			if !r.available(pos) {
-				bad = append(bad, pos)
-				continue
-			}
-			u, err := r.rawUnit(s, pos)
-			if err != nil {
-				bad = append(bad, pos)
-				continue
-			}
-			units[pos] = u
-			if pos < k {
-				rep.Bytes += int64(len(u))
-			}
+}
+
+// readStripeUnits reads every unit of stripe s as stored (no repair):
+// units by position, and the positions that could not be read (absent
+// blade, read error or unit hash mismatch). Data bytes read are counted.
+func (a *Array) readStripeUnits(m *Manifest, r *FileReader, s int64, rep *ScrubReport) (units [][]byte, bad []int) {
+	ly := m.layout()
+	k := ly.K
+	roles := k + a.sb.ParityBlades
+	units = make([][]byte, roles)
+	for pos := 0; pos < roles; pos++ {
+		if pos < k && ly.UnitLen(s, pos) == 0 {
+			continue // no such unit in the last stripe
 		}
-		lo, hi := ly.UnitStart(s, 0), min(ly.UnitStart(s, 0)+ly.Width(), m.Size)-1
-		issue := func(kind string, pos int) Issue {
-			role := r.roleOf(pos)
-			is := Issue{Kind: kind, Path: m.Path, FileID: m.FileID, Stripe: s, Position: pos, Role: role, From: lo, To: hi}
-			if b := a.blades[role]; b != nil {
-				is.Blade = b.fs.Root()
-			} else {
-				is.Blade = a.sb.Members[role].PathHint + " (missing)"
-			}
-			if pos < k {
-				is.From = ly.UnitStart(s, pos)
-				is.To = is.From + ly.UnitLen(s, pos) - 1
-			}
-			return is
+		if !r.available(pos) {
+			bad = append(bad, pos)
+			continue
 		}
-		// Units of absent blades, or of roles the file was written
-		// without, are not damage found by this scrub: the file-level
-		// redundancy check reports them.
-		var found []int
-		for _, pos := range bad {
-			if r.available(pos) {
-				found = append(found, pos)
-			}
+		u, err := r.rawUnit(s, pos)
+		if err != nil {
+			bad = append(bad, pos)
+			continue
 		}
-		switch {
-		case len(bad) == 0 && a.sb.ParityBlades == 1:
-			x := make([]byte, len(units[k]))
-			for pos := 0; pos <= k; pos++ {
-				subtle.XORBytes(x[:len(units[pos])], x[:len(units[pos])], units[pos])
-			}
-			if !bytes.Equal(x, make([]byte, len(x))) {
-				rep.Issues = append(rep.Issues, issue(IssueInconsistent, k))
-				damaged = true
-			}
-		case len(found) == 0:
-		case len(bad) == 1 && a.sb.ParityBlades == 1:
-			pos := bad[0]
-			kind := IssueDataUnit
-			if pos == k {
-				kind = IssueParityUnit
-			}
-			is := issue(kind, pos)
-			if repair {
-				is.Repaired = a.repairUnit(r, s, pos) == nil
-			}
-			if !is.Repaired {
-				damaged = true
-			}
-			rep.Issues = append(rep.Issues, is)
-		case a.sb.ParityBlades == 0:
-			for _, pos := range found {
-				is := issue(IssueDataUnit, pos)
-				is.Detail = "RAID 0 has no parity to repair from: re-copy this file from the card or a backup"
-				rep.Issues = append(rep.Issues, is)
-			}
-			damaged = true
-		default:
-			is := issue(IssueUnrecoverable, found[0])
-			is.From, is.To = lo, hi
-			is.Detail = fmt.Sprintf("bad units at positions %v", bad)
-			for _, pos := range found {
-				is.bad = append(is.bad, pos)
-				is.badRoles = append(is.badRoles, r.roleOf(pos))
-			}
-			rep.Issues = append(rep.Issues, is)
-			damaged = true
+		units[pos] = u
+		if pos < k {
+			rep.Bytes += int64(len(u))
 		}
 	}
-	if damaged {
-		rep.Damaged = append(rep.Damaged, m.Path)
+	return units, bad
+}
+
+// stripeIssue is an issue of unit pos of stripe s of m; a data unit's
+// range is its own, a parity unit's the stripe's (lo..hi).
+func (a *Array) stripeIssue(m *Manifest, r *FileReader, s int64, kind string, pos int, lo, hi int64) Issue {
+	ly := m.layout()
+	role := r.roleOf(pos)
+	is := Issue{Kind: kind, Path: m.Path, FileID: m.FileID, Stripe: s, Position: pos, Role: role, From: lo, To: hi}
+	if b := a.blades[role]; b != nil {
+		is.Blade = b.fs.Root()
+	} else {
+		is.Blade = a.sb.Members[role].PathHint + " (missing)"
 	}
+	if pos < ly.K {
+		is.From = ly.UnitStart(s, pos)
+		is.To = is.From + ly.UnitLen(s, pos) - 1
+	}
+	return is
+}
+
+// scrubStripe checks stripe s of m: every unit against its hash and, in
+// RAID 4 with all units read, the parity against the data; a bad unit is
+// repaired from the others when it can be and repair is set. It reports
+// whether the stripe is left damaged.
+func (a *Array) scrubStripe(m *Manifest, r *FileReader, s int64, repair bool, rep *ScrubReport) (damaged bool) {
+	ly := m.layout()
+	k := ly.K
+	rep.Stripes++
+	units, bad := a.readStripeUnits(m, r, s, rep)
+	lo, hi := ly.UnitStart(s, 0), min(ly.UnitStart(s, 0)+ly.Width(), m.Size)-1
+	issue := func(kind string, pos int) Issue { return a.stripeIssue(m, r, s, kind, pos, lo, hi) }
+	// Units of absent blades, or of roles the file was written
+	// without, are not damage found by this scrub: the file-level
+	// redundancy check reports them.
+	var found []int
+	for _, pos := range bad {
+		if r.available(pos) {
+			found = append(found, pos)
+		}
+	}
+	switch {
+	case len(bad) == 0 && a.sb.ParityBlades == 1:
+		x := make([]byte, len(units[k]))
+		for pos := 0; pos <= k; pos++ {
+			subtle.XORBytes(x[:len(units[pos])], x[:len(units[pos])], units[pos])
+		}
+		if !bytes.Equal(x, make([]byte, len(x))) {
+			rep.Issues = append(rep.Issues, issue(IssueInconsistent, k))
+			damaged = true
+		}
+	case len(found) == 0:
+	case len(bad) == 1 && a.sb.ParityBlades == 1:
+		pos := bad[0]
+		kind := IssueDataUnit
+		if pos == k {
+			kind = IssueParityUnit
+		}
+		is := issue(kind, pos)
+		if repair {
+			is.Repaired = a.repairUnit(r, s, pos) == nil
+		}
+		if !is.Repaired {
+			damaged = true
+		}
+		rep.Issues = append(rep.Issues, is)
+	case a.sb.ParityBlades == 0:
+		for _, pos := range found {
+			is := issue(IssueDataUnit, pos)
+			is.Detail = "RAID 0 has no parity to repair from: re-copy this file from the card or a backup"
+			rep.Issues = append(rep.Issues, is)
+		}
+		damaged = true
+	default:
+		is := issue(IssueUnrecoverable, found[0])
+		is.From, is.To = lo, hi
+		is.Detail = fmt.Sprintf("bad units at positions %v", bad)
+		for _, pos := range found {
+			is.bad = append(is.bad, pos)
+			is.badRoles = append(is.badRoles, r.roleOf(pos))
+		}
+		rep.Issues = append(rep.Issues, is)
+		damaged = true
+	}
+	return damaged
 }
 
 // scrubMembers reports every role that cannot serve reads now.

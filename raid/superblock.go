@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -174,4 +177,49 @@ func BladeHints(dir string) ([]string, error) {
 		out[r] = dir
 	}
 	return out, nil
+}
+
+// writeSuperblock keeps the previous generation as SUPERBLOCK.prev.
+func writeSuperblock(b BladeFS, sb *Superblock) error {
+	name := path.Join(Dir, "SUPERBLOCK")
+	if _, err := b.Stat(name); err == nil {
+		if err := b.Rename(name, name+".prev"); err != nil {
+			return err
+		}
+	}
+	return writeAtomic(b, name, encodeSuperblock(sb))
+}
+
+// readSuperblock reads SUPERBLOCK, falling back to SUPERBLOCK.prev when
+// the current one is missing or fails its CRC. repaired says the fallback
+// was used.
+func readSuperblock(b BladeFS) (sb *Superblock, repaired bool, err error) {
+	name := path.Join(Dir, "SUPERBLOCK")
+	data, err := readFile(b, name)
+	if err == nil {
+		if sb, err = decodeSuperblock(data); err == nil {
+			return sb, false, nil
+		}
+	}
+	first := err
+	if data, perr := readFile(b, name+".prev"); perr == nil {
+		if sb, perr := decodeSuperblock(data); perr == nil {
+			return sb, true, nil
+		}
+	}
+	if errIsNotExist(first) {
+		if _, serr := b.Stat(Dir); serr != nil {
+			return nil, false, fmt.Errorf("%s: %w (no %s folder)", b.Root(), ErrNotBlade, Dir)
+		}
+	}
+	return nil, false, fmt.Errorf("blade %s: superblock unreadable and no valid SUPERBLOCK.prev: %w", b.Root(), first)
+}
+
+// IsBlade reports whether dir holds a dit array member.
+func IsBlade(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, Dir, "SUPERBLOCK"))
+	if err != nil {
+		_, err = os.Stat(filepath.Join(dir, Dir, "SUPERBLOCK.prev"))
+	}
+	return err == nil
 }
