@@ -63,188 +63,264 @@ func cascade(t *Topology, o Options, res *Result) {
 	fd := t.Dest(first)
 	c := &Cascade{FirstCopy: fd.Name, Then: then, Parallel: max(o.ThenParallel, 1)}
 	res.Cascade = c
-	n := len(t.Sources)
-	for i := 0; i < n; i++ {
+	for i := range t.Sources {
 		if t.Sources[i].Size <= 0 {
 			c.Bottleneck = "a card's size is unknown: no times"
 			return
 		}
 	}
-	rem1, rem2 := make([]float64, n), make([]float64, n)
-	done1, done2, started2 := make([]bool, n), make([]bool, n), make([]bool, n)
-	free, safe := make([]float64, n), make([]float64, n)
-	for i, s := range t.Sources {
-		rem1[i], rem2[i] = float64(s.Size), float64(s.Size)
+	sim := newCascadeSim(t, o, res, fd)
+	if why := sim.run(); why != "" {
+		c.Bottleneck = why
+		return
 	}
-	// tail is the read-back of a card's last file after its run's copy:
-	// the slowest destination of the run reading it at its read rate.
-	tail := func(i int, run int) float64 {
-		var v float64
-		for di := range t.Destinations {
-			d := t.Dest(di)
-			if (d.Run == 2) == (run == 2) && d.Read > 0 && o.Verify {
-				v = max(v, float64(t.Sources[i].LastFile)/d.Read)
-			}
-		}
-		return v
+	sim.conclude(then)
+}
+
+// cascadeSim is a cascade played forward: per card, the bytes left of
+// each run, when it became free and safe; the cards free and waiting for
+// a second run; the cards whose first run is copied and whose last file
+// is being read back (pendingFree: when they will be free).
+type cascadeSim struct {
+	t   *Topology
+	o   Options
+	res *Result
+	c   *Cascade
+	fd  Destination // the first copy's destination
+	n   int
+
+	rem1, rem2             []float64
+	done1, done2, started2 []bool
+	free, safe             []float64
+	queue                  []int
+	pendingFree            map[int]float64
+	now                    float64
+	lastLimit              string // what last limited a second run
+	overlapSeen            bool
+}
+
+// cascadeStream is one stream of a step: card i's first or second run.
+type cascadeStream struct {
+	i      int
+	second bool
+}
+
+func newCascadeSim(t *Topology, o Options, res *Result, fd Destination) *cascadeSim {
+	n := len(t.Sources)
+	s := &cascadeSim{t: t, o: o, res: res, c: res.Cascade, fd: fd, n: n,
+		rem1: make([]float64, n), rem2: make([]float64, n),
+		done1: make([]bool, n), done2: make([]bool, n), started2: make([]bool, n),
+		free: make([]float64, n), safe: make([]float64, n), pendingFree: map[int]float64{}}
+	for i, src := range t.Sources {
+		s.rem1[i], s.rem2[i] = float64(src.Size), float64(src.Size)
 	}
-	var queue []int
-	pendingFree := map[int]float64{} // card -> when it will be free
-	now := 0.0
-	lastLimit := ""
-	overlapSeen := false
-	for step := 0; step < 8*n+8; step++ {
-		for i, at := range pendingFree {
-			if at <= now+1e-9 {
-				delete(pendingFree, i)
-				free[i] = at
-				queue = append(queue, i)
-			}
-		}
-		if len(queue) > 1 {
-			sortByFree(queue, free)
-		}
-		active2 := 0
-		for i := range started2 {
-			if started2[i] && !done2[i] {
-				active2++
-			}
-		}
-		for len(queue) > 0 && active2 < c.Parallel {
-			started2[queue[0]] = true
-			queue = queue[1:]
-			active2++
-		}
-		type stream struct {
-			i      int
-			second bool
-		}
-		sub := t.Clone()
-		sub.Sources = nil
-		var idx []stream
-		for i := 0; i < n; i++ {
-			if !done1[i] {
-				sub.Sources = append(sub.Sources, t.Sources[i])
-				idx = append(idx, stream{i, false})
-			}
-		}
-		for i := 0; i < n; i++ {
-			if started2[i] && !done2[i] {
-				sub.Sources = append(sub.Sources, Source{Name: t.Sources[i].Name + SecondRunSuffix, Bus: fd.Bus,
-					Size: t.Sources[i].Size, From: fd.Name})
-				idx = append(idx, stream{i, true})
-			}
-		}
+	return s
+}
+
+// run plays the cascade step by step, re-planned at every start and end
+// of a run. It returns why there are no times, or "".
+func (s *cascadeSim) run() string {
+	for step := 0; step < 8*s.n+8; step++ {
+		s.releaseFree()
+		s.startSecondRuns()
+		sub, idx := s.streams()
 		if len(idx) == 0 {
-			if len(pendingFree) == 0 {
+			if len(s.pendingFree) == 0 {
 				break
 			}
 			next := math.Inf(1)
-			for _, at := range pendingFree {
+			for _, at := range s.pendingFree {
 				next = min(next, at)
 			}
-			now = next
+			s.now = next
 			continue
 		}
-		cons, err := build(sub, o, len(idx))
+		cons, err := build(sub, s.o, len(idx))
 		if err != nil {
-			c.Bottleneck = err.Error()
-			return
+			return err.Error()
 		}
 		rates, limits := fill(cons, len(idx))
-		firsts, seconds := false, false
-		for k, st := range idx {
-			if st.second {
-				seconds = true
-				if res.Cards[st.i].SecondRate == 0 {
-					res.Cards[st.i].SecondRate = rates[k]
-					if limits[k] >= 0 {
-						res.Cards[st.i].SecondLimitedBy = cons[limits[k]].id
-					}
-				}
-				if limits[k] >= 0 {
-					lastLimit = cons[limits[k]].id
-				}
-			} else {
-				firsts = true
-			}
-		}
-		if firsts && seconds && !overlapSeen {
-			overlapSeen = true
-			for k, st := range idx {
-				if st.second {
-					c.OverlapRead += rates[k]
-				} else {
-					c.OverlapWrite += rates[k]
-				}
-			}
-			if o.Verify {
-				c.OverlapRead += c.OverlapWrite
-			}
-			amp := WriteAmplification(fd.Blades, fd.RAID)
-			if fd.Write > 0 {
-				c.WriteCapacity = fd.Write / amp
-			}
-			c.ReadCapacity = fd.Read
-		}
+		s.noteRates(idx, cons, rates, limits)
 		dt := math.Inf(1)
 		for k, st := range idx {
-			r := rem1[st.i]
+			r := s.rem1[st.i]
 			if st.second {
-				r = rem2[st.i]
+				r = s.rem2[st.i]
 			}
 			if rates[k] > 0 {
 				dt = min(dt, r/rates[k])
 			}
 		}
-		for _, at := range pendingFree {
-			dt = min(dt, at-now)
+		for _, at := range s.pendingFree {
+			dt = min(dt, at-s.now)
 		}
 		if math.IsInf(dt, 1) {
-			c.Bottleneck = "a rate is unknown on the way of a run: no times"
-			return
+			return "a rate is unknown on the way of a run: no times"
 		}
-		now += dt
-		for k, st := range idx {
-			size := float64(t.Sources[st.i].Size)
-			if st.second {
-				rem2[st.i] -= rates[k] * dt
-				if rem2[st.i] <= size*1e-9+1 {
-					done2[st.i], safe[st.i] = true, now+tail(st.i, 2)
-				}
-				continue
-			}
-			rem1[st.i] -= rates[k] * dt
-			if rem1[st.i] <= size*1e-9+1 {
-				done1[st.i] = true
-				pendingFree[st.i] = now + tail(st.i, 1)
-			}
+		s.advance(idx, rates, dt)
+	}
+	return ""
+}
+
+// tail is the read-back of a card's last file after its run's copy:
+// the slowest destination of the run reading it at its read rate.
+func (s *cascadeSim) tail(i int, run int) float64 {
+	var v float64
+	for di := range s.t.Destinations {
+		d := s.t.Dest(di)
+		if (d.Run == 2) == (run == 2) && d.Read > 0 && s.o.Verify {
+			v = max(v, float64(s.t.Sources[i].LastFile)/d.Read)
 		}
 	}
+	return v
+}
+
+// releaseFree queues the cards that are free by now for their second
+// run, in the order they became free.
+func (s *cascadeSim) releaseFree() {
+	for i, at := range s.pendingFree {
+		if at <= s.now+1e-9 {
+			delete(s.pendingFree, i)
+			s.free[i] = at
+			s.queue = append(s.queue, i)
+		}
+	}
+	if len(s.queue) > 1 {
+		sortByFree(s.queue, s.free)
+	}
+}
+
+// startSecondRuns starts queued second runs while fewer than Parallel go.
+func (s *cascadeSim) startSecondRuns() {
+	active2 := 0
+	for i := range s.started2 {
+		if s.started2[i] && !s.done2[i] {
+			active2++
+		}
+	}
+	for len(s.queue) > 0 && active2 < s.c.Parallel {
+		s.started2[s.queue[0]] = true
+		s.queue = s.queue[1:]
+		active2++
+	}
+}
+
+// streams is the topology of this step: the first runs still copying,
+// then the second runs going, each reading the first copy.
+func (s *cascadeSim) streams() (*Topology, []cascadeStream) {
+	t := s.t
+	sub := t.Clone()
+	sub.Sources = nil
+	var idx []cascadeStream
+	for i := 0; i < s.n; i++ {
+		if !s.done1[i] {
+			sub.Sources = append(sub.Sources, t.Sources[i])
+			idx = append(idx, cascadeStream{i, false})
+		}
+	}
+	for i := 0; i < s.n; i++ {
+		if s.started2[i] && !s.done2[i] {
+			sub.Sources = append(sub.Sources, Source{Name: t.Sources[i].Name + SecondRunSuffix, Bus: s.fd.Bus,
+				Size: t.Sources[i].Size, From: s.fd.Name})
+			idx = append(idx, cascadeStream{i, true})
+		}
+	}
+	return sub, idx
+}
+
+// noteRates records a step's rates: each card's second run's first rate
+// and limit, what last limited a second run, and the first copy's load
+// the first time both runs go together.
+func (s *cascadeSim) noteRates(idx []cascadeStream, cons []constraint, rates []float64, limits []int) {
+	firsts, seconds := false, false
+	for k, st := range idx {
+		if !st.second {
+			firsts = true
+			continue
+		}
+		seconds = true
+		if s.res.Cards[st.i].SecondRate == 0 {
+			s.res.Cards[st.i].SecondRate = rates[k]
+			if limits[k] >= 0 {
+				s.res.Cards[st.i].SecondLimitedBy = cons[limits[k]].id
+			}
+		}
+		if limits[k] >= 0 {
+			s.lastLimit = cons[limits[k]].id
+		}
+	}
+	if !firsts || !seconds || s.overlapSeen {
+		return
+	}
+	s.overlapSeen = true
+	c := s.c
+	for k, st := range idx {
+		if st.second {
+			c.OverlapRead += rates[k]
+		} else {
+			c.OverlapWrite += rates[k]
+		}
+	}
+	if s.o.Verify {
+		c.OverlapRead += c.OverlapWrite
+	}
+	amp := WriteAmplification(s.fd.Blades, s.fd.RAID)
+	if s.fd.Write > 0 {
+		c.WriteCapacity = s.fd.Write / amp
+	}
+	c.ReadCapacity = s.fd.Read
+}
+
+// advance moves the streams dt seconds on: a first run copied makes its
+// card free once its last file is read back, a second run copied makes
+// it safe then.
+func (s *cascadeSim) advance(idx []cascadeStream, rates []float64, dt float64) {
+	s.now += dt
+	for k, st := range idx {
+		size := float64(s.t.Sources[st.i].Size)
+		if st.second {
+			s.rem2[st.i] -= rates[k] * dt
+			if s.rem2[st.i] <= size*1e-9+1 {
+				s.done2[st.i], s.safe[st.i] = true, s.now+s.tail(st.i, 2)
+			}
+			continue
+		}
+		s.rem1[st.i] -= rates[k] * dt
+		if s.rem1[st.i] <= size*1e-9+1 {
+			s.done1[st.i] = true
+			s.pendingFree[st.i] = s.now + s.tail(st.i, 1)
+		}
+	}
+}
+
+// conclude fills each card's free and safe times, the cascade's last
+// ones and its bottleneck in words (then: the run-2 destinations).
+func (s *cascadeSim) conclude(then []string) {
+	c, t := s.c, s.t
 	var lastFree, lastSafe float64
 	last := -1
-	for i := 0; i < n; i++ {
-		if !done2[i] {
+	for i := 0; i < s.n; i++ {
+		if !s.done2[i] {
 			c.Bottleneck = "the cascade does not end in the plan"
 			return
 		}
-		f, s := free[i], safe[i]
-		res.Cards[i].FreeSeconds, res.Cards[i].SafeSeconds = &f, &s
+		f, sf := s.free[i], s.safe[i]
+		s.res.Cards[i].FreeSeconds, s.res.Cards[i].SafeSeconds = &f, &sf
 		lastFree = max(lastFree, f)
-		if s >= lastSafe {
-			lastSafe, last = s, i
+		if sf >= lastSafe {
+			lastSafe, last = sf, i
 		}
 	}
 	c.LastFreeSeconds, c.LastSafeSeconds = &lastFree, &lastSafe
-	gap := time.Duration((safe[last] - free[last]) * float64(time.Second))
-	who := LimitWords(lastLimit)
-	if lastLimit == LimitMedia {
-		who = "reading the first copy on " + fd.Name
+	gap := time.Duration((s.safe[last] - s.free[last]) * float64(time.Second))
+	who := LimitWords(s.lastLimit)
+	if s.lastLimit == LimitMedia {
+		who = "reading the first copy on " + s.fd.Name
 	}
 	after := fmt.Sprintf("the last card (%s) is safe to format %s after it is free", t.Sources[last].Name, units.FormatDuration(gap))
 	c.Bottleneck = fmt.Sprintf("%s limits the second run: %s", who, after)
 	for _, name := range then {
-		if lastLimit == destPrefix+name {
+		if s.lastLimit == destPrefix+name {
 			c.Bottleneck = fmt.Sprintf("shuttles limit: %s (%s holds the second run)", after, who)
 		}
 	}

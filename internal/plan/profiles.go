@@ -109,141 +109,160 @@ func (p *Profiles) merge(r reader, m *yaml.Node, sections ...string) error {
 			f[m.Content[i].Value] = m.Content[i+1]
 		}
 	}
-	media, err := r.seq(f["media"], "media")
-	if err != nil {
-		return err
+	steps := []struct {
+		section string
+		merge   func(reader, *yaml.Node) error
+	}{
+		{"media", p.mergeMedium},
+		{"bus_kinds", p.mergeBusKind},
+		{"destination_kinds", p.mergeDestKind},
 	}
-	for _, n := range media {
-		v, err := r.fields(n, "a medium", "name", "read_rate", "reader")
+	for _, st := range steps {
+		items, err := r.seq(f[st.section], st.section)
 		if err != nil {
 			return err
 		}
-		var md Media
-		if md.Name, err = r.str(v["name"], "name"); err != nil {
-			return err
-		}
-		if md.Name == "" {
-			return r.errf(n, "a medium needs a name")
-		}
-		old := p.Media[md.Name]
-		if md.Read, err = r.rate(v["read_rate"], "read_rate"); err != nil {
-			return err
-		}
-		if md.Read == 0 {
-			md.Read = old.Read
-		}
-		if md.Read == 0 {
-			return r.errf(n, "medium %q needs a read_rate such as 0.55GB/s", md.Name)
-		}
-		if md.Reader, err = r.str(v["reader"], "reader"); err != nil {
-			return err
-		}
-		if md.Reader == "" {
-			md.Reader = old.Reader
-		}
-		p.Media[md.Name] = md
-	}
-	kinds, err := r.seq(f["bus_kinds"], "bus_kinds")
-	if err != nil {
-		return err
-	}
-	for _, n := range kinds {
-		v, err := r.fields(n, "a bus kind", "name", "title", "aliases", "raw_rate", "usable_rate", "device_rate", "half_duplex")
-		if err != nil {
-			return err
-		}
-		var k BusKind
-		if k.Name, err = r.str(v["name"], "name"); err != nil {
-			return err
-		}
-		if k.Name == "" {
-			return r.errf(n, "a bus kind needs a name")
-		}
-		old := p.Buses[k.Name]
-		if k.Title, err = r.str(v["title"], "title"); err != nil {
-			return err
-		}
-		if k.Aliases, err = r.strings(v["aliases"], "aliases"); err != nil {
-			return err
-		}
-		if k.Raw, err = r.rate(v["raw_rate"], "raw_rate"); err != nil {
-			return err
-		}
-		if k.Usable, err = r.rate(v["usable_rate"], "usable_rate"); err != nil {
-			return err
-		}
-		if k.Device, err = r.rate(v["device_rate"], "device_rate"); err != nil {
-			return err
-		}
-		if k.HalfDuplex, err = r.boolean(v["half_duplex"], "half_duplex"); err != nil {
-			return err
-		}
-		if old.Name != "" {
-			// An override: keep what it does not say. An alias override
-			// changes the kind it names.
-			k.Name = old.Name
-			if k.Title == "" {
-				k.Title = old.Title
-			}
-			k.Aliases = append(append([]string{}, old.Aliases...), k.Aliases...)
-			if k.Raw == 0 {
-				k.Raw = old.Raw
-			}
-			if k.Usable == 0 {
-				k.Usable = old.Usable
-			}
-			if v["device_rate"] == nil {
-				k.Device = old.Device
-			}
-			if v["half_duplex"] == nil {
-				k.HalfDuplex = old.HalfDuplex
+		for _, n := range items {
+			if err := st.merge(r, n); err != nil {
+				return err
 			}
 		}
-		if k.Usable == 0 {
-			return r.errf(n, "bus kind %q needs a usable_rate such as 1.15GB/s", k.Name)
-		}
-		if k.Raw == 0 {
-			k.Raw = k.Usable
-		}
-		if k.Title == "" {
-			k.Title = k.Name
-		}
-		for _, name := range append([]string{k.Name}, k.Aliases...) {
-			p.Buses[name] = k
-		}
-	}
-	dkinds, err := r.seq(f["destination_kinds"], "destination_kinds")
-	if err != nil {
-		return err
-	}
-	for _, n := range dkinds {
-		v, err := r.fields(n, "a destination kind", "name", "write_rate", "read_rate", "blades", "raid", "blade_rate")
-		if err != nil {
-			return err
-		}
-		var d DestKind
-		if d.Name, err = r.str(v["name"], "name"); err != nil {
-			return err
-		}
-		if d.Name == "" {
-			return r.errf(n, "a destination kind needs a name")
-		}
-		if old, ok := p.Dests[d.Name]; ok {
-			d = old
-		}
-		if err := r.destFields(v, &d.Write, &d.Read, &d.Blades, &d.RAID, &d.BladeRate); err != nil {
-			return err
-		}
-		if err := checkRAID(r, n, "destination kind "+d.Name, d.Blades, d.RAID); err != nil {
-			return err
-		}
-		p.Dests[d.Name] = d
 	}
 	if h := f["hash_rates"]; h != nil {
 		if err := p.mergeHashRates(r, h); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// mergeMedium adds or overrides one medium (an override keeps the
+// read_rate and reader it does not give).
+func (p *Profiles) mergeMedium(r reader, n *yaml.Node) error {
+	v, err := r.fields(n, "a medium", "name", "read_rate", "reader")
+	if err != nil {
+		return err
+	}
+	var md Media
+	if md.Name, err = r.str(v["name"], "name"); err != nil {
+		return err
+	}
+	if md.Name == "" {
+		return r.errf(n, "a medium needs a name")
+	}
+	old := p.Media[md.Name]
+	if md.Read, err = r.rate(v["read_rate"], "read_rate"); err != nil {
+		return err
+	}
+	if md.Read == 0 {
+		md.Read = old.Read
+	}
+	if md.Read == 0 {
+		return r.errf(n, "medium %q needs a read_rate such as 0.55GB/s", md.Name)
+	}
+	if md.Reader, err = r.str(v["reader"], "reader"); err != nil {
+		return err
+	}
+	if md.Reader == "" {
+		md.Reader = old.Reader
+	}
+	p.Media[md.Name] = md
+	return nil
+}
+
+// mergeBusKind adds or overrides one bus kind, under its name and each
+// alias.
+func (p *Profiles) mergeBusKind(r reader, n *yaml.Node) error {
+	v, err := r.fields(n, "a bus kind", "name", "title", "aliases", "raw_rate", "usable_rate", "device_rate", "half_duplex")
+	if err != nil {
+		return err
+	}
+	var k BusKind
+	if k.Name, err = r.str(v["name"], "name"); err != nil {
+		return err
+	}
+	if k.Name == "" {
+		return r.errf(n, "a bus kind needs a name")
+	}
+	old := p.Buses[k.Name]
+	if k.Title, err = r.str(v["title"], "title"); err != nil {
+		return err
+	}
+	if k.Aliases, err = r.strings(v["aliases"], "aliases"); err != nil {
+		return err
+	}
+	if k.Raw, err = r.rate(v["raw_rate"], "raw_rate"); err != nil {
+		return err
+	}
+	if k.Usable, err = r.rate(v["usable_rate"], "usable_rate"); err != nil {
+		return err
+	}
+	if k.Device, err = r.rate(v["device_rate"], "device_rate"); err != nil {
+		return err
+	}
+	if k.HalfDuplex, err = r.boolean(v["half_duplex"], "half_duplex"); err != nil {
+		return err
+	}
+	if old.Name != "" {
+		// An override: keep what it does not say. An alias override
+		// changes the kind it names.
+		k.Name = old.Name
+		if k.Title == "" {
+			k.Title = old.Title
+		}
+		k.Aliases = append(append([]string{}, old.Aliases...), k.Aliases...)
+		if k.Raw == 0 {
+			k.Raw = old.Raw
+		}
+		if k.Usable == 0 {
+			k.Usable = old.Usable
+		}
+		if v["device_rate"] == nil {
+			k.Device = old.Device
+		}
+		if v["half_duplex"] == nil {
+			k.HalfDuplex = old.HalfDuplex
+		}
+	}
+	if k.Usable == 0 {
+		return r.errf(n, "bus kind %q needs a usable_rate such as 1.15GB/s", k.Name)
+	}
+	if k.Raw == 0 {
+		k.Raw = k.Usable
+	}
+	if k.Title == "" {
+		k.Title = k.Name
+	}
+	for _, name := range append([]string{k.Name}, k.Aliases...) {
+		p.Buses[name] = k
+	}
+	return nil
+}
+
+// mergeDestKind adds or overrides one destination kind (an override
+// keeps the fields it does not give).
+func (p *Profiles) mergeDestKind(r reader, n *yaml.Node) error {
+	v, err := r.fields(n, "a destination kind", "name", "write_rate", "read_rate", "blades", "raid", "blade_rate")
+	if err != nil {
+		return err
+	}
+	var d DestKind
+	if d.Name, err = r.str(v["name"], "name"); err != nil {
+		return err
+	}
+	if d.Name == "" {
+		return r.errf(n, "a destination kind needs a name")
+	}
+	if old, ok := p.Dests[d.Name]; ok {
+		d = old
+	}
+	if err := r.destFields(v, &d.Write, &d.Read, &d.Blades, &d.RAID, &d.BladeRate); err != nil {
+		return err
+	}
+	if err := checkRAID(r, n, "destination kind "+d.Name, d.Blades, d.RAID); err != nil {
+		return err
+	}
+	p.Dests[d.Name] = d
 	return nil
 }
 

@@ -121,22 +121,11 @@ func LoadTopology(path string) (*Topology, error) {
 // checks it (see Validate). Errors name the file and line.
 func ParseTopology(file string, data []byte) (*Topology, error) {
 	r := reader{file: file}
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&root); err != nil {
-		if err == io.EOF {
-			return nil, &Error{File: file, Msg: "the file is empty: it needs buses:, sources: and destinations:"}
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		var line int
-		if _, perr := fmt.Sscanf(msg, "line %d:", &line); perr == nil {
-			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
-		}
-		return nil, &Error{File: file, Line: line, Msg: "not a valid topology file: " + msg}
+	doc, err := decodeTopology(file, data)
+	if err != nil {
+		return nil, err
 	}
 	t := &Topology{File: file, Profiles: DefaultProfiles()}
-	doc := root.Content[0]
 	top, err := r.fields(doc, "the topology", topKeys...)
 	if err != nil {
 		return nil, err
@@ -153,117 +142,165 @@ func ParseTopology(file string, data []byte) (*Topology, error) {
 	if len(over.Content) > 0 {
 		t.overrides = over
 	}
-
-	buses, err := r.seq(top["buses"], "buses")
-	if err != nil {
+	if t.Buses, err = readList(r, top["buses"], "buses", readBus); err != nil {
 		return nil, err
 	}
-	for _, n := range buses {
-		v, err := r.fields(n, "a bus", "name", "kind", "parent", "usable_rate")
-		if err != nil {
-			return nil, err
-		}
-		b := Bus{Line: n.Line}
-		if b.Name, err = r.str(v["name"], "name"); err != nil {
-			return nil, err
-		}
-		if b.Kind, err = r.str(v["kind"], "kind"); err != nil {
-			return nil, err
-		}
-		if b.Parent, err = r.str(v["parent"], "parent"); err != nil {
-			return nil, err
-		}
-		if b.Usable, err = r.rate(v["usable_rate"], "usable_rate"); err != nil {
-			return nil, err
-		}
-		t.Buses = append(t.Buses, b)
-	}
-	sources, err := r.seq(top["sources"], "sources")
-	if err != nil {
+	if t.Sources, err = readList(r, top["sources"], "sources", readSource); err != nil {
 		return nil, err
 	}
-	for _, n := range sources {
-		v, err := r.fields(n, "a source", "name", "path", "media", "bus", "read_rate", "size")
-		if err != nil {
-			return nil, err
-		}
-		s := Source{Line: n.Line}
-		for key, dst := range map[string]*string{"name": &s.Name, "path": &s.Path, "media": &s.Media, "bus": &s.Bus} {
-			if *dst, err = r.str(v[key], key); err != nil {
-				return nil, err
-			}
-		}
-		if s.Read, err = r.rate(v["read_rate"], "read_rate"); err != nil {
-			return nil, err
-		}
-		if s.Size, err = r.size(v["size"], "size"); err != nil {
-			return nil, err
-		}
-		t.Sources = append(t.Sources, s)
-	}
-	dests, err := r.seq(top["destinations"], "destinations")
-	if err != nil {
+	if t.Destinations, err = readList(r, top["destinations"], "destinations", readDestination); err != nil {
 		return nil, err
-	}
-	for _, n := range dests {
-		v, err := r.fields(n, "a destination", "name", "path", "bus", "kind", "write_rate", "read_rate", "blades", "raid", "blade_rate", "limit", "run")
-		if err != nil {
-			return nil, err
-		}
-		d := Destination{Line: n.Line}
-		if run, err := r.str(v["run"], "run"); err != nil {
-			return nil, err
-		} else if run != "" {
-			if run != "1" && run != "2" {
-				return nil, r.errf(v["run"], "run must be 1 (the card is read) or 2 (a cascade's second run, from the first copy), got %q", run)
-			}
-			d.Run, _ = strconv.Atoi(run)
-		}
-		for key, dst := range map[string]*string{"name": &d.Name, "path": &d.Path, "bus": &d.Bus, "kind": &d.Kind} {
-			if *dst, err = r.str(v[key], key); err != nil {
-				return nil, err
-			}
-		}
-		if err := r.destFields(v, &d.Write, &d.Read, &d.Blades, &d.RAID, &d.BladeRate); err != nil {
-			return nil, err
-		}
-		d.raidSet = v["raid"] != nil
-		if d.Limit, err = r.rate(v["limit"], "limit"); err != nil {
-			return nil, err
-		}
-		t.Destinations = append(t.Destinations, d)
 	}
 	if c := top["cpu"]; c != nil {
-		v, err := r.fields(c, "cpu", "cores", "hash_rates")
-		if err != nil {
+		if err := t.readCPU(r, c); err != nil {
 			return nil, err
-		}
-		cores, err := r.str(v["cores"], "cores")
-		if err != nil {
-			return nil, err
-		}
-		if cores != "" && cores != "auto" {
-			n, err := strconv.ParseFloat(cores, 64)
-			if err != nil || n <= 0 {
-				return nil, r.errf(v["cores"], "cores must be auto or a number of cores above zero, got %q", cores)
-			}
-			t.CPU.Cores = n
-		}
-		if h := v["hash_rates"]; h != nil {
-			tmp := &Profiles{HashRates: map[hashing.Algo]float64{}}
-			if err := tmp.mergeHashRates(r, h); err != nil {
-				return nil, err
-			}
-			t.CPU.HashRates = tmp.HashRates
-			for a, rate := range tmp.HashRates {
-				t.Profiles.HashRates[a] = rate
-			}
 		}
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// decodeTopology parses a topology file's YAML into its document node;
+// an error names the file and, when YAML says it, the line.
+func decodeTopology(file string, data []byte) (*yaml.Node, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&root); err != nil {
+		if err == io.EOF {
+			return nil, &Error{File: file, Msg: "the file is empty: it needs buses:, sources: and destinations:"}
+		}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		var line int
+		if _, perr := fmt.Sscanf(msg, "line %d:", &line); perr == nil {
+			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		}
+		return nil, &Error{File: file, Line: line, Msg: "not a valid topology file: " + msg}
+	}
+	return root.Content[0], nil
+}
+
+// readList reads the sequence n (the section key) item by item.
+func readList[T any](r reader, n *yaml.Node, key string, item func(reader, *yaml.Node) (T, error)) ([]T, error) {
+	items, err := r.seq(n, key)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, n := range items {
+		v, err := item(r, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// readBus reads one item of buses:.
+func readBus(r reader, n *yaml.Node) (Bus, error) {
+	v, err := r.fields(n, "a bus", "name", "kind", "parent", "usable_rate")
+	if err != nil {
+		return Bus{}, err
+	}
+	b := Bus{Line: n.Line}
+	if b.Name, err = r.str(v["name"], "name"); err != nil {
+		return Bus{}, err
+	}
+	if b.Kind, err = r.str(v["kind"], "kind"); err != nil {
+		return Bus{}, err
+	}
+	if b.Parent, err = r.str(v["parent"], "parent"); err != nil {
+		return Bus{}, err
+	}
+	if b.Usable, err = r.rate(v["usable_rate"], "usable_rate"); err != nil {
+		return Bus{}, err
+	}
+	return b, nil
+}
+
+// readSource reads one item of sources:.
+func readSource(r reader, n *yaml.Node) (Source, error) {
+	v, err := r.fields(n, "a source", "name", "path", "media", "bus", "read_rate", "size")
+	if err != nil {
+		return Source{}, err
+	}
+	s := Source{Line: n.Line}
+	for key, dst := range map[string]*string{"name": &s.Name, "path": &s.Path, "media": &s.Media, "bus": &s.Bus} {
+		if *dst, err = r.str(v[key], key); err != nil {
+			return Source{}, err
+		}
+	}
+	if s.Read, err = r.rate(v["read_rate"], "read_rate"); err != nil {
+		return Source{}, err
+	}
+	if s.Size, err = r.size(v["size"], "size"); err != nil {
+		return Source{}, err
+	}
+	return s, nil
+}
+
+// readDestination reads one item of destinations:.
+func readDestination(r reader, n *yaml.Node) (Destination, error) {
+	v, err := r.fields(n, "a destination", "name", "path", "bus", "kind", "write_rate", "read_rate", "blades", "raid", "blade_rate", "limit", "run")
+	if err != nil {
+		return Destination{}, err
+	}
+	d := Destination{Line: n.Line}
+	if run, err := r.str(v["run"], "run"); err != nil {
+		return Destination{}, err
+	} else if run != "" {
+		if run != "1" && run != "2" {
+			return Destination{}, r.errf(v["run"], "run must be 1 (the card is read) or 2 (a cascade's second run, from the first copy), got %q", run)
+		}
+		d.Run, _ = strconv.Atoi(run)
+	}
+	for key, dst := range map[string]*string{"name": &d.Name, "path": &d.Path, "bus": &d.Bus, "kind": &d.Kind} {
+		if *dst, err = r.str(v[key], key); err != nil {
+			return Destination{}, err
+		}
+	}
+	if err := r.destFields(v, &d.Write, &d.Read, &d.Blades, &d.RAID, &d.BladeRate); err != nil {
+		return Destination{}, err
+	}
+	d.raidSet = v["raid"] != nil
+	if d.Limit, err = r.rate(v["limit"], "limit"); err != nil {
+		return Destination{}, err
+	}
+	return d, nil
+}
+
+// readCPU reads cpu: its cores (auto or a number) and hash rates, which
+// also override the profiles'.
+func (t *Topology) readCPU(r reader, c *yaml.Node) error {
+	v, err := r.fields(c, "cpu", "cores", "hash_rates")
+	if err != nil {
+		return err
+	}
+	cores, err := r.str(v["cores"], "cores")
+	if err != nil {
+		return err
+	}
+	if cores != "" && cores != "auto" {
+		n, err := strconv.ParseFloat(cores, 64)
+		if err != nil || n <= 0 {
+			return r.errf(v["cores"], "cores must be auto or a number of cores above zero, got %q", cores)
+		}
+		t.CPU.Cores = n
+	}
+	if h := v["hash_rates"]; h != nil {
+		tmp := &Profiles{HashRates: map[hashing.Algo]float64{}}
+		if err := tmp.mergeHashRates(r, h); err != nil {
+			return err
+		}
+		t.CPU.HashRates = tmp.HashRates
+		for a, rate := range tmp.HashRates {
+			t.Profiles.HashRates[a] = rate
+		}
+	}
+	return nil
 }
 
 func (t *Topology) errf(line int, format string, a ...any) error {
