@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -81,147 +82,15 @@ func Flatten(ctx context.Context, st Store, opt FlattenOptions) (*FlattenResult,
 	for _, p := range opt.Ignore {
 		patterns = appendNew(patterns, p)
 	}
-	rootIgn := ignore.New(patterns)
-
-	type hist struct {
-		prefix string
-		h      *History
-		ign    *ignore.Matcher
-	}
-	hists := []*hist{{"", h, rootIgn}}
+	fl := &flattener{ctx: ctx, st: st, res: res, rootIgn: ignore.New(patterns)}
+	fl.hists = []*flatHist{{"", h, fl.rootIgn}}
 	// Nested histories: every ascmhl folder below, outside what is ignored.
-	var walk func(dir string, stack []*hist) error
-	walk = func(dir string, stack []*hist) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ents, err := st.ReadDir(dir)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: cannot list the folder (%v): nested histories in it not read", DisplayName(dir), err))
-			return nil
-		}
-		if dir != "." {
-			for _, e := range ents {
-				if e.Name() != HistoryDir || !e.IsDir() {
-					continue
-				}
-				sub := &subStore{Store: st, prefix: dir + "/"}
-				nh, err := LoadHistory(sub)
-				if errors.Is(err, ErrNoHistory) {
-					break
-				}
-				if err != nil {
-					return fmt.Errorf("reading the nested history in %s: %w", DisplayName(dir), err)
-				}
-				if len(nh.Problems) > 0 {
-					return fmt.Errorf("%w in %s, not flattened: %s", ErrDamaged, DisplayName(dir), strings.Join(nh.Problems, "; "))
-				}
-				nested := &hist{dir + "/", nh, ignore.New(nh.IgnorePatterns())}
-				hists = append(hists, nested)
-				stack = append(stack[:len(stack):len(stack)], nested)
-				res.Histories = append(res.Histories, dir+"/")
-				res.Generations += len(nh.Generations)
-				res.Warnings = append(res.Warnings, prefixAll(dir+"/", nh.Warnings)...)
-				break
-			}
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
-			rel := e.Name()
-			if dir != "." {
-				rel = dir + "/" + rel
-			}
-			ignored := rootIgn.Match(rel, true)
-			for _, s := range stack {
-				ignored = ignored || s.ign.Match(rel[len(s.prefix):], true)
-			}
-			if ignored {
-				continue
-			}
-			if err := walk(rel, stack); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(".", nil); err != nil {
+	if err := fl.walk(".", nil); err != nil {
 		return nil, err
 	}
-
 	all := map[string]*flatRec{}
-	for _, hs := range hists {
-		recs := map[string]*flatRec{}
-		for _, g := range hs.h.Generations {
-			if g.Manifest == nil {
-				continue
-			}
-			for _, f := range g.Manifest.Files {
-				r := recs[f.Path]
-				if p := f.PreviousPath; p != "" && p != f.Path {
-					if old, ok := recs[p]; ok {
-						delete(recs, p)
-						if r == nil {
-							r = old
-						} else {
-							for a, v := range old.hashes {
-								if _, has := r.hashes[a]; !has {
-									r.hashes[a] = v
-								}
-							}
-						}
-					}
-				}
-				if r == nil {
-					r = &flatRec{size: -1, hashes: map[hashing.Algo]Hash{}}
-				}
-				recs[f.Path] = r
-				if f.PreviousPath != "" && f.PreviousPath != f.Path {
-					r.prev = f.PreviousPath
-				}
-				if f.Size >= 0 {
-					r.size = f.Size
-				}
-				if !f.Mtime.IsZero() {
-					r.mtime = f.Mtime
-				}
-				r.failed = false
-				for _, hv := range f.Hashes {
-					if hv.Action == Failed {
-						r.failed = true
-						continue
-					}
-					if _, has := r.hashes[hv.Algo]; !has {
-						r.hashes[hv.Algo] = hv
-					}
-				}
-			}
-		}
-		for p, r := range recs {
-			full := hs.prefix + p
-			if hs.ign.Match(p, false) || rootIgn.Match(full, false) {
-				continue
-			}
-			if len(r.hashes) == 0 {
-				res.LeftOut = append(res.LeftOut, full)
-				continue
-			}
-			if r.prev != "" {
-				r.prev = hs.prefix + r.prev
-			}
-			if have, ok := all[full]; ok {
-				// Recorded by the folder's history and a nested one: the
-				// formats the first lacks are added.
-				for a, v := range r.hashes {
-					if _, has := have.hashes[a]; !has {
-						have.hashes[a] = v
-					}
-				}
-				continue
-			}
-			all[full] = r
-		}
+	for _, hs := range fl.hists {
+		fl.collect(hs, replay(hs.h), all)
 	}
 	sort.Strings(res.LeftOut)
 	if len(res.LeftOut) > 0 {
@@ -241,4 +110,173 @@ func Flatten(ctx context.Context, st Store, opt FlattenOptions) (*FlattenResult,
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	res.Manifest = m
 	return res, nil
+}
+
+// flatHist is one history being flattened: the folder's own (prefix "")
+// or a nested one (prefix "A001/"), with its ignore list.
+type flatHist struct {
+	prefix string
+	h      *History
+	ign    *ignore.Matcher
+}
+
+// flattener is a Flatten under way: the histories found so far.
+type flattener struct {
+	ctx     context.Context
+	st      Store
+	res     *FlattenResult
+	rootIgn *ignore.Matcher
+	hists   []*flatHist
+}
+
+// walk finds the nested histories in dir and below, outside what the
+// folder's ignore list or an enclosing history's (stack) leaves out.
+func (fl *flattener) walk(dir string, stack []*flatHist) error {
+	if err := fl.ctx.Err(); err != nil {
+		return err
+	}
+	ents, err := fl.st.ReadDir(dir)
+	if err != nil {
+		fl.res.Warnings = append(fl.res.Warnings, fmt.Sprintf("%s: cannot list the folder (%v): nested histories in it not read", DisplayName(dir), err))
+		return nil
+	}
+	if dir != "." {
+		if stack, err = fl.nested(dir, ents, stack); err != nil {
+			return err
+		}
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		rel := e.Name()
+		if dir != "." {
+			rel = dir + "/" + rel
+		}
+		ignored := fl.rootIgn.Match(rel, true)
+		for _, s := range stack {
+			ignored = ignored || s.ign.Match(rel[len(s.prefix):], true)
+		}
+		if ignored {
+			continue
+		}
+		if err := fl.walk(rel, stack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nested reads the history of dir when it has one (ents are its
+// entries) and returns stack with it on top; a damaged one is refused.
+func (fl *flattener) nested(dir string, ents []fs.DirEntry, stack []*flatHist) ([]*flatHist, error) {
+	res := fl.res
+	for _, e := range ents {
+		if e.Name() != HistoryDir || !e.IsDir() {
+			continue
+		}
+		sub := &subStore{Store: fl.st, prefix: dir + "/"}
+		nh, err := LoadHistory(sub)
+		if errors.Is(err, ErrNoHistory) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the nested history in %s: %w", DisplayName(dir), err)
+		}
+		if len(nh.Problems) > 0 {
+			return nil, fmt.Errorf("%w in %s, not flattened: %s", ErrDamaged, DisplayName(dir), strings.Join(nh.Problems, "; "))
+		}
+		nested := &flatHist{dir + "/", nh, ignore.New(nh.IgnorePatterns())}
+		fl.hists = append(fl.hists, nested)
+		stack = append(stack[:len(stack):len(stack)], nested)
+		res.Histories = append(res.Histories, dir+"/")
+		res.Generations += len(nh.Generations)
+		res.Warnings = append(res.Warnings, prefixAll(dir+"/", nh.Warnings)...)
+		break
+	}
+	return stack, nil
+}
+
+// replay plays a history's generations in order: per current path (renames
+// followed), the earliest value of each format not marked failed, size and
+// modification time from the latest record, and whether the latest
+// record marks a hash failed.
+func replay(h *History) map[string]*flatRec {
+	recs := map[string]*flatRec{}
+	for _, g := range h.Generations {
+		if g.Manifest == nil {
+			continue
+		}
+		for _, f := range g.Manifest.Files {
+			r := recs[f.Path]
+			if p := f.PreviousPath; p != "" && p != f.Path {
+				if old, ok := recs[p]; ok {
+					delete(recs, p)
+					if r == nil {
+						r = old
+					} else {
+						for a, v := range old.hashes {
+							if _, has := r.hashes[a]; !has {
+								r.hashes[a] = v
+							}
+						}
+					}
+				}
+			}
+			if r == nil {
+				r = &flatRec{size: -1, hashes: map[hashing.Algo]Hash{}}
+			}
+			recs[f.Path] = r
+			if f.PreviousPath != "" && f.PreviousPath != f.Path {
+				r.prev = f.PreviousPath
+			}
+			if f.Size >= 0 {
+				r.size = f.Size
+			}
+			if !f.Mtime.IsZero() {
+				r.mtime = f.Mtime
+			}
+			r.failed = false
+			for _, hv := range f.Hashes {
+				if hv.Action == Failed {
+					r.failed = true
+					continue
+				}
+				if _, has := r.hashes[hv.Algo]; !has {
+					r.hashes[hv.Algo] = hv
+				}
+			}
+		}
+	}
+	return recs
+}
+
+// collect adds the records of history hs to all, under their paths in
+// the folder: ignored files left out, files with no hash that is not
+// failed listed in LeftOut.
+func (fl *flattener) collect(hs *flatHist, recs map[string]*flatRec, all map[string]*flatRec) {
+	for p, r := range recs {
+		full := hs.prefix + p
+		if hs.ign.Match(p, false) || fl.rootIgn.Match(full, false) {
+			continue
+		}
+		if len(r.hashes) == 0 {
+			fl.res.LeftOut = append(fl.res.LeftOut, full)
+			continue
+		}
+		if r.prev != "" {
+			r.prev = hs.prefix + r.prev
+		}
+		if have, ok := all[full]; ok {
+			// Recorded by the folder's history and a nested one: the
+			// formats the first lacks are added.
+			for a, v := range r.hashes {
+				if _, has := have.hashes[a]; !has {
+					have.hashes[a] = v
+				}
+			}
+			continue
+		}
+		all[full] = r
+	}
 }

@@ -100,202 +100,253 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := &VerifyResult{History: h, Warnings: append([]string(nil), h.Warnings...)}
-	add := func(f Finding) {
-		res.Findings = append(res.Findings, f)
-		if opt.OnFinding != nil {
-			opt.OnFinding(f)
-		}
-	}
+	v := &verifier{ctx: ctx, st: st, opt: opt, seenDirs: map[string]bool{}, buf: make([]byte, 1<<20),
+		res: &VerifyResult{History: h, Warnings: append([]string(nil), h.Warnings...)}}
 	for _, p := range h.Problems {
-		add(Finding{Kind: FindHistory, Detail: p})
+		v.add(Finding{Kind: FindHistory, Detail: p})
 	}
 	if len(h.Generations) == 0 {
-		add(Finding{Kind: FindHistory, Detail: "the chain lists no generation"})
+		v.add(Finding{Kind: FindHistory, Detail: "the chain lists no generation"})
 	}
-	ign := ignore.New(append(h.IgnorePatterns(), opt.Ignore...))
-	scopes := []*scope{{hist: h, idx: h.idx}}
-
-	// Directory hashes to check, and the algorithms they need.
-	var dirGen *Manifest
-	var dirAlgos []hashing.Algo
+	v.ign = ignore.New(append(h.IgnorePatterns(), opt.Ignore...))
+	v.scopes = []*scope{{hist: h, idx: h.idx}}
 	if opt.DirectoryHashes && !opt.SizesOnly {
-		for i := len(h.Generations) - 1; i >= 0 && dirGen == nil; i-- {
-			if m := h.Generations[i].Manifest; m != nil && len(m.Root) > 0 {
-				dirGen = m
-				for _, d := range m.Root {
-					dirAlgos = append(dirAlgos, d.Algo)
-				}
-			}
-		}
-		if dirGen == nil {
-			res.Warnings = append(res.Warnings, "no generation has directory hashes: only files were checked")
+		v.pickDirHashes(h)
+	}
+	if err := v.walk("."); err != nil {
+		return v.res, err
+	}
+	v.reportMissing()
+	if err := checkReferences(ctx, st, v.scopes, v.add); err != nil {
+		return v.res, err
+	}
+	if v.dirGen != nil {
+		if err := v.checkDirHashes(); err != nil {
+			return v.res, err
 		}
 	}
-	// The tree is only built for directory hashes: it holds every file.
-	var tree Tree
-	if dirGen != nil {
-		tree = Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
-	}
-	seenDirs := map[string]bool{}
-	buf := make([]byte, 1<<20)
+	return v.res, nil
+}
 
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		ents, err := st.ReadDir(dir)
-		if err != nil {
-			add(Finding{Kind: FindUnread, Path: dir, Detail: "cannot list the folder: " + err.Error()})
-			return nil
-		}
-		if dir != "." {
-			for _, e := range ents {
-				if e.Name() == HistoryDir && e.IsDir() {
-					sub := &subStore{Store: st, prefix: dir + "/"}
-					nh, err := loadHistory(sub, true)
-					if err != nil {
-						add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + err.Error()})
-						break
-					}
-					for _, p := range nh.Problems {
-						add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + p})
-					}
-					res.Warnings = append(res.Warnings, prefixAll(dir+"/", nh.Warnings)...)
-					scopes = append(scopes, &scope{prefix: dir + "/", hist: nh, idx: nh.idx})
-				}
+// verifier is a Verify under way.
+type verifier struct {
+	ctx    context.Context
+	st     Store
+	opt    VerifyOptions
+	res    *VerifyResult
+	ign    *ignore.Matcher
+	scopes []*scope // the root history, then nested ones as found
+	// dirGen is the generation whose directory hashes are checked (nil:
+	// none), dirAlgos their formats, tree every file's hashes for them.
+	dirGen   *Manifest
+	dirAlgos []hashing.Algo
+	tree     Tree
+	seenDirs map[string]bool
+	buf      []byte
+}
+
+// add records a finding and passes it to OnFinding.
+func (v *verifier) add(f Finding) {
+	v.res.Findings = append(v.res.Findings, f)
+	if v.opt.OnFinding != nil {
+		v.opt.OnFinding(f)
+	}
+}
+
+// pickDirHashes chooses the latest generation with directory hashes to
+// check, and the algorithms they need; the tree of hashes is only built
+// for them (it holds every file).
+func (v *verifier) pickDirHashes(h *History) {
+	for i := len(h.Generations) - 1; i >= 0 && v.dirGen == nil; i-- {
+		if m := h.Generations[i].Manifest; m != nil && len(m.Root) > 0 {
+			v.dirGen = m
+			for _, d := range m.Root {
+				v.dirAlgos = append(v.dirAlgos, d.Algo)
 			}
 		}
-		for _, e := range ents {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			rel := e.Name()
-			if dir != "." {
-				rel = dir + "/" + e.Name()
-			}
-			if ign.Match(rel, e.IsDir()) {
-				continue
-			}
-			if e.IsDir() {
-				if dirGen != nil {
-					tree.Dirs = append(tree.Dirs, rel)
-				}
-				seenDirs[rel] = true
-				markDir(scopes, rel)
-				if err := walk(rel); err != nil {
-					return err
-				}
-				continue
-			}
-			if !e.Type().IsRegular() {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s is not a regular file (%s): not followed", DisplayName(rel), e.Type()))
-				continue
-			}
-			sc, rec := markFile(scopes, rel)
-			if rec == nil {
-				add(Finding{Kind: FindNew, Path: rel, Detail: "not recorded in the history"})
-				continue
-			}
-			algos := sc.idx.algos(rec)
-			if len(algos) == 0 {
-				add(Finding{Kind: FindFailed, Path: rel, Detail: fmt.Sprintf("recorded only with failed hashes (generation %d): the copy was bad when it was recorded", rec.failedSeq)})
-				continue
-			}
-			check := algos
-			if !opt.AllHashes {
-				check = []hashing.Algo{hashing.Fastest(algos)}
-			}
-			if rec.size >= 0 || opt.SizesOnly {
-				fi, err := e.Info()
-				switch {
-				case err != nil && opt.SizesOnly:
-					add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
-					continue
-				case err == nil && rec.size >= 0 && fi.Size() != rec.size:
-					add(Finding{Kind: FindChanged, Path: rel, Detail: fmt.Sprintf("size %d, recorded %d", fi.Size(), rec.size)})
-					continue
-				case opt.SizesOnly:
-					res.Files++
-					res.Bytes += fi.Size()
-					continue
-				}
-			}
-			sums, n, err := hashFile(ctx, st, rel, union(check, dirAlgos), buf)
-			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			if err != nil {
-				add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
-				continue
-			}
-			if dirGen != nil {
-				tree.Files[rel] = sums
-			}
-			bad := ""
-			for _, a := range check {
-				if want, _ := sc.idx.value(rec, a); sums[a] != want {
-					bad = fmt.Sprintf("%s %s, recorded %s", a, sums[a], want)
-					break
-				}
-			}
-			if bad != "" {
-				add(Finding{Kind: FindChanged, Path: rel, Detail: bad})
-				continue
-			}
-			res.Files++
-			res.Bytes += n
-		}
+	}
+	if v.dirGen == nil {
+		v.res.Warnings = append(v.res.Warnings, "no generation has directory hashes: only files were checked")
+		return
+	}
+	v.tree = Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+}
+
+// walk checks every file of dir and below that is not ignored, reading
+// the nested histories on the way.
+func (v *verifier) walk(dir string) error {
+	ents, err := v.st.ReadDir(dir)
+	if err != nil {
+		v.add(Finding{Kind: FindUnread, Path: dir, Detail: "cannot list the folder: " + err.Error()})
 		return nil
 	}
-	if err := walk("."); err != nil {
-		return res, err
+	if dir != "." {
+		v.nestedHistory(dir, ents)
 	}
+	for _, e := range ents {
+		if err := v.ctx.Err(); err != nil {
+			return err
+		}
+		rel := e.Name()
+		if dir != "." {
+			rel = dir + "/" + e.Name()
+		}
+		if v.ign.Match(rel, e.IsDir()) {
+			continue
+		}
+		if e.IsDir() {
+			if v.dirGen != nil {
+				v.tree.Dirs = append(v.tree.Dirs, rel)
+			}
+			v.seenDirs[rel] = true
+			markDir(v.scopes, rel)
+			if err := v.walk(rel); err != nil {
+				return err
+			}
+			continue
+		}
+		if !e.Type().IsRegular() {
+			v.res.Warnings = append(v.res.Warnings, fmt.Sprintf("%s is not a regular file (%s): not followed", DisplayName(rel), e.Type()))
+			continue
+		}
+		if err := v.checkFile(e, rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nestedHistory reads the history of dir when it has one (ents are its
+// entries): a scope of its own from then on.
+func (v *verifier) nestedHistory(dir string, ents []fs.DirEntry) {
+	for _, e := range ents {
+		if e.Name() == HistoryDir && e.IsDir() {
+			sub := &subStore{Store: v.st, prefix: dir + "/"}
+			nh, err := loadHistory(sub, true)
+			if err != nil {
+				v.add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + err.Error()})
+				break
+			}
+			for _, p := range nh.Problems {
+				v.add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + p})
+			}
+			v.res.Warnings = append(v.res.Warnings, prefixAll(dir+"/", nh.Warnings)...)
+			v.scopes = append(v.scopes, &scope{prefix: dir + "/", hist: nh, idx: nh.idx})
+		}
+	}
+}
+
+// checkFile checks the regular file rel (entry e) against its record:
+// its size, then its hashes (the fastest recorded, or all). Only a
+// cancelled context is an error; anything else found is a finding.
+func (v *verifier) checkFile(e fs.DirEntry, rel string) error {
+	opt, res := v.opt, v.res
+	sc, rec := markFile(v.scopes, rel)
+	if rec == nil {
+		v.add(Finding{Kind: FindNew, Path: rel, Detail: "not recorded in the history"})
+		return nil
+	}
+	algos := sc.idx.algos(rec)
+	if len(algos) == 0 {
+		v.add(Finding{Kind: FindFailed, Path: rel, Detail: fmt.Sprintf("recorded only with failed hashes (generation %d): the copy was bad when it was recorded", rec.failedSeq)})
+		return nil
+	}
+	check := algos
+	if !opt.AllHashes {
+		check = []hashing.Algo{hashing.Fastest(algos)}
+	}
+	if rec.size >= 0 || opt.SizesOnly {
+		fi, err := e.Info()
+		switch {
+		case err != nil && opt.SizesOnly:
+			v.add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
+			return nil
+		case err == nil && rec.size >= 0 && fi.Size() != rec.size:
+			v.add(Finding{Kind: FindChanged, Path: rel, Detail: fmt.Sprintf("size %d, recorded %d", fi.Size(), rec.size)})
+			return nil
+		case opt.SizesOnly:
+			res.Files++
+			res.Bytes += fi.Size()
+			return nil
+		}
+	}
+	sums, n, err := hashFile(v.ctx, v.st, rel, union(check, v.dirAlgos), v.buf)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if err != nil {
+		v.add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
+		return nil
+	}
+	if v.dirGen != nil {
+		v.tree.Files[rel] = sums
+	}
+	bad := ""
+	for _, a := range check {
+		if want, _ := sc.idx.value(rec, a); sums[a] != want {
+			bad = fmt.Sprintf("%s %s, recorded %s", a, sums[a], want)
+			break
+		}
+	}
+	if bad != "" {
+		v.add(Finding{Kind: FindChanged, Path: rel, Detail: bad})
+		return nil
+	}
+	res.Files++
+	res.Bytes += n
+	return nil
+}
+
+// reportMissing adds a finding, sorted by path, for each file and folder
+// a history records that was not found (and is not ignored).
+func (v *verifier) reportMissing() {
 	var missing []Finding
-	for _, sc := range scopes {
+	for _, sc := range v.scopes {
 		sc.idx.each(func(p string, r *irec) {
-			if full := sc.prefix + p; r.flags&flagSeen == 0 && !seenDirs[full] && !ign.Match(full, false) {
+			if full := sc.prefix + p; r.flags&flagSeen == 0 && !v.seenDirs[full] && !v.ign.Match(full, false) {
 				missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "recorded in the history, not in the folder"})
 			}
 		})
 		for p, d := range sc.idx.dirs {
-			if full := sc.prefix + p; !d.seen && !seenDirs[full] && !ign.Match(full, true) {
+			if full := sc.prefix + p; !d.seen && !v.seenDirs[full] && !v.ign.Match(full, true) {
 				missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "folder recorded in the history, not in the folder"})
 			}
 		}
 	}
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Path < missing[j].Path })
 	for _, f := range missing {
-		add(f)
+		v.add(f)
 	}
-	if err := checkReferences(ctx, st, scopes, add); err != nil {
-		return res, err
+}
+
+// checkDirHashes compares the directory hashes of the files found with
+// those dirGen records, for each recorded folder found and the root.
+func (v *verifier) checkDirHashes() error {
+	got, err := DirHashes(v.tree, v.dirAlgos)
+	if err != nil {
+		return err
 	}
-	if dirGen != nil {
-		got, err := DirHashes(tree, dirAlgos)
-		if err != nil {
-			return res, err
-		}
-		cmp := func(p string, want []DirHash) {
-			for _, w := range want {
-				for _, g := range got[p] {
-					if g.Algo == w.Algo && (g.Content != w.Content || g.Structure != w.Structure) {
-						what := "folder"
-						if p == "." {
-							what = "root"
-						}
-						add(Finding{Kind: FindDirectory, Path: p, Detail: fmt.Sprintf("%s %s hash: content %s structure %s, recorded content %s structure %s",
-							what, w.Algo, g.Content, g.Structure, w.Content, w.Structure)})
+	cmp := func(p string, want []DirHash) {
+		for _, w := range want {
+			for _, g := range got[p] {
+				if g.Algo == w.Algo && (g.Content != w.Content || g.Structure != w.Structure) {
+					what := "folder"
+					if p == "." {
+						what = "root"
 					}
+					v.add(Finding{Kind: FindDirectory, Path: p, Detail: fmt.Sprintf("%s %s hash: content %s structure %s, recorded content %s structure %s",
+						what, w.Algo, g.Content, g.Structure, w.Content, w.Structure)})
 				}
 			}
 		}
-		for _, d := range dirGen.Dirs {
-			if seenDirs[d.Path] {
-				cmp(d.Path, d.Hashes)
-			}
-		}
-		cmp(".", dirGen.Root)
 	}
-	return res, nil
+	for _, d := range v.dirGen.Dirs {
+		if v.seenDirs[d.Path] {
+			cmp(d.Path, d.Hashes)
+		}
+	}
+	cmp(".", v.dirGen.Root)
+	return nil
 }
 
 // markFile finds the record of the file rel (the root history first, then
