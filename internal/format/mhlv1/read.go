@@ -73,117 +73,15 @@ func Read(r io.Reader, onEntry func(*Entry) error) (*Header, error) {
 	if root.Name.Local != "hashlist" || !strings.HasPrefix(h.Version, "1.") {
 		return nil, fmt.Errorf("not an MHL v1.1 list: root element <%s> version %q", root.Name.Local, h.Version)
 	}
-	var buf []byte
-	text := func() (string, error) {
-		buf = buf[:0]
-		for {
-			t, err := d.Token()
-			if err != nil {
-				return "", fmt.Errorf("not valid XML: %w", err)
-			}
-			switch t := t.(type) {
-			case xml.CharData:
-				buf = append(buf, t...)
-			case xml.StartElement:
-				if err := d.Skip(); err != nil {
-					return "", fmt.Errorf("not valid XML: %w", err)
-				}
-			case xml.EndElement:
-				return string(buf), nil
-			}
-		}
-	}
-	// children calls f for each child element of the element just started
-	// (and comment, if set, for each comment in it).
-	var comment func(xml.Comment)
-	children := func(f func(se xml.StartElement) error) error {
-		c := comment
-		comment = nil
-		for {
-			t, err := d.Token()
-			if err != nil {
-				return fmt.Errorf("not valid XML: %w", err)
-			}
-			switch t := t.(type) {
-			case xml.StartElement:
-				if err := f(t); err != nil {
-					return err
-				}
-			case xml.Comment:
-				if c != nil {
-					c(t)
-				}
-			case xml.EndElement:
-				return nil
-			}
-		}
-	}
-	comment = func(c xml.Comment) {
-		s := string(c)
-		i := strings.Index(s, emptyComment)
-		j := strings.Index(s, "): ")
-		if i < 0 || j < i || h.EmptyCount > 0 {
-			return
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(s[:i]))
-		if err != nil || n <= 0 {
-			return
-		}
-		h.EmptyCount = n
-		h.Empty = strings.Split(strings.TrimSpace(s[j+3:]), ", ")
-	}
+	lr := &listReader{d: d, h: h}
 	e := &Entry{}
-	err := children(func(se xml.StartElement) error {
+	err := lr.children(func(se xml.StartElement) error {
 		switch se.Name.Local {
 		case "creatorinfo":
-			return children(func(se xml.StartElement) error {
-				s, err := text()
-				s = strings.TrimSpace(s)
-				switch se.Name.Local {
-				case "name":
-					h.Name = s
-				case "username":
-					h.Username = s
-				case "hostname":
-					h.Hostname = s
-				case "tool":
-					h.Tool = s
-				case "startdate":
-					h.StartDate = s
-				case "finishdate":
-					h.FinishDate = s
-				}
-				return err
-			})
+			return lr.creatorInfo()
 		case "hash":
-			*e = Entry{Size: -1, Values: e.Values[:0]}
-			hasFile := false
-			err := children(func(se xml.StartElement) error {
-				s, err := text()
-				if err != nil {
-					return err
-				}
-				switch se.Name.Local {
-				case "file":
-					hasFile = true
-					e.Path = strings.ReplaceAll(s, "\\", "/")
-				case "size":
-					n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-					if err != nil || n < 0 {
-						return fmt.Errorf("%q: invalid size %q", e.Path, s)
-					}
-					e.Size = n
-				case "creationdate", "lastmodificationdate", "hashdate":
-				default:
-					e.Values = append(e.Values, Value{Name: se.Name.Local, Text: strings.TrimSpace(s)})
-				}
-				return nil
-			})
-			if err != nil {
+			if err := lr.entry(e); err != nil {
 				return err
-			}
-			if !hasFile {
-				return fmt.Errorf("a <hash> without a <file>")
 			}
 			return onEntry(e)
 		}
@@ -191,11 +89,129 @@ func Read(r io.Reader, onEntry func(*Entry) error) (*Header, error) {
 			return fmt.Errorf("not valid XML: %w", err)
 		}
 		return nil
-	})
+	}, h.noteEmpty)
 	if err != nil {
 		return nil, err
 	}
 	return h, nil
+}
+
+// listReader reads the elements of a list's root, token by token.
+type listReader struct {
+	d   *xml.Decoder
+	h   *Header
+	buf []byte
+}
+
+// text is the character data of the element just started, up to its
+// end (child elements skipped).
+func (lr *listReader) text() (string, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		t, err := lr.d.Token()
+		if err != nil {
+			return "", fmt.Errorf("not valid XML: %w", err)
+		}
+		switch t := t.(type) {
+		case xml.CharData:
+			lr.buf = append(lr.buf, t...)
+		case xml.StartElement:
+			if err := lr.d.Skip(); err != nil {
+				return "", fmt.Errorf("not valid XML: %w", err)
+			}
+		case xml.EndElement:
+			return string(lr.buf), nil
+		}
+	}
+}
+
+// children calls f for each child element of the element just started
+// (and comment, if not nil, for each comment in it).
+func (lr *listReader) children(f func(se xml.StartElement) error, comment func(xml.Comment)) error {
+	for {
+		t, err := lr.d.Token()
+		if err != nil {
+			return fmt.Errorf("not valid XML: %w", err)
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if err := f(t); err != nil {
+				return err
+			}
+		case xml.Comment:
+			if comment != nil {
+				comment(t)
+			}
+		case xml.EndElement:
+			return nil
+		}
+	}
+}
+
+// creatorInfo reads <creatorinfo> into the header.
+func (lr *listReader) creatorInfo() error {
+	h := lr.h
+	fields := map[string]*string{"name": &h.Name, "username": &h.Username, "hostname": &h.Hostname,
+		"tool": &h.Tool, "startdate": &h.StartDate, "finishdate": &h.FinishDate}
+	return lr.children(func(se xml.StartElement) error {
+		s, err := lr.text()
+		if dst := fields[se.Name.Local]; dst != nil {
+			*dst = strings.TrimSpace(s)
+		}
+		return err
+	}, nil)
+}
+
+// entry reads a <hash> into e (its Values reused): the file, its size
+// and every hash value; dates are left out.
+func (lr *listReader) entry(e *Entry) error {
+	*e = Entry{Size: -1, Values: e.Values[:0]}
+	hasFile := false
+	err := lr.children(func(se xml.StartElement) error {
+		s, err := lr.text()
+		if err != nil {
+			return err
+		}
+		switch se.Name.Local {
+		case "file":
+			hasFile = true
+			e.Path = strings.ReplaceAll(s, "\\", "/")
+		case "size":
+			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%q: invalid size %q", e.Path, s)
+			}
+			e.Size = n
+		case "creationdate", "lastmodificationdate", "hashdate":
+		default:
+			e.Values = append(e.Values, Value{Name: se.Name.Local, Text: strings.TrimSpace(s)})
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if !hasFile {
+		return fmt.Errorf("a <hash> without a <file>")
+	}
+	return nil
+}
+
+// noteEmpty reads the comment in which dit names the empty files it left
+// out (the first such comment of the list's root).
+func (h *Header) noteEmpty(c xml.Comment) {
+	s := string(c)
+	i := strings.Index(s, emptyComment)
+	j := strings.Index(s, "): ")
+	if i < 0 || j < i || h.EmptyCount > 0 {
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s[:i]))
+	if err != nil || n <= 0 {
+		return
+	}
+	h.EmptyCount = n
+	h.Empty = strings.Split(strings.TrimSpace(s[j+3:]), ", ")
 }
 
 func attr(se xml.StartElement, name string) string {

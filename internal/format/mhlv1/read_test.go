@@ -3,6 +3,7 @@ package mhlv1
 import (
 	"context"
 	"encoding/hex"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -189,4 +190,23 @@ func TestXXH32(t *testing.T) {
 		h.Write(long[i:min(i+7, len(long))])
 	}
 	require.Equal(t, "378914187", strconv.FormatUint(uint64(h.Sum32()), 10))
+}
+
+// The comment in which dit's writer names the empty files it leaves out
+// is read into the header: the first such comment only; other comments
+// and malformed counts are not.
+func TestHeaderNoteEmpty(t *testing.T) {
+	var h Header
+	h.noteEmpty(xml.Comment(" written by dit "))
+	h.noteEmpty(xml.Comment(" x empty file(s) not listed (MHL v1.1 sizes are positive): a "))
+	h.noteEmpty(xml.Comment(" 0 empty file(s) not listed (MHL v1.1 sizes are positive): a "))
+	require.Zero(t, h.EmptyCount)
+	require.Nil(t, h.Empty)
+
+	h.noteEmpty(xml.Comment(" 2 empty file(s) not listed (MHL v1.1 sizes are positive): a.txt, Clips/b-%2Dc "))
+	require.Equal(t, 2, h.EmptyCount)
+	require.Equal(t, []string{"a.txt", "Clips/b-%2Dc"}, h.Empty)
+
+	h.noteEmpty(xml.Comment(" 1 empty file(s) not listed (MHL v1.1 sizes are positive): d "))
+	require.Equal(t, 2, h.EmptyCount, "only the first such comment counts")
 }
