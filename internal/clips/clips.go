@@ -134,12 +134,56 @@ func Recognize(files []File, read ReadFunc) *Card {
 	for _, f := range fs {
 		size[f.Rel] = f.Size
 	}
-	claimed := map[string]bool{}
-	var clips []*Clip
+	rc := &recognizer{fs: fs, claimed: map[string]bool{}}
+	rc.redFolders()
+	rc.frameSequences()
+	rc.attachProxies(rc.movies())
+	rc.attachSidecars()
 
-	// RED: a .RDC folder of .R3D segments is one clip.
-	rdc := map[string]*Clip{}
+	card := &Card{}
+	for _, c := range rc.clips {
+		sort.Strings(c.Media)
+		sort.Strings(c.Sidecars)
+		c.Poster = c.Media[0]
+		for _, r := range c.Files() {
+			c.Bytes += size[r]
+		}
+		if read != nil {
+			for _, s := range c.Sidecars {
+				if size[s] > maxSidecar || size[s] == 0 {
+					continue
+				}
+				if b, err := read(s); err == nil {
+					applySidecar(c, s, b)
+				}
+			}
+		}
+		finish(c)
+		card.Clips = append(card.Clips, *c)
+	}
+	sort.SliceStable(card.Clips, func(i, j int) bool { return card.Clips[i].Poster < card.Clips[j].Poster })
 	for _, f := range fs {
+		if !rc.claimed[f.Rel] {
+			card.Other++
+		}
+	}
+	summarise(card)
+	return card
+}
+
+// recognizer groups a card's files (sorted, junk left out) into clips,
+// step by step; a file a step claims is not looked at by the next ones.
+type recognizer struct {
+	fs      []File
+	claimed map[string]bool
+	clips   []*Clip
+}
+
+// redFolders makes each RED .RDC folder of .R3D segments one clip (its
+// other files are the clip's sidecars).
+func (rc *recognizer) redFolders() {
+	rdc := map[string]*Clip{}
+	for _, f := range rc.fs {
 		dir := path.Dir(f.Rel)
 		if !strings.EqualFold(path.Ext(dir), ".rdc") {
 			continue
@@ -149,22 +193,27 @@ func Recognize(files []File, read ReadFunc) *Card {
 			name := strings.TrimSuffix(path.Base(dir), path.Ext(dir))
 			c = &Clip{Name: name, Family: FamilyRED, Camera: "RED", Type: TypeR3D}
 			rdc[dir] = c
-			clips = append(clips, c)
+			rc.clips = append(rc.clips, c)
 		}
 		if ext(f.Rel) == "r3d" {
 			c.Media = append(c.Media, f.Rel)
 		} else {
 			c.Sidecars = append(c.Sidecars, f.Rel)
 		}
-		claimed[f.Rel] = true
+		rc.claimed[f.Rel] = true
 	}
+}
 
-	// Frame sequences: files name.0000001.ari in one folder.
-	type seqKey struct{ dir, prefix, ext string }
+// seqKey is a frame sequence: files prefix.0000001.ext in folder dir.
+type seqKey struct{ dir, prefix, ext string }
+
+// frameSequences makes each sequence of at least minSeqFrames frames
+// (name.0000001.ari in one folder) a clip.
+func (rc *recognizer) frameSequences() {
 	seqs := map[seqKey][]string{}
 	var seqOrder []seqKey
-	for _, f := range fs {
-		if claimed[f.Rel] {
+	for _, f := range rc.fs {
+		if rc.claimed[f.Rel] {
 			continue
 		}
 		m := frameRe.FindStringSubmatch(path.Base(f.Rel))
@@ -192,37 +241,46 @@ func Recognize(files []File, read ReadFunc) *Card {
 		if len(frames) < minSeqFrames {
 			continue
 		}
-		name := strings.TrimRight(k.prefix, "._- ")
-		if name == "" {
-			name = path.Base(k.dir)
-		}
-		c := &Clip{Name: name, Type: frameExts[k.ext], Media: frames, Frames: len(frames)}
-		switch k.ext {
-		case "ari", "arx":
-			c.Family, c.Camera = FamilyARRI, "ARRI ALEXA"
-			c.Codec = "ARRIRAW"
-			if k.ext == "arx" {
-				c.Codec = "ARRIRAW HDE"
-			}
-		case "xocn":
-			c.Family, c.Camera, c.Codec = FamilySony, "Sony", "X-OCN"
-		case "dng":
-			c.Codec = "CinemaDNG"
-			if underTop(k.dir, "DCIM") {
-				c.Family = FamilyDCIM
-			}
-		}
+		c := sequenceClip(k, frames)
 		for _, r := range frames {
-			claimed[r] = true
+			rc.claimed[r] = true
 		}
-		clips = append(clips, c)
+		rc.clips = append(rc.clips, c)
 	}
+}
 
-	// One-file clips: a movie and the sidecars named after it. Proxies
-	// (Sony's SUB/C0001S03.MP4, a Proxy folder) go with their clip.
-	var proxies []File
-	for _, f := range fs {
-		if claimed[f.Rel] || !movieExts[ext(f.Rel)] {
+// sequenceClip is the clip of the frames of sequence k: named after its
+// prefix (or its folder), its family, camera and codec from the frames'
+// extension.
+func sequenceClip(k seqKey, frames []string) *Clip {
+	name := strings.TrimRight(k.prefix, "._- ")
+	if name == "" {
+		name = path.Base(k.dir)
+	}
+	c := &Clip{Name: name, Type: frameExts[k.ext], Media: frames, Frames: len(frames)}
+	switch k.ext {
+	case "ari", "arx":
+		c.Family, c.Camera = FamilyARRI, "ARRI ALEXA"
+		c.Codec = "ARRIRAW"
+		if k.ext == "arx" {
+			c.Codec = "ARRIRAW HDE"
+		}
+	case "xocn":
+		c.Family, c.Camera, c.Codec = FamilySony, "Sony", "X-OCN"
+	case "dng":
+		c.Codec = "CinemaDNG"
+		if underTop(k.dir, "DCIM") {
+			c.Family = FamilyDCIM
+		}
+	}
+	return c
+}
+
+// movies makes each movie file a one-file clip, and returns the proxies
+// (Sony's SUB/C0001S03.MP4, a Proxy folder): they go with their clip.
+func (rc *recognizer) movies() (proxies []File) {
+	for _, f := range rc.fs {
+		if rc.claimed[f.Rel] || !movieExts[ext(f.Rel)] {
 			continue
 		}
 		if proxyDirs[strings.ToLower(path.Base(path.Dir(f.Rel)))] {
@@ -231,28 +289,36 @@ func Recognize(files []File, read ReadFunc) *Card {
 		}
 		c := &Clip{Name: stem(path.Base(f.Rel)), Media: []string{f.Rel}}
 		classifyMovie(c, f.Rel)
-		claimed[f.Rel] = true
-		clips = append(clips, c)
+		rc.claimed[f.Rel] = true
+		rc.clips = append(rc.clips, c)
 	}
+	return proxies
+}
 
+// attachProxies gives each proxy to the clip with the longest name its
+// name starts with.
+func (rc *recognizer) attachProxies(proxies []File) {
 	for _, f := range proxies {
 		s := stem(path.Base(f.Rel))
 		var best *Clip
-		for _, c := range clips {
+		for _, c := range rc.clips {
 			if sidecarOf(s, c.Name) && (best == nil || len(c.Name) > len(best.Name)) {
 				best = c
 			}
 		}
 		if best != nil {
 			best.Sidecars = append(best.Sidecars, f.Rel)
-			claimed[f.Rel] = true
+			rc.claimed[f.Rel] = true
 		}
 	}
+}
 
-	// Sidecars: a metadata file next to a clip (or inside a sequence's
-	// folder) whose name starts with the clip's name.
+// attachSidecars gives each metadata file to a clip: one next to it (or
+// whose sequence's folder holds it) whose name the file's starts with,
+// the longest such; else a sequence whose own folder holds it.
+func (rc *recognizer) attachSidecars() {
 	byDir := map[string][]*Clip{}
-	for _, c := range clips {
+	for _, c := range rc.clips {
 		d := path.Dir(c.Media[0])
 		byDir[d] = append(byDir[d], c)
 		if c.Type != TypeR3D && len(c.Media) > 1 && path.Dir(d) != d {
@@ -260,8 +326,8 @@ func Recognize(files []File, read ReadFunc) *Card {
 			byDir[path.Dir(d)] = append(byDir[path.Dir(d)], c)
 		}
 	}
-	for _, f := range fs {
-		if claimed[f.Rel] || !sidecarExts[ext(f.Rel)] {
+	for _, f := range rc.fs {
+		if rc.claimed[f.Rel] || !sidecarExts[ext(f.Rel)] {
 			continue
 		}
 		s := stem(path.Base(f.Rel))
@@ -281,39 +347,9 @@ func Recognize(files []File, read ReadFunc) *Card {
 		}
 		if best != nil {
 			best.Sidecars = append(best.Sidecars, f.Rel)
-			claimed[f.Rel] = true
+			rc.claimed[f.Rel] = true
 		}
 	}
-
-	card := &Card{}
-	for _, c := range clips {
-		sort.Strings(c.Media)
-		sort.Strings(c.Sidecars)
-		c.Poster = c.Media[0]
-		for _, r := range c.Files() {
-			c.Bytes += size[r]
-		}
-		if read != nil {
-			for _, s := range c.Sidecars {
-				if size[s] > maxSidecar || size[s] == 0 {
-					continue
-				}
-				if b, err := read(s); err == nil {
-					applySidecar(c, s, b)
-				}
-			}
-		}
-		finish(c)
-		card.Clips = append(card.Clips, *c)
-	}
-	sort.SliceStable(card.Clips, func(i, j int) bool { return card.Clips[i].Poster < card.Clips[j].Poster })
-	for _, f := range fs {
-		if !claimed[f.Rel] {
-			card.Other++
-		}
-	}
-	summarise(card)
-	return card
 }
 
 // classifyMovie tells a one-file clip's family and type from its

@@ -221,3 +221,30 @@ func TestRecognizeTestcards(t *testing.T) {
 		})
 	}
 }
+
+// A frame sequence's clip is named after its prefix (or its folder when
+// the frames have none) and classified by the frames' extension.
+func TestSequenceClip(t *testing.T) {
+	frames := []string{"f.1", "f.2"}
+	for _, tc := range []struct {
+		key                         seqKey
+		name, family, camera, codec string
+		typ                         string
+	}{
+		{seqKey{"A001C003", "A001C003_.", "ari"}, "A001C003", FamilyARRI, "ARRI ALEXA", "ARRIRAW", TypeARRIRAW},
+		{seqKey{"A001C003", "A001C003.", "arx"}, "A001C003", FamilyARRI, "ARRI ALEXA", "ARRIRAW HDE", TypeARRIRAW},
+		{seqKey{"CLIP/V001", "", "xocn"}, "V001", FamilySony, "Sony", "X-OCN", TypeXOCN},
+		{seqKey{"DCIM/100", "frame_", "dng"}, "frame", FamilyDCIM, "", "CinemaDNG", TypeDNG},
+		{seqKey{"reel/shot", "shot-", "dng"}, "shot", "", "", "CinemaDNG", TypeDNG},
+		{seqKey{"reel", "plate.", "exr"}, "plate", "", "", "", "OpenEXR"},
+	} {
+		c := sequenceClip(tc.key, frames)
+		require.Equal(t, tc.name, c.Name, "%+v", tc.key)
+		require.Equal(t, tc.family, c.Family, "%+v", tc.key)
+		require.Equal(t, tc.camera, c.Camera, "%+v", tc.key)
+		require.Equal(t, tc.codec, c.Codec, "%+v", tc.key)
+		require.Equal(t, tc.typ, c.Type, "%+v", tc.key)
+		require.Equal(t, 2, c.Frames)
+		require.Equal(t, frames, c.Media)
+	}
+}
