@@ -7,11 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/format/ascmhl"
@@ -80,25 +77,9 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	if err := s.Format.Check(info.Algos); err != nil {
 		return err
 	}
-	open := s.OpenStore
-	if open == nil && raid.IsBlade(info.DestRoot) {
-		// The card's folder is a logical folder of the array: written as
-		// OS files they would land in the blade folder.
-		if info.FS == nil {
-			return fmt.Errorf("%s is a blade of a dit array and the job's filesystem is unknown: no hash list written", info.DestRoot)
-		}
-		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
-			return ascmhl.FSStore{FS: info.FS, Dir: info.CardDir}, func() error { return nil }, nil
-		}
-	}
-	if open == nil {
-		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
-			st, err := ascmhl.OpenOSStore(info.CardDir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return st, st.Close, nil
-		}
+	open, err := s.opener(info)
+	if err != nil {
+		return err
 	}
 	st, closeStore, err := open(info)
 	if err != nil {
@@ -115,39 +96,13 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	// undone first, so the history verifies before a generation is added.
 	var notes []string
 	if s.Format.ASC {
-		copied := map[string]bool{}
-		for _, f := range info.Files {
-			copied[f.Rel] = true
-		}
-		did, err := ascmhl.Recover(st, ascmhl.RecoverScope{
-			Own: func(m *ascmhl.Manifest) bool {
-				return m.Tool == "dit" && strings.HasPrefix(m.Comment, ownComment(info))
-			},
-			Keep: func(rel string) bool { return copied[rel] },
-		})
-		if err != nil {
-			return fmt.Errorf("recovering the ASC MHL history in %s: %w", info.CardDir, err)
-		}
-		for _, d := range did {
-			notes = append(notes, "recovered "+info.CardDir+": "+d)
+		if notes, err = recoverSeal(st, info); err != nil {
+			return err
 		}
 	}
-
-	hist, err := ascmhl.LoadHistory(st)
-	switch {
-	case errors.Is(err, ascmhl.ErrNoHistory):
-		hist = nil
-		if info.CardRoot != "" {
-			if _, serr := os.Stat(filepath.Join(info.CardRoot, ascmhl.HistoryDir, ascmhl.ChainFile)); serr == nil {
-				return fmt.Errorf("the card %s carries an ASC MHL history, but it is not in %s (see the failed files): no new generation written",
-					info.CardRoot, info.CardDir)
-			}
-		}
-	case err != nil:
-		return fmt.Errorf("reading the ASC MHL history in %s: %w", info.CardDir, err)
-	case len(hist.Problems) > 0:
-		return fmt.Errorf("the ASC MHL history in %s is damaged, no new generation written: %s",
-			info.CardDir, strings.Join(hist.Problems, "; "))
+	hist, err := historyToExtend(st, info)
+	if err != nil {
+		return err
 	}
 
 	folder := filepath.Base(info.CardDir)
@@ -173,55 +128,20 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	}
 	var done []string
 	if s.Format.V1 {
-		if len(b.v1.Files) == 0 {
-			b.warn("no file to list: MHL v1.1 file not written")
-		} else {
-			b.v1.Username, b.v1.Hostname = s.username(), info.Host
-			b.v1.Tool, b.v1.Start, b.v1.Finish = "dit "+info.ToolVersion, info.Started, info.Finished
-			data, err := b.v1.Marshal()
-			if err != nil {
-				return err
-			}
-			err = st.WriteFileAtomic(v1Name, data, false)
-			if errors.Is(err, fs.ErrExist) && ownV1(st, v1Name, info) {
-				// Written by this seal before a crash (the seal time is
-				// kept for a redo, and with it the name): written again.
-				err = st.WriteFileAtomic(v1Name, data, true)
-			}
-			if err != nil {
-				return fmt.Errorf("writing %s: %w", filepath.Join(info.CardDir, v1Name), err)
-			}
-			crashpoint.Hit("seal: MHL v1.1 written")
+		wrote, err := s.writeV1(st, b, v1Name)
+		if err != nil {
+			return err
+		}
+		if wrote {
 			done = append(done, v1Name)
 		}
 	}
 	if s.Format.ASC {
-		if g := sealedBefore(hist, info); g != "" {
-			// This seal's generation is already in the chain (a crash came
-			// after it, or the job is resumed with nothing new): nothing is
-			// appended.
-			done = append(done, g+" (written before)")
-		} else {
-			m, err := b.manifest(patterns)
-			if err != nil {
-				return err
-			}
-			name, err := ascmhl.Append(st, hist, m, folder)
-			if err != nil {
-				return fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
-			}
-			// The card is sealed only with a history that reads back whole.
-			again, err := ascmhl.LoadHistory(st)
-			switch {
-			case err != nil:
-				return fmt.Errorf("the ASC MHL history in %s does not read back after writing %s: %w", info.CardDir, name, err)
-			case len(again.Problems) > 0:
-				return fmt.Errorf("the ASC MHL history in %s does not verify after writing %s: %s", info.CardDir, name, strings.Join(again.Problems, "; "))
-			case sealedBefore(again, info) == "":
-				return fmt.Errorf("the ASC MHL history in %s does not list %s after writing it", info.CardDir, name)
-			}
-			done = append(done, name)
+		name, err := appendGeneration(st, hist, b, patterns, folder)
+		if err != nil {
+			return err
 		}
+		done = append(done, name)
 	}
 	warnings := append(notes, b.warnings...)
 	if len(b.warnings) > 0 {
@@ -231,6 +151,140 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 		return &offload.SealWarning{Messages: warnings}
 	}
 	return nil
+}
+
+// opener is how the card's folder on the destination is opened: the
+// Sealer's OpenStore; the job's filesystem when the destination is a
+// dit array; else the OS folder.
+func (s *Sealer) opener(info offload.SealInfo) (func(offload.SealInfo) (ascmhl.Store, func() error, error), error) {
+	open := s.OpenStore
+	if open == nil && raid.IsBlade(info.DestRoot) {
+		// The card's folder is a logical folder of the array: written as
+		// OS files they would land in the blade folder.
+		if info.FS == nil {
+			return nil, fmt.Errorf("%s is a blade of a dit array and the job's filesystem is unknown: no hash list written", info.DestRoot)
+		}
+		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
+			return ascmhl.FSStore{FS: info.FS, Dir: info.CardDir}, func() error { return nil }, nil
+		}
+	}
+	if open == nil {
+		open = func(info offload.SealInfo) (ascmhl.Store, func() error, error) {
+			st, err := ascmhl.OpenOSStore(info.CardDir)
+			if err != nil {
+				return nil, nil, err
+			}
+			return st, st.Close, nil
+		}
+	}
+	return open, nil
+}
+
+// recoverSeal finishes or undoes an ASC MHL generation a crash
+// interrupted (one of this card's seals, by its comment; the files it
+// keeps are those the job copied) and says what it did.
+func recoverSeal(st ascmhl.Store, info offload.SealInfo) ([]string, error) {
+	copied := map[string]bool{}
+	for _, f := range info.Files {
+		copied[f.Rel] = true
+	}
+	did, err := ascmhl.Recover(st, ascmhl.RecoverScope{
+		Own: func(m *ascmhl.Manifest) bool {
+			return m.Tool == "dit" && strings.HasPrefix(m.Comment, ownComment(info))
+		},
+		Keep: func(rel string) bool { return copied[rel] },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recovering the ASC MHL history in %s: %w", info.CardDir, err)
+	}
+	var notes []string
+	for _, d := range did {
+		notes = append(notes, "recovered "+info.CardDir+": "+d)
+	}
+	return notes, nil
+}
+
+// historyToExtend reads the history of the card's folder (nil: none). A
+// damaged one is refused, and so is none when the card carries one: its
+// history did not arrive.
+func historyToExtend(st ascmhl.Store, info offload.SealInfo) (*ascmhl.History, error) {
+	hist, err := ascmhl.LoadHistory(st)
+	switch {
+	case errors.Is(err, ascmhl.ErrNoHistory):
+		hist = nil
+		if info.CardRoot != "" {
+			if _, serr := os.Stat(filepath.Join(info.CardRoot, ascmhl.HistoryDir, ascmhl.ChainFile)); serr == nil {
+				return nil, fmt.Errorf("the card %s carries an ASC MHL history, but it is not in %s (see the failed files): no new generation written",
+					info.CardRoot, info.CardDir)
+			}
+		}
+	case err != nil:
+		return nil, fmt.Errorf("reading the ASC MHL history in %s: %w", info.CardDir, err)
+	case len(hist.Problems) > 0:
+		return nil, fmt.Errorf("the ASC MHL history in %s is damaged, no new generation written: %s",
+			info.CardDir, strings.Join(hist.Problems, "; "))
+	}
+	return hist, nil
+}
+
+// writeV1 writes the MHL v1.1 list b built as name; it reports whether
+// it did (not when there is no file to list: a warning).
+func (s *Sealer) writeV1(st ascmhl.Store, b *builder, name string) (bool, error) {
+	info := b.info
+	if len(b.v1.Files) == 0 {
+		b.warn("no file to list: MHL v1.1 file not written")
+		return false, nil
+	}
+	b.v1.Username, b.v1.Hostname = s.username(), info.Host
+	b.v1.Tool, b.v1.Start, b.v1.Finish = "dit "+info.ToolVersion, info.Started, info.Finished
+	data, err := b.v1.Marshal()
+	if err != nil {
+		return false, err
+	}
+	err = st.WriteFileAtomic(name, data, false)
+	if errors.Is(err, fs.ErrExist) && ownV1(st, name, info) {
+		// Written by this seal before a crash (the seal time is
+		// kept for a redo, and with it the name): written again.
+		err = st.WriteFileAtomic(name, data, true)
+	}
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", filepath.Join(info.CardDir, name), err)
+	}
+	crashpoint.Hit("seal: MHL v1.1 written")
+	return true, nil
+}
+
+// appendGeneration appends the ASC MHL generation b built to hist and
+// checks that the history reads back whole with it; it returns the
+// manifest's name. A generation this seal wrote before is not appended
+// again.
+func appendGeneration(st ascmhl.Store, hist *ascmhl.History, b *builder, patterns []string, folder string) (string, error) {
+	info := b.info
+	if g := sealedBefore(hist, info); g != "" {
+		// This seal's generation is already in the chain (a crash came
+		// after it, or the job is resumed with nothing new): nothing is
+		// appended.
+		return g + " (written before)", nil
+	}
+	m, err := b.manifest(patterns)
+	if err != nil {
+		return "", err
+	}
+	name, err := ascmhl.Append(st, hist, m, folder)
+	if err != nil {
+		return "", fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
+	}
+	// The card is sealed only with a history that reads back whole.
+	again, err := ascmhl.LoadHistory(st)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("the ASC MHL history in %s does not read back after writing %s: %w", info.CardDir, name, err)
+	case len(again.Problems) > 0:
+		return "", fmt.Errorf("the ASC MHL history in %s does not verify after writing %s: %s", info.CardDir, name, strings.Join(again.Problems, "; "))
+	case sealedBefore(again, info) == "":
+		return "", fmt.Errorf("the ASC MHL history in %s does not list %s after writing it", info.CardDir, name)
+	}
+	return name, nil
 }
 
 // sealedBefore returns the manifest of the history's newest generation if
@@ -281,361 +335,6 @@ func appendNew(list []string, p string) []string {
 		}
 	}
 	return append(append([]string(nil), list...), p)
-}
-
-// listing is the card folder on the destination as it is now.
-type listing struct {
-	dirs  map[string]time.Time // "." included
-	files map[string]bool
-}
-
-// aside is the last of the failed copies of rel moved aside
-// (rel.dit-failed, then rel.dit-failed.2, ...), "" if there is none.
-func (ls *listing) aside(rel string) string {
-	name := rel + offload.FailedSuffix
-	if !ls.files[name] {
-		return ""
-	}
-	for i := 2; ls.files[fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)]; i++ {
-		name = fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)
-	}
-	return name
-}
-
-func list(ctx context.Context, st ascmhl.Store, ign *ignore.Matcher) (*listing, error) {
-	ls := &listing{dirs: map[string]time.Time{".": {}}, files: map[string]bool{}}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		ents, err := st.ReadDir(dir)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", dir, err)
-		}
-		for _, e := range ents {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			rel := e.Name()
-			if dir != "." {
-				rel = dir + "/" + rel
-			}
-			if ign.Match(rel, e.IsDir()) {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				var mt time.Time
-				if fi, err := e.Info(); err == nil {
-					mt = fi.ModTime()
-				}
-				ls.dirs[rel] = mt
-				if err := walk(rel); err != nil {
-					return err
-				}
-			case e.Type().IsRegular():
-				ls.files[rel] = true
-			}
-		}
-		return nil
-	}
-	return ls, walk(".")
-}
-
-type builder struct {
-	info     offload.SealInfo
-	st       ascmhl.Store
-	hist     *ascmhl.History
-	ls       *listing
-	ign      *ignore.Matcher
-	files    []ascmhl.File
-	values   map[string]map[hashing.Algo]string
-	v1       mhlv1.List
-	warnings []string
-
-	verified, failed, unverified, changed int
-}
-
-func (b *builder) warn(format string, a ...any) {
-	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
-}
-
-func ascAlgos(algos []hashing.Algo) []hashing.Algo {
-	var out []hashing.Algo
-	for _, a := range algos {
-		if a.InASCMHL() {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (b *builder) build(ctx context.Context) error {
-	info := b.info
-	algos := ascAlgos(info.Algos)
-	var records map[string]*ascmhl.Record
-	if b.hist != nil {
-		records = b.hist.Records()
-	}
-	b.values = map[string]map[hashing.Algo]string{}
-	var changed, gone, noCommon []string
-	for _, sf := range info.Files {
-		if b.ign.Match(sf.Rel, false) {
-			continue
-		}
-		present := b.ls.files[sf.Rel]
-		rec := records[sf.Rel]
-		switch sf.State {
-		case offload.StateVerified, offload.StateCopied, offload.StatePresent:
-			if !present {
-				gone = append(gone, sf.Rel)
-				continue
-			}
-		case offload.StateFailed:
-			name := sf.Rel
-			if !present {
-				// A copy that failed its read-back is moved aside
-				// (offload.FailedSuffix): recorded failed under the
-				// file's name with the hashes of what was written, as
-				// when it stayed in place.
-				if name = b.ls.aside(sf.Rel); name == "" {
-					continue
-				}
-			}
-			sums, err := ascmhl.HashFile(ctx, b.st, name, algos)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
-				continue
-			}
-			f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
-			now := info.Finished
-			for _, a := range algos {
-				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: now})
-			}
-			b.files = append(b.files, f)
-			b.values[sf.Rel] = sums
-			b.failed++
-			b.addV1(sf)
-			continue
-		default: // skipped (conflict), pending: not this card's copy
-			continue
-		}
-		readBack := sf.State == offload.StateVerified
-		f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
-		vals := map[hashing.Algo]string{}
-		for _, a := range algos {
-			if v := sf.Sums.Get(a); v != "" {
-				vals[a] = v
-			}
-		}
-		if len(vals) == 0 {
-			b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
-			continue
-		}
-		if rec != nil {
-			compared, same := 0, true
-			for a, v := range vals {
-				if pv, ok := rec.Values[a]; ok {
-					compared++
-					same = same && pv == v
-				}
-			}
-			switch {
-			case compared > 0 && !same:
-				changed = append(changed, sf.Rel)
-				for _, a := range sortedAlgos(vals) {
-					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: info.Finished})
-				}
-				b.changed++
-			case !readBack:
-				b.unverified++
-				b.values[sf.Rel] = vals
-				b.addV1(sf)
-				continue
-			case compared > 0:
-				for _, a := range sortedAlgos(vals) {
-					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
-				}
-				b.verified++
-			default:
-				noCommon = append(noCommon, sf.Rel)
-				f.Hashes = b.fresh(sf, vals, readBack)
-			}
-		} else {
-			f.Hashes = b.fresh(sf, vals, readBack)
-		}
-		b.files = append(b.files, f)
-		b.values[sf.Rel] = vals
-		b.addV1(sf)
-	}
-	if len(changed) > 0 {
-		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", len(changed), names(changed))
-	}
-	if len(noCommon) > 0 {
-		b.warn("%d file(s) are recorded in the earlier history with no hash this job computed, so they could not be checked against it (recorded as original): %s",
-			len(noCommon), names(noCommon))
-	}
-	if len(gone) > 0 {
-		b.warn("%d file(s) are no longer in the folder: %s", len(gone), names(gone))
-	}
-	return nil
-}
-
-// fresh qualifies the hashes of a file with no earlier record: every one
-// is "original". The specification's "verified" means "compared with an
-// earlier hash of the same format in this history, and equal"; the
-// read-back of this job compared the copy with this job's own read of the
-// card, which the history has no record of (the reference tool writes
-// "original" on a first generation too). The read-back is in the
-// generation's comment and the catalog.
-func (b *builder) fresh(sf offload.SealFile, vals map[hashing.Algo]string, readBack bool) []ascmhl.Hash {
-	var out []ascmhl.Hash
-	for _, a := range sortedAlgos(vals) {
-		h := ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Original}
-		if readBack {
-			h.Date = sf.Verified
-		}
-		out = append(out, h)
-	}
-	if readBack {
-		b.verified++
-	} else {
-		b.unverified++
-	}
-	return out
-}
-
-func (b *builder) addV1(sf offload.SealFile) {
-	d := sf.Verified
-	if d.IsZero() {
-		d = b.info.Finished
-	}
-	b.v1.Files = append(b.v1.Files, mhlv1.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime, Sums: sf.Sums, HashDate: d})
-}
-
-func sortedAlgos(m map[hashing.Algo]string) []hashing.Algo {
-	var out []hashing.Algo
-	for a := range m {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-func names(list []string) string {
-	var shown []string
-	for i, p := range list {
-		if i == 5 {
-			shown = append(shown, fmt.Sprintf("and %d more", len(list)-5))
-			break
-		}
-		shown = append(shown, ascmhl.DisplayName(p))
-	}
-	return strings.Join(shown, ", ")
-}
-
-// manifest assembles the new generation.
-func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
-	info := b.info
-	algos := ascAlgos(info.Algos)
-	m := &ascmhl.Manifest{Created: info.Finished, Host: info.Host, Tool: "dit", ToolVersion: info.ToolVersion,
-		Process: ascmhl.ProcessTransfer, Ignore: patterns, Files: b.files}
-	var parts []string
-	parts = append(parts, fmt.Sprintf("%d verified by reading the copy back", b.verified))
-	if b.unverified > 0 {
-		parts = append(parts, fmt.Sprintf("%d copied, not read back", b.unverified))
-	}
-	if b.failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d FAILED read-back", b.failed))
-	}
-	if b.changed > 0 {
-		parts = append(parts, fmt.Sprintf("%d differ from the earlier history", b.changed))
-	}
-	m.Comment = fmt.Sprintf("%s hashes %s; files: %s", ownComment(info), hashing.Names(info.Algos), strings.Join(parts, ", "))
-	// The DIT's creator info; what would make the manifest invalid is left
-	// out with a warning (the card's proof matters more than a name).
-	if c := strings.TrimSpace(info.Comment); c != "" {
-		if ascmhl.XMLSafe(c) {
-			m.Comment += "; " + c // after dit's text: sealedBefore reads its start
-		} else {
-			b.warn("the comment holds characters XML cannot carry: left out")
-		}
-	}
-	if a := (ascmhl.Author{Name: info.Author.Name, Email: info.Author.Email, Phone: info.Author.Phone, Role: info.Author.Role}); !a.IsZero() {
-		if err := a.Check(); err != nil {
-			b.warn("%v: author left out", err)
-		} else {
-			m.Authors = []ascmhl.Author{a}
-		}
-	}
-	if ascmhl.XMLSafe(info.Location) {
-		m.Location = info.Location
-	} else {
-		b.warn("the location holds characters XML cannot carry: left out")
-	}
-	if info.NoDirectoryHashes {
-		// Folders listed without hashes, and an empty root hash (the
-		// reference tool's verify -dh needs the element).
-		m.EmptyRootHash = true
-		for d, mt := range b.ls.dirs {
-			if d != "." {
-				m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt})
-			}
-		}
-		sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
-		return m, nil
-	}
-
-	tree := ascmhl.Tree{Files: map[string]map[hashing.Algo]string{}}
-	for d := range b.ls.dirs {
-		tree.Dirs = append(tree.Dirs, d)
-	}
-	foreign := 0
-	for p := range b.ls.files {
-		if v, ok := b.values[p]; ok {
-			tree.Files[p] = v
-		} else {
-			tree.Files[p] = nil
-			foreign++
-		}
-	}
-	if foreign > 0 {
-		var list, aside []string
-		for p := range b.ls.files {
-			if _, ok := b.values[p]; !ok {
-				if offload.IsAsideName(path.Base(p)) {
-					aside = append(aside, p)
-				} else {
-					list = append(list, p)
-				}
-			}
-		}
-		sort.Strings(list)
-		sort.Strings(aside)
-		if len(list) > 0 {
-			b.warn("%d file(s) in the folder were not written by this job (%s): the folders holding them get no directory hash", len(list), names(list))
-		}
-		if len(aside) > 0 {
-			// A copy that failed its read-back, moved off the card's file
-			// name (offload.FailedSuffix): listed by name, never hashed as
-			// footage; a resume that copies the file again removes it.
-			b.warn("%d copy(ies) that failed verification were moved aside (%s): the folders holding them get no directory hash", len(aside), names(aside))
-		}
-	}
-	dh, err := ascmhl.DirHashes(tree, algos)
-	if err != nil {
-		return nil, err
-	}
-	m.Root = dh["."]
-	for d, mt := range b.ls.dirs {
-		if d == "." || len(dh[d]) == 0 {
-			continue
-		}
-		m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt, Hashes: dh[d]})
-	}
-	sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
-	return m, nil
 }
 
 // ownComment starts the comment of every generation this job writes for
