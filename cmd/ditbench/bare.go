@@ -41,8 +41,19 @@ func bare(cards, dests []string) error {
 	return nil
 }
 
+// bareBlockSize is the size of the blocks bare reads, as dit's pipeline.
+const bareBlockSize = 256 << 10
+
+// bareBlock is a block read, held until every stage has taken it.
+type bareBlock struct {
+	b    []byte
+	n    int
+	refs sync.WaitGroup
+}
+
+// bareCard copies one card's files to every destination, each copy read
+// back behind the copy.
 func bareCard(card string, dests []string) error {
-	const bs = 256 << 10
 	var files []string
 	err := filepath.Walk(card, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
@@ -53,21 +64,34 @@ func bareCard(card string, dests []string) error {
 	if err != nil {
 		return err
 	}
-	type blk struct {
-		b    []byte
-		n    int
-		refs sync.WaitGroup
-	}
-	free := make(chan *blk, 32)
+	free := make(chan *bareBlock, 32)
 	for i := 0; i < 32; i++ {
-		free <- &blk{b: make([]byte, bs)}
+		free <- &bareBlock{b: make([]byte, bareBlockSize)}
 	}
-	verify := make(chan string, 64)
+	verify, stop := startReadBack()
+	defer stop()
+	for _, src := range files {
+		rel, _ := filepath.Rel(filepath.Dir(card), src)
+		outs, err := bareFile(src, rel, dests, free)
+		if err != nil {
+			return err
+		}
+		for _, o := range outs {
+			verify <- o
+		}
+	}
+	return nil
+}
+
+// startReadBack starts the goroutine that reads back and hashes (xxh64)
+// each copy sent to verify; stop waits for it to finish them.
+func startReadBack() (verify chan<- string, stop func()) {
+	ch := make(chan string, 64)
 	vdone := make(chan struct{})
 	go func() {
 		defer close(vdone)
-		b := make([]byte, bs)
-		for p := range verify {
+		b := make([]byte, bareBlockSize)
+		for p := range ch {
 			f, err := os.Open(p)
 			if err != nil {
 				continue
@@ -83,90 +107,94 @@ func bareCard(card string, dests []string) error {
 			f.Close()
 		}
 	}()
-	defer func() { close(verify); <-vdone }()
-	for _, src := range files {
-		rel, _ := filepath.Rel(filepath.Dir(card), src)
-		f, err := os.Open(src)
-		if err != nil {
-			return err
+	return ch, func() { close(ch); <-vdone }
+}
+
+// bareFile copies src to rel in every destination: read once, each block
+// to an MD5, an xxh64 and a writer per destination on goroutines of their
+// own, as dit. It returns the copies' names, closed.
+func bareFile(src, rel string, dests []string, free chan *bareBlock) ([]string, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, err
+	}
+	fi, _ := f.Stat()
+	outs := make([]*os.File, len(dests))
+	for i, d := range dests {
+		p := filepath.Join(d, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
 		}
-		fi, _ := f.Stat()
-		outs := make([]*os.File, len(dests))
-		for i, d := range dests {
-			p := filepath.Join(d, rel)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			if outs[i], err = os.Create(p); err != nil {
-				return err
-			}
-			fsys.Preallocate(outs[i], fi.Size())
+		if outs[i], err = os.Create(p); err != nil {
+			return nil, err
 		}
-		// One goroutine a hash and a destination, as dit.
-		stages := make([]chan *blk, 2+len(outs))
-		var swg sync.WaitGroup
-		var werr error
-		var mu sync.Mutex
-		for s := range stages {
-			stages[s] = make(chan *blk, 32)
-			swg.Add(1)
-			go func() {
-				defer swg.Done()
-				var h interface{ Write([]byte) (int, error) }
-				switch s {
-				case 0:
-					h = md5.New()
-				case 1:
-					h = xxhash.New()
+		fsys.Preallocate(outs[i], fi.Size())
+	}
+	// One goroutine a hash and a destination, as dit.
+	stages := make([]chan *bareBlock, 2+len(outs))
+	var swg sync.WaitGroup
+	var werr error
+	var mu sync.Mutex
+	for s := range stages {
+		stages[s] = make(chan *bareBlock, 32)
+		swg.Add(1)
+		go func() {
+			defer swg.Done()
+			var h interface{ Write([]byte) (int, error) }
+			switch s {
+			case 0:
+				h = md5.New()
+			case 1:
+				h = xxhash.New()
+			}
+			for x := range stages[s] {
+				if h != nil {
+					h.Write(x.b[:x.n])
+				} else if _, err := outs[s-2].Write(x.b[:x.n]); err != nil {
+					mu.Lock()
+					werr = err
+					mu.Unlock()
 				}
-				for x := range stages[s] {
-					if h != nil {
-						h.Write(x.b[:x.n])
-					} else if _, err := outs[s-2].Write(x.b[:x.n]); err != nil {
-						mu.Lock()
-						werr = err
-						mu.Unlock()
-					}
-					x.refs.Done()
-				}
-			}()
-		}
-		for {
-			x := <-free
-			n, rerr := io.ReadFull(f, x.b)
-			if n > 0 {
-				x.n = n
-				x.refs.Add(len(stages))
-				for _, s := range stages {
-					s <- x
-				}
-				go func() { x.refs.Wait(); free <- x }()
-			} else {
-				free <- x
+				x.refs.Done()
 			}
-			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-				break
+		}()
+	}
+	for {
+		x := <-free
+		n, rerr := io.ReadFull(f, x.b)
+		if n > 0 {
+			x.n = n
+			x.refs.Add(len(stages))
+			for _, s := range stages {
+				s <- x
 			}
-			if rerr != nil {
-				return rerr
-			}
+			go func() { x.refs.Wait(); free <- x }()
+		} else {
+			free <- x
 		}
-		for _, s := range stages {
-			close(s)
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
 		}
-		swg.Wait()
-		f.Close()
-		if werr != nil {
-			return werr
-		}
-		for _, o := range outs {
-			if err := o.Close(); err != nil {
-				return err
-			}
-			verify <- o.Name()
+		if rerr != nil {
+			return nil, rerr
 		}
 	}
-	return nil
+	for _, s := range stages {
+		close(s)
+	}
+	swg.Wait()
+	f.Close()
+	if werr != nil {
+		return nil, werr
+	}
+	var names []string
+	for _, o := range outs {
+		if err := o.Close(); err != nil {
+			return nil, err
+		}
+		names = append(names, o.Name())
+	}
+	return names, nil
 }
 
 // bareMain runs bare for "ditbench -bare CARD... -- DEST...".

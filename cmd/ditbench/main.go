@@ -122,32 +122,63 @@ func main() {
 	cards := filepath.Join(*dir, "cards")
 	_, err = run(ditAbs, "testdata", "cards", "--out", cards, "--cards", "2", "--size", *size, "--seed", "42")
 	must(err)
-	a, b := filepath.Join(cards, "A001"), filepath.Join(cards, "A002")
-	d1, d2 := filepath.Join(*dir, "d1"), filepath.Join(*dir, "d2")
-	reset := func() {
-		must(os.RemoveAll(d1))
-		must(os.RemoveAll(d2))
-		must(os.Mkdir(d1, 0o755))
-		must(os.Mkdir(d2, 0o755))
-	}
+	bn := &bench{dit: ditAbs, ocopy: *ocopy, dir: *dir, size: *size, runs: *runs,
+		a: filepath.Join(cards, "A001"), b: filepath.Join(cards, "A002"),
+		d1: filepath.Join(*dir, "d1"), d2: filepath.Join(*dir, "d2")}
 	if *framesOnly {
 		framesBench(ditAbs, *ocopy, *dir, *framesSize)
 		return
 	}
 	if *raidOnly {
-		raidBench(ditAbs, *dir, a, b, *size, *runs)
+		raidBench(ditAbs, *dir, bn.a, bn.b, *size, *runs)
 		return
 	}
-	tools := []struct {
-		name string
-		do   func(i int) (measure, error)
-	}{
+	tools := bn.referenceTools()
+	results := bn.referenceJob(tools)
+	d := bn.printReference(tools, results)
+	if *refOnly {
+		return
+	}
+	bn.md5Stream(d)
+	fmt.Println()
+	raidBench(ditAbs, *dir, bn.a, bn.b, *size, *runs)
+	framesBench(ditAbs, *ocopy, *dir, *framesSize)
+}
+
+// bench is the reference job's setting: the dit binary, ocopy (if any),
+// the work folder, the two cards a and b and the two destinations.
+type bench struct {
+	dit, ocopy, dir, size string
+	runs                  int
+	a, b, d1, d2          string
+}
+
+// reset empties both destinations.
+func (bn *bench) reset() {
+	must(os.RemoveAll(bn.d1))
+	must(os.RemoveAll(bn.d2))
+	must(os.Mkdir(bn.d1, 0o755))
+	must(os.Mkdir(bn.d2, 0o755))
+}
+
+// tool is one way of doing the reference job; do runs round i (-1: the
+// warm-up).
+type tool struct {
+	name string
+	do   func(i int) (measure, error)
+}
+
+// referenceTools are dit, the bare work, the naive way and, when it is
+// there, ocopy.
+func (bn *bench) referenceTools() []tool {
+	a, b, d1, d2 := bn.a, bn.b, bn.d1, bn.d2
+	tools := []tool{
 		{"dit", func(i int) (measure, error) {
-			db := filepath.Join(*dir, fmt.Sprintf("bench-%d.db", i+1))
+			db := filepath.Join(bn.dir, fmt.Sprintf("bench-%d.db", i+1))
 			// The reference job as a DIT runs it: default hash lists (an ASC
 			// MHL history per card and destination) and reports, like ocopy
 			// with its default ASC MHL.
-			return run(ditAbs, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", d1, "-d", d2, a, b)
+			return run(bn.dit, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", d1, "-d", d2, a, b)
 		}},
 		{"bare", func(int) (measure, error) {
 			self, err := os.Executable()
@@ -161,44 +192,52 @@ func main() {
 			return run("sh", "-c", script)
 		}},
 	}
-	if *ocopy != "" {
-		if _, err := os.Stat(*ocopy); err == nil {
-			tools = append(tools, struct {
-				name string
-				do   func(i int) (measure, error)
-			}{"ocopy", func(int) (measure, error) {
-				// ocopy prints warnings about sleep inhibitors on Linux: quiet.
-				return runAllQuiet([][]string{
-					{*ocopy, "--hash-algorithm", "md5", "--machine-readable", a, d1, d2},
-					{*ocopy, "--hash-algorithm", "md5", "--machine-readable", b, d1, d2},
-				}, true)
-			}})
-		} else {
-			fmt.Printf("ocopy not found at %s: skipped\n", *ocopy)
-		}
+	if bn.ocopy == "" {
+		return tools
 	}
+	if _, err := os.Stat(bn.ocopy); err != nil {
+		fmt.Printf("ocopy not found at %s: skipped\n", bn.ocopy)
+		return tools
+	}
+	return append(tools, tool{"ocopy", func(int) (measure, error) {
+		// ocopy prints warnings about sleep inhibitors on Linux: quiet.
+		return runAllQuiet([][]string{
+			{bn.ocopy, "--hash-algorithm", "md5", "--machine-readable", a, d1, d2},
+			{bn.ocopy, "--hash-algorithm", "md5", "--machine-readable", b, d1, d2},
+		}, true)
+	}})
+}
+
+// referenceJob runs each tool once to warm up, then bn.runs rounds of
+// all of them, and returns each tool's measures by name.
+func (bn *bench) referenceJob(tools []tool) map[string][]measure {
 	results := map[string][]measure{}
 	// One discarded warm-up round: the first writes to fresh tmpfs memory
 	// of a VM are much slower than later ones, for every tool alike.
 	for _, tl := range tools {
-		reset()
+		bn.reset()
 		_, err := tl.do(-1)
 		must(err)
 	}
 	// The order of the tools rotates from round to round, so that no tool
 	// always inherits the memory state the same other tool leaves behind.
-	for i := 0; i < *runs; i++ {
+	for i := 0; i < bn.runs; i++ {
 		for k := range tools {
 			tl := tools[(i+k)%len(tools)]
-			reset()
+			bn.reset()
 			m, err := tl.do(i)
 			must(err)
 			results[tl.name] = append(results[tl.name], m)
 			fmt.Printf("run %d %-6s wall %6.2fs  cpu %6.2fs (kernel %5.2fs)  rss %4d MiB\n", i+1, tl.name, m.wall.Seconds(), m.cpu.Seconds(), m.sys.Seconds(), m.rssKB/1024)
 		}
 	}
-	// The reference job's figures.
-	fmt.Printf("\nTwo %s cards to two destinations, MD5 + xxh64, read-back verify; medians of %d runs (%s)\n", *size, *runs, *dir)
+	return results
+}
+
+// printReference prints the reference job's medians and ratios against
+// dit's targets, and returns dit's medians.
+func (bn *bench) printReference(tools []tool, results map[string][]measure) measure {
+	fmt.Printf("\nTwo %s cards to two destinations, MD5 + xxh64, read-back verify; medians of %d runs (%s)\n", bn.size, bn.runs, bn.dir)
 	fmt.Printf("%-8s %9s %9s %9s %10s\n", "tool", "wall s", "cpu s", "kernel s", "peak RSS")
 	med := map[string]measure{}
 	for _, tl := range tools {
@@ -217,9 +256,15 @@ func main() {
 		fmt.Printf("reference job, dit wall / ocopy wall = %.2f (median of the rounds' ratios %.2f; issue 13 target <= 0.35: %s)\n", ro, paired("dit", "ocopy"), check(ro <= 0.35))
 		fmt.Printf("the bare work / ocopy wall = %.2f: the least any tool doing this job this way takes here, against ocopy\n", med["bare"].wall.Seconds()/o.wall.Seconds())
 	}
-	if *refOnly {
-		return
-	}
+	return d
+}
+
+// md5Stream measures dit's single-stream MD5 against md5sum on the
+// largest file of card a, the same stream through the offload pipeline,
+// and dit's CPU (d: the reference job's medians) against the job's
+// CPU-work limit.
+func (bn *bench) md5Stream(d measure) {
+	a := bn.a
 	// Single-stream MD5: dit's hashing engine against md5sum on one file.
 	var big string
 	filepath.Walk(a, func(p string, fi os.FileInfo, err error) error {
@@ -229,11 +274,11 @@ func main() {
 		return nil
 	})
 	var md5sum, ditmd5 []measure
-	for i := 0; i < *runs; i++ {
+	for i := 0; i < bn.runs; i++ {
 		m, err := run("md5sum", big)
 		must(err)
 		md5sum = append(md5sum, m)
-		m, err = run(ditAbs, "hash", "--hash", "md5", big)
+		m, err = run(bn.dit, "hash", "--hash", "md5", big)
 		must(err)
 		ditmd5 = append(ditmd5, m)
 	}
@@ -247,10 +292,10 @@ func main() {
 		}
 		return nil
 	})
-	for i := 0; i < *runs; i++ {
-		reset()
-		db := filepath.Join(*dir, fmt.Sprintf("pipe-%d.db", i))
-		m, err := run(ditAbs, "offload", "--db", db, "--hash", "md5", "--verify", "none", "--mhl", "none", "-d", d1, a)
+	for i := 0; i < bn.runs; i++ {
+		bn.reset()
+		db := filepath.Join(bn.dir, fmt.Sprintf("pipe-%d.db", i))
+		m, err := run(bn.dit, "offload", "--db", db, "--hash", "md5", "--verify", "none", "--mhl", "none", "-d", bn.d1, a)
 		must(err)
 		pipe = append(pipe, m)
 	}
@@ -262,9 +307,9 @@ func main() {
 	// (cp reads and writes each byte once; dit reads the cards, writes two
 	// copies and reads both back: 2.5 times cp's traffic).
 	var cps []measure
-	for i := 0; i < *runs; i++ {
-		reset()
-		m, err := run("cp", "-r", a, b, d1)
+	for i := 0; i < bn.runs; i++ {
+		bn.reset()
+		m, err := run("cp", "-r", a, bn.b, bn.d1)
 		must(err)
 		cps = append(cps, m)
 	}
@@ -281,9 +326,6 @@ func main() {
 	pr := float64(cardBytes) / pm.wall.Seconds() / (sz / ms.wall.Seconds())
 	fmt.Printf("MD5 card stream through the offload pipeline (one card, one destination, no read-back): %.3f GB/s = %.0f%% of md5sum (target >= 90%%: %s)\n",
 		float64(cardBytes)/pm.wall.Seconds()/1e9, 100*pr, check(pr >= 0.9))
-	fmt.Println()
-	raidBench(ditAbs, *dir, a, b, *size, *runs)
-	framesBench(ditAbs, *ocopy, *dir, *framesSize)
 }
 
 // roundRatio is the median of x's wall time over y's, round by round
