@@ -47,6 +47,12 @@ folder), with the commands of the ASC reference tool (ascmhl):
 Exit codes: 0 as recorded; 3 something differs, failed or is missing (each
 named); 1 DIR has no history or cannot be read; 2 usage.`,
 	}
+	cmd.AddCommand(newMHLCreateCommand(g), newMHLVerifyCommand(g), newMHLDiffCommand(g), newMHLFlattenCommand(g), newMHLInfoCommand(g))
+	return cmd
+}
+
+// newMHLVerifyCommand is dit mhl verify.
+func newMHLVerifyCommand(g *GlobalOptions) *cobra.Command {
 	var vo MHLVerifyOptions
 	verify := &cobra.Command{
 		Use:   "verify DIR",
@@ -67,6 +73,11 @@ Exit codes: 0 every file matches; 3 something differs (each named);
 	addVerifyHashesFlag(verify.Flags(), &vo.VerifyHashes, "all-hashes", &vo.AllHashes)
 	verify.Flags().BoolVar(&vo.DirectoryHashes, "directory-hashes", false, "also check the folder and root hashes of the newest generation")
 	verify.Flags().BoolVar(&vo.JSON, "json", false, "print the result as JSON")
+	return verify
+}
+
+// newMHLInfoCommand is dit mhl info.
+func newMHLInfoCommand(g *GlobalOptions) *cobra.Command {
 	var io MHLInfoOptions
 	info := &cobra.Command{
 		Use:   "info DIR",
@@ -77,7 +88,11 @@ Exit codes: 0 every file matches; 3 something differs (each named);
 		},
 	}
 	info.Flags().BoolVar(&io.JSON, "json", false, "print JSON")
+	return info
+}
 
+// newMHLCreateCommand is dit mhl create.
+func newMHLCreateCommand(g *GlobalOptions) *cobra.Command {
 	var co MHLCreateOptions
 	create := &cobra.Command{
 		Use:   "create DIR",
@@ -134,7 +149,11 @@ failed, is missing or unreadable, or the history is damaged (each named);
 	create.Flags().BoolVar(&co.NoDirectoryHashes, "no-directory-hashes", false, "list folders without content and structure hashes (faster to write, nothing to check folders against)")
 	co.Creator.AddFlags(create.Flags())
 	create.Flags().BoolVar(&co.JSON, "json", false, "print the result as JSON")
+	return create
+}
 
+// newMHLDiffCommand is dit mhl diff.
+func newMHLDiffCommand(g *GlobalOptions) *cobra.Command {
 	var do MHLDiffOptions
 	diff := &cobra.Command{
 		Use:   "diff DIR",
@@ -157,7 +176,11 @@ no history or cannot be read; 2 usage.`,
 	diff.Flags().StringArrayVar(&do.Ignore, "ignore", nil, "also ignore files matching `PATTERN` (gitignore syntax); repeat for several")
 	diff.Flags().StringVar(&do.IgnoreFile, "ignore-file", "", "ignore patterns from `FILE`, one per line (# comments)")
 	diff.Flags().BoolVar(&do.JSON, "json", false, "print the result as JSON")
+	return diff
+}
 
+// newMHLFlattenCommand is dit mhl flatten.
+func newMHLFlattenCommand(g *GlobalOptions) *cobra.Command {
 	var fo MHLFlattenOptions
 	flatten := &cobra.Command{
 		Use:   "flatten DIR --out FILE|FOLDER",
@@ -188,9 +211,7 @@ history or cannot be read, or --out cannot be written; 2 usage.`,
 	flatten.Flags().StringVar(&fo.IgnoreFile, "ignore-file", "", "ignore patterns from `FILE`, one per line (# comments)")
 	fo.Creator.AddFlags(flatten.Flags())
 	flatten.Flags().BoolVar(&fo.JSON, "json", false, "print the result as JSON")
-
-	cmd.AddCommand(create, verify, diff, flatten, info)
-	return cmd
+	return flatten
 }
 
 // historyDir is a folder whose history is read: an OS folder, or a

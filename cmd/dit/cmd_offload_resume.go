@@ -30,12 +30,35 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 	if err != nil {
 		return err
 	}
-	changed := cmd.Flags().Changed
+	diffs, err := resumeSettingDiffs(cmd.Flags().Changed, o, cat, rec)
+	if err != nil {
+		return err
+	}
+	places, err := resumePlaceDiffs(o, cat, rec, cards)
+	if err != nil {
+		return err
+	}
+	diffs = append(diffs, places...)
+	if len(diffs) > 0 {
+		return &exitError{code: offload.ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
+	}
+	return nil
+}
+
+// resumeSettingDiffs names each job-defining flag given (changed) with a
+// value other than the one job rec recorded.
+func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalog.Catalog, rec *catalog.Job) ([]string, error) {
 	ignore, _ := ignorePatterns(o.Ignore, o.IgnoreFile)
 	var diffs []string
 	differ := func(flag, recorded, given string) {
 		diffs = append(diffs, fmt.Sprintf("job %d was started with %s, not %s: a resumed job keeps the settings it started with; resume without --%s (or with %s)",
 			rec.ID, flagArg(flag, recorded), flagArg(flag, given), flag, flagArg(flag, recorded)))
+	}
+	// same checks a flag whose value is compared as written.
+	same := func(flag, recorded, given string) {
+		if changed(flag) && given != recorded {
+			differ(flag, recorded, given)
+		}
 	}
 
 	if changed("hash") {
@@ -48,64 +71,44 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 			differ("hash", recorded, hashing.Names(given))
 		}
 	}
-	if changed("verify") {
-		recorded := orDefault(rec.VerifyMode, string(offload.VerifyDest))
-		if o.Verify != recorded {
-			differ("verify", recorded, o.Verify)
-		}
-	}
-	if changed("verify-hashes") {
-		recorded := orDefault(rec.VerifyHashes, "fastest")
-		if o.VerifyHashes != recorded {
-			differ("verify-hashes", recorded, o.VerifyHashes)
-		}
-	}
+	same("verify", orDefault(rec.VerifyMode, string(offload.VerifyDest)), o.Verify)
+	same("verify-hashes", orDefault(rec.VerifyHashes, "fastest"), o.VerifyHashes)
 	if changed("layout") {
 		recorded := orDefault(rec.Layout, offload.DefaultLayout)
-		same, err := sameLayout(cat, rec, recorded, o.Layout)
+		ok, err := sameLayout(cat, rec, recorded, o.Layout)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if !same {
+		if !ok {
 			differ("layout", recorded, o.Layout)
 		}
 	}
-	if changed("on-conflict") {
-		recorded := orDefault(rec.OnConflict, string(offload.ConflictFail))
-		if o.OnConflict != recorded {
-			differ("on-conflict", recorded, o.OnConflict)
-		}
-	}
-	if changed("include-hidden") && o.IncludeHidden != rec.IncludeHidden {
-		differ("include-hidden", strconv.FormatBool(rec.IncludeHidden), strconv.FormatBool(o.IncludeHidden))
-	}
+	same("on-conflict", orDefault(rec.OnConflict, string(offload.ConflictFail)), o.OnConflict)
+	same("include-hidden", strconv.FormatBool(rec.IncludeHidden), strconv.FormatBool(o.IncludeHidden))
 	if (changed("ignore") || changed("ignore-file")) && !slices.Equal(ignore, rec.Ignore) {
 		diffs = append(diffs, fmt.Sprintf("job %d was started with ignore patterns [%s], not [%s]: a resumed job keeps the files it left out; resume without --ignore/--ignore-file",
 			rec.ID, strings.Join(rec.Ignore, " "), strings.Join(ignore, " ")))
 	}
-	if changed("name") && o.Name != rec.Name {
-		differ("name", rec.Name, o.Name)
-	}
+	same("name", rec.Name, o.Name)
 	if changed("mhl") {
 		// The engine's own rule and wording (offload.ResumeMHL).
 		if _, err := offload.ResumeMHL(rec, o.MHL); err != nil {
 			diffs = append(diffs, err.Error())
 		}
 	}
+	same("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
+	return diffs, nil
+}
 
-	if changed("then-parallel") && o.ThenParallel != max(rec.ThenParallel, 1) {
-		differ("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
-	}
+// resumePlaceDiffs names the second-run destinations (--then),
+// destinations (-d) and cards given that are not job rec's, compared as
+// sets of canonical paths.
+func resumePlaceDiffs(o OffloadOptions, cat *catalog.Catalog, rec *catalog.Job, cards []string) ([]string, error) {
+	var diffs []string
 	if len(o.Then) > 0 {
-		ds, err := cat.Dests(rec.ID)
+		recorded, err := recordedDests(cat, rec.ID, func(hop int) bool { return hop == 2 })
 		if err != nil {
-			return err
-		}
-		var recorded []string
-		for _, d := range ds {
-			if d.Hop == 2 {
-				recorded = append(recorded, d.Path)
-			}
+			return nil, err
 		}
 		if d := pathSetDiff(recorded, o.Then); d != "" {
 			diffs = append(diffs, fmt.Sprintf("job %d was started with --then destination(s) [%s], not [%s] (%s): a resumed job fills the second-run destinations it started with; resume without --then (the job remembers them)",
@@ -113,15 +116,9 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 		}
 	}
 	if len(o.Dests) > 0 {
-		ds, err := cat.Dests(rec.ID)
+		recorded, err := recordedDests(cat, rec.ID, func(hop int) bool { return hop <= 1 })
 		if err != nil {
-			return err
-		}
-		var recorded []string
-		for _, d := range ds {
-			if d.Hop <= 1 {
-				recorded = append(recorded, d.Path)
-			}
+			return nil, err
 		}
 		if d := pathSetDiff(recorded, o.Dests); d != "" {
 			diffs = append(diffs, fmt.Sprintf("job %d was started with destination(s) %s, not %s (%s): a resumed job writes to the destinations it started with; resume without -d (the job remembers them)",
@@ -131,7 +128,7 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 	if len(cards) > 0 {
 		ks, err := cat.Cards(rec.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var recorded []string
 		for _, k := range catalog.FirstRun(ks) {
@@ -142,10 +139,23 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 				rec.ID, strings.Join(recorded, ", "), strings.Join(cards, ", "), d))
 		}
 	}
-	if len(diffs) > 0 {
-		return &exitError{code: offload.ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
+	return diffs, nil
+}
+
+// recordedDests lists the paths of job id's destinations whose hop
+// matches.
+func recordedDests(cat *catalog.Catalog, id int64, hop func(int) bool) ([]string, error) {
+	ds, err := cat.Dests(id)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	var recorded []string
+	for _, d := range ds {
+		if hop(d.Hop) {
+			recorded = append(recorded, d.Path)
+		}
+	}
+	return recorded, nil
 }
 
 func orDefault(s, def string) string {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/dit-org/dit/internal/catalog"
+)
+
+// A resumed job's settings: a flag given with the value the job recorded
+// (compared as the engine reads it: a hash list as a set, defaults for
+// what was not recorded) passes; one given with another value is named,
+// in the order of the flags, with the way to resume; a flag not given is
+// not checked whatever its value.
+func TestResumeSettingDiffs(t *testing.T) {
+	rec := &catalog.Job{ID: 7, Name: "Day01", Hashes: "xxh64,md5", IncludeHidden: false}
+	given := func(flags ...string) func(string) bool {
+		return func(f string) bool { return slices.Contains(flags, f) }
+	}
+	o := OffloadOptions{Hashes: "md5,xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}
+	diffs, err := resumeSettingDiffs(given("hash", "verify", "verify-hashes", "on-conflict", "include-hidden", "name", "then-parallel"), o, nil, rec)
+	if err != nil || len(diffs) != 0 {
+		t.Fatalf("same settings: %q, %v", diffs, err)
+	}
+
+	o = OffloadOptions{Hashes: "sha1", Verify: "none", VerifyHashes: "fastest", OnConflict: "fail", IncludeHidden: true, Name: "Day 2", ThenParallel: 3}
+	diffs, err = resumeSettingDiffs(given("hash", "verify", "include-hidden", "name", "then-parallel"), o, nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"job 7 was started with --hash md5,xxh64, not --hash sha1: a resumed job keeps the settings it started with; resume without --hash (or with --hash md5,xxh64)",
+		"job 7 was started with --verify dest, not --verify none: a resumed job keeps the settings it started with; resume without --verify (or with --verify dest)",
+		"job 7 was started with --include-hidden=false, not --include-hidden=true: a resumed job keeps the settings it started with; resume without --include-hidden (or with --include-hidden=false)",
+		"job 7 was started with --name Day01, not --name 'Day 2': a resumed job keeps the settings it started with; resume without --name (or with --name Day01)",
+		"job 7 was started with --then-parallel 1, not --then-parallel 3: a resumed job keeps the settings it started with; resume without --then-parallel (or with --then-parallel 1)",
+	}
+	if !slices.Equal(diffs, want) {
+		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
+	}
+
+	diffs, err = resumeSettingDiffs(given(), o, nil, rec)
+	if err != nil || len(diffs) != 0 {
+		t.Fatalf("no flag given: %q, %v", diffs, err)
+	}
+}
