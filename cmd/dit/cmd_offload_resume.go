@@ -143,7 +143,7 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 		}
 	}
 	if len(diffs) > 0 {
-		return &exitError{code: offload.ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
+		return &exitError{code: ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
 	}
 	return nil
 }

@@ -287,7 +287,7 @@ func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
 	return clean, nil
 }
 
-// UsageError is bad input on the command line (exit code 2).
+// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage).
 type UsageError struct{ msg string }
 
 func (e *UsageError) Error() string { return e.msg }
