@@ -11,12 +11,13 @@ import (
 	"github.com/dit-org/dit/internal/source"
 )
 
-// Resume reopens an interrupted job: the same cards, destinations and
-// settings (hashes, verification, layout, conflicts, hidden files and hash
-// lists: o.MHL "" takes the recorded choice, a different one is refused,
-// see ResumeMHL). Files verified on every destination are not copied again
-// (unless the card changed), leftover temps are removed, and the rest is
-// copied and verified.
+// Resume reopens an interrupted job with the JobSpec it was started with:
+// the same cards, destinations and settings (hashes, verification, layout,
+// conflicts, hidden files, ignore patterns and hash lists: o.MHL "" takes
+// the recorded choice, a different one is refused, see ResumeMHL); of o it
+// uses the Env and the Hooks. Files verified on every destination are not
+// copied again (unless the card changed), leftover temps are removed, and
+// the rest is copied and verified.
 func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
 	rec, err := cat.Job(jobID)
 	if err != nil {
