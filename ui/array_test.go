@@ -35,7 +35,8 @@ func TestArrayViewScrubAndRebuild(t *testing.T) {
 		}
 	})
 	// A card on the array, through the engine.
-	job, err := offload.New(context.Background(), offload.Options{Name: "arr", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}, Catalog: h.cat})
+	job, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "arr", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}}, Env: offload.Env{Catalog: h.cat}})
 	require.NoError(t, err)
 	sum, err := job.Run(context.Background())
 	require.NoError(t, err)

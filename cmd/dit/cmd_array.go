@@ -76,7 +76,7 @@ func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := units.ParseBytes(su)
 			if err != nil {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--stripe-unit: %w", err)}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--stripe-unit: %w", err)}
 			}
 			var lv raid.Level
 			switch level {
@@ -85,7 +85,7 @@ func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
 			case 4:
 				lv = raid.RAID4
 			default:
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --level %d: use 0 or 4", level)}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("invalid --level %d: use 0 or 4", level)}
 			}
 			a, err := raid.Create(args, raid.CreateOptions{Level: lv, StripeUnit: n, Label: label, Writer: "dit " + version})
 			if err != nil {
@@ -364,7 +364,7 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = splitArrayArg(args)
 			if to == "" {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--to DIR is required")}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--to DIR is required")}
 			}
 			a, err := o.open(args[0], false)
 			if err != nil {
@@ -455,7 +455,7 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if newBlade == "" {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--blade NEWDIR is required")}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--blade NEWDIR is required")}
 			}
 			o.AllowDegraded = true
 			a, err := raid.Open([]string{args[0]}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit " + version})

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/offload"
 )
 
 // addDBFlag adds --db, which every command that opens the catalog takes.
@@ -86,7 +85,7 @@ network dropped keeps working on its local catalog; run this when it is back
 				to = g.SyncTo
 			}
 			if to == "" {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("dit catalog sync needs --to postgres://user@host/db (or DIT_SYNC_TO): the shared catalog to push to")}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("dit catalog sync needs --to postgres://user@host/db (or DIT_SYNC_TO): the shared catalog to push to")}
 			}
 			cat, err := g.openCatalogExisting()
 			if err != nil {
@@ -94,7 +93,7 @@ network dropped keeps working on its local catalog; run this when it is back
 			}
 			defer cat.Close()
 			if cat.Path() == redactedURL(to) {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--to %s is this catalog (--db): give the shared catalog", redactedURL(to))}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--to %s is this catalog (--db): give the shared catalog", redactedURL(to))}
 			}
 			shared, err := catalog.Open(to)
 			if err != nil {

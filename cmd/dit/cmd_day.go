@@ -66,7 +66,7 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 	}
 	t, err := time.ParseInLocation("2006-01-02", s, now.Location())
 	if err != nil {
-		return time.Time{}, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid DATE %q: give YYYY-MM-DD, today or yesterday", s)}
+		return time.Time{}, &exitError{code: ExitUsage, err: fmt.Errorf("invalid DATE %q: give YYYY-MM-DD, today or yesterday", s)}
 	}
 	return t, nil
 }

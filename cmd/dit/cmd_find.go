@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -34,7 +33,7 @@ page).`,
 			}
 			defer cat.Close()
 			if limit < 1 || offset < 0 {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--limit must be at least 1 and --offset not negative")}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--limit must be at least 1 and --offset not negative")}
 			}
 			found, more, err := cat.Find(args[0], offset, limit)
 			if err != nil {

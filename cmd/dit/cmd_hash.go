@@ -25,7 +25,7 @@ func newHashCommand(g *GlobalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			algos, err := hashing.ParseList(o.Hashes)
 			if err != nil {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--hash: %w", err)}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--hash: %w", err)}
 			}
 			m := hashing.NewMulti(algos, 4)
 			defer m.Close()

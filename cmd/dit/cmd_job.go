@@ -248,9 +248,9 @@ func oneJobArg(command string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:
-			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s needs a job number (see dit jobs)", command)}
+			return &exitError{code: ExitUsage, err: fmt.Errorf("%s needs a job number (see dit jobs)", command)}
 		case len(args) > 1:
-			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s takes one job number, not %d arguments (see dit jobs)", command, len(args))}
+			return &exitError{code: ExitUsage, err: fmt.Errorf("%s takes one job number, not %d arguments (see dit jobs)", command, len(args))}
 		}
 		return nil
 	}

@@ -40,10 +40,10 @@ func (c creatorFlags) author() (ascmhl.Author, error) {
 	a := ascmhl.Author{Name: strings.TrimSpace(c.AuthorName), Email: strings.TrimSpace(c.AuthorEmail),
 		Phone: strings.TrimSpace(c.AuthorPhone), Role: strings.TrimSpace(c.AuthorRole)}
 	if err := a.Check(); err != nil {
-		return a, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--author-*: %w", err)}
+		return a, &exitError{code: ExitUsage, err: fmt.Errorf("--author-*: %w", err)}
 	}
 	if !ascmhl.XMLSafe(c.Location) || !ascmhl.XMLSafe(c.Comment) {
-		return a, &exitError{code: offload.ExitUsage, err: errors.New("--location / --comment: holds characters an XML document cannot carry")}
+		return a, &exitError{code: ExitUsage, err: errors.New("--location / --comment: holds characters an XML document cannot carry")}
 	}
 	return a, nil
 }
@@ -83,7 +83,7 @@ type MHLFlattenOptions struct {
 	JSON       bool
 }
 
-func usageErr(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 
 // osFolder refuses what dit mhl create cannot write to.
 func osFolder(dir string) (string, error) {

@@ -198,7 +198,7 @@ func checkNotifyConfig(file string) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("%s does not exist: give the file that holds the notify: section, or --notify-config none", file)
 		}
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--notify-config: %w", err)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("--notify-config: %w", err)}
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func checkOffloadArgs(o OffloadOptions, g *GlobalOptions, args []string) error {
 		return err
 	}
 	if err, _ := assembly.CheckMHL(o.MHL, nil); err != nil {
-		return &exitError{code: offload.ExitUsage, err: err}
+		return &exitError{code: ExitUsage, err: err}
 	}
 	if err := checkSchedFlags(o.Sched); err != nil {
 		return err
@@ -231,7 +231,7 @@ type offloadSetup struct {
 // all offloaded before, and it was said). extra, if set, gets every
 // engine event too (a watch's).
 func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string, extra func(offload.Event)) (*offloadSetup, error) {
-	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
 	s, err := offloadSettings(o, g, args)
 	if err != nil {
 		return nil, err
@@ -292,7 +292,7 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 func usageOf(err error) error {
 	var ue *assembly.UsageError
 	if errors.As(err, &ue) {
-		return &exitError{code: offload.ExitUsage, err: ue.Err}
+		return &exitError{code: ExitUsage, err: ue.Err}
 	}
 	return err
 }
@@ -302,7 +302,7 @@ func usageOf(err error) error {
 // is a usage error naming it.
 func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembly.Settings, error) {
 	var none assembly.Settings
-	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
 	algos, err := hashing.ParseList(o.Hashes)
 	if err != nil {
 		return none, usage(fmt.Errorf("--hash: %w", err))
@@ -425,7 +425,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 func parseJobID(s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
+		return 0, &exitError{code: ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
 	}
 	return id, nil
 }

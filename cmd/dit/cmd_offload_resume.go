@@ -40,7 +40,7 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 	}
 	diffs = append(diffs, places...)
 	if len(diffs) > 0 {
-		return &exitError{code: offload.ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
+		return &exitError{code: ExitUsage, err: errors.New(strings.Join(diffs, "\n"))}
 	}
 	return nil
 }

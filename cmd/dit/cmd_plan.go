@@ -98,10 +98,10 @@ so every rate is F times and every time 1/F times the field plan's.`,
 // against --simulate.
 func checkSimulateScale(simulate bool, scale float64) error {
 	if scale <= 0 || scale > 10 {
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --simulate-scale %g: use a factor above 0, e.g. 0.1 for a tenth of the field rates", scale)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("invalid --simulate-scale %g: use a factor above 0, e.g. 0.1 for a tenth of the field rates", scale)}
 	}
 	if scale != 1 && !simulate {
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale (or DIT_SIMULATE_SCALE) needs --simulate")}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("--simulate-scale (or DIT_SIMULATE_SCALE) needs --simulate")}
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func machineCPU(g *GlobalOptions, cat *catalog.Catalog, t *plan.Topology, p plan
 }
 
 func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string) error {
-	usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+	usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
 	if o.Topology == "" && (len(args) == 0 || len(o.Dests) == 0) {
 		return usage(fmt.Errorf("give --topology FILE, or -d DEST and one or more CARD folders to discover"))
 	}
@@ -428,7 +428,7 @@ func scaleFromEnv() float64 {
 func checkSchedFlags(f schedulerFlags) error {
 	if f.Topology == "" && !f.Simulate && len(f.Limits) == 0 {
 		if f.Scale != 1 {
-			return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
+			return &exitError{code: ExitUsage, err: fmt.Errorf("--simulate-scale needs --simulate")}
 		}
 		return nil
 	}
@@ -482,7 +482,7 @@ func offloadSchedule(f schedulerFlags) (assembly.Schedule, error) {
 	case f.Topology != "":
 		t, err := plan.LoadTopology(f.Topology)
 		if err != nil {
-			return none, &exitError{code: offload.ExitUsage, err: err}
+			return none, &exitError{code: ExitUsage, err: err}
 		}
 		s.Topology = t
 	case f.Simulate || len(f.Limits) > 0:

@@ -69,7 +69,7 @@ file (the four, the clip sheet and the ALE when the job has clips) into
 
 func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 	usage := func(format string, a ...any) error {
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf(format, a...)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf(format, a...)}
 	}
 	all := false
 	if o.Format == "" {
@@ -174,7 +174,7 @@ func writeALEs(g *GlobalOptions, r *jobreport.Report, out string, outs []string)
 		for _, f := range outs {
 			rates = append(rates, strings.TrimPrefix(f, jobreport.ALEFormat+":"))
 		}
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("job %d mixes frame rates (%s): one ALE per rate; give --out FOLDER or --out NAME.ale",
+		return &exitError{code: ExitUsage, err: fmt.Errorf("job %d mixes frame rates (%s): one ALE per rate; give --out FOLDER or --out NAME.ale",
 			r.Job.ID, strings.Join(rates, ", "))}
 	}
 	var fails []error

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/serve"
 )
 
@@ -39,7 +38,7 @@ one per network address of this machine, with the token
 (http://192.168.1.20:8765/?token=TOKEN).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			usage := func(err error) error { return &exitError{code: offload.ExitUsage, err: err} }
+			usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
 			if tokenFile != "" {
 				b, err := os.ReadFile(tokenFile)
 				if err != nil {

@@ -55,11 +55,11 @@ Frame presets (--frame, one frame per I/O): ` + speedtest.FrameNames(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
 			if err != nil {
-				return &exitError{code: offload.ExitUsage, err: err}
+				return &exitError{code: ExitUsage, err: err}
 			}
 			for _, p := range args {
 				if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-					return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s: not a folder (give a card, a destination folder or a blade of a dit array)", p)}
+					return &exitError{code: ExitUsage, err: fmt.Errorf("%s: not a folder (give a card, a destination folder or a blade of a dit array)", p)}
 				}
 			}
 			if err := g.checkNewCatalog(); err != nil {
@@ -194,7 +194,7 @@ func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.R
 func testOne(ctx context.Context, errw io.Writer, f speedtestFlags, o speedtest.Options, p string, mem int64) ([]*speedtest.Result, error) {
 	if raid.IsBlade(p) {
 		if f.readOnly {
-			return nil, &exitError{code: offload.ExitUsage, err: fmt.Errorf("%s is a blade of a dit array: an array is tested by writing to it; leave out --read-only", p)}
+			return nil, &exitError{code: ExitUsage, err: fmt.Errorf("%s is a blade of a dit array: an array is tested by writing to it; leave out --read-only", p)}
 		}
 		fmt.Fprintf(errw, "%s: a blade of a dit array: testing each blade, then the whole array\n", p)
 		return speedtest.RunArray(ctx, p, o, mem)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/testcards"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -32,10 +31,10 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			size, err := units.ParseBytes(o.Size)
 			if err != nil {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--size: %w", err)}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--size: %w", err)}
 			}
 			if o.Out == "" {
-				return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--out DIR is required")}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--out DIR is required")}
 			}
 			got, err := testcards.Generate(cmd.Context(), testcards.Options{Out: o.Out, Cards: o.Cards, Size: size, Style: o.Style, Seed: o.Seed})
 			for _, c := range got {

@@ -42,11 +42,11 @@ func addVerifyHashesFlag(f *pflag.FlagSet, value *string, old string, oldValue *
 // every hash is to be recomputed.
 func verifyHashesAll(g *GlobalOptions, f *pflag.FlagSet, value, old string, oldValue bool) (bool, error) {
 	if value != "fastest" && value != "all" {
-		return false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("invalid --verify-hashes %q: use fastest or all", value)}
+		return false, &exitError{code: ExitUsage, err: fmt.Errorf("invalid --verify-hashes %q: use fastest or all", value)}
 	}
 	if old != "" && f.Changed(old) {
 		if oldValue && value != "all" && f.Changed("verify-hashes") {
-			return false, &exitError{code: offload.ExitUsage, err: fmt.Errorf("--%s (the old name of --verify-hashes all) contradicts --verify-hashes %s", old, value)}
+			return false, &exitError{code: ExitUsage, err: fmt.Errorf("--%s (the old name of --verify-hashes all) contradicts --verify-hashes %s", old, value)}
 		}
 		fmt.Fprintf(g.stderr, "dit: note: --%s is deprecated: use --verify-hashes all\n", old)
 	}

@@ -110,7 +110,7 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	ctx := cmd.Context()
 	p, err := watch.LoadPreset(o.Preset)
 	if err != nil {
-		return &exitError{code: offload.ExitUsage, err: err}
+		return &exitError{code: ExitUsage, err: err}
 	}
 	for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {

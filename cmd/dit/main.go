@@ -56,15 +56,15 @@ func (g *GlobalOptions) checkNewCatalog() error {
 	}
 	abs, err := filepath.Abs(g.DB)
 	if err != nil {
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("--db %s: %w", g.DB, err)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("--db %s: %w", g.DB, err)}
 	}
 	dir := filepath.Dir(abs)
 	fi, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): its folder %s does not exist: create the folder first (mkdir -p %s), or correct the path", g.DB, dir, dir)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): its folder %s does not exist: create the folder first (mkdir -p %s), or correct the path", g.DB, dir, dir)}
 	case !fi.IsDir():
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): %s is not a folder: give a catalog file in an existing folder", g.DB, dir)}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("catalog %s (--db or DIT_DB): %s is not a folder: give a catalog file in an existing folder", g.DB, dir)}
 	}
 	return nil
 }
@@ -114,6 +114,11 @@ func (g *GlobalOptions) withCatalog(cmd string) string {
 	}
 	return cmd
 }
+
+// ExitUsage is dit's exit code for a usage error (exitCodesHelp): the
+// command line's, so the CLI's; the engine's refusals of bad input are
+// offload.UsageErrors, which exitCode maps to it.
+const ExitUsage = 2
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -168,7 +173,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: offload.ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	root.AddCommand(
 		newOffloadCommand(g),
@@ -253,13 +258,13 @@ func exitCode(g *GlobalOptions, err error) int {
 	var ue *offload.UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(g.stderr, "dit:", err)
-		return offload.ExitUsage
+		return ExitUsage
 	}
 	if errors.Is(err, catalog.ErrNoCatalog) {
 		// A --db (or DIT_DB) naming no catalog: a path on the command
 		// line that is not there, like a missing card.
 		fmt.Fprintln(g.stderr, "dit:", err)
-		return offload.ExitUsage
+		return ExitUsage
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(g.stderr, "dit: interrupted")
@@ -267,7 +272,7 @@ func exitCode(g *GlobalOptions, err error) int {
 	}
 	fmt.Fprintln(g.stderr, "dit:", err)
 	if isUsage(err) {
-		return offload.ExitUsage
+		return ExitUsage
 	}
 	return offload.ExitFatal
 }

@@ -176,12 +176,14 @@ func engineOptions(s *Settings) offload.Options {
 	if s.Resume != 0 {
 		then = nil
 	}
-	return offload.Options{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: then, ThenParallel: s.ThenParallel,
-		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, Layout: s.Layout, OnConflict: s.OnConflict,
-		IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, AllowDegraded: s.AllowDegraded, BlockSize: s.BlockSize,
-		CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion,
-		ResumeArgs: s.ResumeArgs, MHL: s.MHL, Author: s.Author, Location: s.Location, Comment: s.Comment,
-		NoDirectoryHashes: s.NoDirectoryHashes}
+	return offload.Options{
+		JobSpec: offload.JobSpec{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: then, ThenParallel: s.ThenParallel,
+			Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, Layout: s.Layout, OnConflict: s.OnConflict,
+			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL},
+		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
+			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, ResumeArgs: s.ResumeArgs,
+			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes},
+	}
 }
 
 // hooks wires the events and the job's end: the clips first (a card

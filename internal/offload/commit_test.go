@@ -164,8 +164,8 @@ func BenchmarkFramesSlowFlush(b *testing.B) {
 				require.NoError(b, os.MkdirAll(d1, 0o755))
 				f := fsys.NewFaulty(fsys.OS{})
 				f.Add(fsys.Fault{Match: string(filepath.Separator) + "FRAMES", SyncDelay: 2 * time.Millisecond})
-				o := Options{Name: "day01", Cards: []string{card}, Dests: []string{d1}, Catalog: cat, FS: f,
-					Hashes: []hashing.Algo{hashing.MD5, hashing.XXH64}}
+				o := Options{JobSpec: JobSpec{Name: "day01", Cards: []string{card}, Dests: []string{d1},
+					Hashes: []hashing.Algo{hashing.MD5, hashing.XXH64}}, Env: Env{Catalog: cat, FS: f}}
 				j, err := New(context.Background(), o)
 				require.NoError(b, err)
 				s, err := j.Run(context.Background())

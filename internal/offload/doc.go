@@ -4,8 +4,20 @@
 //
 // # Use
 //
-//	job, err := offload.New(ctx, offload.Options{Cards: ..., Dests: ..., Catalog: cat, OnEvent: f})
+//	job, err := offload.New(ctx, offload.Options{
+//		JobSpec: offload.JobSpec{Cards: ..., Dests: ...},
+//		Env:     offload.Env{Catalog: cat},
+//		Hooks:   offload.Hooks{OnEvent: f}})
 //	summary, err := job.Run(ctx)         // or offload.Resume(ctx, cat, id, opts)
+//
+// Options has three parts (options.go), embedded so that o.Cards, o.FS
+// and o.OnEvent are its own fields too. JobSpec is what the job is: New
+// records every field of it and Resume restores every one, so a resumed
+// job runs as it was started (the front end's JobSpec is not used; its
+// MHL must be "" or agree). Env is what one run is given, anew on a
+// resume: the filesystem, the catalog, the clock, the limiter, block
+// sizes, the hash lists' creator info. Hooks are the functions the job
+// calls: OnEvent, Seal, AfterJob.
 //
 // New refuses bad input before anything is written: no card or destination,
 // a missing path, a card given twice, a destination equal to, inside or
@@ -229,7 +241,7 @@
 //
 // A job (the package's API and its order of work):
 //
-//	options.go     Options, verify modes, conflicts, the settings a resume keeps
+//	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
 //	resumejob.go   Resume: the job's recorded settings, its cards taken up again
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob

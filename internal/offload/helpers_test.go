@@ -70,9 +70,10 @@ func (e *env) dest(name string) string {
 }
 
 func (e *env) opts(cards, dests []string) Options {
-	return Options{Name: "day01", Cards: cards, Dests: dests, Catalog: e.cat,
-		Hashes: []hashing.Algo{hashing.MD5, hashing.XXH64}, BlockSize: 64 << 10, Buffers: 4,
-		OnEvent: func(ev Event) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() }}
+	return Options{
+		JobSpec: JobSpec{Name: "day01", Cards: cards, Dests: dests, Hashes: []hashing.Algo{hashing.MD5, hashing.XXH64}},
+		Env:     Env{Catalog: e.cat, BlockSize: 64 << 10, Buffers: 4},
+		Hooks:   Hooks{OnEvent: func(ev Event) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() }}}
 }
 
 func (e *env) run(o Options) (*Summary, error) {

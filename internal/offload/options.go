@@ -63,8 +63,28 @@ func ParseConflict(s string) (Conflict, error) {
 // DefaultLayout puts each card in its own folder under the job's folder.
 const DefaultLayout = "{job}/{card}"
 
-// Options configure a new offload job.
+// Options configure an offload job, in three parts, embedded so that
+// o.Cards, o.FS and o.OnEvent are its own fields too:
+//
+//   - JobSpec: what the job is, recorded by New and restored by Resume;
+//   - Env: what one run of it is given, anew on every run (the filesystem,
+//     the catalog, the clock, the limiter, tuning, the creator info);
+//   - Hooks: the functions it calls (events, the seal, the reports).
 type Options struct {
+	JobSpec
+	Env
+	Hooks
+}
+
+// JobSpec is what a job is: every field is recorded by New (the catalog's
+// job row, its cards and destinations) and restored by Resume, which runs
+// the job with the JobSpec it was started with, whatever the front end
+// gives (a resumed job's MHL: "" or the recorded one, any other is
+// refused, see ResumeMHL; the CLI refuses the others too, checkResume).
+// The rule: a setting belongs here only if a resume restores it
+// (TestJobSpecSurvivesResume fails for one that does not); a setting that
+// may differ from one run of the job to the next belongs to Env.
+type JobSpec struct {
 	Name  string   // job name; default: local date and time
 	Cards []string // card folders or mount points
 	Dests []string // destination folders (must exist)
@@ -85,9 +105,32 @@ type Options struct {
 	// Ignore are patterns of files not to copy, in ASC MHL's gitignore
 	// syntax (Appendix C): "*.RMD", "CACHE/", "/PROXY". Files they match are
 	// recorded as skipped (kind "ignored") and the patterns go into each
-	// card's ASC MHL ignore list, so the history verifies. Recorded with
-	// the job; a resumed job keeps them.
+	// card's ASC MHL ignore list, so the history verifies.
 	Ignore []string
+	// MHL is the hash lists the front end writes into each card's folder
+	// (asc, v1, both or none; see internal/seal.ParseFormat), so that a
+	// resumed job writes the same lists (default asc). The engine only
+	// records it: Seal writes the lists. On Resume, "" takes the job's
+	// recorded choice and a different value is refused (see ResumeMHL).
+	MHL string
+}
+
+// Env is what one run of a job is given and the catalog does not keep: a
+// resume is given it anew, and may give it differently.
+type Env struct {
+	// The machine and the process.
+	FS      fsys.FS
+	Catalog *catalog.Catalog // Resume's own catalog argument takes its place
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+	// ToolVersion is recorded with a new job (the dit that started it)
+	// and given to Seal and a dit array's writer by every run.
+	ToolVersion string
+	// BladeFS opens the blade folders of array destinations (tests inject
+	// faults here; default: the OS).
+	BladeFS func(dir string) raid.BladeFS
+	// Limiter paces reads and writes (nil: as fast as the hardware goes).
+	Limiter Limiter
 
 	// BlockSize is the read size; Buffers the number of blocks in each
 	// card's pool (memory per card = BlockSize*Buffers). The defaults,
@@ -104,32 +147,10 @@ type Options struct {
 	CheckpointEvery int64
 	// Throttle caps each card's read rate in bytes/s (0: no cap).
 	Throttle float64
-
-	FS      fsys.FS
-	Catalog *catalog.Catalog
-	// OnEvent receives events from any goroutine; it must not block long.
-	OnEvent func(Event)
-	// Now is the clock (tests); default time.Now.
-	Now func() time.Time
-	// ToolVersion is recorded with the job.
-	ToolVersion string
-
 	// AllowDegraded lets an offload write to a RAID 4 array with one blade
 	// missing (its files are rebuilt onto the blade when it returns).
 	AllowDegraded bool
-	// BladeFS opens the blade folders of array destinations (tests inject
-	// faults here; default: the OS).
-	BladeFS func(dir string) raid.BladeFS
 
-	// Limiter paces reads and writes (nil: as fast as the hardware goes).
-	Limiter Limiter
-	// MHL is the hash lists the front end writes into each card's folder
-	// (asc, v1, both or none; see internal/seal.ParseFormat), recorded with
-	// the job so that a resumed job writes the same lists (default asc).
-	// The engine only records it: Seal writes the lists. On Resume, ""
-	// takes the job's recorded choice and a different value is refused
-	// (see ResumeMHL).
-	MHL string
 	// Author, Location and Comment are what the DIT says of the offload
 	// in each card's hash lists (the ASC MHL manifest's <creatorinfo>:
 	// <author>, <location>, and Comment after dit's own <comment> text);
@@ -140,16 +161,23 @@ type Options struct {
 	Author            Author
 	Location, Comment string
 	NoDirectoryHashes bool
+	// ResumeArgs are what the front end's resume command needs besides
+	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
+	// --resume N" the engine writes into messages.
+	ResumeArgs string
+}
+
+// Hooks are the front end's and the composition layer's functions a job
+// calls.
+type Hooks struct {
+	// OnEvent receives events from any goroutine; it must not block long.
+	OnEvent func(Event)
 	// Seal, if set, is called for each card on each destination after
 	// every file of the card reached its final state (the ASC MHL writer).
 	// The card is "sealing" meanwhile, and "verified" (safe to format) only
 	// once Seal returned nil or a *SealWarning for every destination; any
 	// other error leaves it sealing, for a resume to finish.
 	Seal func(ctx context.Context, info SealInfo) error
-	// ResumeArgs are what the front end's resume command needs besides
-	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
-	// --resume N" the engine writes into messages.
-	ResumeArgs string
 	// AfterJob, if set, is called once when the job ends (not when it is
 	// interrupted) with its summary and the job's filesystem (through which
 	// array destinations are reached), e.g. to write reports.
@@ -259,7 +287,7 @@ func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
 	return clean, nil
 }
 
-// UsageError is bad input on the command line (exit code 2).
+// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage).
 type UsageError struct{ msg string }
 
 func (e *UsageError) Error() string { return e.msg }

@@ -88,9 +88,9 @@ func measureRun(b *testing.B, run, card, src string, every, stop int64) resumeRu
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cardN, destN := &atomic.Int64{}, &atomic.Int64{}
-	o := Options{Name: "day01", Cards: []string{card}, Dests: []string{d}, Catalog: cat, CheckpointEvery: every,
-		Hashes: []hashing.Algo{hashing.XXH64, hashing.MD5},
-		FS:     countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{d: destN}}, root: card, n: cardN}}
+	o := Options{JobSpec: JobSpec{Name: "day01", Cards: []string{card}, Dests: []string{d},
+		Hashes: []hashing.Algo{hashing.XXH64, hashing.MD5}}, Env: Env{Catalog: cat, CheckpointEvery: every,
+		FS: countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{d: destN}}, root: card, n: cardN}}}
 	if stop > 0 {
 		o.FS = stopFS{countFS: o.FS.(countFS), stop: stop, cancel: cancel}
 	}
@@ -120,8 +120,8 @@ func resumeRunOf(b *testing.B, r resumeRun, card, src string, every int64) resum
 		require.NotEmpty(b, p.State, "the checkpoint records the card side")
 	}
 	cardN, destN := &atomic.Int64{}, &atomic.Int64{}
-	o := Options{CheckpointEvery: every,
-		FS: countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{r.destRoot: destN}}, root: card, n: cardN}}
+	o := Options{Env: Env{CheckpointEvery: every,
+		FS: countFS{FS: readBackFS{FS: fsys.OS{}, roots: map[string]*atomic.Int64{r.destRoot: destN}}, root: card, n: cardN}}}
 	j, err := Resume(context.Background(), r.cat, r.jobID, o)
 	require.NoError(b, err)
 	dropCache(b, src)

@@ -195,7 +195,7 @@ func TestResumeKeepsRecordedMHL(t *testing.T) {
 	j.Close()
 	require.NoError(t, e.cat.SetJobState(j.ID(), catalog.JobInterrupted, time.Now(), ""))
 
-	_, err = Resume(context.Background(), e.cat, j.ID(), Options{MHL: "both"})
+	_, err = Resume(context.Background(), e.cat, j.ID(), Options{JobSpec: JobSpec{MHL: "both"}})
 	var ue *UsageError
 	require.ErrorAs(t, err, &ue)
 	require.ErrorContains(t, err, "was started with --mhl v1, not --mhl both")

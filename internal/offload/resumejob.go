@@ -11,12 +11,13 @@ import (
 	"github.com/dit-org/dit/internal/source"
 )
 
-// Resume reopens an interrupted job: the same cards, destinations and
-// settings (hashes, verification, layout, conflicts, hidden files and hash
-// lists: o.MHL "" takes the recorded choice, a different one is refused,
-// see ResumeMHL). Files verified on every destination are not copied again
-// (unless the card changed), leftover temps are removed, and the rest is
-// copied and verified.
+// Resume reopens an interrupted job with the JobSpec it was started with:
+// the same cards, destinations and settings (hashes, verification, layout,
+// conflicts, hidden files, ignore patterns and hash lists: o.MHL "" takes
+// the recorded choice, a different one is refused, see ResumeMHL); of o it
+// uses the Env and the Hooks. Files verified on every destination are not
+// copied again (unless the card changed), leftover temps are removed, and
+// the rest is copied and verified.
 func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
 	rec, err := cat.Job(jobID)
 	if err != nil {
@@ -90,28 +91,56 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	return j, nil
 }
 
-// resumeOptions are o with the settings the job rec was started with
-// (a resumed job keeps them), and its hashes.
+// resumeOptions are o with the JobSpec the job rec was started with (a
+// resumed job keeps it: recordedSpec), and its hashes.
 func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, []hashing.Algo, error) {
-	algos, err := hashing.ParseList(rec.Hashes)
+	mhl, err := ResumeMHL(rec, o.MHL)
 	if err != nil {
 		return o, nil, err
 	}
-	if o.MHL, err = ResumeMHL(rec, o.MHL); err != nil {
+	spec, err := recordedSpec(cat, rec)
+	if err != nil {
 		return o, nil, err
 	}
-	o.Name = rec.Name
-	o.Hashes = algos
-	o.Verify = VerifyMode(rec.VerifyMode)
-	o.VerifyAll = rec.VerifyHashes == "all"
-	o.Layout = rec.Layout
-	o.OnConflict = Conflict(rec.OnConflict)
-	o.IncludeHidden = rec.IncludeHidden
-	o.Ignore = rec.Ignore
+	algos := spec.Hashes
+	spec.MHL = mhl
+	o.JobSpec = spec
 	o.Catalog = cat
 	o.defaults()
 	o.ThenParallel = max(rec.ThenParallel, 1)
 	return o, algos, nil
+}
+
+// recordedSpec is the JobSpec New recorded for job rec: its row, its
+// first-run cards and its destinations (hop 1: Dests, hop 2: Then), in
+// the order recorded. MHL is as recorded ("" for asc: ResumeMHL).
+func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
+	algos, err := hashing.ParseList(rec.Hashes)
+	if err != nil {
+		return JobSpec{}, err
+	}
+	s := JobSpec{Name: rec.Name, Hashes: algos, Verify: VerifyMode(rec.VerifyMode), VerifyAll: rec.VerifyHashes == "all",
+		Layout: rec.Layout, OnConflict: Conflict(rec.OnConflict), IncludeHidden: rec.IncludeHidden, Ignore: rec.Ignore,
+		ThenParallel: rec.ThenParallel, MHL: rec.MHL}
+	cards, err := cat.Cards(rec.ID)
+	if err != nil {
+		return JobSpec{}, err
+	}
+	for _, k := range catalog.FirstRun(cards) {
+		s.Cards = append(s.Cards, k.Path)
+	}
+	dests, err := cat.Dests(rec.ID)
+	if err != nil {
+		return JobSpec{}, err
+	}
+	for _, d := range dests {
+		if d.Hop == 2 {
+			s.Then = append(s.Then, d.Path)
+		} else {
+			s.Dests = append(s.Dests, d.Path)
+		}
+	}
+	return s, nil
 }
 
 // resumeDests takes up the job's destinations, each of which must be

@@ -9,11 +9,11 @@ import (
 	"github.com/dit-org/dit/internal/verdict"
 )
 
-// Exit codes of dit, listed in its --help.
+// Exit codes of a job (Summary.ExitCode), dit's exit status for it; dit's
+// --help lists them with the CLI's own (cmd/dit: ExitUsage, ExitDamage).
 const (
 	ExitOK          = 0   // every file verified (or copied, with --verify none)
 	ExitFatal       = 1   // nothing or not everything could be attempted
-	ExitUsage       = 2   // bad command line
 	ExitSomeFailed  = 3   // finished, some files failed: see the summary
 	ExitInterrupted = 130 // interrupted: resume with --resume JOB
 )

@@ -317,8 +317,9 @@ destinations:
 		Plan: plan.Options{Verify: true}})
 	require.NoError(t, err)
 	m := &verifyMeter{Scheduler: s}
-	job, err := offload.New(context.Background(), offload.Options{Name: "j", Cards: []string{card}, Dests: []string{dest},
-		Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Limiter: m, OnEvent: s.Observe})
+	job, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "j", Cards: []string{card}, Dests: []string{dest}},
+		Env:     offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Limiter: m}, Hooks: offload.Hooks{OnEvent: s.Observe}})
 	require.NoError(t, err)
 	require.NoError(t, s.StartJob(cat, job))
 	sum, err := job.Run(context.Background())

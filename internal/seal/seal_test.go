@@ -74,15 +74,16 @@ func offloadEdit(t *testing.T, dir string, f Format, cards, dests []string, hash
 		}
 		return s.Seal(ctx, info)
 	}
-	opts := offload.Options{Name: "day01", Cards: cards, Dests: dests, Catalog: cat,
-		Hashes: hashes, BlockSize: 64 << 10, Buffers: 4, ToolVersion: "1.2.3-test", Seal: seal,
-		OnEvent: func(e offload.Event) {
+	opts := offload.Options{
+		JobSpec: offload.JobSpec{Name: "day01", Cards: cards, Dests: dests, Hashes: hashes},
+		Env:     offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4, ToolVersion: "1.2.3-test"},
+		Hooks: offload.Hooks{Seal: seal, OnEvent: func(e offload.Event) {
 			if e.Type == offload.EvWarning {
 				r.mu.Lock()
 				r.warnings = append(r.warnings, e.Message)
 				r.mu.Unlock()
 			}
-		}}
+		}}}
 	edit(&opts)
 	j, err := offload.New(context.Background(), opts)
 	require.NoError(t, err)
@@ -352,8 +353,9 @@ func TestFailedCopyIsRecordedAsFailed(t *testing.T) {
 	require.NoError(t, err)
 	defer cat.Close()
 	s := &Sealer{Format: Format{ASC: true, V1: true}}
-	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: []string{card}, Dests: []string{d1, d2},
-		Catalog: cat, FS: f, BlockSize: 64 << 10, Buffers: 4, Seal: s.Seal})
+	j, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "day01", Cards: []string{card}, Dests: []string{d1, d2}},
+		Env:     offload.Env{Catalog: cat, FS: f, BlockSize: 64 << 10, Buffers: 4}, Hooks: offload.Hooks{Seal: s.Seal}})
 	require.NoError(t, err)
 	sum, err := j.Run(context.Background())
 	require.NoError(t, err)
@@ -394,8 +396,9 @@ func TestNotReadBackIsOriginal(t *testing.T) {
 	require.NoError(t, err)
 	defer cat.Close()
 	s := &Sealer{Format: Format{ASC: true}}
-	j, err := offload.New(context.Background(), offload.Options{Name: "day01", Cards: []string{card}, Dests: []string{d},
-		Catalog: cat, Verify: offload.VerifyNone, Seal: s.Seal})
+	j, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "day01", Cards: []string{card}, Dests: []string{d}, Verify: offload.VerifyNone},
+		Env:     offload.Env{Catalog: cat}, Hooks: offload.Hooks{Seal: s.Seal}})
 	require.NoError(t, err)
 	_, err = j.Run(context.Background())
 	require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
-	"github.com/dit-org/dit/internal/offload"
 )
 
 // Read commands given a mistyped --db say so, exit 2 (a path on the
@@ -23,7 +22,7 @@ func TestReadCommandsNeedACatalog(t *testing.T) {
 	for _, typo := range []string{filepath.Join(dir, "typo", "x.db"), filepath.Join(dir, "x.db")} {
 		for _, args := range reads {
 			r := e2e.Dit(t, filepath.Join(dir, "env.db"), append(args, "--db", typo)...)
-			require.Equal(t, offload.ExitUsage, r.Code, "%v: %s", args, r.Stdout+r.Stderr)
+			require.Equal(t, e2e.ExitUsage, r.Code, "%v: %s", args, r.Stdout+r.Stderr)
 			require.Contains(t, r.Stderr, "no catalog at "+typo+" yet", "%v", args)
 			require.Contains(t, r.Stderr, "check --db", "%v", args)
 			require.NoDirExists(t, filepath.Join(dir, "typo"), "%v created the folder", args)

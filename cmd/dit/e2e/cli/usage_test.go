@@ -66,7 +66,7 @@ func TestUsageMistakesAfterOffload(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := e2e.Dit(t, db, append([]string{"offload"}, c.args...)...)
-			require.Equal(t, offload.ExitUsage, r.Code, "stdout %q stderr %q", r.Stdout, r.Stderr)
+			require.Equal(t, e2e.ExitUsage, r.Code, "stdout %q stderr %q", r.Stdout, r.Stderr)
 			require.Contains(t, r.Stderr, c.want)
 			require.NotContains(t, r.Stdout, "Nothing to copy")
 		})
@@ -81,7 +81,7 @@ func TestOffloadDBMissingFolder(t *testing.T) {
 	card, d1 := usageCard(t, dir)
 	missing := filepath.Join(dir, "nonexistent", "dir")
 	r := e2e.RunDit(t, os.Environ(), "offload", "--db", filepath.Join(missing, "c.db"), "-d", d1, card)
-	require.Equal(t, offload.ExitUsage, r.Code, r.Stderr)
+	require.Equal(t, e2e.ExitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, "its folder "+missing+" does not exist")
 	require.Contains(t, r.Stderr, "mkdir -p")
 	_, err := os.Stat(filepath.Join(dir, "nonexistent"))
@@ -158,7 +158,7 @@ func TestGlobalFlagsOnlyWhereUsed(t *testing.T) {
 	require.Contains(t, r.Stdout, "--sync-to")
 	require.Contains(t, r.Stdout, "--station")
 	r = e2e.Dit(t, db, "hash", "--db", db)
-	require.Equal(t, offload.ExitUsage, r.Code)
+	require.Equal(t, e2e.ExitUsage, r.Code)
 	require.Contains(t, r.Stderr, "unknown flag: --db")
 }
 
@@ -168,7 +168,7 @@ func TestResumeNeedsItsCatalog(t *testing.T) {
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "typo.db")
 	r := e2e.Dit(t, typo, "offload", "--resume", "3")
-	require.Equal(t, offload.ExitUsage, r.Code, r.Stderr)
+	require.Equal(t, e2e.ExitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, "no catalog at "+typo)
 	require.NoFileExists(t, typo)
 }
@@ -187,7 +187,7 @@ func TestPlanDBMissingFolder(t *testing.T) {
 		e2e.RunDit(t, os.Environ(), "plan", "--db", db, "--no-cpu", "-d", d1, card),
 		e2e.Dit(t, db, "plan", "-d", d1, card),
 	} {
-		require.Equal(t, offload.ExitUsage, r.Code, r.Stdout+r.Stderr)
+		require.Equal(t, e2e.ExitUsage, r.Code, r.Stdout+r.Stderr)
 		require.Contains(t, r.Stderr, "catalog "+db+" (--db or DIT_DB): its folder "+missing+" does not exist")
 		require.Contains(t, r.Stderr, "mkdir -p "+missing)
 		require.Empty(t, r.Stdout, "no plan printed")
@@ -225,7 +225,7 @@ func TestNotifyConfigCheckedFirst(t *testing.T) {
 			{fresh, []string{"offload", "--resume", "1", "--notify-config", c.file}},
 		} {
 			r := e2e.Dit(t, run.db, run.args...)
-			require.Equal(t, offload.ExitUsage, r.Code, "%v: %s", run.args, r.Stdout+r.Stderr)
+			require.Equal(t, e2e.ExitUsage, r.Code, "%v: %s", run.args, r.Stdout+r.Stderr)
 			require.Contains(t, r.Stderr, c.want, run.args)
 			require.NotContains(t, r.Stdout+r.Stderr, "Nothing to copy")
 			require.NotContains(t, r.Stderr, "no catalog", "the config is checked before the catalog")

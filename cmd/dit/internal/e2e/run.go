@@ -52,6 +52,10 @@ func Root(t *testing.T) string {
 	}
 }
 
+// ExitUsage is dit's documented exit code for a usage error (dit --help,
+// docs/exit-codes.md).
+const ExitUsage = 2
+
 // Result is what a run of dit printed and its exit code.
 type Result struct {
 	Stdout, Stderr string
