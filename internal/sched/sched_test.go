@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,30 +25,79 @@ func topo(t *testing.T, doc string) *plan.Topology {
 	return top
 }
 
-// pump reads from every card as fast as the scheduler lets it for d and
-// returns the bytes/s each achieved.
+// pump plays the scheduler's pacing forward in virtual time for d: each
+// card reads a 64 KiB block through its read chain and writes it through
+// destination 0's chain, as the copy loop does, and every wait is a
+// reservation on that limiter at the virtual time the card reaches it
+// (split into bursts like wait). It returns the bytes/s each card
+// achieved: the limiters' sharing alone, which machine load cannot move.
 func pump(t *testing.T, s *Scheduler, cards []int, d time.Duration) []float64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	got := make([]float64, len(cards))
-	var wg sync.WaitGroup
-	start := time.Now()
-	for k, c := range cards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var n int64
-			for s.WaitRead(ctx, c, 64<<10) == nil {
-				n += 64 << 10
-				if err := s.WaitWrite(ctx, c, 0, 64<<10); err != nil {
-					break
-				}
-			}
-			got[k] = float64(n) / time.Since(start).Seconds()
-		}()
+	const block = 64 << 10
+	type step struct {
+		l *rate.Limiter
+		n int
 	}
-	wg.Wait()
+	steps := func(c int) []step {
+		var out []step
+		add := func(l *rate.Limiter, n int) {
+			if l == nil || l.Limit() == rate.Inf {
+				return
+			}
+			for n > 0 {
+				k := min(n, l.Burst())
+				out = append(out, step{l, k})
+				n -= k
+			}
+		}
+		for _, l := range s.readChain[c] {
+			add(l, block)
+		}
+		for _, bc := range s.writeChain[0] {
+			add(bc.l, int(math.Ceil(float64(block)*bc.cost)))
+		}
+		return out
+	}
+	type cursor struct {
+		at    time.Time
+		plan  []step
+		i     int
+		bytes int64
+	}
+	start := time.Now().Add(time.Hour) // after every limiter's last use
+	end := start.Add(d)
+	cur := make([]*cursor, len(cards))
+	for k, c := range cards {
+		cur[k] = &cursor{at: start, plan: steps(c)}
+		require.NotEmpty(t, cur[k].plan, "card %d is paced by nothing", c)
+	}
+	for {
+		// The card whose next wait comes first takes its reservation.
+		k := -1
+		for j, c := range cur {
+			if c.at.Before(end) && (k < 0 || c.at.Before(cur[k].at)) {
+				k = j
+			}
+		}
+		if k < 0 {
+			break
+		}
+		c := cur[k]
+		st := c.plan[c.i]
+		r := st.l.ReserveN(c.at, st.n)
+		require.True(t, r.OK(), "a block above the burst")
+		c.at = c.at.Add(r.DelayFrom(c.at))
+		if c.i++; c.i == len(c.plan) {
+			c.i = 0
+			if !c.at.After(end) {
+				c.bytes += block
+			}
+		}
+	}
+	got := make([]float64, len(cards))
+	for k, c := range cur {
+		got[k] = float64(c.bytes) / d.Seconds()
+	}
 	return got
 }
 
@@ -76,7 +126,7 @@ func TestSimulatedHardwareSharesLikeThePlan(t *testing.T) {
 		p := s.Plan()
 		require.Equal(t, "bus:usb-a", p.Card("A001").LimitedBy)
 		require.Equal(t, plan.LimitMedia, p.Card("A004").LimitedBy)
-		got := pump(t, s, []int{0, 1, 2, 3}, 1500*time.Millisecond)
+		got := pump(t, s, []int{0, 1, 2, 3}, time.Minute)
 		for i, c := range p.Cards {
 			want := c.Rate * scale
 			require.InEpsilon(t, want, got[i], 0.1, "%s (physics only %v): planned %.1f MB/s, achieved %.1f MB/s", c.Name, physics, want/1e6, got[i]/1e6)
