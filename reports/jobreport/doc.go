@@ -31,6 +31,21 @@
 //
 // # Formats
 //
+// [Build] reads the job's figures, not its files: the CSV, the JSON and
+// the HTML read each card's files from the catalog as they write them
+// (catalog.EachFile), so that memory stays flat in the number of files
+// (a job of 100,000 files as one of 10,000: docs/benchmarks.md). The
+// per-destination counts come from the catalog's per-card totals when
+// they tell every figure (no second run; on each destination none or
+// every file of the card has a copy there), else from a pass over the
+// card's files in Build. A read of the files that fails midway is an
+// error: the CSV then ends with a row "# INCOMPLETE: <why>", the JSON
+// is cut short (it does not parse), the HTML ends with a line "INCOMPLETE
+// REPORT"; dit report --out and the reports written at the end of a job
+// leave no file at all (each is written under a temporary name and
+// renamed once complete), and dit report to stdout says INCOMPLETE and
+// exits non-zero.
+//
 // JSON is the [Report] struct, indented: a machine-readable copy of all of
 // the above, every file included (fields "job", "totals", "destinations",
 // "cards"; per card "file_list" with each file's hashes and copies). Times
@@ -72,7 +87,11 @@
 // text, so that any name is drawn and its text extracts as it is (see
 // pdftext.go); a character no font has is drawn as U+FFFD and logged.
 // Each format is rendered and written on its own: one that fails or
-// panics ([FormatError]) never keeps the others from being written. Page 1: the
+// panics ([FormatError]) never keeps the others from being written. The
+// PDF lists no files (a post house reads a job's files in the CSV or
+// JSON, not in 2,000 pages of a PDF): page 1 says so, names the CSV and
+// JSON reports that have them all, and each card's page says where its
+// file list is. Page 1: the
 // job, a banner saying whether every card is safe to format, the totals in
 // large type (cards, files, size, verified yes/no, copy, verify and end to
 // end TB/hour, running time; whether the job was resumed, with its runs

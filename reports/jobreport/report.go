@@ -11,7 +11,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -27,8 +26,9 @@ type Report struct {
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
 
-	ale bool    // Options.ALE
-	fs  fsys.FS // Options.FS
+	ale bool        // Options.ALE
+	fs  fsys.FS     // Options.FS
+	src *fileSource // Build's: the files read from the catalog as they are written
 }
 
 // Job describes the job.
@@ -145,7 +145,11 @@ type Card struct {
 	// Destinations are the card's folders on every destination: the
 	// first run's, then (in a cascade) the second run's (Run 2).
 	Destinations []CardDest `json:"destinations"`
-	FileList     []File     `json:"file_list"`
+	// FileList is every file of the card in a report made by hand; a
+	// report from Build leaves it nil: its writers read each card's files
+	// from the catalog as they write them (memory flat in the files), and
+	// its JSON has them here.
+	FileList []File `json:"file_list"`
 	// A cascade (dit offload --then): CardFree/FreeAt when the first run
 	// verified the card (it may leave the reader), SafeAt when both runs
 	// had (safe to format; without a cascade: when the card was verified);
@@ -267,6 +271,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		return nil, err
 	}
 	b.start()
+	b.source()
 	b.sampleRates()
 	ci := -1
 	for _, k := range b.cards {
@@ -297,6 +302,7 @@ type builder struct {
 	samples []catalog.Sample
 	planned map[string][2]string
 	act     *offload.Activity
+	tots    map[int64]*catalog.CardTotals
 
 	r       *Report
 	destIdx map[int64]int           // destination id: its index in dests
@@ -337,6 +343,9 @@ func load(cat *catalog.Catalog, jobID int64, o Options) (*builder, error) {
 		return nil, err
 	}
 	if b.act, err = offload.JobActivity(cat, jobID); err != nil {
+		return nil, err
+	}
+	if b.tots, err = cat.JobTotals(jobID); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -429,7 +438,7 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 		c.EndToEndTBPerHour = round(ca.EndToEndTBPerHour(), 3)
 	}
 	b.cardDests(&c, k, h)
-	if err := b.files(&c, k, h); err != nil {
+	if err := b.count(&c, k, h); err != nil {
 		return c, err
 	}
 	for _, s := range b.samples {
@@ -471,70 +480,6 @@ func (b *builder) cardDests(c *Card, k, h *catalog.Card) {
 		}
 		c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out), Run: run,
 			WriteRate: stats(b.rates[rateKey{from, d.ID, "copy"}]), ReadBackRate: stats(b.rates[rateKey{from, d.ID, "verify"}])})
-	}
-}
-
-// files lists card k's files with their hashes and copies (the second
-// run's, from its card h, included) and counts them per destination.
-func (b *builder) files(c *Card, k, h *catalog.Card) error {
-	files, err := b.cat.Files(k.ID)
-	if err != nil {
-		return err
-	}
-	var later map[string]*catalog.File
-	if h != nil {
-		hf, err := b.cat.Files(h.ID)
-		if err != nil {
-			return err
-		}
-		later = make(map[string]*catalog.File, len(hf))
-		for _, f := range hf {
-			later[f.Rel] = f
-		}
-	}
-	algos, _ := hashing.ParseList(b.j.Hashes)
-	for _, f := range files {
-		if g := later[f.Rel]; g != nil {
-			f.Copies = append(f.Copies, g.Copies...)
-		}
-		row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
-		for _, a := range algos {
-			if v := f.Sums.Get(a); v != "" {
-				row.Hashes[a.String()] = v
-			}
-		}
-		for _, cp := range f.Copies {
-			i, ok := b.destIdx[cp.DestID]
-			if !ok {
-				continue
-			}
-			row.Copies = append(row.Copies, Copy{Dest: b.dests[i].Path, State: cp.State, VerifiedAt: cp.VerifiedAt,
-				VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
-			countCopy(&c.Destinations[i], &b.r.Destinations[i], cp.State, f.Size)
-		}
-		c.FileList = append(c.FileList, row)
-	}
-	return nil
-}
-
-// countCopy counts a copy of size bytes in state on its card's
-// destination cd and the job's dt.
-func countCopy(cd *CardDest, dt *DestTotals, state string, size int64) {
-	switch state {
-	case offload.StateVerified:
-		cd.Verified++
-		dt.Verified++
-		dt.Bytes += size
-	case offload.StateCopied, offload.StatePresent:
-		cd.Copied++
-		dt.Copied++
-		dt.Bytes += size
-	case offload.StateSkipped:
-		cd.Skipped++
-		dt.Skipped++
-	default:
-		cd.Failed++
-		dt.Failed++
 	}
 }
 
