@@ -49,7 +49,18 @@
 // JSON is the [Report] struct, indented: a machine-readable copy of all of
 // the above, every file included (fields "job", "totals", "destinations",
 // "cards"; per card "file_list" with each file's hashes and copies). Times
-// are RFC 3339 UTC, TB/hour figures numbers with three decimals.
+// are RFC 3339 UTC, TB/hour figures numbers with three decimals. The
+// figures the job's summary (dit job show --json, dit offload --json,
+// dit serve) also gives are the job model's (internal/offload/model.go):
+// "totals" carries offload.JobFigures (files, bytes, failed: failed files
+// in every run, seconds, active_seconds, paused_seconds, runs,
+// bytes_copied, tb_per_hour) and each card offload.CardFigures (label,
+// state, verdict, safe_to_format, files, bytes, failed, copy and verify
+// times, bytes_copied, tb_per_hour: end to end, card_free, card_free_at,
+// safe_to_format_at), copied from the summary: the same names, the same
+// values. A card's "end_to_end_tb_per_hour" is its "tb_per_hour", kept
+// for readers. One name still differs in kind: a card's "skipped" is the
+// list of skipped entries here, their number in the summary.
 //
 // CSV has one header row, then one row per destination that names it,
 // then one row per file of every card and one per skipped entry:

@@ -161,7 +161,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{if $c.Bus}}<tr><th>Bus</th><td>{{$c.Bus}}</td></tr>{{end}}
 <tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
 <tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
-<tr><th>Verify</th><td>{{span $c.VerifyStarted $c.VerifyFinished}}</td></tr>
+<tr><th>Verify</th><td>{{span $c.VerifyStart $c.VerifyEnd}}</td></tr>
 {{- if $casc}}
 <tr><th>Card free</th><td{{if not $c.CardFree}} class="notsafe"{{end}}>{{free $c}}</td></tr>
 {{- if $c.Then}}

@@ -137,7 +137,10 @@ func linesEqual(t *testing.T, name string, want, got []byte) {
 // The reports written as the rows are read from the catalog are the ones
 // written when the job was read whole (testdata/stream, written by the
 // dit before it streamed), line by line, for a job with Unicode names,
-// with and without a cascade; the PDF's text holds every line it had.
+// with and without a cascade; the PDF's text holds every word it had.
+// Changed since, on purpose: the JSON's cards carry the job model's
+// "failed" and "tb_per_hour" (its fields in the model's order), and a
+// verdict reads "NOT safe: failed: ..." where it read "fAILED".
 func TestStreamedReportsAreThePrevious(t *testing.T) {
 	for _, cascade := range []bool{false, true} {
 		name := map[bool]string{false: "unicode", true: "unicode-cascade"}[cascade]
