@@ -43,8 +43,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, stateFinishing, c().State())
 	// The summary read then (the first run done, the second not) says
 	// card free, not safe: it is not the card's verdict yet.
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{Label: "A001", State: "verified", CardFree: true,
-		FreeAt: t0.Add(2 * time.Second), Verdict: "Card free (card free since 09:30:02): second run not done: NOT safe to format yet"}}}, false)
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, FreeAt: t0.Add(2 * time.Second), Verdict: "Card free (card free since 09:30:02): second run not done: NOT safe to format yet"}, State: "verified"}}}, false)
 	require.False(t, c().HaveSummary)
 	m.apply(offload.Event{Type: offload.EvCardFree, Card: "A001", Path: "/Volumes/A001", Time: t0.Add(2 * time.Second)})
 	require.Equal(t, stateFree, c().State())
@@ -69,7 +68,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	notSafe("second run copying")
 
 	// A summary claiming safe while the second run runs is not taken.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", CardFree: true, SafeToFormat: true, Verdict: "Verified: safe to format"}}}, false)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, false)
 	notSafe("a summary read while the second run runs")
 
 	// The second run ends verified: still not safe until the summary.
@@ -77,9 +76,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, runDone, m.view().Cards[0].Then.runText())
 	require.Equal(t, stateFree, c().State())
 	notSafe("second run done, no summary")
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{Label: "A001", State: "verified", CardFree: true, SafeToFormat: true,
-		FreeAt: t0.Add(2 * time.Second), SafeAt: t0.Add(9 * time.Second), Verdict: "Verified: safe to format",
-		Then: &offload.HopSummary{State: "verified"}}}}, false)
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, SafeToFormat: true, FreeAt: t0.Add(2 * time.Second), SafeAt: t0.Add(9 * time.Second), Verdict: "Verified: safe to format"}, State: "verified", Then: &offload.HopSummary{State: "verified"}}}}, false)
 	require.Equal(t, stateSafe, c().State())
 	require.Equal(t, t0.Add(9*time.Second), c().SafeAt)
 }
@@ -99,9 +96,7 @@ func TestCascadeSecondRunFailureIsNotSafe(t *testing.T) {
 	require.Equal(t, []failure{{Path: "CLIPS/C001.mov", Why: "on /d2: verify: xxh64 mismatch"}}, c.Then.Failures)
 	require.Equal(t, stateThenFailed, c.State())
 	m.apply(offload.Event{Type: offload.EvRunDone, Card: second, State: offload.StateFailed})
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{Label: "A001", State: "verified", CardFree: true,
-		Verdict: "Second run FAILED (card free since 09:30:00): NOT safe to format: keep the card",
-		Then:    &offload.HopSummary{State: "failed", Failed: 1, Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: "verify: xxh64 mismatch"}}}}}}, true)
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, Verdict: "Second run FAILED (card free since 09:30:00): NOT safe to format: keep the card"}, State: "verified", Then: &offload.HopSummary{State: "failed", Failed: 1, Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: "verify: xxh64 mismatch"}}}}}}, true)
 	c = m.view().Cards[0]
 	require.Equal(t, stateThenFailed, c.State())
 	require.False(t, c.Safe)

@@ -110,7 +110,7 @@ func goldenRun() *jobRun {
 	m.apply(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/A002C002_261122_R2CD.mov", State: offload.StateFailed,
 		Copies: []offload.CopyState{{Dest: "/Volumes/SHUTTLE", State: offload.StateFailed, Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}})
 	m.apply(offload.Event{Type: offload.EvRunDone, Time: t0.Add(61 * time.Second), Card: "A001", State: offload.StateVerified})
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", SafeToFormat: true, Verdict: "Verified: safe to format"}}}, false)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, false)
 	m.setCounters(offload.Progress{Cards: []offload.CardProgress{
 		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000},
 		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov"},
@@ -145,15 +145,10 @@ func TestGoldenRunningView(t *testing.T) {
 
 // fillHistory shows two past jobs, the first one opened.
 func fillHistory(h *harness) {
-	sum := &offload.Summary{JobID: 7, Name: "day01", State: "done", Status: verdict.Failed, Started: t0, Finished: t0.Add(30 * time.Minute),
-		Hashes: "xxh64,md5", Verify: "dest", Files: 21, Bytes: 7_000_000_000, Failed: 1, Seconds: 1800, TBPerHour: 0.014,
-		Cards: []offload.CardSummary{
-			{Label: "A001", Path: "/Volumes/A001", State: "verified", Status: verdict.Safe, Files: 12, Bytes: 4_000_000_000, SafeToFormat: true, Verdict: "Verified: safe to format",
-				TBPerHour: 1.8, Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A001", Verified: 12}, {Path: "/Volumes/SHUTTLE/day01/A001", Verified: 12}}},
-			{Label: "A002", Path: "/Volumes/A002", State: "failed", Status: verdict.Failed, Files: 9, Bytes: 3_000_000_000, Failed: 1, Verdict: "FAILED: NOT safe to format",
-				TBPerHour: 1.1, Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A002", Verified: 9}, {Path: "/Volumes/SHUTTLE/day01/A002", Verified: 8, Failed: 1}},
-				Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}},
-		}}
+	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 21, Bytes: 7_000_000_000, Failed: 1, Seconds: 1800, TBPerHour: 0.014}, JobID: 7, Name: "day01", State: "done", Status: verdict.Failed, Started: t0, Finished: t0.Add(30 * time.Minute), Hashes: "xxh64,md5", Verify: "dest", Cards: []offload.CardSummary{
+		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, Files: 12, Bytes: 4_000_000_000, SafeToFormat: true, Verdict: "Verified: safe to format", TBPerHour: 1.8}, Path: "/Volumes/A001", State: "verified", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A001", Verified: 12}, {Path: "/Volumes/SHUTTLE/day01/A001", Verified: 12}}},
+		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Files: 9, Bytes: 3_000_000_000, Failed: 1, Verdict: "FAILED: NOT safe to format", TBPerHour: 1.1}, Path: "/Volumes/A002", State: "failed", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A002", Verified: 9}, {Path: "/Volumes/SHUTTLE/day01/A002", Verified: 8, Failed: 1}}, Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}},
+	}}
 	h.locked(func() {
 		v := h.a.history
 		v.rows = []jobRow{

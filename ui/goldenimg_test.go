@@ -89,16 +89,14 @@ func gModel(cascade bool) *runModel {
 func gEnd(m *runModel, failed bool) {
 	ps := offload.Progress{Cards: []offload.CardProgress{gProg("A001", 4e9, 1, false), gProg("A002", 3e9, 1, failed)}}
 	m.setCounters(ps, gAt(81))
-	sum := &offload.Summary{JobID: 7, Name: "day01", Status: verdict.Safe, State: "done", Files: 24, Bytes: 7e9, Seconds: 81, TBPerHour: 0.311,
-		Cards: []offload.CardSummary{
-			{Label: "A001", State: "verified", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"},
-			{Label: "A002", State: "verified", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}}}
+	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 24, Bytes: 7e9, Seconds: 81, TBPerHour: 0.311}, JobID: 7, Name: "day01", Status: verdict.Safe, State: "done", Cards: []offload.CardSummary{
+		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"},
+		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}
 	end := offload.StateVerified
 	if failed {
 		end = offload.StateFailed
 		sum.Status, sum.State, sum.Failed = verdict.Failed, "failed", 1
-		sum.Cards[1] = offload.CardSummary{Label: "A002", State: "failed", Status: verdict.Failed, Failed: 1, Verdict: "FAILED: NOT safe to format",
-			Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "on " + gShuttle + ": verify: xxh64 mismatch"}}}
+		sum.Cards[1] = offload.CardSummary{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Failed: 1, Verdict: "FAILED: NOT safe to format"}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "on " + gShuttle + ": verify: xxh64 mismatch"}}}
 	}
 	m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(80), Card: "A001", State: offload.StateVerified})
 	m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(81), Card: "A002", State: end})

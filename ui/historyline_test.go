@@ -30,12 +30,9 @@ func drawnText(l *widget.Label) string {
 func TestHistoryDestLineReadsWhole(t *testing.T) {
 	h := newHarness(t, nil)
 	long := "/media/dit/SHUTTLE_SAMSUNG_T7_2TB_NUMBER_3/2026-11-27_day01_second_unit_B_camera/A002"
-	sum := &offload.Summary{JobID: 7, Name: "day01", Status: verdict.Failed, Started: t0, Files: 17, Bytes: 7e9, Failed: 1,
-		Hashes: "xxh64", Verify: "dest", Destinations: []string{"/media/dit/RAID", "/media/dit/SHUTTLE"},
-		Cards: []offload.CardSummary{{Label: "A002", Path: "/media/dit/A002", Status: verdict.Failed, Files: 17, Bytes: 7e9, Failed: 1,
-			Verdict: "FAILED: NOT safe to format", Destinations: []offload.DestSummary{
-				{Path: "/media/dit/RAID/2026-11-27_day01_second_unit_B_camera/A002", Verified: 17},
-				{Path: long, Verified: 16, Failed: 1}}}}}
+	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 17, Bytes: 7e9, Failed: 1}, JobID: 7, Name: "day01", Status: verdict.Failed, Started: t0, Hashes: "xxh64", Verify: "dest", Destinations: []string{"/media/dit/RAID", "/media/dit/SHUTTLE"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Files: 17, Bytes: 7e9, Failed: 1, Verdict: "FAILED: NOT safe to format"}, Path: "/media/dit/A002", Destinations: []offload.DestSummary{
+		{Path: "/media/dit/RAID/2026-11-27_day01_second_unit_B_camera/A002", Verified: 17},
+		{Path: long, Verified: 16, Failed: 1}}}}}
 	h.locked(func() {
 		h.a.win.Resize(fyne.NewSize(1280, 720))
 		v := h.a.history

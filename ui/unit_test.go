@@ -96,9 +96,9 @@ func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, stateFinishing, c().State())
 	// A summary read while another card still runs is taken for a card
 	// that is done; one saying not safe is shown as such.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}}}, false)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}, State: "verified"}}}, false)
 	require.Equal(t, "Incomplete (unreadable entries on the card): NOT safe to format", c().State())
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "verified", SafeToFormat: true, Verdict: "Verified: safe to format"}}}, true)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, true)
 	require.Equal(t, stateSafe, c().State())
 	require.True(t, m.view().Finished)
 }
@@ -113,8 +113,7 @@ func TestFailedFileNamesTheDestinationAndFailsTheCard(t *testing.T) {
 	require.Equal(t, []failure{{Path: "CLIPS/C002.mov", Why: "on /d2: verify: xxh64 mismatch"}}, v.Cards[0].Failures)
 	require.Equal(t, stateFailed, v.Cards[0].State())
 	// The summary's copy of the same failure is not listed twice.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{Label: "A001", State: "failed", Verdict: "FAILED: NOT safe to format",
-		Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Verdict: "FAILED: NOT safe to format"}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
 	v = m.view()
 	require.Len(t, v.Cards[0].Failures, 1)
 	require.Equal(t, stateFailed, v.Cards[0].State())

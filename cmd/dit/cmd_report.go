@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -113,12 +112,7 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 		var fails []error
 		for _, f := range r.Outputs() {
 			p := filepath.Join(o.Out, r.OutputName(f))
-			var b bytes.Buffer
-			if err := r.Write(f, &b); err != nil {
-				fails = append(fails, reportFailure(f, id, p, err))
-				continue
-			}
-			if err := writeNew(p, b.Bytes()); err != nil {
+			if err := writeReport(r, f, p); err != nil {
 				fails = append(fails, reportFailure(f, id, p, err))
 				continue
 			}
@@ -131,16 +125,16 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return writeALEs(g, r, o.Out, outs)
 		}
 	}
-	var b bytes.Buffer
-	if err := r.Write(o.Format, &b); err != nil {
-		return reportFailure(o.Format, id, o.Out, err)
-	}
 	if o.Out == "" {
-		_, err := g.stdout.Write(b.Bytes())
-		return err
+		// Written as it is read: a report that fails midway is cut
+		// short there, and dit says so and exits non-zero.
+		if err := r.Write(o.Format, g.stdout); err != nil {
+			return reportFailure(o.Format, id, "", fmt.Errorf("%w (the report written to stdout is INCOMPLETE)", err))
+		}
+		return nil
 	}
-	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+	if err := writeReport(r, o.Format, o.Out); err != nil {
+		return reportFailure(o.Format, id, o.Out, err)
 	}
 	fmt.Fprintf(g.stdout, "%s\n", o.Out)
 	return nil
@@ -158,12 +152,28 @@ func reportFailure(format string, id int64, p string, err error) error {
 	return &jobreport.FormatError{Format: format, JobID: id, Path: p, Err: err}
 }
 
-// writeNew writes a report file (replacing an earlier report of that name).
-func writeNew(p string, data []byte) error {
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+// writeReport writes r in format into file p as it is rendered, under a
+// temporary name beside it, renamed to p (replacing an earlier report of
+// that name) only once every byte is written: a report that fails
+// midway leaves no file that looks complete.
+func writeReport(r *jobreport.Report, format, p string) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	return nil
+	err = r.Write(format, f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing the report: %w", cerr)
+	}
+	if err == nil {
+		if err = os.Chmod(f.Name(), 0o644); err == nil {
+			err = os.Rename(f.Name(), p)
+		}
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // writeALEs writes a job's ALEs, one per frame rate: into folder out
@@ -184,12 +194,7 @@ func writeALEs(g *GlobalOptions, r *jobreport.Report, out string, outs []string)
 			rate := strings.TrimPrefix(f, jobreport.ALEFormat+":")
 			p = strings.TrimSuffix(out, filepath.Ext(out)) + "_" + rate + "fps.ale"
 		}
-		var b bytes.Buffer
-		if err := r.Write(f, &b); err != nil {
-			fails = append(fails, reportFailure(f, r.Job.ID, p, err))
-			continue
-		}
-		if err := writeNew(p, b.Bytes()); err != nil {
+		if err := writeReport(r, f, p); err != nil {
 			fails = append(fails, reportFailure(f, r.Job.ID, p, err))
 			continue
 		}

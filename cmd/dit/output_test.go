@@ -38,13 +38,12 @@ func TestWarningsArePrinted(t *testing.T) {
 // printed carry the catalog the command was given.
 func TestNextStepSaysWhatHelps(t *testing.T) {
 	g := &GlobalOptions{DB: "/srv/carts/cart2.db"}
-	changed := []offload.CardSummary{{Label: "A001", State: "failed", Failed: 1,
-		Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: offload.ChangedSinceVerified + " (size 1 -> 2)"}}}}
+	changed := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Failed: 1}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: offload.ChangedSinceVerified + " (size 1 -> 2)"}}}}
 	msg := nextStep(g, 4, "done", changed)
 	require.Contains(t, msg, "offload the card as a new job")
 	require.NotContains(t, msg, "--resume")
 
-	both := []offload.CardSummary{{Label: "A001", State: "sealing", Failed: 2}}
+	both := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Failed: 2}, State: "sealing"}}
 	msg = nextStep(g, 4, "done", both)
 	require.Contains(t, msg, "2 file(s) failed")
 	require.Contains(t, msg, "hash lists of 1 card(s) are not written")

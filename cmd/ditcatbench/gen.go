@@ -179,6 +179,9 @@ func genJob(cat *catalog.Catalog, s Spec, name string, start time.Time, cards []
 			k.State, k.Sealed, k.DoneAt = "verified", end.Add(time.Second), end.Add(2*time.Second)
 		}
 		cat.UpdateCard(k)
+		if err := genClips(cat, k, gk, start); err != nil {
+			return 0, err
+		}
 		genSamples(cat, j.ID, k, dests, t, end)
 		t = end.Add(3 * time.Second)
 		done(n)
@@ -234,6 +237,22 @@ func genFiles(cat *catalog.Catalog, job string, k *catalog.Card, gk genCard, des
 	}
 	k.Files, k.Bytes = gk.files, bytes
 	return t, failed, n
+}
+
+// genClips records card k's clips as dit's clipper does at the end of an
+// offload: a CinemaDNG sequence per clip folder of clipFrames frames (the
+// subject of dit report --format ale).
+func genClips(cat *catalog.Catalog, k *catalog.Card, gk genCard, started time.Time) error {
+	var out []catalog.Clip
+	for first := 0; first < gk.files; first += clipFrames {
+		clip, n := 1+first/clipFrames, min(clipFrames, gk.files-first)
+		name := fmt.Sprintf("%c%03dC%03d", gk.cam, gk.reel%1000, clip)
+		out = append(out, catalog.Clip{Name: name, Reel: gk.label, Family: "frames", Camera: "ALEXA 35", Type: "DNG",
+			Codec: "CinemaDNG", Poster: fmt.Sprintf("%s_%s/%s", name, started.Format("060102"), frameName(gk, clip, 0)),
+			Files: n, Bytes: int64(n) * 12_000_000, Frames: n, FPS: "24", Seconds: float64(n) / 24, Resolution: "4608x3164",
+			TCStart: fmt.Sprintf("%02d:00:00:00", 10+clip%10), Serial: "K1.0012345", Verified: true})
+	}
+	return cat.SetClips(k.ID, out)
 }
 
 // genSamples records one throughput sample a second of the card's copy

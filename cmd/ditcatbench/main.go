@@ -8,7 +8,8 @@
 // (median of -runs after one warm-up) and its peak RSS (the child's
 // rusage). Commands: dit jobs, dit day (today), dit find NAME (one hit),
 // dit find PREFIX (1,000 files), dit job show and dit report --format
-// csv|pdf of a 100,000-file job, and GET /api/status of a dit serve
+// csv|json|html|pdf|ale of a 100,000-file and a 10,000-file job (with
+// the ratios of their peak RSS and times), and GET /api/status of a dit serve
 // (its peak RSS read when it ends). On SQLite, and on PostgreSQL when
 // the Debian package is installed (internal/catalog/pgtest starts a
 // server).
@@ -89,7 +90,9 @@ func build(db string, spec Spec) (*Generated, error) {
 		if b, err := os.ReadFile(facts); err == nil {
 			var g Generated
 			var today string
-			if _, err := fmt.Sscanf(string(b), "%d %d %s %s %d %s", &g.BigJob, &g.SmallJob, &g.OneName, &g.Prefix, &g.Rows, &today); err == nil {
+			// "clips": a catalog whose jobs have clips (for the ALE); one
+			// built before is built again.
+			if _, err := fmt.Sscanf(string(b), "%d %d %s %s %d %s clips", &g.BigJob, &g.SmallJob, &g.OneName, &g.Prefix, &g.Rows, &today); err == nil {
 				g.Today, _ = time.ParseInLocation("2006-01-02", today, time.Local)
 				if g.Today.Format("2006-01-02") == spec.Now.Format("2006-01-02") {
 					fmt.Printf("catalog %s: reused (%d file rows)\n", db, g.Rows)
@@ -126,7 +129,7 @@ func build(db string, spec Spec) (*Generated, error) {
 		if fi, err := os.Stat(db); err == nil {
 			fmt.Printf("catalog file: %.0f MB\n", float64(fi.Size())/1e6)
 		}
-		os.WriteFile(facts, []byte(fmt.Sprintf("%d %d %s %s %d %s\n", g.BigJob, g.SmallJob, g.OneName, g.Prefix, g.Rows, g.Today.Format("2006-01-02"))), 0o644)
+		os.WriteFile(facts, []byte(fmt.Sprintf("%d %d %s %s %d %s clips\n", g.BigJob, g.SmallJob, g.OneName, g.Prefix, g.Rows, g.Today.Format("2006-01-02"))), 0o644)
 	}
 	return g, nil
 }
@@ -177,16 +180,21 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 		{"dit find PREFIX (1,000 hits)", []string{"find", g.Prefix}},
 		{"dit find PREFIX --limit 2000 (all)", []string{"find", g.Prefix, "--limit", "2000"}},
 		{"dit job show (100k files)", []string{"job", "show", big}},
-		{"dit report --format csv (100k)", []string{"report", big, "--format", "csv"}},
-		{"dit report --format pdf (100k)", []string{"report", big, "--format", "pdf"}},
 		{"dit job show (10k files)", []string{"job", "show", small}},
 		{"dit job show --json (10k files)", []string{"job", "show", small, "--json"}},
 		{"dit job show --json (100k files)", []string{"job", "show", big, "--json"}},
-		{"dit report --format csv (10k)", []string{"report", small, "--format", "csv"}},
-		{"dit report --format pdf (10k)", []string{"report", small, "--format", "pdf"}},
+	}
+	for _, f := range reportFormats {
+		for _, j := range [][2]string{{"100k", big}, {"10k", small}} {
+			cmds = append(cmds, struct {
+				name string
+				args []string
+			}{reportName(f, j[0]), []string{"report", j[1], "--format", f}})
+		}
 	}
 	fmt.Printf("%-36s %10s %10s %10s %12s\n", "command", "median", "min", "max", "peak RSS")
 	rss := map[string]int64{}
+	med := map[string]time.Duration{}
 	for _, c := range cmds {
 		if only != "" && !strings.Contains(c.name, only) {
 			continue
@@ -201,16 +209,19 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 				ms = append(ms, m)
 			}
 		}
-		rss[c.name] = report(c.name, ms)
+		rss[c.name], med[c.name] = report(c.name, ms)
 	}
 	// Memory flat in the files: a job of 100,000 files against one of
 	// 10,000, in the same run.
-	for _, p := range [][2]string{{"dit job show (100k files)", "dit job show (10k files)"},
-		{"dit job show --json (100k files)", "dit job show --json (10k files)"},
-		{"dit report --format csv (100k)", "dit report --format csv (10k)"},
-		{"dit report --format pdf (100k)", "dit report --format pdf (10k)"}} {
+	pairs := [][2]string{{"dit job show (100k files)", "dit job show (10k files)"},
+		{"dit job show --json (100k files)", "dit job show --json (10k files)"}}
+	for _, f := range reportFormats {
+		pairs = append(pairs, [2]string{reportName(f, "100k"), reportName(f, "10k")})
+	}
+	for _, p := range pairs {
 		if rss[p[0]] > 0 && rss[p[1]] > 0 {
-			fmt.Printf("peak RSS %s / %s: %.2f\n", p[0], p[1], float64(rss[p[0]])/float64(rss[p[1]]))
+			fmt.Printf("peak RSS %s / %s: %.2f; median time %.2f\n", p[0], p[1], float64(rss[p[0]])/float64(rss[p[1]]),
+				med[p[0]].Seconds()/med[p[1]].Seconds())
 		}
 	}
 	if only == "" || strings.Contains("/api/status", only) {
@@ -223,9 +234,18 @@ func bench(label, dit, db string, spec Spec, runs int, only string) error {
 	return nil
 }
 
+// reportFormats are the formats of dit report measured, each on the
+// 100,000-file and the 10,000-file job: their peak RSS and time ratios
+// say whether memory and time are flat in the files.
+var reportFormats = []string{"csv", "json", "html", "pdf", "ale"}
+
+func reportName(format, files string) string {
+	return fmt.Sprintf("dit report --format %s (%s)", format, files)
+}
+
 // report prints the median, min and max wall time and the largest peak
-// RSS of ms, and returns that RSS (KiB).
-func report(name string, ms []measure) int64 {
+// RSS of ms, and returns that RSS (KiB) and the median.
+func report(name string, ms []measure) (int64, time.Duration) {
 	sort.Slice(ms, func(a, b int) bool { return ms[a].wall < ms[b].wall })
 	var rss int64
 	for _, m := range ms {
@@ -234,7 +254,7 @@ func report(name string, ms []measure) int64 {
 	med := ms[len(ms)/2].wall
 	fmt.Printf("%-36s %9.3fs %9.3fs %9.3fs %9.1f MiB  (%d bytes out)\n", name, med.Seconds(), ms[0].wall.Seconds(),
 		ms[len(ms)-1].wall.Seconds(), float64(rss)/1024, ms[0].out)
-	return rss
+	return rss, med
 }
 
 // serveStatus starts dit serve on db, GETs /api/status runs+1 times (the

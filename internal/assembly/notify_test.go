@@ -85,7 +85,7 @@ func TestNotifyEventsCascade(t *testing.T) {
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: again: NOT safe to format"})
 
 	undelivered := j.finish(context.Background(), &offload.Summary{JobID: 4, Name: "day04", ExitCode: 3,
-		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, {Label: "A002", Verdict: "FAILED: NOT safe to format"}}}, nil)
+		Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}, {CardFigures: offload.CardFigures{Label: "A002", Verdict: "FAILED: NOT safe to format"}}}}, nil)
 	require.Empty(t, undelivered)
 	msgs := hook.got()
 	require.Equal(t, []string{"card_free A001", "failure A002", "safe_to_format A001", "failure A003", "job_done"}, kindsOf(msgs))
@@ -108,7 +108,7 @@ func TestNotifyEventsPlainAndReport(t *testing.T) {
 	j.event(offload.Event{Type: offload.EvJobStarted, JobID: 5, Message: "day05"})
 	j.event(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: string(verdict.Safe)})
 	sum := &offload.Summary{JobID: 5, Name: "day05", Layout: offload.DefaultLayout, Destinations: []string{dest},
-		Cards: []offload.CardSummary{{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}}
+		Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}}}
 	j.afterJob(sum, nil)
 	require.Empty(t, j.finish(context.Background(), sum, nil))
 	msgs := hook.got()

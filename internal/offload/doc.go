@@ -250,6 +250,8 @@
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
 //	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates
+//	model.go       the job model: JobFigures and CardFigures, the figures the
+//	               summary and the job report (reports/jobreport) both carry
 //	events.go      events and progress; hooks.go: Limiter, the Seal hook
 //
 // One card's run (cardRun), by goroutine and duty:

@@ -41,25 +41,12 @@ type Summary struct {
 	// copy.
 	Destinations []string `json:"destinations"`
 	Then         []string `json:"then,omitempty"`
-	Files        int      `json:"files"`
-	Bytes        int64    `json:"bytes"`
-	Failed       int      `json:"failed"`
-	// Seconds is the wall time from start to finish, pauses included (a
-	// job not finished, killed or running: to the end of its last run, a
-	// killed run ending at its last sample);
-	// ActiveSeconds the time the job ran (its runs summed), Paused the rest;
-	// Runs > 1 means it was interrupted and resumed (see Activity).
-	Seconds       float64 `json:"seconds"`
-	ActiveSeconds float64 `json:"active_seconds"`
-	PausedSeconds float64 `json:"paused_seconds"`
-	Runs          int     `json:"runs"`
+	// JobFigures are the job's files, bytes, failures, times and TB/hour,
+	// as the job report gives them (model.go).
+	JobFigures
 	// NothingToDo: a resume of a done job that found nothing to copy,
 	// verify, seal or report; it changed nothing in the catalog.
-	NothingToDo bool `json:"nothing_to_do,omitempty"`
-	// BytesCopied are the bytes read from the cards in every run;
-	// TBPerHour is BytesCopied over ActiveSeconds (0: nothing moved).
-	BytesCopied int64         `json:"bytes_copied"`
-	TBPerHour   float64       `json:"tb_per_hour"`
+	NothingToDo bool          `json:"nothing_to_do,omitempty"`
 	Cards       []CardSummary `json:"cards"`
 	// Plans are the bus-budget plan and each re-plan, when the job ran
 	// with a scheduler (dit offload --topology, --simulate, --limit).
@@ -73,40 +60,19 @@ type Summary struct {
 
 // CardSummary is one card of a Summary.
 type CardSummary struct {
-	Label  string        `json:"label"`
-	Path   string        `json:"path"`
-	Status verdict.State `json:"state"`
-	State  string        `json:"stored_state"`
+	// CardFigures are the card's label, verdict, files, bytes, times and
+	// TB/hour, as the job report gives them (model.go); its second run
+	// is Then.
+	CardFigures
+	Path  string `json:"path"`
+	State string `json:"stored_state"`
 	// FirstRun is the state of the card's copy to the -d destinations
 	// (in a cascade, its first run).
 	FirstRun     verdict.State `json:"first_run"`
-	Files        int           `json:"files"`
-	Bytes        int64         `json:"bytes"`
-	Skipped      int           `json:"skipped"`
-	Failed       int           `json:"failed"`
-	SafeToFormat bool          `json:"safe_to_format"`
-	Verdict      string        `json:"verdict"`
-	CopyStarted  time.Time     `json:"copy_started,omitzero"`
-	CopyFinished time.Time     `json:"copy_finished,omitzero"`
-	VerifyStart  time.Time     `json:"verify_started,omitzero"`
-	VerifyEnd    time.Time     `json:"verify_finished,omitzero"`
-	// BytesCopied are the bytes read from the card in every run of the
-	// job; TBPerHour is them over the time the card was active (copying
-	// or verifying), 0 when nothing was moved.
-	BytesCopied  int64         `json:"bytes_copied"`
-	TBPerHour    float64       `json:"tb_per_hour"`
+	Skipped      int           `json:"skipped"` // how many entries were skipped
 	Destinations []DestSummary `json:"destinations"`
 	Failures     []Failure     `json:"failures,omitempty"`
-	// A cascade (dit offload --then): the card is free (CardFree, at
-	// FreeAt) once its first run verified it on every -d destination and
-	// wrote its hash lists: it may leave the reader, not be formatted. It
-	// is safe to format (SafeToFormat, at SafeAt) only once the second
-	// run (Then) verified it on every --then destination too. Without a
-	// cascade SafeAt is when the card was verified and sealed.
-	CardFree bool        `json:"card_free,omitempty"`
-	FreeAt   time.Time   `json:"card_free_at,omitzero"`
-	SafeAt   time.Time   `json:"safe_to_format_at,omitzero"`
-	Then     *HopSummary `json:"then,omitempty"`
+	Then         *HopSummary   `json:"then,omitempty"`
 }
 
 // HopSummary is a card's second run in a cascade: its first copy (Source)
@@ -193,8 +159,9 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 		return nil, err
 	}
 	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
-		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout, Runs: act.Runs, BytesCopied: act.BytesCopied,
-		ActiveSeconds: act.Active.Seconds(), PausedSeconds: act.Paused.Seconds(), TBPerHour: act.EndToEndTBPerHour()}
+		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout, JobFigures: JobFigures{Runs: act.Runs, BytesCopied: act.BytesCopied,
+			ActiveSeconds: RoundSeconds(act.Active.Seconds()), PausedSeconds: RoundSeconds(act.Paused.Seconds()),
+			TBPerHour: RoundTBPerHour(act.EndToEndTBPerHour())}}
 	var first, later []*catalog.Dest
 	for _, d := range dests {
 		if destHop(d) == 2 {
@@ -266,7 +233,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 		return nil, err
 	}
 	if !s.Finished.IsZero() {
-		s.Seconds = s.Finished.Sub(s.Started).Seconds()
+		s.Seconds = RoundSeconds(s.Finished.Sub(s.Started).Seconds())
 	} else {
 		// Not finished (killed, or running): from the first start to the
 		// end of the last run, a killed run ending at its last sample.
@@ -305,8 +272,9 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	if err != nil {
 		return cs, nil, err
 	}
-	cs = CardSummary{Label: k.Label, Path: k.Path, State: k.State, Files: k.Files, Bytes: k.Bytes, Skipped: len(skipped),
-		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}
+	cs = CardSummary{CardFigures: CardFigures{Label: k.Label, Files: k.Files, Bytes: k.Bytes, CopyStarted: k.CopyStarted,
+		CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}, Path: k.Path, State: k.State,
+		Skipped: len(skipped)}
 	for _, d := range dests {
 		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
@@ -339,7 +307,7 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		cs.SafeAt = k.DoneAt
 	}
 	if ca := act.Cards[k.ID]; ca != nil {
-		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
+		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, RoundTBPerHour(ca.EndToEndTBPerHour())
 	}
 	return cs, seen, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dit-org/dit/internal/format/ale"
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // One rate, one ALE named like the reports; a clip whose rate nobody
@@ -13,7 +14,7 @@ import (
 // outputs.
 func TestALEOneRate(t *testing.T) {
 	r := &Report{Job: Job{ID: 3, Name: "day 03", Layout: "{job}/{card}"}, Destinations: []DestTotals{{Path: "/Volumes/RAID"}},
-		Cards: []Card{{Label: "A001", Clips: []Clip{
+		Cards: []Card{{CardFigures: offload.CardFigures{Label: "A001"}, Clips: []Clip{
 			{Name: "A001C001", FPS: "25", Frames: 50, TCStart: "10:00:00:00", TCEnd: "10:00:02:00", Resolution: "1920x1080", SourceFile: "A001C001.mxf"},
 			{Name: "A001_C002_0512AB", SourceFile: "A001_C002_0512AB.RDC/A001_C002_0512AB_001.R3D"},
 		}}}}

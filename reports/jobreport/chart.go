@@ -163,6 +163,34 @@ func segments(pts []point) [][]point {
 // is in Liberation Sans and the legend sits below the plot, where no line
 // crosses it. Lines break where no sample came (a pause).
 func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
+	p := newChartPlot(c.Label)
+	byPhase, peak, first, last := chartSeries(c.series)
+	unit := pickRateUnit(peak)
+	p.Y.Label.Text = unit.Name()
+	legend, err := chartLines(p, byPhase, unit)
+	if err != nil {
+		return nil, err
+	}
+	if len(legend) == 0 {
+		p.Title.Text = c.Label + ": no throughput samples (nothing moved for a whole second)"
+		first, last, peak = 0, 60, unit.div
+	}
+	chartAxes(p, first, last, peak, unit)
+	cw, err := chartCanvas(format, width, height)
+	if err != nil {
+		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
+	}
+	drawChart(p, cw, format, legend)
+	var b bytes.Buffer
+	if _, err := cw.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
+	}
+	return b.Bytes(), nil
+}
+
+// newChartPlot is an empty chart titled for card label: its texts in
+// Liberation Sans, the time axis ticked as elapsed time, a light grid.
+func newChartPlot(label string) *plot.Plot {
 	p := plot.New()
 	txt := func(s *text.Style, size float64) {
 		s.Font = font.From(chartFont, vg.Points(size))
@@ -172,29 +200,40 @@ func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
 	txt(&p.Y.Label.TextStyle, 9.5)
 	txt(&p.X.Tick.Label, 9)
 	txt(&p.Y.Tick.Label, 9)
-	p.Title.Text = c.Label + ": throughput per second"
+	p.Title.Text = label + ": throughput per second"
 	p.Title.Padding = vg.Points(6)
-
-	peak, first, last := 0.0, math.Inf(1), math.Inf(-1)
-	byPhase := map[string][]point{}
-	for _, pt := range c.series {
-		peak = max(peak, pt.rate)
-		first, last = min(first, pt.t), max(last, pt.t)
-		byPhase[pt.phase] = append(byPhase[pt.phase], pt)
-	}
-	unit := pickRateUnit(peak)
-	p.Y.Label.Text = unit.Name()
 	p.X.Tick.Marker = timeTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xd8}
 	grid.Horizontal.Color = color.Gray{Y: 0xd8}
 	p.Add(grid)
+	return p
+}
 
-	type entry struct {
-		label string
-		line  *plotter.Line
+// chartSeries groups a card's samples by phase, with the highest rate
+// and the first and last time of them all.
+func chartSeries(series []point) (byPhase map[string][]point, peak, first, last float64) {
+	peak, first, last = 0, math.Inf(1), math.Inf(-1)
+	byPhase = map[string][]point{}
+	for _, pt := range series {
+		peak = max(peak, pt.rate)
+		first, last = min(first, pt.t), max(last, pt.t)
+		byPhase[pt.phase] = append(byPhase[pt.phase], pt)
 	}
-	var legend []entry
+	return byPhase, peak, first, last
+}
+
+// legendEntry is a line of the chart as its legend names it.
+type legendEntry struct {
+	label string
+	line  *plotter.Line
+}
+
+// chartLines adds a line per phase to p (broken where no sample came; a
+// lone sample drawn as a dot), in unit, and returns the legend's entries
+// (a phase without samples has none).
+func chartLines(p *plot.Plot, byPhase map[string][]point, unit rateUnit) ([]legendEntry, error) {
+	var legend []legendEntry
 	for _, s := range chartStyles {
 		pts := byPhase[s.phase]
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].t < pts[j].t })
@@ -225,15 +264,16 @@ func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
 			}
 		}
 		if shown != nil {
-			legend = append(legend, entry{s.label, shown})
+			legend = append(legend, legendEntry{s.label, shown})
 		}
 	}
-	if len(legend) == 0 {
-		p.Title.Text = c.Label + ": no throughput samples (nothing moved for a whole second)"
-		first, last, peak = 0, 60, unit.div
-	}
-	// The card's own time, from its first sample to its last, in time
-	// since the job started; rates from 0 to a round value above the peak.
+	return legend, nil
+}
+
+// chartAxes sets the card's own time, from its first sample to its last
+// (time since the job started), and rates from 0 to a round value above
+// the peak (bytes per second), in unit.
+func chartAxes(p *plot.Plot, first, last, peak float64, unit rateUnit) {
 	pad := max(1, (last-first)*0.02)
 	p.X.Min, p.X.Max = max(0, first-pad), last+pad
 	p.X.Label.Text = "time since the job started (H:MM:SS)"
@@ -243,24 +283,25 @@ func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
 	step := niceStep(peak/unit.div*1.05, 5)
 	p.Y.Min, p.Y.Max = 0, math.Ceil(peak/unit.div*1.05/step)*step
 	p.Y.Tick.Marker = rateTicks{step}
+}
 
-	var cw vg.CanvasWriterTo
-	switch format {
-	case "png":
-		cw = newPNGCanvas(width, height)
-	default:
-		var err error
-		if cw, err = draw.NewFormattedCanvas(width, height, format); err != nil {
-			return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
-		}
+// chartCanvas is the canvas of a chart in format ("png" or what
+// gonum/plot writes: "svg").
+func chartCanvas(format string, width, height vg.Length) (vg.CanvasWriterTo, error) {
+	if format == "png" {
+		return newPNGCanvas(width, height), nil
 	}
+	return draw.NewFormattedCanvas(width, height, format)
+}
+
+// drawChart draws p on cw, on white, with its legend in one row below
+// the plot, aligned with the data area.
+func drawChart(p *plot.Plot, cw vg.CanvasWriterTo, format string, legend []legendEntry) {
 	dc := draw.New(cw)
 	if format != "png" { // a PNG canvas starts white
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 	}
-
-	// The legend: one row below the plot, aligned with the data area.
 	legendStyle := text.Style{Color: color.Black, Font: font.From(chartFont, vg.Points(9)), XAlign: draw.XLeft,
 		YAlign: draw.YCenter, Handler: p.TextHandler}
 	legendH := vg.Length(0)
@@ -269,25 +310,21 @@ func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
 	}
 	area := draw.Crop(dc, vg.Points(2), -vg.Points(8), legendH, -vg.Points(2))
 	p.Draw(area)
-	if len(legend) > 0 {
-		data := p.DataCanvas(area)
-		x := data.Min.X
-		y := dc.Min.Y + legendH/2
-		thumbW, gapW := vg.Points(24), vg.Points(18)
-		for _, e := range legend {
-			thumb := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: x, Y: y - vg.Points(4)}, Max: vg.Point{X: x + thumbW, Y: y + vg.Points(4)}}}
-			e.line.Thumbnail(&thumb)
-			x += thumbW + vg.Points(5)
-			dc.FillText(legendStyle, vg.Point{X: x, Y: y}, e.label)
-			x += legendStyle.Width(e.label) + gapW
-		}
+	if len(legend) == 0 {
+		return
 	}
-	var b bytes.Buffer
-	if _, err := cw.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
+	data := p.DataCanvas(area)
+	x := data.Min.X
+	y := dc.Min.Y + legendH/2
+	thumbW, gapW := vg.Points(24), vg.Points(18)
+	for _, e := range legend {
+		thumb := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x, Y: y - vg.Points(4)}, Max: vg.Point{X: x + thumbW, Y: y + vg.Points(4)}}}
+		e.line.Thumbnail(&thumb)
+		x += thumbW + vg.Points(5)
+		dc.FillText(legendStyle, vg.Point{X: x, Y: y}, e.label)
+		x += legendStyle.Width(e.label) + gapW
 	}
-	return b.Bytes(), nil
 }
 
 // pngCanvas is vgimg's PNG canvas drawn straight into its image (vgimg's

@@ -31,10 +31,36 @@
 //
 // # Formats
 //
+// [Build] reads the job's figures, not its files: the CSV, the JSON and
+// the HTML read each card's files from the catalog as they write them
+// (catalog.EachFile), so that memory stays flat in the number of files
+// (a job of 100,000 files as one of 10,000: docs/benchmarks.md). The
+// per-destination counts come from the catalog's per-card totals when
+// they tell every figure (no second run; on each destination none or
+// every file of the card has a copy there), else from a pass over the
+// card's files in Build. A read of the files that fails midway is an
+// error: the CSV then ends with a row "# INCOMPLETE: <why>", the JSON
+// is cut short (it does not parse), the HTML ends with a line "INCOMPLETE
+// REPORT"; dit report --out and the reports written at the end of a job
+// leave no file at all (each is written under a temporary name and
+// renamed once complete), and dit report to stdout says INCOMPLETE and
+// exits non-zero.
+//
 // JSON is the [Report] struct, indented: a machine-readable copy of all of
 // the above, every file included (fields "job", "totals", "destinations",
 // "cards"; per card "file_list" with each file's hashes and copies). Times
-// are RFC 3339 UTC, TB/hour figures numbers with three decimals.
+// are RFC 3339 UTC, TB/hour figures numbers with three decimals. The
+// figures the job's summary (dit job show --json, dit offload --json,
+// dit serve) also gives are the job model's (internal/offload/model.go):
+// "totals" carries offload.JobFigures (files, bytes, failed: failed files
+// in every run, seconds, active_seconds, paused_seconds, runs,
+// bytes_copied, tb_per_hour) and each card offload.CardFigures (label,
+// state, verdict, safe_to_format, files, bytes, failed, copy and verify
+// times, bytes_copied, tb_per_hour: end to end, card_free, card_free_at,
+// safe_to_format_at), copied from the summary: the same names, the same
+// values. A card's "end_to_end_tb_per_hour" is its "tb_per_hour", kept
+// for readers. One name still differs in kind: a card's "skipped" is the
+// list of skipped entries here, their number in the summary.
 //
 // CSV has one header row, then one row per destination that names it,
 // then one row per file of every card and one per skipped entry:
@@ -72,7 +98,11 @@
 // text, so that any name is drawn and its text extracts as it is (see
 // pdftext.go); a character no font has is drawn as U+FFFD and logged.
 // Each format is rendered and written on its own: one that fails or
-// panics ([FormatError]) never keeps the others from being written. Page 1: the
+// panics ([FormatError]) never keeps the others from being written. The
+// PDF lists no files (a post house reads a job's files in the CSV or
+// JSON, not in 2,000 pages of a PDF): page 1 says so, names the CSV and
+// JSON reports that have them all, and each card's page says where its
+// file list is. Page 1: the
 // job, a banner saying whether every card is safe to format, the totals in
 // large type (cards, files, size, verified yes/no, copy, verify and end to
 // end TB/hour, running time; whether the job was resumed, with its runs

@@ -2,6 +2,8 @@ package jobreport
 
 import (
 	"math"
+
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // The reports of this file are built by hand, not from a catalog: fixed
@@ -52,64 +54,37 @@ func resumedReport() *Report {
 			Layout: "{job}/{card}"},
 	}
 
-	a := Card{Label: "A001", Source: "/Volumes/A001", Media: "CFast 2.0", Bus: "USB 3.2 Gen 2 (reader 1)",
-		State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
-		Files: 412, Bytes: 498_123_456_789, Skipped: []Skip{}, Failures: []Failure{},
-		CopyStarted: at(20), CopyFinished: at(1127), VerifyStarted: at(80), VerifyFinished: at(1300),
-		CopyRate:    Rate{Samples: 1107, Mean: 449_975_000, Min: 247_000_000, Max: 498_000_000, P95: 489_000_000},
-		VerifyRate:  Rate{Samples: 1210, Mean: 823_400_000, Min: 452_000_000, Max: 905_000_000, P95: 890_000_000},
-		BytesCopied: 498_123_456_789, BytesVerified: 2 * 498_123_456_789, CopySeconds: 1107, VerifySeconds: 1210, ActiveSeconds: 1280,
-		Destinations: []CardDest{
-			{Path: layout(raid, "A001"), Verified: 412, WriteRate: Rate{Samples: 1107, Mean: 449_975_000}, ReadBackRate: Rate{Samples: 1210, Mean: 498_000_000}},
-			{Path: layout(shuttle, "A001"), Verified: 412, WriteRate: Rate{Samples: 1107, Mean: 449_975_000}, ReadBackRate: Rate{Samples: 1210, Mean: 325_400_000}},
-		},
-		FileList: []File{
-			{Path: "A001/CLIP/A001C001_261120_R1AB.mxf", Size: 48_123_456_789, Mtime: at(-7200), State: "verified",
-				Hashes: map[string]string{"xxh64": "652d236cd89ce46d", "md5": "283ada638ab6da8e36f3ce724ba17068"},
-				Copies: []Copy{{Dest: raid, State: "verified", VerifiedAt: at(400), VerifiedBy: "xxh64"}, {Dest: shuttle, State: "verified", VerifiedAt: at(410), VerifiedBy: "xxh64"}}},
-		},
-		series: seriesOf(wave("copy", 20, 1127, 2, 450e6), wave("verify", 80, 1290, 2, 823e6)),
-	}
+	a := Card{CardFigures: offload.CardFigures{Label: "A001", Status: "verified", Verdict: "Verified: safe to format", SafeToFormat: true, Files: 412, Bytes: 498_123_456_789, CopyStarted: at(20), CopyFinished: at(1127), VerifyStart: at(80), VerifyEnd: at(1300), BytesCopied: 498_123_456_789}, Source: "/Volumes/A001", Media: "CFast 2.0", Bus: "USB 3.2 Gen 2 (reader 1)", Skipped: []Skip{}, Failures: []Failure{}, CopyRate: Rate{Samples: 1107, Mean: 449_975_000, Min: 247_000_000, Max: 498_000_000, P95: 489_000_000}, VerifyRate: Rate{Samples: 1210, Mean: 823_400_000, Min: 452_000_000, Max: 905_000_000, P95: 890_000_000}, BytesVerified: 2 * 498_123_456_789, CopySeconds: 1107, VerifySeconds: 1210, ActiveSeconds: 1280, Destinations: []CardDest{
+		{Path: layout(raid, "A001"), Verified: 412, WriteRate: Rate{Samples: 1107, Mean: 449_975_000}, ReadBackRate: Rate{Samples: 1210, Mean: 498_000_000}},
+		{Path: layout(shuttle, "A001"), Verified: 412, WriteRate: Rate{Samples: 1107, Mean: 449_975_000}, ReadBackRate: Rate{Samples: 1210, Mean: 325_400_000}},
+	}, FileList: []File{
+		{Path: "A001/CLIP/A001C001_261120_R1AB.mxf", Size: 48_123_456_789, Mtime: at(-7200), State: "verified",
+			Hashes: map[string]string{"xxh64": "652d236cd89ce46d", "md5": "283ada638ab6da8e36f3ce724ba17068"},
+			Copies: []Copy{{Dest: raid, State: "verified", VerifiedAt: at(400), VerifiedBy: "xxh64"}, {Dest: shuttle, State: "verified", VerifiedAt: at(410), VerifiedBy: "xxh64"}}},
+	}, series: seriesOf(wave("copy", 20, 1127, 2, 450e6), wave("verify", 80, 1290, 2, 823e6))}
 
 	// B001 was being copied when the job was interrupted at 50 minutes; the
 	// resume an hour later copied the file that was cut short again.
-	b := Card{Label: "B001", Source: "/Volumes/B001", State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
-		Files: 1203, Bytes: 256_000_000_000, Failures: []Failure{},
-		Skipped: []Skip{
-			{Path: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"},
-			{Path: "CLIPS/._B001C003.R3D", Kind: "metadata", Reason: "macOS AppleDouble resource fork (copy it with --include-hidden)"},
-			{Path: "CLIPS/latest", Kind: "symlink", Reason: "symbolic link, not followed"},
-		},
-		CopyStarted: at(1200), CopyFinished: at(6663), VerifyStarted: at(1300), VerifyFinished: at(6700),
-		CopyRate:    Rate{Samples: 1753, Mean: 160_011_000, Min: 88_000_000, Max: 178_000_000, P95: 174_000_000},
-		VerifyRate:  Rate{Samples: 1730, Mean: 295_954_000, Min: 163_000_000, Max: 330_000_000, P95: 322_000_000},
-		BytesCopied: 280_500_000_000, BytesVerified: 512_000_000_000, CopySeconds: 1753, VerifySeconds: 1730, ActiveSeconds: 1850,
-		Destinations: []CardDest{
-			{Path: layout(raid, "B001"), Verified: 1203, Skipped: 3, WriteRate: Rate{Samples: 1753, Mean: 160_011_000}, ReadBackRate: Rate{Samples: 1730, Mean: 180_000_000}},
-			{Path: layout(shuttle, "B001"), Verified: 1203, Skipped: 3, WriteRate: Rate{Samples: 1753, Mean: 160_011_000}, ReadBackRate: Rate{Samples: 1730, Mean: 116_000_000}},
-		},
-		series: seriesOf(wave("copy", 1200, 2900, 2, 160e6), wave("copy", 6610, 6663, 1, 160e6),
-			wave("verify", 1300, 2950, 2, 296e6), wave("verify", 6620, 6700, 1, 296e6)),
-	}
+	b := Card{CardFigures: offload.CardFigures{Label: "B001", Status: "verified", Verdict: "Verified: safe to format", SafeToFormat: true, Files: 1203, Bytes: 256_000_000_000, CopyStarted: at(1200), CopyFinished: at(6663), VerifyStart: at(1300), VerifyEnd: at(6700), BytesCopied: 280_500_000_000}, Source: "/Volumes/B001", Failures: []Failure{}, Skipped: []Skip{
+		{Path: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"},
+		{Path: "CLIPS/._B001C003.R3D", Kind: "metadata", Reason: "macOS AppleDouble resource fork (copy it with --include-hidden)"},
+		{Path: "CLIPS/latest", Kind: "symlink", Reason: "symbolic link, not followed"},
+	}, CopyRate: Rate{Samples: 1753, Mean: 160_011_000, Min: 88_000_000, Max: 178_000_000, P95: 174_000_000}, VerifyRate: Rate{Samples: 1730, Mean: 295_954_000, Min: 163_000_000, Max: 330_000_000, P95: 322_000_000}, BytesVerified: 512_000_000_000, CopySeconds: 1753, VerifySeconds: 1730, ActiveSeconds: 1850, Destinations: []CardDest{
+		{Path: layout(raid, "B001"), Verified: 1203, Skipped: 3, WriteRate: Rate{Samples: 1753, Mean: 160_011_000}, ReadBackRate: Rate{Samples: 1730, Mean: 180_000_000}},
+		{Path: layout(shuttle, "B001"), Verified: 1203, Skipped: 3, WriteRate: Rate{Samples: 1753, Mean: 160_011_000}, ReadBackRate: Rate{Samples: 1730, Mean: 116_000_000}},
+	}, series: seriesOf(wave("copy", 1200, 2900, 2, 160e6), wave("copy", 6610, 6663, 1, 160e6),
+		wave("verify", 1300, 2950, 2, 296e6), wave("verify", 6620, 6700, 1, 296e6))}
 
 	// The sound card: small and slow (MB/s), one file differs on the shuttle.
-	s := Card{Label: "SOUND_D14", Source: "/Volumes/SOUND_D14", Media: "SD", Bus: "USB 3.0 (reader 2)",
-		State: "failed", Verdict: "FAILED: NOT safe to format", Files: 96, Bytes: 3_200_000_000, Skipped: []Skip{},
-		Failures:    []Failure{{Path: "Day14/T012_03.WAV", Error: "/Volumes/SHUTTLE_01: read-back: xxh64 differs"}},
-		CopyStarted: at(6700), CopyFinished: at(6740), VerifyStarted: at(6705), VerifyFinished: at(6770),
-		CopyRate:    Rate{Samples: 40, Mean: 80_000_000, Min: 44_000_000, Max: 89_000_000, P95: 87_500_000},
-		VerifyRate:  Rate{Samples: 60, Mean: 71_100_000, Min: 39_000_000, Max: 79_000_000, P95: 77_000_000},
-		BytesCopied: 3_200_000_000, BytesVerified: 6_400_000_000, CopySeconds: 40, VerifySeconds: 60, ActiveSeconds: 70,
-		Destinations: []CardDest{
-			{Path: layout(raid, "SOUND_D14"), Verified: 96, WriteRate: Rate{Samples: 40, Mean: 80_000_000}, ReadBackRate: Rate{Samples: 60, Mean: 40_000_000}},
-			{Path: layout(shuttle, "SOUND_D14"), Verified: 95, Failed: 1, WriteRate: Rate{Samples: 40, Mean: 80_000_000}, ReadBackRate: Rate{Samples: 60, Mean: 31_100_000}},
-		},
-		series: seriesOf(wave("copy", 6700, 6740, 1, 80e6), wave("verify", 6705, 6770, 1, 71e6)),
-	}
+	s := Card{CardFigures: offload.CardFigures{Label: "SOUND_D14", Status: "failed", Verdict: "FAILED: NOT safe to format", Files: 96, Bytes: 3_200_000_000, CopyStarted: at(6700), CopyFinished: at(6740), VerifyStart: at(6705), VerifyEnd: at(6770), BytesCopied: 3_200_000_000}, Source: "/Volumes/SOUND_D14", Media: "SD", Bus: "USB 3.0 (reader 2)", Skipped: []Skip{}, Failures: []Failure{{Path: "Day14/T012_03.WAV", Error: "/Volumes/SHUTTLE_01: read-back: xxh64 differs"}}, CopyRate: Rate{Samples: 40, Mean: 80_000_000, Min: 44_000_000, Max: 89_000_000, P95: 87_500_000}, VerifyRate: Rate{Samples: 60, Mean: 71_100_000, Min: 39_000_000, Max: 79_000_000, P95: 77_000_000}, BytesVerified: 6_400_000_000, CopySeconds: 40, VerifySeconds: 60, ActiveSeconds: 70, Destinations: []CardDest{
+		{Path: layout(raid, "SOUND_D14"), Verified: 96, WriteRate: Rate{Samples: 40, Mean: 80_000_000}, ReadBackRate: Rate{Samples: 60, Mean: 40_000_000}},
+		{Path: layout(shuttle, "SOUND_D14"), Verified: 95, Failed: 1, WriteRate: Rate{Samples: 40, Mean: 80_000_000}, ReadBackRate: Rate{Samples: 60, Mean: 31_100_000}},
+	}, series: seriesOf(wave("copy", 6700, 6740, 1, 80e6), wave("verify", 6705, 6770, 1, 71e6))}
 	for _, c := range []*Card{&a, &b, &s} {
 		c.CopyTBPerHour = tbhOf(c.BytesCopied, c.CopySeconds)
 		c.VerifyTBPerHour = tbhOf(c.BytesVerified, c.VerifySeconds)
 		c.EndToEndTBPerHour = tbhOf(c.BytesCopied, c.ActiveSeconds)
+		c.TBPerHour = c.EndToEndTBPerHour
 	}
 	r.Cards = []Card{a, b, s}
 	t := &r.Totals
@@ -151,11 +126,9 @@ func idleReport() *Report {
 		Generated: generated,
 		Job: Job{ID: 13, Name: "Day 15 Splinter", State: "done", Host: "dit-cart-2", ToolVersion: "1.0.0-test",
 			Started: at(0), Finished: at(3), Hashes: []string{"xxh64"}, Verify: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}"},
-		Cards: []Card{{Label: "C001", Source: "/Volumes/C001", State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
-			Skipped: []Skip{}, Failures: []Failure{}, FileList: []File{},
-			Destinations: []CardDest{{Path: "/Volumes/RAID_B/Day 15 Splinter/C001"}}}},
+		Cards:        []Card{{CardFigures: offload.CardFigures{Label: "C001", Status: "verified", Verdict: "Verified: safe to format", SafeToFormat: true}, Source: "/Volumes/C001", Skipped: []Skip{}, Failures: []Failure{}, FileList: []File{}, Destinations: []CardDest{{Path: "/Volumes/RAID_B/Day 15 Splinter/C001"}}}},
 		Destinations: []DestTotals{{Path: "/Volumes/RAID_B"}},
-		Totals:       Totals{Cards: 1, SafeToFormat: 1, Seconds: 3, ActiveSeconds: 3, Runs: 1, Verified: true},
+		Totals:       Totals{JobFigures: offload.JobFigures{Seconds: 3, ActiveSeconds: 3, Runs: 1}, Cards: 1, SafeToFormat: 1, Verified: true},
 	}
 	return r
 }
@@ -198,68 +171,33 @@ func cascadeReport() *Report {
 
 	// A001: first run 0:00:30 to 0:21:30, free at 0:22:00; second run from
 	// the RAID 0:22:10 to 0:40:10 (checked by 0:41:20), safe at 0:41:20.
-	a := Card{Label: "A001", Source: "/Volumes/A001", Media: "CFast 2.0", Bus: "USB 3.2 Gen 2 (reader 1)",
-		State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
-		Files: 310, Bytes: 480_000_000_000, Skipped: []Skip{}, Failures: []Failure{},
-		CopyStarted: at(30), CopyFinished: at(1230), VerifyStarted: at(60), VerifyFinished: at(1290),
-		CopyRate:    Rate{Samples: 1200, Mean: 400_000_000, Min: 220_000_000, Max: 440_000_000, P95: 430_000_000},
-		VerifyRate:  Rate{Samples: 1230, Mean: 390_000_000, Min: 210_000_000, Max: 430_000_000, P95: 420_000_000},
-		BytesCopied: 480_000_000_000, BytesVerified: 480_000_000_000, CopySeconds: 1200, VerifySeconds: 1230, ActiveSeconds: 1260,
-		Destinations: dests("A001", 400_000_000, 390_000_000, 0, 310),
-		FileList: []File{{Path: "A001/CLIP/A001C001_261122_R2CD.mxf", Size: 41_000_000_000, Mtime: at(-7200), State: "verified",
-			Hashes: map[string]string{"xxh64": "1c2d3e4f5a6b7c8d", "md5": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"},
-			Copies: copies(400, 1800, "")}},
-		CardFree: true, FreeAt: at(1320), SafeAt: at(2480),
-		Then: &SecondRun{Source: layout(raid, "A001"), State: "verified", Files: 310, Bytes: 480_000_000_000,
-			CopyStarted: at(1330), CopyFinished: at(2410), DoneAt: at(2480),
-			BytesCopied: 480_000_000_000, CopySeconds: 1080, ActiveSeconds: 1140},
-		series: seriesOf(wave("copy", 30, 1230, 2, 400e6), wave("verify", 60, 1290, 2, 390e6)),
-	}
+	a := Card{CardFigures: offload.CardFigures{Label: "A001", Status: "verified", Verdict: "Verified: safe to format", SafeToFormat: true, Files: 310, Bytes: 480_000_000_000, CopyStarted: at(30), CopyFinished: at(1230), VerifyStart: at(60), VerifyEnd: at(1290), BytesCopied: 480_000_000_000, CardFree: true, FreeAt: at(1320), SafeAt: at(2480)}, Source: "/Volumes/A001", Media: "CFast 2.0", Bus: "USB 3.2 Gen 2 (reader 1)", Skipped: []Skip{}, Failures: []Failure{}, CopyRate: Rate{Samples: 1200, Mean: 400_000_000, Min: 220_000_000, Max: 440_000_000, P95: 430_000_000}, VerifyRate: Rate{Samples: 1230, Mean: 390_000_000, Min: 210_000_000, Max: 430_000_000, P95: 420_000_000}, BytesVerified: 480_000_000_000, CopySeconds: 1200, VerifySeconds: 1230, ActiveSeconds: 1260, Destinations: dests("A001", 400_000_000, 390_000_000, 0, 310), FileList: []File{{Path: "A001/CLIP/A001C001_261122_R2CD.mxf", Size: 41_000_000_000, Mtime: at(-7200), State: "verified",
+		Hashes: map[string]string{"xxh64": "1c2d3e4f5a6b7c8d", "md5": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"},
+		Copies: copies(400, 1800, "")}}, Then: &SecondRun{Source: layout(raid, "A001"), State: "verified", Files: 310, Bytes: 480_000_000_000,
+		CopyStarted: at(1330), CopyFinished: at(2410), DoneAt: at(2480),
+		BytesCopied: 480_000_000_000, CopySeconds: 1080, ActiveSeconds: 1140}, series: seriesOf(wave("copy", 30, 1230, 2, 400e6), wave("verify", 60, 1290, 2, 390e6))}
 
 	// B001: a slower reader; its second run waits for A001's.
-	b := Card{Label: "B001", Source: "/Volumes/B001", State: "verified", Verdict: "Verified: safe to format", SafeToFormat: true,
-		Files: 1203, Bytes: 256_000_000_000, Failures: []Failure{},
-		Skipped:     []Skip{{Path: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"}},
-		CopyStarted: at(40), CopyFinished: at(1640), VerifyStarted: at(100), VerifyFinished: at(1700),
-		CopyRate:    Rate{Samples: 1600, Mean: 160_000_000, Min: 88_000_000, Max: 178_000_000, P95: 174_000_000},
-		VerifyRate:  Rate{Samples: 1600, Mean: 160_000_000, Min: 90_000_000, Max: 180_000_000, P95: 175_000_000},
-		BytesCopied: 256_000_000_000, BytesVerified: 256_000_000_000, CopySeconds: 1600, VerifySeconds: 1600, ActiveSeconds: 1660,
-		Destinations: dests("B001", 160_000_000, 160_000_000, 0, 1203),
-		FileList: []File{{Path: "CLIPS/B001C001.R3D", Size: 2_000_000_000, Mtime: at(-7000), State: "verified",
-			Hashes: map[string]string{"xxh64": "8d7c6b5a4f3e2d1c", "md5": "f0e1d2c3b4a5968778695a4b3c2d1e0f"},
-			Copies: copies(700, 2900, "")}},
-		CardFree: true, FreeAt: at(1720), SafeAt: at(3160),
-		Then: &SecondRun{Source: layout(raid, "B001"), State: "verified", Files: 1203, Bytes: 256_000_000_000,
-			CopyStarted: at(2410), CopyFinished: at(3100), DoneAt: at(3160),
-			BytesCopied: 256_000_000_000, CopySeconds: 690, ActiveSeconds: 750},
-		series: seriesOf(wave("copy", 40, 1640, 2, 160e6), wave("verify", 100, 1700, 2, 160e6)),
-	}
+	b := Card{CardFigures: offload.CardFigures{Label: "B001", Status: "verified", Verdict: "Verified: safe to format", SafeToFormat: true, Files: 1203, Bytes: 256_000_000_000, CopyStarted: at(40), CopyFinished: at(1640), VerifyStart: at(100), VerifyEnd: at(1700), BytesCopied: 256_000_000_000, CardFree: true, FreeAt: at(1720), SafeAt: at(3160)}, Source: "/Volumes/B001", Failures: []Failure{}, Skipped: []Skip{{Path: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"}}, CopyRate: Rate{Samples: 1600, Mean: 160_000_000, Min: 88_000_000, Max: 178_000_000, P95: 174_000_000}, VerifyRate: Rate{Samples: 1600, Mean: 160_000_000, Min: 90_000_000, Max: 180_000_000, P95: 175_000_000}, BytesVerified: 256_000_000_000, CopySeconds: 1600, VerifySeconds: 1600, ActiveSeconds: 1660, Destinations: dests("B001", 160_000_000, 160_000_000, 0, 1203), FileList: []File{{Path: "CLIPS/B001C001.R3D", Size: 2_000_000_000, Mtime: at(-7000), State: "verified",
+		Hashes: map[string]string{"xxh64": "8d7c6b5a4f3e2d1c", "md5": "f0e1d2c3b4a5968778695a4b3c2d1e0f"},
+		Copies: copies(700, 2900, "")}}, Then: &SecondRun{Source: layout(raid, "B001"), State: "verified", Files: 1203, Bytes: 256_000_000_000,
+		CopyStarted: at(2410), CopyFinished: at(3100), DoneAt: at(3160),
+		BytesCopied: 256_000_000_000, CopySeconds: 690, ActiveSeconds: 750}, series: seriesOf(wave("copy", 40, 1640, 2, 160e6), wave("verify", 100, 1700, 2, 160e6))}
 
 	// The sound card: free after two minutes; its second run failed.
-	s := Card{Label: "SOUND_D16", Source: "/Volumes/SOUND_D16", Media: "SD", Bus: "USB 3.0 (reader 2)",
-		State: "verified", SafeToFormat: false,
+	s := Card{CardFigures: offload.CardFigures{Label: "SOUND_D16", Status: "verified", SafeToFormat: false, Files: 96, Bytes: 3_200_000_000, CopyStarted: at(50), CopyFinished: at(90), VerifyStart: at(55), VerifyEnd: at(110), BytesCopied: 3_200_000_000, CardFree: true, FreeAt: at(120),
 		// As offload words it: the clock time is the machine's local time.
-		Verdict: "Second run FAILED (card free since " + at(120).Local().Format("15:04:05") + "): NOT safe to format: keep the card",
-		Files:   96, Bytes: 3_200_000_000, Skipped: []Skip{},
-		Failures:    []Failure{{Path: "Day16/T001_01.WAV (2nd run)", Error: "/Volumes/SHUTTLE_02: read-back: xxh64 differs"}},
-		CopyStarted: at(50), CopyFinished: at(90), VerifyStarted: at(55), VerifyFinished: at(110),
-		CopyRate:    Rate{Samples: 40, Mean: 80_000_000, Min: 44_000_000, Max: 89_000_000, P95: 87_500_000},
-		VerifyRate:  Rate{Samples: 55, Mean: 58_000_000, Min: 39_000_000, Max: 79_000_000, P95: 77_000_000},
-		BytesCopied: 3_200_000_000, BytesVerified: 3_200_000_000, CopySeconds: 40, VerifySeconds: 55, ActiveSeconds: 60,
-		Destinations: dests("SOUND_D16", 80_000_000, 58_000_000, 1, 96),
-		FileList: []File{{Path: "Day16/T001_01.WAV", Size: 33_000_000, Mtime: at(-6000), State: "verified",
+		Verdict: "Second run FAILED (card free since " + at(120).Local().Format("15:04:05") + "): NOT safe to format: keep the card"},
+		Source: "/Volumes/SOUND_D16", Media: "SD", Bus: "USB 3.0 (reader 2)", Skipped: []Skip{}, Failures: []Failure{{Path: "Day16/T001_01.WAV (2nd run)", Error: "/Volumes/SHUTTLE_02: read-back: xxh64 differs"}}, CopyRate: Rate{Samples: 40, Mean: 80_000_000, Min: 44_000_000, Max: 89_000_000, P95: 87_500_000}, VerifyRate: Rate{Samples: 55, Mean: 58_000_000, Min: 39_000_000, Max: 79_000_000, P95: 77_000_000}, BytesVerified: 3_200_000_000, CopySeconds: 40, VerifySeconds: 55, ActiveSeconds: 60, Destinations: dests("SOUND_D16", 80_000_000, 58_000_000, 1, 96), FileList: []File{{Path: "Day16/T001_01.WAV", Size: 33_000_000, Mtime: at(-6000), State: "verified",
 			Hashes: map[string]string{"xxh64": "aa11bb22cc33dd44", "md5": "00112233445566778899aabbccddeeff"},
-			Copies: copies(80, 3110, "read-back: xxh64 differs")}},
-		CardFree: true, FreeAt: at(120),
-		Then: &SecondRun{Source: layout(raid, "SOUND_D16"), State: "failed", Files: 96, Bytes: 3_200_000_000, Failed: 1,
+			Copies: copies(80, 3110, "read-back: xxh64 differs")}}, Then: &SecondRun{Source: layout(raid, "SOUND_D16"), State: "failed", Files: 96, Bytes: 3_200_000_000, Failed: 1,
 			CopyStarted: at(3100), CopyFinished: at(3116), DoneAt: at(3130),
-			BytesCopied: 3_200_000_000, CopySeconds: 16, ActiveSeconds: 30},
-		series: seriesOf(wave("copy", 50, 90, 1, 80e6), wave("verify", 55, 110, 1, 58e6)),
-	}
+			BytesCopied: 3_200_000_000, CopySeconds: 16, ActiveSeconds: 30}, series: seriesOf(wave("copy", 50, 90, 1, 80e6), wave("verify", 55, 110, 1, 58e6))}
 	for _, c := range []*Card{&a, &b, &s} {
 		c.CopyTBPerHour = tbhOf(c.BytesCopied, c.CopySeconds)
 		c.VerifyTBPerHour = tbhOf(c.BytesVerified, c.VerifySeconds)
 		c.EndToEndTBPerHour = tbhOf(c.BytesCopied, c.ActiveSeconds)
+		c.TBPerHour = c.EndToEndTBPerHour
 		c.Then.CopyTBPerHour = tbhOf(c.Then.BytesCopied, c.Then.CopySeconds)
 		c.Then.EndToEndTBPerHour = tbhOf(c.Then.BytesCopied, c.Then.ActiveSeconds)
 	}

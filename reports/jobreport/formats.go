@@ -1,9 +1,8 @@
 package jobreport
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -72,14 +71,6 @@ func (r *Report) write(format string, w io.Writer) error {
 	return fmt.Errorf("unknown report format %q: use %s", format, strings.Join(Formats, ", "))
 }
 
-// WriteJSON writes the report as indented JSON (see the package doc).
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
-
 // csvTime renders a time for the CSV: RFC 3339 UTC, "" when unknown.
 func csvTime(t time.Time) string {
 	if t.IsZero() {
@@ -92,42 +83,17 @@ func csvTime(t time.Time) string {
 // its hashes and its state on each destination (see the package doc). The
 // destinations are numbered in the header (dest1_state, ...); a row per
 // destination after it, whose first field starts with '#', names them:
-// "# dest1,/Volumes/RAID,,...".
+// "# dest1,/Volumes/RAID,,...". The rows are written as the files are
+// read; a read that fails ends the file with a row "# INCOMPLETE: ..."
+// and returns the error.
 func (r *Report) WriteCSV(w io.Writer) error {
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	write := func(row []string) error {
-		// A first field that starts with '#' is quoted, so that no reader
-		// takes the row for a comment.
-		if strings.HasPrefix(row[0], "#") {
-			cw.Flush()
-			buf.WriteString(`"` + strings.ReplaceAll(row[0], `"`, `""`) + `"`)
-			var rest bytes.Buffer
-			rw := csv.NewWriter(&rest)
-			if err := rw.Write(append([]string{""}, row[1:]...)); err != nil {
-				return err
-			}
-			rw.Flush()
-			_, err := buf.Write(rest.Bytes())
-			return err
-		}
-		return cw.Write(row)
-	}
-	head := []string{"card", "path", "size_bytes", "modified_utc", "state", "error"}
-	head = append(head, r.Job.Hashes...)
-	for i := range r.Destinations {
-		n := strconv.Itoa(i + 1)
-		head = append(head, "dest"+n+"_state", "dest"+n+"_verified_at", "dest"+n+"_verified_by")
-	}
-	// A cascade: the card's times and its second run's TB/hour, at the end
-	// of each of its rows.
-	cascade := r.Cascade()
-	if cascade {
-		head = append(head, "card_free_at", "safe_to_format_at", "second_run_copy_tb_per_hour", "second_run_tb_per_hour")
-	}
-	if err := write(head); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	cw := csv.NewWriter(bw)
+	head := r.csvHead()
+	if err := csvRow(cw, bw, head); err != nil {
 		return err
 	}
+	cascade := r.Cascade()
 	for i, d := range r.Destinations {
 		row := make([]string, len(head))
 		row[0], row[1] = fmt.Sprintf("# dest%d", i+1), commentText(d.Path)
@@ -138,58 +104,104 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			return err
 		}
 	}
-	for _, c := range r.Cards {
-		var cardCols []string
-		if cascade {
-			cardCols = cascadeCSV(&c)
-		}
-		for _, f := range c.FileList {
-			row := []string{c.Label, f.Path, strconv.FormatInt(f.Size, 10), csvTime(f.Mtime), f.State, f.Error}
-			for _, a := range r.Job.Hashes {
-				row = append(row, f.Hashes[a])
-			}
-			for _, d := range r.Destinations {
-				var cp *Copy
-				for i := range f.Copies {
-					if f.Copies[i].Dest == d.Path {
-						cp = &f.Copies[i]
-					}
-				}
-				if cp == nil {
-					row = append(row, "not copied", "", "")
-					continue
-				}
-				st := cp.State
-				if cp.Error != "" {
-					st += ": " + cp.Error
-				}
-				row = append(row, st, csvTime(cp.VerifiedAt), cp.VerifiedBy)
-			}
-			row = append(row, cardCols...)
-			if err := write(row); err != nil {
-				return err
-			}
-		}
-		for _, s := range c.Skipped {
-			row := []string{c.Label, s.Path, "", "", "skipped (" + s.Kind + ")", s.Reason}
-			for range r.Job.Hashes {
-				row = append(row, "")
-			}
-			for range r.Destinations {
-				row = append(row, "", "", "")
-			}
-			row = append(row, cardCols...)
-			if err := write(row); err != nil {
-				return err
-			}
+	for i := range r.Cards {
+		if err := r.csvCard(cw, bw, i); err != nil {
+			cw.Flush()
+			fmt.Fprintf(bw, "# INCOMPLETE: %s\n", commentText(err.Error()))
+			bw.Flush()
+			return err
 		}
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return bw.Flush()
+}
+
+// csvHead is the CSV's header row.
+func (r *Report) csvHead() []string {
+	head := []string{"card", "path", "size_bytes", "modified_utc", "state", "error"}
+	head = append(head, r.Job.Hashes...)
+	for i := range r.Destinations {
+		n := strconv.Itoa(i + 1)
+		head = append(head, "dest"+n+"_state", "dest"+n+"_verified_at", "dest"+n+"_verified_by")
+	}
+	// A cascade: the card's times and its second run's TB/hour, at the end
+	// of each of its rows.
+	if r.Cascade() {
+		head = append(head, "card_free_at", "safe_to_format_at", "second_run_copy_tb_per_hour", "second_run_tb_per_hour")
+	}
+	return head
+}
+
+// csvRow writes one row; a first field that starts with '#' is quoted,
+// so that no reader takes the row for a comment.
+func csvRow(cw *csv.Writer, bw *bufio.Writer, row []string) error {
+	if !strings.HasPrefix(row[0], "#") {
+		return cw.Write(row)
+	}
+	cw.Flush()
+	bw.WriteString(`"` + strings.ReplaceAll(row[0], `"`, `""`) + `"`)
+	rw := csv.NewWriter(bw)
+	if err := rw.Write(append([]string{""}, row[1:]...)); err != nil {
+		return err
+	}
+	rw.Flush()
+	return rw.Error()
+}
+
+// csvCard writes the rows of card i: its files as they are read, then
+// its skipped entries.
+func (r *Report) csvCard(cw *csv.Writer, bw *bufio.Writer, i int) error {
+	c := &r.Cards[i]
+	var cardCols []string
+	if r.Cascade() {
+		cardCols = cascadeCSV(c)
+	}
+	row := make([]string, 0, 6+len(r.Job.Hashes)+3*len(r.Destinations)+len(cardCols))
+	err := r.eachFile(i, func(f *File) error {
+		row = append(row[:0], c.Label, f.Path, strconv.FormatInt(f.Size, 10), csvTime(f.Mtime), f.State, f.Error)
+		for _, a := range r.Job.Hashes {
+			row = append(row, f.Hashes[a])
+		}
+		for _, d := range r.Destinations {
+			var cp *Copy
+			for i := range f.Copies {
+				if f.Copies[i].Dest == d.Path {
+					cp = &f.Copies[i]
+				}
+			}
+			if cp == nil {
+				row = append(row, "not copied", "", "")
+				continue
+			}
+			st := cp.State
+			if cp.Error != "" {
+				st += ": " + cp.Error
+			}
+			row = append(row, st, csvTime(cp.VerifiedAt), cp.VerifiedBy)
+		}
+		row = append(row, cardCols...)
+		return csvRow(cw, bw, row)
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range c.Skipped {
+		row := []string{c.Label, s.Path, "", "", "skipped (" + s.Kind + ")", s.Reason}
+		for range r.Job.Hashes {
+			row = append(row, "")
+		}
+		for range r.Destinations {
+			row = append(row, "", "", "")
+		}
+		row = append(row, cardCols...)
+		if err := csvRow(cw, bw, row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cascadeCSV are a cascade card's columns: when it was free and safe to

@@ -1,6 +1,7 @@
 package jobreport
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"html/template"
@@ -15,8 +16,8 @@ import (
 )
 
 // maxHTMLFiles caps the file table of one card in the HTML report; the CSV
-// always has every file.
-const maxHTMLFiles = 2000
+// always has every file. A variable for the tests.
+var maxHTMLFiles = 2000
 
 var funcs = template.FuncMap{
 	"size":     sizeHTML,
@@ -50,12 +51,6 @@ var funcs = template.FuncMap{
 			rs = append(rs, d.WriteRate, d.ReadBackRate)
 		}
 		return rateUnitOf(rs...)
-	},
-	"upto": func(n int, files []File) []File {
-		if len(files) > n {
-			return files[:n]
-		}
-		return files
 	},
 	"minus": func(a, b int) int { return a - b },
 	// A cascade.
@@ -166,7 +161,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{if $c.Bus}}<tr><th>Bus</th><td>{{$c.Bus}}</td></tr>{{end}}
 <tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
 <tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
-<tr><th>Verify</th><td>{{span $c.VerifyStarted $c.VerifyFinished}}</td></tr>
+<tr><th>Verify</th><td>{{span $c.VerifyStart $c.VerifyEnd}}</td></tr>
 {{- if $casc}}
 <tr><th>Card free</th><td{{if not $c.CardFree}} class="notsafe"{{end}}>{{free $c}}</td></tr>
 {{- if $c.Then}}
@@ -195,12 +190,13 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{end}}</table>
 {{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
 {{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}
-<details><summary>{{len $c.FileList}} files with their hashes</summary>
+{{- $rows := $.Rows $i}}
+<details><summary>{{$rows}} files with their hashes</summary>
 <table class="mono">
 <tr><th>Path</th><th>Size</th><th>State</th><th>Hashes</th></tr>
-{{range upto $.MaxFiles $c.FileList}}<tr><td>{{name .Path}}</td><td class="num">{{size .Size}}</td><td>{{.State}}</td><td>{{range $a, $v := .Hashes}}{{$a}} {{$v}}<br>{{end}}</td></tr>
+{{range $.Files $i}}<tr><td>{{name .Path}}</td><td class="num">{{size .Size}}</td><td>{{.State}}</td><td>{{range $a, $v := .Hashes}}{{$a}} {{$v}}<br>{{end}}</td></tr>
 {{end}}</table>
-{{if gt (len $c.FileList) $.MaxFiles}}<p>... and {{minus (len $c.FileList) $.MaxFiles}} more: see the CSV report.</p>{{end}}
+{{if gt $rows $.MaxFiles}}<p>... and {{minus $rows $.MaxFiles}} more: see the CSV report.</p>{{end}}
 </details>
 {{end}}
 </body>
@@ -210,14 +206,34 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 // svgSize is a width or height in points on the chart's <svg> element.
 var svgSize = regexp.MustCompile(`\b(width|height)="([0-9.]+)pt"`)
 
+// htmlData is what the HTML template is given.
+type htmlData struct {
+	R        *Report
+	Charts   []template.HTML
+	MaxFiles int
+	failed   *error // why Files failed
+}
+
+// Rows is the number of files of card i.
+func (d htmlData) Rows(i int) int { return d.R.fileRows(i) }
+
+// Files are the first MaxFiles files of card i, read as the page is
+// written.
+func (d htmlData) Files(i int) ([]File, error) {
+	fs, err := d.R.firstFiles(i, d.MaxFiles)
+	if err != nil {
+		*d.failed = err
+	}
+	return fs, err
+}
+
 // WriteHTML writes a self-contained HTML page: tables, and each card's
-// throughput chart as inline SVG.
+// throughput chart as inline SVG. It is written as it is rendered; a
+// read of the files that fails ends the page with a line that says the
+// report is INCOMPLETE, and returns the error.
 func (r *Report) WriteHTML(w io.Writer) error {
-	data := struct {
-		R        *Report
-		Charts   []template.HTML
-		MaxFiles int
-	}{R: r, MaxFiles: maxHTMLFiles}
+	var failed error
+	data := htmlData{R: r, MaxFiles: maxHTMLFiles, failed: &failed}
 	for i := range r.Cards {
 		svg, err := chart(&r.Cards[i], "svg", 16*vg.Centimeter, 8*vg.Centimeter)
 		if err != nil {
@@ -235,10 +251,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		})
 		data.Charts = append(data.Charts, template.HTML(svg))
 	}
-	var b bytes.Buffer
-	if err := htmlTmpl.Execute(&b, data); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := htmlTmpl.Execute(bw, data); err != nil {
+		if failed != nil {
+			err = failed // not the template's words around it
+		}
+		fmt.Fprintf(bw, "\n<p class=\"banner notsafe\">INCOMPLETE REPORT: %s</p>\n", template.HTMLEscapeString(err.Error()))
+		bw.Flush()
 		return err
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return bw.Flush()
 }

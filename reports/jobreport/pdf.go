@@ -370,9 +370,20 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	d.font("", 8.5, colMuted)
 	d.SetX(pdfMargin)
 	d.MultiCell(pdfWidth, 4, note, "", "L", false)
+	d.Ln(1)
+	d.font("B", 8.5, colInk)
+	d.SetX(pdfMargin)
+	d.MultiCell(pdfWidth, 4, r.fileListNote(), "", "L", false)
 	if cascade {
 		r.pdfCascade(d)
 	}
+}
+
+// fileListNote says where the files are: the PDF lists none of them.
+func (r *Report) fileListNote() string {
+	return fmt.Sprintf("This PDF lists no files: all %s, with their hashes and their state on every destination, are in "+
+		"the job's CSV and JSON reports (%s, .json), written with it into each destination's reports folder.",
+		plural(r.Totals.Files, "file", "files"), r.FileName("csv"))
 }
 
 // pdfCardsTable is page 1's table: a row per card (files, size, the
@@ -409,7 +420,7 @@ func (r *Report) pdfCardsTable(d pdfDoc) {
 // pdfCascade is page 1's table of a cascade: when each card was free and
 // safe to format, and its second run's TB/hour.
 func (r *Report) pdfCascade(d pdfDoc) {
-	d.Ln(5)
+	d.Ln(3)
 	if d.GetY()+40 > pdfBottom {
 		d.AddPage()
 	}

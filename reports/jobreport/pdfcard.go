@@ -47,8 +47,9 @@ func (r *Report) pdfCardHead(d pdfDoc, c *Card) {
 	}
 	d.kv("Files", fmt.Sprintf("%s, %s; %d skipped, %d failed", plural(c.Files, "file", "files"), units.FormatBytes(c.Bytes),
 		len(c.Skipped), len(c.Failures)))
+	d.kv("File list", "in the CSV and JSON reports (not in this PDF)")
 	d.kv("Copy", span(c.CopyStarted, c.CopyFinished))
-	d.kv("Verify", span(c.VerifyStarted, c.VerifyFinished))
+	d.kv("Verify", span(c.VerifyStart, c.VerifyEnd))
 	if r.Cascade() {
 		col := colInk
 		if !c.CardFree {

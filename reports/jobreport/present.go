@@ -173,6 +173,10 @@ func shortVerdict(c *Card) string {
 		why = "failed"
 	case why == "Second run FAILED":
 		why = "second run failed"
+	case strings.HasPrefix(why, "FAILED"):
+		// "FAILED: not every copy is verified ...": the word in lower
+		// case, as the other reasons read ("fAILED" before).
+		why = "failed" + strings.TrimPrefix(why, "FAILED")
 	default:
 		// Its first character in lower case (a whole character: a
 		// verdict may start with a name).

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // The PDF as people see it: rendered by poppler at 50 dpi, page by page,
@@ -283,13 +285,13 @@ func TestPresentationHelpers(t *testing.T) {
 	require.Equal(t, "macOS Finder metadata", skipReason(Skip{Kind: "metadata", Reason: "macOS Finder metadata (copy it with --include-hidden)"}))
 	require.Equal(t, "symbolic link, not followed", skipReason(Skip{Kind: "symlink", Reason: "symbolic link, not followed"}))
 	require.Equal(t, "named pipe, not a file", skipReason(Skip{Kind: "fifo"}))
-	require.Equal(t, "NOT safe: copies checked, hash lists not written", shortVerdict(&Card{
-		Verdict: "Copies checked, hash lists not written: NOT safe to format (dit offload --resume 12 writes them)"}))
-	require.Equal(t, "NOT safe: unreadable entries on the card", shortVerdict(&Card{
-		Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}))
-	require.Equal(t, "NOT safe: failed", shortVerdict(&Card{Verdict: "FAILED: NOT safe to format"}))
-	require.Equal(t, "safe to format", shortVerdict(&Card{SafeToFormat: true, Verdict: "Verified: safe to format"}))
-	require.Equal(t, "Interrupted: NOT safe to format (resume the job)", verdictText(&Card{Verdict: "Interrupted: NOT safe to format (resume the job)"}),
+	require.Equal(t, "NOT safe: copies checked, hash lists not written", shortVerdict(&Card{CardFigures: offload.CardFigures{Verdict: "Copies checked, hash lists not written: NOT safe to format (dit offload --resume 12 writes them)"}}))
+	require.Equal(t, "NOT safe: unreadable entries on the card", shortVerdict(&Card{CardFigures: offload.CardFigures{Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}}))
+	require.Equal(t, "NOT safe: failed", shortVerdict(&Card{CardFigures: offload.CardFigures{Verdict: "FAILED: NOT safe to format"}}))
+	require.Equal(t, "NOT safe: failed: not every copy is verified (a copy was found different since)",
+		shortVerdict(&Card{CardFigures: offload.CardFigures{Verdict: "FAILED: not every copy is verified (a copy was found different since): NOT safe to format"}}))
+	require.Equal(t, "safe to format", shortVerdict(&Card{CardFigures: offload.CardFigures{SafeToFormat: true, Verdict: "Verified: safe to format"}}))
+	require.Equal(t, "Interrupted: NOT safe to format (resume the job)", verdictText(&Card{CardFigures: offload.CardFigures{Verdict: "Interrupted: NOT safe to format (resume the job)"}}),
 		"plain words stay")
 
 	require.Equal(t, "0:00:00", hms(0))
@@ -309,7 +311,7 @@ func TestPresentationHelpers(t *testing.T) {
 	require.Equal(t, "44.0", pickRateUnit(80e6, 44e6).Num(44e6))
 	require.Equal(t, "-", pickRateUnit(0).Num(0))
 
-	require.Equal(t, "Resumed: 3 runs, paused 0:10:00", resumedText(Totals{Resumed: true, Runs: 3, PausedSeconds: 600}))
+	require.Equal(t, "Resumed: 3 runs, paused 0:10:00", resumedText(Totals{JobFigures: offload.JobFigures{Runs: 3, PausedSeconds: 600}, Resumed: true}))
 	require.Equal(t, "Simulated: card readers and buses at 50% of their planned rates", simulatedText(Totals{Simulated: true, SimulateScale: 0.5}))
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -27,8 +26,9 @@ type Report struct {
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
 
-	ale bool    // Options.ALE
-	fs  fsys.FS // Options.FS
+	ale bool        // Options.ALE
+	fs  fsys.FS     // Options.FS
+	src *fileSource // Build's: the files read from the catalog as they are written
 }
 
 // Job describes the job.
@@ -49,27 +49,21 @@ type Job struct {
 
 // Totals add up the whole job.
 type Totals struct {
-	Cards        int   `json:"cards"`
-	SafeToFormat int   `json:"safe_to_format"`
-	Files        int   `json:"files"`
-	Bytes        int64 `json:"bytes"`
-	Skipped      int   `json:"skipped"`
-	Failed       int   `json:"failed"`
-	// Seconds is the job's wall time, start to finish, pauses included.
-	Seconds float64 `json:"seconds"`
-	// BytesCopied are the bytes read from the cards and written, in all
-	// runs of the job (a file copied again after an interruption counts
-	// twice); BytesVerified the bytes read back from the copies.
-	BytesCopied   int64 `json:"bytes_copied"`
+	// JobFigures are the job's files, bytes, failed files, times (Seconds:
+	// start to finish, pauses included; ActiveSeconds: its runs summed;
+	// PausedSeconds; Runs), bytes read from the cards (BytesCopied, in all
+	// runs: a file copied again after an interruption counts twice) and
+	// end-to-end TB/hour (TBPerHour): the summary's (offload.LoadSummary,
+	// the job model of internal/offload/model.go), the same names and
+	// meanings as in dit job show --json.
+	offload.JobFigures
+	Cards        int `json:"cards"`
+	SafeToFormat int `json:"safe_to_format"`
+	Skipped      int `json:"skipped"`
+	// BytesVerified are the bytes read back from the copies.
 	BytesVerified int64 `json:"bytes_verified"`
-	// ActiveSeconds is the time the job ran, summed over its runs (start
-	// to finish, or to its last sample for a run that was killed);
-	// PausedSeconds the time between runs. Runs counts them: more than
-	// one means the job was interrupted and resumed (Resumed).
-	ActiveSeconds float64 `json:"active_seconds"`
-	PausedSeconds float64 `json:"paused_seconds"`
-	Runs          int     `json:"runs"`
-	Resumed       bool    `json:"resumed"`
+	// Resumed: more than one run (the job was interrupted and resumed).
+	Resumed bool `json:"resumed"`
 	// Simulated: the job ran with dit offload --simulate (readers and
 	// buses of the plan simulated at SimulateScale of their rates).
 	Simulated     bool    `json:"simulated"`
@@ -79,10 +73,9 @@ type Totals struct {
 	// TB/hour (10^12 bytes per hour), "-" (0) when nothing was moved:
 	// CopyTBPerHour is BytesCopied over the time some card was copying,
 	// VerifyTBPerHour BytesVerified over the time some copy was read
-	// back, EndToEnd (TBPerHour) BytesCopied over ActiveSeconds.
+	// back (end to end, TBPerHour, is BytesCopied over ActiveSeconds).
 	CopyTBPerHour   float64 `json:"copy_tb_per_hour"`
 	VerifyTBPerHour float64 `json:"verify_tb_per_hour"`
-	TBPerHour       float64 `json:"tb_per_hour"`
 }
 
 // DestTotals add up one destination over every card.
@@ -112,29 +105,25 @@ type Rate struct {
 
 // Card is one card of the job.
 type Card struct {
-	Label          string    `json:"label"`
-	Source         string    `json:"source"`
-	Media          string    `json:"media,omitempty"`
-	Bus            string    `json:"bus,omitempty"`
-	State          string    `json:"state"`
-	Verdict        string    `json:"verdict"`
-	SafeToFormat   bool      `json:"safe_to_format"`
-	Files          int       `json:"files"`
-	Bytes          int64     `json:"bytes"`
-	Skipped        []Skip    `json:"skipped"`
-	Failures       []Failure `json:"failures"`
-	CopyStarted    time.Time `json:"copy_started,omitzero"`
-	CopyFinished   time.Time `json:"copy_finished,omitzero"`
-	VerifyStarted  time.Time `json:"verify_started,omitzero"`
-	VerifyFinished time.Time `json:"verify_finished,omitzero"`
-	CopyRate       Rate      `json:"copy_rate"`
-	VerifyRate     Rate      `json:"verify_rate"`
-	// BytesCopied are the bytes read from the card in all runs,
-	// BytesVerified the bytes read back from its copies (every
+	// CardFigures are the card's label, verdict (state, verdict, safe to
+	// format), files, bytes, failed files, copy and verify times, bytes
+	// read from it in all runs (BytesCopied), end-to-end TB/hour
+	// (TBPerHour, as EndToEndTBPerHour) and a cascade's card free and
+	// safe-to-format times: its summary's (offload.CardSummary, the job
+	// model of internal/offload/model.go), the same names and meanings
+	// as in dit job show --json.
+	offload.CardFigures
+	Source     string    `json:"source"`
+	Media      string    `json:"media,omitempty"`
+	Bus        string    `json:"bus,omitempty"`
+	Skipped    []Skip    `json:"skipped"`
+	Failures   []Failure `json:"failures"`
+	CopyRate   Rate      `json:"copy_rate"`
+	VerifyRate Rate      `json:"verify_rate"`
+	// BytesVerified are the bytes read back from its copies (every
 	// destination); CopySeconds and VerifySeconds the time spent in each
 	// (summed per-second samples: pauses and interruptions left out),
 	// ActiveSeconds the time either went on.
-	BytesCopied       int64   `json:"bytes_copied"`
 	BytesVerified     int64   `json:"bytes_verified"`
 	CopySeconds       float64 `json:"copy_seconds"`
 	VerifySeconds     float64 `json:"verify_seconds"`
@@ -145,15 +134,13 @@ type Card struct {
 	// Destinations are the card's folders on every destination: the
 	// first run's, then (in a cascade) the second run's (Run 2).
 	Destinations []CardDest `json:"destinations"`
-	FileList     []File     `json:"file_list"`
-	// A cascade (dit offload --then): CardFree/FreeAt when the first run
-	// verified the card (it may leave the reader), SafeAt when both runs
-	// had (safe to format; without a cascade: when the card was verified);
-	// Then is the second run, from the first copy.
-	CardFree bool       `json:"card_free,omitempty"`
-	FreeAt   time.Time  `json:"card_free_at,omitzero"`
-	SafeAt   time.Time  `json:"safe_to_format_at,omitzero"`
-	Then     *SecondRun `json:"then,omitempty"`
+	// FileList is every file of the card in a report made by hand; a
+	// report from Build leaves it nil: its writers read each card's files
+	// from the catalog as they write them (memory flat in the files), and
+	// its JSON has them here.
+	FileList []File `json:"file_list"`
+	// Then is a cascade's second run, from the first copy.
+	Then *SecondRun `json:"then,omitempty"`
 	// Clips are the card's clips (internal/clips), when it has any:
 	// Camera and CardType are those of most of them, ClipSeconds their
 	// length summed (where known).
@@ -267,6 +254,7 @@ func Build(cat *catalog.Catalog, jobID int64, o Options) (*Report, error) {
 		return nil, err
 	}
 	b.start()
+	b.source()
 	b.sampleRates()
 	ci := -1
 	for _, k := range b.cards {
@@ -297,6 +285,7 @@ type builder struct {
 	samples []catalog.Sample
 	planned map[string][2]string
 	act     *offload.Activity
+	tots    map[int64]*catalog.CardTotals
 
 	r       *Report
 	destIdx map[int64]int           // destination id: its index in dests
@@ -337,6 +326,9 @@ func load(cat *catalog.Catalog, jobID int64, o Options) (*builder, error) {
 		return nil, err
 	}
 	if b.act, err = offload.JobActivity(cat, jobID); err != nil {
+		return nil, err
+	}
+	if b.tots, err = cat.JobTotals(jobID); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -398,9 +390,7 @@ func (b *builder) sampleRates() {
 // second run, its copies on each destination, its files, its chart's
 // samples and its clips.
 func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
-	c := Card{Label: k.Label, Source: k.Path, State: string(cs.Status), Verdict: cs.Verdict, SafeToFormat: cs.SafeToFormat,
-		Files: k.Files, Bytes: k.Bytes, Skipped: []Skip{}, Failures: []Failure{},
-		CopyStarted: k.CopyStarted, CopyFinished: k.CopyFinished, VerifyStarted: k.VerifyStarted, VerifyFinished: k.VerifyFinished,
+	c := Card{CardFigures: cs.CardFigures, Source: k.Path, Skipped: []Skip{}, Failures: []Failure{},
 		CopyRate: stats(b.rates[rateKey{k.ID, 0, "copy"}]), VerifyRate: stats(b.rates[rateKey{k.ID, 0, "verify"}])}
 	if b.o.Device != nil {
 		c.Media, c.Bus = b.o.Device(k)
@@ -417,19 +407,18 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 	for _, f := range cs.Failures {
 		c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
 	}
-	c.CardFree, c.FreeAt, c.SafeAt = cs.CardFree, cs.FreeAt, cs.SafeAt
 	h := b.second[k.ID]
 	b.secondRun(&c, cs, h)
 	if ca := b.act.Cards[k.ID]; ca != nil {
-		c.BytesCopied, c.BytesVerified = ca.BytesCopied, ca.BytesVerified
+		c.BytesVerified = ca.BytesVerified
 		c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
 		c.ActiveSeconds = round(ca.ActiveTime.Seconds(), 3)
 		c.CopyTBPerHour = round(ca.CopyTBPerHour(), 3)
 		c.VerifyTBPerHour = round(ca.VerifyTBPerHour(), 3)
-		c.EndToEndTBPerHour = round(ca.EndToEndTBPerHour(), 3)
+		c.EndToEndTBPerHour = c.TBPerHour // the summary's: the same figure
 	}
 	b.cardDests(&c, k, h)
-	if err := b.files(&c, k, h); err != nil {
+	if err := b.count(&c, k, h); err != nil {
 		return c, err
 	}
 	for _, s := range b.samples {
@@ -474,80 +463,13 @@ func (b *builder) cardDests(c *Card, k, h *catalog.Card) {
 	}
 }
 
-// files lists card k's files with their hashes and copies (the second
-// run's, from its card h, included) and counts them per destination.
-func (b *builder) files(c *Card, k, h *catalog.Card) error {
-	files, err := b.cat.Files(k.ID)
-	if err != nil {
-		return err
-	}
-	var later map[string]*catalog.File
-	if h != nil {
-		hf, err := b.cat.Files(h.ID)
-		if err != nil {
-			return err
-		}
-		later = make(map[string]*catalog.File, len(hf))
-		for _, f := range hf {
-			later[f.Rel] = f
-		}
-	}
-	algos, _ := hashing.ParseList(b.j.Hashes)
-	for _, f := range files {
-		if g := later[f.Rel]; g != nil {
-			f.Copies = append(f.Copies, g.Copies...)
-		}
-		row := File{Path: f.Rel, Size: f.Size, Mtime: f.Mtime.UTC(), State: f.State, Error: f.Error, Hashes: map[string]string{}, Copies: []Copy{}}
-		for _, a := range algos {
-			if v := f.Sums.Get(a); v != "" {
-				row.Hashes[a.String()] = v
-			}
-		}
-		for _, cp := range f.Copies {
-			i, ok := b.destIdx[cp.DestID]
-			if !ok {
-				continue
-			}
-			row.Copies = append(row.Copies, Copy{Dest: b.dests[i].Path, State: cp.State, VerifiedAt: cp.VerifiedAt,
-				VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
-			countCopy(&c.Destinations[i], &b.r.Destinations[i], cp.State, f.Size)
-		}
-		c.FileList = append(c.FileList, row)
-	}
-	return nil
-}
-
-// countCopy counts a copy of size bytes in state on its card's
-// destination cd and the job's dt.
-func countCopy(cd *CardDest, dt *DestTotals, state string, size int64) {
-	switch state {
-	case offload.StateVerified:
-		cd.Verified++
-		dt.Verified++
-		dt.Bytes += size
-	case offload.StateCopied, offload.StatePresent:
-		cd.Copied++
-		dt.Copied++
-		dt.Bytes += size
-	case offload.StateSkipped:
-		cd.Skipped++
-		dt.Skipped++
-	default:
-		cd.Failed++
-		dt.Failed++
-	}
-}
-
 // add puts card c in the report and its figures in the totals.
 func (r *Report) add(c Card) {
 	r.Totals.Cards++
 	if c.SafeToFormat {
 		r.Totals.SafeToFormat++
 	}
-	r.Totals.Files += c.Files
-	r.Totals.Bytes += c.Bytes
 	r.Totals.Skipped += len(c.Skipped)
-	r.Totals.Failed += len(c.Failures)
 	r.Cards = append(r.Cards, c)
 }
 
@@ -558,15 +480,10 @@ func (b *builder) totals() {
 		r.Destinations[i].WriteRate = stats(b.destRates[rateKey{0, d.ID, "copy"}])
 		r.Destinations[i].ReadBackRate = stats(b.destRates[rateKey{0, d.ID, "verify"}])
 	}
-	if !b.j.Finished.IsZero() {
-		r.Totals.Seconds = round(b.j.Finished.Sub(b.j.Started).Seconds(), 3)
-	}
 	t, act := &r.Totals, b.act
-	t.BytesCopied, t.BytesVerified = act.BytesCopied, act.BytesVerified
-	t.ActiveSeconds, t.PausedSeconds = round(act.Active.Seconds(), 3), round(act.Paused.Seconds(), 3)
-	t.Runs, t.Resumed = act.Runs, act.Runs > 1
+	t.JobFigures = b.sum.JobFigures
+	t.BytesVerified, t.Resumed = act.BytesVerified, t.Runs > 1
 	t.CopyTBPerHour, t.VerifyTBPerHour = round(act.CopyTBPerHour(), 3), round(act.VerifyTBPerHour(), 3)
-	t.TBPerHour = round(act.EndToEndTBPerHour(), 3)
 	t.Verified = t.Cards > 0 && t.SafeToFormat == t.Cards
 	for _, p := range b.sum.Plans {
 		if p.Simulated {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // unicodeNames are names as cards and jobs carry them: emoji (above
@@ -114,5 +116,5 @@ func TestReportFileNameOfALongName(t *testing.T) {
 
 // A verdict that starts with a name keeps its first character whole.
 func TestShortVerdictOfAUnicodeStart(t *testing.T) {
-	require.Equal(t, "NOT safe: éCLAIR 🎬 gone", shortVerdict(&Card{Verdict: "ÉCLAIR 🎬 gone"}))
+	require.Equal(t, "NOT safe: éCLAIR 🎬 gone", shortVerdict(&Card{CardFigures: offload.CardFigures{Verdict: "ÉCLAIR 🎬 gone"}}))
 }
