@@ -326,7 +326,23 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Bottleneck: %s\n", r.Bottleneck)
 	writeCascade(w, r)
+	writeUploads(w, r.Uploads)
 	writeFits(w, r.Fits)
+}
+
+// writeUploads says when each cloud destination's uploads finish.
+func writeUploads(w io.Writer, ups []plan.Upload) {
+	for _, u := range ups {
+		if u.FinishSeconds == nil {
+			fmt.Fprintf(w, "Upload:     to %s: finish time unknown (a card's size is unknown)", u.Destination)
+		} else {
+			fmt.Fprintf(w, "Upload:     to %s finished in %s", u.Destination, eta(u.FinishSeconds))
+		}
+		if u.Rate > 0 {
+			fmt.Fprintf(w, " (uplink %s)", rate(u.Rate))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // writeCascade draws a cascade's two runs: when each card is free and safe

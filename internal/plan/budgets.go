@@ -24,6 +24,7 @@ func build(t *Topology, o Options, n int) ([]constraint, error) {
 	for di := range t.Destinations {
 		cons = append(cons, destBudgets(t, o, n, t.Dest(di))...)
 	}
+	cons = append(cons, uplinkBudget(t, n)...)
 	cpu, err := cpuBudgets(t, o, n)
 	if err != nil {
 		return nil, err

@@ -149,6 +149,8 @@ type Result struct {
 	Fits       []Fit  `json:"fits,omitempty"`
 	// Cascade is the plan of a cascade's two runs (nil without one).
 	Cascade *Cascade `json:"cascade,omitempty"`
+	// Uploads are the cloud destinations' finish times.
+	Uploads []Upload `json:"uploads,omitempty"`
 }
 
 // Card returns the plan of the card called name, or nil.
@@ -202,6 +204,7 @@ func Plan(t *Topology, o Options) (*Result, error) {
 	res := describeResult(t, o, cons, rates, limits)
 	etas(t, o, res)
 	cascade(t, o, res)
+	uploads(t, res)
 	if !o.NoFits {
 		fits(t, o, res)
 	}

@@ -224,6 +224,8 @@ func LimitWords(limit string) string {
 		return "the CPU"
 	case limit == LimitMedia:
 		return "the card itself"
+	case limit == LimitUplink:
+		return "the uplink"
 	}
 	return limit
 }

@@ -102,11 +102,14 @@ type Topology struct {
 	Sources      []Source
 	Destinations []Destination
 	CPU          CPUSpec
+	// Upload is the cart's uplink (bytes/s, upload_rate:), shared by
+	// every cloud destination (0: not given).
+	Upload float64
 
 	overrides *yaml.Node // the file's profile sections, kept for Encode
 }
 
-var topKeys = []string{"buses", "sources", "destinations", "cpu", "media", "bus_kinds", "destination_kinds"}
+var topKeys = []string{"buses", "sources", "destinations", "cpu", "upload_rate", "media", "bus_kinds", "destination_kinds"}
 
 // LoadTopology reads and checks a topology file.
 func LoadTopology(path string) (*Topology, error) {
@@ -149,6 +152,9 @@ func ParseTopology(file string, data []byte) (*Topology, error) {
 		return nil, err
 	}
 	if t.Destinations, err = readList(r, top["destinations"], "destinations", readDestination); err != nil {
+		return nil, err
+	}
+	if t.Upload, err = r.rate(top["upload_rate"], "upload_rate"); err != nil {
 		return nil, err
 	}
 	if c := top["cpu"]; c != nil {
@@ -394,7 +400,7 @@ func (t *Topology) Validate() error {
 		if err := checkBus("destination", d.Name, d.Bus, d.Line); err != nil {
 			return err
 		}
-		if d.Kind != "" {
+		if d.Kind != "" && d.Kind != CloudKind {
 			if _, ok := t.Profiles.Dests[d.Kind]; !ok {
 				return t.errf(d.Line, "destination %q: unknown kind %q%s; known kinds: %s (or give write_rate and read_rate)", d.Name, d.Kind,
 					didYouMean(d.Kind, t.Profiles.DestKindNames()), strings.Join(t.Profiles.DestKindNames(), ", "))
@@ -405,7 +411,7 @@ func (t *Topology) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return t.checkUplink()
 }
 
 func alsoAt(line int) string {
@@ -575,6 +581,7 @@ func (t *Topology) Scaled(f float64) *Topology {
 		p.Dests[k] = d
 	}
 	c.Profiles = p
+	c.Upload *= f
 	for i := range c.Buses {
 		c.Buses[i].Usable *= f
 	}
@@ -655,6 +662,9 @@ func (t *Topology) Encode(w io.Writer) error {
 			"blade_rate", rate(d.BladeRate), "limit", rate(d.Limit), "run", num(d.Run)))
 	}
 	add("destinations", seq)
+	if t.Upload > 0 {
+		add("upload_rate", scalar(FormatRate(t.Upload)))
+	}
 	cores := "auto"
 	if t.CPU.Cores > 0 {
 		cores = strconv.FormatFloat(t.CPU.Cores, 'f', -1, 64)
