@@ -11,7 +11,9 @@
 // csv|pdf of a 100,000-file job, and GET /api/status of a dit serve
 // (its peak RSS read when it ends). On SQLite, and on PostgreSQL when
 // the Debian package is installed (internal/catalog/pgtest starts a
-// server).
+// server), or on a server of one's own (-pg-url: the catalog is built
+// there once a day and reused, so binaries before and after a change are
+// measured on the same rows).
 package main
 
 import (
