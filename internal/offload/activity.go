@@ -96,6 +96,15 @@ func union(spans []span) time.Duration {
 // samples (not the destinations', a job's other two thirds or more), and
 // every sample's time only when a run was killed (where it ended).
 func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	return jobActivity(cat, jobID, cards)
+}
+
+// jobActivity is JobActivity of a job whose cards are read already.
+func jobActivity(cat *catalog.Catalog, jobID int64, cards []*catalog.Card) (*Activity, error) {
 	samples, err := cat.CardSamples(jobID)
 	if err != nil {
 		return nil, err
@@ -112,10 +121,6 @@ func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
 			}
 			break
 		}
-	}
-	cards, err := cat.Cards(jobID)
-	if err != nil {
-		return nil, err
 	}
 	later := map[int64]bool{}
 	for _, k := range cards {
