@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
 )
 
 // JobShowOptions are the flags of dit job show.
@@ -88,10 +89,6 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	if err != nil {
 		return err
 	}
-	destPath := map[int64]string{}
-	for _, d := range dests {
-		destPath[d.ID] = d.Path
-	}
 	// A cascade's second run: its copies go with the card's files.
 	second := map[int64][]int64{}
 	var first []*catalog.Card
@@ -104,25 +101,23 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	}
 	// Each card's files are written as they are read: memory stays flat
 	// however many files a job has.
-	each := func(i int, fn func(showFile) error) error {
+	each := func(i int, fn func(*catalog.File) error) error {
 		k := first[i]
-		return cat.EachFile(k.ID, second[k.ID], func(f *catalog.File) error {
-			sf := showFile{Path: f.Rel, Size: f.Size, Mtime: catalog.Time(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
-			for _, a := range f.Sums.Algos() {
-				sf.Hashes[a.String()] = f.Sums.Get(a)
-			}
-			for _, cp := range f.Copies {
-				sf.Copies = append(sf.Copies, showCopy{Dest: destPath[cp.DestID], Path: offload.DisplayPath(destPath[cp.DestID], cp.Path),
-					State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
-			}
-			return fn(sf)
-		})
+		return cat.EachFile(k.ID, second[k.ID], fn)
+	}
+	// A copy as people act on it: the destination's kind looked at once,
+	// not once a copy.
+	dp := destDisplays{}
+	for _, d := range dests {
+		dp[d.ID] = destDisplay{path: d.Path, blade: raid.IsBlade(d.Path)}
 	}
 	w := bufio.NewWriterSize(g.stdout, 64<<10)
 	if o.JSON {
-		err = writeJobShowJSON(w, cat, s, jobMHL(rec), first, each)
+		err = writeJobShowJSON(w, cat, s, jobMHL(rec), first, func(i int, fn func(showFile) error) error {
+			return each(i, func(f *catalog.File) error { return fn(dp.showFile(f)) })
+		})
 	} else {
-		err = writeJobShowText(w, cat, s, jobMHL(rec), first, each, g)
+		err = writeJobShowText(w, cat, s, jobMHL(rec), first, each, dp, g)
 	}
 	if err != nil {
 		return err
@@ -130,32 +125,80 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	return w.Flush()
 }
 
+// destDisplay is a destination's folder, and whether it is a dit
+// array's blade (its copies are named array:BLADE//PATH).
+type destDisplay struct {
+	path  string
+	blade bool
+}
+
+// destDisplays are a job's destinations by id.
+type destDisplays map[int64]destDisplay
+
+// copyPath is where copy cp is, as people act on it.
+func (dp destDisplays) copyPath(cp *catalog.Copy) string {
+	d := dp[cp.DestID]
+	return offload.DisplayPathIn(d.path, cp.Path, d.blade)
+}
+
+// showFile is file f as dit job show --json lists it.
+func (dp destDisplays) showFile(f *catalog.File) showFile {
+	sf := showFile{Path: f.Rel, Size: f.Size, Mtime: catalog.Time(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
+	for _, a := range f.Sums.Algos() {
+		sf.Hashes[a.String()] = f.Sums.Get(a)
+	}
+	for i := range f.Copies {
+		cp := &f.Copies[i]
+		sf.Copies = append(sf.Copies, showCopy{Dest: dp[cp.DestID].path, Path: dp.copyPath(cp), State: cp.State, VerifiedBy: cp.VerifyAlgos, Error: cp.Error})
+	}
+	return sf
+}
+
+// hashLabels are the text's hash lines' heads ("      md5    "), in the
+// order of hashing.All.
+var hashLabels = func() []string {
+	out := make([]string, len(hashing.All))
+	for i, a := range hashing.All {
+		out[i] = fmt.Sprintf("      %-6s ", a)
+	}
+	return out
+}()
+
 // writeJobShowText writes the job's summary, then each card's files
-// with their hashes and copies, and its skipped entries.
+// with their hashes and copies, and its skipped entries. A file's lines
+// are put together in one buffer, not formatted piece by piece: a job
+// has as many as there are files.
 func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
-	each func(int, func(showFile) error) error, g *GlobalOptions) error {
+	each func(int, func(*catalog.File) error) error, dp destDisplays, g *GlobalOptions) error {
 	writeSummary(w, s, cat.Path(), mhl, g)
+	var b []byte
 	for i, k := range first {
 		c := s.Cards[i]
 		fmt.Fprintf(w, "\n%s (%s)\n", c.Label, c.Path)
-		err := each(i, func(f showFile) error {
-			fmt.Fprintf(w, "  %s  %s  %s\n", f.Path, units.FormatBytes(f.Size), f.State)
-			for _, a := range hashing.All {
-				if v, ok := f.Hashes[a.String()]; ok {
-					fmt.Fprintf(w, "      %-6s %s\n", a, v)
+		err := each(i, func(f *catalog.File) error {
+			b = append(b[:0], "  "...)
+			b = append(append(b, f.Rel...), "  "...)
+			b = append(append(b, units.FormatBytes(f.Size)...), "  "...)
+			b = append(append(b, f.State...), '\n')
+			for n, a := range hashing.All {
+				if v := f.Sums.Get(a); v != "" {
+					b = append(append(append(b, hashLabels[n]...), v...), '\n')
 				}
 			}
-			for _, cp := range f.Copies {
-				fmt.Fprintf(w, "      -> %s  %s", cp.Path, cp.State)
+			for i := range f.Copies {
+				cp := &f.Copies[i]
+				b = append(append(b, "      -> "...), dp.copyPath(cp)...)
+				b = append(append(b, "  "...), cp.State...)
 				if cp.Error != "" {
-					fmt.Fprintf(w, "  (%s)", cp.Error)
+					b = append(append(append(b, "  ("...), cp.Error...), ')')
 				}
-				fmt.Fprintln(w)
+				b = append(b, '\n')
 			}
 			if f.Error != "" {
-				fmt.Fprintf(w, "      error: %s\n", f.Error)
+				b = append(append(append(b, "      error: "...), f.Error...), '\n')
 			}
-			return nil
+			_, err := w.Write(b)
+			return err
 		})
 		if err != nil {
 			return err

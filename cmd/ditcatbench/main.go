@@ -12,7 +12,9 @@
 // the ratios of their peak RSS and times), and GET /api/status of a dit serve
 // (its peak RSS read when it ends). On SQLite, and on PostgreSQL when
 // the Debian package is installed (internal/catalog/pgtest starts a
-// server).
+// server), or on a server of one's own (-pg-url: the catalog is built
+// there once a day and reused, so binaries before and after a change are
+// measured on the same rows).
 package main
 
 import (
@@ -45,17 +47,34 @@ func main() {
 	pgDays := flag.Int("pg-days", 0, "shooting days on PostgreSQL (0: as -days)")
 	pgOnly := flag.Bool("pg-only", false, "measure PostgreSQL only")
 	only := flag.String("only", "", "measure only the commands whose name contains this")
+	pgURL := flag.String("pg-url", "", "a PostgreSQL database to measure on instead of a server started here (built when its facts file, -pg-facts, is not of today)")
+	pgFacts := flag.String("pg-facts", ".cache/catbench/pg.facts", "with -pg-url: what the catalog holds, written when it is built")
 	bigFiles := flag.Int("big-files", 100000, "files of the big job (job show, report)")
 	flag.Parse()
 	spec := Spec{Days: *days, JobsPerDay: 2, CardsPerJob: 2, FilesPerCard: *files, BigFiles: *bigFiles, Now: time.Now(),
 		Dests: [2]string{"/Volumes/RAID", "/Volumes/SHUTTLE"}}
 	if *pgOnly {
 		// SQLite left out.
-	} else if err := bench("SQLite", *dit, *db, spec, *runs, *only); err != nil {
+	} else if err := bench("SQLite", *dit, *db, *db+".facts", spec, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "ditcatbench:", err)
 		os.Exit(1)
 	}
 	if !*pg {
+		return
+	}
+	if *pgFiles > 0 {
+		spec.FilesPerCard = *pgFiles
+	}
+	if *pgDays > 0 {
+		spec.Days = *pgDays
+	}
+	if *pgURL != "" {
+		// A server of one's own: the catalog is built once and measured
+		// by several binaries (before and after a change).
+		if err := bench("PostgreSQL", *dit, *pgURL, *pgFacts, spec, *runs, *only); err != nil {
+			fmt.Fprintln(os.Stderr, "ditcatbench:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	srv, err := pgtest.Start()
@@ -69,24 +88,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ditcatbench:", err)
 		return
 	}
-	if *pgFiles > 0 {
-		spec.FilesPerCard = *pgFiles
-	}
-	if *pgDays > 0 {
-		spec.Days = *pgDays
-	}
-	if err := bench("PostgreSQL", *dit, url, spec, *runs, *only); err != nil {
+	if err := bench("PostgreSQL", *dit, url, "", spec, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "ditcatbench:", err)
 		srv.Stop()
 		os.Exit(1)
 	}
 }
 
-// build makes the catalog at db (reused when a SQLite file is there
-// with its facts).
-func build(db string, spec Spec) (*Generated, error) {
-	facts := db + ".facts"
-	if !catalog.IsPostgresURL(db) {
+// build makes the catalog at db, or reuses it when its facts file (what
+// it holds; "": none) is there and of today. A SQLite file is made anew;
+// a PostgreSQL database is built into as it is.
+func build(db, facts string, spec Spec) (*Generated, error) {
+	if facts != "" {
 		if b, err := os.ReadFile(facts); err == nil {
 			var g Generated
 			var today string
@@ -100,6 +113,8 @@ func build(db string, spec Spec) (*Generated, error) {
 				}
 			}
 		}
+	}
+	if !catalog.IsPostgresURL(db) {
 		os.Remove(db)
 		os.Remove(facts)
 		if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
@@ -129,6 +144,8 @@ func build(db string, spec Spec) (*Generated, error) {
 		if fi, err := os.Stat(db); err == nil {
 			fmt.Printf("catalog file: %.0f MB\n", float64(fi.Size())/1e6)
 		}
+	}
+	if facts != "" {
 		os.WriteFile(facts, []byte(fmt.Sprintf("%d %d %s %s %d %s clips\n", g.BigJob, g.SmallJob, g.OneName, g.Prefix, g.Rows, g.Today.Format("2006-01-02"))), 0o644)
 	}
 	return g, nil
@@ -161,11 +178,12 @@ type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
 
-// bench builds (or reuses) the catalog at db and measures every command.
-func bench(label, dit, db string, spec Spec, runs int, only string) error {
+// bench builds (or reuses, see build) the catalog at db and measures
+// every command.
+func bench(label, dit, db, facts string, spec Spec, runs int, only string) error {
 	fmt.Printf("\n== %s: %d days x %d jobs x %d cards x %d files + a %d-file job\n", label, spec.Days, spec.JobsPerDay,
 		spec.CardsPerJob, spec.FilesPerCard, spec.BigFiles)
-	g, err := build(db, spec)
+	g, err := build(db, facts, spec)
 	if err != nil {
 		return err
 	}

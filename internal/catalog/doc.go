@@ -254,6 +254,19 @@
 //	    prev_digest does. (The migration's number may change at a merge;
 //	    it depends only on 0007.)
 //
+// # Schema version 16 (sql/0016_card_samples.sql): the cards' samples indexed
+//
+//	samples_card_side: an index of the samples of the cards' own side
+//	    (dest_id NULL, a third of a job's samples) on (job_id, card_id,
+//	    phase, t, rate, seconds, dest_id): every column a job's activity
+//	    (bytes copied and verified, time spent; the TB/hour of dit jobs,
+//	    dit day, dit serve and dit job show) is summed from, so
+//	    [Catalog.CardSamples] reads it from the index alone, not from
+//	    every sample row; a run that was killed ends at the job's last
+//	    sample, read by [Catalog.SampleTimes] (samples_job) only then.
+//	    (The migration's number may change at a merge; it depends only
+//	    on 0005.)
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit

@@ -21,9 +21,13 @@ func (c *Catalog) EachFile(cardID int64, also []int64, fn func(*File) error) err
 		return err
 	}
 	defer rows.Close()
+	seq, err := c.destSeqs(cardID)
+	if err != nil {
+		return err
+	}
 	var cps []*copyCursor
 	for _, id := range append([]int64{cardID}, also...) {
-		cc, err := c.copyCursor(id)
+		cc, err := c.copyCursor(id, seq)
 		if err != nil {
 			return err
 		}
@@ -56,22 +60,46 @@ func (c *Catalog) EachFile(cardID int64, also []int64, fn func(*File) error) err
 	return c.wrap(rows.Err())
 }
 
-// copyCursor walks a card's copies in path order.
+// destSeqs are the seq of each destination of card cardID's job, by id.
+func (c *Catalog) destSeqs(cardID int64) (map[int64]int, error) {
+	rows, err := c.Query(`SELECT d.id, d.seq FROM destinations d JOIN cards k ON k.job_id=d.job_id WHERE k.id=?`, cardID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var seq int
+		if err := rows.Scan(&id, &seq); err != nil {
+			return nil, c.wrap(err)
+		}
+		out[id] = seq
+	}
+	return out, c.wrap(rows.Err())
+}
+
+// copyCursor walks a card's copies in path order, each path's by
+// destination order (seq).
 type copyCursor struct {
 	rows *sql.Rows
+	seq  map[int64]int
 	ok   bool // a row is read ahead into rel, cp
 	done bool
 	rel  string
 	cp   Copy
 }
 
-func (c *Catalog) copyCursor(cardID int64) (*copyCursor, error) {
-	rows, err := c.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error
-		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? ORDER BY c.rel_path, d.seq`, cardID)
+// copyCursor reads the card's copies in the order of their primary key
+// (path, then destination id), without a join or a sort: take puts each
+// path's few copies in destination order.
+func (c *Catalog) copyCursor(cardID int64, seq map[int64]int) (*copyCursor, error) {
+	rows, err := c.Query(`SELECT rel_path,dest_id,path,state,written,verify_algos,verified_at,error
+		FROM copies WHERE card_id=? ORDER BY rel_path, dest_id`, cardID)
 	if err != nil {
 		return nil, err
 	}
-	return &copyCursor{rows: rows}, nil
+	return &copyCursor{rows: rows, seq: seq}, nil
 }
 
 // next reads the next copy ahead.
@@ -92,9 +120,22 @@ func (cc *copyCursor) next() error {
 	return nil
 }
 
-// take appends the copies of rel to out, skipping those of paths before
-// it (copies of no file of the card).
+// take appends the copies of rel to out, in destination order, skipping
+// those of paths before it (copies of no file of the card).
 func (cc *copyCursor) take(rel string, out []Copy) ([]Copy, error) {
+	from := len(out)
+	out, err := cc.collect(rel, out)
+	// Insertion sort by seq: a path has a copy per destination.
+	for i := from + 1; i < len(out); i++ {
+		for j := i; j > from && cc.seq[out[j].DestID] < cc.seq[out[j-1].DestID]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, err
+}
+
+// collect appends the copies of rel to out as they come.
+func (cc *copyCursor) collect(rel string, out []Copy) ([]Copy, error) {
 	for {
 		if !cc.ok {
 			if err := cc.next(); err != nil || cc.done {

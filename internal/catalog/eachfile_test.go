@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,5 +43,43 @@ func TestEachFileIsFiles(t *testing.T) {
 			return nil
 		}))
 		require.Equal(t, 300, n)
+	})
+}
+
+// A file's copies come in the order of their destinations (seq), not of
+// their ids: here the second destination was recorded first.
+func TestEachFileCopiesInDestinationOrder(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		j := &Job{Name: "Order", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail"}
+		require.NoError(t, c.CreateJob(j))
+		var ds []*Dest
+		for _, seq := range []int{2, 0, 1} {
+			d := &Dest{JobID: j.ID, Seq: seq, Path: fmt.Sprintf("/d%d", seq), Hop: 1}
+			require.NoError(t, c.AddDest(d))
+			ds = append(ds, d)
+		}
+		k := &Card{JobID: j.ID, Label: "A001", Path: "/a", State: "verified", Hop: 1}
+		require.NoError(t, c.AddCard(k))
+		for i := 0; i < 5; i++ {
+			rel := fmt.Sprintf("C%03d.mov", i)
+			c.PutFile(&File{CardID: k.ID, Rel: rel, Size: 1, State: "verified"})
+			for n := range ds {
+				d := ds[(n+i)%len(ds)] // recorded in every order
+				c.PutCopy(k.ID, rel, &Copy{DestID: d.ID, Path: fmt.Sprintf("seq%d/%s", d.Seq, rel), State: "verified"})
+			}
+		}
+		want, err := c.Files(k.ID)
+		require.NoError(t, err)
+		n := 0
+		require.NoError(t, c.EachFile(k.ID, nil, func(f *File) error {
+			require.Equal(t, want[n].Copies, f.Copies)
+			for s, cp := range f.Copies {
+				require.Equal(t, fmt.Sprintf("seq%d/%s", s, f.Rel), cp.Path)
+			}
+			n++
+			return nil
+		}))
+		require.Equal(t, 5, n)
 	})
 }

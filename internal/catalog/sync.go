@@ -45,218 +45,285 @@ func ended(state string) bool {
 // held twice; a job already there in the same ended state is left as it
 // is. Mid-file resume checkpoints (partials) stay on the cart.
 func (c *Catalog) PushJob(id int64, to *Catalog) (PushResult, error) {
-	var res PushResult
+	p := &push{from: c, to: to, res: PushResult{LocalID: id}}
+	if err := p.read(id); err != nil {
+		return p.res, err
+	}
+	if err := to.Flush(); err != nil {
+		return p.res, err
+	}
+	tx, err := to.db.Begin()
+	if err != nil {
+		return p.res, to.wrap(err)
+	}
+	defer tx.Rollback()
+	p.tx = tx
+	if to.db.d == postgresDialect {
+		// One push at a time: two carts pushing the same job (a cart and
+		// dit catalog sync) wait for each other instead of both inserting.
+		if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, int64(ApplicationID)+1); err != nil {
+			return p.res, to.wrap(err)
+		}
+	}
+	if err := p.job(); err != nil || p.res.Unchanged {
+		return p.res, err
+	}
+	for _, step := range []func() error{p.dests, p.cards, p.cardRows, p.samples, p.runs, p.plans} {
+		if err := step(); err != nil {
+			return p.res, err
+		}
+	}
+	return p.res, to.wrap(tx.Commit())
+}
+
+// push is one PushJob: what it read of the job here, and the ids its
+// rows got in the target.
+type push struct {
+	from, to *Catalog
+	tx       *txx
+	res      PushResult
+	j        *Job
+	// raw is the job's stored state and host (Job reads them as they
+	// are shown).
+	raw struct{ state, host string }
+	ds  []*Dest
+	ks  []*Card
+	ss  []Sample
+	rs  []Run
+	ps  []Plan
+	// destID and cardID map this catalog's ids to the target's.
+	destID, cardID map[int64]int64
+}
+
+// read reads job id here, naming it first if it has no UUID yet.
+func (p *push) read(id int64) error {
+	c := p.from
 	j, err := c.Job(id)
 	if err != nil {
-		return res, err
+		return err
 	}
 	if j.UUID == "" || j.Station == "" {
 		// A job recorded before version 10: named now, here, for good.
 		j.UUID, j.Station = cmpOr(j.UUID, newUUID()), cmpOr(j.Station, c.station)
 		if _, err := c.Exec(`UPDATE jobs SET uuid=?, station=? WHERE id=?`, j.UUID, j.Station, id); err != nil {
-			return res, err
+			return err
 		}
 	}
-	res.UUID, res.LocalID = j.UUID, id
-	var raw struct{ state, host string }
-	if err := c.db.QueryRow(`SELECT state, host FROM jobs WHERE id=?`, id).Scan(&raw.state, &raw.host); err != nil {
-		return res, c.wrap(err)
+	p.j, p.res.UUID = j, j.UUID
+	if err := c.db.QueryRow(`SELECT state, host FROM jobs WHERE id=?`, id).Scan(&p.raw.state, &p.raw.host); err != nil {
+		return c.wrap(err)
 	}
-	dests, err := c.Dests(id)
-	if err != nil {
-		return res, err
+	if p.ds, err = c.Dests(id); err != nil {
+		return err
 	}
-	cards, err := c.Cards(id)
-	if err != nil {
-		return res, err
+	if p.ks, err = c.Cards(id); err != nil {
+		return err
 	}
-	samples, err := c.Samples(id)
-	if err != nil {
-		return res, err
+	if p.ss, err = c.Samples(id); err != nil {
+		return err
 	}
-	runs, err := c.Runs(id)
-	if err != nil {
-		return res, err
+	if p.rs, err = c.Runs(id); err != nil {
+		return err
 	}
-	plans, err := c.Plans(id)
-	if err != nil {
-		return res, err
-	}
-	if err := to.Flush(); err != nil {
-		return res, err
-	}
-	tx, err := to.db.Begin()
-	if err != nil {
-		return res, to.wrap(err)
-	}
-	defer tx.Rollback()
-	if to.db.d == postgresDialect {
-		// One push at a time: two carts pushing the same job (a cart and
-		// dit catalog sync) wait for each other instead of both inserting.
-		if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, int64(ApplicationID)+1); err != nil {
-			return res, to.wrap(err)
-		}
-	}
+	p.ps, err = c.Plans(id)
+	return err
+}
+
+// job finds the job in the target by its UUID and updates it, or
+// inserts it; found there as it ended here, it sets res.Unchanged.
+func (p *push) job() error {
+	j, tx, to := p.j, p.tx, p.to
 	var there struct {
 		state    string
 		finished sql.NullString
 	}
-	err = tx.QueryRow(`SELECT id, state, finished FROM jobs WHERE uuid=?`, j.UUID).Scan(&res.ID, &there.state, &there.finished)
+	err := tx.QueryRow(`SELECT id, state, finished FROM jobs WHERE uuid=?`, j.UUID).Scan(&p.res.ID, &there.state, &there.finished)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res.Created = true
-		res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, raw.state, raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
+		p.res.Created = true
+		p.res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
 			j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), nullTime(j.Finished), j.Error,
 			max(j.ThenParallel, 1), j.Station, j.UUID)
 		if err != nil {
-			return res, to.wrap(fmt.Errorf("job %d (%s): %w", id, j.UUID, err))
+			return to.wrap(fmt.Errorf("job %d (%s): %w", p.res.LocalID, j.UUID, err))
 		}
 	case err != nil:
-		return res, to.wrap(err)
-	case ended(raw.state) && there.state == raw.state && there.finished.String == Time(j.Finished):
-		res.Unchanged = true
-		return res, nil
+		return to.wrap(err)
+	case ended(p.raw.state) && there.state == p.raw.state && there.finished.String == Time(j.Finished):
+		p.res.Unchanged = true
 	default:
 		if _, err := tx.Exec(`UPDATE jobs SET name=?, state=?, host=?, tool_version=?, pid=?, mhl=?, ignore=?, finished=?, error=?, station=? WHERE id=?`,
-			j.Name, raw.state, raw.host, j.ToolVersion, j.PID, j.MHL, strings.Join(j.Ignore, "\n"), nullTime(j.Finished), j.Error, j.Station, res.ID); err != nil {
-			return res, to.wrap(err)
+			j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.MHL, strings.Join(j.Ignore, "\n"), nullTime(j.Finished), j.Error, j.Station, p.res.ID); err != nil {
+			return to.wrap(err)
 		}
 	}
-	destID := map[int64]int64{}
-	for _, d := range dests {
+	return nil
+}
+
+// dests upserts the destinations by their seq.
+func (p *push) dests() error {
+	p.destID = map[int64]int64{}
+	for _, d := range p.ds {
 		var tid int64
-		if err := tx.QueryRow(`INSERT INTO destinations (job_id,seq,path,hop) VALUES (?,?,?,?)
-			ON CONFLICT (job_id,seq) DO UPDATE SET path=excluded.path, hop=excluded.hop RETURNING id`, res.ID, d.Seq, d.Path, d.Hop).Scan(&tid); err != nil {
-			return res, to.wrap(fmt.Errorf("destination %s: %w", d.Path, err))
+		if err := p.tx.QueryRow(`INSERT INTO destinations (job_id,seq,path,hop) VALUES (?,?,?,?)
+			ON CONFLICT (job_id,seq) DO UPDATE SET path=excluded.path, hop=excluded.hop RETURNING id`, p.res.ID, d.Seq, d.Path, d.Hop).Scan(&tid); err != nil {
+			return p.to.wrap(fmt.Errorf("destination %s: %w", d.Path, err))
 		}
-		destID[d.ID] = tid
+		p.destID[d.ID] = tid
 	}
-	cardID := map[int64]int64{}
-	// Hop-1 cards first: a hop-2 card names its hop-1 card.
+	return nil
+}
+
+// cards upserts the cards by their seq, hop-1 cards first: a hop-2 card
+// names its hop-1 card.
+func (p *push) cards() error {
+	p.cardID = map[int64]int64{}
 	for _, hop := range []int{1, 2} {
-		for _, k := range cards {
+		for _, k := range p.ks {
 			if max(k.Hop, 1) != hop {
 				continue
 			}
 			var from any
 			if k.FromCard != 0 {
-				from = cardID[k.FromCard]
+				from = p.cardID[k.FromCard]
 			}
 			var tid int64
-			if err := tx.QueryRow(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error,hop,from_card,done_at,eject)
+			if err := p.tx.QueryRow(`INSERT INTO cards (job_id,seq,label,path,volume_id,bytes,files,state,copy_started,copy_finished,verify_started,verify_finished,sealed,error,hop,from_card,done_at,eject)
 				VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 				ON CONFLICT (job_id,seq) DO UPDATE SET label=excluded.label, path=excluded.path, volume_id=excluded.volume_id, bytes=excluded.bytes,
 				files=excluded.files, state=excluded.state, copy_started=excluded.copy_started, copy_finished=excluded.copy_finished,
 				verify_started=excluded.verify_started, verify_finished=excluded.verify_finished, sealed=excluded.sealed, error=excluded.error,
 				hop=excluded.hop, from_card=excluded.from_card, done_at=excluded.done_at, eject=excluded.eject RETURNING id`,
-				res.ID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State, nullTime(k.CopyStarted), nullTime(k.CopyFinished),
+				p.res.ID, k.Seq, k.Label, k.Path, k.VolumeID, k.Bytes, k.Files, k.State, nullTime(k.CopyStarted), nullTime(k.CopyFinished),
 				nullTime(k.VerifyStarted), nullTime(k.VerifyFinished), nullTime(k.Sealed), k.Error, max(k.Hop, 1), from, nullTime(k.DoneAt), k.Eject).Scan(&tid); err != nil {
-				return res, to.wrap(fmt.Errorf("card %s: %w", k.Label, err))
+				return p.to.wrap(fmt.Errorf("card %s: %w", k.Label, err))
 			}
-			cardID[k.ID] = tid
-			res.Cards++
+			p.cardID[k.ID] = tid
+			p.res.Cards++
 		}
 	}
-	for _, k := range cards {
-		files, err := c.Files(k.ID)
+	return nil
+}
+
+// cardRows upserts each card's files and copies by path, replaces its
+// clips and upserts its skipped entries.
+func (p *push) cardRows() error {
+	tx, to := p.tx, p.to
+	for _, k := range p.ks {
+		tid := p.cardID[k.ID]
+		files, err := p.from.Files(k.ID)
 		if err != nil {
-			return res, err
+			return err
 		}
 		for _, f := range files {
 			g := *f
-			g.CardID = cardID[k.ID]
+			g.CardID = tid
 			q, args := fileUpsert(&g)
 			if _, err := tx.Exec(q, args...); err != nil {
-				return res, to.wrap(fmt.Errorf("file %s/%s: %w", k.Label, f.Rel, err))
+				return to.wrap(fmt.Errorf("file %s/%s: %w", k.Label, f.Rel, err))
 			}
 			for _, cp := range f.Copies {
-				cp.DestID = destID[cp.DestID]
-				q, args := copyUpsert(g.CardID, f.Rel, &cp)
+				cp.DestID = p.destID[cp.DestID]
+				q, args := copyUpsert(tid, f.Rel, &cp)
 				if _, err := tx.Exec(q, args...); err != nil {
-					return res, to.wrap(fmt.Errorf("copy of %s/%s: %w", k.Label, f.Rel, err))
+					return to.wrap(fmt.Errorf("copy of %s/%s: %w", k.Label, f.Rel, err))
 				}
 			}
-			res.Files++
+			p.res.Files++
 		}
-		clips, err := c.Clips(k.ID)
+		clips, err := p.from.Clips(k.ID)
 		if err != nil {
-			return res, err
+			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM clips WHERE card_id=?`, cardID[k.ID]); err != nil {
-			return res, to.wrap(err)
+		if _, err := tx.Exec(`DELETE FROM clips WHERE card_id=?`, tid); err != nil {
+			return to.wrap(err)
 		}
 		for i, x := range clips {
 			if _, err := tx.Exec(`INSERT INTO clips (`+clipCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-				cardID[k.ID], i+1, x.Name, x.Reel, x.Family, x.Camera, x.Type, x.Codec, x.Poster, x.Files, x.Bytes,
+				tid, i+1, x.Name, x.Reel, x.Family, x.Camera, x.Type, x.Codec, x.Poster, x.Files, x.Bytes,
 				x.Frames, x.FPS, x.Seconds, x.Resolution, x.TCStart, x.Serial, x.Verified, x.Thumb, x.ThumbNote); err != nil {
-				return res, to.wrap(fmt.Errorf("clip %s of %s: %w", x.Name, k.Label, err))
+				return to.wrap(fmt.Errorf("clip %s of %s: %w", x.Name, k.Label, err))
 			}
 		}
-		skips, err := c.Skipped(k.ID)
+		skips, err := p.from.Skipped(k.ID)
 		if err != nil {
-			return res, err
+			return err
 		}
 		for _, s := range skips {
-			q, args := skipUpsert(cardID[k.ID], s)
+			q, args := skipUpsert(tid, s)
 			if _, err := tx.Exec(q, args...); err != nil {
-				return res, to.wrap(err)
+				return to.wrap(err)
 			}
 		}
 	}
-	// Samples are only ever appended, in order: the target has the first
-	// n of them already.
+	return nil
+}
+
+// samples appends the samples the target does not have yet: they are
+// only ever appended, in order, so it has the first n of them.
+func (p *push) samples() error {
 	var n int
-	if err := tx.QueryRow(`SELECT count(*) FROM samples WHERE job_id=?`, res.ID).Scan(&n); err != nil {
-		return res, to.wrap(err)
+	if err := p.tx.QueryRow(`SELECT count(*) FROM samples WHERE job_id=?`, p.res.ID).Scan(&n); err != nil {
+		return p.to.wrap(err)
 	}
-	for _, s := range samples[min(n, len(samples)):] {
+	for _, s := range p.ss[min(n, len(p.ss)):] {
 		var card, dest any
 		if s.CardID != 0 {
-			card = cardID[s.CardID]
+			card = p.cardID[s.CardID]
 		}
 		if s.DestID != 0 {
-			dest = destID[s.DestID]
+			dest = p.destID[s.DestID]
 		}
 		var secs any
 		if s.Seconds > 0 {
 			secs = s.Seconds
 		}
-		if _, err := tx.Exec(`INSERT INTO samples (job_id,card_id,dest_id,t,bytes,rate,phase,seconds) VALUES (?,?,?,?,?,?,?,?)`,
-			res.ID, card, dest, Time(s.T), s.Bytes, s.Rate, s.Phase, secs); err != nil {
-			return res, to.wrap(err)
+		if _, err := p.tx.Exec(`INSERT INTO samples (job_id,card_id,dest_id,t,bytes,rate,phase,seconds) VALUES (?,?,?,?,?,?,?,?)`,
+			p.res.ID, card, dest, Time(s.T), s.Bytes, s.Rate, s.Phase, secs); err != nil {
+			return p.to.wrap(err)
 		}
-		res.Samples++
+		p.res.Samples++
 	}
-	for _, r := range runs {
-		if _, err := tx.Exec(`INSERT INTO runs (job_id,seq,started,finished) VALUES (?,?,?,?)
+	return nil
+}
+
+// runs upserts the runs by their seq.
+func (p *push) runs() error {
+	for _, r := range p.rs {
+		if _, err := p.tx.Exec(`INSERT INTO runs (job_id,seq,started,finished) VALUES (?,?,?,?)
 			ON CONFLICT (job_id,seq) DO UPDATE SET started=excluded.started, finished=excluded.finished`,
-			res.ID, r.Seq, Time(r.Started), nullTime(r.Finished)); err != nil {
-			return res, to.wrap(err)
+			p.res.ID, r.Seq, Time(r.Started), nullTime(r.Finished)); err != nil {
+			return p.to.wrap(err)
 		}
 	}
-	for _, p := range plans {
+	return nil
+}
+
+// plans upserts the plans by their seq, and their cards by name.
+func (p *push) plans() error {
+	for _, pl := range p.ps {
 		var pid int64
-		if err := tx.QueryRow(`INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)
+		if err := p.tx.QueryRow(`INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)
 			ON CONFLICT (job_id,seq) DO UPDATE SET t=excluded.t RETURNING id`,
-			res.ID, p.Seq, Time(p.T), p.Reason, p.Simulated, p.Scale, p.Total, p.Bottleneck, p.Detail).Scan(&pid); err != nil {
-			return res, to.wrap(err)
+			p.res.ID, pl.Seq, Time(pl.T), pl.Reason, pl.Simulated, pl.Scale, pl.Total, pl.Bottleneck, pl.Detail).Scan(&pid); err != nil {
+			return p.to.wrap(err)
 		}
-		for _, k := range p.Cards {
+		for _, k := range pl.Cards {
 			var card, eta any
 			if k.CardID != 0 {
-				card = cardID[k.CardID]
+				card = p.cardID[k.CardID]
 			}
 			if k.ETASeconds != nil {
 				eta = *k.ETASeconds
 			}
-			if _, err := tx.Exec(`INSERT INTO plan_cards (plan_id,name,card_id,rate,limited_by,eta_s) VALUES (?,?,?,?,?,?)
+			if _, err := p.tx.Exec(`INSERT INTO plan_cards (plan_id,name,card_id,rate,limited_by,eta_s) VALUES (?,?,?,?,?,?)
 				ON CONFLICT (plan_id,name) DO NOTHING`, pid, k.Name, card, k.Rate, k.LimitedBy, eta); err != nil {
-				return res, to.wrap(err)
+				return p.to.wrap(err)
 			}
 		}
 	}
-	return res, to.wrap(tx.Commit())
+	return nil
 }
 
 func cmpOr(a, b string) string {

@@ -92,9 +92,20 @@ func union(spans []span) time.Duration {
 	return total
 }
 
-// JobActivity reads a job's activity from the catalog.
+// JobActivity reads a job's activity from the catalog: its cards' own
+// samples (not the destinations', a job's other two thirds or more), and
+// every sample's time only when a run was killed (where it ended).
 func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
-	samples, err := cat.Samples(jobID)
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	return jobActivity(cat, jobID, cards)
+}
+
+// jobActivity is JobActivity of a job whose cards are read already.
+func jobActivity(cat *catalog.Catalog, jobID int64, cards []*catalog.Card) (*Activity, error) {
+	samples, err := cat.CardSamples(jobID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +113,14 @@ func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
 	if err != nil {
 		return nil, err
 	}
-	cards, err := cat.Cards(jobID)
-	if err != nil {
-		return nil, err
+	var times []time.Time
+	for _, r := range runs {
+		if r.Finished.IsZero() {
+			if times, err = cat.SampleTimes(jobID); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	later := map[int64]bool{}
 	for _, k := range cards {
@@ -112,13 +128,16 @@ func JobActivity(cat *catalog.Catalog, jobID int64) (*Activity, error) {
 			later[k.ID] = true
 		}
 	}
-	return activity(samples, runs, later), nil
+	return activity(samples, times, runs, later), nil
 }
 
-// activity sums samples; those of the cards in later (a cascade's second
-// runs, which read the first copy, not a card) count for their card only:
-// the job's bytes are the bytes read from the cards.
-func activity(samples []catalog.Sample, runs []catalog.Run, later map[int64]bool) *Activity {
+// activity sums samples (those of a destination, DestID set, are left
+// out); those of the cards in later (a cascade's second runs, which read
+// the first copy, not a card) count for their card only: the job's bytes
+// are the bytes read from the cards. A run that was killed ended at the
+// latest of times (every sample's, destinations' included) before the
+// next run.
+func activity(samples []catalog.Sample, times []time.Time, runs []catalog.Run, later map[int64]bool) *Activity {
 	a := &Activity{Cards: map[int64]*CardActivity{}, Runs: len(runs)}
 	var copySpans, verifySpans []span
 	cardSpans := map[int64][]span{}
@@ -169,9 +188,9 @@ func activity(samples []catalog.Sample, runs []catalog.Run, later map[int64]bool
 		if end.IsZero() {
 			// Killed: it ran until its last sample (before the next run).
 			end = r.Started
-			for _, s := range samples {
-				if s.T.After(end) && (i+1 == len(runs) || s.T.Before(runs[i+1].Started)) {
-					end = s.T
+			for _, t := range times {
+				if t.After(end) && (i+1 == len(runs) || t.Before(runs[i+1].Started)) {
+					end = t
 				}
 			}
 		}

@@ -145,7 +145,7 @@ func TestTBPerHourAfterTwoInterruptionsAndPauses(t *testing.T) {
 
 // A job that moved nothing has no rate.
 func TestNothingMovedHasNoRate(t *testing.T) {
-	a := activity(nil, []catalog.Run{{Seq: 1, Started: time.Unix(100, 0), Finished: time.Unix(160, 0)}}, nil)
+	a := activity(nil, nil, []catalog.Run{{Seq: 1, Started: time.Unix(100, 0), Finished: time.Unix(160, 0)}}, nil)
 	require.Zero(t, a.EndToEndTBPerHour())
 	require.Zero(t, a.CopyTBPerHour())
 	require.Zero(t, a.VerifyTBPerHour())

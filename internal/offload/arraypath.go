@@ -18,8 +18,16 @@ const ArrayPathPrefix = "array:"
 // it: root/rel for a folder, array:root//rel for a dit array (root is one
 // of its blades).
 func DisplayPath(root, rel string) string {
+	return DisplayPathIn(root, rel, raid.IsBlade(root))
+}
+
+// DisplayPathIn is DisplayPath with the kind of root known: blade says
+// whether it is one of a dit array's blades (raid.IsBlade, which looks
+// on disk: what a caller naming many paths below the same root asks
+// once).
+func DisplayPathIn(root, rel string, blade bool) string {
 	rel = strings.TrimPrefix(filepath.ToSlash(rel), "/")
-	if raid.IsBlade(root) {
+	if blade {
 		return ArrayPathPrefix + root + "//" + rel
 	}
 	return filepath.Join(root, filepath.FromSlash(rel))

@@ -154,7 +154,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 	if err != nil {
 		return nil, err
 	}
-	act, err := JobActivity(cat, jobID)
+	act, err := jobActivity(cat, jobID, cards)
 	if err != nil {
 		return nil, err
 	}
