@@ -295,6 +295,9 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 			if p.verify {
 				readback = units.FormatRate(d.ReadLoad) + " of " + rate(d.ReadCapacity)
 			}
+			if d.Cloud {
+				readback = "the cloud's checksum"
+			}
 			full := ""
 			if d.Full {
 				full = "FULL"
@@ -336,7 +339,7 @@ func writeUploads(w io.Writer, ups []plan.Upload) {
 		if u.FinishSeconds == nil {
 			fmt.Fprintf(w, "Upload:     to %s: finish time unknown (a card's size is unknown)", u.Destination)
 		} else {
-			fmt.Fprintf(w, "Upload:     to %s finished in %s", u.Destination, eta(u.FinishSeconds))
+			fmt.Fprintf(w, "Upload:     to %s finishes in %s", u.Destination, eta(u.FinishSeconds))
 		}
 		if u.Rate > 0 {
 			fmt.Fprintf(w, " (uplink %s)", rate(u.Rate))

@@ -23,12 +23,18 @@
 //	  - {name: A024, media: cfast2, bus: usb-a, size: 256GB}   # no path: plan only
 //	destinations:
 //	  - {name: raid, path: /Volumes/Blade1, bus: tb-1, write_rate: 2.2GB/s, read_rate: 2.6GB/s, blades: 4, raid: 4, blade_rate: 1GB/s}
+//	  - {name: b2, path: "rclone:b2:show/day1", run: 2}   # a cloud remote: kind cloud
+//	upload_rate: 100MB/s   # the cart's uplink, shared by every cloud destination
 //	cpu: {cores: auto, hash_rates: {md5: 0.7GB/s}}
 //	# optional: media:, bus_kinds:, destination_kinds: add or override profiles
 //
 // Keys: buses {name, kind, parent, usable_rate}; sources {name, path,
 // media, bus, read_rate, size}; destinations {name, path, bus, kind,
-// write_rate, read_rate, blades, raid, blade_rate, limit}. Rates accept
+// write_rate, read_rate, blades, raid, blade_rate, limit, run};
+// upload_rate. A cloud destination (kind cloud, or a path written
+// rclone:REMOTE:PATH) writes through the uplink, which all of them share,
+// and reads nothing back over a local bus (the storage's checksum
+// verifies it); the result's Uploads say when each finishes. Rates accept
 // GB/s, MB/s, Gbit/s (decimal). Unknown keys, unknown kinds or media, a bus
 // cycle, a reference to an undefined bus are errors that name the file and
 // line ([ParseTopology]). [Topology.Encode] writes a topology back (the

@@ -141,6 +141,12 @@ func (f flows) destLoad(d Destination) DestLoad {
 	if d.Limit > 0 {
 		capacity = min(capacity, d.Limit)
 	}
+	if IsCloud(d) {
+		dl.Cloud = true
+		if f.t.Upload > 0 {
+			capacity = min(capacity, f.t.Upload)
+		}
+	}
 	if !math.IsInf(capacity, 1) {
 		dl.Capacity, dl.Headroom = capacity, capacity-dl.Load
 	}

@@ -485,3 +485,40 @@ func eta(s *float64) string {
 	}
 	return units.FormatDuration(time.Duration(*s * float64(time.Second)))
 }
+
+// A cascade whose second run uploads: dit plan says when the upload
+// finishes, on the uplink the topology gives (two 11 GB cards free at
+// 20 s, uploaded one after the other at 100 MB/s: done at 4m0s).
+func TestPlanSaysWhenTheUploadFinishes(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	topo := e2e.WriteFile(t, filepath.Join(dir, "cart.yaml"), `
+upload_rate: 100MB/s
+sources:
+  - {name: A001, media: cfast2, size: 11GB}
+  - {name: A002, media: cfast2, size: 11GB}
+destinations:
+  - {name: raid, write_rate: 2.2GB/s, read_rate: 2.6GB/s}
+  - {name: b2, path: "rclone:b2:show/day1", run: 2}
+cpu: {cores: 8, hash_rates: {md5: 0.7GB/s, xxh64: 8GB/s}}
+`)
+	r := e2e.Dit(t, db, "plan", "--topology", topo, "--then-parallel", "1")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, want := range []string{"Upload:     to b2 finishes in 4m00s (uplink 0.100 GB/s)",
+		"A002  20s        4m00s           0.100 GB/s    the uplink", "the cloud's checksum"} {
+		require.Contains(t, r.Stdout, want)
+	}
+
+	r = e2e.Dit(t, db, "plan", "--topology", topo, "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var res struct {
+		Uploads []struct {
+			Destination string   `json:"destination"`
+			Finish      *float64 `json:"finish_s"`
+		} `json:"uploads"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &res))
+	require.Len(t, res.Uploads, 1)
+	require.Equal(t, "b2", res.Uploads[0].Destination)
+	require.NotNil(t, res.Uploads[0].Finish)
+}
