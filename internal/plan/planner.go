@@ -102,11 +102,11 @@ type DestLoad struct {
 	// Amplification is the bytes the blades write per byte of data.
 	Amplification float64 `json:"write_amplification"`
 	// Run: 1, or 2 for a cascade's second-run destination.
-	Run  int  `json:"run"`
+	Run int `json:"run"`
 	// Cloud: a cloud remote, written through the uplink (its capacity)
 	// and verified by the storage's checksum, not read back locally.
 	Cloud bool `json:"cloud,omitempty"`
-	Full bool `json:"full"`
+	Full  bool `json:"full"`
 }
 
 // CPULoad is the planned hashing load.
