@@ -37,7 +37,7 @@ type JobFigures struct {
 	// BytesCopied are the bytes read from the cards in every run (a file
 	// read again after an interruption counts again); TBPerHour is them
 	// over ActiveSeconds in decimal TB per hour (10^12 bytes per hour),
-	// to three decimals (0: nothing moved).
+	// unrounded (0: nothing moved).
 	BytesCopied int64   `json:"bytes_copied"`
 	TBPerHour   float64 `json:"tb_per_hour"`
 }
@@ -63,8 +63,8 @@ type CardFigures struct {
 	VerifyEnd    time.Time `json:"verify_finished,omitzero"`
 	// BytesCopied are the bytes read from the card in every run of the
 	// job; TBPerHour is them over the time the card was active (copying
-	// or verifying: end to end), in TB/hour to three decimals, 0 when
-	// nothing was moved.
+	// or verifying: end to end), in TB/hour, unrounded, 0 when nothing
+	// was moved.
 	BytesCopied int64   `json:"bytes_copied"`
 	TBPerHour   float64 `json:"tb_per_hour"`
 	// A cascade (dit offload --then): the card is free (CardFree, at
@@ -78,9 +78,17 @@ type CardFigures struct {
 	SafeAt   time.Time `json:"safe_to_format_at,omitzero"`
 }
 
-// RoundTBPerHour is a TB/hour figure as the job model gives it: to three
-// decimals.
-func RoundTBPerHour(v float64) float64 { return roundTo(v, 3) }
+// TBPerHour is bytes over seconds in decimal TB per hour (10^12 bytes
+// per hour), unrounded (a small or slow job's figure must not round to
+// 0); 0 when no time passed. The job's is computed from its
+// ActiveSeconds as published, so bytes_copied / active_seconds in the
+// JSON gives tb_per_hour exactly; renderers round for people.
+func TBPerHour(bytes int64, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return float64(bytes) / seconds * 3600 / 1e12
+}
 
 // RoundSeconds is a time in seconds as the job model gives it: to the
 // millisecond.

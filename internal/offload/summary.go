@@ -158,10 +158,11 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 	if err != nil {
 		return nil, err
 	}
+	active := RoundSeconds(act.Active.Seconds())
 	s := &Summary{JobID: j.ID, Name: j.Name, State: j.State, Host: j.Host, Started: j.Started, Finished: j.Finished,
 		Hashes: j.Hashes, Verify: j.VerifyMode, Layout: j.Layout, JobFigures: JobFigures{Runs: act.Runs, BytesCopied: act.BytesCopied,
-			ActiveSeconds: RoundSeconds(act.Active.Seconds()), PausedSeconds: RoundSeconds(act.Paused.Seconds()),
-			TBPerHour: RoundTBPerHour(act.EndToEndTBPerHour())}}
+			ActiveSeconds: active, PausedSeconds: RoundSeconds(act.Paused.Seconds()),
+			TBPerHour: TBPerHour(act.BytesCopied, active)}}
 	var first, later []*catalog.Dest
 	for _, d := range dests {
 		if destHop(d) == 2 {
@@ -307,7 +308,7 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		cs.SafeAt = k.DoneAt
 	}
 	if ca := act.Cards[k.ID]; ca != nil {
-		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, RoundTBPerHour(ca.EndToEndTBPerHour())
+		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 	}
 	return cs, seen, nil
 }

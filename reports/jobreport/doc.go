@@ -49,7 +49,9 @@
 // JSON is the [Report] struct, indented: a machine-readable copy of all of
 // the above, every file included (fields "job", "totals", "destinations",
 // "cards"; per card "file_list" with each file's hashes and copies). Times
-// are RFC 3339 UTC, TB/hour figures numbers with three decimals. The
+// are RFC 3339 UTC; the job model's tb_per_hour figures are unrounded
+// (a small job's must not read 0), the report's own (copy, verify, second
+// run) numbers with three decimals. The
 // figures the job's summary (dit job show --json, dit offload --json,
 // dit serve) also gives are the job model's (internal/offload/model.go):
 // "totals" carries offload.JobFigures (files, bytes, failed: failed files
