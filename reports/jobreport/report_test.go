@@ -163,17 +163,17 @@ func TestTBPerHourFromCatalog(t *testing.T) {
 	require.Equal(t, 1800.0, a.CopySeconds)
 	require.Equal(t, 2040.0, a.VerifySeconds)
 	require.Equal(t, 2100.0, a.ActiveSeconds)
-	require.Equal(t, 0.482, a.CopyTBPerHour)     // 241.2e9 / 1800 s
-	require.Equal(t, 0.895, a.VerifyTBPerHour)   // 507e9 / 2040 s
-	require.Equal(t, 0.413, a.EndToEndTBPerHour) // 241.2e9 / 2100 s
+	require.Equal(t, 0.482, a.CopyTBPerHour)                                 // 241.2e9 / 1800 s
+	require.Equal(t, 0.895, a.VerifyTBPerHour)                               // 507e9 / 2040 s
+	require.InEpsilon(t, 241.2e9/2100*3600/1e12, a.EndToEndTBPerHour, 1e-12) // unrounded: 0.4135
 	tot := r.Totals
 	require.Equal(t, int64(242.2e9), tot.BytesCopied)
 	require.Equal(t, 1, tot.Runs)
 	require.False(t, tot.Resumed)
 	require.Equal(t, 2160.0, tot.ActiveSeconds)
 	require.Zero(t, tot.PausedSeconds)
-	require.Equal(t, 0.484, tot.CopyTBPerHour) // 242.2e9 / 1800 s (A002 copied within A001's time)
-	require.Equal(t, 0.404, tot.TBPerHour)     // 242.2e9 / 2160 s
+	require.Equal(t, 0.484, tot.CopyTBPerHour)                         // 242.2e9 / 1800 s (A002 copied within A001's time)
+	require.InEpsilon(t, 242.2e9/2160*3600/1e12, tot.TBPerHour, 1e-12) // unrounded: 0.4037
 	require.False(t, tot.Verified, "A002 failed")
 	require.Equal(t, Rate{Samples: 30, Mean: 134e6, Min: 100e6, Max: 160e6, P95: 160e6}, a.CopyRate)
 	require.Equal(t, 34, a.VerifyRate.Samples)
