@@ -139,7 +139,7 @@ func Filter(spec Spec, src Source) string {
 
 // FilterValue escapes a value (a clip's name, a timecode) for an option
 // of a filter inside a filter graph given to -vf: first for the option
-// (':' separates options, '\' and '\” quote), then for the graph ('[',
+// (':' separates options; backslash and the single quote quote), then for the graph ('[',
 // ']', ',' and ';' separate filters). No shell is involved, so there is
 // no third level; drawtext's own %{...} expansion is turned off where a
 // name is drawn (expansion=none).
