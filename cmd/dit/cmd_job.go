@@ -17,8 +17,9 @@ import (
 
 // JobShowOptions are the flags of dit job show.
 type JobShowOptions struct {
-	JSON  bool
-	Clips bool
+	JSON    bool
+	Clips   bool
+	Proxies bool
 }
 
 func newJobCommand(g *GlobalOptions) *cobra.Command {
@@ -39,11 +40,15 @@ func newJobCommand(g *GlobalOptions) *cobra.Command {
 			if o.Clips {
 				return runJobShowClips(o, g, id)
 			}
+			if o.Proxies {
+				return runJobShowProxies(o, g, id)
+			}
 			return runJobShow(o, g, id)
 		},
 	}
 	show.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	show.Flags().BoolVar(&o.Clips, "clips", false, "list each card's clips (camera, duration, codec, resolution, size, verified, thumbnail) instead of its files")
+	show.Flags().BoolVar(&o.Proxies, "proxies", false, "list the job's editorial proxies (dit offload --proxies): made, with path, timecode, size and hashes, or failed, with ffmpeg's error")
 	cmd.AddCommand(show)
 	return cmd
 }

@@ -312,10 +312,10 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 		return m.record(base, catalog.ProxyFailed, err.Error())
 	}
 	src := Source{In: in, Name: k.Name}
+	// A file ffprobe cannot read goes to ffmpeg all the same: its error
+	// line is the one recorded.
 	if p, err := m.ff.Probe(ctx, in); err == nil {
 		src.TC, src.Rate = p.TCStart, p.FPS
-	} else if ctx.Err() == nil {
-		return m.record(base, catalog.ProxyFailed, err.Error())
 	}
 	base.TCStart = src.TC
 	name := safeName(k.Name)

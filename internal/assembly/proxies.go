@@ -1,0 +1,109 @@
+package assembly
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/proxies"
+	"github.com/dit-org/dit/raid"
+)
+
+// ProxyPresets lists the proxy presets (dit offload --proxies), for help.
+func ProxyPresets() string { return proxies.PresetNames() }
+
+// proxies attaches the job's proxy maker (Settings.Proxies): the spec
+// and the destinations checked, ffmpeg found. Without Proxies it does
+// nothing (ProxiesTo alone is refused).
+func (p *Prepared) proxies(ctx context.Context) error {
+	s := &p.s
+	if s.Proxies == "" {
+		if len(s.ProxiesTo) > 0 {
+			return usage(fmt.Errorf("--proxies-to needs --proxies PRESET (%s)", proxies.PresetNames()))
+		}
+		return nil
+	}
+	spec, err := proxies.ParseSpec(s.Proxies)
+	if err != nil {
+		return usage(err)
+	}
+	dests := p.Dests
+	if s.Resume != 0 {
+		rec, err := s.Catalog.Dests(s.Resume)
+		if err != nil {
+			return err
+		}
+		dests = nil
+		for _, d := range rec {
+			if d.Hop != 2 {
+				dests = append(dests, d.Path)
+			}
+		}
+	}
+	to, err := proxyDests(s.ProxiesTo, dests)
+	if err != nil {
+		return usage(err)
+	}
+	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy})
+	if err != nil {
+		return err
+	}
+	p.proxy = m
+	return nil
+}
+
+// proxyDests checks --proxies-to against the job's destinations: each a
+// folder destination (-d) of the job; none given, the first folder one.
+func proxyDests(given, dests []string) ([]string, error) {
+	var folders []string
+	for _, d := range dests {
+		if !raid.IsBlade(d) {
+			folders = append(folders, abs(d))
+		}
+	}
+	if len(given) == 0 {
+		if len(folders) == 0 {
+			return nil, fmt.Errorf("--proxies: the job has no folder destination to write proxies to (proxies into a dit array are not made yet): add a folder -d and give it to --proxies-to")
+		}
+		return folders[:1], nil
+	}
+	var to []string
+	for _, g := range given {
+		a := abs(g)
+		switch {
+		case raid.IsBlade(g):
+			return nil, fmt.Errorf("--proxies-to %s: a dit array's blade; proxies go to a folder destination (-d) of the job", g)
+		case !slices.Contains(folders, a):
+			return nil, fmt.Errorf("--proxies-to %s is not a folder destination (-d) of the job: give one of %s", g, strings.Join(folders, ", "))
+		case !slices.Contains(to, a):
+			to = append(to, a)
+		}
+	}
+	return to, nil
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// Proxies are the job's proxies as recorded so far (none: no
+// --proxies).
+func (j *Job) Proxies() ([]catalog.Proxy, error) {
+	if j.p.proxy == nil {
+		return nil, nil
+	}
+	return j.p.s.Catalog.Proxies(j.ID())
+}
+
+// WaitProxies waits until the proxies of the cards done so far are made.
+func (j *Job) WaitProxies() {
+	if j.p.proxy != nil {
+		j.p.proxy.Wait()
+	}
+}
