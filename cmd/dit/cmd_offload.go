@@ -43,11 +43,11 @@ type OffloadOptions struct {
 	// CheckpointEvery: mid-file resume granularity (bytes, "0" off).
 	CheckpointEvery string
 	Sched           schedulerFlags
-	MHL             string // asc | v1 | both | none
-	ALE             bool   // an ALE per frame rate with the reports
+	MHL             string   // asc | v1 | both | none
+	ALE             bool     // an ALE per frame rate with the reports
 	Proxies         string   // PRESET[,burnin]: editorial proxies of the clips
 	ProxiesTo       []string // the folder destinations they go to
-	Again           bool   // copy cards offloaded before
+	Again           bool     // copy cards offloaded before
 	// Creator: the ASC MHL creatorinfo (author, location, comment);
 	// NoDirectoryHashes: folders without hashes. Per run.
 	Creator           creatorFlags
