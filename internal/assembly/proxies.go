@@ -30,7 +30,9 @@ func (p *Prepared) proxies(ctx context.Context) error {
 	if err != nil {
 		return usage(err)
 	}
-	dests := p.Dests
+	// A cascade's --then folders may take the proxies too (a first run
+	// to a dit array, proxies on the shuttle).
+	dests := append(append([]string(nil), p.Dests...), s.Then...)
 	if s.Resume != 0 {
 		rec, err := s.Catalog.Dests(s.Resume)
 		if err != nil {
@@ -38,9 +40,7 @@ func (p *Prepared) proxies(ctx context.Context) error {
 		}
 		dests = nil
 		for _, d := range rec {
-			if d.Hop != 2 {
-				dests = append(dests, d.Path)
-			}
+			dests = append(dests, d.Path)
 		}
 	}
 	to, err := proxyDests(s.ProxiesTo, dests)
@@ -55,8 +55,9 @@ func (p *Prepared) proxies(ctx context.Context) error {
 	return nil
 }
 
-// proxyDests checks --proxies-to against the job's destinations: each a
-// folder destination (-d) of the job; none given, the first folder one.
+// proxyDests checks --proxies-to against the job's destinations (-d,
+// then --then): each a folder destination of the job; none given, the
+// first folder one.
 func proxyDests(given, dests []string) ([]string, error) {
 	var folders []string
 	for _, d := range dests {
@@ -75,9 +76,9 @@ func proxyDests(given, dests []string) ([]string, error) {
 		a := abs(g)
 		switch {
 		case raid.IsBlade(g):
-			return nil, fmt.Errorf("--proxies-to %s: a dit array's blade; proxies go to a folder destination (-d) of the job", g)
+			return nil, fmt.Errorf("--proxies-to %s: a dit array's blade; proxies go to a folder destination (-d or --then) of the job", g)
 		case !slices.Contains(folders, a):
-			return nil, fmt.Errorf("--proxies-to %s is not a folder destination (-d) of the job: give one of %s", g, strings.Join(folders, ", "))
+			return nil, fmt.Errorf("--proxies-to %s is not a folder destination (-d or --then) of the job: give one of %s", g, strings.Join(folders, ", "))
 		case !slices.Contains(to, a):
 			to = append(to, a)
 		}
