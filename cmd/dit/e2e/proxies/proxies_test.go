@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -225,6 +226,31 @@ func TestOffloadMakesProxies(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, unicodeName)
 	require.Contains(t, r.Stdout, "10:00:01:00")
+	checkReports(t, raid, len(srcClips)*2, 1)
+}
+
+// checkReports reads the job's JSON and HTML reports: each card lists
+// its proxies, made and failed.
+func checkReports(t *testing.T, dest string, made, failed int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dest, "day01", "reports", "dit-report_job1_day01.json"))
+	require.NoError(t, err)
+	var rep struct {
+		Cards []struct {
+			SafeToFormat bool `json:"safe_to_format"`
+			Proxies      []struct{ Clip, State, Path, Error string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	n := map[string]int{}
+	for _, p := range rep.Cards[0].Proxies {
+		n[p.State]++
+	}
+	require.True(t, rep.Cards[0].SafeToFormat)
+	require.Equal(t, map[string]int{"made": made, "failed": failed}, n)
+	h, err := os.ReadFile(filepath.Join(dest, "day01", "reports", "dit-report_job1_day01.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(h), fmt.Sprintf("<h3>Proxies (%d)</h3>", made+failed))
 }
 
 // H.264 and DNxHR LB (MXF), a second job of the same card: the first
