@@ -121,6 +121,7 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 	made := map[string]int{}
 	var dests []string
 	var failed []catalog.Proxy
+	bad := false
 	for _, p := range ps {
 		if p.State == catalog.ProxyMade {
 			d := filepath.Join(p.Dest, "proxies")
@@ -130,6 +131,7 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 			made[d]++
 		} else {
 			failed = append(failed, p)
+			bad = bad || p.State != catalog.ProxySkipped
 		}
 	}
 	fmt.Fprintln(g.stdout, "Proxies:")
@@ -139,7 +141,7 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 	for _, p := range failed {
 		fmt.Fprintf(g.stdout, "  %s %s: %s\n", p.Clip, p.State, p.Error)
 	}
-	if len(failed) > 0 {
+	if bad {
 		fmt.Fprintf(g.stdout, "  (a proxy that failed does not touch the copies' verdict; %s --proxies lists them)\n", g.showCommand(job.ID()))
 	}
 }

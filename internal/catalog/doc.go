@@ -268,9 +268,9 @@
 //	    preset prores-proxy | h264 | dnxhr-lb | dnxhr-lb-mov, with
 //	    ",burnin"; tc_start the source's start timecode written into the
 //	    proxy; the hashes (the job's algorithms, the others NULL) and
-//	    size of the proxy's file; state made | failed | cancelled; error
-//	    why (ffmpeg's error line, "not verified", "not a format ffmpeg
-//	    reads (R3D)"). A proxy never changes a card's state or verdict.
+//	    size of the proxy's file; state made | failed | cancelled |
+//	    skipped (camera raw, a frame sequence); error why (ffmpeg's
+//	    error line, "not verified", "not a format ffmpeg reads (R3D)"). A proxy never changes a card's state or verdict.
 //	    [Catalog.AddProxy] records one, [Catalog.Proxies] lists a job's;
 //	    [Catalog.DeleteJob] removes them with their job. The two files
 //	    are twins (PostgreSQL's in its own types, applied as written).

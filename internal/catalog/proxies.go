@@ -22,7 +22,7 @@ type Proxy struct {
 	TCStart    string
 	Sums       hashing.Sums
 	Size       int64
-	State      string // ProxyMade, ProxyFailed, ProxyCancelled
+	State      string // ProxyMade, ProxyFailed, ProxyCancelled, ProxySkipped
 	Error      string // ffmpeg's error line
 	MadeAt     time.Time
 }
@@ -32,6 +32,9 @@ const (
 	ProxyMade      = "made"
 	ProxyFailed    = "failed"
 	ProxyCancelled = "cancelled"
+	// ProxySkipped: no proxy, and none was expected: a format ffmpeg does
+	// not read (camera raw), a frame sequence.
+	ProxySkipped = "skipped"
 )
 
 var proxyAlgos = []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3}

@@ -65,8 +65,9 @@
 //
 // Every proxy is a row of the catalog's proxies table (schema 16): job,
 // card, clip, the source copy read, destination and path, preset,
-// start timecode, hashes, size, state (made, failed, cancelled) and
-// error (ffmpeg's error line, [ErrorLine]). A proxy that fails never
+// start timecode, hashes, size, state (made, failed, cancelled; skipped
+// for camera raw ffmpeg does not read and frame sequences) and error
+// (ffmpeg's error line, [ErrorLine]). A proxy that fails never
 // changes the verdict of the copy (the footage is safe, the card still
 // safe to format): it is a recorded proxy failure, which dit job show
 // --proxies and the job's reports list. Cancelling the Maker's context

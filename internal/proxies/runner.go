@@ -304,8 +304,11 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 		return m.record(base, catalog.ProxyFailed, "no folder destination to write proxies to: give --proxies-to a folder destination")
 	}
 	base.Source = c.src.name(k.Poster)
+	if len(k.Media) > 1 && k.Frames == len(k.Media) {
+		return m.record(base, catalog.ProxySkipped, "a frame sequence ("+k.Type+"): no proxy made of frames yet")
+	}
 	if !clips.Readable(k, c.src.head(k.Poster)) {
-		return m.record(base, catalog.ProxyFailed, "not a format ffmpeg reads ("+k.Type+")")
+		return m.record(base, catalog.ProxySkipped, "not a format ffmpeg reads ("+k.Type+")")
 	}
 	in, err := c.src.input(k.Poster)
 	if err != nil {

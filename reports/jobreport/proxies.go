@@ -67,7 +67,11 @@ func (r *Report) proxiesHTML(c *Card) template.HTML {
 	fmt.Fprintf(&b, "\n<h3>Proxies (%d)</h3>\n<table class=\"clips\">\n<tr><th>Clip</th><th>Preset</th><th>State</th><th>TC in</th><th>Size</th><th>Proxy, or why not</th></tr>\n", len(c.Proxies))
 	for _, p := range c.Proxies {
 		st, what := esc(p.State), esc(p.Path)
-		if p.State != catalog.ProxyMade {
+		switch p.State {
+		case catalog.ProxyMade:
+		case catalog.ProxySkipped:
+			what = esc(p.Error)
+		default:
 			st, what = `<span class="notsafe">`+st+`</span>`, esc(p.Error)
 		}
 		fmt.Fprintf(&b, "<tr><td class=\"mono\">%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td><td class=\"mono\">%s</td></tr>\n",

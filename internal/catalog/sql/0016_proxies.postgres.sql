@@ -15,7 +15,7 @@ CREATE TABLE proxies (
     tc_start    TEXT COLLATE "C" NOT NULL DEFAULT '',    -- the source's start timecode, written into the proxy
     md5 TEXT COLLATE "C", sha1 TEXT COLLATE "C", xxh64 TEXT COLLATE "C", xxh3 TEXT COLLATE "C", xxh128 TEXT COLLATE "C", c4 TEXT COLLATE "C", blake3 TEXT COLLATE "C",
     size        BIGINT NOT NULL DEFAULT 0,
-    state       TEXT COLLATE "C" NOT NULL,               -- made | failed | cancelled
+    state       TEXT COLLATE "C" NOT NULL,               -- made | failed | cancelled | skipped
     error       TEXT COLLATE "C" NOT NULL DEFAULT '',    -- ffmpeg's error line
     made_at     TEXT COLLATE "C" NOT NULL DEFAULT ''
 );

@@ -14,7 +14,7 @@ CREATE TABLE proxies (
     tc_start    TEXT NOT NULL DEFAULT '',    -- the source's start timecode, written into the proxy
     md5 TEXT, sha1 TEXT, xxh64 TEXT, xxh3 TEXT, xxh128 TEXT, c4 TEXT, blake3 TEXT,
     size        INTEGER NOT NULL DEFAULT 0,
-    state       TEXT NOT NULL,               -- made | failed | cancelled
+    state       TEXT NOT NULL,               -- made | failed | cancelled | skipped
     error       TEXT NOT NULL DEFAULT '',    -- ffmpeg's error line
     made_at     TEXT NOT NULL DEFAULT ''
 );
