@@ -307,3 +307,32 @@ func TestProxiesFromADitArray(t *testing.T) {
 		}
 	}
 }
+
+// Mistakes are refused before anything is copied, saying what to give:
+// an unknown preset, --proxies-to not a destination of the job, and no
+// ffmpeg on PATH.
+func TestProxiesRefusedBeforeCopying(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	card := filepath.Join(dir, "cards", "A001")
+	require.NoError(t, os.MkdirAll(card, 0o755))
+	e2e.WriteFile(t, filepath.Join(card, "A001C001.mov"), "not a movie")
+	raid := filepath.Join(dir, "raid")
+	require.NoError(t, os.Mkdir(raid, 0o755))
+	r := e2e.Dit(t, db, "offload", "--proxies", "mpeg2", "-d", raid, card)
+	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stderr, "prores-proxy, h264, dnxhr-lb, dnxhr-lb-mov")
+	r = e2e.Dit(t, db, "offload", "--proxies", "h264", "--proxies-to", dir, "-d", raid, card)
+	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stderr, "--proxies-to "+dir+" is not a folder destination")
+	r = e2e.Dit(t, db, "offload", "--proxies-to", raid, "-d", raid, card)
+	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stderr, "--proxies-to needs --proxies")
+	r = e2e.RunDit(t, []string{"DIT_DB=" + db, "PATH=" + filepath.Join(dir, "empty"), "HOME=" + dir}, "offload", "--drive-health", "off",
+		"--proxies", "h264", "-d", raid, card)
+	require.NotEqual(t, 0, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stderr, "--proxies needs ffmpeg and ffprobe on PATH")
+	ents, err := os.ReadDir(raid)
+	require.NoError(t, err)
+	require.Empty(t, ents, "nothing copied")
+}
