@@ -161,24 +161,24 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 			return nil, fmt.Errorf("preset %s: volume_pattern %q: %v", file, pat, err)
 		}
 	}
-	base := filepath.Dir(file)
+	p.anchor(filepath.Dir(file))
+	return p, nil
+}
+
+// anchor makes the preset's relative paths relative to base, its folder.
+func (p *Preset) anchor(base string) {
 	abs := func(s string) string {
 		if s == "" || filepath.IsAbs(s) {
 			return s
 		}
 		return filepath.Join(base, s)
 	}
-	for i := range p.Destinations {
-		p.Destinations[i] = abs(p.Destinations[i])
-	}
-	for i := range p.Then {
-		p.Then[i] = abs(p.Then[i])
-	}
-	for i := range p.ProxiesTo {
-		p.ProxiesTo[i] = abs(p.ProxiesTo[i])
+	for _, l := range [][]string{p.Destinations, p.Then, p.ProxiesTo} {
+		for i := range l {
+			l[i] = abs(l[i])
+		}
 	}
 	p.Topology = abs(p.Topology)
-	return p, nil
 }
 
 func sortStrings(s []string) []string {
