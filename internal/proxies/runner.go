@@ -75,8 +75,8 @@ func New(ctx context.Context, o Options) (*Maker, error) {
 // OnEvent takes a card whose run is done (offload.EvRunDone) into the
 // queue; it never blocks.
 func (m *Maker) OnEvent(e offload.Event) {
-	if e.Type != offload.EvRunDone || e.JobID == 0 {
-		return
+	if e.Type != offload.EvRunDone || e.JobID == 0 || e.Hop == 2 {
+		return // a cascade's second run: its first run's copy is the one read
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -104,7 +104,10 @@ func (m *Maker) work() {
 			continue
 		}
 		for _, k := range catalog.FirstRun(cards) {
-			if k.Label == q.label && k.Hop != 2 {
+			m.mu.Lock()
+			done := m.done[k.ID]
+			m.mu.Unlock()
+			if k.Label == q.label && !done {
 				m.Card(m.ctx, q.job, k.ID) // what failed is recorded
 			}
 		}

@@ -301,11 +301,15 @@ func TestProxiesFromADitArray(t *testing.T) {
 	sum, _ := e2e.LastSummary(t, r.Stdout)
 	s := showProxies(t, db, sum.JobID)
 	checkProxies(t, s, card, ".mp4", shuttle)
+	failed := 0
 	for _, p := range s.Proxies {
 		if p.State == "made" {
 			require.True(t, strings.HasPrefix(p.Source, "dit array "+blades[0]), p.Source)
+		} else {
+			failed++
 		}
 	}
+	require.Equal(t, 1, failed, "each clip once, though the card has two runs")
 }
 
 // Mistakes are refused before anything is copied, saying what to give:
