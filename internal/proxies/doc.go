@@ -20,8 +20,8 @@
 // (-timecode: a tmcd track in MOV and MP4, the MXF's timecode
 // component), so that ffprobe of the proxy shows the source's timecode.
 // ",burnin" draws the running timecode (top left) and the clip's name
-// (bottom left) on half-dark boxes (drawtext, through fontconfig's
-// default sans font). The clip's name may be any Unicode and any
+// (bottom left) on half-dark boxes (drawtext; the name in a sans font
+// fontconfig finds with its characters, [FontFor]). The clip's name may be any Unicode and any
 // punctuation: it is escaped for drawtext's option and for the filter
 // graph ([FilterValue]), with drawtext's %{} expansion off; ffmpeg runs
 // with an argument list, never a shell. [Args] is pure: the tests check

@@ -2,7 +2,9 @@ package proxies
 
 import (
 	"fmt"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -94,6 +96,10 @@ type Source struct {
 	// ("10:00:01:00", drop-frame with ';'); "" none. Rate is its frame
 	// rate as ffmpeg writes one ("25/1", "24000/1001"; "" unknown).
 	TC, Rate string
+	// Font is the font file the clip's name is drawn in with
+	// Spec.Burnin ("": fontconfig's default sans; [FontFor] finds one
+	// with the name's characters).
+	Font string
 }
 
 // MaxWidth is the widest a proxy is: a wider source is scaled down to
@@ -133,7 +139,11 @@ func Filter(spec Spec, src Source) string {
 		rate = "25/1"
 	}
 	f += ",drawtext=timecode=" + FilterValue(tc) + ":rate=" + FilterValue(rate) + ":x=12:y=12" + box
-	f += ",drawtext=expansion=none:text=" + FilterValue(src.Name) + ":x=12:y=h-th-12" + box
+	font := ""
+	if src.Font != "" {
+		font = ":fontfile=" + FilterValue(src.Font)
+	}
+	f += ",drawtext=expansion=none" + font + ":text=" + FilterValue(src.Name) + ":x=12:y=h-th-12" + box
 	return f
 }
 
@@ -156,4 +166,32 @@ func escape(v, special string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// FontFor asks fontconfig (fc-match) for a sans font file that has the
+// characters of name (CJK in a CJK font); "" when there is no fc-match
+// (drawtext then uses its default). Pictographs (emoji) are left out of
+// the question: drawtext draws no colour glyphs.
+func FontFor(name string) string {
+	fc, err := exec.LookPath("fc-match")
+	if err != nil {
+		return ""
+	}
+	var cs []string
+	seen := map[rune]bool{}
+	for _, r := range name {
+		if r > ' ' && r < 0x1F000 && !seen[r] {
+			seen[r] = true
+			cs = append(cs, strconv.FormatInt(int64(r), 16))
+		}
+	}
+	pattern := "sans-serif"
+	if len(cs) > 0 {
+		pattern += ":charset=" + strings.Join(cs, " ")
+	}
+	out, err := exec.Command(fc, "-f", "%{file}", pattern).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

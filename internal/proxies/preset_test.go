@@ -105,3 +105,15 @@ func runOK(t *testing.T, name string, args ...string) {
 	b, err := exec.Command(name, args...).CombinedOutput()
 	require.NoError(t, err, string(b))
 }
+
+// A CJK name is drawn in a font that has its characters, found by
+// fontconfig; the font's path goes into the graph escaped.
+func TestFontFor(t *testing.T) {
+	if _, err := exec.LookPath("fc-match"); err != nil {
+		t.Skip("fc-match not installed (Debian: fontconfig)")
+	}
+	f := FontFor("場景 🎬")
+	require.NotEmpty(t, f)
+	f2 := Filter(Spec{Preset: Presets[0], Burnin: true}, Source{Name: "x", Font: "/fonts/a:b.ttc"})
+	require.Contains(t, f2, `fontfile=/fonts/a\\:b.ttc:text=x`)
+}

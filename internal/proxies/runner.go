@@ -318,6 +318,9 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 		return m.record(base, catalog.ProxyFailed, err.Error())
 	}
 	src := Source{In: in, Name: k.Name}
+	if m.o.Spec.Burnin {
+		src.Font = FontFor(k.Name)
+	}
 	// A file ffprobe cannot read goes to ffmpeg all the same: its error
 	// line is the one recorded.
 	if p, err := m.ff.Probe(ctx, in); err == nil {
