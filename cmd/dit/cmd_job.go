@@ -140,6 +140,7 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
 	each func(int, func(showFile) error) error, g *GlobalOptions) error {
 	writeSummary(w, s, cat.Path(), mhl, g)
+	writeProxyCount(w, cat, s.JobID, g)
 	for i, k := range first {
 		c := s.Cards[i]
 		fmt.Fprintf(w, "\n%s (%s)\n", c.Label, c.Path)

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -144,4 +146,24 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 	if bad {
 		fmt.Fprintf(g.stdout, "  (a proxy that failed does not touch the copies' verdict; %s --proxies lists them)\n", g.showCommand(job.ID()))
 	}
+}
+
+// writeProxyCount is dit job show's line on the job's proxies, when it
+// has any: how many in each state, and where the list is.
+func writeProxyCount(w io.Writer, cat *catalog.Catalog, jobID int64, g *GlobalOptions) {
+	ps, err := cat.Proxies(jobID)
+	if err != nil || len(ps) == 0 {
+		return
+	}
+	n := map[string]int{}
+	for _, p := range ps {
+		n[p.State]++
+	}
+	var parts []string
+	for _, st := range []string{catalog.ProxyMade, catalog.ProxyFailed, catalog.ProxyCancelled, catalog.ProxySkipped} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", strings.Join(parts, ", "), g.showCommand(jobID))
 }

@@ -226,6 +226,9 @@ func TestOffloadMakesProxies(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, unicodeName)
 	require.Contains(t, r.Stdout, "10:00:01:00")
+	r = e2e.Dit(t, db, "job", "show", e2e.Itoa(sum.JobID))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, fmt.Sprintf("Proxies: %d made, 1 failed", 2*len(srcClips)))
 	checkReports(t, raid, len(srcClips)*2, 1)
 }
 
