@@ -290,7 +290,7 @@ func TestProxiesNeverOverwrite(t *testing.T) {
 }
 
 // A cascade from a dit array to a shuttle: the proxies are read from the
-// array (through its range server; the card is gone by then) and written
+// array (through its range server, never the card) and written
 // to the shuttle's proxies folder.
 func TestProxiesFromADitArray(t *testing.T) {
 	dir := t.TempDir()
