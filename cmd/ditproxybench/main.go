@@ -30,8 +30,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/dit-org/dit/internal/proxies"
 )
 
 func main() {
@@ -226,17 +224,20 @@ func startLoad(dit, dir, clipsCard string, round int, kind string) (*exec.Cmd, e
 		db := filepath.Join(dir, fmt.Sprintf("catalog-proxies-%d.db", round))
 		cmd = exec.Command(dit, "--db", db, "offload", "--json", "--name", "pxload", "--drive-health", "off",
 			"--proxies", "prores-proxy", "-d", out, clipsCard)
-		watch = filepath.Join(out, proxies.Dir, "pxload", filepath.Base(clipsCard))
+		watch = filepath.Join(out, "proxies", "pxload", filepath.Base(clipsCard))
 	} else {
-		spec, _ := proxies.ParseSpec("prores-proxy")
 		ents, err := os.ReadDir(clipsCard)
 		if err != nil || len(ents) == 0 {
 			return nil, fmt.Errorf("no clips in %s", clipsCard)
 		}
-		args := proxies.Args(spec, proxies.Source{In: filepath.Join(clipsCard, ents[0].Name()), TC: "10:00:00:00"},
-			filepath.Join(out, ".dit-proxy-plain.mov"))
-		i := slices.Index(args, "-i")
-		args = slices.Insert(args, i, "-stream_loop", "-1") // as long as it is needed
+		// The prores-proxy preset's arguments (internal/proxies.Args, which
+		// a tool under cmd/ does not import: arch_test.go), the input
+		// looped for as long as it is needed.
+		args := []string{"-nostdin", "-hide_banner", "-nostats", "-v", "error", "-stream_loop", "-1",
+			"-i", filepath.Join(clipsCard, ents[0].Name()), "-map", "0:v:0", "-map", "0:a?", "-map_metadata", "-1",
+			"-vf", "scale=w='min(1920,iw)':h=-2", "-c:v", "prores_ks", "-profile:v", "0", "-vendor", "apl0",
+			"-pix_fmt", "yuv422p10le", "-c:a", "pcm_s16le", "-timecode", "10:00:00:00", "-f", "mov", "-n",
+			filepath.Join(out, ".dit-proxy-plain.mov")}
 		cmd = exec.Command("ffmpeg", args...)
 	}
 	stdout, err := cmd.StdoutPipe()
