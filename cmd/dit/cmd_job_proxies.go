@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,7 +33,7 @@ func proxyShow(p catalog.Proxy, label string) showProxy {
 	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: p.Source, Dest: p.Dest,
 		TCStart: p.TCStart, Size: p.Size, Error: p.Error}
 	if p.Path != "" {
-		s.Path = filepath.Join(p.Dest, filepath.FromSlash(p.Path))
+		s.Path = offload.DisplayPath(p.Dest, p.Path) // array:BLADE//... in a dit array
 	}
 	for _, a := range p.Sums.Algos() {
 		if s.Hashes == nil {
@@ -104,7 +103,7 @@ func runJobShowProxies(o JobShowOptions, g *GlobalOptions, id int64) error {
 func proxyEvent(p catalog.Proxy) offload.Event {
 	e := offload.Event{Type: "proxy", Time: time.Now(), JobID: p.JobID, State: p.State, Message: p.Clip}
 	if p.Path != "" {
-		e.Path = filepath.Join(p.Dest, filepath.FromSlash(p.Path))
+		e.Path = offload.DisplayPath(p.Dest, p.Path)
 	}
 	if p.Error != "" {
 		e.Message = p.Clip + ": " + p.Error
@@ -126,7 +125,7 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 	bad := false
 	for _, p := range ps {
 		if p.State == catalog.ProxyMade {
-			d := filepath.Join(p.Dest, "proxies")
+			d := offload.DisplayPath(p.Dest, "proxies")
 			if made[d] == 0 {
 				dests = append(dests, d)
 			}

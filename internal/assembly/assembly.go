@@ -227,6 +227,11 @@ func (p *Prepared) hooks(ctx context.Context) {
 			// recorded as such (the footage is safe); only the catalog's
 			// own failure comes back, and it does not fail the reports.
 			p.proxy.Run(ctx, s.JobID)
+			wfs := fsy
+			if wfs == nil {
+				wfs = fsys.OS{}
+			}
+			p.proxy.WriteArrays(ctx, s.JobID, wfs) // the job's arrays, open in fsy
 		}
 		err := written(ctx, s, fsy)
 		p.notif.afterJob(s, fsy)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/proxies"
-	"github.com/dit-org/dit/raid"
 )
 
 // ProxyPresets lists the proxy presets (dit offload --proxies), for help.
@@ -56,29 +55,25 @@ func (p *Prepared) proxies(ctx context.Context) error {
 }
 
 // proxyDests checks --proxies-to against the job's destinations (-d,
-// then --then): each a folder destination of the job; none given, the
-// first folder one.
+// then --then): each a destination of the job, a folder or a dit array
+// (a blade of it); none given, the first -d.
 func proxyDests(given, dests []string) ([]string, error) {
-	var folders []string
+	var all []string
 	for _, d := range dests {
-		if !raid.IsBlade(d) {
-			folders = append(folders, abs(d))
-		}
+		all = append(all, abs(d))
 	}
 	if len(given) == 0 {
-		if len(folders) == 0 {
-			return nil, fmt.Errorf("--proxies: the job has no folder destination to write proxies to (proxies into a dit array are not made yet): add a folder -d and give it to --proxies-to")
+		if len(all) == 0 {
+			return nil, fmt.Errorf("--proxies: the job has no destination to write proxies to")
 		}
-		return folders[:1], nil
+		return all[:1], nil
 	}
 	var to []string
 	for _, g := range given {
 		a := abs(g)
 		switch {
-		case raid.IsBlade(g):
-			return nil, fmt.Errorf("--proxies-to %s: a dit array's blade; proxies go to a folder destination (-d or --then) of the job", g)
-		case !slices.Contains(folders, a):
-			return nil, fmt.Errorf("--proxies-to %s is not a folder destination (-d or --then) of the job: give one of %s", g, strings.Join(folders, ", "))
+		case !slices.Contains(all, a):
+			return nil, fmt.Errorf("--proxies-to %s is not a destination (-d or --then) of the job: give one of %s", g, strings.Join(all, ", "))
 		case !slices.Contains(to, a):
 			to = append(to, a)
 		}

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// --proxies-to: a folder destination of the job (-d or --then), by
-// default the first folder -d; anything else is refused, naming it and
-// the destinations to choose from.
+// --proxies-to: a destination of the job (-d or --then), by default the
+// first -d; anything else is refused, naming it and the destinations to
+// choose from.
 func TestProxyDests(t *testing.T) {
 	dir := t.TempDir()
 	raid, shuttle, other := filepath.Join(dir, "raid"), filepath.Join(dir, "shuttle"), filepath.Join(dir, "other")
@@ -24,8 +24,8 @@ func TestProxyDests(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{shuttle, raid}, to)
 	_, err = proxyDests([]string{other}, []string{raid, shuttle})
-	require.ErrorContains(t, err, "--proxies-to "+other+" is not a folder destination")
+	require.ErrorContains(t, err, "--proxies-to "+other+" is not a destination")
 	require.ErrorContains(t, err, raid+", "+shuttle)
 	_, err = proxyDests(nil, nil)
-	require.ErrorContains(t, err, "no folder destination")
+	require.ErrorContains(t, err, "no destination")
 }

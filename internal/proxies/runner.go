@@ -51,6 +51,7 @@ type Maker struct {
 	running bool
 	idle    *sync.Cond
 	done    map[int64]bool // card ids done
+	staged  []staged       // proxies for dit arrays, written at the job's end
 }
 
 type queued struct {
@@ -328,30 +329,54 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 	}
 	base.TCStart = src.TC
 	name := safeName(k.Name)
-	first := filepath.Join(c.to[0], Dir, filepath.FromSlash(c.out))
+	var folders, blades []string
+	for _, d := range c.to {
+		if raid.IsBlade(d) {
+			blades = append(blades, d)
+		} else {
+			folders = append(folders, d)
+		}
+	}
+	// Made once: in the first folder destination, else in a staging
+	// folder until the job's end writes it into the arrays.
+	var first, stageDir string
+	if len(folders) > 0 {
+		first = filepath.Join(folders[0], Dir, filepath.FromSlash(c.out))
+	} else {
+		d, err := os.MkdirTemp("", "dit-proxies-")
+		if err != nil {
+			return m.record(base, catalog.ProxyFailed, "staging a proxy for a dit array: "+err.Error())
+		}
+		first, stageDir = d, d
+	}
 	made, err := Encode(ctx, m.ff.FFmpeg, m.o.Spec, src, first, name, m.algos(c))
 	if err != nil {
+		if stageDir != "" {
+			os.RemoveAll(stageDir)
+		}
 		state := catalog.ProxyFailed
 		if ctx.Err() != nil {
 			state = catalog.ProxyCancelled
 		}
 		return m.record(base, state, err.Error())
 	}
+	if len(blades) > 0 {
+		m.stage(base, made, c.out, name+m.o.Spec.Preset.Ext, stageDir, blades)
+	}
 	var errs []error
-	for i, d := range c.to {
+	for i, d := range folders {
 		p := base
 		p.Dest = d
+		cp := made
 		if i > 0 {
 			dir := filepath.Join(d, Dir, filepath.FromSlash(c.out))
-			cp, err := CopyTo(made, dir, name+m.o.Spec.Preset.Ext, m.algos(c))
-			if err != nil {
+			if cp, err = CopyTo(made, dir, name+m.o.Spec.Preset.Ext, m.algos(c)); err != nil {
 				errs = append(errs, m.record(p, catalog.ProxyFailed, err.Error()))
 				continue
 			}
-			made = cp
 		}
-		rel, _ := filepath.Rel(d, made.Path)
-		p.Path, p.Size, p.Sums, p.State, p.MadeAt = filepath.ToSlash(rel), made.Size, made.Sums, catalog.ProxyMade, time.Now()
+		rel, _ := filepath.Rel(d, cp.Path)
+		p.Path, p.Size, p.Sums, p.State, p.MadeAt = filepath.ToSlash(rel), cp.Size, cp.Sums, catalog.ProxyMade, time.Now()
 		errs = append(errs, m.add(p))
 	}
 	return errors.Join(errs...)

@@ -3,10 +3,10 @@ package jobreport
 import (
 	"fmt"
 	"html/template"
-	"path/filepath"
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -36,7 +36,7 @@ func loadProxies(cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
 		}
 		x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, TCStart: p.TCStart, Size: p.Size, Error: p.Error}
 		if p.Path != "" {
-			x.Path = filepath.Join(p.Dest, filepath.FromSlash(p.Path))
+			x.Path = offload.DisplayPath(p.Dest, p.Path)
 		}
 		for _, a := range p.Sums.Algos() {
 			if x.Hashes == nil {

@@ -299,7 +299,7 @@ func TestProxiesFromADitArray(t *testing.T) {
 	blades := e2e.NewBladeArray(t, db, dir, 3, "--level", "4", "--stripe-unit", "64KiB", "--label", "cart")
 	shuttle := filepath.Join(dir, "shuttle")
 	require.NoError(t, os.Mkdir(shuttle, 0o755))
-	r := e2e.Dit(t, db, "offload", "--json", "--name", "day01", "--proxies", "h264,burnin", "-d", blades[0], "--then", shuttle, card)
+	r := e2e.Dit(t, db, "offload", "--json", "--name", "day01", "--proxies", "h264,burnin", "--proxies-to", shuttle, "-d", blades[0], "--then", shuttle, card)
 	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
 	sum, _ := e2e.LastSummary(t, r.Stdout)
 	s := showProxies(t, db, sum.JobID)
@@ -313,6 +313,50 @@ func TestProxiesFromADitArray(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, failed, "each clip once, though the card has two runs")
+}
+
+// A job only to a dit array: its proxies (by default on the first -d)
+// are read from the array and written into it when the job ends, under
+// proxies/; dit array extract gets them back, and they are what the
+// catalog says.
+func TestProxiesIntoADitArray(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	card := makeCard(t, dir)
+	blades := e2e.NewBladeArray(t, db, dir, 3, "--level", "4", "--stripe-unit", "64KiB", "--label", "cart")
+	r := e2e.Dit(t, db, "offload", "--json", "--name", "day01", "--hash", "md5,xxh64", "--proxies", "dnxhr-lb-mov", "-d", blades[0], card)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	sum, _ := e2e.LastSummary(t, r.Stdout)
+	require.Equal(t, "safe_to_format", sum.Cards[0].State)
+	s := showProxies(t, db, sum.JobID)
+	out := filepath.Join(dir, "out")
+	r = e2e.Dit(t, db, "array", "extract", "array:"+blades[0]+"//proxies", "--to", out)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	got := map[string]string{}
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			got[d.Name()] = p
+		}
+		return nil
+	})
+	made := 0
+	for _, p := range s.Proxies {
+		if p.State != "made" {
+			continue
+		}
+		made++
+		require.Equal(t, "array:"+blades[0]+"//proxies/day01/A001/"+p.Clip+".mov", p.Path)
+		x, ok := got[p.Clip+".mov"]
+		require.True(t, ok, "%s extracted from the array", p.Clip)
+		require.Equal(t, md5File(t, x), p.Hashes["md5"], "the catalog's md5 is the file's")
+		for _, c := range srcClips {
+			if strings.TrimSuffix(c.file, filepath.Ext(c.file)) == p.Clip {
+				require.Equal(t, ffprobe(t, filepath.Join(card, c.file)).tc, ffprobe(t, x).tc, p.Clip)
+			}
+		}
+	}
+	require.Equal(t, len(srcClips), made)
+	require.Len(t, got, len(srcClips), "no temporary file left in the array")
 }
 
 // Mistakes are refused before anything is copied, saying what to give:
@@ -331,7 +375,7 @@ func TestProxiesRefusedBeforeCopying(t *testing.T) {
 	require.Contains(t, r.Stderr, "prores-proxy, h264, dnxhr-lb, dnxhr-lb-mov")
 	r = e2e.Dit(t, db, "offload", "--proxies", "h264", "--proxies-to", dir, "-d", raid, card)
 	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
-	require.Contains(t, r.Stderr, "--proxies-to "+dir+" is not a folder destination")
+	require.Contains(t, r.Stderr, "--proxies-to "+dir+" is not a destination")
 	r = e2e.Dit(t, db, "offload", "--proxies-to", raid, "-d", raid, card)
 	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
 	require.Contains(t, r.Stderr, "--proxies-to needs --proxies")
