@@ -40,8 +40,8 @@
 // verified gets no proxy.
 //
 // Proxies go to proxies/<the card's folder>/<clip>.<ext> on the
-// destinations of --proxies-to (repeatable; each a folder -d of the job),
-// by default the job's first folder destination: beside the cards'
+// destinations of --proxies-to (repeatable; each a -d or --then of the
+// job), by default the job's first -d: beside the cards'
 // folders, never inside one (a card's folder holds what its hash lists
 // say). ffmpeg writes a hidden temporary name (.dit-proxy-XXXX.ext) in
 // that folder; the finished file is synced and then linked to its name,
@@ -50,7 +50,10 @@
 // proxy this job made before (a resumed job), still there at its size,
 // is left. The proxy is made once; further --proxies-to destinations
 // get a copy, checked against its hashes. Each proxy is hashed with the
-// job's hash algorithms.
+// job's hash algorithms. A dit array destination is the job's own while
+// it runs: its proxies are staged (in the first folder destination, else
+// a temp folder) and written into it through the job's filesystem when
+// the job ends ([Maker.WriteArrays], array.go).
 //
 // # Priority ([Start])
 //

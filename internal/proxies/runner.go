@@ -252,7 +252,9 @@ func (m *Maker) card(jobID, cardID int64) (*card, error) {
 		if p.CardID != cardID || p.State != catalog.ProxyMade || p.Preset != m.o.Spec.String() {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(p.Dest, filepath.FromSlash(p.Path))); err == nil && fi.Size() == p.Size {
+		if raid.IsBlade(p.Dest) {
+			c.made[p.Clip] = true // in a dit array: its record stands
+		} else if fi, err := os.Stat(filepath.Join(p.Dest, filepath.FromSlash(p.Path))); err == nil && fi.Size() == p.Size {
 			c.made[p.Clip] = true
 		}
 	}
