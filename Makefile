@@ -188,7 +188,9 @@ demo: build
 # bytes read and CPU over 3 iterations), dit speedtest against fio, and the
 # catalog at scale (ditcatbench: a catalog of 1.08 million file rows, built
 # once into .cache/catbench and reused the same day; ~600 MB; PostgreSQL
-# too when its Debian package is installed).
+# too when its Debian package is installed), and an offload's rate beside a
+# proxy job (ditproxybench: alone, beside dit --proxies, beside ffmpeg at
+# normal priority; median of 3).
 BENCH_VENV := .cache/bench-venv
 bench: build
 	@if [ ! -x $(BENCH_VENV)/bin/ocopy ]; then \
@@ -202,6 +204,7 @@ bench: build
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
 	$(GO) run ./cmd/ditcatbench -dit $(BIN)/dit -db .cache/catbench/catalog.db
+	$(GO) run ./cmd/ditproxybench -dit $(BIN)/dit -rounds 3
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
 # part of `make test`, which needs none of it (the UI tests use Fyne's test

@@ -155,6 +155,7 @@ func TestLayeringCatches(t *testing.T) {
 		m("internal/sched"):         {m("internal/watch"), m("internal/plan")},
 		m("reports/dayreport"):      {m("internal/assembly")},
 		m("internal/watch"):         {m("internal/assembly"), m("internal/offload")},
+		m("internal/proxies"):       {m("internal/clips"), m("internal/catalog"), m("raid"), m("reports/jobreport"), m("internal/assembly")},
 		"example.org/other":         {m("cmd/dit")},
 	}
 	want := []string{
@@ -162,6 +163,8 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/format/ascmhl imports internal/offload: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/format/mhlv1 imports internal/units: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
+		"internal/proxies imports internal/assembly: the core does not import the composition layer (internal/assembly)",
+		"internal/proxies imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/sched imports internal/watch: only front ends import internal/watch and internal/serve",
 		"raid imports cmd/dit: nothing outside cmd/ imports a front end (cmd/, ui/)",
 		"reports/dayreport imports internal/assembly: the core does not import the composition layer (internal/assembly)",
@@ -192,7 +195,7 @@ func TestFrontEndsUseTheAssembly(t *testing.T) {
 	}
 	const mod = "github.com/dit-org/dit/"
 	banned := map[string]string{
-		"internal/sched": "the scheduler", "internal/seal": "the sealer",
+		"internal/sched": "the scheduler", "internal/seal": "the sealer", "internal/proxies": "the proxy maker",
 	}
 	assemblyOnly := map[string]bool{"NewClipper": true, "Clipper": true, "AfterJob": true}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -79,11 +79,13 @@
 //	internal/sched       the plan enforced: token buckets per card, bus and destination
 //	                     (offload.Limiter), --simulate, re-plans recorded in the catalog
 //	internal/notify      notifications while nobody watches: card free, safe, job end
+//	internal/proxies     editorial proxies (ProRes Proxy, H.264, DNxHR LB) of the clips
+//	                     with ffmpeg, from a verified copy, at low priority (--proxies)
 //	reports/jobreport    per-job TB/hour report: CSV, JSON, HTML and PDF with charts
 //	reports/speedchart   a speed test's curves as a PNG
 //
 // Composition: internal/assembly turns one settings value into a job
-// ready to run, with sealing, reports, clips, scheduling (measured rates
+// ready to run, with sealing, reports, clips, proxies, scheduling (measured rates
 // from dit speedtest included), notifications and the already-offloaded
 // decisions attached, the same for every front end; the front ends never
 // import the scheduler or the sealer (arch_test.go).

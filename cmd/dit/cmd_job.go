@@ -18,8 +18,9 @@ import (
 
 // JobShowOptions are the flags of dit job show.
 type JobShowOptions struct {
-	JSON  bool
-	Clips bool
+	JSON    bool
+	Clips   bool
+	Proxies bool
 }
 
 func newJobCommand(g *GlobalOptions) *cobra.Command {
@@ -40,11 +41,15 @@ func newJobCommand(g *GlobalOptions) *cobra.Command {
 			if o.Clips {
 				return runJobShowClips(o, g, id)
 			}
+			if o.Proxies {
+				return runJobShowProxies(o, g, id)
+			}
 			return runJobShow(o, g, id)
 		},
 	}
 	show.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	show.Flags().BoolVar(&o.Clips, "clips", false, "list each card's clips (camera, duration, codec, resolution, size, verified, thumbnail) instead of its files")
+	show.Flags().BoolVar(&o.Proxies, "proxies", false, "list the job's editorial proxies (dit offload --proxies): made, with path, timecode, size and hashes, or failed, with ffmpeg's error")
 	cmd.AddCommand(show)
 	return cmd
 }
@@ -171,6 +176,7 @@ var hashLabels = func() []string {
 func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
 	each func(int, func(*catalog.File) error) error, dp destDisplays, g *GlobalOptions) error {
 	writeSummary(w, s, cat.Path(), mhl, g)
+	writeProxyCount(w, cat, s.JobID, g)
 	var b []byte
 	for i, k := range first {
 		c := s.Cards[i]

@@ -43,9 +43,12 @@ type OffloadOptions struct {
 	// CheckpointEvery: mid-file resume granularity (bytes, "0" off).
 	CheckpointEvery string
 	Sched           schedulerFlags
-	MHL             string // asc | v1 | both | none
-	ALE             bool   // an ALE per frame rate with the reports
-	Again           bool   // copy cards offloaded before
+	MHL             string   // asc | v1 | both | none
+	ALE             bool     // an ALE per frame rate with the reports
+	Proxies         string   // PRESET[,burnin]: editorial proxies of the clips
+	ProxiesTo       []string // the folder destinations they go to
+	ProxyWorkers    int      // ffmpeg at once
+	Again           bool     // copy cards offloaded before
 	// Creator: the ASC MHL creatorinfo (author, location, comment);
 	// NoDirectoryHashes: folders without hashes. Per run.
 	Creator           creatorFlags
@@ -66,6 +69,9 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
 	f.BoolVar(&o.ALE, "ale", false, "also write the job's Avid Log Exchange file (one per frame rate) with its reports, when it has clips")
+	f.StringVar(&o.Proxies, "proxies", "", "make editorial proxies of the clips with ffmpeg from each card's verified copy (never the card), at low priority: `PRESET`[,burnin] ("+assembly.ProxyPresets()+"; burnin: the timecode and clip name drawn in); see docs/proxies.md")
+	f.StringArrayVar(&o.ProxiesTo, "proxies-to", nil, "`DEST` of the job (a -d or --then; a dit array's at the job's end) the proxies go to, into its proxies/ folder (repeat for several; default the first -d)")
+	f.IntVar(&o.ProxyWorkers, "proxy-workers", 1, "with --proxies, how many ffmpeg run at once (each at low priority)")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
 	f.StringArrayVar(&o.Ignore, "ignore", nil, "do not copy files matching `PATTERN` (ASC MHL / gitignore syntax: *.RMD, CACHE/, /PROXY); repeat for several; recorded in each card's hash list")
 	f.StringVar(&o.IgnoreFile, "ignore-file", "", "ignore patterns from `FILE`, one per line (# comments)")
@@ -250,6 +256,7 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 		s.Hooks.OnReports = func(paths []string) {
 			out.Event(offload.Event{Type: "reports", Time: time.Now(), Message: strings.Join(paths, "\n")})
 		}
+		s.Hooks.OnProxy = func(p catalog.Proxy) { out.Event(proxyEvent(p)) }
 	}
 	if s.Notify, err = loadNotifyConfig(o.NotifyConfig); err != nil {
 		return nil, usage(fmt.Errorf("--notify-config: %w", err))
@@ -346,6 +353,9 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	if o.ThenParallel < 1 {
 		return none, usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
 	}
+	if o.ProxyWorkers < 0 {
+		return none, usage(fmt.Errorf("invalid --proxy-workers %d: give 1 or more ffmpeg at once", o.ProxyWorkers))
+	}
 	if o.Resume != 0 {
 		o.Then = nil
 	}
@@ -356,6 +366,7 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Drives: drives,
 		Hashes: algos, Verify: mode, VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict,
 		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL, ALE: o.ALE,
+		Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, ProxyWorkers: o.ProxyWorkers,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
 		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
 		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}, nil
@@ -417,6 +428,9 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		for _, p := range written {
 			fmt.Fprintln(g.stdout, "  "+p)
 		}
+	}
+	if !jsonOut {
+		writeProxies(g, job)
 	}
 	notifyWarnings(g, job.Finish(ctx, sum, nil))
 	return sum, nil

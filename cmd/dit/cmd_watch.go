@@ -306,7 +306,7 @@ func (r *cliRunner) offloadOptions() OffloadOptions {
 	return OffloadOptions{Dests: p.Destinations, Then: p.Then, ThenParallel: p.ThenParallel, Hashes: p.Hashes, Verify: p.Verify,
 		VerifyHashes: p.VerifyHashes, Name: name, Layout: p.Layout, OnConflict: string(offload.ConflictFail), IncludeHidden: p.IncludeHidden,
 		Ignore: p.Ignore, JSON: r.o.JSON, BlockSize: "256KiB", CheckpointEvery: "64MiB", Sched: r.o.Sched, MHL: p.MHL, Throttle: r.o.Throttle,
-		NotifyConfig: notifyFile}
+		NotifyConfig: notifyFile, Proxies: p.Proxies, ProxiesTo: p.ProxiesTo}
 }
 
 // commandEjector ejects by running a command with the volume's path.

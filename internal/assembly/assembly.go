@@ -11,6 +11,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/proxies"
 	"github.com/dit-org/dit/internal/sched"
 	"github.com/dit-org/dit/internal/seal"
 	"github.com/dit-org/dit/reports/jobreport"
@@ -38,6 +39,7 @@ type Prepared struct {
 	sch     *sched.Scheduler
 	pj      planJob
 	clipper *jobreport.Clipper
+	proxy   *proxies.Maker
 	notif   *notifier
 
 	mu      sync.Mutex
@@ -105,6 +107,9 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 		p.opts.Limiter = pace(inner)
 	} else {
 		p.opts.Limiter = inner
+	}
+	if err := p.proxies(ctx); err != nil {
+		return nil, err
 	}
 	p.notif = newNotifier(&p.s, s.Name)
 	p.hooks(ctx)
@@ -196,6 +201,9 @@ func (p *Prepared) hooks(ctx context.Context) {
 	onEvent := p.s.Hooks.OnEvent
 	p.opts.OnEvent = func(e offload.Event) {
 		p.clipper.OnEvent(e)
+		if p.proxy != nil {
+			p.proxy.OnEvent(e) // after the card's run: its copies are verified
+		}
 		if p.sch != nil {
 			p.sch.Observe(e)
 		}
@@ -216,6 +224,17 @@ func (p *Prepared) hooks(ctx context.Context) {
 		}
 	})
 	p.opts.AfterJob = func(ctx context.Context, s *offload.Summary, fsy fsys.FS) error {
+		if p.proxy != nil {
+			// Before the reports, which list them. A proxy that failed is
+			// recorded as such (the footage is safe); only the catalog's
+			// own failure comes back, and it does not fail the reports.
+			p.proxy.Run(ctx, s.JobID)
+			wfs := fsy
+			if wfs == nil {
+				wfs = fsys.OS{}
+			}
+			p.proxy.WriteArrays(ctx, s.JobID, wfs) // the job's arrays, open in fsy
+		}
 		err := written(ctx, s, fsy)
 		p.notif.afterJob(s, fsy)
 		return err

@@ -21,6 +21,9 @@
 //	                for the front end to print. It attaches the sealing
 //	                (ASC MHL / MHL v1.1, internal/seal), the clips and
 //	                reports written when the job ends (jobreport.Clipper),
+//	                the proxies (internal/proxies, Settings.Proxies: each
+//	                card's once its run is done, waited for before the
+//	                reports),
 //	                the bus-budget scheduler (internal/sched) and the
 //	                notifications (internal/notify). Nothing is recorded.
 //	Prepared.Open   offload.New or offload.Resume: a refused job (a bad
@@ -44,6 +47,6 @@
 // scheduler of a job uses, so that what dit plan and dit-gui's plan
 // preview show is what a job enforces.
 //
-// The front ends import this package, never internal/sched or the sealer
-// (arch_test.go enforces it).
+// The front ends import this package, never internal/sched, the sealer or
+// the proxy maker (arch_test.go enforces it).
 package assembly

@@ -41,6 +41,14 @@ type Settings struct {
 	// ALE adds an Avid Log Exchange file per frame rate to the reports
 	// written when the job ends, when it has clips (dit offload --ale).
 	ALE bool
+	// Proxies makes editorial proxies of the clips, from each card's
+	// verified copy once the card is done: "PRESET[,burnin]" (dit offload
+	// --proxies; internal/proxies). ProxiesTo are the folder destinations
+	// they go to (default the first folder -d); ProxyWorkers how many
+	// ffmpeg run at once (0: 1).
+	Proxies      string
+	ProxiesTo    []string
+	ProxyWorkers int
 	// Again copies every card even if the catalog shows it offloaded and
 	// verified before; AgainCards does so for these cards only (dit-gui's
 	// "Copy it again").
@@ -128,6 +136,8 @@ type Hooks struct {
 	// OnReports is told of the report files once written (before Run
 	// returns).
 	OnReports func(paths []string)
+	// OnProxy is told of each proxy recorded (made or failed).
+	OnProxy func(catalog.Proxy)
 	// Pace wraps the scheduler (nil when there is none) in the job's
 	// limiter: dit-gui's pause switch.
 	Pace func(inner offload.Limiter) offload.Limiter

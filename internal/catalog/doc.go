@@ -267,6 +267,29 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0005.)
 //
+// # Schema version 17 (sql/0017_proxies.sqlite.sql, .postgres.sql): proxies
+//
+//	proxies(id, job_id, card_id, clip, source, dest, path, preset,
+//	        tc_start, md5, sha1, xxh64, xxh3, xxh128, c4, blake3, size,
+//	        state, error, made_at)
+//	    one row per editorial proxy a job made (dit offload --proxies,
+//	    internal/proxies) on one destination, or per clip whose proxy
+//	    failed. clip the clip's name (clips.name); source the verified
+//	    copy ffmpeg read (a path, or "dit array BLADE: card/rel"), never
+//	    the card; dest the destination folder, path the proxy relative
+//	    to it (proxies/<card folder>/<clip>.<ext>; '' when it failed);
+//	    preset prores-proxy | h264 | dnxhr-lb | dnxhr-lb-mov, with
+//	    ",burnin"; tc_start the source's start timecode written into the
+//	    proxy; the hashes (the job's algorithms, the others NULL) and
+//	    size of the proxy's file; state made | failed | cancelled |
+//	    skipped (camera raw, a frame sequence); error why (ffmpeg's
+//	    error line, "not verified", "not a format ffmpeg reads (R3D)"). A proxy never changes a card's state or verdict.
+//	    [Catalog.AddProxy] records one, [Catalog.Proxies] lists a job's;
+//	    [Catalog.DeleteJob] removes them with their job. The two files
+//	    are twins (PostgreSQL's in its own types, applied as written).
+//	    (The migration's number may change at a merge; it depends only
+//	    on 0001.) Not yet pushed to a shared catalog (dit catalog push).
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit

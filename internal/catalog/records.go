@@ -648,6 +648,7 @@ func (c *Catalog) DeleteJob(id int64) error {
 	for _, q := range []string{
 		`DELETE FROM partials WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM clips WHERE card_id IN (` + cards + `)`,
+		`DELETE FROM proxies WHERE job_id=?`,
 		`DELETE FROM copies WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM skipped WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM files WHERE card_id IN (` + cards + `)`,

@@ -42,6 +42,8 @@
 //	eject: true                              # eject each card when it is free
 //	limit: 1.5GB/s                           # cap every destination's writes (headroom
 //	                                         # for playback), or [/Volumes/Blade1=1.5GB/s]
+//	proxies: prores-proxy,burnin             # editorial proxies (dit offload --proxies)
+//	proxies_to: [/Volumes/SHUTTLE1]          # where they go (default the first destination)
 //	notify: {...}                            # see internal/notify
 //
 // Unknown keys are errors that name the file and line; paths are relative

@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dit-org/dit/internal/proxies"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -32,6 +33,11 @@ type Preset struct {
 	// Limits cap the destinations' writes as dit offload --limit does:
 	// "RATE" (every destination) or "DEST=RATE" (preset key limit:).
 	Limits []string
+	// Proxies is dit offload --proxies (PRESET[,burnin]: editorial proxies
+	// of each card's clips, internal/proxies); ProxiesTo --proxies-to
+	// (preset keys proxies:, proxies_to:).
+	Proxies   string
+	ProxiesTo []string
 	// Notify is the preset's notify: section as YAML, for internal/notify
 	// (nil when absent).
 	Notify *yaml.Node
@@ -39,7 +45,8 @@ type Preset struct {
 
 var presetKeys = map[string]bool{"destinations": true, "then": true, "then_parallel": true, "hashes": true, "verify": true,
 	"verify_hashes": true, "layout": true, "name": true, "mhl": true, "ignore": true, "include_hidden": true,
-	"topology": true, "volume_pattern": true, "eject": true, "notify": true, "limit": true}
+	"topology": true, "volume_pattern": true, "eject": true, "notify": true, "limit": true,
+	"proxies": true, "proxies_to": true}
 
 // LoadPreset reads a preset file.
 func LoadPreset(path string) (*Preset, error) {
@@ -128,6 +135,16 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 			}
 		case "notify":
 			p.Notify = v
+		case "proxies":
+			if err = v.Decode(&p.Proxies); err == nil {
+				_, err = proxies.ParseSpec(p.Proxies)
+			}
+		case "proxies_to":
+			if v.Kind == yaml.ScalarNode {
+				p.ProxiesTo = []string{v.Value}
+			} else {
+				err = v.Decode(&p.ProxiesTo)
+			}
 		}
 		if err != nil {
 			return nil, errf(v, "%s: %v", k.Value, err)
@@ -144,21 +161,24 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 			return nil, fmt.Errorf("preset %s: volume_pattern %q: %v", file, pat, err)
 		}
 	}
-	base := filepath.Dir(file)
+	p.anchor(filepath.Dir(file))
+	return p, nil
+}
+
+// anchor makes the preset's relative paths relative to base, its folder.
+func (p *Preset) anchor(base string) {
 	abs := func(s string) string {
 		if s == "" || filepath.IsAbs(s) {
 			return s
 		}
 		return filepath.Join(base, s)
 	}
-	for i := range p.Destinations {
-		p.Destinations[i] = abs(p.Destinations[i])
-	}
-	for i := range p.Then {
-		p.Then[i] = abs(p.Then[i])
+	for _, l := range [][]string{p.Destinations, p.Then, p.ProxiesTo} {
+		for i := range l {
+			l[i] = abs(l[i])
+		}
 	}
 	p.Topology = abs(p.Topology)
-	return p, nil
 }
 
 func sortStrings(s []string) []string {

@@ -146,4 +146,11 @@ notify:
 	_, err = ParsePreset(f, []byte("destinations: [a]\nlimit: fast\n"))
 	require.ErrorContains(t, err, "day.yaml:2")
 	require.ErrorContains(t, err, `"fast"`)
+	p, err = ParsePreset(f, []byte("destinations: [a]\nproxies: h264,burnin\nproxies_to: a\n"))
+	require.NoError(t, err)
+	require.Equal(t, "h264,burnin", p.Proxies)
+	require.Equal(t, []string{filepath.Join(dir, "a")}, p.ProxiesTo)
+	_, err = ParsePreset(f, []byte("destinations: [a]\nproxies: mpeg2\n"))
+	require.ErrorContains(t, err, "day.yaml:2")
+	require.ErrorContains(t, err, "prores-proxy, h264")
 }

@@ -30,6 +30,7 @@ var funcs = template.FuncMap{
 	"join":     strings.Join,
 	"plain":    plainText,
 	"clips":    func(r *Report, c Card) template.HTML { return r.clipsHTML(&c) },
+	"proxies":  func(r *Report, c Card) template.HTML { return r.proxiesHTML(&c) },
 	"reason":   skipReason,
 	"yesno":    yesNo,
 	"verdict":  func(c Card) string { return verdictText(&c) },
@@ -189,7 +190,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{range $c.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{$cu.Num .ReadBackRate.Mean}}</td></tr>
 {{end}}</table>
 {{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
-{{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}
+{{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}{{proxies $.R $c}}
 {{- $rows := $.Rows $i}}
 <details><summary>{{$rows}} files with their hashes</summary>
 <table class="mono">

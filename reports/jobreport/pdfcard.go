@@ -26,6 +26,7 @@ func (r *Report) pdfCard(d pdfDoc, i int, png []byte) error {
 		return ascmhl.DisplayName(c.Skipped[k].Path) + ":", skipReason(c.Skipped[k])
 	})
 	r.pdfClips(d, i)
+	pdfProxies(d, c)
 	return nil
 }
 

@@ -148,6 +148,8 @@ type Card struct {
 	CardType    string  `json:"card_type,omitempty"`
 	ClipSeconds float64 `json:"clip_seconds,omitempty"`
 	Clips       []Clip  `json:"clips,omitempty"`
+	// Proxies are the editorial proxies of the card's clips (proxies.go).
+	Proxies []Proxy `json:"proxies,omitempty"`
 
 	series []point
 }
@@ -425,6 +427,9 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 		if s.CardID == k.ID && s.DestID == 0 {
 			c.series = append(c.series, point{t: s.T.Sub(b.j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
 		}
+	}
+	if err := loadProxies(b.cat, b.j.ID, k.ID, &c); err != nil {
+		return c, err
 	}
 	return c, loadClips(b.cat, k.ID, &c)
 }

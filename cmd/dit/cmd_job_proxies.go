@@ -1,0 +1,168 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// showProxy is one proxy in dit job show --proxies --json.
+type showProxy struct {
+	Card    string            `json:"card"`
+	Clip    string            `json:"clip"`
+	Preset  string            `json:"preset"`
+	State   string            `json:"state"`
+	Source  string            `json:"source,omitempty"`
+	Dest    string            `json:"dest,omitempty"`
+	Path    string            `json:"path,omitempty"` // the proxy's full path
+	TCStart string            `json:"tc_start,omitempty"`
+	Size    int64             `json:"size"`
+	Hashes  map[string]string `json:"hashes,omitempty"`
+	Error   string            `json:"error,omitempty"`
+}
+
+func proxyShow(p catalog.Proxy, label string) showProxy {
+	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: p.Source, Dest: p.Dest,
+		TCStart: p.TCStart, Size: p.Size, Error: p.Error}
+	if p.Path != "" {
+		s.Path = offload.DisplayPath(p.Dest, p.Path) // array:BLADE//... in a dit array
+	}
+	for _, a := range p.Sums.Algos() {
+		if s.Hashes == nil {
+			s.Hashes = map[string]string{}
+		}
+		s.Hashes[a.String()] = p.Sums.Get(a)
+	}
+	return s
+}
+
+// runJobShowProxies is dit job show --proxies: the job's editorial
+// proxies (dit offload --proxies), made and failed.
+func runJobShowProxies(o JobShowOptions, g *GlobalOptions, id int64) error {
+	cat, err := g.openCatalogExisting()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	j, err := cat.Job(id)
+	if err != nil {
+		return err
+	}
+	cards, err := cat.Cards(id)
+	if err != nil {
+		return err
+	}
+	label := map[int64]string{}
+	for _, k := range cards {
+		label[k.ID] = k.Label
+	}
+	ps, err := cat.Proxies(id)
+	if err != nil {
+		return err
+	}
+	out := []showProxy{}
+	for _, p := range ps {
+		out = append(out, proxyShow(p, label[p.CardID]))
+	}
+	if o.JSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			JobID   int64       `json:"job_id"`
+			Name    string      `json:"name"`
+			Proxies []showProxy `json:"proxies"`
+		}{j.ID, j.Name, out})
+	}
+	fmt.Fprintf(g.stdout, "Job %d %q: proxies\n", j.ID, j.Name)
+	if len(out) == 0 {
+		fmt.Fprintln(g.stdout, "  none (made only with dit offload --proxies)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CARD\tCLIP\tPRESET\tSTATE\tTC IN\tSIZE\tPROXY OR ERROR")
+	for _, p := range out {
+		what := p.Path
+		if p.State != catalog.ProxyMade {
+			what = p.Error
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Card, p.Clip, p.Preset, p.State, dashIf(p.TCStart),
+			units.FormatBytes(p.Size), what)
+	}
+	return tw.Flush()
+}
+
+// proxyEvent is a proxy recorded, as dit offload --json says it.
+func proxyEvent(p catalog.Proxy) offload.Event {
+	e := offload.Event{Type: "proxy", Time: time.Now(), JobID: p.JobID, State: p.State, Message: p.Clip}
+	if p.Path != "" {
+		e.Path = offload.DisplayPath(p.Dest, p.Path)
+	}
+	if p.Error != "" {
+		e.Message = p.Clip + ": " + p.Error
+	}
+	return e
+}
+
+// writeProxies says what the job's proxies came to, after its reports:
+// how many were made where, and each that failed with its reason. A
+// proxy failure is not the footage's: the verdict above stands.
+func writeProxies(g *GlobalOptions, job *assembly.Job) {
+	ps, err := job.Proxies()
+	if err != nil || len(ps) == 0 {
+		return
+	}
+	made := map[string]int{}
+	var dests []string
+	var failed []catalog.Proxy
+	bad := false
+	for _, p := range ps {
+		if p.State == catalog.ProxyMade {
+			d := offload.DisplayPath(p.Dest, "proxies")
+			if made[d] == 0 {
+				dests = append(dests, d)
+			}
+			made[d]++
+		} else {
+			failed = append(failed, p)
+			bad = bad || p.State != catalog.ProxySkipped
+		}
+	}
+	fmt.Fprintln(g.stdout, "Proxies:")
+	for _, d := range dests {
+		fmt.Fprintf(g.stdout, "  %d made in %s\n", made[d], d)
+	}
+	for _, p := range failed {
+		fmt.Fprintf(g.stdout, "  %s %s: %s\n", p.Clip, p.State, p.Error)
+	}
+	if bad {
+		fmt.Fprintf(g.stdout, "  (a proxy that failed does not touch the copies' verdict; %s --proxies lists them)\n", g.showCommand(job.ID()))
+	}
+}
+
+// writeProxyCount is dit job show's line on the job's proxies, when it
+// has any: how many in each state, and where the list is.
+func writeProxyCount(w io.Writer, cat *catalog.Catalog, jobID int64, g *GlobalOptions) {
+	ps, err := cat.Proxies(jobID)
+	if err != nil || len(ps) == 0 {
+		return
+	}
+	n := map[string]int{}
+	for _, p := range ps {
+		n[p.State]++
+	}
+	var parts []string
+	for _, st := range []string{catalog.ProxyMade, catalog.ProxyFailed, catalog.ProxyCancelled, catalog.ProxySkipped} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", strings.Join(parts, ", "), g.showCommand(jobID))
+}

@@ -1,0 +1,83 @@
+package catalog
+
+import (
+	"database/sql"
+	"time"
+
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// Proxy is a row of proxies (schema version 17): one editorial proxy of
+// a clip on one destination, or a clip whose proxy failed.
+type Proxy struct {
+	ID, JobID, CardID int64
+	Clip              string
+	// Source is the verified copy ffmpeg read (a path; for a dit array
+	// the array's blade and the card-relative path).
+	Source string
+	// Dest is the destination folder the proxy is on; Path the proxy
+	// relative to it ("" when it failed).
+	Dest, Path string
+	Preset     string // prores-proxy, h264, dnxhr-lb, dnxhr-lb-mov; ",burnin"
+	TCStart    string
+	Sums       hashing.Sums
+	Size       int64
+	State      string // ProxyMade, ProxyFailed, ProxyCancelled, ProxySkipped
+	Error      string // ffmpeg's error line
+	MadeAt     time.Time
+}
+
+// Proxy states.
+const (
+	ProxyMade      = "made"
+	ProxyFailed    = "failed"
+	ProxyCancelled = "cancelled"
+	// ProxySkipped: no proxy, and none was expected: a format ffmpeg does
+	// not read (camera raw), a frame sequence.
+	ProxySkipped = "skipped"
+)
+
+var proxyAlgos = []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3}
+
+const proxyCols = `id,job_id,card_id,clip,source,dest,path,preset,tc_start,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,size,state,error,made_at`
+
+// AddProxy records a proxy and waits until it is committed.
+func (c *Catalog) AddProxy(p *Proxy) error {
+	args := []any{p.JobID, p.CardID, p.Clip, p.Source, p.Dest, p.Path, p.Preset, p.TCStart}
+	for _, a := range proxyAlgos {
+		args = append(args, nullStr(p.Sums.Get(a)))
+	}
+	args = append(args, p.Size, p.State, p.Error, Time(p.MadeAt))
+	c.Submit(`INSERT INTO proxies (job_id,card_id,clip,source,dest,path,preset,tc_start,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,size,state,error,made_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, args...)
+	return c.Flush()
+}
+
+// Proxies lists a job's proxies, by card and in the order they were
+// recorded.
+func (c *Catalog) Proxies(jobID int64) ([]Proxy, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.Query(`SELECT `+proxyCols+` FROM proxies WHERE job_id=? ORDER BY card_id, id`, jobID)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []Proxy
+	for rows.Next() {
+		var p Proxy
+		var h [7]sql.NullString
+		var at string
+		if err := rows.Scan(&p.ID, &p.JobID, &p.CardID, &p.Clip, &p.Source, &p.Dest, &p.Path, &p.Preset, &p.TCStart,
+			&h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &p.Size, &p.State, &p.Error, &at); err != nil {
+			return nil, c.wrap(err)
+		}
+		for i, a := range proxyAlgos {
+			p.Sums.Set(a, h[i].String)
+		}
+		p.MadeAt = ParseTime(sql.NullString{String: at, Valid: at != ""})
+		out = append(out, p)
+	}
+	return out, c.wrap(rows.Err())
+}

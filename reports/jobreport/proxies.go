@@ -1,0 +1,89 @@
+package jobreport
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+)
+
+// Proxy is one editorial proxy of a card's clip (dit offload --proxies),
+// made or failed. A proxy that failed is not the footage's failure: the
+// card's verdict does not count it.
+type Proxy struct {
+	Clip    string            `json:"clip"`
+	Preset  string            `json:"preset"`
+	State   string            `json:"state"` // made | failed | cancelled
+	Path    string            `json:"path,omitempty"`
+	TCStart string            `json:"tc_start,omitempty"`
+	Size    int64             `json:"size,omitempty"`
+	Hashes  map[string]string `json:"hashes,omitempty"`
+	Error   string            `json:"error,omitempty"`
+}
+
+// loadProxies reads the proxies of card cardID of job jobID into c.
+func loadProxies(cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
+	ps, err := cat.Proxies(jobID)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.CardID != cardID {
+			continue
+		}
+		x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, TCStart: p.TCStart, Size: p.Size, Error: p.Error}
+		if p.Path != "" {
+			x.Path = offload.DisplayPath(p.Dest, p.Path)
+		}
+		for _, a := range p.Sums.Algos() {
+			if x.Hashes == nil {
+				x.Hashes = map[string]string{}
+			}
+			x.Hashes[a.String()] = p.Sums.Get(a)
+		}
+		c.Proxies = append(c.Proxies, x)
+	}
+	return nil
+}
+
+// proxyLine is a proxy in a line: where it is, or why it failed.
+func proxyLine(p Proxy) (string, string) {
+	if p.State == catalog.ProxyMade {
+		return p.Clip + ":", fmt.Sprintf("%s, %s, TC %s, %s", p.Preset, p.Path, dash(p.TCStart), units.FormatBytes(p.Size))
+	}
+	return p.Clip + ":", fmt.Sprintf("%s %s (the footage is safe): %s", p.Preset, p.State, p.Error)
+}
+
+// proxiesHTML is a card's proxies section in the HTML report.
+func (r *Report) proxiesHTML(c *Card) template.HTML {
+	if len(c.Proxies) == 0 {
+		return ""
+	}
+	esc := template.HTMLEscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n<h3>Proxies (%d)</h3>\n<table class=\"clips\">\n<tr><th>Clip</th><th>Preset</th><th>State</th><th>TC in</th><th>Size</th><th>Proxy, or why not</th></tr>\n", len(c.Proxies))
+	for _, p := range c.Proxies {
+		st, what := esc(p.State), esc(p.Path)
+		switch p.State {
+		case catalog.ProxyMade:
+		case catalog.ProxySkipped:
+			what = esc(p.Error)
+		default:
+			st, what = `<span class="notsafe">`+st+`</span>`, esc(p.Error)
+		}
+		fmt.Fprintf(&b, "<tr><td class=\"mono\">%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td><td class=\"mono\">%s</td></tr>\n",
+			esc(p.Clip), esc(p.Preset), st, esc(dash(p.TCStart)), sizeHTML(p.Size), what)
+	}
+	b.WriteString("</table>")
+	return template.HTML(b.String())
+}
+
+// pdfProxies is a card's proxies in the PDF report.
+func pdfProxies(d pdfDoc, c *Card) {
+	d.list(fmt.Sprintf("Proxies (%d)", len(c.Proxies)), len(c.Proxies), func(k int) (string, string) {
+		return proxyLine(c.Proxies[k])
+	})
+}
