@@ -85,12 +85,13 @@ func (g *cardGen) writeMovie(rel, name string, size int64, tc string) error {
 
 // movieArgs are ffmpeg's arguments for a movie of source src (one of
 // movieSources), seconds long, starting at timecode tc, written to out
-// (-n: never overwriting it). -bitexact and no metadata: the same bytes
-// every time with the same ffmpeg.
+// (-n: never overwriting it), with prores_aw, the lighter of ffmpeg's two
+// ProRes encoders. -bitexact and no metadata: the same bytes every time
+// with the same ffmpeg.
 func movieArgs(src string, seconds int, tc, out string) []string {
 	in := fmt.Sprintf("%s=size=%dx%d:rate=%d:duration=%d", src, MovieWidth, MovieHeight, MovieFPS, seconds)
 	return []string{"-nostdin", "-hide_banner", "-v", "error", "-n",
-		"-f", "lavfi", "-i", in, "-c:v", "prores_ks", "-profile:v", "5", "-pix_fmt", "yuv444p10le",
+		"-f", "lavfi", "-i", in, "-c:v", "prores_aw", "-profile:v", "5", "-pix_fmt", "yuv444p10le",
 		"-timecode", tc, "-map_metadata", "-1", "-fflags", "+bitexact", "-flags", "+bitexact", "-f", "mov", out}
 }
 
