@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -23,12 +24,22 @@ const (
 // clip (from the seed), so that poster frames differ from clip to clip.
 var movieSources = []string{"testsrc2", "testsrc", "smptehdbars", "yuvtestsrc"}
 
-// FindFFmpeg is the path of ffmpeg on PATH, for Options.FFmpeg, or an
-// error saying it is missing.
+// FindFFmpeg is the path of ffmpeg on PATH, for Options.FFmpeg, once it
+// has made a one-second movie as Generate makes them; or an error saying
+// why not (missing, or built without ProRes or lavfi).
 func FindFFmpeg() (string, error) {
 	p, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		return "", fmt.Errorf("ffmpeg not found on PATH (Debian: apt-get install ffmpeg; macOS: brew install ffmpeg)")
+	}
+	dir, err := os.MkdirTemp("", "dit-testcards-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	out, err := exec.Command(p, movieArgs(movieSources[0], 1, "00:00:00:00", filepath.Join(dir, "try.mov"))...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s cannot make a ProRes movie: %v: %s", p, err, strings.TrimSpace(string(out)))
 	}
 	return p, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +114,26 @@ func TestMovieSources(t *testing.T) {
 			t.Fatalf("%s: %v: %s", src, err, out)
 		}
 		checkMovie(t, p, "01:02:03:04")
+	}
+}
+
+// An ffmpeg that cannot make the movies (a build without ProRes) is not
+// used: FindFFmpeg says why, as it does when there is none.
+func TestFindFFmpegRefusesOneThatCannot(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for ffmpeg")
+	}
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	if _, err := FindFFmpeg(); err == nil || !strings.Contains(err.Error(), "ffmpeg not found on PATH") {
+		t.Errorf("no ffmpeg: %v", err)
+	}
+	script := "#!/bin/sh\necho \"Unknown encoder 'prores_aw'\" >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "ffmpeg"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FindFFmpeg(); err == nil || !strings.Contains(err.Error(), "cannot make a ProRes movie") ||
+		!strings.Contains(err.Error(), "Unknown encoder 'prores_aw'") {
+		t.Errorf("an ffmpeg without ProRes: %v", err)
 	}
 }
