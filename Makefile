@@ -154,8 +154,8 @@ uninstall:
 # summary with TB/hour.
 demo: build
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/dit-demo.XXXXXX"); \
-	echo "== generating two $(DEMO_SIZE) cards in $$d/cards"; \
-	./$(BIN)/dit testdata cards --out "$$d/cards" --cards 2 --size $(DEMO_SIZE) --seed 1 || exit 1; \
+	echo "== generating two $(DEMO_SIZE) cards in $$d/cards (real clips where ffmpeg is installed)"; \
+	./$(BIN)/dit testdata cards --out "$$d/cards" --cards 2 --size $(DEMO_SIZE) --seed 1 --video || exit 1; \
 	mkdir -p "$$d/blade1" "$$d/blade2" "$$d/blade3" "$$d/blade4" "$$d/shuttle"; \
 	printf '%s\n' "# the demo set: two CFast readers on one 10 Gbit/s bus, the array on Thunderbolt 3" \
 		"buses:" "  - {name: usb-a, kind: usb3.2-gen2}" "  - {name: tb-1, kind: tb3}" "  - {name: usb-b, kind: usb3.2-gen2x2}" \

@@ -16,6 +16,7 @@ type TestdataOptions struct {
 	Size  string
 	Style string
 	Seed  int64
+	Video bool
 }
 
 func newTestdataCommand(g *GlobalOptions) *cobra.Command {
@@ -36,7 +37,15 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 			if o.Out == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("--out DIR is required")}
 			}
-			got, err := testcards.Generate(cmd.Context(), testcards.Options{Out: o.Out, Cards: o.Cards, Size: size, Style: o.Style, Seed: o.Seed})
+			opts := testcards.Options{Out: o.Out, Cards: o.Cards, Size: size, Style: o.Style, Seed: o.Seed}
+			if o.Video {
+				ff, err := testcards.FindFFmpeg()
+				if err != nil {
+					fmt.Fprintf(g.stderr, "dit: note: --video: %v: the clips' movies are pseudo-random bytes instead, so reports will have no thumbnails\n", err)
+				}
+				opts.FFmpeg = ff
+			}
+			got, err := testcards.Generate(cmd.Context(), opts)
 			for _, c := range got {
 				fmt.Fprintf(g.stdout, "%s\t%d files\t%s\n", c.Path, c.Files, units.FormatBytes(c.Bytes))
 			}
@@ -49,6 +58,7 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 	f.StringVar(&o.Size, "size", "2GB", "footage per card (decimal units: 2GB = 2x10^9 bytes)")
 	f.StringVar(&o.Style, "style", "clips", "clips, frames (Sony X-OCN-like, 2-8 MB a frame), dng (DNG/ARRIRAW-like sequences, 100-500 KB a frame) or mixed")
 	f.Int64Var(&o.Seed, "seed", 1, "seed: the same seed gives the same bytes")
+	f.BoolVar(&o.Video, "video", false, "make the clips' movies real with ffmpeg (a few seconds of ProRes 4444 XQ with the sidecar's timecode, padded to size), so reports get thumbnails; without ffmpeg, a note and random bytes")
 	cmd.AddCommand(cards)
 	return cmd
 }

@@ -112,6 +112,7 @@ type probeJSON struct {
 		Width    int               `json:"width"`
 		Height   int               `json:"height"`
 		Rate     string            `json:"avg_frame_rate"`
+		BaseRate string            `json:"r_frame_rate"` // when the average is 0/0 (ProRes in MXF)
 		Frames   string            `json:"nb_frames"`
 		Duration string            `json:"duration"`
 		Tags     map[string]string `json:"tags"`
@@ -126,7 +127,7 @@ type probeJSON struct {
 func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
 	var out, errb bytes.Buffer
 	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-show_entries",
-		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags=timecode",
+		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,r_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags=timecode",
 		"-of", "json", p)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -161,6 +162,9 @@ func parseProbe(b []byte) (*Probe, error) {
 		pr.Resolution = fmt.Sprintf("%dx%d", s.Width, s.Height)
 	}
 	fps := FPSValue(s.Rate)
+	if fps <= 0 {
+		fps = FPSValue(s.BaseRate)
+	}
 	pr.FPS = FormatFPS(fps)
 	pr.Frames, _ = strconv.Atoi(s.Frames)
 	d := s.Duration

@@ -35,6 +35,10 @@ func TestProbeRealClips(t *testing.T) {
 			"H.264", "H.264", "00:59:58:00", "30", 60, "640x360"},
 		{"B001C002_230512_R1AB.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=1:s=1280x720:r=30000/1001", "-c:v", "dnxhd", "-profile:v", "dnxhr_lb", "-pix_fmt", "yuv422p", "-timecode", "00:00:59;28"},
 			"DNxHR", "Avid DNxHR LB", "00:00:59;28", "29.97", 30, "1280x720"},
+		// ProRes in MXF, as an ALEXA Mini LF records it: ffprobe gives no
+		// average rate (0/0), only the stream's base rate.
+		{"A003C004_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc2=d=2:s=640x360:r=24", "-c:v", "prores", "-profile:v", "4", "-pix_fmt", "yuv444p10le", "-timecode", "15:30:00:12"},
+			"ProRes", "Apple ProRes 4444", "15:30:00:12", "24", 48, "640x360"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(dir, c.name)

@@ -86,9 +86,9 @@ func TestSmartctlMissingOrSilent(t *testing.T) {
 	}
 }
 
-// smartctl for real on the disk holding the temp folder: whatever the
-// machine has (a virtio disk answers nothing), SMART says something true
-// and never fails.
+// smartctl for real on the disk holding /: whatever the machine has (a
+// virtio disk answers nothing), SMART says what smartctl's own output
+// says, and never fails.
 func TestSmartctlForReal(t *testing.T) {
 	if _, err := exec.LookPath("smartctl"); err != nil {
 		t.Skip("smartctl is not installed (Debian: smartmontools)")
@@ -105,5 +105,6 @@ func TestSmartctlForReal(t *testing.T) {
 	if h.Device == "" || (h.Unavailable == "" && h.Wear < -1) {
 		t.Fatalf("%+v", h)
 	}
+	checkParse(t, smartctlSays(t, h.Device), h)
 	t.Logf("%s", h)
 }

@@ -17,6 +17,16 @@
 // Generation streams AES-CTR keystream in 4 MiB chunks through one reused
 // buffer, so memory stays bounded and a 2 GB card takes a few seconds.
 //
+// With [Options.FFmpeg] (dit testdata cards --video, as make demo runs
+// it) the clips' movies are real: ffmpeg makes a few seconds of one of
+// its test sources as ProRes 4444 XQ in QuickTime, 320x180 at 24 fps,
+// starting at the timecode the clip's XML sidecar gives, and a "free"
+// atom of pseudo-random bytes pads the file to the clip's size, so the
+// card has the names, sizes and modification times it has without, and
+// reports get a poster frame a clip. The same ffmpeg gives the same
+// bytes; X-OCN and DNG frames stay pseudo-random (ffmpeg cannot write
+// them).
+//
 // Generate never overwrites anything: it refuses to write a card into a
 // folder that already exists and is not empty.
 package testcards

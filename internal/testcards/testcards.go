@@ -42,6 +42,12 @@ type Options struct {
 	Size  int64  // approximate bytes of footage per card (decimal), default 2e9
 	Style string // "clips" | "frames" | "mixed"; default "clips"
 	Seed  int64  // same seed + options => byte-identical trees, same names, same mtimes
+	// FFmpeg is the path of an ffmpeg (see FindFFmpeg) that makes the
+	// clips' movies (style clips, and the clips of mixed) real: short
+	// ProRes 4444 XQ QuickTime files with the sidecar's timecode, padded
+	// to size. Empty: the movies are pseudo-random bytes, as the frames
+	// are. The same ffmpeg gives the same bytes.
+	FFmpeg string
 }
 
 // Card describes one generated card.
@@ -103,6 +109,7 @@ func Generate(ctx context.Context, o Options) ([]Card, error) {
 		}
 		g := &cardGen{
 			ctx:    ctx,
+			ffmpeg: o.FFmpeg,
 			seed:   o.Seed,
 			label:  label,
 			root:   root,
@@ -204,6 +211,7 @@ func removeCard(root string, created bool) {
 // cardGen writes one card.
 type cardGen struct {
 	ctx    context.Context
+	ffmpeg string // real movies (Options.FFmpeg), or ""
 	seed   int64
 	label  string
 	root   string
@@ -323,7 +331,11 @@ func (g *cardGen) clips(budget int64) error {
 		g.clipNo++
 		name := fmt.Sprintf("%sC%03d_%s_R%d%s", g.label, g.clipNo, dateCode, digit, letters)
 		mt := g.clock
-		if err := g.writeRandom("CLIPS/"+name+".mov", size); err != nil {
+		write := func() error { return g.writeRandom("CLIPS/"+name+".mov", size) }
+		if g.ffmpeg != "" {
+			write = func() error { return g.writeMovie("CLIPS/"+name+".mov", name, size, timecode(mt)) }
+		}
+		if err := write(); err != nil {
 			return err
 		}
 		if i == 0 {

@@ -3,7 +3,8 @@
 // thumbnails (ffmpeg; without it the reports say so), clips' timecodes,
 // codecs and lengths as ffprobe reads them, the ALE (read by the ale
 // package and by OpenTimelineIO), thumbnails of a job that goes only to
-// a dit array, TB/hour after
+// a dit array and of the reference job (make demo's: two cards of real
+// clips to a 4-blade array and a folder), TB/hour after
 // interruptions, "already offloaded" per destination, and dit day across
 // stations: two stations on one PostgreSQL catalog (the tests start their
 // own server from the Debian postgresql package and skip without it), a

@@ -20,14 +20,16 @@ import (
 
 // probed is what ffprobe itself says of a clip, and what the reports
 // should then say: its start timecode, the one after its last frame, its
-// length as a timecode, its rate, codec and resolution.
+// length as a timecode, its rate, codec (and the codec's profile) and
+// resolution.
 type probed struct {
-	name, tcIn, tcOut, duration, fps, codecName, res string
+	name, tcIn, tcOut, duration, fps, codecName, profile, res string
 }
 
-// tcClips are real clips of three containers, each with a start timecode:
-// DNxHD in an ARRI-named MXF (the file says DNxHD, not the family's
-// ProRes), ProRes 422 HQ in a MOV, H.264 in an MP4.
+// tcClips are real clips of the four containers cameras write, each with
+// a start timecode: DNxHD in an ARRI-named MXF (the file says DNxHD, not
+// the family's ProRes), ProRes 422 HQ in a MOV, H.264 in an MP4, ProRes
+// 4444 in an MXF (as an ALEXA Mini LF records it).
 var tcClips = []struct {
 	file string
 	args []string
@@ -38,6 +40,8 @@ var tcClips = []struct {
 		"-timecode", "01:02:03:04"}},
 	{"A001C003_230512_R2EC.mp4", []string{"-f", "lavfi", "-i", "smptebars=d=2:s=640x360:r=25", "-c:v", "libx264", "-pix_fmt", "yuv420p",
 		"-timecode", "00:59:58:20"}},
+	{"A001C004_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc2=d=2:s=640x360:r=24", "-c:v", "prores", "-profile:v", "4",
+		"-pix_fmt", "yuv444p10le", "-timecode", "15:30:00:12"}},
 }
 
 // tcCard writes the clips into a card folder A001 and returns it with
@@ -64,13 +68,14 @@ func tcCard(t *testing.T, dir string) (string, []probed) {
 // the reports would, and works the timecodes out from its answer.
 func ffprobeClip(t *testing.T, p string) probed {
 	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries",
-		"stream=codec_type,codec_name,width,height,r_frame_rate,duration:stream_tags=timecode:format=duration:format_tags=timecode",
+		"stream=codec_type,codec_name,profile,width,height,r_frame_rate,duration:stream_tags=timecode:format=duration:format_tags=timecode",
 		"-of", "json", p).Output()
 	require.NoError(t, err)
 	var v struct {
 		Streams []struct {
 			Type string `json:"codec_type"`
 			Name string `json:"codec_name"`
+			Prof string `json:"profile"`
 			W    int    `json:"width"`
 			H    int    `json:"height"`
 			Rate string `json:"r_frame_rate"`
@@ -89,7 +94,7 @@ func ffprobeClip(t *testing.T, p string) probed {
 			k.tcIn = s.Tags["timecode"]
 		}
 		if s.Type == "video" && k.codecName == "" {
-			k.codecName, k.res = s.Name, fmt.Sprintf("%dx%d", s.W, s.H)
+			k.codecName, k.profile, k.res = s.Name, s.Prof, fmt.Sprintf("%dx%d", s.W, s.H)
 			n, d, _ := strings.Cut(s.Rate, "/")
 			num, _ := strconv.ParseFloat(n, 64)
 			den, _ := strconv.ParseFloat(d, 64)
@@ -115,9 +120,10 @@ func ffprobeClip(t *testing.T, p string) probed {
 // codecWord is the word of ffprobe's codec name the reports name it by.
 var codecWord = map[string]string{"dnxhd": "DNxHD", "prores": "ProRes", "h264": "H.264"}
 
-// Real MXF, MOV and MP4 clips with timecode offloaded by the dit binary:
-// dit job show --clips, the HTML and the PDF give each clip's TC in,
-// TC out, duration, rate, codec and resolution as ffprobe reads them.
+// Real MXF (DNxHD, ProRes), MOV and MP4 clips with timecode offloaded by
+// the dit binary: dit job show --clips, the ALE, the HTML and the PDF
+// give each clip's TC in, TC out, duration, rate, codec and resolution
+// as ffprobe reads them.
 func TestClipTimecodesMatchFFprobe(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
@@ -154,6 +160,9 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 		require.Equal(t, w.fps, k.FPS, k.Name)
 		require.Equal(t, w.res, k.Resolution, k.Name)
 		require.Contains(t, k.Codec, codecWord[w.codecName], k.Name)
+		if w.codecName == "prores" {
+			require.Contains(t, k.Codec, " "+w.profile, "%s: the ProRes profile ffprobe reads", k.Name)
+		}
 	}
 	r = e2e.Dit(t, db, "job", "show", "1", "--clips")
 	require.Equal(t, 0, r.Code, r.Stderr)
