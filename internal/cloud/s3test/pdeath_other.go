@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package s3test
+
+import "syscall"
+
+func setParentDeath(*syscall.SysProcAttr) {}
