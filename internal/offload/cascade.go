@@ -131,6 +131,9 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	}
 	h := j.newCardRun(sc, k, c.out, nil)
 	h.expect, h.from = expect, c
+	if h.cloudRun() {
+		return h, nil // planned against what the remote holds when it runs
+	}
 	for di := range h.dests {
 		if _, err := h.plan(di); err != nil {
 			k.State, k.Error = StateFailed, err.Error()

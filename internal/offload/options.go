@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"fmt"
+	"github.com/dit-org/dit/internal/cloud"
 	"os"
 	"path"
 	"strings"
@@ -74,8 +75,12 @@ type Options struct {
 	// how many cards the second run copies at once (default 1).
 	Then         []string
 	ThenParallel int
-	Hashes       []hashing.Algo
-	Verify       VerifyMode
+	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
+	// Dests or Then; internal/cloud): nil is rclone on PATH with the
+	// user's own configuration. A job with one hashes MD5 too.
+	Rclone *cloud.Rclone
+	Hashes []hashing.Algo
+	Verify VerifyMode
 	// VerifyAll recomputes every selected hash on read-back instead of
 	// only the fastest one.
 	VerifyAll     bool

@@ -1,0 +1,108 @@
+//go:build unix
+
+package offload
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// A card cascaded to the cloud (-d folder, --then rclone:...): free once
+// its first copy verifies, safe to format once every object verifies by
+// the storage's own MD5; MD5 is hashed though not asked for; the remote
+// holds the card whole, the first copy's hash lists with it.
+func TestCascadeToCloud(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{
+		"clip1.mov": bigContent(300<<10, 1), "sub/clip2.mov": bigContent(100<<10, 2), "empty.txt": "",
+	})
+	first := e.dest("raid")
+	o := e.opts([]string{card}, []string{first})
+	o.Hashes = []hashing.Algo{hashing.XXH64}
+	o.Then = []string{"rclone:ditcloud:shots/show"}
+	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Seal = nil
+	s1, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s1.ExitCode, "%+v", s1.Cards)
+	require.Equal(t, "xxh64,md5", s1.Hashes, "MD5 added: the storage checksum is compared with it")
+	c := s1.Cards[0]
+	require.True(t, c.CardFree)
+	require.True(t, c.SafeToFormat, c.Verdict)
+	require.Equal(t, StateVerified, c.Then.State)
+
+	k, err := e.cat.Cards(s1.JobID)
+	require.NoError(t, err)
+	require.Len(t, k, 2)
+	files, err := e.cat.Files(k[1].ID)
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	for _, f := range files {
+		require.Equal(t, StateVerified, f.State, f.Rel)
+		require.Len(t, f.Copies, 1)
+		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos, f.Rel)
+	}
+	objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/show"}, "day01/A001")
+	require.NoError(t, err)
+	require.Len(t, objs, 3)
+	want := treeHashes(t, filepath.Join(first, "day01", "A001"))
+	require.Len(t, want, 3)
+}
+
+// An object the remote holds as a multipart upload (its md5 only the
+// uploader's claim) is not verified by that claim: it is read back.
+// An object overwritten on the server after the job is found failed by
+// Recheck (dit verify), by the storage's own MD5, and the card is no
+// longer safe.
+func TestCloudReadBackAndRecheck(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"big.mov": bigContent(6<<20, 3), "small.mov": bigContent(1000, 4)})
+	first := e.dest("raid")
+	// Someone's earlier multipart upload of the card's big file, in place.
+	s.Rclone(t, "copy", card, "ditcloud:shots/show/day01/A001", "--include", "big.mov", "--s3-upload-cutoff", "5M", "--s3-chunk-size", "5M")
+	o := e.opts([]string{card}, []string{first, "rclone:ditcloud:shots/show"})
+	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Seal = nil
+	s1, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s1.ExitCode, "%+v", s1.Cards)
+	require.Equal(t, []string{first}, s1.Destinations, "-d rclone: goes to the second run")
+	require.Equal(t, []string{"rclone:ditcloud:shots/show"}, s1.Then)
+	k, err := e.cat.Cards(s1.JobID)
+	require.NoError(t, err)
+	files, err := e.cat.Files(k[1].ID)
+	require.NoError(t, err)
+	how := map[string]string{}
+	for _, f := range files {
+		how[f.Rel] = f.Copies[0].VerifyAlgos
+	}
+	require.Equal(t, map[string]string{"big.mov": "readback:xxh64", "small.mov": "s3-etag:md5"}, how)
+
+	// The small object overwritten on the server with other bytes.
+	other := filepath.Join(e.dir, "other")
+	testCard(t, other, "x", map[string]string{"small.mov": bigContent(1000, 9)})
+	s.Rclone(t, "copyto", filepath.Join(other, "x", "small.mov"), "ditcloud:shots/show/day01/A001/small.mov", "--ignore-times")
+	var bad []RecheckResult
+	ok, err := RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: func(r RecheckResult) {
+		if r.State != StateVerified {
+			bad = append(bad, r)
+		}
+	}})
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Len(t, bad, 1)
+	require.Equal(t, "rclone:ditcloud:shots/show/day01/A001/small.mov", bad[0].Path)
+	require.Contains(t, bad[0].Error, "the object changed since it was uploaded")
+	s2, err := LoadSummary(e.cat, s1.JobID)
+	require.NoError(t, err)
+	require.False(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
+}
