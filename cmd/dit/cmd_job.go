@@ -147,6 +147,9 @@ func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl
 			}
 			for _, cp := range f.Copies {
 				fmt.Fprintf(w, "      -> %s  %s", cp.Path, cp.State)
+				if by := offload.CloudVerifiedBy(cp.VerifiedBy); by != cp.VerifiedBy && cp.State == offload.StateVerified {
+					fmt.Fprintf(w, " by %s", by)
+				}
 				if cp.Error != "" {
 					fmt.Fprintf(w, "  (%s)", cp.Error)
 				}

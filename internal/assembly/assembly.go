@@ -181,7 +181,7 @@ func engineOptions(s *Settings) offload.Options {
 		IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, AllowDegraded: s.AllowDegraded, BlockSize: s.BlockSize,
 		CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion,
 		ResumeArgs: s.ResumeArgs, MHL: s.MHL, Author: s.Author, Location: s.Location, Comment: s.Comment,
-		NoDirectoryHashes: s.NoDirectoryHashes}
+		NoDirectoryHashes: s.NoDirectoryHashes, Rclone: s.Rclone}
 }
 
 // hooks wires the events and the job's end: the clips first (a card

@@ -3,6 +3,7 @@ package assembly
 import (
 	"context"
 	"fmt"
+	"github.com/dit-org/dit/internal/cloud"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ func (e *DriveError) Error() string {
 func driveFolders(dests []string) []string {
 	var out []string
 	for _, d := range dests {
+		if cloud.IsDest(d) {
+			continue // no drive of ours
+		}
 		if !raid.IsBlade(d) {
 			out = append(out, d)
 			continue

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"github.com/dit-org/dit/internal/cloud"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,7 +147,7 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 	}
 	base := filepath.Dir(file)
 	abs := func(s string) string {
-		if s == "" || filepath.IsAbs(s) {
+		if s == "" || filepath.IsAbs(s) || cloud.IsDest(s) {
 			return s
 		}
 		return filepath.Join(base, s)
