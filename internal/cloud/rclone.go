@@ -106,6 +106,7 @@ func (r *Rclone) command(ctx context.Context, args ...string) (*exec.Cmd, error)
 	cmd := exec.CommandContext(ctx, b, args...)
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.WaitDelay = 5 * time.Second
+	dieWithParent(cmd)
 	return cmd, nil
 }
 

@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +29,10 @@ type cloudFile struct {
 func (c *cardRun) runCloud(ctx context.Context) {
 	j := c.j
 	c.startCopying()
+	if empty := c.emptyDirs(); len(empty) > 0 {
+		j.emit(Event{Type: EvWarning, Card: c.label(), Message: fmt.Sprintf("%s: an object store keeps no empty folders: %s will not be in the cloud copy, and the card's ASC MHL history lists it: after a download, create it (mkdir) before verifying the history",
+			destList(c.dests), strings.Join(empty, ", "))})
+	}
 	files := c.cloudFiles(ctx)
 	held := make([]map[string]cloud.Object, len(c.dests))
 	for di := range c.dests {
@@ -303,4 +308,21 @@ func (c *cardRun) finalizeCloud(f *cloudFile) {
 	}
 	c.filesDone.Add(1)
 	j.emit(ev)
+}
+
+// emptyDirs are the card's folders that hold no file, at any depth.
+func (c *cardRun) emptyDirs() []string {
+	full := map[string]bool{}
+	for _, f := range c.scan.Files {
+		for d := path.Dir(f.Rel); d != "." && d != "/" && !full[d]; d = path.Dir(d) {
+			full[d] = true
+		}
+	}
+	var out []string
+	for _, d := range c.scan.Dirs {
+		if d.Rel != "" && d.Rel != "." && !full[d.Rel] {
+			out = append(out, d.Rel)
+		}
+	}
+	return out
 }

@@ -115,14 +115,16 @@ func waitUp(url string, exited <-chan error) error {
 }
 
 // Rclone runs rclone with args against the server's remote and returns
-// what it printed; it fails the test on an error.
+// what it printed on stdout; it fails the test on an error.
 func (s *Server) Rclone(t testing.TB, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("rclone", args...)
 	cmd.Env = append(os.Environ(), s.Env...)
-	out, err := cmd.CombinedOutput()
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("rclone %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("rclone %s: %v\n%s%s", strings.Join(args, " "), err, out, errb.String())
 	}
 	return string(out)
 }
