@@ -37,6 +37,7 @@ type Server struct {
 	Env    []string // RCLONE_CONFIG_<REMOTE>_* defining it
 	URL    string   // http://127.0.0.1:PORT
 	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 // Start starts a server for t (stopped at its end) with an rclone remote
@@ -46,34 +47,43 @@ func Start(t testing.TB, remote, bucket string) *Server {
 	if _, err := exec.LookPath("rclone"); err != nil {
 		t.Skip("rclone is not installed: skipping the cloud test (Debian: apt-get install rclone)")
 	}
-	bin := Moto(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := StartServer(Moto(t), t.TempDir(), remote, bucket)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// StartServer starts moto's server from the venv bin folder bin (its log
+// in the folder dir) with an rclone remote named remote on it and the
+// bucket bucket created ("" none). Stop stops it.
+func StartServer(bin, dir, remote, bucket string) (*Server, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(filepath.Join(bin, "moto_server"), "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	logf, err := os.CreateTemp(t.TempDir(), "moto-*.log")
+	logf, err := os.CreateTemp(dir, "moto-*.log")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	defer logf.Close()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setParentDeath(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting moto_server: %v", err)
+		return nil, fmt.Errorf("starting moto_server: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	s := &Server{Port: port, Remote: remote, URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	s := &Server{Port: port, Remote: remote, URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: exited}
 	if err := waitUp(s.URL, exited); err != nil {
+		s.Stop()
 		b, _ := os.ReadFile(logf.Name())
-		t.Fatalf("moto_server on %s: %v\n%s", s.URL, err, b)
+		return nil, fmt.Errorf("moto_server on %s: %v\n%s", s.URL, err, b)
 	}
 	up := strings.ToUpper(remote)
 	s.Env = []string{
@@ -89,29 +99,20 @@ func Start(t testing.TB, remote, bucket string) *Server {
 		"AWS_CA_BUNDLE=",
 	}
 	if bucket != "" {
-		s.Rclone(t, "mkdir", remote+":"+bucket)
+		mk := exec.Command("rclone", "mkdir", remote+":"+bucket)
+		mk.Env = append(os.Environ(), s.Env...)
+		if out, err := mk.CombinedOutput(); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("rclone mkdir %s:%s: %v\n%s", remote, bucket, err, out)
+		}
 	}
-	return s
+	return s, nil
 }
 
-// waitUp waits until the server answers (or exits).
-func waitUp(url string, exited <-chan error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/moto-api/", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case err := <-exited:
-			return fmt.Errorf("exited before it answered: %v", err)
-		case <-ctx.Done():
-			return fmt.Errorf("no answer: %v", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+// Stop stops the server.
+func (s *Server) Stop() {
+	s.cmd.Process.Kill()
+	<-s.exited
 }
 
 // Rclone runs rclone with args against the server's remote and returns
@@ -134,44 +135,54 @@ func (s *Server) Rclone(t testing.TB, args ...string) string {
 // may ask at once: one installs, the others wait on the lock).
 func Moto(t testing.TB) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
+	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: skipping the cloud test, which needs moto's S3 server (install python3 and python3-venv)")
 	}
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	bin, err := Install(root, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Install installs moto[server] MotoVersion into root/.cache/moto-venv
+// once (under a file lock) and returns the venv's bin folder.
+func Install(root string, logf func(string, ...any)) (string, error) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return "", fmt.Errorf("python3 is not installed: moto's S3 server needs it (install python3 and python3-venv)")
+	}
 	venv := filepath.Join(root, ".cache", "moto-venv")
 	bin := filepath.Join(venv, "bin")
 	marker := filepath.Join(venv, ".dit-moto-"+MotoVersion)
 	if _, err := os.Stat(marker); err == nil {
-		return bin
+		return bin, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(venv), 0o755); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	unlock, err := lockFile(venv + ".lock")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer unlock()
 	if _, err := os.Stat(marker); err == nil {
-		return bin
+		return bin, nil
 	}
 	os.RemoveAll(venv)
-	t.Logf("installing moto[server]==%s into %s (once)", MotoVersion, venv)
+	logf("installing moto[server]==%s into %s (once)", MotoVersion, venv)
 	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
-		t.Fatalf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): %v\n%s", venv, err, out)
+		return "", fmt.Errorf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): %v\n%s", venv, err, out)
 	}
 	cmd := exec.Command(filepath.Join(bin, "pip"), "install", "-q", "--disable-pip-version-check", "moto[server]=="+MotoVersion)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pip install moto[server]==%s failed (PyPI must be reachable): %v\n%s", MotoVersion, err, out)
+		return "", fmt.Errorf("pip install moto[server]==%s failed (PyPI must be reachable): %v\n%s", MotoVersion, err, out)
 	}
-	if err := os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return bin, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
 }
 
 // repoRoot is the folder of go.mod above the working folder.
@@ -206,4 +217,24 @@ func lockFile(path string) (func(), error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// waitUp waits until the server answers (or exits).
+func waitUp(url string, exited <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/moto-api/", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("exited before it answered")
+		case <-ctx.Done():
+			return fmt.Errorf("no answer: %v", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
