@@ -16,7 +16,10 @@ import (
 // the cloud one to its cascade's second run (hop 2), which reads the
 // first copy; --then rclone:... is the same. The card is free once its
 // first copy is verified, and safe to format only once the cloud copy is
-// verified too.
+// verified too. A job whose only destinations are cloud ones uploads
+// each card from the card itself: dit reads every file to hash it, rclone
+// reads it again to send it, and the storage's MD5 of what it stored must
+// equal the MD5 of dit's read.
 //
 // A cloud copy is verified when the storage's own MD5 of the stored
 // object (an S3 single-part object's ETag, computed by the server from
@@ -77,15 +80,15 @@ func splitCloud(o *Options) error {
 			}
 		}
 	}
-	if len(clouds) > 0 && len(local) == 0 {
-		return usageErrorf("%s is a cloud destination and no -d is a folder or an array: dit uploads a card from its verified local copy; add a -d folder (e.g. -d /Volumes/RAID -d %s)", clouds[0], clouds[0])
-	}
 	if len(clouds) > 0 && len(o.Then) > 0 || thenCloud > 0 && thenCloud < len(o.Then) {
 		return usageErrorf("a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job")
 	}
-	if len(clouds) > 0 {
+	if len(clouds) > 0 && len(local) > 0 {
+		// Uploaded from the verified local copy, in a second run.
 		o.Dests, o.Then = local, clouds
 	}
+	// Only cloud destinations: each card's files are hashed as dit reads
+	// them from the card and uploaded from it (runCloud).
 	if o.Verify == VerifyNone {
 		return usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)")
 	}
@@ -118,7 +121,7 @@ func checkClouds(ctx context.Context, o Options) error {
 	if r == nil {
 		r = &cloud.Rclone{}
 	}
-	for _, d := range o.Then {
+	for _, d := range append(append([]string(nil), o.Dests...), o.Then...) {
 		if cd, err := cloud.Parse(d); err == nil {
 			if err := r.Check(ctx, cd); err != nil {
 				return err

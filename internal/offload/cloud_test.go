@@ -106,3 +106,31 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
 }
+
+// A job whose only destination is a cloud one: the card's files hashed as
+// dit reads them, uploaded from the card, each verified by the storage's
+// MD5 against that read; the card is safe to format.
+func TestCardToCloudDirect(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"clip1.mov": bigContent(200<<10, 5), "sub/c.mov": bigContent(50<<10, 6)})
+	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/direct"})
+	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Seal = nil
+	s1, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s1.ExitCode, "%+v", s1.Cards)
+	require.Equal(t, []string{"rclone:ditcloud:shots/direct"}, s1.Destinations)
+	require.True(t, s1.Cards[0].SafeToFormat, s1.Cards[0].Verdict)
+	k, err := e.cat.Cards(s1.JobID)
+	require.NoError(t, err)
+	require.Len(t, k, 1)
+	files, err := e.cat.Files(k[0].ID)
+	require.NoError(t, err)
+	require.Len(t, files, 2)
+	for _, f := range files {
+		require.Equal(t, StateVerified, f.State)
+		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos)
+		require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, mustRead(t, filepath.Join(card, f.Rel))).Get(hashing.MD5), f.Sums.Get(hashing.MD5))
+	}
+}

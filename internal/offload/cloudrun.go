@@ -64,7 +64,8 @@ func (c *cardRun) runCloud(ctx context.Context) {
 // cloudFiles are the card's files with the hashes each object must
 // have: the card's, as its first run read them (c.expect), or, for a
 // file the card did not give (the first copy's hash lists), the first
-// copy's as dit reads it now.
+// copy's as dit reads it now; a card uploaded from itself (no first
+// copy) is read and hashed here, file by file.
 func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 	j := c.j
 	nd := len(c.dests)
@@ -76,6 +77,7 @@ func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 			f.want = w
 		} else {
 			mh := hashing.NewMulti(j.algos, 2)
+			c.current.Store(fp.ent.Rel)
 			sums, n, err := hashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
 			mh.Close()
 			if err == nil && n != fp.ent.Size {
