@@ -4,6 +4,7 @@ package offload
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -133,4 +134,40 @@ func TestCardToCloudDirect(t *testing.T) {
 		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos)
 		require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, mustRead(t, filepath.Join(card, f.Rel))).Get(hashing.MD5), f.Sums.Get(hashing.MD5))
 	}
+}
+
+// What dit cannot do with a cloud destination is refused before anything
+// is recorded, saying what to do; a remote that is not configured is
+// named.
+func TestCloudRefusals(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"a.mov": "a"})
+	raid, shuttle := e.dest("raid"), e.dest("shuttle")
+	for _, c := range []struct {
+		dests, then []string
+		verify      VerifyMode
+		want        string
+	}{
+		{[]string{raid, "rclone:x:b"}, []string{shuttle}, "", "and --then folders in one job"},
+		{[]string{raid}, []string{shuttle, "rclone:x:b"}, "", "and --then folders in one job"},
+		{[]string{raid}, []string{"rclone:nocolon"}, "", "rclone:REMOTE:PATH"},
+		{[]string{raid, "rclone:x:b"}, nil, VerifyNone, "--verify none"},
+	} {
+		o := e.opts([]string{card}, c.dests)
+		o.Then, o.Verify = c.then, c.verify
+		err := Check(o)
+		require.ErrorContains(t, err, c.want, "%v %v", c.dests, c.then)
+		var ue *UsageError
+		require.ErrorAs(t, err, &ue)
+	}
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed: the unreachable remote is not checked (apt-get install rclone)")
+	}
+	o := e.opts([]string{card}, []string{raid, "rclone:nosuchremote:b/x"})
+	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
+	_, err := New(context.Background(), o)
+	require.ErrorContains(t, err, `check the remote "nosuchremote"`)
+	jobs, err := e.cat.Jobs()
+	require.NoError(t, err)
+	require.Empty(t, jobs, "a refused job leaves nothing behind")
 }
