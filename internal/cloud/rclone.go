@@ -316,8 +316,12 @@ type Object struct {
 // multipart object's ETag ("HEX-N") is not an MD5 of the object, and
 // the md5 rclone stores in a multipart object's metadata is the
 // uploader's claim: neither counts.
+//
+// The ETag must also be the md5 rclone reports for the object it listed
+// (for a single-part object rclone takes its md5 from that ETag): an ETag
+// is never taken from a listing entry that is not this object.
 func (o Object) ServerMD5() string {
-	if len(o.ETag) == 32 && strings.Trim(o.ETag, "0123456789abcdef") == "" {
+	if len(o.ETag) == 32 && strings.Trim(o.ETag, "0123456789abcdef") == "" && o.ETag == o.MD5 {
 		return o.ETag
 	}
 	return ""
