@@ -30,8 +30,11 @@ func (c *cardRun) runCloud(ctx context.Context) {
 	j := c.j
 	c.startCopying()
 	if empty := c.emptyDirs(); len(empty) > 0 {
-		j.emit(Event{Type: EvWarning, Card: c.label(), Message: fmt.Sprintf("%s: an object store keeps no empty folders: %s will not be in the cloud copy, and the card's ASC MHL history lists it: after a download, create it (mkdir) before verifying the history",
-			destList(c.dests), strings.Join(empty, ", "))})
+		msg := fmt.Sprintf("%s: an object store keeps no empty folders: %s will not be in the cloud copy", destList(c.dests), strings.Join(empty, ", "))
+		if c.from != nil {
+			msg += ", and the card's ASC MHL history lists it: after a download, create it (mkdir) before verifying the history"
+		}
+		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
 	}
 	files := c.cloudFiles(ctx)
 	held := make([]map[string]cloud.Object, len(c.dests))
