@@ -99,12 +99,6 @@ func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 		if f.rec.State == StatePending {
 			j.cat.PutFile(f.rec) // its copies' rows refer to it
 		}
-		for di := range c.dests {
-			if f.res[di].state == "" {
-				c.destVerifTotal[di] += fp.ent.Size
-				c.verifyTotal += fp.ent.Size
-			}
-		}
 		out = append(out, f)
 	}
 	return out
@@ -124,7 +118,6 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 		return nil
 	}
 	var send []string
-	var sendBytes int64
 	for _, f := range files {
 		if f.done[di] {
 			continue
@@ -138,10 +131,7 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 			continue
 		}
 		send = append(send, rel)
-		sendBytes += f.fp.ent.Size
 	}
-	c.destNeed[di] = sendBytes
-	c.copyTotal = max(c.copyTotal, sendBytes)
 	if len(send) > 0 {
 		c.touched.Store(true)
 		var sent int64
@@ -330,4 +320,30 @@ func (c *cardRun) emptyDirs() []string {
 		}
 	}
 	return out
+}
+
+// planCloud sets a cloud run's totals before it runs (the progress reads
+// them without a lock): every file is read back, or checked, on every
+// destination; what a destination holds already with the card's MD5 (an
+// interrupted upload) is not sent again, the rest is. A remote that cannot
+// be listed now counts as holding nothing.
+func (c *cardRun) planCloud() {
+	r := *c.j.rclone()
+	r.Tries = 1
+	for di, d := range c.dests {
+		held, _ := r.List(context.Background(), cloudDest(d), c.out)
+		var need int64
+		for _, fp := range c.files {
+			c.verifyTotal += fp.ent.Size
+			c.destVerifTotal[di] += fp.ent.Size
+			o, ok := held[fp.ent.Rel]
+			w := c.expect[fp.ent.Rel].Get(hashing.MD5)
+			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.ServerMD5(), w) {
+				continue
+			}
+			need += fp.ent.Size
+		}
+		c.destNeed[di] = need
+		c.copyTotal = max(c.copyTotal, need)
+	}
 }
