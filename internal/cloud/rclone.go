@@ -299,6 +299,30 @@ func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64)) (i
 	return last, nil
 }
 
+// Rcat writes the object rel of d from body, size bytes long (rclone rcat
+// --size: one S3 part up to 5 GiB, so its ETag is the MD5 of the bytes
+// the storage received). The caller reads the source once and hashes
+// what it sends. It is not tried again: body cannot be read twice.
+func (r *Rclone) Rcat(ctx context.Context, d Dest, rel string, size int64, body io.Reader) error {
+	args := []string{"rcat", "--size", fmt.Sprint(size), "--s3-upload-cutoff", UploadCutoff, "--retries", "1"}
+	if r.BwLimit != "" {
+		args = append(args, "--bwlimit", r.BwLimit)
+	}
+	cmd, err := r.command(ctx, append(args, d.At(rel))...)
+	if err != nil {
+		return err
+	}
+	var errb bytes.Buffer
+	cmd.Stdin, cmd.Stderr = body, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("rclone rcat %s: %v: %s", d.At(rel), err, lastLines(errorLines(errb.String()), 3))
+	}
+	return nil
+}
+
 // Object is a file the remote holds.
 type Object struct {
 	Rel  string // relative to the folder listed, slash-separated

@@ -16,10 +16,10 @@ import (
 // the cloud one to its cascade's second run (hop 2), which reads the
 // first copy; --then rclone:... is the same. The card is free once its
 // first copy is verified, and safe to format only once the cloud copy is
-// verified too. A job whose only destinations are cloud ones uploads
-// each card from the card itself: dit reads every file to hash it, rclone
-// reads it again to send it, and the storage's MD5 of what it stored must
-// equal the MD5 of dit's read.
+// verified too. A job whose only destinations are cloud ones streams
+// each card: every file is read once, hashed and sent as it is read
+// (streamcloud.go), and the storage's MD5 of what it stored must equal
+// the MD5 of that read.
 //
 // A cloud copy is verified when the storage's own MD5 of the stored
 // object (an S3 single-part object's ETag, computed by the server from
@@ -87,8 +87,8 @@ func splitCloud(o *Options) error {
 		// Uploaded from the verified local copy, in a second run.
 		o.Dests, o.Then = local, clouds
 	}
-	// Only cloud destinations: each card's files are hashed as dit reads
-	// them from the card and uploaded from it (runCloud).
+	// Only cloud destinations: each card's files are streamed from the
+	// card's one read (streamCloud).
 	if o.Verify == VerifyNone {
 		return usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)")
 	}

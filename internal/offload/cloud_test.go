@@ -134,6 +134,16 @@ func TestCardToCloudDirect(t *testing.T) {
 		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos)
 		require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, mustRead(t, filepath.Join(card, f.Rel))).Get(hashing.MD5), f.Sums.Get(hashing.MD5))
 	}
+
+	// The same card to the same folder again: what is there with the
+	// card's MD5 is verified as it is, not sent again (the objects keep
+	// the server's time of writing).
+	times := s.Rclone(t, "lsjson", "-R", "--files-only", "--use-server-modtime", "ditcloud:shots/direct/day01/A001")
+	s2, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
+	require.Zero(t, s2.BytesCopied, "nothing sent again")
+	require.Equal(t, times, s.Rclone(t, "lsjson", "-R", "--files-only", "--use-server-modtime", "ditcloud:shots/direct/day01/A001"))
 }
 
 // What dit cannot do with a cloud destination is refused before anything

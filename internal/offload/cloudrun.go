@@ -36,13 +36,20 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		}
 		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
 	}
-	files := c.cloudFiles(ctx)
-	held := make([]map[string]cloud.Object, len(c.dests))
-	for di := range c.dests {
-		if ctx.Err() != nil {
-			break
+	var files []*cloudFile
+	var held []map[string]cloud.Object
+	if c.from == nil {
+		// No first copy: the card itself, read once (streamcloud.go).
+		files, held = c.streamCloud(ctx)
+	} else {
+		files = c.cloudFiles(ctx)
+		held = make([]map[string]cloud.Object, len(c.dests))
+		for di := range c.dests {
+			if ctx.Err() != nil {
+				break
+			}
+			held[di] = c.uploadCloud(ctx, di, files)
 		}
-		held[di] = c.uploadCloud(ctx, di, files)
 	}
 	c.endCopying(ctx)
 	for di := range c.dests {

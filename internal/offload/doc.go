@@ -100,8 +100,9 @@
 // by the storage's own MD5 (an S3 single-part ETag) against the card's
 // MD5 of the first run, or else read back from the remote and hashed; no
 // hash list is written there (the first copy's go up with the files). A
-// job whose only destinations are cloud ones hashes each card file as it
-// reads it and uploads it from the card. A job with one hashes MD5 too.
+// job whose only destinations are cloud ones streams each card file from
+// its one read to every destination (rclone rcat, streamcloud.go). A job
+// with one hashes MD5 too.
 // A resume sends nothing the remote holds verified. Recheck checks cloud
 // copies the same way (recheckcloud.go; with All, by read-back).
 //
@@ -251,7 +252,8 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	cloud.go, cloudrun.go, recheckcloud.go: cloud destinations (rclone)
+//	cloud.go, cloudrun.go, streamcloud.go, recheckcloud.go: cloud
+//	               destinations (rclone)
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
 //	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates

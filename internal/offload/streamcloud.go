@@ -1,0 +1,244 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// A card whose only destinations are cloud ones is streamed: each file is
+// read once from the card, and every block read is hashed and sent to each
+// destination as it is read (rclone rcat, one object per file, up to
+// streamWorkers files at once; one at a time under a bandwidth limit, which
+// rclone applies per process). The objects' server-side MD5 is then
+// compared with the MD5 of that one read. A file an interrupted run left on
+// a destination (same size, a server-side MD5) is read first, hashed and
+// compared: it is not sent again where it matches.
+
+const streamWorkers = 4
+
+// errStreamDone ends a destination's pipe once its upload has returned.
+var errStreamDone = errors.New("upload ended")
+
+// streamCloud reads and sends every file of the card, and returns them and
+// what each destination holds afterwards (nil: it could not be listed; its
+// copies failed).
+func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]cloud.Object) {
+	j := c.j
+	nd := len(c.dests)
+	before := make([]map[string]cloud.Object, nd)
+	for di, d := range c.dests {
+		before[di], _ = j.rclone().List(ctx, cloudDest(d), c.out) // none listed: everything is sent
+	}
+	files := make([]*cloudFile, len(c.files))
+	for i, fp := range c.files {
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
+		for di := range f.res {
+			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
+		}
+		j.cat.PutFile(f.rec)
+		files[i] = f
+	}
+	workers := streamWorkers
+	if j.rclone().BwLimit != "" {
+		workers = 1
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c.streamFile(ctx, f, before)
+		})
+	}
+	wg.Wait()
+	held := make([]map[string]cloud.Object, nd)
+	if ctx.Err() != nil {
+		return files, held
+	}
+	for di, d := range c.dests {
+		var err error
+		if held[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil {
+			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
+			held[di] = nil
+		}
+	}
+	c.mu.Lock()
+	c.verifyAt = j.opts.Now()
+	c.mu.Unlock()
+	return files, held
+}
+
+// streamFile reads f from the card once and sends it to every destination
+// that does not hold it already (a file held with its size and a server
+// MD5 is read first, hashed, and sent only where it differs; the second
+// read must hash as the first).
+func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[string]cloud.Object) {
+	rel, size := f.fp.ent.Rel, f.fp.ent.Size
+	c.current.Store(rel)
+	var first hashing.Sums
+	send := make([]int, 0, len(c.dests))
+	maybe := false
+	for di := range c.dests {
+		if o, ok := before[di][rel]; ok && o.Size == size && o.ServerMD5() != "" {
+			maybe = true
+		}
+	}
+	if maybe {
+		sums, _, err := c.streamRead(ctx, rel, size, nil)
+		if err != nil {
+			c.streamFailed(ctx, f, err)
+			return
+		}
+		first = sums
+		for di := range c.dests {
+			if o, ok := before[di][rel]; !ok || !strings.EqualFold(o.ServerMD5(), sums.Get(hashing.MD5)) || o.Size != size {
+				send = append(send, di)
+			}
+		}
+		f.want, f.rec.Sums = sums, sums
+		if len(send) == 0 {
+			return // verified below by the storage's MD5, nothing sent
+		}
+	} else {
+		for di := range c.dests {
+			send = append(send, di)
+		}
+	}
+	c.touched.Store(true)
+	sums, errs, err := c.streamRead(ctx, rel, size, send)
+	if err != nil {
+		c.streamFailed(ctx, f, err)
+		return
+	}
+	if maybe {
+		if _, bad, ok := first.Compare(sums); !ok {
+			c.streamFailed(ctx, f, fmt.Errorf("the card gave two reads that differ (%s %s, then %s): the card is not reading reliably", bad, first.Get(bad), sums.Get(bad)))
+			return
+		}
+	}
+	f.want, f.rec.Sums = sums, sums
+	for di, e := range errs {
+		if e != nil {
+			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
+		}
+	}
+}
+
+// streamFailed fails f on every destination: the card's file could not
+// be read whole (an interruption leaves it as it is).
+func (c *cardRun) streamFailed(ctx context.Context, f *cloudFile, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	f.rec.State, f.rec.Error = StateFailed, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), err)
+	for di := range f.res {
+		if !f.done[di] {
+			c.failedCloud(di, f, f.rec.Error)
+		}
+	}
+}
+
+// streamRead reads the card's file rel once, hashes it with the job's
+// algorithms and sends it to the destinations send as it is read. It
+// returns the digests, each destination's upload error (by index), and
+// the read's error.
+func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send []int) (hashing.Sums, map[int]error, error) {
+	j := c.j
+	src, err := j.opts.FS.Open(filepath.Join(c.scan.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return hashing.Sums{}, nil, err
+	}
+	defer src.Close()
+	hs := make([]hash.Hash, len(j.algos))
+	for i, a := range j.algos {
+		hs[i] = a.New()
+	}
+	pws := map[int]*io.PipeWriter{}
+	errs := map[int]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, di := range send {
+		pr, pw := io.Pipe()
+		pws[di] = pw
+		wg.Go(func() {
+			err := j.rclone().Rcat(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size, pr)
+			pr.CloseWithError(errStreamDone)
+			mu.Lock()
+			errs[di] = err
+			mu.Unlock()
+		})
+	}
+	n, rerr := c.streamBlocks(src, hs, pws, size)
+	for _, pw := range pws {
+		if rerr != nil {
+			pw.CloseWithError(rerr) // rclone gets less than --size: no object
+		} else {
+			pw.Close()
+		}
+	}
+	wg.Wait()
+	if rerr == nil && n != size {
+		rerr = fmt.Errorf("read %d bytes of %d: it changed while it was read", n, size)
+	}
+	var sums hashing.Sums
+	for i, a := range j.algos {
+		sums.Set(a, hashing.Encode(a, hs[i].Sum(nil)))
+	}
+	return sums, errs, rerr
+}
+
+// streamBlocks reads src to its end, feeding every hasher and every pipe
+// still open (a destination whose upload ended takes no more), and counts
+// the bytes sent.
+func (c *cardRun) streamBlocks(src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64) (int64, error) {
+	buf := make([]byte, 1<<20)
+	var n int64
+	dead := map[int]bool{}
+	for {
+		k, err := io.ReadFull(src, buf)
+		if k > 0 {
+			b := buf[:k]
+			for _, h := range hs {
+				h.Write(b)
+			}
+			for di, pw := range pws {
+				if dead[di] {
+					continue
+				}
+				if _, werr := pw.Write(b); werr != nil {
+					dead[di] = true
+					continue
+				}
+				c.destWritten[di].Add(int64(k))
+			}
+			if len(pws) > 0 {
+				c.bytesCopied.Add(int64(k))
+			}
+			n += int64(k)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if n > size {
+			return n, fmt.Errorf("longer than the %d bytes it had: it changed while it was read", size)
+		}
+	}
+}
