@@ -227,3 +227,25 @@ func listed(t *testing.T, s *s3test.Server) map[string]object {
 	}
 	return m
 }
+
+// A card whose only destination is a cloud one is streamed from its one
+// read: safe to format once every object's server-side MD5 equals that
+// read's, and the bucket holds the card's bytes.
+func TestCardStreamedToCloud(t *testing.T) {
+	s, env, dir, card := setup(t, "20MB", "clips")
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	sum := lastSummary(t, r.Stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
+	require.Equal(t, 0, show.Code, show.Stderr)
+	require.Contains(t, show.Stdout, "verified by the storage's own md5 (S3 ETag)")
+	require.Contains(t, show.Stdout, "-> rclone:ditcloud:shots/direct/day01/A001: 17 verified")
+	dl := filepath.Join(dir, "download")
+	s.Rclone(t, "copy", "ditcloud:shots/direct/day01/A001", dl)
+	got, want := e2e.Tree(t, dl), e2e.Tree(t, card)
+	require.Len(t, got, 17)
+	for rel, h := range got {
+		require.Equal(t, want[rel], h, "%s in the bucket is the card's", rel)
+	}
+}

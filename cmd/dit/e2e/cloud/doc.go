@@ -5,6 +5,7 @@
 // MHL history downloaded with the copies and verified by the ASC
 // reference tool, kill -9 during an upload and a resume that does not
 // send again what the remote holds, an object changed on the server found
-// by dit verify. A test whose tool (rclone, python3) is missing skips
+// by dit verify, a card streamed to the cloud alone. A test whose tool
+// (rclone, python3) is missing skips
 // saying which.
 package cloud
