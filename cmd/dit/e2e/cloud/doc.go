@@ -6,6 +6,5 @@
 // reference tool, kill -9 during an upload and a resume that does not
 // send again what the remote holds, an object changed on the server found
 // by dit verify, a card streamed to the cloud alone. A test whose tool
-// (rclone, python3) is missing skips
-// saying which.
+// (rclone, python3) is missing skips saying which.
 package cloud
