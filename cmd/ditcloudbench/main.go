@@ -1,5 +1,3 @@
-//go:build unix
-
 // Command ditcloudbench measures dit's upload to a cloud destination
 // against rclone copy of the same files to the same S3 server, behind
 // `make bench`: a generated card is offloaded to a folder and cascaded to

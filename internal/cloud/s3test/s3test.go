@@ -1,5 +1,3 @@
-//go:build unix
-
 // Package s3test starts a real S3 server for tests: moto's server
 // (moto[server] from PyPI, installed once into the repository's
 // .cache/moto-venv under a file lock, as the e2e harness installs the ASC
@@ -201,22 +199,6 @@ func repoRoot() (string, error) {
 		}
 		dir = up
 	}
-}
-
-// lockFile holds an exclusive lock on path until the returned func.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
 }
 
 // waitUp waits until the server answers (or exits).
