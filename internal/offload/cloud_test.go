@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
 )
 
 // A card cascaded to the cloud (-d folder, --then rclone:...): free once
@@ -180,4 +181,33 @@ func TestCloudRefusals(t *testing.T) {
 	jobs, err := e.cat.Jobs()
 	require.NoError(t, err)
 	require.Empty(t, jobs, "a refused job leaves nothing behind")
+}
+
+// A cascade from a dit array to the cloud: rclone cannot read the array,
+// so each file is read through it, checked against the card's hashes,
+// and streamed; every object verifies by the storage's MD5.
+func TestCascadeFromArrayToCloud(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"clip1.mov": bigContent(300<<10, 7), "sub/c.mov": bigContent(70<<10, 8)})
+	blades := makeArray(t, e, raid.RAID4, 3)
+	o := e.opts([]string{card}, []string{blades[0]})
+	o.Then = []string{"rclone:ditcloud:shots/arr"}
+	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Seal = nil
+	s1, err := e.run(o)
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s1.ExitCode, "%+v", s1.Cards)
+	require.True(t, s1.Cards[0].SafeToFormat, s1.Cards[0].Verdict)
+	k, err := e.cat.Cards(s1.JobID)
+	require.NoError(t, err)
+	files, err := e.cat.Files(k[1].ID)
+	require.NoError(t, err)
+	require.Len(t, files, 2)
+	for _, f := range files {
+		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos, f.Rel)
+	}
+	objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/arr"}, "day01/A001")
+	require.NoError(t, err)
+	require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, mustRead(t, filepath.Join(card, "clip1.mov"))).Get(hashing.MD5), objs["clip1.mov"].ServerMD5())
 }

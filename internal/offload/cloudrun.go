@@ -10,6 +10,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
 )
 
 // cloudFile is one file of a cloud run on one destination.
@@ -38,8 +39,9 @@ func (c *cardRun) runCloud(ctx context.Context) {
 	}
 	var files []*cloudFile
 	var held []map[string]cloud.Object
-	if c.from == nil {
-		// No first copy: the card itself, read once (streamcloud.go).
+	if c.streamed() {
+		// The card itself, read once, or a first copy on a dit array,
+		// read through the array (streamcloud.go).
 		files, held = c.streamCloud(ctx)
 	} else {
 		files = c.cloudFiles(ctx)
@@ -83,7 +85,7 @@ func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 	for _, fp := range c.files {
 		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
-		if w, ok := c.expect[fp.ent.Rel]; ok && w.Get(hashing.MD5) != "" {
+		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
 			f.want = w
 		} else {
 			mh := hashing.NewMulti(j.algos, 2)
@@ -344,7 +346,8 @@ func (c *cardRun) planCloud() {
 			c.verifyTotal += fp.ent.Size
 			c.destVerifTotal[di] += fp.ent.Size
 			o, ok := held[fp.ent.Rel]
-			w := c.expect[fp.ent.Rel].Get(hashing.MD5)
+			w0, _ := c.expectOf(fp.ent.Rel)
+			w := w0.Get(hashing.MD5)
 			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.ServerMD5(), w) {
 				continue
 			}
@@ -353,4 +356,23 @@ func (c *cardRun) planCloud() {
 		c.destNeed[di] = need
 		c.copyTotal = max(c.copyTotal, need)
 	}
+}
+
+// streamed: the run reads its files itself and streams them to the
+// remote: from the card (no first copy), or from a first copy on a dit
+// array, which only dit reads (rclone sees the blades' own files).
+func (c *cardRun) streamed() bool {
+	return c.from == nil || raid.IsBlade(c.from.dests[0].root)
+}
+
+// expectOf is what the card gave for rel in the first run, which the
+// cloud copy must hash as; not the card's own ASC MHL chain once the first
+// run's seal extended it on the first copy (by design: its generations
+// are checked one by one), which goes up as the first copy holds it.
+func (c *cardRun) expectOf(rel string) (hashing.Sums, bool) {
+	w, ok := c.expect[rel]
+	if ok && rel == chainRel && c.firstRunSealed() {
+		return hashing.Sums{}, false
+	}
+	return w, ok
 }

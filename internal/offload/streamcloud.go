@@ -23,6 +23,13 @@ import (
 // compared with the MD5 of that one read. A file an interrupted run left on
 // a destination (same size, a server-side MD5) is read first, hashed and
 // compared: it is not sent again where it matches.
+//
+// A second run from a first copy on a dit array streams too (rclone cannot
+// read an array): each file the card gave is read through the array and
+// checked against the card's hashes of the first run before anything is
+// sent, so a first copy that differs from the card never reaches the
+// remote (its first copy is withdrawn, as the local second run does); the
+// read that is sent must hash as that first one.
 
 const streamWorkers = 4
 
@@ -98,11 +105,21 @@ func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[str
 			maybe = true
 		}
 	}
+	want, checked := c.expectOf(rel)
+	if checked {
+		maybe = true
+	}
 	if maybe {
 		sums, _, err := c.streamRead(ctx, rel, size, nil)
 		if err != nil {
 			c.streamFailed(ctx, f, err)
 			return
+		}
+		if checked {
+			if msg := c.checkStreamed(rel, want, sums); msg != "" {
+				c.streamFailed(ctx, f, errors.New(msg))
+				return
+			}
 		}
 		first = sums
 		for di := range c.dests {
@@ -146,6 +163,9 @@ func (c *cardRun) streamFailed(ctx context.Context, f *cloudFile, err error) {
 		return
 	}
 	f.rec.State, f.rec.Error = StateFailed, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), err)
+	if strings.HasPrefix(err.Error(), "second run") {
+		f.rec.Error = err.Error()
+	}
 	for di := range f.res {
 		if !f.done[di] {
 			c.failedCloud(di, f, f.rec.Error)
@@ -241,4 +261,20 @@ func (c *cardRun) streamBlocks(src io.Reader, hs []hash.Hash, pws map[int]*io.Pi
 			return n, fmt.Errorf("longer than the %d bytes it had: it changed while it was read", size)
 		}
 	}
+}
+
+// checkStreamed compares a file read from an array first copy with the
+// card's hashes of the first run: "" when they agree; else the first copy
+// is withdrawn (failFirstCopy) and the reason returned.
+func (c *cardRun) checkStreamed(rel string, want, got hashing.Sums) string {
+	for _, a := range c.j.algos {
+		w, g := want.Get(a), got.Get(a)
+		if w == "" || g == "" || w == g {
+			continue
+		}
+		c.failFirstCopy(rel, a, w, g)
+		return fmt.Sprintf("second run (first copy %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: not uploaded, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
+			DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), a, w, g, c.j.rec.ID)
+	}
+	return ""
 }
