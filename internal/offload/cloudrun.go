@@ -212,7 +212,7 @@ func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held ma
 		if len(compared) == 0 {
 			msg = fmt.Sprintf("%s: no hash in common with the card's to compare (%s)", where, hashing.Names(algos))
 		}
-		c.failedCloud(di, f, msg+": the card is NOT safe to format")
+		c.failedCloud(di, f, msg+": the card is NOT safe to format (an object that was at that name before is not dit's to replace: dit never overwrites or deletes on a remote; move it away and resume)")
 		return
 	}
 	c.verifiedCloud(di, f, cloudMethod(CloudByReadBack, compared))
