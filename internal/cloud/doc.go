@@ -9,9 +9,10 @@
 //
 //	Upload     files of a local folder to the remote (rclone copy
 //	           --files-from): a bandwidth limit, retries with backoff,
-//	           the bytes sent so far (rclone's JSON stats); files the
-//	           remote already holds with the same size are not sent
-//	           again (a resumed upload)
+//	           the bytes sent so far (rclone's JSON stats); an object
+//	           already there is never written over (the caller verifies
+//	           it: a resumed upload sends nothing twice)
+//	Rcat       one object from a stream the caller reads once and hashes
 //	List       what the remote holds under a folder, each object's size
 //	           and MD5 as the storage reports it, and whether that MD5 is
 //	           the storage's own (Server: S3's ETag of a single-part

@@ -212,8 +212,8 @@ type Progress struct {
 
 // Upload copies the files rels (slash-separated, relative to src) of the
 // local folder src to the folder dir under d, keeping their relative
-// paths. Files the remote holds already with their size and time are
-// not sent again. onProgress (may be nil) is called about twice a second.
+// paths. An object already there of a file's name is never written over
+// (--ignore-existing): the caller verifies what is there. onProgress (may be nil) is called about twice a second.
 func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, dir string, onProgress func(Progress)) error {
 	if len(rels) == 0 {
 		return nil
@@ -232,7 +232,7 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 	}
 	var base int64
 	return r.retry(ctx, "upload to "+d.String(), func() error {
-		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse",
+		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
 			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
 		if r.BwLimit != "" {
 			args = append(args, "--bwlimit", r.BwLimit)

@@ -20,9 +20,10 @@ import (
 // destination as it is read (rclone rcat, one object per file, up to
 // streamWorkers files at once; one at a time under a bandwidth limit, which
 // rclone applies per process). The objects' server-side MD5 is then
-// compared with the MD5 of that one read. A file an interrupted run left on
-// a destination (same size, a server-side MD5) is read first, hashed and
-// compared: it is not sent again where it matches.
+// compared with the MD5 of that one read. Where an object of a file's name
+// is there already (an interrupted run left it), the file is read first
+// and hashed; the object is verified or failed against that read, never
+// written over.
 //
 // A second run from a first copy on a dit array streams too (rclone cannot
 // read an array): each file the card gave is read through the array and
@@ -42,10 +43,6 @@ var errStreamDone = errors.New("upload ended")
 func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]cloud.Object) {
 	j := c.j
 	nd := len(c.dests)
-	before := make([]map[string]cloud.Object, nd)
-	for di, d := range c.dests {
-		before[di], _ = j.rclone().List(ctx, cloudDest(d), c.out) // none listed: everything is sent
-	}
 	files := make([]*cloudFile, len(c.files))
 	for i, fp := range c.files {
 		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
@@ -55,6 +52,15 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 		}
 		j.cat.PutFile(f.rec)
 		files[i] = f
+	}
+	// What is there already: never written over (dit replaces nothing on
+	// a remote); a destination that cannot be listed is not written.
+	before := make([]map[string]cloud.Object, nd)
+	for di, d := range c.dests {
+		var err error
+		if before[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil && ctx.Err() == nil {
+			c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
+		}
 	}
 	workers := streamWorkers
 	if j.rclone().BwLimit != "" {
@@ -91,27 +97,26 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 }
 
 // streamFile reads f from the card once and sends it to every destination
-// that does not hold it already (a file held with its size and a server
-// MD5 is read first, hashed, and sent only where it differs; the second
-// read must hash as the first).
+// that has no object of its name. Where one is there already (an
+// interrupted run's, or anyone's), or the file must first be checked
+// against the card (a first copy on an array), it is read and hashed
+// first: an object there is verified or failed against that read, never
+// written over; the read that is then sent must hash as the first.
 func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[string]cloud.Object) {
 	rel, size := f.fp.ent.Rel, f.fp.ent.Size
 	c.current.Store(rel)
-	var first hashing.Sums
-	send := make([]int, 0, len(c.dests))
-	maybe := false
+	var send []int
 	for di := range c.dests {
-		if o, ok := before[di][rel]; ok && o.Size == size && o.ServerMD5() != "" {
-			maybe = true
+		if _, there := before[di][rel]; !there && !f.done[di] {
+			send = append(send, di)
 		}
 	}
 	want, checked := c.expectOf(rel)
-	if checked {
-		maybe = true
-	}
-	if maybe {
-		sums, _, err := c.streamRead(ctx, rel, size, nil)
-		if err != nil {
+	first := len(send) < len(c.dests) || checked
+	var sums hashing.Sums
+	if first {
+		var err error
+		if sums, _, err = c.streamRead(ctx, rel, size, nil); err != nil {
 			c.streamFailed(ctx, f, err)
 			return
 		}
@@ -121,34 +126,24 @@ func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[str
 				return
 			}
 		}
-		first = sums
-		for di := range c.dests {
-			if o, ok := before[di][rel]; !ok || !strings.EqualFold(o.ServerMD5(), sums.Get(hashing.MD5)) || o.Size != size {
-				send = append(send, di)
-			}
-		}
 		f.want, f.rec.Sums = sums, sums
-		if len(send) == 0 {
-			return // verified below by the storage's MD5, nothing sent
-		}
-	} else {
-		for di := range c.dests {
-			send = append(send, di)
-		}
+	}
+	if len(send) == 0 {
+		return // verified below against the objects there
 	}
 	c.touched.Store(true)
-	sums, errs, err := c.streamRead(ctx, rel, size, send)
+	got, errs, err := c.streamRead(ctx, rel, size, send)
 	if err != nil {
 		c.streamFailed(ctx, f, err)
 		return
 	}
-	if maybe {
-		if _, bad, ok := first.Compare(sums); !ok {
-			c.streamFailed(ctx, f, fmt.Errorf("the card gave two reads that differ (%s %s, then %s): the card is not reading reliably", bad, first.Get(bad), sums.Get(bad)))
+	if first {
+		if _, bad, ok := sums.Compare(got); !ok {
+			c.streamFailed(ctx, f, fmt.Errorf("it read differently twice (%s %s, then %s): the medium is not reading reliably", bad, sums.Get(bad), got.Get(bad)))
 			return
 		}
 	}
-	f.want, f.rec.Sums = sums, sums
+	f.want, f.rec.Sums = got, got
 	for di, e := range errs {
 		if e != nil {
 			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
