@@ -10,7 +10,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(B
 # no symbol table or DWARF (about a third smaller).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 # Packages with concurrency: run under the race detector when cgo works.
-RACE_PKGS := ./internal/offload/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/catalog/... ./internal/serve/... ./internal/sched/... ./raid/... ./ui/...
+RACE_PKGS := ./internal/offload/... ./internal/cloud/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/catalog/... ./internal/serve/... ./internal/sched/... ./raid/... ./ui/...
 DEMO_SIZE ?= 2GB
 # The demo simulates the set (CFast readers, Thunderbolt array) at this
 # fraction of the field rates, so a small machine keeps up.
