@@ -3,13 +3,13 @@ package offload
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/cloud"
 	"os"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/raid"
@@ -75,12 +75,8 @@ type Options struct {
 	// how many cards the second run copies at once (default 1).
 	Then         []string
 	ThenParallel int
-	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
-	// Dests or Then; internal/cloud): nil is rclone on PATH with the
-	// user's own configuration. A job with one hashes MD5 too.
-	Rclone *cloud.Rclone
-	Hashes []hashing.Algo
-	Verify VerifyMode
+	Hashes       []hashing.Algo
+	Verify       VerifyMode
 	// VerifyAll recomputes every selected hash on read-back instead of
 	// only the fastest one.
 	VerifyAll     bool
@@ -159,6 +155,11 @@ type Options struct {
 	// interrupted) with its summary and the job's filesystem (through which
 	// array destinations are reached), e.g. to write reports.
 	AfterJob func(ctx context.Context, s *Summary, fsy fsys.FS) error
+
+	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
+	// Dests or Then; internal/cloud, cloud.go): nil is rclone on PATH
+	// with the user's own configuration. A job with one hashes MD5 too.
+	Rclone *cloud.Rclone
 }
 
 // Author is the person named in the hash lists' creator info: who ran or
