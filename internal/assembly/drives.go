@@ -3,11 +3,11 @@ package assembly
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/cloud"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/raid"
 )

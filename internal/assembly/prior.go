@@ -3,10 +3,10 @@ package assembly
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/cloud"
 	"slices"
 	"strings"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 )
 

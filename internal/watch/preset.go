@@ -2,13 +2,13 @@ package watch
 
 import (
 	"fmt"
-	"github.com/dit-org/dit/internal/cloud"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/units"
 )
 
