@@ -24,9 +24,11 @@ type cloudFile struct {
 }
 
 // runCloud is the run of a card whose destinations are cloud ones: the
-// first copy (c.scan.Root) is uploaded with rclone, then every object is
-// verified (the storage's MD5, else read back). What the remote already
-// holds and verifies is not sent again (a resumed upload).
+// first copy in a folder (c.scan.Root) is uploaded with rclone copy; the
+// card itself, or a first copy on a dit array, is streamed from dit's
+// read (streamcloud.go). Then every object is verified (the storage's
+// MD5, else read back). What the remote already holds and verifies is not
+// sent again (a resumed upload).
 func (c *cardRun) runCloud(ctx context.Context) {
 	j := c.j
 	c.startCopying()
@@ -73,11 +75,10 @@ func (c *cardRun) runCloud(ctx context.Context) {
 	}
 }
 
-// cloudFiles are the card's files with the hashes each object must
-// have: the card's, as its first run read them (c.expect), or, for a
-// file the card did not give (the first copy's hash lists), the first
-// copy's as dit reads it now; a card uploaded from itself (no first
-// copy) is read and hashed here, file by file.
+// cloudFiles are the files of a first copy in a folder with the hashes
+// each object must have: the card's, as its first run read them
+// (c.expect), or, for a file the card did not give (the first copy's hash
+// lists), the first copy's as dit reads it now.
 func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 	j := c.j
 	nd := len(c.dests)
