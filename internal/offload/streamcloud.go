@@ -198,7 +198,7 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 			mu.Unlock()
 		})
 	}
-	n, rerr := c.streamBlocks(src, hs, pws, size)
+	n, rerr := c.streamBlocks(ctx, src, hs, pws, size)
 	for _, pw := range pws {
 		if rerr != nil {
 			pw.CloseWithError(rerr) // rclone gets less than --size: no object
@@ -220,11 +220,14 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 // streamBlocks reads src to its end, feeding every hasher and every pipe
 // still open (a destination whose upload ended takes no more), and counts
 // the bytes sent.
-func (c *cardRun) streamBlocks(src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64) (int64, error) {
+func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64) (int64, error) {
 	buf := make([]byte, 1<<20)
 	var n int64
 	dead := map[int]bool{}
 	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
 		k, err := io.ReadFull(src, buf)
 		if k > 0 {
 			b := buf[:k]
