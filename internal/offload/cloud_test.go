@@ -89,12 +89,23 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"big.mov": "readback:xxh64", "small.mov": "s3-etag:md5"}, how)
 
+	// dit verify --verify-hashes all: every cloud object downloaded and
+	// hashed, and recorded so.
+	ok, err := RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{All: true, Rclone: o.Rclone})
+	require.NoError(t, err)
+	require.True(t, ok)
+	files, err = e.cat.Files(k[1].ID)
+	require.NoError(t, err)
+	for _, f := range files {
+		require.Equal(t, "readback:md5,xxh64", f.Copies[0].VerifyAlgos, f.Rel)
+	}
+
 	// The small object overwritten on the server with other bytes.
 	other := filepath.Join(e.dir, "other")
 	testCard(t, other, "x", map[string]string{"small.mov": bigContent(1000, 9)})
 	s.Rclone(t, "copyto", filepath.Join(other, "x", "small.mov"), "ditcloud:shots/show/day01/A001/small.mov", "--ignore-times")
 	var bad []RecheckResult
-	ok, err := RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: func(r RecheckResult) {
+	ok, err = RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: func(r RecheckResult) {
 		if r.State != StateVerified {
 			bad = append(bad, r)
 		}
