@@ -10,7 +10,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(B
 # no symbol table or DWARF (about a third smaller).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 # Packages with concurrency: run under the race detector when cgo works.
-RACE_PKGS := ./internal/offload/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/catalog/... ./internal/serve/... ./internal/sched/... ./raid/... ./ui/...
+RACE_PKGS := ./internal/offload/... ./internal/cloud/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/catalog/... ./internal/serve/... ./internal/sched/... ./raid/... ./ui/...
 DEMO_SIZE ?= 2GB
 # The demo simulates the set (CFast readers, Thunderbolt array) at this
 # fraction of the field rates, so a small machine keeps up.
@@ -205,6 +205,7 @@ bench: build
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
 	$(GO) run ./cmd/ditcatbench -dit $(BIN)/dit -db .cache/catbench/catalog.db
 	$(GO) run ./cmd/ditproxybench -dit $(BIN)/dit -rounds 3
+	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -size 300MB -runs 3
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
 # part of `make test`, which needs none of it (the UI tests use Fyne's test

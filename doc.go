@@ -58,6 +58,9 @@
 //	internal/fsys        the filesystem interface (real and fault-injecting),
 //	                     page-cache bypass for read-back; ArrayFS and Mux
 //	                     make a dit array a destination like a folder
+//	internal/cloud       rclone:REMOTE:PATH destinations, driven through the rclone
+//	                     binary: upload, list with the storage's ETags, read back
+//	                     (docs/cloud.md); s3test, a real S3 server for tests
 //	internal/catalog     the catalog on SQLite or PostgreSQL: schema, migrations,
 //	                     batched writer, stations, push to a shared catalog
 //	internal/crashpoint  named steps the crash tests stop dit at
@@ -106,10 +109,11 @@
 //	cmd/ditplanbench     the planner-accuracy benchmark behind `make bench`
 //	cmd/testcount        go test with a count of tests run, passed, failed, skipped
 //	cmd/ditspeedbench    dit speedtest against fio, behind `make bench`
+//	cmd/ditcloudbench    a cloud upload against rclone copy, behind `make bench`
 //	cmd/ditcatbench      the catalog at scale behind `make bench`: a generated
 //	                     catalog of a million files, dit's commands timed on it
 //	cmd/dit/e2e/...      the end-to-end tests of the real binary, one package per
-//	                     group (array, cascade, cli, crash/seal, crash/report,
+//	                     group (array, cascade, cli, cloud, crash/seal, crash/report,
 //	                     faults, frontends, mhl, plan, reports); cmd/dit/internal/e2e
 //	                     is their harness
 //	cmd/sizecheck        make lint's size check: functions over 120 lines, files over 700

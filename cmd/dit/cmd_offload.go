@@ -55,13 +55,15 @@ type OffloadOptions struct {
 	NoDirectoryHashes bool
 	NotifyConfig      string // notify: section's file ("": the user's config file; "none")
 	DriveHealth       string // warn | refuse | off: the destinations' drive health (smartctl)
+	Cloud             cloudFlags
 }
 
 // AddFlags registers the flags.
 func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
-	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist")
-	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free")
+	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist. rclone:REMOTE:PATH uploads each card from its verified local copy to a remote of your rclone configuration")
+	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free; or rclone:REMOTE:PATH (a cloud upload)")
 	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: how many cards the second run copies at once")
+	o.Cloud.AddFlags(f, true)
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
 	addVerifyHashesFlag(f, &o.VerifyHashes, "", nil)
@@ -368,7 +370,7 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL, ALE: o.ALE,
 		Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, ProxyWorkers: o.ProxyWorkers,
 		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
-		ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
+		Rclone: o.Cloud.rclone(), ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
 		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}, nil
 }
 

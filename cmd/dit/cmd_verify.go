@@ -18,6 +18,7 @@ import (
 type VerifyOptions struct {
 	VerifyHashes string // fastest | all
 	All          bool   // --verify-hashes-all, the old name of --verify-hashes all
+	Cloud        cloudFlags
 }
 
 // verifyHashesUsage is the help of --verify-hashes, the one name on dit
@@ -73,6 +74,7 @@ matches, 3 otherwise.`,
 		},
 	}
 	addVerifyHashesFlag(cmd.Flags(), &o.VerifyHashes, "verify-hashes-all", &o.All)
+	o.Cloud.AddFlags(cmd.Flags(), false)
 	return cmd
 }
 
@@ -88,7 +90,7 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 	defer cat.Close()
 	prog := newVerifyProgress(g, id)
 	var good, bad int
-	ok, err := offload.RecheckWith(cmd.Context(), cat, fsys.OS{}, id, offload.RecheckOptions{All: all,
+	ok, err := offload.RecheckWith(cmd.Context(), cat, fsys.OS{}, id, offload.RecheckOptions{All: all, Rclone: o.Cloud.rclone(),
 		OnProgress: prog.Set,
 		OnResult: func(r offload.RecheckResult) {
 			if r.State == offload.StateVerified {

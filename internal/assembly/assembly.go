@@ -187,7 +187,8 @@ func engineOptions(s *Settings) offload.Options {
 			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL},
 		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
 			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, ResumeArgs: s.ResumeArgs,
-			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes},
+			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes,
+			Rclone: s.Rclone},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/raid"
 )
@@ -42,6 +43,9 @@ func (e *DriveError) Error() string {
 func driveFolders(dests []string) []string {
 	var out []string
 	for _, d := range dests {
+		if cloud.IsDest(d) {
+			continue // no drive of ours
+		}
 		if !raid.IsBlade(d) {
 			out = append(out, d)
 			continue

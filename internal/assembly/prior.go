@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -86,7 +87,9 @@ func decide(ctx context.Context, s *Settings) (cards, dests []string, out []Deci
 		}
 	}
 	dests = s.Dests
-	if len(partial) > 0 && len(partial) == len(cards) && len(s.Then) == 0 {
+	// A cloud destination is uploaded from a local copy: the local ones
+	// stay in the job (what they hold is compared, not written again).
+	if len(partial) > 0 && len(partial) == len(cards) && len(s.Then) == 0 && !slices.ContainsFunc(s.Dests, cloud.IsDest) {
 		dests = leaveOut(s.Dests, partial)
 		for _, p := range partial {
 			say(Narrowed, p, p.Message()+": copying it to "+strings.Join(dests, ", ")+" only")

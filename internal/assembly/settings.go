@@ -3,6 +3,7 @@ package assembly
 import (
 	"context"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
@@ -54,6 +55,11 @@ type Settings struct {
 	// "Copy it again").
 	Again      bool
 	AgainCards []string
+
+	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH among
+	// Dests or Then): its configuration file and bandwidth limit (nil:
+	// rclone on PATH, the user's own configuration).
+	Rclone *cloud.Rclone
 
 	BlockSize       int
 	CheckpointEvery int64 // 0: the engine's default; negative: never

@@ -290,6 +290,17 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0001.) Not yet pushed to a shared catalog (dit catalog push).
 //
+// # Cloud copies (no schema change)
+//
+//	destinations.path of a cloud destination is rclone:REMOTE:PATH, as
+//	    given (internal/cloud); its copies' path is relative to it.
+//	copies.verify_algos of a copy on it says how it was verified:
+//	    "s3-etag:md5" (the storage's own MD5 of the stored object, an S3
+//	    single-part ETag, equal to the card's), or "readback:ALGOS" (the
+//	    object read back from the remote and hashed with ALGOS); a local
+//	    copy's holds the algorithms of its read-back, as before. dit job
+//	    show and the reports show it (offload.CloudVerifiedBy).
+//
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and
 // recorded in PRAGMA user_version (PostgreSQL: schema_version); never edit

@@ -232,6 +232,12 @@ func (c *cardRun) run(ctx context.Context) {
 	var once sync.Once
 	release := func() { once.Do(turn) }
 	defer release()
+	if c.cloudRun() {
+		c.runCloud(ctx)
+		release()
+		c.finishCard(ctx)
+		return
+	}
 	c.startCopying()
 	c.makeDestFolders()
 

@@ -131,6 +131,10 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	}
 	h := j.newCardRun(sc, k, c.out, nil)
 	h.expect, h.from = expect, c
+	if h.cloudRun() {
+		h.computeTotals() // against what the remote holds now
+		return h, nil
+	}
 	for di := range h.dests {
 		if _, err := h.plan(di); err != nil {
 			k.State, k.Error = StateFailed, err.Error()

@@ -101,6 +101,23 @@
 // cards, writing the Then destinations (their command-line index after
 // Dests).
 //
+// # Cloud destinations
+//
+// A destination written rclone:REMOTE:PATH (internal/cloud, docs/cloud.md)
+// is uploaded with rclone from a verified local copy: beside a -d folder
+// it is taken to the cascade's second run (splitCloud, cloud.go), whose
+// card row runs runCloud (cloudrun.go) instead of the pipeline: what the
+// remote holds is listed, every file not held with the card's MD5 is
+// uploaded (rclone copy of the first copy), then each object is verified
+// by the storage's own MD5 (an S3 single-part ETag) against the card's
+// MD5 of the first run, or else read back from the remote and hashed; no
+// hash list is written there (the first copy's go up with the files). A
+// job whose only destinations are cloud ones streams each card file from
+// its one read to every destination (rclone rcat, streamcloud.go). A job
+// with one hashes MD5 too.
+// A resume sends nothing the remote holds verified. Recheck checks cloud
+// copies the same way (recheckcloud.go; with All, by read-back).
+//
 // # On disk
 //
 // Each card lands in DEST/<Layout>, default {job}/{card}. A copy is written
@@ -247,6 +264,8 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
+//	cloud.go, cloudrun.go, streamcloud.go, recheckcloud.go: cloud
+//	               destinations (rclone)
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
 //	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates

@@ -25,7 +25,9 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() && (c.rec.VerifyFinished.IsZero() || c.bytesVerif.Load() > 0) {
 		c.rec.VerifyFinished = now
 	}
-	c.setFolderTimes()
+	if !c.cloudRun() {
+		c.setFolderTimes()
+	}
 	final := c.verdict(ctx)
 	if final == "" {
 		c.setDone()
@@ -39,7 +41,9 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	// touch is not sealed again (a resume with nothing to do writes
 	// nothing).
 	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
-	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
+	// A cloud copy carries the first copy's hash lists (uploaded and
+	// verified with the files); dit writes none there itself.
+	if j.opts.Seal == nil || c.cloudRun() || (sealedBefore && !c.touched.Load()) {
 		c.rec.State = final
 	} else {
 		c.sealCard(ctx, final)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/raid"
@@ -165,6 +166,10 @@ type Env struct {
 	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
 	// --resume N" the engine writes into messages.
 	ResumeArgs string
+	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
+	// Dests or Then; internal/cloud, cloud.go): nil is rclone on PATH
+	// with the user's own configuration. A job with one hashes MD5 too.
+	Rclone *cloud.Rclone
 }
 
 // Hooks are the front end's and the composition layer's functions a job

@@ -51,6 +51,10 @@ type filePlan struct {
 // computeTotals sums what the plan will read and read back; called once
 // after planning, before the pipeline starts.
 func (c *cardRun) computeTotals() {
+	if c.cloudRun() {
+		c.planCloud()
+		return
+	}
 	for _, fp := range c.files {
 		readNeeded := false
 		for di := range fp.dests {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
@@ -174,7 +176,13 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	if o.Catalog == nil {
 		return nil, errors.New("offload: no catalog")
 	}
+	if err := splitCloud(&o); err != nil {
+		return nil, err
+	}
 	if err := Check(o); err != nil {
+		return nil, err
+	}
+	if err := checkClouds(ctx, o); err != nil {
 		return nil, err
 	}
 	start := o.Now()
@@ -258,6 +266,9 @@ func Check(o Options) error {
 	if len(o.Cards) == 0 {
 		return usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
 	}
+	if err := splitCloud(&o); err != nil {
+		return err
+	}
 	if len(o.Dests) == 0 {
 		if len(o.Then) > 0 {
 			return usageErrorf("--then without -d: a cascade copies the card to the -d destinations first, then from that copy to the --then destinations")
@@ -313,6 +324,13 @@ func checkPaths(fsy interface {
 		cp = append(cp, r)
 	}
 	for _, d := range dests {
+		if cloud.IsDest(d) {
+			if slices.Contains(dp, d) {
+				return nil, nil, usageErrorf("destination %s is given twice: name each destination once", d)
+			}
+			dp = append(dp, d)
+			continue
+		}
 		r, err := resolve(d)
 		if err != nil {
 			return nil, nil, err
@@ -390,6 +408,9 @@ func (j *Job) fail(err error) {
 // file and checks free space.
 func (j *Job) lockAndPlan() error {
 	for _, d := range j.dests {
+		if d.isCloud() {
+			continue // nothing to lock; nothing is ever replaced there
+		}
 		l, err := lockDest(d.root, j.rec.ID)
 		if err != nil {
 			return err
@@ -404,6 +425,9 @@ func (j *Job) lockAndPlan() error {
 	roots := map[string][]string{}
 	fsids := map[*destination]string{}
 	for _, d := range j.dests {
+		if d.isCloud() {
+			continue // the storage's room is the storage's
+		}
 		free, fsid, err := j.opts.FS.Free(d.root)
 		if err != nil {
 			return fmt.Errorf("cannot read free space of destination %s: %w", d.root, err)
@@ -413,7 +437,7 @@ func (j *Job) lockAndPlan() error {
 		fsids[d] = fsid
 	}
 	for _, c := range j.cards {
-		if c.absent {
+		if c.absent || c.cloudRun() {
 			continue
 		}
 		for di, d := range c.dests {
@@ -430,6 +454,9 @@ func (j *Job) lockAndPlan() error {
 	for _, c := range j.cards {
 		if c.rec.Hop <= 1 && j.secondOf(c) == nil {
 			for _, d := range j.hopDests(2) {
+				if d.isCloud() {
+					continue
+				}
 				need[fsids[d]] += c.scan.Bytes
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/raid"
@@ -35,6 +36,11 @@ type RecheckOptions struct {
 	// the totals so far; it must return quickly (a front end that prints
 	// keeps the last value and prints on its own schedule).
 	OnProgress func(RecheckProgress)
+	// Rclone reaches the job's cloud destinations (nil: rclone on PATH
+	// with the user's configuration). A cloud copy is checked by the
+	// storage's own MD5 of the object, or read back when it has none or
+	// with All.
+	Rclone *cloud.Rclone
 }
 
 // RecheckProgress is how far a [RecheckWith] is.
@@ -59,7 +65,10 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
-	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress}
+	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress, rclone: opt.Rclone, all: opt.All}
+	if r.rclone == nil {
+		r.rclone = &cloud.Rclone{}
+	}
 	if r.onResult == nil {
 		r.onResult = func(RecheckResult) {}
 	}
@@ -161,6 +170,11 @@ type rechecker struct {
 	onResult   func(RecheckResult)
 	onProgress func(RecheckProgress)
 	ok         bool
+	rclone     *cloud.Rclone
+	all        bool
+	// listed are the cloud folders listed so far, by destination and
+	// card folder.
+	listed map[string]map[string]cloud.Object
 }
 
 // load reads every card's files first, for the totals of the progress
@@ -184,6 +198,9 @@ func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([]
 // card's folder) and records and reports what it finds. Its error is
 // the interruption's.
 func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
+	if cloud.IsDest(d.Path) {
+		return r.cloudCopy(ctx, k, f, d, cp, out)
+	}
 	rel := relJoin(out, f.Rel)
 	if cp != nil && cp.Path != "" {
 		rel = cp.Path
@@ -218,7 +235,7 @@ func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, 
 		r.done(readTo)
 		return nil
 	}
-	r.record(k, f, d, cp, rel, p, res)
+	r.record(k, f, d, cp, rel, p, res, hashing.Names(r.valgos))
 	r.onResult(res)
 	r.done(readTo)
 	return nil
@@ -250,8 +267,8 @@ func readBackState(f *catalog.File, got hashing.Sums, n int64, err error) (state
 
 // record puts what the re-read of f's copy at p (rel on d) found in the
 // catalog: a copy that did not verify fails, and its file with it.
-func (r *rechecker) record(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, rel, p string, res RecheckResult) {
-	ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: hashing.Names(r.valgos), Error: res.Error}
+func (r *rechecker) record(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, rel, p string, res RecheckResult, how string) {
+	ncp := catalog.Copy{DestID: d.ID, Path: rel, State: res.State, VerifyAlgos: how, Error: res.Error}
 	if cp != nil {
 		ncp.Written = cp.Written
 	}
@@ -266,7 +283,7 @@ func (r *rechecker) record(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp
 			r.cat.PutFile(f)
 		}
 	}
-	if res.State != StateVerified || cp == nil || cp.State != StateVerified {
+	if res.State != StateVerified || cp == nil || cp.State != StateVerified || cp.VerifyAlgos != how {
 		r.cat.PutCopy(k.ID, f.Rel, &ncp)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
 )
@@ -151,6 +152,10 @@ func (j *Job) resumeDests(jobID int64) error {
 		return err
 	}
 	for _, d := range dests {
+		if cloud.IsDest(d.Path) {
+			j.dests = append(j.dests, &destination{root: d.Path, rec: d})
+			continue
+		}
 		if fi, err := os.Stat(d.Path); err != nil || !fi.IsDir() {
 			return fmt.Errorf("destination %s of job %d is not there: mount it at the same path and resume again", d.Path, jobID)
 		}

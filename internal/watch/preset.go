@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/proxies"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -168,7 +169,7 @@ func ParsePreset(file string, b []byte) (*Preset, error) {
 // anchor makes the preset's relative paths relative to base, its folder.
 func (p *Preset) anchor(base string) {
 	abs := func(s string) string {
-		if s == "" || filepath.IsAbs(s) {
+		if s == "" || filepath.IsAbs(s) || cloud.IsDest(s) {
 			return s
 		}
 		return filepath.Join(base, s)

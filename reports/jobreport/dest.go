@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
@@ -172,6 +173,9 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 	}
 	var written []string
 	for _, d := range r.Destinations {
+		if cloud.IsDest(d.Path) {
+			continue // a cloud copy holds the card's files and hash lists; the reports stay on the local copies
+		}
 		if plainOS && raid.IsBlade(d.Path) {
 			// A blade folder holds the array's own files: the report goes
 			// into the array (through the job's filesystem), never beside them.

@@ -1,0 +1,33 @@
+// Package cloud is dit's cloud destination: a destination written
+// rclone:REMOTE:PATH, where REMOTE is a remote of the user's own rclone
+// configuration (rclone config, RCLONE_CONFIG, or RCLONE_CONFIG_<NAME>_*
+// environment variables) and PATH a folder on it (a bucket and prefix on
+// S3). dit drives the rclone binary (the engine every such transfer
+// already trusts); it holds no storage client of its own.
+//
+// What it does, all through rclone:
+//
+//	Upload     files of a local folder to the remote (rclone copy
+//	           --files-from): a bandwidth limit, retries with backoff,
+//	           the bytes sent so far (rclone's JSON stats); an object
+//	           already there is never written over (the caller verifies
+//	           it: a resumed upload sends nothing twice)
+//	Rcat       one object from a stream the caller reads once and hashes
+//	List       what the remote holds under a folder, each object's size
+//	           and MD5 as the storage reports it, and whether that MD5 is
+//	           the storage's own (Server: S3's ETag of a single-part
+//	           object) or a value a client stored beside it (rclone's
+//	           md5chksum metadata of a multipart upload), which dit never
+//	           counts as proof
+//	Open       an object read back from the remote (rclone cat)
+//
+// Nothing is ever deleted or moved on the remote. S3 objects are written
+// single-part up to 5 GiB (--s3-upload-cutoff 5G), so their ETag is the
+// MD5 of the stored bytes computed by the storage; larger objects are
+// multipart and verified by reading them back. docs/cloud.md is the
+// design: what "verified" means for a cloud copy, resume, limits.
+//
+// Tests run against a real S3 server (moto, installed from PyPI into a
+// venv by s3test) on 127.0.0.1, with the real rclone binary; a test whose
+// tool is missing skips saying which.
+package cloud

@@ -1,0 +1,478 @@
+package cloud
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Prefix begins every cloud destination: rclone:REMOTE:PATH.
+const Prefix = "rclone:"
+
+// UploadCutoff is the size up to which an S3 object is written in one
+// part (S3's limit for one PUT), so that its ETag is the MD5 of its bytes.
+const UploadCutoff = "5G"
+
+// Dest is a cloud destination: a remote of the rclone configuration and a
+// folder on it.
+type Dest struct {
+	Remote string // the remote's name, without its colon
+	Path   string // the folder on it ("" the remote's root), slash-separated
+}
+
+// IsDest reports whether s names a cloud destination (rclone:...).
+func IsDest(s string) bool { return strings.HasPrefix(s, Prefix) }
+
+// Parse reads a destination written rclone:REMOTE:PATH.
+func Parse(s string) (Dest, error) {
+	rest, ok := strings.CutPrefix(s, Prefix)
+	if !ok {
+		return Dest{}, fmt.Errorf("%q is not a cloud destination: write it rclone:REMOTE:PATH (REMOTE a remote of your rclone configuration)", s)
+	}
+	remote, p, ok := strings.Cut(rest, ":")
+	if !ok || remote == "" || strings.ContainsAny(remote, "/\\ ") {
+		return Dest{}, fmt.Errorf("cloud destination %q: write it rclone:REMOTE:PATH, e.g. rclone:s3backup:bucket/shows (REMOTE a remote of your rclone configuration, see rclone listremotes)", s)
+	}
+	p = strings.Trim(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
+	return Dest{Remote: remote, Path: p}, nil
+}
+
+// String is the destination as dit records it: rclone:REMOTE:PATH.
+func (d Dest) String() string { return Prefix + d.Remote + ":" + d.Path }
+
+// At is the rclone path of rel (slash-separated) under the destination.
+func (d Dest) At(rel string) string {
+	return d.Remote + ":" + strings.TrimPrefix(path.Join(d.Path, rel), "/")
+}
+
+// Rclone runs the rclone binary. The zero value uses "rclone" on PATH
+// with the user's own configuration.
+type Rclone struct {
+	// Bin is the rclone binary ("" rclone on PATH).
+	Bin string
+	// Config is rclone's --config ("" rclone's own choice: RCLONE_CONFIG
+	// or its default file; remotes defined by RCLONE_CONFIG_<NAME>_*
+	// variables work either way).
+	Config string
+	// BwLimit is rclone's --bwlimit ("" none), e.g. "20M" (bytes/s).
+	BwLimit string
+	// Transfers are the files sent at once (0: rclone's default, 4).
+	Transfers int
+	// Tries of a failed rclone run before it is an error (0: 3), waiting
+	// Backoff (0: 2 s) before the second, twice that before the third...
+	Tries   int
+	Backoff time.Duration
+	// Env is added to the environment rclone runs with.
+	Env []string
+}
+
+// ErrNoRclone: the rclone binary is not there.
+var ErrNoRclone = errors.New("rclone is not installed: install it (Debian: apt-get install rclone) to use rclone: destinations")
+
+func (r *Rclone) bin() (string, error) {
+	b := r.Bin
+	if b == "" {
+		b = "rclone"
+	}
+	p, err := exec.LookPath(b)
+	if err != nil {
+		return "", fmt.Errorf("%w (looked for %s)", ErrNoRclone, b)
+	}
+	return p, nil
+}
+
+// command is rclone with args, the configuration and the environment.
+func (r *Rclone) command(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	b, err := r.bin()
+	if err != nil {
+		return nil, err
+	}
+	if r.Config != "" {
+		args = append([]string{"--config", r.Config}, args...)
+	}
+	cmd := exec.CommandContext(ctx, b, args...)
+	cmd.Env = append(os.Environ(), r.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	dieWithParent(cmd)
+	return cmd, nil
+}
+
+// run runs rclone once and returns its standard output; an error carries
+// the last lines it printed on standard error.
+func (r *Rclone) run(ctx context.Context, args ...string) ([]byte, error) {
+	out, _, err := r.run2(ctx, args...)
+	return out, err
+}
+
+// run2 is run, and returns its standard error too.
+func (r *Rclone) run2(ctx context.Context, args ...string) ([]byte, []byte, error) {
+	cmd, err := r.command(ctx, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("rclone %s: %v: %s", args[0], err, lastLines(errorLines(errb.String()), 3))
+	}
+	return out.Bytes(), errb.Bytes(), nil
+}
+
+// errorLines are the lines of rclone's log that are not debug output.
+func errorLines(s string) string {
+	var ls []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "Failed") || strings.Contains(l, "CRITICAL") {
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) == 0 {
+		return s
+	}
+	return strings.Join(ls, "\n")
+}
+
+// lastLines are the last n non-empty lines of s, joined by " / ".
+func lastLines(s string, n int) string {
+	var ls []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, " / ")
+}
+
+// retry runs f up to Tries times, waiting Backoff, then twice as long...
+// between tries; it stops early when ctx ends.
+func (r *Rclone) retry(ctx context.Context, what string, f func() error) error {
+	tries, wait := r.Tries, r.Backoff
+	if tries <= 0 {
+		tries = 3
+	}
+	if wait <= 0 {
+		wait = 2 * time.Second
+	}
+	var err error
+	for i := 0; i < tries; i++ {
+		if err = f(); err == nil || ctx.Err() != nil || errors.Is(err, ErrNoRclone) {
+			return err
+		}
+		if i+1 < tries {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wait *= 2
+		}
+	}
+	return fmt.Errorf("%s: %d tries: %w", what, tries, err)
+}
+
+// Check reads the destination's folder: the remote must be configured
+// and reachable, its bucket there. A folder not created yet is fine.
+func (r *Rclone) Check(ctx context.Context, d Dest) error {
+	_, err := r.run(ctx, "lsjson", "--max-depth", "1", "--files-only", "--no-mimetype", "--no-modtime", d.At(""))
+	if err == nil || strings.Contains(err.Error(), "directory not found") && d.Path != "" && !bucketOnly(d.Path) {
+		return nil
+	}
+	if errors.Is(err, ErrNoRclone) {
+		return err
+	}
+	return fmt.Errorf("cloud destination %s cannot be read: %v: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that its bucket exists", d, err, d.Remote)
+}
+
+// bucketOnly: p names a bucket and no folder in it.
+func bucketOnly(p string) bool { return !strings.Contains(p, "/") }
+
+// Progress is what an upload has sent so far.
+type Progress struct {
+	Bytes int64 // sent in this upload, every try included
+}
+
+// Upload copies the files rels (slash-separated, relative to src) of the
+// local folder src to the folder dir under d, keeping their relative
+// paths. An object already there of a file's name is never written over
+// (--ignore-existing): the caller verifies what is there. onProgress (may be nil) is called about twice a second.
+func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, dir string, onProgress func(Progress)) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	list, err := os.CreateTemp("", "dit-upload-*.txt")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(list.Name())
+	_, err = list.WriteString(strings.Join(rels, "\n") + "\n")
+	if cerr := list.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	var base int64
+	return r.retry(ctx, "upload to "+d.String(), func() error {
+		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
+			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
+		if r.BwLimit != "" {
+			args = append(args, "--bwlimit", r.BwLimit)
+		}
+		if r.Transfers > 0 {
+			args = append(args, "--transfers", fmt.Sprint(r.Transfers))
+		}
+		last, err := r.runStats(ctx, args, func(b int64) {
+			if onProgress != nil {
+				onProgress(Progress{Bytes: base + b})
+			}
+		})
+		base += last
+		return err
+	})
+}
+
+// runStats runs rclone with JSON logs and reports the bytes its stats
+// say were sent; it returns the last figure.
+func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64)) (int64, error) {
+	cmd, err := r.command(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	var last int64
+	var errs []string
+	var mu sync.Mutex
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var l struct {
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+			Stats *struct {
+				Bytes int64 `json:"bytes"`
+			} `json:"stats"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		if l.Stats != nil {
+			mu.Lock()
+			last = l.Stats.Bytes
+			mu.Unlock()
+			on(l.Stats.Bytes)
+		} else if l.Level == "error" || l.Level == "critical" {
+			errs = append(errs, strings.TrimSpace(l.Msg))
+		}
+	}
+	err = cmd.Wait()
+	if err != nil {
+		if ctx.Err() != nil {
+			return last, ctx.Err()
+		}
+		return last, fmt.Errorf("rclone copy: %v: %s", err, lastLines(strings.Join(errs, "\n"), 3))
+	}
+	return last, nil
+}
+
+// Rcat writes the object rel of d from body, size bytes long (rclone rcat
+// --size: one S3 part up to 5 GiB, so its ETag is the MD5 of the bytes
+// the storage received). The caller reads the source once and hashes
+// what it sends. It is not tried again: body cannot be read twice.
+func (r *Rclone) Rcat(ctx context.Context, d Dest, rel string, size int64, body io.Reader) error {
+	args := []string{"rcat", "--size", fmt.Sprint(size), "--s3-upload-cutoff", UploadCutoff, "--retries", "1"}
+	if r.BwLimit != "" {
+		args = append(args, "--bwlimit", r.BwLimit)
+	}
+	cmd, err := r.command(ctx, append(args, d.At(rel))...)
+	if err != nil {
+		return err
+	}
+	var errb bytes.Buffer
+	cmd.Stdin, cmd.Stderr = body, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("rclone rcat %s: %v: %s", d.At(rel), err, lastLines(errorLines(errb.String()), 3))
+	}
+	return nil
+}
+
+// Object is a file the remote holds.
+type Object struct {
+	Rel  string // relative to the folder listed, slash-separated
+	Size int64
+	// MD5 is the object's MD5 as rclone reports it (hex, "" none): for a
+	// multipart S3 object, a value a client stored beside it.
+	MD5 string
+	// ETag is the storage's own checksum of the object as its listing
+	// gives it (unquoted, lower case; "" not an S3 remote).
+	ETag string
+}
+
+// ServerMD5 is the MD5 of the stored bytes as the storage computed it
+// when they were written ("" none): an S3 single-part object's ETag. A
+// multipart object's ETag ("HEX-N") is not an MD5 of the object, and
+// the md5 rclone stores in a multipart object's metadata is the
+// uploader's claim: neither counts.
+//
+// The ETag must also be the md5 rclone reports for the object it listed
+// (for a single-part object rclone takes its md5 from that ETag): an ETag
+// is never taken from a listing entry that is not this object.
+func (o Object) ServerMD5() string {
+	if len(o.ETag) == 32 && strings.Trim(o.ETag, "0123456789abcdef") == "" && o.ETag == o.MD5 {
+		return o.ETag
+	}
+	return ""
+}
+
+// List lists every object under the folder dir of d, with its MD5 as
+// rclone reports it and, on S3, its ETag as the storage's listing gives
+// it (read from rclone's dump of the listing responses, so that what is
+// the storage's own is told from what a client claimed). A folder that
+// is not there lists as empty.
+func (r *Rclone) List(ctx context.Context, d Dest, dir string) (map[string]Object, error) {
+	var out, dump []byte
+	err := r.retry(ctx, "list "+d.At(dir), func() error {
+		var err error
+		out, dump, err = r.run2(ctx, "lsjson", "-R", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype",
+			"--dump", "bodies", d.At(dir))
+		if err != nil && strings.Contains(err.Error(), "directory not found") {
+			out, err = []byte("[]"), nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var items []struct {
+		Path   string
+		Size   int64
+		Hashes map[string]string
+	}
+	if err := json.Unmarshal(out, &items); err != nil {
+		return nil, fmt.Errorf("rclone lsjson %s: %v", d.At(dir), err)
+	}
+	etags := listedETags(dump, keyPrefix(d, dir))
+	m := make(map[string]Object, len(items))
+	for _, it := range items {
+		m[it.Path] = Object{Rel: it.Path, Size: it.Size, MD5: strings.ToLower(it.Hashes["md5"]), ETag: etags[it.Path]}
+	}
+	return m, nil
+}
+
+// keyPrefix is the S3 key prefix of the folder dir of d (the bucket is
+// the first element of its path).
+func keyPrefix(d Dest, dir string) string {
+	full := strings.Trim(path.Join(d.Path, dir), "/")
+	_, key, _ := strings.Cut(full, "/")
+	if key != "" {
+		key += "/"
+	}
+	return key
+}
+
+var listResult = regexp.MustCompile(`(?s)<ListBucketResult[ >].*?</ListBucketResult>`)
+
+// listedETags reads the S3 listing responses rclone dumped: the ETag of
+// each key under prefix, by its path relative to it.
+func listedETags(dump []byte, prefix string) map[string]string {
+	out := map[string]string{}
+	for _, body := range listResult.FindAll(dump, -1) {
+		var res struct {
+			EncodingType string `xml:"EncodingType"`
+			Contents     []struct {
+				Key  string `xml:"Key"`
+				ETag string `xml:"ETag"`
+			} `xml:"Contents"`
+		}
+		if xml.Unmarshal(body, &res) != nil {
+			continue
+		}
+		for _, c := range res.Contents {
+			key := c.Key
+			if res.EncodingType == "url" {
+				if k, err := url.QueryUnescape(key); err == nil {
+					key = k
+				}
+			}
+			if rel, ok := strings.CutPrefix(key, prefix); ok {
+				out[rel] = strings.ToLower(strings.Trim(c.ETag, `"`))
+			}
+		}
+	}
+	return out
+}
+
+// Open reads the object rel of d back from the remote, which must be size
+// bytes long. Close reports an error if rclone did not read it whole, or
+// it was not size bytes (rclone cat of a name that is not there reads
+// nothing, and says nothing).
+func (r *Rclone) Open(ctx context.Context, d Dest, rel string, size int64) (io.ReadCloser, error) {
+	cmd, err := r.command(ctx, "cat", d.At(rel))
+	if err != nil {
+		return nil, err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &catReader{rc: out, cmd: cmd, errb: &errb, what: d.At(rel), size: size}, nil
+}
+
+type catReader struct {
+	rc   io.ReadCloser
+	cmd  *exec.Cmd
+	errb *bytes.Buffer
+	what string
+	size int64
+	n    int64
+}
+
+func (c *catReader) Read(b []byte) (int, error) {
+	n, err := c.rc.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *catReader) Close() error {
+	rest, _ := io.Copy(io.Discard, c.rc)
+	c.n += rest
+	if err := c.cmd.Wait(); err != nil {
+		return fmt.Errorf("rclone cat %s: %v: %s", c.what, err, lastLines(c.errb.String(), 3))
+	}
+	if c.n != c.size {
+		return fmt.Errorf("rclone cat %s read %d bytes, not %d: is the object there?", c.what, c.n, c.size)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package offload
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// Cloud destinations (rclone:REMOTE:PATH, internal/cloud, docs/cloud.md)
+// are uploaded from a verified local copy: they are the job's last hop.
+// A job with a folder or array destination (-d) and a cloud one takes
+// the cloud one to its cascade's second run (hop 2), which reads the
+// first copy; --then rclone:... is the same. The card is free once its
+// first copy is verified, and safe to format only once the cloud copy is
+// verified too. A job whose only destinations are cloud ones streams
+// each card: every file is read once, hashed and sent as it is read
+// (streamcloud.go), and the storage's MD5 of what it stored must equal
+// the MD5 of that read.
+//
+// A cloud copy is verified when the storage's own MD5 of the stored
+// object (an S3 single-part object's ETag, computed by the server from
+// the bytes it received) equals the MD5 of the card's read, or else when
+// the object read back from the remote hashes as the card did. The copy
+// row's verify_algos says which: CloudByServer or CloudByReadBack, with
+// the algorithms compared.
+
+// Verification methods of a cloud copy, as the catalog's verify_algos
+// holds them (followed by the algorithms compared: "s3-etag:md5").
+const (
+	CloudByServer   = "s3-etag:"
+	CloudByReadBack = "readback:"
+)
+
+// isCloud reports whether d is a cloud destination.
+func (d *destination) isCloud() bool { return cloud.IsDest(d.root) }
+
+// cloudRun: every destination of c is a cloud one.
+func (c *cardRun) cloudRun() bool {
+	if len(c.dests) == 0 {
+		return false
+	}
+	for _, d := range c.dests {
+		if !d.isCloud() {
+			return false
+		}
+	}
+	return true
+}
+
+// splitCloud moves the cloud destinations of o.Dests to o.Then (they are
+// uploaded from the first copy), adds MD5 to the hashes (the storage's
+// checksum is compared with the card's MD5), and refuses what dit cannot
+// do with them.
+func splitCloud(o *Options) error {
+	var local, clouds []string
+	for _, d := range o.Dests {
+		if cloud.IsDest(d) {
+			clouds = append(clouds, d)
+		} else {
+			local = append(local, d)
+		}
+	}
+	thenCloud := 0
+	for _, d := range o.Then {
+		if cloud.IsDest(d) {
+			thenCloud++
+		}
+	}
+	if len(clouds) == 0 && thenCloud == 0 {
+		return nil
+	}
+	for _, d := range append(append([]string(nil), clouds...), o.Then...) {
+		if cloud.IsDest(d) {
+			if _, err := cloud.Parse(d); err != nil {
+				return usageErrorf("%v", err)
+			}
+		}
+	}
+	if len(clouds) > 0 && len(o.Then) > 0 || thenCloud > 0 && thenCloud < len(o.Then) {
+		return usageErrorf("a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job")
+	}
+	if len(clouds) > 0 && len(local) > 0 {
+		// Uploaded from the verified local copy, in a second run.
+		o.Dests, o.Then = local, clouds
+	}
+	// Only cloud destinations: each card's files are streamed from the
+	// card's one read (streamCloud).
+	if o.Verify == VerifyNone {
+		return usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)")
+	}
+	if !slices.Contains(o.Hashes, hashing.MD5) && len(o.Hashes) > 0 {
+		o.Hashes = append(append([]hashing.Algo(nil), o.Hashes...), hashing.MD5)
+	}
+	return nil
+}
+
+// cloudDests are the cloud destinations among ds, parsed.
+func cloudDest(d *destination) cloud.Dest {
+	cd, _ := cloud.Parse(d.root)
+	return cd
+}
+
+// rclone is the job's rclone (Options.Rclone, or rclone on PATH with the
+// user's own configuration).
+func (j *Job) rclone() *cloud.Rclone {
+	if j.opts.Rclone != nil {
+		return j.opts.Rclone
+	}
+	return &cloud.Rclone{}
+}
+
+// checkClouds reads every cloud destination of a new job once: a remote
+// that is not configured or not reachable refuses the job before it is
+// recorded.
+func checkClouds(ctx context.Context, o Options) error {
+	r := o.Rclone
+	if r == nil {
+		r = &cloud.Rclone{}
+	}
+	for _, d := range append(append([]string(nil), o.Dests...), o.Then...) {
+		if cd, err := cloud.Parse(d); err == nil {
+			if err := r.Check(ctx, cd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cloudMethod is the verify_algos of a cloud copy verified by method
+// with algos.
+func cloudMethod(method string, algos []hashing.Algo) string {
+	return method + hashing.Names(algos)
+}
+
+// CloudVerifiedBy says in words how a copy was verified, from its
+// verify_algos: "the storage's MD5 (S3 ETag)", "read back from the
+// cloud: xxh64", or the algorithms of a local read-back.
+func CloudVerifiedBy(verifyAlgos string) string {
+	switch {
+	case strings.HasPrefix(verifyAlgos, CloudByServer):
+		return "the storage's own " + strings.TrimPrefix(verifyAlgos, CloudByServer) + " (S3 ETag)"
+	case strings.HasPrefix(verifyAlgos, CloudByReadBack):
+		return "read back from the cloud: " + strings.TrimPrefix(verifyAlgos, CloudByReadBack)
+	}
+	return verifyAlgos
+}
+
+// cloudPath is a copy's place on a cloud destination, for messages.
+func cloudPath(d *destination, rel string) string {
+	return fmt.Sprintf("%s/%s", strings.TrimSuffix(d.root, "/"), rel)
+}

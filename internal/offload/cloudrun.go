@@ -1,0 +1,379 @@
+package offload
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
+)
+
+// cloudFile is one file of a cloud run on one destination.
+type cloudFile struct {
+	fp   *filePlan
+	want hashing.Sums // what the object must hash as: the card's read
+	rec  *catalog.File
+	res  []destResult // per destination
+	how  []string     // per destination: verify_algos of a verified copy
+	done []bool       // per destination: final (verified before, or now)
+}
+
+// runCloud is the run of a card whose destinations are cloud ones: the
+// first copy in a folder (c.scan.Root) is uploaded with rclone copy; the
+// card itself, or a first copy on a dit array, is streamed from dit's
+// read (streamcloud.go). Then every object is verified (the storage's
+// MD5, else read back). What the remote already holds and verifies is not
+// sent again (a resumed upload).
+func (c *cardRun) runCloud(ctx context.Context) {
+	j := c.j
+	c.startCopying()
+	if empty := c.emptyDirs(); len(empty) > 0 {
+		msg := fmt.Sprintf("%s: an object store keeps no empty folders: %s will not be in the cloud copy", destList(c.dests), strings.Join(empty, ", "))
+		if c.from != nil {
+			msg += ", and the card's ASC MHL history lists it: after a download, create it (mkdir) before verifying the history"
+		}
+		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
+	}
+	var files []*cloudFile
+	var held []map[string]cloud.Object
+	if c.streamed() {
+		// The card itself, read once, or a first copy on a dit array,
+		// read through the array (streamcloud.go).
+		files, held = c.streamCloud(ctx)
+	} else {
+		files = c.cloudFiles(ctx)
+		held = make([]map[string]cloud.Object, len(c.dests))
+		for di := range c.dests {
+			if ctx.Err() != nil {
+				break
+			}
+			held[di] = c.uploadCloud(ctx, di, files)
+		}
+	}
+	c.endCopying(ctx)
+	for di := range c.dests {
+		for _, f := range files {
+			if f.done[di] || ctx.Err() != nil {
+				continue
+			}
+			c.verifyCloud(ctx, di, f, held[di])
+		}
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		c.finalizeCloud(f)
+	}
+	if c.rec.VerifyStarted.IsZero() {
+		c.rec.VerifyStarted = j.opts.Now()
+	}
+}
+
+// cloudFiles are the files of a first copy in a folder with the hashes
+// each object must have: the card's, as its first run read them
+// (c.expect), or, for a file the card did not give (the first copy's hash
+// lists), the first copy's as dit reads it now.
+func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
+	j := c.j
+	nd := len(c.dests)
+	var out []*cloudFile
+	for _, fp := range c.files {
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
+		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
+			f.want = w
+		} else {
+			mh := hashing.NewMulti(j.algos, 2)
+			c.current.Store(fp.ent.Rel)
+			sums, n, err := hashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			mh.Close()
+			if err == nil && n != fp.ent.Size {
+				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
+			}
+			if err != nil {
+				f.rec.State, f.rec.Error = StateFailed, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), err)
+				for di := range f.res {
+					f.res[di] = destResult{state: StateFailed, err: f.rec.Error, rel: relJoin(c.out, fp.ent.Rel)}
+					f.done[di] = true
+				}
+			}
+			f.want = sums
+		}
+		f.rec.Sums = f.want
+		if f.rec.State == StatePending {
+			j.cat.PutFile(f.rec) // its copies' rows refer to it
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// uploadCloud uploads the files to cloud destination di that it does not
+// hold verified already, and returns what it holds then (nil: it could
+// not be listed, and its copies failed).
+func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) map[string]cloud.Object {
+	j := c.j
+	d := c.dests[di]
+	cd := cloudDest(d)
+	r := j.rclone()
+	held, err := r.List(ctx, cd, c.out)
+	if err != nil {
+		c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
+		return nil
+	}
+	var send []string
+	for _, f := range files {
+		if f.done[di] {
+			continue
+		}
+		rel := f.fp.ent.Rel
+		f.res[di].rel = relJoin(c.out, rel)
+		if o, ok := held[rel]; ok && c.serverMatch(o, f) {
+			// Held already (an earlier run sent it): verified by the
+			// storage's own checksum, not sent again.
+			c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+			continue
+		}
+		send = append(send, rel)
+	}
+	if len(send) > 0 {
+		c.touched.Store(true)
+		var sent int64
+		err = r.Upload(ctx, c.scan.Root, send, cd, c.out, func(p cloud.Progress) {
+			if d := p.Bytes - sent; d > 0 {
+				c.bytesCopied.Add(d)
+				c.destWritten[di].Add(d)
+				sent = p.Bytes
+			}
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			// What went up is verified all the same; what did not is failed below.
+			c.j.emit(Event{Type: EvWarning, Card: c.label(), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
+		}
+		if held, err = r.List(ctx, cd, c.out); err != nil {
+			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
+			return nil
+		}
+	}
+	c.mu.Lock()
+	if c.verifyAt.IsZero() {
+		c.verifyAt = j.opts.Now()
+	}
+	c.mu.Unlock()
+	return held
+}
+
+// serverMatch: the object o is f as the card gave it, by the storage's own
+// MD5 and its size.
+func (c *cardRun) serverMatch(o cloud.Object, f *cloudFile) bool {
+	m := o.ServerMD5()
+	return m != "" && o.Size == f.fp.ent.Size && strings.EqualFold(m, f.want.Get(hashing.MD5))
+}
+
+// verifyCloud verifies f's object on destination di: the storage's MD5,
+// or else the object read back and hashed.
+func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held map[string]cloud.Object) {
+	d := c.dests[di]
+	rel := f.fp.ent.Rel
+	where := cloudPath(d, relJoin(c.out, rel))
+	o, ok := held[rel]
+	switch {
+	case !ok:
+		c.failedCloud(di, f, fmt.Sprintf("%s is not on the remote after the upload: upload again with dit offload --resume %d", where, c.j.rec.ID))
+		return
+	case o.Size != f.fp.ent.Size:
+		c.failedCloud(di, f, fmt.Sprintf("%s holds %d bytes, the card's file %d: upload again with dit offload --resume %d", where, o.Size, f.fp.ent.Size, c.j.rec.ID))
+		return
+	case c.serverMatch(o, f):
+		f.res[di].written = true
+		c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+		return
+	}
+	f.res[di].written = true
+	got, algos, err := c.readBackCloud(ctx, di, rel, f.fp.ent.Size)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		c.failedCloud(di, f, fmt.Sprintf("%s cannot be read back: %v", where, err))
+		return
+	}
+	compared, bad, ok := f.want.Compare(got)
+	if !ok {
+		msg := fmt.Sprintf("%s differs from the card: %s %s read from the card, %s read back from the cloud", where, bad, f.want.Get(bad), got.Get(bad))
+		if len(compared) == 0 {
+			msg = fmt.Sprintf("%s: no hash in common with the card's to compare (%s)", where, hashing.Names(algos))
+		}
+		c.failedCloud(di, f, msg+": the card is NOT safe to format (an object that was at that name before is not dit's to replace: dit never overwrites or deletes on a remote; move it away and resume)")
+		return
+	}
+	c.verifiedCloud(di, f, cloudMethod(CloudByReadBack, compared))
+}
+
+// readBackCloud reads the object of rel on destination di back from the
+// remote and hashes it with the job's verification algorithms.
+func (c *cardRun) readBackCloud(ctx context.Context, di int, rel string, size int64) (hashing.Sums, []hashing.Algo, error) {
+	j := c.j
+	rc, err := j.rclone().Open(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size)
+	if err != nil {
+		return hashing.Sums{}, nil, err
+	}
+	algos := j.valgos
+	mh := hashing.NewMulti(algos, 2)
+	defer mh.Close()
+	sums, _, err := hashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
+		c.bytesVerif.Add(int64(n))
+		c.destVerif[di].Add(int64(n))
+	})
+	if cerr := rc.Close(); err == nil {
+		err = cerr
+	}
+	return sums, algos, err
+}
+
+func (c *cardRun) verifiedCloud(di int, f *cloudFile, how string) {
+	if p := f.fp.prevCopy(c.dests[di].rec.ID); p == nil || p.State != StateVerified {
+		c.touched.Store(true)
+	}
+	f.res[di].state, f.how[di], f.done[di] = StateVerified, how, true
+	if !strings.HasPrefix(how, CloudByReadBack) {
+		c.bytesVerif.Add(f.fp.ent.Size)
+		c.destVerif[di].Add(f.fp.ent.Size)
+	}
+	c.recordCloudCopy(di, f)
+}
+
+func (c *cardRun) failedCloud(di int, f *cloudFile, why string) {
+	c.touched.Store(true)
+	f.res[di].state, f.res[di].err, f.done[di] = StateFailed, why, true
+	c.recordCloudCopy(di, f)
+}
+
+// cloudFail fails every file not final on destination di with why.
+func (c *cardRun) cloudFail(di int, files []*cloudFile, why string) {
+	c.destErr[di] = fmt.Errorf("%s", why)
+	for _, f := range files {
+		if !f.done[di] {
+			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
+			c.failedCloud(di, f, why)
+		}
+	}
+}
+
+func (c *cardRun) recordCloudCopy(di int, f *cloudFile) {
+	r := f.res[di]
+	cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
+	if r.state == StateVerified {
+		cp.VerifyAlgos, cp.VerifiedAt = f.how[di], c.j.opts.Now()
+	}
+	c.j.cat.PutCopy(c.rec.ID, f.fp.ent.Rel, cp)
+}
+
+// finalizeCloud records a file of a cloud run once it is final on every
+// destination, and tells the front ends.
+func (c *cardRun) finalizeCloud(f *cloudFile) {
+	j := c.j
+	for _, d := range f.done {
+		if !d {
+			return
+		}
+	}
+	if f.rec.State != StateFailed {
+		var why []string
+		for _, r := range f.res {
+			if r.state != StateVerified {
+				why = append(why, r.err)
+			}
+		}
+		f.rec.State = StateVerified
+		if len(why) > 0 {
+			f.rec.State, f.rec.Error = StateFailed, strings.Join(why, "; ")
+		}
+	}
+	f.rec.CopyFinished = j.opts.Now()
+	j.cat.PutFile(f.rec)
+	if f.rec.State == StateFailed {
+		c.filesFailed.Add(1)
+	}
+	ev := Event{Type: EvFile, Card: c.label(), Path: f.rec.Rel, State: f.rec.State, Message: f.rec.Error}
+	for di, r := range f.res {
+		if r.state == StateFailed {
+			c.destFailed[di].Add(1)
+		}
+		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
+	}
+	c.filesDone.Add(1)
+	j.emit(ev)
+}
+
+// emptyDirs are the card's folders that hold no file, at any depth.
+func (c *cardRun) emptyDirs() []string {
+	full := map[string]bool{}
+	for _, f := range c.scan.Files {
+		for d := path.Dir(f.Rel); d != "." && d != "/" && !full[d]; d = path.Dir(d) {
+			full[d] = true
+		}
+	}
+	var out []string
+	for _, d := range c.scan.Dirs {
+		if d.Rel != "" && d.Rel != "." && !full[d.Rel] {
+			out = append(out, d.Rel)
+		}
+	}
+	return out
+}
+
+// planCloud sets a cloud run's totals before it runs (the progress reads
+// them without a lock): every file is read back, or checked, on every
+// destination; what a destination holds already with the card's MD5 (an
+// interrupted upload) is not sent again, the rest is. A remote that cannot
+// be listed now counts as holding nothing.
+func (c *cardRun) planCloud() {
+	r := *c.j.rclone()
+	r.Tries = 1
+	for di, d := range c.dests {
+		held, _ := r.List(context.Background(), cloudDest(d), c.out)
+		var need int64
+		for _, fp := range c.files {
+			c.verifyTotal += fp.ent.Size
+			c.destVerifTotal[di] += fp.ent.Size
+			o, ok := held[fp.ent.Rel]
+			w0, _ := c.expectOf(fp.ent.Rel)
+			w := w0.Get(hashing.MD5)
+			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.ServerMD5(), w) {
+				continue
+			}
+			need += fp.ent.Size
+		}
+		c.destNeed[di] = need
+		c.copyTotal = max(c.copyTotal, need)
+	}
+}
+
+// streamed: the run reads its files itself and streams them to the
+// remote: from the card (no first copy), or from a first copy on a dit
+// array, which only dit reads (rclone sees the blades' own files).
+func (c *cardRun) streamed() bool {
+	return c.from == nil || raid.IsBlade(c.from.dests[0].root)
+}
+
+// expectOf is what the card gave for rel in the first run, which the
+// cloud copy must hash as; not the card's own ASC MHL chain once the first
+// run's seal extended it on the first copy (by design: its generations
+// are checked one by one), which goes up as the first copy holds it.
+func (c *cardRun) expectOf(rel string) (hashing.Sums, bool) {
+	w, ok := c.expect[rel]
+	if ok && rel == chainRel && c.firstRunSealed() {
+		return hashing.Sums{}, false
+	}
+	return w, ok
+}

@@ -1,0 +1,278 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// A card whose only destinations are cloud ones is streamed: each file is
+// read once from the card, and every block read is hashed and sent to each
+// destination as it is read (rclone rcat, one object per file, up to
+// streamWorkers files at once; one at a time under a bandwidth limit, which
+// rclone applies per process). The objects' server-side MD5 is then
+// compared with the MD5 of that one read. Where an object of a file's name
+// is there already (an interrupted run left it), the file is read first
+// and hashed; the object is verified or failed against that read, never
+// written over.
+//
+// A second run from a first copy on a dit array streams too (rclone cannot
+// read an array): each file the card gave is read through the array and
+// checked against the card's hashes of the first run before anything is
+// sent, so a first copy that differs from the card never reaches the
+// remote (its first copy is withdrawn, as the local second run does); the
+// read that is sent must hash as that first one.
+
+const streamWorkers = 4
+
+// errStreamDone ends a destination's pipe once its upload has returned.
+var errStreamDone = errors.New("upload ended")
+
+// streamCloud reads and sends every file of the card, and returns them and
+// what each destination holds afterwards (nil: it could not be listed; its
+// copies failed).
+func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]cloud.Object) {
+	j := c.j
+	nd := len(c.dests)
+	files := make([]*cloudFile, len(c.files))
+	for i, fp := range c.files {
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
+		for di := range f.res {
+			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
+		}
+		j.cat.PutFile(f.rec)
+		files[i] = f
+	}
+	// What is there already: never written over (dit replaces nothing on
+	// a remote); a destination that cannot be listed is not written.
+	before := make([]map[string]cloud.Object, nd)
+	for di, d := range c.dests {
+		var err error
+		if before[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil && ctx.Err() == nil {
+			c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
+		}
+	}
+	workers := streamWorkers
+	if j.rclone().BwLimit != "" {
+		workers = 1
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c.streamFile(ctx, f, before)
+		})
+	}
+	wg.Wait()
+	held := make([]map[string]cloud.Object, nd)
+	if ctx.Err() != nil {
+		return files, held
+	}
+	for di, d := range c.dests {
+		var err error
+		if held[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil {
+			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
+			held[di] = nil
+		}
+	}
+	c.mu.Lock()
+	c.verifyAt = j.opts.Now()
+	c.mu.Unlock()
+	return files, held
+}
+
+// streamFile reads f from the card once and sends it to every destination
+// that has no object of its name. Where one is there already (an
+// interrupted run's, or anyone's), or the file must first be checked
+// against the card (a first copy on an array), it is read and hashed
+// first: an object there is verified or failed against that read, never
+// written over; the read that is then sent must hash as the first.
+func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[string]cloud.Object) {
+	rel, size := f.fp.ent.Rel, f.fp.ent.Size
+	c.current.Store(rel)
+	var send []int
+	for di := range c.dests {
+		if _, there := before[di][rel]; !there && !f.done[di] {
+			send = append(send, di)
+		}
+	}
+	want, checked := c.expectOf(rel)
+	first := len(send) < len(c.dests) || checked
+	var sums hashing.Sums
+	if first {
+		var err error
+		if sums, _, err = c.streamRead(ctx, rel, size, nil); err != nil {
+			c.streamFailed(ctx, f, err)
+			return
+		}
+		if checked {
+			if msg := c.checkStreamed(rel, want, sums); msg != "" {
+				c.streamFailed(ctx, f, errors.New(msg))
+				return
+			}
+		}
+		f.want, f.rec.Sums = sums, sums
+	}
+	if len(send) == 0 {
+		return // verified below against the objects there
+	}
+	c.touched.Store(true)
+	got, errs, err := c.streamRead(ctx, rel, size, send)
+	if err != nil {
+		c.streamFailed(ctx, f, err)
+		return
+	}
+	if first {
+		if _, bad, ok := sums.Compare(got); !ok {
+			c.streamFailed(ctx, f, fmt.Errorf("it read differently twice (%s %s, then %s): the medium is not reading reliably", bad, sums.Get(bad), got.Get(bad)))
+			return
+		}
+	}
+	f.want, f.rec.Sums = got, got
+	for di, e := range errs {
+		if e != nil {
+			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
+		}
+	}
+}
+
+// streamFailed fails f on every destination: the card's file could not
+// be read whole (an interruption leaves it as it is).
+func (c *cardRun) streamFailed(ctx context.Context, f *cloudFile, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	f.rec.State, f.rec.Error = StateFailed, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), err)
+	if strings.HasPrefix(err.Error(), "second run") {
+		f.rec.Error = err.Error()
+	}
+	for di := range f.res {
+		if !f.done[di] {
+			c.failedCloud(di, f, f.rec.Error)
+		}
+	}
+}
+
+// streamRead reads the card's file rel once, hashes it with the job's
+// algorithms and sends it to the destinations send as it is read. It
+// returns the digests, each destination's upload error (by index), and
+// the read's error.
+func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send []int) (hashing.Sums, map[int]error, error) {
+	j := c.j
+	src, err := j.opts.FS.Open(filepath.Join(c.scan.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return hashing.Sums{}, nil, err
+	}
+	defer src.Close()
+	hs := make([]hash.Hash, len(j.algos))
+	for i, a := range j.algos {
+		hs[i] = a.New()
+	}
+	pws := map[int]*io.PipeWriter{}
+	errs := map[int]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, di := range send {
+		pr, pw := io.Pipe()
+		pws[di] = pw
+		wg.Go(func() {
+			err := j.rclone().Rcat(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size, pr)
+			pr.CloseWithError(errStreamDone)
+			mu.Lock()
+			errs[di] = err
+			mu.Unlock()
+		})
+	}
+	n, rerr := c.streamBlocks(ctx, src, hs, pws, size)
+	for _, pw := range pws {
+		if rerr != nil {
+			pw.CloseWithError(rerr) // rclone gets less than --size: no object
+		} else {
+			pw.Close()
+		}
+	}
+	wg.Wait()
+	if rerr == nil && n != size {
+		rerr = fmt.Errorf("read %d bytes of %d: it changed while it was read", n, size)
+	}
+	var sums hashing.Sums
+	for i, a := range j.algos {
+		sums.Set(a, hashing.Encode(a, hs[i].Sum(nil)))
+	}
+	return sums, errs, rerr
+}
+
+// streamBlocks reads src to its end, feeding every hasher and every pipe
+// still open (a destination whose upload ended takes no more), and counts
+// the bytes sent.
+func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64) (int64, error) {
+	buf := make([]byte, 1<<20)
+	var n int64
+	dead := map[int]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := io.ReadFull(src, buf)
+		if k > 0 {
+			b := buf[:k]
+			for _, h := range hs {
+				h.Write(b)
+			}
+			for di, pw := range pws {
+				if dead[di] {
+					continue
+				}
+				if _, werr := pw.Write(b); werr != nil {
+					dead[di] = true
+					continue
+				}
+				c.destWritten[di].Add(int64(k))
+			}
+			if len(pws) > 0 {
+				c.bytesCopied.Add(int64(k))
+			}
+			n += int64(k)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if n > size {
+			return n, fmt.Errorf("longer than the %d bytes it had: it changed while it was read", size)
+		}
+	}
+}
+
+// checkStreamed compares a file read from an array first copy with the
+// card's hashes of the first run: "" when they agree; else the first copy
+// is withdrawn (failFirstCopy) and the reason returned.
+func (c *cardRun) checkStreamed(rel string, want, got hashing.Sums) string {
+	for _, a := range c.j.algos {
+		w, g := want.Get(a), got.Get(a)
+		if w == "" || g == "" || w == g {
+			continue
+		}
+		c.failFirstCopy(rel, a, w, g)
+		return fmt.Sprintf("second run (first copy %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: not uploaded, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
+			DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), a, w, g, c.j.rec.ID)
+	}
+	return ""
+}
