@@ -32,6 +32,7 @@ type PlanOptions struct {
 	Hashes       string
 	Verify       string
 	Limits       []string
+	UploadRate   string
 	Fit          []string
 	NoCPU        bool
 	JSON         bool
@@ -86,6 +87,7 @@ so every rate is F times and every time 1/F times the field plan's.`,
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes the job computes (their CPU cost is planned)")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back planned: dest, source+dest or none")
 	f.StringArrayVar(&o.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s")
+	f.StringVar(&o.UploadRate, "upload-rate", "", "the cart's uplink, shared by the cloud destinations (rclone:REMOTE:PATH), e.g. 100MB/s (the topology's upload_rate:)")
 	f.StringSliceVar(&o.Fit, "fit", nil, "media to count room for (default: the media of the cards)")
 	f.BoolVar(&o.NoCPU, "no-cpu", false, "leave this machine's CPU out (plan for another machine)")
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
@@ -186,6 +188,11 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	}
 	req := assembly.TopologyRequest{Topology: set, Cards: args, Dests: o.Dests, Then: o.Then,
 		Limits: o.Limits, Sizes: true}
+	if o.UploadRate != "" {
+		if req.UploadRate, err = units.ParseRate(o.UploadRate); err != nil || req.UploadRate <= 0 {
+			return usageErr(fmt.Errorf("--upload-rate %q: give a rate above zero such as 100MB/s or 1Gbit/s", o.UploadRate))
+		}
+	}
 	if c, err := g.openCatalogExisting(); err == nil {
 		defer c.Close()
 		req.Measured = c.LatestSpeedTest
@@ -336,6 +343,10 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 // writeUploads says when each cloud destination's uploads finish.
 func writeUploads(w io.Writer, ups []plan.Upload) {
 	for _, u := range ups {
+		if u.UplinkUnknown {
+			fmt.Fprintf(w, "Upload:     to %s: the uplink is unknown: give --upload-rate (or upload_rate: in the topology) for when it finishes\n", u.Destination)
+			continue
+		}
 		if u.FinishSeconds == nil {
 			fmt.Fprintf(w, "Upload:     to %s: finish time unknown (a card's size is unknown)", u.Destination)
 		} else {

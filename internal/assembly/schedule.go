@@ -28,6 +28,10 @@ type TopologyRequest struct {
 	Limits []string
 	// Sizes fills each card's size from its folder (the plan's times).
 	Sizes bool
+	// UploadRate, when above zero, is the cart's uplink shared by the
+	// cloud destinations (bytes/s; it replaces the topology's
+	// upload_rate).
+	UploadRate float64
 	// Measured, when set, is the catalog's LatestSpeedTest: each card's
 	// and destination's latest dit speedtest replaces its table rates
 	// (internal/speedtest.Apply), and the notes say so.
@@ -62,6 +66,9 @@ func JobTopology(ctx context.Context, r TopologyRequest) (t *plan.Topology, note
 	}
 	if r.Sizes {
 		sched.FillSizes(t)
+	}
+	if r.UploadRate > 0 {
+		t.Upload = r.UploadRate
 	}
 	if err := applyLimits(t, r.Limits); err != nil {
 		return nil, nil, usage(err)

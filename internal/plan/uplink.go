@@ -31,20 +31,20 @@ type Upload struct {
 	// (bytes/s; 0: not given).
 	Rate float64 `json:"uplink_bytes_per_s"`
 	// FinishSeconds is when the last card's upload is done (nil: a
-	// card's size is unknown).
+	// card's size or the uplink is unknown).
 	FinishSeconds *float64 `json:"finish_s"`
+	// UplinkUnknown: neither upload_rate nor the destination's
+	// write_rate is given, so nothing bounds the upload in the plan and
+	// no finish time is given.
+	UplinkUnknown bool `json:"uplink_unknown,omitempty"`
 }
 
-// checkUplink checks the cloud destinations against upload_rate: each
-// needs the uplink's rate (or its own write_rate) to be planned.
+// checkUplink checks upload_rate. A cloud destination without it (and
+// without a write_rate of its own) is planned without a budget of its
+// own, and its Upload says the uplink is unknown.
 func (t *Topology) checkUplink() error {
 	if t.Upload < 0 {
 		return t.errf(0, "upload_rate must be above zero, e.g. upload_rate: 100MB/s")
-	}
-	for _, d := range t.Destinations {
-		if IsCloud(d) && t.Upload == 0 && d.Write == 0 {
-			return t.errf(d.Line, "destination %q is a cloud remote: give the cart's uplink as upload_rate: at the top of the topology (e.g. upload_rate: 100MB/s) or write_rate: on the destination", d.Name)
-		}
 	}
 	return nil
 }
@@ -90,6 +90,26 @@ func uploads(t *Topology, res *Result) {
 				u.FinishSeconds = res.Cascade.LastSafeSeconds
 			}
 		}
+		if t.Upload == 0 && d.Write == 0 {
+			u.FinishSeconds, u.UplinkUnknown = nil, true
+			if d.Run == 2 {
+				unknownSecondRun(res, d.Name)
+			}
+		}
 		res.Uploads = append(res.Uploads, u)
+	}
+}
+
+// unknownSecondRun takes back the cascade's second-run figures when its
+// upload to dest has no known rate: nothing bounded it in the plan, so
+// its times would be made up.
+func unknownSecondRun(res *Result, dest string) {
+	for i := range res.Cards {
+		c := &res.Cards[i]
+		c.SafeSeconds, c.SecondRate, c.SecondLimitedBy = nil, 0, ""
+	}
+	if c := res.Cascade; c != nil {
+		c.LastSafeSeconds = nil
+		c.Bottleneck = fmt.Sprintf("the upload to %s has no known rate: give the uplink (dit plan --upload-rate, or upload_rate: in the topology) for the second run's times", dest)
 	}
 }

@@ -65,26 +65,36 @@ destinations:
 	require.Contains(t, res.Bottleneck, "uplink")
 }
 
-func TestCloudDestinationNeedsTheUplink(t *testing.T) {
-	_, err := ParseTopology("cart.yaml", []byte(`
+func TestCloudDestinationWithoutTheUplink(t *testing.T) {
+	top := parse(t, `
+sources:
+  - {name: A001, media: cfast2, size: 11GB}
 destinations:
-  - {name: raid, write_rate: 2.2GB/s}
+  - {name: raid, write_rate: 2.2GB/s, read_rate: 2.6GB/s}
   - {name: b2, path: "rclone:b2:show", run: 2}
-`))
-	require.ErrorContains(t, err, "cart.yaml line 4")
-	require.ErrorContains(t, err, `destination "b2" is a cloud remote`)
-	require.ErrorContains(t, err, "upload_rate: 100MB/s")
+`)
+	res, err := Plan(top, Options{})
+	require.NoError(t, err, "an unknown uplink does not stop the plan")
+	require.Len(t, res.Uploads, 1)
+	require.True(t, res.Uploads[0].UplinkUnknown)
+	require.Nil(t, res.Uploads[0].FinishSeconds, "no finish time is made up")
+	near(t, 20, *res.Cards[0].FreeSeconds, "the first run is planned as before")
+	require.Nil(t, res.Cards[0].SafeSeconds, "not at the array's read rate: the upload's is unknown")
+	require.Nil(t, res.Cascade.LastSafeSeconds)
+	require.Contains(t, res.Cascade.Bottleneck, "--upload-rate")
 
 	// A write_rate on the destination plans it without the uplink.
-	top := parse(t, `
+	top = parse(t, `
 sources:
   - {name: A001, media: cfast2, size: 1GB}
 destinations:
   - {name: b2, kind: cloud, write_rate: 40MB/s}
 `)
-	res, err := Plan(top, Options{})
+	res, err = Plan(top, Options{})
 	require.NoError(t, err)
 	near(t, 40e6, res.Cards[0].Rate)
+	require.False(t, res.Uploads[0].UplinkUnknown)
+	near(t, 1e9/40e6, *res.Uploads[0].FinishSeconds)
 }
 
 func TestUploadRateSurvivesEncode(t *testing.T) {

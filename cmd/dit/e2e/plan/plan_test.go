@@ -521,4 +521,24 @@ cpu: {cores: 8, hash_rates: {md5: 0.7GB/s, xxh64: 8GB/s}}
 	require.Len(t, res.Uploads, 1)
 	require.Equal(t, "b2", res.Uploads[0].Destination)
 	require.NotNil(t, res.Uploads[0].Finish)
+
+	// Without the uplink no time is made up; --upload-rate gives it.
+	bare := e2e.WriteFile(t, filepath.Join(dir, "bare.yaml"), strings.Replace(readFile(t, topo), "upload_rate: 100MB/s\n", "", 1))
+	r = e2e.Dit(t, db, "plan", "--topology", bare, "--then-parallel", "1")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "Upload:     to b2: the uplink is unknown: give --upload-rate")
+	require.NotContains(t, r.Stdout, "safe to format in")
+	r = e2e.Dit(t, db, "plan", "--topology", bare, "--then-parallel", "1", "--upload-rate", "0.1GB/s")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "Upload:     to b2 finishes in 4m00s (uplink 0.100 GB/s)")
+	r = e2e.Dit(t, db, "plan", "--topology", bare, "--upload-rate", "fast")
+	require.Equal(t, 2, r.Code)
+	require.Contains(t, r.Stderr, `--upload-rate "fast"`)
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
 }
