@@ -92,6 +92,7 @@ type App struct {
 	history   *historyView
 	arrays    *arrayView
 	auto      *autoView
+	speed     *speedTest // the latest Speed test dialog
 	banner    *banner
 	themeMode string
 	themeSel  *widget.Select
@@ -274,6 +275,9 @@ func (a *App) Close() {
 	a.locked(func() {
 		if a.auto.cancel != nil {
 			a.auto.cancel()
+		}
+		if a.speed != nil {
+			a.speed.stop()
 		}
 	})
 	if run != nil {

@@ -183,6 +183,7 @@ type arrayView struct {
 	repairBt *widget.Button
 	roleSel  *widget.Select
 	rebuild  *widget.Button
+	speedBtn *widget.Button
 	busy     bool
 	opName   string
 	// ops counts the view's goroutines. App.Close does not wait for them
@@ -225,8 +226,11 @@ func newArrayView(a *App) *arrayView {
 		}
 		a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
 	})
+	v.speedBtn = a.speedButton(func() speedTarget {
+		return speedTarget{Path: v.dir, What: fmt.Sprintf("array %q", v.st.Label)}
+	})
 	v.setEnabled()
-	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild)
+	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild, widget.NewSeparator(), v.speedBtn)
 	v.content = container.NewPadded(container.NewVScroll(container.NewVBox(
 		container.NewHBox(heading("Array"), open), v.info, v.members, widget.NewSeparator(),
 		ops, v.opLabel, v.progress, v.result)))
@@ -234,7 +238,7 @@ func newArrayView(a *App) *arrayView {
 }
 
 func (v *arrayView) setEnabled() {
-	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild} {
+	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild, v.speedBtn} {
 		if v.st == nil || v.busy {
 			b.Disable()
 		} else {

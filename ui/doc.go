@@ -56,6 +56,23 @@
 //	Arrays       a dit array's blades, their state and free space; scrub
 //	             (check, or repair) and rebuild of a blade, with progress.
 //
+// # Speed test
+//
+// Each card and destination of the Offload tab and the array of the
+// Arrays tab has a Speed test action (speedtest.go): a dialog with the
+// size (default: internal/speedtest's, past the memory and the media's
+// caches), Start, the progress and Cancel (the test files are removed,
+// nothing is recorded). It runs speedtest.Run as dit speedtest does: a
+// card is only read (RunCard: nothing on it is written), a destination
+// folder written and read back, a blade of a dit array tested blade by
+// blade, then as the whole array. Each result shows its rates, how the
+// cache was kept out, the cliff (where a cache ran out) when one was
+// found, its curves drawn by reports/speedchart (Save chart... writes the
+// PNG) and where it is kept: speedtest.Keep records it in the catalog
+// under the volume's id, where the plan and the offloads read it in place
+// of the table rates. A test is refused while a job runs (it would slow
+// the job and measure less than the drive sustains).
+//
 // # Safe to format
 //
 // A card reads "Verified: safe to format" only when the job's summary,
@@ -166,7 +183,8 @@
 // # Files
 //
 // The Offload tab: offload.go (the view, its plan and Start),
-// formlists.go (its cards and destinations), formsettings.go (hashes,
+// formlists.go (its cards and destinations), speedtest.go (the Speed
+// test dialog), formsettings.go (hashes,
 // verify, hash lists, presets, the form remembered), plan.go, mounted.go.
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The
