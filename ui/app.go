@@ -49,6 +49,10 @@ type Config struct {
 	// OpenURL shows a folder or file in the desktop's file manager
 	// (default: the Fyne app's OpenURL).
 	OpenURL func(u *url.URL) error
+	// SMART runs smartctl for the drives' health (the Arrays tab's
+	// blades, the destinations checked before a job; default: smartctl
+	// itself; tests give the committed fixtures).
+	SMART devices.Runner
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Volumes is what the Auto-offload switch watches (default

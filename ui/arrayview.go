@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -25,6 +27,9 @@ type memberStatus struct {
 	Dir    string // where it is now ("" when not found)
 	Hint   string // where it was last seen
 	Free   uint64
+	// Drive is the health its drive reports (devices.HealthOfAll; nil
+	// until asked).
+	Drive *devices.Health
 }
 
 func (m memberStatus) text() string {
@@ -54,6 +59,8 @@ type arrayStatus struct {
 	// files without redundancy, the health record's damaged units); nil:
 	// from the members only.
 	Health *raid.Health
+	// DrivesRead: the blades' drives were asked for their health.
+	DrivesRead bool
 }
 
 // loadArrayStatus assembles the array of blade folder dir read-only and
@@ -176,6 +183,7 @@ type arrayView struct {
 	st       *arrayStatus
 	info     *widget.Label
 	members  *fyne.Container
+	drives   *fyne.Container
 	progress *widget.ProgressBar
 	opLabel  *widget.Label
 	result   *widget.Label
@@ -206,6 +214,7 @@ func newArrayView(a *App) *arrayView {
 	v.info = widget.NewLabel("Open a blade folder of a dit array (dit array create) to see its health.")
 	v.info.Wrapping = fyne.TextWrapWord
 	v.members = container.NewVBox()
+	v.drives = container.NewVBox()
 	v.progress = widget.NewProgressBar()
 	v.progress.Hide()
 	v.opLabel = widget.NewLabel("")
@@ -232,7 +241,7 @@ func newArrayView(a *App) *arrayView {
 	v.setEnabled()
 	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild, widget.NewSeparator(), v.speedBtn)
 	v.content = container.NewPadded(container.NewVScroll(container.NewVBox(
-		container.NewHBox(heading("Array"), open), v.info, v.members, widget.NewSeparator(),
+		container.NewHBox(heading("Array"), open), v.info, v.members, v.drives, widget.NewSeparator(),
 		ops, v.opLabel, v.progress, v.result)))
 	return v
 }
@@ -269,11 +278,73 @@ func (v *arrayView) load(dir string) {
 			v.info.SetText(fmt.Sprintf("%s: %v", dir, err))
 			v.info.Importance = widget.DangerImportance
 			v.members.RemoveAll()
+			v.drives.RemoveAll()
 			v.setEnabled()
 			return
 		}
 		v.render(st)
+		v.goOp(func() { v.loadDrives(st) })
 	})
+}
+
+// loadDrives asks the drives of st's blades for their health (off the UI
+// goroutine: smartctl, bounded by devices.HealthTimeout) and shows it,
+// unless another array was read meanwhile.
+func (v *arrayView) loadDrives(st *arrayStatus) {
+	var idx []int
+	var folders []string
+	for i, m := range st.Members {
+		if m.Dir != "" {
+			idx, folders = append(idx, i), append(folders, m.Dir)
+		}
+	}
+	ctx := context.Background()
+	vols, _ := v.a.cfg.Discover(ctx)
+	hs := devices.HealthOfAll(ctx, vols, folders, v.a.cfg.SMART)
+	v.a.do(func() {
+		if v.st != st {
+			return
+		}
+		for j, h := range hs {
+			st.Members[idx[j]].Drive = h
+		}
+		st.DrivesRead = true
+		v.renderDrives()
+	})
+}
+
+// driveText is a blade's drive health in words, and how it reads.
+func driveText(m memberStatus, read bool) (string, widget.Importance) {
+	head := fmt.Sprintf("Blade %d drive: ", m.Role)
+	h := m.Drive
+	switch {
+	case m.Dir == "":
+		return head + "unknown: the blade is not here", widget.MediumImportance
+	case !read:
+		return head + "asking it for its health (smartctl)...", widget.MediumImportance
+	}
+	switch h.State() {
+	case devices.DriveOK:
+		return head + "ok: " + h.Reason(), widget.SuccessImportance
+	case devices.DriveWarning:
+		return head + "WARNING: " + h.Reason() + ": copy what it holds elsewhere and replace it (rebuild the blade onto a new drive)", widget.WarningImportance
+	}
+	return head + "unknown: " + h.Reason(), widget.MediumImportance
+}
+
+// renderDrives shows each blade's drive health (UI goroutine).
+func (v *arrayView) renderDrives() {
+	v.drives.RemoveAll()
+	if v.st == nil {
+		return
+	}
+	for _, m := range v.st.Members {
+		txt, imp := driveText(m, v.st.DrivesRead)
+		l := widget.NewLabel(txt)
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = imp
+		v.drives.Add(l)
+	}
 }
 
 func (v *arrayView) render(st *arrayStatus) {
@@ -318,6 +389,7 @@ func (v *arrayView) render(st *arrayStatus) {
 		roles = append(roles, "blade "+strconv.Itoa(m.Role))
 	}
 	v.members.Add(grid)
+	v.renderDrives()
 	v.roleSel.Options = roles
 	if miss := st.missing(); len(miss) > 0 {
 		v.roleSel.SetSelected("blade " + strconv.Itoa(miss[0]))

@@ -53,8 +53,13 @@
 //	             and TB/hour); each card's clips with their thumbnails (see
 //	             Clips); its report exported as PDF, HTML or CSV
 //	             (reports/jobreport); its ASC MHL folders revealed.
-//	Arrays       a dit array's blades, their state and free space; scrub
-//	             (check, or repair) and rebuild of a blade, with progress.
+//	Arrays       a dit array's blades, their state and free space, and
+//	             each blade's drive health as dit array status gives it
+//	             (devices.HealthOfAll through Config.SMART, asked after
+//	             the array is shown: ok with its figures, WARNING with
+//	             the problems, unknown with why: smartctl missing, a USB
+//	             bridge that does not answer); scrub (check, or repair)
+//	             and rebuild of a blade, with progress.
 //
 // # Speed test
 //
