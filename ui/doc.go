@@ -78,6 +78,20 @@
 // of the table rates. A test is refused while a job runs (it would slow
 // the job and measure less than the drive sustains).
 //
+// # Before the start
+//
+// The assembly's Prepare may have something to say before a job copies:
+// Prepared.Warnings (a destination drive, or a blade of an array, that
+// reports problems: asked through Config.SMART, the drive found among
+// Config.Discover's volumes: App.driveHealth is the job's
+// Hooks.DriveHealth; the CPU benchmark cache) and Prepared.Notes (measured
+// rates used in place of the table's, measurements that look old). dit
+// offload prints them; dit-gui shows them at the top of the Running job
+// view ("Before the start:", each line a Warning: or a Note:) from the
+// view's first render of the job, before its Run, and keeps them there
+// after the job; the Offload view says them too. A warning does not stop
+// the job (the assembly's DrivesWarn).
+//
 // # Safe to format
 //
 // A card reads "Verified: safe to format" only when the job's summary,
