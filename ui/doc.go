@@ -176,11 +176,16 @@
 // catalog after the copy is the one source).
 //
 // History lists each card's clips from jobreport.Build (Card.Clips; a job
-// that has not finished: the catalog's clips, without thumbnails): a
-// thumbnail 96 px wide (Clip.JPEG, read from the job's reports folder on
-// a destination) or "no thumbnail" with the reason, the clip's name and
-// its codec, resolution, rate, duration, start timecode, files and size
-// (at most 200 clips a card; the report's clip sheet has them all).
+// that has not finished: jobreport.CardClips, the catalog's clips,
+// without thumbnails) in columns as the reports' clip list: Clip (a
+// thumbnail 96 px wide, Clip.JPEG, read from the job's reports folder on
+// a destination, or "no thumbnail"; the clip's name; its type, length as
+// an editor reads it (HH:MM:SS:FF, Clip.Duration) or "length unknown",
+// files and size, NOT verified, why it has no thumbnail), TC in, TC out
+// (the timecode after the last frame, exclusive, Clip.TCEnd), FPS,
+// Resolution and Codec; "unknown" (jobreport.Unknown) where nothing tells
+// it, never a zero (at most 200 clips a card; the report's clip sheet has
+// them all).
 //
 // # Telling the DIT
 //
