@@ -191,3 +191,18 @@ func TestGoldenArrayView(t *testing.T) {
 		require.Contains(t, txt, "Blade 3 drive: unknown: the device does not answer SMART queries")
 	})
 }
+
+// The Arrays tab as drawn (the test renderer): the blades, and each
+// blade's drive health from the committed smartctl fixtures (ok, a
+// warning with its reasons, unknown with why).
+func TestGoldenArrayHealthImage(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.arrays.dir = "/Volumes/Blade1"
+		h.a.arrays.render(goldenArray())
+		h.a.selectTab(h.a.arrays.content)
+		h.a.win.Canvas().Capture() // drawn once in the first theme, as the app does (see showScene)
+		h.a.SetTheme(ThemeLight)
+		test.AssertImageMatches(t, "arrays-health.png", h.a.win.Canvas().Capture())
+	})
+}
