@@ -74,6 +74,7 @@ func TestSpeedTestOfDestination(t *testing.T) {
 		require.NotNil(t, b)
 		test.Tap(b)
 		require.Contains(t, texts(h.a.speed.body), "Writes test files")
+		require.True(t, h.a.speed.stopBtn.Disabled(), "nothing to cancel before the start")
 	})
 	st := h.runSpeed()
 	h.locked(func() {
