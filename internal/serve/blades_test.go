@@ -106,6 +106,16 @@ func TestArrayBladesDriveHealth(t *testing.T) {
 	require.Equal(t, got.Blades, again.Blades)
 	require.Equal(t, int32(3), runs.Load())
 
+	// Prometheus: each blade's drive, 1 when ok.
+	resp, err = http.Get(srv.URL + "/metrics")
+	require.NoError(t, err)
+	metrics, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(metrics), fmt.Sprintf(`dit_blade_drive_ok{path=%q,role="0",blade=%q,drive="ok"} 1`, dirs[0], dirs[0]))
+	require.Contains(t, string(metrics), fmt.Sprintf(`dit_blade_drive_ok{path=%q,role="1",blade=%q,drive="warning"} 0`, dirs[0], dirs[1]))
+	require.Contains(t, string(metrics), `role="3",blade=`)
+
 	// The page renders the blades from the status it is given.
 	resp, err = http.Get(srv.URL + "/")
 	require.NoError(t, err)
