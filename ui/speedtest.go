@@ -31,6 +31,7 @@ type speedTarget struct {
 	Path     string
 	What     string // "card A001", "destination /Volumes/SHUTTLE", "array \"set-raid\""
 	ReadOnly bool
+	Array    bool // a blade of a dit array: its blades, then the whole array
 }
 
 // speedSizeDefault is the size choice that lets internal/speedtest pick:
@@ -89,7 +90,7 @@ func (a *App) speedTestOf(t speedTarget) *speedTest {
 	switch {
 	case t.ReadOnly:
 		intro = "Reads the card's own files past the cache, the largest first. Nothing on the card is written."
-	case strings.HasPrefix(t.What, "array"):
+	case t.Array:
 		intro = "Tests each blade as a folder, then the whole array through its own writer and checked reader; the test files are removed."
 	}
 	intro += " The default size is more than this machine's memory and the media's likely caches (16 GB a drive), so the sustained rate is what is seen; a smaller one is quicker."
