@@ -236,7 +236,7 @@ func newArrayView(a *App) *arrayView {
 		a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
 	})
 	v.speedBtn = a.speedButton(func() speedTarget {
-		return speedTarget{Path: v.dir, What: fmt.Sprintf("array %q", v.st.Label), Array: true}
+		return arrayTarget(v.dir, v.st)
 	})
 	v.setEnabled()
 	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild, widget.NewSeparator(), v.speedBtn)

@@ -328,7 +328,7 @@ func (v *offloadView) renderDests() {
 // then the whole array) when it is a blade of one, else the folder's.
 func destTarget(d *destItem) speedTarget {
 	if d.Array != nil {
-		return speedTarget{Path: d.Path, What: fmt.Sprintf("array %q", d.Array.Label), Array: true}
+		return arrayTarget(d.Path, d.Array)
 	}
 	return speedTarget{Path: d.Path, What: "destination " + d.Path}
 }

@@ -32,6 +32,20 @@ type speedTarget struct {
 	What     string // "card A001", "destination /Volumes/SHUTTLE", "array \"set-raid\""
 	ReadOnly bool
 	Array    bool // a blade of a dit array: its blades, then the whole array
+	// Parts name the test's parts in order, each a write then a read
+	// (an array: each blade, then the whole array); nil: one part.
+	Parts []string
+}
+
+// arrayTarget is the speed test of the array st (its blades, then the
+// whole array, as speedtest.RunArray tests them).
+func arrayTarget(dir string, st *arrayStatus) speedTarget {
+	t := speedTarget{Path: dir, What: fmt.Sprintf("array %q", st.Label), Array: true}
+	for i := range st.Members {
+		t.Parts = append(t.Parts, fmt.Sprintf("Blade %d of %d", i+1, len(st.Members)))
+	}
+	t.Parts = append(t.Parts, "The whole array")
+	return t
 }
 
 // speedSizeDefault is the size choice that lets internal/speedtest pick:
@@ -196,7 +210,7 @@ func (st *speedTest) stop() {
 // from the test's I/O goroutines).
 func (st *speedTest) progressFunc() func(phase string, done, total int64) {
 	var mu sync.Mutex
-	last, lastPhase := -1, ""
+	last, lastPhase, part := -1, "", 0
 	return func(phase string, done, total int64) {
 		if total <= 0 {
 			return
@@ -207,13 +221,20 @@ func (st *speedTest) progressFunc() func(phase string, done, total int64) {
 			mu.Unlock()
 			return
 		}
+		if phase == "write" && lastPhase == "read" {
+			part++ // the next part starts with its write
+		}
 		last, lastPhase = pct, phase
+		p := part
 		mu.Unlock()
 		verb := map[string]string{"write": "Writing", "read": "Reading past the cache"}[phase]
 		if verb == "" {
 			verb = phase
 		}
 		txt := fmt.Sprintf("%s: %s of %s", verb, units.FormatBytes(done), units.FormatBytes(total))
+		if parts := st.t.Parts; len(parts) > 1 && p < len(parts) {
+			txt = parts[p] + ", " + strings.ToLower(txt[:1]) + txt[1:]
+		}
 		st.a.do(func() {
 			if !st.running {
 				return

@@ -169,7 +169,12 @@ func TestSpeedTestOfArray(t *testing.T) {
 		test.Tap(v.speedBtn)
 		require.Equal(t, `array "speed-raid"`, h.a.speed.t.What)
 	})
-	st := h.runSpeed()
+	var st *speedTest
+	h.locked(func() {
+		st = h.a.speed
+		require.Equal(t, []string{"Blade 1 of 3", "Blade 2 of 3", "Blade 3 of 3", "The whole array"}, st.t.Parts)
+	})
+	st = h.runSpeed()
 	h.locked(func() {
 		require.NoError(t, st.err)
 		require.Len(t, st.rs, 4, "three blades, then the array")
@@ -265,4 +270,48 @@ func TestGoldenSpeedTestResult(t *testing.T) {
 		h.a.win.Resize(fyne.NewSize(1280, 860))
 		test.AssertImageMatches(t, "speedtest-result.png", h.a.win.Canvas().Capture())
 	})
+}
+
+// The progress names the part of an array's test under way: each part
+// is a write, then a read.
+func TestSpeedProgressParts(t *testing.T) {
+	h := newHarness(t, nil)
+	var st *speedTest
+	h.locked(func() {
+		st = h.a.speedTestOf(speedTarget{Path: "/x", What: "array", Array: true, Parts: []string{"Blade 1 of 2", "Blade 2 of 2", "The whole array"}})
+		st.running = true
+	})
+	p := st.progressFunc()
+	for _, c := range []struct {
+		phase       string
+		done, total int64
+		want        string
+	}{
+		{"write", 0, 100e6, "Blade 1 of 2, writing: 0 B of 100 MB"},
+		{"write", 50e6, 100e6, "Blade 1 of 2, writing: 50.0 MB of 100 MB"},
+		{"read", 10e6, 100e6, "Blade 1 of 2, reading past the cache: 10.0 MB of 100 MB"},
+		{"write", 1e6, 100e6, "Blade 2 of 2, writing: 1.00 MB of 100 MB"},
+		{"read", 100e6, 100e6, "Blade 2 of 2, reading past the cache: 100 MB of 100 MB"},
+		{"write", 200e6, 200e6, "The whole array, writing: 200 MB of 200 MB"},
+	} {
+		p(c.phase, c.done, c.total)
+		h.locked(func() { require.Equal(t, c.want, st.status.Text) })
+	}
+	h.locked(func() { st.running = false })
+}
+
+// While a job runs, a speed test is refused in words: it would slow the
+// job and measure less than the drive sustains.
+func TestSpeedTestRefusedWhileAJobRuns(t *testing.T) {
+	dest := mkdir(t, filepath.Join(t.TempDir(), "dest"))
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.running.run = &jobRun{done: make(chan struct{})} // a job under way
+		st := h.a.speedTestOf(speedTarget{Path: dest, What: "destination " + dest})
+		test.Tap(st.startBtn)
+		require.False(t, st.running)
+		require.Contains(t, st.status.Text, "A job is running")
+		h.a.running.run = nil
+	})
+	require.Empty(t, tempFiles(t, dest))
 }
