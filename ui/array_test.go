@@ -202,6 +202,16 @@ func TestArrayViewDriveHealth(t *testing.T) {
 		require.Contains(t, txt, "Blade 2 drive: unknown: the device does not answer SMART queries")
 		require.Contains(t, txt, "USB bridge")
 	})
+	// The Offload tab's destination: its blades with their drives.
+	h.locked(func() { h.a.offload.addDest(blades[0]) })
+	h.a.bg.Wait()
+	h.locked(func() {
+		txt := texts(h.a.offload.destBox)
+		require.Contains(t, txt, "blade 0 (data): active, ")
+		require.Contains(t, txt, blades[0]+"; drive ok")
+		require.Contains(t, txt, blades[1]+"; drive WARNING: 2 media error(s); 48 reallocated")
+		require.Contains(t, txt, blades[2]+"; drive health unknown")
+	})
 	// Without smartctl's answer (a runner that gives nothing), why.
 	h2 := newHarness(t, func(c *Config) {
 		fakeDrives(c, blades, nil)

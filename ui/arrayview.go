@@ -40,7 +40,18 @@ func (m memberStatus) text() string {
 	if m.Dir == "" {
 		return fmt.Sprintf("%s: %s, last seen at %s", role, m.State, m.Hint)
 	}
-	return fmt.Sprintf("%s: %s, %s free, %s", role, m.State, units.FormatBytes(int64(min(m.Free, 1<<62))), m.Dir)
+	txt := fmt.Sprintf("%s: %s, %s free, %s", role, m.State, units.FormatBytes(int64(min(m.Free, 1<<62))), m.Dir)
+	switch m.Drive.State() {
+	case devices.DriveOK:
+		txt += "; drive ok"
+	case devices.DriveWarning:
+		txt += "; drive WARNING: " + m.Drive.Reason()
+	default:
+		if m.Drive != nil {
+			txt += "; drive health unknown"
+		}
+	}
+	return txt
 }
 
 // arrayStatus is a dit array as the views show it.
@@ -291,6 +302,19 @@ func (v *arrayView) load(dir string) {
 // goroutine: smartctl, bounded by devices.HealthTimeout) and shows it,
 // unless another array was read meanwhile.
 func (v *arrayView) loadDrives(st *arrayStatus) {
+	ms := v.a.askDrives(st)
+	v.a.do(func() {
+		if v.st != st {
+			return
+		}
+		st.Members, st.DrivesRead = ms, true
+		v.renderDrives()
+	})
+}
+
+// askDrives asks the drives of st's blades for their health (I/O: off
+// the UI goroutine): a copy of st's members with their Drive set.
+func (a *App) askDrives(st *arrayStatus) []memberStatus {
 	var idx []int
 	var folders []string
 	for i, m := range st.Members {
@@ -299,18 +323,13 @@ func (v *arrayView) loadDrives(st *arrayStatus) {
 		}
 	}
 	ctx := context.Background()
-	vols, _ := v.a.cfg.Discover(ctx)
-	hs := devices.HealthOfAll(ctx, vols, folders, v.a.cfg.SMART)
-	v.a.do(func() {
-		if v.st != st {
-			return
-		}
-		for j, h := range hs {
-			st.Members[idx[j]].Drive = h
-		}
-		st.DrivesRead = true
-		v.renderDrives()
-	})
+	vols, _ := a.cfg.Discover(ctx)
+	hs := devices.HealthOfAll(ctx, vols, folders, a.cfg.SMART)
+	ms := append([]memberStatus(nil), st.Members...)
+	for j, h := range hs {
+		ms[idx[j]].Drive = h
+	}
+	return ms
 }
 
 // driveText is a blade's drive health in words, and how it reads.

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
@@ -143,6 +144,7 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 		st, aerr = loadArrayStatus(path)
 		if aerr == nil {
 			free = int64(min(st.Free, 1<<62))
+			st.Members, st.DrivesRead = v.a.askDrives(st), true // st is not shown yet
 		}
 	}
 	v.a.do(func() {
@@ -314,7 +316,12 @@ func (v *offloadView) renderDests() {
 		if d.Array != nil {
 			blades := container.NewVBox()
 			for _, m := range d.Array.Members {
-				blades.Add(widget.NewLabel("    " + m.text()))
+				l := widget.NewLabel("    " + m.text())
+				l.Wrapping = fyne.TextWrapWord
+				if m.Drive.State() == devices.DriveWarning {
+					l.Importance = widget.WarningImportance
+				}
+				blades.Add(l)
 			}
 			row = container.NewBorder(nil, blades, nil, buttons, container.NewVBox(path, infoL, run))
 		}
