@@ -17,8 +17,9 @@
 //	             instead; cards offloaded before are
 //	             found with offload.FindPrior and left out unless copied
 //	             again), destinations (plain folders and blades of dit arrays
-//	             with their health and each blade's drive health), hashes, verify mode, MHL, a topology
-//	             preset (internal/plan files, loaded and saved), a cascade
+//	             with their health and each blade's drive health),
+//	             hashes, verify mode, MHL, a topology preset
+//	             (internal/plan files, loaded and saved), a cascade
 //	             (each destination in the first run, "First copy (card is
 //	             read)", or the second, "Then, from the first copy";
 //	             "Second run: cards at once": Options.Dests, Options.Then,
