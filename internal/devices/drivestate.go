@@ -84,22 +84,24 @@ func HealthOfAll(ctx context.Context, vols []Volume, folders []string, run Runne
 	defer cancel()
 	devs := make([]string, len(folders))
 	byDevice := map[string]*Health{}
+	var ask []string
 	for i, f := range folders {
 		if devs[i] = driveOf(vols, f); devs[i] != "" {
-			byDevice[devs[i]] = nil
+			if _, ok := byDevice[devs[i]]; !ok {
+				byDevice[devs[i]] = nil
+				ask = append(ask, devs[i])
+			}
 		}
 	}
-	var mu sync.Mutex
+	hs := make([]*Health, len(ask))
 	var wg sync.WaitGroup
-	for dev := range byDevice {
-		wg.Go(func() {
-			h := SMART(ctx, dev, run)
-			mu.Lock()
-			byDevice[dev] = h
-			mu.Unlock()
-		})
+	for i, dev := range ask {
+		wg.Go(func() { hs[i] = SMART(ctx, dev, run) })
 	}
 	wg.Wait()
+	for i, dev := range ask {
+		byDevice[dev] = hs[i]
+	}
 	out := make([]*Health, len(folders))
 	for i, f := range folders {
 		if out[i] = byDevice[devs[i]]; out[i] == nil {
