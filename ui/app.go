@@ -49,6 +49,10 @@ type Config struct {
 	// OpenURL shows a folder or file in the desktop's file manager
 	// (default: the Fyne app's OpenURL).
 	OpenURL func(u *url.URL) error
+	// SMART runs smartctl for the drives' health (the Arrays tab's
+	// blades, the destinations checked before a job; default: smartctl
+	// itself; tests give the committed fixtures).
+	SMART devices.Runner
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Volumes is what the Auto-offload switch watches (default
@@ -92,6 +96,7 @@ type App struct {
 	history   *historyView
 	arrays    *arrayView
 	auto      *autoView
+	speed     *speedTest // the latest Speed test dialog
 	banner    *banner
 	themeMode string
 	themeSel  *widget.Select
@@ -274,6 +279,9 @@ func (a *App) Close() {
 	a.locked(func() {
 		if a.auto.cancel != nil {
 			a.auto.cancel()
+		}
+		if a.speed != nil {
+			a.speed.stop()
 		}
 	})
 	if run != nil {

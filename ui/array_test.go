@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
 )
@@ -138,5 +140,86 @@ func TestArrayViewShowsDamageAScrubFound(t *testing.T) {
 	h.locked(func() {
 		require.Contains(t, v.result.Text, "Scrub finished: clean.")
 		require.Contains(t, v.info.Text, "Health: healthy")
+	})
+}
+
+// smartFixture is a committed smartctl recording, parsed.
+func smartFixture(name string) *devices.Health {
+	b, err := os.ReadFile(smartDir + name)
+	if err != nil {
+		panic(err)
+	}
+	h, err := devices.ParseSmartctl(b)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+const smartDir = "../internal/devices/testdata/smart/"
+
+// fakeDrives puts each folder on its own drive (/dev/fake0 ...) and
+// answers smartctl for drive i with fixtures[i].
+func fakeDrives(c *Config, folders []string, fixtures []string) {
+	c.Discover = func(context.Context) ([]devices.Volume, error) {
+		var vols []devices.Volume
+		for i, f := range folders {
+			vols = append(vols, devices.Volume{Mount: f, Device: fmt.Sprintf("/dev/fake%d", i)})
+		}
+		return vols, nil
+	}
+	c.SMART = func(_ context.Context, _ string, args ...string) ([]byte, error) {
+		var i int
+		if _, err := fmt.Sscanf(args[len(args)-1], "/dev/fake%d", &i); err != nil || i >= len(fixtures) {
+			return nil, fmt.Errorf("no such drive: %v", args)
+		}
+		return os.ReadFile(smartDir + fixtures[i])
+	}
+}
+
+// The Arrays tab asks each blade's drive for its health (through the
+// smartctl runner, here the committed fixtures): ok with its figures, a
+// warning with the reason, unknown with why.
+func TestArrayViewDriveHealth(t *testing.T) {
+	dir := t.TempDir()
+	var blades []string
+	for _, b := range []string{"b1", "b2", "b3"} {
+		blades = append(blades, mkdir(t, filepath.Join(dir, b)))
+	}
+	a, err := raid.Create(blades, raid.CreateOptions{Level: raid.RAID4, Label: "health-raid"})
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	h := newHarness(t, func(c *Config) {
+		fakeDrives(c, blades, []string{"nvme-blade-healthy.json", "sata-ssd-reallocated.json", "usb-bridge-unknown.json"})
+	})
+	v := h.a.arrays
+	h.locked(func() { v.openArray(blades[0]) })
+	h.arrayOps("the array and its drives read")
+	h.locked(func() {
+		require.True(t, v.st.DrivesRead)
+		txt := texts(v.drives)
+		require.Contains(t, txt, "Blade 0 drive: ok: /dev/nvme0 (Samsung SSD 990 PRO 4TB S7DPNJ0W912345X): 0 media errors")
+		require.Contains(t, txt, "Blade 1 drive: WARNING: 2 media error(s); 48 reallocated and 3 pending sector(s): copy what it holds elsewhere")
+		require.Contains(t, txt, "Blade 2 drive: unknown: the device does not answer SMART queries")
+		require.Contains(t, txt, "USB bridge")
+	})
+	// The Offload tab's destination: its blades with their drives.
+	h.locked(func() { h.a.offload.addDest(blades[0]) })
+	h.a.bg.Wait()
+	h.locked(func() {
+		txt := texts(h.a.offload.destBox)
+		require.Contains(t, txt, "blade 0 (data): active, ")
+		require.Contains(t, txt, blades[0]+"; drive ok")
+		require.Contains(t, txt, blades[1]+"; drive WARNING: 2 media error(s); 48 reallocated")
+		require.Contains(t, txt, blades[2]+"; drive health unknown")
+	})
+	// Without smartctl's answer (a runner that gives nothing), why.
+	h2 := newHarness(t, func(c *Config) {
+		fakeDrives(c, blades, nil)
+	})
+	h2.locked(func() { h2.a.arrays.openArray(blades[0]) })
+	h2.arrayOps("the array read again")
+	h2.locked(func() {
+		require.Contains(t, texts(h2.a.arrays.drives), "Blade 0 drive: unknown: smartctl gave nothing: no such drive")
 	})
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -25,6 +27,9 @@ type memberStatus struct {
 	Dir    string // where it is now ("" when not found)
 	Hint   string // where it was last seen
 	Free   uint64
+	// Drive is the health its drive reports (devices.HealthOfAll; nil
+	// until asked).
+	Drive *devices.Health
 }
 
 func (m memberStatus) text() string {
@@ -35,7 +40,18 @@ func (m memberStatus) text() string {
 	if m.Dir == "" {
 		return fmt.Sprintf("%s: %s, last seen at %s", role, m.State, m.Hint)
 	}
-	return fmt.Sprintf("%s: %s, %s free, %s", role, m.State, units.FormatBytes(int64(min(m.Free, 1<<62))), m.Dir)
+	txt := fmt.Sprintf("%s: %s, %s free, %s", role, m.State, units.FormatBytes(int64(min(m.Free, 1<<62))), m.Dir)
+	switch m.Drive.State() {
+	case devices.DriveOK:
+		txt += "; drive ok"
+	case devices.DriveWarning:
+		txt += "; drive WARNING: " + m.Drive.Reason()
+	default:
+		if m.Drive != nil {
+			txt += "; drive health unknown"
+		}
+	}
+	return txt
 }
 
 // arrayStatus is a dit array as the views show it.
@@ -54,6 +70,8 @@ type arrayStatus struct {
 	// files without redundancy, the health record's damaged units); nil:
 	// from the members only.
 	Health *raid.Health
+	// DrivesRead: the blades' drives were asked for their health.
+	DrivesRead bool
 }
 
 // loadArrayStatus assembles the array of blade folder dir read-only and
@@ -176,6 +194,7 @@ type arrayView struct {
 	st       *arrayStatus
 	info     *widget.Label
 	members  *fyne.Container
+	drives   *fyne.Container
 	progress *widget.ProgressBar
 	opLabel  *widget.Label
 	result   *widget.Label
@@ -183,6 +202,7 @@ type arrayView struct {
 	repairBt *widget.Button
 	roleSel  *widget.Select
 	rebuild  *widget.Button
+	speedBtn *widget.Button
 	busy     bool
 	opName   string
 	// ops counts the view's goroutines. App.Close does not wait for them
@@ -205,6 +225,7 @@ func newArrayView(a *App) *arrayView {
 	v.info = widget.NewLabel("Open a blade folder of a dit array (dit array create) to see its health.")
 	v.info.Wrapping = fyne.TextWrapWord
 	v.members = container.NewVBox()
+	v.drives = container.NewVBox()
 	v.progress = widget.NewProgressBar()
 	v.progress.Hide()
 	v.opLabel = widget.NewLabel("")
@@ -225,16 +246,19 @@ func newArrayView(a *App) *arrayView {
 		}
 		a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
 	})
+	v.speedBtn = a.speedButton(func() speedTarget {
+		return arrayTarget(v.dir, v.st)
+	})
 	v.setEnabled()
-	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild)
+	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild, widget.NewSeparator(), v.speedBtn)
 	v.content = container.NewPadded(container.NewVScroll(container.NewVBox(
-		container.NewHBox(heading("Array"), open), v.info, v.members, widget.NewSeparator(),
+		container.NewHBox(heading("Array"), open), v.info, v.members, v.drives, widget.NewSeparator(),
 		ops, v.opLabel, v.progress, v.result)))
 	return v
 }
 
 func (v *arrayView) setEnabled() {
-	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild} {
+	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild, v.speedBtn} {
 		if v.st == nil || v.busy {
 			b.Disable()
 		} else {
@@ -265,11 +289,81 @@ func (v *arrayView) load(dir string) {
 			v.info.SetText(fmt.Sprintf("%s: %v", dir, err))
 			v.info.Importance = widget.DangerImportance
 			v.members.RemoveAll()
+			v.drives.RemoveAll()
 			v.setEnabled()
 			return
 		}
 		v.render(st)
+		v.goOp(func() { v.loadDrives(st) })
 	})
+}
+
+// loadDrives asks the drives of st's blades for their health (off the UI
+// goroutine: smartctl, bounded by devices.HealthTimeout) and shows it,
+// unless another array was read meanwhile.
+func (v *arrayView) loadDrives(st *arrayStatus) {
+	ms := v.a.askDrives(st)
+	v.a.do(func() {
+		if v.st != st {
+			return
+		}
+		st.Members, st.DrivesRead = ms, true
+		v.renderDrives()
+	})
+}
+
+// askDrives asks the drives of st's blades for their health (I/O: off
+// the UI goroutine): a copy of st's members with their Drive set.
+func (a *App) askDrives(st *arrayStatus) []memberStatus {
+	var idx []int
+	var folders []string
+	for i, m := range st.Members {
+		if m.Dir != "" {
+			idx, folders = append(idx, i), append(folders, m.Dir)
+		}
+	}
+	ctx := context.Background()
+	vols, _ := a.cfg.Discover(ctx)
+	hs := devices.HealthOfAll(ctx, vols, folders, a.cfg.SMART)
+	ms := append([]memberStatus(nil), st.Members...)
+	for j, h := range hs {
+		ms[idx[j]].Drive = h
+	}
+	return ms
+}
+
+// driveText is a blade's drive health in words, and how it reads.
+func driveText(m memberStatus, read bool) (string, widget.Importance) {
+	head := fmt.Sprintf("Blade %d drive: ", m.Role)
+	h := m.Drive
+	switch {
+	case m.Dir == "":
+		return head + "unknown: the blade is not here", widget.MediumImportance
+	case !read:
+		return head + "asking it for its health (smartctl)...", widget.MediumImportance
+	}
+	switch h.State() {
+	case devices.DriveOK:
+		return head + "ok: " + h.Reason(), widget.SuccessImportance
+	case devices.DriveWarning:
+		return head + "WARNING: " + h.Reason() + ": copy what it holds elsewhere and replace it (rebuild the blade onto a new drive)", widget.WarningImportance
+	}
+	return head + "unknown: " + h.Reason(), widget.MediumImportance
+}
+
+// renderDrives shows each blade's drive health (UI goroutine).
+func (v *arrayView) renderDrives() {
+	v.drives.RemoveAll()
+	if v.st == nil {
+		return
+	}
+	for _, m := range v.st.Members {
+		txt, imp := driveText(m, v.st.DrivesRead)
+		l := widget.NewLabel(txt)
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = imp
+		v.drives.Add(l)
+	}
 }
 
 func (v *arrayView) render(st *arrayStatus) {
@@ -314,6 +408,7 @@ func (v *arrayView) render(st *arrayStatus) {
 		roles = append(roles, "blade "+strconv.Itoa(m.Role))
 	}
 	v.members.Add(grid)
+	v.renderDrives()
 	v.roleSel.Options = roles
 	if miss := st.missing(); len(miss) > 0 {
 		v.roleSel.SetSelected("blade " + strconv.Itoa(miss[0]))

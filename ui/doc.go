@@ -17,8 +17,9 @@
 //	             instead; cards offloaded before are
 //	             found with offload.FindPrior and left out unless copied
 //	             again), destinations (plain folders and blades of dit arrays
-//	             with their health), hashes, verify mode, MHL, a topology
-//	             preset (internal/plan files, loaded and saved), a cascade
+//	             with their health and each blade's drive health),
+//	             hashes, verify mode, MHL, a topology preset
+//	             (internal/plan files, loaded and saved), a cascade
 //	             (each destination in the first run, "First copy (card is
 //	             read)", or the second, "Then, from the first copy";
 //	             "Second run: cards at once": Options.Dests, Options.Then,
@@ -53,8 +54,44 @@
 //	             and TB/hour); each card's clips with their thumbnails (see
 //	             Clips); its report exported as PDF, HTML or CSV
 //	             (reports/jobreport); its ASC MHL folders revealed.
-//	Arrays       a dit array's blades, their state and free space; scrub
-//	             (check, or repair) and rebuild of a blade, with progress.
+//	Arrays       a dit array's blades, their state and free space, and
+//	             each blade's drive health as dit array status gives it
+//	             (devices.HealthOfAll through Config.SMART, asked after
+//	             the array is shown: ok with its figures, WARNING with
+//	             the problems, unknown with why: smartctl missing, a USB
+//	             bridge that does not answer); scrub (check, or repair)
+//	             and rebuild of a blade, with progress.
+//
+// # Speed test
+//
+// Each card and destination of the Offload tab and the array of the
+// Arrays tab has a Speed test action (speedtest.go): a dialog with the
+// size (default: internal/speedtest's, past the memory and the media's
+// caches), Start, the progress and Cancel (the test files are removed,
+// nothing is recorded). It runs speedtest.Run as dit speedtest does: a
+// card is only read (RunCard: nothing on it is written), a destination
+// folder written and read back, a blade of a dit array tested blade by
+// blade, then as the whole array. Each result shows its rates, how the
+// cache was kept out, the cliff (where a cache ran out) when one was
+// found, its curves drawn by reports/speedchart (Save chart... writes the
+// PNG) and where it is kept: speedtest.Keep records it in the catalog
+// under the volume's id, where the plan and the offloads read it in place
+// of the table rates. A test is refused while a job runs (it would slow
+// the job and measure less than the drive sustains).
+//
+// # Before the start
+//
+// The assembly's Prepare may have something to say before a job copies:
+// Prepared.Warnings (a destination drive, or a blade of an array, that
+// reports problems: asked through Config.SMART, the drive found among
+// Config.Discover's volumes: App.driveHealth is the job's
+// Hooks.DriveHealth; the CPU benchmark cache) and Prepared.Notes (measured
+// rates used in place of the table's, measurements that look old). dit
+// offload prints them; dit-gui shows them at the top of the Running job
+// view ("Before the start:", each line a Warning: or a Note:) from the
+// view's first render of the job, before its Run, and keeps them there
+// after the job; the Offload view says them too. A warning does not stop
+// the job (the assembly's DrivesWarn).
 //
 // # Safe to format
 //
@@ -140,11 +177,16 @@
 // catalog after the copy is the one source).
 //
 // History lists each card's clips from jobreport.Build (Card.Clips; a job
-// that has not finished: the catalog's clips, without thumbnails): a
-// thumbnail 96 px wide (Clip.JPEG, read from the job's reports folder on
-// a destination) or "no thumbnail" with the reason, the clip's name and
-// its codec, resolution, rate, duration, start timecode, files and size
-// (at most 200 clips a card; the report's clip sheet has them all).
+// that has not finished: jobreport.CardClips, the catalog's clips,
+// without thumbnails) in columns as the reports' clip list: Clip (a
+// thumbnail 96 px wide, Clip.JPEG, read from the job's reports folder on
+// a destination, or "no thumbnail"; the clip's name; its type, length as
+// an editor reads it (HH:MM:SS:FF, Clip.Duration) or "length unknown",
+// files and size, NOT verified, why it has no thumbnail), TC in, TC out
+// (the timecode after the last frame, exclusive, Clip.TCEnd), FPS,
+// Resolution and Codec; "unknown" (jobreport.Unknown) where nothing tells
+// it, never a zero (at most 200 clips a card; the report's clip sheet has
+// them all).
 //
 // # Telling the DIT
 //
@@ -166,7 +208,8 @@
 // # Files
 //
 // The Offload tab: offload.go (the view, its plan and Start),
-// formlists.go (its cards and destinations), formsettings.go (hashes,
+// formlists.go (its cards and destinations), speedtest.go (the Speed
+// test dialog), formsettings.go (hashes,
 // verify, hash lists, presets, the form remembered), plan.go, mounted.go.
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The

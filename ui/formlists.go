@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
@@ -143,6 +144,7 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 		st, aerr = loadArrayStatus(path)
 		if aerr == nil {
 			free = int64(min(st.Free, 1<<62))
+			st.Members, st.DrivesRead = v.a.askDrives(st), true // st is not shown yet
 		}
 	}
 	v.a.do(func() {
@@ -241,7 +243,8 @@ func (v *offloadView) renderCards() {
 		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeCard(i) })
 		path := widget.NewLabel(c.Path)
 		path.Truncation = fyne.TextTruncateEllipsis
-		row := container.NewVBox(container.NewBorder(nil, nil, container.NewHBox(title, infoL), remove, path))
+		speed := v.a.speedButton(func() speedTarget { return speedTarget{Path: c.Path, What: "card " + c.Label, ReadOnly: true} })
+		row := container.NewVBox(container.NewBorder(nil, nil, container.NewHBox(title, infoL), container.NewHBox(speed, remove), path))
 		if c.Prior != nil {
 			msg := widget.NewLabel("Already offloaded: " + c.Prior.Message() + ". Left out of the job.")
 			msg.Wrapping = fyne.TextWrapWord
@@ -299,6 +302,8 @@ func (v *offloadView) renderDests() {
 		infoL.Importance = imp
 		infoL.Wrapping = fyne.TextWrapWord
 		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeDest(i) })
+		speed := v.a.speedButton(func() speedTarget { return destTarget(d) })
+		buttons := container.NewHBox(speed, remove)
 		run := widget.NewRadioGroup([]string{destFirstText, destThenText}, nil)
 		run.Horizontal, run.Required = true, true
 		if d.Then {
@@ -307,18 +312,32 @@ func (v *offloadView) renderDests() {
 			run.SetSelected(destFirstText)
 		}
 		run.OnChanged = func(s string) { v.setDestRun(i, s == destThenText) }
-		row := container.NewBorder(nil, nil, nil, remove, container.NewVBox(path, infoL, run))
+		row := container.NewBorder(nil, nil, nil, buttons, container.NewVBox(path, infoL, run))
 		if d.Array != nil {
 			blades := container.NewVBox()
 			for _, m := range d.Array.Members {
-				blades.Add(widget.NewLabel("    " + m.text()))
+				l := widget.NewLabel("    " + m.text())
+				l.Wrapping = fyne.TextWrapWord
+				if m.Drive.State() == devices.DriveWarning {
+					l.Importance = widget.WarningImportance
+				}
+				blades.Add(l)
 			}
-			row = container.NewBorder(nil, blades, nil, remove, container.NewVBox(path, infoL, run))
+			row = container.NewBorder(nil, blades, nil, buttons, container.NewVBox(path, infoL, run))
 		}
 		v.destBox.Add(row)
 	}
 	v.renderCascade()
 	v.relayout()
+}
+
+// destTarget is a destination's speed test: a dit array's (each blade,
+// then the whole array) when it is a blade of one, else the folder's.
+func destTarget(d *destItem) speedTarget {
+	if d.Array != nil {
+		return arrayTarget(d.Path, d.Array)
+	}
+	return speedTarget{Path: d.Path, What: "destination " + d.Path}
 }
 
 // setDestRun puts destination i in the second run (then) or the first

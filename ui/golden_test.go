@@ -36,11 +36,11 @@ destinations:
 
 func goldenArray() *arrayStatus {
 	return &arrayStatus{Dir: "/Volumes/Blade1", Label: "set-raid", Level: "raid4", K: 3, StripeUnit: 1 << 20, Files: 1234,
-		Free: 6_000_000_000_000, Members: []memberStatus{
-			{Role: 0, State: "active", Dir: "/Volumes/Blade1", Hint: "/Volumes/Blade1", Free: 2_000_000_000_000},
-			{Role: 1, State: "active", Dir: "/Volumes/Blade2", Hint: "/Volumes/Blade2", Free: 2_000_000_000_000},
+		Free: 6_000_000_000_000, DrivesRead: true, Members: []memberStatus{
+			{Role: 0, State: "active", Dir: "/Volumes/Blade1", Hint: "/Volumes/Blade1", Free: 2_000_000_000_000, Drive: smartFixture("nvme-blade-healthy.json")},
+			{Role: 1, State: "active", Dir: "/Volumes/Blade2", Hint: "/Volumes/Blade2", Free: 2_000_000_000_000, Drive: smartFixture("nvme-blade-worn-media-errors.json")},
 			{Role: 2, State: "missing", Hint: "/Volumes/Blade3"},
-			{Role: 3, Parity: true, State: "active", Dir: "/Volumes/Blade4", Hint: "/Volumes/Blade4", Free: 2_000_000_000_000},
+			{Role: 3, Parity: true, State: "active", Dir: "/Volumes/Blade4", Hint: "/Volumes/Blade4", Free: 2_000_000_000_000, Drive: smartFixture("usb-bridge-unknown.json")},
 		}}
 }
 
@@ -178,5 +178,26 @@ func TestGoldenArrayView(t *testing.T) {
 		test.AssertRendersToMarkup(t, "arrays.xml", h.a.win.Canvas())
 		require.Contains(t, h.a.arrays.info.Text, "Health: DEGRADED (blade 2 missing): every file is still readable; replace the blade")
 		require.Equal(t, "blade 2", h.a.arrays.roleSel.Selected, "the missing blade is the one to rebuild")
+		txt := texts(h.a.arrays.drives)
+		require.Contains(t, txt, "Blade 0 drive: ok: /dev/nvme0 (Samsung SSD 990 PRO 4TB S7DPNJ0W912345X): 0 media errors, wear 3 %, 41 °C")
+		require.Contains(t, txt, "Blade 1 drive: WARNING: ")
+		require.Contains(t, txt, "17 media error(s)")
+		require.Contains(t, txt, "Blade 2 drive: unknown: the blade is not here")
+		require.Contains(t, txt, "Blade 3 drive: unknown: the device does not answer SMART queries")
+	})
+}
+
+// The Arrays tab as drawn (the test renderer): the blades, and each
+// blade's drive health from the committed smartctl fixtures (ok, a
+// warning with its reasons, unknown with why).
+func TestGoldenArrayHealthImage(t *testing.T) {
+	h := newHarness(t, nil)
+	h.locked(func() {
+		h.a.arrays.dir = "/Volumes/Blade1"
+		h.a.arrays.render(goldenArray())
+		h.a.selectTab(h.a.arrays.content)
+		h.a.win.Canvas().Capture() // drawn once in the first theme, as the app does (see showScene)
+		h.a.SetTheme(ThemeLight)
+		test.AssertImageMatches(t, "arrays-health.png", h.a.win.Canvas().Capture())
 	})
 }

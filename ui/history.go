@@ -95,14 +95,8 @@ func loadJobClips(cat *catalog.Catalog, id int64, cards []*catalog.Card) (map[st
 		return out, r.ThumbnailsNote
 	}
 	for _, k := range cards {
-		rows, err := cat.Clips(k.ID)
-		if err != nil {
-			continue
-		}
-		for _, r := range rows {
-			out[k.Label] = append(out[k.Label], jobreport.Clip{Name: r.Name, Reel: r.Reel, Camera: r.Camera, Type: r.Type,
-				Codec: r.Codec, Resolution: r.Resolution, FPS: r.FPS, Frames: r.Frames, Seconds: r.Seconds, TCStart: r.TCStart,
-				SourceFile: r.Poster, Files: r.Files, Bytes: r.Bytes, Verified: r.Verified, ThumbnailNote: r.ThumbNote})
+		if cs, _, _, err := jobreport.CardClips(cat, k.ID); err == nil && len(cs) > 0 {
+			out[k.Label] = cs
 		}
 	}
 	return out, ""
@@ -377,8 +371,10 @@ func destLine(ds offload.DestSummary) *widget.Label {
 	return line
 }
 
-// addClips lists a card's clips: a thumbnail (or why there is none), the
-// clip's name and what is known of it.
+// addClips lists a card's clips as the reports do: a header, then per
+// clip its thumbnail (or why there is none), name, length, files and
+// size, TC in, TC out, fps, resolution and codec ("unknown" where nothing
+// tells it, never a zero).
 func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 	if len(cs) == 0 {
 		return
@@ -394,19 +390,39 @@ func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 	hl := widget.NewLabelWithStyle(head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	hl.Wrapping = fyne.TextWrapWord
 	v.detail.Add(hl)
+	grid := container.New(newRowsLayout(len(clipColumns)))
+	for _, c := range clipColumns {
+		grid.Add(widget.NewLabelWithStyle(c, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	}
 	for i := range cs {
 		if i == maxClipRows {
+			v.detail.Add(grid)
 			more := widget.NewLabel(fmt.Sprintf("... and %s more (see the report's clip sheet)", plural(len(cs)-i, "clip")))
 			v.detail.Add(more)
-			break
+			return
 		}
-		v.detail.Add(clipRow(&cs[i]))
+		for _, o := range clipCells(&cs[i]) {
+			grid.Add(o)
+		}
 	}
+	v.detail.Add(grid)
 }
 
-// clipRow is one clip: its thumbnail (thumbWidth wide, 16:9) or "no
-// thumbnail", its name and its details.
-func clipRow(k *jobreport.Clip) fyne.CanvasObject {
+// clipColumns are the History's clip columns, as the reports' clip list.
+var clipColumns = []string{"Clip", "TC in", "TC out", "FPS", "Resolution", "Codec"}
+
+// orUnknown is s, or jobreport.Unknown when nothing tells it.
+func orUnknown(s string) string {
+	if s == "" {
+		return jobreport.Unknown
+	}
+	return s
+}
+
+// clipCells are a clip's cells under clipColumns: its thumbnail
+// (thumbWidth wide, 16:9) or "no thumbnail", its name and what else is
+// known of it; then its timecodes, rate, resolution and codec.
+func clipCells(k *jobreport.Clip) []fyne.CanvasObject {
 	size := fyne.NewSize(thumbWidth, thumbWidth*9/16)
 	var thumb fyne.CanvasObject
 	if b := k.JPEG(); len(b) > 0 {
@@ -424,13 +440,27 @@ func clipRow(k *jobreport.Clip) fyne.CanvasObject {
 		thumb = container.NewStack(bg, container.NewCenter(l))
 	}
 	name := widget.NewLabelWithStyle(k.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	name.Truncation = fyne.TextTruncateEllipsis
 	info := widget.NewLabel(clipText(k))
-	info.Truncation = fyne.TextTruncateEllipsis
-	return container.NewBorder(nil, nil, container.NewCenter(thumb), nil, container.NewVBox(name, info))
+	info.SizeName = theme.SizeNameCaptionText
+	info.Wrapping = fyne.TextWrapWord
+	if !k.Verified {
+		info.Importance = widget.DangerImportance
+	}
+	cell := func(s string, mono bool) fyne.CanvasObject {
+		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: mono && s != jobreport.Unknown})
+	}
+	codec := widget.NewLabel(orUnknown(k.Codec))
+	codec.Wrapping = fyne.TextWrapWord
+	return []fyne.CanvasObject{
+		container.NewVBox(container.NewHBox(thumb), name, info),
+		cell(orUnknown(k.TCStart), true), cell(orUnknown(k.TCEnd), true),
+		cell(orUnknown(k.FPS), false), cell(orUnknown(k.Resolution), false), codec,
+	}
 }
 
-// clipText is a clip's details on one line.
+// clipText is what a clip's columns leave out: its type, length (as an
+// editor reads it: HH:MM:SS:FF, or "length unknown"), files and size,
+// whether it is verified, why it has no thumbnail.
 func clipText(k *jobreport.Clip) string {
 	var parts []string
 	add := func(s string) {
@@ -438,24 +468,11 @@ func clipText(k *jobreport.Clip) string {
 			parts = append(parts, s)
 		}
 	}
-	what := k.Type
-	switch {
-	case k.Codec == "" || k.Codec == k.Type:
-	case strings.Contains(k.Codec, k.Type):
-		what = k.Codec // "Apple ProRes HQ", not "ProRes Apple ProRes HQ"
-	default:
-		what += " " + k.Codec
-	}
-	add(what)
-	add(k.Resolution)
-	if k.FPS != "" {
-		add(k.FPS + " fps")
-	}
-	if k.Seconds > 0 {
-		add(units.FormatDuration(time.Duration(k.Seconds * float64(time.Second))))
-	}
-	if k.TCStart != "" {
-		add("TC " + k.TCStart)
+	add(k.Type)
+	if d := k.Duration(); d != jobreport.Unknown {
+		add(d)
+	} else {
+		add("length unknown")
 	}
 	add(plural(k.Files, "file") + ", " + units.FormatBytes(k.Bytes))
 	if !k.Verified {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
@@ -138,6 +140,9 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 	}
 	run.job = job
 	m := a.runModelOf(run, s)
+	// What the assembly said (drive health, measured rates) is shown
+	// before the job copies anything, and stays in the job's view.
+	m.setPrepared(prep.Warnings, prep.Notes)
 	run.setModel(m)
 	if err := job.Start(); err != nil {
 		m.apply(offload.Event{Type: offload.EvWarning, Time: a.cfg.Now(), Message: "the plan: " + err.Error()})
@@ -147,7 +152,7 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 	}
 	a.do(func() {
 		a.running.bind(run)
-		a.offload.say("")
+		a.offload.say(preparedText(prep))
 		a.selectTab(a.running.content)
 	})
 	return run, nil
@@ -183,14 +188,42 @@ func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Ev
 				m.setPlan(r, why)
 			}
 		},
-		OnNotify:   a.notified,
-		ResumeHint: func(id int64) string { return fmt.Sprintf("resume job %d from History", id) },
+		DriveHealth: a.driveHealth,
+		OnNotify:    a.notified,
+		ResumeHint:  func(id int64) string { return fmt.Sprintf("resume job %d from History", id) },
 		Pace: func(inner offload.Limiter) offload.Limiter {
 			run.pause = newPauser(inner)
 			return run.pause
 		},
 	}
 	return set
+}
+
+// preparedText is what the assembly said before the job's start, for the
+// Offload view ("" when nothing).
+func preparedText(p *assembly.Prepared) string {
+	if len(p.Warnings)+len(p.Notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("The job started with:")
+	for _, w := range p.Warnings {
+		b.WriteString("\nWarning: " + w)
+	}
+	for _, n := range p.Notes {
+		b.WriteString("\nNote: " + n)
+	}
+	return b.String()
+}
+
+// driveHealth is a destination drive's health for the check before a job
+// (assembly.Hooks.DriveHealth): the drive is found among the app's
+// volumes (Config.Discover) and asked through Config.SMART.
+func (a *App) driveHealth(ctx context.Context, vols []devices.Volume, path string) *devices.Health {
+	if mine, err := a.cfg.Discover(ctx); err == nil {
+		vols = mine
+	}
+	return devices.HealthOf(ctx, vols, path, a.cfg.SMART)
 }
 
 // runModelOf is the running view's model of the job just opened: its

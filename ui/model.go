@@ -21,6 +21,9 @@ type runModel struct {
 	window   time.Duration
 	cards    []*cardView
 	warnings []string
+	// prepared are what the assembly said before the start
+	// (assembly.Prepared: its warnings, then its notes), kept shown.
+	prepared []string
 	paused   bool
 	finished bool
 	summary  *offload.Summary
@@ -43,6 +46,7 @@ type runView struct {
 	Window   time.Duration
 	Cards    []cardView
 	Warnings []string
+	Prepared []string
 	Paused   bool
 	Finished bool
 	Summary  *offload.Summary
@@ -309,6 +313,21 @@ func (m *runModel) setPaused(p bool) {
 	m.paused = p
 }
 
+// setPrepared keeps what the assembly said before the start: its
+// warnings (a destination drive that reports problems, the CPU benchmark
+// cache) and notes (measured rates used, measurements that look old).
+func (m *runModel) setPrepared(warnings, notes []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prepared = nil
+	for _, w := range warnings {
+		m.prepared = append(m.prepared, "Warning: "+w)
+	}
+	for _, n := range notes {
+		m.prepared = append(m.prepared, "Note: "+n)
+	}
+}
+
 func (m *runModel) setPlan(r *plan.Result, why string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -320,7 +339,7 @@ func (m *runModel) view() runView {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v := runView{JobID: m.jobID, Name: m.name, Started: m.started, Now: m.now, Window: m.window,
-		Warnings: append([]string(nil), m.warnings...), Paused: m.paused, Finished: m.finished,
+		Warnings: append([]string(nil), m.warnings...), Prepared: append([]string(nil), m.prepared...), Paused: m.paused, Finished: m.finished,
 		Summary: m.summary, Err: m.err, Plan: m.plan, PlanWhy: m.planWhy, Sim: m.sim}
 	v.Dests, v.Then = append([]string(nil), m.dests...), append([]string(nil), m.then...)
 	if len(m.dests) > 0 {

@@ -34,6 +34,7 @@ type runningView struct {
 	planL    *widget.Label
 	doneL    *widget.Label
 	warnL    *widget.Label
+	prepL    *widget.Label // what the assembly said before the start
 	cardsBox *fyne.Container
 	panels   []*cardPanel
 	addBtn   *widget.Button
@@ -68,6 +69,10 @@ func newRunningView(a *App) *runningView {
 	v.warnL = widget.NewLabel("")
 	v.warnL.Wrapping = fyne.TextWrapWord
 	v.warnL.Importance = widget.WarningImportance
+	v.prepL = widget.NewLabel("")
+	v.prepL.Wrapping = fyne.TextWrapWord
+	v.prepL.Importance = widget.WarningImportance
+	v.prepL.Hide()
 	v.cardsBox = container.NewVBox()
 	v.chart = newThroughputChart()
 	v.empty = widget.NewLabel("No job yet. Set one up in the Offload tab and press Start (Ctrl+Enter).")
@@ -78,7 +83,7 @@ func newRunningView(a *App) *runningView {
 		container.NewVBox(v.rateBig, v.rateCap), gap,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures))
+	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures, v.prepL))
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
@@ -149,6 +154,12 @@ func (v *runningView) render() {
 	v.renderChart(mv)
 	v.planL.SetText(planText(mv))
 	v.warnL.SetText(strings.Join(mv.Warnings, "\n"))
+	if len(mv.Prepared) > 0 {
+		v.prepL.SetText("Before the start:\n" + strings.Join(mv.Prepared, "\n"))
+		v.prepL.Show()
+	} else {
+		v.prepL.Hide()
+	}
 	v.renderDone(mv)
 	v.scroll.Refresh()
 	v.renderButtons(mv)

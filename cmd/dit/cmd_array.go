@@ -222,23 +222,22 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 	return cmd
 }
 
-// addDriveHealth asks each present blade's drive for its health.
+// addDriveHealth asks each present blade's drive for its health
+// (devices.HealthOfAll: each drive once).
 func addDriveHealth(ctx context.Context, st *statusOut) {
 	vols, err := devices.Discover(ctx)
 	if err != nil {
 		return
 	}
-	seen := map[string]*devices.Health{}
+	var idx []int
+	var folders []string
 	for i, m := range st.Members {
-		if m.State == "missing" {
-			continue
+		if m.State != "missing" {
+			idx, folders = append(idx, i), append(folders, m.Path)
 		}
-		h := devices.HealthOf(ctx, vols, m.Path, nil)
-		if prev, ok := seen[h.Device]; ok {
-			h = prev // two blades on one drive: asked once
-		}
-		seen[h.Device] = h
-		st.Members[i].Drive = h
+	}
+	for j, h := range devices.HealthOfAll(ctx, vols, folders, nil) {
+		st.Members[idx[j]].Drive = h
 	}
 }
 

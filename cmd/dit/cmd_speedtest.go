@@ -162,9 +162,9 @@ func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o 
 }
 
 // recordSpeedResults keeps each complete result in the catalog, under
-// its volume's id, with the bus the volume is on now: dit plan and dit
-// offload use the latest in place of table rates. A catalog that cannot
-// be opened is a warning: the results were printed.
+// its volume's id, with the bus the volume is on now (speedtest.Keep):
+// dit plan and dit offload use the latest in place of table rates. A
+// catalog that cannot be opened is a warning: the results were printed.
 func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.Result, quiet bool) {
 	cat, err := g.openCatalog()
 	if err != nil {
@@ -173,48 +173,28 @@ func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.R
 	}
 	defer cat.Close()
 	vols, _ := devices.Discover(ctx)
-	for _, r := range rs {
-		if (r.Write == nil || r.Write.Bytes == 0) && (r.Read == nil || r.Read.Bytes == 0) {
-			continue
-		}
-		link := ""
-		if v := devices.Find(vols, r.Path); v != nil {
-			link = v.Bus
-		}
-		if err := cat.AddSpeedTest(speedtest.Record(r, g.Station, link)); err != nil {
-			fmt.Fprintf(g.stderr, "dit speedtest: %s not recorded in the catalog: %v\n", r.Path, err)
-			continue
-		}
-		if !quiet {
-			fmt.Fprintf(g.stdout, "recorded for %s (by %s): dit plan and dit offload use it\n", r.Volume, r.VolumeHow)
+	for _, k := range speedtest.Keep(cat, rs, vols) {
+		switch {
+		case k.Err != nil:
+			fmt.Fprintf(g.stderr, "dit speedtest: %v\n", k.Err)
+		case !quiet:
+			fmt.Fprintf(g.stdout, "recorded for %s (by %s): dit plan and dit offload use it\n", k.Result.Volume, k.Result.VolumeHow)
 		}
 	}
 }
 
 func testOne(ctx context.Context, errw io.Writer, f speedtestFlags, o speedtest.Options, p string, mem int64) ([]*speedtest.Result, error) {
+	readOnly := f.readOnly
 	if raid.IsBlade(p) {
 		if f.readOnly {
 			return nil, &exitError{code: ExitUsage, err: fmt.Errorf("%s is a blade of a dit array: an array is tested by writing to it; leave out --read-only", p)}
 		}
 		fmt.Fprintf(errw, "%s: a blade of a dit array: testing each blade, then the whole array\n", p)
-		return speedtest.RunArray(ctx, p, o, mem)
+	} else if card, why := watch.Recognize(p, nil); card {
+		fmt.Fprintf(errw, "%s looks like a camera card (%s): reading its files only, nothing is written\n", p, why)
+		readOnly = true
 	}
-	card, why := watch.Recognize(p, nil)
-	if card || f.readOnly {
-		if card {
-			fmt.Fprintf(errw, "%s looks like a camera card (%s): reading its files only, nothing is written\n", p, why)
-		}
-		r, err := speedtest.RunCard(ctx, p, o, mem)
-		if err != nil {
-			return nil, err
-		}
-		return []*speedtest.Result{r}, nil
-	}
-	r, err := speedtest.RunFolder(ctx, p, speedtest.Folder, o, mem)
-	if err != nil {
-		return nil, err
-	}
-	return []*speedtest.Result{r}, nil
+	return speedtest.Run(ctx, p, readOnly, o, mem)
 }
 
 // writeSpeedResult prints one result: what was tested, each phase's rate

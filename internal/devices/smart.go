@@ -208,21 +208,13 @@ func (h *Health) Warn() bool { return len(h.Problems) > 0 }
 
 // String is one line: the verdict and what it rests on.
 func (h *Health) String() string {
-	if h.Unavailable != "" {
+	switch h.State() {
+	case DriveUnknown:
 		return h.Device + ": no health: " + h.Unavailable
+	case DriveWarning:
+		return fmt.Sprintf("%s: WARNING: %s (%s)", h.ident(), strings.Join(h.Problems, "; "), strings.TrimPrefix(h.facts(), h.ident()+": "))
 	}
-	id := strings.TrimSpace(h.Model + " " + h.Serial)
-	facts := fmt.Sprintf("%d media errors", h.MediaErrors)
-	if h.Wear >= 0 {
-		facts += fmt.Sprintf(", wear %d %%", h.Wear)
-	}
-	if h.TemperatureC > 0 {
-		facts += fmt.Sprintf(", %d °C", h.TemperatureC)
-	}
-	if h.Warn() {
-		return fmt.Sprintf("%s (%s): WARNING: %s (%s)", h.Device, id, strings.Join(h.Problems, "; "), facts)
-	}
-	return fmt.Sprintf("%s (%s): healthy (%s)", h.Device, id, facts)
+	return fmt.Sprintf("%s: healthy (%s)", h.ident(), strings.TrimPrefix(h.facts(), h.ident()+": "))
 }
 
 // SmartTimeout bounds one smartctl run.
@@ -292,6 +284,15 @@ func wholeDiskOf(dev string) string {
 // destination), found among vols (from [Discover]); Unavailable says why
 // when the path's device is not known.
 func HealthOf(ctx context.Context, vols []Volume, path string, run Runner) *Health {
+	dev := driveOf(vols, path)
+	if dev == "" {
+		return noDrive(path)
+	}
+	return SMART(ctx, dev, run)
+}
+
+// driveOf is the block device holding path among vols ("" when none).
+func driveOf(vols []Volume, path string) string {
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
@@ -300,7 +301,11 @@ func HealthOf(ctx context.Context, vols []Volume, path string, run Runner) *Heal
 	}
 	v := Find(vols, abs)
 	if v == nil || !strings.HasPrefix(v.Device, "/dev/") {
-		return &Health{Device: path, Wear: -1, Unavailable: "no drive found under " + path}
+		return ""
 	}
-	return SMART(ctx, v.Device, run)
+	return v.Device
+}
+
+func noDrive(path string) *Health {
+	return &Health{Device: path, Wear: -1, Unavailable: "no drive found under " + path}
 }

@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
 	"net/http"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 //	dit_card_done_bytes{station,job,card,phase}  how far its current phase is
 //	dit_card_rate_bytes_per_second{station,job,card,phase}  its read rate (0 when not moving)
 //	dit_array_healthy{path}               1 healthy, 0 degraded, damaged or failed (arrays on this machine)
+//	dit_blade_drive_ok{path,role,blade,drive}  1 when the blade's drive reports no problem, 0 warning or unknown
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	totals, err := s.cat.Totals()
 	if err != nil {
@@ -126,6 +128,16 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 			v = 1
 		}
 		sample("dit_array_healthy", v, "path", a.Path, "health", a.Health)
+	}
+	family("dit_blade_drive_ok", "gauge", "1 when the drive of a dit array's blade reports no problem (SMART), 0 when it warns or has no health to show (drive: ok, warning, unknown).")
+	for _, a := range st.Arrays {
+		for _, bl := range a.Blades {
+			v := 0.0
+			if bl.Drive == devices.DriveOK {
+				v = 1
+			}
+			sample("dit_blade_drive_ok", v, "path", a.Path, "role", strconv.Itoa(bl.Role), "blade", bl.Path, "drive", string(bl.Drive))
+		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))

@@ -31,7 +31,8 @@ h1{font-size:18px;margin:0} h2{font-size:15px;margin:18px 14px 6px;color:#aaa;te
 .card.free .bar i{background:#b7791f}
 .card.failed .bar i{background:#d64545}
 .safe-list li,.arrays li{margin:3px 0}
-.ok{color:#4cc47a} .bad{color:#ff6b6b} .muted{color:#888}
+.ok{color:#4cc47a} .bad{color:#ff6b6b} .warn{color:#f0b429} .muted{color:#888}
+.blades{margin:2px 0 6px;font-size:13px;overflow-wrap:anywhere}
 ul{margin:0 14px;padding-left:18px}
 footer{margin:20px 14px;color:#777;font-size:12px;overflow-wrap:anywhere}
 </style></head>
@@ -58,6 +59,11 @@ function stateText(c){
   }
   return esc(c.state)+" — NOT safe yet";
 }
+function bladesHTML(a){
+  if(!a.blades||!a.blades.length) return "";
+  const cls={ok:"ok",warning:"warn",unknown:"muted"};
+  return '<ul class="blades">'+a.blades.map(b=>'<li class="'+(cls[b.drive]||"muted")+'" data-role="'+b.role+'" data-drive="'+esc(b.drive)+'">blade '+b.role+" ("+esc(b.kind)+", "+esc(b.state)+"): drive "+(b.drive==="warning"?"WARNING":esc(b.drive))+(b.drive_reason?": "+esc(b.drive_reason):"")+"</li>").join("")+"</ul>";
+}
 function render(st){
   let h="<h2>Jobs</h2>";
   if(!st.jobs.length) h+='<p class="muted" style="margin:0 14px">No job running or started today.</p>';
@@ -75,7 +81,7 @@ function render(st){
   h+="<h2>Safe to format</h2>";
   h+=st.safe_to_format.length?'<ul class="safe-list">'+st.safe_to_format.map(c=>'<li class="ok">'+esc(c.card)+' <span class="muted">'+esc(c.station)+' · job '+c.job_id+'</span></li>').join("")+"</ul>":'<p class="muted" style="margin:0 14px">None yet.</p>';
   if(st.arrays.length){
-    h+="<h2>Arrays</h2><ul class=\"arrays\">"+st.arrays.map(a=>'<li class="'+(a.health==="healthy"?"ok":"bad")+'">'+esc(a.path)+": "+esc(a.health)+(a.error?" ("+esc(a.error)+")":"")+(a.damaged_units?", "+a.damaged_units+" damaged unit(s)":"")+(a.files_unreadable?"; cannot be read: "+esc(a.files_unreadable.slice(0,5).join(", "))+(a.files_unreadable.length>5?" and "+(a.files_unreadable.length-5)+" more":""):"")+(a.files_without_redundancy?"; without redundancy: "+a.files_without_redundancy.length+" file(s)":"")+"</li>").join("")+"</ul>";
+    h+="<h2>Arrays</h2><ul class=\"arrays\">"+st.arrays.map(a=>'<li class="'+(a.health==="healthy"?"ok":"bad")+'">'+esc(a.path)+": "+esc(a.health)+(a.error?" ("+esc(a.error)+")":"")+(a.damaged_units?", "+a.damaged_units+" damaged unit(s)":"")+(a.files_unreadable?"; cannot be read: "+esc(a.files_unreadable.slice(0,5).join(", "))+(a.files_unreadable.length>5?" and "+(a.files_unreadable.length-5)+" more":""):"")+(a.files_without_redundancy?"; without redundancy: "+a.files_without_redundancy.length+" file(s)":"")+bladesHTML(a)+"</li>").join("")+"</ul>";
   }
   document.getElementById("main").innerHTML=h;
   let done=0; for(const j of st.jobs) for(const c of j.cards) done+=c.done;

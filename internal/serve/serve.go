@@ -1,7 +1,8 @@
 // Package serve is dit serve: a read-only HTTP view of a catalog for the
 // people off the cart (a producer's phone, the lab): a status page of the
 // current jobs (per-card state, progress and rate, safe to format, array
-// health when the arrays are on this machine) refreshed live by
+// health when the arrays are on this machine, with each blade's drive
+// health: ok, warning with the problems, unknown with why) refreshed live by
 // server-sent events, the same as JSON, and Prometheus metrics.
 //
 // The engine runs in other processes (dit offload on this cart, or on
@@ -35,6 +36,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
@@ -58,6 +60,13 @@ type Options struct {
 	// copy of it changes state. Progress (bytes, rates) is read at every
 	// poll. Negative: verdicts read at every poll.
 	Verdicts time.Duration
+	// Discover lists the machine's volumes, SMART runs smartctl: the
+	// blades' drive health (defaults: devices.Discover, smartctl; tests
+	// give the committed fixtures). A drive is asked at most every
+	// DriveEvery (default 1 min).
+	Discover   func(ctx context.Context) ([]devices.Volume, error)
+	SMART      devices.Runner
+	DriveEvery time.Duration
 }
 
 // Server serves one catalog.
@@ -73,6 +82,7 @@ type Server struct {
 	err     error         // the latest poll's error
 
 	arrays sync.Map // destination -> arrayCache
+	drives sync.Map // blade folder -> driveCache
 	sums   sync.Map // job id -> sumCache
 }
 
@@ -125,6 +135,12 @@ func New(cat *catalog.Catalog, o Options) *Server {
 	}
 	if o.Verdicts == 0 {
 		o.Verdicts = 5 * time.Second
+	}
+	if o.Discover == nil {
+		o.Discover = devices.Discover
+	}
+	if o.DriveEvery <= 0 {
+		o.DriveEvery = time.Minute
 	}
 	return &Server{cat: cat, o: o, changed: make(chan struct{})}
 }
@@ -202,6 +218,23 @@ type Array struct {
 	Unprotected  []string `json:"files_without_redundancy,omitempty"`
 	DamagedUnits int      `json:"damaged_units,omitempty"`
 	Error        string   `json:"error,omitempty"`
+	// Blades are the array's members with their drives' health.
+	Blades []Blade `json:"blades,omitempty"`
+}
+
+// Blade is a member of an array and its drive's health, as dit array
+// status and dit-gui's Arrays tab show it (devices.Health's State and
+// Reason): ok, warning with the problems, unknown with why.
+type Blade struct {
+	Role  int    `json:"role"`
+	Kind  string `json:"kind"` // data | parity
+	Path  string `json:"path"`
+	State string `json:"state"` // active, missing, failed, rebuilding
+	// Drive is ok, warning or unknown; DriveReason says why.
+	Drive       devices.DriveState `json:"drive"`
+	DriveReason string             `json:"drive_reason"`
+	Device      string             `json:"device,omitempty"`
+	Model       string             `json:"model,omitempty"`
 }
 
 // Snapshot reads the status from the catalog.
@@ -312,7 +345,8 @@ type arrayCache struct {
 }
 
 // array is the health of destination p if it is a dit array here, read
-// at most every 10 s (opening an array reads its superblocks).
+// at most every 10 s (opening an array reads its superblocks); its
+// blades' drives at most every Options.DriveEvery.
 func (s *Server) array(p string) (Array, bool) {
 	if v, ok := s.arrays.Load(p); ok && time.Since(v.(arrayCache).at) < 10*time.Second {
 		return v.(arrayCache).a, v.(arrayCache).ok
@@ -327,11 +361,63 @@ func (s *Server) array(p string) (Array, bool) {
 			h := a.Health()
 			c.a.Health, c.a.Members = h.State, h.Members
 			c.a.Unreadable, c.a.Unprotected, c.a.DamagedUnits = h.Unreadable, h.Unprotected, h.DamagedUnits
+			c.a.Blades = s.blades(a, h)
 			a.Close()
 		}
 	}
 	s.arrays.Store(p, c)
 	return c.a, c.ok
+}
+
+type driveCache struct {
+	at time.Time
+	h  *devices.Health
+}
+
+// blades are a's members with their drives' health (devices.HealthOfAll,
+// each drive asked at most every Options.DriveEvery).
+func (s *Server) blades(a *raid.Array, h raid.Health) []Blade {
+	sb := a.Superblock()
+	var out []Blade
+	var ask []string
+	for _, m := range sb.Members {
+		b := Blade{Role: m.Role, Kind: "data", Path: a.BladeDir(m.Role), State: m.State}
+		if m.Role >= sb.DataBlades {
+			b.Kind = "parity"
+		}
+		if why, ok := h.Members[m.Role]; ok {
+			b.State = why
+		}
+		if b.Path == "" {
+			b.Path, b.State = m.PathHint, raid.MemberMissing
+			b.Drive, b.DriveReason = devices.DriveUnknown, "the blade is not here"
+		} else if v, ok := s.drives.Load(b.Path); !ok || time.Since(v.(driveCache).at) >= s.o.DriveEvery {
+			ask = append(ask, b.Path)
+		}
+		out = append(out, b)
+	}
+	if len(ask) > 0 {
+		ctx := context.Background()
+		var vols []devices.Volume
+		if s.o.Discover != nil {
+			vols, _ = s.o.Discover(ctx)
+		}
+		for i, hh := range devices.HealthOfAll(ctx, vols, ask, s.o.SMART) {
+			s.drives.Store(ask[i], driveCache{at: time.Now(), h: hh})
+		}
+	}
+	for i, b := range out {
+		if b.Drive != "" {
+			continue
+		}
+		v, _ := s.drives.Load(b.Path)
+		dh := v.(driveCache).h
+		out[i].Drive, out[i].DriveReason = dh.State(), dh.Reason()
+		if dh.Unavailable == "" {
+			out[i].Device, out[i].Model = dh.Device, dh.Model
+		}
+	}
+	return out
 }
 
 // poll reads the status; a change wakes the event streams. A change is a
