@@ -67,7 +67,7 @@ func TestResumeProxyDiffs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"job 7 was started with --proxies prores-proxy,burnin, not --proxies h264: a resumed job keeps the settings it started with; resume without --proxies (or with --proxies prores-proxy,burnin)\n" +
-		"job 7 was started with --proxies-to /raid/a, /shuttle, not --proxies-to /raid/a: a resumed job makes its proxies where it started to; resume without --proxies-to (the job remembers them)"}
+		"job 7 was started with --proxies-to /raid/a, /shuttle, not --proxies-to /raid/a: a resumed job writes its proxies to the destinations it started with; resume without --proxies-to (the job remembers them)"}
 	if !slices.Equal(diffs, want) {
 		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
 	}

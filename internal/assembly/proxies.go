@@ -99,7 +99,7 @@ func ResumeProxies(rec *catalog.Job, spec string, to []string) (string, []string
 		if len(rec.ProxiesTo) > 0 {
 			recorded = "with --proxies-to " + strings.Join(rec.ProxiesTo, ", ")
 		}
-		diffs = append(diffs, fmt.Sprintf("job %d was started %s, not --proxies-to %s: a resumed job makes its proxies where it started to; resume without --proxies-to (the job remembers them)",
+		diffs = append(diffs, fmt.Sprintf("job %d was started %s, not --proxies-to %s: a resumed job writes its proxies to the destinations it started with; resume without --proxies-to (the job remembers them)",
 			rec.ID, recorded, strings.Join(to, ", ")))
 	}
 	if len(diffs) > 0 {
