@@ -253,6 +253,9 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 		// A resumed job writes the hash lists it started with (an
 		// explicit different --mhl was refused by checkResume).
 		s.MHL = ""
+		if err := resumeProxies(cmd, cat, o.Resume, &s); err != nil {
+			return nil, err
+		}
 	}
 	if o.JSON {
 		s.Hooks.OnReports = func(paths []string) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
@@ -97,7 +98,32 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		}
 	}
 	same("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
+	if changed("proxies") || changed("proxies-to") {
+		// The assembly's own rule and wording (assembly.ResumeProxies).
+		if _, _, err := assembly.ResumeProxies(rec, o.Proxies, o.ProxiesTo); err != nil {
+			diffs = append(diffs, err.Error())
+		}
+	}
 	return diffs, nil
+}
+
+// resumeProxies leaves a resumed job's proxies to the job (it makes those
+// it started with) unless --proxies or --proxies-to was given, which
+// checkResume found the same: dit watch's preset gives them too, and a
+// preset changed since does not stop the card's job from being resumed.
+// A job recorded before its proxies were takes those given.
+func resumeProxies(cmd *cobra.Command, cat *catalog.Catalog, id int64, s *assembly.Settings) error {
+	if cmd.Flags().Changed("proxies") || cmd.Flags().Changed("proxies-to") {
+		return nil
+	}
+	rec, err := cat.Job(id)
+	if err != nil {
+		return err
+	}
+	if !rec.ProxiesUnrecorded {
+		s.Proxies, s.ProxiesTo = "", nil
+	}
+	return nil
 }
 
 // resumePlaceDiffs names the second-run destinations (--then),

@@ -44,3 +44,45 @@ func TestResumeSettingDiffs(t *testing.T) {
 		t.Fatalf("no flag given: %q, %v", diffs, err)
 	}
 }
+
+// A resumed job's proxies (--proxies, --proxies-to): given the same (the
+// spec as the preset parser reads it, the destinations as a set) they
+// pass; others are named with the recorded ones and the way to resume;
+// asking for proxies of a job started without them is refused; a job
+// recorded before its proxies were takes those given.
+func TestResumeProxyDiffs(t *testing.T) {
+	rec := &catalog.Job{ID: 7, Name: "Day01", Hashes: "md5", Proxies: "prores-proxy,burnin", ProxiesTo: []string{"/raid/a", "/shuttle"}}
+	given := func(flags ...string) func(string) bool {
+		return func(f string) bool { return slices.Contains(flags, f) }
+	}
+	o := OffloadOptions{Proxies: "ProRes-Proxy, burnin", ProxiesTo: []string{"/shuttle/", "/raid/b/../a", "/shuttle"}}
+	diffs, err := resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
+	if err != nil || len(diffs) != 0 {
+		t.Fatalf("same proxies: %q, %v", diffs, err)
+	}
+
+	o = OffloadOptions{Proxies: "h264", ProxiesTo: []string{"/raid/a"}}
+	diffs, err = resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"job 7 was started with --proxies prores-proxy,burnin, not --proxies h264: a resumed job keeps the settings it started with; resume without --proxies (or with --proxies prores-proxy,burnin)\n" +
+		"job 7 was started with --proxies-to /raid/a, /shuttle, not --proxies-to /raid/a: a resumed job writes its proxies to the destinations it started with; resume without --proxies-to (the job remembers them)"}
+	if !slices.Equal(diffs, want) {
+		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
+	}
+	if diffs, _ = resumeSettingDiffs(given(), o, nil, rec); len(diffs) != 0 {
+		t.Fatalf("no flag given: %q", diffs)
+	}
+
+	none := &catalog.Job{ID: 8, Hashes: "md5"}
+	diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Proxies: "h264"}, nil, none)
+	want = []string{"job 8 was started without --proxies, not with --proxies h264: a resumed job keeps the settings it started with; resume without --proxies (and --proxies-to)"}
+	if !slices.Equal(diffs, want) {
+		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
+	}
+	none.ProxiesUnrecorded = true
+	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Proxies: "h264"}, nil, none); len(diffs) != 0 {
+		t.Fatalf("a job that did not record its proxies: %q", diffs)
+	}
+}

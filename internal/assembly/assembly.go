@@ -184,7 +184,7 @@ func engineOptions(s *Settings) offload.Options {
 	return offload.Options{
 		JobSpec: offload.JobSpec{Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: then, ThenParallel: s.ThenParallel,
 			Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, Layout: s.Layout, OnConflict: s.OnConflict,
-			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL},
+			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo},
 		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
 			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, ResumeArgs: s.ResumeArgs,
 			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes,

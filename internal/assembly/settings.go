@@ -18,7 +18,8 @@ import (
 type Settings struct {
 	// Resume, when not 0, continues that interrupted job: its cards,
 	// destinations and settings come from the catalog (Cards, Dests and
-	// Then are not used; MHL "" takes the recorded choice).
+	// Then are not used; MHL "" takes the recorded choice, Proxies and
+	// ProxiesTo empty the recorded ones: ResumeProxies).
 	Resume int64
 
 	Name  string
@@ -45,8 +46,9 @@ type Settings struct {
 	// Proxies makes editorial proxies of the clips, from each card's
 	// verified copy once the card is done: "PRESET[,burnin]" (dit offload
 	// --proxies; internal/proxies). ProxiesTo are the folder destinations
-	// they go to (default the first folder -d); ProxyWorkers how many
-	// ffmpeg run at once (0: 1).
+	// they go to (default the first folder -d); both are recorded with
+	// the job, and a resume makes those (ResumeProxies). ProxyWorkers how
+	// many ffmpeg run at once (0: 1), this run's.
 	Proxies      string
 	ProxiesTo    []string
 	ProxyWorkers int

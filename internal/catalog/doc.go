@@ -290,6 +290,21 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0001.) Not yet pushed to a shared catalog (dit catalog push).
 //
+// # Schema version 18 (sql/0018_job_proxies.sql): a job's proxies
+//
+//	jobs.proxies: the job's editorial proxies as dit offload --proxies
+//	    takes them ("prores-proxy,burnin", internal/proxies' spec in its
+//	    own form), '' for a job without; NULL for a job recorded before
+//	    version 18, which did not say ([Job].ProxiesUnrecorded: its
+//	    resume makes those it is given).
+//	jobs.proxies_to: the destinations the proxies go to (--proxies-to,
+//	    by default the first -d), absolute, one per line; '' without
+//	    proxies.
+//	    A resumed job makes the proxies it recorded (offload.JobSpec,
+//	    assembly.ResumeProxies). [Catalog.PushJob] carries both.
+//	    (The migration's number may change at a merge; it depends only
+//	    on 0001.)
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

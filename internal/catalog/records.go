@@ -51,9 +51,16 @@ type Job struct {
 	// ThenParallel is how many cards a cascade's second run copies at
 	// once (dit offload --then-parallel).
 	ThenParallel int
-	Started      time.Time
-	Finished     time.Time
-	Error        string
+	// Proxies are the job's editorial proxies (dit offload --proxies):
+	// "PRESET[,burnin]", "" none; ProxiesTo the destinations they go to.
+	// ProxiesUnrecorded: the job was recorded before schema version 18,
+	// which did not record them (Proxies and ProxiesTo are empty).
+	Proxies           string
+	ProxiesTo         []string
+	ProxiesUnrecorded bool
+	Started           time.Time
+	Finished          time.Time
+	Error             string
 	// Station is the cart that ran the job (dit --station; recorded
 	// from the catalog's station when empty). UUID names the job in
 	// every catalog that holds it (set when empty).
@@ -147,57 +154,6 @@ type Sample struct {
 	Seconds        float64
 }
 
-// Run is one run of a job: started by dit offload or a resume; Finished
-// is zero for a run whose process was killed.
-type Run struct {
-	Seq      int
-	Started  time.Time
-	Finished time.Time
-}
-
-// StartRun records a new run of job id starting at t and returns its
-// number (not batched).
-func (c *Catalog) StartRun(id int64, t time.Time) (int, error) {
-	var seq int
-	if err := c.Flush(); err != nil {
-		return 0, err
-	}
-	if err := c.db.QueryRow(`SELECT COALESCE(MAX(seq),0)+1 FROM runs WHERE job_id=?`, id).Scan(&seq); err != nil {
-		return 0, c.wrap(err)
-	}
-	_, err := c.Exec(`INSERT INTO runs (job_id,seq,started) VALUES (?,?,?)`, id, seq, Time(t))
-	return seq, err
-}
-
-// EndRun records when run seq of job id ended.
-func (c *Catalog) EndRun(id int64, seq int, t time.Time) error {
-	_, err := c.Exec(`UPDATE runs SET finished=? WHERE job_id=? AND seq=?`, Time(t), id, seq)
-	return err
-}
-
-// Runs lists a job's runs in order.
-func (c *Catalog) Runs(id int64) ([]Run, error) {
-	if err := c.Flush(); err != nil {
-		return nil, err
-	}
-	rows, err := c.db.Query(`SELECT seq, started, finished FROM runs WHERE job_id=? ORDER BY seq`, id)
-	if err != nil {
-		return nil, c.wrap(err)
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		var r Run
-		var st, fin sql.NullString
-		if err := rows.Scan(&r.Seq, &st, &fin); err != nil {
-			return nil, c.wrap(err)
-		}
-		r.Started, r.Finished = ParseTime(st), ParseTime(fin)
-		out = append(out, r)
-	}
-	return out, c.wrap(rows.Err())
-}
-
 func nullStr(s string) any {
 	if s == "" {
 		return nil
@@ -221,10 +177,10 @@ func (c *Catalog) CreateJob(j *Job) error {
 	if err := c.Flush(); err != nil {
 		return err
 	}
-	id, err := c.db.insertID(c.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+	id, err := c.db.insertID(c.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid,proxies,proxies_to)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
 		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), max(j.ThenParallel, 1),
-		j.Station, j.UUID)
+		j.Station, j.UUID, j.Proxies, strings.Join(j.ProxiesTo, "\n"))
 	if err != nil {
 		return c.wrap(err)
 	}
@@ -353,18 +309,24 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var started, finished sql.NullString
-	var ignore string
+	var ignore, proxiesTo string
+	var proxies sql.NullString
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
-		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel, &j.Station, &j.UUID); err != nil {
+		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel, &j.Station, &j.UUID,
+		&proxies, &proxiesTo); err != nil {
 		return nil, err
 	}
 	if ignore != "" {
 		j.Ignore = strings.Split(ignore, "\n")
+	}
+	j.Proxies, j.ProxiesUnrecorded = proxies.String, !proxies.Valid
+	if proxiesTo != "" {
+		j.ProxiesTo = strings.Split(proxiesTo, "\n")
 	}
 	j.Started, j.Finished = ParseTime(started), ParseTime(finished)
 	j.State, j.Active = effectiveState(&j)

@@ -141,10 +141,10 @@ func (p *push) job() error {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		p.res.Created = true
-		p.res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
+		p.res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
 			j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), nullTime(j.Finished), j.Error,
-			max(j.ThenParallel, 1), j.Station, j.UUID)
+			max(j.ThenParallel, 1), j.Station, j.UUID, jobProxies(j), strings.Join(j.ProxiesTo, "\n"))
 		if err != nil {
 			return to.wrap(fmt.Errorf("job %d (%s): %w", p.res.LocalID, j.UUID, err))
 		}
@@ -153,12 +153,21 @@ func (p *push) job() error {
 	case ended(p.raw.state) && there.state == p.raw.state && there.finished.String == Time(j.Finished):
 		p.res.Unchanged = true
 	default:
-		if _, err := tx.Exec(`UPDATE jobs SET name=?, state=?, host=?, tool_version=?, pid=?, mhl=?, ignore=?, finished=?, error=?, station=? WHERE id=?`,
-			j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.MHL, strings.Join(j.Ignore, "\n"), nullTime(j.Finished), j.Error, j.Station, p.res.ID); err != nil {
+		if _, err := tx.Exec(`UPDATE jobs SET name=?, state=?, host=?, tool_version=?, pid=?, mhl=?, ignore=?, finished=?, error=?, station=?, proxies=?, proxies_to=? WHERE id=?`,
+			j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.MHL, strings.Join(j.Ignore, "\n"), nullTime(j.Finished), j.Error, j.Station,
+			jobProxies(j), strings.Join(j.ProxiesTo, "\n"), p.res.ID); err != nil {
 			return to.wrap(err)
 		}
 	}
 	return nil
+}
+
+// jobProxies is j's proxies column: NULL when j did not record them.
+func jobProxies(j *Job) any {
+	if j.ProxiesUnrecorded {
+		return nil
+	}
+	return j.Proxies
 }
 
 // dests upserts the destinations by their seq.

@@ -15,7 +15,8 @@ func fillJob(t *testing.T, c *Catalog, name string) *Job {
 	t.Helper()
 	now := time.Date(2026, 5, 12, 9, 0, 0, 0, time.UTC)
 	j := &Job{Name: name, State: JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
-		Layout: "{job}/{card}", OnConflict: "fail", Started: now, IncludeHidden: true}
+		Layout: "{job}/{card}", OnConflict: "fail", Started: now, IncludeHidden: true,
+		Proxies: "h264,burnin", ProxiesTo: []string{"/raid", "/shuttle"}}
 	require.NoError(t, c.CreateJob(j))
 	d1 := &Dest{JobID: j.ID, Seq: 0, Path: "/raid"}
 	d2 := &Dest{JobID: j.ID, Seq: 1, Path: "/shuttle", Hop: 2}

@@ -45,6 +45,8 @@ func TestJobSpecSurvivesResume(t *testing.T) {
 		"IncludeHidden": true,
 		"Ignore":        []string{"*.RMD", "CACHE/"},
 		"MHL":           "both",
+		"Proxies":       "dnxhr-lb,burnin",
+		"ProxiesTo":     []string{canon(e.dest("d1")), canon(e.dest("shuttle"))},
 	}
 	var spec JobSpec
 	sv := reflect.ValueOf(&spec).Elem()
@@ -73,4 +75,35 @@ func TestJobSpecSurvivesResume(t *testing.T) {
 		require.Equalf(t, sv.Field(i).Interface(), got.Field(i).Interface(),
 			"JobSpec.%s is not restored by Resume: record it in New and restore it in recordedSpec, or move it to Env", sv.Type().Field(i).Name)
 	}
+}
+
+// A job recorded before its proxies were (a catalog before version 18:
+// proxies NULL) is resumed with the proxies the front end gives; a job
+// that recorded them keeps them, whatever is given.
+func TestResumeProxiesUnrecordedTakesGiven(t *testing.T) {
+	e := newEnv(t)
+	a := testCard(t, e.dir, "A001", map[string]string{"C001.mov": "a"})
+	o := e.opts([]string{a}, []string{e.dest("d1")})
+	o.Proxies = "prores-proxy"
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	j.Close()
+	require.NoError(t, e.cat.SetJobState(j.ID(), catalog.JobInterrupted, time.Now(), ""))
+
+	given := Options{Env: o.Env, Hooks: o.Hooks}
+	given.Proxies, given.ProxiesTo = "h264,burnin", []string{e.dest("d1")}
+	r, err := Resume(context.Background(), e.cat, j.ID(), given)
+	require.NoError(t, err)
+	require.Equal(t, "prores-proxy", r.opts.Proxies, "recorded: kept")
+	require.Empty(t, r.opts.ProxiesTo)
+	r.Close()
+	require.NoError(t, e.cat.SetJobState(j.ID(), catalog.JobInterrupted, time.Now(), ""))
+
+	_, err = e.cat.Exec(`UPDATE jobs SET proxies=NULL WHERE id=?`, j.ID())
+	require.NoError(t, err)
+	r, err = Resume(context.Background(), e.cat, j.ID(), given)
+	require.NoError(t, err)
+	defer r.Close()
+	require.Equal(t, "h264,burnin", r.opts.Proxies, "not recorded: those given")
+	require.Equal(t, given.ProxiesTo, r.opts.ProxiesTo)
 }

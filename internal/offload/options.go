@@ -114,6 +114,16 @@ type JobSpec struct {
 	// records it: Seal writes the lists. On Resume, "" takes the job's
 	// recorded choice and a different value is refused (see ResumeMHL).
 	MHL string
+	// Proxies are the editorial proxies the front end makes of each
+	// card's clips once the card is verified ("PRESET[,burnin]", dit
+	// offload --proxies; "" none) and ProxiesTo the destinations they go
+	// to, so that a resumed job makes the same ones. The engine only
+	// records them: internal/assembly makes the proxies and refuses a
+	// resume that asks for others (assembly.ResumeProxies). A job
+	// recorded before they were (catalog.Job.ProxiesUnrecorded) takes
+	// those it is given.
+	Proxies   string
+	ProxiesTo []string
 }
 
 // Env is what one run of a job is given and the catalog does not keep: a

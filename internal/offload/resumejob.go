@@ -14,8 +14,9 @@ import (
 
 // Resume reopens an interrupted job with the JobSpec it was started with:
 // the same cards, destinations and settings (hashes, verification, layout,
-// conflicts, hidden files, ignore patterns and hash lists: o.MHL "" takes
-// the recorded choice, a different one is refused, see ResumeMHL); of o it
+// conflicts, hidden files, ignore patterns, proxies and hash lists: o.MHL
+// "" takes the recorded choice, a different one is refused, see
+// ResumeMHL); of o it
 // uses the Env and the Hooks. Files verified on every destination are not
 // copied again (unless the card changed), leftover temps are removed, and
 // the rest is copied and verified.
@@ -105,6 +106,10 @@ func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, 
 	}
 	algos := spec.Hashes
 	spec.MHL = mhl
+	if rec.ProxiesUnrecorded {
+		// Recorded before a job's proxies were: those given.
+		spec.Proxies, spec.ProxiesTo = o.Proxies, o.ProxiesTo
+	}
 	o.JobSpec = spec
 	o.Catalog = cat
 	o.defaults()
@@ -122,7 +127,7 @@ func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
 	}
 	s := JobSpec{Name: rec.Name, Hashes: algos, Verify: VerifyMode(rec.VerifyMode), VerifyAll: rec.VerifyHashes == "all",
 		Layout: rec.Layout, OnConflict: Conflict(rec.OnConflict), IncludeHidden: rec.IncludeHidden, Ignore: rec.Ignore,
-		ThenParallel: rec.ThenParallel, MHL: rec.MHL}
+		ThenParallel: rec.ThenParallel, MHL: rec.MHL, Proxies: rec.Proxies, ProxiesTo: rec.ProxiesTo}
 	cards, err := cat.Cards(rec.ID)
 	if err != nil {
 		return JobSpec{}, err

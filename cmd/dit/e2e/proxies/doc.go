@@ -4,5 +4,6 @@
 // server), playable, with the source's timecode and length, hashed in
 // the catalog as the files are, a Unicode clip name burnt in; a clip
 // ffmpeg cannot read is a recorded proxy failure while the card is still
-// safe to format.
+// safe to format; a job killed before its proxies were made makes them
+// when resumed without --proxies, and refuses a resume asking for others.
 package proxies
