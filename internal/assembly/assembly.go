@@ -132,7 +132,7 @@ func (p *Prepared) drives(ctx context.Context) error {
 		return &DriveError{Problems: bad}
 	}
 	for _, b := range bad {
-		p.Warnings = append(p.Warnings, b+": copying anyway; replace it soon (dit array status; --drive-health refuse refuses such a job)")
+		p.Warnings = append(p.Warnings, b+": copying anyway; replace it soon (a job can be set to refuse such a drive: dit offload --drive-health refuse)")
 	}
 	return nil
 }
