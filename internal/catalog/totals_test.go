@@ -132,7 +132,12 @@ func TestCardTotalsBackfilled(t *testing.T) {
 		require.NoError(t, err)
 		j := &Job{Name: "old", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
 			Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
-		require.NoError(t, old.CreateJob(j))
+		// The jobs row as version 11 had it (CreateJob writes columns of
+		// later versions).
+		j.ID, err = old.db.insertID(old.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, "", "", 0, j.Hashes, j.VerifyMode, j.VerifyHashes, j.Layout, j.OnConflict,
+			false, "asc", "", Time(j.Started), 1, "", newUUID())
+		require.NoError(t, err)
 		d := &Dest{JobID: j.ID, Path: "/d"}
 		require.NoError(t, old.AddDest(d))
 		k := &Card{JobID: j.ID, Label: "A001", Path: "/c", State: "verified"}
