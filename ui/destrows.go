@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -131,6 +132,10 @@ func shortDest(p string) string {
 	parts := strings.Split(filepath.ToSlash(p), "/")
 	if len(parts) <= 2 {
 		return p
+	}
+	if d, err := cloud.Parse(p); err == nil {
+		// The remote, then the end: rclone:s3backup:.../show/A001.
+		return cloud.Prefix + d.Remote + ":.../" + strings.Join(parts[len(parts)-2:], "/")
 	}
 	return "..." + "/" + strings.Join(parts[len(parts)-2:], "/")
 }
