@@ -93,6 +93,8 @@ func TestCloudDestAndProxiesReachTheSettings(t *testing.T) {
 	})
 	addCloud(h, "shuttle:cloud/day01")
 	h.eventually("the card scanned", func() bool { return !h.a.offload.cards[0].Scanning })
+	h.eventually("the plan", func() bool { v := h.a.offload; return v.lastPlan.res != nil && v.lastSeq == v.planSeq })
+	h.locked(func() { require.NotContains(t, texts(h.a.offload.planBox), "No plan") })
 	var s jobSettings
 	h.locked(func() {
 		v := h.a.offload
