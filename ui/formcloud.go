@@ -100,8 +100,9 @@ func (v *offloadView) newProxiesForm() fyne.CanvasObject {
 	v.proxyTo = widget.NewCheckGroup(nil, func([]string) { v.proxyToNote() })
 	v.proxyToL = widget.NewLabel(proxiesFirstDest)
 	v.proxyToL.Importance = widget.LowImportance
+	v.proxyToBox = container.NewVBox(widget.NewLabel("Proxies to:"), v.proxyTo, v.proxyToL)
 	v.proxyChanged()
-	return container.NewVBox(container.NewHBox(v.proxyPreset, v.proxyBurnin), widget.NewLabel("Proxies to:"), v.proxyTo, v.proxyToL)
+	return container.NewVBox(container.NewHBox(v.proxyPreset, v.proxyBurnin), v.proxyToBox)
 }
 
 // proxyToNote says where proxies go when no destination is checked.
@@ -113,18 +114,19 @@ func (v *offloadView) proxyToNote() {
 	}
 }
 
-// proxyChanged enables the proxies' options only with a preset chosen.
+// proxyChanged shows the proxies' options only with a preset chosen.
 func (v *offloadView) proxyChanged() {
-	if v.proxyTo == nil {
+	if v.proxyToBox == nil {
 		return
 	}
 	if v.proxyPreset.Selected == proxiesOff {
 		v.proxyBurnin.Disable()
-		v.proxyTo.Disable()
+		v.proxyToBox.Hide()
 	} else {
 		v.proxyBurnin.Enable()
-		v.proxyTo.Enable()
+		v.proxyToBox.Show()
 	}
+	v.relayout()
 }
 
 // renderProxyTo offers the folder destinations (proxies are written to

@@ -50,6 +50,7 @@ type offloadView struct {
 	proxyBurnin      *widget.Check
 	proxyTo          *widget.CheckGroup // the folder destinations proxies go to
 	proxyToL         *widget.Label
+	proxyToBox       *fyne.Container // "Proxies to", shown with a preset chosen
 
 	preset   *plan.Topology
 	planSeq  int
