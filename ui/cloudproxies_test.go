@@ -263,6 +263,7 @@ func TestGUIJobToACloudDestination(t *testing.T) {
 	var text string
 	h.locked(func() { text = texts(h.a.running.content) })
 	require.Contains(t, text, "rclone:shuttle:rushes")
+	require.Regexp(t, `Uploaded [0-9.]+ kB of [0-9.]+ kB\nChecked [0-9.]+ kB of [0-9.]+ kB\n`, text)
 	// History: the upload's MHL folder button is off (no folder here).
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
 	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })

@@ -43,7 +43,7 @@
 //	             being read back), rate, ETA, phase and its state; a row
 //	             per destination (offload.DestProgress: bytes written and
 //	             read back, rate, state: writing, reading back, verified,
-//	             FAILED; a cloud destination's row is its upload), so a destination that lags or fails shows; large
+//	             FAILED; a cloud destination's: uploaded, checked), so a destination that lags or fails shows; large
 //	             rate and ETA figures; a throughput chart drawn
 //	             with canvas lines (last five minutes, one line per card,
 //	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
