@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/watch"
@@ -68,6 +69,9 @@ type Config struct {
 	// notifications (webhook, e-mail) are sent with: "" the user's
 	// config file (notify.DefaultPath, when it exists), "none" none.
 	NotifyConfig string
+	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH; nil:
+	// rclone on PATH with the user's own configuration).
+	Rclone *cloud.Rclone
 	// SendNotification shows a desktop notification (default: the Fyne
 	// app's SendNotification).
 	SendNotification func(*fyne.Notification)

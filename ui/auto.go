@@ -203,7 +203,7 @@ func (v *autoView) start() {
 		}
 		base = s
 		p = &watch.Preset{Destinations: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1), Hashes: algoNames(s.Hashes),
-			Verify: string(s.Verify), MHL: s.MHL, Eject: eject}
+			Verify: string(s.Verify), MHL: s.MHL, Eject: eject, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo}
 		if s.VerifyAll {
 			p.VerifyHashes = "all"
 		}
@@ -241,7 +241,7 @@ func (v *autoView) start() {
 			}
 		}
 		for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
-			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
 				a.do(func() {
 					v.stopped(fmt.Sprintf("Destination %s is not there: mount it (dit never creates a destination root).", d))
 				})
@@ -435,7 +435,8 @@ func presetSettings(p *watch.Preset) (jobSettings, error) {
 		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, hashErr)
 	}
 	s := jobSettings{Dests: p.Destinations, Then: p.Then, Hashes: algos, Verify: mode, VerifyAll: p.VerifyHashes == "all",
-		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden, Limits: p.Limits}
+		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden, Limits: p.Limits,
+		Proxies: p.Proxies, ProxiesTo: p.ProxiesTo}
 	if len(p.Then) > 0 {
 		s.ThenParallel = max(p.ThenParallel, 1)
 	}

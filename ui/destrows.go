@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -70,11 +72,17 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool) {
 
 func (r *destRow) set(p offload.DestProgress, ended bool) {
 	r.name.SetText(shortDest(p.Dest))
-	r.written.SetText(destBytesText("Written", p.BytesWritten, p.Bytes))
+	// A cloud copy is uploaded, then checked: by the storage's own
+	// checksum, or read back (docs/cloud.md).
+	written, verified := "Written", "Read back"
+	if assembly.IsCloudDest(p.Dest) {
+		written, verified = "Uploaded", "Checked"
+	}
+	r.written.SetText(destBytesText(written, p.BytesWritten, p.Bytes))
 	if p.VerifyTotal > 0 || p.BytesVerified > 0 {
-		r.verified.SetText(destBytesText("Read back", p.BytesVerified, p.VerifyTotal))
+		r.verified.SetText(destBytesText(verified, p.BytesVerified, p.VerifyTotal))
 	} else {
-		r.verified.SetText("Not read back")
+		r.verified.SetText("Not " + strings.ToLower(verified))
 	}
 	if ended || p.State == offload.DestQueued {
 		r.rate.SetText("")
@@ -131,6 +139,10 @@ func shortDest(p string) string {
 	parts := strings.Split(filepath.ToSlash(p), "/")
 	if len(parts) <= 2 {
 		return p
+	}
+	if d, err := cloud.Parse(p); err == nil {
+		// The remote, then the end: rclone:s3backup:.../show/A001.
+		return cloud.Prefix + d.Remote + ":.../" + strings.Join(parts[len(parts)-2:], "/")
 	}
 	return "..." + "/" + strings.Join(parts[len(parts)-2:], "/")
 }

@@ -18,7 +18,14 @@
 //	             found with offload.FindPrior and left out unless copied
 //	             again), destinations (plain folders and blades of dit arrays
 //	             with their health and each blade's drive health),
-//	             hashes, verify mode, MHL, a topology preset
+//	             cloud destinations (rclone:REMOTE:PATH, typed as
+//	             remote:path: checked by assembly.CheckCloudDest before
+//	             they are added, refused in words naming the remotes
+//	             rclone has, or how to install rclone; Config.Rclone),
+//	             hashes, verify mode, MHL, proxies (off or a preset of
+//	             assembly.ProxyPresetList, burn-in, the folder
+//	             destinations they go to: Settings.Proxies, ProxiesTo),
+//	             a topology preset
 //	             (internal/plan files, loaded and saved), a cascade
 //	             (each destination in the first run, "First copy (card is
 //	             read)", or the second, "Then, from the first copy";
@@ -36,7 +43,7 @@
 //	             being read back), rate, ETA, phase and its state; a row
 //	             per destination (offload.DestProgress: bytes written and
 //	             read back, rate, state: writing, reading back, verified,
-//	             FAILED), so a destination that lags or fails shows; large
+//	             FAILED; a cloud destination's: uploaded, checked), so a destination that lags or fails shows; large
 //	             rate and ETA figures; a throughput chart drawn
 //	             with canvas lines (last five minutes, one line per card,
 //	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
@@ -52,7 +59,10 @@
 //	             cards, failures and files (a cascade: each card's card-free
 //	             and safe-to-format times, its second run's destinations
 //	             and TB/hour); each card's clips with their thumbnails (see
-//	             Clips); its report exported as PDF, HTML or CSV
+//	             Clips); its proxies counted as dit job show counts
+//	             them (assembly.ProxyCount; the Running job view says
+//	             it too once the job ended; "MHL folder" is off for a
+//	             cloud copy); its report exported as PDF, HTML or CSV
 //	             (reports/jobreport); its ASC MHL folders revealed.
 //	Arrays       a dit array's blades, their state and free space, and
 //	             each blade's drive health as dit array status gives it
@@ -208,7 +218,8 @@
 // # Files
 //
 // The Offload tab: offload.go (the view, its plan and Start),
-// formlists.go (its cards and destinations), speedtest.go (the Speed
+// formlists.go (its cards and destinations), formcloud.go (cloud
+// destinations and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
 // verify, hash lists, presets, the form remembered), plan.go, mounted.go.
 // A job: job.go (its settings, assembly, run and events), model.go (the

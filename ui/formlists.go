@@ -43,6 +43,9 @@ type destItem struct {
 	Free    int64 // bytes that still fit; -1 unknown
 	Array   *arrayStatus
 	Err     string
+	// Cloud: an rclone:REMOTE:PATH destination (no folder here, no free
+	// space figure).
+	Cloud bool
 	// Then puts the destination in a cascade's second run: filled from
 	// each card's first copy once the card is free (else: the first
 	// run, read from the card).
@@ -171,7 +174,9 @@ func (v *offloadView) overlaps(card, dest string) error {
 		cards = append(cards, c.Path)
 	}
 	for _, d := range v.dests {
-		dests = append(dests, d.Path)
+		if !d.Cloud {
+			dests = append(dests, d.Path)
+		}
 	}
 	if card != "" {
 		cards = append(cards, card)
@@ -277,6 +282,8 @@ func (v *offloadView) renderDests() {
 		var info string
 		imp := widget.MediumImportance
 		switch {
+		case d.Cloud:
+			info = cloudInfo(d)
 		case d.Loading:
 			info = "looking..."
 		case d.Err != "":
@@ -304,6 +311,9 @@ func (v *offloadView) renderDests() {
 		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.removeDest(i) })
 		speed := v.a.speedButton(func() speedTarget { return destTarget(d) })
 		buttons := container.NewHBox(speed, remove)
+		if d.Cloud {
+			buttons = container.NewHBox(remove) // no folder here to test
+		}
 		run := widget.NewRadioGroup([]string{destFirstText, destThenText}, nil)
 		run.Horizontal, run.Required = true, true
 		if d.Then {
@@ -328,6 +338,7 @@ func (v *offloadView) renderDests() {
 		v.destBox.Add(row)
 	}
 	v.renderCascade()
+	v.renderProxyTo()
 	v.relayout()
 }
 

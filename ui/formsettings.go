@@ -58,6 +58,8 @@ const (
 	prefVerify    = "form.verify"
 	prefVerifyAll = "form.verifyAll"
 	prefMHL       = "form.mhl"
+	prefProxies   = "form.proxies"
+	prefProxyBurn = "form.proxiesBurnin"
 )
 
 // remember keeps the form's destinations (each with its run) and
@@ -83,6 +85,8 @@ func (v *offloadView) remember() {
 	p.SetString(prefVerify, v.verify.Selected)
 	p.SetBool(prefVerifyAll, v.verifyAll.Checked)
 	p.SetString(prefMHL, v.mhl.Selected)
+	p.SetString(prefProxies, v.proxyPreset.Selected)
+	p.SetBool(prefProxyBurn, v.proxyBurnin.Checked)
 }
 
 // restore fills the form with what remember kept: the settings, and the
@@ -98,6 +102,10 @@ func (v *offloadView) restore() {
 		v.verify.SetSelected(s)
 	}
 	v.verifyAll.SetChecked(p.Bool(prefVerifyAll))
+	if s := p.String(prefProxies); slices.Contains(v.proxyPreset.Options, s) {
+		v.proxyPreset.SetSelected(s)
+		v.proxyBurnin.SetChecked(p.Bool(prefProxyBurn))
+	}
 	if s := p.String(prefMHL); slices.Contains(v.mhl.Options, s) {
 		v.mhl.SetSelected(s)
 	}
@@ -106,11 +114,11 @@ func (v *offloadView) restore() {
 		then bool
 	}{{prefDests, false}, {prefThen, true}} {
 		for _, d := range p.StringList(run.key) {
-			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
 				continue
 			}
-			v.addDest(d)
-			if len(v.dests) > 0 && v.dests[len(v.dests)-1].Path == filepath.Clean(d) {
+			v.addAnyDest(d)
+			if len(v.dests) > 0 && (v.dests[len(v.dests)-1].Path == filepath.Clean(d) || v.dests[len(v.dests)-1].Path == d) {
 				v.dests[len(v.dests)-1].Then = run.then
 			}
 		}
@@ -250,6 +258,7 @@ func (v *offloadView) formSettings() (jobSettings, string) {
 	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
 		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle,
 		Dests: first, Then: then}
+	s.Proxies, s.ProxiesTo = v.proxySettings()
 	if len(then) > 0 {
 		s.ThenParallel = v.thenParallel()
 	}

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -72,6 +72,9 @@ type jobDetail struct {
 	clips map[string][]jobreport.Clip
 	// thumbNote says why the job's clips have no thumbnails.
 	thumbNote string
+	// proxies: the job's proxies in words, as dit job show says them
+	// (assembly.ProxyCount; "" none).
+	proxies string
 }
 
 // maxClipRows is how many clips of a card the History lists (the report's
@@ -274,8 +277,10 @@ func (v *historyView) openJob(id int64) {
 			cards, err = cat.Cards(id)
 			cards = catalog.FirstRun(cards)
 		}
+		var px string
 		if err == nil {
 			cl, note = loadJobClips(cat, id, cards)
+			px, err = assembly.ProxyCount(cat, id)
 		}
 		v.a.do(func() {
 			if v.selected != id {
@@ -285,7 +290,7 @@ func (v *historyView) openJob(id int64) {
 				v.say(fmt.Sprintf("Cannot open job %d: %v", id, err))
 				return
 			}
-			v.open = &jobDetail{sum: s, cards: cards, clips: cl, thumbNote: note}
+			v.open = &jobDetail{sum: s, cards: cards, clips: cl, thumbNote: note, proxies: px}
 			v.renderDetail()
 		})
 	})
@@ -307,6 +312,9 @@ func (v *historyView) renderDetail() {
 	if len(s.Then) > 0 {
 		tot += fmt.Sprintf("\nCascade: first run to %s; second run (from the first copy on %s) to %s",
 			strings.Join(s.Destinations, ", "), s.Destinations[0], strings.Join(s.Then, ", "))
+	}
+	if d.proxies != "" {
+		tot += "\nProxies: " + d.proxies
 	}
 	tl := widget.NewLabel(tot)
 	tl.Wrapping = fyne.TextWrapWord
@@ -345,9 +353,7 @@ func (v *historyView) renderDetail() {
 		il.Wrapping = fyne.TextWrapWord
 		v.detail.Add(il)
 		for _, ds := range c.Destinations {
-			ds := ds
-			mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
-			v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
+			v.addDest(ds)
 		}
 		v.addFailures(c.Failures, "")
 		v.addClips(d.clips[c.Label], d.thumbNote)
@@ -357,6 +363,17 @@ func (v *historyView) renderDetail() {
 		v.detail.Add(widget.NewSeparator())
 	}
 	v.detail.Refresh()
+}
+
+// addDest shows a card's copy on a destination with its MHL folder
+// button (off for a cloud destination: no folder of this machine to
+// open; dit verify JOB checks the copies there).
+func (v *historyView) addDest(ds offload.DestSummary) {
+	mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
+	if assembly.IsCloudDest(ds.Path) {
+		mhl.Disable()
+	}
+	v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
 }
 
 // destLine is a card's copy on a destination in History: its folder and
@@ -406,82 +423,6 @@ func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 		}
 	}
 	v.detail.Add(grid)
-}
-
-// clipColumns are the History's clip columns, as the reports' clip list.
-var clipColumns = []string{"Clip", "TC in", "TC out", "FPS", "Resolution", "Codec"}
-
-// orUnknown is s, or jobreport.Unknown when nothing tells it.
-func orUnknown(s string) string {
-	if s == "" {
-		return jobreport.Unknown
-	}
-	return s
-}
-
-// clipCells are a clip's cells under clipColumns: its thumbnail
-// (thumbWidth wide, 16:9) or "no thumbnail", its name and what else is
-// known of it; then its timecodes, rate, resolution and codec.
-func clipCells(k *jobreport.Clip) []fyne.CanvasObject {
-	size := fyne.NewSize(thumbWidth, thumbWidth*9/16)
-	var thumb fyne.CanvasObject
-	if b := k.JPEG(); len(b) > 0 {
-		img := canvas.NewImageFromReader(bytes.NewReader(b), k.Name+".jpg")
-		img.FillMode = canvas.ImageFillContain
-		img.ScaleMode = canvas.ImageScaleSmooth
-		img.SetMinSize(size)
-		thumb = img
-	} else {
-		l := widget.NewLabel("no thumbnail")
-		l.Alignment = fyne.TextAlignCenter
-		l.SizeName = theme.SizeNameCaptionText
-		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-		bg.SetMinSize(size)
-		thumb = container.NewStack(bg, container.NewCenter(l))
-	}
-	name := widget.NewLabelWithStyle(k.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	info := widget.NewLabel(clipText(k))
-	info.SizeName = theme.SizeNameCaptionText
-	info.Wrapping = fyne.TextWrapWord
-	if !k.Verified {
-		info.Importance = widget.DangerImportance
-	}
-	cell := func(s string, mono bool) fyne.CanvasObject {
-		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: mono && s != jobreport.Unknown})
-	}
-	codec := widget.NewLabel(orUnknown(k.Codec))
-	codec.Wrapping = fyne.TextWrapWord
-	return []fyne.CanvasObject{
-		container.NewVBox(container.NewHBox(thumb), name, info),
-		cell(orUnknown(k.TCStart), true), cell(orUnknown(k.TCEnd), true),
-		cell(orUnknown(k.FPS), false), cell(orUnknown(k.Resolution), false), codec,
-	}
-}
-
-// clipText is what a clip's columns leave out: its type, length (as an
-// editor reads it: HH:MM:SS:FF, or "length unknown"), files and size,
-// whether it is verified, why it has no thumbnail.
-func clipText(k *jobreport.Clip) string {
-	var parts []string
-	add := func(s string) {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	add(k.Type)
-	if d := k.Duration(); d != jobreport.Unknown {
-		add(d)
-	} else {
-		add("length unknown")
-	}
-	add(plural(k.Files, "file") + ", " + units.FormatBytes(k.Bytes))
-	if !k.Verified {
-		add("NOT verified")
-	}
-	if len(k.JPEG()) == 0 && k.ThumbnailNote != "" {
-		add("no thumbnail: " + k.ThumbnailNote)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // addFailures lists a run's failed files.
@@ -550,9 +491,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	il.Wrapping = fyne.TextWrapWord
 	v.detail.Add(il)
 	for _, ds := range h.Destinations {
-		ds := ds
-		mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
-		v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
+		v.addDest(ds)
 	}
 	v.addFailures(h.Failures, "2nd run: ")
 }

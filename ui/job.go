@@ -62,6 +62,10 @@ type jobSettings struct {
 
 	// Limits cap the destinations (a preset's limit:, as --limit).
 	Limits []string
+	// Proxies is --proxies (PRESET[,burnin]; "" none), ProxiesTo
+	// --proxies-to (none: the first destination).
+	Proxies   string
+	ProxiesTo []string
 }
 
 // jobRun is the job in progress: its engine job, the pause switch, the
@@ -79,6 +83,9 @@ type jobRun struct {
 	watched bool
 	// The job's destinations of each run (then: a cascade's second run).
 	dests, then []string
+	// proxies: its proxies in words once it ended (assembly.ProxyCount,
+	// dit job show's; "" none), set before done is closed.
+	proxies string
 }
 
 // errClosing: the app is closing, the job must not start.
@@ -165,6 +172,7 @@ func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Ev
 	set := assembly.Settings{Resume: s.Resume, Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
 		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded, Throttle: s.Throttle,
 		MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden, AgainCards: s.Again,
+		Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, Rclone: a.cfg.Rclone,
 		FS: a.cfg.FS, Catalog: a.cfg.Catalog, ToolVersion: "dit-gui " + a.cfg.Version, Notify: a.notifyConfig(s.NotifyFile)}
 	if s.Resume != 0 {
 		set.MHL = "" // the hash lists it started with
@@ -276,6 +284,7 @@ func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
 	} else {
 		m.applySummary(sum, true)
 	}
+	run.proxies, _ = assembly.ProxyCount(a.cfg.Catalog, job.ID()) // made in the job's end, before the reports
 	run.cancel()
 	close(run.done)
 	a.do(func() {

@@ -45,6 +45,12 @@ type offloadView struct {
 	thenPar          *widget.Select // second run: cards at once
 	cascadeL         *widget.Label  // what a cascade does, or why it cannot start
 	mounted          *mountedCards  // the camera cards mounted now (mounted.go)
+	cloud            *widget.Entry  // a cloud destination, rclone remote:path (formcloud.go)
+	proxyPreset      *widget.Select // proxies: off or a preset
+	proxyBurnin      *widget.Check
+	proxyTo          *widget.CheckGroup // the folder destinations proxies go to
+	proxyToL         *widget.Label
+	proxyToBox       *fyne.Container // "Proxies to", shown with a preset chosen
 
 	preset   *plan.Topology
 	planSeq  int
@@ -128,7 +134,7 @@ func newOffloadView(a *App) *offloadView {
 		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect), v.mounted.box,
 		widget.NewSeparator(),
 		heading("Destinations"), v.destBox,
-		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.cascadeL,
+		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.newCloudRow(), v.cascadeL,
 		widget.NewSeparator(),
 		heading("Settings"),
 		widget.NewForm(
@@ -137,6 +143,7 @@ func newOffloadView(a *App) *offloadView {
 			widget.NewFormItem("Verify", container.NewVBox(v.verify, v.verifyAll, verifyLimitNote())),
 			widget.NewFormItem("Hash lists", v.mhl),
 			widget.NewFormItem("Arrays", v.degraded),
+			widget.NewFormItem("Proxies", v.newProxiesForm()),
 		),
 		widget.NewSeparator(),
 		heading("Topology preset"), v.presetLabel,
@@ -358,6 +365,12 @@ type Preparation struct {
 	Scale    float64
 	// Throttle caps each card's read rate in bytes/s (0: none).
 	Throttle float64
+	// Proxies is the proxies preset ("" none; assembly.ProxyPresetList),
+	// ProxiesBurnin burns the timecode and clip name in, ProxiesTo are
+	// the destinations they go to (none: the first).
+	Proxies       string
+	ProxiesBurnin bool
+	ProxiesTo     []string
 	// Start starts the job as soon as the cards are scanned and the plan
 	// is made.
 	Start bool
@@ -397,13 +410,14 @@ func (a *App) Prepare(p Preparation) {
 		v.thenPar.SetSelected(n)
 	}
 	for _, d := range p.Dests {
-		v.addDest(d)
+		v.addAnyDest(d)
 	}
 	for _, d := range p.Then {
-		v.addDest(d)
-		if it := v.dests[len(v.dests)-1]; filepath.Clean(d) == it.Path {
+		v.addAnyDest(d)
+		if it := v.dests[len(v.dests)-1]; filepath.Clean(d) == it.Path || d == it.Path {
 			it.Then = true
 		}
 	}
 	v.renderDests()
+	v.prepareProxies(p.Proxies, p.ProxiesBurnin, p.ProxiesTo)
 }

@@ -267,6 +267,9 @@ func (v *runningView) renderDone(mv runView) {
 		v.doneL.Importance = widget.DangerImportance
 	case mv.Finished && mv.Summary != nil:
 		txt, bad := summaryText(mv.Summary, v.run.reportPaths())
+		if v.run.finished() && v.run.proxies != "" {
+			txt += "\nProxies: " + v.run.proxies
+		}
 		v.doneL.SetText(txt)
 		v.doneL.Importance = widget.MediumImportance
 		if bad {

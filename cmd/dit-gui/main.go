@@ -33,6 +33,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/ui"
@@ -60,6 +61,8 @@ func run() error {
 	eject := flag.Bool("eject", false, "with --auto: eject each card when it is free (as eject: true in the preset)")
 	watchDir := flag.String("watch-dir", "", "Auto-offload watches this `folder`'s subfolders as volumes (default: the machine's mounts)")
 	throttle := flag.String("throttle", "", "cap each card's read rate, e.g. 200MB/s (demos)")
+	rcloneConfig := flag.String("rclone-config", "", "rclone's configuration `file` for rclone:REMOTE:PATH destinations (default: rclone's own, RCLONE_CONFIG or its usual file)")
+	cloudBw := flag.String("cloud-bwlimit", "", "bandwidth limit of uploads to rclone: destinations, rclone's --bwlimit `RATE` (e.g. 20M: bytes/s)")
 	showVersion := flag.Bool("version", false, "print the version")
 	flag.Parse()
 	if *showVersion {
@@ -119,6 +122,9 @@ func run() error {
 		rate = float64(r)
 	}
 	cfg := ui.Config{Catalog: cat, Version: version}
+	if *rcloneConfig != "" || *cloudBw != "" {
+		cfg.Rclone = &cloud.Rclone{Config: *rcloneConfig, BwLimit: *cloudBw}
+	}
 	if *watchDir != "" {
 		cfg.Volumes = watch.Dir(*watchDir)
 	}

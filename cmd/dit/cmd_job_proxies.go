@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -150,19 +149,9 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 // writeProxyCount is dit job show's line on the job's proxies, when it
 // has any: how many in each state, and where the list is.
 func writeProxyCount(w io.Writer, cat *catalog.Catalog, jobID int64, g *GlobalOptions) {
-	ps, err := cat.Proxies(jobID)
-	if err != nil || len(ps) == 0 {
+	n, err := assembly.ProxyCount(cat, jobID)
+	if err != nil || n == "" {
 		return
 	}
-	n := map[string]int{}
-	for _, p := range ps {
-		n[p.State]++
-	}
-	var parts []string
-	for _, st := range []string{catalog.ProxyMade, catalog.ProxyFailed, catalog.ProxyCancelled, catalog.ProxySkipped} {
-		if n[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
-		}
-	}
-	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", strings.Join(parts, ", "), g.showCommand(jobID))
+	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", n, g.showCommand(jobID))
 }

@@ -74,6 +74,12 @@ func Topology(vols []Volume, cards, dests []string) (*plan.Topology, []string, e
 		t.Sources = append(t.Sources, src)
 	}
 	for _, d := range dests {
+		if plan.IsCloud(plan.Destination{Path: d}) {
+			// Written through the cart's uplink, on no bus of this
+			// machine (not the volume of the working folder).
+			t.Destinations = append(t.Destinations, plan.Destination{Name: unique(d, nil), Path: d, Kind: plan.CloudKind})
+			continue
+		}
 		abs, _ := filepath.Abs(d)
 		v := Find(vols, abs)
 		dst := plan.Destination{Name: unique(d, v), Path: d}

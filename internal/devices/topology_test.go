@@ -48,3 +48,18 @@ func TestTopologyFromDiscoveryPlansTheHub(t *testing.T) {
 	require.Contains(t, notes[0], "not on a volume dit can see")
 	require.Contains(t, notes[1], "write rate of")
 }
+
+// A cloud destination (rclone:REMOTE:PATH) is on no bus of the machine
+// (not the volume of the working folder): kind cloud, the uplink's.
+func TestTopologyCloudDestinationIsOnNoBus(t *testing.T) {
+	vols, err := Linux(LinuxOptions{Root: os.DirFS("testdata/linux")})
+	require.NoError(t, err)
+	top, _, err := Topology(vols, []string{"/media/dit/C001"}, []string{"/mnt/raid/day01", "rclone:s3backup:rushes/show"})
+	require.NoError(t, err)
+	require.Len(t, top.Destinations, 2)
+	d := top.Destinations[1]
+	require.Equal(t, plan.CloudKind, d.Kind)
+	require.Empty(t, d.Bus)
+	require.Equal(t, "rclone:s3backup:rushes/show", d.Path)
+	require.True(t, plan.IsCloud(d))
+}
