@@ -67,6 +67,7 @@
 //	internal/units       decimal units people read: GB/s, TB/hour
 //	internal/devices     mounted volumes: Linux sysfs, macOS diskutil/system_profiler
 //	internal/clips       what a card holds in clips: camera family, clips, sidecars
+//	internal/copysource  a card's verified copy read for clips and proxies (folder or array)
 //	internal/speedtest   what a card, folder, blade or array sustains, past the cache
 //	internal/plan        bus-budget planner: media/bus/destination profiles (data),
 //	                     topology files, max-min fair rates, what limits each card

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/copysource"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -153,7 +154,7 @@ type card struct {
 	label     string
 	out       string // the card's folder on a destination (slash path)
 	files     []*catalog.File
-	src       source
+	src       copysource.Source
 	srcNote   string   // why there is no source
 	to        []string // destination folders the proxies go to
 	made      map[string]bool
@@ -171,7 +172,7 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 		return err
 	}
 	if c.src != nil {
-		defer c.src.close()
+		defer c.src.Close()
 	}
 	state := map[string]string{}
 	var list []clips.File
@@ -181,7 +182,7 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	var read clips.ReadFunc
 	if c.src != nil {
-		read = c.src.read
+		read = c.src.Read
 	}
 	rec := clips.Recognize(list, read)
 	sem := make(chan struct{}, m.o.Workers)
@@ -264,7 +265,7 @@ func (m *Maker) card(jobID, cardID int64) (*card, error) {
 // where picks the copy a card's proxies are read from (its first folder
 // destination holding the card's folder out, else its first dit array)
 // and the folders they are written to.
-func (m *Maker) where(dests []*catalog.Dest, out string) (source, string, []string) {
+func (m *Maker) where(dests []*catalog.Dest, out string) (copysource.Source, string, []string) {
 	var folders, blades []string
 	for _, d := range dests {
 		switch {
@@ -282,11 +283,11 @@ func (m *Maker) where(dests []*catalog.Dest, out string) (source, string, []stri
 	for _, d := range folders {
 		root := filepath.Join(d, filepath.FromSlash(out))
 		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-			return folderSource{root: root}, "", to
+			return copysource.Folder(root), "", to
 		}
 	}
 	if len(blades) > 0 {
-		s, err := openArraySource(blades[0], out)
+		s, err := copysource.OpenArray(blades[0], out)
 		if err != nil {
 			return nil, err.Error(), to
 		}
@@ -309,14 +310,14 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 	case len(c.to) == 0:
 		return m.record(base, catalog.ProxyFailed, "no folder destination to write proxies to: give --proxies-to a folder destination")
 	}
-	base.Source = c.src.name(k.Poster)
+	base.Source = c.src.Name(k.Poster)
 	if len(k.Media) > 1 && k.Frames == len(k.Media) {
 		return m.record(base, catalog.ProxySkipped, "a frame sequence ("+k.Type+"): no proxy made of frames yet")
 	}
-	if !clips.Readable(k, c.src.head(k.Poster)) {
+	if !clips.Readable(k, c.src.Head(k.Poster)) {
 		return m.record(base, catalog.ProxySkipped, "not a format ffmpeg reads ("+k.Type+")")
 	}
-	in, err := c.src.input(k.Poster)
+	in, err := c.src.Input(k.Poster)
 	if err != nil {
 		return m.record(base, catalog.ProxyFailed, err.Error())
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/copysource"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
@@ -138,7 +139,7 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	src, srcErr := w.source()
 	if src != nil {
-		defer src.close()
+		defer src.Close()
 	}
 	state := map[string]string{}
 	var list []clips.File
@@ -148,7 +149,7 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	var read clips.ReadFunc
 	if src != nil {
-		read = src.read
+		read = src.Read
 	}
 	rec := clips.Recognize(list, read)
 	rows := make([]catalog.Clip, len(rec.Clips))
@@ -257,16 +258,12 @@ func (c *Clipper) cardWork(jobID, cardID int64) (*cardWork, error) {
 
 // source is the copy the card's clips are read from: its first folder,
 // else its first dit array (nil, and why, when there is neither).
-func (w *cardWork) source() (clipSource, error) {
+func (w *cardWork) source() (copysource.Source, error) {
 	if len(w.folders) > 0 {
-		return folderSource{root: filepath.Join(w.folders[0], filepath.FromSlash(w.out))}, nil
+		return copysource.Folder(filepath.Join(w.folders[0], filepath.FromSlash(w.out))), nil
 	}
 	if len(w.arrays) > 0 {
-		s, err := openArraySource(w.arrays[0], w.out)
-		if err != nil {
-			return nil, fmt.Errorf("the dit array at %s cannot be read: %w", w.arrays[0], err)
-		}
-		return s, nil
+		return copysource.OpenArray(w.arrays[0], w.out)
 	}
 	return nil, nil
 }
@@ -275,14 +272,14 @@ func (w *cardWork) source() (clipSource, error) {
 // say) and makes its poster frame, written into the reports folder of
 // each folder destination. It returns the thumbnail's path in the
 // reports folder and the JPEG, or why there is none.
-func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, src clipSource, w *cardWork) (string, []byte, string) {
+func (c *Clipper) thumb(ctx context.Context, k *clips.Clip, src copysource.Source, w *cardWork) (string, []byte, string) {
 	if c.ff == nil {
 		return "", nil, clips.NoFFmpeg
 	}
-	if !clips.Readable(k, src.head(k.Poster)) {
+	if !clips.Readable(k, src.Head(k.Poster)) {
 		return "", nil, "not a format ffmpeg reads (" + k.Type + ")"
 	}
-	in, err := src.input(k.Poster)
+	in, err := src.Input(k.Poster)
 	if err != nil {
 		return "", nil, err.Error()
 	}

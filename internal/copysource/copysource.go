@@ -1,4 +1,10 @@
-package proxies
+// Package copysource reads a card's verified copy for the work that
+// follows a copy (clip metadata and thumbnails in reports/jobreport,
+// editorial proxies in internal/proxies): the card's folder on a folder
+// destination, or its folder inside a dit array. Never the card, which
+// may be formatted once it is safe. ffmpeg and ffprobe get a path, or for
+// an array a URL of a loopback range server (Source.Input).
+package copysource
 
 import (
 	"crypto/rand"
@@ -18,35 +24,38 @@ import (
 	"github.com/dit-org/dit/raid"
 )
 
-// source is a card's verified copy the proxies are made from: its folder
-// on a destination, or its folder inside a dit array. Never the card.
-type source interface {
-	// read reads a sidecar (card-relative slash path).
-	read(rel string) ([]byte, error)
-	// head is a file's first bytes, for clips.Readable.
-	head(rel string) []byte
-	// input is what ffmpeg reads a file as: a path, or a URL.
-	input(rel string) (string, error)
-	// name says where a file is, for the catalog and errors.
-	name(rel string) string
-	close()
+// Source is a card's verified copy.
+type Source interface {
+	// Read reads a file whole, e.g. a sidecar (card-relative slash path).
+	Read(rel string) ([]byte, error)
+	// Head is a file's first bytes, for clips.Readable.
+	Head(rel string) []byte
+	// Input is what ffmpeg and ffprobe are given to read a file: a path,
+	// or a URL.
+	Input(rel string) (string, error)
+	// Name says where a file is, for the catalog and errors.
+	Name(rel string) string
+	// Close ends the source (its server, the array).
+	Close()
 }
 
-// folderSource is the card's folder on a folder destination.
+// Folder is the card's folder root on a folder destination.
+func Folder(root string) Source { return folderSource{root: root} }
+
 type folderSource struct{ root string }
 
 func (s folderSource) path(rel string) string           { return filepath.Join(s.root, filepath.FromSlash(rel)) }
-func (s folderSource) read(rel string) ([]byte, error)  { return os.ReadFile(s.path(rel)) }
-func (s folderSource) head(rel string) []byte           { return clips.Head(s.path(rel)) }
-func (s folderSource) input(rel string) (string, error) { return s.path(rel), nil }
-func (s folderSource) name(rel string) string           { return s.path(rel) }
-func (folderSource) close()                             {}
+func (s folderSource) Read(rel string) ([]byte, error)  { return os.ReadFile(s.path(rel)) }
+func (s folderSource) Head(rel string) []byte           { return clips.Head(s.path(rel)) }
+func (s folderSource) Input(rel string) (string, error) { return s.path(rel), nil }
+func (s folderSource) Name(rel string) string           { return s.path(rel) }
+func (folderSource) Close()                             {}
 
-// arraySource is the card's folder in a dit array, opened read-only (no
-// lock: the job's writer may still hold it). ffmpeg reads a file through
-// a loopback HTTP server that serves it from the array's checked reader
-// with range requests, under a random token: the route the thumbnails
-// take (reports/jobreport's clip source), so ffmpeg seeks as in a file.
+// arraySource is the card's folder in a dit array. ffmpeg reads a file
+// through a loopback HTTP server that serves it from the array's checked
+// reader with range requests (so it seeks as in a file: a MOV's index at
+// its end, a frame at one second), under a random token; the server
+// lives as long as the source.
 type arraySource struct {
 	a     *raid.Array
 	blade string
@@ -58,7 +67,10 @@ type arraySource struct {
 	token string
 }
 
-func openArraySource(blade, dir string) (*arraySource, error) {
+// OpenArray opens the dit array that blade belongs to, read-only (no
+// lock: the job's writer may still hold it), and reads the card's folder
+// dir (a slash path) in it.
+func OpenArray(blade, dir string) (Source, error) {
 	a, err := raid.Open([]string{blade}, raid.OpenOptions{AllowDegraded: true})
 	if err != nil {
 		return nil, fmt.Errorf("the dit array at %s cannot be read: %w", blade, err)
@@ -70,7 +82,7 @@ func (s *arraySource) open(rel string) (*raid.FileReader, error) {
 	return s.a.OpenFile(path.Join(s.dir, rel), false)
 }
 
-func (s *arraySource) read(rel string) ([]byte, error) {
+func (s *arraySource) Read(rel string) ([]byte, error) {
 	f, err := s.open(rel)
 	if err != nil {
 		return nil, err
@@ -79,7 +91,7 @@ func (s *arraySource) read(rel string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-func (s *arraySource) head(rel string) []byte {
+func (s *arraySource) Head(rel string) []byte {
 	f, err := s.open(rel)
 	if err != nil {
 		return nil
@@ -90,11 +102,11 @@ func (s *arraySource) head(rel string) []byte {
 	return b[:n]
 }
 
-func (s *arraySource) name(rel string) string {
+func (s *arraySource) Name(rel string) string {
 	return "dit array " + s.blade + ": " + path.Join(s.dir, rel)
 }
 
-func (s *arraySource) input(rel string) (string, error) {
+func (s *arraySource) Input(rel string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv == nil {
@@ -133,7 +145,7 @@ func (s *arraySource) handle(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, path.Base(rel), fi.ModTime(), f)
 }
 
-func (s *arraySource) close() {
+func (s *arraySource) Close() {
 	s.mu.Lock()
 	if s.srv != nil {
 		s.srv.Close()
