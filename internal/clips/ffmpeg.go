@@ -86,8 +86,13 @@ func Head(p string) []byte {
 		return nil
 	}
 	defer f.Close()
+	return HeadOf(f)
+}
+
+// HeadOf reads the first bytes of r, for [Readable].
+func HeadOf(r io.Reader) []byte {
 	b := make([]byte, 16)
-	n, _ := io.ReadFull(f, b)
+	n, _ := io.ReadFull(r, b)
 	return b[:n]
 }
 

@@ -97,9 +97,7 @@ func (s *arraySource) Head(rel string) []byte {
 		return nil
 	}
 	defer f.Close()
-	b := make([]byte, 16)
-	n, _ := io.ReadFull(f, b)
-	return b[:n]
+	return clips.HeadOf(f)
 }
 
 func (s *arraySource) Name(rel string) string {
