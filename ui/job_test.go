@@ -607,3 +607,24 @@ func TestDropFolders(t *testing.T) {
 		require.Contains(t, v.status.Text, "inside")
 	})
 }
+
+// A demo (dit-gui --demo, make gui-shot) fills the form with its own
+// destinations only, not the remembered ones beside them, and leaves the
+// remembered form as it was for the next real launch.
+func TestDemoFormIsNotRemembered(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 200_000)
+	raid, demo := mkdir(t, filepath.Join(dir, "raid")), mkdir(t, filepath.Join(dir, "demo-dest"))
+	h := newHarness(t, nil)
+	h.locked(func() {
+		// The form as a launch restores it: a remembered destination.
+		h.a.offload.addDest(raid)
+		h.a.offload.remember()
+		h.a.Prepare(Preparation{Name: "demo", Cards: []string{cards[0].Path}, Dests: []string{demo}, Ephemeral: true, Start: true})
+		require.Len(t, h.a.offload.dests, 1, "only the demo's destination")
+		require.Equal(t, demo, h.a.offload.dests[0].Path)
+	})
+	h.waitJob()
+	require.Equal(t, []string{stateSafe}, h.panelStates(), "the demo's job ran")
+	require.Equal(t, []string{raid}, h.a.fa.Preferences().StringList(prefDests), "the remembered form is the user's, not the demo's")
+}

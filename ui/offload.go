@@ -61,6 +61,7 @@ type offloadView struct {
 
 	presetPending bool    // a preset is being read: plan after it
 	autoStart     bool    // start as soon as the plan is made (Prepare)
+	ephemeral     bool    // a demo's form: never remembered (Prepare)
 	throttle      float64 // Prepare.Throttle
 	scales        map[string]float64
 	ready         bool // built: callbacks may replan
@@ -311,7 +312,9 @@ func (v *offloadView) start() {
 		s.Scale = v.scales[v.scale.Selected]
 	}
 	v.say("")
-	v.remember()
+	if !v.ephemeral {
+		v.remember()
+	}
 	v.busy = true
 	v.startBtn.Disable()
 	v.a.goBG(func() { v.a.runJob(s) })
@@ -371,6 +374,9 @@ type Preparation struct {
 	Proxies       string
 	ProxiesBurnin bool
 	ProxiesTo     []string
+	// Ephemeral: a demo. The form it fills replaces the remembered one
+	// and is not remembered for the next launch.
+	Ephemeral bool
 	// Start starts the job as soon as the cards are scanned and the plan
 	// is made.
 	Start bool
@@ -396,6 +402,13 @@ func (a *App) Prepare(p Preparation) {
 		v.scale.SetSelected(label)
 	}
 	v.autoStart = p.Start
+	v.ephemeral = p.Ephemeral
+	if len(p.Dests)+len(p.Then) > 0 {
+		// The prepared destinations are the job's, not the remembered
+		// form's ones besides them.
+		v.dests = nil
+		v.renderDests()
+	}
 	if p.Preset != "" {
 		v.loadPreset(p.Preset)
 	}

@@ -92,7 +92,7 @@ func run() error {
 			*db = filepath.Join(dir, "catalog.db")
 		}
 		prep = &ui.Preparation{Name: "demo", Cards: d.Cards, Dests: d.Dests, Preset: d.Topology,
-			Simulate: true, Scale: *demoScale, Start: true}
+			Simulate: true, Scale: *demoScale, Start: true, Ephemeral: true}
 		if *demoCascade {
 			prep.Dests, prep.Then, prep.ThenParallel = d.Dests[:1], d.Dests[1:], 1
 		}
