@@ -160,6 +160,10 @@ func fillHistory(h *harness) {
 		v.open = &jobDetail{sum: sum}
 		v.renderDetail()
 		h.a.tabs.SelectIndex(2)
+		// Selecting the tab started a read of the (empty) catalog; its
+		// answer, waiting for this lock, would replace the rows above
+		// and try to open job 7 from the empty catalog. Drop it.
+		v.seq++
 	})
 }
 

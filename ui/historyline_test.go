@@ -42,6 +42,7 @@ func TestHistoryDestLineReadsWhole(t *testing.T) {
 		v.open = &jobDetail{sum: sum}
 		v.renderDetail()
 		h.a.tabs.SelectIndex(2)
+		v.seq++ // drop the read of the empty catalog the tab started
 	})
 	h.locked(func() {
 		var lines []*widget.Label
