@@ -82,6 +82,9 @@ type cardRun struct {
 	// card's extended by the first run's own seal (firstRunSealed).
 	firstSealedOnce sync.Once
 	firstSealed     bool
+	// cloudChain (a card sealed in the cloud) is the card's ASC MHL
+	// chain file, whose copy is the history's chain (cloudseal.go).
+	cloudChain *cloudFile
 	// ran is closed when the card's run has returned (startCard): a
 	// resumed second run waits for its card's first run to be over.
 	ran chan struct{}

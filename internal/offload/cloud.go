@@ -142,6 +142,9 @@ func cloudMethod(method string, algos []hashing.Algo) string {
 // cloud: xxh64", or the algorithms of a local read-back.
 func CloudVerifiedBy(verifyAlgos string) string {
 	switch {
+	case strings.HasPrefix(verifyAlgos, CloudByHistory):
+		return CloudVerifiedBy(strings.TrimPrefix(verifyAlgos, CloudByHistory)) + ", as the chain of the card's ASC MHL history extended by dit"
+
 	case strings.HasPrefix(verifyAlgos, CloudByServer):
 		return "the storage's own " + strings.TrimPrefix(verifyAlgos, CloudByServer) + " (S3 ETag)"
 	case strings.HasPrefix(verifyAlgos, CloudByReadBack):

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
@@ -48,22 +49,28 @@ func (c *cardRun) runCloud(ctx context.Context) {
 	} else {
 		files = c.cloudFiles(ctx)
 		held = make([]map[string]cloud.Object, len(c.dests))
+		// Every destination at once: its own rclone process (a
+		// --cloud-bwlimit limits each), its own listing; a file's results
+		// are by destination (f.res[di]), so they share nothing else.
+		var wg sync.WaitGroup
 		for di := range c.dests {
-			if ctx.Err() != nil {
-				break
-			}
-			held[di] = c.uploadCloud(ctx, di, files)
+			wg.Go(func() { held[di] = c.uploadCloud(ctx, di, files) })
 		}
+		wg.Wait()
 	}
 	c.endCopying(ctx)
+	var wg sync.WaitGroup
 	for di := range c.dests {
-		for _, f := range files {
-			if f.done[di] || ctx.Err() != nil {
-				continue
+		wg.Go(func() {
+			for _, f := range files {
+				if f.done[di] || f == c.cloudChain || ctx.Err() != nil {
+					continue
+				}
+				c.verifyCloud(ctx, di, f, held[di])
 			}
-			c.verifyCloud(ctx, di, f, held[di])
-		}
+		})
 	}
+	wg.Wait()
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
@@ -274,6 +281,12 @@ func (c *cardRun) recordCloudCopy(di int, f *cloudFile) {
 	cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
 	if r.state == StateVerified {
 		cp.VerifyAlgos, cp.VerifiedAt = f.how[di], c.j.opts.Now()
+		if p := f.fp.prevCopy(cp.DestID); p != nil && p.State == StateVerified && p.VerifyAlgos == cp.VerifyAlgos && !p.VerifiedAt.IsZero() {
+			// Verified before, the same way: it keeps its time (the hash
+			// date of its ASC MHL record, which a resumed seal writes
+			// again byte for byte).
+			cp.VerifiedAt = p.VerifiedAt
+		}
 	}
 	c.j.cat.PutCopy(c.rec.ID, f.fp.ent.Rel, cp)
 }

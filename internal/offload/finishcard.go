@@ -41,9 +41,10 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	// touch is not sealed again (a resume with nothing to do writes
 	// nothing).
 	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
-	// A cloud copy carries the first copy's hash lists (uploaded and
-	// verified with the files); dit writes none there itself.
-	if j.opts.Seal == nil || c.cloudRun() || (sealedBefore && !c.touched.Load()) {
+	// A cascade's cloud copy carries the first copy's hash lists (uploaded
+	// and verified with the files); dit writes none there itself. A card
+	// streamed to the cloud is sealed there (cloudseal.go).
+	if j.opts.Seal == nil || (c.cloudRun() && !c.sealsInCloud()) || (sealedBefore && !c.touched.Load()) {
 		c.rec.State = final
 	} else {
 		c.sealCard(ctx, final)

@@ -70,6 +70,15 @@ type SealInfo struct {
 	Author            Author
 	Location, Comment string
 	NoDirectoryHashes bool
+	// Stage is set for a cloud destination (CardDir is then the card's
+	// folder there, rclone:REMOTE:PATH/...): a local folder that stands
+	// for it, holding only the card's ASC MHL history (copied from the
+	// card, if it has one). The seal writes there; the engine uploads
+	// what it wrote and verifies it in the cloud. The card's files on the
+	// remote are those of Files whose copy is verified, in the folders
+	// holding them, whose times DirTimes gives (by path, as on the card).
+	Stage    string
+	DirTimes map[string]time.Time
 }
 
 // OwnComment starts the comment of every ASC MHL generation a seal writes
@@ -119,7 +128,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
 	var problems []string
-	for _, d := range c.dests {
+	for di, d := range c.dests {
 		if ctx.Err() != nil {
 			return append(problems, "interrupted")
 		}
@@ -142,7 +151,13 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			}
 			info.Files = append(info.Files, sf)
 		}
-		err := j.opts.Seal(ctx, info)
+		var err error
+		if d.isCloud() {
+			info.CardDir = cloudPath(d, c.out)
+			err = c.sealCloud(ctx, di, info)
+		} else {
+			err = j.opts.Seal(ctx, info)
+		}
 		var w *SealWarning
 		switch {
 		case err == nil:

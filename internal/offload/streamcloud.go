@@ -105,6 +105,10 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[string]cloud.Object) {
 	rel, size := f.fp.ent.Rel, f.fp.ent.Size
 	c.current.Store(rel)
+	if rel == chainRel && c.sealsInCloud() {
+		c.streamChain(ctx, f) // goes up as the new history's chain (cloudseal.go)
+		return
+	}
 	var send []int
 	for di := range c.dests {
 		if _, there := before[di][rel]; !there && !f.done[di] {

@@ -158,6 +158,11 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 // dit array; else the OS folder.
 func (s *Sealer) opener(info offload.SealInfo) (func(offload.SealInfo) (ascmhl.Store, func() error, error), error) {
 	open := s.OpenStore
+	if info.Stage != "" {
+		// A cloud destination: the history is staged locally and uploaded
+		// by the engine (staged.go).
+		return openStaged, nil
+	}
 	if open == nil && raid.IsBlade(info.DestRoot) {
 		// The card's folder is a logical folder of the array: written as
 		// OS files they would land in the blade folder.

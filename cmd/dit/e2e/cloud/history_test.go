@@ -1,0 +1,164 @@
+//go:build unix
+
+package cloud
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+)
+
+// handCard writes a card A001 with sub-folders and Unicode names (an NFD
+// "é", CJK) under dir.
+func handCard(t *testing.T, dir string) string {
+	t.Helper()
+	card := filepath.Join(dir, "cards", "A001")
+	files := map[string]int{
+		"CLIPS/A001C001.mov":          3 << 20,
+		"CLIPS/Sce\u0301ne 2.mov":     1 << 20, // NFD: e + combining acute
+		"日本語/クリップ_01.mov":             700 << 10,
+		"AUDIO/day 1/take-1.wav":      200 << 10,
+		"AUDIO/day 1/deeper/notes.md": 37,
+		"card.xml":                    0,
+	}
+	for rel, n := range files {
+		p := filepath.Join(card, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		b := make([]byte, n)
+		rand.Read(b)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+	}
+	return card
+}
+
+// snapshot is every entry of a tree: its kind, size, time and (files)
+// SHA-256, to prove a card was not written to.
+func snapshot(t *testing.T, root string) []string {
+	t.Helper()
+	hashes := e2e.Tree(t, root)
+	var out []string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		fi, err := d.Info()
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, fmt.Sprintf("%s %v %d %d %x", filepath.ToSlash(rel), fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), hashes[filepath.ToSlash(rel)]))
+		return nil
+	}))
+	sort.Strings(out)
+	return out
+}
+
+// verifyDownloaded downloads the card's folder from the bucket and runs
+// the ASC reference tool's verify on it; it returns the download.
+func verifyDownloaded(t *testing.T, s *s3test.Server, bin, remote, dl string) string {
+	t.Helper()
+	s.Rclone(t, "copy", remote, dl)
+	ref := e2e.RunTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", dl)
+	require.Equal(t, 0, ref.Code, ref.Out)
+	return dl
+}
+
+// manifests lists the ascmhl folder's manifests of a downloaded copy.
+func manifests(t *testing.T, dl string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dl, "ascmhl"))
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".mhl") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// A card streamed to the cloud alone gets its ASC MHL history there: a
+// generation listing every file with the job's hashes of the card's one
+// read, uploaded and verified like the footage. The folder downloaded
+// from the bucket verifies with the ASC reference tool, Unicode names
+// and sub-folders included, and the card was not written to.
+func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir := t.TempDir()
+	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	card := handCard(t, dir)
+	before := snapshot(t, card)
+
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "--author-name", "Jo DIT", "-d", "rclone:ditcloud:shots/direct", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	sum := lastSummary(t, r.Stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	require.Equal(t, before, snapshot(t, card), "the card is as it was")
+
+	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/direct/day01/A001", filepath.Join(dir, "download", "A001"))
+	ms := manifests(t, dl)
+	require.Len(t, ms, 1)
+	m, err := os.ReadFile(filepath.Join(dl, "ascmhl", ms[0]))
+	require.NoError(t, err)
+	for _, want := range []string{"<path", "Sce\u0301ne 2.mov", "日本語/クリップ_01.mov", "AUDIO/day 1/deeper/notes.md",
+		"<md5 action=\"original\"", "<author>Jo DIT</author>", "<process>transfer</process>",
+		"copied from " + card + " to rclone:ditcloud:shots/direct/day01/A001;"} {
+		require.Contains(t, string(m), want)
+	}
+	// Every card file is in the bucket with the card's bytes.
+	got, want := e2e.Tree(t, dl), e2e.Tree(t, card)
+	for rel, h := range want {
+		require.Equal(t, h, got[rel], rel)
+	}
+	// dit's own check of the downloaded history agrees.
+	v := e2e.RunDit(t, env, "mhl", "verify", dl)
+	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
+}
+
+// A card that carries its own ASC MHL history (here the reference tool's)
+// streamed to the cloud: the history in the bucket is the card's chained
+// with this job's generation, and verifies with the reference tool.
+func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir := t.TempDir()
+	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	card := handCard(t, dir)
+	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
+	require.Equal(t, 0, c.Code, c.Out)
+	cardMHL := manifests(t, card)
+	require.Len(t, cardMHL, 1)
+	before := snapshot(t, card)
+
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	sum := lastSummary(t, r.Stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	require.Equal(t, before, snapshot(t, card), "the card is as it was")
+
+	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/direct/day01/A001", filepath.Join(dir, "download", "A001"))
+	ms := manifests(t, dl)
+	require.Len(t, ms, 2, "the card's generation, then dit's")
+	require.Equal(t, cardMHL[0], ms[0])
+	chain, err := os.ReadFile(filepath.Join(dl, "ascmhl", "ascmhl_chain.xml"))
+	require.NoError(t, err)
+	require.Contains(t, string(chain), ms[0])
+	require.Contains(t, string(chain), ms[1])
+	m, err := os.ReadFile(filepath.Join(dl, "ascmhl", ms[1]))
+	require.NoError(t, err)
+	require.Contains(t, string(m), "<xxh64 action=\"verified\"", "the card's files are checked against its history")
+
+	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
+	require.Equal(t, 0, show.Code, show.Stderr)
+	require.Contains(t, show.Stdout, "ascmhl/ascmhl_chain.xml")
+	require.Contains(t, show.Stdout, "verified by the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit")
+	v := e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
+	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
+}

@@ -1,0 +1,282 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// A card streamed to cloud destinations only is sealed like a card copied
+// to a folder, but its history is written in a local staging folder (under
+// the system's temporary folder, removed after; never on the card), then
+// uploaded and verified like the footage:
+//
+//  1. The card's own ASC MHL history (its top-level ascmhl folder, a
+//     camera's or an earlier copy's), if it has one, is copied from the
+//     card to the stage, each file checked against the card's read.
+//  2. Options.Seal appends the generation to the stage (SealInfo.Stage):
+//     the seal sees the card's folder on the remote as the stage's files
+//     beside the card's verified copies, with the hashes of the card's one
+//     read (internal/seal).
+//  3. Every file of the stage but the chain is uploaded (rclone copy,
+//     never over an object there), then the chain (the commit point); each
+//     object is verified by the storage's MD5, or read back.
+//
+// The card's manifests go up with the footage (the new history holds them
+// byte for byte); its chain file does not: the one object at
+// ascmhl/ascmhl_chain.xml is the chain of the new history, the card's
+// chain followed by this job's generation, and its copy row is verified
+// with the history (CloudByHistory). An object already at a staged file's
+// name (a killed run sent it) is verified against the staged file and
+// not sent again; one that differs fails the seal, naming it, and stays.
+// A resumed seal builds the same bytes: the seal time is kept, and a
+// cloud copy verified before keeps its time (the hash date).
+
+// CloudByHistory is the verify_algos of the card's ASC MHL chain file on a
+// cloud destination: uploaded as the chain of the card's history extended
+// by this job's generation, verified as an object of that history
+// (followed by how: "history:s3-etag:md5").
+const CloudByHistory = "history:"
+
+// sealsInCloud: the card is streamed to cloud destinations only and its
+// hash lists are written there (staged and uploaded).
+func (c *cardRun) sealsInCloud() bool {
+	return c.cloudRun() && c.from == nil && c.j.opts.Seal != nil
+}
+
+// streamChain handles the card's top-level chain file in a run that seals
+// in the cloud: read and hashed (its row carries the card's hashes), not
+// sent; its copy is verified with the history. A copy verified in an
+// earlier run (the history is there) is kept.
+func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
+	c.cloudChain = f
+	sums, _, err := c.streamRead(ctx, f.fp.ent.Rel, f.fp.ent.Size, nil)
+	if err != nil {
+		c.streamFailed(ctx, f, err)
+		return
+	}
+	f.want, f.rec.Sums = sums, sums
+	c.j.cat.PutFile(f.rec) // its hashes, which the seal checks the staged chain against
+	for di, d := range c.dests {
+		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
+			c.verifiedCloud(di, f, p.VerifyAlgos)
+		}
+	}
+}
+
+// sealCloud writes the card's hash lists for cloud destination di (info
+// as for a folder, CardDir the card's folder there): staged, sealed,
+// uploaded and verified. It returns the seal's result (nil, a
+// *SealWarning) or why the history is not in the cloud.
+func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err error) {
+	d := c.dests[di]
+	if f := c.cloudChain; f != nil && !f.done[di] {
+		defer func() {
+			if ctx.Err() != nil {
+				return // the chain stays pending for a resume
+			}
+			var w *SealWarning
+			if err != nil && !errors.As(err, &w) {
+				c.failedCloud(di, f, "the card's ASC MHL history is not in the cloud: "+err.Error())
+			}
+			// Recorded once final on every destination (this one made it so).
+			c.finalizeCloud(f)
+		}()
+	}
+	stage, err := os.MkdirTemp("", "dit-history-")
+	if err != nil {
+		return fmt.Errorf("staging the ASC MHL history: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	if err := c.stageCardHistory(stage, info.Files); err != nil {
+		return err
+	}
+	info.Stage, info.DirTimes = stage, map[string]time.Time{}
+	for _, e := range c.scan.Dirs {
+		info.DirTimes[e.Rel] = e.Mtime
+	}
+	serr := c.j.opts.Seal(ctx, info)
+	var w *SealWarning
+	if serr != nil && !errors.As(serr, &w) {
+		return serr
+	}
+	crashpoint.Hit("cloud seal: history staged")
+	if err := c.uploadHistory(ctx, di, stage); err != nil {
+		return fmt.Errorf("uploading the ASC MHL history to %s: %w", cloudPath(d, c.out), err)
+	}
+	return serr
+}
+
+// stageCardHistory copies the card's top-level ascmhl folder to stage,
+// each file checked against the hashes of the card's read this job
+// recorded (the history the new generation extends is the one the
+// footage was checked against).
+func (c *cardRun) stageCardHistory(stage string, recorded []SealFile) error {
+	j := c.j
+	want := map[string]hashing.Sums{}
+	for _, f := range recorded {
+		want[f.Rel] = f.Sums
+	}
+	for _, fp := range c.files {
+		rel := fp.ent.Rel
+		if !strings.HasPrefix(rel, ascmhlPrefix) {
+			continue
+		}
+		src := filepath.Join(c.scan.Root, filepath.FromSlash(rel))
+		dst := filepath.Join(stage, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		in, err := j.opts.FS.Open(src)
+		if err != nil {
+			return fmt.Errorf("reading the card's ASC MHL history: %w", err)
+		}
+		data, err := io.ReadAll(in)
+		in.Close()
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", src, err)
+		}
+		got := hashing.Bytes([]hashing.Algo{hashing.MD5}, data).Get(hashing.MD5)
+		if w := want[rel].Get(hashing.MD5); w == "" || w != got {
+			return fmt.Errorf("%s reads differently now (md5 %s) than when it was offloaded (md5 %q): the card changed; no history written", src, got, w)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+		os.Chtimes(dst, fp.ent.Mtime, fp.ent.Mtime)
+	}
+	return nil
+}
+
+// stagedFile is a file of the stage, to upload and verify.
+type stagedFile struct {
+	rel  string
+	size int64
+	sums hashing.Sums
+}
+
+// uploadHistory uploads the stage's files to the card's folder on cloud
+// destination di, the chain last, and verifies every object.
+func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string) error {
+	files, err := c.stagedFiles(stage)
+	if err != nil {
+		return err
+	}
+	var first, last []stagedFile
+	for _, f := range files {
+		if f.rel == chainRel {
+			last = append(last, f)
+		} else {
+			first = append(first, f)
+		}
+	}
+	if _, err := c.sendStaged(ctx, di, stage, first); err != nil {
+		return err
+	}
+	crashpoint.Hit("cloud seal: manifests uploaded")
+	how, err := c.sendStaged(ctx, di, stage, last)
+	if err != nil {
+		return err
+	}
+	if f := c.cloudChain; f != nil && len(last) > 0 && !f.done[di] {
+		f.res[di].written = true
+		c.verifiedCloud(di, f, CloudByHistory+how[chainRel])
+	}
+	return nil
+}
+
+// stagedFiles lists the stage's files with their hashes.
+func (c *cardRun) stagedFiles(stage string) ([]stagedFile, error) {
+	var out []stagedFile
+	err := filepath.WalkDir(stage, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(stage, p)
+		out = append(out, stagedFile{rel: filepath.ToSlash(rel), size: int64(len(data)), sums: hashing.Bytes(c.j.algos, data)})
+		return nil
+	})
+	sort.Slice(out, func(a, b int) bool { return out[a].rel < out[b].rel })
+	return out, err
+}
+
+// sendStaged uploads the staged files the destination does not hold and
+// verifies each object there against the staged file; it returns how
+// each was verified (verify_algos), by path.
+func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []stagedFile) (map[string]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	d := c.dests[di]
+	cd := cloudDest(d)
+	r := c.j.rclone()
+	held, err := r.List(ctx, cd, c.out)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", cloudPath(d, c.out), err)
+	}
+	var send []string
+	for _, f := range files {
+		if _, ok := held[f.rel]; !ok {
+			send = append(send, f.rel)
+		}
+	}
+	if len(send) > 0 {
+		if err := r.Upload(ctx, stage, send, cd, c.out, nil); err != nil {
+			return nil, err
+		}
+		if held, err = r.List(ctx, cd, c.out); err != nil {
+			return nil, fmt.Errorf("cannot list %s after the upload: %w", cloudPath(d, c.out), err)
+		}
+	}
+	how := map[string]string{}
+	for _, f := range files {
+		h, err := c.checkStaged(ctx, di, f, held)
+		if err != nil {
+			return nil, err
+		}
+		how[f.rel] = h
+	}
+	return how, nil
+}
+
+// checkStaged verifies the object of a staged file: the storage's MD5, or
+// else read back and hashed.
+func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held map[string]cloud.Object) (string, error) {
+	where := cloudPath(c.dests[di], relJoin(c.out, f.rel))
+	o, ok := held[f.rel]
+	if !ok {
+		return "", fmt.Errorf("%s is not on the remote after the upload", where)
+	}
+	if m := o.ServerMD5(); m != "" && o.Size == f.size && strings.EqualFold(m, f.sums.Get(hashing.MD5)) {
+		return cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}), nil
+	}
+	if o.Size == f.size {
+		got, _, err := c.readBackCloud(ctx, di, f.rel, f.size)
+		if err != nil {
+			return "", fmt.Errorf("%s cannot be read back: %w", where, err)
+		}
+		if compared, _, same := f.sums.Compare(got); same && len(compared) > 0 {
+			return cloudMethod(CloudByReadBack, compared), nil
+		}
+	}
+	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: move it away and resume with dit offload --resume %d",
+		where, o.Size, f.size, c.j.rec.ID)
+}
+
+// ascmhlPrefix starts the paths of the card's top-level ascmhl folder.
+const ascmhlPrefix = "ascmhl/"
