@@ -162,3 +162,78 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 	v := e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
 }
+
+// kill -9 once the footage is verified in the cloud, before the history
+// goes up (history staged) or while it does (its manifests up, not its
+// chain), then --resume: the history is completed and verifies with the
+// reference tool, and no object there before the resume was written
+// again.
+func TestKilledHistoryUploadResumes(t *testing.T) {
+	for _, step := range []string{"cloud seal: history staged", "cloud seal: manifests uploaded"} {
+		t.Run(strings.ReplaceAll(step, " ", "_"), func(t *testing.T) {
+			s, env, dir, card := killedInHistory(t, step)
+			before := listed(t, s)
+			_, chainThere := before["ascmhl/ascmhl_chain.xml"]
+			require.False(t, chainThere, "killed before the chain went up")
+			mhls := 0
+			for key := range before {
+				if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") {
+					mhls++
+				}
+			}
+			// The card's manifest goes up with the footage; dit's new one
+			// with the history, before its chain.
+			require.Equal(t, map[bool]int{false: 1, true: 2}[strings.Contains(step, "manifests")], mhls)
+
+			res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+			require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+			sum := lastSummary(t, res.Stdout)
+			require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+			after := listed(t, s)
+			for key, o := range before {
+				require.Equal(t, o, after[key], "%s is as the killed run left it", key)
+			}
+			require.Contains(t, after, "ascmhl/ascmhl_chain.xml")
+			dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
+			require.Len(t, manifests(t, dl), 2)
+			_, err := os.Stat(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
+			require.NoError(t, err)
+		})
+	}
+}
+
+// An object someone put at the history's chain name while the job was
+// down is never written over: the resume fails naming it, the card is not
+// safe to format, and the object stays as it was.
+func TestResumedHistoryNeverOverwrites(t *testing.T) {
+	s, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded")
+	other := filepath.Join(dir, "other.xml")
+	require.NoError(t, os.WriteFile(other, []byte("<not the chain/>\n"), 0o644))
+	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/A001/ascmhl/ascmhl_chain.xml")
+	before := listed(t, s)
+
+	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+	sum := lastSummary(t, res.Stdout)
+	require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	require.Contains(t, res.Stdout, "rclone:ditcloud:shots/show/day01/A001/ascmhl/ascmhl_chain.xml is there and differs from the history dit wrote for this card")
+	require.Equal(t, before, listed(t, s), "nothing on the remote changed")
+}
+
+// killedInHistory offloads a card that carries the reference tool's
+// history to the cloud alone and kills dit at step (job 1).
+func killedInHistory(t *testing.T, step string) (s *s3test.Server, env []string, dir, card string) {
+	t.Helper()
+	s = s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir = t.TempDir()
+	db := filepath.Join(dir, "catalog.db")
+	env = append(append(os.Environ(), "DIT_DB="+db), s.Env...)
+	card = handCard(t, dir)
+	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
+	require.Equal(t, 0, c.Code, c.Out)
+	r, killed := e2e.DitCrash(t, db, append(append([]string(nil), s.Env...), "DIT_CRASH_AT="+step),
+		"offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	require.True(t, killed, "killed at %q: %s\n%s", step, r.Stderr, e2e.Tail(r.Stdout))
+	return s, env, dir, card
+}
