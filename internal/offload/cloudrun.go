@@ -48,6 +48,9 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		files, held = c.streamCloud(ctx)
 	} else {
 		files = c.cloudFiles(ctx)
+		if c.sealsInCloud() {
+			c.holdChain(files) // goes up with the new history (cloudseal.go)
+		}
 		held = make([]map[string]cloud.Object, len(c.dests))
 		// Every destination at once: its own rclone process (a
 		// --cloud-bwlimit limits each), its own listing; a file's results
@@ -136,7 +139,7 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 	}
 	var send []string
 	for _, f := range files {
-		if f.done[di] {
+		if f.done[di] || f == c.cloudChain {
 			continue
 		}
 		rel := f.fp.ent.Rel

@@ -52,7 +52,33 @@ const CloudByHistory = "history:"
 // sealsInCloud: the card is streamed to cloud destinations only and its
 // hash lists are written there (staged and uploaded).
 func (c *cardRun) sealsInCloud() bool {
-	return c.cloudRun() && c.from == nil && c.j.opts.Seal != nil
+	return c.cloudRun() && c.j.opts.Seal != nil
+}
+
+// holdChain takes the top-level chain file among files out of the upload
+// of a run that seals in the cloud (from a first copy in a folder, whose
+// files rclone sends): it goes up as the new history's chain. Its hashes
+// are the first copy's, as read now (cloudFiles). A copy verified in an
+// earlier run (the history is there) is kept.
+func (c *cardRun) holdChain(files []*cloudFile) {
+	for _, f := range files {
+		if f.fp.ent.Rel != chainRel || f.rec.State != StatePending {
+			continue
+		}
+		c.cloudChain = f
+		c.keepChain(f)
+	}
+}
+
+// keepChain marks the chain's copies verified with the history in an
+// earlier run as they are.
+func (c *cardRun) keepChain(f *cloudFile) {
+	for di, d := range c.dests {
+		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
+			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
+			c.verifiedCloud(di, f, p.VerifyAlgos)
+		}
+	}
 }
 
 // streamChain handles the card's top-level chain file in a run that seals
@@ -68,11 +94,7 @@ func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 	}
 	f.want, f.rec.Sums = sums, sums
 	c.j.cat.PutFile(f.rec) // its hashes, which the seal checks the staged chain against
-	for di, d := range c.dests {
-		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
-			c.verifiedCloud(di, f, p.VerifyAlgos)
-		}
-	}
+	c.keepChain(f)
 }
 
 // sealCloud writes the card's hash lists for cloud destination di (info

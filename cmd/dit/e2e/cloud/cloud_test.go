@@ -80,6 +80,16 @@ func TestCascadeToCloudHistoryVerifies(t *testing.T) {
 	require.NoError(t, err, "the card's history went up with its files")
 	ref := e2e.RunTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", dl)
 	require.Equal(t, 0, ref.Code, ref.Out)
+	// The cloud copy's history is the first copy's with one generation
+	// more: the cloud hop, each file verified against the earlier record.
+	first, cloudMHL := manifests(t, filepath.Join(dir, "raid", "day01", "A001")), manifests(t, dl)
+	require.Len(t, cloudMHL, len(first)+1)
+	require.Equal(t, first, cloudMHL[:len(first)])
+	last, err := os.ReadFile(filepath.Join(dl, "ascmhl", cloudMHL[len(first)]))
+	require.NoError(t, err)
+	require.Contains(t, string(last), " to rclone:ditcloud:shots/show/day01/A001;")
+	require.Contains(t, string(last), `<md5 action="verified"`)
+	require.NotContains(t, string(last), `action="original"`)
 }
 
 // An object overwritten on the server after the job (other bytes, through

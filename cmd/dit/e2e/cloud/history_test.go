@@ -167,46 +167,71 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 // goes up (history staged) or while it does (its manifests up, not its
 // chain), then --resume: the history is completed and verifies with the
 // reference tool, and no object there before the resume was written
-// again.
+// again. The card carries the reference tool's history; streamed to the
+// cloud alone, or cascaded (-d folder, then the cloud: the first copy's
+// history, with the first run's generation, gets one more).
 func TestKilledHistoryUploadResumes(t *testing.T) {
-	for _, step := range []string{"cloud seal: history staged", "cloud seal: manifests uploaded"} {
-		t.Run(strings.ReplaceAll(step, " ", "_"), func(t *testing.T) {
-			s, env, dir, card := killedInHistory(t, step)
-			before := listed(t, s)
-			_, chainThere := before["ascmhl/ascmhl_chain.xml"]
-			require.False(t, chainThere, "killed before the chain went up")
-			mhls := 0
-			for key := range before {
-				if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") {
-					mhls++
+	for _, cascade := range []bool{false, true} {
+		for _, step := range []string{"cloud seal: history staged", "cloud seal: manifests uploaded"} {
+			name := strings.ReplaceAll(step, " ", "_")
+			if cascade {
+				name = "cascade_" + name
+			}
+			t.Run(name, func(t *testing.T) {
+				s, env, dir, card := killedInHistory(t, step, cascade)
+				before := listed(t, s)
+				_, chainThere := before["ascmhl/ascmhl_chain.xml"]
+				require.False(t, chainThere, "killed before the chain went up")
+				// Gone up before the kill: the card's manifest (and the
+				// first run's) with the files; dit's new one with the
+				// history, before its chain.
+				want := 1
+				if cascade {
+					want++
 				}
-			}
-			// The card's manifest goes up with the footage; dit's new one
-			// with the history, before its chain.
-			require.Equal(t, map[bool]int{false: 1, true: 2}[strings.Contains(step, "manifests")], mhls)
+				if strings.Contains(step, "manifests") {
+					want++
+				}
+				require.Equal(t, want, countManifests(before))
 
-			res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
-			require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
-			sum := lastSummary(t, res.Stdout)
-			require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-			after := listed(t, s)
-			for key, o := range before {
-				require.Equal(t, o, after[key], "%s is as the killed run left it", key)
-			}
-			require.Contains(t, after, "ascmhl/ascmhl_chain.xml")
-			dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
-			require.Len(t, manifests(t, dl), 2)
-			_, err := os.Stat(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
-			require.NoError(t, err)
-		})
+				res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+				require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+				sum := lastSummary(t, res.Stdout)
+				require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+				after := listed(t, s)
+				for key, o := range before {
+					require.Equal(t, o, after[key], "%s is as the killed run left it", key)
+				}
+				require.Contains(t, after, "ascmhl/ascmhl_chain.xml")
+				dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
+				ms := manifests(t, dl)
+				require.Len(t, ms, map[bool]int{false: 2, true: 3}[cascade])
+				last, err := os.ReadFile(filepath.Join(dl, "ascmhl", ms[len(ms)-1]))
+				require.NoError(t, err)
+				require.Contains(t, string(last), " to rclone:ditcloud:shots/show/day01/A001;")
+				_, err = os.Stat(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
+				require.NoError(t, err)
+			})
+		}
 	}
+}
+
+// countManifests counts the manifests in a listing of the card's folder.
+func countManifests(objs map[string]object) int {
+	n := 0
+	for key := range objs {
+		if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") {
+			n++
+		}
+	}
+	return n
 }
 
 // An object someone put at the history's chain name while the job was
 // down is never written over: the resume fails naming it, the card is not
 // safe to format, and the object stays as it was.
 func TestResumedHistoryNeverOverwrites(t *testing.T) {
-	s, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded")
+	s, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded", false)
 	other := filepath.Join(dir, "other.xml")
 	require.NoError(t, os.WriteFile(other, []byte("<not the chain/>\n"), 0o644))
 	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/A001/ascmhl/ascmhl_chain.xml")
@@ -221,8 +246,9 @@ func TestResumedHistoryNeverOverwrites(t *testing.T) {
 }
 
 // killedInHistory offloads a card that carries the reference tool's
-// history to the cloud alone and kills dit at step (job 1).
-func killedInHistory(t *testing.T, step string) (s *s3test.Server, env []string, dir, card string) {
+// history to the cloud alone (cascade: to a folder, then the cloud) and
+// kills dit at step (job 1).
+func killedInHistory(t *testing.T, step string, cascade bool) (s *s3test.Server, env []string, dir, card string) {
 	t.Helper()
 	s = s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
@@ -232,8 +258,12 @@ func killedInHistory(t *testing.T, step string) (s *s3test.Server, env []string,
 	card = handCard(t, dir)
 	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
 	require.Equal(t, 0, c.Code, c.Out)
-	r, killed := e2e.DitCrash(t, db, append(append([]string(nil), s.Env...), "DIT_CRASH_AT="+step),
-		"offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	args := []string{"offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card}
+	if cascade {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "raid"), 0o755))
+		args = []string{"offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card}
+	}
+	r, killed := e2e.DitCrash(t, db, append(append([]string(nil), s.Env...), "DIT_CRASH_AT="+step), args...)
 	require.True(t, killed, "killed at %q: %s\n%s", step, r.Stderr, e2e.Tail(r.Stdout))
 	return s, env, dir, card
 }
