@@ -312,7 +312,10 @@
 //	copies.verify_algos of a copy on it says how it was verified:
 //	    "s3-etag:md5" (the storage's own MD5 of the stored object, an S3
 //	    single-part ETag, equal to the card's), or "readback:ALGOS" (the
-//	    object read back from the remote and hashed with ALGOS); a local
+//	    object read back from the remote and hashed with ALGOS), or, for
+//	    the card's ASC MHL chain file (ascmhl/ascmhl_chain.xml), which
+//	    goes up as the chain of the history dit extends in the cloud,
+//	    "history:" and one of those, for the object of that chain; a local
 //	    copy's holds the algorithms of its read-back, as before. dit job
 //	    show and the reports show it (offload.CloudVerifiedBy).
 //

@@ -108,15 +108,28 @@
 // it is taken to the cascade's second run (splitCloud, cloud.go), whose
 // card row runs runCloud (cloudrun.go) instead of the pipeline: what the
 // remote holds is listed, every file not held with the card's MD5 is
-// uploaded (rclone copy of the first copy), then each object is verified
-// by the storage's own MD5 (an S3 single-part ETag) against the card's
-// MD5 of the first run, or else read back from the remote and hashed; no
-// hash list is written there (the first copy's go up with the files). A
-// job whose only destinations are cloud ones streams each card file from
-// its one read to every destination (rclone rcat, streamcloud.go). A job
+// uploaded (rclone copy of the first copy; every cloud destination at
+// once, each by its own rclone), then each object is verified by the
+// storage's own MD5 (an S3 single-part ETag) against the card's MD5 of
+// the first run, or else read back from the remote and hashed. A job
+// whose only destinations are cloud ones streams each card file from its
+// one read to every destination (rclone rcat, streamcloud.go). A job
 // with one hashes MD5 too.
+// The card is then sealed in the cloud (cloudseal.go): the history to
+// extend (the card's ascmhl folder, or the first copy's) is copied to a
+// local staging folder, Options.Seal appends the generation there
+// (SealInfo.Stage: the files are the verified cloud copies, never read),
+// and the stage is uploaded, the chain last, each object verified like
+// the footage; the card is "sealing", not safe to format, until it is.
+// The history's manifests go up with the footage; the card's chain file
+// does not: its one object is the new history's chain (copy row
+// verify_algos CloudByHistory). A resumed seal builds the same bytes (the
+// seal time and the copies' verification times are kept): what the remote
+// holds of it is verified, not sent again, and an object there that
+// differs fails the seal, naming it, and stays.
 // A resume sends nothing the remote holds verified. Recheck checks cloud
-// copies the same way (recheckcloud.go; with All, by read-back).
+// copies the same way (recheckcloud.go; with All, by read-back); the
+// history's chain is reported "resealed".
 //
 // # On disk
 //

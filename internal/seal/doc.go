@@ -41,6 +41,19 @@
 // --comment) goes into the manifest's <creatorinfo>: an <author>, a
 // <location>, and the comment after dit's own comment text.
 //
+// # A cloud destination
+//
+// A card's folder on a cloud destination (rclone:REMOTE:PATH) is not a
+// folder of this machine: the engine gives a local staging folder
+// (SealInfo.Stage) holding the history to extend, and uploads what the
+// seal writes there. The seal sees the card's folder through a staged
+// store (staged.go): the stage's own entries, and beside them the files
+// whose cloud copy is verified, with their catalog sizes and times and the
+// card's hashes (never read), in the folders holding them at the card's
+// times (SealInfo.DirTimes); an empty folder is not listed (an object
+// store keeps none), a failed copy is left out. Everything else is as
+// below.
+//
 // # Order on disk, crashes and redo
 //
 // The MHL v1.1 file (if asked for) is written first, then the manifest,
