@@ -368,6 +368,9 @@ func (c *cardRun) planCloud() {
 			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.ServerMD5(), w) {
 				continue
 			}
+			if fp.ent.Rel == chainRel && c.sealsInCloud() {
+				continue // goes up with the history (cloudseal.go)
+			}
 			need += fp.ent.Size
 		}
 		c.destNeed[di] = need

@@ -66,6 +66,9 @@ func (c *cardRun) holdChain(files []*cloudFile) {
 			continue
 		}
 		c.cloudChain = f
+		for di := range c.dests {
+			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
+		}
 		c.keepChain(f)
 	}
 }
@@ -75,7 +78,6 @@ func (c *cardRun) holdChain(files []*cloudFile) {
 func (c *cardRun) keepChain(f *cloudFile) {
 	for di, d := range c.dests {
 		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
-			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
 			c.verifiedCloud(di, f, p.VerifyAlgos)
 		}
 	}

@@ -157,8 +157,7 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 
 	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, show.Code, show.Stderr)
-	require.Contains(t, show.Stdout, "ascmhl/ascmhl_chain.xml")
-	require.Contains(t, show.Stdout, "verified by the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit")
+	require.Contains(t, show.Stdout, "-> rclone:ditcloud:shots/direct/day01/A001/ascmhl/ascmhl_chain.xml  verified by the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit\n")
 	v := e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
 }
