@@ -205,6 +205,9 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string) error
 			first = append(first, f)
 		}
 	}
+	if err := c.chainFree(ctx, di, last); err != nil {
+		return err
+	}
 	if _, err := c.sendStaged(ctx, di, stage, first); err != nil {
 		return err
 	}
@@ -216,6 +219,28 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string) error
 	if f := c.cloudChain; f != nil && len(last) > 0 && !f.done[di] {
 		f.res[di].written = true
 		c.verifiedCloud(di, f, CloudByHistory+how[chainRel])
+	}
+	return nil
+}
+
+// chainFree checks, before anything of the history is sent, that the
+// card's folder on destination di holds no other chain than the staged
+// one (a killed run's is the same bytes): a history already there (an
+// earlier job's) is never written over, nor given manifests its chain
+// does not list.
+func (c *cardRun) chainFree(ctx context.Context, di int, chain []stagedFile) error {
+	if len(chain) == 0 {
+		return nil
+	}
+	held, err := c.j.rclone().List(ctx, cloudDest(c.dests[di]), c.out)
+	if err != nil {
+		return fmt.Errorf("cannot list %s: %w", cloudPath(c.dests[di], c.out), err)
+	}
+	if _, ok := held[chainRel]; !ok {
+		return nil
+	}
+	if _, err := c.checkStaged(ctx, di, chain[0], held); err != nil {
+		return fmt.Errorf("%w (the folder holds an ASC MHL history already, perhaps an earlier job's: nothing of this job's history was sent)", err)
 	}
 	return nil
 }

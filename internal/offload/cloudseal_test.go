@@ -5,8 +5,10 @@ package offload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,10 +35,10 @@ func stageSeal(fail *bool, stages *[]SealInfo) func(context.Context, SealInfo) e
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(chain, append(old, "+gen2"...), 0o644); err != nil {
+		if err := os.WriteFile(chain, append(old, fmt.Sprintf("+gen2 of job %d", info.JobID)...), 0o644); err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(info.Stage, "ascmhl", "0002.mhl"), []byte("gen2 of "+info.CardDir), 0o644)
+		return os.WriteFile(filepath.Join(info.Stage, "ascmhl", fmt.Sprintf("0002-job%d.mhl", info.JobID)), []byte("gen2 of "+info.CardDir), 0o644)
 	}
 }
 
@@ -91,9 +93,9 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 			for rel, ob := range objs {
 				require.Equal(t, ob, after[rel], rel)
 			}
-			want := hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("chain1+gen2")).Get(hashing.MD5)
+			want := hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte(fmt.Sprintf("chain1+gen2 of job %d", s1.JobID))).Get(hashing.MD5)
 			require.Equal(t, want, after["ascmhl/ascmhl_chain.xml"].ServerMD5(), "the extended chain")
-			require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("gen2 of "+dest+"/day01/A001")).Get(hashing.MD5), after["ascmhl/0002.mhl"].ServerMD5())
+			require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte("gen2 of "+dest+"/day01/A001")).Get(hashing.MD5), after[fmt.Sprintf("ascmhl/0002-job%d.mhl", s1.JobID)].ServerMD5())
 
 			k, err := e.cat.Cards(s1.JobID)
 			require.NoError(t, err)
@@ -115,6 +117,19 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
 			require.NoError(t, err)
 			require.Equal(t, "chain1", string(b), "the card is never written to")
+
+			// Another job to the same folder: its generation cannot go
+			// on the chain there (never replaced), and nothing of its
+			// history is sent; the card is not safe by this job.
+			s3, err := e.run(o)
+			require.NoError(t, err)
+			require.False(t, s3.Cards[0].SafeToFormat, s3.Cards[0].Verdict)
+			again, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
+			require.NoError(t, err)
+			require.Equal(t, after, again, "nothing on the remote changed")
+			msgs := strings.Join(s3.Warnings, "\n")
+			require.Contains(t, msgs, "ascmhl/ascmhl_chain.xml is there and differs from the history dit wrote for this card")
+			require.Contains(t, msgs, "the folder holds an ASC MHL history already")
 		})
 	}
 }

@@ -23,7 +23,9 @@ import (
 // compared with the MD5 of that one read. Where an object of a file's name
 // is there already (an interrupted run left it), the file is read first
 // and hashed; the object is verified or failed against that read, never
-// written over.
+// written over. The card's top-level ASC MHL chain file is read and hashed
+// but not sent when the card is sealed in the cloud: the new history's
+// chain takes its name (cloudseal.go).
 //
 // A second run from a first copy on a dit array streams too (rclone cannot
 // read an array): each file the card gave is read through the array and
