@@ -89,10 +89,19 @@ func (c *cardRun) keepChain(f *cloudFile) {
 // earlier run (the history is there) is kept.
 func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 	c.cloudChain = f
-	sums, _, err := c.streamRead(ctx, f.fp.ent.Rel, f.fp.ent.Size, nil)
+	rel := f.fp.ent.Rel
+	sums, _, err := c.streamRead(ctx, rel, f.fp.ent.Size, nil)
 	if err != nil {
 		c.streamFailed(ctx, f, err)
 		return
+	}
+	if want, checked := c.expectOf(rel); checked {
+		// A first copy on an array whose chain should still be the
+		// card's (not extended by the first run's seal).
+		if msg := c.checkStreamed(rel, want, sums); msg != "" {
+			c.streamFailed(ctx, f, errors.New(msg))
+			return
+		}
 	}
 	f.want, f.rec.Sums = sums, sums
 	c.j.cat.PutFile(f.rec) // its hashes, which the seal checks the staged chain against

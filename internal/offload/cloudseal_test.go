@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/raid"
 )
 
 // stageSeal is a Seal hook that, for a cloud destination, extends the
@@ -42,7 +43,8 @@ func stageSeal(fail *bool, stages *[]SealInfo) func(context.Context, SealInfo) e
 	}
 }
 
-// A card that carries a history, to the cloud alone and in a cascade: the
+// A card that carries a history, to the cloud alone and in a cascade (its
+// first copy in a folder, or on a dit array, read through it): the
 // seal writes in a stage holding the card's (the first copy's) history,
 // never on the card; the stage goes up; the one chain object is the
 // extended one (the card's chain is not uploaded as a file), its copy
@@ -51,8 +53,7 @@ func stageSeal(fail *bool, stages *[]SealInfo) func(context.Context, SealInfo) e
 // seals it and changes no object already there.
 func TestCloudSealStagesAndUploads(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
-	for _, cascade := range []bool{false, true} {
-		name := map[bool]string{false: "direct", true: "cascade"}[cascade]
+	for _, name := range []string{"direct", "cascade", "array"} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			card := testCard(t, e.dir, "A001", map[string]string{
@@ -60,8 +61,12 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 			})
 			dest := "rclone:ditcloud:shots/" + name
 			o := e.opts([]string{card}, []string{dest})
-			if cascade {
+			switch name {
+			case "cascade":
 				o = e.opts([]string{card}, []string{e.dest("raid")})
+				o.Then = []string{dest}
+			case "array": // the first copy streamed through the array
+				o = e.opts([]string{card}, []string{makeArray(t, e, raid.RAID4, 3)[0]})
 				o.Then = []string{dest}
 			}
 			o.Rclone = &cloud.Rclone{Env: s.Env}
