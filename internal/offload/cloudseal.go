@@ -14,6 +14,7 @@ import (
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -145,8 +146,13 @@ func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err err
 		return serr
 	}
 	crashpoint.Hit("cloud seal: history staged")
-	if err := c.uploadHistory(ctx, di, stage); err != nil {
+	note, err := c.uploadHistory(ctx, di, stage, info.Files)
+	if err != nil {
 		return fmt.Errorf("uploading the ASC MHL history to %s: %w", cloudPath(d, c.out), err)
+	}
+	if note != "" {
+		// The stage's generation is not sent: only the note is a warning.
+		return &SealWarning{Messages: []string{note}}
 	}
 	return serr
 }
@@ -201,10 +207,10 @@ type stagedFile struct {
 
 // uploadHistory uploads the stage's files to the card's folder on cloud
 // destination di, the chain last, and verifies every object.
-func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string) error {
+func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile) (note string, err error) {
 	files, err := c.stagedFiles(stage)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var first, last []stagedFile
 	for _, f := range files {
@@ -215,21 +221,29 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string) error
 		}
 	}
 	if err := c.chainFree(ctx, di, last); err != nil {
-		return err
+		how, herr := c.earlierHistory(ctx, di, recorded)
+		if herr != nil {
+			return "", fmt.Errorf("%w; and the history there is not kept as the card's: %v", err, herr)
+		}
+		if f := c.cloudChain; f != nil && !f.done[di] {
+			c.verifiedCloud(di, f, CloudByHistory+how)
+		}
+		return fmt.Sprintf("%s holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job (dit never replaces an object)",
+			cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir))), nil
 	}
 	if _, err := c.sendStaged(ctx, di, stage, first); err != nil {
-		return err
+		return "", err
 	}
 	crashpoint.Hit("cloud seal: manifests uploaded")
 	how, err := c.sendStaged(ctx, di, stage, last)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if f := c.cloudChain; f != nil && len(last) > 0 && !f.done[di] {
 		f.res[di].written = true
 		c.verifiedCloud(di, f, CloudByHistory+how[chainRel])
 	}
-	return nil
+	return "", nil
 }
 
 // chainFree checks, before anything of the history is sent, that the

@@ -126,7 +126,10 @@
 // verify_algos CloudByHistory). A resumed seal builds the same bytes (the
 // seal time and the copies' verification times are kept): what the remote
 // holds of it is verified, not sent again, and an object there that
-// differs fails the seal, naming it, and stays.
+// differs fails the seal, naming it, and stays, before anything of the
+// history is sent; an earlier job's history of the card there that reads
+// back whole and records every verified file with the card's hashes is
+// kept instead, with a warning (cloudearlier.go).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
 // copies the same way (recheckcloud.go; with All, by read-back); the
 // history's chain is reported "resealed".

@@ -223,7 +223,13 @@ type object struct {
 // single-part object).
 func listed(t *testing.T, s *s3test.Server) map[string]object {
 	t.Helper()
-	out := s.Rclone(t, "lsjson", "-R", "--files-only", "--hash", "--use-server-modtime", "ditcloud:shots/show/day01/A001")
+	return listedAt(t, s, "ditcloud:shots/show/day01/A001")
+}
+
+// listedAt is listed for the folder remote.
+func listedAt(t *testing.T, s *s3test.Server, remote string) map[string]object {
+	t.Helper()
+	out := s.Rclone(t, "lsjson", "-R", "--files-only", "--hash", "--use-server-modtime", remote)
 	var items []struct {
 		Path    string
 		Size    int64

@@ -120,6 +120,17 @@ func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
 	// dit's own check of the downloaded history agrees.
 	v := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
+
+	// The card offloaded again to the same folder by another job: the
+	// history there already records every file with the card's hashes:
+	// kept as it is (its chain is never replaced), nothing sent.
+	there := listedAt(t, s, "ditcloud:shots/direct/day01/A001")
+	r2 := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	require.Equal(t, 0, r2.Code, "%s\n%s", r2.Stderr, e2e.Tail(r2.Stdout))
+	require.True(t, lastSummary(t, r2.Stdout).Cards[0].SafeToFormat)
+	require.Contains(t, r2.Stdout, "rclone:ditcloud:shots/direct/day01/A001/ascmhl holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job")
+	require.Equal(t, there, listedAt(t, s, "ditcloud:shots/direct/day01/A001"), "nothing on the remote changed")
+	require.Equal(t, before, snapshot(t, card), "the card is as it was")
 }
 
 // A card that carries its own ASC MHL history (here the reference tool's)

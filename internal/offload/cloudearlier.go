@@ -1,0 +1,124 @@
+package offload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// A card offloaded again to a cloud folder that holds its history from an
+// earlier job: dit cannot add this job's generation (the chain object is
+// never replaced), but the history there may already say all this job
+// would. It is read back whole (every object of the folder's top-level
+// ascmhl folder, rclone cat) and kept as the card's history when it reads
+// whole (each manifest's C4 as the chain gives it) and records every file
+// whose cloud copy this job verified, with the card's hashes in every
+// format both have (one at least), none of them last recorded as failed.
+// Nothing is sent; the seal ends with a warning that says so. Anything
+// else (another tool's file at the chain's name, a damaged history, a
+// file it lacks or records otherwise) is refused as before.
+
+// maxHistoryObject bounds an ascmhl object read back from the remote.
+const maxHistoryObject = 256 << 20
+
+// earlierHistory checks the history in the card's folder on cloud
+// destination di against the card's verified files (as the catalog has
+// them); it returns how its chain was checked (verify_algos), or why it
+// is not the card's.
+func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile) (string, error) {
+	d := c.dests[di]
+	r := c.j.rclone()
+	held, err := r.List(ctx, cloudDest(d), c.out)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "dit-history-there-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Mkdir(filepath.Join(tmp, ascmhl.HistoryDir), 0o755); err != nil {
+		return "", err
+	}
+	for rel, o := range held {
+		name, ok := strings.CutPrefix(rel, ascmhlPrefix)
+		if !ok || strings.Contains(name, "/") || !ascmhl.ValidName(name) {
+			continue
+		}
+		if o.Size > maxHistoryObject {
+			return "", fmt.Errorf("%s is %d bytes, not a history file dit reads back", rel, o.Size)
+		}
+		rc, err := r.Open(ctx, cloudDest(d), relJoin(c.out, rel), o.Size)
+		if err != nil {
+			return "", err
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, o.Size+1))
+		if cerr := rc.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && int64(len(data)) != o.Size {
+			err = fmt.Errorf("read %d bytes of %d", len(data), o.Size)
+		}
+		if err != nil {
+			return "", fmt.Errorf("reading back %s: %w", rel, err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, ascmhl.HistoryDir, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	st, err := ascmhl.OpenOSStore(tmp)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	h, err := ascmhl.LoadHistory(st)
+	if err != nil {
+		return "", err
+	}
+	if len(h.Problems) > 0 {
+		return "", fmt.Errorf("it does not read whole: %s", strings.Join(h.Problems, "; "))
+	}
+	if bad := notRecorded(h.Records(), files); len(bad) > 0 {
+		return "", fmt.Errorf("it does not record this card's files with the card's hashes: %s", strings.Join(bad, ", "))
+	}
+	return cloudMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), nil
+}
+
+// notRecorded lists (at most 5, then a count) the verified files the
+// records lack or record otherwise.
+func notRecorded(recs map[string]*ascmhl.Record, files []SealFile) []string {
+	var bad []string
+	n := 0
+	for _, f := range files {
+		if f.State != StateVerified || strings.HasPrefix(f.Rel, ascmhlPrefix) {
+			continue
+		}
+		rec := recs[f.Rel]
+		ok := rec != nil && !rec.LastFailed && (rec.Size < 0 || rec.Size == f.Size)
+		common := 0
+		if ok {
+			for a, v := range rec.Values {
+				if w := f.Sums.Get(a); w != "" {
+					common++
+					ok = ok && strings.EqualFold(w, v)
+				}
+			}
+		}
+		if ok && common > 0 {
+			continue
+		}
+		if n++; n <= 5 {
+			bad = append(bad, ascmhl.DisplayName(f.Rel))
+		}
+	}
+	if n > 5 {
+		bad = append(bad, fmt.Sprintf("and %d more", n-5))
+	}
+	return bad
+}

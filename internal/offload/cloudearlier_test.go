@@ -1,0 +1,48 @@
+package offload
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/hashing"
+)
+
+// An earlier history in a cloud folder is kept as the card's only when it
+// records every verified file with the card's hashes: a file it lacks,
+// records with another hash or size, in no format the job has, or last as
+// failed is named; the card's own history files and copies not verified
+// are not asked for.
+func TestEarlierHistoryRecordsEveryFile(t *testing.T) {
+	sums := func(md5, xxh string) hashing.Sums {
+		var s hashing.Sums
+		s.Set(hashing.MD5, md5)
+		s.Set(hashing.XXH64, xxh)
+		return s
+	}
+	rec := func(size int64, vals map[hashing.Algo]string) *ascmhl.Record {
+		return &ascmhl.Record{Size: size, Values: vals}
+	}
+	recs := map[string]*ascmhl.Record{
+		"ok.mov":      rec(3, map[hashing.Algo]string{hashing.XXH64: "aa"}),
+		"upper.mov":   rec(3, map[hashing.Algo]string{hashing.MD5: "ABCD"}),
+		"differs.mov": rec(3, map[hashing.Algo]string{hashing.XXH64: "bb"}),
+		"resized.mov": rec(4, map[hashing.Algo]string{hashing.XXH64: "aa"}),
+		"sha1.mov":    rec(3, map[hashing.Algo]string{hashing.SHA1: "cc"}),
+		"failed.mov":  {Size: 3, Values: map[hashing.Algo]string{hashing.XXH64: "aa"}, LastFailed: true},
+	}
+	files := []SealFile{
+		{Rel: "ok.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "upper.mov", Size: 3, Sums: sums("abcd", ""), State: StateVerified},
+		{Rel: "differs.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "resized.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "sha1.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "failed.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "gone.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "notcopied.mov", Size: 3, Sums: sums("", "aa"), State: StateFailed},
+		{Rel: "ascmhl/ascmhl_chain.xml", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+	}
+	require.Equal(t, []string{"differs.mov", "resized.mov", "sha1.mov", "failed.mov", "gone.mov"}, notRecorded(recs, files))
+	require.Empty(t, notRecorded(recs, files[:2]))
+}
