@@ -31,7 +31,16 @@
 //	             read)", or the second, "Then, from the first copy";
 //	             "Second run: cards at once": Options.Dests, Options.Then,
 //	             Options.ThenParallel; a second run without a first-run
-//	             destination is refused, in words), and the plan
+//	             destination is refused, in words), the engine's rule on
+//	             cloud destinations asked as the destinations and the
+//	             verify setting change (assembly.CheckCloudDests: a cloud
+//	             destination beside second-run folders, or with no
+//	             read-back, is refused beside Start in the engine's
+//	             words, and Start is off until it is fixed), where a
+//	             cloud destination's copy comes from
+//	             (assembly.CloudRoutes: given beside a folder, it is
+//	             uploaded from the folder's verified copy in a second
+//	             run, and planned there: assembly.DestRuns), and the plan
 //	             before the start: a bar per bus and destination (load against
 //	             capacity), each card's predicted rate and ETA, the bottleneck
 //	             in words, warnings (a reader on a port slower than its card,

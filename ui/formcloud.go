@@ -91,6 +91,48 @@ func cloudInfo(d *destItem) string {
 	return "cloud (rclone): uploaded and verified by the storage's checksum or a read-back; no free space figure"
 }
 
+// refusalText is the engine's refusal of the form, as shown beside
+// Start.
+func refusalText(err error) string { return "Cannot start: " + err.Error() }
+
+// renderCloudRule asks the engine's rule on cloud destinations
+// (assembly.CheckCloudDests) of the form's destinations and verify
+// setting: a refusal is said beside Start, which stays off until it is
+// fixed; and says where each cloud destination's copy comes from
+// (assembly.CloudRoutes) under the destinations (UI goroutine).
+func (v *offloadView) renderCloudRule() {
+	if v.refusal == nil || v.verify == nil {
+		return
+	}
+	first, then := v.runDests()
+	msg := ""
+	if err := assembly.CheckCloudDests(first, then, verifyModes[v.verify.Selected]); err != nil {
+		msg = refusalText(err)
+	}
+	setLabel(v.refusal, msg)
+	routes := ""
+	if msg == "" {
+		routes = strings.Join(assembly.CloudRoutes(first, then), "\n")
+	}
+	setLabel(v.cloudL, routes)
+	v.autoChanged()
+}
+
+// refused: the engine would refuse the form's cloud destinations.
+func (v *offloadView) refused() bool { return v.refusal != nil && v.refusal.Text != "" }
+
+// setLabel shows text in l, or hides l when text is "".
+func setLabel(l *widget.Label, text string) {
+	if l.Text != text {
+		l.SetText(text)
+	}
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
+}
+
 // newProxiesForm is the proxies choice: off or a preset, burn-in, and
 // the destinations they go to (none checked: the first).
 func (v *offloadView) newProxiesForm() fyne.CanvasObject {

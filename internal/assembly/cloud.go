@@ -25,6 +25,14 @@ func CheckCloudDests(dests, then []string, verify offload.VerifyMode) error {
 	return offload.CheckCloudDests(dests, then, verify)
 }
 
+// DestRuns are the destinations of each run as the engine will run
+// them (offload.CloudRuns): a cloud destination given in the first run
+// beside a folder is in the second. A plan of the job plans these.
+func DestRuns(dests, then []string) (first, second []string) {
+	first, second, _ = offload.CloudRuns(dests, then)
+	return first, second
+}
+
 // CloudRoutes says where the copy of each cloud destination among dests
 // (first run, beside folders or alone) comes from, as the engine will
 // run it (offload.CloudRuns): one line per destination, or none. Cloud
