@@ -109,7 +109,14 @@
 // offload prints them; dit-gui shows them at the top of the Running job
 // view ("Before the start:", each line a Warning: or a Note:) from the
 // view's first render of the job, before its Run, and keeps them there
-// after the job; the Offload view says them too. A warning does not stop
+// after the job; the Offload view says them too. A resumed job whose
+// proxies cannot be made (no ffmpeg) says so there, as dit offload
+// --resume does; once it ended its proxies read "none made (the job
+// asked for PRESET)" there and in History (assembly.ProxyCount, dit job
+// show's words). A cloud destination's remote that reports no free space
+// is a Note ("free space of REMOTE: unknown (the storage does not
+// report it)"); one too small refuses the job, naming the need and the
+// free space. A warning does not stop
 // the job (the assembly's DrivesWarn).
 //
 // # Safe to format
