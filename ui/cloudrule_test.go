@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -163,4 +165,30 @@ func TestGUIJobCloudBesideFolderIsACascade(t *testing.T) {
 	require.Contains(t, text, "Cascade: first run to "+raid+"; second run (from the first copy on "+raid+") to rclone:shuttle:rushes\n")
 	require.Contains(t, text, "rclone:shuttle:rushes/up/A001: 13 verified, 0 copied, 0 failed, 0 skipped")
 	require.NotContains(t, text, offload.SecondRunSuffix, "History names the runs, not the engine's labels")
+}
+
+// A job to S3 (the real moto server), whose storage reports no free
+// space: the job goes on, and the running view says so before the start
+// as a note (the assembly's, as dit offload prints it).
+func TestGUIJobToS3SaysFreeSpaceUnknown(t *testing.T) {
+	srv := s3test.Start(t, "ditgui", "shots")
+	dir := t.TempDir()
+	cards := genCards(t, dir, 100_000)
+	raid := mkdir(t, filepath.Join(dir, "raid"))
+	h := newHarness(t, func(c *Config) { c.Rclone = &cloud.Rclone{Env: srv.Env, Tries: 1} })
+	h.locked(func() { h.a.Prepare(Preparation{Name: "s3", Cards: []string{cards[0].Path}, Dests: []string{raid}}) })
+	addCloud(h, "ditgui:shots/day01")
+	h.eventually("the card scanned", func() bool { return len(h.a.offload.cards) == 1 && !h.a.offload.cards[0].Scanning })
+	h.locked(func() {
+		require.Len(t, h.a.offload.dests, 2, h.a.offload.status.Text)
+		h.a.offload.start()
+	})
+	h.eventually("the job to end", func() bool {
+		r := h.a.running.run
+		return r != nil && r.finished() && !h.a.offload.busy
+	})
+	require.Equal(t, []string{stateSafe}, h.panelStates())
+	var text string
+	h.locked(func() { text = texts(h.a.running.content) })
+	require.Contains(t, text, "Before the start:\nNote: free space of ditgui: unknown (the storage does not report it)\n")
 }
