@@ -235,7 +235,7 @@
 //
 // The Offload tab: offload.go (the view, its plan and Start),
 // formlists.go (its cards and destinations), formcloud.go (cloud
-// destinations and proxies), speedtest.go (the Speed
+// destinations, the engine's rule on them beside Start, and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
 // verify, hash lists, presets, the form remembered), plan.go, mounted.go.
 // A job: job.go (its settings, assembly, run and events), model.go (the

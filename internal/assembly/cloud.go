@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
@@ -107,6 +108,11 @@ func checkCloudSpace(ctx context.Context, r spaceAsker, dests []string, need int
 	return notes, nil
 }
 
+// cloudSpaceTimeout bounds the asks of the remotes' free space: a remote
+// that does not answer never holds a job back for long (the engine's
+// own check of the remote refuses it, naming it).
+const cloudSpaceTimeout = 30 * time.Second
+
 // cloudSpace checks the remotes' free space against the cards to copy
 // (a new job's, with a cloud destination).
 func (p *Prepared) cloudSpace(ctx context.Context) error {
@@ -126,6 +132,8 @@ func (p *Prepared) cloudSpace(ctx context.Context) error {
 	if p.s.Rclone == nil {
 		r = &cloud.Rclone{}
 	}
+	ctx, cancel := context.WithTimeout(ctx, cloudSpaceTimeout)
+	defer cancel()
 	notes, err := checkCloudSpace(ctx, r, all, need)
 	p.Notes = append(p.Notes, notes...)
 	return err

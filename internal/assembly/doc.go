@@ -25,8 +25,8 @@
 //	                card's once its run is done, waited for before the
 //	                reports),
 //	                the bus-budget scheduler (internal/sched) and the
-//	                notifications (internal/notify). It asks each cloud
-//	                destination's remote for its free space (rclone
+//	                notifications (internal/notify). A new job asks each
+//	                cloud destination's remote for its free space (rclone
 //	                about): one that reports less than the cards to
 //	                upload refuses the job, as a folder too small does;
 //	                one that reports none (S3) is a Note. Nothing is
