@@ -11,6 +11,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // The form's cloud destinations are checked with the engine's rule as
@@ -133,6 +134,8 @@ func TestGUIJobCloudBesideFolderIsACascade(t *testing.T) {
 		v := h.a.offload
 		require.Len(t, v.dests, 2, v.status.Text)
 		require.False(t, v.dests[1].Then, "left as a first copy")
+		require.Positive(t, v.dests[1].Free, "a local remote reports its disk's free space")
+		require.Contains(t, texts(v.destBox), "read-back; "+units.FormatBytes(v.dests[1].Free)+" free")
 		require.Contains(t, v.cloudL.Text, "rclone:shuttle:rushes is uploaded from "+raid+"'s verified copy")
 		v.start()
 	})
@@ -181,6 +184,8 @@ func TestGUIJobToS3SaysFreeSpaceUnknown(t *testing.T) {
 	h.eventually("the card scanned", func() bool { return len(h.a.offload.cards) == 1 && !h.a.offload.cards[0].Scanning })
 	h.locked(func() {
 		require.Len(t, h.a.offload.dests, 2, h.a.offload.status.Text)
+		require.Equal(t, int64(-1), h.a.offload.dests[1].Free)
+		require.Contains(t, texts(h.a.offload.destBox), "read-back; no free space figure")
 		h.a.offload.start()
 	})
 	h.eventually("the job to end", func() bool {

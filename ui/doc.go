@@ -20,7 +20,9 @@
 //	             with their health and each blade's drive health),
 //	             cloud destinations (rclone:REMOTE:PATH, typed as
 //	             remote:path: checked by assembly.CheckCloudDest before
-//	             they are added, refused in words naming the remotes
+//	             they are added, with the free space their storage
+//	             reports (assembly.CloudFree; none for S3), refused in
+//	             words naming the remotes
 //	             rclone has, or how to install rclone; Config.Rclone),
 //	             hashes, verify mode, MHL, proxies (off or a preset of
 //	             assembly.ProxyPresetList, burn-in, the folder

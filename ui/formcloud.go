@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // Cloud destinations and proxies in the Offload view. What a cloud
@@ -66,8 +67,12 @@ func (v *offloadView) addCloudDest(text string) {
 	rc := v.a.cfg.Rclone
 	v.a.goBG(func() {
 		err := assembly.CheckCloudDest(context.Background(), rc, name)
+		free := int64(-1)
+		if err == nil {
+			free, _ = assembly.CloudFree(context.Background(), rc, name) // none: no figure
+		}
 		v.a.do(func() {
-			it.Loading = false
+			it.Loading, it.Free = false, free
 			if err != nil {
 				if i := slices.Index(v.dests, it); i >= 0 {
 					v.dests = slices.Delete(v.dests, i, i+1)
@@ -82,11 +87,14 @@ func (v *offloadView) addCloudDest(text string) {
 	})
 }
 
-// cloudInfo is a cloud destination's line in its row: it has no free
-// space figure and no folder on this machine.
+// cloudInfo is a cloud destination's line in its row: no folder on this
+// machine, and the free space its storage reports (S3 reports none).
 func cloudInfo(d *destItem) string {
 	if d.Loading {
 		return "cloud (rclone): checking the remote..."
+	}
+	if d.Free >= 0 {
+		return "cloud (rclone): uploaded and verified by the storage's checksum or a read-back; " + units.FormatBytes(d.Free) + " free"
 	}
 	return "cloud (rclone): uploaded and verified by the storage's checksum or a read-back; no free space figure"
 }

@@ -54,6 +54,24 @@ func CloudRoutes(dests, then []string) []string {
 	return out
 }
 
+// CloudFree is the free space the storage of cloud destination d
+// reports (rclone about with r; nil: rclone on PATH, the user's
+// configuration), in bytes; -1 when it reports none (S3).
+func CloudFree(ctx context.Context, r *cloud.Rclone, d string) (int64, error) {
+	cd, err := cloud.Parse(d)
+	if err != nil {
+		return -1, err
+	}
+	if r == nil {
+		r = &cloud.Rclone{}
+	}
+	sp, err := r.About(ctx, cd)
+	if err != nil || !sp.Known {
+		return -1, err
+	}
+	return sp.Free, nil
+}
+
 // spaceAsker is what the free-space check asks (cloud.Rclone; tests give
 // their own).
 type spaceAsker interface {

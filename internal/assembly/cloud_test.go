@@ -107,3 +107,17 @@ func TestCloudRoutes(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	require.ErrorContains(t, err, "a cloud destination with --verify none")
 }
+
+// CloudFree: a local-type remote's disk free space; none for S3.
+func TestCloudFree(t *testing.T) {
+	srv := s3test.Start(t, "ditfree", "shots")
+	free, err := CloudFree(context.Background(), &cloud.Rclone{Env: srv.Env, Tries: 1}, "rclone:ditfree:shots/x")
+	require.NoError(t, err)
+	require.Equal(t, int64(-1), free)
+	free, err = CloudFree(context.Background(), &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1},
+		"rclone:ditlocal:"+strings.TrimPrefix(t.TempDir(), "/"))
+	require.NoError(t, err)
+	require.Positive(t, free)
+	_, err = CloudFree(context.Background(), nil, "rclone:bad")
+	require.ErrorContains(t, err, "rclone:REMOTE:PATH")
+}
