@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -151,6 +152,10 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 func writeProxyCount(w io.Writer, cat *catalog.Catalog, jobID int64, g *GlobalOptions) {
 	n, err := assembly.ProxyCount(cat, jobID)
 	if err != nil || n == "" {
+		return
+	}
+	if strings.HasPrefix(n, "none made") {
+		fmt.Fprintf(w, "\nProxies: %s\n", n) // nothing to list
 		return
 	}
 	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", n, g.showCommand(jobID))
