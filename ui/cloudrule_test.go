@@ -39,8 +39,9 @@ func TestCloudRefusalBeforeStart(t *testing.T) {
 
 		v.setDestRun(1, true) // the shuttle to the second run, beside the cloud one
 		require.True(t, v.refusal.Visible())
-		require.Equal(t, "Cannot start: a cloud destination (rclone:...) and --then folders in one job: "+
-			"give the cloud destinations alone with --then (or -d), and the shuttles in another job", v.refusal.Text)
+		require.Equal(t, "Cannot start: a cloud destination and destinations set to \"Then, from the first copy\" in one job. "+
+			"Set the folders to \"First copy (card is read)\" (the cloud copy is then uploaded from the first copy), or make the shuttles in another job.", v.refusal.Text)
+		require.NotContains(t, v.refusal.Text, "--", "the form's words, not the flags")
 		require.True(t, v.startBtn.Disabled())
 		_, msg := v.jobSettings()
 		require.Equal(t, v.refusal.Text, msg, "Ctrl+Enter says it too")
@@ -64,8 +65,8 @@ func TestCloudRefusalBeforeStart(t *testing.T) {
 		require.Contains(t, texts(v.planBox), "First copy on raid, then show (second run: 1 card at once).")
 
 		v.verify.SetSelected(verifyNoneText)
-		require.Equal(t, "Cannot start: a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum "+
-			"(or a read-back) matches the card; use --verify dest (default)", v.refusal.Text)
+		require.Equal(t, "Cannot start: a cloud destination with \"No read-back (never safe to format)\": a cloud copy counts only once the storage's checksum "+
+			"(or a read-back) matches the card. Choose \"Read back every copy\".", v.refusal.Text)
 		require.True(t, v.startBtn.Disabled())
 		test.Tap(v.startBtn)
 		require.Nil(t, h.a.running.run, "a disabled Start starts nothing")

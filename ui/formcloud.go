@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -100,8 +102,22 @@ func cloudInfo(d *destItem) string {
 }
 
 // refusalText is the engine's refusal of the form, as shown beside
-// Start.
-func refusalText(err error) string { return "Cannot start: " + err.Error() }
+// Start: a refusal of the cloud rule in the form's words (the engine's
+// names the flags), any other as the engine says it.
+func refusalText(err error) string {
+	var cr *offload.CloudRefusal
+	if errors.As(err, &cr) {
+		switch cr.Reason {
+		case offload.CloudBesideThen:
+			return "Cannot start: a cloud destination and destinations set to \"" + destThenText +
+				"\" in one job. Set the folders to \"" + destFirstText + "\" (the cloud copy is then uploaded from the first copy), or make the shuttles in another job."
+		case offload.CloudNoReadBack:
+			return "Cannot start: a cloud destination with \"" + verifyNoneText + "\": a cloud copy counts only once the storage's checksum " +
+				"(or a read-back) matches the card. Choose \"" + verifyDestText + "\"."
+		}
+	}
+	return "Cannot start: " + err.Error()
+}
 
 // renderCloudRule asks the engine's rule on cloud destinations
 // (assembly.CheckCloudDests) of the form's destinations and verify

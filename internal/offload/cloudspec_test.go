@@ -18,15 +18,16 @@ func TestCheckCloudDestsIsTheEngines(t *testing.T) {
 		dests, then []string
 		verify      VerifyMode
 		want        string // "" accepted
+		reason      CloudReason
 	}{
-		{[]string{raid, "rclone:x:b"}, []string{shuttle}, "", "a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job"},
-		{[]string{raid}, []string{shuttle, "rclone:x:b"}, "", "and --then folders in one job"},
-		{[]string{raid}, []string{"rclone:nocolon"}, "", `cloud destination "rclone:nocolon": write it rclone:REMOTE:PATH`},
-		{[]string{"rclone:x:b"}, nil, VerifyNone, "a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)"},
-		{[]string{raid, "rclone:x:b"}, nil, VerifyDest, ""},
-		{[]string{raid}, []string{"rclone:x:b", "rclone:y:c"}, VerifySourceDest, ""},
-		{[]string{"rclone:x:b"}, nil, "", ""},
-		{[]string{raid}, []string{shuttle}, VerifyDest, ""}, // no cloud: not this rule's
+		{[]string{raid, "rclone:x:b"}, []string{shuttle}, "", "a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job", CloudBesideThen},
+		{[]string{raid}, []string{shuttle, "rclone:x:b"}, "", "and --then folders in one job", CloudBesideThen},
+		{[]string{raid}, []string{"rclone:nocolon"}, "", `cloud destination "rclone:nocolon": write it rclone:REMOTE:PATH`, CloudBadDest},
+		{[]string{"rclone:x:b"}, nil, VerifyNone, "a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)", CloudNoReadBack},
+		{[]string{raid, "rclone:x:b"}, nil, VerifyDest, "", 0},
+		{[]string{raid}, []string{"rclone:x:b", "rclone:y:c"}, VerifySourceDest, "", 0},
+		{[]string{"rclone:x:b"}, nil, "", "", 0},
+		{[]string{raid}, []string{shuttle}, VerifyDest, "", 0}, // no cloud: not this rule's
 	} {
 		err := CheckCloudDests(c.dests, c.then, c.verify)
 		o := e.opts([]string{card}, c.dests)
@@ -40,6 +41,9 @@ func TestCheckCloudDestsIsTheEngines(t *testing.T) {
 		require.ErrorContains(t, err, c.want, "%v %v", c.dests, c.then)
 		var ue *UsageError
 		require.ErrorAs(t, err, &ue)
+		var cr *CloudRefusal
+		require.ErrorAs(t, err, &cr)
+		require.Equal(t, c.reason, cr.Reason, "a front end words it by its reason")
 		require.EqualError(t, engine, err.Error(), "Check refuses it in the same words")
 	}
 }
