@@ -1,0 +1,189 @@
+//go:build unix
+
+package proxies
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+)
+
+const (
+	cloudDest  = "rclone:ditcloud:shots/show"
+	cloudFiles = "ditcloud:shots/show/proxies/day01/A001"
+)
+
+// cloudRig is a card of real clips, a folder destination, the S3 server
+// (moto on 127.0.0.1) and dit's environment for it.
+type cloudRig struct {
+	s                *s3test.Server
+	env              []string
+	dir, card, raid  string
+	tmp              string // dit's TMPDIR
+	placedName, body string // an object on the server before the job
+}
+
+func newCloudRig(t *testing.T) *cloudRig {
+	dir := t.TempDir()
+	card := makeCard(t, dir) // skips without ffmpeg
+	s := s3test.Start(t, "ditcloud", "shots")
+	g := &cloudRig{s: s, dir: dir, card: card, raid: filepath.Join(dir, "raid"), tmp: filepath.Join(dir, "tmp")}
+	require.NoError(t, os.Mkdir(g.raid, 0o755))
+	require.NoError(t, os.Mkdir(g.tmp, 0o755))
+	g.env = append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db"), "TMPDIR="+g.tmp), s.Env...)
+	// Someone's object at the name of a clip's proxy: dit never writes
+	// over it.
+	g.placedName, g.body = "A001C002_230512_R2EC.mp4", "an editor's own file, not dit's"
+	other := e2e.WriteFile(t, filepath.Join(dir, "other.mp4"), g.body)
+	s.Rclone(t, "copyto", other, cloudFiles+"/"+g.placedName)
+	return g
+}
+
+type cloudShown struct {
+	Proxies []struct {
+		Card, Clip, Preset, State, Source, Dest, Path, Error string
+		TCStart                                              string `json:"tc_start"`
+		VerifiedBy                                           string `json:"verified_by"`
+		Size                                                 int64
+		Hashes                                               map[string]string
+	}
+}
+
+// listed is an object rclone lsjson lists in the card's proxies folder.
+type listed struct {
+	Path   string
+	Size   int64
+	Hashes map[string]string
+}
+
+func (g *cloudRig) list(t *testing.T) map[string]listed {
+	var ls []listed
+	require.NoError(t, json.Unmarshal([]byte(g.s.Rclone(t, "lsjson", "-R", "--files-only", "--hash", cloudFiles)), &ls))
+	m := map[string]listed{}
+	for _, o := range ls {
+		m[o.Path] = o
+	}
+	return m
+}
+
+// A job to a folder and, cascaded, to S3, with --proxies h264 to both:
+// each proxy is made once from the verified folder copy, and uploaded to
+// proxies/day01/A001 in the bucket, verified by the storage's own MD5.
+// Downloaded, each is playable with the source's timecode, and its MD5
+// is the catalog's. An object at a proxy's name before the job is left
+// as it was: that proxy is "CLIP (2).mp4". The clip ffmpeg cannot read
+// is a recorded failure; the card is safe to format.
+func TestProxiesToCloud(t *testing.T) {
+	g := newCloudRig(t)
+	r := e2e.RunDit(t, g.env, "offload", "--json", "--name", "day01", "--proxies", "h264",
+		"--proxies-to", cloudDest, "--proxies-to", g.raid, "-d", g.raid, "--then", cloudDest, g.card)
+	require.Equal(t, 0, r.Code, r.Stderr+e2e.Tail(r.Stdout))
+	sum, _ := e2e.LastSummary(t, r.Stdout)
+	require.Equal(t, "safe_to_format", sum.Cards[0].State)
+
+	show := e2e.RunDit(t, g.env, "job", "show", e2e.Itoa(sum.JobID), "--proxies", "--json")
+	require.Equal(t, 0, show.Code, show.Stderr)
+	var s cloudShown
+	require.NoError(t, json.Unmarshal([]byte(show.Stdout), &s), show.Stdout)
+	held := g.list(t)
+	inCloud := 0
+	for _, c := range srcClips {
+		name := strings.TrimSuffix(c.file, filepath.Ext(c.file))
+		src := ffprobe(t, filepath.Join(g.card, c.file))
+		want := name + ".mp4"
+		if want == g.placedName {
+			want = name + " (2).mp4"
+		}
+		var local, remote string
+		for _, p := range s.Proxies {
+			if p.Clip != name {
+				continue
+			}
+			require.Equal(t, "made", p.State, "%s on %s: %s", name, p.Dest, p.Error)
+			switch p.Dest {
+			case g.raid:
+				require.Equal(t, name+".mp4", filepath.Base(p.Path))
+				local = p.Hashes["md5"]
+				require.Equal(t, md5File(t, p.Path), local)
+			case cloudDest:
+				require.Equal(t, cloudDest+"/proxies/day01/A001/"+want, p.Path)
+				require.Equal(t, "the storage's own md5 (S3 ETag)", p.VerifiedBy)
+				o, ok := held[want]
+				require.True(t, ok, "%s is in the bucket: %v", want, held)
+				require.Equal(t, p.Size, o.Size)
+				require.Equal(t, p.Hashes["md5"], o.Hashes["md5"])
+				dl := filepath.Join(g.dir, "download", want)
+				g.s.Rclone(t, "copyto", cloudFiles+"/"+want, dl)
+				require.Equal(t, p.Hashes["md5"], md5File(t, dl), "the catalog's md5 is the object's")
+				got := ffprobe(t, dl)
+				require.Equal(t, src.tc, got.tc, "%s keeps the source's timecode", name)
+				require.Equal(t, src.tc, p.TCStart)
+				remote = p.Hashes["md5"]
+				inCloud++
+			default:
+				t.Fatalf("%s: a proxy on %s, not a destination it was asked for", name, p.Dest)
+			}
+			require.NotContains(t, p.Source, filepath.Join("cards", "A001"), "never read from the card")
+		}
+		require.NotEmpty(t, local, name)
+		require.Equal(t, local, remote, "%s: the proxy uploaded is the one made", name)
+	}
+	require.Equal(t, len(srcClips), inCloud)
+	require.Len(t, held, len(srcClips)+1, "the proxies and the object that was there")
+	require.Equal(t, g.body, g.s.Rclone(t, "cat", cloudFiles+"/"+g.placedName), "the object that was there is untouched")
+	var failed []string
+	for _, p := range s.Proxies {
+		if p.State == "failed" {
+			failed = append(failed, p.Clip)
+		}
+	}
+	require.Equal(t, []string{"A001C005_230512_R2EC"}, failed, "the unreadable clip, once (made nowhere)")
+	require.Empty(t, dirNames(t, g.tmp), "no staging folder left")
+}
+
+// --proxies-to a cloud destination alone: the proxies are staged in a
+// temporary folder (removed after), not in the folder destination, and
+// uploaded; the footage's cloud copy is beside them.
+func TestProxiesToCloudOnly(t *testing.T) {
+	g := newCloudRig(t)
+	r := e2e.RunDit(t, g.env, "offload", "--json", "--name", "day01", "--proxies", "h264,burnin",
+		"--proxies-to", cloudDest+"/", "-d", g.raid, "--then", cloudDest, g.card)
+	require.Equal(t, 0, r.Code, r.Stderr+e2e.Tail(r.Stdout))
+	sum, _ := e2e.LastSummary(t, r.Stdout)
+	require.Equal(t, "safe_to_format", sum.Cards[0].State)
+	require.NoDirExists(t, filepath.Join(g.raid, "proxies"), "not asked for on the folder")
+	require.Empty(t, dirNames(t, g.tmp), "the staging folder is removed")
+	held := g.list(t)
+	for _, c := range srcClips {
+		name := strings.TrimSuffix(c.file, filepath.Ext(c.file))
+		want := name + ".mp4"
+		if want == g.placedName {
+			want = name + " (2).mp4"
+		}
+		require.Contains(t, held, want)
+	}
+	// The card's own files went up too, beside the proxies folder.
+	top := g.s.Rclone(t, "lsf", "ditcloud:shots/show")
+	require.ElementsMatch(t, []string{"day01/", "proxies/"}, strings.Fields(top))
+	show := e2e.RunDit(t, g.env, "job", "show", e2e.Itoa(sum.JobID), "--proxies")
+	require.Equal(t, 0, show.Code, show.Stderr)
+	require.Contains(t, show.Stdout, path.Join(cloudDest, "proxies/day01/A001", "A001C001_230512_R2EC.mp4"))
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
