@@ -3,10 +3,14 @@
 package proxies
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,6 +151,38 @@ func TestProxiesToCloud(t *testing.T) {
 	}
 	require.Equal(t, []string{"A001C005_230512_R2EC"}, failed, "the unreadable clip, once (made nowhere)")
 	require.Empty(t, dirNames(t, g.tmp), "no staging folder left")
+	checkSheet(t, g, sum.JobID, len(s.Proxies))
+}
+
+// checkSheet reads the proxies sheet written with the job's reports on
+// the folder destination: a row per proxy of dit job show, the cloud
+// ones verified by the storage's md5, with the object's md5; dit report
+// --format proxies writes the same bytes.
+func checkSheet(t *testing.T, g *cloudRig, job int64, n int) {
+	t.Helper()
+	name := "dit-report_job" + e2e.Itoa(job) + "_day01_proxies.csv"
+	body, err := os.ReadFile(filepath.Join(g.raid, "day01", "reports", name))
+	require.NoError(t, err, "the proxies sheet is one of the job's reports")
+	rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 1+n)
+	col := func(h string) int { return slices.Index(rows[0], h) }
+	held := g.list(t)
+	cloudRows := 0
+	for _, r := range rows[1:] {
+		if r[col("destination")] != cloudDest || r[col("state")] != "made" {
+			continue
+		}
+		cloudRows++
+		require.Equal(t, "s3-etag:md5", r[col("verified_by")])
+		o := held[path.Base(r[col("path")])]
+		require.Equal(t, o.Hashes["md5"], r[col("md5")], r[col("path")])
+		require.Equal(t, strconv.FormatInt(o.Size, 10), r[col("size_bytes")])
+	}
+	require.Equal(t, len(srcClips), cloudRows)
+	rep := e2e.RunDit(t, g.env, "report", e2e.Itoa(job), "--format", "proxies")
+	require.Equal(t, 0, rep.Code, rep.Stderr)
+	require.Equal(t, string(body), rep.Stdout)
 }
 
 // --proxies-to a cloud destination alone: the proxies are staged in a
