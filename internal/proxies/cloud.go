@@ -8,6 +8,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -72,6 +73,7 @@ func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out,
 		case !ok:
 			return fail(catalog.ProxyFailed, fmt.Sprintf("%s is not on the remote after the upload", cd.At(rel)))
 		case sameObject(o, made):
+			crashpoint.Hit("proxy: uploaded")
 			return verified(row, rel, made, offload.CloudByServer+hashing.MD5.String())
 		case o.ServerMD5() != "" || o.Size != made.Size:
 			continue // another object took the name first: it stays

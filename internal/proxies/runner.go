@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/clips"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/copysource"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -478,6 +479,7 @@ func (m *Maker) add(p catalog.Proxy) error {
 	if err := m.o.Catalog.AddProxy(&p); err != nil {
 		return err
 	}
+	crashpoint.Hit("proxy: recorded")
 	if m.o.OnProxy != nil {
 		m.o.OnProxy(p)
 	}

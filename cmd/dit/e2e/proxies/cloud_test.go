@@ -223,3 +223,78 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// serverTimes are the objects of the card's proxies folder with the
+// time the server stored each (S3's LastModified) and its md5.
+func (g *cloudRig) serverTimes(t *testing.T) map[string]string {
+	var ls []struct {
+		Path, ModTime string
+		Hashes        map[string]string
+	}
+	require.NoError(t, json.Unmarshal([]byte(g.s.Rclone(t, "lsjson", "-R", "--files-only", "--hash", "--use-server-modtime", cloudFiles)), &ls))
+	m := map[string]string{}
+	for _, o := range ls {
+		m[o.Path] = o.ModTime + " " + o.Hashes["md5"]
+	}
+	return m
+}
+
+func (g *cloudRig) shown(t *testing.T, job int64) cloudShown {
+	show := e2e.RunDit(t, g.env, "job", "show", e2e.Itoa(job), "--proxies", "--json")
+	require.Equal(t, 0, show.Code, show.Stderr)
+	var s cloudShown
+	require.NoError(t, json.Unmarshal([]byte(show.Stdout), &s), show.Stdout)
+	return s
+}
+
+// A job killed (kill -9) once its second proxy is on the remote and
+// verified, before the catalog recorded it, its first clip's proxies
+// recorded on both destinations: the resume sends neither again. The
+// objects there before keep their server time and MD5, the one not
+// recorded is taken as it is (the same bytes, found by the storage's
+// MD5: no "(2)" of it), and the other clips' proxies go up: one object
+// per clip, one row per clip and destination.
+func TestResumeDoesNotResendCloudProxies(t *testing.T) {
+	g := newCloudRig(t)
+	extra := append([]string{"TMPDIR=" + g.tmp, "DIT_CRASH_AT=proxy: uploaded#2"}, g.s.Env...)
+	r, killed := e2e.DitCrash(t, filepath.Join(g.dir, "catalog.db"), extra, "offload", "--json", "--name", "day01", "--proxies", "h264",
+		"--proxies-to", g.raid, "--proxies-to", cloudDest, "-d", g.raid, "--then", cloudDest, g.card)
+	require.True(t, killed, "killed at its second proxy uploaded: %d\n%s", r.Code, e2e.Tail(r.Stdout+r.Stderr))
+	before := g.serverTimes(t)
+	require.Len(t, before, 3, "two proxies and the object that was there: %v", before)
+	recorded := 0
+	for _, p := range g.shown(t, 1).Proxies {
+		if p.Dest == cloudDest {
+			recorded++
+		}
+	}
+	require.Equal(t, 1, recorded, "the second upload was not recorded before the kill")
+
+	r = e2e.RunDit(t, g.env, "offload", "--json", "--resume", "1")
+	require.Equal(t, 0, r.Code, r.Stderr+e2e.Tail(r.Stdout))
+	sum, _ := e2e.LastSummary(t, r.Stdout)
+	require.Equal(t, "safe_to_format", sum.Cards[0].State)
+	after := g.serverTimes(t)
+	for k, v := range before {
+		require.Equal(t, v, after[k], "%s is not sent again", k)
+	}
+	require.Len(t, after, len(srcClips)+1, "one object per clip: %v", after)
+	rows := map[string]int{}
+	for _, p := range g.shown(t, 1).Proxies {
+		if p.State != "made" {
+			continue
+		}
+		rows[p.Clip+" on "+p.Dest]++
+		if p.Dest == cloudDest {
+			require.Equal(t, "the storage's own md5 (S3 ETag)", p.VerifiedBy)
+			rel := strings.TrimPrefix(p.Path, cloudDest+"/proxies/day01/A001/")
+			require.Contains(t, after, rel)
+			require.True(t, strings.HasSuffix(after[rel], " "+p.Hashes["md5"]), "%s: the catalog's md5 is the object's", rel)
+		}
+	}
+	for _, c := range srcClips {
+		name := strings.TrimSuffix(c.file, filepath.Ext(c.file))
+		require.Equal(t, 1, rows[name+" on "+cloudDest], name)
+		require.Equal(t, 1, rows[name+" on "+g.raid], name)
+	}
+}
