@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 )
 
@@ -297,4 +299,40 @@ func TestResumeDoesNotResendCloudProxies(t *testing.T) {
 		require.Equal(t, 1, rows[name+" on "+cloudDest], name)
 		require.Equal(t, 1, rows[name+" on "+g.raid], name)
 	}
+}
+
+// The job's proxies go with it to the production's PostgreSQL catalog
+// (dit catalog sync, the push): dit job show --proxies there lists the
+// same proxies as on the cart, the cloud ones with how they were
+// verified; pushed twice, they are there once.
+func TestProxiesPushedToPostgres(t *testing.T) {
+	g := newCloudRig(t)
+	pg := pgtest.ForTest(t) // skips, saying why, without PostgreSQL
+	shared, err := pg.NewDatabase("production")
+	require.NoError(t, err)
+	r := e2e.RunDit(t, g.env, "offload", "--json", "--name", "day01", "--proxies", "h264",
+		"--proxies-to", cloudDest, "--proxies-to", g.raid, "-d", g.raid, "--then", cloudDest, g.card)
+	require.Equal(t, 0, r.Code, r.Stderr+e2e.Tail(r.Stdout))
+	cart := g.shown(t, 1)
+	require.Len(t, cart.Proxies, 2*len(srcClips)+1)
+	for range 2 {
+		r = e2e.RunDit(t, g.env, "catalog", "sync", "--to", shared, "--json")
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	var pushed []catalog.PushResult
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &pushed))
+	require.Len(t, pushed, 1)
+	there := e2e.RunDit(t, append(slices.Clone(g.env), "DIT_DB="+shared), "job", "show", e2e.Itoa(pushed[0].ID), "--proxies", "--json")
+	require.Equal(t, 0, there.Code, there.Stderr)
+	var s cloudShown
+	require.NoError(t, json.Unmarshal([]byte(there.Stdout), &s), there.Stdout)
+	require.Equal(t, cart.Proxies, s.Proxies, "the same proxies, once")
+	n := 0
+	for _, p := range s.Proxies {
+		if p.Dest == cloudDest && p.State == "made" {
+			require.Equal(t, "the storage's own md5 (S3 ETag)", p.VerifiedBy)
+			n++
+		}
+	}
+	require.Equal(t, len(srcClips), n)
 }
