@@ -192,6 +192,11 @@ func checkSheet(t *testing.T, g *cloudRig, job int64, n int) {
 // uploaded; the footage's cloud copy is beside them.
 func TestProxiesToCloudOnly(t *testing.T) {
 	g := newCloudRig(t)
+	// A cloud destination that is not one of the job's is refused.
+	bad := e2e.RunDit(t, g.env, "offload", "--name", "day01", "--proxies", "h264", "--proxies-to", "rclone:ditcloud:shots/other",
+		"-d", g.raid, "--then", cloudDest, g.card)
+	require.Equal(t, 2, bad.Code, bad.Stdout+bad.Stderr)
+	require.Contains(t, bad.Stderr, "--proxies-to rclone:ditcloud:shots/other is not a destination (-d or --then) of the job: give one of "+g.raid+", "+cloudDest)
 	r := e2e.RunDit(t, g.env, "offload", "--json", "--name", "day01", "--proxies", "h264,burnin",
 		"--proxies-to", cloudDest+"/", "-d", g.raid, "--then", cloudDest, g.card)
 	require.Equal(t, 0, r.Code, r.Stderr+e2e.Tail(r.Stdout))
