@@ -82,10 +82,20 @@ func (c *Catalog) Proxies(jobID int64) ([]Proxy, error) {
 // and in the order they were recorded (the proxies sheet streams them);
 // an error of f stops it and is returned.
 func (c *Catalog) EachProxy(jobID int64, f func(Proxy) error) error {
+	return c.eachProxy(`job_id=?`, []any{jobID}, f)
+}
+
+// EachCardProxy is EachProxy of the proxies of card cardID of job jobID
+// (read by the index proxies_job).
+func (c *Catalog) EachCardProxy(jobID, cardID int64, f func(Proxy) error) error {
+	return c.eachProxy(`job_id=? AND card_id=?`, []any{jobID, cardID}, f)
+}
+
+func (c *Catalog) eachProxy(where string, args []any, f func(Proxy) error) error {
 	if err := c.Flush(); err != nil {
 		return err
 	}
-	rows, err := c.db.Query(`SELECT `+proxyCols+` FROM proxies WHERE job_id=? ORDER BY card_id, id`, jobID)
+	rows, err := c.db.Query(`SELECT `+proxyCols+` FROM proxies WHERE `+where+` ORDER BY card_id, id`, args...)
 	if err != nil {
 		return c.wrap(err)
 	}

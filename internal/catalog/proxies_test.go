@@ -39,6 +39,13 @@ func testProxies(t *testing.T, b backend) {
 	made.ID, failed.ID = got[0].ID, got[1].ID
 	require.Equal(t, made, got[0])
 	require.Equal(t, failed, got[1])
+	other := &Card{JobID: j.ID, Seq: 1, Label: "A024", Path: "/cards/A024", State: "verified"}
+	require.NoError(t, c.AddCard(other))
+	third := Proxy{JobID: j.ID, CardID: other.ID, Clip: "c", Preset: "h264", State: ProxyFailed, MadeAt: at}
+	require.NoError(t, c.AddProxy(&third))
+	var mine []Proxy
+	require.NoError(t, c.EachCardProxy(j.ID, k.ID, func(p Proxy) error { mine = append(mine, p); return nil }))
+	require.Equal(t, got, mine, "the card's own, not the other card's")
 	none, err := c.Proxies(j.ID + 1)
 	require.NoError(t, err)
 	require.Empty(t, none)

@@ -36,10 +36,8 @@ type Proxy struct {
 
 // loadProxies reads the proxies of card cardID of job jobID into c.
 func loadProxies(cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
-	return cat.EachProxy(jobID, func(p catalog.Proxy) error {
-		if p.CardID == cardID {
-			c.Proxies = append(c.Proxies, proxyRow(p))
-		}
+	return cat.EachCardProxy(jobID, cardID, func(p catalog.Proxy) error {
+		c.Proxies = append(c.Proxies, proxyRow(p))
 		return nil
 	})
 }
