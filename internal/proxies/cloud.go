@@ -29,7 +29,9 @@ func (m *Maker) rclone() *cloud.Rclone {
 // single-part ETag) equal to the proxy's, else the object read back and
 // hashed with algos. An object already at a name that is this proxy (its
 // size and server-side MD5: a job that stopped before recording it) is
-// taken as it is. It returns the row to record.
+// taken as it is. An object that is not the proxy after the upload (one
+// that took the name first, or bytes changed on the way) is a failure,
+// and is left. It returns the row to record.
 func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out, name string, algos []hashing.Algo) catalog.Proxy {
 	fail := func(state, why string) catalog.Proxy {
 		row.State, row.Error = state, why
@@ -76,7 +78,10 @@ func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out,
 			crashpoint.Hit("proxy: uploaded")
 			return verified(row, rel, made, offload.CloudByServer+hashing.MD5.String())
 		case o.ServerMD5() != "" || o.Size != made.Size:
-			continue // another object took the name first: it stays
+			// Not what was sent, or another object that took the name
+			// first: left as it is, never written over.
+			return fail(catalog.ProxyFailed, fmt.Sprintf("%s is not the proxy made (%d bytes, the storage's md5 %s; the proxy: %d bytes, md5 %s): it is left as it is",
+				cd.At(rel), o.Size, o.ServerMD5(), made.Size, made.Sums.Get(hashing.MD5)))
 		}
 		// No MD5 of the storage's own (not S3, or a multipart object):
 		// read back.

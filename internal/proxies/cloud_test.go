@@ -63,6 +63,22 @@ func TestProxyToCloudS3(t *testing.T) {
 	require.Equal(t, "another proxy", s.Rclone(t, "cat", "ditcloud:shots/show/proxies/day01/A001/場景 🎬 (2).mp4"))
 }
 
+// An object that is not the proxy after its upload (here: the proxy's
+// recorded MD5 is not its bytes') is a failure naming both; nothing more
+// is sent (no "(2)") and the object is left.
+func TestProxyToCloudDiffers(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	m := cloudMaker(&cloud.Rclone{Env: s.Env, Tries: 1})
+	made := madeProxy(t, "the bytes on disk")
+	made.Sums.Set(hashing.MD5, "00112233445566778899aabbccddeeff")
+	got := m.toCloud(context.Background(), catalog.Proxy{Clip: "A001C001", Dest: "rclone:ditcloud:shots/show"}, made, "day01/A001", "A001C001.mp4", cloudAlgos)
+	require.Equal(t, catalog.ProxyFailed, got.State)
+	require.Contains(t, got.Error, "ditcloud:shots/show/proxies/day01/A001/A001C001.mp4 is not the proxy made")
+	require.Contains(t, got.Error, "md5 00112233445566778899aabbccddeeff")
+	require.Empty(t, got.Path)
+	require.Equal(t, "A001C001.mp4\n", s.Rclone(t, "lsf", "ditcloud:shots/show/proxies/day01/A001"))
+}
+
 // A remote with no MD5 of its own (not S3: here an rclone alias of a
 // local folder) has the proxy read back and hashed.
 func TestProxyToCloudReadBack(t *testing.T) {

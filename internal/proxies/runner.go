@@ -400,8 +400,15 @@ func (m *Maker) deliver(ctx context.Context, c *card, clip string, src Source, b
 		algos = append(algos, hashing.MD5) // what the storage computes
 	}
 	made := c.have[clip]
-	if made != nil && made.Sums.Get(hashing.MD5) == "" && len(clouds) > 0 {
-		made = nil // made before without the MD5 a cloud copy is checked by
+	if made != nil {
+		// Made before: still the file recorded (else made again), hashed
+		// with MD5 too for a cloud copy.
+		sums, size, err := HashFile(made.Path, algos)
+		if _, _, same := sums.Compare(made.Sums); err != nil || !same || size != made.Size {
+			made = nil
+		} else {
+			made = &Made{Path: made.Path, Size: size, Sums: sums}
+		}
 	}
 	var stageDir string
 	encoded := made == nil
