@@ -68,8 +68,10 @@
 // (2).ext" ... as on a folder: an object at a name is never written over,
 // unless it is this proxy (its size and the storage's MD5: a job killed
 // after the upload and before its record), which is taken as it is; an
-// object that took the name between the listing and the upload is left,
-// and the next name tried. The object is verified as every cloud copy
+// object found at the name after the upload that is not the proxy (one
+// that took the name between the listing and the upload, or bytes changed
+// on the way) is left as it is and the proxy is a failure on that
+// destination. The object is verified as every cloud copy
 // (internal/offload's cloudrun.go): the storage's own MD5 (an S3
 // single-part ETag, cloud.Object.ServerMD5) equal to the proxy's MD5
 // (hashed with the job's algorithms, MD5 added when missing), recorded
