@@ -195,17 +195,16 @@ func (v *offloadView) proxyChanged() {
 	v.relayout()
 }
 
-// renderProxyTo offers the folder destinations (proxies are written to
-// folders, never uploaded), keeping what is checked.
+// renderProxyTo offers the destinations (folders, arrays and cloud
+// ones: a proxy for the cloud is made on this machine, uploaded and
+// verified there like the footage), keeping what is checked.
 func (v *offloadView) renderProxyTo() {
 	if v.proxyTo == nil {
 		return
 	}
 	var opts []string
 	for _, d := range v.dests {
-		if !d.Cloud {
-			opts = append(opts, d.Path)
-		}
+		opts = append(opts, d.Path)
 	}
 	var sel []string
 	for _, s := range v.proxyTo.Selected {
