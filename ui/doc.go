@@ -25,8 +25,8 @@
 //	             words naming the remotes
 //	             rclone has, or how to install rclone; Config.Rclone),
 //	             hashes, verify mode, MHL, proxies (off or a preset of
-//	             assembly.ProxyPresetList, burn-in, the folder
-//	             destinations they go to: Settings.Proxies, ProxiesTo),
+//	             assembly.ProxyPresetList, burn-in, the
+//	             destinations they go to, cloud ones too: Settings.Proxies, ProxiesTo),
 //	             a topology preset
 //	             (internal/plan files, loaded and saved), a cascade
 //	             (each destination in the first run, "First copy (card is
