@@ -108,22 +108,22 @@ func TestCloudDestAndProxiesReachTheSettings(t *testing.T) {
 		require.Contains(t, rows, "rclone:shuttle:cloud/day01")
 		require.Contains(t, rows, "cloud (rclone): uploaded and verified")
 		require.Len(t, buttonsIn(v.destBox.Objects[2], ""), 1, "a cloud row: Remove only (no speed test of a folder)")
-		require.Equal(t, []string{raid, shuttle}, v.proxyTo.Options, "proxies go to folders, not the cloud")
+		require.Equal(t, []string{raid, shuttle, "rclone:shuttle:cloud/day01"}, v.proxyTo.Options, "proxies go to folders and the cloud")
 
 		v.proxyPreset.SetSelected("h264")
 		v.proxyBurnin.SetChecked(true)
-		v.proxyTo.SetSelected([]string{shuttle})
+		v.proxyTo.SetSelected([]string{shuttle, "rclone:shuttle:cloud/day01"})
 		var msg string
 		s, msg = v.jobSettings()
 		require.Empty(t, msg)
 	})
 	require.Equal(t, []string{raid, shuttle, "rclone:shuttle:cloud/day01"}, s.Dests)
 	require.Equal(t, "h264,burnin", s.Proxies)
-	require.Equal(t, []string{shuttle}, s.ProxiesTo)
+	require.Equal(t, []string{shuttle, "rclone:shuttle:cloud/day01"}, s.ProxiesTo)
 	set := h.a.assemblySettings(s, &jobRun{}, nil)
 	require.Equal(t, s.Dests, set.Dests)
 	require.Equal(t, "h264,burnin", set.Proxies)
-	require.Equal(t, []string{shuttle}, set.ProxiesTo)
+	require.Equal(t, []string{shuttle, "rclone:shuttle:cloud/day01"}, set.ProxiesTo)
 	require.Same(t, rc, set.Rclone)
 
 	// Remembered for the next launch: the cloud destination (checked

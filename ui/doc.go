@@ -20,18 +20,29 @@
 //	             with their health and each blade's drive health),
 //	             cloud destinations (rclone:REMOTE:PATH, typed as
 //	             remote:path: checked by assembly.CheckCloudDest before
-//	             they are added, refused in words naming the remotes
+//	             they are added, with the free space their storage
+//	             reports (assembly.CloudFree; none for S3), refused in
+//	             words naming the remotes
 //	             rclone has, or how to install rclone; Config.Rclone),
 //	             hashes, verify mode, MHL, proxies (off or a preset of
-//	             assembly.ProxyPresetList, burn-in, the folder
-//	             destinations they go to: Settings.Proxies, ProxiesTo),
+//	             assembly.ProxyPresetList, burn-in, the
+//	             destinations they go to, cloud ones too: Settings.Proxies, ProxiesTo),
 //	             a topology preset
 //	             (internal/plan files, loaded and saved), a cascade
 //	             (each destination in the first run, "First copy (card is
 //	             read)", or the second, "Then, from the first copy";
 //	             "Second run: cards at once": Options.Dests, Options.Then,
 //	             Options.ThenParallel; a second run without a first-run
-//	             destination is refused, in words), and the plan
+//	             destination is refused, in words), the engine's rule on
+//	             cloud destinations asked as the destinations and the
+//	             verify setting change (assembly.CheckCloudDests: a cloud
+//	             destination beside second-run folders, or with no
+//	             read-back, is refused beside Start in the engine's
+//	             words, and Start is off until it is fixed), where a
+//	             cloud destination's copy comes from
+//	             (assembly.CloudRoutes: given beside a folder, it is
+//	             uploaded from the folder's verified copy in a second
+//	             run, and planned there: assembly.DestRuns), and the plan
 //	             before the start: a bar per bus and destination (load against
 //	             capacity), each card's predicted rate and ETA, the bottleneck
 //	             in words, warnings (a reader on a port slower than its card,
@@ -100,7 +111,14 @@
 // offload prints them; dit-gui shows them at the top of the Running job
 // view ("Before the start:", each line a Warning: or a Note:) from the
 // view's first render of the job, before its Run, and keeps them there
-// after the job; the Offload view says them too. A warning does not stop
+// after the job; the Offload view says them too. A resumed job whose
+// proxies cannot be made (no ffmpeg) says so there, as dit offload
+// --resume does; once it ended its proxies read "none made (the job
+// asked for PRESET)" there and in History (assembly.ProxyCount, dit job
+// show's words). A cloud destination's remote that reports no free space
+// is a Note ("free space of REMOTE: unknown (the storage does not
+// report it)"); one too small refuses the job, naming the need and the
+// free space. A warning does not stop
 // the job (the assembly's DrivesWarn).
 //
 // # Safe to format
@@ -219,7 +237,7 @@
 //
 // The Offload tab: offload.go (the view, its plan and Start),
 // formlists.go (its cards and destinations), formcloud.go (cloud
-// destinations and proxies), speedtest.go (the Speed
+// destinations, the engine's rule on them beside Start, and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
 // verify, hash lists, presets, the form remembered), plan.go, mounted.go.
 // A job: job.go (its settings, assembly, run and events), model.go (the

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
 )
 
 // Cloud destinations and proxies in the Offload view. What a cloud
@@ -66,8 +69,12 @@ func (v *offloadView) addCloudDest(text string) {
 	rc := v.a.cfg.Rclone
 	v.a.goBG(func() {
 		err := assembly.CheckCloudDest(context.Background(), rc, name)
+		free := int64(-1)
+		if err == nil {
+			free, _ = assembly.CloudFree(context.Background(), rc, name) // none: no figure
+		}
 		v.a.do(func() {
-			it.Loading = false
+			it.Loading, it.Free = false, free
 			if err != nil {
 				if i := slices.Index(v.dests, it); i >= 0 {
 					v.dests = slices.Delete(v.dests, i, i+1)
@@ -82,13 +89,72 @@ func (v *offloadView) addCloudDest(text string) {
 	})
 }
 
-// cloudInfo is a cloud destination's line in its row: it has no free
-// space figure and no folder on this machine.
+// cloudInfo is a cloud destination's line in its row: no folder on this
+// machine, and the free space its storage reports (S3 reports none).
 func cloudInfo(d *destItem) string {
 	if d.Loading {
 		return "cloud (rclone): checking the remote..."
 	}
+	if d.Free >= 0 {
+		return "cloud (rclone): uploaded and verified by the storage's checksum or a read-back; " + units.FormatBytes(d.Free) + " free"
+	}
 	return "cloud (rclone): uploaded and verified by the storage's checksum or a read-back; no free space figure"
+}
+
+// refusalText is the engine's refusal of the form, as shown beside
+// Start: a refusal of the cloud rule in the form's words (the engine's
+// names the flags), any other as the engine says it.
+func refusalText(err error) string {
+	var cr *offload.CloudRefusal
+	if errors.As(err, &cr) {
+		switch cr.Reason {
+		case offload.CloudBesideThen:
+			return "Cannot start: a cloud destination and destinations set to \"" + destThenText +
+				"\" in one job. Set the folders to \"" + destFirstText + "\" (the cloud copy is then uploaded from the first copy), or make the shuttles in another job."
+		case offload.CloudNoReadBack:
+			return "Cannot start: a cloud destination with \"" + verifyNoneText + "\": a cloud copy counts only once the storage's checksum " +
+				"(or a read-back) matches the card. Choose \"" + verifyDestText + "\"."
+		}
+	}
+	return "Cannot start: " + err.Error()
+}
+
+// renderCloudRule asks the engine's rule on cloud destinations
+// (assembly.CheckCloudDests) of the form's destinations and verify
+// setting: a refusal is said beside Start, which stays off until it is
+// fixed; and says where each cloud destination's copy comes from
+// (assembly.CloudRoutes) under the destinations (UI goroutine).
+func (v *offloadView) renderCloudRule() {
+	if v.refusal == nil || v.verify == nil {
+		return
+	}
+	first, then := v.runDests()
+	msg := ""
+	if err := assembly.CheckCloudDests(first, then, verifyModes[v.verify.Selected]); err != nil {
+		msg = refusalText(err)
+	}
+	setLabel(v.refusal, msg)
+	routes := ""
+	if msg == "" {
+		routes = strings.Join(assembly.CloudRoutes(first, then), "\n")
+	}
+	setLabel(v.cloudL, routes)
+	v.autoChanged()
+}
+
+// refused: the engine would refuse the form's cloud destinations.
+func (v *offloadView) refused() bool { return v.refusal != nil && v.refusal.Text != "" }
+
+// setLabel shows text in l, or hides l when text is "".
+func setLabel(l *widget.Label, text string) {
+	if l.Text != text {
+		l.SetText(text)
+	}
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
 }
 
 // newProxiesForm is the proxies choice: off or a preset, burn-in, and
@@ -129,17 +195,16 @@ func (v *offloadView) proxyChanged() {
 	v.relayout()
 }
 
-// renderProxyTo offers the folder destinations (proxies are written to
-// folders, never uploaded), keeping what is checked.
+// renderProxyTo offers the destinations (folders, arrays and cloud
+// ones: a proxy for the cloud is made on this machine, uploaded and
+// verified there like the footage), keeping what is checked.
 func (v *offloadView) renderProxyTo() {
 	if v.proxyTo == nil {
 		return
 	}
 	var opts []string
 	for _, d := range v.dests {
-		if !d.Cloud {
-			opts = append(opts, d.Path)
-		}
+		opts = append(opts, d.Path)
 	}
 	var sel []string
 	for _, s := range v.proxyTo.Selected {

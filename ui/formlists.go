@@ -381,6 +381,7 @@ func (v *offloadView) renderCascade() {
 		return
 	}
 	first, then := v.runDests()
+	defer v.renderCloudRule()
 	if len(then) == 0 {
 		v.thenPar.Disable()
 		v.cascadeL.Hide()

@@ -245,6 +245,9 @@ func (v *offloadView) formSettings() (jobSettings, string) {
 	if err != nil {
 		return jobSettings{}, err.Error()
 	}
+	if err := assembly.CheckCloudDests(first, then, mode); err != nil {
+		return jobSettings{}, refusalText(err)
+	}
 	if len(then) > 0 && mode == offload.VerifyNone {
 		return jobSettings{}, "A cascade needs read-back: a card is free only once its first copy is verified. Choose \"" + verifyDestText + "\"."
 	}

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/watch"
@@ -44,6 +45,8 @@ type offloadView struct {
 	startBtn         *widget.Button
 	thenPar          *widget.Select // second run: cards at once
 	cascadeL         *widget.Label  // what a cascade does, or why it cannot start
+	cloudL           *widget.Label  // where each cloud destination's copy comes from (formcloud.go)
+	refusal          *widget.Label  // why the engine would refuse the form, beside Start (formcloud.go)
 	mounted          *mountedCards  // the camera cards mounted now (mounted.go)
 	cloud            *widget.Entry  // a cloud destination, rclone remote:path (formcloud.go)
 	proxyPreset      *widget.Select // proxies: off or a preset
@@ -115,6 +118,13 @@ func newOffloadView(a *App) *offloadView {
 	v.cascadeL = widget.NewLabel("")
 	v.cascadeL.Wrapping = fyne.TextWrapWord
 	v.cascadeL.Hide()
+	v.cloudL = widget.NewLabel("")
+	v.cloudL.Wrapping = fyne.TextWrapWord
+	v.cloudL.Hide()
+	v.refusal = widget.NewLabel("")
+	v.refusal.Wrapping = fyne.TextWrapWord
+	v.refusal.Importance = widget.DangerImportance
+	v.refusal.Hide()
 	addDest := widget.NewButtonWithIcon("Add destination...", theme.FolderOpenIcon(), func() {
 		a.cfg.ChooseFolder("Destination folder (or a blade of a dit array)", v.addDest)
 	})
@@ -135,7 +145,7 @@ func newOffloadView(a *App) *offloadView {
 		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect), v.mounted.box,
 		widget.NewSeparator(),
 		heading("Destinations"), v.destBox,
-		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.newCloudRow(), v.cascadeL,
+		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.newCloudRow(), v.cascadeL, v.cloudL,
 		widget.NewSeparator(),
 		heading("Settings"),
 		widget.NewForm(
@@ -156,7 +166,7 @@ func newOffloadView(a *App) *offloadView {
 	v.planScroll = container.NewScroll(container.NewPadded(right))
 	split := container.NewHSplit(v.leftScroll, v.planScroll)
 	split.Offset = 0.5
-	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.startBtn), nil, nil, split)
+	v.content = container.NewBorder(nil, container.NewVBox(v.status, v.refusal, v.startBtn), nil, nil, split)
 	v.renderCards()
 	v.renderDests()
 	v.ready = true
@@ -222,16 +232,23 @@ func (v *offloadView) replan() {
 	if !v.ready {
 		return
 	}
+	v.renderCloudRule()
 	v.planSeq++
 	seq := v.planSeq
 	cards := v.included()
 	// The first-run destinations, then the second run's: the engine's
-	// order (Options.Dests, then Options.Then).
+	// order (Options.Dests, then Options.Then), a cloud destination
+	// beside a first-run folder in the second run (assembly.DestRuns).
 	var dests []destItem
-	for _, then := range []bool{false, true} {
-		for _, d := range v.dests {
-			if d.Then == then {
-				dests = append(dests, *d)
+	first, then := assembly.DestRuns(v.runDests())
+	for run, paths := range [][]string{first, then} {
+		for _, p := range paths {
+			for _, d := range v.dests {
+				if d.Path == p {
+					it := *d
+					it.Then = run == 1
+					dests = append(dests, it)
+				}
 			}
 		}
 	}
@@ -320,10 +337,10 @@ func (v *offloadView) start() {
 	v.a.goBG(func() { v.a.runJob(s) })
 }
 
-// autoChanged enables Start only while auto-offload is off (UI
-// goroutine).
+// autoChanged enables Start only while auto-offload is off, no job runs
+// and the engine would take the form's destinations (UI goroutine).
 func (v *offloadView) autoChanged() {
-	if v.a.auto != nil && v.a.auto.running() || v.busy {
+	if v.a.auto != nil && v.a.auto.running() || v.busy || v.refused() {
 		v.startBtn.Disable()
 	} else {
 		v.startBtn.Enable()

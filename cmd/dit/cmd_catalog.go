@@ -74,7 +74,7 @@ func newCatalogCommand(g *GlobalOptions) *cobra.Command {
 		Long: `dit catalog sync pushes the jobs of this cart's catalog (--db, DIT_DB) to a
 shared catalog (--to, default --sync-to / DIT_SYNC_TO), usually the
 production's PostgreSQL database: each job with its cards, destinations,
-files, copies, samples, runs and plans, in one transaction per job. A job is
+files, copies, samples, runs, plans and proxies, in one transaction per job. A job is
 known everywhere by its UUID: pushed again it is updated in place, never held
 twice, and a job already there as it ended here is left alone. A cart whose
 network dropped keeps working on its local catalog; run this when it is back

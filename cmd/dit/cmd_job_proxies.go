@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -26,11 +27,15 @@ type showProxy struct {
 	Size    int64             `json:"size"`
 	Hashes  map[string]string `json:"hashes,omitempty"`
 	Error   string            `json:"error,omitempty"`
+	// VerifiedBy says how the proxy's copy was verified ("the storage's
+	// own md5 (S3 ETag)" on a cloud destination); "" for the proxy as
+	// ffmpeg wrote it.
+	VerifiedBy string `json:"verified_by,omitempty"`
 }
 
 func proxyShow(p catalog.Proxy, label string) showProxy {
 	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: p.Source, Dest: p.Dest,
-		TCStart: p.TCStart, Size: p.Size, Error: p.Error}
+		TCStart: p.TCStart, Size: p.Size, Error: p.Error, VerifiedBy: offload.CloudVerifiedBy(p.VerifyAlgos)}
 	if p.Path != "" {
 		s.Path = offload.DisplayPath(p.Dest, p.Path) // array:BLADE//... in a dit array
 	}
@@ -151,6 +156,10 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 func writeProxyCount(w io.Writer, cat *catalog.Catalog, jobID int64, g *GlobalOptions) {
 	n, err := assembly.ProxyCount(cat, jobID)
 	if err != nil || n == "" {
+		return
+	}
+	if strings.HasPrefix(n, "none made") {
+		fmt.Fprintf(w, "\nProxies: %s\n", n) // nothing to list
 		return
 	}
 	fmt.Fprintf(w, "\nProxies: %s (%s --proxies lists them)\n", n, g.showCommand(jobID))

@@ -72,7 +72,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
 	f.BoolVar(&o.ALE, "ale", false, "also write the job's Avid Log Exchange file (one per frame rate) with its reports, when it has clips")
 	f.StringVar(&o.Proxies, "proxies", "", "make editorial proxies of the clips with ffmpeg from each card's verified copy (never the card), at low priority: `PRESET`[,burnin] ("+assembly.ProxyPresets()+"; burnin: the timecode and clip name drawn in); see docs/proxies.md")
-	f.StringArrayVar(&o.ProxiesTo, "proxies-to", nil, "`DEST` of the job (a -d or --then; a dit array's at the job's end) the proxies go to, into its proxies/ folder (repeat for several; default the first -d)")
+	f.StringArrayVar(&o.ProxiesTo, "proxies-to", nil, "`DEST` of the job (a -d or --then: a folder, a dit array's at the job's end, or rclone:REMOTE:PATH uploaded and verified by the storage's MD5) the proxies go to, into its proxies/ folder (repeat for several; default the first -d)")
 	f.IntVar(&o.ProxyWorkers, "proxy-workers", 1, "with --proxies, how many ffmpeg run at once (each at low priority)")
 	f.BoolVar(&o.IncludeHidden, "include-hidden", false, "also copy OS metadata (.DS_Store, ._*, .Spotlight-V100, Thumbs.db, ...)")
 	f.StringArrayVar(&o.Ignore, "ignore", nil, "do not copy files matching `PATTERN` (ASC MHL / gitignore syntax: *.RMD, CACHE/, /PROXY); repeat for several; recorded in each card's hash list")

@@ -25,7 +25,7 @@ type ReportOptions struct {
 func newReportCommand(g *GlobalOptions) *cobra.Command {
 	var o ReportOptions
 	cmd := &cobra.Command{
-		Use:   "report JOB [--format csv|json|html|pdf|clips|ale] [--out FILE|DIR]",
+		Use:   "report JOB [--format csv|json|html|pdf|clips|ale|proxies] [--out FILE|DIR]",
 		Short: "Write a job's offload report: files, hashes, states, TB/hour, throughput charts",
 		Long: `Write the report of a finished job from the catalog: the job, each destination,
 and each card with its files, bytes, skipped entries, failures, copy and verify
@@ -43,13 +43,19 @@ phase, the verify phase and end to end, and a throughput chart.
         first destination, Camera, Codec, Resolution, FPS, Camera Serial,
         Card, Frames, Verified); a job that mixes frame rates gets one ALE
         per rate (NAME_25fps.ale, NAME_23.976fps.ale: give --out)
+  proxies the proxies sheet (a CSV): one row per editorial proxy (dit offload
+        --proxies) on each destination: card, clip, preset, state,
+        destination, path, source, start timecode, size, hashes, how it
+        was verified (s3-etag:md5 on a cloud destination), when, error
 
 dit also writes all four at the end of every job into each destination
 (DEST/<job folder>/reports/), with the clip sheet when the job has clips,
-and its ALE when asked (dit offload --ale).
+its ALE when asked (dit offload --ale), and the proxies sheet when it made
+proxies.
 
 Without --format: the format of --out's extension (day01.pdf), or every
-file (the four, the clip sheet and the ALE when the job has clips) into
+file (the four, the clip sheet and the ALE when the job has clips, the
+proxies sheet when it has proxies) into
 --out when it is a folder, or into the current folder without --out. With
 --format and no --out the report goes to stdout.`,
 		Args: cobra.ExactArgs(1),
@@ -61,7 +67,7 @@ file (the four, the clip sheet and the ALE when the job has clips) into
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips or ale (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips, ale or proxies (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips, the proxies sheet when it has proxies)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }
@@ -87,8 +93,10 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return usage("--out %s: give --format %s (or a file name ending in one of them)", o.Out, strings.Join(jobreport.Formats, ", "))
 		}
 	}
-	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat && o.Format != jobreport.ALEFormat {
-		return usage("--format %q: use %s, %s or %s", o.Format, strings.Join(jobreport.Formats, ", "), jobreport.ClipSheetFormat, jobreport.ALEFormat)
+	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat && o.Format != jobreport.ALEFormat &&
+		o.Format != jobreport.ProxySheetFormat {
+		return usage("--format %q: use %s, %s, %s or %s", o.Format, strings.Join(jobreport.Formats, ", "), jobreport.ClipSheetFormat,
+			jobreport.ALEFormat, jobreport.ProxySheetFormat)
 	}
 	if o.Out == "" && o.Format == "pdf" {
 		if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

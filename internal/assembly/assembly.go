@@ -91,6 +91,9 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 		if err := p.drives(ctx); err != nil {
 			return nil, err
 		}
+		if err := p.cloudSpace(ctx); err != nil {
+			return nil, err
+		}
 	}
 	p.opts = p.options()
 	if format.ASC || format.V1 {

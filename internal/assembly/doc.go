@@ -25,7 +25,12 @@
 //	                card's once its run is done, waited for before the
 //	                reports),
 //	                the bus-budget scheduler (internal/sched) and the
-//	                notifications (internal/notify). Nothing is recorded.
+//	                notifications (internal/notify). A new job asks each
+//	                cloud destination's remote for its free space (rclone
+//	                about): one that reports less than the cards to
+//	                upload refuses the job, as a folder too small does;
+//	                one that reports none (S3) is a Note. Nothing is
+//	                recorded.
 //	Prepared.Open   offload.New or offload.Resume: a refused job (a bad
 //	                destination, no space) creates no job in the catalog
 //	Job.Start       binds the scheduler to the job's cards and records
@@ -42,6 +47,10 @@
 // exits 2 on them). Text meant for people (Decision.Message, Notes,
 // Warnings) is the front ends' to print or not; this package prints
 // nothing.
+//
+// What the engine does with cloud destinations is asked before a job,
+// in its words: CheckCloudDests (what it refuses: the form's settings
+// as they change) and CloudRoutes (where each cloud copy comes from).
 //
 // The planning helpers (JobTopology, MachineCPU) are the ones the
 // scheduler of a job uses, so that what dit plan and dit-gui's plan

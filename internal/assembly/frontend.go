@@ -48,12 +48,21 @@ func ProxySpec(preset string, burnin bool) string {
 }
 
 // ProxyCount is a job's proxies in words as dit job show prints them:
-// "3 made, 1 failed" (each state with proxies, made first); "" when the
-// job made none.
+// "3 made, 1 failed" (each state with proxies, made first); for a job
+// that asked for proxies, ended, and has none recorded (resumed where
+// ffmpeg was missing, or no clip on its cards): "none made (the job
+// asked for h264)"; "" for a job that asked for none, or has not ended.
 func ProxyCount(cat *catalog.Catalog, jobID int64) (string, error) {
 	ps, err := cat.Proxies(jobID)
-	if err != nil || len(ps) == 0 {
+	if err != nil {
 		return "", err
+	}
+	if len(ps) == 0 {
+		rec, err := cat.Job(jobID)
+		if err != nil || rec.Proxies == "" || rec.State != catalog.JobDone && rec.State != catalog.JobFailed {
+			return "", err
+		}
+		return fmt.Sprintf("none made (the job asked for %s)", rec.Proxies), nil
 	}
 	n := map[string]int{}
 	for _, p := range ps {

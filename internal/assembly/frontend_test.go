@@ -23,7 +23,19 @@ func TestProxyCount(t *testing.T) {
 	require.NoError(t, cat.AddCard(k))
 	n, err := ProxyCount(cat, j.ID)
 	require.NoError(t, err)
-	require.Empty(t, n)
+	require.Empty(t, n, "no proxies asked")
+
+	// Asked, none recorded: said once the job ended, not while it runs.
+	jp := &catalog.Job{Name: "p", State: catalog.JobRunning, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now(), Proxies: "h264,burnin"}
+	require.NoError(t, cat.CreateJob(jp))
+	n, err = ProxyCount(cat, jp.ID)
+	require.NoError(t, err)
+	require.Empty(t, n, "running: its proxies may still come")
+	require.NoError(t, cat.SetJobState(jp.ID, catalog.JobDone, time.Now(), ""))
+	n, err = ProxyCount(cat, jp.ID)
+	require.NoError(t, err)
+	require.Equal(t, "none made (the job asked for h264,burnin)", n)
 	for _, st := range []string{catalog.ProxyFailed, catalog.ProxyMade, catalog.ProxyMade} {
 		require.NoError(t, cat.AddProxy(&catalog.Proxy{JobID: j.ID, CardID: k.ID, Clip: "c", Dest: "/raid", Preset: "h264", State: st, MadeAt: time.Now()}))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/proxies"
 )
 
@@ -59,7 +60,7 @@ func (p *Prepared) proxies(ctx context.Context) error {
 		return usage(err)
 	}
 	p.opts.Proxies, p.opts.ProxiesTo = spec.String(), to
-	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy})
+	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy, Rclone: s.Rclone})
 	if s.Resume != 0 && errors.Is(err, proxies.ErrNoFFmpeg) {
 		// The footage first: the job is resumed, its proxies are not
 		// made.
@@ -136,8 +137,9 @@ func samePaths(a, b []string) bool {
 
 // proxyDests checks --proxies-to against the job's destinations (-d,
 // then --then): each a destination of the job, a folder or a dit array
-// (a blade of it), matched by its canonical path and given as the job
-// names it; none given, the first -d.
+// (a blade of it) or a cloud destination (rclone:REMOTE:PATH), matched
+// by its canonical path and given as the job names it; none given, the
+// first -d.
 func proxyDests(given, dests []string) ([]string, error) {
 	var all, canons []string
 	for _, d := range dests {
@@ -163,6 +165,9 @@ func proxyDests(given, dests []string) ([]string, error) {
 }
 
 func abs(p string) string {
+	if cloud.IsDest(p) {
+		return p // a cloud destination: as the engine records it, as given
+	}
 	if a, err := filepath.Abs(p); err == nil {
 		return a
 	}
@@ -170,8 +175,12 @@ func abs(p string) string {
 }
 
 // canon is p absolute, cleaned, with symlinks resolved when it exists
-// (as the engine records a destination).
+// (as the engine records a destination); a cloud destination's remote
+// and folder, cleaned.
 func canon(p string) string {
+	if cd, err := cloud.Parse(p); err == nil {
+		return cd.String()
+	}
 	a := abs(p)
 	if r, err := filepath.EvalSymlinks(a); err == nil {
 		return r

@@ -288,7 +288,9 @@
 //	    [Catalog.DeleteJob] removes them with their job. The two files
 //	    are twins (PostgreSQL's in its own types, applied as written).
 //	    (The migration's number may change at a merge; it depends only
-//	    on 0001.) Not yet pushed to a shared catalog (dit catalog push).
+//	    on 0001.) [Catalog.PushJob] carries them (dit catalog push): a
+//	    job's proxies in the target are replaced by its rows here, their
+//	    cards' ids mapped, so a job pushed twice holds them once.
 //
 // # Schema version 18 (sql/0018_job_proxies.sql): a job's proxies
 //
@@ -304,6 +306,22 @@
 //	    assembly.ResumeProxies). [Catalog.PushJob] carries both.
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0001.)
+//
+// # Schema version 19 (sql/0019_proxy_verify.sql): how a proxy was verified
+//
+//	proxies.verify_algos: how the proxy's copy on its destination was
+//	    verified, in copies.verify_algos' form: "s3-etag:md5" (a cloud
+//	    destination, rclone:REMOTE:PATH: the storage's own MD5 of the
+//	    object, an S3 single-part ETag, equal to the proxy's MD5),
+//	    "readback:ALGOS" (the object read back from the remote and
+//	    hashed with ALGOS), ALGOS (a copy to a second folder, read back
+//	    and compared); '' for the proxy as ffmpeg wrote it (hashed once
+//	    named) and for rows of older versions. A proxy on a cloud
+//	    destination has dest rclone:REMOTE:PATH and path
+//	    proxies/<card folder>/<clip>.<ext> on it. [Catalog.EachProxy]
+//	    streams a job's proxies (the proxies sheet of the reports).
+//	    (The migration's number may change at a merge; it depends only
+//	    on 0017.)
 //
 // # Cloud copies (no schema change)
 //

@@ -21,6 +21,7 @@ type PushResult struct {
 	Cards     int  `json:"cards"`
 	Files     int  `json:"files"`
 	Samples   int  `json:"samples_added"`
+	Proxies   int  `json:"proxies,omitempty"`
 }
 
 func (r PushResult) String() string {
@@ -28,9 +29,20 @@ func (r PushResult) String() string {
 	case r.Unchanged:
 		return fmt.Sprintf("job %d already there as job %d, unchanged", r.LocalID, r.ID)
 	case r.Created:
-		return fmt.Sprintf("job %d is job %d there: %d cards, %d files", r.LocalID, r.ID, r.Cards, r.Files)
+		return fmt.Sprintf("job %d is job %d there: %d cards, %d files%s", r.LocalID, r.ID, r.Cards, r.Files, r.proxies())
 	}
-	return fmt.Sprintf("job %d updated as job %d there: %d cards, %d files", r.LocalID, r.ID, r.Cards, r.Files)
+	return fmt.Sprintf("job %d updated as job %d there: %d cards, %d files%s", r.LocalID, r.ID, r.Cards, r.Files, r.proxies())
+}
+
+// proxies is ", N proxies" when the push carried any.
+func (r PushResult) proxies() string {
+	switch r.Proxies {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 proxy"
+	}
+	return fmt.Sprintf(", %d proxies", r.Proxies)
 }
 
 // ended says whether a job state is final.
@@ -39,7 +51,7 @@ func ended(state string) bool {
 }
 
 // PushJob copies job id, with its destinations, cards, files, copies,
-// clips, skipped entries, samples, runs and plans, into the catalog to (a
+// clips, skipped entries, samples, runs, plans and proxies, into the catalog to (a
 // shared catalog, usually PostgreSQL), in one transaction there. The job
 // is known there by its UUID: pushed again, it is updated in place, never
 // held twice; a job already there in the same ended state is left as it
@@ -68,7 +80,7 @@ func (c *Catalog) PushJob(id int64, to *Catalog) (PushResult, error) {
 	if err := p.job(); err != nil || p.res.Unchanged {
 		return p.res, err
 	}
-	for _, step := range []func() error{p.dests, p.cards, p.cardRows, p.samples, p.runs, p.plans} {
+	for _, step := range []func() error{p.dests, p.cards, p.cardRows, p.samples, p.runs, p.plans, p.proxies} {
 		if err := step(); err != nil {
 			return p.res, err
 		}
@@ -267,6 +279,26 @@ func (p *push) cardRows() error {
 		}
 	}
 	return nil
+}
+
+// proxies replaces the job's proxies in the target by its rows here
+// (their cards' ids mapped; a proxy's dest is a path, the same in
+// every catalog), so a job pushed twice holds them once.
+func (p *push) proxies() error {
+	if _, err := p.tx.Exec(`DELETE FROM proxies WHERE job_id=?`, p.res.ID); err != nil {
+		return p.to.wrap(err)
+	}
+	return p.from.EachProxy(p.j.ID, func(x Proxy) error {
+		tid, ok := p.cardID[x.CardID]
+		if !ok {
+			return fmt.Errorf("proxy %s of job %d: its card %d is not one of the job's", x.Clip, p.j.ID, x.CardID)
+		}
+		if _, err := p.tx.Exec(proxyInsert, proxyArgs(p.res.ID, tid, &x)...); err != nil {
+			return p.to.wrap(fmt.Errorf("proxy %s: %w", x.Clip, err))
+		}
+		p.res.Proxies++
+		return nil
+	})
 }
 
 // samples appends the samples the target does not have yet: they are

@@ -20,6 +20,8 @@
 //	           md5chksum metadata of a multipart upload), which dit never
 //	           counts as proof
 //	Open       an object read back from the remote (rclone cat)
+//	About      the storage's free space (rclone about --json), or that
+//	           it reports none (S3: "unknown", not an error)
 //
 // Nothing is ever deleted or moved on the remote. S3 objects are written
 // single-part up to 5 GiB (--s3-upload-cutoff 5G), so their ETag is the

@@ -51,47 +51,21 @@ func (c *cardRun) cloudRun() bool {
 	return true
 }
 
-// splitCloud moves the cloud destinations of o.Dests to o.Then (they are
-// uploaded from the first copy), adds MD5 to the hashes (the storage's
-// checksum is compared with the card's MD5), and refuses what dit cannot
-// do with them.
+// splitCloud refuses what dit cannot do with the cloud destinations
+// (CheckCloudDests), moves those of o.Dests to o.Then when they are
+// uploaded from the first copy (CloudRuns), and adds MD5 to the hashes
+// (the storage's checksum is compared with the card's MD5).
 func splitCloud(o *Options) error {
-	var local, clouds []string
-	for _, d := range o.Dests {
-		if cloud.IsDest(d) {
-			clouds = append(clouds, d)
-		} else {
-			local = append(local, d)
-		}
+	if err := CheckCloudDests(o.Dests, o.Then, o.Verify); err != nil {
+		return err
 	}
-	thenCloud := 0
-	for _, d := range o.Then {
-		if cloud.IsDest(d) {
-			thenCloud++
-		}
-	}
-	if len(clouds) == 0 && thenCloud == 0 {
+	if !slices.ContainsFunc(append(append([]string(nil), o.Dests...), o.Then...), cloud.IsDest) {
 		return nil
 	}
-	for _, d := range append(append([]string(nil), clouds...), o.Then...) {
-		if cloud.IsDest(d) {
-			if _, err := cloud.Parse(d); err != nil {
-				return usageErrorf("%v", err)
-			}
-		}
-	}
-	if len(clouds) > 0 && len(o.Then) > 0 || thenCloud > 0 && thenCloud < len(o.Then) {
-		return usageErrorf("a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job")
-	}
-	if len(clouds) > 0 && len(local) > 0 {
-		// Uploaded from the verified local copy, in a second run.
-		o.Dests, o.Then = local, clouds
-	}
-	// Only cloud destinations: each card's files are streamed from the
+	// Uploaded from the verified local copy, in a second run; or, with
+	// only cloud destinations, each card's files are streamed from the
 	// card's one read (streamCloud).
-	if o.Verify == VerifyNone {
-		return usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)")
-	}
+	o.Dests, o.Then, _ = CloudRuns(o.Dests, o.Then)
 	if !slices.Contains(o.Hashes, hashing.MD5) && len(o.Hashes) > 0 {
 		o.Hashes = append(append([]hashing.Algo(nil), o.Hashes...), hashing.MD5)
 	}

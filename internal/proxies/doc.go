@@ -41,7 +41,7 @@
 //
 // Proxies go to proxies/<the card's folder>/<clip>.<ext> on the
 // destinations of --proxies-to (repeatable; each a -d or --then of the
-// job), by default the job's first -d: beside the cards'
+// job: a folder, a dit array, a cloud destination), by default the job's first -d: beside the cards'
 // folders, never inside one (a card's folder holds what its hash lists
 // say). ffmpeg writes a hidden temporary name (.dit-proxy-XXXX.ext) in
 // that folder; the finished file is synced and then linked to its name,
@@ -55,6 +55,37 @@
 // a temp folder) and written into it through the job's filesystem when
 // the job ends ([Maker.WriteArrays], array.go).
 //
+// # To a cloud destination (cloud.go)
+//
+// A cloud destination (rclone:REMOTE:PATH, a -d or --then of the job;
+// internal/cloud, docs/cloud.md) gets the proxy as soon as it is made,
+// uploaded with rclone (never a client of dit's own: [cloud.Rclone.CopyFile],
+// rclone copyto --ignore-existing, one S3 part up to 5 GiB) to
+// REMOTE:PATH/proxies/<card folder>/<clip>.<ext>. It is made in the
+// first folder destination among --proxies-to, else in a staging folder
+// of the temp folder, removed once uploaded (or once the arrays have it).
+// The name is the first free one on the remote (the listing), "CLIP
+// (2).ext" ... as on a folder: an object at a name is never written over,
+// unless it is this proxy (its size and the storage's MD5: a job killed
+// after the upload and before its record), which is taken as it is; an
+// object found at the name after the upload that is not the proxy (one
+// that took the name between the listing and the upload, or bytes changed
+// on the way) is left as it is and the proxy is a failure on that
+// destination. The object is verified as every cloud copy
+// (internal/offload's cloudrun.go): the storage's own MD5 (an S3
+// single-part ETag, cloud.Object.ServerMD5) equal to the proxy's MD5
+// (hashed with the job's algorithms, MD5 added when missing), recorded
+// verify_algos "s3-etag:md5"; else the object read back (rclone cat)
+// and hashed, "readback:ALGOS". An upload or a check that fails is the
+// row's failure (state failed, rclone's error); the footage's verdict is
+// unchanged. Ctrl-C records it cancelled.
+//
+// A resumed job counts a clip's proxies per destination: a cloud row
+// made stands when the remote lists its object at its size (or cannot be
+// listed), so it is never sent again; a clip with a proxy in a folder,
+// still there at its size, and none yet on another destination is not
+// made again: that file is copied or uploaded.
+//
 // # Priority ([Start])
 //
 // ffmpeg runs at nice 19 in the idle I/O class (ioprio_set), set with
@@ -66,14 +97,20 @@
 //
 // # Catalog and failures
 //
-// Every proxy is a row of the catalog's proxies table (schema 16): job,
-// card, clip, the source copy read, destination and path, preset,
-// start timecode, hashes, size, state (made, failed, cancelled; skipped
-// for camera raw ffmpeg does not read and frame sequences) and error
-// (ffmpeg's error line, [ErrorLine]). A proxy that fails never
+// Every proxy is a row of the catalog's proxies table (schema versions
+// 17 and 19, internal/catalog's doc): job, card, clip, the source copy
+// read, destination (a folder, a dit array's blade, rclone:REMOTE:PATH)
+// and path relative to it, preset, start timecode, hashes, size, state
+// (made, failed, cancelled; skipped for camera raw ffmpeg does not read
+// and frame sequences), error (ffmpeg's error line, [ErrorLine]; rclone's
+// for an upload) and verify_algos (how its copy was verified, as
+// above; "" for the proxy as ffmpeg wrote it, the algorithms for a copy
+// to a second folder). A proxy that fails never
 // changes the verdict of the copy (the footage is safe, the card still
 // safe to format): it is a recorded proxy failure, which dit job show
-// --proxies and the job's reports list. Cancelling the Maker's context
+// --proxies and the job's reports list (the proxies sheet, dit report
+// --format proxies, too). dit catalog sync carries the rows with their
+// job. Cancelling the Maker's context
 // (Ctrl-C) stops ffmpeg; the clip it was making is recorded cancelled
 // and no temporary file is left.
 package proxies

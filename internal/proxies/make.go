@@ -133,13 +133,19 @@ func HashFile(p string, algos []hashing.Algo) (hashing.Sums, int64, error) {
 		return sums, 0, err
 	}
 	defer f.Close()
+	return hashReader(f, algos)
+}
+
+// hashReader hashes what r reads with algos.
+func hashReader(r io.Reader, algos []hashing.Algo) (hashing.Sums, int64, error) {
+	var sums hashing.Sums
 	hs := make([]hash.Hash, len(algos))
 	ws := make([]io.Writer, len(algos))
 	for i, a := range algos {
 		hs[i] = a.New()
 		ws[i] = hs[i]
 	}
-	n, err := io.Copy(io.MultiWriter(ws...), f)
+	n, err := io.Copy(io.MultiWriter(ws...), r)
 	if err != nil {
 		return sums, n, err
 	}

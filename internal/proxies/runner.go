@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/copysource"
+	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -25,9 +29,13 @@ const Dir = "proxies"
 // Options are a job's proxies.
 type Options struct {
 	Spec Spec
-	// To are the folder destinations (-d of the job) the proxies are
-	// written to; none: the job's first folder destination.
+	// To are the destinations of the job (-d, --then) the proxies are
+	// written to: folders, dit arrays (a blade), cloud destinations
+	// (rclone:REMOTE:PATH); none: the job's first folder destination.
 	To []string
+	// Rclone reaches the cloud destinations among To (nil: rclone on
+	// PATH, the user's own configuration).
+	Rclone *cloud.Rclone
 	// Workers is how many ffmpeg run at once (0: 1).
 	Workers int
 	// Catalog is the job's: clips are read from its file lists, proxies
@@ -156,8 +164,22 @@ type card struct {
 	files     []*catalog.File
 	src       copysource.Source
 	srcNote   string   // why there is no source
-	to        []string // destination folders the proxies go to
-	made      map[string]bool
+	to        []string // destinations the proxies go to
+	// made are the destinations each clip's proxy is on already (a
+	// resumed job); have a proxy of it in a folder, still there.
+	made map[string]map[string]bool
+	have map[string]*Made
+}
+
+// todo are the destinations of c.to that clip has no proxy on yet.
+func (c *card) todo(clip string) []string {
+	var out []string
+	for _, d := range c.to {
+		if !c.made[clip][d] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Card makes the proxies of card cardID of job jobID (each clip once:
@@ -191,7 +213,7 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 	var errs []error
 	for i := range rec.Clips {
 		k := &rec.Clips[i]
-		if c.made[k.Name] {
+		if len(c.todo(k.Name)) == 0 && len(c.to) > 0 {
 			continue
 		}
 		verified := true
@@ -225,7 +247,7 @@ func (m *Maker) card(jobID, cardID int64) (*card, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &card{jobID: jobID, id: cardID, made: map[string]bool{}}
+	c := &card{jobID: jobID, id: cardID, made: map[string]map[string]bool{}, have: map[string]*Made{}}
 	for _, k := range cards {
 		if k.ID == cardID {
 			c.label = k.Label
@@ -249,14 +271,33 @@ func (m *Maker) card(jobID, cardID int64) (*card, error) {
 	if err != nil {
 		return nil, err
 	}
+	held := map[string]map[string]cloud.Object{}
 	for _, p := range done {
 		if p.CardID != cardID || p.State != catalog.ProxyMade || p.Preset != m.o.Spec.String() {
 			continue
 		}
-		if raid.IsBlade(p.Dest) {
-			c.made[p.Clip] = true // in a dit array: its record stands
-		} else if fi, err := os.Stat(filepath.Join(p.Dest, filepath.FromSlash(p.Path))); err == nil && fi.Size() == p.Size {
-			c.made[p.Clip] = true
+		if c.made[p.Clip] == nil {
+			c.made[p.Clip] = map[string]bool{}
+		}
+		switch {
+		case raid.IsBlade(p.Dest):
+			c.made[p.Clip][p.Dest] = true // in a dit array: its record stands
+		case cloud.IsDest(p.Dest):
+			// On the remote as recorded (a listing that fails: the
+			// record stands); never sent again.
+			h, ok := held[p.Dest]
+			if !ok {
+				h = m.cloudHeld(m.ctx, p.Dest, c.out)
+				held[p.Dest] = h
+			}
+			o, ok := h[strings.TrimPrefix(p.Path, path.Join(Dir, c.out)+"/")]
+			c.made[p.Clip][p.Dest] = h == nil || ok && o.Size == p.Size
+		default:
+			f := filepath.Join(p.Dest, filepath.FromSlash(p.Path))
+			if fi, err := os.Stat(f); err == nil && fi.Size() == p.Size {
+				c.made[p.Clip][p.Dest] = true
+				c.have[p.Clip] = &Made{Path: f, Size: p.Size, Sums: p.Sums}
+			}
 		}
 	}
 	return c, nil
@@ -272,6 +313,7 @@ func (m *Maker) where(dests []*catalog.Dest, out string) (copysource.Source, str
 		case d.Hop == 2:
 		case raid.IsBlade(d.Path):
 			blades = append(blades, d.Path)
+		case cloud.IsDest(d.Path): // not read from here
 		default:
 			folders = append(folders, d.Path)
 		}
@@ -308,7 +350,7 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 	case c.src == nil:
 		return m.record(base, catalog.ProxyFailed, c.srcNote)
 	case len(c.to) == 0:
-		return m.record(base, catalog.ProxyFailed, "no folder destination to write proxies to: give --proxies-to a folder destination")
+		return m.record(base, catalog.ProxyFailed, "no destination to write proxies to: give --proxies-to a destination of the job")
 	}
 	base.Source = c.src.Name(k.Poster)
 	if len(k.Media) > 1 && k.Frames == len(k.Media) {
@@ -331,55 +373,95 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 		src.TC, src.Rate = p.TCStart, p.FPS
 	}
 	base.TCStart = src.TC
-	name := safeName(k.Name)
-	var folders, blades []string
-	for _, d := range c.to {
-		if raid.IsBlade(d) {
+	return m.deliver(ctx, c, k.Name, src, base)
+}
+
+// deliver makes the proxy of a clip (or takes the one a resumed job made
+// in a folder) and puts it on each destination that has none yet: made
+// once, in the first folder destination, else in a staging folder
+// (removed once uploaded, or once the job's end has written it into the
+// arrays); copied to the other folders, staged for the arrays, uploaded
+// to the cloud destinations.
+func (m *Maker) deliver(ctx context.Context, c *card, clip string, src Source, base catalog.Proxy) error {
+	name := safeName(clip)
+	var folders, blades, clouds []string
+	for _, d := range c.todo(clip) {
+		switch {
+		case raid.IsBlade(d):
 			blades = append(blades, d)
-		} else {
+		case cloud.IsDest(d):
+			clouds = append(clouds, d)
+		default:
 			folders = append(folders, d)
 		}
 	}
-	// Made once: in the first folder destination, else in a staging
-	// folder until the job's end writes it into the arrays.
-	var first, stageDir string
-	if len(folders) > 0 {
-		first = filepath.Join(folders[0], Dir, filepath.FromSlash(c.out))
-	} else {
-		d, err := os.MkdirTemp("", "dit-proxies-")
-		if err != nil {
-			return m.record(base, catalog.ProxyFailed, "staging a proxy for a dit array: "+err.Error())
-		}
-		first, stageDir = d, d
+	algos := m.algos(c)
+	if len(clouds) > 0 && !slices.Contains(algos, hashing.MD5) {
+		algos = append(algos, hashing.MD5) // what the storage computes
 	}
-	made, err := Encode(ctx, m.ff.FFmpeg, m.o.Spec, src, first, name, m.algos(c))
-	if err != nil {
-		if stageDir != "" {
-			os.RemoveAll(stageDir)
+	made := c.have[clip]
+	if made != nil {
+		// Made before: still the file recorded (else made again), hashed
+		// with MD5 too for a cloud copy.
+		sums, size, err := HashFile(made.Path, algos)
+		if _, _, same := sums.Compare(made.Sums); err != nil || !same || size != made.Size {
+			made = nil
+		} else {
+			made = &Made{Path: made.Path, Size: size, Sums: sums}
 		}
-		state := catalog.ProxyFailed
-		if ctx.Err() != nil {
-			state = catalog.ProxyCancelled
+	}
+	var stageDir string
+	encoded := made == nil
+	if encoded {
+		var first string
+		if len(folders) > 0 {
+			first = filepath.Join(folders[0], Dir, filepath.FromSlash(c.out))
+		} else {
+			d, err := os.MkdirTemp("", "dit-proxies-")
+			if err != nil {
+				return m.record(base, catalog.ProxyFailed, "staging a proxy: "+err.Error())
+			}
+			first, stageDir = d, d
 		}
-		return m.record(base, state, err.Error())
+		var err error
+		if made, err = Encode(ctx, m.ff.FFmpeg, m.o.Spec, src, first, name, algos); err != nil {
+			if stageDir != "" {
+				os.RemoveAll(stageDir)
+			}
+			state := catalog.ProxyFailed
+			if ctx.Err() != nil {
+				state = catalog.ProxyCancelled
+			}
+			return m.record(base, state, err.Error())
+		}
 	}
 	if len(blades) > 0 {
 		m.stage(base, made, c.out, name+m.o.Spec.Preset.Ext, stageDir, blades)
+	} else if stageDir != "" {
+		defer os.RemoveAll(stageDir)
 	}
 	var errs []error
 	for i, d := range folders {
 		p := base
 		p.Dest = d
-		cp := made
-		if i > 0 {
+		cp, err := made, error(nil)
+		if i > 0 || !encoded {
 			dir := filepath.Join(d, Dir, filepath.FromSlash(c.out))
-			if cp, err = CopyTo(made, dir, name+m.o.Spec.Preset.Ext, m.algos(c)); err != nil {
+			if cp, err = CopyTo(made, dir, name+m.o.Spec.Preset.Ext, algos); err != nil {
 				errs = append(errs, m.record(p, catalog.ProxyFailed, err.Error()))
 				continue
 			}
+			p.VerifyAlgos = hashing.Names(algos)
 		}
 		rel, _ := filepath.Rel(d, cp.Path)
 		p.Path, p.Size, p.Sums, p.State, p.MadeAt = filepath.ToSlash(rel), cp.Size, cp.Sums, catalog.ProxyMade, time.Now()
+		errs = append(errs, m.add(p))
+	}
+	for _, d := range clouds {
+		p := base
+		p.Dest = d
+		p = m.toCloud(ctx, p, made, c.out, name+m.o.Spec.Preset.Ext, algos)
+		p.MadeAt = time.Now()
 		errs = append(errs, m.add(p))
 	}
 	return errors.Join(errs...)
@@ -404,6 +486,7 @@ func (m *Maker) add(p catalog.Proxy) error {
 	if err := m.o.Catalog.AddProxy(&p); err != nil {
 		return err
 	}
+	crashpoint.Hit("proxy: recorded")
 	if m.o.OnProxy != nil {
 		m.o.OnProxy(p)
 	}

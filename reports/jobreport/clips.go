@@ -67,14 +67,18 @@ func (r *Report) ClipSheetName() string {
 
 // Outputs are the formats dit writes at the end of a job: [Formats], and
 // the clip sheet when the job has clips, with its ALE files when asked
-// (Options.ALE; [Report.ALEOutputs]).
+// (Options.ALE; [Report.ALEOutputs]), and the proxies sheet when it made
+// proxies (dit offload --proxies).
 func (r *Report) Outputs() []string {
-	if !r.HasClips() {
-		return Formats
+	out := append([]string(nil), Formats...)
+	if r.HasClips() {
+		out = append(out, ClipSheetFormat)
+		if r.ale {
+			out = append(out, r.ALEOutputs()...)
+		}
 	}
-	out := append(append([]string(nil), Formats...), ClipSheetFormat)
-	if r.ale {
-		out = append(out, r.ALEOutputs()...)
+	if r.HasProxies() {
+		out = append(out, ProxySheetFormat)
 	}
 	return out
 }
@@ -84,6 +88,9 @@ func (r *Report) Outputs() []string {
 func (r *Report) OutputName(f string) string {
 	if f == ClipSheetFormat {
 		return r.ClipSheetName()
+	}
+	if f == ProxySheetFormat {
+		return r.ProxySheetName()
 	}
 	if f == ALEFormat || strings.HasPrefix(f, ALEFormat+":") {
 		return r.aleName(f)

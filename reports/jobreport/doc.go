@@ -181,6 +181,32 @@
 // dit-report_job<ID>_<job name>_<rate>fps.ale); a clip of unknown rate
 // goes with the first.
 //
+// # Proxies
+//
+// A card's editorial proxies (dit offload --proxies, internal/proxies)
+// are in the JSON ("proxies" per card: clip, preset, state, dest, path,
+// source, tc_start, size, hashes, error, verified_by, made_at), the HTML
+// and the PDF. The proxies sheet (dit report --format proxies; written at
+// the end of a job that made proxies as
+// dit-report_job<ID>_<job name>_proxies.csv) has one row per proxy on
+// each destination, and per clip whose proxy failed or was skipped, by
+// card in the order recorded, read from the catalog as it is written
+// (catalog.EachProxy: memory does not grow with the proxies):
+//
+//	card, clip (the name byte for byte), preset, state (made | failed |
+//	cancelled | skipped), destination (a folder, a dit array's blade,
+//	rclone:REMOTE:PATH), path (the proxy's full path there; '' when it
+//	failed), source (the verified copy ffmpeg read), tc_start, size_bytes,
+//	one column per hash of the job (and md5 when the job has a cloud
+//	destination), verified_by (as a copy's: s3-etag:md5 is the storage's
+//	own MD5 of the uploaded proxy, readback:ALGOS the object read back,
+//	ALGOS a copy to a second folder read back; '' for the proxy as
+//	ffmpeg wrote it), made_utc (RFC 3339), error
+//
+// Fields are quoted as RFC 4180 says (a name with a comma, a quote or a
+// line break reads back whole); a read of the catalog that fails midway
+// ends the sheet with a row "# INCOMPLETE: <why>" and is an error.
+//
 // # Where reports are written
 //
 // `dit report JOB --format F [--out P]` writes one format anywhere. At the

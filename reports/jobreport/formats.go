@@ -15,8 +15,8 @@ import (
 // Formats are the report formats, as --format names them.
 var Formats = []string{"csv", "json", "html", "pdf"}
 
-// Write renders r in format (csv, json, html, pdf, clips, ale or
-// ale:RATE) to w. A panic
+// Write renders r in format (csv, json, html, pdf, clips, proxies, ale
+// or ale:RATE) to w. A panic
 // in a writer is recovered and returned as a *[FormatError] naming the
 // format and the job: a report never crashes dit.
 func (r *Report) Write(format string, w io.Writer) (err error) {
@@ -64,6 +64,8 @@ func (r *Report) write(format string, w io.Writer) error {
 		return r.WritePDF(w)
 	case ClipSheetFormat:
 		return r.WriteClipSheet(w)
+	case ProxySheetFormat:
+		return r.WriteProxySheet(w)
 	}
 	if rate, ok := strings.CutPrefix(format, ALEFormat); ok && (rate == "" || rate[0] == ':') {
 		return r.WriteALE(w, strings.TrimPrefix(rate, ":"))

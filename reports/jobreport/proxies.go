@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -14,39 +14,32 @@ import (
 // made or failed. A proxy that failed is not the footage's failure: the
 // card's verdict does not count it.
 type Proxy struct {
-	Clip    string            `json:"clip"`
-	Preset  string            `json:"preset"`
-	State   string            `json:"state"` // made | failed | cancelled
+	Clip   string `json:"clip"`
+	Preset string `json:"preset"`
+	State  string `json:"state"` // made | failed | cancelled | skipped
+	// Dest is the destination the proxy is on (a folder, a dit array's
+	// blade, rclone:REMOTE:PATH); Path the proxy's full path there.
+	Dest    string            `json:"dest,omitempty"`
 	Path    string            `json:"path,omitempty"`
+	Source  string            `json:"source,omitempty"` // the verified copy ffmpeg read
 	TCStart string            `json:"tc_start,omitempty"`
 	Size    int64             `json:"size,omitempty"`
 	Hashes  map[string]string `json:"hashes,omitempty"`
 	Error   string            `json:"error,omitempty"`
+	// VerifiedBy is how the proxy's copy was verified, as a copy's
+	// verified_by: "s3-etag:md5" (the storage's own MD5, a cloud
+	// destination), "readback:ALGOS", ALGOS (a copy to a second folder);
+	// "" for the proxy as ffmpeg wrote it.
+	VerifiedBy string    `json:"verified_by,omitempty"`
+	MadeAt     time.Time `json:"made_at,omitzero"`
 }
 
 // loadProxies reads the proxies of card cardID of job jobID into c.
 func loadProxies(cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
-	ps, err := cat.Proxies(jobID)
-	if err != nil {
-		return err
-	}
-	for _, p := range ps {
-		if p.CardID != cardID {
-			continue
-		}
-		x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, TCStart: p.TCStart, Size: p.Size, Error: p.Error}
-		if p.Path != "" {
-			x.Path = offload.DisplayPath(p.Dest, p.Path)
-		}
-		for _, a := range p.Sums.Algos() {
-			if x.Hashes == nil {
-				x.Hashes = map[string]string{}
-			}
-			x.Hashes[a.String()] = p.Sums.Get(a)
-		}
-		c.Proxies = append(c.Proxies, x)
-	}
-	return nil
+	return cat.EachCardProxy(jobID, cardID, func(p catalog.Proxy) error {
+		c.Proxies = append(c.Proxies, proxyRow(p))
+		return nil
+	})
 }
 
 // proxyLine is a proxy in a line: where it is, or why it failed.
