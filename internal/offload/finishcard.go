@@ -41,10 +41,9 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	// touch is not sealed again (a resume with nothing to do writes
 	// nothing).
 	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
-	// A cascade's cloud copy carries the first copy's hash lists (uploaded
-	// and verified with the files); dit writes none there itself. A card
-	// streamed to the cloud is sealed there (cloudseal.go).
-	if j.opts.Seal == nil || (c.cloudRun() && !c.sealsInCloud()) || (sealedBefore && !c.touched.Load()) {
+	// A cloud run is sealed in the cloud: its history staged, uploaded
+	// and verified (cloudseal.go).
+	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
 		c.rec.State = final
 	} else {
 		c.sealCard(ctx, final)
