@@ -109,6 +109,65 @@ func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 	c.keepChain(f)
 }
 
+// HistoryWaits starts what a cloud run's card records (cards.error, and
+// the summary's "(hash lists)" failure) when its history is not written
+// to a cloud destination because a file of the card is not verified
+// there (historyWaits).
+const HistoryWaits = "history not written to "
+
+// historyWaits says why the card's history must wait on cloud destination
+// di, "" when it may be written: every file of the card must be verified
+// there first (files: the catalog's, with their copies there), and the
+// card's every entry read. dit never replaces an object, so the chain
+// object is written once, for the card whole: a history written with a
+// file left out could never list it once a resume uploads it. The card's
+// top-level chain file goes up with the history (its copy is verified
+// with it, whatever an earlier seal left recorded), so it does not wait,
+// unless this run could not read it.
+func (c *cardRun) historyWaits(di int, files []SealFile) string {
+	var waiting []string
+	for _, f := range files {
+		if f.State == StateVerified || (f.Rel == chainRel && c.chainGoesUp(di)) {
+			continue
+		}
+		waiting = append(waiting, f.Rel)
+	}
+	waiting = append(waiting, c.unreadable()...)
+	if len(waiting) == 0 {
+		return ""
+	}
+	n := len(waiting)
+	shown := waiting
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
+	}
+	return fmt.Sprintf("%s%s: %s not verified there (%s): dit offload --resume %d uploads %s and writes the history",
+		HistoryWaits, cloudPath(c.dests[di], c.out), nFiles(n), strings.Join(shown, ", "), c.j.rec.ID, itThem(n))
+}
+
+// chainGoesUp: the card's chain file was read in this run and goes up to
+// destination di with the history (or went up with it before).
+func (c *cardRun) chainGoesUp(di int) bool {
+	f := c.cloudChain
+	return f != nil && (!f.done[di] || f.res[di].state == StateVerified)
+}
+
+// nFiles is "1 file" or "N files".
+func nFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// itThem is "it" for one thing, else "them".
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 // sealCloud writes the card's hash lists for cloud destination di (info
 // as for a folder, CardDir the card's folder there): staged, sealed,
 // uploaded and verified. It returns the seal's result (nil, a
