@@ -157,8 +157,8 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			if msg := c.historyWaits(di, info.Files); msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
+				// Said as it happens; the card's failures list it.
 				j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
-				j.addWarning(c.rec.Label + ": " + msg)
 				problems = append(problems, msg)
 				continue
 			}
