@@ -115,6 +115,13 @@ func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 // there (historyWaits).
 const HistoryWaits = "history not written to "
 
+// HistoryWritten is in what a cloud run's card records when a resume has
+// more to write for a card whose history this job wrote there already (a
+// file added to the card since): no generation can be added (the chain
+// object is never replaced), and only another job, to another folder,
+// gives the card a history that lists every file.
+const HistoryWritten = "holds the card's ASC MHL history that this job wrote there"
+
 // historyWaits says why the card's history must wait on cloud destination
 // di, "" when it may be written: every file of the card must be verified
 // there first (files: the catalog's, with their copies there), and the
@@ -205,7 +212,7 @@ func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err err
 		return serr
 	}
 	crashpoint.Hit("cloud seal: history staged")
-	note, err := c.uploadHistory(ctx, di, stage, info.Files)
+	note, err := c.uploadHistory(ctx, di, stage, info.Files, info.OwnComment())
 	if err != nil {
 		return fmt.Errorf("uploading the ASC MHL history to %s: %w", cloudPath(d, c.out), err)
 	}
@@ -265,8 +272,9 @@ type stagedFile struct {
 }
 
 // uploadHistory uploads the stage's files to the card's folder on cloud
-// destination di, the chain last, and verifies every object.
-func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile) (note string, err error) {
+// destination di, the chain last, and verifies every object. own starts
+// the comment of the generations this job writes there (SealComment).
+func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile, own string) (note string, err error) {
 	files, err := c.stagedFiles(stage)
 	if err != nil {
 		return "", err
@@ -280,9 +288,15 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 		}
 	}
 	if err := c.chainFree(ctx, di, last); err != nil {
-		how, herr := c.earlierHistory(ctx, di, recorded)
-		if herr != nil {
-			return "", fmt.Errorf("%w; and the history there is not kept as the card's: %v", err, herr)
+		how, ours, herr := c.earlierHistory(ctx, di, recorded, own)
+		switch {
+		case herr != nil && ours:
+			// This job wrote it, with every file verified then; the
+			// resume has more (files added to the card, or changed).
+			return "", fmt.Errorf("%s "+HistoryWritten+" once every file was verified, and dit never replaces an object, so no generation can be added to it: %v: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file",
+				cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), herr)
+		case herr != nil:
+			return "", fmt.Errorf("%w, and the history there is not kept as the card's: %v", err, herr)
 		}
 		if f := c.cloudChain; f != nil && !f.done[di] {
 			c.verifiedCloud(di, f, CloudByHistory+how)

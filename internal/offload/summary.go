@@ -421,13 +421,17 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 	if k.State == catalog.CardSealing && cs.Status.Ended() {
 		// What kept the lists from being written (the card's own
 		// failures are listed with their files).
-		waits := false
+		waits, written := false, false
 		for _, part := range strings.Split(k.Error, "; ") {
 			w := strings.HasPrefix(part, HistoryWaits)
 			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" || w {
 				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
 			}
 			waits = waits || w
+			written = written || strings.Contains(part, HistoryWritten)
+		}
+		if written {
+			return "Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)"
 		}
 		if waits {
 			return fmt.Sprintf("FAILED: %s: NOT safe to format (%s)", historyWaitsWhy(cs.Failed), historyWaitsNext(j.ID, cs.Failed))
@@ -501,6 +505,8 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 	case cs.Status == verdict.Safe:
 		cs.SafeToFormat, cs.SafeAt = true, h.DoneAt
 		cs.Verdict = "Verified: safe to format"
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && strings.Contains(h.Error, HistoryWritten):
+		cs.Verdict = fmt.Sprintf("Second run: copies checked, but the card's cloud history, written by this job before, cannot list them all (%s): NOT safe to format by this job: keep the card (offload it again to another cloud folder)", free)
 	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && historyWaited(h):
 		cs.Verdict = fmt.Sprintf("Second run FAILED (%s): %s: NOT safe to format: keep the card (%s)", free, historyWaitsWhy(hs.Failed), historyWaitsNext(j.ID, hs.Failed))
 	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && hs.Failed == 0:

@@ -46,6 +46,7 @@ func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 		"A001  FAILED: 1 file not verified in the cloud, so the card's history is not written there: NOT safe to format (dit offload --resume 1 uploads it and writes the history)\n",
 		"FAILED (hash lists): " + waits + "\n",
 		"FAILED CLIPS/A001C001.mov: upload of rclone:ditcloud:shots/show/day01/A001/CLIPS/A001C001.mov failed: ",
+		"Next: the cloud history of 1 card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: dit offload --resume 1",
 	} {
 		require.Contains(t, r.Stdout, want)
 	}
@@ -148,4 +149,39 @@ func requireLists(t *testing.T, path, card string) {
 	for rel := range e2e.Tree(t, card) {
 		require.Contains(t, string(b), ">"+rel+"</path>", "the generation lists %s", rel)
 	}
+}
+
+// A resume with more to write for a card whose cloud history this job
+// wrote already (here a file added to the card since): the chain object
+// is never replaced, so the resume refuses to add a generation and says
+// what to do; the new file is verified in the bucket, nothing that was
+// there changed, and the history there still verifies.
+func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir := t.TempDir()
+	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	card := handCard(t, dir)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	require.True(t, lastSummary(t, r.Stdout).Cards[0].SafeToFormat)
+	held := listed(t, s)
+
+	require.NoError(t, os.WriteFile(filepath.Join(card, "CLIPS", "A001C002.mov"), []byte("shot after the offload"), 0o644))
+	res := e2e.RunDit(t, env, "offload", "--resume", "1")
+	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+	require.Contains(t, res.Stdout, "rclone:ditcloud:shots/show/day01/A001/ascmhl holds the card's ASC MHL history that this job wrote there once every file was verified, and dit never replaces an object, so no generation can be added to it: it does not record this card's files with the card's hashes: CLIPS/A001C002.mov: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file\n")
+	require.Contains(t, res.Stdout, "A001  Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)\n")
+	require.Contains(t, res.Stdout, "Next: the cloud history of 1 card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder\n")
+	after := listed(t, s)
+	for key, o := range held {
+		require.Equal(t, o, after[key], "%s is as it was", key)
+	}
+	require.Contains(t, after, "CLIPS/A001C002.mov")
+	require.Len(t, after, len(held)+1, "only the new file was sent")
+	// The history there is whole: the folder as it was verifies.
+	dl := filepath.Join(dir, "download", "A001")
+	s.Rclone(t, "copy", "ditcloud:shots/show/day01/A001", dl, "--exclude", "/CLIPS/A001C002.mov")
+	ref := e2e.RunTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", dl)
+	require.Equal(t, 0, ref.Code, ref.Out)
 }
