@@ -301,6 +301,11 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 		if f := c.cloudChain; f != nil && !f.done[di] {
 			c.verifiedCloud(di, f, CloudByHistory+how)
 		}
+		if ours {
+			// This job's, written in an earlier run once every file was
+			// verified there (a resume for another destination's files).
+			return "", nil
+		}
 		return fmt.Sprintf("%s holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job (dit never replaces an object)",
 			cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir))), nil
 	}

@@ -185,3 +185,46 @@ func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
 	ref := e2e.RunTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", dl)
 	require.Equal(t, 0, ref.Code, ref.Out)
 }
+
+// Two cloud destinations, a file failed on one only (an object of its
+// name is there already and is not the card's: dit never writes over
+// it): the other gets its history, this one waits. Once the object is
+// moved away (as dit says), the resume uploads the file there and writes
+// that destination's history; the first destination's, this job's and
+// whole, is kept as it is, without a warning.
+func TestHistoryWaitsOnOneDestinationOnly(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir := t.TempDir()
+	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	card := handCard(t, dir)
+	before := snapshot(t, card)
+	other := filepath.Join(dir, "other.mov")
+	require.NoError(t, os.WriteFile(other, []byte("someone else's"), 0o644))
+	s.Rclone(t, "copyto", other, "ditcloud:shots/b/day01/A001/CLIPS/A001C001.mov")
+
+	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/a", "-d", "rclone:ditcloud:shots/b", card)
+	require.Equal(t, 3, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	require.Contains(t, r.Stdout, "FAILED (hash lists): history not written to rclone:ditcloud:shots/b/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history\n")
+	require.NotContains(t, r.Stdout, "history not written to rclone:ditcloud:shots/a")
+	a := listedAt(t, s, "ditcloud:shots/a/day01/A001")
+	require.Contains(t, a, "ascmhl/ascmhl_chain.xml", "the destination with every file verified has its history")
+	for key := range listedAt(t, s, "ditcloud:shots/b/day01/A001") {
+		require.False(t, strings.HasPrefix(key, "ascmhl/"), "%s: none on the other", key)
+	}
+
+	s.Rclone(t, "deletefile", "ditcloud:shots/b/day01/A001/CLIPS/A001C001.mov")
+	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+	sum := lastSummary(t, res.Stdout)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	require.NotContains(t, res.Stdout, "holds an ASC MHL history already")
+	require.Equal(t, a, listedAt(t, s, "ditcloud:shots/a/day01/A001"), "the first destination is as it was")
+	for _, d := range []string{"a", "b"} {
+		dl := verifyDownloaded(t, s, bin, "ditcloud:shots/"+d+"/day01/A001", filepath.Join(dir, "download", d))
+		ms := manifests(t, dl)
+		require.Len(t, ms, 1, d)
+		requireLists(t, filepath.Join(dl, "ascmhl", ms[0]), card)
+	}
+	require.Equal(t, before, snapshot(t, card), "the card is as it was")
+}
