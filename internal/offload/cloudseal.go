@@ -21,7 +21,8 @@ import (
 // A card streamed to cloud destinations only is sealed like a card copied
 // to a folder, but its history is written in a local staging folder (under
 // the system's temporary folder, removed after; never on the card), then
-// uploaded and verified like the footage:
+// uploaded and verified like the footage, on each destination only once
+// every file of the card is verified there (historyWaits):
 //
 //  1. The card's own ASC MHL history (its top-level ascmhl folder, a
 //     camera's or an earlier copy's), if it has one, is copied from the
