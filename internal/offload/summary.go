@@ -430,7 +430,7 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 			waits = waits || w
 			written = written || strings.Contains(part, HistoryWritten)
 		}
-		if written {
+		if written && cs.Failed == 0 {
 			return "Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)"
 		}
 		if waits {
