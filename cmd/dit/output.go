@@ -49,7 +49,7 @@ func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 // when there is nothing to do.
 func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSummary) string {
 	cmd := g.resumeCommand(id)
-	sealing, failed, changed := 0, 0, 0
+	sealing, failed, changed, waits, written := 0, 0, 0, 0, 0
 	for _, c := range cards {
 		if c.State == catalog.CardSealing {
 			sealing++
@@ -60,10 +60,30 @@ func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSumm
 				changed++
 			}
 		}
+		// A cloud history (the card's run, or its second run's).
+		fs := c.Failures
+		if c.Then != nil {
+			fs = append(fs[:len(fs):len(fs)], c.Then.Failures...)
+		}
+		w, n := false, false
+		for _, f := range fs {
+			w = w || strings.HasPrefix(f.Error, offload.HistoryWaits)
+			n = n || strings.Contains(f.Error, offload.HistoryWritten)
+		}
+		if w {
+			waits++
+		}
+		if n {
+			written++
+		}
 	}
 	switch {
 	case state == catalog.JobInterrupted:
 		return "resume it with: " + cmd
+	case written > 0:
+		return fmt.Sprintf("the cloud history of %d card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder", written)
+	case waits > 0:
+		return fmt.Sprintf("the cloud history of %d card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: %s", waits, cmd)
 	case changed > 0 && changed == failed && sealing == 0:
 		// A resume cannot help: the verified copies are kept.
 		return fmt.Sprintf("%d file(s) changed on the card since their copies were verified (kept as they are): offload the card as a new job to copy it as it is now", changed)
