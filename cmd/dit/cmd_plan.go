@@ -87,7 +87,7 @@ so every rate is F times and every time 1/F times the field plan's.`,
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes the job computes (their CPU cost is planned)")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back planned: dest, source+dest or none")
 	f.StringArrayVar(&o.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s")
-	f.StringVar(&o.UploadRate, "upload-rate", "", "the cart's uplink, shared by the cloud destinations (rclone:REMOTE:PATH), e.g. 100MB/s (the topology's upload_rate:)")
+	f.StringVar(&o.UploadRate, "upload-rate", "", "the cart's uplink, shared by the cloud destinations (rclone:REMOTE:PATH), e.g. 100MB/s or 1Gbit/s (the topology's upload_rate:); a bare number is bytes/s, below 1 MB/s refused")
 	f.StringSliceVar(&o.Fit, "fit", nil, "media to count room for (default: the media of the cards)")
 	f.BoolVar(&o.NoCPU, "no-cpu", false, "leave this machine's CPU out (plan for another machine)")
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
