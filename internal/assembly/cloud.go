@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -15,6 +16,46 @@ import (
 // refuses, where each one goes) asked by a front end while a job is set
 // up, in the engine's words; and the storage's free space, asked of
 // rclone when the job is prepared.
+
+// checkClouds checks each cloud destination of the job with rclone
+// before anything is recorded (cloud.Rclone.Check: the remote
+// configured, a folder named that is there, not relative to the working
+// folder): a new job's, or those a resumed job recorded. A destination
+// refused as it is written or stands is a UsageError (the CLI exits 2,
+// as for a destination folder that is not there); a remote that does
+// not answer is an error as it is. The GUI's add-cloud check
+// (CheckCloudDest) says the same words.
+func (p *Prepared) checkClouds(ctx context.Context) error {
+	dests := append(append([]string(nil), p.Dests...), p.s.Then...)
+	if p.s.Resume != 0 {
+		ds, err := p.s.Catalog.Dests(p.s.Resume)
+		if err != nil {
+			return err
+		}
+		dests = nil
+		for _, d := range ds {
+			dests = append(dests, d.Path)
+		}
+	}
+	r := p.s.Rclone
+	if r == nil {
+		r = &cloud.Rclone{}
+	}
+	for _, d := range dests {
+		cd, err := cloud.Parse(d)
+		if err != nil {
+			continue // not a cloud destination, or one the engine refuses in its words
+		}
+		if err := r.Check(ctx, cd); err != nil {
+			var de *cloud.DestError
+			if errors.As(err, &de) {
+				return usage(err)
+			}
+			return err
+		}
+	}
+	return nil
+}
 
 // CheckCloudDests refuses, as the engine will at the start
 // (offload.CheckCloudDests, the same rule and words), what dit cannot do

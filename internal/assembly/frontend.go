@@ -18,9 +18,11 @@ import (
 func IsCloudDest(d string) bool { return cloud.IsDest(d) }
 
 // CheckCloudDest checks a cloud destination as a job would use it with
-// r (nil: rclone on PATH, the user's configuration): written right,
-// rclone installed, the remote configured (else the remotes there are
-// named), its folder readable.
+// r (nil: rclone on PATH, the user's configuration): written right and
+// naming a folder, rclone installed, the remote configured (else the
+// remotes there are named), the folder there (on S3 its bucket) and not
+// relative to the working folder (cloud.Rclone.Check). A job's start
+// checks the same, in the same words.
 func CheckCloudDest(ctx context.Context, r *cloud.Rclone, d string) error {
 	if r == nil {
 		r = &cloud.Rclone{}

@@ -188,7 +188,7 @@ func TestCloudRefusals(t *testing.T) {
 	o := e.opts([]string{card}, []string{raid, "rclone:nosuchremote:b/x"})
 	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
 	_, err := New(context.Background(), o)
-	require.ErrorContains(t, err, `check the remote "nosuchremote"`)
+	require.ErrorContains(t, err, `rclone's configuration has no remote "nosuchremote"`)
 	jobs, err := e.cat.Jobs()
 	require.NoError(t, err)
 	require.Empty(t, jobs, "a refused job leaves nothing behind")
