@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -220,6 +221,12 @@ upload_rate: 100MB/s
 		text := texts(h.a.offload.destBox)
 		require.Contains(t, text, "rclone:s3backup:rushes/show")
 		require.Contains(t, text, "no free space figure")
+		// The uplink drawn once, its rate the preset's; the cloud
+		// destination's line says it uploads through it in the second run.
+		plan := texts(h.a.offload.planBox)
+		require.Contains(t, plan, "Uplink, shared by every cloud destination: 0.100 GB/s, used by the second run (see Cascade)")
+		require.Contains(t, plan, "s3 (second run): through the uplink")
+		require.Equal(t, 1, strings.Count(plan, "0.100 GB/s"), "the uplink's rate is said once")
 	})
 }
 
