@@ -145,10 +145,10 @@ type Card struct {
 	VerifyNotApplicable string  `json:"verify_not_applicable,omitempty"`
 	CopySeconds         float64 `json:"copy_seconds"`
 	VerifySeconds       float64 `json:"verify_seconds,omitempty"`
-	ActiveSeconds     float64 `json:"active_seconds"`
-	CopyTBPerHour     float64 `json:"copy_tb_per_hour"`
-	VerifyTBPerHour   float64 `json:"verify_tb_per_hour"`
-	EndToEndTBPerHour float64 `json:"end_to_end_tb_per_hour"`
+	ActiveSeconds       float64 `json:"active_seconds"`
+	CopyTBPerHour       float64 `json:"copy_tb_per_hour"`
+	VerifyTBPerHour     float64 `json:"verify_tb_per_hour"`
+	EndToEndTBPerHour   float64 `json:"end_to_end_tb_per_hour"`
 	// Destinations are the card's folders on every destination: the
 	// first run's, then (in a cascade) the second run's (Run 2).
 	Destinations []CardDest `json:"destinations"`
@@ -193,12 +193,12 @@ type SecondRun struct {
 
 // CardDest is one card on one destination.
 type CardDest struct {
-	Path         string `json:"path"`          // the card's folder there
-	Run          int    `json:"run,omitempty"` // 2: a cascade's second run (written from the first copy)
-	Verified     int    `json:"verified"`
-	Copied       int    `json:"copied"`
-	Failed       int    `json:"failed"`
-	Skipped      int    `json:"skipped"`
+	Path     string `json:"path"`          // the card's folder there
+	Run      int    `json:"run,omitempty"` // 2: a cascade's second run (written from the first copy)
+	Verified int    `json:"verified"`
+	Copied   int    `json:"copied"`
+	Failed   int    `json:"failed"`
+	Skipped  int    `json:"skipped"`
 	// VerifiedBy, WriteRate, ReadBackRate: as a destination's (DestTotals).
 	VerifiedBy   VerifiedBy `json:"verified_by"`
 	WriteRate    Rate       `json:"write_rate"`
