@@ -26,6 +26,12 @@ import (
 // rclone, beside the folders dests, into a real catalog; it returns the
 // catalog, the job and the card's bytes.
 func cloudJob(t *testing.T, s *s3test.Server, prefix string, dests ...string) (*catalog.Catalog, *offload.Summary, int64) {
+	cat, sum, size, _ := cloudJobOpts(t, s, prefix, dests...)
+	return cat, sum, size
+}
+
+// cloudJobOpts is cloudJob that returns the job's options too.
+func cloudJobOpts(t *testing.T, s *s3test.Server, prefix string, dests ...string) (*catalog.Catalog, *offload.Summary, int64, offload.Options) {
 	t.Helper()
 	dir := t.TempDir()
 	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
@@ -45,12 +51,18 @@ func cloudJob(t *testing.T, s *s3test.Server, prefix string, dests ...string) (*
 			Hashes: []hashing.Algo{hashing.XXH64}},
 		Env: offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Rclone: &cloud.Rclone{Env: s.Env}},
 	}
+	return cat, runJob(t, o), size, o
+}
+
+// runJob runs the job of o, which must succeed.
+func runJob(t *testing.T, o offload.Options) *offload.Summary {
+	t.Helper()
 	j, err := offload.New(context.Background(), o)
 	require.NoError(t, err)
 	sum, err := j.Run(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, offload.ExitOK, sum.ExitCode, "%+v", sum.Cards)
-	return cat, sum, size
+	return sum
 }
 
 // A card streamed to S3 only: every copy verified by the storage's own
@@ -151,4 +163,28 @@ func TestReportCloudCascadeSaysHowEachDestVerified(t *testing.T) {
 	} {
 		require.Contains(t, all, want)
 	}
+}
+
+// The card offloaded again to the cloud folder that holds it: read and
+// hashed, nothing sent (bytes_copied 0, the job model's figure: bytes
+// read from the card and sent). Its TB/hour reads "nothing copied", not a
+// bare dash.
+func TestReportNothingCopied(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	cat, first, _, o := cloudJobOpts(t, s, "again")
+	require.NotZero(t, first.BytesCopied)
+	second := runJob(t, o)
+	require.Zero(t, second.BytesCopied, "nothing sent again")
+	require.Zero(t, second.TBPerHour)
+	r, err := Build(cat, second.JobID, Options{})
+	require.NoError(t, err)
+	require.Zero(t, r.Totals.BytesCopied)
+	var b bytes.Buffer
+	require.NoError(t, r.WriteHTML(&b))
+	page := html.UnescapeString(b.String())
+	require.Contains(t, page, `<div class="label">Copy, TB/hour</div><div class="value">—</div><div class="more">nothing copied</div>`)
+	require.Contains(t, page, `<div class="label">End to end, TB/hour</div><div class="value">—</div><div class="more">nothing copied</div>`)
+	p1 := pdfAllText(t, writePDF(t, r))[0]
+	require.Contains(t, p1, "Copy, TB/hour — nothing copied")
+	require.Contains(t, p1, "End to end, TB/hour — nothing copied")
 }

@@ -153,7 +153,11 @@
 // listed with the card's, "(2nd run)" after the path. Times in verdicts
 // read as every other time of the report.
 //
-// In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; times read
+// In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; the job's
+// copy and end-to-end TB/hour in large type read "—" and "nothing
+// copied" when no byte was copied (bytes_copied 0: e.g. a card offloaded
+// again to a cloud folder that holds it, read and hashed, nothing sent);
+// times read
 // H:MM:SS; each table or line gives its rates in one unit, GB/s or MB/s
 // (decimal), named once in its heading; reasons and verdicts are shown
 // without command-line advice. Charts (gonum/plot, in Liberation Sans)

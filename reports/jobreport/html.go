@@ -63,12 +63,13 @@ var funcs = template.FuncMap{
 	"secondRun":     func(c Card) string { return secondRunText(&c) },
 	"run":           runName,
 	// Copies verified by the storage's own MD5 (cloud).
-	"vtbh":        verifyTBH,
-	"readBack":    readBackSub,
-	"hasCloud":    func(r *Report) bool { return r.hasCloud() },
-	"storageNote": func(r *Report) string { return r.storageNote() },
-	"rbCell":      func(by VerifiedBy, v float64, u rateUnit) string { return readBackCell(by, v, u.Num) },
-	"by":          func(v VerifiedBy) string { return v.Text() },
+	"vtbh":          verifyTBH,
+	"readBack":      readBackSub,
+	"hasCloud":      func(r *Report) bool { return r.hasCloud() },
+	"storageNote":   func(r *Report) string { return r.storageNote() },
+	"rbCell":        func(by VerifiedBy, v float64, u rateUnit) string { return readBackCell(by, v, u.Num) },
+	"by":            func(v VerifiedBy) string { return v.Text() },
+	"nothingCopied": func() string { return nothingCopied },
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
@@ -103,9 +104,9 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <div class="tile"><div class="label">Files</div><div class="value">{{n $t.Files}}</div><div class="more">{{$t.Skipped}} skipped, {{$t.Failed}} failed</div></div>
 <div class="tile"><div class="label">Size</div><div class="value">{{size $t.Bytes}}</div><div class="more">{{size $t.BytesCopied}} copied, {{if $t.VerifyNotApplicable}}{{readBack $t}}{{else}}{{size $t.BytesVerified}} read back{{end}}</div></div>
 <div class="tile"><div class="label">Verified</div><div class="value {{if $t.Verified}}safe{{else}}notsafe{{end}}">{{yesno $t.Verified}}</div><div class="more">{{if $t.Verified}}every card safe to format{{else}}{{minus $t.Cards $t.SafeToFormat}} of {{$t.Cards}} NOT safe{{end}}</div></div>
-<div class="tile"><div class="label">Copy, TB/hour</div><div class="value">{{tbh $t.CopyTBPerHour}}</div></div>
+<div class="tile"><div class="label">Copy, TB/hour</div>{{if $t.BytesCopied}}<div class="value">{{tbh $t.CopyTBPerHour}}</div>{{else}}<div class="value">—</div><div class="more">{{nothingCopied}}</div>{{end}}</div>
 <div class="tile"><div class="label">Verify, TB/hour</div><div class="value">{{if $t.VerifyNotApplicable}}—{{else}}{{tbh $t.VerifyTBPerHour}}{{end}}</div>{{if $t.VerifyNotApplicable}}<div class="more">{{$t.VerifyNotApplicable}}</div>{{end}}</div>
-<div class="tile"><div class="label">End to end, TB/hour</div><div class="value">{{tbh $t.TBPerHour}}</div></div>
+<div class="tile"><div class="label">End to end, TB/hour</div>{{if $t.BytesCopied}}<div class="value">{{tbh $t.TBPerHour}}</div>{{else}}<div class="value">—</div><div class="more">{{nothingCopied}}</div>{{end}}</div>
 <div class="tile"><div class="label">Running time</div><div class="value">{{hms $t.ActiveSeconds}}</div><div class="more">{{hms $t.Seconds}} start to finish</div></div>
 </div>
 <p class="status{{if $t.Resumed}} on{{end}}">{{resumed $t}}</p>

@@ -306,6 +306,11 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	if t.ActiveSeconds > 0 {
 		endToEnd = units.FormatBytes(t.BytesCopied) + " in " + hms(t.ActiveSeconds)
 	}
+	copyTile := [4]string{"Copy, TB/hour", tbhNum(t.CopyTBPerHour), units.FormatBytes(t.BytesCopied) + " copied"}
+	e2eTile := [4]string{"End to end, TB/hour", tbhNum(t.TBPerHour), endToEnd}
+	if t.BytesCopied == 0 {
+		copyTile[1], copyTile[2], e2eTile[1], e2eTile[2] = "—", nothingCopied, "—", nothingCopied
+	}
 	tiles := [2][4][4]string{
 		{
 			{"Cards", thousands(t.Cards), fmt.Sprintf("%d safe to format", t.SafeToFormat)},
@@ -314,9 +319,9 @@ func (r *Report) pdfSummary(d pdfDoc) {
 			{"Verified", verified, verifiedSub},
 		},
 		{
-			{"Copy, TB/hour", tbhNum(t.CopyTBPerHour), units.FormatBytes(t.BytesCopied) + " copied"},
+			copyTile,
 			{"Verify, TB/hour", verifyValue(&t), readBackSub(&t)},
-			{"End to end, TB/hour", tbhNum(t.TBPerHour), endToEnd},
+			e2eTile,
 			{"Running time", hmsOr(t.ActiveSeconds), hmsOr(t.Seconds) + " start to finish"},
 		},
 	}
