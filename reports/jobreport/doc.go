@@ -216,7 +216,8 @@
 //
 // A card's editorial proxies (dit offload --proxies, internal/proxies)
 // are in the JSON ("proxies" per card: clip, preset, state, dest, path,
-// source, tc_start, size, hashes, error, verified_by, made_at), the HTML
+// source, tc_start, size, hashes, error, verified_by, made_at: only for
+// a proxy made), the HTML
 // and the PDF. The proxies sheet (dit report --format proxies; written at
 // the end of a job that made proxies as
 // dit-report_job<ID>_<job name>_proxies.csv) has one row per proxy on
@@ -232,7 +233,8 @@
 //	destination), verified_by (as a copy's: s3-etag:md5 is the storage's
 //	own MD5 of the uploaded proxy, readback:ALGOS the object read back,
 //	ALGOS a copy to a second folder read back; '' for the proxy as
-//	ffmpeg wrote it), made_utc (RFC 3339), error
+//	ffmpeg wrote it), made_utc (RFC 3339; empty for a proxy not made:
+//	failed, cancelled, skipped), error
 //
 // Fields are quoted as RFC 4180 says (a name with a comma, a quote or a
 // line break reads back whole); a read of the catalog that fails midway
