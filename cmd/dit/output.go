@@ -206,8 +206,8 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
 			}
 			if h := c.Then; h != nil {
-				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.Status, h.Files,
-					units.FormatBytes(h.Bytes), h.Failed, tbh(h.TBPerHour))
+				fmt.Fprintf(w, "      then from %s (second run, %s): %s, %s, %d failed, %s\n", h.Source, h.Status, hopFiles(h),
+					units.FormatBytes(h.Bytes), h.Failed, tbhOf(h.BytesCopied, h.TBPerHour))
 				writeDests(w, "=>", h.Destinations)
 				for _, f := range h.Failures {
 					failures = append(failures, offload.Failure{Path: f.Path + " (2nd run)", Error: f.Error})
@@ -329,4 +329,14 @@ func endToEnd(s *offload.Summary) string {
 		return nothingCopied
 	}
 	return tbh(s.TBPerHour) + " end to end"
+}
+
+// hopFiles is a second run's files as its summary line says them: the
+// card's, and the first copy's hash-list files sent with them (which its
+// progress line counts too: "19/19 files" for 17 and 2).
+func hopFiles(h *offload.HopSummary) string {
+	if h.HashListFiles == 0 {
+		return fmt.Sprintf("%d files", h.Files)
+	}
+	return fmt.Sprintf("%d files (and %d of the first copy's hash lists)", h.Files, h.HashListFiles)
 }

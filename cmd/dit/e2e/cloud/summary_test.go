@@ -3,8 +3,11 @@
 package cloud
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,4 +41,54 @@ func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 	jobs := e2e.RunDit(t, env, "jobs")
 	require.Equal(t, 0, jobs.Code, jobs.Stderr)
 	require.Regexp(t, regexp.MustCompile(`(?m)^2 +day01 +done .* nothing copied +asc `), jobs.Stdout)
+}
+
+// A cascade to the cloud: its second run sends the card's files and the
+// first copy's hash lists (ascmhl/); its progress counts both, its
+// summary the card's files and says how many hash-list files went with
+// them, so that the two add up.
+func TestCascadeSecondRunCountsItsHashLists(t *testing.T) {
+	_, env, dir, card := setup(t, "2MB", "clips")
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/casc", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	hist, err := os.ReadDir(filepath.Join(dir, "raid", "day01", "A001", "ascmhl"))
+	require.NoError(t, err)
+	require.Len(t, hist, 2, "the first copy's history: a manifest and the chain")
+	var cards int
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var ev struct {
+			Type     string `json:"type"`
+			Progress *struct {
+				Cards []struct {
+					Hop   int `json:"hop"`
+					Files int `json:"files"`
+				} `json:"cards"`
+			} `json:"progress"`
+			Cards []struct {
+				Files int `json:"files"`
+				Then  *struct {
+					Files         int `json:"files"`
+					HashListFiles int `json:"hash_list_files"`
+				} `json:"then"`
+			} `json:"cards"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &ev), l)
+		if ev.Progress != nil {
+			for _, c := range ev.Progress.Cards {
+				if c.Hop == 2 { // progress comes once a second: a small job may have none
+					require.Equal(t, 17+len(hist), c.Files, "the second run's progress: the card's files and the history's")
+				}
+			}
+		}
+		if ev.Type == "summary" {
+			cards++
+			require.Equal(t, 17, ev.Cards[0].Files)
+			require.Equal(t, 17, ev.Cards[0].Then.Files, "the card's files")
+			require.Equal(t, len(hist), ev.Cards[0].Then.HashListFiles)
+		}
+	}
+	require.Equal(t, 1, cards, "one summary")
+	show := e2e.RunDit(t, env, "job", "show", "1")
+	require.Equal(t, 0, show.Code, show.Stderr)
+	require.Contains(t, show.Stdout, "(second run, verified): 17 files (and 2 of the first copy's hash lists), ")
 }
