@@ -5,6 +5,7 @@ package cloud
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,6 +28,24 @@ func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 	require.Contains(t, r.Stdout, "\nReports: not written (no folder destination): dit report 1 --db "+db+" --out DIR writes them\n")
 	require.NotContains(t, r.Stdout, "nothing copied")
 	require.Regexp(t, `Job 1 "day01" done in [^:]+: 17 files, [0-9.]+ [kM]B, [0-9.]+ TB/hour end to end\n`, r.Stdout)
+	// The command it names writes them; the PDF says that is where the
+	// CSV and JSON are.
+	out := filepath.Join(dir, "rep")
+	require.NoError(t, os.Mkdir(out, 0o755))
+	rep := e2e.RunDit(t, env, "report", "1", "--out", out)
+	require.Equal(t, 0, rep.Code, rep.Stderr)
+	for _, ext := range []string{"csv", "json", "html", "pdf"} {
+		require.FileExists(t, filepath.Join(out, "dit-report_job1_day01."+ext))
+	}
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		txt, err := exec.Command("pdftotext", "-raw", filepath.Join(out, "dit-report_job1_day01.pdf"), "-").Output()
+		require.NoError(t, err)
+		flat := strings.Join(strings.Fields(string(txt)), " ")
+		require.Contains(t, flat, "not written at the end of this job, which has no folder destination: dit report 1 writes them.")
+		require.Contains(t, flat, "rclone:ditcloud:shots/again: verified by the storage's own MD5 (S3 ETag): 17 files; read back: 0 files")
+	} else {
+		t.Log("pdftotext not installed (poppler-utils): the PDF's words not checked")
+	}
 
 	r = e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/again", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
