@@ -198,8 +198,8 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	if s.Status == verdict.Running {
 		in = "for" // so far
 	}
-	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.Status, in, dur,
-		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
+	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s\n", s.JobID, s.Name, s.Status, in, dur,
+		s.Files, units.FormatBytes(s.Bytes), endToEnd(s))
 	if s.Runs > 1 {
 		// The wall time counts the pauses; the rate does not.
 		fmt.Fprintf(w, "  resumed: ran %s in %d runs, paused %s; %s read from the cards in all\n",
@@ -218,7 +218,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		mark := cardMark(c.Status)
 		fmt.Fprintf(w, "\n  [%s] %s  %s\n", mark, c.Label, c.Verdict)
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
-			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbh(c.TBPerHour))
+			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbhOf(c.BytesCopied, c.TBPerHour))
 		writeDests(w, "->", c.Destinations)
 		failures := c.Failures
 		if len(s.Then) > 0 {
@@ -226,8 +226,8 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
 			}
 			if h := c.Then; h != nil {
-				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.Status, h.Files,
-					units.FormatBytes(h.Bytes), h.Failed, tbh(h.TBPerHour))
+				fmt.Fprintf(w, "      then from %s (second run, %s): %s, %s, %d failed, %s\n", h.Source, h.Status, hopFiles(h),
+					units.FormatBytes(h.Bytes), h.Failed, tbhOf(h.BytesCopied, h.TBPerHour))
 				writeDests(w, "=>", h.Destinations)
 				for _, f := range h.Failures {
 					failures = append(failures, offload.Failure{Path: f.Path + " (2nd run)", Error: f.Error})
@@ -318,10 +318,45 @@ func clock(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-// tbh is a TB/hour figure as people read it: "-" when nothing was moved.
+// tbh is a TB/hour figure as people read it: "-" when no time was
+// recorded.
 func tbh(v float64) string {
 	if v <= 0 {
 		return "- TB/hour"
 	}
 	return units.FormatTBPerHour(v)
+}
+
+// nothingCopied is what a TB/hour of the job model reads where no byte
+// was copied (bytes_copied 0: e.g. every file of the card already in the
+// cloud folder, read and hashed but not sent): the figure, bytes copied
+// over the time, has nothing to tell.
+const nothingCopied = "nothing copied"
+
+// tbhOf is the TB/hour of bytes copied: nothingCopied when none was, else
+// tbh(v).
+func tbhOf(bytes int64, v float64) string {
+	if bytes <= 0 {
+		return nothingCopied
+	}
+	return tbh(v)
+}
+
+// endToEnd is the job's rate on its summary line: "0.123 TB/hour end to
+// end", or nothingCopied.
+func endToEnd(s *offload.Summary) string {
+	if s.BytesCopied <= 0 {
+		return nothingCopied
+	}
+	return tbh(s.TBPerHour) + " end to end"
+}
+
+// hopFiles is a second run's files as its summary line says them: the
+// card's, and the first copy's hash-list files sent with them (which its
+// progress line counts too: "19/19 files" for 17 and 2).
+func hopFiles(h *offload.HopSummary) string {
+	if h.HashListFiles == 0 {
+		return fmt.Sprintf("%d files", h.Files)
+	}
+	return fmt.Sprintf("%d files (and %d of the first copy's hash lists)", h.Files, h.HashListFiles)
 }

@@ -78,19 +78,24 @@ type CardSummary struct {
 // HopSummary is a card's second run in a cascade: its first copy (Source)
 // copied to the --then destinations.
 type HopSummary struct {
-	Source       string        `json:"source"` // the first copy read (DisplayPath)
-	Status       verdict.State `json:"state"`
-	State        string        `json:"stored_state"`
-	Files        int           `json:"files"`
-	Bytes        int64         `json:"bytes"`
-	Failed       int           `json:"failed"`
-	CopyStarted  time.Time     `json:"copy_started,omitzero"`
-	CopyFinished time.Time     `json:"copy_finished,omitzero"`
-	DoneAt       time.Time     `json:"done_at,omitzero"`
-	BytesCopied  int64         `json:"bytes_copied"`
-	TBPerHour    float64       `json:"tb_per_hour"`
-	Destinations []DestSummary `json:"destinations"`
-	Failures     []Failure     `json:"failures,omitempty"`
+	Source string        `json:"source"` // the first copy read (DisplayPath)
+	Status verdict.State `json:"state"`
+	State  string        `json:"stored_state"`
+	// Files and Bytes are the card's files the second run copied (those
+	// of its first run); HashListFiles the files of the first copy's
+	// hash lists (its ascmhl/ history) it copied with them: the second
+	// run's progress counts both (Files + HashListFiles).
+	Files         int           `json:"files"`
+	Bytes         int64         `json:"bytes"`
+	HashListFiles int           `json:"hash_list_files,omitempty"`
+	Failed        int           `json:"failed"`
+	CopyStarted   time.Time     `json:"copy_started,omitzero"`
+	CopyFinished  time.Time     `json:"copy_finished,omitzero"`
+	DoneAt        time.Time     `json:"done_at,omitzero"`
+	BytesCopied   int64         `json:"bytes_copied"`
+	TBPerHour     float64       `json:"tb_per_hour"`
+	Destinations  []DestSummary `json:"destinations"`
+	Failures      []Failure     `json:"failures,omitempty"`
 }
 
 // DestSummary counts one card's files on one destination.
@@ -487,7 +492,7 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 		s2 = hs.FirstRun
 		cs.Then = &HopSummary{Source: hs.Path, Status: s2, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
 			CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt, BytesCopied: hs.BytesCopied,
-			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures}
+			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures, HashListFiles: max(h.Files-hs.Files, 0)}
 		if len(cs.Destinations) > 0 {
 			cs.Then.Source = cs.Destinations[0].Path
 		}
