@@ -145,15 +145,15 @@ func TestGoldenRunningView(t *testing.T) {
 
 // fillHistory shows two past jobs, the first one opened.
 func fillHistory(h *harness) {
-	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 21, Bytes: 7_000_000_000, Failed: 1, Seconds: 1800, TBPerHour: 0.014}, JobID: 7, Name: "day01", State: "done", Status: verdict.Failed, Started: t0, Finished: t0.Add(30 * time.Minute), Hashes: "xxh64,md5", Verify: "dest", Cards: []offload.CardSummary{
-		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, Files: 12, Bytes: 4_000_000_000, SafeToFormat: true, Verdict: "Verified: safe to format", TBPerHour: 1.8}, Path: "/Volumes/A001", State: "verified", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A001", Verified: 12}, {Path: "/Volumes/SHUTTLE/day01/A001", Verified: 12}}},
-		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Files: 9, Bytes: 3_000_000_000, Failed: 1, Verdict: "FAILED: NOT safe to format", TBPerHour: 1.1}, Path: "/Volumes/A002", State: "failed", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A002", Verified: 9}, {Path: "/Volumes/SHUTTLE/day01/A002", Verified: 8, Failed: 1}}, Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}},
+	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 21, Bytes: 7_000_000_000, BytesCopied: 7_000_000_000, Failed: 1, Seconds: 1800, TBPerHour: 0.014}, JobID: 7, Name: "day01", State: "done", Status: verdict.Failed, Started: t0, Finished: t0.Add(30 * time.Minute), Hashes: "xxh64,md5", Verify: "dest", Cards: []offload.CardSummary{
+		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, Files: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, SafeToFormat: true, Verdict: "Verified: safe to format", TBPerHour: 1.8}, Path: "/Volumes/A001", State: "verified", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A001", Verified: 12}, {Path: "/Volumes/SHUTTLE/day01/A001", Verified: 12}}},
+		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Files: 9, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, Failed: 1, Verdict: "FAILED: NOT safe to format", TBPerHour: 1.1}, Path: "/Volumes/A002", State: "failed", Destinations: []offload.DestSummary{{Path: "/Volumes/Blade1/day01/A002", Verified: 9}, {Path: "/Volumes/SHUTTLE/day01/A002", Verified: 8, Failed: 1}}, Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}},
 	}}
 	h.locked(func() {
 		v := h.a.history
 		v.rows = []jobRow{
-			{ID: 7, Name: "day01", State: "failed", Started: t0, Cards: 2, Safe: 1, Files: 21, Failed: 1, Bytes: 7_000_000_000, TBh: 0.014},
-			{ID: 6, Name: "day00-tests", State: "interrupted", Started: t0.Add(-24 * time.Hour), Cards: 1, Files: 40, Bytes: 1_000_000_000},
+			{ID: 7, Name: "day01", State: "failed", Started: t0, Cards: 2, Safe: 1, Files: 21, Failed: 1, Bytes: 7_000_000_000, Copied: 7_000_000_000, TBh: 0.014},
+			{ID: 6, Name: "day00-tests", State: "interrupted", Started: t0.Add(-24 * time.Hour), Cards: 1, Files: 40, Bytes: 1_000_000_000, Copied: 250_000_000},
 		}
 		v.list.Refresh()
 		v.selected = 7

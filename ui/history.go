@@ -38,6 +38,7 @@ type jobRow struct {
 	Files   int
 	Failed  int
 	Bytes   int64
+	Copied  int64 // bytes copied: none reads "nothing copied"
 	TBh     float64
 	Err     string
 }
@@ -49,8 +50,8 @@ func (r jobRow) text() (string, string) {
 		return head, r.Err
 	}
 	tbh := ""
-	if r.TBh > 0 {
-		tbh = ", " + units.FormatTBPerHour(r.TBh)
+	if r.TBh > 0 || r.Copied <= 0 && r.Files > 0 && r.State != string(verdict.Running) {
+		tbh = ", " + units.FormatCopiedTBPerHour(r.Copied, r.TBh)
 	}
 	failed := ""
 	if r.Failed > 0 {
@@ -249,6 +250,7 @@ func loadJobRows(cat *catalog.Catalog) ([]jobRow, error) {
 		} else {
 			r.State = string(s.Status) // the verdict model's: done, failed, interrupted, running
 			r.Cards, r.Files, r.Failed, r.Bytes, r.TBh = len(s.Cards), s.Files, s.Failed, s.Bytes, s.TBPerHour
+			r.Copied = s.BytesCopied
 			r.Cascade = len(s.Then) > 0
 			for _, c := range s.Cards {
 				if c.SafeToFormat {
@@ -299,6 +301,7 @@ func (v *historyView) openJob(id int64) {
 func (v *historyView) renderDetail() {
 	d := v.open
 	s := d.sum
+	ended := s.Status != verdict.Running
 	v.detail.RemoveAll()
 	title := widget.NewLabelWithStyle(fmt.Sprintf("Job %d  %s  (%s)", s.JobID, s.Name, s.Status), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
@@ -306,7 +309,7 @@ func (v *historyView) renderDetail() {
 	tot := fmt.Sprintf("%s, %s, %s failed; started %s", plural(s.Files, "file"), units.FormatBytes(s.Bytes),
 		plural(s.Failed, "file"), s.Started.Local().Format("2006-01-02 15:04:05"))
 	if s.Seconds > 0 {
-		tot += fmt.Sprintf(", took %s: %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))), units.FormatTBPerHour(s.TBPerHour))
+		tot += fmt.Sprintf(", took %s: %s", units.FormatDuration(time.Duration(s.Seconds*float64(time.Second))), units.FormatCopiedTBPerHour(s.BytesCopied, s.TBPerHour))
 	}
 	tot += "\nHashes " + s.Hashes + ", verify " + s.Verify
 	if len(s.Then) > 0 {
@@ -346,8 +349,8 @@ func (v *historyView) renderDetail() {
 		filesBtn := widget.NewButtonWithIcon("Files", theme.ListIcon(), func() { v.showFiles(i) })
 		v.detail.Add(container.NewBorder(nil, nil, container.NewHBox(head, verdict), filesBtn))
 		info := fmt.Sprintf("%s, %s from %s", plural(c.Files, "file"), units.FormatBytes(c.Bytes), c.Path)
-		if c.TBPerHour > 0 {
-			info += ", " + units.FormatTBPerHour(c.TBPerHour)
+		if c.TBPerHour > 0 || c.BytesCopied <= 0 && c.Files > 0 && ended {
+			info += ", " + units.FormatCopiedTBPerHour(c.BytesCopied, c.TBPerHour)
 		}
 		il := widget.NewLabel(info)
 		il.Wrapping = fyne.TextWrapWord

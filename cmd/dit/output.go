@@ -327,20 +327,11 @@ func tbh(v float64) string {
 	return units.FormatTBPerHour(v)
 }
 
-// nothingCopied is what a TB/hour of the job model reads where no byte
-// was copied (bytes_copied 0: e.g. every file of the card already in the
-// cloud folder, read and hashed but not sent): the figure, bytes copied
-// over the time, has nothing to tell.
-const nothingCopied = "nothing copied"
+// nothingCopied: see units.NothingCopied.
+const nothingCopied = units.NothingCopied
 
-// tbhOf is the TB/hour of bytes copied: nothingCopied when none was, else
-// tbh(v).
-func tbhOf(bytes int64, v float64) string {
-	if bytes <= 0 {
-		return nothingCopied
-	}
-	return tbh(v)
-}
+// tbhOf is the TB/hour of bytes copied (units.FormatCopiedTBPerHour).
+func tbhOf(bytes int64, v float64) string { return units.FormatCopiedTBPerHour(bytes, v) }
 
 // endToEnd is the job's rate on its summary line: "0.123 TB/hour end to
 // end", or nothingCopied.

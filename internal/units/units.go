@@ -219,6 +219,26 @@ func FormatTBPerHour(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64) + " TB/hour"
 }
 
+// NothingCopied is what a TB/hour of bytes copied reads where no byte
+// was copied (bytes_copied 0: e.g. a card whose files were all in the
+// cloud folder already, read and hashed, nothing sent): the figure,
+// bytes copied over the time, has nothing to tell. Every front end and
+// report says it in these words.
+const NothingCopied = "nothing copied"
+
+// FormatCopiedTBPerHour is the TB/hour v of bytes copied as people read
+// it: NothingCopied when no byte was, "- TB/hour" when no time was
+// recorded, else FormatTBPerHour(v).
+func FormatCopiedTBPerHour(bytes int64, v float64) string {
+	switch {
+	case bytes <= 0:
+		return NothingCopied
+	case v <= 0:
+		return "- TB/hour"
+	}
+	return FormatTBPerHour(v)
+}
+
 // FormatDuration formats d, rounded to the nearest second, for ETAs and
 // elapsed times: "1h02m03s", "4m05s", "12s", "0s". Negative durations get a
 // leading "-".

@@ -274,3 +274,22 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// A TB/hour of bytes copied: "nothing copied" where no byte was (a rate
+// would have nothing to tell), a dash with no time, else the figure.
+func TestFormatCopiedTBPerHour(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		v     float64
+		want  string
+	}{
+		{0, 0, "nothing copied"},
+		{0, 1.5, "nothing copied"},
+		{1e9, 0, "- TB/hour"},
+		{1e9, 1.98, "1.980 TB/hour"},
+	} {
+		if got := FormatCopiedTBPerHour(c.bytes, c.v); got != c.want {
+			t.Errorf("FormatCopiedTBPerHour(%d, %g) = %q, want %q", c.bytes, c.v, got, c.want)
+		}
+	}
+}

@@ -81,11 +81,8 @@ func (v VerifiedBy) Text() string {
 	return fmt.Sprintf("verified by the storage's own MD5 (S3 ETag): %s; %s", plural(v.StorageMD5, "file", "files"), rb)
 }
 
-// nothingCopied is what a TB/hour of bytes copied reads where no byte
-// was (bytes_copied 0: e.g. a card whose files were all in the cloud
-// folder already, read and hashed, nothing sent): the figure, bytes
-// copied over the time, has nothing to tell (internal/offload/model.go).
-const nothingCopied = "nothing copied"
+// nothingCopied: see units.NothingCopied.
+const nothingCopied = units.NothingCopied
 
 // naCell is a table cell for a figure that does not apply: a dash and
 // the word why.
