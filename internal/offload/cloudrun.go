@@ -74,6 +74,11 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	if j.opts.Verify == VerifySourceDest && c.from == nil && ctx.Err() == nil {
+		// The card streamed from its one read: read it again (a cascade's
+		// card was re-read in its first run).
+		c.rereadCard(ctx, files)
+	}
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
