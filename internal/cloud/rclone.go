@@ -89,7 +89,10 @@ func (r *Rclone) bin() (string, error) {
 	}
 	p, err := exec.LookPath(b)
 	if err != nil {
-		return "", fmt.Errorf("%w (looked for %s)", ErrNoRclone, b)
+		if r.Bin == "" {
+			return "", ErrNoRclone // not on PATH
+		}
+		return "", fmt.Errorf("%w (%s is not an rclone binary there)", ErrNoRclone, b)
 	}
 	return p, nil
 }
@@ -148,11 +151,14 @@ func errorLines(s string) string {
 	return strings.Join(ls, "\n")
 }
 
+// logTime is the date and time rclone's log lines begin with.
+var logTime = regexp.MustCompile(`^\s*\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `)
+
 // lastLines are the last n non-empty lines of s, joined by " / ".
 func lastLines(s string, n int) string {
 	var ls []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.TrimSpace(logTime.ReplaceAllString(l, "")); l != "" {
 			ls = append(ls, l)
 		}
 	}
@@ -199,7 +205,7 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	if errors.Is(err, ErrNoRclone) {
 		return err
 	}
-	return fmt.Errorf("cloud destination %s cannot be read: %v: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that its bucket exists", d, err, d.Remote)
+	return fmt.Errorf("cloud destination %s cannot be read: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that its bucket exists (%v)", d, d.Remote, err)
 }
 
 // bucketOnly: p names a bucket and no folder in it.

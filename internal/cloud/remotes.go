@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 )
@@ -34,6 +36,15 @@ func (r *Rclone) CheckDest(ctx context.Context, s string) error {
 	d, err := Parse(s)
 	if err != nil {
 		return err
+	}
+	if r.Config != "" {
+		if _, err := os.Stat(r.Config); err != nil {
+			why := "cannot be read: " + err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				why = "does not exist"
+			}
+			return fmt.Errorf("cloud destination %s: the rclone configuration file %s %s: put it back, or give the one that defines %q with --rclone-config", s, r.Config, why, d.Remote)
+		}
 	}
 	names, err := r.Remotes(ctx)
 	if errors.Is(err, ErrNoRclone) {

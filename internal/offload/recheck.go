@@ -98,6 +98,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
+	if err := r.checkClouds(ctx, j, dests); err != nil {
+		return false, err
+	}
 	cardDests := runDests(cards, dests)
 	cardFiles, err := r.load(cards, cardDests)
 	if err != nil {
@@ -137,6 +140,27 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 		}
 	}
 	return r.ok, cat.Flush()
+}
+
+// checkClouds reaches the job's cloud destinations with the rclone
+// configuration the job was started with (unless one is given), and
+// checks each before anything is read (as a job's start does: rclone
+// there, the configuration file there, the remote in it, its folder
+// readable), naming what is wrong.
+func (r *rechecker) checkClouds(ctx context.Context, j *catalog.Job, dests []*catalog.Dest) error {
+	rc := *r.rclone
+	if rc.Config == "" {
+		rc.Config = j.RcloneConfig
+	}
+	r.rclone = &rc
+	var clouds []string
+	for _, d := range dests {
+		clouds = append(clouds, d.Path)
+	}
+	if err := checkCloudDests(ctx, r.rclone, clouds); err != nil {
+		return fmt.Errorf("job %d's cloud copies cannot be checked (nothing was read): %w", j.ID, err)
+	}
+	return nil
 }
 
 // runDests are, for each card, the destinations of its run.

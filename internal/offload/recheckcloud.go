@@ -39,7 +39,7 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	}
 	held, err := r.cloudList(ctx, cd, out)
 	if err != nil {
-		return fmt.Errorf("dit verify: %w: the copies there were not checked; run it again once the remote answers", err)
+		return fmt.Errorf("%w: the copies there were not checked; run it again once the remote answers", err)
 	}
 	o, ok := held[strings.TrimPrefix(rel, out+"/")]
 	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, CloudByHistory) {
