@@ -146,6 +146,15 @@ func (p *Prepared) cloudSpace(ctx context.Context) error {
 		}
 		need += sc.Bytes
 	}
+	// A remote that cannot be used is refused first, in the words
+	// dit-gui shows (CheckCloudDest), before its free space is asked.
+	for _, d := range all {
+		if cloud.IsDest(d) {
+			if err := CheckCloudDest(ctx, p.s.Rclone, d); err != nil {
+				return err
+			}
+		}
+	}
 	var r spaceAsker = p.s.Rclone
 	if p.s.Rclone == nil {
 		r = &cloud.Rclone{}

@@ -294,6 +294,21 @@ func (o *Options) settleCloud() error {
 	return nil
 }
 
+// CloudRclone is the rclone a job's other cloud uploads (its proxies)
+// run with, as its files do: r (the front end's; nil rclone on PATH)
+// with the configuration file and limit job rec recorded (rec nil: a new
+// job, r's own), the limit in bytes/s. An invalid limit is a usage error.
+func CloudRclone(r *cloud.Rclone, rec *catalog.Job) (*cloud.Rclone, error) {
+	o := Options{Env: Env{Rclone: r}}
+	if rec != nil {
+		o.RcloneConfig, o.CloudBwLimit = rec.RcloneConfig, rec.CloudBwLimit
+	}
+	if err := o.settleCloud(); err != nil {
+		return nil, err
+	}
+	return o.Rclone, nil
+}
+
 // ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax (as
 // --throttle, --limit, --upload-rate; decimal units: 20MB/s or 20M is
 // 20 000 000 bytes/s, 160Mbit/s the same; a plain number is bytes/s),
