@@ -48,7 +48,7 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 	nd := len(c.dests)
 	files := make([]*cloudFile, len(c.files))
 	for i, fp := range c.files {
-		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		for di := range f.res {
 			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
@@ -151,6 +151,9 @@ func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[str
 		}
 	}
 	f.want, f.rec.Sums = got, got
+	for _, di := range send {
+		f.sent[di] = errs[di] == nil
+	}
 	for di, e := range errs {
 		if e != nil {
 			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
