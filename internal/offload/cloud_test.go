@@ -115,7 +115,7 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	require.False(t, ok)
 	require.Len(t, bad, 1)
 	require.Equal(t, "rclone:ditcloud:shots/show/day01/A001/small.mov", bad[0].Path)
-	require.Contains(t, bad[0].Error, "the object changed since it was uploaded")
+	require.Contains(t, bad[0].Error, "the object was replaced or changed since dit verified it (")
 	s2, err := LoadSummary(e.cat, s1.JobID)
 	require.NoError(t, err)
 	require.False(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)

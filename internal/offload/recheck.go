@@ -138,6 +138,13 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 				}
 			}
 		}
+		for _, d := range cardDests[ci] {
+			if cloud.IsDest(d.Path) {
+				if err := r.cloudCardHistory(ctx, j, k, d, out); err != nil {
+					return false, err
+				}
+			}
+		}
 	}
 	return r.ok, cat.Flush()
 }
@@ -199,6 +206,8 @@ type rechecker struct {
 	// listed are the cloud folders listed so far, by destination and
 	// card folder.
 	listed map[string]map[string]cloud.Object
+	// histories are the cloud ASC MHL histories checked so far.
+	histories map[string]historyCheck
 }
 
 // load reads every card's files first, for the totals of the progress
