@@ -91,3 +91,39 @@ func TestRecheckCloudHistory(t *testing.T) {
 		})
 	}
 }
+
+// dit verify of a card streamed to the cloud lists its objects and
+// checks each by the storage's own MD5: the progress counts them as
+// checked, with no byte to read back and none read; with --all every
+// object is read back and counted in bytes.
+func TestRecheckCloudProgressCountsChecks(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"a.mov": bigContent(100<<10, 1), "b.mov": bigContent(50<<10, 2)})
+	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/prog"})
+	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Seal = nil
+	sum, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+	for _, all := range []bool{false, true} {
+		var first, last RecheckProgress
+		n := 0
+		ok, err := RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{All: all, Rclone: o.Rclone, OnProgress: func(p RecheckProgress) {
+			if n == 0 {
+				first = p
+			}
+			n++
+			last = p
+		}})
+		require.NoError(t, err)
+		require.True(t, ok)
+		if all {
+			require.Equal(t, RecheckProgress{Copies: 2, Bytes: 150 << 10}, first)
+			require.Equal(t, RecheckProgress{Copies: 2, CopiesDone: 2, Bytes: 150 << 10, BytesRead: 150 << 10}, last)
+		} else {
+			require.Equal(t, RecheckProgress{Copies: 2, Checked: 2}, first)
+			require.Equal(t, RecheckProgress{Copies: 2, CopiesDone: 2, Checked: 2}, last)
+		}
+	}
+}

@@ -49,6 +49,12 @@ type RecheckProgress struct {
 	CopiesDone int   `json:"copies_done"` // checked (or found missing) so far
 	Bytes      int64 `json:"bytes"`       // bytes to read back: recorded sizes of the copies to read
 	BytesRead  int64 `json:"bytes_read"`  // read back so far
+	// Checked are the copies among Copies checked by the storage's own
+	// checksum as a listing gives it (cloud objects: S3's ETag), not
+	// read back: none of their bytes is in Bytes. One that must be read
+	// back after all (no such checksum) moves to Bytes when its turn
+	// comes.
+	Checked int `json:"checked"`
 }
 
 // Recheck reads every copy of a job back from its medium now and compares
@@ -220,8 +226,14 @@ func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([]
 			return nil, err
 		}
 		for _, f := range cardFiles[i] {
-			r.prog.Copies += len(cardDests[i])
-			r.prog.Bytes += f.Size * int64(len(cardDests[i]))
+			for _, d := range cardDests[i] {
+				r.prog.Copies++
+				if cloud.IsDest(d.Path) && !r.all {
+					r.prog.Checked++
+				} else {
+					r.prog.Bytes += f.Size
+				}
+			}
 		}
 	}
 	return cardFiles, nil

@@ -28,8 +28,12 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	}
 	where := strings.TrimSuffix(d.Path, "/") + "/" + rel
 	res := RecheckResult{Card: k.Label, Path: where}
-	readTo := r.prog.BytesRead + f.Size
-	defer r.done(readTo)
+	// Its bytes count only once it is read back (--all: planned so).
+	readTo := r.prog.BytesRead
+	if r.all {
+		readTo += f.Size
+	}
+	defer func() { r.done(readTo) }()
 	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
 		res.State, res.Error = "missing", "never copied: "+f.Error
 		r.ok = false
@@ -75,6 +79,12 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	case !r.all && o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "":
 		res.State = StateVerified
 	default:
+		if !r.all {
+			// No checksum of the storage's: read back after all.
+			r.prog.Checked--
+			r.prog.Bytes += f.Size
+			readTo += f.Size
+		}
 		rc, err := r.rclone.Open(ctx, cd, rel, f.Size)
 		var got hashing.Sums
 		var n int64
