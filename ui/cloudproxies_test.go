@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/plan"
@@ -69,6 +71,23 @@ func TestCloudDestBadRemoteShowsTheError(t *testing.T) {
 		require.Equal(t, "nosuch:rushes/show", v.cloud.Text, "the value stays to be fixed")
 	})
 
+	// No folder named, or one that is not there: refused in the words
+	// of the job's own check.
+	for _, c := range []struct{ typed, msg string }{
+		{"shuttle:", "cloud destination rclone:shuttle: names no folder: write rclone:shuttle:BUCKET/FOLDER"},
+		{"shuttle:rushes/show", `cloud destination rclone:shuttle:rushes/show: the folder rushes/show does not exist on the remote "shuttle": ` +
+			"create it with rclone mkdir shuttle:rushes/show, or check the name"},
+	} {
+		h.locked(func() { h.a.offload.cloud.SetText("") })
+		addCloud(h, c.typed)
+		h.locked(func() {
+			v := h.a.offload
+			require.Empty(t, v.dests, c.typed)
+			require.Contains(t, v.status.Text, c.msg)
+			require.Contains(t, assembly.CheckCloudDest(context.Background(), rc, "rclone:"+c.typed).Error(), c.msg, "the job's check says the same")
+		})
+	}
+
 	h2 := newHarness(t, func(c *Config) { c.Rclone = &cloud.Rclone{Bin: "no-such-rclone-here"} })
 	addCloud(h2, "rclone:s3backup:rushes")
 	h2.locked(func() {
@@ -80,7 +99,8 @@ func TestCloudDestBadRemoteShowsTheError(t *testing.T) {
 // A good cloud destination and the proxies choice go into the job's
 // assembly.Settings, and into the preset an auto-offload watches.
 func TestCloudDestAndProxiesReachTheSettings(t *testing.T) {
-	rc, _ := localRemote(t)
+	rc, root := localRemote(t)
+	mkdir(t, filepath.Join(root, "cloud", "day01")) // dit creates no destination folder
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	raid, shuttle := mkdir(t, filepath.Join(dir, "raid")), mkdir(t, filepath.Join(dir, "shuttle"))
@@ -201,6 +221,12 @@ upload_rate: 100MB/s
 		text := texts(h.a.offload.destBox)
 		require.Contains(t, text, "rclone:s3backup:rushes/show")
 		require.Contains(t, text, "no free space figure")
+		// The uplink drawn once, its rate the preset's; the cloud
+		// destination's line says it uploads through it in the second run.
+		plan := texts(h.a.offload.planBox)
+		require.Contains(t, plan, "Uplink, shared by every cloud destination: 0.100 GB/s, used by the second run (see Cascade)")
+		require.Contains(t, plan, "s3 (second run): through the uplink")
+		require.Equal(t, 1, strings.Count(plan, "0.100 GB/s"), "the uplink's rate is said once")
 	})
 }
 

@@ -62,7 +62,7 @@ func TestCloudRefusalBeforeStart(t *testing.T) {
 		}
 		require.Equal(t, 2, runs["rclone:s3backup:rushes/show"], "%+v", v.lastPlan.topo.Destinations)
 		require.Less(t, runs[shuttle], 2)
-		require.Contains(t, texts(v.planBox), "First copy on raid, then show (second run: 1 card at once).")
+		require.Contains(t, texts(v.planBox), "First copy on raid, then rclone:s3backup:rushes/show (second run: 1 card at once).")
 
 		v.verify.SetSelected(verifyNoneText)
 		require.Equal(t, "Cannot start: a cloud destination with \"No read-back (never safe to format)\": a cloud copy counts only once the storage's checksum "+

@@ -266,6 +266,7 @@ func planPanel(out planOutput, sim string) fyne.CanvasObject {
 				container.NewVBox(widget.NewLabel(name), loadBar(b.Load, b.Capacity, "busiest direction"))))
 		}
 	}
+	addUplink(box, r)
 	box.Add(widget.NewLabelWithStyle("Destinations", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	for _, d := range r.Destinations {
 		name := d.Name
@@ -274,6 +275,14 @@ func planPanel(out planOutput, sim string) fyne.CanvasObject {
 		}
 		if d.Full {
 			name += " (full)"
+		}
+		if d.SharesUplink && r.Uplink != nil {
+			// Its capacity is the uplink's, drawn once above: a bar per
+			// cloud destination would count that room once for each.
+			l := widget.NewLabel(uplinkDestText(name, d))
+			l.Wrapping = fyne.TextWrapWord
+			box.Add(l)
+			continue
 		}
 		box.Add(widget.NewLabel(name))
 		box.Add(loadBar(d.Load, d.Capacity, "written"))
@@ -313,4 +322,35 @@ func simText(scale float64) string {
 		return "Simulated: the plan's hardware is played at field rates."
 	}
 	return fmt.Sprintf("Simulated: the plan's hardware is played at 1/%.0f of field rates (the plan stays in field units).", 1/scale)
+}
+
+// addUplink draws the cart's uplink (upload_rate), the one link every
+// cloud destination shares: a bar of the first run's uploads, or, when
+// only a cascade's second run uploads, its rate and where its time is
+// told (the Cascade lines).
+func addUplink(box *fyne.Container, r *plan.Result) {
+	u := r.Uplink
+	if u == nil {
+		return
+	}
+	name := "Uplink, shared by every cloud destination"
+	if u.Full {
+		name += " (full)"
+	}
+	if u.Load <= 0 && r.Cascade != nil {
+		l := widget.NewLabel(name + ": " + rateText(u.Capacity) + ", used by the second run (see Cascade)")
+		l.Wrapping = fyne.TextWrapWord
+		box.Add(l)
+		return
+	}
+	box.Add(widget.NewLabel(name))
+	box.Add(loadBar(u.Load, u.Capacity, "uploaded"))
+}
+
+// uplinkDestText is a cloud destination's line under a shared uplink.
+func uplinkDestText(name string, d plan.DestLoad) string {
+	if d.Run == 2 {
+		return name + " (second run): through the uplink"
+	}
+	return name + ": " + rateText(d.Load) + " through the uplink"
 }

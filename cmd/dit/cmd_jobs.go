@@ -3,8 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -57,16 +57,18 @@ type jobListCard struct {
 }
 
 type jobListEntry struct {
-	JobID     int64         `json:"job_id"`
-	Name      string        `json:"name"`
-	Station   string        `json:"station"`
-	State     string        `json:"state"`
-	Started   time.Time     `json:"started"`
-	Finished  time.Time     `json:"finished,omitzero"`
-	Bytes     int64         `json:"bytes"`
-	TBPerHour float64       `json:"tb_per_hour"`
-	MHL       string        `json:"mhl"` // hash lists: asc, v1, both or none
-	Cards     []jobListCard `json:"cards"`
+	JobID    int64     `json:"job_id"`
+	Name     string    `json:"name"`
+	Station  string    `json:"station"`
+	State    string    `json:"state"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	Bytes    int64     `json:"bytes"`
+	// BytesCopied and TBPerHour: the job model's (offload.JobFigures).
+	BytesCopied int64         `json:"bytes_copied"`
+	TBPerHour   float64       `json:"tb_per_hour"`
+	MHL         string        `json:"mhl"` // hash lists: asc, v1, both or none
+	Cards       []jobListCard `json:"cards"`
 	// Next is what to do with a job that did not end well (resume it,
 	// finish its hash lists or reports, retry failed files); "" if nothing.
 	Next string `json:"next,omitempty"`
@@ -117,7 +119,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 	for i, j := range shown {
 		s := sums[i]
 		e := jobListEntry{JobID: s.JobID, Name: s.Name, Station: j.Station, State: string(s.Status), Started: s.Started, Finished: s.Finished,
-			Bytes: s.Bytes, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
+			Bytes: s.Bytes, BytesCopied: s.BytesCopied, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
 		for _, c := range s.Cards {
 			failed := c.Failed
 			if c.Then != nil {
@@ -144,23 +146,23 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	station := func(e jobListEntry) string { return "" }
-	if o.AllStations {
-		station = func(e jobListEntry) string { return e.Station + "\t" }
-		fmt.Fprint(tw, "STATION\t")
-	}
-	fmt.Fprintln(tw, "JOB\tNAME\tSTATE\tSTARTED\tSIZE\tTB/HOUR\tMHL\tCARDS")
+	rows := [][]string{{"JOB", "NAME", "STATE", "STARTED", "SIZE", "TB/HOUR", "MHL", "CARDS"}}
 	for _, e := range list {
 		var cards []string
 		for _, c := range e.Cards {
 			v := jobsCardText(c)
 			cards = append(cards, fmt.Sprintf("%s: %s", c.Label, v))
 		}
-		fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", station(e), e.JobID, e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
-			units.FormatBytes(e.Bytes), strings.TrimSuffix(tbh(e.TBPerHour), " TB/hour"), e.MHL, strings.Join(cards, ", "))
+		rows = append(rows, []string{strconv.FormatInt(e.JobID, 10), e.Name, e.State, e.Started.Local().Format("2006-01-02 15:04:05"),
+			units.FormatBytes(e.Bytes), strings.TrimSuffix(tbhOf(e.BytesCopied, e.TBPerHour), " TB/hour"), e.MHL, strings.Join(cards, ", ")})
 	}
-	if err := tw.Flush(); err != nil {
+	if o.AllStations {
+		rows[0] = append([]string{"STATION"}, rows[0]...)
+		for i, e := range list {
+			rows[i+1] = append([]string{e.Station}, rows[i+1]...)
+		}
+	}
+	if err := writeTable(g.stdout, rows); err != nil {
 		return err
 	}
 	for _, e := range list {

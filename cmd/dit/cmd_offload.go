@@ -15,6 +15,7 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
@@ -60,7 +61,7 @@ type OffloadOptions struct {
 
 // AddFlags registers the flags.
 func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
-	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist. rclone:REMOTE:PATH uploads each card from its verified local copy to a remote of your rclone configuration")
+	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist. rclone:REMOTE:PATH is a remote of your rclone configuration: beside a folder, each card is uploaded from its verified copy there (a second run); with only cloud destinations, each card is streamed from the card as it is read")
 	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free; or rclone:REMOTE:PATH (a cloud upload)")
 	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: how many cards the second run copies at once")
 	o.Cloud.AddFlags(f, true)
@@ -437,6 +438,8 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		for _, p := range written {
 			fmt.Fprintln(g.stdout, "  "+p)
 		}
+	} else if !jsonOut && !hasFolderDest(sum) {
+		fmt.Fprintln(g.stdout, reportsNotWritten(g, sum.JobID))
 	}
 	if !jsonOut {
 		writeProxies(g, job)
@@ -493,4 +496,21 @@ func ignorePatterns(flags []string, file string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// hasFolderDest: the job has a destination that is not a cloud one (the
+// reports are written into those at its end).
+func hasFolderDest(s *offload.Summary) bool {
+	for _, d := range append(append([]string(nil), s.Destinations...), s.Then...) {
+		if !cloud.IsDest(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportsNotWritten is the summary's line for a job with only cloud
+// destinations: no folder got its reports.
+func reportsNotWritten(g *GlobalOptions, jobID int64) string {
+	return fmt.Sprintf("Reports: not written (no folder destination): %s --out DIR writes them", g.withCatalog(fmt.Sprintf("dit report %d", jobID)))
 }

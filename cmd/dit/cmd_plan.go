@@ -87,7 +87,7 @@ so every rate is F times and every time 1/F times the field plan's.`,
 	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes the job computes (their CPU cost is planned)")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back planned: dest, source+dest or none")
 	f.StringArrayVar(&o.Limits, "limit", nil, "cap destinations: RATE (all) or DEST=RATE, e.g. 1.5GB/s")
-	f.StringVar(&o.UploadRate, "upload-rate", "", "the cart's uplink, shared by the cloud destinations (rclone:REMOTE:PATH), e.g. 100MB/s (the topology's upload_rate:)")
+	f.StringVar(&o.UploadRate, "upload-rate", "", "the cart's uplink, shared by the cloud destinations (rclone:REMOTE:PATH), e.g. 100MB/s or 1Gbit/s (the topology's upload_rate:); a bare number is bytes/s, below 1 MB/s refused")
 	f.StringSliceVar(&o.Fit, "fit", nil, "media to count room for (default: the media of the cards)")
 	f.BoolVar(&o.NoCPU, "no-cpu", false, "leave this machine's CPU out (plan for another machine)")
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
@@ -186,11 +186,14 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 			return err
 		}
 	}
-	req := assembly.TopologyRequest{Topology: set, Cards: args, Dests: o.Dests, Then: o.Then,
+	// The runs the engine will give the destinations: a cloud one beside
+	// a folder is uploaded in a second run, from the first copy.
+	dests, then := assembly.DestRuns(o.Dests, o.Then)
+	req := assembly.TopologyRequest{Topology: set, Cards: args, Dests: dests, Then: then,
 		Limits: o.Limits, Sizes: true}
 	if o.UploadRate != "" {
-		if req.UploadRate, err = units.ParseRate(o.UploadRate); err != nil || req.UploadRate <= 0 {
-			return usageErr(fmt.Errorf("--upload-rate %q: give a rate above zero such as 100MB/s or 1Gbit/s", o.UploadRate))
+		if req.UploadRate, err = parseUploadRate(o.UploadRate); err != nil {
+			return usageErr(err)
 		}
 	}
 	if c, err := g.openCatalogExisting(); err == nil {
@@ -237,6 +240,27 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	return nil
 }
 
+// minBareUplink is the least bare number --upload-rate takes (bytes/s,
+// as every rate flag reads a number without a unit): below it the unit
+// was surely left out.
+const minBareUplink = 1e6
+
+// parseUploadRate reads --upload-rate: a rate above zero; a number
+// without a unit is bytes/s, as for --limit and --throttle, and one
+// below 1 MB/s is refused (100 meant 100 MB/s or 100 Mbit/s, not 100
+// B/s).
+func parseUploadRate(s string) (float64, error) {
+	v, err := units.ParseRate(s)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("--upload-rate %q: give a rate above zero such as 100MB/s or 1Gbit/s", s)
+	}
+	if _, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && v < minBareUplink {
+		return 0, fmt.Errorf("--upload-rate %q: a number without a unit is bytes per second (%s), surely not the uplink: "+
+			"give the unit, e.g. %sMB/s or %sMbit/s", s, units.FormatRate(v), strings.TrimSpace(s), strings.TrimSpace(s))
+	}
+	return v, nil
+}
+
 func rate(v float64) string {
 	if v == 0 {
 		return "?"
@@ -277,11 +301,16 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, medium, orDash(c.Bus), rate(c.Rate), eta(c.ETASeconds), limitWords(c))
 	}
 	tw.Flush()
-	if len(r.Buses) > 0 {
+	if len(r.Buses) > 0 || r.Uplink != nil {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "BUS\tKIND\tLOAD\tCAPACITY\tHEADROOM\t\tON IT")
-		for _, b := range r.Buses {
+		links := r.Buses
+		if r.Uplink != nil {
+			// The uplink: one link the cloud destinations share.
+			links = append(append([]plan.LinkLoad(nil), links...), *r.Uplink)
+		}
+		for _, b := range links {
 			depth := len(t.Chain(b.Name)) - 1
 			full := ""
 			if b.Full {
@@ -309,15 +338,19 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 			if d.Full {
 				full = "FULL"
 			}
-			headroom := "?"
+			capacity, headroom := rate(d.Capacity), "?"
 			if d.Capacity > 0 {
 				headroom = units.FormatRate(d.Headroom)
+			}
+			if d.SharesUplink {
+				// The uplink's, shared: said once, on its row.
+				capacity, headroom = "uplink", "uplink"
 			}
 			name := d.Name
 			if d.Run == 2 {
 				name += " (2nd run)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, units.FormatRate(d.Load), rate(d.Capacity), headroom, readback, full)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, units.FormatRate(d.Load), capacity, headroom, readback, full)
 		}
 		tw.Flush()
 	}

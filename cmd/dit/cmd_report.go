@@ -48,8 +48,8 @@ phase, the verify phase and end to end, and a throughput chart.
         destination, path, source, start timecode, size, hashes, how it
         was verified (s3-etag:md5 on a cloud destination), when, error
 
-dit also writes all four at the end of every job into each destination
-(DEST/<job folder>/reports/), with the clip sheet when the job has clips,
+dit also writes all four at the end of every job into each folder or array
+destination (DEST/<job folder>/reports/; a cloud destination gets none), with the clip sheet when the job has clips,
 its ALE when asked (dit offload --ale), and the proxies sheet when it made
 proxies.
 

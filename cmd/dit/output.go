@@ -49,7 +49,7 @@ func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 // when there is nothing to do.
 func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSummary) string {
 	cmd := g.resumeCommand(id)
-	sealing, failed, changed := 0, 0, 0
+	sealing, failed, changed, waits, written := 0, 0, 0, 0, 0
 	for _, c := range cards {
 		if c.State == catalog.CardSealing {
 			sealing++
@@ -60,10 +60,30 @@ func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSumm
 				changed++
 			}
 		}
+		// A cloud history (the card's run, or its second run's).
+		fs := c.Failures
+		if c.Then != nil {
+			fs = append(fs[:len(fs):len(fs)], c.Then.Failures...)
+		}
+		w, n := false, false
+		for _, f := range fs {
+			w = w || strings.HasPrefix(f.Error, offload.HistoryWaits)
+			n = n || strings.Contains(f.Error, offload.HistoryWritten)
+		}
+		if w {
+			waits++
+		}
+		if n {
+			written++
+		}
 	}
 	switch {
 	case state == catalog.JobInterrupted:
 		return "resume it with: " + cmd
+	case written > 0:
+		return fmt.Sprintf("the cloud history of %d card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder", written)
+	case waits > 0:
+		return fmt.Sprintf("the cloud history of %d card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: %s", waits, cmd)
 	case changed > 0 && changed == failed && sealing == 0:
 		// A resume cannot help: the verified copies are kept.
 		return fmt.Sprintf("%d file(s) changed on the card since their copies were verified (kept as they are): offload the card as a new job to copy it as it is now", changed)
@@ -178,8 +198,8 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	if s.Status == verdict.Running {
 		in = "for" // so far
 	}
-	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s end to end\n", s.JobID, s.Name, s.Status, in, dur,
-		s.Files, units.FormatBytes(s.Bytes), tbh(s.TBPerHour))
+	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s\n", s.JobID, s.Name, s.Status, in, dur,
+		s.Files, units.FormatBytes(s.Bytes), endToEnd(s))
 	if s.Runs > 1 {
 		// The wall time counts the pauses; the rate does not.
 		fmt.Fprintf(w, "  resumed: ran %s in %d runs, paused %s; %s read from the cards in all\n",
@@ -198,7 +218,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		mark := cardMark(c.Status)
 		fmt.Fprintf(w, "\n  [%s] %s  %s\n", mark, c.Label, c.Verdict)
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
-			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbh(c.TBPerHour))
+			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbhOf(c.BytesCopied, c.TBPerHour))
 		writeDests(w, "->", c.Destinations)
 		failures := c.Failures
 		if len(s.Then) > 0 {
@@ -206,8 +226,8 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
 			}
 			if h := c.Then; h != nil {
-				fmt.Fprintf(w, "      then from %s (second run, %s): %d files, %s, %d failed, %s\n", h.Source, h.Status, h.Files,
-					units.FormatBytes(h.Bytes), h.Failed, tbh(h.TBPerHour))
+				fmt.Fprintf(w, "      then from %s (second run, %s): %s, %s, %d failed, %s\n", h.Source, h.Status, hopFiles(h),
+					units.FormatBytes(h.Bytes), h.Failed, tbhOf(h.BytesCopied, h.TBPerHour))
 				writeDests(w, "=>", h.Destinations)
 				for _, f := range h.Failures {
 					failures = append(failures, offload.Failure{Path: f.Path + " (2nd run)", Error: f.Error})
@@ -298,10 +318,45 @@ func clock(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-// tbh is a TB/hour figure as people read it: "-" when nothing was moved.
+// tbh is a TB/hour figure as people read it: "-" when no time was
+// recorded.
 func tbh(v float64) string {
 	if v <= 0 {
 		return "- TB/hour"
 	}
 	return units.FormatTBPerHour(v)
+}
+
+// nothingCopied is what a TB/hour of the job model reads where no byte
+// was copied (bytes_copied 0: e.g. every file of the card already in the
+// cloud folder, read and hashed but not sent): the figure, bytes copied
+// over the time, has nothing to tell.
+const nothingCopied = "nothing copied"
+
+// tbhOf is the TB/hour of bytes copied: nothingCopied when none was, else
+// tbh(v).
+func tbhOf(bytes int64, v float64) string {
+	if bytes <= 0 {
+		return nothingCopied
+	}
+	return tbh(v)
+}
+
+// endToEnd is the job's rate on its summary line: "0.123 TB/hour end to
+// end", or nothingCopied.
+func endToEnd(s *offload.Summary) string {
+	if s.BytesCopied <= 0 {
+		return nothingCopied
+	}
+	return tbh(s.TBPerHour) + " end to end"
+}
+
+// hopFiles is a second run's files as its summary line says them: the
+// card's, and the first copy's hash-list files sent with them (which its
+// progress line counts too: "19/19 files" for 17 and 2).
+func hopFiles(h *offload.HopSummary) string {
+	if h.HashListFiles == 0 {
+		return fmt.Sprintf("%d files", h.Files)
+	}
+	return fmt.Sprintf("%d files (and %d of the first copy's hash lists)", h.Files, h.HashListFiles)
 }

@@ -49,6 +49,18 @@ func TestNextStepSaysWhatHelps(t *testing.T) {
 	require.Contains(t, msg, "hash lists of 1 card(s) are not written")
 	require.Contains(t, msg, "dit offload --resume 4 --db /srv/carts/cart2.db")
 
+	// A cloud history held back by a failed upload (a cascade's second
+	// run here): the resume writes it. One written by this job before
+	// files were added: only another job, to another folder.
+	waits := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001"}, State: "verified", Then: &offload.HopSummary{State: "sealing", Failed: 1,
+		Failures: []offload.Failure{{Path: "clip.mov", Error: "upload failed"}, {Path: "(hash lists)", Error: offload.HistoryWaits + "rclone:s3:show/day01/A001: 1 file not verified there (clip.mov): ..."}}}}}
+	require.Equal(t, "the cloud history of 1 card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: dit offload --resume 4 --db /srv/carts/cart2.db",
+		nextStep(g, 4, "done", waits))
+	written := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001"}, State: "sealing",
+		Failures: []offload.Failure{{Path: "(hash lists)", Error: "hash lists not written in rclone:s3:show/day01/A001: rclone:s3:show/day01/A001/ascmhl " + offload.HistoryWritten + " once ..."}}}}
+	require.Equal(t, "the cloud history of 1 card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder",
+		nextStep(g, 4, "done", written))
+
 	var sum bytes.Buffer
 	writeSummary(&sum, &offload.Summary{JobID: 4, State: "done"}, g.DB, "", g)
 	require.Contains(t, sum.String(), "(dit job show 4 --db /srv/carts/cart2.db)")

@@ -31,5 +31,5 @@ func TestJobShowProxyLine(t *testing.T) {
 	require.NoError(t, cat.AddProxy(&catalog.Proxy{JobID: j.ID, CardID: k.ID, Clip: "c", Dest: "/raid", Preset: "h264", State: catalog.ProxyMade, MadeAt: time.Now()}))
 	b.Reset()
 	writeProxyCount(&b, cat, j.ID, nil)
-	require.Equal(t, "\nProxies: 1 made (dit job show 1 --proxies lists them)\n", b.String())
+	require.Equal(t, "\nProxies: 1 made for 1 clip (dit job show 1 --proxies lists them)\n", b.String())
 }

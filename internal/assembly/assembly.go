@@ -88,12 +88,17 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 		}
 		changed = len(p.Cards) != len(s.Cards) || len(p.LeftOut) > 0
 		p.s.Cards, p.s.Dests = p.Cards, p.Dests
+		if err := p.checkClouds(ctx); err != nil {
+			return nil, err
+		}
 		if err := p.drives(ctx); err != nil {
 			return nil, err
 		}
 		if err := p.cloudSpace(ctx); err != nil {
 			return nil, err
 		}
+	} else if err := p.checkClouds(ctx); err != nil {
+		return nil, err
 	}
 	p.opts = p.options()
 	if format.ASC || format.V1 {

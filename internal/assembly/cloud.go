@@ -2,10 +2,12 @@ package assembly
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -15,6 +17,55 @@ import (
 // refuses, where each one goes) asked by a front end while a job is set
 // up, in the engine's words; and the storage's free space, asked of
 // rclone when the job is prepared.
+
+// checkClouds checks each cloud destination of the job with rclone
+// before anything is recorded (cloud.Rclone.Check: the remote
+// configured, a folder named that is there, not relative to the working
+// folder): a new job's, or those a resumed job recorded. A destination
+// refused as it is written or stands is a UsageError (the CLI exits 2,
+// as for a destination folder that is not there); a remote that does
+// not answer is an error as it is. The GUI's add-cloud check
+// (CheckCloudDest) says the same words.
+func (p *Prepared) checkClouds(ctx context.Context) error {
+	dests := append(append([]string(nil), p.Dests...), p.s.Then...)
+	var rec *catalog.Job
+	if p.s.Resume != 0 {
+		ds, err := p.s.Catalog.Dests(p.s.Resume)
+		if err != nil {
+			return err
+		}
+		dests = nil
+		for _, d := range ds {
+			dests = append(dests, d.Path)
+		}
+		if rec, err = p.s.Catalog.Job(p.s.Resume); err != nil {
+			return err
+		}
+	}
+	// The job's rclone: on a resume, the configuration file and limit it
+	// recorded (offload.JobSpec), as the engine will run it.
+	r, err := offload.CloudRclone(p.s.Rclone, rec)
+	if err != nil {
+		return usage(err)
+	}
+	for _, d := range dests {
+		cd, err := cloud.Parse(d)
+		if err != nil {
+			continue // not a cloud destination, or one the engine refuses in its words
+		}
+		if err := r.Check(ctx, cd); err != nil {
+			if rec != nil {
+				err = fmt.Errorf("job %d not resumed (left as it was): %w", rec.ID, err)
+			}
+			var de *cloud.DestError
+			if errors.As(err, &de) {
+				return usage(err)
+			}
+			return err
+		}
+	}
+	return nil
+}
 
 // CheckCloudDests refuses, as the engine will at the start
 // (offload.CheckCloudDests, the same rule and words), what dit cannot do
@@ -145,15 +196,6 @@ func (p *Prepared) cloudSpace(ctx context.Context) error {
 			return nil // the engine refuses it, naming the card
 		}
 		need += sc.Bytes
-	}
-	// A remote that cannot be used is refused first, in the words
-	// dit-gui shows (CheckCloudDest), before its free space is asked.
-	for _, d := range all {
-		if cloud.IsDest(d) {
-			if err := CheckCloudDest(ctx, p.s.Rclone, d); err != nil {
-				return err
-			}
-		}
 	}
 	var r spaceAsker = p.s.Rclone
 	if p.s.Rclone == nil {

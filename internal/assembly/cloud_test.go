@@ -3,8 +3,10 @@ package assembly
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
-	"strings"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // fakeSpace answers About from a table by remote, counting the asks.
@@ -79,8 +82,8 @@ func TestPrepareAsksTheRemotesFreeSpace(t *testing.T) {
 	if _, err := exec.LookPath("rclone"); err != nil {
 		t.Skip("rclone is not installed (apt-get install rclone)")
 	}
-	bucket := e.folder("bucket")
-	s.Dests = []string{raid, "rclone:ditlocal:" + strings.TrimPrefix(bucket, "/") + "/day01"}
+	bucket := e.folder("bucket/day01")
+	s.Dests = []string{raid, "rclone:ditlocal:" + bucket}
 	s.Rclone = &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1}
 	p, err = Prepare(context.Background(), s)
 	require.NoError(t, err)
@@ -115,9 +118,92 @@ func TestCloudFree(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(-1), free)
 	free, err = CloudFree(context.Background(), &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1},
-		"rclone:ditlocal:"+strings.TrimPrefix(t.TempDir(), "/"))
+		"rclone:ditlocal:"+t.TempDir())
 	require.NoError(t, err)
 	require.Positive(t, free)
 	_, err = CloudFree(context.Background(), nil, "rclone:bad")
 	require.ErrorContains(t, err, "rclone:REMOTE:PATH")
+}
+
+// A job to a local-type remote's absolute folder (rclone:REMOTE:/abs),
+// run from another working folder: every file lands, byte for byte, in
+// the folder dit records and prints (REMOTE:/abs/JOB/CARD), none under
+// the working folder; a resume from a third folder checks and finds the
+// same folder.
+func TestCloudLocalAbsoluteFolder(t *testing.T) {
+	needRclone(t)
+	e := newEnv(t)
+	a := e.card("A001")
+	dest := e.folder("LOC DEST Ü")
+	wd := e.folder("elsewhere")
+	t.Chdir(wd)
+	s := e.settings([]string{a}, []string{"rclone:ditloc:" + dest})
+	s.Rclone = &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOC_TYPE=local"}, Tries: 1}
+	s.Drives = DrivesOff
+	_, j, sum := e.run(s)
+	require.Equal(t, verdict.Done, sum.Status)
+	require.True(t, sum.Cards[0].SafeToFormat)
+	require.Equal(t, []string{"rclone:ditloc:" + dest}, sum.Destinations)
+	require.Equal(t, "rclone:ditloc:"+dest+"/day01/A001", sum.Cards[0].Destinations[0].Path, "the folder dit prints")
+	require.Equal(t, 3, sum.Cards[0].Destinations[0].Verified)
+	ds, err := e.cat.Dests(j.ID())
+	require.NoError(t, err)
+	require.Equal(t, "rclone:ditloc:"+dest, ds[0].Path, "the folder the catalog records")
+	for _, f := range []string{"CLIPS/A001C001.MOV", "CLIPS/A001C002.MOV", "META/info.xml"} {
+		want, err := os.ReadFile(filepath.Join(a, f))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(dest, "day01", "A001", f))
+		require.NoError(t, err, "in the folder printed")
+		require.Equal(t, want, got, f)
+	}
+	left, err := os.ReadDir(wd)
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing under the working folder")
+
+	t.Chdir(e.folder("third"))
+	rs := e.settings(nil, nil)
+	rs.Resume, rs.Rclone, rs.Drives = j.ID(), s.Rclone, DrivesOff
+	_, err = Prepare(context.Background(), rs)
+	require.NoError(t, err, "the recorded folder is there from any working folder")
+}
+
+// A cloud destination rclone refuses as it stands stops the job before
+// it is recorded, as a usage error in the words of the GUI's check: a
+// bucket that is not there (moto), no folder named, a path relative to
+// the working folder; a resumed job's recorded destinations are checked
+// too (the remote missing from the configuration it runs with).
+func TestCloudDestRefusedBeforeTheJob(t *testing.T) {
+	e := newEnv(t)
+	a := e.card("A001")
+	srv := s3test.Start(t, "ditchk", "shots")
+	rc := &cloud.Rclone{Env: append(srv.Env, "RCLONE_CONFIG_DITLOC_TYPE=local"), Tries: 1}
+	t.Chdir(e.folder("wd"))
+	for _, d := range []string{"rclone:ditchk:nobucket/show", "rclone:ditchk:", "rclone:ditloc:rel"} {
+		s := e.settings([]string{a}, []string{d})
+		s.Rclone, s.Drives = rc, DrivesOff
+		_, err := Prepare(context.Background(), s)
+		var ue *UsageError
+		require.ErrorAs(t, err, &ue, d)
+		require.Equal(t, CheckCloudDest(context.Background(), rc, d).Error(), err.Error(), "one wording: %s", d)
+		require.Zero(t, e.jobs(), d)
+	}
+
+	s := e.settings([]string{a}, []string{"rclone:ditchk:shots/show"})
+	s.Rclone, s.Drives = rc, DrivesOff
+	_, j, sum := e.run(s)
+	require.Equal(t, verdict.Done, sum.Status)
+	rs := e.settings(nil, nil)
+	rs.Resume, rs.Drives = j.ID(), DrivesOff
+	rs.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Env: []string{"RCLONE_CONFIG_OTHER_TYPE=local"}, Tries: 1}
+	_, err := Prepare(context.Background(), rs)
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+	require.EqualError(t, err, fmt.Sprintf(`job %d not resumed (left as it was): cloud destination rclone:ditchk:shots/show: rclone's configuration has no remote "ditchk" (it has other): add it with rclone config, or write one of those`, j.ID()))
+}
+
+func needRclone(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed (apt-get install rclone)")
+	}
 }

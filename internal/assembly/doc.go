@@ -25,7 +25,12 @@
 //	                card's once its run is done, waited for before the
 //	                reports),
 //	                the bus-budget scheduler (internal/sched) and the
-//	                notifications (internal/notify). A new job asks each
+//	                notifications (internal/notify). A new or resumed
+//	                job has rclone check each cloud destination first
+//	                (cloud.Rclone.Check: a folder named and there, on S3
+//	                its bucket; the remote configured; not relative to
+//	                the working folder), in CheckCloudDest's words: a
+//	                refusal is a UsageError. A new job asks each
 //	                cloud destination's remote for its free space (rclone
 //	                about): one that reports less than the cards to
 //	                upload refuses the job, as a folder too small does;

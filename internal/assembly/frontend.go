@@ -18,9 +18,11 @@ import (
 func IsCloudDest(d string) bool { return cloud.IsDest(d) }
 
 // CheckCloudDest checks a cloud destination as a job would use it with
-// r (nil: rclone on PATH, the user's configuration): written right,
-// rclone installed, the remote configured (else the remotes there are
-// named), its folder readable.
+// r (nil: rclone on PATH, the user's configuration): written right and
+// naming a folder, rclone installed, the remote configured (else the
+// remotes there are named), the folder there (on S3 its bucket) and not
+// relative to the working folder (cloud.Rclone.Check). A job's start
+// checks the same, in the same words.
 func CheckCloudDest(ctx context.Context, r *cloud.Rclone, d string) error {
 	if r == nil {
 		r = &cloud.Rclone{}
@@ -47,11 +49,14 @@ func ProxySpec(preset string, burnin bool) string {
 	return preset + ",burnin"
 }
 
-// ProxyCount is a job's proxies in words as dit job show prints them:
-// "3 made, 1 failed" (each state with proxies, made first); for a job
-// that asked for proxies, ended, and has none recorded (resumed where
-// ffmpeg was missing, or no clip on its cards): "none made (the job
-// asked for h264)"; "" for a job that asked for none, or has not ended.
+// ProxyCount is a job's proxies in words as dit job show and dit-gui
+// print them: "16 made for 8 clips on 2 destinations, 1 failed" (a
+// proxy is made per clip on each destination it goes to: made counts
+// them, for the clips that have one, on the destinations that have one;
+// then each other state with proxies); for a job that asked for
+// proxies, ended, and has none recorded (resumed where ffmpeg was
+// missing, or no clip on its cards): "none made (the job asked for
+// h264)"; "" for a job that asked for none, or has not ended.
 func ProxyCount(cat *catalog.Catalog, jobID int64) (string, error) {
 	ps, err := cat.Proxies(jobID)
 	if err != nil {
@@ -65,14 +70,38 @@ func ProxyCount(cat *catalog.Catalog, jobID int64) (string, error) {
 		return fmt.Sprintf("none made (the job asked for %s)", rec.Proxies), nil
 	}
 	n := map[string]int{}
+	type clip struct {
+		card int64
+		name string
+	}
+	clips, dests := map[clip]bool{}, map[string]bool{}
 	for _, p := range ps {
 		n[p.State]++
+		if p.State == catalog.ProxyMade {
+			clips[clip{p.CardID, p.Clip}] = true
+			dests[p.Dest] = true
+		}
 	}
 	var parts []string
-	for _, st := range []string{catalog.ProxyMade, catalog.ProxyFailed, catalog.ProxyCancelled, catalog.ProxySkipped} {
+	if m := n[catalog.ProxyMade]; m > 0 {
+		made := fmt.Sprintf("%d made for %s", m, plural(len(clips), "clip", "clips"))
+		if len(dests) > 1 {
+			made += fmt.Sprintf(" on %d destinations", len(dests))
+		}
+		parts = append(parts, made)
+	}
+	for _, st := range []string{catalog.ProxyFailed, catalog.ProxyCancelled, catalog.ProxySkipped} {
 		if n[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
 		}
 	}
 	return strings.Join(parts, ", "), nil
+}
+
+// plural is n and the noun for it: "1 clip", "8 clips".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -36,12 +37,26 @@ func TestProxyCount(t *testing.T) {
 	n, err = ProxyCount(cat, jp.ID)
 	require.NoError(t, err)
 	require.Equal(t, "none made (the job asked for h264,burnin)", n)
-	for _, st := range []string{catalog.ProxyFailed, catalog.ProxyMade, catalog.ProxyMade} {
-		require.NoError(t, cat.AddProxy(&catalog.Proxy{JobID: j.ID, CardID: k.ID, Clip: "c", Dest: "/raid", Preset: "h264", State: st, MadeAt: time.Now()}))
+	add := func(clip, dest, st string) {
+		require.NoError(t, cat.AddProxy(&catalog.Proxy{JobID: j.ID, CardID: k.ID, Clip: clip, Dest: dest, Preset: "h264", State: st, MadeAt: time.Now()}))
 	}
+	add("c1", "/raid", catalog.ProxyMade)
 	n, err = ProxyCount(cat, j.ID)
 	require.NoError(t, err)
-	require.Equal(t, "2 made, 1 failed", n)
+	require.Equal(t, "1 made for 1 clip", n)
+	// 8 clips, each made on 2 destinations (one of them a cloud one),
+	// and one clip whose proxy failed: 16 proxies for 8 clips, not "16
+	// made" as if 16 clips.
+	for i := 2; i <= 8; i++ {
+		add(fmt.Sprintf("c%d", i), "/raid", catalog.ProxyMade)
+	}
+	for i := 1; i <= 8; i++ {
+		add(fmt.Sprintf("c%d", i), "rclone:s3:rushes/px", catalog.ProxyMade)
+	}
+	add("c9", "", catalog.ProxyFailed)
+	n, err = ProxyCount(cat, j.ID)
+	require.NoError(t, err)
+	require.Equal(t, "16 made for 8 clips on 2 destinations, 1 failed", n)
 	require.Equal(t, "h264,burnin", ProxySpec("h264", true))
 	require.Equal(t, "", ProxySpec("", true))
 	require.Contains(t, ProxyPresetList(), "prores-proxy")

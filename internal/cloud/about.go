@@ -33,7 +33,7 @@ func (r *Rclone) About(ctx context.Context, d Dest) (Space, error) {
 			return parseAbout(out)
 		case aboutUnsupported(err):
 			return Space{Free: -1, Total: -1, Used: -1}, nil
-		case strings.Contains(err.Error(), "directory not found") && p != "":
+		case strings.Contains(err.Error(), "directory not found") && p != "" && p != "/":
 			if p = path.Dir(p); p == "." {
 				p = ""
 			}

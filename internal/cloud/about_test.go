@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -29,7 +28,7 @@ func TestAboutLocalRemote(t *testing.T) {
 	dir := t.TempDir()
 	r := &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1}
 	for _, p := range []string{dir, filepath.Join(dir, "not/made/yet")} {
-		sp, err := r.About(context.Background(), cloud.Dest{Remote: "ditlocal", Path: strings.TrimPrefix(p, "/")})
+		sp, err := r.About(context.Background(), cloud.Dest{Remote: "ditlocal", Path: p})
 		require.NoError(t, err, p)
 		var st syscall.Statfs_t
 		require.NoError(t, syscall.Statfs(dir, &st))

@@ -16,13 +16,36 @@ import (
 	"github.com/dit-org/dit/internal/cloud/s3test"
 )
 
+// Parse keeps what rclone reads: a leading slash (an absolute path on a
+// local, SFTP or SMB remote) stays, a path without one stays relative;
+// String gives back the cleaned destination and At the rclone path of a
+// file under it, with any Unicode name.
 func TestParse(t *testing.T) {
-	d, err := cloud.Parse("rclone:s3backup:bucket/shows/")
-	require.NoError(t, err)
-	require.Equal(t, cloud.Dest{Remote: "s3backup", Path: "bucket/shows"}, d)
-	require.Equal(t, "rclone:s3backup:bucket/shows", d.String())
-	require.Equal(t, "s3backup:bucket/shows/A001/x.mov", d.At("A001/x.mov"))
-	for _, bad := range []string{"rclone:", "rclone:bucket", "rclone::x", "/Volumes/RAID"} {
+	for _, c := range []struct{ in, remote, path, str, at string }{
+		{"rclone:s3backup:bucket/shows/", "s3backup", "bucket/shows", "rclone:s3backup:bucket/shows", "s3backup:bucket/shows/A001/x.mov"},
+		{"rclone:s3:bucket/p", "s3", "bucket/p", "rclone:s3:bucket/p", "s3:bucket/p/A001/x.mov"},
+		{"rclone:loc:/tmp/x", "loc", "/tmp/x", "rclone:loc:/tmp/x", "loc:/tmp/x/A001/x.mov"},
+		{"rclone:loc://tmp/./x/", "loc", "/tmp/x", "rclone:loc:/tmp/x", "loc:/tmp/x/A001/x.mov"},
+		{"rclone:loc:/../x", "loc", "/x", "rclone:loc:/x", "loc:/x/A001/x.mov"},
+		{"rclone:loc:/", "loc", "/", "rclone:loc:/", "loc:/A001/x.mov"},
+		{"rclone:loc:rel", "loc", "rel", "rclone:loc:rel", "loc:rel/A001/x.mov"},
+		{"rclone:loc:rel/../other", "loc", "other", "rclone:loc:other", "loc:other/A001/x.mov"},
+		{"rclone:remote:", "remote", "", "rclone:remote:", "remote:A001/x.mov"},
+		{"rclone:s3:Drehtag Ü/Szene 1 – 日本", "s3", "Drehtag Ü/Szene 1 – 日本", "rclone:s3:Drehtag Ü/Szene 1 – 日本", "s3:Drehtag Ü/Szene 1 – 日本/A001/x.mov"},
+		{"rclone:ü日本:/srv/Été", "ü日本", "/srv/Été", "rclone:ü日本:/srv/Été", "ü日本:/srv/Été/A001/x.mov"},
+		{"rclone:smb:share\\show", "smb", "share/show", "rclone:smb:share/show", "smb:share/show/A001/x.mov"},
+	} {
+		d, err := cloud.Parse(c.in)
+		require.NoError(t, err, c.in)
+		require.Equal(t, cloud.Dest{Remote: c.remote, Path: c.path}, d, c.in)
+		require.Equal(t, c.str, d.String(), c.in)
+		require.Equal(t, c.at, d.At("A001/x.mov"), c.in)
+		require.Equal(t, strings.TrimPrefix(c.str, cloud.Prefix), d.At(""), c.in)
+		again, err := cloud.Parse(d.String())
+		require.NoError(t, err, c.in)
+		require.Equal(t, d, again, "String parses back to the same destination: %s", c.in)
+	}
+	for _, bad := range []string{"rclone:", "rclone:bucket", "rclone::x", "/Volumes/RAID", "rclone:my remote:x"} {
 		_, err := cloud.Parse(bad)
 		require.Error(t, err, bad)
 		require.Contains(t, err.Error(), "rclone:REMOTE:PATH")
@@ -124,7 +147,7 @@ func TestErrors(t *testing.T) {
 	}
 	require.Error(t, err)
 	require.Contains(t, err.Error(), `"nosuchremote"`)
-	require.Contains(t, err.Error(), "rclone listremotes")
+	require.Contains(t, err.Error(), "add it with rclone config")
 	src := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(src, "f"), []byte("x"), 0o644))
 	err = r.Upload(context.Background(), src, []string{"f"}, d, "", nil)

@@ -5,8 +5,20 @@
 // S3). dit drives the rclone binary (the engine every such transfer
 // already trusts); it holds no storage client of its own.
 //
+// PATH keeps a leading slash: rclone:loc:/srv/rushes is the folder
+// /srv/rushes of a local (or SFTP, SMB) remote, and the path dit prints,
+// records and hands rclone is that one folder. A path without one is
+// relative to the remote's root (a bucket on S3).
+//
 // What it does, all through rclone:
 //
+//	Check      before a job: refuses a destination that names no folder
+//	           (rclone:REMOTE:), a remote the configuration lacks, a
+//	           path relative to the folder dit runs in (a local-type
+//	           remote's; the error gives the absolute path to write), a
+//	           folder that is not there (on S3: a bucket; a prefix with no
+//	           object cannot be told from an empty folder, so only the
+//	           bucket must exist) or is a file: a DestError (check.go)
 //	Upload     files of a local folder to the remote (rclone copy
 //	           --files-from): a bandwidth limit, retries with backoff,
 //	           the bytes sent so far (rclone's JSON stats); an object

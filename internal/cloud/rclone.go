@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,13 +31,22 @@ const UploadCutoff = "5G"
 // folder on it.
 type Dest struct {
 	Remote string // the remote's name, without its colon
-	Path   string // the folder on it ("" the remote's root), slash-separated
+	// Path is the folder on it, slash-separated, as rclone reads it: a
+	// leading slash kept ("/srv/rushes": an absolute path on a local,
+	// SFTP or SMB remote), none when it has none ("bucket/show": from
+	// the remote's root; on a local-type remote that is the working
+	// folder, which Check refuses). "" is the remote's root.
+	Path string
 }
 
 // IsDest reports whether s names a cloud destination (rclone:...).
 func IsDest(s string) bool { return strings.HasPrefix(s, Prefix) }
 
-// Parse reads a destination written rclone:REMOTE:PATH.
+// Parse reads a destination written rclone:REMOTE:PATH. PATH is cleaned
+// (no "." or ".." elements, no trailing slash; a backslash is a slash)
+// and keeps a leading slash: rclone:loc:/srv/x is the folder /srv/x,
+// rclone:loc:srv/x is srv/x under the remote's root. An empty PATH
+// parses (a job recorded with one can still be read); Check refuses it.
 func Parse(s string) (Dest, error) {
 	rest, ok := strings.CutPrefix(s, Prefix)
 	if !ok {
@@ -46,16 +56,26 @@ func Parse(s string) (Dest, error) {
 	if !ok || remote == "" || strings.ContainsAny(remote, "/\\ ") {
 		return Dest{}, fmt.Errorf("cloud destination %q: write it rclone:REMOTE:PATH, e.g. rclone:s3backup:bucket/shows (REMOTE a remote of your rclone configuration, see rclone listremotes)", s)
 	}
-	p = strings.Trim(path.Clean("/"+strings.ReplaceAll(p, "\\", "/")), "/")
+	p = strings.ReplaceAll(p, "\\", "/")
+	abs := strings.HasPrefix(p, "/")
+	p = path.Clean("/" + p)
+	if !abs {
+		p = strings.TrimPrefix(p, "/")
+	}
 	return Dest{Remote: remote, Path: p}, nil
 }
 
 // String is the destination as dit records it: rclone:REMOTE:PATH.
 func (d Dest) String() string { return Prefix + d.Remote + ":" + d.Path }
 
-// At is the rclone path of rel (slash-separated) under the destination.
+// At is the rclone path of rel (slash-separated) under the destination:
+// REMOTE:PATH/rel, PATH's leading slash kept.
 func (d Dest) At(rel string) string {
-	return d.Remote + ":" + strings.TrimPrefix(path.Join(d.Path, rel), "/")
+	p := path.Join(d.Path, rel)
+	if !strings.HasPrefix(d.Path, "/") {
+		p = strings.TrimPrefix(p, "/")
+	}
+	return d.Remote + ":" + p
 }
 
 // Rclone runs the rclone binary. The zero value uses "rclone" on PATH
@@ -104,7 +124,12 @@ func (r *Rclone) command(ctx context.Context, args ...string) (*exec.Cmd, error)
 		return nil, err
 	}
 	if r.Config != "" {
-		args = append([]string{"--config", r.Config}, args...)
+		// Absolute: a command may run in another folder (Check).
+		cfg, err := filepath.Abs(r.Config)
+		if err != nil {
+			return nil, err
+		}
+		args = append([]string{"--config", cfg}, args...)
 	}
 	cmd := exec.CommandContext(ctx, b, args...)
 	cmd.Env = append(os.Environ(), r.Env...)
@@ -126,13 +151,25 @@ func (r *Rclone) run2(ctx context.Context, args ...string) ([]byte, []byte, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	return output2(ctx, cmd, args[0])
+}
+
+// output runs cmd (rclone what) and returns its standard output; an
+// error carries the last lines it printed on standard error.
+func output(ctx context.Context, cmd *exec.Cmd, what string) ([]byte, error) {
+	out, _, err := output2(ctx, cmd, what)
+	return out, err
+}
+
+// output2 is output, and returns its standard error too.
+func output2(ctx context.Context, cmd *exec.Cmd, what string) ([]byte, []byte, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return nil, nil, fmt.Errorf("rclone %s: %v: %s", args[0], err, lastLines(errorLines(errb.String()), 3))
+		return nil, nil, fmt.Errorf("rclone %s: %v: %s", what, err, lastLines(errorLines(errb.String()), 3))
 	}
 	return out.Bytes(), errb.Bytes(), nil
 }
@@ -194,22 +231,6 @@ func (r *Rclone) retry(ctx context.Context, what string, f func() error) error {
 	}
 	return fmt.Errorf("%s: %d tries: %w", what, tries, err)
 }
-
-// Check reads the destination's folder: the remote must be configured
-// and reachable, its bucket there. A folder not created yet is fine.
-func (r *Rclone) Check(ctx context.Context, d Dest) error {
-	_, err := r.run(ctx, "lsjson", "--max-depth", "1", "--files-only", "--no-mimetype", "--no-modtime", d.At(""))
-	if err == nil || strings.Contains(err.Error(), "directory not found") && d.Path != "" && !bucketOnly(d.Path) {
-		return nil
-	}
-	if errors.Is(err, ErrNoRclone) {
-		return err
-	}
-	return fmt.Errorf("cloud destination %s cannot be read: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that its bucket exists (%v)", d, d.Remote, err)
-}
-
-// bucketOnly: p names a bucket and no folder in it.
-func bucketOnly(p string) bool { return !strings.Contains(p, "/") }
 
 // Progress is what an upload has sent so far.
 type Progress struct {

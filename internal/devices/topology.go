@@ -76,8 +76,11 @@ func Topology(vols []Volume, cards, dests []string) (*plan.Topology, []string, e
 	for _, d := range dests {
 		if plan.IsCloud(plan.Destination{Path: d}) {
 			// Written through the cart's uplink, on no bus of this
-			// machine (not the volume of the working folder).
-			t.Destinations = append(t.Destinations, plan.Destination{Name: unique(d, nil), Path: d, Kind: plan.CloudKind})
+			// machine (not the volume of the working folder). Named
+			// whole: the last folder of two remotes' paths is often
+			// the same (rclone:s3:rushes/show, rclone:b2:backup/show).
+			names[d] = true
+			t.Destinations = append(t.Destinations, plan.Destination{Name: d, Path: d, Kind: plan.CloudKind})
 			continue
 		}
 		abs, _ := filepath.Abs(d)

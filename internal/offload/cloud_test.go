@@ -197,7 +197,7 @@ func TestCloudRefusals(t *testing.T) {
 	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: rclone's configuration has no remote "nosuchremote" (it has none): add it with rclone config, or write one of those`)
 	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
 	_, err = New(context.Background(), o)
-	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: the rclone configuration file `+filepath.Join(e.dir, "none.conf")+` does not exist: put it back, or give the one that defines "nosuchremote" with --rclone-config`)
+	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: the rclone configuration file `+filepath.Join(e.dir, "none.conf")+` does not exist, so rclone's configuration has no remote "nosuchremote": put the file back, give the one that defines it with --rclone-config, or add it with rclone config`)
 	jobs, err := e.cat.Jobs()
 	require.NoError(t, err)
 	require.Empty(t, jobs, "a refused job leaves nothing behind")

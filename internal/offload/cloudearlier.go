@@ -30,21 +30,43 @@ const maxHistoryObject = 256 << 20
 // earlierHistory checks the history in the card's folder on cloud
 // destination di against the card's verified files (as the catalog has
 // them); it returns how its chain was checked (verify_algos), or why it
-// is not the card's.
-func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile) (string, error) {
+// is not the card's, and whether one of its generations is this job's
+// own for the card there (its comment starts with own, the seal's
+// SealInfo.OwnComment): a history this job wrote in an earlier run, once
+// every file was verified, to which a resume has more to add.
+func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, own string) (how string, ours bool, err error) {
+	how, h, err := c.readHistoryThere(ctx, di)
+	if h != nil {
+		for _, g := range h.Generations {
+			ours = ours || g.Manifest != nil && strings.HasPrefix(g.Manifest.Comment, own)
+		}
+	}
+	if err != nil {
+		return "", ours, err
+	}
+	if bad := notRecorded(h.Records(), files); len(bad) > 0 {
+		return "", ours, fmt.Errorf("it does not record this card's files with the card's hashes: %s", strings.Join(bad, ", "))
+	}
+	return how, ours, nil
+}
+
+// readHistoryThere reads back the history in the card's folder on cloud
+// destination di and loads it (nil: it could not be loaded); an error
+// says why it is not whole.
+func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl.History, error) {
 	d := c.dests[di]
 	r := c.j.rclone()
 	held, err := r.List(ctx, cloudDest(d), c.out)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	tmp, err := os.MkdirTemp("", "dit-history-there-")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.Mkdir(filepath.Join(tmp, ascmhl.HistoryDir), 0o755); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for rel, o := range held {
 		name, ok := strings.CutPrefix(rel, ascmhlPrefix)
@@ -52,11 +74,11 @@ func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile) 
 			continue
 		}
 		if o.Size > maxHistoryObject {
-			return "", fmt.Errorf("%s is %d bytes, not a history file dit reads back", rel, o.Size)
+			return "", nil, fmt.Errorf("%s is %d bytes, not a history file dit reads back", rel, o.Size)
 		}
 		rc, err := r.Open(ctx, cloudDest(d), relJoin(c.out, rel), o.Size)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		data, err := io.ReadAll(io.LimitReader(rc, o.Size+1))
 		if cerr := rc.Close(); err == nil {
@@ -66,28 +88,25 @@ func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile) 
 			err = fmt.Errorf("read %d bytes of %d", len(data), o.Size)
 		}
 		if err != nil {
-			return "", fmt.Errorf("reading back %s: %w", rel, err)
+			return "", nil, fmt.Errorf("reading back %s: %w", rel, err)
 		}
 		if err := os.WriteFile(filepath.Join(tmp, ascmhl.HistoryDir, name), data, 0o644); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	st, err := ascmhl.OpenOSStore(tmp)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer st.Close()
 	h, err := ascmhl.LoadHistory(st)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if len(h.Problems) > 0 {
-		return "", fmt.Errorf("it does not read whole: %s", strings.Join(h.Problems, "; "))
+		return "", h, fmt.Errorf("it does not read whole: %s", strings.Join(h.Problems, ", "))
 	}
-	if bad := notRecorded(h.Records(), files); len(bad) > 0 {
-		return "", fmt.Errorf("it does not record this card's files with the card's hashes: %s", strings.Join(bad, ", "))
-	}
-	return cloudMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), nil
+	return cloudMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), h, nil
 }
 
 // notRecorded lists (at most 5, then a count) the verified files the

@@ -21,7 +21,8 @@ import (
 // A card streamed to cloud destinations only is sealed like a card copied
 // to a folder, but its history is written in a local staging folder (under
 // the system's temporary folder, removed after; never on the card), then
-// uploaded and verified like the footage:
+// uploaded and verified like the footage, on each destination only once
+// every file of the card is verified there (historyWaits):
 //
 //  1. The card's own ASC MHL history (its top-level ascmhl folder, a
 //     camera's or an earlier copy's), if it has one, is copied from the
@@ -109,6 +110,72 @@ func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 	c.keepChain(f)
 }
 
+// HistoryWaits starts what a cloud run's card records (cards.error, and
+// the summary's "(hash lists)" failure) when its history is not written
+// to a cloud destination because a file of the card is not verified
+// there (historyWaits).
+const HistoryWaits = "history not written to "
+
+// HistoryWritten is in what a cloud run's card records when a resume has
+// more to write for a card whose history this job wrote there already (a
+// file added to the card since): no generation can be added (the chain
+// object is never replaced), and only another job, to another folder,
+// gives the card a history that lists every file.
+const HistoryWritten = "holds the card's ASC MHL history that this job wrote there"
+
+// historyWaits says why the card's history must wait on cloud destination
+// di, "" when it may be written: every file of the card must be verified
+// there first (files: the catalog's, with their copies there), and the
+// card's every entry read. dit never replaces an object, so the chain
+// object is written once, for the card whole: a history written with a
+// file left out could never list it once a resume uploads it. The card's
+// top-level chain file goes up with the history (its copy is verified
+// with it, whatever an earlier seal left recorded), so it does not wait,
+// unless this run could not read it.
+func (c *cardRun) historyWaits(di int, files []SealFile) string {
+	var waiting []string
+	for _, f := range files {
+		if f.State == StateVerified || (f.Rel == chainRel && c.chainGoesUp(di)) {
+			continue
+		}
+		waiting = append(waiting, f.Rel)
+	}
+	waiting = append(waiting, c.unreadable()...)
+	if len(waiting) == 0 {
+		return ""
+	}
+	n := len(waiting)
+	shown := waiting
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
+	}
+	return fmt.Sprintf("%s%s: %s not verified there (%s): dit offload --resume %d uploads %s and writes the history",
+		HistoryWaits, cloudPath(c.dests[di], c.out), nFiles(n), strings.Join(shown, ", "), c.j.rec.ID, itThem(n))
+}
+
+// chainGoesUp: the card's chain file was read in this run and goes up to
+// destination di with the history (or went up with it before).
+func (c *cardRun) chainGoesUp(di int) bool {
+	f := c.cloudChain
+	return f != nil && (!f.done[di] || f.res[di].state == StateVerified)
+}
+
+// nFiles is "1 file" or "N files".
+func nFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// itThem is "it" for one thing, else "them".
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 // sealCloud writes the card's hash lists for cloud destination di (info
 // as for a folder, CardDir the card's folder there): staged, sealed,
 // uploaded and verified. It returns the seal's result (nil, a
@@ -146,7 +213,7 @@ func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err err
 		return serr
 	}
 	crashpoint.Hit("cloud seal: history staged")
-	note, err := c.uploadHistory(ctx, di, stage, info.Files)
+	note, err := c.uploadHistory(ctx, di, stage, info.Files, info.OwnComment())
 	if err != nil {
 		return fmt.Errorf("uploading the ASC MHL history to %s: %w", cloudPath(d, c.out), err)
 	}
@@ -206,8 +273,9 @@ type stagedFile struct {
 }
 
 // uploadHistory uploads the stage's files to the card's folder on cloud
-// destination di, the chain last, and verifies every object.
-func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile) (note string, err error) {
+// destination di, the chain last, and verifies every object. own starts
+// the comment of the generations this job writes there (SealComment).
+func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile, own string) (note string, err error) {
 	files, err := c.stagedFiles(stage)
 	if err != nil {
 		return "", err
@@ -221,12 +289,23 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 		}
 	}
 	if err := c.chainFree(ctx, di, last); err != nil {
-		how, herr := c.earlierHistory(ctx, di, recorded)
-		if herr != nil {
-			return "", fmt.Errorf("%w; and the history there is not kept as the card's: %v", err, herr)
+		how, ours, herr := c.earlierHistory(ctx, di, recorded, own)
+		switch {
+		case herr != nil && ours:
+			// This job wrote it, with every file verified then; the
+			// resume has more (files added to the card, or changed).
+			return "", fmt.Errorf("%s "+HistoryWritten+" once every file was verified, and dit never replaces an object, so no generation can be added to it: %v: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file",
+				cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), herr)
+		case herr != nil:
+			return "", fmt.Errorf("%w, and the history there is not kept as the card's: %v", err, herr)
 		}
 		if f := c.cloudChain; f != nil && !f.done[di] {
 			c.verifiedCloud(di, f, CloudByHistory+how)
+		}
+		if ours {
+			// This job's, written in an earlier run once every file was
+			// verified there (a resume for another destination's files).
+			return "", nil
 		}
 		return fmt.Sprintf("%s holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job (dit never replaces an object)",
 			cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir))), nil

@@ -124,7 +124,13 @@
 // message says what is known (mismatchCause: an object there before this
 // run's upload, a first copy that no longer matches the card, or other
 // bytes stored than were sent).
-// The card is then sealed in the cloud (cloudseal.go): the history to
+// The card is then sealed in the cloud (cloudseal.go), on each cloud
+// destination only once every file of the card is verified there (its
+// chain object is written once: a history written with a file left out
+// could never list it); until then nothing of the history is sent, the
+// card stays "sealing", failed, and says why (HistoryWaits, the
+// summary's verdict), and a resume that verifies the files writes it:
+// the history to
 // extend (the card's ascmhl folder, or the first copy's) is copied to a
 // local staging folder, Options.Seal appends the generation there
 // (SealInfo.Stage: the files are the verified cloud copies, never read),
@@ -138,7 +144,11 @@
 // differs fails the seal, naming it, and stays, before anything of the
 // history is sent; an earlier job's history of the card there that reads
 // back whole and records every verified file with the card's hashes is
-// kept instead, with a warning (cloudearlier.go).
+// kept instead, with a warning (cloudearlier.go), and this job's own,
+// written in an earlier run, without one. A resume with more to write
+// for a card whose history this job wrote there (a file added since) is
+// refused so, saying to offload it again to another folder
+// (HistoryWritten).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
 // copies the same way (recheckcloud.go; with All, by read-back, except an
 // object whose ETag already differs), counting those checked by a listing

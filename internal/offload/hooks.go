@@ -154,6 +154,14 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		var err error
 		if d.isCloud() {
 			info.CardDir = cloudPath(d, c.out)
+			if msg := c.historyWaits(di, info.Files); msg != "" {
+				// Its chain is written once: not before every file is
+				// verified there (a resume uploads them, then writes it).
+				// Said as it happens; the card's failures list it.
+				j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
+				problems = append(problems, msg)
+				continue
+			}
 			err = c.sealCloud(ctx, di, info)
 		} else {
 			err = j.opts.Seal(ctx, info)

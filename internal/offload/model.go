@@ -35,9 +35,12 @@ type JobFigures struct {
 	PausedSeconds float64 `json:"paused_seconds"`
 	Runs          int     `json:"runs"`
 	// BytesCopied are the bytes read from the cards in every run (a file
-	// read again after an interruption counts again); TBPerHour is them
-	// over ActiveSeconds in decimal TB per hour (10^12 bytes per hour),
-	// unrounded (0: nothing moved).
+	// read again after an interruption counts again) to be written to a
+	// destination: a file read only to be checked against a copy already
+	// there (an object in the cloud folder from an earlier job) counts
+	// none. TBPerHour is them over ActiveSeconds in decimal TB per hour
+	// (10^12 bytes per hour), unrounded (0: nothing moved). Front ends
+	// say "nothing copied" where BytesCopied is 0, not a rate.
 	BytesCopied int64   `json:"bytes_copied"`
 	TBPerHour   float64 `json:"tb_per_hour"`
 }

@@ -78,19 +78,24 @@ type CardSummary struct {
 // HopSummary is a card's second run in a cascade: its first copy (Source)
 // copied to the --then destinations.
 type HopSummary struct {
-	Source       string        `json:"source"` // the first copy read (DisplayPath)
-	Status       verdict.State `json:"state"`
-	State        string        `json:"stored_state"`
-	Files        int           `json:"files"`
-	Bytes        int64         `json:"bytes"`
-	Failed       int           `json:"failed"`
-	CopyStarted  time.Time     `json:"copy_started,omitzero"`
-	CopyFinished time.Time     `json:"copy_finished,omitzero"`
-	DoneAt       time.Time     `json:"done_at,omitzero"`
-	BytesCopied  int64         `json:"bytes_copied"`
-	TBPerHour    float64       `json:"tb_per_hour"`
-	Destinations []DestSummary `json:"destinations"`
-	Failures     []Failure     `json:"failures,omitempty"`
+	Source string        `json:"source"` // the first copy read (DisplayPath)
+	Status verdict.State `json:"state"`
+	State  string        `json:"stored_state"`
+	// Files and Bytes are the card's files the second run copied (those
+	// of its first run); HashListFiles the files of the first copy's
+	// hash lists (its ascmhl/ history) it copied with them: the second
+	// run's progress counts both (Files + HashListFiles).
+	Files         int           `json:"files"`
+	Bytes         int64         `json:"bytes"`
+	HashListFiles int           `json:"hash_list_files,omitempty"`
+	Failed        int           `json:"failed"`
+	CopyStarted   time.Time     `json:"copy_started,omitzero"`
+	CopyFinished  time.Time     `json:"copy_finished,omitzero"`
+	DoneAt        time.Time     `json:"done_at,omitzero"`
+	BytesCopied   int64         `json:"bytes_copied"`
+	TBPerHour     float64       `json:"tb_per_hour"`
+	Destinations  []DestSummary `json:"destinations"`
+	Failures      []Failure     `json:"failures,omitempty"`
 }
 
 // DestSummary counts one card's files on one destination.
@@ -421,10 +426,20 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 	if k.State == catalog.CardSealing && cs.Status.Ended() {
 		// What kept the lists from being written (the card's own
 		// failures are listed with their files).
+		waits, written := false, false
 		for _, part := range strings.Split(k.Error, "; ") {
-			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" {
+			w := strings.HasPrefix(part, HistoryWaits)
+			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" || w {
 				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
 			}
+			waits = waits || w
+			written = written || strings.Contains(part, HistoryWritten)
+		}
+		if written && cs.Failed == 0 {
+			return "Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)"
+		}
+		if waits {
+			return fmt.Sprintf("FAILED: %s: NOT safe to format (%s)", historyWaitsWhy(cs.Failed), historyWaitsNext(j.ID, cs.Failed))
 		}
 		if cs.Failed > 0 {
 			return fmt.Sprintf("FAILED, and hash lists not written: NOT safe to format (fix the failures, then resume job %d)", j.ID)
@@ -477,7 +492,7 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 		s2 = hs.FirstRun
 		cs.Then = &HopSummary{Source: hs.Path, Status: s2, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
 			CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt, BytesCopied: hs.BytesCopied,
-			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures}
+			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures, HashListFiles: max(h.Files-hs.Files, 0)}
 		if len(cs.Destinations) > 0 {
 			cs.Then.Source = cs.Destinations[0].Path
 		}
@@ -495,7 +510,11 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 	case cs.Status == verdict.Safe:
 		cs.SafeToFormat, cs.SafeAt = true, h.DoneAt
 		cs.Verdict = "Verified: safe to format"
-	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended():
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && strings.Contains(h.Error, HistoryWritten):
+		cs.Verdict = fmt.Sprintf("Second run: copies checked, but the card's cloud history, written by this job before, cannot list them all (%s): NOT safe to format by this job: keep the card (offload it again to another cloud folder)", free)
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && historyWaited(h):
+		cs.Verdict = fmt.Sprintf("Second run FAILED (%s): %s: NOT safe to format: keep the card (%s)", free, historyWaitsWhy(hs.Failed), historyWaitsNext(j.ID, hs.Failed))
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && hs.Failed == 0:
 		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (resuming job %d writes them)", free, j.ID)
 	case cs.Status == verdict.Failed:
 		cs.Verdict = "Second run FAILED (" + free + "): NOT safe to format: keep the card"
@@ -504,4 +523,33 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 	default:
 		cs.Verdict = fmt.Sprintf("Card free (%s), second run not done: NOT safe to format (resuming job %d finishes it)", free, j.ID)
 	}
+}
+
+// historyWaited: card (run) k ended with its history not written to a
+// cloud destination because a file is not verified there (HistoryWaits).
+func historyWaited(k *catalog.Card) bool {
+	for _, part := range strings.Split(k.Error, "; ") {
+		if strings.HasPrefix(part, HistoryWaits) {
+			return true
+		}
+	}
+	return false
+}
+
+// historyWaitsWhy says why a cloud run's history is not written: failed
+// files not verified in the cloud.
+func historyWaitsWhy(failed int) string {
+	if failed == 0 {
+		return "not every file is verified in the cloud, so the card's history is not written there"
+	}
+	return nFiles(failed) + " not verified in the cloud, so the card's history is not written there"
+}
+
+// historyWaitsNext says what writes it.
+func historyWaitsNext(jobID int64, failed int) string {
+	what := "what is missing"
+	if failed > 0 {
+		what = itThem(failed)
+	}
+	return fmt.Sprintf("dit offload --resume %d uploads %s and writes the history", jobID, what)
 }

@@ -34,7 +34,12 @@
 // upload_rate. A cloud destination (kind cloud, or a path written
 // rclone:REMOTE:PATH) writes through the uplink, which all of them share,
 // and reads nothing back over a local bus (the storage's checksum
-// verifies it); the result's Uploads say when each finishes. Rates accept
+// verifies it); the result's Uploads say when each finishes, and its
+// Uplink is that one link: what every cloud destination writes against
+// upload_rate, its headroom counted once (a cloud destination bounded
+// by the uplink has SharesUplink, and no more headroom than the
+// uplink's). A discovered cloud destination is named by the whole
+// rclone:REMOTE:PATH. Rates accept
 // GB/s, MB/s, Gbit/s (decimal). Unknown keys, unknown kinds or media, a bus
 // cycle, a reference to an undefined bus are errors that name the file and
 // line ([ParseTopology]). [Topology.Encode] writes a topology back (the

@@ -106,7 +106,12 @@ type DestLoad struct {
 	// Cloud: a cloud remote, written through the uplink (its capacity)
 	// and verified by the storage's checksum, not read back locally.
 	Cloud bool `json:"cloud,omitempty"`
-	Full  bool `json:"full"`
+	// SharesUplink: a cloud remote whose capacity is the uplink's, shared
+	// with the other cloud destinations (Result.Uplink): its Headroom is
+	// the least of its own and the uplink's, which is one room for all
+	// of them, not one each.
+	SharesUplink bool `json:"shares_uplink,omitempty"`
+	Full         bool `json:"full"`
 }
 
 // CPULoad is the planned hashing load.
@@ -154,6 +159,10 @@ type Result struct {
 	Cascade *Cascade `json:"cascade,omitempty"`
 	// Uploads are the cloud destinations' finish times.
 	Uploads []Upload `json:"uploads,omitempty"`
+	// Uplink is the cart's uplink (upload_rate) as one resource: the
+	// cloud destinations' writes together against it, its headroom
+	// counted once (nil: no upload_rate, or no cloud destination).
+	Uplink *LinkLoad `json:"uplink,omitempty"`
 }
 
 // Card returns the plan of the card called name, or nil.

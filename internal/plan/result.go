@@ -26,6 +26,7 @@ func describeResult(t *Topology, o Options, cons []constraint, rates []float64, 
 	for di := range t.Destinations {
 		res.Destinations = append(res.Destinations, fl.destLoad(t.Dest(di)))
 	}
+	shareUplink(t, res)
 	if o.CPU != nil {
 		res.CPU = cpuLoad(t, o, cons, rates)
 	}

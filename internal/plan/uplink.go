@@ -75,6 +75,39 @@ func uplinkBudget(t *Topology, n int) []constraint {
 		why: fmt.Sprintf("the uplink: cloud uploads share %s (upload_rate)", units.FormatRate(t.Upload))}}
 }
 
+// shareUplink fills res.Uplink from the cloud destinations' loads: one
+// resource, the sum of their writes against upload_rate. A cloud
+// destination bounded by the uplink (not by a write_rate or --limit of
+// its own below it) shares it: its headroom is at most the uplink's.
+func shareUplink(t *Topology, res *Result) {
+	if t.Upload <= 0 {
+		return
+	}
+	u := &LinkLoad{Name: LimitUplink, Kind: LimitUplink, Capacity: t.Upload}
+	var shared []*DestLoad
+	for i := range res.Destinations {
+		d := &res.Destinations[i]
+		if !d.Cloud {
+			continue
+		}
+		u.Writes += d.Load
+		u.Dests = append(u.Dests, d.Name)
+		if d.Capacity >= t.Upload*(1-1e-9) {
+			shared = append(shared, d)
+		}
+	}
+	if len(u.Dests) == 0 {
+		return
+	}
+	u.Load, u.Headroom, u.Full = u.Writes, t.Upload-u.Writes, full(u.Writes, t.Upload)
+	for _, d := range shared {
+		d.SharesUplink = true
+		d.Headroom = min(d.Headroom, u.Headroom)
+		d.Full = d.Full || u.Full
+	}
+	res.Uplink = u
+}
+
 // uploads fills res.Uploads: a cloud destination of the first run is
 // done when the last card is copied; one of a cascade's second run when
 // the last card is safe to format.

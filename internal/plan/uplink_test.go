@@ -63,6 +63,65 @@ destinations:
 		near(t, 1e9/25e6, *u.FinishSeconds, u.Destination)
 	}
 	require.Contains(t, res.Bottleneck, "uplink")
+
+	// The uplink is one resource: 4 x 25 MB/s fill its 100 MB/s, its
+	// headroom (none) is said once; each cloud destination shares it,
+	// so its own headroom is the uplink's, not 100 MB/s - its 50 MB/s.
+	u := res.Uplink
+	require.NotNil(t, u)
+	require.Equal(t, LimitUplink, u.Name)
+	require.Equal(t, []string{"s3", "gd"}, u.Dests)
+	near(t, 100e6, u.Load, "every cloud write together")
+	near(t, 100e6, u.Capacity)
+	near(t, 0, u.Headroom)
+	require.True(t, u.Full)
+	var headroom float64
+	for _, d := range res.Destinations {
+		if !d.Cloud {
+			require.False(t, d.SharesUplink, d.Name)
+			continue
+		}
+		require.True(t, d.SharesUplink, d.Name)
+		near(t, 50e6, d.Load, d.Name)
+		near(t, 100e6, d.Capacity, "what it could take alone: "+d.Name)
+		near(t, 0, d.Headroom, d.Name)
+		require.True(t, d.Full, d.Name)
+		headroom += d.Headroom
+	}
+	near(t, u.Headroom, headroom, "the rows' headroom adds up to the uplink's, not twice it")
+}
+
+// A cloud destination with a write_rate below its share of the uplink
+// is bounded by its own rate (it does not share the uplink's headroom);
+// the uplink carries what all of them write. No upload_rate: no uplink.
+func TestUplinkHeadroomCountedOnce(t *testing.T) {
+	top := parse(t, `
+upload_rate: 100MB/s
+sources:
+  - {name: A001, media: cfast2, size: 1GB}
+destinations:
+  - {name: raid, write_rate: 2.2GB/s, read_rate: 2.6GB/s}
+  - {name: slow, kind: cloud, write_rate: 20MB/s}
+  - {name: fast, path: "rclone:s3:rushes/show"}
+`)
+	res, err := Plan(top, Options{})
+	require.NoError(t, err)
+	near(t, 20e6, res.Cards[0].Rate, "the slow remote holds the card")
+	slow, fast := res.Destinations[1], res.Destinations[2]
+	require.False(t, slow.SharesUplink)
+	near(t, 20e6, slow.Capacity)
+	near(t, 0, slow.Headroom)
+	require.True(t, fast.SharesUplink)
+	near(t, 60e6, fast.Headroom, "100 MB/s uplink - 2 x 20 MB/s written")
+	near(t, 40e6, res.Uplink.Load)
+	near(t, 60e6, res.Uplink.Headroom)
+	require.False(t, res.Uplink.Full)
+
+	top.Upload = 0
+	res, err = Plan(top, Options{})
+	require.NoError(t, err)
+	require.Nil(t, res.Uplink)
+	require.False(t, res.Destinations[2].SharesUplink)
 }
 
 func TestCloudDestinationWithoutTheUplink(t *testing.T) {

@@ -29,6 +29,30 @@
 // Verification of later files runs while earlier ones are still being
 // copied, so the phases overlap. Rates are in bytes per second.
 //
+// # Copies verified without a read-back
+//
+// A cloud copy verified by the storage's own MD5 (an S3 ETag:
+// copies.verify_algos "s3-etag:md5", "history:s3-etag:md5") was not
+// read back; one the storage gives no MD5 for was ("readback:ALGOS"),
+// as every verified folder copy (ALGOS). Each destination (job and
+// card) counts its verified copies by how ("verified_by": storage_md5,
+// storage_md5_bytes, read_back, read_back_bytes; HTML and PDF: "verified
+// by the storage's own MD5 (S3 ETag): 3 files; read back: 0 files", for
+// a job with a cloud destination). The engine counts a copy verified by
+// the storage as verified in its per-second samples, in no time: so a
+// read-back figure is given only where it means what it says. A
+// destination where the storage's MD5 verified any copy has no
+// read-back rate (JSON: no "read_back_rate"; HTML and PDF: "—", "not
+// read back"); a card whose first-run copies include one has no verify
+// seconds, rate or TB/hour (JSON: no "verify_seconds" nor
+// "verify_rate", verify_tb_per_hour 0, and "verify_not_applicable"
+// saying why: "not read back: verified by the storage's own MD5 (S3
+// ETag)", or "not measured: ..." when part of its copies were read
+// back), its bytes_verified being the read-back copies' sizes; the
+// job's totals the same ("verify_not_applicable", bytes_verified). A
+// cascade's cloud second run leaves the first run's figures as they
+// are.
+//
 // # Formats
 //
 // [Build] reads the job's figures, not its files: the CSV, the JSON and
@@ -51,7 +75,8 @@
 // "cards"; per card "file_list" with each file's hashes and copies). Times
 // are RFC 3339 UTC; the job model's tb_per_hour figures are unrounded
 // (a small job's must not read 0), the report's own (copy, verify, second
-// run) numbers with three decimals. The
+// run) numbers with three decimals; read_back_rate, verify_rate and
+// verify_seconds only where bytes were read back (above). The
 // figures the job's summary (dit job show --json, dit offload --json,
 // dit serve) also gives are the job model's (internal/offload/model.go):
 // "totals" carries offload.JobFigures (files, bytes, failed: failed files
@@ -103,8 +128,10 @@
 // panics ([FormatError]) never keeps the others from being written. The
 // PDF lists no files (a post house reads a job's files in the CSV or
 // JSON, not in 2,000 pages of a PDF): page 1 says so, names the CSV and
-// JSON reports that have them all, and each card's page says where its
-// file list is. Page 1: the
+// JSON reports that have them all (written with it into each folder
+// destination's reports folder; a job with only cloud destinations has
+// none: "dit report JOB writes them"), and each card's page says where
+// its file list is. Page 1: the
 // job, a banner saying whether every card is safe to format, the totals in
 // large type (cards, files, size, verified yes/no, copy, verify and end to
 // end TB/hour, running time; whether the job was resumed, with its runs
@@ -126,7 +153,11 @@
 // listed with the card's, "(2nd run)" after the path. Times in verdicts
 // read as every other time of the report.
 //
-// In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; times read
+// In HTML and PDF, a TB/hour of 0 (nothing moved) reads "-"; the job's
+// copy and end-to-end TB/hour in large type read "—" and "nothing
+// copied" when no byte was copied (bytes_copied 0: e.g. a card offloaded
+// again to a cloud folder that holds it, read and hashed, nothing sent);
+// times read
 // H:MM:SS; each table or line gives its rates in one unit, GB/s or MB/s
 // (decimal), named once in its heading; reasons and verdicts are shown
 // without command-line advice. Charts (gonum/plot, in Liberation Sans)
@@ -185,7 +216,8 @@
 //
 // A card's editorial proxies (dit offload --proxies, internal/proxies)
 // are in the JSON ("proxies" per card: clip, preset, state, dest, path,
-// source, tc_start, size, hashes, error, verified_by, made_at), the HTML
+// source, tc_start, size, hashes, error, verified_by, made_at: only for
+// a proxy made), the HTML
 // and the PDF. The proxies sheet (dit report --format proxies; written at
 // the end of a job that made proxies as
 // dit-report_job<ID>_<job name>_proxies.csv) has one row per proxy on
@@ -201,7 +233,8 @@
 //	destination), verified_by (as a copy's: s3-etag:md5 is the storage's
 //	own MD5 of the uploaded proxy, readback:ALGOS the object read back,
 //	ALGOS a copy to a second folder read back; '' for the proxy as
-//	ffmpeg wrote it), made_utc (RFC 3339), error
+//	ffmpeg wrote it), made_utc (RFC 3339; empty for a proxy not made:
+//	failed, cancelled, skipped), error
 //
 // Fields are quoted as RFC 4180 says (a name with a comma, a quote or a
 // line break reads back whole); a read of the catalog that fails midway

@@ -62,6 +62,14 @@ var funcs = template.FuncMap{
 	"safeAt":        func(c Card) string { return safeAtText(&c) },
 	"secondRun":     func(c Card) string { return secondRunText(&c) },
 	"run":           runName,
+	// Copies verified by the storage's own MD5 (cloud).
+	"vtbh":          verifyTBH,
+	"readBack":      readBackSub,
+	"hasCloud":      func(r *Report) bool { return r.hasCloud() },
+	"storageNote":   func(r *Report) string { return r.storageNote() },
+	"rbCell":        func(by VerifiedBy, v float64, u rateUnit) string { return readBackCell(by, v, u.Num) },
+	"by":            func(v VerifiedBy) string { return v.Text() },
+	"nothingCopied": func() string { return nothingCopied },
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
@@ -94,11 +102,11 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <div class="tiles">
 <div class="tile"><div class="label">Cards</div><div class="value">{{n $t.Cards}}</div><div class="more">{{$t.SafeToFormat}} safe to format</div></div>
 <div class="tile"><div class="label">Files</div><div class="value">{{n $t.Files}}</div><div class="more">{{$t.Skipped}} skipped, {{$t.Failed}} failed</div></div>
-<div class="tile"><div class="label">Size</div><div class="value">{{size $t.Bytes}}</div><div class="more">{{size $t.BytesCopied}} copied, {{size $t.BytesVerified}} read back</div></div>
+<div class="tile"><div class="label">Size</div><div class="value">{{size $t.Bytes}}</div><div class="more">{{size $t.BytesCopied}} copied, {{if $t.VerifyNotApplicable}}{{readBack $t}}{{else}}{{size $t.BytesVerified}} read back{{end}}</div></div>
 <div class="tile"><div class="label">Verified</div><div class="value {{if $t.Verified}}safe{{else}}notsafe{{end}}">{{yesno $t.Verified}}</div><div class="more">{{if $t.Verified}}every card safe to format{{else}}{{minus $t.Cards $t.SafeToFormat}} of {{$t.Cards}} NOT safe{{end}}</div></div>
-<div class="tile"><div class="label">Copy, TB/hour</div><div class="value">{{tbh $t.CopyTBPerHour}}</div></div>
-<div class="tile"><div class="label">Verify, TB/hour</div><div class="value">{{tbh $t.VerifyTBPerHour}}</div></div>
-<div class="tile"><div class="label">End to end, TB/hour</div><div class="value">{{tbh $t.TBPerHour}}</div></div>
+<div class="tile"><div class="label">Copy, TB/hour</div>{{if $t.BytesCopied}}<div class="value">{{tbh $t.CopyTBPerHour}}</div>{{else}}<div class="value">—</div><div class="more">{{nothingCopied}}</div>{{end}}</div>
+<div class="tile"><div class="label">Verify, TB/hour</div><div class="value">{{if $t.VerifyNotApplicable}}—{{else}}{{tbh $t.VerifyTBPerHour}}{{end}}</div>{{if $t.VerifyNotApplicable}}<div class="more">{{$t.VerifyNotApplicable}}</div>{{end}}</div>
+<div class="tile"><div class="label">End to end, TB/hour</div>{{if $t.BytesCopied}}<div class="value">{{tbh $t.TBPerHour}}</div>{{else}}<div class="value">—</div><div class="more">{{nothingCopied}}</div>{{end}}</div>
 <div class="tile"><div class="label">Running time</div><div class="value">{{hms $t.ActiveSeconds}}</div><div class="more">{{hms $t.Seconds}} start to finish</div></div>
 </div>
 <p class="status{{if $t.Resumed}} on{{end}}">{{resumed $t}}</p>
@@ -111,11 +119,11 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <h2>Cards</h2>
 <table>
 <tr><th>Card</th><th>Files</th><th>Size</th><th>Copy, TB/hour</th><th>Verify, TB/hour</th><th>End to end, TB/hour</th><th>Safe to format?</th></tr>
-{{range $i, $c := .R.Cards}}<tr><td><a href="#card-{{$i}}">{{$c.Label}}</a></td><td class="num">{{n $c.Files}}</td><td class="num">{{size $c.Bytes}}</td><td class="num">{{tbh $c.CopyTBPerHour}}</td><td class="num">{{tbh $c.VerifyTBPerHour}}</td><td class="num">{{tbh $c.EndToEndTBPerHour}}</td><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{short $c}}</td></tr>
-{{end}}<tr class="total"><td>All cards</td><td class="num">{{n $t.Files}}</td><td class="num">{{size $t.Bytes}}</td><td class="num">{{tbh $t.CopyTBPerHour}}</td><td class="num">{{tbh $t.VerifyTBPerHour}}</td><td class="num">{{tbh $t.TBPerHour}}</td><td>{{$t.SafeToFormat}} of {{$t.Cards}} safe</td></tr>
+{{range $i, $c := .R.Cards}}<tr><td><a href="#card-{{$i}}">{{$c.Label}}</a></td><td class="num">{{n $c.Files}}</td><td class="num">{{size $c.Bytes}}</td><td class="num">{{tbh $c.CopyTBPerHour}}</td><td class="num">{{vtbh $c.VerifyTBPerHour $c.VerifyNotApplicable}}</td><td class="num">{{tbh $c.EndToEndTBPerHour}}</td><td class="{{if $c.SafeToFormat}}safe{{else}}notsafe{{end}}">{{short $c}}</td></tr>
+{{end}}<tr class="total"><td>All cards</td><td class="num">{{n $t.Files}}</td><td class="num">{{size $t.Bytes}}</td><td class="num">{{tbh $t.CopyTBPerHour}}</td><td class="num">{{vtbh $t.VerifyTBPerHour $t.VerifyNotApplicable}}</td><td class="num">{{tbh $t.TBPerHour}}</td><td>{{$t.SafeToFormat}} of {{$t.Cards}} safe</td></tr>
 </table>
 {{- if $casc}}
-<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. These are the first run's: copy: bytes read from the cards over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes read from the cards over the time the job ran, second runs included (pauses left out).</p>
+<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. These are the first run's: copy: bytes read from the cards over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes read from the cards over the time the job ran, second runs included (pauses left out).{{with storageNote .R}} {{.}}{{end}}</p>
 <h2>Cascade: card free, then safe to format</h2>
 <table>
 <tr><th>Card</th><th>Card free (first run verified)</th><th>2nd run from</th><th>2nd run copy, TB/hour</th><th>2nd run end to end, TB/hour</th><th>Safe to format (both runs verified)</th></tr>
@@ -123,7 +131,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{end}}</table>
 <p class="note">Card free: it may leave the reader, NOT be formatted. Safe to format: the second run, from the first copy, verified it too. 2nd run copy: bytes read from the first copy over the time they were read; end to end: over the time the second run took.</p>
 {{- else}}
-<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. Copy: bytes read from the cards over the time they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the time the job ran (pauses left out).</p>
+<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. Copy: bytes read from the cards over the time they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the time the job ran (pauses left out).{{with storageNote .R}} {{.}}{{end}}</p>
 {{- end}}
 
 <h2>Job</h2>
@@ -147,8 +155,9 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <h2>Destinations</h2>
 {{- $du := destUnit .R}}
 <table>
-<tr><th>Destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Size</th><th>Write, {{$du.Name}} (mean / p95)</th><th>Read back, {{$du.Name}} (mean / p95)</th></tr>
-{{range .R.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{size .Bytes}}</td><td class="num">{{$du.Num .WriteRate.Mean}} / {{$du.Num .WriteRate.P95}}</td><td class="num">{{$du.Num .ReadBackRate.Mean}} / {{$du.Num .ReadBackRate.P95}}</td></tr>
+<tr><th>Destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Size</th>{{if hasCloud .R}}<th>Verified how</th>{{end}}<th>Write, {{$du.Name}} (mean / p95)</th><th>Read back, {{$du.Name}} (mean / p95)</th></tr>
+{{- $cl := hasCloud .R}}
+{{range .R.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{size .Bytes}}</td>{{if $cl}}<td>{{by .VerifiedBy}}</td>{{end}}<td class="num">{{$du.Num .WriteRate.Mean}} / {{$du.Num .WriteRate.P95}}</td><td class="num">{{if .VerifiedBy.StorageMD5}}{{rbCell .VerifiedBy 0 $du}}{{else}}{{$du.Num .ReadBackRate.Mean}} / {{$du.Num .ReadBackRate.P95}}{{end}}</td></tr>
 {{end}}</table>
 {{- if $casc}}
 <p class="note">Run: 1st, written from the cards (the card is free once they are verified there); 2nd, written from the first copy (the card is safe to format once they are verified there too).</p>
@@ -176,7 +185,11 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <table>
 <tr><th></th><th>Moved</th><th>Time</th><th>TB/hour</th><th>Mean, {{$u.Name}}</th><th>Min, {{$u.Name}}</th><th>Max, {{$u.Name}}</th><th>p95, {{$u.Name}}</th><th>Samples</th></tr>
 <tr><th>Copy (reading the card)</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.CopySeconds}}</td><td class="num"><b>{{tbh $c.CopyTBPerHour}}</b></td><td class="num">{{$u.Num $c.CopyRate.Mean}}</td><td class="num">{{$u.Num $c.CopyRate.Min}}</td><td class="num">{{$u.Num $c.CopyRate.Max}}</td><td class="num">{{$u.Num $c.CopyRate.P95}}</td><td class="num">{{n $c.CopyRate.Samples}}</td></tr>
+{{- if $c.VerifyNotApplicable}}
+<tr><th>Verify (reading the copies back)</th><td class="num">{{size $c.BytesVerified}}</td><td colspan="7">— ({{$c.VerifyNotApplicable}})</td></tr>
+{{- else}}
 <tr><th>Verify (reading the copies back)</th><td class="num">{{size $c.BytesVerified}}</td><td class="num">{{hms $c.VerifySeconds}}</td><td class="num"><b>{{tbh $c.VerifyTBPerHour}}</b></td><td class="num">{{$u.Num $c.VerifyRate.Mean}}</td><td class="num">{{$u.Num $c.VerifyRate.Min}}</td><td class="num">{{$u.Num $c.VerifyRate.Max}}</td><td class="num">{{$u.Num $c.VerifyRate.P95}}</td><td class="num">{{n $c.VerifyRate.Samples}}</td></tr>
+{{- end}}
 <tr><th>End to end</th><td class="num">{{size $c.BytesCopied}}</td><td class="num">{{hms $c.ActiveSeconds}}</td><td class="num"><b>{{tbh $c.EndToEndTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
 {{- if and $casc $c.Then}}
 <tr><th>2nd run (reading the first copy)</th><td class="num">{{size $c.Then.BytesCopied}}</td><td class="num">{{hms $c.Then.CopySeconds}}</td><td class="num"><b>{{tbh $c.Then.CopyTBPerHour}}</b></td><td></td><td></td><td></td><td></td><td></td></tr>
@@ -186,8 +199,8 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <figure class="chart">{{index $.Charts $i}}<figcaption>Throughput of {{$c.Label}} over time (per-second samples)</figcaption></figure>
 {{- $cu := cardDestUnit $c}}
 <table>
-<tr><th>On destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th><th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
-{{range $c.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td><td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{$cu.Num .ReadBackRate.Mean}}</td></tr>
+<tr><th>On destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th>{{if $cl}}<th>Verified how</th>{{end}}<th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
+{{range $c.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td>{{if $cl}}<td>{{by .VerifiedBy}}</td>{{end}}<td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{rbCell .VerifiedBy .ReadBackRate.Mean $cu}}</td></tr>
 {{end}}</table>
 {{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
 {{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}{{proxies $.R $c}}

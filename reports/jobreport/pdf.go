@@ -306,6 +306,11 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	if t.ActiveSeconds > 0 {
 		endToEnd = units.FormatBytes(t.BytesCopied) + " in " + hms(t.ActiveSeconds)
 	}
+	copyTile := [4]string{"Copy, TB/hour", tbhNum(t.CopyTBPerHour), units.FormatBytes(t.BytesCopied) + " copied"}
+	e2eTile := [4]string{"End to end, TB/hour", tbhNum(t.TBPerHour), endToEnd}
+	if t.BytesCopied == 0 {
+		copyTile[1], copyTile[2], e2eTile[1], e2eTile[2] = "—", nothingCopied, "—", nothingCopied
+	}
 	tiles := [2][4][4]string{
 		{
 			{"Cards", thousands(t.Cards), fmt.Sprintf("%d safe to format", t.SafeToFormat)},
@@ -314,9 +319,9 @@ func (r *Report) pdfSummary(d pdfDoc) {
 			{"Verified", verified, verifiedSub},
 		},
 		{
-			{"Copy, TB/hour", tbhNum(t.CopyTBPerHour), units.FormatBytes(t.BytesCopied) + " copied"},
-			{"Verify, TB/hour", tbhNum(t.VerifyTBPerHour), units.FormatBytes(t.BytesVerified) + " read back"},
-			{"End to end, TB/hour", tbhNum(t.TBPerHour), endToEnd},
+			copyTile,
+			{"Verify, TB/hour", verifyValue(&t), readBackSub(&t)},
+			e2eTile,
 			{"Running time", hmsOr(t.ActiveSeconds), hmsOr(t.Seconds) + " start to finish"},
 		},
 	}
@@ -362,10 +367,16 @@ func (r *Report) pdfSummary(d pdfDoc) {
 		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the " +
 		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, " +
 		"failures and skipped files follow."
+	if sn := r.storageNote(); sn != "" {
+		note += " " + sn
+	}
 	if cascade {
 		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
 			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes " +
 			"read from the cards over the time the job ran, second runs included (pauses left out)."
+		if sn := r.storageNote(); sn != "" {
+			note += " " + sn
+		}
 	}
 	d.font("", 8.5, colMuted)
 	d.SetX(pdfMargin)
@@ -379,11 +390,26 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	}
 }
 
-// fileListNote says where the files are: the PDF lists none of them.
+// fileListNote says where the files are: the PDF lists none of them. At
+// the end of a job the reports are written into each folder destination's
+// reports folder; a job with only cloud destinations writes none.
 func (r *Report) fileListNote() string {
+	where := "written with it into each folder destination's reports folder"
+	if !r.hasFolder() {
+		where = fmt.Sprintf("not written at the end of this job, which has no folder destination: dit report %d writes them", r.Job.ID)
+	}
 	return fmt.Sprintf("This PDF lists no files: all %s, with their hashes and their state on every destination, are in "+
-		"the job's CSV and JSON reports (%s, .json), written with it into each destination's reports folder.",
-		plural(r.Totals.Files, "file", "files"), r.FileName("csv"))
+		"the job's CSV and JSON reports (%s, .json), %s.",
+		plural(r.Totals.Files, "file", "files"), r.FileName("csv"), where)
+}
+
+// verifyValue is the job's verify TB/hour in large type: a dash where it
+// does not apply (the tile's line under it says why).
+func verifyValue(t *Totals) string {
+	if t.VerifyNotApplicable != "" {
+		return "—"
+	}
+	return tbhNum(t.VerifyTBPerHour)
 }
 
 // pdfCardsTable is page 1's table: a row per card (files, size, the
@@ -399,10 +425,10 @@ func (r *Report) pdfCardsTable(d pdfDoc) {
 	for i := range r.Cards {
 		c := &r.Cards[i]
 		rows = append(rows, []string{c.Label, thousands(c.Files), units.FormatBytes(c.Bytes),
-			tbhNum(c.CopyTBPerHour), tbhNum(c.VerifyTBPerHour), tbhNum(c.EndToEndTBPerHour), shortVerdict(c)})
+			tbhNum(c.CopyTBPerHour), verifyDash(c.VerifyTBPerHour, c.VerifyNotApplicable), tbhNum(c.EndToEndTBPerHour), shortVerdict(c)})
 	}
 	rows = append(rows, []string{"All cards", thousands(t.Files), units.FormatBytes(t.Bytes),
-		tbhNum(t.CopyTBPerHour), tbhNum(t.VerifyTBPerHour), tbhNum(t.TBPerHour), fmt.Sprintf("%d of %d safe", t.SafeToFormat, t.Cards)})
+		tbhNum(t.CopyTBPerHour), verifyDash(t.VerifyTBPerHour, t.VerifyNotApplicable), tbhNum(t.TBPerHour), fmt.Sprintf("%d of %d safe", t.SafeToFormat, t.Cards)})
 	d.table(cols, rows, 10, true, func(row, col int) cellStyle {
 		if row == len(r.Cards) {
 			return cellStyle{bold: true}
@@ -511,7 +537,7 @@ func (r *Report) pdfDetails(d pdfDoc) {
 	for _, x := range r.Destinations {
 		row := []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
 			thousands(x.Skipped), units.FormatBytes(x.Bytes), u.Num(x.WriteRate.Mean), u.Num(x.WriteRate.P95),
-			u.Num(x.ReadBackRate.Mean), u.Num(x.ReadBackRate.P95)}
+			rbDash(x.VerifiedBy, x.ReadBackRate.Mean, u.Num), rbDash(x.VerifiedBy, x.ReadBackRate.P95, u.Num)}
 		if cascade {
 			row = append([]string{row[0], runName(x.Run)}, row[1:]...)
 			failedCol = 4
@@ -528,11 +554,30 @@ func (r *Report) pdfDetails(d pdfDoc) {
 	d.font("", 8, colMuted)
 	d.SetX(pdfMargin)
 	note := fmt.Sprintf("Rates in %s (%s), from per-second samples; \"-\": no samples.", u.Name(), u.means)
+	if r.verifiedByStorage() {
+		note += " Read back \"—\": not read back, the storage's own MD5 (S3 ETag) verified the copies there (below)."
+	}
 	if cascade {
 		note += " Run: 1st, written from the cards (the card is free once they are verified there); 2nd, written from the first copy " +
 			"(the card is safe to format once they are verified there too)."
 	}
 	d.MultiCell(pdfWidth, 4, note, "", "L", false)
+	r.pdfVerifiedBy(d)
+}
+
+// pdfVerifiedBy says, for a job with a cloud destination, how each
+// destination's copies were verified.
+func (r *Report) pdfVerifiedBy(d pdfDoc) {
+	if !r.hasCloud() {
+		return
+	}
+	d.Ln(3)
+	d.heading(11, "How the copies were verified")
+	d.font("", 9, colInk)
+	for _, x := range r.Destinations {
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 4.5, ascmhl.DisplayName(x.Path)+": "+x.VerifiedBy.Text(), "", "L", false)
+	}
 }
 
 // pdfChart is a card's throughput chart drawn as a PNG.

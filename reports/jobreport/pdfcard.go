@@ -7,6 +7,7 @@ import (
 
 	"codeberg.org/go-pdf/fpdf"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -86,7 +87,7 @@ func pdfCardRates(d pdfDoc, c *Card, cascade bool) {
 	}
 	rows := [][]string{
 		append([]string{"Copy (reading the card)", units.FormatBytes(c.BytesCopied), hmsOr(c.CopySeconds), tbhNum(c.CopyTBPerHour)}, rateCells(c.CopyRate)...),
-		append([]string{"Verify (reading the copies back)", units.FormatBytes(c.BytesVerified), hmsOr(c.VerifySeconds), tbhNum(c.VerifyTBPerHour)}, rateCells(c.VerifyRate)...),
+		verifyRow(c, rateCells),
 		{"End to end", units.FormatBytes(c.BytesCopied), hmsOr(c.ActiveSeconds), tbhNum(c.EndToEndTBPerHour), "", "", "", "", ""},
 	}
 	if cascade && c.Then != nil {
@@ -96,6 +97,12 @@ func pdfCardRates(d pdfDoc, c *Card, cascade bool) {
 			[]string{"2nd run end to end", units.FormatBytes(h.BytesCopied), hmsOr(h.ActiveSeconds), tbhNum(h.EndToEndTBPerHour), "", "", "", "", ""})
 	}
 	d.table(cols, rows, 8.5, false, func(row, col int) cellStyle { return cellStyle{bold: col == 0 || col == 3} })
+	if c.VerifyNotApplicable != "" {
+		d.Ln(1)
+		d.font("", 8, colMuted)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 4, "Verify: "+c.VerifyNotApplicable+": no read-back time or rate.", "", "L", false)
+	}
 	d.Ln(4)
 }
 
@@ -119,7 +126,7 @@ func pdfCardDests(d pdfDoc, c *Card, cascade bool) {
 	var drows [][]string
 	for _, x := range c.Destinations {
 		row := []string{ascmhl.DisplayName(x.Path), thousands(x.Verified), thousands(x.Copied), thousands(x.Failed),
-			thousands(x.Skipped), du.Num(x.WriteRate.Mean), du.Num(x.ReadBackRate.Mean)}
+			thousands(x.Skipped), du.Num(x.WriteRate.Mean), rbDash(x.VerifiedBy, x.ReadBackRate.Mean, du.Num)}
 		if cascade {
 			row = append([]string{row[0], runName(x.Run)}, row[1:]...)
 		}
@@ -131,7 +138,25 @@ func pdfCardDests(d pdfDoc, c *Card, cascade bool) {
 		}
 		return cellStyle{}
 	})
+	if cloudCard(c) {
+		d.Ln(1)
+		d.font("", 8, colMuted)
+		for _, x := range c.Destinations {
+			d.SetX(pdfMargin)
+			d.MultiCell(pdfWidth, 4, ascmhl.DisplayName(x.Path)+": "+x.VerifiedBy.Text(), "", "L", false)
+		}
+	}
 	d.Ln(4)
+}
+
+// cloudCard: card c has a copy on a cloud destination.
+func cloudCard(c *Card) bool {
+	for _, x := range c.Destinations {
+		if cloud.IsDest(x.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // pdfCardChart is card i's throughput chart (png), or why there is none.

@@ -118,7 +118,10 @@ func (r *Report) WriteProxySheet(w io.Writer) error {
 // proxyRow is a proxy of the catalog as the report shows it.
 func proxyRow(p catalog.Proxy) Proxy {
 	x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, Dest: p.Dest, Source: p.Source, TCStart: p.TCStart, Size: p.Size,
-		Error: p.Error, VerifiedBy: p.VerifyAlgos, MadeAt: p.MadeAt}
+		Error: p.Error, VerifiedBy: p.VerifyAlgos}
+	if p.State == catalog.ProxyMade {
+		x.MadeAt = p.MadeAt // the catalog's time of a failed one is when it failed: not made
+	}
 	if p.Path != "" {
 		x.Path = offload.DisplayPath(p.Dest, p.Path)
 	}

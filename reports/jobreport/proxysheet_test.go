@@ -88,12 +88,16 @@ func TestProxySheetFromCatalog(t *testing.T) {
 		if p.Path != "" {
 			path = p.Dest + "/" + p.Path
 		}
+		made := "" // a proxy that failed was not made: no time
+		if p.State == catalog.ProxyMade {
+			made = p.MadeAt.UTC().Format(time.RFC3339Nano)
+		}
 		want := []string{"A001 🎬", p.Clip, "h264", p.State, p.Dest, path, p.Source, p.TCStart, strconv.FormatInt(p.Size, 10),
-			p.Sums.Get(hashing.XXH64), p.Sums.Get(hashing.MD5),
-			p.VerifyAlgos, p.MadeAt.UTC().Format(time.RFC3339Nano), p.Error}
+			p.Sums.Get(hashing.XXH64), p.Sums.Get(hashing.MD5), p.VerifyAlgos, made, p.Error}
 		require.Equal(t, want, all[i+1], "row %d", i+1)
 	}
 	require.Equal(t, "場景 🎬 Cafe\u0301, take \"2\"", all[1][1], "the clip's name byte for byte (NFD kept)")
+	require.Equal(t, []string{"failed", ""}, []string{all[3][3], all[3][12]}, "a failed proxy's made_utc is empty")
 
 	// Without proxies, no sheet among the reports.
 	r.Cards[0].Proxies = nil

@@ -184,7 +184,7 @@ func TestPDFPage1LeadsWithTheTotals(t *testing.T) {
 	idle := squash(page1Text(t, writePDF(t, idleReport())))
 	for _, want := range []string{
 		"VERIFIED: the card is safe to format", "Verified Yes", "Size 0 B",
-		"Copy, TB/hour -", "Verify, TB/hour -", "End to end, TB/hour -",
+		"Copy, TB/hour — nothing copied", "Verify, TB/hour -", "End to end, TB/hour — nothing copied",
 		"Not resumed", "Not simulated",
 		"C001 0 0 B - - - safe to format",
 	} {
@@ -240,7 +240,7 @@ func TestHTMLSizesAndPlainReasons(t *testing.T) {
 
 	b.Reset()
 	require.NoError(t, idleReport().WriteHTML(&b))
-	require.Contains(t, b.String(), `<div class="label">Copy, TB/hour</div><div class="value">-</div>`)
+	require.Contains(t, b.String(), `<div class="label">Copy, TB/hour</div><div class="value">—</div><div class="more">nothing copied</div>`)
 }
 
 func TestCSVHeaderHasNoPaths(t *testing.T) {

@@ -60,8 +60,17 @@ type Totals struct {
 	Cards        int `json:"cards"`
 	SafeToFormat int `json:"safe_to_format"`
 	Skipped      int `json:"skipped"`
-	// BytesVerified are the bytes read back from the copies.
+	// BytesVerified are the bytes read back from the copies (a copy
+	// verified by the storage's own MD5 is not read back: see
+	// VerifyNotApplicable).
 	BytesVerified int64 `json:"bytes_verified"`
+	// VerifyNotApplicable says why the job's verify TB/hour is not given
+	// (0) though copies were verified: some were verified by the
+	// storage's own MD5 (S3 ETag), not read back ("not read back: ..."
+	// when none was read back; "not measured: ..." when some were: the
+	// time spent reading back is not told apart). BytesVerified are then
+	// the read-back copies' sizes. Empty otherwise.
+	VerifyNotApplicable string `json:"verify_not_applicable,omitempty"`
 	// Resumed: more than one run (the job was interrupted and resumed).
 	Resumed bool `json:"resumed"`
 	// Simulated: the job ran with dit offload --simulate (readers and
@@ -88,10 +97,15 @@ type DestTotals struct {
 	Skipped  int    `json:"skipped"`
 	// Bytes are the bytes of the copies that are there (verified or copied).
 	Bytes int64 `json:"bytes"`
+	// VerifiedBy counts its verified copies by how they were verified:
+	// the storage's own MD5 (S3 ETag) or read back.
+	VerifiedBy VerifiedBy `json:"verified_by"`
 	// WriteRate and ReadBackRate are the destination's: each second's
 	// sample is what every card wrote to (read back from) it then.
+	// ReadBackRate is left out where the storage's MD5 verified any copy
+	// there (nothing, or not only what was read back, was measured).
 	WriteRate    Rate `json:"write_rate"`
-	ReadBackRate Rate `json:"read_back_rate"`
+	ReadBackRate Rate `json:"read_back_rate,omitzero"`
 }
 
 // Rate summarises per-second throughput samples, in bytes per second.
@@ -119,18 +133,22 @@ type Card struct {
 	Skipped    []Skip    `json:"skipped"`
 	Failures   []Failure `json:"failures"`
 	CopyRate   Rate      `json:"copy_rate"`
-	VerifyRate Rate      `json:"verify_rate"`
+	VerifyRate Rate      `json:"verify_rate,omitzero"`
 	// BytesVerified are the bytes read back from its copies (every
 	// destination); CopySeconds and VerifySeconds the time spent in each
 	// (summed per-second samples: pauses and interruptions left out),
-	// ActiveSeconds the time either went on.
-	BytesVerified     int64   `json:"bytes_verified"`
-	CopySeconds       float64 `json:"copy_seconds"`
-	VerifySeconds     float64 `json:"verify_seconds"`
-	ActiveSeconds     float64 `json:"active_seconds"`
-	CopyTBPerHour     float64 `json:"copy_tb_per_hour"`
-	VerifyTBPerHour   float64 `json:"verify_tb_per_hour"`
-	EndToEndTBPerHour float64 `json:"end_to_end_tb_per_hour"`
+	// ActiveSeconds the time either went on. VerifySeconds, VerifyRate
+	// and VerifyTBPerHour are given only where bytes were read back and
+	// every verified copy was (VerifyNotApplicable says why not; then
+	// BytesVerified are the read-back copies' sizes).
+	BytesVerified       int64   `json:"bytes_verified"`
+	VerifyNotApplicable string  `json:"verify_not_applicable,omitempty"`
+	CopySeconds         float64 `json:"copy_seconds"`
+	VerifySeconds       float64 `json:"verify_seconds,omitempty"`
+	ActiveSeconds       float64 `json:"active_seconds"`
+	CopyTBPerHour       float64 `json:"copy_tb_per_hour"`
+	VerifyTBPerHour     float64 `json:"verify_tb_per_hour"`
+	EndToEndTBPerHour   float64 `json:"end_to_end_tb_per_hour"`
 	// Destinations are the card's folders on every destination: the
 	// first run's, then (in a cascade) the second run's (Run 2).
 	Destinations []CardDest `json:"destinations"`
@@ -175,14 +193,16 @@ type SecondRun struct {
 
 // CardDest is one card on one destination.
 type CardDest struct {
-	Path         string `json:"path"`          // the card's folder there
-	Run          int    `json:"run,omitempty"` // 2: a cascade's second run (written from the first copy)
-	Verified     int    `json:"verified"`
-	Copied       int    `json:"copied"`
-	Failed       int    `json:"failed"`
-	Skipped      int    `json:"skipped"`
-	WriteRate    Rate   `json:"write_rate"`
-	ReadBackRate Rate   `json:"read_back_rate"`
+	Path     string `json:"path"`          // the card's folder there
+	Run      int    `json:"run,omitempty"` // 2: a cascade's second run (written from the first copy)
+	Verified int    `json:"verified"`
+	Copied   int    `json:"copied"`
+	Failed   int    `json:"failed"`
+	Skipped  int    `json:"skipped"`
+	// VerifiedBy, WriteRate, ReadBackRate: as a destination's (DestTotals).
+	VerifiedBy   VerifiedBy `json:"verified_by"`
+	WriteRate    Rate       `json:"write_rate"`
+	ReadBackRate Rate       `json:"read_back_rate,omitzero"`
 }
 
 // Skip is an entry of the card that was not copied.
@@ -428,6 +448,7 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 			c.series = append(c.series, point{t: s.T.Sub(b.j.Started).Seconds(), rate: s.Rate, phase: s.Phase})
 		}
 	}
+	noReadBackFigures(&c)
 	if err := loadProxies(b.cat, b.j.ID, k.ID, &c); err != nil {
 		return c, err
 	}
@@ -490,6 +511,7 @@ func (b *builder) totals() {
 	t.BytesVerified, t.Resumed = act.BytesVerified, t.Runs > 1
 	t.CopyTBPerHour, t.VerifyTBPerHour = round(act.CopyTBPerHour(), 3), round(act.VerifyTBPerHour(), 3)
 	t.Verified = t.Cards > 0 && t.SafeToFormat == t.Cards
+	r.noJobReadBackFigures()
 	for _, p := range b.sum.Plans {
 		if p.Simulated {
 			t.Simulated, t.SimulateScale = true, p.Scale

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -109,7 +110,7 @@ func (b *builder) count(c *Card, k, h *catalog.Card) error {
 	}
 	b.r.src.cards = append(b.r.src.cards, cf)
 	i := len(b.r.src.cards) - 1
-	if h == nil && b.fromTotals(c, b.tots[k.ID], &b.r.src.cards[i]) {
+	if h == nil && !b.cloud() && b.fromTotals(c, b.tots[k.ID], &b.r.src.cards[i]) {
 		return nil
 	}
 	n := 0
@@ -117,7 +118,7 @@ func (b *builder) count(c *Card, k, h *catalog.Card) error {
 		n++
 		for _, cp := range f.Copies {
 			if d, ok := b.destIdx[cp.DestID]; ok {
-				countCopy(&c.Destinations[d], &b.r.Destinations[d], cp.State, f.Size)
+				countCopy(&c.Destinations[d], &b.r.Destinations[d], cp, f.Size)
 			}
 		}
 		return nil
@@ -142,6 +143,9 @@ func (b *builder) fromTotals(c *Card, t *catalog.CardTotals, cf *cardFiles) bool
 		if there := cp[offload.StateVerified] + cp[offload.StateCopied] + cp[offload.StatePresent]; there != 0 && there != n {
 			return false // which files' bytes are there: only the files tell
 		}
+		if v := cp[offload.StateVerified]; v != 0 && v != n {
+			return false // which files' bytes were read back: the same
+		}
 	}
 	for i, d := range b.dests {
 		cp := t.Copies[d.ID]
@@ -149,6 +153,11 @@ func (b *builder) fromTotals(c *Card, t *catalog.CardTotals, cf *cardFiles) bool
 		verified, copied, skipped := cp[offload.StateVerified], cp[offload.StateCopied]+cp[offload.StatePresent], cp[offload.StateSkipped]
 		failed := t.NCopies(d.ID) - verified - copied - skipped
 		cd.Verified, cd.Copied, cd.Skipped, cd.Failed = verified, copied, skipped, failed
+		if verified == n {
+			// No cloud destination here: a verified copy was read back.
+			cd.VerifiedBy = VerifiedBy{ReadBack: n, ReadBackBytes: size}
+			dt.VerifiedBy.sum(cd.VerifiedBy)
+		}
 		dt.Verified, dt.Copied, dt.Skipped, dt.Failed = dt.Verified+verified, dt.Copied+copied, dt.Skipped+skipped, dt.Failed+failed
 		if verified+copied == n {
 			dt.Bytes += size
@@ -158,14 +167,27 @@ func (b *builder) fromTotals(c *Card, t *catalog.CardTotals, cf *cardFiles) bool
 	return true
 }
 
-// countCopy counts a copy of size bytes in state on its card's
+// cloud: the job has a cloud destination (whose copies' verification
+// only the files tell).
+func (b *builder) cloud() bool {
+	for _, d := range b.dests {
+		if cloud.IsDest(d.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// countCopy counts copy cp of a file of size bytes on its card's
 // destination cd and the job's dt.
-func countCopy(cd *CardDest, dt *DestTotals, state string, size int64) {
-	switch state {
+func countCopy(cd *CardDest, dt *DestTotals, cp catalog.Copy, size int64) {
+	switch cp.State {
 	case offload.StateVerified:
 		cd.Verified++
 		dt.Verified++
 		dt.Bytes += size
+		cd.VerifiedBy.add(cp.VerifyAlgos, size)
+		dt.VerifiedBy.add(cp.VerifyAlgos, size)
 	case offload.StateCopied, offload.StatePresent:
 		cd.Copied++
 		dt.Copied++

@@ -140,7 +140,7 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	require.NoError(t, os.Rename(g.conf, g.conf+".away"))
 	res := g.dit(t, "offload", "--resume", e2e.Itoa(jobID))
 	require.NotEqual(t, 0, res.Code)
-	require.Contains(t, res.Stderr, "job "+e2e.Itoa(jobID)+" not resumed (left as it was): cloud destination rclone:ditcloud:shots/keep: the rclone configuration file "+g.conf+" does not exist: put it back")
+	require.Contains(t, res.Stderr, "job "+e2e.Itoa(jobID)+" not resumed (left as it was): cloud destination rclone:ditcloud:shots/keep: the rclone configuration file "+g.conf+` does not exist, so rclone's configuration has no remote "ditcloud": put the file back`)
 	require.Equal(t, "interrupted", jobState(t, g, jobID))
 	v := g.dit(t, "verify", e2e.Itoa(jobID))
 	require.NotEqual(t, 0, v.Code)

@@ -228,7 +228,7 @@ func TestOffloadMakesProxies(t *testing.T) {
 	require.Contains(t, r.Stdout, "10:00:01:00")
 	r = e2e.Dit(t, db, "job", "show", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, r.Code, r.Stderr)
-	require.Contains(t, r.Stdout, fmt.Sprintf("Proxies: %d made, 1 failed", 2*len(srcClips)))
+	require.Contains(t, r.Stdout, fmt.Sprintf("Proxies: %d made for %d clips on 2 destinations, 1 failed", 2*len(srcClips), len(srcClips)))
 	checkReports(t, raid, len(srcClips)*2, 1)
 }
 

@@ -1,0 +1,183 @@
+package cloud
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Before a job uploads to a destination, Check asks rclone whether it
+// can: the rules a cloud destination meets, as a folder destination
+// meets its own (it must exist: dit never creates a destination root,
+// so a misspelt name cannot fill a new folder or bucket).
+//
+//   - PATH is not empty: rclone:REMOTE: alone would put each job at the
+//     remote's root (on S3, a new bucket per job).
+//   - REMOTE is a remote of the configuration (rclone listremotes); when
+//     it has none at all, a configuration file given (Rclone.Config)
+//     that is not there is named as the cause.
+//   - PATH does not depend on the folder dit runs in: on a local-type
+//     remote (or one leading to a local path, an alias of a relative
+//     folder) a path without a leading slash is relative to the working
+//     folder, so a resume started elsewhere would write elsewhere. dit
+//     refuses it and gives the absolute path to write. Found by asking
+//     rclone for the remote's root (rclone backend features) from two
+//     working folders: they differ.
+//   - The folder is there (rclone lsjson --stat). On a bucket-based
+//     remote (S3 and its kind: rclone's BucketBased feature) the bucket
+//     must be there; a folder (a key prefix) in it need not be, since S3
+//     has no folders: a prefix that holds no object lists as an empty
+//     folder, not a missing one, so dit cannot tell them apart.
+
+// DestError is a cloud destination that cannot be used as it is written
+// or as it stands (no folder named, a remote not configured, a path
+// relative to the working folder, a folder or bucket that is not there,
+// a file): the person fixes the destination, as for a bad path on the
+// command line. Its message names the destination and what to do.
+type DestError struct{ msg string }
+
+func (e *DestError) Error() string { return e.msg }
+
+func destErrorf(format string, a ...any) error { return &DestError{fmt.Sprintf(format, a...)} }
+
+// Check checks the destination d before a job uploads to it (see
+// above): every refusal names d and what to do. A refusal of d as
+// written or as it stands is a *DestError; rclone missing is
+// ErrNoRclone; a remote that does not answer is another error.
+func (r *Rclone) Check(ctx context.Context, d Dest) error {
+	if d.Path == "" {
+		return destErrorf("cloud destination %s names no folder: write rclone:%s:BUCKET/FOLDER (on S3 a bucket and a folder in it) or rclone:%s:/FOLDER, "+
+			"so that every job goes into that folder and not to the remote's root", d, d.Remote, d.Remote)
+	}
+	names, err := r.Remotes(ctx)
+	if errors.Is(err, ErrNoRclone) {
+		return fmt.Errorf("cloud destination %s: %w", d, err)
+	}
+	if err != nil {
+		return fmt.Errorf("cloud destination %s: rclone cannot list its remotes: %v", d, err)
+	}
+	if len(names) == 0 && r.Config != "" {
+		// rclone takes a configuration file that is not there for an
+		// empty one: with no remote at all, the file is what is missing.
+		if _, err := os.Stat(r.Config); err != nil {
+			why := "cannot be read (" + err.Error() + ")"
+			if errors.Is(err, fs.ErrNotExist) {
+				why = "does not exist"
+			}
+			return destErrorf("cloud destination %s: the rclone configuration file %s %s, so rclone's configuration has no remote %q: put the file back, give the one that defines it with --rclone-config, or add it with rclone config", d, r.Config, why, d.Remote)
+		}
+	}
+	if !slices.Contains(names, d.Remote) {
+		there := "it has none"
+		if len(names) > 0 {
+			there = "it has " + strings.Join(names, ", ")
+		}
+		return destErrorf("cloud destination %s: rclone's configuration has no remote %q (%s): add it with rclone config, or write one of those", d, d.Remote, there)
+	}
+	f, err := r.features(ctx, d, "")
+	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
+		return isFile(d)
+	}
+	if err != nil {
+		return readError(d, err)
+	}
+	if err := r.checkWorkdir(ctx, d, f); err != nil {
+		return err
+	}
+	return r.checkFolder(ctx, d, f)
+}
+
+// fsInfo is what rclone backend features says of a remote's path.
+type fsInfo struct {
+	Name     string // the backend's name: the remote's, or a wrapped one's
+	Root     string // the path it resolved (a local one absolute)
+	Features struct {
+		BucketBased bool
+	}
+}
+
+// features asks rclone for what it makes of d (rclone backend features),
+// run in the folder dir ("" dit's working folder).
+func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, error) {
+	var f fsInfo
+	cmd, err := r.command(ctx, "backend", "features", d.At(""))
+	if err != nil {
+		return f, err
+	}
+	cmd.Dir = dir
+	out, err := output(ctx, cmd, "backend features")
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(out, &f); err != nil {
+		return f, fmt.Errorf("rclone backend features %s: unreadable answer: %v", d.At(""), err)
+	}
+	return f, nil
+}
+
+// checkWorkdir refuses a destination whose folder depends on the folder
+// dit runs in: rclone resolves it to another root from another folder.
+func (r *Rclone) checkWorkdir(ctx context.Context, d Dest, here fsInfo) error {
+	other := string(filepath.Separator)
+	if wd, err := os.Getwd(); err != nil || wd == other {
+		other = os.TempDir()
+	}
+	there, err := r.features(ctx, d, other)
+	if err != nil || there.Root == here.Root {
+		return nil // the same root from anywhere (or rclone cannot say from there)
+	}
+	if here.Name == d.Remote && filepath.IsAbs(here.Root) {
+		return destErrorf("cloud destination %s is a folder relative to the one dit runs in (on the local remote %q a path without a leading / is), "+
+			"so a resume started from another folder would write elsewhere: write the whole path, %s", d, d.Remote, Prefix+d.Remote+":"+filepath.ToSlash(here.Root))
+	}
+	return destErrorf("cloud destination %s leads to a folder relative to the one dit runs in (here %s), so a resume started from another folder would write elsewhere: "+
+		"give the remote %q an absolute path (rclone config), or use a remote that does not depend on it", d, here.Root, d.Remote)
+}
+
+// checkFolder refuses a destination whose folder (on a bucket-based
+// remote: whose bucket) is not there, or is a file.
+func (r *Rclone) checkFolder(ctx context.Context, d Dest, f fsInfo) error {
+	out, err := r.run(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
+	switch {
+	case err != nil && strings.Contains(err.Error(), "directory not found") && f.Features.BucketBased:
+		bucket, _, _ := strings.Cut(strings.Trim(f.Root, "/"), "/")
+		mk := d.At("")
+		if f.Name == d.Remote {
+			bucket, _, _ = strings.Cut(strings.Trim(d.Path, "/"), "/")
+			mk = d.Remote + ":" + bucket
+		}
+		return destErrorf("cloud destination %s: the bucket %q does not exist on the remote %q: create it with rclone mkdir %s, or check the name "+
+			"(dit never creates a destination's bucket or folder, so a misspelt name cannot take the footage)", d, bucket, d.Remote, mk)
+	case err != nil && strings.Contains(err.Error(), "directory not found"):
+		return destErrorf("cloud destination %s: the folder %s does not exist on the remote %q: create it with rclone mkdir %s, or check the name "+
+			"(dit never creates a destination's bucket or folder, so a misspelt name cannot take the footage)", d, d.Path, d.Remote, d.At(""))
+	case err != nil:
+		return readError(d, err)
+	}
+	var st struct{ IsDir bool }
+	if err := json.Unmarshal(out, &st); err != nil {
+		return fmt.Errorf("rclone lsjson --stat %s: unreadable answer: %v", d.At(""), err)
+	}
+	if !st.IsDir {
+		return isFile(d)
+	}
+	return nil
+}
+
+func isFile(d Dest) error {
+	return destErrorf("cloud destination %s is a file, not a folder: give the folder to upload into", d)
+}
+
+// readError is a destination rclone cannot read.
+func readError(d Dest, err error) error {
+	if errors.Is(err, ErrNoRclone) {
+		return fmt.Errorf("cloud destination %s: %w", d, err)
+	}
+	return fmt.Errorf("cloud destination %s cannot be read: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that it answers (%v)", d, d.Remote, err)
+}

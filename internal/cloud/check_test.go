@@ -1,0 +1,92 @@
+package cloud_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+)
+
+// checkRefused: CheckDest refuses s with a *cloud.DestError saying msg
+// (the whole message: what a person reads).
+func checkRefused(t *testing.T, r *cloud.Rclone, s, msg string) {
+	t.Helper()
+	err := r.CheckDest(context.Background(), s)
+	require.Error(t, err, s)
+	var de *cloud.DestError
+	require.ErrorAs(t, err, &de, "%s: %v", s, err)
+	require.Equal(t, msg, err.Error(), s)
+}
+
+// Against moto's S3 and the real rclone: an empty path, a remote not
+// configured, a bucket that is not there (alone or with a folder) and a
+// file are refused, each naming the destination and what to do; an
+// existing bucket is taken, with a folder in it that holds objects or
+// none (S3 has no folders: rclone lists a prefix with no object as an
+// empty folder, so dit cannot tell it from a missing one).
+func TestCheckS3(t *testing.T) {
+	srv := s3test.Start(t, "ditchk", "shots")
+	f := filepath.Join(t.TempDir(), "f.txt")
+	require.NoError(t, os.WriteFile(f, []byte("x"), 0o644))
+	srv.Rclone(t, "copyto", f, "ditchk:shots/has/f.txt")
+	r := &cloud.Rclone{Config: filepath.Join(t.TempDir(), "none.conf"), Env: append(srv.Env,
+		"RCLONE_CONFIG_DITALIAS_TYPE=alias", "RCLONE_CONFIG_DITALIAS_REMOTE=ditchk:shots",
+		"RCLONE_CONFIG_DITNOBKT_TYPE=alias", "RCLONE_CONFIG_DITNOBKT_REMOTE=ditchk:nobucket"), Tries: 1}
+	ctx := context.Background()
+
+	for _, ok := range []string{"rclone:ditchk:shots", "rclone:ditchk:shots/has", "rclone:ditchk:shots/nothing/yet", "rclone:ditchk:/shots/has",
+		"rclone:ditchk:shots/Drehtag Ü/日本", "rclone:ditalias:has", "rclone:ditalias:nothing/yet"} {
+		require.NoError(t, r.CheckDest(ctx, ok), ok)
+	}
+	const never = " (dit never creates a destination's bucket or folder, so a misspelt name cannot take the footage)"
+	checkRefused(t, r, "rclone:ditchk:", "cloud destination rclone:ditchk: names no folder: write rclone:ditchk:BUCKET/FOLDER (on S3 a bucket and a folder in it) "+
+		"or rclone:ditchk:/FOLDER, so that every job goes into that folder and not to the remote's root")
+	checkRefused(t, r, "rclone:ditchk:nobucket", `cloud destination rclone:ditchk:nobucket: the bucket "nobucket" does not exist on the remote "ditchk": `+
+		"create it with rclone mkdir ditchk:nobucket, or check the name"+never)
+	checkRefused(t, r, "rclone:ditchk:nobucket/show/day 1", `cloud destination rclone:ditchk:nobucket/show/day 1: the bucket "nobucket" does not exist on the remote "ditchk": `+
+		"create it with rclone mkdir ditchk:nobucket, or check the name"+never)
+	checkRefused(t, r, "rclone:ditnobkt:show", `cloud destination rclone:ditnobkt:show: the bucket "nobucket" does not exist on the remote "ditnobkt": `+
+		"create it with rclone mkdir ditnobkt:show, or check the name"+never)
+	checkRefused(t, r, "rclone:ditchk:shots/has/f.txt", "cloud destination rclone:ditchk:shots/has/f.txt is a file, not a folder: give the folder to upload into")
+	checkRefused(t, r, "rclone:nosuch:shots/x", `cloud destination rclone:nosuch:shots/x: rclone's configuration has no remote "nosuch" `+
+		"(it has ditalias, ditchk, ditnobkt): add it with rclone config, or write one of those")
+	checkRefused(t, r, "rclone:nocolon", `cloud destination "rclone:nocolon": write it rclone:REMOTE:PATH, e.g. rclone:s3backup:bucket/shows `+
+		"(REMOTE a remote of your rclone configuration, see rclone listremotes)")
+
+	// The engine's check (Check) says the same as the front end's.
+	err := r.Check(ctx, cloud.Dest{Remote: "ditchk", Path: "nobucket/x"})
+	require.ErrorContains(t, err, `the bucket "nobucket" does not exist on the remote "ditchk"`)
+}
+
+// A local-type remote: an absolute path is taken when its folder is
+// there, refused naming it when not; a path without a leading slash
+// (relative to the folder dit runs in) is refused with the absolute path
+// to write instead, as is an alias of a relative folder.
+func TestCheckLocal(t *testing.T) {
+	needRclone(t)
+	dir := t.TempDir()
+	wd := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(wd, "rel"), 0o755))
+	t.Chdir(wd)
+	r := &cloud.Rclone{Config: filepath.Join(t.TempDir(), "none.conf"), Env: []string{"RCLONE_CONFIG_DITLOC_TYPE=local",
+		"RCLONE_CONFIG_DITREL_TYPE=alias", "RCLONE_CONFIG_DITREL_REMOTE=rel",
+		"RCLONE_CONFIG_DITABS_TYPE=alias", "RCLONE_CONFIG_DITABS_REMOTE=" + dir}, Tries: 1}
+
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+dir))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditabs:sub"))
+	checkRefused(t, r, "rclone:ditabs:", "cloud destination rclone:ditabs: names no folder: write rclone:ditabs:BUCKET/FOLDER (on S3 a bucket and a folder in it) "+
+		"or rclone:ditabs:/FOLDER, so that every job goes into that folder and not to the remote's root")
+	checkRefused(t, r, "rclone:ditloc:"+dir+"/missing", "cloud destination rclone:ditloc:"+dir+"/missing: the folder "+dir+
+		`/missing does not exist on the remote "ditloc": create it with rclone mkdir ditloc:`+dir+"/missing, or check the name "+
+		"(dit never creates a destination's bucket or folder, so a misspelt name cannot take the footage)")
+	checkRefused(t, r, "rclone:ditloc:rel", `cloud destination rclone:ditloc:rel is a folder relative to the one dit runs in (on the local remote "ditloc" a path without a leading / is), `+
+		"so a resume started from another folder would write elsewhere: write the whole path, rclone:ditloc:"+filepath.Join(wd, "rel"))
+	checkRefused(t, r, "rclone:ditrel:x", "cloud destination rclone:ditrel:x leads to a folder relative to the one dit runs in (here "+filepath.Join(wd, "rel", "x")+
+		`), so a resume started from another folder would write elsewhere: give the remote "ditrel" an absolute path (rclone config), or use a remote that does not depend on it`)
+}

@@ -1,0 +1,158 @@
+//go:build unix
+
+package offload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid"
+)
+
+// A file that does not reach the cloud holds the card's history back on
+// that destination (its chain object can be written only once): nothing
+// of the history is sent, the card is not safe to format and its verdict
+// and failures say why and what to do. The resume uploads the file, then
+// writes the history once, its generation listing every file verified.
+// The upload is cut by rclone itself (--max-transfer, given through the
+// environment as a user's rclone could be: an upload past 2 MiB is
+// aborted mid-way, as a dropped connection would leave it): clip.mov
+// (3 MiB) fails, the small files go up. Streamed from the card, from a
+// cascade's first copy in a folder (rclone copy), and from one on a dit
+// array (streamed through the array).
+func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	clip := bigContent(3<<20, 7)
+	for _, name := range []string{"direct", "cascade", "array"} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			card := testCard(t, e.dir, "A001", map[string]string{
+				"clip.mov": clip, "sound.wav": "tiny", "ascmhl/ascmhl_chain.xml": "chain1", "ascmhl/0001.mhl": "gen1",
+			})
+			dest := "rclone:ditcloud:shots/" + name
+			o := e.opts([]string{card}, []string{dest})
+			switch name {
+			case "cascade":
+				o = e.opts([]string{card}, []string{e.dest("raid")})
+				o.Then = []string{dest}
+			case "array":
+				o = e.opts([]string{card}, []string{makeArray(t, e, raid.RAID4, 3)[0]})
+				o.Then = []string{dest}
+			}
+			o.Rclone = &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=2M"), Tries: 1}
+			fail := false
+			var stages []SealInfo
+			o.Seal = stageSeal(&fail, &stages)
+			s1, err := e.run(o)
+			require.NoError(t, err)
+			c1 := s1.Cards[0]
+			require.False(t, c1.SafeToFormat, c1.Verdict)
+			require.Empty(t, stages, "no history staged while a file is not verified in the cloud")
+			at := cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}
+			objs, err := o.Rclone.List(context.Background(), at, "day01/A001")
+			require.NoError(t, err)
+			require.NotContains(t, objs, "clip.mov")
+			require.Contains(t, objs, "sound.wav")
+			require.NotContains(t, objs, "ascmhl/ascmhl_chain.xml", "no chain object")
+			for rel := range objs {
+				require.False(t, strings.HasPrefix(rel, "ascmhl/") && rel != "ascmhl/0001.mhl", "%s: only the card's own manifest, with the footage", rel)
+			}
+
+			waits := fmt.Sprintf("history not written to %s/day01/A001: 1 file not verified there (clip.mov): dit offload --resume %d uploads it and writes the history", dest, s1.JobID)
+			failures, verdict := c1.Failures, fmt.Sprintf("FAILED: 1 file not verified in the cloud, so the card's history is not written there: NOT safe to format (dit offload --resume %d uploads it and writes the history)", s1.JobID)
+			if name != "direct" {
+				require.NotNil(t, c1.Then)
+				failures = c1.Then.Failures
+				verdict = fmt.Sprintf("Second run FAILED (card free since %s): 1 file not verified in the cloud, so the card's history is not written there: NOT safe to format: keep the card (dit offload --resume %d uploads it and writes the history)",
+					c1.FreeAt.Local().Format("15:04:05"), s1.JobID)
+			}
+			require.Equal(t, verdict, c1.Verdict)
+			require.Contains(t, failures, Failure{Path: "(hash lists)", Error: waits})
+			require.NotContains(t, strings.Join(s1.Warnings, "\n"), waits, "a failure, listed with the card's, not a warning")
+			var said bool
+			e.mu.Lock()
+			for _, ev := range e.events {
+				said = said || ev.Type == EvWarning && ev.Message == waits
+			}
+			e.mu.Unlock()
+			require.True(t, said, "said as it happens")
+			// The same from the catalog (dit job show, the GUI, serve).
+			l1, err := LoadSummary(e.cat, s1.JobID)
+			require.NoError(t, err)
+			require.Equal(t, verdict, l1.Cards[0].Verdict)
+
+			o2 := e.opts(nil, nil)
+			o2.Rclone, o2.Seal = &cloud.Rclone{Env: s.Env}, o.Seal
+			j, err := Resume(context.Background(), e.cat, s1.JobID, o2)
+			require.NoError(t, err)
+			s2, err := j.Run(context.Background())
+			require.NoError(t, err)
+			require.True(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
+			require.Len(t, stages, 1, "the history is written once")
+			var listed []string
+			for _, f := range stages[0].Files {
+				listed = append(listed, f.Rel)
+				if f.Rel != "ascmhl/ascmhl_chain.xml" {
+					require.Equal(t, StateVerified, f.State, f.Rel)
+				}
+			}
+			sort.Strings(listed)
+			require.Equal(t, []string{"ascmhl/0001.mhl", "ascmhl/ascmhl_chain.xml", "clip.mov", "sound.wav"}, listed)
+
+			after, err := o2.Rclone.List(context.Background(), at, "day01/A001")
+			require.NoError(t, err)
+			for rel, ob := range objs {
+				require.Equal(t, ob, after[rel], "%s is as the first run left it", rel)
+			}
+			md5 := func(b string) string { return hashing.Bytes([]hashing.Algo{hashing.MD5}, []byte(b)).Get(hashing.MD5) }
+			require.Equal(t, md5(clip), after["clip.mov"].ServerMD5())
+			require.Equal(t, md5(fmt.Sprintf("chain1+gen2 of job %d", s1.JobID)), after["ascmhl/ascmhl_chain.xml"].ServerMD5(), "the extended chain")
+			require.Contains(t, after, fmt.Sprintf("ascmhl/0002-job%d.mhl", s1.JobID))
+			b, err := os.ReadFile(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
+			require.NoError(t, err)
+			require.Equal(t, "chain1", string(b), "the card is never written to")
+		})
+	}
+}
+
+// A cascade's second run whose cloud history this job wrote already, with
+// more to write since (HistoryWritten): its verdict says the copies are
+// checked and what to do, not that a resume writes the history; one whose
+// history waits for a failed file says that.
+func TestCascadeCloudHistoryVerdicts(t *testing.T) {
+	free := time.Date(2026, 11, 27, 9, 30, 0, 0, time.Local)
+	j := &catalog.Job{ID: 7}
+	facts := verdict.Facts{JobStored: catalog.JobFailed}
+	for _, tc := range []struct {
+		err    string
+		failed int
+		want   string
+	}{
+		{"hash lists not written in rclone:s3:x/day01/A001: uploading the ASC MHL history to rclone:s3:x/day01/A001: rclone:s3:x/day01/A001/ascmhl " + HistoryWritten + " once every file was verified ...", 0,
+			"Second run: copies checked, but the card's cloud history, written by this job before, cannot list them all (card free since 09:30:00): NOT safe to format by this job: keep the card (offload it again to another cloud folder)"},
+		{"2 file(s) failed; " + HistoryWaits + "rclone:s3:x/day01/A001: 2 files not verified there (a.mov, b.mov): ...", 2,
+			"Second run FAILED (card free since 09:30:00): 2 files not verified in the cloud, so the card's history is not written there: NOT safe to format: keep the card (dit offload --resume 7 uploads them and writes the history)"},
+	} {
+		cs := &CardSummary{FirstRun: verdict.Verified}
+		k := &catalog.Card{DoneAt: free}
+		h := &catalog.Card{State: catalog.CardSealing, Error: tc.err}
+		cascadeVerdict(j, facts, cs, k, h, func(*catalog.Card) (CardSummary, error) {
+			return CardSummary{CardFigures: CardFigures{Failed: tc.failed}, FirstRun: verdict.Failed}, nil
+		})
+		require.Equal(t, tc.want, cs.Verdict)
+		require.False(t, cs.SafeToFormat)
+	}
+}
