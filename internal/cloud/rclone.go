@@ -112,7 +112,7 @@ func (r *Rclone) bin() (string, error) {
 		if r.Bin == "" {
 			return "", ErrNoRclone // not on PATH
 		}
-		return "", fmt.Errorf("%w (%s is not an rclone binary there)", ErrNoRclone, b)
+		return "", fmt.Errorf("%w (the rclone given, %s, is not there)", ErrNoRclone, b)
 	}
 	return p, nil
 }
