@@ -124,7 +124,8 @@ sets how many cards the second run copies at once (default 1).
 
 A resumed job keeps the cards, destinations and settings it started with
 (--hash, --verify, --verify-hashes, --layout, --on-conflict, --include-hidden,
---name, --mhl): giving one again with a different value is refused (exit 2).
+--name, --mhl, --rclone-config, --cloud-bwlimit): giving one again with a
+different value is refused (exit 2).
 
 --author-name, --author-email, --author-phone, --author-role, --location and
 --comment go into each card's ASC MHL manifest (its <creatorinfo>; the
@@ -150,6 +151,9 @@ Examples:
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
 	ctx := cmd.Context()
 	if err := checkNotifyConfig(o.NotifyConfig); err != nil {
+		return err
+	}
+	if err := o.Cloud.check(); err != nil {
 		return err
 	}
 	if o.Resume == 0 {

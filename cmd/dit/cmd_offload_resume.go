@@ -98,6 +98,14 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		}
 	}
 	same("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
+	if changed("rclone-config") && rec.RcloneConfig != "" && canonPath(o.Cloud.Config) != canonPath(rec.RcloneConfig) {
+		differ("rclone-config", rec.RcloneConfig, o.Cloud.Config)
+	}
+	if changed("cloud-bwlimit") && rec.CloudBwLimit != 0 {
+		if v, err := offload.ParseCloudBwLimit(o.Cloud.BwLimit); err == nil && v != rec.CloudBwLimit {
+			differ("cloud-bwlimit", strconv.FormatInt(rec.CloudBwLimit, 10), o.Cloud.BwLimit)
+		}
+	}
 	if changed("proxies") || changed("proxies-to") {
 		// The assembly's own rule and wording (assembly.ResumeProxies).
 		if _, _, err := assembly.ResumeProxies(rec, o.Proxies, o.ProxiesTo); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
@@ -27,6 +28,7 @@ import (
 // (CheckCloudDest) says the same words.
 func (p *Prepared) checkClouds(ctx context.Context) error {
 	dests := append(append([]string(nil), p.Dests...), p.s.Then...)
+	var rec *catalog.Job
 	if p.s.Resume != 0 {
 		ds, err := p.s.Catalog.Dests(p.s.Resume)
 		if err != nil {
@@ -36,10 +38,15 @@ func (p *Prepared) checkClouds(ctx context.Context) error {
 		for _, d := range ds {
 			dests = append(dests, d.Path)
 		}
+		if rec, err = p.s.Catalog.Job(p.s.Resume); err != nil {
+			return err
+		}
 	}
-	r := p.s.Rclone
-	if r == nil {
-		r = &cloud.Rclone{}
+	// The job's rclone: on a resume, the configuration file and limit it
+	// recorded (offload.JobSpec), as the engine will run it.
+	r, err := offload.CloudRclone(p.s.Rclone, rec)
+	if err != nil {
+		return usage(err)
 	}
 	for _, d := range dests {
 		cd, err := cloud.Parse(d)
@@ -47,6 +54,9 @@ func (p *Prepared) checkClouds(ctx context.Context) error {
 			continue // not a cloud destination, or one the engine refuses in its words
 		}
 		if err := r.Check(ctx, cd); err != nil {
+			if rec != nil {
+				err = fmt.Errorf("job %d not resumed (left as it was): %w", rec.ID, err)
+			}
 			var de *cloud.DestError
 			if errors.As(err, &de) {
 				return usage(err)

@@ -3,6 +3,7 @@ package assembly
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,7 +198,7 @@ func TestCloudDestRefusedBeforeTheJob(t *testing.T) {
 	_, err := Prepare(context.Background(), rs)
 	var ue *UsageError
 	require.ErrorAs(t, err, &ue)
-	require.EqualError(t, err, `cloud destination rclone:ditchk:shots/show: rclone's configuration has no remote "ditchk" (it has other): add it with rclone config, or write one of those`)
+	require.EqualError(t, err, fmt.Sprintf(`job %d not resumed (left as it was): cloud destination rclone:ditchk:shots/show: rclone's configuration has no remote "ditchk" (it has other): add it with rclone config, or write one of those`, j.ID()))
 }
 
 func needRclone(t *testing.T) {

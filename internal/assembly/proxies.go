@@ -10,6 +10,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/proxies"
 )
 
@@ -55,12 +56,33 @@ func (p *Prepared) proxies(ctx context.Context) error {
 			dests = append(dests, d.Path)
 		}
 	}
+	if !slices.ContainsFunc(dests, func(d string) bool { return !cloud.IsDest(d) }) {
+		// Made from a verified copy in a folder or a dit array: a job
+		// with only cloud destinations has none.
+		if s.Resume != 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("job %d's proxies (--proxies %s) are not made: it has only cloud destinations, and proxies are made from a verified copy in a folder or a dit array", s.Resume, s.Proxies))
+			p.opts.Proxies, p.opts.ProxiesTo = "", nil
+			return nil
+		}
+		return usage(fmt.Errorf("--proxies %s with only cloud destinations: proxies are made from a verified copy in a folder or a dit array, and this job writes none; add one with -d (the proxies can still go to the cloud with --proxies-to), or make them in another job", s.Proxies))
+	}
 	to, err := proxyDests(s.ProxiesTo, dests)
 	if err != nil {
 		return usage(err)
 	}
 	p.opts.Proxies, p.opts.ProxiesTo = spec.String(), to
-	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy, Rclone: s.Rclone})
+	var rec *catalog.Job
+	if s.Resume != 0 {
+		if rec, err = s.Catalog.Job(s.Resume); err != nil {
+			return err
+		}
+	}
+	// The job's rclone: its recorded configuration and limit on a resume.
+	rc, err := offload.CloudRclone(s.Rclone, rec)
+	if err != nil {
+		return usage(err)
+	}
+	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy, Rclone: rc})
 	if s.Resume != 0 && errors.Is(err, proxies.ErrNoFFmpeg) {
 		// The footage first: the job is resumed, its proxies are not
 		// made.

@@ -323,6 +323,19 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0017.)
 //
+// # Schema version 20 (sql/0020_job_cloud.sql): how a job reaches the cloud
+//
+//	jobs.rclone_config: the rclone configuration file of the job's
+//	    cloud destinations (dit offload --rclone-config), absolute; ''
+//	    rclone's own choice (RCLONE_CONFIG or its usual file), and for
+//	    jobs recorded before version 20.
+//	jobs.cloud_bwlimit: the upload bandwidth limit of its cloud
+//	    destinations (--cloud-bwlimit) in bytes/s, 0 none.
+//	    A resumed job (dit offload --resume, dit verify JOB) uses both
+//	    (offload.JobSpec). [Catalog.PushJob] carries them on a new job.
+//	    (The migration's number may change at a merge; it depends only
+//	    on 0001.)
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

@@ -58,9 +58,14 @@ type Job struct {
 	Proxies           string
 	ProxiesTo         []string
 	ProxiesUnrecorded bool
-	Started           time.Time
-	Finished          time.Time
-	Error             string
+	// RcloneConfig is the rclone configuration file of the job's cloud
+	// destinations (--rclone-config, absolute; "" rclone's own choice),
+	// CloudBwLimit their upload limit in bytes/s (0 none).
+	RcloneConfig string
+	CloudBwLimit int64
+	Started      time.Time
+	Finished     time.Time
+	Error        string
 	// Station is the cart that ran the job (dit --station; recorded
 	// from the catalog's station when empty). UUID names the job in
 	// every catalog that holds it (set when empty).
@@ -177,10 +182,10 @@ func (c *Catalog) CreateJob(j *Job) error {
 	if err := c.Flush(); err != nil {
 		return err
 	}
-	id, err := c.db.insertID(c.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid,proxies,proxies_to)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
+	id, err := c.db.insertID(c.db, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,then_parallel,station,uuid,proxies,proxies_to,rclone_config,cloud_bwlimit)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, j.State, j.Host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode,
 		j.VerifyHashes, j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), max(j.ThenParallel, 1),
-		j.Station, j.UUID, j.Proxies, strings.Join(j.ProxiesTo, "\n"))
+		j.Station, j.UUID, j.Proxies, strings.Join(j.ProxiesTo, "\n"), j.RcloneConfig, j.CloudBwLimit)
 	if err != nil {
 		return c.wrap(err)
 	}
@@ -309,7 +314,7 @@ func (c *Catalog) PutSample(jobID int64, s Sample) {
 // ErrNoJob is returned for a job id that is not in the catalog.
 var ErrNoJob = errors.New("no such job")
 
-const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to`
+const jobCols = `id,name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to,rclone_config,cloud_bwlimit`
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
@@ -318,7 +323,7 @@ func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var proxies sql.NullString
 	if err := row.Scan(&j.ID, &j.Name, &j.State, &j.Host, &j.ToolVersion, &j.PID, &j.Hashes, &j.VerifyMode,
 		&j.VerifyHashes, &j.Layout, &j.OnConflict, &j.IncludeHidden, &j.MHL, &ignore, &started, &finished, &j.Error, &j.ThenParallel, &j.Station, &j.UUID,
-		&proxies, &proxiesTo); err != nil {
+		&proxies, &proxiesTo, &j.RcloneConfig, &j.CloudBwLimit); err != nil {
 		return nil, err
 	}
 	if ignore != "" {

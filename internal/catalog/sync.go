@@ -153,10 +153,10 @@ func (p *push) job() error {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		p.res.Created = true
-		p.res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
+		p.res.ID, err = to.db.insertID(tx, `INSERT INTO jobs (name,state,host,tool_version,pid,hashes,verify_mode,verify_hashes,layout,on_conflict,include_hidden,mhl,ignore,started,finished,error,then_parallel,station,uuid,proxies,proxies_to,rclone_config,cloud_bwlimit)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.Name, p.raw.state, p.raw.host, j.ToolVersion, j.PID, j.Hashes, j.VerifyMode, j.VerifyHashes,
 			j.Layout, j.OnConflict, j.IncludeHidden, j.MHL, strings.Join(j.Ignore, "\n"), Time(j.Started), nullTime(j.Finished), j.Error,
-			max(j.ThenParallel, 1), j.Station, j.UUID, jobProxies(j), strings.Join(j.ProxiesTo, "\n"))
+			max(j.ThenParallel, 1), j.Station, j.UUID, jobProxies(j), strings.Join(j.ProxiesTo, "\n"), j.RcloneConfig, j.CloudBwLimit)
 		if err != nil {
 			return to.wrap(fmt.Errorf("job %d (%s): %w", p.res.LocalID, j.UUID, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,9 @@ import (
 //
 //   - PATH is not empty: rclone:REMOTE: alone would put each job at the
 //     remote's root (on S3, a new bucket per job).
-//   - REMOTE is a remote of the configuration (rclone listremotes).
+//   - REMOTE is a remote of the configuration (rclone listremotes); when
+//     it has none at all, a configuration file given (Rclone.Config)
+//     that is not there is named as the cause.
 //   - PATH does not depend on the folder dit runs in: on a local-type
 //     remote (or one leading to a local path, an alias of a relative
 //     folder) a path without a leading slash is relative to the working
@@ -58,6 +61,17 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	}
 	if err != nil {
 		return fmt.Errorf("cloud destination %s: rclone cannot list its remotes: %v", d, err)
+	}
+	if len(names) == 0 && r.Config != "" {
+		// rclone takes a configuration file that is not there for an
+		// empty one: with no remote at all, the file is what is missing.
+		if _, err := os.Stat(r.Config); err != nil {
+			why := "cannot be read (" + err.Error() + ")"
+			if errors.Is(err, fs.ErrNotExist) {
+				why = "does not exist"
+			}
+			return destErrorf("cloud destination %s: the rclone configuration file %s %s, so rclone's configuration has no remote %q: put the file back, give the one that defines it with --rclone-config, or add it with rclone config", d, r.Config, why, d.Remote)
+		}
 	}
 	if !slices.Contains(names, d.Remote) {
 		there := "it has none"
@@ -165,5 +179,5 @@ func readError(d Dest, err error) error {
 	if errors.Is(err, ErrNoRclone) {
 		return fmt.Errorf("cloud destination %s: %w", d, err)
 	}
-	return fmt.Errorf("cloud destination %s cannot be read: %v: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that it answers", d, err, d.Remote)
+	return fmt.Errorf("cloud destination %s cannot be read: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that it answers (%v)", d, d.Remote, err)
 }

@@ -153,4 +153,5 @@ func TestErrors(t *testing.T) {
 	err = r.Upload(context.Background(), src, []string{"f"}, d, "", nil)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "2 tries")
+	require.NotRegexp(t, `\d{4}/\d\d/\d\d \d\d:\d\d:\d\d`, err.Error(), "rclone's words without its log's date and time")
 }

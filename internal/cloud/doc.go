@@ -34,6 +34,10 @@
 //	Open       an object read back from the remote (rclone cat)
 //	About      the storage's free space (rclone about --json), or that
 //	           it reports none (S3: "unknown", not an error)
+//	CheckDest  a destination before it is used, in the one wording dit
+//	           and dit-gui show: rclone installed, the configuration file
+//	           given there, the remote in it (else those it has are
+//	           named), its folder readable (rclone's own words last)
 //
 // Nothing is ever deleted or moved on the remote. S3 objects are written
 // single-part up to 5 GiB (--s3-upload-cutoff 5G), so their ETag is the

@@ -109,7 +109,10 @@ func (r *Rclone) bin() (string, error) {
 	}
 	p, err := exec.LookPath(b)
 	if err != nil {
-		return "", fmt.Errorf("%w (looked for %s)", ErrNoRclone, b)
+		if r.Bin == "" {
+			return "", ErrNoRclone // not on PATH
+		}
+		return "", fmt.Errorf("%w (the rclone given, %s, is not there)", ErrNoRclone, b)
 	}
 	return p, nil
 }
@@ -185,11 +188,14 @@ func errorLines(s string) string {
 	return strings.Join(ls, "\n")
 }
 
+// logTime is the date and time rclone's log lines begin with.
+var logTime = regexp.MustCompile(`^\s*\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `)
+
 // lastLines are the last n non-empty lines of s, joined by " / ".
 func lastLines(s string, n int) string {
 	var ls []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.TrimSpace(logTime.ReplaceAllString(l, "")); l != "" {
 			ls = append(ls, l)
 		}
 	}

@@ -59,6 +59,9 @@ func splitCloud(o *Options) error {
 	if err := CheckCloudDests(o.Dests, o.Then, o.Verify); err != nil {
 		return err
 	}
+	if err := o.settleCloud(); err != nil {
+		return err
+	}
 	if !slices.ContainsFunc(append(append([]string(nil), o.Dests...), o.Then...), cloud.IsDest) {
 		return nil
 	}
@@ -87,19 +90,29 @@ func (j *Job) rclone() *cloud.Rclone {
 	return &cloud.Rclone{}
 }
 
-// checkClouds reads every cloud destination of a new job once: a remote
-// that is not configured or not reachable refuses the job before it is
+// checkClouds reads every cloud destination of a job once, before it
+// starts or is resumed: rclone installed, its configuration file there,
+// the remote configured and its folder readable (cloud.CheckDest, whose
+// words dit-gui shows too); else the job is refused before anything is
 // recorded.
 func checkClouds(ctx context.Context, o Options) error {
-	r := o.Rclone
+	return checkCloudDests(ctx, o.Rclone, append(append([]string(nil), o.Dests...), o.Then...))
+}
+
+// checkCloudDests checks each cloud destination among dests with r (nil:
+// rclone on PATH, the user's configuration), each remote's folder once.
+func checkCloudDests(ctx context.Context, r *cloud.Rclone, dests []string) error {
 	if r == nil {
 		r = &cloud.Rclone{}
 	}
-	for _, d := range append(append([]string(nil), o.Dests...), o.Then...) {
-		if cd, err := cloud.Parse(d); err == nil {
-			if err := r.Check(ctx, cd); err != nil {
-				return err
-			}
+	seen := map[string]bool{}
+	for _, d := range dests {
+		if !cloud.IsDest(d) || seen[d] {
+			continue
+		}
+		seen[d] = true
+		if err := r.CheckDest(ctx, d); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ package offload
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -114,7 +115,7 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	require.False(t, ok)
 	require.Len(t, bad, 1)
 	require.Equal(t, "rclone:ditcloud:shots/show/day01/A001/small.mov", bad[0].Path)
-	require.Contains(t, bad[0].Error, "the object changed since it was uploaded")
+	require.Contains(t, bad[0].Error, "the object was replaced or changed since dit verified it (")
 	s2, err := LoadSummary(e.cat, s1.JobID)
 	require.NoError(t, err)
 	require.False(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
@@ -185,10 +186,18 @@ func TestCloudRefusals(t *testing.T) {
 	if _, err := exec.LookPath("rclone"); err != nil {
 		t.Skip("rclone is not installed: the unreachable remote is not checked (apt-get install rclone)")
 	}
+	// The words dit-gui shows (cloud.CheckDest): the remote missing from
+	// the configuration, naming those it has; the configuration file
+	// missing.
+	conf := filepath.Join(e.dir, "empty.conf")
+	require.NoError(t, os.WriteFile(conf, nil, 0o600))
 	o := e.opts([]string{card}, []string{raid, "rclone:nosuchremote:b/x"})
-	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
+	o.Rclone = &cloud.Rclone{Config: conf, Tries: 1}
 	_, err := New(context.Background(), o)
-	require.ErrorContains(t, err, `rclone's configuration has no remote "nosuchremote"`)
+	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: rclone's configuration has no remote "nosuchremote" (it has none): add it with rclone config, or write one of those`)
+	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
+	_, err = New(context.Background(), o)
+	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: the rclone configuration file `+filepath.Join(e.dir, "none.conf")+` does not exist, so rclone's configuration has no remote "nosuchremote": put the file back, give the one that defines it with --rclone-config, or add it with rclone config`)
 	jobs, err := e.cat.Jobs()
 	require.NoError(t, err)
 	require.Empty(t, jobs, "a refused job leaves nothing behind")

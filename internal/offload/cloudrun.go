@@ -22,6 +22,9 @@ type cloudFile struct {
 	res  []destResult // per destination
 	how  []string     // per destination: verify_algos of a verified copy
 	done []bool       // per destination: final (verified before, or now)
+	// sent: this run uploaded the object (else one was at its name
+	// before: an earlier run's, or anyone's), by destination.
+	sent []bool
 }
 
 // runCloud is the run of a card whose destinations are cloud ones: the
@@ -74,6 +77,11 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	if j.opts.Verify == VerifySourceDest && c.from == nil && ctx.Err() == nil {
+		// The card streamed from its one read: read it again (a cascade's
+		// card was re-read in its first run).
+		c.rereadCard(ctx, files)
+	}
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
@@ -94,7 +102,7 @@ func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 	nd := len(c.dests)
 	var out []*cloudFile
 	for _, fp := range c.files {
-		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
 			f.want = w
@@ -150,6 +158,9 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 			c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
 			continue
 		}
+		if _, there := held[rel]; !there {
+			f.sent[di] = true // rclone copy --ignore-existing sends only these
+		}
 		send = append(send, rel)
 	}
 	if len(send) > 0 {
@@ -190,7 +201,8 @@ func (c *cardRun) serverMatch(o cloud.Object, f *cloudFile) bool {
 }
 
 // verifyCloud verifies f's object on destination di: the storage's MD5,
-// or else the object read back and hashed.
+// or else the object read back and hashed. A storage's own MD5 that
+// differs from the card's proves the object differs: it is not read back.
 func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held map[string]cloud.Object) {
 	d := c.dests[di]
 	rel := f.fp.ent.Rel
@@ -201,11 +213,16 @@ func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held ma
 		c.failedCloud(di, f, fmt.Sprintf("%s is not on the remote after the upload: upload again with dit offload --resume %d", where, c.j.rec.ID))
 		return
 	case o.Size != f.fp.ent.Size:
-		c.failedCloud(di, f, fmt.Sprintf("%s holds %d bytes, the card's file %d: upload again with dit offload --resume %d", where, o.Size, f.fp.ent.Size, c.j.rec.ID))
+		c.failedCloud(di, f, fmt.Sprintf("%s holds %d bytes, the card's file %d: %s", where, o.Size, f.fp.ent.Size, c.mismatchCause(ctx, di, f)))
 		return
 	case c.serverMatch(o, f):
 		f.res[di].written = true
 		c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+		return
+	case o.ServerMD5() != "" && f.want.Get(hashing.MD5) != "":
+		f.res[di].written = f.sent[di]
+		c.failedCloud(di, f, fmt.Sprintf("%s differs from the card: md5 %s read from the card, %s the storage's own (S3 ETag): %s",
+			where, f.want.Get(hashing.MD5), o.ServerMD5(), c.mismatchCause(ctx, di, f)))
 		return
 	}
 	f.res[di].written = true
@@ -219,14 +236,50 @@ func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held ma
 	}
 	compared, bad, ok := f.want.Compare(got)
 	if !ok {
-		msg := fmt.Sprintf("%s differs from the card: %s %s read from the card, %s read back from the cloud", where, bad, f.want.Get(bad), got.Get(bad))
 		if len(compared) == 0 {
-			msg = fmt.Sprintf("%s: no hash in common with the card's to compare (%s)", where, hashing.Names(algos))
+			c.failedCloud(di, f, fmt.Sprintf("%s: no hash in common with the card's to compare (%s): the card is NOT safe to format", where, hashing.Names(algos)))
+			return
 		}
-		c.failedCloud(di, f, msg+": the card is NOT safe to format (an object that was at that name before is not dit's to replace: dit never overwrites or deletes on a remote; move it away and resume)")
+		c.failedCloud(di, f, fmt.Sprintf("%s differs from the card: %s %s read from the card, %s read back from the cloud: %s",
+			where, bad, f.want.Get(bad), got.Get(bad), c.mismatchCause(ctx, di, f)))
 		return
 	}
 	c.verifiedCloud(di, f, cloudMethod(CloudByReadBack, compared))
+}
+
+// mismatchCause says what is known of an object of f on destination di
+// that is not the card's file, and what to do. An object this run did
+// not send was there before (an earlier run's or anyone's): dit never
+// replaces it. One it sent from a first copy in a folder: the first copy
+// is read again and compared with the card's hashes, which tells a first
+// copy gone bad from a transfer or storage fault. One it sent from its
+// own read (the card, or an array's first copy checked against the
+// card): the storage holds other bytes than were sent.
+func (c *cardRun) mismatchCause(ctx context.Context, di int, f *cloudFile) string {
+	id := c.j.rec.ID
+	const notSafe = "the card is NOT safe to format"
+	switch {
+	case !f.sent[di]:
+		return fmt.Sprintf("%s; the object was at that name before this run's upload (an earlier run's, or anyone's), and dit never overwrites or deletes on a remote: move it away and resume with dit offload --resume %d", notSafe, id)
+	case !c.streamed():
+		first := DisplayPath(c.from.dests[0].root, relJoin(c.out, f.fp.ent.Rel))
+		mh := hashing.NewMulti(c.j.algos, 2)
+		got, n, err := hashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
+			[][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+		mh.Close()
+		if err != nil {
+			return fmt.Sprintf("%s; it was uploaded from the first copy %s, which cannot be read now (%v): keep the card, and check the first copy with dit verify %d", notSafe, first, err, id)
+		}
+		if _, bad, ok := f.want.Compare(got); !ok || n != f.fp.ent.Size {
+			what := fmt.Sprintf("%s %s, the card's %s", bad, got.Get(bad), f.want.Get(bad))
+			if n != f.fp.ent.Size {
+				what = fmt.Sprintf("%d bytes, the card's file %d", n, f.fp.ent.Size)
+			}
+			return fmt.Sprintf("%s; the first copy %s it was uploaded from no longer matches the card (%s): the first copy is bad; keep the card, check it with dit verify %d, and offload the card again", notSafe, first, what, id)
+		}
+		return fmt.Sprintf("%s; the first copy %s it was uploaded from still matches the card: the storage holds other bytes than were sent; move the object away and resume with dit offload --resume %d", notSafe, first, id)
+	}
+	return fmt.Sprintf("%s; the storage holds other bytes than dit sent from its read: move the object away and resume with dit offload --resume %d", notSafe, id)
 }
 
 // readBackCloud reads the object of rel on destination di back from the

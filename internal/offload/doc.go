@@ -113,8 +113,17 @@
 // storage's own MD5 (an S3 single-part ETag) against the card's MD5 of
 // the first run, or else read back from the remote and hashed. A job
 // whose only destinations are cloud ones streams each card file from its
-// one read to every destination (rclone rcat, streamcloud.go). A job
-// with one hashes MD5 too.
+// one read to every destination (rclone rcat, streamcloud.go); with
+// VerifySourceDest each file is then read again from the card's medium
+// (OpenNoCache) and must hash as the read that was sent (rereadCard). A
+// job with one hashes MD5 too. Its rclone configuration file and upload
+// limit are JobSpec (RcloneConfig, CloudBwLimit: recorded, restored on
+// resume), and a resume checks every cloud destination (checkClouds, in
+// cloud.CheckDest's words) before the job is touched. A single-part ETag
+// other than the card's MD5 fails the object without a download; the
+// message says what is known (mismatchCause: an object there before this
+// run's upload, a first copy that no longer matches the card, or other
+// bytes stored than were sent).
 // The card is then sealed in the cloud (cloudseal.go), on each cloud
 // destination only once every file of the card is verified there (its
 // chain object is written once: a history written with a file left out
@@ -141,8 +150,12 @@
 // refused so, saying to offload it again to another folder
 // (HistoryWritten).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
-// copies the same way (recheckcloud.go; with All, by read-back); the
-// history's chain is reported "resealed".
+// copies the same way (recheckcloud.go; with All, by read-back, except an
+// object whose ETag already differs), counting those checked by a listing
+// apart from bytes read back (RecheckProgress.Checked), and reads back the
+// ASC MHL history dit wrote for each card sealed in the cloud: its chain,
+// and every manifest it lists hashing as the chain records (C4); the
+// history's chain is reported "resealed", a changed one fails the card.
 //
 // # On disk
 //

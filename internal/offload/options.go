@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -124,6 +127,14 @@ type JobSpec struct {
 	// those it is given.
 	Proxies   string
 	ProxiesTo []string
+	// RcloneConfig is the rclone configuration file the cloud
+	// destinations are reached with (absolute; "" rclone's own choice)
+	// and CloudBwLimit their upload limit in bytes/s (0 none), so that a
+	// resumed job (and dit verify JOB) reaches its remotes as it
+	// started. A front end gives them here or in Env.Rclone (Config, and
+	// BwLimit in dit's rate syntax: ParseCloudBwLimit); New records them.
+	RcloneConfig string
+	CloudBwLimit int64
 }
 
 // Env is what one run of a job is given and the catalog does not keep: a
@@ -179,6 +190,10 @@ type Env struct {
 	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
 	// Dests or Then; internal/cloud, cloud.go): nil is rclone on PATH
 	// with the user's own configuration. A job with one hashes MD5 too.
+	// Its Config and BwLimit (dit's rate syntax, decimal: "20MB/s") are
+	// taken into JobSpec's RcloneConfig and CloudBwLimit where those are
+	// not set; the job runs rclone with JobSpec's (BwLimit in bytes,
+	// "20000000B", which rclone's binary units cannot change).
 	Rclone *cloud.Rclone
 }
 
@@ -245,6 +260,66 @@ func (o *Options) defaults() {
 	if o.ThenParallel <= 0 {
 		o.ThenParallel = 1
 	}
+}
+
+// settleCloud makes JobSpec's RcloneConfig and CloudBwLimit the job's,
+// taking the front end's Env.Rclone ones where they are not set, and
+// gives Env.Rclone them (the limit in bytes/s, suffix B: rclone reads a
+// bare number as KiB/s and its K, M, G as binary). An invalid limit is a
+// usage error naming it.
+func (o *Options) settleCloud() error {
+	var r cloud.Rclone
+	if o.Rclone != nil {
+		r = *o.Rclone
+	}
+	if o.RcloneConfig == "" && r.Config != "" {
+		abs, err := filepath.Abs(r.Config)
+		if err != nil {
+			return usageErrorf("--rclone-config %q: %v", r.Config, err)
+		}
+		o.RcloneConfig = abs
+	}
+	if o.CloudBwLimit == 0 && r.BwLimit != "" {
+		v, err := ParseCloudBwLimit(r.BwLimit)
+		if err != nil {
+			return err
+		}
+		o.CloudBwLimit = v
+	}
+	r.Config, r.BwLimit = o.RcloneConfig, ""
+	if o.CloudBwLimit > 0 {
+		r.BwLimit = strconv.FormatInt(o.CloudBwLimit, 10) + "B"
+	}
+	o.Rclone = &r
+	return nil
+}
+
+// CloudRclone is the rclone a job's other cloud uploads (its proxies)
+// run with, as its files do: r (the front end's; nil rclone on PATH)
+// with the configuration file and limit job rec recorded (rec nil: a new
+// job, r's own), the limit in bytes/s. An invalid limit is a usage error.
+func CloudRclone(r *cloud.Rclone, rec *catalog.Job) (*cloud.Rclone, error) {
+	o := Options{Env: Env{Rclone: r}}
+	if rec != nil {
+		o.RcloneConfig, o.CloudBwLimit = rec.RcloneConfig, rec.CloudBwLimit
+	}
+	if err := o.settleCloud(); err != nil {
+		return nil, err
+	}
+	return o.Rclone, nil
+}
+
+// ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax (as
+// --throttle, --limit, --upload-rate; decimal units: 20MB/s or 20M is
+// 20 000 000 bytes/s, 160Mbit/s the same; a plain number is bytes/s),
+// returned in whole bytes/s. Anything else is a usage error naming the
+// value and the syntax.
+func ParseCloudBwLimit(s string) (int64, error) {
+	v, err := units.ParseRate(s)
+	if err != nil || v < 1 || v > 1<<53 {
+		return 0, usageErrorf("invalid --cloud-bwlimit %q: give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s), 20M, 500kB/s or 160Mbit/s", s)
+	}
+	return int64(v), nil
 }
 
 // DefaultMHL is the hash lists of a job that names none (dit offload's

@@ -44,6 +44,9 @@ type Prior struct {
 
 	destRoots []string      // the earlier job's -d folders, as Dests
 	copies    [][]priorCopy // per destination, every file's verified copy
+	// by is, for each destination of Covered, the earlier offload whose
+	// copy is there (several jobs may have filled them).
+	by map[string]*Prior
 }
 
 // Done reports whether every destination given has a verified copy.
@@ -51,9 +54,37 @@ func (p *Prior) Done() bool { return len(p.Missing) == 0 }
 
 // Message says it the way a DIT reads it.
 func (p *Prior) Message() string {
-	if len(p.Covered) > 0 && len(p.Missing) > 0 {
-		return fmt.Sprintf("%s was offloaded in job %d on %s, verified on %s; not yet on %s", p.Label, p.JobID,
-			p.Date.Local().Format("2006-01-02"), strings.Join(p.Covered, ", "), strings.Join(p.Missing, ", "))
+	others := false
+	for _, d := range p.Covered {
+		others = others || p.by[d] != nil && p.by[d] != p
+	}
+	if len(p.Covered) > 0 && (len(p.Missing) > 0 || others) {
+		// Each destination under the job that wrote its copy there.
+		var jobs []*Prior
+		on := map[*Prior][]string{}
+		for _, d := range p.Covered {
+			q := p.by[d]
+			if q == nil {
+				q = p
+			}
+			if on[q] == nil {
+				jobs = append(jobs, q)
+			}
+			on[q] = append(on[q], d)
+		}
+		var parts []string
+		for i, q := range jobs {
+			lead := "in job"
+			if i == 0 {
+				lead = p.Label + " was offloaded in job"
+			}
+			parts = append(parts, fmt.Sprintf("%s %d on %s, verified on %s", lead, q.JobID, q.Date.Local().Format("2006-01-02"), strings.Join(on[q], ", ")))
+		}
+		msg := strings.Join(parts, "; ")
+		if len(p.Missing) > 0 {
+			msg += "; not yet on " + strings.Join(p.Missing, ", ")
+		}
+		return msg
 	}
 	return fmt.Sprintf("%s was offloaded in job %d on %s, verified (to %s)", p.Label, p.JobID,
 		p.Date.Local().Format("2006-01-02"), strings.Join(p.Dests, ", "))
@@ -158,7 +189,7 @@ func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
 		return nil, hist, err
 	}
 	var first *Prior
-	covered := map[string]bool{}
+	covered := map[string]*Prior{}
 	var gone []string
 	for _, k := range cands {
 		p, err := matchPrior(pl.cat, k, sc, records)
@@ -215,14 +246,14 @@ func (pl *priorLook) ownDests(p *Prior) (gone []string) {
 // givenDests marks in covered the destinations given that hold p's copy
 // whole (one not covered yet by an earlier candidate), and returns p's
 // destinations among them where it is not whole.
-func (pl *priorLook) givenDests(p *Prior, covered map[string]bool) (gone []string) {
+func (pl *priorLook) givenDests(p *Prior, covered map[string]*Prior) (gone []string) {
 	for di, d := range p.destRoots {
 		for ri, r := range pl.roots {
-			if covered[pl.dests[ri]] || !samePath(r, d) {
+			if covered[pl.dests[ri]] != nil || !samePath(r, d) {
 				continue
 			}
 			if intact(pl.look, d, p.copies[di]) {
-				covered[pl.dests[ri]] = true
+				covered[pl.dests[ri]] = p
 			} else {
 				gone = append(gone, p.Dests[di])
 			}
@@ -233,12 +264,13 @@ func (pl *priorLook) givenDests(p *Prior, covered map[string]bool) (gone []strin
 
 // settle sets first's Covered and Missing from the destinations given
 // (covered); false: no destination holds it whole, so it does not count.
-func (pl *priorLook) settle(first *Prior, covered map[string]bool) bool {
+func (pl *priorLook) settle(first *Prior, covered map[string]*Prior) bool {
 	if len(pl.roots) == 0 {
 		return len(first.Covered) > 0 // offloaded before, but no copy of it is there whole any more
 	}
+	first.by = covered
 	for _, d := range pl.dests {
-		if covered[d] {
+		if covered[d] != nil {
 			first.Covered = append(first.Covered, d)
 		} else {
 			first.Missing = append(first.Missing, d)

@@ -49,6 +49,12 @@ type RecheckProgress struct {
 	CopiesDone int   `json:"copies_done"` // checked (or found missing) so far
 	Bytes      int64 `json:"bytes"`       // bytes to read back: recorded sizes of the copies to read
 	BytesRead  int64 `json:"bytes_read"`  // read back so far
+	// Checked are the copies among Copies checked by the storage's own
+	// checksum as a listing gives it (cloud objects: S3's ETag), not
+	// read back: none of their bytes is in Bytes. One that must be read
+	// back after all (no such checksum) moves to Bytes when its turn
+	// comes.
+	Checked int `json:"checked"`
 }
 
 // Recheck reads every copy of a job back from its medium now and compares
@@ -98,6 +104,9 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
+	if err := r.checkClouds(ctx, j, dests); err != nil {
+		return false, err
+	}
 	cardDests := runDests(cards, dests)
 	cardFiles, err := r.load(cards, cardDests)
 	if err != nil {
@@ -135,8 +144,36 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 				}
 			}
 		}
+		for _, d := range cardDests[ci] {
+			if cloud.IsDest(d.Path) {
+				if err := r.cloudCardHistory(ctx, j, k, d, out); err != nil {
+					return false, err
+				}
+			}
+		}
 	}
 	return r.ok, cat.Flush()
+}
+
+// checkClouds reaches the job's cloud destinations with the rclone
+// configuration the job was started with (unless one is given), and
+// checks each before anything is read (as a job's start does: rclone
+// there, the configuration file there, the remote in it, its folder
+// readable), naming what is wrong.
+func (r *rechecker) checkClouds(ctx context.Context, j *catalog.Job, dests []*catalog.Dest) error {
+	rc := *r.rclone
+	if rc.Config == "" {
+		rc.Config = j.RcloneConfig
+	}
+	r.rclone = &rc
+	var clouds []string
+	for _, d := range dests {
+		clouds = append(clouds, d.Path)
+	}
+	if err := checkCloudDests(ctx, r.rclone, clouds); err != nil {
+		return fmt.Errorf("job %d's cloud copies cannot be checked (nothing was read): %w", j.ID, err)
+	}
+	return nil
 }
 
 // runDests are, for each card, the destinations of its run.
@@ -175,6 +212,8 @@ type rechecker struct {
 	// listed are the cloud folders listed so far, by destination and
 	// card folder.
 	listed map[string]map[string]cloud.Object
+	// histories are the cloud ASC MHL histories checked so far.
+	histories map[string]historyCheck
 }
 
 // load reads every card's files first, for the totals of the progress
@@ -187,8 +226,14 @@ func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([]
 			return nil, err
 		}
 		for _, f := range cardFiles[i] {
-			r.prog.Copies += len(cardDests[i])
-			r.prog.Bytes += f.Size * int64(len(cardDests[i]))
+			for _, d := range cardDests[i] {
+				r.prog.Copies++
+				if cloud.IsDest(d.Path) && !r.all {
+					r.prog.Checked++
+				} else {
+					r.prog.Bytes += f.Size
+				}
+			}
 		}
 	}
 	return cardFiles, nil

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -25,8 +28,12 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	}
 	where := strings.TrimSuffix(d.Path, "/") + "/" + rel
 	res := RecheckResult{Card: k.Label, Path: where}
-	readTo := r.prog.BytesRead + f.Size
-	defer r.done(readTo)
+	// Its bytes count only once it is read back (--all: planned so).
+	readTo := r.prog.BytesRead
+	if r.all {
+		readTo += f.Size
+	}
+	defer func() { r.done(readTo) }()
 	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
 		res.State, res.Error = "missing", "never copied: "+f.Error
 		r.ok = false
@@ -39,14 +46,24 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	}
 	held, err := r.cloudList(ctx, cd, out)
 	if err != nil {
-		return fmt.Errorf("dit verify: %w: the copies there were not checked; run it again once the remote answers", err)
+		return fmt.Errorf("%w: the copies there were not checked; run it again once the remote answers", err)
 	}
 	o, ok := held[strings.TrimPrefix(rel, out+"/")]
 	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, CloudByHistory) {
 		// The card's ASC MHL chain went up as the chain of its history,
 		// extended by this job's generation (cloudseal.go): it is not the
 		// card's file, and is checked with the history.
-		res.State, res.Error = "resealed", "ASC MHL chain extended by dit in the cloud; check the history with dit mhl verify after a download (rclone copy)"
+		n, herr := r.history(ctx, cd, path.Dir(rel), held, strings.TrimPrefix(path.Dir(rel), out+"/"))
+		if errors.Is(herr, context.Canceled) {
+			return herr
+		}
+		if herr != nil {
+			res.State, res.Error = StateFailed, herr.Error()
+			r.record(k, f, d, cp, rel, where, res, cp.VerifyAlgos)
+			r.onResult(res)
+			return nil
+		}
+		res.State, res.Error = "resealed", fmt.Sprintf("ASC MHL chain extended by dit in the cloud: read back with the %d manifests it lists, each as the chain records it (c4); check the history's files with dit mhl verify after a download (rclone copy)", n)
 		r.onResult(res)
 		return nil
 	}
@@ -56,12 +73,18 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		res.State, res.Error = "missing", "the object is gone from the remote"
 	case o.Size != f.Size:
 		res.State, res.Error = StateFailed, fmt.Sprintf("the object holds %d bytes, the source had %d", o.Size, f.Size)
+	case o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "" && !strings.EqualFold(o.ServerMD5(), f.Sums.Get(hashing.MD5)):
+		// The storage's own MD5 proves it differs: nothing to download.
+		res.State, res.Error = StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: %s", f.Sums.Get(hashing.MD5), o.ServerMD5(), cloudChange(cp))
 	case !r.all && o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "":
 		res.State = StateVerified
-		if want := f.Sums.Get(hashing.MD5); !strings.EqualFold(o.ServerMD5(), want) {
-			res.State, res.Error = StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: the object changed since it was uploaded", want, o.ServerMD5())
-		}
 	default:
+		if !r.all {
+			// No checksum of the storage's: read back after all.
+			r.prog.Checked--
+			r.prog.Bytes += f.Size
+			readTo += f.Size
+		}
 		rc, err := r.rclone.Open(ctx, cd, rel, f.Size)
 		var got hashing.Sums
 		var n int64
@@ -101,4 +124,123 @@ func (r *rechecker) cloudList(ctx context.Context, cd cloud.Dest, out string) (m
 	}
 	r.listed[key] = m
 	return m, nil
+}
+
+// cloudHistory reads back the ASC MHL history dit wrote in the cloud
+// (its chain at dir/ascmhl_chain.xml, dir the folder's path on cd; rdir
+// the same relative to the card's folder, as held lists it) and checks
+// that the chain is one, and that every manifest it lists is there and
+// hashes as it records (C4): a history changed since it was written
+// fails, naming the object. It returns the manifests checked.
+func (r *rechecker) cloudHistory(ctx context.Context, cd cloud.Dest, dir string, held map[string]cloud.Object, rdir string) (int, error) {
+	read := func(name string) ([]byte, error) {
+		o, ok := held[path.Join(rdir, name)]
+		if !ok {
+			return nil, fmt.Errorf("%s/%s/%s is gone from the remote: the ASC MHL history dit wrote there is incomplete", cd, dir, name)
+		}
+		rc, err := r.rclone.Open(ctx, cd, path.Join(dir, name), o.Size)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return io.ReadAll(io.LimitReader(rc, 256<<20))
+	}
+	data, err := read(path.Base(chainRel))
+	if err != nil {
+		return 0, err
+	}
+	entries, err := ascmhl.ParseChain(data)
+	if err != nil {
+		return 0, fmt.Errorf("%s/%s/%s is not the ASC MHL chain dit wrote (%v): it changed since; the history there cannot be trusted", cd, dir, path.Base(chainRel), err)
+	}
+	for _, e := range entries {
+		m, err := read(e.Path)
+		if err != nil {
+			return 0, err
+		}
+		if got := ascmhl.C4(m); got != e.C4 {
+			return 0, fmt.Errorf("%s/%s/%s differs from what its chain records (c4 %s, the chain's %s): the ASC MHL history dit wrote there changed", cd, dir, e.Path, got, e.C4)
+		}
+	}
+	return len(entries), nil
+}
+
+// cloudChange says what is known of a cloud object that differs from the
+// card's file, from its copy row cp: changed since dit verified it (and
+// when), or as it was when the job ran (it did not verify then either).
+func cloudChange(cp *catalog.Copy) string {
+	switch {
+	case cp != nil && cp.State == StateVerified && !cp.VerifiedAt.IsZero():
+		return fmt.Sprintf("the object was replaced or changed since dit verified it (%s, by %s)", cp.VerifiedAt.UTC().Format("2006-01-02 15:04 UTC"), CloudVerifiedBy(cp.VerifyAlgos))
+	case cp != nil && cp.State == StateVerified:
+		return "the object was replaced or changed since dit verified it"
+	case cp != nil && cp.Error != "":
+		return "it did not verify when the job ran either (" + cp.Error + ")"
+	}
+	return "it was never verified"
+}
+
+// historyCheck is the outcome of one check of a history in the cloud.
+type historyCheck struct {
+	n   int
+	err error
+}
+
+// history is cloudHistory, once per history (an interruption is not
+// kept).
+func (r *rechecker) history(ctx context.Context, cd cloud.Dest, dir string, held map[string]cloud.Object, rdir string) (int, error) {
+	key := cd.String() + "\x00" + dir
+	if h, ok := r.histories[key]; ok {
+		return h.n, h.err
+	}
+	n, err := r.cloudHistory(ctx, cd, dir, held, rdir)
+	if errors.Is(err, context.Canceled) {
+		return n, err
+	}
+	if r.histories == nil {
+		r.histories = map[string]historyCheck{}
+	}
+	r.histories[key] = historyCheck{n, err}
+	return n, err
+}
+
+// cloudCardHistory checks the ASC MHL history dit wrote for card k on
+// cloud destination d (out: the card's folder there), once its copies
+// are checked: a card sealed and safe to format of a job writing ASC MHL
+// has one there, its chain and the manifests it lists as the chain records them.
+// What it finds is a result; a changed or missing history fails the
+// check, naming the object, and the card (no longer safe to format: its
+// state failed, with the reason). One the card's chain row reported
+// already is not checked again.
+func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *catalog.Card, d *catalog.Dest, out string) error {
+	if k.State != StateVerified || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
+		return nil
+	}
+	cd, err := cloud.Parse(d.Path)
+	if err != nil {
+		return nil
+	}
+	dir := relJoin(out, ascmhl.HistoryDir)
+	if _, done := r.histories[cd.String()+"\x00"+dir]; done {
+		return nil
+	}
+	held, err := r.cloudList(ctx, cd, out)
+	if err != nil {
+		return fmt.Errorf("%w: the ASC MHL history there was not checked; run it again once the remote answers", err)
+	}
+	n, err := r.history(ctx, cd, dir, held, ascmhl.HistoryDir)
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	res := RecheckResult{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: "resealed",
+		Error: fmt.Sprintf("the ASC MHL history dit wrote in the cloud: read back, its chain and the %d manifests it lists agree (c4)", n)}
+	if err != nil {
+		res.State, res.Error = StateFailed, err.Error()
+		r.ok = false
+		// Its history is part of what made the card safe to format.
+		k.State, k.Error = StateFailed, "dit verify: "+err.Error()
+		r.cat.UpdateCard(k)
+	}
+	r.onResult(res)
+	return nil
 }

@@ -40,6 +40,12 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	if err != nil {
 		return nil, err
 	}
+	// Its cloud destinations are checked as a new job's are, before the
+	// job is touched: a remote that cannot be reached (its configuration
+	// gone, rclone missing) leaves the job as it was.
+	if err := checkClouds(ctx, o); err != nil {
+		return nil, fmt.Errorf("job %d not resumed (left as it was): %w", jobID, err)
+	}
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
 		thenSem: make(chan struct{}, o.ThenParallel), before: *rec}
 	if err := j.resumeDests(jobID); err != nil {
@@ -114,6 +120,9 @@ func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, 
 	o.Catalog = cat
 	o.defaults()
 	o.ThenParallel = max(rec.ThenParallel, 1)
+	if err := o.settleCloud(); err != nil {
+		return o, nil, err
+	}
 	return o, algos, nil
 }
 
@@ -127,7 +136,8 @@ func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
 	}
 	s := JobSpec{Name: rec.Name, Hashes: algos, Verify: VerifyMode(rec.VerifyMode), VerifyAll: rec.VerifyHashes == "all",
 		Layout: rec.Layout, OnConflict: Conflict(rec.OnConflict), IncludeHidden: rec.IncludeHidden, Ignore: rec.Ignore,
-		ThenParallel: rec.ThenParallel, MHL: rec.MHL, Proxies: rec.Proxies, ProxiesTo: rec.ProxiesTo}
+		ThenParallel: rec.ThenParallel, MHL: rec.MHL, Proxies: rec.Proxies, ProxiesTo: rec.ProxiesTo,
+		RcloneConfig: rec.RcloneConfig, CloudBwLimit: rec.CloudBwLimit}
 	cards, err := cat.Cards(rec.ID)
 	if err != nil {
 		return JobSpec{}, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 )
 
@@ -47,7 +48,7 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 	nd := len(c.dests)
 	files := make([]*cloudFile, len(c.files))
 	for i, fp := range c.files {
-		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd)}
+		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		for di := range f.res {
 			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
@@ -150,6 +151,9 @@ func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[str
 		}
 	}
 	f.want, f.rec.Sums = got, got
+	for _, di := range send {
+		f.sent[di] = errs[di] == nil
+	}
 	for di, e := range errs {
 		if e != nil {
 			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
@@ -281,4 +285,72 @@ func (c *cardRun) checkStreamed(rel string, want, got hashing.Sums) string {
 			DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), a, w, g, c.j.rec.ID)
 	}
 	return ""
+}
+
+// rereadCard is --verify source+dest for a card streamed to the cloud:
+// every file this run read from the card (and did not fail) is read
+// again, from the medium (fsys.OpenNoCache, as a folder run's card
+// re-read), after its upload, hashed with the verification algorithms
+// and compared with the read that was sent. A file the card does not give
+// again fails on every destination, naming both hashes: the objects hold
+// a read the card did not repeat (never replaced on a remote: a resume
+// compares them with a new read). The card's chain file, which goes up as
+// the new history's chain, is left to the seal.
+func (c *cardRun) rereadCard(ctx context.Context, files []*cloudFile) {
+	j := c.j
+	mh := hashing.NewMulti(j.valgos, 2)
+	defer mh.Close()
+	bufs := [][]byte{fsys.Block(j.opts.BlockSize), fsys.Block(j.opts.BlockSize)}
+	var wait func(int) error
+	if lim := j.opts.Limiter; lim != nil {
+		wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, -1, n) }
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return
+		}
+		if f == c.cloudChain || f.rec.State == StateFailed || f.want.Get(hashing.MD5) == "" || !c.anyVerified(f) {
+			continue
+		}
+		rel := f.fp.ent.Rel
+		p := filepath.Join(c.scan.Root, filepath.FromSlash(rel))
+		c.current.Store(rel)
+		got, n, err := hashFile(ctx, j.opts.FS, p, f.fp.ent.Size, bufs, mh, wait, func(int) {})
+		if ctx.Err() != nil {
+			return
+		}
+		var why string
+		switch {
+		case err != nil:
+			why = fmt.Sprintf("source re-read: cannot read %s again: %v", p, err)
+		case n != f.fp.ent.Size:
+			why = fmt.Sprintf("source re-read: %s gave %d bytes, %d the first time (the card or reader returns unstable data)", p, n, f.fp.ent.Size)
+		default:
+			if _, bad, ok := got.Compare(f.want); !ok {
+				why = fmt.Sprintf("source re-read: %s mismatch: the read sent to the cloud %s, read again %s (the card or reader returns unstable data)", bad, f.want.Get(bad), got.Get(bad))
+			}
+		}
+		if why == "" {
+			continue
+		}
+		f.rec.State, f.rec.Error = StateFailed, why
+		for di, r := range f.res {
+			if r.state == StateVerified {
+				c.failedCloud(di, f, "not verified: "+why)
+			} else if !f.done[di] {
+				c.failedCloud(di, f, why)
+			}
+		}
+	}
+}
+
+// anyVerified: f is verified on a destination (else there is nothing a
+// re-read of the card could confirm).
+func (c *cardRun) anyVerified(f *cloudFile) bool {
+	for _, r := range f.res {
+		if r.state == StateVerified {
+			return true
+		}
+	}
+	return false
 }

@@ -330,3 +330,20 @@ func TestFailuresSaidOnce(t *testing.T) {
 	require.Empty(t, f.CardDone("A002"))
 	require.Equal(t, "A003: warning: disk slow", WarningLine(offload.Event{Card: "A003", Message: "disk slow"}))
 }
+
+// dit verify's first line says what it reads back and what it checks by
+// the storage's checksum from a listing, and counts only bytes read back.
+func TestVerifyStartLineCloud(t *testing.T) {
+	for _, c := range []struct {
+		p    offload.RecheckProgress
+		want string
+	}{
+		{offload.RecheckProgress{Copies: 4, Bytes: 2_000_000}, "job 7: reading back 4 copies, 2.00 MB"},
+		{offload.RecheckProgress{Copies: 52, Checked: 52}, "job 7: checking 52 cloud copies by the storage's checksum (listing)"},
+		{offload.RecheckProgress{Copies: 6, Checked: 3, Bytes: 3_000_000}, "job 7: reading back 3 copies, 3.00 MB; checking 3 cloud copies by the storage's checksum (listing)"},
+	} {
+		if got := verifyStartLine(7, c.p); got != c.want {
+			t.Errorf("verifyStartLine(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

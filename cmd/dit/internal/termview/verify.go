@@ -79,7 +79,7 @@ func (v *Verify) Set(p offload.RecheckProgress) {
 	if !v.tty {
 		switch {
 		case first:
-			line = fmt.Sprintf("dit verify: job %d: reading back %d copies, %s", v.job, p.Copies, units.FormatBytes(p.Bytes))
+			line = "dit verify: " + verifyStartLine(v.job, p)
 			v.printed = now
 		case now.Sub(v.printed) >= v.every && p.CopiesDone < p.Copies:
 			line = "dit verify: " + v.plainLocked()
@@ -107,8 +107,25 @@ func (v *Verify) rateLocked() float64 {
 	return 0
 }
 
+// verifyStartLine says what dit verify is about to do: the copies it
+// reads back (and their bytes), the cloud copies it checks by the
+// storage's own checksum from a listing (none of their bytes read).
+func verifyStartLine(job int64, p offload.RecheckProgress) string {
+	var parts []string
+	if n := p.Copies - p.Checked; n > 0 || p.Checked == 0 {
+		parts = append(parts, fmt.Sprintf("reading back %d copies, %s", n, units.FormatBytes(p.Bytes)))
+	}
+	if p.Checked > 0 {
+		parts = append(parts, fmt.Sprintf("checking %d cloud copies by the storage's checksum (listing)", p.Checked))
+	}
+	return fmt.Sprintf("job %d: %s", job, strings.Join(parts, "; "))
+}
+
 func (v *Verify) plainLocked() string {
 	p := v.cur
+	if p.Bytes == 0 && p.Checked > 0 {
+		return fmt.Sprintf("job %d: %d/%d copies checked, by the storage's checksum (listing)", v.job, p.CopiesDone, p.Copies)
+	}
 	pct, _ := percent(p.BytesRead, p.Bytes)
 	s := fmt.Sprintf("job %d: %d/%d copies, %s of %s read back (%s)", v.job, p.CopiesDone, p.Copies,
 		units.FormatBytes(p.BytesRead), units.FormatBytes(p.Bytes), pct)
@@ -179,7 +196,11 @@ func (v *Verify) left(width int) string {
 	if eta != "" {
 		eta = "ETA " + eta
 	}
-	left := []string{fmt.Sprintf("job %d reading back", v.job), fmt.Sprintf("%d/%d copies", p.CopiesDone, p.Copies), pct}
+	doing := "reading back"
+	if p.Bytes == 0 && p.Checked > 0 {
+		doing, pct = "checking by the storage's checksum", ""
+	}
+	left := []string{fmt.Sprintf("job %d %s", v.job, doing), fmt.Sprintf("%d/%d copies", p.CopiesDone, p.Copies), pct}
 	right := []string{units.FormatBytes(p.BytesRead) + " of " + units.FormatBytes(p.Bytes), rate, eta}
 	join := func(parts []string) string {
 		var out []string
