@@ -34,6 +34,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/watch"
 	"github.com/dit-org/dit/ui"
@@ -62,7 +63,7 @@ func run() error {
 	watchDir := flag.String("watch-dir", "", "Auto-offload watches this `folder`'s subfolders as volumes (default: the machine's mounts)")
 	throttle := flag.String("throttle", "", "cap each card's read rate, e.g. 200MB/s (demos)")
 	rcloneConfig := flag.String("rclone-config", "", "rclone's configuration `file` for rclone:REMOTE:PATH destinations (default: rclone's own, RCLONE_CONFIG or its usual file)")
-	cloudBw := flag.String("cloud-bwlimit", "", "bandwidth limit of uploads to rclone: destinations, rclone's --bwlimit `RATE` (e.g. 20M: bytes/s)")
+	cloudBw := flag.String("cloud-bwlimit", "", "bandwidth limit of uploads to rclone: destinations, a `RATE` in bytes/s, decimal units: 20MB/s (or 20M) is 20 000 000 bytes/s; applied to each rclone process")
 	showVersion := flag.Bool("version", false, "print the version")
 	flag.Parse()
 	if *showVersion {
@@ -120,6 +121,11 @@ func run() error {
 			return fmt.Errorf("--throttle: %w", err)
 		}
 		rate = float64(r)
+	}
+	if *cloudBw != "" {
+		if _, err := offload.ParseCloudBwLimit(*cloudBw); err != nil {
+			return err
+		}
 	}
 	cfg := ui.Config{Catalog: cat, Version: version}
 	if *rcloneConfig != "" || *cloudBw != "" {
