@@ -108,13 +108,22 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	for i := range r.Cards {
 		if err := r.csvCard(cw, bw, i); err != nil {
-			cw.Flush()
-			fmt.Fprintf(bw, "# INCOMPLETE: %s\n", commentText(err.Error()))
-			bw.Flush()
-			return err
+			return endCSV(cw, bw, err)
 		}
 	}
+	return endCSV(cw, bw, nil)
+}
+
+// endCSV ends a streamed CSV: with readErr (a catalog read that failed)
+// a last row "# INCOMPLETE: <why>" and readErr; else the first write
+// error, if any.
+func endCSV(cw *csv.Writer, bw *bufio.Writer, readErr error) error {
 	cw.Flush()
+	if readErr != nil {
+		fmt.Fprintf(bw, "# INCOMPLETE: %s\n", commentText(readErr.Error()))
+		bw.Flush()
+		return readErr
+	}
 	if err := cw.Error(); err != nil {
 		return err
 	}

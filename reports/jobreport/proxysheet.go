@@ -102,17 +102,7 @@ func (r *Report) WriteProxySheet(w io.Writer) error {
 			err = fmt.Errorf("reading the proxies of job %d from the catalog: %w", r.Job.ID, err)
 		}
 	}
-	if err != nil {
-		cw.Flush()
-		fmt.Fprintf(bw, "# INCOMPLETE: %s\n", commentText(err.Error()))
-		bw.Flush()
-		return err
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return endCSV(cw, bw, err)
 }
 
 // proxyRow is a proxy of the catalog as the report shows it.
