@@ -194,7 +194,7 @@ func TestCloudDestRefusedBeforeTheJob(t *testing.T) {
 	require.Equal(t, verdict.Done, sum.Status)
 	rs := e.settings(nil, nil)
 	rs.Resume, rs.Drives = j.ID(), DrivesOff
-	rs.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Env: []string{"RCLONE_CONFIG_OTHER_TYPE=local"}, Tries: 1}
+	rs.Rclone = &cloud.Rclone{Config: emptyRcloneConf(t, e.dir), Env: []string{"RCLONE_CONFIG_OTHER_TYPE=local"}, Tries: 1}
 	_, err := Prepare(context.Background(), rs)
 	var ue *UsageError
 	require.ErrorAs(t, err, &ue)
@@ -206,4 +206,13 @@ func needRclone(t *testing.T) {
 	if _, err := exec.LookPath("rclone"); err != nil {
 		t.Skip("rclone is not installed (apt-get install rclone)")
 	}
+}
+
+// emptyRcloneConf is an rclone configuration file in dir with no remote
+// in it (one that is not there is refused as such by cloud.Check).
+func emptyRcloneConf(t *testing.T, dir string) string {
+	t.Helper()
+	f := filepath.Join(dir, "empty.conf")
+	require.NoError(t, os.WriteFile(f, nil, 0o600))
+	return f
 }

@@ -19,9 +19,11 @@ import (
 //
 //   - PATH is not empty: rclone:REMOTE: alone would put each job at the
 //     remote's root (on S3, a new bucket per job).
-//   - REMOTE is a remote of the configuration (rclone listremotes); when
-//     it has none at all, a configuration file given (Rclone.Config)
-//     that is not there is named as the cause.
+//   - A configuration file given (Rclone.Config, --rclone-config or the
+//     one a job recorded) is there: rclone takes a missing file for an
+//     empty one, so the file is named first, whatever remotes the
+//     environment (RCLONE_CONFIG_<NAME>_*) defines.
+//   - REMOTE is a remote of the configuration (rclone listremotes).
 //   - PATH does not depend on the folder dit runs in: on a local-type
 //     remote (or one leading to a local path, an alias of a relative
 //     folder) a path without a leading slash is relative to the working
@@ -62,16 +64,8 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	if err != nil {
 		return fmt.Errorf("cloud destination %s: rclone cannot list its remotes: %v", d, err)
 	}
-	if len(names) == 0 && r.Config != "" {
-		// rclone takes a configuration file that is not there for an
-		// empty one: with no remote at all, the file is what is missing.
-		if _, err := os.Stat(r.Config); err != nil {
-			why := "cannot be read (" + err.Error() + ")"
-			if errors.Is(err, fs.ErrNotExist) {
-				why = "does not exist"
-			}
-			return destErrorf("cloud destination %s: the rclone configuration file %s %s, so rclone's configuration has no remote %q: put the file back, give the one that defines it with --rclone-config, or add it with rclone config", d, r.Config, why, d.Remote)
-		}
+	if err := r.checkConfig(d, names); err != nil {
+		return err
 	}
 	if !slices.Contains(names, d.Remote) {
 		there := "it has none"
@@ -91,6 +85,29 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 		return err
 	}
 	return r.checkFolder(ctx, d, f)
+}
+
+// checkConfig refuses a configuration file given (r.Config) that is not
+// there or cannot be read, naming it before anything else: rclone would
+// go on without it, and the remote it defines would be "not configured"
+// or, defined by the environment too, another one. names are the remotes
+// rclone lists.
+func (r *Rclone) checkConfig(d Dest, names []string) error {
+	if r.Config == "" {
+		return nil
+	}
+	_, err := os.Stat(r.Config)
+	if err == nil {
+		return nil
+	}
+	why := "cannot be read (" + err.Error() + ")"
+	if errors.Is(err, fs.ErrNotExist) {
+		why = "does not exist"
+	}
+	if !slices.Contains(names, d.Remote) {
+		return destErrorf("cloud destination %s: the rclone configuration file %s %s, so rclone's configuration has no remote %q: put the file back, give the one that defines it with --rclone-config, or add it with rclone config", d, r.Config, why, d.Remote)
+	}
+	return destErrorf("cloud destination %s: the rclone configuration file %s %s (the remote %q is only defined by the environment, RCLONE_CONFIG_%s_*): put the file back, or give the one that defines it with --rclone-config", d, r.Config, why, d.Remote, strings.ToUpper(d.Remote))
 }
 
 // fsInfo is what rclone backend features says of a remote's path.

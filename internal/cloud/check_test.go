@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,45 @@ func checkRefused(t *testing.T, r *cloud.Rclone, s, msg string) {
 	require.Equal(t, msg, err.Error(), s)
 }
 
+// emptyConf is an rclone configuration file with no remote in it: the
+// tests' remotes are the environment's alone.
+func emptyConf(t *testing.T) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "empty.conf")
+	require.NoError(t, os.WriteFile(f, nil, 0o600))
+	return f
+}
+
+// A configuration file given that is not there is named first, whether
+// the environment defines other remotes, the destination's remote too,
+// or none: not "no remote" (rclone takes a missing file for an empty
+// one). The same file, put back, is taken.
+func TestCheckConfigMissing(t *testing.T) {
+	srv := s3test.Start(t, "ditcfg", "shots")
+	conf := filepath.Join(t.TempDir(), "my rclone.conf")
+	r := &cloud.Rclone{Config: conf, Env: append(srv.Env, "RCLONE_CONFIG_OTHER_TYPE=local"), Tries: 1}
+	checkRefused(t, r, "rclone:cfg:shots/x", "cloud destination rclone:cfg:shots/x: the rclone configuration file "+conf+
+		` does not exist, so rclone's configuration has no remote "cfg": put the file back, give the one that defines it with --rclone-config, or add it with rclone config`)
+	checkRefused(t, r, "rclone:ditcfg:shots/x", "cloud destination rclone:ditcfg:shots/x: the rclone configuration file "+conf+
+		` does not exist (the remote "ditcfg" is only defined by the environment, RCLONE_CONFIG_DITCFG_*): put the file back, or give the one that defines it with --rclone-config`)
+	r.Env = nil
+	checkRefused(t, r, "rclone:cfg:shots/x", "cloud destination rclone:cfg:shots/x: the rclone configuration file "+conf+
+		` does not exist, so rclone's configuration has no remote "cfg": put the file back, give the one that defines it with --rclone-config, or add it with rclone config`)
+
+	var b strings.Builder
+	b.WriteString("[cfg]\n")
+	for _, kv := range srv.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if rest, ok := strings.CutPrefix(k, "RCLONE_CONFIG_DITCFG_"); ok {
+			b.WriteString(strings.ToLower(rest) + " = " + v + "\n")
+		} else {
+			r.Env = append(r.Env, kv)
+		}
+	}
+	require.NoError(t, os.WriteFile(conf, []byte(b.String()), 0o600))
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:cfg:shots/x"))
+}
+
 // Against moto's S3 and the real rclone: an empty path, a remote not
 // configured, a bucket that is not there (alone or with a folder) and a
 // file are refused, each naming the destination and what to do; an
@@ -34,7 +74,7 @@ func TestCheckS3(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "f.txt")
 	require.NoError(t, os.WriteFile(f, []byte("x"), 0o644))
 	srv.Rclone(t, "copyto", f, "ditchk:shots/has/f.txt")
-	r := &cloud.Rclone{Config: filepath.Join(t.TempDir(), "none.conf"), Env: append(srv.Env,
+	r := &cloud.Rclone{Config: emptyConf(t), Env: append(srv.Env,
 		"RCLONE_CONFIG_DITALIAS_TYPE=alias", "RCLONE_CONFIG_DITALIAS_REMOTE=ditchk:shots",
 		"RCLONE_CONFIG_DITNOBKT_TYPE=alias", "RCLONE_CONFIG_DITNOBKT_REMOTE=ditchk:nobucket"), Tries: 1}
 	ctx := context.Background()
@@ -73,7 +113,7 @@ func TestCheckLocal(t *testing.T) {
 	wd := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(wd, "rel"), 0o755))
 	t.Chdir(wd)
-	r := &cloud.Rclone{Config: filepath.Join(t.TempDir(), "none.conf"), Env: []string{"RCLONE_CONFIG_DITLOC_TYPE=local",
+	r := &cloud.Rclone{Config: emptyConf(t), Env: []string{"RCLONE_CONFIG_DITLOC_TYPE=local",
 		"RCLONE_CONFIG_DITREL_TYPE=alias", "RCLONE_CONFIG_DITREL_REMOTE=rel",
 		"RCLONE_CONFIG_DITABS_TYPE=alias", "RCLONE_CONFIG_DITABS_REMOTE=" + dir}, Tries: 1}
 
