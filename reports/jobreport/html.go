@@ -35,6 +35,7 @@ var funcs = template.FuncMap{
 	"yesno":    yesNo,
 	"verdict":  func(c Card) string { return verdictText(&c) },
 	"short":    func(c Card) string { return shortVerdict(&c) },
+	"failed":   func(c Card) int { return failedFiles(&c) },
 	"headline": jobVerdict,
 	"resumed":  resumedText,
 	"simul":    simulatedText,
@@ -169,7 +170,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>Source</th><td>{{name $c.Source}}</td></tr>
 {{if $c.Media}}<tr><th>Media</th><td>{{$c.Media}}</td></tr>{{end}}
 {{if $c.Bus}}<tr><th>Bus</th><td>{{$c.Bus}}</td></tr>{{end}}
-<tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{len $c.Failures}} failed</td></tr>
+<tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{n (failed $c)}} failed</td></tr>
 <tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
 <tr><th>Verify</th><td>{{span $c.VerifyStart $c.VerifyEnd}}</td></tr>
 {{- if $casc}}

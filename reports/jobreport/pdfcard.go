@@ -48,7 +48,7 @@ func (r *Report) pdfCardHead(d pdfDoc, c *Card) {
 		d.kv("Reader", strings.Trim(c.Media+", "+c.Bus, ", "))
 	}
 	d.kv("Files", fmt.Sprintf("%s, %s; %d skipped, %d failed", plural(c.Files, "file", "files"), units.FormatBytes(c.Bytes),
-		len(c.Skipped), len(c.Failures)))
+		len(c.Skipped), failedFiles(c)))
 	d.kv("File list", "in the CSV and JSON reports (not in this PDF)")
 	d.kv("Copy", span(c.CopyStarted, c.CopyFinished))
 	d.kv("Verify", span(c.VerifyStart, c.VerifyEnd))

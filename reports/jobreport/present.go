@@ -397,3 +397,16 @@ func secondRunText(c *Card) string {
 	}
 	return s
 }
+
+// failedFiles are card c's files that failed, in its first run and (a
+// cascade) its second: the model's counts (offload.CardFigures.Failed,
+// the second run's Failed), which the job's total failed sums (page 1).
+// Not len(c.Failures): that list has lines that are not files too (the
+// "(hash lists)" not written, a second run that stopped).
+func failedFiles(c *Card) int {
+	n := c.Failed
+	if c.Then != nil {
+		n += c.Then.Failed
+	}
+	return n
+}
