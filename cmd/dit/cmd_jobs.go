@@ -52,8 +52,10 @@ type jobListCard struct {
 	Files    int       `json:"files"`
 	Bytes    int64     `json:"bytes"`
 	Failed   int       `json:"failed"`
-	// hashLists: the card's hash lists are not written (stored sealing).
-	hashLists bool
+	// Verdict is the job model's sentence for the card
+	// (offload.CardFigures.Verdict, as dit job show says it); the table
+	// shows it without what to do (the job's Next line says it).
+	Verdict string `json:"verdict"`
 }
 
 type jobListEntry struct {
@@ -126,8 +128,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 				failed += c.Then.Failed
 			}
 			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: string(c.Status), SafeToFormat: c.SafeToFormat,
-				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed,
-				hashLists: c.State == catalog.CardSealing || (c.Then != nil && c.Then.State == catalog.CardSealing)})
+				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed, Verdict: c.Verdict})
 		}
 		if s.Status.Ended() {
 			e.Next = nextStep(g, s.JobID, s.State, s.Cards)
@@ -185,31 +186,27 @@ func jobMHL(j *catalog.Job) string {
 	return j.MHL
 }
 
-// jobsCardText is a card's verdict in the dit jobs table, from its state.
+// jobsCardText is a card's verdict in the dit jobs table: safe to format
+// (a cascade's card with the times it was free and safe), or the job
+// model's verdict (the words of dit job show, the report and the JSON)
+// up to "NOT safe": why, not what to do (the job's Next line says it).
 func jobsCardText(c jobListCard) string {
-	free := ""
-	if c.CardFree {
-		free = fmt.Sprintf("card free %s, ", clock(c.FreeAt))
-	}
-	switch st := verdict.State(c.State); {
+	st := verdict.State(c.State)
+	switch {
 	case st == verdict.Safe && c.CardFree:
 		return fmt.Sprintf("free %s, safe to format %s", clock(c.FreeAt), clock(c.SafeAt))
 	case st == verdict.Safe:
 		return "safe to format"
-	case st == verdict.CardFree:
-		return free + "NOT safe (second run not verified yet)"
-	case c.hashLists:
-		return free + "NOT safe (hash lists not written)"
-	case st == verdict.Failed && c.CardFree:
-		return free + "FAILED: NOT safe (second run failed)"
-	case st == verdict.Failed:
-		return "FAILED: NOT safe"
-	case st == verdict.Interrupted && c.CardFree:
-		return free + "NOT safe (second run not verified: interrupted)"
-	case st == verdict.Interrupted:
-		return "interrupted: NOT safe"
-	case st == verdict.Copied:
-		return "copied, not verified: NOT safe"
+	case c.Verdict == "":
+		return c.State + ": NOT safe"
 	}
-	return c.State + ": NOT safe yet"
+	const notSafe = ": NOT safe to format"
+	why, rest, ok := strings.Cut(c.Verdict, notSafe)
+	if !ok {
+		return c.Verdict
+	}
+	if strings.HasPrefix(rest, " yet") {
+		return why + ": NOT safe yet"
+	}
+	return why + ": NOT safe"
 }
