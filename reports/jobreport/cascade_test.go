@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"html"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,19 @@ func TestCascadePDF(t *testing.T) {
 		require.Contains(t, p1, strings.Join([]string{f.label, f.free, f.copyTBH, f.e2eTBH, safe}, " "))
 	}
 	require.NotContains(t, p1, "last card safe to format 2026", "not every card is safe")
+	// The Cards table's end to end is what its note says: a card's own
+	// (its bytes over the time it was being copied or verified: the
+	// model's card TBPerHour), the job's in the All cards row (over the
+	// time the job ran, second runs included).
+	for _, c := range r.Cards {
+		require.Contains(t, p1, strings.Join([]string{c.Label, thousands(c.Files), units.FormatBytes(c.Bytes), wantTBH(c.BytesCopied, c.CopySeconds),
+			wantTBH(c.BytesVerified, c.VerifySeconds), wantTBH(c.BytesCopied, c.ActiveSeconds)}, " "))
+		require.Equal(t, wantTBH(c.BytesCopied, c.ActiveSeconds), tbhNum(c.TBPerHour), c.Label)
+	}
+	tt := r.Totals
+	require.Contains(t, p1, strings.Join([]string{"All cards", thousands(tt.Files), units.FormatBytes(tt.Bytes), tbhNum(tt.CopyTBPerHour),
+		tbhNum(tt.VerifyTBPerHour), wantTBH(tt.BytesCopied, tt.ActiveSeconds)}, " "))
+	require.Contains(t, p1, "end to end: a card's bytes over the time it was read or verified, all cards' over the time the job ran, second runs included (pauses left out).")
 
 	// The job's page marks the second run's destinations.
 	require.Contains(t, pages[1], "/Volumes/RAID_A 1st 1,609")
@@ -196,6 +210,7 @@ func TestCascadeHTML(t *testing.T) {
 	require.Contains(t, h, `<tr><td>/Volumes/SHUTTLE_02/Day 16 Second Unit/SOUND_D16</td><td>2nd</td><td class="num">95</td>`)
 	require.Contains(t, h, "Second run FAILED (card free since "+figs[2].free+"): NOT safe to format: keep the card")
 	require.NotContains(t, h, "keep the card (")
+	require.Contains(t, html.UnescapeString(h), "end to end: a card's bytes over the time it was read or verified, all cards' over the time the job ran, second runs included (pauses left out).")
 
 	// Without a cascade, none of it.
 	b.Reset()

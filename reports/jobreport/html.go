@@ -68,6 +68,7 @@ var funcs = template.FuncMap{
 	"readBack":      readBackSub,
 	"hasCloud":      func(r *Report) bool { return r.hasCloud() },
 	"storageNote":   func(r *Report) string { return r.storageNote() },
+	"cardsNote":     func(cascade bool, r *Report) string { return cardsTableNote(cascade, r.storageNote()) },
 	"rbCell":        func(by VerifiedBy, v float64, u rateUnit) string { return readBackCell(by, v, u.Num) },
 	"by":            func(v VerifiedBy) string { return v.Text() },
 	"nothingCopied": func() string { return nothingCopied },
@@ -124,7 +125,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{end}}<tr class="total"><td>All cards</td><td class="num">{{n $t.Files}}</td><td class="num">{{size $t.Bytes}}</td><td class="num">{{tbh $t.CopyTBPerHour}}</td><td class="num">{{vtbh $t.VerifyTBPerHour $t.VerifyNotApplicable}}</td><td class="num">{{tbh $t.TBPerHour}}</td><td>{{$t.SafeToFormat}} of {{$t.Cards}} safe</td></tr>
 </table>
 {{- if $casc}}
-<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. These are the first run's: copy: bytes read from the cards over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes read from the cards over the time the job ran, second runs included (pauses left out).{{with storageNote .R}} {{.}}{{end}}</p>
+<p class="note">{{cardsNote true .R}}</p>
 <h2>Cascade: card free, then safe to format</h2>
 <table>
 <tr><th>Card</th><th>Card free (first run verified)</th><th>2nd run from</th><th>2nd run copy, TB/hour</th><th>2nd run end to end, TB/hour</th><th>Safe to format (both runs verified)</th></tr>
@@ -132,7 +133,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 {{end}}</table>
 <p class="note">Card free: it may leave the reader, NOT be formatted. Safe to format: the second run, from the first copy, verified it too. 2nd run copy: bytes read from the first copy over the time they were read; end to end: over the time the second run took.</p>
 {{- else}}
-<p class="note">TB/hour: 10^12 bytes per hour; "-" where nothing was moved. Copy: bytes read from the cards over the time they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the time the job ran (pauses left out).{{with storageNote .R}} {{.}}{{end}}</p>
+<p class="note">{{cardsNote false .R}}</p>
 {{- end}}
 
 <h2>Job</h2>

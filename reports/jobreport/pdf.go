@@ -363,20 +363,13 @@ func (r *Report) pdfSummary(d pdfDoc) {
 
 	r.pdfCardsTable(d)
 	d.Ln(3)
-	note := "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time " +
-		"they were read; verify: bytes read back from the copies over the time that took; end to end: bytes copied over the " +
-		"time the job ran (pauses left out). The job's settings, the destinations and each card's throughput chart, " +
+	note := cardsTableNote(false, "") + " The job's settings, the destinations and each card's throughput chart, " +
 		"failures and skipped files follow."
 	if sn := r.storageNote(); sn != "" {
 		note += " " + sn
 	}
 	if cascade {
-		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
-			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: bytes " +
-			"read from the cards over the time the job ran, second runs included (pauses left out)."
-		if sn := r.storageNote(); sn != "" {
-			note += " " + sn
-		}
+		note = cardsTableNote(true, r.storageNote())
 	}
 	d.font("", 8.5, colMuted)
 	d.SetX(pdfMargin)

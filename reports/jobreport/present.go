@@ -410,3 +410,24 @@ func failedFiles(c *Card) int {
 	}
 	return n
 }
+
+// cardsTableNote defines the figures of the Cards table (PDF page 1, the
+// HTML): a card's end to end is its own, bytes read from it over the time
+// it was being copied or verified (offload.CardFigures.TBPerHour: a
+// cascade's card's first run), the "All cards" row's the job's, over the
+// time the job ran (offload.JobFigures.TBPerHour: a cascade's second runs'
+// time included). Then storage, the cloud's note ("" none).
+func cardsTableNote(cascade bool, storage string) string {
+	note := "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. Copy: bytes read from the cards over the time " +
+		"they were read; verify: bytes read back from the copies over the time that took; end to end: a card's bytes over the " +
+		"time it was read or verified, all cards' over the time the job ran (pauses left out)."
+	if cascade {
+		note = "TB/hour: 10^12 bytes per hour; \"-\" where nothing was moved. These are the first run's: copy: bytes read from the cards " +
+			"over the time they were read; verify: bytes read back from the first copies over the time that took; end to end: a card's " +
+			"bytes over the time it was read or verified, all cards' over the time the job ran, second runs included (pauses left out)."
+	}
+	if storage != "" {
+		note += " " + storage
+	}
+	return note
+}
