@@ -201,8 +201,10 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	fmt.Fprintf(w, "\nJob %d %q %s %s %s: %d files, %s, %s\n", s.JobID, s.Name, s.Status, in, dur,
 		s.Files, units.FormatBytes(s.Bytes), endToEnd(s))
 	if s.Runs > 1 {
-		// The wall time counts the pauses; the rate does not.
-		fmt.Fprintf(w, "  resumed: ran %s in %d runs, paused %s; %s read from the cards in all\n",
+		// The wall time counts the pauses; the rate does not. The bytes
+		// are the model's BytesCopied: read to be written, not those read
+		// only to check a copy already there (a cloud resume's).
+		fmt.Fprintf(w, "  resumed: ran %s in %d runs, paused %s; %s read from the cards to be copied, in all runs\n",
 			units.FormatDuration(time.Duration(s.ActiveSeconds*float64(time.Second))), s.Runs,
 			units.FormatDuration(time.Duration(s.PausedSeconds*float64(time.Second))), units.FormatBytes(s.BytesCopied))
 	}

@@ -74,3 +74,25 @@ func TestPlainCardDone(t *testing.T) {
 	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: string(verdict.Failed), Message: "FAILED: NOT safe to format: 2 file(s) failed"})
 	require.Equal(t, "A002: Verified: safe to format\nA003: FAILED: NOT safe to format: 2 file(s) failed\n", b.String())
 }
+
+// A resumed job's line gives the bytes read from the cards as the model
+// counts them (offload.JobFigures.BytesCopied: read to be written, not
+// read only to check a copy already there) and says so: a resume that
+// only checked the card's files against the cloud says 0 B read to be
+// copied, not 0 B read.
+func TestResumedLineSaysWhatItCounts(t *testing.T) {
+	for _, c := range []struct {
+		copied int64
+		want   string
+	}{
+		{0, "  resumed: ran 1m30s in 2 runs, paused 10m00s; 0 B read from the cards to be copied, in all runs\n"},
+		{2_500_000_000, "  resumed: ran 1m30s in 2 runs, paused 10m00s; 2.50 GB read from the cards to be copied, in all runs\n"},
+	} {
+		var b bytes.Buffer
+		s := &offload.Summary{JobID: 5, State: "done"}
+		s.Runs, s.ActiveSeconds, s.PausedSeconds, s.BytesCopied = 2, 90, 600, c.copied
+		writeSummary(&b, s, "/tmp/c.db", "", nil)
+		require.Contains(t, b.String(), c.want)
+		require.NotContains(t, b.String(), "read from the cards in all")
+	}
+}
