@@ -174,7 +174,8 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
 	// Every object is checked by its ETag from a listing: nothing is said
 	// read back; the history dit wrote is read back and checked.
-	require.Contains(t, v.Stderr, "dit verify: job "+e2e.Itoa(jobID)+": checking 17 cloud copies by the storage's checksum (listing)")
+	require.Contains(t, v.Stderr, "dit verify: job "+e2e.Itoa(jobID)+": checking 17 cloud copies\n")
+	require.Contains(t, v.Stderr, "dit verify: job "+e2e.Itoa(jobID)+": 17/17 copies checked, by the storage's checksum (listing)\n")
 	require.NotContains(t, v.Stderr, "read back (")
 	require.Contains(t, v.Stdout, "the ASC MHL history dit wrote in the cloud: read back, its chain and the 1 manifests it lists agree (c4)")
 	for _, l := range g.rcloneArgs(t) {

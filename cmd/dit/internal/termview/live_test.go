@@ -331,19 +331,50 @@ func TestFailuresSaidOnce(t *testing.T) {
 	require.Equal(t, "A003: warning: disk slow", WarningLine(offload.Event{Card: "A003", Message: "disk slow"}))
 }
 
-// dit verify's first line says what it reads back and what it checks by
-// the storage's checksum from a listing, and counts only bytes read back.
+// dit verify's first line says what it reads back and the cloud copies it
+// checks, not yet how (the storage's checksum may be missing: then they
+// are read back), and counts only bytes read back.
 func TestVerifyStartLineCloud(t *testing.T) {
 	for _, c := range []struct {
 		p    offload.RecheckProgress
 		want string
 	}{
 		{offload.RecheckProgress{Copies: 4, Bytes: 2_000_000}, "job 7: reading back 4 copies, 2.00 MB"},
-		{offload.RecheckProgress{Copies: 52, Checked: 52}, "job 7: checking 52 cloud copies by the storage's checksum (listing)"},
-		{offload.RecheckProgress{Copies: 6, Checked: 3, Bytes: 3_000_000}, "job 7: reading back 3 copies, 3.00 MB; checking 3 cloud copies by the storage's checksum (listing)"},
+		{offload.RecheckProgress{Copies: 52, Checked: 52}, "job 7: checking 52 cloud copies"},
+		{offload.RecheckProgress{Copies: 6, Checked: 3, Bytes: 3_000_000}, "job 7: reading back 3 copies, 3.00 MB; checking 3 cloud copies"},
 	} {
 		if got := verifyStartLine(7, c.p); got != c.want {
 			t.Errorf("verifyStartLine(%+v) = %q, want %q", c.p, got, c.want)
 		}
+	}
+}
+
+// Without a terminal, a dit verify of cloud copies ends with a line that
+// says how they were checked: by the storage's checksum from a listing
+// (S3), read back (a remote that gives none: each moves to the bytes
+// read back when its turn comes), or some of each.
+func TestVerifyCloudSaysHowAtTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  offload.RecheckProgress
+		want string
+	}{
+		{"listing", offload.RecheckProgress{Copies: 7, CopiesDone: 7, Checked: 7},
+			"dit verify: job 7: 7/7 copies checked, by the storage's checksum (listing)\n"},
+		{"read back", offload.RecheckProgress{Copies: 7, CopiesDone: 7, Bytes: 20_000_000, BytesRead: 20_000_000},
+			"dit verify: job 7: 7/7 copies, 20.0 MB of 20.0 MB read back (100.0 %)\n"},
+		{"both", offload.RecheckProgress{Copies: 7, CopiesDone: 7, Checked: 4, Bytes: 3_000_000, BytesRead: 3_000_000},
+			"dit verify: job 7: 7/7 copies, 3.00 MB of 3.00 MB read back (100.0 %), 4 by the storage's checksum (listing)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := &fakeClock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+			var errw, out bytes.Buffer
+			v := &Verify{w: &errw, out: &out, job: 7, every: 5 * time.Second, now: clk.Now}
+			v.Set(offload.RecheckProgress{Copies: 7, Checked: 7})
+			clk.add(time.Second)
+			v.Set(c.end)
+			v.Stop()
+			require.Equal(t, "dit verify: job 7: checking 7 cloud copies\n"+c.want, errw.String())
+		})
 	}
 }

@@ -39,6 +39,7 @@ type Verify struct {
 	mu      sync.Mutex
 	cur     offload.RecheckProgress
 	started bool
+	cloud   bool // the first progress had cloud copies to check: Stop says how they were
 	work    []workSample
 	printed time.Time
 	p       *mpb.Progress
@@ -75,6 +76,9 @@ func (v *Verify) Set(p offload.RecheckProgress) {
 	}
 	first := !v.started
 	v.started = true
+	if first {
+		v.cloud = p.Checked > 0
+	}
 	var line string
 	if !v.tty {
 		switch {
@@ -108,15 +112,16 @@ func (v *Verify) rateLocked() float64 {
 }
 
 // verifyStartLine says what dit verify is about to do: the copies it
-// reads back (and their bytes), the cloud copies it checks by the
-// storage's own checksum from a listing (none of their bytes read).
+// reads back (and their bytes), the cloud copies it checks. How those are
+// checked is not known yet (by the storage's own checksum from a listing,
+// or read back where the storage gives none): the later lines say it.
 func verifyStartLine(job int64, p offload.RecheckProgress) string {
 	var parts []string
 	if n := p.Copies - p.Checked; n > 0 || p.Checked == 0 {
 		parts = append(parts, fmt.Sprintf("reading back %d copies, %s", n, units.FormatBytes(p.Bytes)))
 	}
 	if p.Checked > 0 {
-		parts = append(parts, fmt.Sprintf("checking %d cloud copies by the storage's checksum (listing)", p.Checked))
+		parts = append(parts, fmt.Sprintf("checking %d cloud copies", p.Checked))
 	}
 	return fmt.Sprintf("job %d: %s", job, strings.Join(parts, "; "))
 }
@@ -129,7 +134,10 @@ func (v *Verify) plainLocked() string {
 	pct, _ := percent(p.BytesRead, p.Bytes)
 	s := fmt.Sprintf("job %d: %d/%d copies, %s of %s read back (%s)", v.job, p.CopiesDone, p.Copies,
 		units.FormatBytes(p.BytesRead), units.FormatBytes(p.Bytes), pct)
-	if r := v.rateLocked(); r > 0 {
+	if p.Checked > 0 {
+		s += fmt.Sprintf(", %d by the storage's checksum (listing)", p.Checked)
+	}
+	if r := v.rateLocked(); r > 0 && p.CopiesDone < p.Copies {
 		s += ", " + units.FormatRate(r)
 		if e := formatETA(float64(p.Bytes-p.BytesRead) / r); e != "" {
 			s += ", ETA " + e
@@ -198,7 +206,11 @@ func (v *Verify) left(width int) string {
 	}
 	doing := "reading back"
 	if p.Bytes == 0 && p.Checked > 0 {
-		doing, pct = "checking by the storage's checksum", ""
+		// By the storage's checksum only once copies were so checked.
+		doing, pct = "checking cloud copies", ""
+		if p.CopiesDone > 0 {
+			doing = "checking by the storage's checksum"
+		}
 	}
 	left := []string{fmt.Sprintf("job %d %s", v.job, doing), fmt.Sprintf("%d/%d copies", p.CopiesDone, p.Copies), pct}
 	right := []string{units.FormatBytes(p.BytesRead) + " of " + units.FormatBytes(p.Bytes), rate, eta}
@@ -237,10 +249,20 @@ func (v *Verify) left(width int) string {
 }
 
 // Stop draws the last line and ends the display.
+// Without a terminal, a run that had cloud copies to check ends with a
+// line saying how they were (its first line could not).
 func (v *Verify) Stop() {
 	v.mu.Lock()
 	p, bar := v.p, v.bar
+	var last string
+	if !v.tty && v.cloud {
+		last = "dit verify: " + v.plainLocked()
+		v.cloud = false
+	}
 	v.mu.Unlock()
+	if last != "" {
+		fmt.Fprintln(v.w, last)
+	}
 	if p == nil {
 		return
 	}
