@@ -103,7 +103,7 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 	}
 	if changed("cloud-bwlimit") && rec.CloudBwLimit != 0 {
 		if v, err := offload.ParseCloudBwLimit(o.Cloud.BwLimit); err == nil && v != rec.CloudBwLimit {
-			differ("cloud-bwlimit", strconv.FormatInt(rec.CloudBwLimit, 10), o.Cloud.BwLimit)
+			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.Cloud.BwLimit)
 		}
 	}
 	if changed("proxies") || changed("proxies-to") {
@@ -273,6 +273,26 @@ func pathSetDiff(recorded, given []string) string {
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./{}-]+$`)
 
 // flagArg writes --flag value as it would be typed (quoted when needed).
+// bwLimitArg is a recorded --cloud-bwlimit (bytes/s) in dit's rate
+// syntax, as it would be given: the largest decimal unit that writes it
+// exactly ("5MB/s", "2.5MB/s", "500kB/s"), else bytes ("2500001B/s").
+// offload.ParseCloudBwLimit reads it back to v.
+func bwLimitArg(v int64) string {
+	for _, u := range []struct {
+		n    float64
+		name string
+	}{{1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}} {
+		if float64(v) < u.n {
+			continue
+		}
+		s := strconv.FormatFloat(float64(v)/u.n, 'f', -1, 64) + u.name
+		if back, err := offload.ParseCloudBwLimit(s); err == nil && back == v {
+			return s
+		}
+	}
+	return strconv.FormatInt(v, 10) + "B/s"
+}
+
 func flagArg(flag, value string) string {
 	if flag == "include-hidden" { // a bool: --include-hidden=false
 		return "--" + flag + "=" + value

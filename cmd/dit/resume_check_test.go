@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // A resumed job's settings: a flag given with the value the job recorded
@@ -84,5 +85,35 @@ func TestResumeProxyDiffs(t *testing.T) {
 	none.ProxiesUnrecorded = true
 	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Proxies: "h264"}, nil, none); len(diffs) != 0 {
 		t.Fatalf("a job that did not record its proxies: %q", diffs)
+	}
+}
+
+// A recorded --cloud-bwlimit is echoed in dit's rate syntax, as it can be
+// given again (offload.ParseCloudBwLimit reads it back to the same
+// bytes/s), not as a count of bytes; the same rate written otherwise
+// ("5M", "40Mbit/s") passes.
+func TestResumeCloudBwLimitEcho(t *testing.T) {
+	given := func(f string) bool { return f == "cloud-bwlimit" }
+	rec := &catalog.Job{ID: 9, Name: "Day01", Hashes: "xxh64", CloudBwLimit: 5_000_000}
+	o := OffloadOptions{Hashes: "xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}
+	for _, same := range []string{"5MB/s", "5M", "40Mbit/s", "5000kB/s"} {
+		o.Cloud.BwLimit = same
+		if diffs, err := resumeSettingDiffs(given, o, nil, rec); err != nil || len(diffs) != 0 {
+			t.Fatalf("%s: %q, %v", same, diffs, err)
+		}
+	}
+	o.Cloud.BwLimit = "6MB/s"
+	diffs, err := resumeSettingDiffs(given, o, nil, rec)
+	want := []string{"job 9 was started with --cloud-bwlimit 5MB/s, not --cloud-bwlimit 6MB/s: a resumed job keeps the settings it started with; resume without --cloud-bwlimit (or with --cloud-bwlimit 5MB/s)"}
+	if err != nil || !slices.Equal(diffs, want) {
+		t.Fatalf("got\n%q\nwant\n%q (%v)", diffs, want, err)
+	}
+	for v, s := range map[int64]string{5_000_000: "5MB/s", 2_500_000: "2.5MB/s", 500_000: "500kB/s", 1_000_000_000: "1GB/s",
+		2_500_001: "2.500001MB/s", 999: "999B/s", 1_234_567_891: "1.234567891GB/s"} {
+		got := bwLimitArg(v)
+		back, err := offload.ParseCloudBwLimit(got)
+		if got != s || err != nil || back != v {
+			t.Errorf("bwLimitArg(%d) = %q (read back %d, %v), want %q", v, got, back, err, s)
+		}
 	}
 }
