@@ -38,6 +38,14 @@
 //	           and dit-gui show: rclone installed, the configuration file
 //	           given there, the remote in it (else those it has are
 //	           named), its folder readable (rclone's own words last)
+//	CreateTemp, MkdirTemp
+//	           dit's temporary files beside rclone in the temporary
+//	           folder, named with the process id: dit-upload-PID-*.txt
+//	           (an upload's list of files), dit-history-PID-* and
+//	           dit-history-there-PID-* (a card's history staged to go up
+//	           or read back); the first one a dit makes sweeps those of
+//	           processes that are gone (a dit killed), never a running
+//	           one's (SweepTemp)
 //
 // Nothing is ever deleted or moved on the remote. S3 objects are written
 // single-part up to 5 GiB (--s3-upload-cutoff 5G), so their ETag is the

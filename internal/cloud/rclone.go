@@ -245,7 +245,7 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 	if len(rels) == 0 {
 		return nil
 	}
-	list, err := os.CreateTemp("", "dit-upload-*.txt")
+	list, err := CreateTemp("dit-upload-", ".txt")
 	if err != nil {
 		return err
 	}

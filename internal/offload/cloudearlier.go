@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 )
@@ -60,7 +61,7 @@ func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl
 	if err != nil {
 		return "", nil, err
 	}
-	tmp, err := os.MkdirTemp("", "dit-history-there-")
+	tmp, err := cloud.MkdirTemp("dit-history-there-")
 	if err != nil {
 		return "", nil, err
 	}

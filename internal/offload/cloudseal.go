@@ -195,7 +195,7 @@ func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err err
 			c.finalizeCloud(f)
 		}()
 	}
-	stage, err := os.MkdirTemp("", "dit-history-")
+	stage, err := cloud.MkdirTemp("dit-history-")
 	if err != nil {
 		return fmt.Errorf("staging the ASC MHL history: %w", err)
 	}
