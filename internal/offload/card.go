@@ -104,9 +104,9 @@ type cardRun struct {
 	// resealed: this run sealed the card (again): what it records is
 	// news, even when its state stays as it was (a seal failing again).
 	resealed bool
-	readOK    atomic.Int64 // files read whole from the card in this run
-	eioRow    atomic.Int64 // files in a row that failed with I/O errors
-	lastOK    atomic.Value // string: the last card file read whole
+	readOK   atomic.Int64 // files read whole from the card in this run
+	eioRow   atomic.Int64 // files in a row that failed with I/O errors
+	lastOK   atomic.Value // string: the last card file read whole
 
 	ctx      context.Context // the job's context, for the writers' limiter waits
 	mu       sync.Mutex
