@@ -168,3 +168,54 @@ func TestLeftoverManifestRefused(t *testing.T) {
 	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 }
+
+// The same in a cascade (a folder, then the cloud): the second run's
+// cloud history deleted is written again by the resume; a manifest
+// overwritten keeps the card NOT safe, and the resume says what to do
+// (never "nothing to do").
+func TestCascadeHistoryChanged(t *testing.T) {
+	for _, overwrite := range []bool{false, true} {
+		t.Run(map[bool]string{false: "deleted", true: "overwritten"}[overwrite], func(t *testing.T) {
+			s := s3test.Start(t, "ditcloud", "shots")
+			dir := t.TempDir()
+			env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+			card := handCard(t, dir)
+			require.NoError(t, os.Mkdir(filepath.Join(dir, "raid"), 0o755))
+			r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/hv", card)
+			require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+			if overwrite {
+				var mhl string
+				for key := range listedAt(t, s, hvCard) {
+					if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") {
+						mhl = key
+					}
+				}
+				junk := filepath.Join(dir, "junk.mhl")
+				require.NoError(t, os.WriteFile(junk, []byte("garbage\n"), 0o644))
+				s.Rclone(t, "copyto", junk, hvCard+"/"+mhl)
+			} else {
+				s.Rclone(t, "purge", hvCard+"/ascmhl")
+			}
+			v := e2e.RunDit(t, env, "verify", "1")
+			require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
+			res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+			require.NotContains(t, res.Stdout+res.Stderr, "nothing to do", "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+			sum := lastSummary(t, res.Stdout)
+			if overwrite {
+				require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+				require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+				require.Contains(t, res.Stderr, "move that whole folder aside first")
+				v = e2e.RunDit(t, env, "verify", "1")
+				require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
+				return
+			}
+			require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+			require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
+			dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), hvCard, filepath.Join(dir, "download", "A001"))
+			mv := e2e.RunDit(t, env, "mhl", "verify", dl)
+			require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
+			v = e2e.RunDit(t, env, "verify", "1")
+			require.Equal(t, 0, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
+		})
+	}
+}
