@@ -158,8 +158,8 @@
 // history's chain is reported "resealed", a changed one fails the card:
 // it records its hash lists not written (state sealing, HistoryChanged
 // and the reason: the summary's "(hash lists)" failure), every later
-// Recheck fails it again, and a resume seals it again (the same bytes:
-// written where gone, an object that differs fails the seal, naming it).
+// Recheck fails it again, and a resume seals it again (written where
+// gone, an object that differs fails the seal, naming it).
 // With no chain there, a seal refuses while the card's ascmhl folder
 // holds an object that is not one of its history's (another history's
 // manifest left over), saying to move the whole folder aside
