@@ -64,6 +64,12 @@ func requireHistoryChanged(t *testing.T, env []string, what string) {
 	js := e2e.RunDit(t, env, "job", "show", "--json", "1")
 	require.Equal(t, 0, js.Code, js.Stderr)
 	require.Contains(t, strings.Join(failures(t, js.Stdout), "\n"), "(hash lists): hash lists not written: dit verify found the card's ASC MHL history in the cloud changed: ")
+	jobs := e2e.RunDit(t, env, "jobs")
+	require.Contains(t, jobs.Stdout, "A001: NOT safe", jobs.Stdout)
+	html := e2e.RunDit(t, env, "report", "1", "--format", "html")
+	require.Equal(t, 0, html.Code, html.Stderr)
+	require.Contains(t, html.Stdout, "ASC MHL history in the cloud changed: ")
+	require.Contains(t, html.Stdout, what)
 }
 
 // A cloud history deleted after the card was safe: dit verify fails and
