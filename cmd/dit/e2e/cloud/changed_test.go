@@ -225,3 +225,31 @@ func TestCascadeHistoryChanged(t *testing.T) {
 		})
 	}
 }
+
+// A card that carries its own ASC MHL history, streamed to the cloud
+// alone (its chain's copy row is the history's chain): the history
+// deleted after the card was safe fails dit verify, and the resume
+// writes it again; the download verifies.
+func TestVerifiedHistoryWithCardChainDeleted(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	bin := e2e.ReferenceTool(t)
+	dir := t.TempDir()
+	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	card := handCard(t, dir)
+	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
+	require.Equal(t, 0, c.Code, c.Out)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:shots/hv", card)
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
+	s.Rclone(t, "purge", hvCard+"/ascmhl")
+	v := e2e.RunDit(t, env, "verify", "1")
+	require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
+
+	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
+	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
+	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat, lastSummary(t, res.Stdout).Cards[0].Verdict)
+	dl := verifyDownloaded(t, s, bin, hvCard, filepath.Join(dir, "download", "A001"))
+	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
+	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
+	v = e2e.RunDit(t, env, "verify", "1")
+	require.Equal(t, 0, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
+}
