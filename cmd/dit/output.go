@@ -49,7 +49,7 @@ func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 // when there is nothing to do.
 func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSummary) string {
 	cmd := g.resumeCommand(id)
-	sealing, failed, changed, waits, written := 0, 0, 0, 0, 0
+	sealing, failed, changed, waits, written, aside := 0, 0, 0, 0, 0, 0
 	for _, c := range cards {
 		if c.State == catalog.CardSealing {
 			sealing++
@@ -65,10 +65,14 @@ func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSumm
 		if c.Then != nil {
 			fs = append(fs[:len(fs):len(fs)], c.Then.Failures...)
 		}
-		w, n := false, false
+		w, n, a := false, false, false
 		for _, f := range fs {
 			w = w || strings.HasPrefix(f.Error, offload.HistoryWaits)
 			n = n || strings.Contains(f.Error, offload.HistoryWritten)
+			a = a || strings.Contains(f.Error, offload.MoveHistoryAside)
+		}
+		if a {
+			aside++
 		}
 		if w {
 			waits++
@@ -87,6 +91,8 @@ func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSumm
 	case changed > 0 && changed == failed && sealing == 0:
 		// A resume cannot help: the verified copies are kept.
 		return fmt.Sprintf("%d file(s) changed on the card since their copies were verified (kept as they are): offload the card as a new job to copy it as it is now", changed)
+	case aside > 0 && failed == 0:
+		return fmt.Sprintf("the cloud history of %d card(s) is not written (see above): where an object of another history is in the card's ascmhl/ folder there, move that whole folder aside first; then: %s", aside, cmd)
 	case sealing > 0 && failed > 0:
 		return fmt.Sprintf("%d file(s) failed and the hash lists of %d card(s) are not written: fix the cause (see above), then: %s", failed, sealing, cmd)
 	case sealing > 0:

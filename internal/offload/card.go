@@ -101,9 +101,12 @@ type cardRun struct {
 	// job); touched: this run read or verified something of the card.
 	prevState string
 	touched   atomic.Bool
-	readOK    atomic.Int64 // files read whole from the card in this run
-	eioRow    atomic.Int64 // files in a row that failed with I/O errors
-	lastOK    atomic.Value // string: the last card file read whole
+	// resealed: this run sealed the card (again): what it records is
+	// news, even when its state stays as it was (a seal failing again).
+	resealed bool
+	readOK   atomic.Int64 // files read whole from the card in this run
+	eioRow   atomic.Int64 // files in a row that failed with I/O errors
+	lastOK   atomic.Value // string: the last card file read whole
 
 	ctx      context.Context // the job's context, for the writers' limiter waits
 	mu       sync.Mutex

@@ -288,7 +288,11 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 			first = append(first, f)
 		}
 	}
-	if err := c.chainFree(ctx, di, last); err != nil {
+	if err := c.chainFree(ctx, di, last, files); err != nil {
+		var left *leftoverError
+		if errors.As(err, &left) {
+			return "", err
+		}
 		how, ours, herr := c.earlierHistory(ctx, di, recorded, own)
 		switch {
 		case herr != nil && ours:
@@ -330,7 +334,13 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 // one (a killed run's is the same bytes): a history already there (an
 // earlier job's) is never written over, nor given manifests its chain
 // does not list.
-func (c *cardRun) chainFree(ctx context.Context, di int, chain []stagedFile) error {
+//
+// Nor is a history written beside objects of another one: with no chain
+// there, every object in the card's ascmhl/ folder must be one of the
+// stage's (a killed run sent it); any other (a manifest of an earlier
+// history whose chain was moved away) refuses the seal (a
+// *leftoverError), so a history dit calls sealed verifies whole.
+func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedFile) error {
 	if len(chain) == 0 {
 		return nil
 	}
@@ -339,6 +349,21 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain []stagedFile) err
 		return fmt.Errorf("cannot list %s: %w", cloudPath(c.dests[di], c.out), err)
 	}
 	if _, ok := held[chainRel]; !ok {
+		ours := map[string]bool{}
+		for _, f := range staged {
+			ours[f.rel] = true
+		}
+		var left []string
+		for rel := range held {
+			if strings.HasPrefix(rel, ascmhlPrefix) && !ours[rel] {
+				left = append(left, strings.TrimPrefix(rel, ascmhlPrefix))
+			}
+		}
+		if len(left) > 0 {
+			sort.Strings(left)
+			return &leftoverError{fmt.Sprintf("%s holds %s not in the history dit writes for this card (%s), left from another history: nothing of this card's history was sent (beside them it would not verify): %s, and resume with dit offload --resume %d",
+				cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), nFiles(len(left)), strings.Join(left, ", "), MoveHistoryAside, c.j.rec.ID)}
+		}
 		return nil
 	}
 	if _, err := c.checkStaged(ctx, di, chain[0], held); err != nil {
@@ -425,9 +450,21 @@ func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held ma
 			return cloudMethod(CloudByReadBack, compared), nil
 		}
 	}
-	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: move it away and resume with dit offload --resume %d",
-		where, o.Size, f.size, c.j.rec.ID)
+	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: %s, and resume with dit offload --resume %d",
+		where, o.Size, f.size, MoveHistoryAside, c.j.rec.ID)
 }
+
+// MoveHistoryAside is what a seal that finds objects of another history
+// in the card's ascmhl/ folder on a remote asks the DIT to do: the whole
+// folder, as moving one object leaves a history that does not verify.
+// It holds no "; " (a card's error joins its problems so).
+const MoveHistoryAside = "move the card's whole ascmhl/ folder there aside (rclone moveto REMOTE:…/ascmhl REMOTE:…/ascmhl.old, not one object of it: what is left beside a new history would not verify)"
+
+// leftoverError is a seal refused because the card's ascmhl/ folder on
+// a remote holds objects of another history (chainFree).
+type leftoverError struct{ msg string }
+
+func (e *leftoverError) Error() string { return e.msg }
 
 // ascmhlPrefix starts the paths of the card's top-level ascmhl folder.
 const ascmhlPrefix = "ascmhl/"

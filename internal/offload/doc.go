@@ -155,7 +155,15 @@
 // apart from bytes read back (RecheckProgress.Checked), and reads back the
 // ASC MHL history dit wrote for each card sealed in the cloud: its chain,
 // and every manifest it lists hashing as the chain records (C4); the
-// history's chain is reported "resealed", a changed one fails the card.
+// history's chain is reported "resealed", a changed one fails the card:
+// it records its hash lists not written (state sealing, HistoryChanged
+// and the reason: the summary's "(hash lists)" failure), every later
+// Recheck fails it again, and a resume seals it again (written where
+// gone, an object that differs fails the seal, naming it).
+// With no chain there, a seal refuses while the card's ascmhl folder
+// holds an object that is not one of its history's (another history's
+// manifest left over), saying to move the whole folder aside
+// (MoveHistoryAside).
 //
 // # On disk
 //

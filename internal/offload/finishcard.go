@@ -48,7 +48,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	} else {
 		c.sealCard(ctx, final)
 	}
-	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load()) {
+	if c.rec.State == StateVerified && (c.rec.DoneAt.IsZero() || c.touched.Load() || c.resealed) {
 		c.rec.DoneAt = j.opts.Now()
 	}
 	c.setDone()
@@ -142,7 +142,7 @@ func (c *cardRun) sealCard(ctx context.Context, final string) {
 		// of an untouched card keeps its time and is redone as itself.
 		c.rec.Sealed = j.opts.Now()
 	}
-	c.rec.State = catalog.CardSealing
+	c.rec.State, c.resealed = catalog.CardSealing, true
 	c.phase.Store("sealing")
 	j.cat.UpdateCard(c.rec)
 	if err := j.cat.Flush(); err == nil {

@@ -65,7 +65,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	}
 	touched := false
 	for _, c := range j.cardList() {
-		touched = touched || c.touched.Load() || c.rec.State != c.prevState
+		touched = touched || c.touched.Load() || c.rec.State != c.prevState || c.resealed
 	}
 	if j.wasDone && state == catalog.JobFinishing && !touched {
 		// A resume of a done job that found nothing to do changes

@@ -204,16 +204,34 @@ func (r *rechecker) history(ctx context.Context, cd cloud.Dest, dir string, held
 	return n, err
 }
 
+// HistoryChanged starts what a card records (cards.error, state
+// sealing: its hash lists are not written) when dit verify finds the ASC
+// MHL history dit wrote for it in the cloud changed or gone: the summary
+// lists it as the card's "(hash lists)" failure, and a resume seals the
+// card again (cloudseal.go): it writes the history where its objects are
+// gone, and fails naming any object there that differs.
+const HistoryChanged = "hash lists not written: dit verify found the card's ASC MHL history in the cloud changed: "
+
+// historyChanged reports a card that dit verify found with its cloud
+// history changed, not sealed again since (or whose seal since found
+// objects of another history there: MoveHistoryAside).
+func historyChanged(k *catalog.Card) bool {
+	return k.State == catalog.CardSealing && (strings.Contains(k.Error, HistoryChanged) || strings.Contains(k.Error, MoveHistoryAside))
+}
+
 // cloudCardHistory checks the ASC MHL history dit wrote for card k on
 // cloud destination d (out: the card's folder there), once its copies
-// are checked: a card sealed and safe to format of a job writing ASC MHL
-// has one there, its chain and the manifests it lists as the chain records them.
-// What it finds is a result; a changed or missing history fails the
-// check, naming the object, and the card (no longer safe to format: its
-// state failed, with the reason). One the card's chain row reported
-// already is not checked again.
+// are checked: a card sealed of a job writing ASC MHL has one there, its
+// chain and the manifests it lists as the chain records them. What it
+// finds is a result (one the card's chain row reported already is not
+// reported again); a changed or missing history fails the check, naming
+// the object, and the card: no longer safe to format, it records
+// HistoryChanged and the reason, so a resume seals it again. A card found
+// so before is checked again, and fails the check until a resume seals
+// it, whatever the history holds now.
 func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *catalog.Card, d *catalog.Dest, out string) error {
-	if k.State != StateVerified || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
+	changed := historyChanged(k)
+	if (k.State != StateVerified && !changed) || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
 		return nil
 	}
 	cd, err := cloud.Parse(d.Path)
@@ -221,9 +239,7 @@ func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *cat
 		return nil
 	}
 	dir := relJoin(out, ascmhl.HistoryDir)
-	if _, done := r.histories[cd.String()+"\x00"+dir]; done {
-		return nil
-	}
+	_, reported := r.histories[cd.String()+"\x00"+dir]
 	held, err := r.cloudList(ctx, cd, out)
 	if err != nil {
 		return fmt.Errorf("%w: the ASC MHL history there was not checked; run it again once the remote answers", err)
@@ -234,13 +250,29 @@ func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *cat
 	}
 	res := RecheckResult{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: "resealed",
 		Error: fmt.Sprintf("the ASC MHL history dit wrote in the cloud: read back, its chain and the %d manifests it lists agree (c4)", n)}
-	if err != nil {
+	switch {
+	case err != nil:
 		res.State, res.Error = StateFailed, err.Error()
 		r.ok = false
-		// Its history is part of what made the card safe to format.
-		k.State, k.Error = StateFailed, "dit verify: "+err.Error()
-		r.cat.UpdateCard(k)
+		// Its history is part of what made the card safe to format:
+		// the card's lists are not written until a resume seals it.
+		if !changed {
+			// (A card found so before keeps what it records.)
+			k.State, k.Error = catalog.CardSealing, HistoryChanged+err.Error()+": "+historyChangedNext(j.ID)
+			r.cat.UpdateCard(k)
+		}
+	case changed:
+		res.State, res.Error = StateFailed, fmt.Sprintf("the history reads back whole now, but dit verify found it changed before: the card is NOT safe to format until dit offload --resume %d checks it again and seals the card", j.ID)
+		r.ok, reported = false, false
 	}
-	r.onResult(res)
+	if !reported {
+		r.onResult(res)
+	}
 	return nil
+}
+
+// historyChangedNext says what to do for a card whose cloud history
+// changed.
+func historyChangedNext(jobID int64) string {
+	return fmt.Sprintf("dit offload --resume %d writes it again if its objects are gone; one there that differs is never replaced: %s first", jobID, MoveHistoryAside)
 }

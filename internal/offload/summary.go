@@ -426,7 +426,7 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 	if k.State == catalog.CardSealing && cs.Status.Ended() {
 		// What kept the lists from being written (the card's own
 		// failures are listed with their files).
-		waits, written := false, false
+		waits, written, aside := false, false, false
 		for _, part := range strings.Split(k.Error, "; ") {
 			w := strings.HasPrefix(part, HistoryWaits)
 			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" || w {
@@ -434,6 +434,7 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 			}
 			waits = waits || w
 			written = written || strings.Contains(part, HistoryWritten)
+			aside = aside || strings.Contains(part, MoveHistoryAside)
 		}
 		if written && cs.Failed == 0 {
 			return "Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)"
@@ -443,6 +444,9 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 		}
 		if cs.Failed > 0 {
 			return fmt.Sprintf("FAILED, and hash lists not written: NOT safe to format (fix the failures, then resume job %d)", j.ID)
+		}
+		if aside {
+			return fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (%s)", historyAsideNext(j.ID))
 		}
 		return fmt.Sprintf("Copies checked, hash lists not written: NOT safe to format (resuming job %d writes them)", j.ID)
 	}
@@ -514,6 +518,8 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 		cs.Verdict = fmt.Sprintf("Second run: copies checked, but the card's cloud history, written by this job before, cannot list them all (%s): NOT safe to format by this job: keep the card (offload it again to another cloud folder)", free)
 	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && historyWaited(h):
 		cs.Verdict = fmt.Sprintf("Second run FAILED (%s): %s: NOT safe to format: keep the card (%s)", free, historyWaitsWhy(hs.Failed), historyWaitsNext(j.ID, hs.Failed))
+	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && hs.Failed == 0 && strings.Contains(h.Error, MoveHistoryAside):
+		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (%s)", free, historyAsideNext(j.ID))
 	case h != nil && h.State == catalog.CardSealing && cs.Status.Ended() && hs.Failed == 0:
 		cs.Verdict = fmt.Sprintf("Second run: copies checked, hash lists not written (%s): NOT safe to format (resuming job %d writes them)", free, j.ID)
 	case cs.Status == verdict.Failed:
@@ -552,4 +558,10 @@ func historyWaitsNext(jobID int64, failed int) string {
 		what = itThem(failed)
 	}
 	return fmt.Sprintf("dit offload --resume %d uploads %s and writes the history", jobID, what)
+}
+
+// historyAsideNext says what writes a cloud history whose folder holds
+// objects of another one (MoveHistoryAside).
+func historyAsideNext(jobID int64) string {
+	return fmt.Sprintf("where the history's objects are gone, resuming job %d writes them; where an object of another history is there: move the card's whole ascmhl/ folder in the cloud aside, then resume job %d", jobID, jobID)
 }
