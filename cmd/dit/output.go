@@ -55,29 +55,15 @@ func nextStep(g *GlobalOptions, id int64, state string, cards []offload.CardSumm
 			sealing++
 		}
 		failed += c.Failed
-		for _, f := range c.Failures {
-			if strings.HasPrefix(f.Error, offload.ChangedSinceVerified) {
-				changed++
-			}
-		}
-		// A cloud history (the card's run, or its second run's).
-		fs := c.Failures
-		if c.Then != nil {
-			fs = append(fs[:len(fs):len(fs)], c.Then.Failures...)
-		}
-		w, n, a := false, false, false
-		for _, f := range fs {
-			w = w || strings.HasPrefix(f.Error, offload.HistoryWaits)
-			n = n || strings.Contains(f.Error, offload.HistoryWritten)
-			a = a || strings.Contains(f.Error, offload.MoveHistoryAside)
-		}
-		if a {
+		a := offload.AdviceOf(c)
+		changed += a.Changed
+		if a.MoveAside {
 			aside++
 		}
-		if w {
+		if a.HistoryWaits {
 			waits++
 		}
-		if n {
+		if a.HistoryWritten {
 			written++
 		}
 	}

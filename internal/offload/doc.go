@@ -311,7 +311,7 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	cloud.go, cloudrun.go, streamcloud.go, recheckcloud.go: cloud
+//	cloud.go, cloudrun.go, streamcloud.go, recheckcloud.go, advice.go: cloud
 //	               destinations (rclone)
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
