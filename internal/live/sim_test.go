@@ -1,0 +1,293 @@
+package live
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// The model in virtual time: cards played forward by a simulator of the
+// engine's pipeline (a card read file by file at its medium's rate with a
+// cost per file, each copy read back as it lands at its destination's
+// rate with a cost per file, then the run's hash lists written, a
+// cascade's second run started when its card is free, one at a time),
+// ticked once a (virtual) second like the engine's sampler. Every
+// estimate is compared with what then really happened.
+
+type simRun struct {
+	label              string
+	hop                int
+	files              []int64
+	rate, perFile      float64 // read: bytes/s, seconds a file
+	vrate, vPer        float64 // read-back, each destination: bytes/s, seconds a file
+	dests              int
+	fixed              float64 // sealing, seconds
+	stallFrom, stallTo float64
+	stallCause         string
+
+	phase   Phase
+	fi      int
+	spent   float64 // seconds into the current file
+	copiedB int64
+	copiedF int
+	vq      [][]int // each destination's files waiting to be read back
+	vspent  []float64
+	verB    []int64
+	verF    []int
+	vbusy   []float64
+	sealed  float64
+	endedAt float64
+	retries int
+	total   int64
+}
+
+func newSim(label string, hop int, files []int64, rate, perFile, vrate, vPer float64, dests int, fixed float64) *simRun {
+	s := &simRun{label: label, hop: hop, files: files, rate: rate, perFile: perFile, vrate: vrate, vPer: vPer, dests: dests, fixed: fixed, phase: Queued, endedAt: -1}
+	s.vq, s.vspent, s.verB, s.verF = make([][]int, dests), make([]float64, dests), make([]int64, dests), make([]int, dests)
+	s.vbusy = make([]float64, dests)
+	for _, f := range files {
+		s.total += f
+	}
+	return s
+}
+
+func (s *simRun) stalled(t float64) bool { return t >= s.stallFrom && t < s.stallTo }
+
+// step plays dt seconds from t.
+func (s *simRun) step(t, dt float64) {
+	if s.phase == Queued || s.phase == Done || s.stalled(t) {
+		return
+	}
+	if s.phase == Copying {
+		left := dt
+		for left > 0 && s.fi < len(s.files) {
+			cost := s.perFile + float64(s.files[s.fi])/s.rate
+			use := min(left, cost-s.spent)
+			s.spent += use
+			left -= use
+			if s.spent >= cost-1e-12 {
+				s.copiedB += s.files[s.fi]
+				s.copiedF++
+				for d := range s.vq {
+					s.vq[d] = append(s.vq[d], s.fi)
+				}
+				s.fi++
+				s.spent = 0
+			}
+		}
+	}
+	for d := range s.vq {
+		left := dt
+		for left > 0 && len(s.vq[d]) > 0 {
+			f := s.files[s.vq[d][0]]
+			cost := s.vPer + float64(f)/s.vrate
+			use := min(left, cost-s.vspent[d])
+			s.vspent[d] += use
+			s.vbusy[d] += use
+			left -= use
+			if s.vspent[d] >= cost-1e-12 {
+				s.verB[d] += f
+				s.verF[d]++
+				s.vq[d] = s.vq[d][1:]
+				s.vspent[d] = 0
+			}
+		}
+	}
+	switch {
+	case s.phase == Copying && s.fi == len(s.files):
+		s.phase = Verifying
+	case s.phase == Verifying && s.verifiedAll():
+		s.phase = Sealing
+	case s.phase == Sealing:
+		s.sealed += dt
+		if s.sealed >= s.fixed {
+			s.phase, s.endedAt = Done, t+dt
+		}
+	}
+}
+
+func (s *simRun) verifiedAll() bool {
+	for d := range s.vq {
+		if s.verF[d] < len(s.files) {
+			return false
+		}
+	}
+	return true
+}
+
+// bytesIn is the bytes of the current file read so far (the engine
+// counts blocks as they are read).
+func (s *simRun) bytesIn() int64 {
+	if s.phase != Copying || s.fi >= len(s.files) {
+		return 0
+	}
+	over := s.spent - s.perFile
+	if over <= 0 {
+		return 0
+	}
+	return min(int64(over*s.rate), s.files[s.fi])
+}
+
+func (s *simRun) counters(t float64) Counters {
+	c := Counters{Key: s, Label: s.label, Hop: s.hop, Phase: s.phase, Files: len(s.files), Bytes: s.total,
+		FilesCopied: s.copiedF, BytesCopied: s.copiedB + s.bytesIn(), FilesDone: 0,
+		VerifyFiles: len(s.files) * s.dests, VerifyTotal: s.total * int64(s.dests)}
+	for d := 0; d < s.dests; d++ {
+		c.FilesVerified += s.verF[d]
+		c.BytesVerified += s.verB[d]
+		dc := DestCounters{Dest: fmt.Sprintf("d%d", d+1), State: DestWriting, Bytes: s.total, BytesWritten: c.BytesCopied,
+			VerifyTotal: s.total, BytesVerified: s.verB[d], VerifyFiles: len(s.files), FilesVerified: s.verF[d],
+			VerifyBusy: time.Duration(s.vbusy[d] * float64(time.Second))}
+		if t >= s.stallFrom && t <= s.stallTo && d == 0 {
+			dc.LastError, dc.Retry, dc.RetryOf = s.stallCause, 1+int(t-s.stallFrom)/10, 10
+		}
+		c.Dests = append(c.Dests, dc)
+	}
+	return c
+}
+
+// simJob plays cards (and their second runs) to the end.
+type simJob struct {
+	runs    []*simRun
+	seconds map[string]*simRun // a card's second run, started when it is free
+	slots   int
+}
+
+type tick struct {
+	t float64
+	p Progress
+}
+
+func (j *simJob) play(t *testing.T, m *Model, start time.Time) (ticks []tick, safeAt map[string]float64, end float64) {
+	const dt = 0.01
+	safeAt = map[string]float64{}
+	for _, r := range j.runs {
+		r.phase = Copying
+	}
+	var active []*simRun
+	active = append(active, j.runs...)
+	for step := 1; ; step++ {
+		now := float64(step-1) * dt
+		for _, r := range active {
+			r.step(now, dt)
+		}
+		// Second runs: started when their card is free, ThenSlots at once.
+		busy := 0
+		for _, r := range active {
+			if r.hop == 2 && r.phase == Copying {
+				busy++
+			}
+		}
+		for _, r := range j.runs {
+			s := j.seconds[r.label]
+			if s == nil || r.phase != Done {
+				continue
+			}
+			if !containsRun(active, s) {
+				active = append(active, s)
+			}
+			if s.phase == Queued && busy < j.slots {
+				s.phase = Copying
+				busy++
+			}
+		}
+		at := float64(step) * dt
+		if step%100 == 0 {
+			var cs []Counters
+			for _, r := range active {
+				cs = append(cs, r.counters(at))
+			}
+			p := m.Tick(start.Add(time.Duration(at*float64(time.Second))), cs)
+			ticks = append(ticks, tick{at, p})
+		}
+		all := true
+		for _, r := range j.runs {
+			last := r
+			if s := j.seconds[r.label]; s != nil {
+				last = s
+			}
+			if last.phase == Done {
+				if _, ok := safeAt[r.label]; !ok {
+					safeAt[r.label] = last.endedAt
+				}
+			} else {
+				all = false
+			}
+		}
+		if all {
+			return ticks, safeAt, at
+		}
+		if at > 3600 {
+			t.Fatal("the simulation did not end")
+		}
+	}
+}
+
+func containsRun(rs []*simRun, r *simRun) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func sizes(n int, size int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = size
+	}
+	return out
+}
+
+// checkETAs asserts every estimate from 10 % of the job onward: within
+// 15 % of the real time left (or of one tick, when less than a few
+// seconds are left), unknown while a card is stalled, and no progress
+// figure above 100 %.
+func checkETAs(t *testing.T, ticks []tick, safeAt map[string]float64, end float64) {
+	t.Helper()
+	bad := 0
+	for _, tk := range ticks {
+		for _, c := range tk.p.Cards {
+			if c.BytesCopied > c.Bytes || c.BytesVerified > c.VerifyTotal || c.Percent() > 100 {
+				t.Fatalf("t=%.0f %s: progress above 100%%: %+v", tk.t, c.Label, c)
+			}
+			if c.Stall != nil && c.ETA.Safe.Known {
+				t.Fatalf("t=%.0f %s: stalled (%s) with an ETA %v", tk.t, c.Label, c.Stall, c.ETA.Safe)
+			}
+		}
+		if tk.t < 0.1*end || tk.t >= end {
+			continue
+		}
+		stalled := tk.p.Job.Stalled > 0
+		job := tk.p.Job.ETA.Safe
+		if stalled {
+			if job.Known {
+				t.Fatalf("t=%.0f: a card is stalled but the job's ETA is %v", tk.t, job)
+			}
+			continue
+		}
+		real := end - tk.t
+		if !job.Known || math.Abs(job.Seconds-real) > max(0.15*real, 1.5) {
+			bad++
+			t.Errorf("t=%.0f of %.0f: job safe ETA %v, really %.1fs", tk.t, end, job, real)
+		}
+		for _, c := range tk.p.Cards {
+			if c.Hop == 2 || c.Stall != nil {
+				continue
+			}
+			real := safeAt[c.Label] - tk.t
+			if real <= 0 {
+				continue
+			}
+			if !c.ETA.Safe.Known || math.Abs(c.ETA.Safe.Seconds-real) > max(0.15*real, 1.5) {
+				bad++
+				t.Errorf("t=%.0f: card %s safe ETA %v, really %.1fs", tk.t, c.Label, c.ETA.Safe, real)
+			}
+		}
+		if bad > 10 {
+			t.Fatal("too many")
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package live
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestEstimateJSON(t *testing.T) {
+	b, _ := json.Marshal(Times{Copied: In(12.34), Safe: Estimate{}})
+	if string(b) != `{"copied_s":12.3,"card_free_s":null,"safe_s":null}` {
+		t.Fatalf("got %s", b)
+	}
+	var back Times
+	if err := json.Unmarshal(b, &back); err != nil || !back.Copied.Known || back.Copied.Seconds != 12.3 || back.Safe.Known {
+		t.Fatalf("read back %+v %v", back, err)
+	}
+	if In(-3).Seconds != 0 || (Estimate{}).String() != "unknown" || In(65).String() != "1m05s" {
+		t.Fatal("estimate words")
+	}
+}
+
+func TestStallWords(t *testing.T) {
+	s := &Stall{Cause: "s3: connection refused", Retry: 3, Retries: 10, Seconds: 40.4}
+	if got := s.String(); got != "s3: connection refused, retry 3 of 10, since 40s" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// Retried bytes are counted apart: a run's figures never pass its size.
+func TestProgressNeverAbove100(t *testing.T) {
+	m := NewModel(Config{Verify: true}, t0)
+	c := Counters{Key: 1, Label: "A001", Phase: Copying, Files: 1, Bytes: 145e6, BytesCopied: 181e6, BytesResent: 36e6,
+		VerifyTotal: 145e6, BytesVerified: 150e6, Dests: []DestCounters{{Dest: "rclone:s3:b", Bytes: 145e6, BytesWritten: 181e6, VerifyTotal: 145e6}}}
+	p := m.Tick(t0.Add(time.Second), []Counters{c})
+	k := p.Cards[0]
+	if k.BytesCopied != 145e6 || k.BytesVerified != 145e6 || k.Dests[0].BytesWritten != 145e6 || k.Percent() != 100 || k.BytesResent != 36e6 {
+		t.Fatalf("%+v", k)
+	}
+}
+
+// The job's TB/hour is what was read over the time active, earlier runs
+// included.
+func TestJobTBPerHour(t *testing.T) {
+	m := NewModel(Config{EarlierBytes: 1e12, EarlierActive: time.Hour}, t0)
+	m.Tick(t0.Add(time.Hour), []Counters{{Key: 1, Label: "A", Phase: Copying, Bytes: 3e12, BytesCopied: 1e12}})
+	p := m.Last()
+	if p.Job.TBPerHour != 1 || p.Job.BytesRead != 2e12 {
+		t.Fatalf("%+v", p.Job)
+	}
+}
