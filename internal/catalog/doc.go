@@ -336,6 +336,19 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0001.)
 //
+// # Schema version 21 (sql/0021_live.sql): the live snapshot
+//
+//	live(job_id, t, snapshot)
+//	    the live model's latest snapshot of a running job (package
+//	    internal/live: offload.Progress as JSON, the progress event's
+//	    shape, docs/events.md), taken at t, written by the engine once a
+//	    second ([Catalog.PutLive]), replaced, deleted with its job; read
+//	    by front ends in other processes (dit serve, dit watch) through
+//	    offload.LiveProgress, so they show the figures and estimates the
+//	    CLI and dit-gui show. A row whose t is old belongs to a job no
+//	    process runs any more. (The migration's number may change at a
+//	    merge; it depends only on 0001.)
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

@@ -621,6 +621,7 @@ func (c *Catalog) DeleteJob(id int64) error {
 		`DELETE FROM files WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM card_totals WHERE card_id IN (` + cards + `)`,
 		`DELETE FROM samples WHERE job_id=?`,
+		`DELETE FROM live WHERE job_id=?`,
 		`DELETE FROM plan_cards WHERE card_id IN (` + cards + `) OR plan_id IN (SELECT id FROM plans WHERE job_id=?)`,
 		`DELETE FROM plans WHERE job_id=?`,
 		`DELETE FROM runs WHERE job_id=?`,

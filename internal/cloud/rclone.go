@@ -207,11 +207,39 @@ func lastLines(s string, n int) string {
 
 // retry runs f up to Tries times, waiting Backoff, then twice as long...
 // between tries; it stops early when ctx ends.
-func (r *Rclone) retry(ctx context.Context, what string, f func() error) error {
-	tries, wait := r.Tries, r.Backoff
-	if tries <= 0 {
-		tries = 3
+// tries is how many times a failed rclone run is tried.
+func (r *Rclone) tries() int {
+	if r.Tries <= 0 {
+		return 3
 	}
+	return r.Tries
+}
+
+// ShortError is the cause at the end of an rclone error message, as a
+// person reads it in a status line: "connection refused" of "Failed to
+// copy: RequestError: send request failed caused by: Put ...: dial tcp
+// 127.0.0.1:9000: connect: connection refused".
+func ShortError(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return ""
+	}
+	if i := strings.LastIndex(msg, "\n"); i >= 0 {
+		msg = strings.TrimSpace(msg[i+1:])
+	}
+	parts := strings.Split(msg, ": ")
+	out := strings.TrimSpace(parts[len(parts)-1])
+	if len(parts) > 1 && len(out) < 12 {
+		out = strings.TrimSpace(parts[len(parts)-2]) + ": " + out
+	}
+	if r := []rune(out); len(r) > 100 {
+		out = string(r[:99]) + "…"
+	}
+	return out
+}
+
+func (r *Rclone) retry(ctx context.Context, what string, f func() error) error {
+	tries, wait := r.tries(), r.Backoff
 	if wait <= 0 {
 		wait = 2 * time.Second
 	}
@@ -232,9 +260,14 @@ func (r *Rclone) retry(ctx context.Context, what string, f func() error) error {
 	return fmt.Errorf("%s: %d tries: %w", what, tries, err)
 }
 
-// Progress is what an upload has sent so far.
+// Progress is what an upload has sent so far, and its trouble.
 type Progress struct {
 	Bytes int64 // sent in this upload, every try included
+	// Try is the try the upload is at (1: the first) of Tries; Err the
+	// last error rclone said (a failed try, or one it retries itself),
+	// short: "connection refused".
+	Try, Tries int
+	Err        string
 }
 
 // Upload copies the files rels (slash-separated, relative to src) of the
@@ -258,7 +291,13 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		return err
 	}
 	var base int64
+	try, tries := 0, r.tries()
+	var lastErr string
 	return r.retry(ctx, "upload to "+d.String(), func() error {
+		try++
+		if try > 1 && onProgress != nil {
+			onProgress(Progress{Bytes: base, Try: try, Tries: tries, Err: lastErr})
+		}
 		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
 			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
 		if r.BwLimit != "" {
@@ -267,19 +306,25 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		if r.Transfers > 0 {
 			args = append(args, "--transfers", fmt.Sprint(r.Transfers))
 		}
-		last, err := r.runStats(ctx, args, func(b int64) {
+		last, err := r.runStats(ctx, args, func(b int64, e string) {
+			if e != "" {
+				lastErr = ShortError(e)
+			}
 			if onProgress != nil {
-				onProgress(Progress{Bytes: base + b})
+				onProgress(Progress{Bytes: base + b, Try: try, Tries: tries, Err: ShortError(e)})
 			}
 		})
 		base += last
+		if err != nil {
+			lastErr = ShortError(err.Error())
+		}
 		return err
 	})
 }
 
 // runStats runs rclone with JSON logs and reports the bytes its stats
 // say were sent; it returns the last figure.
-func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64)) (int64, error) {
+func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64, string)) (int64, error) {
 	cmd, err := r.command(ctx, args...)
 	if err != nil {
 		return 0, err
@@ -311,9 +356,13 @@ func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64)) (i
 			mu.Lock()
 			last = l.Stats.Bytes
 			mu.Unlock()
-			on(l.Stats.Bytes)
+			on(l.Stats.Bytes, "")
 		} else if l.Level == "error" || l.Level == "critical" {
 			errs = append(errs, strings.TrimSpace(l.Msg))
+			mu.Lock()
+			b := last
+			mu.Unlock()
+			on(b, strings.TrimSpace(l.Msg))
 		}
 	}
 	err = cmd.Wait()
@@ -331,6 +380,13 @@ func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64)) (i
 // the storage received). The caller reads the source once and hashes
 // what it sends. It is not tried again: body cannot be read twice.
 func (r *Rclone) Rcat(ctx context.Context, d Dest, rel string, size int64, body io.Reader) error {
+	return r.RcatWatch(ctx, d, rel, size, body, nil)
+}
+
+// RcatWatch is Rcat telling onErr (may be nil) each error or notice
+// rclone says while it works (its low-level retries: a server gone),
+// short (ShortError).
+func (r *Rclone) RcatWatch(ctx context.Context, d Dest, rel string, size int64, body io.Reader, onErr func(string)) error {
 	args := []string{"rcat", "--size", fmt.Sprint(size), "--s3-upload-cutoff", UploadCutoff, "--retries", "1"}
 	if r.BwLimit != "" {
 		args = append(args, "--bwlimit", r.BwLimit)
@@ -341,6 +397,9 @@ func (r *Rclone) Rcat(ctx context.Context, d Dest, rel string, size int64, body 
 	}
 	var errb bytes.Buffer
 	cmd.Stdin, cmd.Stderr = body, &errb
+	if onErr != nil {
+		cmd.Stderr = &lineWatch{w: &errb, on: onErr}
+	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -502,4 +561,28 @@ func (c *catReader) Close() error {
 		return fmt.Errorf("rclone cat %s read %d bytes, not %d: is the object there?", c.what, c.n, c.size)
 	}
 	return nil
+}
+
+// lineWatch copies what rclone writes to w and tells on of each error
+// or notice line as it comes.
+type lineWatch struct {
+	w    io.Writer
+	on   func(string)
+	part []byte
+}
+
+func (l *lineWatch) Write(b []byte) (int, error) {
+	l.part = append(l.part, b...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(l.part[:i])
+		l.part = l.part[i+1:]
+		if strings.Contains(line, "ERROR") || strings.Contains(line, "NOTICE") {
+			l.on(ShortError(line))
+		}
+	}
+	return l.w.Write(b)
 }

@@ -122,3 +122,27 @@ func (m *Model) jobFigures(p *Progress, now time.Time, dt, read float64) {
 	}
 	j.ETA = Times{Copied: copied, CardFree: free, Safe: safe}
 }
+
+// Peek is the latest snapshot with every run's counts as given now (the
+// engine's counters between two ticks): rates, stalls and estimates stay
+// those of the last tick. It learns nothing.
+func (m *Model) Peek(runs []Counters) Progress {
+	last := m.Last()
+	out := Progress{Job: last.Job}
+	for _, c := range runs {
+		card := cardOf(c)
+		for _, l := range last.Cards {
+			if l.Label == card.Label && l.Hop == card.Hop {
+				card.Rate, card.ETA, card.ETASeconds, card.Stall = l.Rate, l.ETA, l.ETASeconds, l.Stall
+				for i := range card.Dests {
+					if i < len(l.Dests) {
+						card.Dests[i].Rate, card.Dests[i].Stall = l.Dests[i].Rate, l.Dests[i].Stall
+					}
+				}
+				break
+			}
+		}
+		out.Cards = append(out.Cards, card)
+	}
+	return out
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // EvCardAdded is emitted when a card joins a running job (AddCard).
-const EvCardAdded = "card_added"
+const EvCardAdded EventType = "card_added"
 
 // ErrNotRunning is returned by AddCard when the job is not (or no longer)
 // running: start a new job for the card.
@@ -178,7 +178,7 @@ func (j *Job) RetryCard(path string) error {
 	j.cards[idx] = c
 	j.retired = append(j.retired, old) // its last bytes still to sample
 	j.cardsMu.Unlock()
-	j.emit(Event{Type: EvCardRetried, Card: c.label(), Path: path, Bytes: c.copyTotal})
+	j.emit(Event{Type: EvCardRetried, Card: c.label(), Hop: hopOf(c.rec), Path: path, Bytes: c.copyTotal})
 	j.startCard(c)
 	return nil
 }

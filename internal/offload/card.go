@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/source"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Copy states (catalog.Copy.State).
@@ -108,6 +109,9 @@ type cardRun struct {
 	eioRow   atomic.Int64 // files in a row that failed with I/O errors
 	lastOK   atomic.Value // string: the last card file read whole
 
+	// lc: what the run counts for the live model (live.go).
+	lc liveCounts
+
 	ctx      context.Context // the job's context, for the writers' limiter waits
 	mu       sync.Mutex
 	cardErr  string // the card became unreadable
@@ -135,6 +139,7 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	c.destNeed, c.destVerifTotal = make([]int64, nd), make([]int64, nd)
 	c.destFailed = make([]atomic.Int64, nd)
 	c.destCur = make([]atomic.Value, nd)
+	c.lc.dests = make([]destLive, nd)
 	for di := range c.destCur {
 		c.destCur[di].Store("")
 	}
@@ -314,7 +319,7 @@ func (c *cardRun) startCopying() {
 	}
 	// State: a resumed card's state before (verified: this run checks
 	// it against its verified copies and copies only what is missing).
-	j.emit(Event{Type: EvCardStarted, Card: c.label(), Path: c.rec.Path, State: c.prevState})
+	j.emit(Event{Type: EvCardStarted, Card: c.label(), Hop: hopOf(c.rec), Path: c.rec.Path, State: verdict.State(c.prevState)})
 }
 
 // makeDestFolders creates the card's folders on each destination and
@@ -391,7 +396,7 @@ func (c *cardRun) endCopying(ctx context.Context) {
 		c.rec.CopyFinished = j.opts.Now()
 	}
 	if ctx.Err() == nil {
-		j.emit(Event{Type: EvCardCopied, Card: c.label()})
+		j.emit(Event{Type: EvCardCopied, Card: c.label(), Hop: hopOf(c.rec)})
 	}
 	if j.opts.Verify != VerifyNone && ctx.Err() == nil {
 		c.phase.Store("verifying")

@@ -79,7 +79,7 @@ func (j *Job) startSecond(c *cardRun) bool {
 	h, err := j.newSecond(c)
 	if err != nil {
 		msg := fmt.Sprintf("second run of %s not started: %v", c.rec.Label, err)
-		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
+		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 		if h == nil {
 			return false
 		}
@@ -89,7 +89,7 @@ func (j *Job) startSecond(c *cardRun) bool {
 	j.cardsMu.Unlock()
 	crashpoint.Hit("cascade: second run recorded")
 	if err == nil {
-		j.emit(Event{Type: EvCardFree, Card: c.label(), Path: c.rec.Path, Time: c.rec.DoneAt,
+		j.emit(Event{Type: EvCardFree, Card: c.label(), Hop: hopOf(c.rec), Path: c.rec.Path, Time: c.rec.DoneAt,
 			Message: fmt.Sprintf("card %s is free: verified on %s; it may leave the reader, NOT be formatted until the second run is verified", c.rec.Label, destList(c.dests))})
 		j.startCard(h)
 		return true
@@ -344,14 +344,6 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 	return nil
 }
 
-// SecondRunSuffix marks a cascade's second run of a card in events and
-// progress: "A001 (2nd run)".
-const SecondRunSuffix = " (2nd run)"
-
-// label is the card's name in events and progress.
-func (c *cardRun) label() string {
-	if c.rec.Hop == 2 {
-		return c.rec.Label + SecondRunSuffix
-	}
-	return c.rec.Label
-}
+// label is the run's card's label; a cascade's second run is told
+// apart by its hop (Event.Hop, CardProgress.Hop), never by its label.
+func (c *cardRun) label() string { return c.rec.Label }

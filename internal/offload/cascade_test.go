@@ -31,8 +31,8 @@ func TestCascadeAddCardGetsBothRuns(t *testing.T) {
 	o.OnEvent = func(ev Event) {
 		e.mu.Lock()
 		e.events = append(e.events, ev)
-		if ev.Type == EvCardFree || (ev.Type == EvFile && ev.Card != "" && ev.Card[len(ev.Card)-1] == ')') {
-			order = append(order, ev.Type+" "+ev.Card)
+		if ev.Type == EvCardFree || (ev.Type == EvFile && ev.Hop == 2) {
+			order = append(order, string(ev.Type)+" "+ev.Card)
 		}
 		e.mu.Unlock()
 		if ev.Type == EvFile && ev.Card == "A001" && len(added) == 0 {
@@ -72,12 +72,11 @@ func TestCascadeAddCardGetsBothRuns(t *testing.T) {
 	for _, ev := range order {
 		var card string
 		switch {
-		case len(ev) > len(EvCardFree) && ev[:len(EvCardFree)] == EvCardFree:
+		case len(ev) > len(EvCardFree) && ev[:len(EvCardFree)] == string(EvCardFree):
 			seenFree[ev[len(EvCardFree)+1:]] = true
 			continue
 		default:
 			card = ev[len(EvFile)+1:]
-			card = card[:len(card)-len(SecondRunSuffix)]
 		}
 		require.True(t, seenFree[card], "a second-run file of %s before its card_free: %v", card, order)
 	}

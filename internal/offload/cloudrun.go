@@ -3,10 +3,12 @@ package offload
 import (
 	"context"
 	"fmt"
+	"github.com/dit-org/dit/internal/verdict"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
@@ -41,7 +43,7 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		if c.from != nil {
 			msg += ", and the card's ASC MHL history lists it: after a download, create it (mkdir) before verifying the history"
 		}
-		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
+		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 	}
 	var files []*cloudFile
 	var held []map[string]cloud.Object
@@ -167,18 +169,14 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 		c.touched.Store(true)
 		var sent int64
 		err = r.Upload(ctx, c.scan.Root, send, cd, c.out, func(p cloud.Progress) {
-			if d := p.Bytes - sent; d > 0 {
-				c.bytesCopied.Add(d)
-				c.destWritten[di].Add(d)
-				sent = p.Bytes
-			}
+			c.uploadProgress(di, p, &sent)
 		})
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
 			// What went up is verified all the same; what did not is failed below.
-			c.j.emit(Event{Type: EvWarning, Card: c.label(), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
+			c.j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
 		}
 		if held, err = r.List(ctx, cd, c.out); err != nil {
 			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
@@ -293,14 +291,56 @@ func (c *cardRun) readBackCloud(ctx context.Context, di int, rel string, size in
 	algos := j.valgos
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
+	start := j.opts.Now()
 	sums, _, err := hashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
 	})
+	c.verifiedOne(di, j.opts.Now().Sub(start))
 	if cerr := rc.Close(); err == nil {
 		err = cerr
 	}
 	return sums, algos, err
+}
+
+// uploadProgress counts what an upload to destination di sent (sent:
+// its bytes so far): bytes beyond what the destination needs were sent
+// again after a failed try, counted apart; a new try and an error rclone
+// said are the destination's retry and last error.
+func (c *cardRun) uploadProgress(di int, p cloud.Progress, sent *int64) {
+	if p.Try > 1 && int64(p.Try) > c.lc.dests[di].retry.Load() {
+		c.destRetry(di, p.Try, p.Tries, cloudCause(c.dests[di].root, p.Err))
+	} else if p.Err != "" {
+		c.destError(di, cloudCause(c.dests[di].root, p.Err))
+	}
+	d := p.Bytes - *sent
+	if d <= 0 {
+		return
+	}
+	*sent = p.Bytes
+	need := c.destNeed[di]
+	fresh := min(d, max(need-c.destWritten[di].Load(), 0))
+	if fresh > 0 {
+		c.bytesCopied.Add(fresh)
+		c.destWritten[di].Add(fresh)
+	}
+	if d > fresh {
+		c.lc.resent.Add(d - fresh)
+		c.lc.dests[di].resent.Add(d - fresh)
+	}
+}
+
+// cloudCause names an rclone error by its remote: "s3: connection
+// refused".
+func cloudCause(root, err string) string {
+	if err == "" {
+		return ""
+	}
+	remote := strings.TrimPrefix(root, "rclone:")
+	if i := strings.Index(remote, ":"); i >= 0 {
+		remote = remote[:i]
+	}
+	return remote + ": " + err
 }
 
 func (c *cardRun) verifiedCloud(di int, f *cloudFile, how string) {
@@ -311,6 +351,7 @@ func (c *cardRun) verifiedCloud(di int, f *cloudFile, how string) {
 	if !strings.HasPrefix(how, CloudByReadBack) {
 		c.bytesVerif.Add(f.fp.ent.Size)
 		c.destVerif[di].Add(f.fp.ent.Size)
+		c.verifiedOne(di, time.Millisecond) // checked by the storage, listed at once
 	}
 	c.recordCloudCopy(di, f)
 }
@@ -373,7 +414,7 @@ func (c *cardRun) finalizeCloud(f *cloudFile) {
 	if f.rec.State == StateFailed {
 		c.filesFailed.Add(1)
 	}
-	ev := Event{Type: EvFile, Card: c.label(), Path: f.rec.Rel, State: f.rec.State, Message: f.rec.Error}
+	ev := Event{Type: EvFile, Card: c.label(), Hop: hopOf(c.rec), Path: f.rec.Rel, State: verdict.State(f.rec.State), Message: f.rec.Error}
 	for di, r := range f.res {
 		if r.state == StateFailed {
 			c.destFailed[di].Add(1)
@@ -412,6 +453,9 @@ func (c *cardRun) planCloud() {
 	for di, d := range c.dests {
 		held, _ := r.List(context.Background(), cloudDest(d), c.out)
 		var need int64
+		var files int
+		c.lc.dests[di].verifyFiles = len(c.files)
+		defer func() { c.lc.copyFiles = max(c.lc.copyFiles, files) }()
 		for _, fp := range c.files {
 			c.verifyTotal += fp.ent.Size
 			c.destVerifTotal[di] += fp.ent.Size
@@ -425,6 +469,7 @@ func (c *cardRun) planCloud() {
 				continue // goes up with the history (cloudseal.go)
 			}
 			need += fp.ent.Size
+			files++
 		}
 		c.destNeed[di] = need
 		c.copyTotal = max(c.copyTotal, need)

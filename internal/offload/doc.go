@@ -96,8 +96,8 @@
 // and a second run whose first copy cannot be read fails, so the card is
 // not safe. Recheck (dit verify) reads each card row's copies on the
 // destinations of its own run.
-// Events and progress of a second run carry the label "A001 (2nd run)"
-// (SecondRunSuffix); a Limiter sees it as a card beyond the job's first
+// Events and progress of a second run carry its card's label and Hop 2;
+// a Limiter sees it as a card beyond the job's first
 // cards, writing the Then destinations (their command-line index after
 // Dests).
 //

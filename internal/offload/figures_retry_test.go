@@ -45,7 +45,7 @@ func TestFiguresCardRetriedInTheRunningJob(t *testing.T) {
 	j, err := New(context.Background(), o)
 	require.NoError(t, err)
 	done := runAsync(j)
-	waitFor := func(typ, card string) {
+	waitFor := func(typ EventType, card string) {
 		t.Helper()
 		for ev := range events {
 			if ev.Type == typ && ev.Card == card {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dit-org/dit/internal/verdict"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -238,7 +239,7 @@ func (c *cardRun) finalize(t *fileTask) {
 		}
 	}
 	c.filesDone.Add(1)
-	ev := Event{Type: EvFile, Card: c.label(), Path: f.Rel, State: f.State, Message: f.Error}
+	ev := Event{Type: EvFile, Card: c.label(), Hop: hopOf(c.rec), Path: f.Rel, State: verdict.State(f.State), Message: f.Error}
 	for di, r := range t.results {
 		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
 	}

@@ -116,7 +116,7 @@ func (w *SealWarning) Error() string { return strings.Join(w.Messages, "; ") }
 func (c *cardRun) seal(ctx context.Context) []string {
 	j := c.j
 	fail := func(msg string) []string {
-		j.emit(Event{Type: EvWarning, Card: c.label(), Message: msg})
+		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 		return []string{msg}
 	}
 	if err := j.cat.Flush(); err != nil {
@@ -158,7 +158,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
 				// Said as it happens; the card's failures list it.
-				j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
+				j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
 				problems = append(problems, msg)
 				continue
 			}
@@ -172,12 +172,12 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		case errors.As(err, &w):
 			for _, m := range w.Messages {
 				msg := "hash lists in " + info.CardDir + ": " + m
-				j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
+				j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
 				j.addWarning(c.rec.Label + ": " + msg)
 			}
 		default:
 			msg := "hash lists not written in " + info.CardDir + ": " + err.Error()
-			j.emit(Event{Type: EvWarning, Card: c.label(), Path: info.CardDir, Message: msg})
+			j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
 			j.addWarning(c.rec.Label + ": " + msg)
 			problems = append(problems, msg)
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -30,6 +31,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	j.model = j.newModel(j.opts.Now())
 	j.emit(Event{Type: EvJobStarted, Schema: EventSchema, Message: j.rec.Name})
 	stop := make(chan struct{})
 	var swg sync.WaitGroup
@@ -200,14 +202,11 @@ func (j *Job) arrayWarnings() []string {
 type rateState struct {
 	copied, verif int64
 	dw, dv        []int64
-	// The smoothed rates of the progress events (see RateTau); dRate: each
-	// destination's (written while copying, read back after).
-	copyRate, verifRate, work smoothRate
-	dRate                     []smoothRate
 }
 
-// sampler records a throughput sample per second per card and destination
-// and emits a progress event.
+// sampler records a throughput sample per second per card and
+// destination, feeds the live model (package live) and emits its
+// snapshot as a progress event.
 func (j *Job) sampler(stop <-chan struct{}) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -216,6 +215,7 @@ func (j *Job) sampler(stop <-chan struct{}) {
 	// place whose counts start at zero: its bytes are new bytes moved).
 	last := map[*cardRun]*rateState{}
 	lastT := j.opts.Now()
+	stalled := map[string]bool{}
 	sample := func(final bool) {
 		now := j.opts.Now()
 		dt := now.Sub(lastT).Seconds()
@@ -223,94 +223,21 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		if dt <= 0 {
 			return
 		}
-		var prog Progress
 		cards := j.cardList()
 		// Runs RetryCard replaced: their bytes since the last sample,
 		// once, then they are forgotten.
 		retired := j.takeRetired()
-		defer func() {
-			for _, c := range retired {
-				delete(last, c)
-			}
-		}()
-		for i, c := range append(cards, retired...) {
-			if c.destWritten == nil {
-				continue
-			}
-			l := last[c]
-			first := l == nil
-			if first {
-				l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests)), dRate: make([]smoothRate, len(c.dests))}
-				last[c] = l
-			}
-			copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
-			phase, _ := c.phase.Load().(string)
-			// The card's part of the interval: from when it started (if
-			// within it) to when it ended (if within it).
-			from, to := now.Add(-time.Duration(dt*float64(time.Second))), now
-			if a := c.activeAt.Load(); a != 0 && a < to.UnixNano() && (a > from.UnixNano() || first) {
-				// Its first sample reaches back to its start, also one
-				// before the sampler's (a card started as the job began).
-				from = time.Unix(0, a)
-			}
-			if d := c.doneAt.Load(); phase == "done" && d > from.UnixNano() && d < to.UnixNano() {
-				to = time.Unix(0, d)
-			}
-			// The card's samples cover its part (where it was when); a
-			// destination's stay at the whole tick, so that the cards'
-			// samples of one second add up to the destination's rate.
-			cdt := to.Sub(from).Seconds()
-			if cdt <= 0 {
-				to, cdt = now, dt
-			}
-			cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
-			// A resume of a done job writes no sample until it moves
-			// something (one that finds nothing to do changes nothing).
-			idle := j.wasDone && !c.touched.Load()
-			if copied != l.copied || (phase == "copying" && !final && !idle) {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
-			}
-			if verif != l.verif || (phase == "verifying" && !final && !idle) {
-				j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
-			}
-			draw := make([]float64, len(c.dests))
-			for di, d := range c.dests {
-				w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
-				if draw[di] = float64(v-l.dv[di]) / dt; phase == "copying" {
-					draw[di] = float64(w-l.dw[di]) / dt
-				}
-				if w != l.dw[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
-				}
-				if v != l.dv[di] {
-					j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify", Seconds: dt})
-				}
-				l.dw[di], l.dv[di] = w, v
-			}
-			l.copied, l.verif = copied, verif
-			// Progress shows smoothed rates (one place for every front
-			// end); the samples above stay raw.
-			cp := c.progress()
-			for di := range cp.Dests {
-				cp.Dests[di].Rate = l.dRate[di].add(draw[di], dt)
-			}
-			if phase == "verifying" {
-				cp.Rate = l.verifRate.add(vr, cdt)
-			} else {
-				cp.Rate = l.copyRate.add(cr, cdt)
-			}
-			// The ETA: until the card is copied and read back, at the
-			// smoothed rate of both (bytes copied + bytes read back).
-			wr := l.work.add(cr+vr, cdt)
-			if rest := (cp.Bytes - cp.BytesCopied) + (cp.VerifyTotal - cp.BytesVerified); rest > 0 && wr > 0 {
-				cp.ETASeconds = float64(rest) / wr
-			}
-			if i < len(cards) {
-				prog.Cards = append(prog.Cards, cp)
+		for _, c := range append(cards, retired...) {
+			if c.destWritten != nil {
+				j.putSamples(c, last, now, dt, final)
 			}
 		}
+		for _, c := range retired {
+			delete(last, c)
+		}
+		p := j.tickModel(j.model, now, cards, stalled)
 		if !final {
-			j.emit(Event{Type: EvProgress, Progress: &prog})
+			j.emit(Event{Type: EvProgress, Progress: &p})
 		}
 	}
 	for {
@@ -322,6 +249,57 @@ func (j *Job) sampler(stop <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// putSamples records card c's throughput samples of the last dt seconds.
+func (j *Job) putSamples(c *cardRun, last map[*cardRun]*rateState, now time.Time, dt float64, final bool) {
+	l := last[c]
+	first := l == nil
+	if first {
+		l = &rateState{dw: make([]int64, len(c.dests)), dv: make([]int64, len(c.dests))}
+		last[c] = l
+	}
+	copied, verif := c.bytesCopied.Load(), c.bytesVerif.Load()
+	phase, _ := c.phase.Load().(string)
+	// The card's part of the interval: from when it started (if within
+	// it) to when it ended (if within it).
+	from, to := now.Add(-time.Duration(dt*float64(time.Second))), now
+	if a := c.activeAt.Load(); a != 0 && a < to.UnixNano() && (a > from.UnixNano() || first) {
+		// Its first sample reaches back to its start, also one before
+		// the sampler's (a card started as the job began).
+		from = time.Unix(0, a)
+	}
+	if d := c.doneAt.Load(); phase == "done" && d > from.UnixNano() && d < to.UnixNano() {
+		to = time.Unix(0, d)
+	}
+	// The card's samples cover its part (where it was when); a
+	// destination's stay at the whole tick, so that the cards' samples of
+	// one second add up to the destination's rate.
+	cdt := to.Sub(from).Seconds()
+	if cdt <= 0 {
+		to, cdt = now, dt
+	}
+	cr, vr := float64(copied-l.copied)/cdt, float64(verif-l.verif)/cdt
+	// A resume of a done job writes no sample until it moves something
+	// (one that finds nothing to do changes nothing).
+	idle := j.wasDone && !c.touched.Load()
+	if copied != l.copied || (phase == "copying" && !final && !idle) {
+		j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: copied, Rate: cr, Phase: "copy", Seconds: cdt})
+	}
+	if verif != l.verif || (phase == "verifying" && !final && !idle) {
+		j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, T: to, Bytes: verif, Rate: vr, Phase: "verify", Seconds: cdt})
+	}
+	for di, d := range c.dests {
+		w, v := c.destWritten[di].Load(), c.destVerif[di].Load()
+		if w != l.dw[di] {
+			j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: w, Rate: float64(w-l.dw[di]) / dt, Phase: "copy", Seconds: dt})
+		}
+		if v != l.dv[di] {
+			j.cat.PutSample(j.rec.ID, catalog.Sample{CardID: c.rec.ID, DestID: d.rec.ID, T: now, Bytes: v, Rate: float64(v-l.dv[di]) / dt, Phase: "verify", Seconds: dt})
+		}
+		l.dw[di], l.dv[di] = w, v
+	}
+	l.copied, l.verif = copied, verif
 }
 
 func (c *cardRun) progress() CardProgress {
@@ -338,9 +316,12 @@ func (c *cardRun) progress() CardProgress {
 			}
 		}
 	}
-	cp := CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: phase, Files: len(c.files), FilesDone: int(c.filesDone.Load()),
+	cp := CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: c.livePhase(), Files: len(c.files), FilesDone: int(c.filesDone.Load()),
 		FilesFailed: int(c.filesFailed.Load()), Bytes: c.copyTotal, BytesCopied: c.bytesCopied.Load(),
 		VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load(), Current: cur}
+	if cp.Hop != 2 {
+		cp.Hop = 0
+	}
 	for di, d := range c.dests {
 		dp := DestProgress{Dest: d.root, Bytes: c.destNeed[di], BytesWritten: c.destWritten[di].Load(),
 			VerifyTotal: c.destVerifTotal[di], BytesVerified: c.destVerif[di].Load(), FilesFailed: int(c.destFailed[di].Load())}
@@ -354,7 +335,7 @@ func (c *cardRun) progress() CardProgress {
 // destState is the state of the card's copy on destination di. A file's
 // failure there counts once the file is final (every copy of it read
 // back): "verified" is said only once the run is done.
-func (c *cardRun) destState(phase string, dp DestProgress) string {
+func (c *cardRun) destState(phase string, dp DestProgress) live.DestState {
 	verify := c.j.opts.Verify != VerifyNone
 	switch {
 	case dp.FilesFailed > 0:
@@ -375,14 +356,21 @@ func (c *cardRun) destState(phase string, dp DestProgress) string {
 	return DestUnverified
 }
 
-// Snapshot returns every card's live progress (rates are filled by the
-// per-second progress events).
+// Snapshot returns the job's live picture now: every run's counts as
+// they are, with the rates, stalls and estimates of the live model's
+// last tick (once a second).
 func (j *Job) Snapshot() Progress {
-	var p Progress
+	var cs []live.Counters
+	now := j.opts.Now()
 	for _, c := range j.cardList() {
-		p.Cards = append(p.Cards, c.progress())
+		if c.destWritten != nil {
+			cs = append(cs, c.counters(now))
+		}
 	}
-	return p
+	if j.model == nil {
+		return live.NewModel(live.Config{}, now).Peek(cs)
+	}
+	return j.model.Peek(cs)
 }
 
 // startCard runs one card's pipeline (runMu held).
@@ -395,7 +383,7 @@ func (j *Job) startCard(c *cardRun) {
 		c.ended.Store(true)
 		close(c.ran)
 		if !c.absent {
-			j.emit(Event{Type: EvRunDone, Card: c.label(), Hop: hopOf(c.rec), State: c.rec.State, Message: c.rec.Error})
+			j.emit(Event{Type: EvRunDone, Card: c.label(), Hop: hopOf(c.rec), State: verdict.State(c.rec.State), Message: c.rec.Error})
 		}
 		j.runMu.Lock()
 		done := c.rec.Hop <= 1 && j.startSecond(c)
@@ -433,7 +421,7 @@ func (j *Job) cardDone(c *cardRun) {
 	cs, err := endedCard(j.cat, j.rec.ID, k.ID, j.runCtx != nil && j.runCtx.Err() != nil)
 	if err != nil {
 		j.emit(Event{Type: EvWarning, Card: k.Label, Message: "card's verdict not read from the catalog: " + err.Error()})
-		j.emit(Event{Type: EvCardDone, Card: k.Label, State: string(verdict.Failed), Message: err.Error()})
+		j.emit(Event{Type: EvCardDone, Card: k.Label, State: verdict.Failed, Message: err.Error()})
 		return
 	}
 	if cs.SafeToFormat {
@@ -443,7 +431,7 @@ func (j *Job) cardDone(c *cardRun) {
 	if c.rec.Error != "" {
 		msg += ": " + c.rec.Error
 	}
-	j.emit(Event{Type: EvCardDone, Card: k.Label, Path: k.Path, State: string(cs.Status), Message: msg, Summary: cs})
+	j.emit(Event{Type: EvCardDone, Card: k.Label, Path: k.Path, State: cs.Status, Message: msg, Summary: cs})
 }
 
 // takeRetired returns the card runs RetryCard replaced since the last

@@ -3,6 +3,7 @@ package offload
 import (
 	"context"
 	"fmt"
+	"github.com/dit-org/dit/internal/live"
 	"os"
 	"path"
 	"path/filepath"
@@ -153,6 +154,10 @@ type Env struct {
 	BladeFS func(dir string) raid.BladeFS
 	// Limiter paces reads and writes (nil: as fast as the hardware goes).
 	Limiter Limiter
+	// Prior is the plan's figures of each run (rates, costs per file and
+	// per card) that the live model's estimates start from (package
+	// live); nil: none but Throttle, measured as the job runs.
+	Prior func(label string, hop int) live.Prior
 
 	// BlockSize is the read size; Buffers the number of blocks in each
 	// card's pool (memory per card = BlockSize*Buffers). The defaults,

@@ -63,11 +63,13 @@ func (c *cardRun) computeTotals() {
 				if c.j.opts.Verify != VerifyNone && m != modeSealed {
 					c.verifyTotal += fp.ent.Size
 					c.destVerifTotal[di] += fp.ent.Size
+					c.lc.dests[di].verifyFiles++
 				}
 			}
 		}
 		if readNeeded {
 			c.copyTotal += fp.ent.Size
+			c.lc.copyFiles++
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dit-org/dit/internal/live"
 	"io/fs"
 	"os"
 	"path"
@@ -57,6 +58,8 @@ type Job struct {
 
 	// thenSem holds the second runs copying at once (ThenParallel).
 	thenSem chan struct{}
+	// model is the job's live model (package live), fed by the sampler.
+	model *live.Model
 
 	warnMu   sync.Mutex
 	warnings []string // for the summary: hash lists (seal)

@@ -85,6 +85,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	}
 	if rerr == nil {
 		c.noteRead(src, nil)
+		c.lc.filesCopied.Add(1)
 	}
 	c.endRead(t, src, probe, rerr, cs != nil, mh, writers)
 	return t
@@ -349,7 +350,7 @@ func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, mh *hashing
 	mh.Reset()
 	msg := fmt.Sprintf("%s changed on the card since the interrupted copy (its first %s read now differ from what was copied then, under the same size and time): copied again whole from the card as it is now",
 		fp.ent.Rel, units.FormatBytes(at))
-	j.emit(Event{Type: EvWarning, Card: c.label(), Path: fp.ent.Rel, Message: msg})
+	j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: fp.ent.Rel, Message: msg})
 	j.addWarning(c.rec.Label + ": " + msg)
 	for di := range fp.dests {
 		fp.dests[di].partial = nil

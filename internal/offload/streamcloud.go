@@ -201,7 +201,9 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 		pr, pw := io.Pipe()
 		pws[di] = pw
 		wg.Go(func() {
-			err := j.rclone().Rcat(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size, pr)
+			err := j.rclone().RcatWatch(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size, pr, func(e string) {
+				c.destError(di, cloudCause(c.dests[di].root, e))
+			})
 			pr.CloseWithError(errStreamDone)
 			mu.Lock()
 			errs[di] = err
@@ -209,6 +211,9 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 		})
 	}
 	n, rerr := c.streamBlocks(ctx, src, hs, pws, size)
+	if rerr == nil {
+		c.lc.filesCopied.Add(1)
+	}
 	for _, pw := range pws {
 		if rerr != nil {
 			pw.CloseWithError(rerr) // rclone gets less than --size: no object

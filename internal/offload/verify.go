@@ -115,6 +115,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			c.vcurrent.Store(v.task.rec.Rel)
 			c.destCur[v.di].Store(v.task.rec.Rel)
 		}
+		start := j.opts.Now()
 		got, n, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
@@ -123,6 +124,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 		})
 		if v.di >= 0 {
 			c.destCur[v.di].Store("")
+			c.verifiedOne(v.di, j.opts.Now().Sub(start))
 		}
 		want := v.task.rec.Sums
 		var state, reason string

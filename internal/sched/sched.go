@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dit-org/dit/internal/live"
 	"math"
 	"sync"
 	"time"
@@ -534,11 +535,11 @@ func (s *Scheduler) Observe(e offload.Event) {
 		s.mu.Lock()
 		for _, c := range e.Progress.Cards {
 			i := s.index(c.Label)
-			if i < 0 {
+			if i < 0 || c.Hop == 2 {
 				continue
 			}
 			s.copied[i] = c.BytesCopied
-			if (c.Phase == "verifying" || c.Phase == "done") && !s.done[i] {
+			if (c.Phase == live.Verifying || c.Phase == live.Sealing || c.Phase == live.Done) && !s.done[i] {
 				finished = append(finished, i)
 			}
 		}
@@ -547,6 +548,9 @@ func (s *Scheduler) Observe(e offload.Event) {
 			s.CardCopied(i)
 		}
 	case offload.EvRunDone, offload.EvCardCopied:
+		if e.Hop == 2 {
+			return // a second run: its card's budget was freed when it was copied
+		}
 		s.mu.Lock()
 		i := s.index(e.Card)
 		s.mu.Unlock()

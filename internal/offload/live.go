@@ -1,0 +1,166 @@
+package offload
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/live"
+)
+
+// liveCounts are what a run counts for the live model (package live)
+// besides the pipeline's own byte counters: files read whole, bytes
+// sent again after a retry, and per destination the read-back's files
+// and working time, retries and the last error seen there.
+type liveCounts struct {
+	copyFiles   int // files the run reads from its source
+	filesCopied atomic.Int64
+	resent      atomic.Int64
+	retries     atomic.Int64
+	dests       []destLive
+}
+
+type destLive struct {
+	verifyFiles   int
+	filesVerified atomic.Int64
+	busy          atomic.Int64 // ns spent reading back
+	resent        atomic.Int64
+	retries       atomic.Int64
+	retry, of     atomic.Int64 // the retry in progress, of how many
+	lastErr       atomic.Value // string
+	errAt         atomic.Int64 // Unix ns
+}
+
+// destRetry records that destination di is tried again (try of tries,
+// 0: no limit known) after err.
+func (c *cardRun) destRetry(di, try, tries int, err string) {
+	d := &c.lc.dests[di]
+	d.retries.Add(1)
+	c.lc.retries.Add(1)
+	d.retry.Store(int64(try))
+	d.of.Store(int64(tries))
+	d.lastErr.Store(err)
+	d.errAt.Store(c.j.opts.Now().UnixNano())
+}
+
+// destError records the last error seen at destination di while it is
+// still at work (a failing try inside rclone, say).
+func (c *cardRun) destError(di int, err string) {
+	c.lc.dests[di].lastErr.Store(err)
+	c.lc.dests[di].errAt.Store(c.j.opts.Now().UnixNano())
+}
+
+// verifiedOne records one file read back at destination di, in busy.
+func (c *cardRun) verifiedOne(di int, busy time.Duration) {
+	if di < 0 || di >= len(c.lc.dests) {
+		return
+	}
+	c.lc.dests[di].filesVerified.Add(1)
+	c.lc.dests[di].busy.Add(int64(busy))
+}
+
+// livePhase is the run's phase as the live model names it.
+func (c *cardRun) livePhase() live.Phase {
+	switch p, _ := c.phase.Load().(string); p {
+	case "copying":
+		return live.Copying
+	case "verifying":
+		return live.Verifying
+	case "sealing":
+		return live.Sealing
+	case "done":
+		return live.Done
+	}
+	return live.Queued
+}
+
+// counters reads the run's counters for the live model (the current
+// file and each destination's state included).
+func (c *cardRun) counters(now time.Time) live.Counters {
+	p := c.progress()
+	k := live.Counters{Key: c, Label: p.Label, Hop: p.Hop, Phase: p.Phase, Files: c.lc.copyFiles, Bytes: p.Bytes,
+		FilesCopied: int(c.lc.filesCopied.Load()), BytesCopied: p.BytesCopied, BytesResent: c.lc.resent.Load(),
+		FilesDone: p.FilesDone, FilesFailed: p.FilesFailed, VerifyTotal: p.VerifyTotal, BytesVerified: p.BytesVerified,
+		Current: p.Current, Retries: int(c.lc.retries.Load())}
+	for di, d := range p.Dests {
+		l := &c.lc.dests[di]
+		dc := live.DestCounters{Dest: d.Dest, State: d.State, Bytes: d.Bytes, BytesWritten: d.BytesWritten,
+			BytesResent: l.resent.Load(), VerifyTotal: d.VerifyTotal, BytesVerified: d.BytesVerified,
+			VerifyFiles: l.verifyFiles, FilesVerified: int(l.filesVerified.Load()), VerifyBusy: time.Duration(l.busy.Load()),
+			FilesFailed: d.FilesFailed, Current: d.Current, Retries: int(l.retries.Load()), Retry: int(l.retry.Load()), RetryOf: int(l.of.Load())}
+		// The last error is said while it is recent: a minute after it,
+		// with the destination moving again, it is history.
+		if e, _ := l.lastErr.Load().(string); e != "" && now.Sub(time.Unix(0, l.errAt.Load())) < time.Minute {
+			dc.LastError, dc.ErrorAt = e, time.Unix(0, l.errAt.Load())
+		}
+		k.VerifyFiles += l.verifyFiles
+		k.FilesVerified += int(l.filesVerified.Load())
+		k.Dests = append(k.Dests, dc)
+	}
+	return k
+}
+
+// newModel is the job's live model, started at start: its plan's
+// figures (Options.Prior, else the throttle), and for a resumed job what
+// its earlier runs read and how long they were active.
+func (j *Job) newModel(start time.Time) *live.Model {
+	cfg := live.Config{Verify: j.opts.Verify != VerifyNone, Cascade: len(j.opts.Then) > 0,
+		ThenDests: len(j.opts.Then), ThenSlots: j.opts.ThenParallel, Prior: j.opts.Prior}
+	if cfg.Prior == nil && j.opts.Throttle > 0 {
+		rate := j.opts.Throttle
+		cfg.Prior = func(string, int) live.Prior { return live.Prior{Rate: rate} }
+	}
+	if j.resume {
+		if a, err := JobActivity(j.cat, j.rec.ID); err == nil {
+			cfg.EarlierBytes, cfg.EarlierActive = a.BytesCopied, a.Active
+		}
+	}
+	return live.NewModel(cfg, start)
+}
+
+// tickModel feeds the live model the counters of cards at now, records
+// the snapshot in the catalog (for dit serve and dit watch in other
+// processes) and tells the front ends of stalls that begin or end.
+func (j *Job) tickModel(m *live.Model, now time.Time, cards []*cardRun, stalled map[string]bool) live.Progress {
+	cs := make([]live.Counters, 0, len(cards))
+	for _, c := range cards {
+		if c.destWritten == nil {
+			continue
+		}
+		cs = append(cs, c.counters(now))
+	}
+	p := m.Tick(now, cs)
+	if b, err := json.Marshal(p); err == nil {
+		j.cat.PutLive(j.rec.ID, now, b)
+	}
+	for _, c := range p.Cards {
+		key := c.Label
+		if c.Hop == 2 {
+			key += "\x00" + "2"
+		}
+		switch {
+		case c.Stall != nil && !stalled[key]:
+			stalled[key] = true
+			j.emit(Event{Type: EvStalled, Card: c.Label, Hop: c.Hop, Path: c.Stall.Where, Message: c.Stall.String()})
+		case c.Stall == nil && stalled[key]:
+			delete(stalled, key)
+			j.emit(Event{Type: EvMoving, Card: c.Label, Hop: c.Hop})
+		}
+	}
+	return p
+}
+
+// LiveProgress reads the latest live snapshot a running job recorded
+// (ok false: none; at: when it was taken), for front ends in another
+// process than the engine's (dit serve, dit watch).
+func LiveProgress(cat *catalog.Catalog, jobID int64) (p Progress, at time.Time, ok bool, err error) {
+	b, at, err := cat.Live(jobID)
+	if err != nil || b == nil {
+		return p, at, false, err
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, at, false, err
+	}
+	return p, at, true, nil
+}
