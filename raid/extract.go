@@ -16,11 +16,18 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
+// The states of an ExtractResult.
+const (
+	ExtractDone    = "extracted" // written to the target folder and read back
+	ExtractPresent = "present"   // the target held it already, with the same bytes
+	ExtractFailed  = "failed"
+)
+
 // ExtractResult is one file restored by [Array.Extract].
 type ExtractResult struct {
 	Path  string `json:"path"`
 	To    string `json:"to"`
-	State string `json:"state"` // extracted | present | failed
+	State string `json:"state"` // ExtractDone | ExtractPresent | ExtractFailed
 	Error string `json:"error,omitempty"`
 }
 
@@ -64,7 +71,7 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 			in = in || q == "" || p == q || strings.HasPrefix(p, q+"/")
 		}
 		if in {
-			lost = append(lost, ExtractResult{Path: cmp.Or(p, "(file id "+id+")"), State: "failed",
+			lost = append(lost, ExtractResult{Path: cmp.Or(p, "(file id "+id+")"), State: ExtractFailed,
 				Error: fmt.Sprintf("every replica of its manifest (file id %s) is damaged: it cannot be restored from the array; re-copy it from the card or a backup", id)})
 		}
 	}
@@ -79,7 +86,7 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 	}
 	for _, m := range sel {
 		res := a.extractOne(m, to)
-		if res.State == "failed" {
+		if res.State == ExtractFailed {
 			failed++
 		}
 		if each != nil {
@@ -102,7 +109,7 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 func (a *Array) extractOne(m *Manifest, to string) ExtractResult {
 	res := ExtractResult{Path: m.Path}
 	fail := func(err error) ExtractResult {
-		res.State, res.Error = "failed", err.Error()
+		res.State, res.Error = ExtractFailed, err.Error()
 		return res
 	}
 	if err := checkLogicalPath(m.Path); err != nil {
@@ -117,7 +124,7 @@ func (a *Array) extractOne(m *Manifest, to string) ExtractResult {
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return fail(err)
 		}
-		res.State = "extracted"
+		res.State = ExtractDone
 		return res
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -126,7 +133,7 @@ func (a *Array) extractOne(m *Manifest, to string) ExtractResult {
 	if fi, err := os.Lstat(dst); err == nil {
 		if fi.Mode().IsRegular() && fi.Size() == m.Size {
 			if sum, err := hashOnDisk(dst); err == nil && sum == m.Hashes["xxh64"] {
-				res.State = "present"
+				res.State = ExtractPresent
 				return res
 			}
 		}
@@ -179,7 +186,7 @@ func (a *Array) extractOne(m *Manifest, to string) ExtractResult {
 	if sum != m.Hashes["xxh64"] {
 		return fail(fmt.Errorf("%s: xxh64 %s after extract, manifest says %s", dst, sum, m.Hashes["xxh64"]))
 	}
-	res.State = "extracted"
+	res.State = ExtractDone
 	return res
 }
 

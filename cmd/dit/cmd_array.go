@@ -373,7 +373,7 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 			var n, failed int
 			err = a.Extract(args[1:], to, func(r raid.ExtractResult) {
 				switch r.State {
-				case "failed":
+				case raid.ExtractFailed:
 					failed++
 					fmt.Fprintf(g.stdout, "FAILED %s: %s\n", r.Path, r.Error)
 				default:

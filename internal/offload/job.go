@@ -31,7 +31,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.model = j.newModel(j.opts.Now())
+	j.model.Store(j.newModel(j.opts.Now()))
 	j.emit(Event{Type: EvJobStarted, Schema: EventSchema, Message: j.rec.Name})
 	stop := make(chan struct{})
 	var swg sync.WaitGroup
@@ -235,7 +235,7 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		for _, c := range retired {
 			delete(last, c)
 		}
-		p := j.tickModel(j.model, now, cards, stalled)
+		p := j.tickModel(j.model.Load(), now, cards, stalled)
 		if !final {
 			j.emit(Event{Type: EvProgress, Progress: &p})
 		}
@@ -367,10 +367,11 @@ func (j *Job) Snapshot() Progress {
 			cs = append(cs, c.counters(now))
 		}
 	}
-	if j.model == nil {
-		return live.NewModel(live.Config{}, now).Peek(cs)
+	m := j.model.Load()
+	if m == nil {
+		m = live.NewModel(live.Config{}, now)
 	}
-	return j.model.Peek(cs)
+	return m.Peek(cs)
 }
 
 // startCard runs one card's pipeline (runMu held).

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -59,7 +60,7 @@ type Job struct {
 	// thenSem holds the second runs copying at once (ThenParallel).
 	thenSem chan struct{}
 	// model is the job's live model (package live), fed by the sampler.
-	model *live.Model
+	model atomic.Pointer[live.Model]
 
 	warnMu   sync.Mutex
 	warnings []string // for the summary: hash lists (seal)

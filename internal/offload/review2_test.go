@@ -2,6 +2,7 @@ package offload
 
 import (
 	"context"
+	"github.com/dit-org/dit/internal/verdict"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -250,7 +251,7 @@ func TestUnreadableEntriesFailTheCard(t *testing.T) {
 		}
 	}
 	require.NotNil(t, done)
-	require.Equal(t, StateFailed, done.State)
+	require.Equal(t, verdict.Failed, done.State)
 	require.Contains(t, done.Message, "LOCKED")
 	require.Contains(t, done.Message, "NOT safe to format")
 	recs, err := e.cat.Cards(s.JobID)

@@ -1,0 +1,71 @@
+package offload
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/live"
+)
+
+// The engine feeds the live model: every progress event is its snapshot,
+// counts never pass their totals, the job's TB/hour is its bytes read
+// over its time active, the estimates are known once the card moves (the
+// throttle is the plan's rate), and the last snapshot is in the catalog
+// for front ends in other processes.
+func TestProgressIsTheLiveModel(t *testing.T) {
+	e := newEnv(t)
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("DCIM/F%04d.JPG", i)] = bigContent(2000, byte(i))
+	}
+	files["A001C001.mov"] = bigContent(3_000_000, 1)
+	files["A001C002.mov"] = bigContent(3_000_000, 2)
+	card := testCard(t, e.dir, "A001", files)
+	o := e.opts([]string{card}, []string{e.dest("d1"), e.dest("d2")})
+	o.Throttle = 2e6
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat)
+
+	var progs []*Progress
+	for _, ev := range e.events {
+		if ev.Type == EvProgress {
+			progs = append(progs, ev.Progress)
+		}
+	}
+	require.GreaterOrEqual(t, len(progs), 2, "a throttled card of 6.6 MB takes seconds")
+	known := false
+	for _, p := range progs {
+		require.Len(t, p.Cards, 1)
+		c := p.Cards[0]
+		require.LessOrEqual(t, c.BytesCopied, c.Bytes)
+		require.LessOrEqual(t, c.BytesVerified, c.VerifyTotal)
+		require.LessOrEqual(t, c.FilesCopied, c.Files)
+		require.LessOrEqual(t, c.Percent(), 100.0)
+		require.Equal(t, 0, c.Hop)
+		require.Len(t, c.Dests, 2)
+		known = known || c.ETA.Safe.Known
+		j := p.Job
+		if j.Elapsed > 0 && j.BytesRead > 0 {
+			want := float64(j.BytesRead) / j.Elapsed * 3600 / 1e12
+			require.InDelta(t, want, j.TBPerHour, want*1e-9, "TB/hour is bytes read over time active")
+		}
+	}
+	require.True(t, known, "no estimate of the time to safe to format while the card was copied")
+
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok, "the last snapshot is in the catalog")
+	require.Len(t, p.Cards, 1)
+	c := p.Cards[0]
+	require.Equal(t, live.Done, c.Phase)
+	require.Equal(t, c.Files, c.FilesCopied)
+	require.Equal(t, c.Bytes, c.BytesCopied)
+	require.Equal(t, c.VerifyTotal, c.BytesVerified)
+	require.True(t, c.ETA.Safe.Known && c.ETA.Safe.Seconds == 0)
+	require.InDelta(t, float64(c.Bytes), float64(p.Job.BytesRead), 0, "every byte read once")
+	require.False(t, math.IsNaN(p.Job.TBPerHour))
+}
