@@ -123,6 +123,11 @@ type Fault struct {
 	// ShortWrite makes a write at or beyond WriteErrAt return fewer bytes
 	// than asked and no error (io.ErrShortWrite territory).
 	ShortWrite bool
+	// Hold makes a write past HoldAt bytes of a matching temp file wait
+	// until Hold is closed (a destination that hangs: a network share
+	// gone, a drive that stops answering).
+	Hold   chan struct{}
+	HoldAt int64
 	// SyncErr makes Sync of matching temp files fail (and syncfs report
 	// it), and SyncFile of matching files.
 	SyncErr error
@@ -269,6 +274,9 @@ type faultyWFile struct {
 }
 
 func (w *faultyWFile) Write(p []byte) (int, error) {
+	if h := w.rule.Hold; h != nil && w.n+int64(len(p)) > w.rule.HoldAt {
+		<-h
+	}
 	at := w.rule.WriteErrAt
 	if at >= 0 && w.n+int64(len(p)) > at {
 		keep := max(at-w.n, 0)

@@ -106,7 +106,7 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 // its earlier runs read and how long they were active.
 func (j *Job) newModel(start time.Time) *live.Model {
 	cfg := live.Config{Verify: j.opts.Verify != VerifyNone, Cascade: len(j.opts.Then) > 0,
-		ThenDests: len(j.opts.Then), ThenSlots: j.opts.ThenParallel, Prior: j.opts.Prior}
+		ThenDests: len(j.opts.Then), ThenSlots: j.opts.ThenParallel, Prior: j.opts.Prior, StallAfter: j.opts.StallAfter}
 	if cfg.Prior == nil && j.opts.Throttle > 0 {
 		rate := j.opts.Throttle
 		cfg.Prior = func(string, int) live.Prior { return live.Prior{Rate: rate} }

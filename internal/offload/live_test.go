@@ -1,12 +1,16 @@
 package offload
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/live"
 )
 
@@ -68,4 +72,59 @@ func TestProgressIsTheLiveModel(t *testing.T) {
 	require.True(t, c.ETA.Safe.Known && c.ETA.Safe.Seconds == 0)
 	require.InDelta(t, float64(c.Bytes), float64(p.Job.BytesRead), 0, "every byte read once")
 	require.False(t, math.IsNaN(p.Job.TBPerHour))
+}
+
+// A destination that stops answering is said to be stalled, with where,
+// once StallAfter passes: an event, the card's and the destination's
+// stall in the progress, the estimates unknown; when it answers again
+// the card moves on and is verified.
+func TestAStalledDestinationIsSaid(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"A001C001.mov": bigContent(4_000_000, 3)})
+	d1, d2 := e.dest("d1"), e.dest("d2")
+	f := fsys.NewFaulty(fsys.OS{})
+	hold := make(chan struct{})
+	f.Add(fsys.Fault{Match: string(filepath.Separator) + "d2" + string(filepath.Separator), Hold: hold, HoldAt: 1 << 20})
+	o := e.opts([]string{card}, []string{d1, d2})
+	o.FS = f
+	o.StallAfter = 1500 * time.Millisecond
+	evs := make(chan Event, 1024)
+	o.OnEvent = func(ev Event) { evs <- ev }
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	done := runAsync(j)
+	var stalled *Event
+	var during *Progress
+	for stalled == nil || during == nil {
+		ev := <-evs
+		switch {
+		case ev.Type == EvStalled:
+			stalled = &ev
+		case ev.Type == EvProgress && stalled != nil && ev.Progress.Cards[0].Stall != nil:
+			during = ev.Progress
+		}
+	}
+	require.Equal(t, "A001", stalled.Card)
+	require.Equal(t, d2, stalled.Path, "the stall names the destination that stopped")
+	require.Contains(t, stalled.Message, "since")
+	c := during.Cards[0]
+	require.False(t, c.ETA.Safe.Known, "no estimate while stalled")
+	require.False(t, during.Job.ETA.Safe.Known)
+	require.Equal(t, 1, during.Job.Stalled)
+	require.NotNil(t, c.Dests[1].Stall)
+	require.Nil(t, c.Dests[0].Stall, "the destination that took every byte is not stalled")
+	close(hold)
+	moving := false
+	for !moving {
+		if ev := <-evs; ev.Type == EvMoving {
+			moving = true
+		}
+	}
+	go func() {
+		for range evs {
+		}
+	}()
+	r := <-done
+	require.NoError(t, r.err)
+	require.True(t, r.s.Cards[0].SafeToFormat)
 }

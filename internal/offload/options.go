@@ -158,6 +158,9 @@ type Env struct {
 	// per card) that the live model's estimates start from (package
 	// live); nil: none but Throttle, measured as the job runs.
 	Prior func(label string, hop int) live.Prior
+	// StallAfter: a card or destination with work left that has not
+	// moved for this long is said to be stalled (0: live.StallAfter).
+	StallAfter time.Duration
 
 	// BlockSize is the read size; Buffers the number of blocks in each
 	// card's pool (memory per card = BlockSize*Buffers). The defaults,
