@@ -52,6 +52,10 @@
 //	internal/verdict     the one read model of what a job, a card and a run are
 //	                     (copying ... card free, safe to format, failed,
 //	                     interrupted): every front end shows its states
+//	internal/live        the one live model of a running job: progress, rates,
+//	                     live TB/hour, time to copied / card free / safe to
+//	                     format, retries and stalls; the engine feeds it,
+//	                     every front end renders its snapshot
 //	internal/hashing     md5, sha1, xxh64, xxh3, xxh128, c4, blake3 in one
 //	                     pass, one goroutine per algorithm; ASC MHL encodings
 //	internal/source      walking a card: what is copied, what is skipped and why
