@@ -202,6 +202,7 @@ bench: build
 	$(GO) test -run '^$$' -bench MidFileResume -benchtime 3x ./internal/offload/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
+	$(GO) run ./cmd/ditetabench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
 	$(GO) run ./cmd/ditcatbench -dit $(BIN)/dit -db .cache/catbench/catalog.db
 	$(GO) run ./cmd/ditproxybench -dit $(BIN)/dit -rounds 3
