@@ -13,7 +13,7 @@ import (
 
 // The front ends render the engine's typed model; they never decide a
 // state by its name. frontEnds are the folders they live in.
-var frontEnds = []string{"cmd", "ui", "internal/serve", "internal/watch", "internal/notify"}
+var frontEnds = []string{"cmd/dit", "cmd/dit-gui", "ui", "internal/serve", "internal/watch", "internal/notify"}
 
 // stateWords are the names of states, phases and events: a front end
 // that compares a value to one of these as a string literal is reading
