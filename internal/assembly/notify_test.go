@@ -78,9 +78,9 @@ func TestNotifyEventsCascade(t *testing.T) {
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/1.mov", State: offload.StateFailed, Message: "read error"})
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/2.mov", State: offload.StateFailed, Message: "read error"})
 	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/3.mov", State: offload.StateVerified})
-	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed), Message: "2 file(s) failed"})
-	ev(offload.Event{Type: offload.EvRunDone, Card: "A001" + offload.SecondRunSuffix, Hop: 2, State: offload.StateVerified})
-	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed, Message: "2 file(s) failed"})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe})
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: the first copy cannot be read: the card is NOT safe to format"})
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: again: NOT safe to format"})
 
@@ -106,7 +106,7 @@ func TestNotifyEventsPlainAndReport(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(rdir, "dit-report_job5_day05.pdf"), []byte("%PDF-1.7 test"), 0o644))
 	j := newNotifier(&Settings{Notify: notifyTestConfig(hook.URL)}, "day05")
 	j.event(offload.Event{Type: offload.EvJobStarted, JobID: 5, Message: "day05"})
-	j.event(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: string(verdict.Safe)})
+	j.event(offload.Event{Type: offload.EvCardDone, JobID: 5, Card: "A001", State: verdict.Safe})
 	sum := &offload.Summary{JobID: 5, Name: "day05", Layout: offload.DefaultLayout, Destinations: []string{dest},
 		Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}}}}
 	j.afterJob(sum, nil)
@@ -146,22 +146,22 @@ func TestNotifierOnNotifyMapsEvents(t *testing.T) {
 		}
 		return out
 	}
-	second := "A001" + offload.SecondRunSuffix
+	second := "A001"
 	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
 	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
 	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
 	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: second, Hop: 2, State: offload.StateVerified}), "a run's end is not the card's verdict")
-	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}))
+	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe}))
 	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
 	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
-	failed := messages(j, offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)})
+	failed := messages(j, offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed})
 	require.Len(t, failed, 1)
 	require.Equal(t, notify.Failure, failed[0].Kind)
 	require.Equal(t, int64(4), failed[0].JobID)
 	require.Contains(t, failed[0].Text, "Card A002: 2 files FAILED: NOT safe to format.\n  CLIPS/x.mov\n  CLIPS/y.mov")
 	require.Equal(t, verdict.Failed, failed[0].State)
-	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Failed)}), "one failure per card")
+	require.Empty(t, kinds(offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed}), "one failure per card")
 
 	plain := newNotifier(&Settings{Hooks: Hooks{OnNotify: hook}}, "j")
-	require.Len(t, messages(plain, offload.Event{Type: offload.EvCardDone, Card: "A001", State: string(verdict.Safe)}), 1, "the card's verdict safe to format")
+	require.Len(t, messages(plain, offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe}), 1, "the card's verdict safe to format")
 }

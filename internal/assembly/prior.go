@@ -43,7 +43,7 @@ type Decision struct {
 	Label string
 	// Event is the engine event type the CLI's JSON stream carries it
 	// as: offload.EvAlreadyOffloaded, or offload.EvWarning (histories).
-	Event   string
+	Event   offload.EventType
 	Message string
 	Prior   *offload.Prior // nil for a history
 }

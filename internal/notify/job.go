@@ -150,7 +150,7 @@ func (t *Tracker) Messages(e offload.Event) []Message {
 				break
 			}
 			t.told[e.Card] = true
-			files := append(append([]string(nil), t.failed[e.Card]...), t.failed[e.Card+offload.SecondRunSuffix]...)
+			files := append(append([]string(nil), t.failed[e.Card]...), t.failed[e.Card+" (2nd run)"]...)
 			return []Message{t.cardMsg(Failure, e, t.failureText(e, files), e.Time)}
 		}
 	}
@@ -253,7 +253,7 @@ func (t *Tracker) dests(label string, c offload.CardSummary) []DestStatus {
 		for _, d := range c.Then.Destinations {
 			ds := DestStatus{Path: d.Path, Verified: d.Verified, Failed: d.Failed}
 			if d.Failed > 0 {
-				ds.Reason = reason(label+offload.SecondRunSuffix, d.Path)
+				ds.Reason = reason(label+" (2nd run)", d.Path)
 			}
 			out = append(out, ds)
 		}

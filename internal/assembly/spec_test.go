@@ -1,0 +1,124 @@
+package assembly
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
+)
+
+// The zero Spec is dit's defaults.
+func TestSpecDefaults(t *testing.T) {
+	s, err := Spec{Dests: []string{"/d1"}}.Settings(nil, []string{"/A001"})
+	require.NoError(t, err)
+	want, _ := hashing.ParseList("xxh64,md5")
+	require.Equal(t, want, s.Hashes)
+	require.Equal(t, offload.VerifyDest, s.Verify)
+	require.Equal(t, offload.ConflictFail, s.OnConflict)
+	require.Equal(t, "asc", s.MHL)
+	require.Equal(t, 256<<10, s.BlockSize)
+	require.Equal(t, int64(64<<20), s.CheckpointEvery)
+	require.Equal(t, 1, s.ThenParallel)
+	require.Equal(t, DrivesWarn, s.Drives)
+}
+
+// A bad value is a usage error naming the field as the front end calls
+// it, and saying what to give.
+func TestSpecRefusesNamingTheField(t *testing.T) {
+	for _, c := range []struct {
+		spec Spec
+		flag string
+	}{
+		{Spec{Hashes: "md5,crc"}, "--hash"},
+		{Spec{Verify: "twice"}, "--verify"},
+		{Spec{Verify: "none", Then: []string{"/d2"}}, "--verify"},
+		{Spec{OnConflict: "overwrite"}, "--on-conflict"},
+		{Spec{Throttle: "fast"}, "--throttle"},
+		{Spec{BlockSize: "1KiB"}, "--block-size"},
+		{Spec{Checkpoint: "-3MB"}, "--checkpoint-every"},
+		{Spec{DriveHealth: "maybe"}, "--drive-health"},
+		{Spec{VerifyHashes: "some"}, "--verify-hashes"},
+		{Spec{MHL: "xml"}, "--mhl"},
+		{Spec{Hashes: "blake3", MHL: "v1"}, "--mhl"},
+		{Spec{Ignore: []string{" "}}, "--ignore"},
+	} {
+		c.spec.Dests = []string{"/d1"}
+		_, err := c.spec.Settings(FlagNames, []string{"/A001"})
+		var ue *UsageError
+		require.True(t, errors.As(err, &ue), "%+v: %v", c.spec, err)
+		require.Contains(t, err.Error(), c.flag)
+		_, err = c.spec.Settings(PresetNames("day.yaml"), nil)
+		require.Error(t, err)
+		if c.flag != "" && c.flag != "--ignore" {
+			require.Contains(t, err.Error(), "preset day.yaml: ")
+		}
+	}
+}
+
+// One schema: the same settings given as a preset file and as the
+// fields a form or the flags fill give the same job settings.
+func TestSpecFromAPresetIsTheSpecOfTheFlags(t *testing.T) {
+	dir := t.TempDir()
+	ign := filepath.Join(dir, "ignore.txt")
+	require.NoError(t, os.WriteFile(ign, []byte("# junk\n*.RMD\n"), 0o644))
+	doc := `
+name: Day 01
+destinations: [/mnt/raid, /mnt/shuttle]
+then: [/mnt/nas]
+then_parallel: 2
+hashes: md5,xxh128
+verify: source+dest
+verify_hashes: all
+layout: "{date}/{card}"
+on_conflict: rename
+mhl: both
+ignore: [CACHE/]
+ignore_file: ` + ign + `
+throttle: 200MB/s
+block_size: 1MiB
+checkpoint_every: "0"
+proxies: h264,burnin
+proxies_to: [/mnt/shuttle]
+proxy_workers: 2
+drive_health: refuse
+include_hidden: true
+allow_degraded: true
+ale: true
+no_directory_hashes: true
+author: Ana Lúcia 🎬
+author_role: DIT
+location: Stage 4
+comment: day one
+`
+	var fromFile Spec
+	require.NoError(t, yaml.Unmarshal([]byte(doc), &fromFile))
+	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2,
+		Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both",
+		Ignore: []string{"CACHE/"}, IgnoreFile: ign, Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0",
+		Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2, DriveHealth: "refuse",
+		SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
+		Creator:   Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
+	require.Equal(t, byHand, fromFile)
+	a, err := fromFile.Settings(PresetNames("day.yaml"), []string{"/A001"})
+	require.NoError(t, err)
+	b, err := byHand.Settings(FlagNames, []string{"/A001"})
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	require.Equal(t, []string{"CACHE/", "*.RMD"}, a.Ignore)
+	require.Equal(t, 200e6, a.Throttle)
+	require.Equal(t, int64(-1), a.CheckpointEvery, "0: never")
+	require.True(t, a.VerifyAll)
+	require.Equal(t, offload.Author{Name: "Ana Lúcia 🎬", Role: "DIT"}, a.Author)
+	// And back: a Spec written as a preset reads as the same Spec.
+	out, err := yaml.Marshal(byHand)
+	require.NoError(t, err)
+	var again Spec
+	require.NoError(t, yaml.Unmarshal(out, &again))
+	require.Equal(t, byHand, again)
+}
