@@ -8,6 +8,15 @@
 // summaries; this package sits between them and is the only place a job
 // is put together:
 //
+//	Spec            a job's settings as a person gives them, the one
+//	                schema of dit offload's flags, a preset file (dit
+//	                watch, the auto-offload) and dit-gui's form: text as
+//	                typed, the preset file's keys; Spec.Settings checks
+//	                every value with the engine's rules (a cascade needs
+//	                read-back, the hash lists their hashes, cloud
+//	                destinations their verification) and names a bad
+//	                one as the front end calls it (Namer: FlagNames,
+//	                PresetNames)
 //	Settings        cards, destinations, a cascade's --then, hashes,
 //	                verify mode, layout, name, ignore patterns, the bus
 //	                budget (Schedule), the notification config, the
