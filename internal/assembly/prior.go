@@ -100,7 +100,7 @@ func decide(ctx context.Context, s *Settings) (cards, dests []string, out []Deci
 		}
 	}
 	for _, h := range hists {
-		d := Decision{Kind: History, Card: h.Card, Label: h.Card, Event: offload.EvWarning,
+		d := Decision{Kind: History, Card: h.Card, Label: h.Card, Event: string(offload.EvWarning),
 			Message: fmt.Sprintf("%s carries an ASC MHL history (%d generation(s), the last by %s): dit appends a generation to its copy on each destination",
 				h.Card, h.Generations, h.Last)}
 		if h.Problem != "" {
