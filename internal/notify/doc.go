@@ -18,7 +18,8 @@
 // # Channels
 //
 //   - webhook: an HTTP(S) POST of JSON. By default dit's own message
-//     ([Payload]: kind, job_id, job, card, text, time, host, cards with
+//     ([Payload]: kind, job_id, job, card, text, time, host, state, the
+//     verdict it replaces (replaces), a stall's hop and where, cards with
 //     their verdicts, exit_code, attachments by name and path, and title,
 //     the one-line subject); with format: slack, {"text": "..."}, which
 //     Slack, Mattermost and Rocket.Chat incoming webhooks take. A 2xx
