@@ -82,10 +82,10 @@ func TestAssembledJobEndToEnd(t *testing.T) {
 	d1, d2 := e.folder("RAID"), e.folder("SHUTTLE")
 	var mu sync.Mutex
 	var kinds []notify.Kind
-	var events []string
+	var events []offload.EventType
 	s := e.settings([]string{a, b}, []string{d1, d2})
 	s.Hooks.OnNotify = func(m notify.Message) { mu.Lock(); kinds = append(kinds, m.Kind); mu.Unlock() }
-	s.Hooks.OnEvent = func(ev offload.Event) { mu.Lock(); events = append(events, string(ev.Type)); mu.Unlock() }
+	s.Hooks.OnEvent = func(ev offload.Event) { mu.Lock(); events = append(events, ev.Type); mu.Unlock() }
 	_, j, sum := e.run(s)
 
 	require.Equal(t, verdict.Done, sum.Status)

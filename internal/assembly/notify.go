@@ -21,8 +21,14 @@ import (
 //   - EvCardFree: card_free;
 //   - the card's end (EvCardDone) with the verdict safe_to_format:
 //     safe_to_format (a cascade's card only after its second run);
-//   - the card's end with the verdict failed: one failure per card, with
-//     each destination's counts and reason and its failed files;
+//   - the card's end with the verdict failed: one failure per card (again
+//     after a retry), with each destination's counts and reason and its
+//     failed files;
+//   - a card free or safe to format after a failure (a retry; a resume:
+//     the job's earlier verdicts, read when the notifier is made): the
+//     message says it replaces the failure;
+//   - EvStalled, EvMoving: stalled (the card, where, the stall's words),
+//     then moving when it moves again;
 //   - finish: job_done with the summary's verdicts and the PDF report, or
 //     a failure when the job stopped.
 //
@@ -52,6 +58,16 @@ func newNotifier(s *Settings, name string) *notifier {
 	}
 	if s.Catalog != nil {
 		j.t.Station = s.Catalog.Station()
+	}
+	if s.Resume != 0 && s.Catalog != nil {
+		// What the job's earlier runs ended in: a card they left failed
+		// or interrupted that this resume makes free or safe is said to
+		// be so, replacing the earlier notice.
+		if sum, err := offload.LoadSummary(s.Catalog, s.Resume); err == nil {
+			for _, c := range sum.Cards {
+				j.t.Earlier(c.Label, c.Status)
+			}
+		}
 	}
 	return j
 }

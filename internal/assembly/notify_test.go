@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
@@ -73,15 +74,20 @@ func TestNotifyEventsCascade(t *testing.T) {
 	require.NotNil(t, j)
 	ev := func(e offload.Event) { e.JobID = 4; j.event(e) }
 	ev(offload.Event{Type: offload.EvJobStarted, Message: "day04"})
-	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", State: verdict.Verified})
 	ev(offload.Event{Type: offload.EvCardFree, Card: "A001", Message: "card A001 is free"})
-	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/1.mov", State: offload.StateFailed, Message: "read error"})
-	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/2.mov", State: offload.StateFailed, Message: "read error"})
-	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/3.mov", State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/1.mov", State: verdict.Failed, Message: "read error"})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/2.mov", State: verdict.Failed, Message: "read error"})
+	ev(offload.Event{Type: offload.EvFile, Card: "A002", Path: "C/3.mov", State: verdict.Verified})
 	ev(offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed, Message: "2 file(s) failed"})
-	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: offload.StateVerified})
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: verdict.Verified})
 	ev(offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe})
-	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: the first copy cannot be read: the card is NOT safe to format"})
+	// A warning while a card's run goes on (its hash lists) is no failure.
+	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Hop: 1, Message: "hash lists in /raid/day04/A003: a file left out"})
+	// The engine's order when a second run cannot start: the first run
+	// ends verified, then a warning in place of its card_free.
+	ev(offload.Event{Type: offload.EvRunDone, Card: "A003", Hop: 1, State: verdict.Verified})
+	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Hop: 1, Message: "second run of A003 not started: the first copy cannot be read: the card is NOT safe to format"})
 	ev(offload.Event{Type: offload.EvWarning, Card: "A003", Message: "second run of A003 not started: again: NOT safe to format"})
 
 	undelivered := j.finish(context.Background(), &offload.Summary{JobID: 4, Name: "day04", ExitCode: 3,
@@ -146,14 +152,13 @@ func TestNotifierOnNotifyMapsEvents(t *testing.T) {
 		}
 		return out
 	}
-	second := "A001"
 	require.Empty(t, kinds(offload.Event{Type: offload.EvJobStarted, JobID: 4, Message: "day01"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified}), "a first run is not safe to format")
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", State: verdict.Verified}), "a first run is not safe to format")
 	require.Equal(t, []string{"card_free A001"}, kinds(offload.Event{Type: offload.EvCardFree, Card: "A001"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: second, Hop: 2, State: offload.StateVerified}), "a run's end is not the card's verdict")
+	require.Empty(t, kinds(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: verdict.Verified}), "a run's end is not the card's verdict")
 	require.Equal(t, []string{"safe_to_format A001"}, kinds(offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: offload.StateFailed, Message: "card removed"}))
-	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: offload.StateFailed, Message: "card removed"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/x.mov", State: verdict.Failed, Message: "card removed"}))
+	require.Empty(t, kinds(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/y.mov", State: verdict.Failed, Message: "card removed"}))
 	failed := messages(j, offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed})
 	require.Len(t, failed, 1)
 	require.Equal(t, notify.Failure, failed[0].Kind)
@@ -164,4 +169,40 @@ func TestNotifierOnNotifyMapsEvents(t *testing.T) {
 
 	plain := newNotifier(&Settings{Hooks: Hooks{OnNotify: hook}}, "j")
 	require.Len(t, messages(plain, offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe}), 1, "the card's verdict safe to format")
+}
+
+// A resume of a job whose earlier run left a card failed: the notifier
+// reads the job's verdicts from the catalog (a real one), and the card's
+// safe_to_format says it replaces the failure; a card that was fine
+// replaces nothing.
+func TestNotifierResumeReplacesEarlierFailure(t *testing.T) {
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	job := &catalog.Job{Name: "day06", State: catalog.JobInterrupted, Hashes: "xxh64", VerifyMode: "dest", Layout: "{job}/{card}",
+		OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, cat.CreateJob(job))
+	d := &catalog.Dest{JobID: job.ID, Path: "/raid"}
+	require.NoError(t, cat.AddDest(d))
+	for i, x := range []struct{ label, state string }{{"A001", offload.StateFailed}, {"A002", offload.StateVerified}} {
+		k := &catalog.Card{JobID: job.ID, Seq: i, Label: x.label, Path: "/cards/" + x.label, State: x.state, Bytes: 100, Files: 1, DoneAt: time.Now()}
+		require.NoError(t, cat.AddCard(k))
+		cat.UpdateCard(k)
+		cat.PutFile(&catalog.File{CardID: k.ID, Rel: "C001.mov", Size: 100, State: x.state, Mtime: time.Now()})
+		cat.PutCopy(k.ID, "C001.mov", &catalog.Copy{DestID: d.ID, Path: "day06/" + x.label + "/C001.mov", State: x.state})
+	}
+	require.NoError(t, cat.Flush())
+	sum, err := offload.LoadSummary(cat, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, verdict.Failed, sum.Cards[0].Status, "the earlier run's verdict")
+
+	var got []notify.Message
+	j := newNotifier(&Settings{Resume: job.ID, Catalog: cat, Hooks: Hooks{OnNotify: func(m notify.Message) { got = append(got, m) }}}, "day06")
+	j.event(offload.Event{Type: offload.EvJobStarted, JobID: job.ID, Message: "day06"})
+	j.event(offload.Event{Type: offload.EvCardDone, JobID: job.ID, Card: "A001", State: verdict.Safe})
+	j.event(offload.Event{Type: offload.EvCardDone, JobID: job.ID, Card: "A002", State: verdict.Safe})
+	require.Len(t, got, 2)
+	require.Equal(t, verdict.Failed, got[0].Replaces)
+	require.Contains(t, got[0].Subject(), "card A001 now verified: safe to format (was FAILED)")
+	require.Empty(t, got[1].Replaces)
 }

@@ -23,10 +23,22 @@ const (
 	SafeToFormat Kind = "safe_to_format" // a card is verified on every destination
 	JobDone      Kind = "job_done"       // the job ended: its verdicts
 	Failure      Kind = "failure"        // a card (or the job) failed
+	Stalled      Kind = "stalled"        // a card (a run of it) has not moved for a while: where and why
+	Moving       Kind = "moving"         // a stalled card moves again (sent where stalled is)
 )
 
-// Kinds are every kind, in the order a job sends them.
-var Kinds = []Kind{CardFree, SafeToFormat, JobDone, Failure}
+// Kinds are every kind a configuration names (moving goes with stalled),
+// in the order a job sends them.
+var Kinds = []Kind{Stalled, CardFree, SafeToFormat, JobDone, Failure}
+
+// now is what a card is once a notice of kind k said it (card_free,
+// safe_to_format), in words.
+func (k Kind) now() string {
+	if k == CardFree {
+		return "free (it may leave the reader, NOT be formatted yet)"
+	}
+	return "verified on every destination: safe to format"
+}
 
 // Defaults.
 const (
@@ -115,8 +127,14 @@ func (e Email) Redacted() string {
 	return fmt.Sprintf("e-mail %s:%d", e.Host, e.Port)
 }
 
-// Wants reports whether kinds (nil: all) holds k.
-func wants(kinds []Kind, k Kind) bool { return kinds == nil || slices.Contains(kinds, k) }
+// Wants reports whether kinds (nil: all) holds k; who wants to hear of a
+// stall hears when it is over.
+func wants(kinds []Kind, k Kind) bool {
+	if k == Moving {
+		k = Stalled
+	}
+	return kinds == nil || slices.Contains(kinds, k)
+}
 
 // Secret is a password or token read from the environment or a file. It
 // prints as [redacted] whatever verb formats it.
@@ -342,7 +360,7 @@ func (p *parser) kinds(n *yaml.Node, key string) ([]Kind, error) {
 			return nil, nil
 		}
 		if !slices.Contains(Kinds, Kind(s)) {
-			return nil, p.errf(n, key, "%q: not a kind of notification (card_free, safe_to_format, job_done, failure or all)", s)
+			return nil, p.errf(n, key, "%q: not a kind of notification (card_free, safe_to_format, job_done, failure, stalled or all)", s)
 		}
 		out = append(out, Kind(s))
 	}

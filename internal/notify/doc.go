@@ -2,7 +2,11 @@
 // card is free (a cascade's first run verified it: it may leave the
 // reader, not be formatted), a card is safe to format, the job ended (its
 // verdicts, its PDF report attached to the mail), something failed (one
-// message per card, not per file).
+// message per card, not per file), a card stalled (where, and why in the
+// engine's words) and moves again. A later verdict replaces an earlier
+// failure: a card that failed and that a retry or a resume makes free or
+// safe is said to be so, naming what it replaces. Messages render the
+// engine's verdicts (package verdict) and events; they decide nothing.
 //
 // A [Notifier] delivers each [Message] to the configured channels in the
 // background. It never fails or slows the offload: Notify only queues (a
@@ -14,7 +18,8 @@
 // # Channels
 //
 //   - webhook: an HTTP(S) POST of JSON. By default dit's own message
-//     ([Payload]: kind, job_id, job, card, text, time, host, cards with
+//     ([Payload]: kind, job_id, job, card, text, time, host, state, the
+//     verdict it replaces (replaces), a stall's hop and where, cards with
 //     their verdicts, exit_code, attachments by name and path, and title,
 //     the one-line subject); with format: slack, {"text": "..."}, which
 //     Slack, Mattermost and Rocket.Chat incoming webhooks take. A 2xx
@@ -50,7 +55,7 @@
 //	      format: slack            # json (default) or slack
 //	      timeout: 10s             # per try (default 10s)
 //	      tries: 3                 # default 3
-//	      events: [safe_to_format, job_done, failure]   # default: all
+//	      events: [safe_to_format, job_done, failure, stalled]   # default: all
 //	    - name: office
 //	      url: https://dit.example.com/hook
 //	      token_env: DIT_WEBHOOK_TOKEN   # Authorization: Bearer ...
@@ -66,8 +71,9 @@
 //	    attach_report: true
 //	    timeout: 30s
 //
-// The kinds of events are card_free, safe_to_format, job_done and failure
-// (or all). Durations are Go durations (10s, 2m) or seconds.
+// The kinds of events are card_free, safe_to_format, job_done, failure and
+// stalled (its "moving again" message, kind moving, goes where stalled
+// goes), or all. Durations are Go durations (10s, 2m) or seconds.
 //
 // # Secrets
 //

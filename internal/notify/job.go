@@ -40,10 +40,18 @@ func LoadFile(file string) (Config, error) {
 //   - offload.EvCardDone, the card's end, carries its verdict (package
 //     verdict, the read model every front end shows): safe_to_format
 //     gives safe_to_format (a cascade's card only after its second run);
-//     failed gives one failure per card, with each destination's counts
-//     and a short reason (ShortReason) and its failed files; a second run
-//     that could not start (a warning saying the card is NOT safe to
-//     format) too;
+//     failed gives one failure per card (again after a retry), with each
+//     destination's counts and a short reason (ShortReason) and its
+//     failed files; a cascade's card whose first run ended verified but
+//     whose second run could not start (a warning in place of its
+//     card_free) too;
+//   - a later verdict replaces an earlier failure: a card that failed (or
+//     an earlier run of the job left failed or interrupted: Earlier) and
+//     is then free or safe to format is said so, the message naming the
+//     verdict it replaces (Message.Replaces);
+//   - offload.EvStalled: stalled, naming the card (and its run), where
+//     and the stall in the engine's words; offload.EvMoving after it:
+//     moving, the stall is over;
 //   - every message carries the host and the station (the cart), the
 //     job, and for a card its state, files, bytes and destinations;
 //   - Done: job_done with the summary's verdicts; Stopped: the job ended
@@ -54,11 +62,20 @@ type Tracker struct {
 	cascade bool
 	jobID   int64
 	jobName string
-	failed  map[string][]string // failed files per card (run) label
-	told    map[string]bool     // cards whose failure was sent
-	// reasons: per card (run) label and destination, why its files
-	// failed, in a few words.
-	reasons map[string]map[string]string
+	failed  map[run][]string // failed files per run
+	// reasons: per run and destination, why its files failed, in a few
+	// words.
+	reasons map[run]map[string]string
+	told    map[string]bool // cards whose failure was sent (since their last retry)
+	// bad: per card, the bad verdict a notice said last (or an earlier
+	// run of the job ended in): the next notice that it is free or safe
+	// replaces it.
+	bad map[string]verdict.State
+	// awaitFree: a cascade's cards whose first run ended verified and
+	// whose card_free has not come: the engine sends a warning in its
+	// place when the second run cannot start.
+	awaitFree map[string]bool
+	stalls    map[run]stall // the runs stalled, as their notice said
 	// Station is the cart's name in the catalog, carried by every
 	// message.
 	Station string
@@ -67,12 +84,21 @@ type Tracker struct {
 	Resume func(jobID int64) string
 }
 
+// run is one run of a card: its label and hop (2: a cascade's second
+// run, from the first copy).
+type run struct {
+	card string
+	hop  int
+}
+
+func runOf(e offload.Event) run { return run{e.Card, max(e.Hop, 1)} }
+
 // NewTracker tracks job name (cascade: it has a second run).
 func NewTracker(name string, cascade bool) *Tracker {
 	host, _ := os.Hostname()
-	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[string][]string{}, told: map[string]bool{},
-		reasons: map[string]map[string]string{},
-		Resume:  func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
+	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[run][]string{}, told: map[string]bool{},
+		reasons: map[run]map[string]string{}, bad: map[string]verdict.State{}, awaitFree: map[string]bool{}, stalls: map[run]stall{},
+		Resume: func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
 }
 
 // SetCascade says whether the job is a cascade (a resumed one's
@@ -80,6 +106,18 @@ func NewTracker(name string, cascade bool) *Tracker {
 func (t *Tracker) SetCascade(c bool) {
 	t.mu.Lock()
 	t.cascade = c
+	t.mu.Unlock()
+}
+
+// Earlier tells the tracker card's verdict when an earlier run of the job
+// ended (a resume: the summary's): a bad one (failed, interrupted) is
+// replaced by the notice that the card is free or safe to format.
+func (t *Tracker) Earlier(card string, s verdict.State) {
+	if !s.Bad() {
+		return
+	}
+	t.mu.Lock()
+	t.bad[card] = s
 	t.mu.Unlock()
 }
 
@@ -103,58 +141,105 @@ func (t *Tracker) Messages(e offload.Event) []Message {
 			t.jobName = e.Message
 		}
 	case offload.EvFile:
-		if e.State == offload.StateFailed {
-			t.failed[e.Card] = append(t.failed[e.Card], e.Path)
-			for _, cp := range e.Copies {
-				if cp.State == offload.StateFailed && cp.Error != "" {
-					if t.reasons[e.Card] == nil {
-						t.reasons[e.Card] = map[string]string{}
-					}
-					if t.reasons[e.Card][cp.Dest] == "" {
-						t.reasons[e.Card][cp.Dest] = ShortReason(cp.Error)
-					}
-				}
-			}
-			if len(e.Copies) == 0 && t.reasons[e.Card]["(card)"] == "" {
-				if t.reasons[e.Card] == nil {
-					t.reasons[e.Card] = map[string]string{}
-				}
-				t.reasons[e.Card]["(card)"] = ShortReason(FileFailure(e))
-			}
+		if e.State == verdict.Failed {
+			t.fileFailed(e)
+		}
+	case offload.EvCardRetried:
+		// The card runs again: a failure of it is said again.
+		r := runOf(e)
+		delete(t.told, e.Card)
+		delete(t.failed, r)
+		delete(t.reasons, r)
+		delete(t.stalls, r)
+	case offload.EvRunDone:
+		delete(t.stalls, runOf(e))
+		if t.cascade && runOf(e).hop == 1 && e.State == verdict.Verified {
+			t.awaitFree[e.Card] = true
 		}
 	case offload.EvCardFree:
+		delete(t.awaitFree, e.Card)
 		text := fmt.Sprintf("Card %s is verified on the first-run destinations: it may leave the reader. Do NOT format it until its second run is verified.", e.Card)
-		return []Message{t.msg(CardFree, e.Card, text, e.Time)}
+		return []Message{t.better(t.msg(CardFree, e.Card, text, e.Time))}
 	case offload.EvWarning:
-		// A second run that could not start: the card is not safe to
-		// format, and no card_done follows.
-		if e.Card != "" && strings.Contains(e.Message, "NOT safe to format") && !t.told[e.Card] {
-			t.told[e.Card] = true
-			return []Message{t.msg(Failure, e.Card, e.Message, e.Time)}
+		// In a cascade, a warning in place of a verified card's
+		// card_free: its second run could not start, the engine recorded
+		// it failed (no card_done follows).
+		if t.awaitFree[e.Card] && runOf(e).hop == 1 {
+			delete(t.awaitFree, e.Card)
+			if !t.told[e.Card] {
+				t.told[e.Card], t.bad[e.Card] = true, verdict.Failed
+				return []Message{t.msg(Failure, e.Card, e.Message, e.Time)}
+			}
 		}
+	case offload.EvStalled:
+		return t.stalled(e)
+	case offload.EvMoving:
+		return t.moving(e)
 	case offload.EvCardDone:
-		// The card's end: its verdict is the event's (the read model's).
-		switch verdict.State(e.State) {
-		case verdict.Safe:
-			text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", e.Card)
-			if t.cascade {
-				text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", e.Card)
-			}
-			at := e.Time
-			if e.Summary != nil && !e.Summary.SafeAt.IsZero() {
-				at = e.Summary.SafeAt
-			}
-			return []Message{t.cardMsg(SafeToFormat, e, text, at)}
-		case verdict.Failed:
-			if t.told[e.Card] {
-				break
-			}
-			t.told[e.Card] = true
-			files := append(append([]string(nil), t.failed[e.Card]...), t.failed[e.Card+" (2nd run)"]...)
-			return []Message{t.cardMsg(Failure, e, t.failureText(e, files), e.Time)}
-		}
+		delete(t.stalls, run{e.Card, 1})
+		delete(t.stalls, run{e.Card, 2})
+		return t.cardDone(e)
 	}
 	return nil
+}
+
+// fileFailed records failed file event e: its path and why, per
+// destination.
+func (t *Tracker) fileFailed(e offload.Event) {
+	r := runOf(e)
+	t.failed[r] = append(t.failed[r], e.Path)
+	if t.reasons[r] == nil {
+		t.reasons[r] = map[string]string{}
+	}
+	for _, cp := range e.Copies {
+		if cp.State == offload.StateFailed && cp.Error != "" && t.reasons[r][cp.Dest] == "" {
+			t.reasons[r][cp.Dest] = ShortReason(cp.Error)
+		}
+	}
+	if len(e.Copies) == 0 && t.reasons[r][cardSide] == "" {
+		t.reasons[r][cardSide] = ShortReason(FileFailure(e))
+	}
+}
+
+// cardSide is where a file failed on the card's side (no copy of it).
+const cardSide = "(card)"
+
+// cardDone is the notice of the card's end (card_done e): its verdict,
+// the event's (the read model's).
+func (t *Tracker) cardDone(e offload.Event) []Message {
+	switch e.State {
+	case verdict.Safe:
+		text := fmt.Sprintf("Card %s is verified on every destination and its hash lists are written: safe to format.", e.Card)
+		if t.cascade {
+			text = fmt.Sprintf("Card %s: the second run is verified too: the card is verified on every destination: safe to format.", e.Card)
+		}
+		at := e.Time
+		if e.Summary != nil && !e.Summary.SafeAt.IsZero() {
+			at = e.Summary.SafeAt
+		}
+		return []Message{t.better(t.cardMsg(SafeToFormat, e, text, at))}
+	case verdict.Failed:
+		if t.told[e.Card] {
+			return nil
+		}
+		t.told[e.Card], t.bad[e.Card] = true, e.State
+		files := append(append([]string(nil), t.failed[run{e.Card, 1}]...), t.failed[run{e.Card, 2}]...)
+		return []Message{t.cardMsg(Failure, e, t.failureText(e, files), e.Time)}
+	}
+	return nil
+}
+
+// better is m (card_free, safe_to_format) replacing the card's earlier
+// bad verdict, if a notice said one: it names it.
+func (t *Tracker) better(m Message) Message {
+	was, ok := t.bad[m.Card]
+	if !ok {
+		return m
+	}
+	delete(t.bad, m.Card)
+	m.Replaces = was
+	m.Text += fmt.Sprintf("\nThis replaces the earlier notice: card %s was %s; it is now %s.", m.Card, was.Label(), m.Kind.now())
+	return m
 }
 
 // Stopped is the failure of a job that ended with err.
@@ -222,7 +307,7 @@ func (t *Tracker) doneText(s *offload.Summary) string {
 // counts and destinations (both runs), each with why its files failed.
 func (t *Tracker) cardMsg(kind Kind, e offload.Event, text string, at time.Time) Message {
 	m := t.msg(kind, e.Card, text, at)
-	m.State = verdict.State(e.State)
+	m.State = e.State
 	if s := e.Summary; s != nil {
 		m.Files, m.Bytes = s.Files, s.Bytes
 		m.Destinations = t.dests(e.Card, *s)
@@ -233,10 +318,10 @@ func (t *Tracker) cardMsg(kind Kind, e offload.Event, text string, at time.Time)
 // dests are card c's destinations (both runs), each with its counts and
 // the reason its files failed ("" when none did).
 func (t *Tracker) dests(label string, c offload.CardSummary) []DestStatus {
-	reason := func(run, path string) string {
-		for d, r := range t.reasons[run] {
+	reason := func(r run, path string) string {
+		for d, why := range t.reasons[r] {
 			if d == path || strings.HasPrefix(path, d+"/") || strings.HasPrefix(d, path) {
-				return r
+				return why
 			}
 		}
 		return ""
@@ -245,7 +330,7 @@ func (t *Tracker) dests(label string, c offload.CardSummary) []DestStatus {
 	for _, d := range c.Destinations {
 		ds := DestStatus{Path: d.Path, Verified: d.Verified, Failed: d.Failed}
 		if d.Failed > 0 {
-			ds.Reason = reason(label, d.Path)
+			ds.Reason = reason(run{label, 1}, d.Path)
 		}
 		out = append(out, ds)
 	}
@@ -253,7 +338,7 @@ func (t *Tracker) dests(label string, c offload.CardSummary) []DestStatus {
 		for _, d := range c.Then.Destinations {
 			ds := DestStatus{Path: d.Path, Verified: d.Verified, Failed: d.Failed}
 			if d.Failed > 0 {
-				ds.Reason = reason(label+" (2nd run)", d.Path)
+				ds.Reason = reason(run{label, 2}, d.Path)
 			}
 			out = append(out, ds)
 		}

@@ -27,6 +27,15 @@ type Message struct {
 	// State is the card's state (card messages) or the job's (job_done)
 	// as the verdict model decides it (package verdict).
 	State verdict.State `json:"state,omitempty"`
+	// Replaces is the card's earlier bad verdict (failed, interrupted) a
+	// notice said, which this one (card_free, safe_to_format) replaces: a
+	// failure resolved by a retry or a resume.
+	Replaces verdict.State `json:"replaces,omitempty"`
+	// Hop is 2 when the message is about a cascade's second run (stalled,
+	// moving); Where is where a stall is: a destination's root, or the
+	// card's side.
+	Hop   int    `json:"hop,omitempty"`
+	Where string `json:"where,omitempty"`
 	// Files and Bytes count the card's files (card messages) or the job's.
 	Files int   `json:"files,omitempty"`
 	Bytes int64 `json:"bytes,omitempty"`
@@ -80,9 +89,19 @@ func (m Message) Subject() string {
 	}
 	switch m.Kind {
 	case CardFree:
+		if m.Replaces != "" {
+			return fmt.Sprintf("dit: %s: card %s now free (was %s): it may leave the reader, NOT be formatted yet", job, m.Card, m.Replaces.Label())
+		}
 		return fmt.Sprintf("dit: %s: card %s free: it may leave the reader, NOT be formatted yet", job, m.Card)
 	case SafeToFormat:
+		if m.Replaces != "" {
+			return fmt.Sprintf("dit: %s: card %s now verified: safe to format (was %s)", job, m.Card, m.Replaces.Label())
+		}
 		return fmt.Sprintf("dit: %s: card %s verified: safe to format", job, m.Card)
+	case Stalled:
+		return fmt.Sprintf("dit: %s: card %s%s stalled at %s", job, m.Card, secondRun(m.Hop), m.Where)
+	case Moving:
+		return fmt.Sprintf("dit: %s: card %s%s moving again", job, m.Card, secondRun(m.Hop))
 	case Failure:
 		if m.Card != "" {
 			return fmt.Sprintf("dit: %s: card %s FAILED: NOT safe to format", job, m.Card)
@@ -105,6 +124,14 @@ func (m Message) Subject() string {
 		}
 	}
 	return fmt.Sprintf("dit: %s: %s", job, m.Kind)
+}
+
+// secondRun names a cascade's second run (hop 2) after a card's label.
+func secondRun(hop int) string {
+	if hop == 2 {
+		return " (second run)"
+	}
+	return ""
 }
 
 // sink is one channel.

@@ -158,26 +158,50 @@ func TestNotifyWebhook404NoRetry(t *testing.T) {
 	require.EqualValues(t, 1, h.calls.Load())
 }
 
-// A server that is down (a closed port): Notify does not block, Close
-// returns the failures as warnings, and once a message failed every try
-// the next ones get one.
+// A server that is down (a closed port): Notify does not wait for the
+// delivery (it returns while the first connection is still being made),
+// Close returns the failures as warnings, and once a message failed every
+// try the next ones get one.
 func TestNotifyWebhookDown(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	l.Close()
-	n := New(hookConfig("http://"+addr+"/hook", nil), WithBackoff(time.Millisecond))
-	start := time.Now()
-	for i := 0; i < 5; i++ {
-		n.Notify(msg(SafeToFormat, "A00"+string(rune('1'+i))))
+	dialing, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	dial := func(ctx context.Context, network, a string) (net.Conn, error) {
+		first.Do(func() { close(dialing); <-release }) // the first connection waits for the test
+		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}
-	require.Less(t, time.Since(start), 100*time.Millisecond)
+	n := New(hookConfig("http://"+addr+"/hook", nil), WithBackoff(time.Millisecond),
+		WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dial}}))
+	notified := make(chan struct{})
+	go func() {
+		for i := 0; i < 5; i++ {
+			n.Notify(msg(SafeToFormat, "A00"+string(rune('1'+i))))
+		}
+		close(notified)
+	}()
+	<-dialing
+	waitFor(t, notified, "Notify returned while the first delivery is held")
+	close(release)
 	warn := n.Close(context.Background())
 	require.Len(t, warn, 5)
 	require.Contains(t, warn[0], "safe_to_format A001 of job 7 by webhook "+addr+" not sent: ")
 	require.Contains(t, warn[0], "refused")
 	require.Contains(t, warn[0], "(3 tries)")
 	require.Contains(t, warn[1], "(1 try)")
+}
+
+// waitFor waits for done to be closed; a guard fails the test if it never
+// is (a Notify that waits for a delivery held until the test ends).
+func waitFor(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("not so: %s", what)
+	}
 }
 
 // A slow server (it never answers while the job runs): Notify returns at
@@ -194,12 +218,16 @@ func TestNotifyWebhookSlow(t *testing.T) {
 	})
 	defer close(release)
 	n := New(hookConfig(h.URL, func(w *Webhook) { w.Timeout, w.Tries = time.Hour, 1 }))
-	start := time.Now()
-	for i := 0; i < 50; i++ {
-		n.Notify(msg(CardFree, "A001"))
-	}
-	require.Less(t, time.Since(start), 100*time.Millisecond, "Notify never waits for a channel")
+	notified := make(chan struct{})
+	go func() {
+		for i := 0; i < 50; i++ {
+			n.Notify(msg(CardFree, "A001"))
+		}
+		close(notified)
+	}()
 	<-h.recv // the first message is with the server, which holds it
+	waitFor(t, notified, "Notify never waits for a channel: every call returned while the server holds the first message")
+	require.EqualValues(t, 1, held.Load())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the job's wait is over
 	warn := n.Close(ctx)

@@ -17,9 +17,16 @@ import (
 //	dit_files_failed_total{station}       files that failed
 //	dit_verify_failures_total{station}    copies that failed on a destination (written or read back wrong)
 //	dit_jobs{station,state}               jobs shown by the status page, by state
+//	dit_card_safe_to_format{station,job,card}  1 when safe to format
+//	dit_card_free{station,job,card}       1 when a cascade's card is free
+//	dit_card_state{station,job,card,state}  the card's (or its second run's) state
 //	dit_card_bytes{station,job,card}      a shown card's size
-//	dit_card_done_bytes{station,job,card,phase}  how far its current phase is
-//	dit_card_rate_bytes_per_second{station,job,card,phase}  its read rate (0 when not moving)
+//	dit_card_done_bytes{station,job,card,phase}  how far its run's current phase is (live)
+//	dit_card_rate_bytes_per_second{station,job,card,phase}  its run's rate (live)
+//	dit_card_eta_seconds{station,job,card,until}  the live model's estimates (copied, card_free, safe_to_format), when known
+//	dit_card_stalled{station,job,card}    1 while its run is stalled (live)
+//	dit_job_rate_bytes_per_second{station,job}  read from the cards now (live)
+//	dit_job_tb_per_hour{station,job}      the job's end-to-end TB/hour so far (live)
 //	dit_array_healthy{path}               1 healthy, 0 degraded, damaged or failed (arrays on this machine)
 //	dit_blade_drive_ok{path,role,blade,drive}  1 when the blade's drive reports no problem, 0 warning or unknown
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
@@ -81,46 +88,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	for _, k := range keys {
 		sample("dit_jobs", float64(jobs[k]), "station", k[0], "state", k[1])
 	}
-	family("dit_card_safe_to_format", "gauge", "1 when the card is safe to format (verified on every destination of every run, hash lists written), else 0.")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			if c.Hop <= 1 {
-				sample("dit_card_safe_to_format", b2f(c.SafeToFormat), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", c.Label)
-			}
-		}
-	}
-	family("dit_card_free", "gauge", "1 when a cascade's card is free (its first run verified: it may leave the reader, NOT be formatted until dit_card_safe_to_format is 1), else 0.")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			if c.Hop <= 1 {
-				sample("dit_card_free", b2f(c.CardFree), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", c.Label)
-			}
-		}
-	}
-	family("dit_card_state", "gauge", "1 for the card's (or its second run's) state as dit shows it: queued, copying, verifying, sealing, card_free, safe_to_format, verified, copied, failed, interrupted.")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			sample("dit_card_state", 1, "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "state", string(c.State))
-		}
-	}
-	family("dit_card_bytes", "gauge", "Size of a card on the status page.")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			sample("dit_card_bytes", float64(c.Bytes), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c))
-		}
-	}
-	family("dit_card_done_bytes", "gauge", "Bytes done of the card's current phase (copy or verify).")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			sample("dit_card_done_bytes", float64(c.Done), "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "phase", c.Phase)
-		}
-	}
-	family("dit_card_rate_bytes_per_second", "gauge", "Read rate of the card over the last second (0 when it is not moving).")
-	for _, j := range st.Jobs {
-		for _, c := range j.Cards {
-			sample("dit_card_rate_bytes_per_second", c.Rate, "station", j.Station, "job", strconv.FormatInt(j.ID, 10), "card", cardName(c), "phase", c.Phase)
-		}
-	}
+	s.cardMetrics(st, family, sample)
 	family("dit_array_healthy", "gauge", "1 when the dit array (a destination on this machine) is healthy, 0 when degraded, damaged or failed.")
 	for _, a := range st.Arrays {
 		v := 0.0
@@ -148,14 +116,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// cardName tells a cascade's second run from the card itself.
-func cardName(c CardStatus) string {
-	if c.Hop == 2 {
-		return c.Label + " (second run)"
-	}
-	return c.Label
 }
 
 // labelEscaper escapes a label value as the text format wants.

@@ -6,11 +6,13 @@ import (
 )
 
 // The page renders the status JSON with a few lines of JavaScript (its
-// figures come formatted, CardStatus.Shown: it formats no number): at
+// figures and words come formatted, Card.Shown and JobStatus.Shown: it
+// formats no number, decides no state, computes no rate or estimate): at
 // once from /api/status's content inlined, then at each "status" event of
 // /events. window.ditUpdates (and body's data-updates) counts the events
-// received, body's data-first-done and data-last-done are the cards' bytes
-// done at the first and the latest render; ?until=N closes the stream
+// received, body's data-first-done and data-last-done are the running
+// cards' bytes copied and read back (the live model's) at the first and
+// the latest render; ?until=N closes the stream
 // after N events (a headless browser's page then finishes loading).
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -30,6 +32,9 @@ h1{font-size:18px;margin:0} h2{font-size:15px;margin:18px 14px 6px;color:#aaa;te
 .card.safe .bar i{background:#2e9e57}
 .card.free .bar i{background:#b7791f}
 .card.failed .bar i{background:#d64545}
+.jl{font-size:13px;color:#ccc;margin:4px 0 6px}
+.eta{font-size:12px;color:#aaa}
+.stall{font-size:13px}
 .safe-list li,.arrays li{margin:3px 0}
 .ok{color:#4cc47a} .bad{color:#ff6b6b} .warn{color:#f0b429} .muted{color:#888}
 .blades{margin:2px 0 6px;font-size:13px;overflow-wrap:anywhere}
@@ -47,18 +52,7 @@ const q = new URLSearchParams(location.search);
 const token = q.get("token");
 const until = parseInt(q.get("until") || "0");
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
-function stateText(c){
-  if(c.safe_to_format) return "safe to format";
-  if(c.hop===2) return esc(c.state==="verified"?"verified":c.state);
-  const free=c.card_free?"card free, ":"";
-  switch(c.state){
-    case "card_free": return "card free — NOT safe to format yet";
-    case "failed": return free+"FAILED — NOT safe to format";
-    case "interrupted": return free+"interrupted — NOT safe to format";
-    case "copied": return "copied, not verified — NOT safe to format";
-  }
-  return esc(c.state)+" — NOT safe yet";
-}
+function doneOf(c){return c.live?c.live.bytes_copied+c.live.bytes_verified:0}
 function bladesHTML(a){
   if(!a.blades||!a.blades.length) return "";
   const cls={ok:"ok",warning:"warn",unknown:"muted"};
@@ -69,12 +63,19 @@ function render(st){
   if(!st.jobs.length) h+='<p class="muted" style="margin:0 14px">No job running or started today.</p>';
   for(const j of st.jobs){
     h+='<div class="job" data-job="'+j.job_id+'"><div class="t"><span>'+esc(j.name)+' <span class="st">#'+j.job_id+' · '+esc(j.station)+'</span></span><span class="st">'+esc(j.state)+'</span></div>';
+    if(j.live){
+      const js=j.shown;
+      h+='<div class="jl" data-live-at="'+esc(j.live_at)+'">'+esc(js.progress)+' · '+esc(js.rate)+' · live '+esc(js.tb_per_hour)+(js.stalled?' · <span class="warn">'+esc(js.stalled)+'</span>':'')+'<br><span class="eta">'+esc(js.eta)+'</span></div>';
+    }
+    if(j.live_error) h+='<div class="jl muted">live figures not read: '+esc(j.live_error)+'</div>';
     for(const c of j.cards){
-      const pct=c.bytes?Math.min(100,100*c.done/c.bytes):0;
-      const cls=c.safe_to_format?"safe":((c.state==="failed"||c.state==="interrupted")?"failed":(c.card_free?"free":""));
-      const what=stateText(c)+(c.phase?" ("+esc(c.phase)+")":"");
-      const rate=c.shown.rate?" · "+esc(c.shown.rate):"";
-      h+='<div class="card '+cls+'" data-card="'+esc(c.label)+'" data-hop="'+c.hop+'" data-done="'+c.done+'" data-state="'+esc(c.state)+'"><div class="l"><span>'+esc(c.label)+(c.hop===2?" → second run":"")+'</span><span>'+what+' · '+esc(c.shown.done)+' of '+esc(c.shown.bytes)+rate+'</span></div><div class="bar"><i style="width:'+pct.toFixed(1)+'%"></i></div></div>';
+      const s=c.shown;
+      const done=doneOf(c);
+      const what=esc(s.state)+(s.phase?" · "+esc(s.phase):"");
+      const rate=s.rate?" · "+esc(s.rate):"";
+      const eta=s.eta?'<div class="eta">'+esc(s.eta)+'</div>':"";
+      const stall=s.stall?'<div class="stall warn">stalled: '+esc(s.stall)+'</div>':"";
+      h+='<div class="card '+esc(s.tone)+'" data-card="'+esc(c.label)+'" data-hop="'+(c.live?c.live.hop||1:1)+'" data-done="'+done+'" data-state="'+esc(c.state)+'"><div class="l"><span>'+esc(c.label)+'</span><span>'+what+' · '+esc(s.progress)+rate+'</span></div><div class="bar"><i style="width:'+s.percent+'%"></i></div>'+eta+stall+'</div>';
     }
     h+="</div>";
   }
@@ -84,7 +85,7 @@ function render(st){
     h+="<h2>Arrays</h2><ul class=\"arrays\">"+st.arrays.map(a=>'<li class="'+(a.health==="healthy"?"ok":"bad")+'">'+esc(a.path)+": "+esc(a.health)+(a.error?" ("+esc(a.error)+")":"")+(a.damaged_units?", "+a.damaged_units+" damaged unit(s)":"")+(a.files_unreadable?"; cannot be read: "+esc(a.files_unreadable.slice(0,5).join(", "))+(a.files_unreadable.length>5?" and "+(a.files_unreadable.length-5)+" more":""):"")+(a.files_without_redundancy?"; without redundancy: "+a.files_without_redundancy.length+" file(s)":"")+bladesHTML(a)+"</li>").join("")+"</ul>";
   }
   document.getElementById("main").innerHTML=h;
-  let done=0; for(const j of st.jobs) for(const c of j.cards) done+=c.done;
+  let done=0; for(const j of st.jobs) for(const c of j.cards) done+=doneOf(c);
   if(document.body.dataset.firstDone===undefined) document.body.dataset.firstDone=done;
   document.body.dataset.lastDone=done;
   document.getElementById("cat").textContent=st.catalog;

@@ -1,14 +1,25 @@
 // Package serve is dit serve: a read-only HTTP view of a catalog for the
 // people off the cart (a producer's phone, the lab): a status page of the
-// current jobs (per-card state, progress and rate, safe to format, array
-// health when the arrays are on this machine, with each blade's drive
-// health: ok, warning with the problems, unknown with why) refreshed live by
+// current jobs (each card's verdict, safe to format, and while a job runs
+// its progress, rates, live TB/hour, the estimates until each card is
+// copied, free and safe to format, and stalls in words; array health when
+// the arrays are on this machine, with each blade's drive health: ok,
+// warning with the problems, unknown with why) refreshed live by
 // server-sent events, the same as JSON, and Prometheus metrics.
+//
+// It renders the engine's models and decides nothing: a card is the
+// engine's summary of it (offload.CardSummary: its verdict, package
+// verdict) with, while it is at work, the engine's live model of its run
+// (live.Card, package live); a job carries the live model's job figures.
+// No rate or estimate is computed here.
 //
 // The engine runs in other processes (dit offload on this cart, or on
 // every cart of a shared PostgreSQL catalog), so the server polls the
-// catalog (every Options.Poll) and pushes a new status to the page's
-// event stream whenever it changed.
+// catalog (every Options.Poll): the verdicts, and the live snapshot the
+// engine records there every second (offload.LiveProgress; one older than
+// Options.LiveStale of a job whose process this machine cannot see is not
+// shown as live), and pushes a new status to the page's event stream
+// whenever it changed.
 //
 // Endpoints, all GET (or HEAD); anything else is 405 and changes nothing:
 //
@@ -37,8 +48,8 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/devices"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid"
 )
@@ -67,6 +78,11 @@ type Options struct {
 	Discover   func(ctx context.Context) ([]devices.Volume, error)
 	SMART      devices.Runner
 	DriveEvery time.Duration
+	// LiveStale: the engine records a running job's live snapshot every
+	// second; a snapshot older than this of a job whose process cannot be
+	// seen from here (another cart's, or one that no longer writes) is
+	// not shown as live (default 5 s).
+	LiveStale time.Duration
 }
 
 // Server serves one catalog.
@@ -142,6 +158,9 @@ func New(cat *catalog.Catalog, o Options) *Server {
 	if o.DriveEvery <= 0 {
 		o.DriveEvery = time.Minute
 	}
+	if o.LiveStale <= 0 {
+		o.LiveStale = 5 * time.Second
+	}
 	return &Server{cat: cat, o: o, changed: make(chan struct{})}
 }
 
@@ -154,7 +173,11 @@ type Status struct {
 	Arrays       []Array     `json:"arrays"`
 }
 
-// JobStatus is a job and its cards.
+// JobStatus is a job and its cards: its state as the verdict model
+// decides it (package verdict) and, while a process runs it, the
+// engine's live model of it (package live: rate, live TB/hour, the
+// estimates, stalls), as the engine last recorded it in the catalog
+// (offload.LiveProgress) at LiveAt. Shown is the same as people read it.
 type JobStatus struct {
 	ID      int64         `json:"job_id"`
 	Name    string        `json:"name"`
@@ -162,38 +185,26 @@ type JobStatus struct {
 	State   verdict.State `json:"state"`
 	Active  bool          `json:"active"`
 	Started time.Time     `json:"started,omitzero"`
-	Cards   []CardStatus  `json:"cards"`
+	// Cascade: the job's cards have a second run (dit offload --then).
+	Cascade bool      `json:"cascade,omitempty"`
+	Live    *live.Job `json:"live,omitempty"`
+	LiveAt  time.Time `json:"live_at,omitzero"`
+	// LiveError: the live snapshot could not be read (the verdicts
+	// still show).
+	LiveError string   `json:"live_error,omitempty"`
+	Shown     JobShown `json:"shown"`
+	Cards     []Card   `json:"cards"`
 }
 
-// CardStatus is a card of a job (Hop 1), or a cascade's second run of it
-// (Hop 2, from the first copy): its state as the verdict model decides it
-// (package verdict: the card's on hop 1, the run's on hop 2), how far its
-// current phase is (Done of Bytes) and its read rate over the last second.
-// A card free (CardFree, a cascade's first run verified) may leave the
-// reader; only SafeToFormat says it may be formatted. Shown is the same
-// figures as people read them.
-type CardStatus struct {
-	Label        string        `json:"label"`
-	Hop          int           `json:"hop"`
-	State        verdict.State `json:"state"`
-	Phase        string        `json:"phase,omitempty"`
-	Bytes        int64         `json:"bytes"`
-	Done         int64         `json:"done"`
-	Rate         float64       `json:"rate"`
-	SafeToFormat bool          `json:"safe_to_format"`
-	CardFree     bool          `json:"card_free"`
-	FreeAt       time.Time     `json:"card_free_at,omitzero"`
-	SafeAt       time.Time     `json:"safe_to_format_at,omitzero"`
-	Verdict      string        `json:"verdict,omitempty"`
-	Shown        Shown         `json:"shown"`
-}
-
-// Shown is a card's figures formatted by internal/units, the formatter of
-// the CLI, dit-gui and the reports, so the page prints no number itself.
-type Shown struct {
-	Bytes string `json:"bytes"`
-	Done  string `json:"done"`
-	Rate  string `json:"rate,omitempty"` // only while the card moves
+// Card is a card of a job: the engine's summary of it (its verdict,
+// counts, destinations, a cascade's second run in Then), and while it
+// is at work the engine's live model of its run (Live: a cascade's second
+// run once the card is free, Hop 2). Shown is the same as people read
+// it, so the page computes and decides nothing.
+type Card struct {
+	offload.CardSummary
+	Live  *live.Card `json:"live,omitempty"`
+	Shown Shown      `json:"shown"`
 }
 
 // CardRef names a card safe to format.
@@ -250,43 +261,13 @@ func (s *Server) Snapshot() (*Status, error) {
 		if !j.Active && now.Sub(j.Started) > s.o.Recent {
 			continue
 		}
-		cards, err := s.cat.Cards(j.ID)
+		js, err := s.job(j, now)
 		if err != nil {
 			return nil, err
 		}
-		prog, err := s.cat.LatestProgress(j.ID)
-		if err != nil {
-			return nil, err
-		}
-		sum, err := s.summary(j, now)
-		if err != nil {
-			return nil, err
-		}
-		js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: sum.Status, Active: j.Active, Started: j.Started, Cards: []CardStatus{}}
-		second := map[int64]*catalog.Card{}
-		for _, k := range cards {
-			if k.Hop == 2 {
-				second[k.FromCard] = k
-			}
-		}
-		n := 0 // the summary lists the hop-1 cards in the catalog's order
-		for _, k := range cards {
-			if k.Hop == 2 || n >= len(sum.Cards) {
-				continue
-			}
-			v := &sum.Cards[n]
-			n++
-			cs := CardStatus{Label: k.Label, Hop: 1, State: v.Status, Bytes: k.Bytes, SafeToFormat: v.SafeToFormat,
-				CardFree: v.CardFree, FreeAt: v.FreeAt, SafeAt: v.SafeAt, Verdict: v.Verdict}
-			progress(&cs, k, v.FirstRun, prog)
-			js.Cards = append(js.Cards, cs)
-			if h := second[k.ID]; h != nil && v.Then != nil {
-				hs := CardStatus{Label: k.Label, Hop: 2, State: v.Then.Status, Bytes: k.Bytes}
-				progress(&hs, h, v.Then.Status, prog)
-				js.Cards = append(js.Cards, hs)
-			}
-			if v.SafeToFormat {
-				st.SafeToFormat = append(st.SafeToFormat, CardRef{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, SafeAt: v.SafeAt})
+		for _, c := range js.Cards {
+			if c.SafeToFormat {
+				st.SafeToFormat = append(st.SafeToFormat, CardRef{Station: j.Station, JobID: j.ID, Job: j.Name, Card: c.Label, SafeAt: c.SafeAt})
 			}
 		}
 		st.Jobs = append(st.Jobs, js)
@@ -313,29 +294,32 @@ func (s *Server) Snapshot() (*Status, error) {
 	return st, nil
 }
 
-// progress fills how far run k of a card is (state: its state) from the
-// run's latest sample: a run verified is done; a rate only while it moves.
-func progress(cs *CardStatus, k *catalog.Card, state verdict.State, prog map[int64]catalog.Progress) {
-	defer func() {
-		cs.Shown = Shown{Bytes: units.FormatBytes(cs.Bytes), Done: units.FormatBytes(cs.Done)}
-		if cs.Rate > 0 {
-			cs.Shown.Rate = units.FormatRate(cs.Rate)
+// job is job j's status at now: its verdicts (the summary), and the
+// engine's live snapshot while a process runs it (liveOf).
+func (s *Server) job(j *catalog.Job, now time.Time) (JobStatus, error) {
+	sum, err := s.summary(j, now)
+	if err != nil {
+		return JobStatus{}, err
+	}
+	js := JobStatus{ID: j.ID, Name: j.Name, Station: j.Station, State: sum.Status, Active: j.Active, Started: j.Started,
+		Cascade: len(sum.Then) > 0, Cards: []Card{}}
+	prog, at, err := s.liveOf(j, sum.Status, now)
+	if err != nil {
+		js.LiveError = err.Error()
+	}
+	if prog != nil {
+		js.Live, js.LiveAt = &prog.Job, at.UTC()
+	}
+	for _, cs := range sum.Cards {
+		c := Card{CardSummary: cs}
+		if prog != nil && !cs.Status.Ended() {
+			c.Live = liveCard(prog.Cards, cs)
 		}
-	}()
-	if p, ok := prog[k.ID]; ok {
-		cs.Phase, cs.Done = p.Phase, p.Bytes
-		if state == verdict.Copying || state == verdict.Verifying {
-			// Smoothed as the engine's progress events are (the
-			// samples are raw): the rate the CLI and the GUI show.
-			cs.Rate = offload.SmoothedRate(p.Recent)
-		}
+		c.Shown = cardShown(c, js.Cascade)
+		js.Cards = append(js.Cards, c)
 	}
-	if state == verdict.Verified {
-		cs.Done, cs.Phase = k.Bytes, ""
-	}
-	if state.Ended() {
-		cs.Phase = ""
-	}
+	js.Shown = jobShown(js)
+	return js, nil
 }
 
 type arrayCache struct {

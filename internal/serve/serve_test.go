@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
@@ -36,6 +37,7 @@ type fixture struct {
 	job              *catalog.Job
 	a001, a002       *catalog.Card
 	copied, failures int64
+	live             live.Progress // the engine's latest live snapshot
 }
 
 func newFixture(t *testing.T, loc string) *fixture {
@@ -80,9 +82,46 @@ func newFixture(t *testing.T, loc string) *fixture {
 			f.copied += x.size
 		}
 	}
-	cat.PutSample(f.job.ID, catalog.Sample{CardID: f.a001.ID, T: time.Now(), Bytes: 3000, Rate: 1500, Phase: "copy", Seconds: 1})
-	require.NoError(t, cat.Flush())
+	// The engine's live snapshot: A001 copying at 1000 B/s, 3000 of
+	// its 10,000 bytes copied (A002 ended before: not in it).
+	f.live = f.play(t, time.Now().Add(-3*time.Second), 3, func(i int) []live.Counters {
+		return []live.Counters{copying("A001", 1, 4, 10_000, int64(i+1)*1000, "/raid", "/shuttle")}
+	})
 	return f
+}
+
+// copying is the engine's counters of run label (hop) copying, copied of
+// bytes read and written to every destination of dests.
+func copying(label string, hop, files int, bytes, copied int64, dests ...string) live.Counters {
+	c := live.Counters{Key: label + strconv.Itoa(hop), Label: label, Hop: hop, Phase: live.Copying, Files: files, Bytes: bytes,
+		BytesCopied: copied, FilesCopied: int(copied * int64(files) / bytes), VerifyTotal: bytes * int64(len(dests)), VerifyFiles: files * len(dests)}
+	for _, d := range dests {
+		c.Dests = append(c.Dests, live.DestCounters{Dest: d, State: live.DestWriting, Bytes: bytes, BytesWritten: copied,
+			VerifyTotal: bytes, VerifyFiles: files})
+	}
+	return c
+}
+
+// play runs the engine's live model (package live) over ticks seconds
+// from start, fed runs(i) at tick i (planned at 1000 B/s), records its
+// last snapshot in the catalog as the engine does (offload: once a
+// second, table live) and returns it as a front end reads it back.
+func (f *fixture) play(t *testing.T, start time.Time, ticks int, runs func(i int) []live.Counters) live.Progress {
+	t.Helper()
+	m := live.NewModel(live.Config{Verify: true, Prior: func(string, int) live.Prior { return live.Prior{Rate: 1000, VerifyRate: 4000} }}, start)
+	var p live.Progress
+	for i := range ticks {
+		p = m.Tick(start.Add(time.Duration(i+1)*time.Second), runs(i))
+	}
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	f.cat.PutLive(f.job.ID, p.Job.At, b)
+	require.NoError(t, f.cat.Flush())
+	got, at, ok, err := offload.LiveProgress(f.cat, f.job.ID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.WithinDuration(t, p.Job.At, at, time.Millisecond)
+	return got
 }
 
 func forBackends(t *testing.T, f func(t *testing.T, loc string)) {
@@ -148,8 +187,22 @@ func TestTokenAndReadOnly(t *testing.T) {
 		require.Len(t, st.Jobs, 1)
 		require.Equal(t, "cart-a", st.Jobs[0].Station)
 		require.True(t, st.Jobs[0].Active)
-		require.Equal(t, CardStatus{Label: "A001", Hop: 1, State: "copying", Phase: "copy", Bytes: 10_000, Done: 3000, Rate: 1500,
-			Verdict: "Copying: NOT safe to format yet", Shown: Shown{Bytes: "10.0 kB", Done: "3.00 kB", Rate: "1.5 kB/s"}}, st.Jobs[0].Cards[0])
+		// The API's card is the engine's summary of it, with the live
+		// model's run while it is at work.
+		sum, err := offload.LoadSummary(f.cat, f.job.ID)
+		require.NoError(t, err)
+		a001, a002 := st.Jobs[0].Cards[0], st.Jobs[0].Cards[1]
+		require.Equal(t, sum.Cards[0].Label, a001.Label)
+		require.Equal(t, verdict.Copying, a001.Status)
+		require.Equal(t, "Copying: NOT safe to format yet", a001.Verdict)
+		require.Equal(t, f.live.Cards[0], *a001.Live)
+		require.Equal(t, f.live.Job, *st.Jobs[0].Live)
+		require.Equal(t, "copying — NOT safe yet", a001.Shown.State)
+		require.Equal(t, "3.00 kB of 10.0 kB", a001.Shown.Progress)
+		require.Equal(t, units.FormatRate(f.live.Cards[0].Rate), a001.Shown.Rate)
+		require.Nil(t, a002.Live, "an ended card has no live run")
+		require.Equal(t, "safe to format", a002.Shown.State)
+		require.Equal(t, ToneSafe, a002.Shown.Tone)
 		require.Equal(t, []string{"A002"}, []string{st.SafeToFormat[0].Card})
 		require.Len(t, st.SafeToFormat, 1)
 	})
@@ -196,10 +249,16 @@ func TestMetrics(t *testing.T) {
 		require.Equal(t, 2.0, value("dit_files_verified_total", st))
 		require.Equal(t, 1.0, value("dit_files_failed_total", st))
 		require.Equal(t, 1.0, value("dit_jobs", map[string]string{"station": "cart-a", "state": "running"}))
-		require.Equal(t, 1500.0, value("dit_card_rate_bytes_per_second", map[string]string{"card": "A001"}))
-		require.Equal(t, 3000.0, value("dit_card_done_bytes", map[string]string{"card": "A001"}))
-		require.Equal(t, 500.0, value("dit_card_done_bytes", map[string]string{"card": "A002"}))
-		require.Equal(t, 10000.0, value("dit_card_bytes", map[string]string{"card": "A001"}))
+		// The live model's figures, as the engine recorded them.
+		a001 := map[string]string{"card": "A001"}
+		require.Equal(t, f.live.Cards[0].Rate, value("dit_card_rate_bytes_per_second", a001))
+		require.Equal(t, 3000.0, value("dit_card_done_bytes", map[string]string{"card": "A001", "phase": "copying"}))
+		require.True(t, f.live.Cards[0].ETA.Safe.Known)
+		require.Equal(t, f.live.Cards[0].ETA.Safe.Seconds, value("dit_card_eta_seconds", map[string]string{"card": "A001", "until": "safe_to_format"}))
+		require.Equal(t, 0.0, value("dit_card_stalled", a001))
+		require.Equal(t, f.live.Job.TBPerHour, value("dit_job_tb_per_hour", map[string]string{"station": "cart-a"}))
+		require.Equal(t, 10000.0, value("dit_card_bytes", a001))
+		require.Equal(t, 500.0, value("dit_card_bytes", map[string]string{"card": "A002"}))
 	})
 }
 
@@ -235,23 +294,24 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 			return Status{}
 		}
 		first := next()
-		require.Equal(t, int64(3000), first.Jobs[0].Cards[0].Done)
+		require.Equal(t, int64(3000), first.Jobs[0].Cards[0].Live.BytesCopied)
 		require.WithinDuration(t, time.Now(), first.Generated, time.Hour, "the first event carries the time it was read")
 		// The figures as people read them, by the shared formatter.
-		require.Equal(t, Shown{Bytes: "10.0 kB", Done: "3.00 kB", Rate: "1.5 kB/s"}, first.Jobs[0].Cards[0].Shown)
-		require.Equal(t, Shown{Bytes: "500 B", Done: "500 B"}, first.Jobs[0].Cards[1].Shown, "no rate once verified")
-		// Another process (the engine) writes a sample.
+		require.Equal(t, "3.00 kB of 10.0 kB", first.Jobs[0].Cards[0].Shown.Progress)
+		require.Equal(t, "500 B", first.Jobs[0].Cards[1].Shown.Progress)
+		require.Empty(t, first.Jobs[0].Cards[1].Shown.Rate, "no rate once verified")
+		// The engine, in another process, records its next snapshot.
 		other, err := catalog.Open(loc)
 		require.NoError(t, err)
-		other.PutSample(f.job.ID, catalog.Sample{CardID: f.a001.ID, T: time.Now(), Bytes: 7000, Rate: 4000, Phase: "copy", Seconds: 1})
+		o := &fixture{cat: other, job: f.job}
+		now := o.play(t, time.Now().Add(-5*time.Second), 5, func(i int) []live.Counters {
+			return []live.Counters{copying("A001", 1, 4, 10_000, int64(i+1)*1400, "/raid", "/shuttle")}
+		})
 		require.NoError(t, other.Close())
 		second := next()
-		require.Equal(t, int64(7000), second.Jobs[0].Cards[0].Done)
-		// The rate is smoothed as the engine's progress events are (the
-		// CLI's and the GUI's): 1500 B/s, then 4000 B/s for a second.
-		require.Equal(t, offload.SmoothedRate([]catalog.Sample{{Rate: 1500, Seconds: 1}, {Rate: 4000, Seconds: 1}}), second.Jobs[0].Cards[0].Rate)
-		require.InDelta(t, 1500+(1-math.Exp(-1/offload.RateTau))*2500, second.Jobs[0].Cards[0].Rate, 0.001)
-		require.Equal(t, units.FormatRate(second.Jobs[0].Cards[0].Rate), second.Jobs[0].Cards[0].Shown.Rate)
+		require.Equal(t, int64(7000), second.Jobs[0].Cards[0].Live.BytesCopied)
+		require.Equal(t, now.Cards[0], *second.Jobs[0].Cards[0].Live, "the engine's snapshot, not a figure of serve's")
+		require.Equal(t, units.FormatRate(now.Cards[0].Rate), second.Jobs[0].Cards[0].Shown.Rate)
 		require.False(t, second.Generated.Before(first.Generated))
 	})
 }
@@ -282,21 +342,33 @@ func TestCascadeCardFreeIsNotSafe(t *testing.T) {
 		require.NoError(t, cat.AddCard(h))
 		cat.UpdateCard(h)
 		cat.PutFile(&catalog.File{CardID: h.ID, Rel: "C001.mov", Size: 300, State: "pending", Mtime: time.Now()})
-		cat.PutSample(job.ID, catalog.Sample{CardID: h.ID, T: time.Now(), Bytes: 100, Rate: 100, Phase: "copy", Seconds: 1})
 		require.NoError(t, cat.Flush())
+		// The engine's snapshot: the first run done, the second copying.
+		f := &fixture{cat: cat, job: job}
+		f.play(t, time.Now().Add(-3*time.Second), 3, func(i int) []live.Counters {
+			first := copying("A002", 1, 1, 300, 300, "/raid")
+			first.Phase, first.BytesVerified, first.FilesVerified = live.Done, 300, 1
+			first.Dests[0].State, first.Dests[0].BytesVerified, first.Dests[0].FilesVerified = live.DestVerified, 300, 1
+			return []live.Counters{first, copying("A002", 2, 1, 300, int64(i+1)*40, "/shuttle")}
+		})
 
 		s := New(cat, Options{})
 		st, err := s.Snapshot()
 		require.NoError(t, err)
 		require.Len(t, st.Jobs, 1)
-		require.Len(t, st.Jobs[0].Cards, 2)
-		c1, c2 := st.Jobs[0].Cards[0], st.Jobs[0].Cards[1]
-		require.Equal(t, verdict.CardFree, c1.State)
+		require.Len(t, st.Jobs[0].Cards, 1, "one entry per card: its second run in then")
+		c1 := st.Jobs[0].Cards[0]
+		require.Equal(t, verdict.CardFree, c1.Status)
 		require.True(t, c1.CardFree)
 		require.False(t, c1.SafeToFormat)
 		require.Contains(t, c1.Verdict, "NOT safe to format")
-		require.Equal(t, 2, c2.Hop)
-		require.Equal(t, verdict.Copying, c2.State)
+		require.Equal(t, verdict.Copying, c1.Then.Status)
+		require.Equal(t, 2, c1.Live.Hop, "the run at work: the second")
+		require.Equal(t, int64(120), c1.Live.BytesCopied)
+		require.Equal(t, "card free — NOT safe to format yet", c1.Shown.State)
+		require.Equal(t, ToneFree, c1.Shown.Tone)
+		require.Equal(t, "second run: copying", c1.Shown.Phase)
+		require.True(t, st.Jobs[0].Cascade)
 		require.Empty(t, st.SafeToFormat, "a free card is not safe to format")
 		ts := httptest.NewServer(s.Handler())
 		defer ts.Close()
@@ -324,8 +396,10 @@ func TestCascadeCardFreeIsNotSafe(t *testing.T) {
 		st, err = s.Snapshot()
 		require.NoError(t, err)
 		require.Equal(t, verdict.Done, st.Jobs[0].State)
-		require.Equal(t, verdict.Safe, st.Jobs[0].Cards[0].State)
-		require.Equal(t, verdict.Verified, st.Jobs[0].Cards[1].State)
+		require.Equal(t, verdict.Safe, st.Jobs[0].Cards[0].Status)
+		require.Equal(t, verdict.Verified, st.Jobs[0].Cards[0].Then.Status)
+		require.Nil(t, st.Jobs[0].Cards[0].Live, "an ended job shows no live figures")
+		require.Nil(t, st.Jobs[0].Live)
 		require.Len(t, st.SafeToFormat, 1)
 		require.Equal(t, "1", metric("dit_card_safe_to_format"))
 
@@ -339,10 +413,13 @@ func TestCascadeCardFreeIsNotSafe(t *testing.T) {
 		st, err = s.Snapshot()
 		require.NoError(t, err)
 		require.Equal(t, verdict.Interrupted, st.Jobs[0].State)
-		require.Equal(t, verdict.Interrupted, st.Jobs[0].Cards[0].State)
+		require.Equal(t, verdict.Interrupted, st.Jobs[0].Cards[0].Status)
 		for _, c := range st.Jobs[0].Cards {
-			require.True(t, c.State.Ended(), "%s shows %s", c.Label, c.State)
+			require.True(t, c.Status.Ended(), "%s shows %s", c.Label, c.Status)
+			require.True(t, c.Then.Status.Ended(), "%s's second run shows %s", c.Label, c.Then.Status)
+			require.Nil(t, c.Live, "no process: its last snapshot is not live")
 		}
+		require.Nil(t, st.Jobs[0].Live)
 	})
 }
 
@@ -381,7 +458,7 @@ func TestWithdrawnCopyNotSafe(t *testing.T) {
 	require.NoError(t, f.cat.SetJobState(f.job.ID, catalog.JobDone, now, ""))
 	st, err = s.Snapshot()
 	require.NoError(t, err)
-	require.NotEqual(t, verdict.Safe, st.Jobs[0].Cards[1].State)
+	require.NotEqual(t, verdict.Safe, st.Jobs[0].Cards[1].Status)
 	f.cat.PutCopy(f.a001.ID, "C004.mov", &catalog.Copy{DestID: dests[0].ID, Path: "day03/C004.mov", State: "verified"})
 	require.NoError(t, f.cat.Flush())
 	counts, err := f.cat.JobCounts(f.job.ID)

@@ -5,6 +5,18 @@
 // volume, the [Preset] a watch offloads with, and [Ejector], which ejects a
 // card once it is free.
 //
+// # Events
+//
+// A watch says what it did with each volume it saw as an [Event] of its
+// own kind, [EvVolume] ("volume" in dit watch --json, beside each job's
+// engine events), with a typed [Action] (offload, join, retry, resume,
+// queued, ignored, skipped, removed, ejected, eject_failed, error) and
+// why. What a card's job does (progress, rates, estimates, stalls,
+// verdicts) is the engine's: its events and live model (packages offload,
+// live, verdict), rendered by the front end; a watch computes none of it
+// and decides a card free or safe only from the engine's events
+// (offload.EvCardFree, offload.EvSafeToFormat).
+//
 // # Volume sources
 //
 // [MountInfo] lists the mounts of /proc/self/mountinfo (Linux) backed by a

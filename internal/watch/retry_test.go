@@ -45,14 +45,14 @@ func TestAppearedCardJoinsOrRetries(t *testing.T) {
 	preset := &Preset{Destinations: []string{filepath.Join(root, "RAID")}}
 	for _, tc := range []struct {
 		retryErr error
-		action   string
+		action   Action
 		joined   bool
 	}{
-		{fmt.Errorf("cannot retry %s in job 7: %w", card, offload.ErrCardNotInJob), "join", true},
-		{fmt.Errorf("cannot retry %s: %w", card, offload.ErrNotRunning), "join", true},
-		{errors.New("card A001 is still copying in job 7"), "error", false},
-		{errors.New("card " + card + " is not in job 7"), "error", false}, // the text alone means nothing
-		{nil, "retry", false},
+		{fmt.Errorf("cannot retry %s in job 7: %w", card, offload.ErrCardNotInJob), Joined, true},
+		{fmt.Errorf("cannot retry %s: %w", card, offload.ErrNotRunning), Joined, true},
+		{errors.New("card A001 is still copying in job 7"), Errored, false},
+		{errors.New("card " + card + " is not in job 7"), Errored, false}, // the text alone means nothing
+		{nil, Retried, false},
 	} {
 		job := &runningJob{retryErr: tc.retryErr}
 		var said []Event

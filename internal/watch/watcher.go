@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,19 +13,43 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 )
 
-// Event is what a watch says about a volume it saw. Actions: offload (a
-// job started with the card), join (the card joined the running job),
-// retry (a card of the running job came back), resume (a card whose job
-// ended unfinished came back: its job is resumed), queued (the job was
-// ending: the card starts the next one), ignored (not a camera card: why),
-// skipped (already offloaded), removed (pulled while it was copied),
-// ejected, eject_failed, error.
+// EventType is the kind of a watch's own event: in dit watch --json its
+// events are "volume", beside each job's engine events
+// (offload.EventType).
+type EventType string
+
+// EvVolume: the watch did something with a volume it saw (Event.Action).
+const EvVolume EventType = "volume"
+
+// Action is what a watch did with a volume.
+type Action string
+
+// The actions of a watch.
+const (
+	Offloaded   Action = "offload"      // a job started with the card
+	Joined      Action = "join"         // the card joined the running job
+	Retried     Action = "retry"        // a card of the running job came back: taken up again
+	Resumed     Action = "resume"       // a card whose job ended unfinished came back: its job resumed
+	Queued      Action = "queued"       // the job was ending: the card starts the next one
+	Ignored     Action = "ignored"      // not a camera card (Message: why)
+	Skipped     Action = "skipped"      // already offloaded and verified
+	Removed     Action = "removed"      // pulled while it was copied
+	Ejected     Action = "ejected"      // ejected once free
+	EjectFailed Action = "eject_failed" // not ejected (Message: why)
+	Errored     Action = "error"        // the watch could not do what it should (Message: why)
+)
+
+// Words is the action as a person reads it ("eject failed").
+func (a Action) Words() string { return strings.ReplaceAll(string(a), "_", " ") }
+
+// Event is what a watch says about a volume it saw: what it did with it
+// (Action) and why or what came of it (Message).
 type Event struct {
-	Type    string    `json:"type"` // "volume"
+	Type    EventType `json:"type"` // EvVolume
 	Time    time.Time `json:"time"`
 	Path    string    `json:"path"`
 	Label   string    `json:"label,omitempty"`
-	Action  string    `json:"action"`
+	Action  Action    `json:"action"`
 	JobID   int64     `json:"job_id,omitempty"`
 	Message string    `json:"message,omitempty"`
 }
@@ -77,7 +102,7 @@ type Watcher struct {
 const RemovedHint = "insert it again: dit watch takes it up, without copying verified files again"
 
 func (w *Watcher) say(ev Event) {
-	ev.Type, ev.Time = "volume", time.Now()
+	ev.Type, ev.Time = EvVolume, time.Now()
 	if w.Say != nil {
 		w.Say(ev)
 	}
@@ -134,7 +159,7 @@ func (w *Watcher) wait() {
 func (w *Watcher) appeared(ctx context.Context, v Volume) {
 	ok, why := Recognize(v.Path, w.Preset)
 	if !ok {
-		w.say(Event{Path: v.Path, Label: v.Label, Action: "ignored", Message: why})
+		w.say(Event{Path: v.Path, Label: v.Label, Action: Ignored, Message: why})
 		return
 	}
 	w.mu.Lock()
@@ -144,25 +169,25 @@ func (w *Watcher) appeared(ctx context.Context, v Volume) {
 		err := job.RetryCard(v.Path)
 		if err == nil {
 			w.remember(v)
-			w.say(Event{Path: v.Path, Label: v.Label, Action: "retry", JobID: job.ID(), Message: "the card is back: files verified before are not copied again"})
+			w.say(Event{Path: v.Path, Label: v.Label, Action: Retried, JobID: job.ID(), Message: "the card is back: files verified before are not copied again"})
 			return
 		}
 		if !errors.Is(err, offload.ErrCardNotInJob) && !errors.Is(err, offload.ErrNotRunning) {
-			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+			w.say(Event{Path: v.Path, Label: v.Label, Action: Errored, JobID: job.ID(), Message: err.Error()})
 			return
 		}
 		label, err := job.AddCard(v.Path)
 		switch {
 		case err == nil:
 			w.remember(v)
-			w.say(Event{Path: v.Path, Label: label, Action: "join", JobID: job.ID(), Message: why})
+			w.say(Event{Path: v.Path, Label: label, Action: Joined, JobID: job.ID(), Message: why})
 		case errors.Is(err, offload.ErrNotRunning):
 			w.mu.Lock()
 			w.pending = append(w.pending, v)
 			w.mu.Unlock()
-			w.say(Event{Path: v.Path, Label: v.Label, Action: "queued", JobID: job.ID(), Message: "the job is ending: the card starts the next one"})
+			w.say(Event{Path: v.Path, Label: v.Label, Action: Queued, JobID: job.ID(), Message: "the job is ending: the card starts the next one"})
 		default:
-			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+			w.say(Event{Path: v.Path, Label: v.Label, Action: Errored, JobID: job.ID(), Message: err.Error()})
 		}
 		return
 	}
@@ -184,17 +209,17 @@ func (w *Watcher) start(ctx context.Context, v Volume, why string) {
 	var job Job
 	job, err := w.Runner.Start(ctx, v.Path, resume, func(e offload.Event) { w.onEvent(e) })
 	if err != nil {
-		w.say(Event{Path: v.Path, Label: v.Label, Action: "error", Message: err.Error()})
+		w.say(Event{Path: v.Path, Label: v.Label, Action: Errored, Message: err.Error()})
 		return
 	}
 	if job == nil {
-		w.say(Event{Path: v.Path, Label: v.Label, Action: "skipped", Message: "already offloaded and verified on every destination of the preset"})
+		w.say(Event{Path: v.Path, Label: v.Label, Action: Skipped, Message: "already offloaded and verified on every destination of the preset"})
 		return
 	}
 	w.remember(v)
-	action := "offload"
+	action := Offloaded
 	if resume != 0 {
-		action, why = "resume", "the card is back: files verified before are not copied again"
+		action, why = Resumed, "the card is back: files verified before are not copied again"
 	}
 	done := make(chan struct{})
 	w.mu.Lock()
@@ -206,7 +231,7 @@ func (w *Watcher) start(ctx context.Context, v Volume, why string) {
 		defer close(done)
 		sum, err := job.Run(ctx)
 		if err != nil {
-			w.say(Event{Path: v.Path, Label: v.Label, Action: "error", JobID: job.ID(), Message: err.Error()})
+			w.say(Event{Path: v.Path, Label: v.Label, Action: Errored, JobID: job.ID(), Message: err.Error()})
 			return
 		}
 		w.mu.Lock()
@@ -240,7 +265,7 @@ func (w *Watcher) gone(v Volume) {
 	job := w.job
 	w.mu.Unlock()
 	if job != nil && job.CardRemoved(v.Path, RemovedHint) {
-		w.say(Event{Path: v.Path, Label: v.Label, Action: "removed", JobID: job.ID(), Message: "card removed while it was copied: its remaining files fail; nothing partial is kept"})
+		w.say(Event{Path: v.Path, Label: v.Label, Action: Removed, JobID: job.ID(), Message: "card removed while it was copied: its remaining files fail; nothing partial is kept"})
 	}
 }
 
@@ -266,7 +291,7 @@ func (w *Watcher) onEvent(e offload.Event) {
 // Eject ejects card volume v of job jobID now (a front end's per-card
 // Eject button uses it too), says how it went and records it.
 func (w *Watcher) Eject(v Volume, jobID int64, label string) error {
-	msg, action := "ejected: the card may be removed (it is free, NOT safe to format until every copy is verified)", "ejected"
+	msg, action := "ejected: the card may be removed (it is free, NOT safe to format until every copy is verified)", Ejected
 	if len(w.Preset.Then) == 0 {
 		msg = "ejected: verified on every destination"
 	}
@@ -280,7 +305,7 @@ func (w *Watcher) Eject(v Volume, jobID int64, label string) error {
 		cancel()
 	}
 	if err != nil {
-		msg, action = "not ejected: "+err.Error(), "eject_failed"
+		msg, action = "not ejected: "+err.Error(), EjectFailed
 	}
 	if w.Catalog != nil && jobID != 0 {
 		if cards, cerr := w.Catalog.Cards(jobID); cerr == nil {

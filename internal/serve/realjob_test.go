@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
+)
+
+// dit serve beside a real job: the engine (assembled as the front ends
+// assemble it, its card read at 1 MB/s) records its live model in the
+// catalog; serve's event stream shows the card's rate and its time to
+// safe to format and the job's live TB/hour while it copies, each the
+// engine's; once the job ended, the card is safe to format and nothing
+// is shown as live.
+func TestServeFollowsARealJob(t *testing.T) {
+	dir := t.TempDir()
+	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	require.NoError(t, err)
+	defer cat.Close()
+	card, raid := filepath.Join(dir, "A001"), filepath.Join(dir, "RAID")
+	require.NoError(t, os.MkdirAll(raid, 0o755))
+	for i, f := range []string{"CLIPS/A001C001.MOV", "CLIPS/A001C002.MOV"} {
+		p := filepath.Join(card, f)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(strings.Repeat(f, 1_500_000/len(f)+i)), 0o644))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := New(cat, Options{Poll: 50 * time.Millisecond})
+	go s.Run(ctx)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/events", nil)
+	r, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer r.Body.Close()
+	sc := bufio.NewScanner(r.Body)
+	sc.Buffer(nil, 1<<20)
+	next := func() Status {
+		t.Helper()
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var st Status
+				require.NoError(t, json.Unmarshal([]byte(data), &st))
+				return st
+			}
+		}
+		t.Fatalf("event stream ended: %v", sc.Err())
+		return Status{}
+	}
+
+	ran := make(chan error, 1)
+	go func() {
+		p, err := assembly.Prepare(ctx, assembly.Settings{Name: "day08", Cards: []string{card}, Dests: []string{raid}, Catalog: cat,
+			Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6, Drives: assembly.DrivesOff})
+		if err != nil {
+			ran <- err
+			return
+		}
+		j, err := p.Open(ctx)
+		if err != nil {
+			ran <- err
+			return
+		}
+		sum, err := j.Run(ctx)
+		j.Finish(ctx, sum, err)
+		ran <- err
+	}()
+
+	// While it copies: the engine's figures, rendered.
+	var st Status
+	for {
+		st = next()
+		if len(st.Jobs) == 1 && st.Jobs[0].State.Ended() {
+			t.Fatalf("the job ended before serve showed its live figures: %+v", st.Jobs[0])
+		}
+		if len(st.Jobs) == 1 && len(st.Jobs[0].Cards) == 1 {
+			if l := st.Jobs[0].Cards[0].Live; l != nil && l.Rate > 0 && l.ETA.Safe.Known && st.Jobs[0].Live.TBPerHour > 0 {
+				break
+			}
+		}
+	}
+	js, c := st.Jobs[0], st.Jobs[0].Cards[0]
+	require.True(t, js.Active)
+	require.Equal(t, verdict.Copying, c.Status)
+	require.Equal(t, units.FormatRate(c.Live.Rate), c.Shown.Rate)
+	require.Contains(t, c.Shown.ETA, "safe to format in "+c.Live.ETA.Safe.String())
+	require.Equal(t, units.FormatTBPerHour(js.Live.TBPerHour), js.Shown.TBPerHour)
+	require.Equal(t, c.Bytes, c.Live.Bytes, "the summary's card and its live run")
+
+	// Ended: safe to format, nothing live.
+	for st = next(); len(st.Jobs) != 1 || st.Jobs[0].State != verdict.Done; st = next() {
+	}
+	require.NoError(t, <-ran)
+	c = st.Jobs[0].Cards[0]
+	require.Equal(t, verdict.Safe, c.Status)
+	require.Nil(t, c.Live)
+	require.Nil(t, st.Jobs[0].Live)
+	require.Equal(t, "safe to format", c.Shown.State)
+	require.Equal(t, []string{"A001"}, []string{st.SafeToFormat[0].Card})
+}
