@@ -84,6 +84,13 @@ func (j *Job) startSecond(c *cardRun) bool {
 			return false
 		}
 	}
+	if err != nil {
+		// Recorded failed, never run: it has ended, so its card's
+		// card_done (failed) is told.
+		h.setDone()
+		h.ended.Store(true)
+		close(h.ran)
+	}
 	j.cardsMu.Lock()
 	j.cards = append(j.cards, h)
 	j.cardsMu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // The engine feeds the live model: every progress event is its snapshot,
@@ -127,4 +129,30 @@ func TestAStalledDestinationIsSaid(t *testing.T) {
 	r := <-done
 	require.NoError(t, r.err)
 	require.True(t, r.s.Cards[0].SafeToFormat)
+}
+
+// A cascade's second run that cannot start (its first copy gone) ends
+// the card: its card_done says failed, NOT safe to format, so every
+// front end hears the card's end.
+func TestSecondRunThatCannotStartEndsTheCard(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"C001.mov": bigContent(200_000, 1), "C002.mov": bigContent(100_000, 2)})
+	first, shuttle := e.dest("raid"), e.dest("shuttle")
+	o := e.opts([]string{card}, []string{first})
+	o.Then = []string{shuttle}
+	var done []Event
+	o.OnEvent = func(ev Event) {
+		switch {
+		case ev.Type == EvRunDone && ev.Hop == 0:
+			// The first copy disappears before the second run reads it.
+			require.NoError(t, os.Rename(filepath.Join(first, "day01"), filepath.Join(first, "gone")))
+		case ev.Type == EvCardDone:
+			done = append(done, ev)
+		}
+	}
+	s, err := e.run(o)
+	require.NoError(t, err)
+	require.Len(t, done, 1, "one card_done for the card")
+	require.Equal(t, verdict.Failed, done[0].State)
+	require.False(t, s.Cards[0].SafeToFormat)
 }
