@@ -110,6 +110,9 @@ func Later(a, b Estimate) Estimate {
 	return In(max(a.Seconds, b.Seconds))
 }
 
+// OnCard is a Stall's Where when the card's side holds the run.
+const OnCard = "card"
+
 // Stall says that a card or a destination with work left has not moved
 // for StallAfter or more, and what dit knows of why.
 type Stall struct {
@@ -117,7 +120,7 @@ type Stall struct {
 	// snapshot).
 	Since   time.Time `json:"since"`
 	Seconds float64   `json:"seconds"`
-	// Where: the destination's root, or "card" for the card's side.
+	// Where: the destination's root, or OnCard for the card's side.
 	Where string `json:"where"`
 	// Cause is the last error dit saw there ("s3: connection refused"),
 	// or what it knows ("no data from the card").
