@@ -1,92 +1,9 @@
 package catalog
 
 import (
-	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 )
-
-// Progress is a card's latest read-side sample: how far its current phase
-// is and how fast it went over the last interval (raw); Recent are the
-// card's last read-side samples of that phase, oldest first (at most
-// RecentSamples), from which a front end smooths the rate the way the
-// engine does (offload.SmoothedRate).
-type Progress struct {
-	Phase  string    `json:"phase"`
-	Bytes  int64     `json:"bytes"`
-	Rate   float64   `json:"rate"`
-	T      time.Time `json:"t"`
-	Recent []Sample  `json:"-"`
-}
-
-// RecentSamples is how many of a card's latest samples LatestProgress
-// gives (Progress.Recent).
-const RecentSamples = 60
-
-// LatestProgress returns the latest read-side sample of each card of a
-// job, by card id.
-func (c *Catalog) LatestProgress(jobID int64) (map[int64]Progress, error) {
-	rows, err := c.Query(`SELECT card_id, phase, bytes, rate, t FROM samples WHERE id IN
-		(SELECT MAX(id) FROM samples WHERE job_id=? AND dest_id IS NULL AND card_id IS NOT NULL GROUP BY card_id)`, jobID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]Progress{}
-	for rows.Next() {
-		var id int64
-		var p Progress
-		var t sql.NullString
-		if err := rows.Scan(&id, &p.Phase, &p.Bytes, &p.Rate, &t); err != nil {
-			return nil, c.wrap(err)
-		}
-		p.T = ParseTime(t)
-		out[id] = p
-	}
-	if err := rows.Err(); err != nil {
-		return nil, c.wrap(err)
-	}
-	rows.Close()
-	for id, p := range out {
-		if p.Recent, err = c.recentSamples(jobID, id, p.Phase); err != nil {
-			return nil, err
-		}
-		// The two reads are two statements: a sample written between
-		// them (another process: the engine) is in Recent, not above.
-		// The figures follow Recent's latest, so bytes and rate agree.
-		if n := len(p.Recent); n > 0 {
-			last := p.Recent[n-1]
-			p.Bytes, p.Rate, p.T = last.Bytes, last.Rate, last.T
-		}
-		out[id] = p
-	}
-	return out, nil
-}
-
-// recentSamples gives card's latest read-side samples of phase, oldest
-// first.
-func (c *Catalog) recentSamples(jobID, cardID int64, phase string) ([]Sample, error) {
-	rows, err := c.Query(`SELECT t, bytes, rate, COALESCE(seconds, 0) FROM samples WHERE job_id=? AND card_id=? AND dest_id IS NULL AND phase=?
-		ORDER BY id DESC LIMIT ?`, jobID, cardID, phase, RecentSamples)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Sample
-	for rows.Next() {
-		s := Sample{CardID: cardID, Phase: phase}
-		var t sql.NullString
-		if err := rows.Scan(&t, &s.Bytes, &s.Rate, &s.Seconds); err != nil {
-			return nil, c.wrap(err)
-		}
-		s.T = ParseTime(t)
-		out = append(out, s)
-	}
-	slices.Reverse(out)
-	return out, c.wrap(rows.Err())
-}
 
 // StationTotals are a station's figures over every job in the catalog.
 type StationTotals struct {
