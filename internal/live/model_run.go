@@ -167,13 +167,13 @@ func (m *Model) stall(r *run, c Counters, card *Card, now time.Time) {
 	}
 	switch {
 	case c.CardError != "":
-		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: "card", Cause: c.CardError}
+		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: c.CardError}
 	case quiet != nil:
 		card.Stall = quiet
 	case c.Phase == Copying:
-		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: "card", Cause: "no data from the card"}
+		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: "no data from the card"}
 	default:
-		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: "card", Cause: "nothing read back"}
+		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: "nothing read back"}
 	}
 }
 
