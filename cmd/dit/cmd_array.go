@@ -191,7 +191,7 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 				}
 				path := a.BladeDir(r)
 				if path == "" {
-					state, path = "missing", m.PathHint
+					state, path = raid.MemberMissing, m.PathHint
 				}
 				st.Members = append(st.Members, statusMember{Role: r, Kind: kind, Path: path, State: state, UUID: m.BladeUUID, Free: free[r]})
 			}
@@ -222,6 +222,10 @@ func newArrayStatusCommand(g *GlobalOptions) *cobra.Command {
 	return cmd
 }
 
+// extractFailed is the state of a raid.ExtractResult not restored (the
+// raid package names its states in words only).
+const extractFailed = "failed"
+
 // addDriveHealth asks each present blade's drive for its health
 // (devices.HealthOfAll: each drive once).
 func addDriveHealth(ctx context.Context, st *statusOut) {
@@ -232,7 +236,7 @@ func addDriveHealth(ctx context.Context, st *statusOut) {
 	var idx []int
 	var folders []string
 	for i, m := range st.Members {
-		if m.State != "missing" {
+		if m.State != raid.MemberMissing {
 			idx, folders = append(idx, i), append(folders, m.Path)
 		}
 	}
@@ -373,7 +377,7 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 			var n, failed int
 			err = a.Extract(args[1:], to, func(r raid.ExtractResult) {
 				switch r.State {
-				case "failed":
+				case extractFailed:
 					failed++
 					fmt.Fprintf(g.stdout, "FAILED %s: %s\n", r.Path, r.Error)
 				default:

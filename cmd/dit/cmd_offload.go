@@ -280,7 +280,7 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 	}
 	for _, d := range p.Decisions {
 		if o.JSON {
-			ev := offload.Event{Type: d.Event, Time: time.Now(), Card: d.Label, Message: d.Message}
+			ev := offload.Event{Type: offload.EventType(d.Event), Time: time.Now(), Card: d.Label, Message: d.Message}
 			if d.Prior != nil {
 				ev.Path = d.Card
 			}
