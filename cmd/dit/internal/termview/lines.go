@@ -130,13 +130,20 @@ func jobFigures(j live.Job) []string {
 		out = append(out, fmt.Sprintf("%d STALLED", j.Stalled))
 	}
 	if j.Cards > 0 {
-		eta := etaWords(j.ETA.CardFree, j.ETA.Safe, j.ETA.CardFree != j.ETA.Safe, true)
+		eta := etaWords(j.ETA.CardFree, j.ETA.Safe, saysFree(j.ETA.CardFree, j.ETA.Safe), true)
 		if j.ETA.Safe.Known {
 			eta = "all " + eta
 		}
 		out = append(out, eta)
 	}
 	return out
+}
+
+// saysFree reports whether the estimates of a card (or a job) say when
+// it is free as well as when it is safe: in a cascade (the model's free
+// and safe differ only there) until it is free.
+func saysFree(free, safe live.Estimate) bool {
+	return free != safe && !(free.Known && free.Seconds < 0.5)
 }
 
 // etaWords is what the model estimates as words: "safe in 1m05s"; for a
@@ -223,9 +230,8 @@ func (cv *cardState) row() progressRow {
 			l.rate = units.FormatRate(cv.Rate)
 		}
 		l.hasETA, l.free, l.safe = true, cv.ETA.CardFree, cv.ETA.Safe
-		// A cascade's first run says when the card is free too (the
-		// model's free and safe differ only there).
-		l.cascade = cv.Hop != 2 && cv.ETA.CardFree != cv.ETA.Safe
+		// A cascade's first run says when the card is free too.
+		l.cascade = cv.Hop != 2 && saysFree(cv.ETA.CardFree, cv.ETA.Safe)
 	}
 	switch cv.Phase {
 	case live.Copying:
@@ -262,7 +268,7 @@ func (cv *cardState) endedRow(l *progressRow) {
 			l.pct, l.frac = pctText(100)
 		}
 		if cv.final == verdict.CardFree {
-			l.text = "card free: NOT safe to format until the second run is verified"
+			l.text = "NOT safe to format until its second run is verified"
 		}
 	case verdict.Sealing:
 		l.text = "hash lists not written"
@@ -284,6 +290,10 @@ func (cv *cardState) endedRow(l *progressRow) {
 		}
 	default:
 		l.text = cv.finalMsg
+	}
+	if l.text != "" {
+		// What it says is the percentage.
+		l.pct, l.frac = "", -1
 	}
 }
 

@@ -361,6 +361,13 @@ func TestPlainLine(t *testing.T) {
 	require.Equal(t, "job 4: 1/2 cards copied, 0.720 TB/hour, 0.200 GB/s, all safe in 2m00s",
 		PlainJobLine(4, live.Job{Cards: 2, Copied: 1, TBPerHour: 0.72, Rate: 200e6, ETA: safeIn(30, 120)}))
 	require.Equal(t, "job 4: 0/2 cards copied, ETA unknown", PlainJobLine(4, live.Job{Cards: 2}))
+	// A cascade: free, then safe; once every card is free, safe only.
+	cascade := live.Times{Copied: live.In(9), CardFree: live.In(15), Safe: live.In(44)}
+	require.Equal(t, "job 4: 0/2 cards copied, all free in 15s, safe in 44s", PlainJobLine(4, live.Job{Cards: 2, ETA: cascade}))
+	cascade.CardFree = live.In(0)
+	require.Equal(t, "job 4: 2/2 cards copied, all safe in 44s", PlainJobLine(4, live.Job{Cards: 2, Copied: 2, ETA: cascade}))
+	cascade.Safe = live.Estimate{}
+	require.Equal(t, "job 4: 2/2 cards copied, ETA unknown", PlainJobLine(4, live.Job{Cards: 2, Copied: 2, ETA: cascade}))
 }
 
 // dit verify says how far it is: on a terminal a line fitted to the width,
@@ -476,4 +483,18 @@ func TestVerifyCloudSaysHowAtTheEnd(t *testing.T) {
 			require.Equal(t, "dit verify: job 7: checking 7 cloud copies\n"+c.want, errw.String())
 		})
 	}
+}
+
+// A cascade's card that is free says it is not safe, not a percentage.
+func TestFreeRow(t *testing.T) {
+	cv := &cardState{Card: live.Card{Label: "A001", Phase: live.Done, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 10, BytesVerified: 10},
+		ended: true, final: verdict.CardFree}
+	r := cv.row()
+	require.Equal(t, "free", r.phase)
+	require.Equal(t, "NOT safe to format until its second run is verified", r.text)
+	require.Empty(t, r.pct)
+	cv.final = verdict.Safe
+	r = cv.row()
+	require.Equal(t, "SAFE", r.phase)
+	require.Equal(t, "100.0 %", r.pct)
 }
