@@ -371,20 +371,23 @@ func (t *Live) headerLine(width int) string {
 	defer t.mu.Unlock()
 	usable := width - 1
 	name := fmt.Sprintf("job %d %q", t.src.ID(), t.src.Name())
-	counts := map[string]int{}
+	counts, ranks := map[string]int{}, map[string]int{}
 	var order []string
 	n := 0
 	for _, k := range t.order {
 		if k.hop != 2 {
 			n++
 		}
-		l := t.cards[k].row()
+		cv := t.cards[k]
+		l := cv.row()
 		if counts[l.phase] == 0 {
 			order = append(order, l.phase)
+			ranks[l.phase] = cv.rank()
 		}
 		counts[l.phase]++
+		ranks[l.phase] = min(ranks[l.phase], cv.rank())
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return phaseRank(a) - phaseRank(b) })
+	slices.SortStableFunc(order, func(a, b string) int { return ranks[a] - ranks[b] })
 	var cs []string
 	for _, p := range order {
 		cs = append(cs, fmt.Sprintf("%d %s", counts[p], p))
@@ -412,11 +415,14 @@ func (t *Live) headerLine(width int) string {
 	return runewidth.Truncate(name, max(usable-len(short)-2, 12), "…") + "  " + short
 }
 
-// phaseRank orders the states in the header as a card goes through them.
-func phaseRank(p string) int {
-	i := slices.Index([]string{"queued", "copying", "verifying", "sealing", "done", "verified", "copied", "free", "SAFE", "failed", "interrupted"}, p)
-	if i < 0 {
-		return 100
+// rank orders a run's state in the header as a run goes through them:
+// its phase while it runs, then how it ended.
+func (cv *cardState) rank() int {
+	if !cv.ended {
+		return slices.Index([]live.Phase{live.Queued, live.Copying, live.Verifying, live.Sealing, live.Done}, cv.Phase)
 	}
-	return i
+	if i := slices.Index([]verdict.State{verdict.Verified, verdict.Copied, verdict.CardFree, verdict.Safe, verdict.Sealing, verdict.Failed, verdict.Interrupted}, cv.final); i >= 0 {
+		return 10 + i
+	}
+	return 100
 }
