@@ -40,18 +40,15 @@ type dayStation struct {
 }
 
 // dayCard is a card of the day: safe to format (and since when), or not
-// yet and why.
+// yet and why. The card is in the engine's one shape
+// (offload.CardSummary), as dit jobs --json and dit job show --json give
+// it, with the station and job it was offloaded by.
 type dayCard struct {
-	Station string    `json:"station"`
-	JobID   int64     `json:"job_id"`
-	Job     string    `json:"job"`
-	Card    string    `json:"card"`
-	Path    string    `json:"path"`
-	Files   int       `json:"files"`
-	Bytes   int64     `json:"bytes"`
-	State   string    `json:"state"`
-	SafeAt  time.Time `json:"safe_to_format_at,omitzero"`
-	Why     string    `json:"why,omitempty"`
+	Station string `json:"station"`
+	JobID   int64  `json:"job_id"`
+	Job     string `json:"job"`
+	offload.CardSummary
+	Why string `json:"why,omitempty"`
 }
 
 // parseDay reads DATE: YYYY-MM-DD, today or yesterday (local time).
@@ -119,7 +116,7 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 		st.Jobs++
 		for _, k := range s.Cards {
 			key := cardKey(recs, tots, k)
-			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, Card: k.Label, Path: k.Path, Files: k.Files, Bytes: k.Bytes, State: string(k.Status)}
+			c := dayCard{Station: j.Station, JobID: j.ID, Job: j.Name, CardSummary: k}
 			if !stationHas[j.Station][key] {
 				stationHas[j.Station][key] = true
 				st.Cards++
@@ -138,7 +135,6 @@ func buildDay(cat *catalog.Catalog, day time.Time) (*dayReport, error) {
 					st.Safe++
 				}
 				if !e.safe {
-					c.SafeAt = k.SafeAt
 					e.c, e.safe = c, true
 				}
 				continue
@@ -233,11 +229,11 @@ since when) and the cards that are not yet, with why.`,
 				if c.SafeAt.Local().Format("2006-01-02") != r.Date {
 					since = c.SafeAt.Local().Format("2006-01-02 15:04:05") // a job resumed the next day
 				}
-				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  since %s\n", c.Card, c.Station, c.JobID, c.Job, since)
+				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  since %s\n", c.Label, c.Station, c.JobID, c.Job, since)
 			}
 			fmt.Fprintf(g.stdout, "\nNOT yet (%d):\n", len(r.NotYet))
 			for _, c := range r.NotYet {
-				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  %s\n", c.Card, c.Station, c.JobID, c.Job, c.Why)
+				fmt.Fprintf(g.stdout, "  %s  %s  job %d %s  %s\n", c.Label, c.Station, c.JobID, c.Job, c.Why)
 			}
 			return nil
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // showProxy is one proxy in dit job show --proxies --json.
@@ -105,7 +106,9 @@ func runJobShowProxies(o JobShowOptions, g *GlobalOptions, id int64) error {
 
 // proxyEvent is a proxy recorded, as dit offload --json says it.
 func proxyEvent(p catalog.Proxy) offload.Event {
-	e := offload.Event{Type: "proxy", Time: time.Now(), JobID: p.JobID, State: p.State, Message: p.Clip}
+	// Its state is the proxy's (made, failed), as the event stream has
+	// always carried it.
+	e := offload.Event{Type: "proxy", Time: time.Now(), JobID: p.JobID, State: verdict.State(p.State), Message: p.Clip}
 	if p.Path != "" {
 		e.Path = offload.DisplayPath(p.Dest, p.Path)
 	}

@@ -40,24 +40,6 @@ func newJobsCommand(g *GlobalOptions) *cobra.Command {
 	return cmd
 }
 
-type jobListCard struct {
-	Label        string `json:"label"`
-	State        string `json:"state"`
-	SafeToFormat bool   `json:"safe_to_format"`
-	// A cascade: free (one verified copy, may leave the reader) before
-	// safe to format (both runs verified), each with its time.
-	CardFree bool      `json:"card_free,omitempty"`
-	FreeAt   time.Time `json:"card_free_at,omitzero"`
-	SafeAt   time.Time `json:"safe_to_format_at,omitzero"`
-	Files    int       `json:"files"`
-	Bytes    int64     `json:"bytes"`
-	Failed   int       `json:"failed"`
-	// Verdict is the job model's sentence for the card
-	// (offload.CardFigures.Verdict, as dit job show says it); the table
-	// shows it without what to do (the job's Next line says it).
-	Verdict string `json:"verdict"`
-}
-
 type jobListEntry struct {
 	JobID    int64     `json:"job_id"`
 	Name     string    `json:"name"`
@@ -67,10 +49,13 @@ type jobListEntry struct {
 	Finished time.Time `json:"finished,omitzero"`
 	Bytes    int64     `json:"bytes"`
 	// BytesCopied and TBPerHour: the job model's (offload.JobFigures).
-	BytesCopied int64         `json:"bytes_copied"`
-	TBPerHour   float64       `json:"tb_per_hour"`
-	MHL         string        `json:"mhl"` // hash lists: asc, v1, both or none
-	Cards       []jobListCard `json:"cards"`
+	BytesCopied int64   `json:"bytes_copied"`
+	TBPerHour   float64 `json:"tb_per_hour"`
+	MHL         string  `json:"mhl"` // hash lists: asc, v1, both or none
+	// Cards are the job's cards in the engine's one shape
+	// (offload.CardSummary), as dit job show --json and dit day --json
+	// give them.
+	Cards []offload.CardSummary `json:"cards"`
 	// Next is what to do with a job that did not end well (resume it,
 	// finish its hash lists or reports, retry failed files); "" if nothing.
 	Next string `json:"next,omitempty"`
@@ -121,14 +106,9 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 	for i, j := range shown {
 		s := sums[i]
 		e := jobListEntry{JobID: s.JobID, Name: s.Name, Station: j.Station, State: string(s.Status), Started: s.Started, Finished: s.Finished,
-			Bytes: s.Bytes, BytesCopied: s.BytesCopied, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: []jobListCard{}}
-		for _, c := range s.Cards {
-			failed := c.Failed
-			if c.Then != nil {
-				failed += c.Then.Failed
-			}
-			e.Cards = append(e.Cards, jobListCard{Label: c.Label, State: string(c.Status), SafeToFormat: c.SafeToFormat,
-				CardFree: c.CardFree, FreeAt: c.FreeAt, SafeAt: c.SafeAt, Files: c.Files, Bytes: c.Bytes, Failed: failed, Verdict: c.Verdict})
+			Bytes: s.Bytes, BytesCopied: s.BytesCopied, TBPerHour: s.TBPerHour, MHL: jobMHL(j), Cards: s.Cards}
+		if e.Cards == nil {
+			e.Cards = []offload.CardSummary{}
 		}
 		if s.Status.Ended() {
 			e.Next = nextStep(g, s.JobID, s.State, s.Cards)
@@ -190,15 +170,14 @@ func jobMHL(j *catalog.Job) string {
 // (a cascade's card with the times it was free and safe), or the job
 // model's verdict (the words of dit job show, the report and the JSON)
 // up to "NOT safe": why, not what to do (the job's Next line says it).
-func jobsCardText(c jobListCard) string {
-	st := verdict.State(c.State)
+func jobsCardText(c offload.CardSummary) string {
 	switch {
-	case st == verdict.Safe && c.CardFree:
+	case c.Status == verdict.Safe && c.CardFree:
 		return fmt.Sprintf("free %s, safe to format %s", clock(c.FreeAt), clock(c.SafeAt))
-	case st == verdict.Safe:
+	case c.Status == verdict.Safe:
 		return "safe to format"
 	case c.Verdict == "":
-		return c.State + ": NOT safe"
+		return string(c.Status) + ": NOT safe"
 	}
 	const notSafe = ": NOT safe to format"
 	why, rest, ok := strings.Cut(c.Verdict, notSafe)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -250,9 +251,15 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 		return nil, err
 	}
 	s.Catalog, s.Again = cat, o.Again
-	s.Hooks.OnEvent = out.Event
-	if extra != nil {
-		s.Hooks.OnEvent = func(e offload.Event) { out.Event(e); extra(e) }
+	// The job's number, from its events, for the events the front end
+	// adds (reports).
+	var jobID atomic.Int64
+	s.Hooks.OnEvent = func(e offload.Event) {
+		jobID.Store(e.JobID)
+		out.Event(e)
+		if extra != nil {
+			extra(e)
+		}
 	}
 	if o.Resume != 0 {
 		// A resumed job writes the hash lists it started with (an
@@ -264,7 +271,7 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 	}
 	if o.JSON {
 		s.Hooks.OnReports = func(paths []string) {
-			out.Event(offload.Event{Type: "reports", Time: time.Now(), Message: strings.Join(paths, "\n")})
+			out.Event(offload.Event{Type: "reports", Time: time.Now(), JobID: jobID.Load(), Message: strings.Join(paths, "\n")})
 		}
 		s.Hooks.OnProxy = func(p catalog.Proxy) { out.Event(proxyEvent(p)) }
 	}
@@ -280,7 +287,7 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 	}
 	for _, d := range p.Decisions {
 		if o.JSON {
-			ev := offload.Event{Type: d.Event, Time: time.Now(), Card: d.Label, Message: d.Message}
+			ev := offload.Event{Type: offload.EventType(d.Event), Time: time.Now(), Card: d.Label, Message: d.Message}
 			if d.Prior != nil {
 				ev.Path = d.Card
 			}

@@ -97,7 +97,7 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 				good++
 				return
 			}
-			if r.State == "resealed" {
+			if r.State == offload.RecheckResealed {
 				good++
 				prog.Result(fmt.Sprintf("note %s: %s", r.Path, r.Error))
 				return

@@ -142,21 +142,26 @@ func (p *plainPrinter) Event(e offload.Event) {
 			p.printf("%s: copying from %s\n", e.Card, e.Path)
 		}
 	case offload.EvFile:
-		if e.State == offload.StateFailed {
+		if e.State == verdict.Failed {
 			if l := p.fails.Line(e); l != "" {
 				p.printf("%s\n", l)
 			}
 		}
 	case offload.EvProgress:
-		if time.Since(p.last) < p.every {
+		// Every few seconds: the live model's snapshot, the job's
+		// figures then each run's.
+		if time.Since(p.last) < p.every || e.Progress == nil {
 			return
 		}
 		p.last = time.Now()
+		p.printf("%s\n", termview.PlainJobLine(e.JobID, e.Progress.Job))
 		for _, c := range e.Progress.Cards {
 			p.printf("%s\n", termview.PlainLine(c))
 		}
+	case offload.EvStalled, offload.EvMoving:
+		p.printf("%s\n", termview.StallLine(e))
 	case offload.EvRunDone:
-		if l := p.fails.CardDone(e.Card); l != "" {
+		if l := p.fails.CardDone(e.Card, e.Hop); l != "" {
 			p.printf("%s\n", l)
 		}
 		if e.Hop == 2 { // the card's own line follows (card_done)
@@ -164,7 +169,7 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 	case offload.EvCardDone:
 		if e.Message == "" {
-			e.Message = verdict.State(e.State).Label()
+			e.Message = e.State.Label()
 		}
 		p.printf("%s: %s\n", e.Card, e.Message) // the verdict's sentence says the state
 	case offload.EvWarning:

@@ -70,8 +70,8 @@ func TestNextStepSaysWhatHelps(t *testing.T) {
 func TestPlainCardDone(t *testing.T) {
 	var b bytes.Buffer
 	p := &plainPrinter{w: &b}
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: string(verdict.Safe), Message: "Verified: safe to format"})
-	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: string(verdict.Failed), Message: "FAILED: NOT safe to format: 2 file(s) failed"})
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Safe, Message: "Verified: safe to format"})
+	p.Event(offload.Event{Type: offload.EvCardDone, Card: "A003", State: verdict.Failed, Message: "FAILED: NOT safe to format: 2 file(s) failed"})
 	require.Equal(t, "A002: Verified: safe to format\nA003: FAILED: NOT safe to format: 2 file(s) failed\n", b.String())
 }
 

@@ -110,9 +110,6 @@ func Later(a, b Estimate) Estimate {
 	return In(max(a.Seconds, b.Seconds))
 }
 
-// OnCard is a Stall's Where when the card's side holds the run.
-const OnCard = "card"
-
 // Stall says that a card or a destination with work left has not moved
 // for StallAfter or more, and what dit knows of why.
 type Stall struct {
@@ -120,7 +117,7 @@ type Stall struct {
 	// snapshot).
 	Since   time.Time `json:"since"`
 	Seconds float64   `json:"seconds"`
-	// Where: the destination's root, or OnCard for the card's side.
+	// Where: the destination's root, or StallCard for the card's side.
 	Where string `json:"where"`
 	// Cause is the last error dit saw there ("s3: connection refused"),
 	// or what it knows ("no data from the card").
@@ -130,6 +127,9 @@ type Stall struct {
 	Retry   int `json:"retry,omitempty"`
 	Retries int `json:"retries,omitempty"`
 }
+
+// StallCard is a Stall's Where when the card's side is stalled.
+const StallCard = "card"
 
 // String is the stall in words: "s3: connection refused, retry 3 of 10,
 // since 40s".

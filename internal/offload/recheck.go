@@ -13,16 +13,27 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/raid"
 )
 
 // RecheckResult is one copy read back by [Recheck].
 type RecheckResult struct {
 	Card  string `json:"card"`
-	Path  string `json:"path"` // the copy, absolute
-	State string `json:"state"`
+	Path  string `json:"path"`  // the copy, absolute
+	State string `json:"state"` // StateVerified, StateFailed, RecheckMissing, RecheckResealed
 	Error string `json:"error,omitempty"`
 }
+
+// States of a RecheckResult besides a copy's (verified, failed).
+const (
+	// RecheckMissing: the copy is not there (or was never made).
+	RecheckMissing = "missing"
+	// RecheckResealed: the copy is the card's ASC MHL chain, which dit
+	// extended after the copy by design: it is checked by dit mhl verify,
+	// not against the card.
+	RecheckResealed = "resealed"
+)
 
 // RecheckOptions are the choices of [RecheckWith].
 type RecheckOptions struct {
@@ -36,6 +47,9 @@ type RecheckOptions struct {
 	// the totals so far; it must return quickly (a front end that prints
 	// keeps the last value and prints on its own schedule).
 	OnProgress func(RecheckProgress)
+	// Now is the clock of the progress's rate and estimate (tests);
+	// default time.Now.
+	Now func() time.Time
 	// Rclone reaches the job's cloud destinations (nil: rclone on PATH
 	// with the user's configuration). A cloud copy is checked by the
 	// storage's own MD5 of the object, or read back when it has none or
@@ -55,6 +69,20 @@ type RecheckProgress struct {
 	// back after all (no such checksum) moves to Bytes when its turn
 	// comes.
 	Checked int `json:"checked"`
+	// Rate is the read-back's rate (bytes per second, 0 until measured)
+	// and ETA the time until every byte is read back at it (unknown
+	// before): the live model's (live.Meter), which front ends render.
+	Rate float64       `json:"rate_bytes_per_s"`
+	ETA  live.Estimate `json:"eta_s"`
+}
+
+// Percent is the part of the bytes read back, 0-100 (never above; 100
+// when there is nothing to read back).
+func (p RecheckProgress) Percent() float64 {
+	if p.Bytes <= 0 {
+		return 100
+	}
+	return min(100, 100*float64(min(max(p.BytesRead, 0), p.Bytes))/float64(p.Bytes))
 }
 
 // Recheck reads every copy of a job back from its medium now and compares
@@ -80,6 +108,16 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	}
 	if r.onProgress == nil {
 		r.onProgress = func(RecheckProgress) {}
+	}
+	// The rate and estimate are the live model's, decided here.
+	var meter live.Meter
+	report, now := r.onProgress, opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	r.onProgress = func(p RecheckProgress) {
+		p.Rate, p.ETA = meter.Observe(now(), p.BytesRead, p.Bytes)
+		report(p)
 	}
 	j, err := cat.Job(jobID)
 	if err != nil {
@@ -257,7 +295,7 @@ func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, 
 	// A copy dit wrote and later found bad (by dit verify, or
 	// by a cascade's second run) is read again: it is there.
 	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
-		res.State, res.Error = "missing", "never copied: "+f.Error
+		res.State, res.Error = RecheckMissing, "never copied: "+f.Error
 		r.ok = false
 		r.onResult(res)
 		r.done(readTo)
@@ -275,7 +313,7 @@ func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, 
 		// The card carried an ASC MHL history: the seal appended
 		// a generation to the copy's chain by design. The chain
 		// is checked by dit mhl verify, not against the card.
-		r.onResult(RecheckResult{Card: k.Label, Path: p, State: "resealed",
+		r.onResult(RecheckResult{Card: k.Label, Path: p, State: RecheckResealed,
 			Error: "ASC MHL chain extended by dit after the copy; check it with dit mhl verify"})
 		r.done(readTo)
 		return nil
@@ -298,7 +336,7 @@ func (r *rechecker) done(readTo int64) {
 func readBackState(f *catalog.File, got hashing.Sums, n int64, err error) (state, why string) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "missing", "the copy is gone"
+		return RecheckMissing, "the copy is gone"
 	case err != nil:
 		return StateFailed, "read-back failed: " + err.Error()
 	case n != f.Size:

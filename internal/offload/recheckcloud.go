@@ -35,7 +35,7 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	}
 	defer func() { r.done(readTo) }()
 	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
-		res.State, res.Error = "missing", "never copied: "+f.Error
+		res.State, res.Error = RecheckMissing, "never copied: "+f.Error
 		r.ok = false
 		r.onResult(res)
 		return nil
@@ -63,14 +63,14 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 			r.onResult(res)
 			return nil
 		}
-		res.State, res.Error = "resealed", fmt.Sprintf("ASC MHL chain extended by dit in the cloud: read back with the %d manifests it lists, each as the chain records it (c4); check the history's files with dit mhl verify after a download (rclone copy)", n)
+		res.State, res.Error = RecheckResealed, fmt.Sprintf("ASC MHL chain extended by dit in the cloud: read back with the %d manifests it lists, each as the chain records it (c4); check the history's files with dit mhl verify after a download (rclone copy)", n)
 		r.onResult(res)
 		return nil
 	}
 	how := cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5})
 	switch {
 	case !ok:
-		res.State, res.Error = "missing", "the object is gone from the remote"
+		res.State, res.Error = RecheckMissing, "the object is gone from the remote"
 	case o.Size != f.Size:
 		res.State, res.Error = StateFailed, fmt.Sprintf("the object holds %d bytes, the source had %d", o.Size, f.Size)
 	case o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "" && !strings.EqualFold(o.ServerMD5(), f.Sums.Get(hashing.MD5)):
@@ -248,7 +248,7 @@ func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *cat
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	res := RecheckResult{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: "resealed",
+	res := RecheckResult{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: RecheckResealed,
 		Error: fmt.Sprintf("the ASC MHL history dit wrote in the cloud: read back, its chain and the %d manifests it lists agree (c4)", n)}
 	switch {
 	case err != nil:

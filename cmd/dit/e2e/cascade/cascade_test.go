@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/offload"
 )
 
 // The reference cascade: two cards to a 4-blade RAID 4 array first, then
@@ -68,8 +69,9 @@ func TestCascadeArrayToShuttles(t *testing.T) {
 	}
 	// The card-free event comes before the second run's first file.
 	for i, ev := range events {
-		if ev["type"] == "file" && strings.HasSuffix(ev["card"].(string), "(2nd run)") {
-			label := strings.TrimSuffix(ev["card"].(string), " (2nd run)")
+		// A second run's events carry hop 2 (the label is the card's).
+		if ev["type"] == string(offload.EvFile) && ev["hop"] == float64(2) {
+			label := ev["card"].(string)
 			require.Less(t, free[label], float64(i), "card free before the second run of %s copies", label)
 		}
 	}

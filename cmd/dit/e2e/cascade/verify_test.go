@@ -80,8 +80,8 @@ func showCards(t *testing.T, db string, job int64) []verdictCard {
 }
 
 type dayCards struct {
-	Safe   []struct{ Card string } `json:"safe_to_format"`
-	NotYet []struct{ Card string } `json:"not_yet"`
+	Safe   []struct{ Label string } `json:"safe_to_format"`
+	NotYet []struct{ Label string } `json:"not_yet"`
 }
 
 func day(t *testing.T, db string) dayCards {
@@ -176,7 +176,7 @@ func TestCascadeVerifyKeepsAndWithdrawsTheVerdict(t *testing.T) {
 	}
 	d := day(t, db)
 	require.Len(t, d.Safe, 1)
-	require.Equal(t, "A001", d.Safe[0].Card)
+	require.Equal(t, "A001", d.Safe[0].Label)
 	require.Empty(t, d.NotYet)
 
 	// A shuttle file and another file on the RAID change.

@@ -157,12 +157,12 @@ func (e *verdictEnv) views(id int64, stdout string, from int) verdictViews {
 	}
 	var day struct {
 		Safe []struct {
-			JobID       int64 `json:"job_id"`
-			Card, State string
+			JobID        int64  `json:"job_id"`
+			Label, State string // the card in the engine's one shape
 		} `json:"safe_to_format"`
 		NotYet []struct {
-			JobID       int64 `json:"job_id"`
-			Card, State string
+			JobID        int64  `json:"job_id"`
+			Label, State string // the card in the engine's one shape
 		} `json:"not_yet"`
 	}
 	r = e.run(nil, "day", "--json")
@@ -170,12 +170,12 @@ func (e *verdictEnv) views(id int64, stdout string, from int) verdictViews {
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &day))
 	for _, c := range day.Safe {
 		if c.JobID == id {
-			v.put("day", c.Card, truth{c.State, true})
+			v.put("day", c.Label, truth{c.State, true})
 		}
 	}
 	for _, c := range day.NotYet {
 		if c.JobID == id {
-			v.put("day", c.Card, truth{c.State, false})
+			v.put("day", c.Label, truth{c.State, false})
 		}
 	}
 	e.serve()

@@ -175,7 +175,7 @@ func TestTwoStationsOnePostgresCatalog(t *testing.T) {
 	}
 	require.Len(t, day.SafeToFormat, 2)
 	require.Empty(t, day.NotYet)
-	labels := []string{day.SafeToFormat[0].Card, day.SafeToFormat[1].Card}
+	labels := []string{day.SafeToFormat[0].Label, day.SafeToFormat[1].Label}
 	sort.Strings(labels)
 	require.Equal(t, []string{"A001", "A002"}, labels)
 	r = e2e.Dit(t, db, "day", "2001-01-01", "--json")
@@ -236,10 +236,10 @@ type dayReport struct {
 		Safe    int    `json:"safe_to_format"`
 	} `json:"stations"`
 	SafeToFormat []struct {
-		Job  string `json:"job"`
-		Card string `json:"card"`
+		Job   string `json:"job"`
+		Label string `json:"label"`
 	} `json:"safe_to_format"`
 	NotYet []struct {
-		Card string `json:"card"`
+		Label string `json:"label"`
 	} `json:"not_yet"`
 }

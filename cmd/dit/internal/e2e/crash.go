@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/catalog"
 )
 
 // crashRig is a fresh job of two 3 MB cards to a RAID 4 array of three
@@ -103,7 +105,7 @@ func crashAndResume(t *testing.T, tool string, g crashRig, dir, step string) {
 			require.Equal(t, 0, r.Code, "step %q: %s is called safe to format but its history does not verify:\n%s", step, c.Label, r.Stdout+r.Stderr)
 		}
 	}
-	if jobs[0].State != "done" {
+	if jobs[0].State != catalog.JobDone {
 		require.Contains(t, jobs[0].Next, "dit offload --resume 1", "step %q: dit jobs says how to finish job in state %s", step, jobs[0].State)
 	}
 

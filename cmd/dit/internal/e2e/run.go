@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Bin is the dit binary under test, built by [Main].
@@ -110,14 +113,10 @@ func StartAndKill(t *testing.T, db string, n int, args ...string) int64 {
 	verified := 0
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() && verified < n {
-		var ev struct {
-			Type  string `json:"type"`
-			JobID int64  `json:"job_id"`
-			State string `json:"state"`
-		}
+		var ev offload.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev))
 		jobID = ev.JobID
-		if ev.Type == "file" && ev.State == "verified" {
+		if ev.Type == offload.EvFile && ev.State == verdict.Verified {
 			verified++
 		}
 	}

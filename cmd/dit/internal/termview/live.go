@@ -13,6 +13,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
@@ -27,8 +28,11 @@ type Source interface {
 }
 
 // Live draws the running job on a terminal with mpb: a header line
-// (job, cards by state, total rate, job ETA), then a line per card (phase,
-// files, the phase's own percentage, a bar when there is room, rate, ETA).
+// (job, cards by state, the job's live TB/hour and rate, its estimate
+// until every card is safe to format), then a line per run of a card
+// (phase, files, the phase's own percentage, a bar when there is room,
+// rate, the model's estimates or its stall). Every figure and estimate is
+// the live model's (package live), as the engine's snapshot gives it.
 // The lines are fitted to the terminal width: the bar shrinks, then goes,
 // then the words and the rate; the numbers stay. When the job ends the
 // lines are drawn once more with every card's final state.
@@ -53,9 +57,10 @@ type Live struct {
 	bar    mpb.BarFillerBuilder
 	mu     sync.Mutex
 	header *mpb.Bar
-	bars   map[string]*mpb.Bar
-	cards  map[string]*cardState
-	order  []string // labels, as the cards came
+	bars   map[runKey]*mpb.Bar
+	cards  map[runKey]*cardState
+	order  []runKey // the runs, as they came
+	job    live.Job // the job's figures in the last snapshot
 	start  time.Time
 	ended  time.Time // the job has ended: final lines
 	stop   chan struct{}
@@ -63,12 +68,27 @@ type Live struct {
 	done   bool // the bars are finished: lines go straight to w
 }
 
-// cardState is what the display knows of one card.
+// runKey names one run of a card: its label and hop (2: a cascade's
+// second run, else 1).
+type runKey struct {
+	label string
+	hop   int
+}
+
+func keyOf(label string, hop int) runKey {
+	if hop != 2 {
+		hop = 1
+	}
+	return runKey{label, hop}
+}
+
+// cardState is what the display knows of one run of a card: the model's
+// last snapshot of it and how it ended.
 type cardState struct {
-	offload.CardProgress
-	seen     bool   // a snapshot or progress event has been applied
-	active   string // the last phase before done: copying, verifying, sealing
-	final    string // the card's state when it ended (EvCardDone), "" before
+	live.Card
+	active   live.Phase    // the last phase it was at work in: copying, verifying, sealing
+	ended    bool          // the run ended (EvRunDone, EvCardFree, EvCardDone)
+	final    verdict.State // how: the run's state, then the card's verdict
 	finalMsg string
 	drawn    drawnLine // the line in the frame being drawn
 }
@@ -92,31 +112,23 @@ func (t *Live) clock() time.Time {
 	return time.Now()
 }
 
-// Event takes one engine event: progress and how each card ended go into
-// the lines; failed files and warnings are written above them.
+// Event takes one engine event: the model's snapshot and how each run
+// ended go into the lines; failed files, warnings and stalls are written
+// above them.
 func (t *Live) Event(e offload.Event) {
 	var line string
 	switch e.Type {
 	case offload.EvProgress:
-		t.mu.Lock()
-		for _, c := range e.Progress.Cards {
-			cv := t.cardLocked(c.Label)
-			if !cv.seen {
-				t.applyLocked(cv, c, t.clock())
-			}
-			// Rates are measured by the engine, once a second.
-			cv.Rate, cv.ETASeconds = c.Rate, c.ETASeconds
+		if e.Progress != nil {
+			t.update(*e.Progress)
 		}
-		added := t.unbarredLocked()
-		t.mu.Unlock()
-		t.addBars(added)
 		return
 	case offload.EvRunDone:
 		t.mu.Lock()
-		cv := t.cardLocked(e.Card)
-		cv.final, cv.finalMsg = e.State, e.Message
+		cv := t.cardLocked(keyOf(e.Card, e.Hop))
+		cv.ended, cv.final, cv.finalMsg = true, e.State, e.Message
 		t.mu.Unlock()
-		if line = t.fails.CardDone(e.Card); line == "" {
+		if line = t.fails.CardDone(e.Card, e.Hop); line == "" {
 			return
 		}
 	case offload.EvCardFree, offload.EvCardDone:
@@ -124,16 +136,24 @@ func (t *Live) Event(e offload.Event) {
 		// not its first run's "verified": card free, safe to format,
 		// failed, interrupted.
 		t.mu.Lock()
-		cv := t.cardLocked(e.Card)
+		cv := t.cardLocked(keyOf(e.Card, 1))
 		if e.Type == offload.EvCardFree {
-			cv.final = string(verdict.CardFree)
-		} else if verdict.State(e.State) != verdict.Failed || cv.final == "" {
+			cv.final = verdict.CardFree
+		} else if e.State != verdict.Failed || !cv.ended {
 			cv.final = e.State // a failed run keeps its own reason
 		}
+		cv.ended = true
+		t.mu.Unlock()
+		return
+	case offload.EvCardRetried:
+		// The run starts again: its row is live again.
+		t.mu.Lock()
+		cv := t.cardLocked(keyOf(e.Card, e.Hop))
+		cv.ended, cv.final, cv.finalMsg = false, "", ""
 		t.mu.Unlock()
 		return
 	case offload.EvFile:
-		if e.State != offload.StateFailed {
+		if e.State != verdict.Failed {
 			return
 		}
 		if line = t.fails.Line(e); line == "" {
@@ -141,6 +161,8 @@ func (t *Live) Event(e offload.Event) {
 		}
 	case offload.EvWarning:
 		line = WarningLine(e)
+	case offload.EvStalled, offload.EvMoving:
+		line = StallLine(e)
 	default:
 		return
 	}
@@ -155,36 +177,31 @@ func (t *Live) Event(e offload.Event) {
 	fmt.Fprintln(w, line)
 }
 
-// cardLocked returns the view of card label, new if needed (t.mu held).
-func (t *Live) cardLocked(label string) *cardState {
+// cardLocked returns the view of run k, new if needed (t.mu held).
+func (t *Live) cardLocked(k runKey) *cardState {
 	if t.cards == nil {
-		t.cards = map[string]*cardState{}
+		t.cards = map[runKey]*cardState{}
 	}
-	cv := t.cards[label]
+	cv := t.cards[k]
 	if cv == nil {
-		cv = &cardState{CardProgress: offload.CardProgress{Label: label}}
-		t.cards[label] = cv
-		t.order = append(t.order, label)
+		cv = &cardState{Card: live.Card{Label: k.label, Hop: k.hop, Phase: live.Queued}}
+		t.cards[k] = cv
+		t.order = append(t.order, k)
 	}
 	return cv
 }
 
-// applyLocked takes a snapshot of one card, keeping the rates of the last
-// progress event (t.mu held).
-func (t *Live) applyLocked(cv *cardState, c offload.CardProgress, now time.Time) {
-	c.Rate, c.ETASeconds = cv.Rate, cv.ETASeconds
-	cv.CardProgress, cv.seen = c, true
-	if c.Phase != "" && c.Phase != "done" && c.Phase != "pending" {
-		cv.active = c.Phase
-	}
-}
-
-// update takes a snapshot of the job.
+// update takes a snapshot of the job: the live model's, from a progress
+// event or read from the job between two.
 func (t *Live) update(p offload.Progress) {
-	now := t.clock()
 	t.mu.Lock()
+	t.job = p.Job
 	for _, c := range p.Cards {
-		t.applyLocked(t.cardLocked(c.Label), c, now)
+		cv := t.cardLocked(keyOf(c.Label, c.Hop))
+		cv.Card = c
+		if c.Phase.Active() {
+			cv.active = c.Phase
+		}
 	}
 	added := t.unbarredLocked()
 	t.mu.Unlock()
@@ -192,11 +209,11 @@ func (t *Live) update(p offload.Progress) {
 }
 
 // unbarredLocked lists the cards without a bar yet (t.mu held).
-func (t *Live) unbarredLocked() []string {
+func (t *Live) unbarredLocked() []runKey {
 	if t.p == nil {
 		return nil
 	}
-	var out []string
+	var out []runKey
 	for _, l := range t.order {
 		if _, ok := t.bars[l]; !ok {
 			out = append(out, l)
@@ -208,8 +225,8 @@ func (t *Live) unbarredLocked() []string {
 
 // addBars adds a line for each card (not under t.mu: mpb draws while it
 // adds, and drawing takes t.mu).
-func (t *Live) addBars(labels []string) {
-	for _, label := range labels {
+func (t *Live) addBars(keys []runKey) {
+	for _, label := range keys {
 		b, err := t.p.Add(0, t.cardFiller(label), mpb.BarFillerTrim(),
 			mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string { return t.cardLeft(label, s.AvailableWidth) })),
 			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return t.cardRight(label) })))
@@ -235,7 +252,7 @@ func (t *Live) Start(src Source) {
 	t.src, t.start = src, t.clock()
 	t.p = mpb.New(opts...)
 	t.bar = mpb.BarStyle()
-	t.bars = map[string]*mpb.Bar{}
+	t.bars = map[runKey]*mpb.Bar{}
 	t.mu.Unlock()
 	t.header = t.p.New(0, mpb.NopStyle(), mpb.BarFillerTrim(),
 		mpb.PrependDecorators(decor.Any(func(s decor.Statistics) string { return t.headerLine(s.AvailableWidth) })))
@@ -295,7 +312,7 @@ func (t *Live) Stop() {
 // cardLeft is the part of a card's line left of its bar, for a line of
 // width columns; it also lays out the rest of the line for cardFiller and
 // cardRight, which mpb calls next for the same line.
-func (t *Live) cardLeft(label string, width int) string {
+func (t *Live) cardLeft(label runKey, width int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := make([]progressRow, 0, len(t.order))
@@ -313,7 +330,7 @@ func (t *Live) cardLeft(label string, width int) string {
 }
 
 // cardRight is the part of the line right of the bar (see cardLeft).
-func (t *Live) cardRight(label string) string {
+func (t *Live) cardRight(label runKey) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cards[label].drawn.right
@@ -321,7 +338,7 @@ func (t *Live) cardRight(label string) string {
 
 // cardFiller draws the bar of a card's line (see cardLeft): mpb's bar,
 // at the width the layout chose, or nothing.
-func (t *Live) cardFiller(label string) mpb.BarFiller {
+func (t *Live) cardFiller(label runKey) mpb.BarFiller {
 	var inner mpb.BarFiller
 	return mpb.BarFillerFunc(func(w io.Writer, st decor.Statistics) error {
 		t.mu.Lock()
@@ -346,67 +363,49 @@ func (d drawnLine) fill(w io.Writer, inner mpb.BarFiller, st decor.Statistics) e
 	return inner.Fill(w, decor.Statistics{AvailableWidth: d.barWidth, RequestedWidth: d.barWidth, Total: total, Current: n, Completed: n == total})
 }
 
-// headerLine is the job's line: number and name, cards by state, total
-// rate and the job's ETA (when every card's is known); at the end, how
-// long it ran.
+// headerLine is the job's line: number and name, cards by state, and the
+// model's figures: live TB/hour, rate, stalls, the estimate until every
+// card is safe to format; at the end, how long it ran.
 func (t *Live) headerLine(width int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	usable := width - 1
 	name := fmt.Sprintf("job %d %q", t.src.ID(), t.src.Name())
-	counts := map[string]int{}
+	counts, ranks := map[string]int{}, map[string]int{}
 	var order []string
-	var rate, eta float64
-	etaKnown := true
-	for _, label := range t.order {
-		cv := t.cards[label]
+	n := 0
+	for _, k := range t.order {
+		if k.hop != 2 {
+			n++
+		}
+		cv := t.cards[k]
 		l := cv.row()
 		if counts[l.phase] == 0 {
 			order = append(order, l.phase)
+			ranks[l.phase] = cv.rank()
 		}
 		counts[l.phase]++
-		switch {
-		case cv.final != "":
-		case cv.Phase == "copying" || cv.Phase == "verifying":
-			rate += cv.Rate
-			if e := cv.etaLocked(); e > 0 {
-				eta = max(eta, e)
-			} else if (cv.Bytes-cv.BytesCopied)+(cv.VerifyTotal-cv.BytesVerified) > 0 {
-				etaKnown = false
-			}
-		case cv.Phase == "" || cv.Phase == "pending":
-			etaKnown = false
-		}
+		ranks[l.phase] = min(ranks[l.phase], cv.rank())
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return phaseRank(a) - phaseRank(b) })
+	slices.SortStableFunc(order, func(a, b string) int { return ranks[a] - ranks[b] })
 	var cs []string
 	for _, p := range order {
 		cs = append(cs, fmt.Sprintf("%d %s", counts[p], p))
 	}
-	n, runs := 0, len(t.order)
-	for _, label := range t.order {
-		if !strings.HasSuffix(label, offload.SecondRunSuffix) {
-			n++
-		}
-	}
+	runs := len(t.order)
 	cards := fmt.Sprintf("%d cards: %s", n, strings.Join(cs, ", "))
-	if runs > n {
+	switch {
+	case runs == 1:
+		cards = "1 card: " + order[0]
+	case runs > n:
 		// A cascade: rows are runs (a card's and its second run's).
 		cards = fmt.Sprintf("%d cards, %d runs: %s", n, runs, strings.Join(cs, ", "))
-	}
-	if runs == 1 {
-		cards = "1 card: " + order[0]
 	}
 	var tail []string
 	if !t.ended.IsZero() {
 		tail = append(tail, "ran "+units.FormatDuration(t.ended.Sub(t.start)))
 	} else {
-		if rate > 0 {
-			tail = append(tail, units.FormatRate(rate))
-		}
-		if s := formatETA(eta); s != "" && etaKnown {
-			tail = append(tail, "ETA "+s)
-		}
+		tail = jobFigures(t.job)
 	}
 	full := strings.Join(append([]string{name, cards}, tail...), "  ")
 	if runewidth.StringWidth(full) <= usable {
@@ -416,11 +415,14 @@ func (t *Live) headerLine(width int) string {
 	return runewidth.Truncate(name, max(usable-len(short)-2, 12), "…") + "  " + short
 }
 
-// phaseRank orders the states in the header as a card goes through them.
-func phaseRank(p string) int {
-	i := slices.Index([]string{"pending", "copying", "verifying", "sealing", "done", "verified", "copied", "failed", "interrupted"}, p)
-	if i < 0 {
-		return 100
+// rank orders a run's state in the header as a run goes through them:
+// its phase while it runs, then how it ended.
+func (cv *cardState) rank() int {
+	if !cv.ended {
+		return slices.Index([]live.Phase{live.Queued, live.Copying, live.Verifying, live.Sealing, live.Done}, cv.Phase)
 	}
-	return i
+	if i := slices.Index([]verdict.State{verdict.Verified, verdict.Copied, verdict.CardFree, verdict.Safe, verdict.Sealing, verdict.Failed, verdict.Interrupted}, cv.final); i >= 0 {
+		return 10 + i
+	}
+	return 100
 }

@@ -13,12 +13,16 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
-// fakeJob is a running job as the live display reads it.
+// fakeJob is a running job as the live display reads it: the live
+// model's snapshot.
 type fakeJob struct {
 	mu    sync.Mutex
+	job   live.Job
 	cards []offload.CardProgress
 }
 
@@ -27,12 +31,22 @@ func (f *fakeJob) Name() string { return "Day01" }
 func (f *fakeJob) Snapshot() offload.Progress {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return offload.Progress{Cards: append([]offload.CardProgress(nil), f.cards...)}
+	return offload.Progress{Job: f.job, Cards: append([]offload.CardProgress(nil), f.cards...)}
 }
 func (f *fakeJob) set(cards ...offload.CardProgress) {
 	f.mu.Lock()
 	f.cards = cards
 	f.mu.Unlock()
+}
+func (f *fakeJob) setJob(j live.Job) {
+	f.mu.Lock()
+	f.job = j
+	f.mu.Unlock()
+}
+
+// safeIn is a card's estimates without a cascade: free when safe.
+func safeIn(copied, safe float64) live.Times {
+	return live.Times{Copied: live.In(copied), CardFree: live.In(safe), Safe: live.In(safe)}
 }
 
 // frames records what mpb writes: one Write per frame.
@@ -52,6 +66,14 @@ func (f *frames) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.all)
+}
+
+// text is every frame without its escapes: what went to the screen,
+// lines written above the bars included.
+func (f *frames) text() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return ansi.ReplaceAllString(strings.Join(f.all, ""), "")
 }
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
@@ -124,10 +146,11 @@ func checkFrame(t *testing.T, frame []string, width int) {
 }
 
 // The live display at 60, 80 and 120 columns: a header with the job,
-// total rate and ETA; per card its phase and the phase's own percentage,
-// files, rate and ETA; a bar only where there is room (never "[-]"); a
-// card with nothing to copy because it was verified before says so; the
-// last frame shows how each card ended.
+// its live TB/hour, rate and estimate until safe; per card its phase and
+// the phase's own percentage, files, rate and the model's estimate; a bar
+// only where there is room (never "[-]"); a card with nothing to copy
+// because it was verified before says so; the last frame shows how each
+// card ended.
 func TestProgressRendering(t *testing.T) {
 	for _, width := range []int{60, 80, 120} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
@@ -136,27 +159,26 @@ func TestProgressRendering(t *testing.T) {
 			// A001 copies (half its read-back already done: the copy's own
 			// percentage is shown, not a mix); A002 reads back; A003 was
 			// verified by an earlier run of the job: nothing to copy.
-			a1 := offload.CardProgress{Label: "A001", Phase: "copying", Files: 250, FilesDone: 100, Bytes: 2 * gb, BytesCopied: 800_000_000,
+			a1 := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 250, FilesDone: 100, Bytes: 2 * gb, BytesCopied: 800_000_000,
 				VerifyTotal: 4 * gb, BytesVerified: 1 * gb}
-			a2 := offload.CardProgress{Label: "A002_C007", Phase: "verifying", Files: 1200, FilesDone: 100, Bytes: 1 * gb, BytesCopied: 1 * gb,
+			a2 := offload.CardProgress{Label: "A002_C007", Phase: live.Verifying, Files: 1200, FilesDone: 100, Bytes: 1 * gb, BytesCopied: 1 * gb,
 				VerifyTotal: 2 * gb, BytesVerified: 200_000_000}
-			a3 := offload.CardProgress{Label: "A003", Phase: "copying", Files: 9, FilesDone: 9}
+			a3 := offload.CardProgress{Label: "A003", Phase: live.Copying, Files: 9, FilesDone: 9}
 			job.set(a1, a2, a3)
 			var out frames
 			tp := &Live{w: &out, width: width, refresh: 5 * time.Millisecond, poll: -1, now: clk.Now}
 			tp.Start(job)
-			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: offload.StateVerified})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: verdict.Verified})
 
 			clk.add(2 * time.Second)
 			a1.BytesCopied, a1.BytesVerified, a1.FilesDone = 940_000_000, 1_300_000_000, 120
 			a2.BytesVerified, a2.FilesDone = 240_000_000, 130
-			job.set(a1, a2, a3)
-			tp.update(job.Snapshot())
-			// The engine's smoothed rates and ETAs (until copied and read
-			// back), which every front end shows as they are.
+			// The model's rates and estimates, which every front end shows
+			// as they are.
 			a1.Rate, a2.Rate = 70e6, 20e6
-			a1.ETASeconds, a2.ETASeconds = 3.76e9/0.22e9, 1.76e9/20e6
-			tp.Event(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Cards: []offload.CardProgress{a1, a2}}})
+			a1.ETA, a2.ETA = safeIn(9, 17.09), safeIn(0, 88)
+			j := live.Job{Rate: 90e6, TBPerHour: 0.324, Cards: 3, Copied: 2, Bytes: 3 * gb, BytesCopied: 1_940_000_000, ETA: safeIn(9, 88)}
+			tp.Event(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Job: j, Cards: []offload.CardProgress{a1, a2, a3}}})
 
 			frame := out.next(t)
 			t.Logf("running, %d columns:\n%s", width, strings.Join(frame, "\n"))
@@ -164,15 +186,15 @@ func TestProgressRendering(t *testing.T) {
 			require.Len(t, frame, 4)
 			head := frame[0]
 			require.Contains(t, head, `job 12 "Day01"`)
+			require.Contains(t, head, "0.324 TB/hour")
 			require.Contains(t, head, "90.0 MB/s")
-			// The slowest card: A002, 1.76 GB to read back at 20 MB/s.
-			require.Contains(t, head, "ETA 1m28s")
+			require.Contains(t, head, "all safe in 1m28s") // the job's estimate, not the display's
 			l1 := line(t, frame, "A001")
 			require.Contains(t, l1, "copying")
 			require.Contains(t, l1, "47.0 %") // 940 MB of 2 GB copied
 			require.Contains(t, l1, "120/250")
 			require.Contains(t, l1, "70.0 MB/s")
-			require.Contains(t, l1, "17s") // 3.76 GB to copy and read back at (0.14+0.3) GB / 2 s
+			require.Contains(t, l1, "17s")
 			l2 := line(t, frame, "A002_C007")
 			require.Contains(t, l2, "verifying")
 			require.Contains(t, l2, "12.0 %") // 240 MB of 2 GB read back
@@ -183,6 +205,10 @@ func TestProgressRendering(t *testing.T) {
 			require.NotContains(t, l3, "%")
 			if width >= 80 {
 				require.Regexp(t, `\[=+>?-+\]`, l1, "a bar at %d columns", width)
+				require.Contains(t, l1, "safe in 17s")
+				require.Contains(t, l2, "safe in 1m28s")
+			}
+			if width >= 120 {
 				require.Contains(t, l1, "files")
 			}
 			if m := regexp.MustCompile(`\[[^\]]*\]`).FindString(l1); m != "" {
@@ -192,12 +218,12 @@ func TestProgressRendering(t *testing.T) {
 			// The job ends: A001 verified, A002 with a failed file. The last
 			// frame says so; nothing stays at "verifying".
 			clk.add(90 * time.Second)
-			a1 = offload.CardProgress{Label: "A001", Phase: "done", Files: 250, FilesDone: 250, Bytes: 2 * gb, BytesCopied: 2 * gb, VerifyTotal: 4 * gb, BytesVerified: 4 * gb}
-			a2 = offload.CardProgress{Label: "A002_C007", Phase: "done", Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb,
+			a1 = offload.CardProgress{Label: "A001", Phase: live.Done, Files: 250, FilesDone: 250, Bytes: 2 * gb, BytesCopied: 2 * gb, VerifyTotal: 4 * gb, BytesVerified: 4 * gb}
+			a2 = offload.CardProgress{Label: "A002_C007", Phase: live.Done, Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb,
 				VerifyTotal: 2 * gb, BytesVerified: 2 * gb}
 			job.set(a1, a2, a3)
-			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
-			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002_C007", State: offload.StateFailed, Message: "1 file(s) failed"})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: verdict.Verified})
+			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002_C007", State: verdict.Failed, Message: "1 file(s) failed"})
 			tp.Stop()
 			frame = out.lines(t, -1)
 			t.Logf("final, %d columns:\n%s", width, strings.Join(frame, "\n"))
@@ -218,15 +244,73 @@ func TestProgressRendering(t *testing.T) {
 	}
 }
 
+// What the model cannot say, the lines do not guess: "ETA unknown" on the
+// card and in the header; a stalled card shows the engine's words for
+// why instead of an estimate, and the stall and the move are said above
+// the lines; a cascade's card says when it is free and when safe, its
+// second run is named as such; no percentage passes 100 even when the
+// counts do.
+func TestLiveRendersModel(t *testing.T) {
+	job := &fakeJob{}
+	stall := &live.Stall{Where: "/mnt/raid", Cause: "s3: connection refused", Retry: 3, Retries: 10, Seconds: 40}
+	cards := []offload.CardProgress{
+		{Label: "A001", Phase: live.Copying, Files: 10, FilesDone: 2, Bytes: 10 * gb, BytesCopied: 2 * gb, VerifyTotal: 10 * gb, Rate: 1e6},
+		{Label: "A002", Phase: live.Copying, Files: 10, FilesDone: 4, Bytes: 10 * gb, BytesCopied: 4 * gb, VerifyTotal: 10 * gb, Stall: stall},
+		{Label: "A003", Phase: live.Verifying, Files: 10, FilesDone: 9, Bytes: 10 * gb, BytesCopied: 10 * gb, VerifyTotal: 10 * gb, BytesVerified: 9 * gb, Rate: 300e6,
+			ETA: live.Times{Copied: live.In(0), CardFree: live.In(5), Safe: live.In(125)}},
+		{Label: "A004", Hop: 2, Phase: live.Copying, Files: 10, FilesDone: 1, Bytes: 10 * gb, BytesCopied: 12 * gb, VerifyTotal: 10 * gb, Rate: 200e6,
+			ETA: live.Times{Copied: live.In(0), CardFree: live.In(0), Safe: live.In(65)}},
+	}
+	job.set(cards...)
+	job.setJob(live.Job{Rate: 501e6, TBPerHour: 1.804, Cards: 4, Stalled: 1})
+	var out frames
+	tp := &Live{w: &out, width: 120, refresh: 5 * time.Millisecond, poll: -1}
+	tp.Start(job)
+	tp.Event(offload.Event{Type: offload.EvStalled, Card: "A002", Path: "/mnt/raid", Message: stall.String()})
+	frame := out.next(t)
+	t.Logf("\n%s", strings.Join(frame, "\n"))
+	require.Contains(t, out.text(), "A002: STALLED at /mnt/raid: s3: connection refused, retry 3 of 10, since 40s\n")
+	head := frame[len(frame)-5]
+	require.Contains(t, head, "3 cards, 4 runs: 3 copying, 1 verifying")
+	require.Contains(t, head, "1.804 TB/hour")
+	require.Contains(t, head, "0.501 GB/s")
+	require.Contains(t, head, "1 STALLED")
+	require.Contains(t, head, "ETA unknown")
+	require.Contains(t, line(t, frame, "A001"), "ETA unknown")
+	l2 := line(t, frame, "A002")
+	require.Contains(t, l2, "40.0 %")
+	require.Contains(t, l2, "STALLED: s3: connection refused, retry 3 of 10, since 40s")
+	require.NotContains(t, l2, "ETA")
+	require.Contains(t, line(t, frame, "A003"), "free in 5s, safe in 2m05s")
+	l4 := line(t, frame, "A004 (2nd run)")
+	require.Contains(t, l4, "safe in 1m05s")
+	require.NotContains(t, l4, "free")
+	require.Contains(t, l4, "100.0 %") // 12 GB "copied" of 10: capped
+	for _, l := range frame {
+		for _, m := range regexp.MustCompile(`(\d+\.\d) %`).FindAllStringSubmatch(l, -1) {
+			var v float64
+			fmt.Sscan(m[1], &v)
+			require.LessOrEqual(t, v, 100.0, l)
+		}
+	}
+
+	tp.Event(offload.Event{Type: offload.EvMoving, Card: "A002"})
+	tp.Event(offload.Event{Type: offload.EvStalled, Card: "A004", Hop: 2, Path: "card", Message: "no data from the card, since 10s"})
+	tp.Stop()
+	require.Contains(t, out.text(), "A002: moving again\n")
+	require.Contains(t, out.text(), "A004 (2nd run): STALLED: no data from the card, since 10s\n")
+}
+
 // A card's lines while it seals, waits, or has nothing to copy; how a
 // stopped card ended.
 func TestProgressPhases(t *testing.T) {
 	job := &fakeJob{}
 	job.set(
-		offload.CardProgress{Label: "A001", Phase: "sealing", Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 20, BytesVerified: 20},
-		offload.CardProgress{Label: "A002", Phase: "pending", Files: 4, Bytes: 10},
-		offload.CardProgress{Label: "A003", Phase: "verifying", Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, VerifyTotal: 10_000, BytesVerified: 9_999},
+		offload.CardProgress{Label: "A001", Phase: live.Sealing, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 20, BytesVerified: 20},
+		offload.CardProgress{Label: "A002", Phase: live.Queued, Files: 4, Bytes: 10},
+		offload.CardProgress{Label: "A003", Phase: live.Verifying, Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, VerifyTotal: 10_000, BytesVerified: 9_999},
 	)
+	job.setJob(live.Job{Cards: 3, Copied: 2})
 	var out frames
 	tp := &Live{w: &out, width: 80, refresh: 5 * time.Millisecond, poll: -1}
 	tp.Start(job)
@@ -234,15 +318,16 @@ func TestProgressPhases(t *testing.T) {
 	checkFrame(t, frame, 80)
 	require.Contains(t, line(t, frame, "A001"), "sealing")
 	require.Contains(t, line(t, frame, "A001"), "writing hash lists")
-	require.Contains(t, line(t, frame, "A002"), "pending")
+	require.Contains(t, line(t, frame, "A002"), "queued")
 	require.Contains(t, line(t, frame, "A002"), "waiting")
 	require.Contains(t, line(t, frame, "A003"), "99.9 %") // 100 % only when all is read back
-	require.NotContains(t, frame[0], "ETA")               // a card waits: no job ETA yet
-	require.Contains(t, frame[0], "3 cards: 1 pending, 1 verifying, 1 sealing")
+	require.Contains(t, line(t, frame, "A003"), "ETA unknown")
+	require.Contains(t, frame[0], "ETA unknown") // nothing measured, nothing planned
+	require.Contains(t, frame[0], "3 cards: 1 queued, 1 verifying, 1 sealing")
 
-	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: "sealing", Message: "disk full"})
-	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002", State: "interrupted"})
-	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: "interrupted"})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: verdict.Sealing, Message: "disk full"})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002", State: verdict.Interrupted})
+	tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A003", State: verdict.Interrupted})
 	tp.Stop()
 	frame = out.lines(t, -1)
 	checkFrame(t, frame, 80)
@@ -253,19 +338,36 @@ func TestProgressPhases(t *testing.T) {
 
 func TestPercent(t *testing.T) {
 	for _, c := range []struct {
-		done, total int64
-		want        string
-	}{{0, 10, "0.0 %"}, {9999, 10000, "99.9 %"}, {10, 10, "100.0 %"}, {1, 3, "33.3 %"}} {
-		got, _ := percent(c.done, c.total)
+		v    float64
+		want string
+	}{{0, "0.0 %"}, {99.99, "99.9 %"}, {100, "100.0 %"}, {100.0 / 3, "33.3 %"}, {47, "47.0 %"}, {140, "100.0 %"}} {
+		got, _ := pctText(c.v)
 		require.Equal(t, c.want, got)
 	}
 }
 
-// The plain lines give the phase's own percentage.
+// The plain lines give the phase's own percentage and the model's
+// estimate or stall; the job's line its figures.
 func TestPlainLine(t *testing.T) {
-	l := PlainLine(offload.CardProgress{Label: "A001", Phase: "verifying", Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50})
+	l := PlainLine(offload.CardProgress{Label: "A001", Phase: live.Verifying, Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50,
+		Rate: 2e6, ETA: safeIn(0, 65)})
 	require.Contains(t, l, "verifying 25.0 %")
 	require.Contains(t, l, "1/2 files")
+	require.Contains(t, l, "2.0 MB/s  safe in 1m05s")
+	l = PlainLine(offload.CardProgress{Label: "A001", Hop: 2, Phase: live.Copying, Files: 2, Bytes: 100, BytesCopied: 10,
+		Stall: &live.Stall{Where: "card", Cause: "no data from the card", Seconds: 12}})
+	require.Contains(t, l, "A001 (2nd run) copying   10.0 %  STALLED: no data from the card, since 12s")
+	require.NotContains(t, l, "ETA")
+	require.Equal(t, "job 4: 1/2 cards copied, 0.720 TB/hour, 0.200 GB/s, all safe in 2m00s",
+		PlainJobLine(4, live.Job{Cards: 2, Copied: 1, TBPerHour: 0.72, Rate: 200e6, ETA: safeIn(30, 120)}))
+	require.Equal(t, "job 4: 0/2 cards copied, ETA unknown", PlainJobLine(4, live.Job{Cards: 2}))
+	// A cascade: free, then safe; once every card is free, safe only.
+	cascade := live.Times{Copied: live.In(9), CardFree: live.In(15), Safe: live.In(44)}
+	require.Equal(t, "job 4: 0/2 cards copied, all free in 15s, safe in 44s", PlainJobLine(4, live.Job{Cards: 2, ETA: cascade}))
+	cascade.CardFree = live.In(0)
+	require.Equal(t, "job 4: 2/2 cards copied, all safe in 44s", PlainJobLine(4, live.Job{Cards: 2, Copied: 2, ETA: cascade}))
+	cascade.Safe = live.Estimate{}
+	require.Equal(t, "job 4: 2/2 cards copied, ETA unknown", PlainJobLine(4, live.Job{Cards: 2, Copied: 2, ETA: cascade}))
 }
 
 // dit verify says how far it is: on a terminal a line fitted to the width,
@@ -279,7 +381,8 @@ func TestVerifyProgress(t *testing.T) {
 			v := &Verify{w: &errw, out: &out, job: 12, tty: true, width: width, refresh: 5 * time.Millisecond, now: clk.Now}
 			v.Set(offload.RecheckProgress{Copies: 500, Bytes: 40 * gb})
 			clk.add(4 * time.Second)
-			v.Set(offload.RecheckProgress{Copies: 500, CopiesDone: 120, Bytes: 40 * gb, BytesRead: 1_640_000_000})
+			// The engine's rate and estimate (live.Meter).
+			v.Set(offload.RecheckProgress{Copies: 500, CopiesDone: 120, Bytes: 40 * gb, BytesRead: 1_640_000_000, Rate: 410e6, ETA: live.In(93.56)})
 			v.Result("failed /d/A001/a.mov: md5 differs")
 			frame := errw.next(t)
 			t.Logf("dit verify, %d columns:\n%s", width, strings.Join(frame, "\n"))
@@ -307,7 +410,8 @@ func TestVerifyProgress(t *testing.T) {
 	v.Set(offload.RecheckProgress{Copies: 4, Bytes: 4 * gb})
 	for i := 1; i <= 4; i++ {
 		clk.add(3 * time.Second)
-		v.Set(offload.RecheckProgress{Copies: 4, CopiesDone: i - 1, Bytes: 4 * gb, BytesRead: int64(i) * gb / 2})
+		read := int64(i) * gb / 2
+		v.Set(offload.RecheckProgress{Copies: 4, CopiesDone: i - 1, Bytes: 4 * gb, BytesRead: read, Rate: 1.0 / 6 * gb, ETA: live.In(float64(4*gb-read) / (1.0 / 6 * gb))})
 	}
 	v.Stop()
 	require.Equal(t, "dit verify: job 3: reading back 4 copies, 4.00 GB\n"+
@@ -326,8 +430,10 @@ func TestFailuresSaidOnce(t *testing.T) {
 	require.Equal(t, "A002: FAILED a.mov: "+gone, f.Line(offload.Event{Card: "A002", Path: "a.mov", Message: gone}))
 	require.Equal(t, "A001: FAILED d.mov: md5 differs", f.Line(offload.Event{Card: "A001", Path: "d.mov", Message: "md5 differs"}))
 	require.Equal(t, "A001: FAILED e.mov: md5 differs", f.Line(offload.Event{Card: "A001", Path: "e.mov", Message: "md5 differs"}))
-	require.Equal(t, "A001: 3 files FAILED, all for the reason above (card read failed)", f.CardDone("A001"))
-	require.Empty(t, f.CardDone("A002"))
+	require.Equal(t, "A001: 3 files FAILED, all for the reason above (card read failed)", f.CardDone("A001", 0))
+	require.Empty(t, f.CardDone("A002", 0))
+	require.Empty(t, f.CardDone("A001", 2), "the second run's are its own")
+	require.Equal(t, "A001 (2nd run): FAILED a.mov: md5 differs", f.Line(offload.Event{Card: "A001", Hop: 2, Path: "a.mov", Message: "md5 differs"}))
 	require.Equal(t, "A003: warning: disk slow", WarningLine(offload.Event{Card: "A003", Message: "disk slow"}))
 }
 
@@ -377,4 +483,18 @@ func TestVerifyCloudSaysHowAtTheEnd(t *testing.T) {
 			require.Equal(t, "dit verify: job 7: checking 7 cloud copies\n"+c.want, errw.String())
 		})
 	}
+}
+
+// A cascade's card that is free says it is not safe, not a percentage.
+func TestFreeRow(t *testing.T) {
+	cv := &cardState{Card: live.Card{Label: "A001", Phase: live.Done, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 10, BytesVerified: 10},
+		ended: true, final: verdict.CardFree}
+	r := cv.row()
+	require.Equal(t, "free", r.phase)
+	require.Equal(t, "NOT safe to format until its second run is verified", r.text)
+	require.Empty(t, r.pct)
+	cv.final = verdict.Safe
+	r = cv.row()
+	require.Equal(t, "SAFE", r.phase)
+	require.Equal(t, "100.0 %", r.pct)
 }

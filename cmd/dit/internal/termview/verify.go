@@ -15,17 +15,10 @@ import (
 	"github.com/dit-org/dit/internal/units"
 )
 
-type workSample struct {
-	t time.Time
-	n int64
-}
-
-// rateWindow is how far back dit verify's rate looks.
-const rateWindow = 10 * time.Second
-
 // Verify shows how far dit verify is reading back, on stderr (stdout
 // keeps the copies that differ): on a terminal one line kept up to date by
-// mpb, otherwise a line every few seconds.
+// mpb, otherwise a line every few seconds. Its rate and estimate are the
+// engine's (offload.RecheckProgress).
 type Verify struct {
 	w, out  io.Writer // stderr, stdout
 	job     int64
@@ -40,7 +33,6 @@ type Verify struct {
 	cur     offload.RecheckProgress
 	started bool
 	cloud   bool // the first progress had cloud copies to check: Stop says how they were
-	work    []workSample
 	printed time.Time
 	p       *mpb.Progress
 	bar     *mpb.Bar
@@ -68,12 +60,6 @@ func (v *Verify) Set(p offload.RecheckProgress) {
 	now := v.clock()
 	v.mu.Lock()
 	v.cur = p
-	if n := len(v.work); n == 0 || now.Sub(v.work[n-1].t) >= 250*time.Millisecond {
-		v.work = append(v.work, workSample{now, p.BytesRead})
-		for len(v.work) > 2 && now.Sub(v.work[1].t) >= rateWindow {
-			v.work = v.work[1:]
-		}
-	}
 	first := !v.started
 	v.started = true
 	if first {
@@ -99,16 +85,16 @@ func (v *Verify) Set(p offload.RecheckProgress) {
 	}
 }
 
-// rateLocked is the read-back rate lately, 0 when not known yet.
-func (v *Verify) rateLocked() float64 {
-	if len(v.work) < 2 {
-		return 0
+// figures are the engine's rate and estimate of the read-back as words
+// ("0.410 GB/s", "ETA 1m34s"), "" for those it has not measured yet.
+func figures(p offload.RecheckProgress) (rate, eta string) {
+	if p.Rate > 0 {
+		rate = units.FormatRate(p.Rate)
 	}
-	a, b := v.work[0], v.work[len(v.work)-1]
-	if dt := b.t.Sub(a.t).Seconds(); dt >= 1 {
-		return float64(b.n-a.n) / dt
+	if p.ETA.Known && p.CopiesDone < p.Copies {
+		eta = "ETA " + p.ETA.String()
 	}
-	return 0
+	return rate, eta
 }
 
 // verifyStartLine says what dit verify is about to do: the copies it
@@ -131,16 +117,16 @@ func (v *Verify) plainLocked() string {
 	if p.Bytes == 0 && p.Checked > 0 {
 		return fmt.Sprintf("job %d: %d/%d copies checked, by the storage's checksum (listing)", v.job, p.CopiesDone, p.Copies)
 	}
-	pct, _ := percent(p.BytesRead, p.Bytes)
+	pct, _ := pctText(p.Percent())
 	s := fmt.Sprintf("job %d: %d/%d copies, %s of %s read back (%s)", v.job, p.CopiesDone, p.Copies,
 		units.FormatBytes(p.BytesRead), units.FormatBytes(p.Bytes), pct)
 	if p.Checked > 0 {
 		s += fmt.Sprintf(", %d by the storage's checksum (listing)", p.Checked)
 	}
-	if r := v.rateLocked(); r > 0 && p.CopiesDone < p.Copies {
-		s += ", " + units.FormatRate(r)
-		if e := formatETA(float64(p.Bytes-p.BytesRead) / r); e != "" {
-			s += ", ETA " + e
+	if rate, eta := figures(p); rate != "" && p.CopiesDone < p.Copies {
+		s += ", " + rate
+		if eta != "" {
+			s += ", " + eta
 		}
 	}
 	return s
@@ -195,15 +181,8 @@ func (v *Verify) left(width int) string {
 	defer v.mu.Unlock()
 	usable := width - 1
 	p := v.cur
-	pct, frac := percent(p.BytesRead, p.Bytes)
-	var rate, eta string
-	if r := v.rateLocked(); r > 0 {
-		rate = units.FormatRate(r)
-		eta = formatETA(float64(p.Bytes-p.BytesRead) / r)
-	}
-	if eta != "" {
-		eta = "ETA " + eta
-	}
+	pct, frac := pctText(p.Percent())
+	rate, eta := figures(p)
 	doing := "reading back"
 	if p.Bytes == 0 && p.Checked > 0 {
 		// By the storage's checksum only once copies were so checked.
