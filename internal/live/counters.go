@@ -67,13 +67,15 @@ type DestCounters struct {
 // (opening, creating, syncing, renaming), the read-back rate of each of
 // its destinations and their cost per file, and the fixed cost of
 // the run after its last byte is read back (writing its hash lists,
-// cloud listings, a history upload).
+// cloud listings, a history upload): Fixed, plus SealPerFile for each
+// of its files (a hash list names every file).
 type Prior struct {
 	Rate          float64
 	PerFile       time.Duration
 	VerifyRate    float64
 	VerifyPerFile time.Duration
 	Fixed         time.Duration
+	SealPerFile   time.Duration
 }
 
 // Config is what the model knows of a job.

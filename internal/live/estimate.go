@@ -73,7 +73,8 @@ func (m *Model) fixedOf(c Counters) float64 {
 		}
 		return s / float64(len(f))
 	}
-	return m.prior(c.Label, c.Hop).Fixed.Seconds()
+	pr := m.prior(c.Label, c.Hop)
+	return pr.Fixed.Seconds() + pr.SealPerFile.Seconds()*float64(c.Files)
 }
 
 // left is what run c has left at costs k.

@@ -133,7 +133,14 @@ func (m *Model) observeDests(r *run, c Counters, card *Card, now time.Time, dt f
 		if dt > 0 {
 			out.Rate = r.dRate[i].add(raw, dt, win)
 		}
-		left := (c.Phase == Copying && d.BytesWritten < d.Bytes) || (c.Phase.Active() && d.BytesVerified < d.VerifyTotal)
+		// It holds the card when it is behind what the card gave (while
+		// copying), or has copies to read back once all are written: one
+		// that took every byte the card gave is waiting, not stalled.
+		// A destination that says an error while it has bytes to take
+		// holds it too (a stream to a remote gone: the card waits on it).
+		left := (c.Phase == Copying && d.BytesWritten < min(c.BytesCopied, d.Bytes)) ||
+			(c.Phase == Copying && d.LastError != "" && d.BytesWritten < d.Bytes) ||
+			(c.Phase == Verifying && d.BytesVerified < d.VerifyTotal)
 		if since := now.Sub(r.dMoved[i]); left && !d.State.Ended() && since >= m.stallAfter() {
 			cause := d.LastError
 			if cause == "" {
