@@ -328,27 +328,15 @@ func (r *jobRun) finished() bool {
 }
 
 // onEvent feeds an engine event to the model and redraws when it matters.
-// A card's end is confirmed from the catalog (offload.LoadSummary) before
-// it may read "safe to format".
+// A card's verdict is the engine's (card_done, read from the catalog).
 func (a *App) onEvent(run *jobRun, e offload.Event) {
 	m := run.modelOrNil()
 	if m == nil {
 		return
 	}
 	redraw := m.apply(e)
-	if e.Type == offload.EvRunDone {
-		run.bg.Add(1)
-		go func() {
-			defer run.bg.Done()
-			cat := a.cfg.Catalog
-			if err := cat.Flush(); err != nil {
-				return
-			}
-			if s, err := offload.LoadSummary(cat, m.jobID); err == nil {
-				m.applySummary(s, false)
-				a.do(a.running.render)
-			}
-		}()
+	switch e.Type {
+	case offload.EvRunDone:
 		// The card's clips: the clipper recognises them (and makes
 		// their thumbnails) in the background, then the catalog has
 		// them.
