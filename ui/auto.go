@@ -368,7 +368,12 @@ func (v *autoView) say(ev watch.Event) {
 		if ev.Action == watch.Ejected || ev.Action == watch.EjectFailed {
 			v.a.running.ejectResult(ev.Path, ev.Action == watch.Ejected, ev.Message)
 		}
-		if alert != "" {
+		switch {
+		case ev.Action == watch.Removed:
+			// Taken up again when it is inserted: its verdict then
+			// replaces this.
+			v.a.banner.addCard(ev.JobID, ev.Label, noticeRemoved, alert)
+		case alert != "":
 			v.a.banner.add(alert)
 		}
 	})

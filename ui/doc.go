@@ -235,7 +235,10 @@
 // A banner across the top of the window says when something needs the
 // DIT: a card failed (or the job stopped), a card was removed while it
 // was copied, an eject failed, a notification did not go out, the watch
-// stopped. It stays until Dismiss.
+// stopped. It stays until Dismiss, but what it says of a card's verdict
+// follows the engine: the card's next failure replaces it, and a verdict
+// that is not bad (a retry or a resume that made the card safe) removes
+// it, as a job that ended done removes its own.
 //
 // Each job sends notifications at card free, safe to format, the job's
 // end and any failure (internal/assembly's, the same as dit offload's):

@@ -6,6 +6,7 @@ package ui
 // say), its stalls in the model's words, and the engine's verdicts.
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
@@ -225,4 +227,65 @@ func TestCardStateFollowsTheEngine(t *testing.T) {
 	m.apply(offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Failed, Message: "database is locked"})
 	require.Equal(t, stateFailed, c().State())
 	require.Equal(t, "database is locked", c().Verdict)
+}
+
+// The banner follows the verdicts: a card's failure notice is replaced by
+// the card's next one, and dropped once the engine gives the card a
+// verdict that is not bad (a retry, a resume); another job's card of the
+// same name, and other messages, stay.
+func TestBannerFollowsTheVerdict(t *testing.T) {
+	h := newHarness(t, nil)
+	fail := func(job int64, card, why string) {
+		h.a.notified(notify.Message{Kind: notify.Failure, JobID: job, Job: "day01", Card: card,
+			Text: "Card " + card + " FAILED\n" + why})
+	}
+	banner := func() string {
+		var s string
+		h.locked(func() { s = h.a.banner.text() })
+		return s
+	}
+	// items are every message the banner holds, the newest first (it
+	// shows the newest).
+	items := func() string {
+		var s []string
+		h.locked(func() {
+			for _, it := range h.a.banner.items {
+				s = append([]string{it.text}, s...)
+			}
+		})
+		return strings.Join(s, "\n")
+	}
+	fail(7, "A001", "verify: xxh64 mismatch")
+	require.Equal(t, "job day01 (#7): card A001 FAILED: NOT safe to format: verify: xxh64 mismatch", banner())
+	fail(7, "A002", "no space left on device")
+	fail(8, "A001", "card removed")
+	h.locked(func() { h.a.banner.add("Auto-offload stopped: the watch ended") })
+	fail(7, "A001", "verify: md5 mismatch")
+	require.Equal(t, 1, strings.Count(items(), "(#7): card A001 FAILED"), "the card's later failure replaces the earlier: %s", items())
+	require.Contains(t, banner(), "md5 mismatch")
+	require.NotContains(t, items(), "xxh64 mismatch")
+
+	run, _ := lRun(false)
+	run.model.jobID = 7
+	h.a.onEvent(run, offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe})
+	got := items()
+	require.Equal(t, got, banner(), "every message shown")
+	require.NotContains(t, got, "(#7): card A001", "a safe verdict settles the card's failure")
+	require.Contains(t, got, "(#7): card A002 FAILED")
+	require.Contains(t, got, "(#8): card A001 FAILED", "another job's A001 is another card")
+	require.Contains(t, got, "Auto-offload stopped")
+
+	h.a.onEvent(run, offload.Event{Type: offload.EvCardDone, Card: "A002", State: verdict.Failed})
+	require.Contains(t, banner(), "(#7): card A002 FAILED", "a bad verdict settles nothing")
+
+	// A card removed while it was copied, then failed: both said, until
+	// its retry (the card inserted again) makes it safe.
+	h.locked(func() { h.a.banner.addCard(7, "A003", noticeRemoved, "Card A003 was removed while it was copied") })
+	fail(7, "A003", "card removed")
+	require.Contains(t, items(), "Card A003 was removed")
+	require.Contains(t, items(), "(#7): card A003 FAILED")
+	h.a.onEvent(run, offload.Event{Type: offload.EvCardDone, Card: "A003", State: verdict.Safe})
+	require.NotContains(t, items(), "A003")
+	h.locked(func() { h.a.banner.settleJob(8) })
+	require.NotContains(t, banner(), "(#8)")
 }
