@@ -343,7 +343,7 @@ func (v *autoView) stopped(why string) {
 // card's eject result on its panel; the banner and a desktop notification
 // when it needs the DIT.
 func (v *autoView) say(ev watch.Event) {
-	line := fmt.Sprintf("%s  %s: %s", ev.Time.Local().Format("15:04:05"), orDash(ev.Label), strings.ReplaceAll(ev.Action, "_", " "))
+	line := fmt.Sprintf("%s  %s: %s", ev.Time.Local().Format("15:04:05"), orDash(ev.Label), ev.Action.Words())
 	if ev.JobID != 0 {
 		line += fmt.Sprintf(" (job %d)", ev.JobID)
 	}
@@ -353,11 +353,11 @@ func (v *autoView) say(ev watch.Event) {
 	line += "  [" + ev.Path + "]"
 	alert := ""
 	switch ev.Action {
-	case "removed":
+	case watch.Removed:
 		alert = fmt.Sprintf("Card %s was removed while it was copied: its remaining files failed. Insert it again: it is taken up where it was.", orDash(ev.Label))
-	case "eject_failed":
+	case watch.EjectFailed:
 		alert = fmt.Sprintf("Card %s was not ejected: %s", orDash(ev.Label), strings.TrimPrefix(ev.Message, "not ejected: "))
-	case "error":
+	case watch.Errored:
 		alert = fmt.Sprintf("Auto-offload: %s: %s", orDash(ev.Label), ev.Message)
 	}
 	if alert != "" {
@@ -365,10 +365,15 @@ func (v *autoView) say(ev watch.Event) {
 	}
 	v.a.do(func() {
 		v.addLine(line)
-		if ev.Action == "ejected" || ev.Action == "eject_failed" {
-			v.a.running.ejectResult(ev.Path, ev.Action == "ejected", ev.Message)
+		if ev.Action == watch.Ejected || ev.Action == watch.EjectFailed {
+			v.a.running.ejectResult(ev.Path, ev.Action == watch.Ejected, ev.Message)
 		}
-		if alert != "" {
+		switch {
+		case ev.Action == watch.Removed:
+			// Taken up again when it is inserted: its verdict then
+			// replaces this.
+			v.a.banner.addCard(ev.JobID, ev.Label, noticeRemoved, alert)
+		case alert != "":
 			v.a.banner.add(alert)
 		}
 	})

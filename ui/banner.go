@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -15,14 +16,35 @@ import (
 // banner is the strip across the top of the window that says when
 // something needs the DIT: a card failed, a card was removed while it
 // was copied, an eject failed, a notification did not go out. It stays
-// until dismissed; the newest messages first.
+// until dismissed, the newest messages first; what it said of a card's
+// verdict follows the engine's: a later verdict of the card replaces it
+// (settle, addCard).
 type banner struct {
 	a       *App
 	box     *fyne.Container
 	label   *widget.Label
 	dismiss *widget.Button
-	items   []string
+	items   []bannerItem
 }
+
+// bannerItem is one message; a card's verdict notice (a failure, a card
+// removed while it was copied) names its job and card.
+type bannerItem struct {
+	text string
+	job  int64
+	card string
+	// kind is what a verdict notice says ("failed", "removed"): the card
+	// (or the job, card "") is not safe; "" for other messages. A later
+	// notice of its kind replaces it, a later verdict that is not bad
+	// drops it.
+	kind string
+}
+
+// The kinds of verdict notice.
+const (
+	noticeFailed  = "failed"
+	noticeRemoved = "removed"
+)
 
 // bannerShown is how many messages the banner lists (the others are
 // counted).
@@ -46,16 +68,49 @@ func newBanner(a *App) *banner {
 
 // add shows msg on the banner (UI goroutine); the same message twice in a
 // row is shown once.
-func (b *banner) add(msg string) {
-	msg = strings.TrimSpace(msg)
-	if msg == "" {
+func (b *banner) add(msg string) { b.put(bannerItem{text: msg}) }
+
+// addCard shows msg, a notice of kind that card of job is not safe
+// (card "": the job), in place of the banner's earlier notice of that
+// kind of the card (UI goroutine).
+func (b *banner) addCard(job int64, card, kind, msg string) {
+	b.drop(func(it bannerItem) bool { return it.kind == kind && it.job == job && it.card == card })
+	b.put(bannerItem{text: msg, job: job, card: card, kind: kind})
+}
+
+// settle drops what the banner said of the verdict of card of job: the
+// engine gave the card a verdict that is not bad since (UI goroutine).
+func (b *banner) settle(job int64, card string) {
+	if b.drop(func(it bannerItem) bool { return it.kind != "" && it.job == job && it.card == card }) {
+		b.render()
+	}
+}
+
+// settleJob drops every verdict notice of job: it ended with no card
+// failed or interrupted (UI goroutine).
+func (b *banner) settleJob(job int64) {
+	if b.drop(func(it bannerItem) bool { return it.kind != "" && it.job == job }) {
+		b.render()
+	}
+}
+
+func (b *banner) put(it bannerItem) {
+	it.text = strings.TrimSpace(it.text)
+	if it.text == "" {
 		return
 	}
-	if len(b.items) > 0 && b.items[len(b.items)-1] == msg {
+	if n := len(b.items); n > 0 && b.items[n-1].text == it.text {
 		return
 	}
-	b.items = append(b.items, msg)
+	b.items = append(b.items, it)
 	b.render()
+}
+
+// drop removes the items gone says; it reports whether any was.
+func (b *banner) drop(gone func(bannerItem) bool) bool {
+	n := len(b.items)
+	b.items = slices.DeleteFunc(b.items, gone)
+	return len(b.items) != n
 }
 
 // clear dismisses the banner (UI goroutine).
@@ -72,7 +127,7 @@ func (b *banner) render() {
 	}
 	var lines []string
 	for i := len(b.items) - 1; i >= 0 && len(lines) < bannerShown; i-- {
-		lines = append(lines, b.items[i])
+		lines = append(lines, b.items[i].text)
 	}
 	if n := len(b.items) - len(lines); n > 0 {
 		lines = append(lines, fmt.Sprintf("... and %d more (the auto-offload log and the job's panels say more)", n))

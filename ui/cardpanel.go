@@ -11,8 +11,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // cardPanel is one card in the running view. In a cascade it has a row
@@ -28,6 +29,7 @@ type cardPanel struct {
 	files    *widget.Label
 	rate     *widget.Label
 	current  *widget.Label
+	stall    *widget.Label // the model's stall of the run, in words
 	failures *widget.Label
 	clips    *widget.Label // camera, clip count and duration
 	swatch   *canvas.Rectangle
@@ -59,10 +61,20 @@ type runRow struct {
 	files    *widget.Label
 	rate     *widget.Label
 	current  *widget.Label
+	stall    *widget.Label
 	failures *widget.Label
 	details  *fyne.Container
 	dests    *destRows
 	box      *fyne.Container
+}
+
+// newStallLabel is the line that says a run stalled and why.
+func newStallLabel() *widget.Label {
+	l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.WarningImportance
+	l.Hide()
+	return l
 }
 
 func newRunRow() *runRow {
@@ -74,6 +86,7 @@ func newRunRow() *runRow {
 		files:    widget.NewLabel(""),
 		rate:     widget.NewLabel(""),
 		current:  widget.NewLabel(""),
+		stall:    newStallLabel(),
 		failures: widget.NewLabel(""),
 		dests:    newDestRows(),
 	}
@@ -82,7 +95,7 @@ func newRunRow() *runRow {
 	r.failures.Wrapping = fyne.TextWrapWord
 	r.failures.Importance = widget.DangerImportance
 	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.details, r.dests.box, r.failures)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.stall, r.details, r.dests.box, r.failures)
 	return r
 }
 
@@ -95,6 +108,7 @@ func newCardPanel(i int, onEject func(cardView)) *cardPanel {
 		files:    widget.NewLabel(""),
 		rate:     widget.NewLabel(""),
 		current:  widget.NewLabel(""),
+		stall:    newStallLabel(),
 		failures: widget.NewLabel(""),
 		clips:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}),
 		swatch:   canvas.NewRectangle(cardColor(i)),
@@ -136,21 +150,25 @@ func newCardPanel(i int, onEject func(cardView)) *cardPanel {
 	p.clips.Truncation = fyne.TextTruncateEllipsis
 	p.clips.Hide()
 	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
-	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.stall, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
 	return p
 }
 
-// setRun shows one run's counters: bytes, files, rate and phase, the
-// file being copied.
-func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) {
+// setRun shows one run's counters: bytes, files, the model's rate and
+// estimates (times: the card's, from the run's snapshot) and phase, the
+// file being copied. While paused no rate or estimate is shown.
+func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paused bool) {
 	pr := r.Prog
 	b := fmt.Sprintf("Copied %s of %s", units.FormatBytes(pr.BytesCopied), units.FormatBytes(pr.Bytes))
 	if pr.VerifyTotal > 0 && len(pr.Dests) == 0 {
 		// (With the destinations' rows, each says what it read back.)
 		b += fmt.Sprintf("\nRead back %s of %s (all copies)", units.FormatBytes(pr.BytesVerified), units.FormatBytes(pr.VerifyTotal))
+	}
+	if pr.BytesResent > 0 {
+		b += fmt.Sprintf("\n%s sent again after retries", units.FormatBytes(pr.BytesResent))
 	}
 	bytes.SetText(b)
 	f := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
@@ -158,19 +176,11 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) 
 		f += fmt.Sprintf(", %d failed", pr.FilesFailed)
 	}
 	files.SetText(f)
-	phase := pr.Phase
-	if phase == "" {
-		phase = "-"
-	}
-	if r.Done {
-		rate.SetText("Phase: done")
-	} else {
-		rate.SetText(fmt.Sprintf("%s, ETA %s\nPhase: %s", rateText(r.Rate), etaText(r.ETA), phase))
-	}
+	rate.SetText(runFigures(r, cascade, paused))
 	if pr.Current != "" && !r.Done {
 		// While the card verifies, the engine's current file is one
 		// being read back from a destination.
-		if pr.Phase == "verifying" {
+		if pr.Phase == live.Verifying {
 			current.SetText("Reading back " + pr.Current)
 		} else {
 			current.SetText(pr.Current)
@@ -179,6 +189,69 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, paused bool) 
 	} else {
 		current.Hide()
 	}
+}
+
+// runFigures is a running run's rate and the model's estimates for its
+// card, then its phase: "0.520 GB/s; safe in 1m05s", in a cascade's
+// first run "...; free in 20s, safe in 1m05s"; an estimate the model
+// cannot make (a stall, nothing measured yet) reads "safe: unknown";
+// with no rate, the estimates alone ("Safe in 2m00s"). While paused:
+// "Paused". A run that ended: its phase alone.
+func runFigures(r runState, cascade, paused bool) string {
+	pr := r.Prog
+	phase := string(pr.Phase)
+	if phase == "" {
+		phase = "-"
+	}
+	switch {
+	case r.Done:
+		return "Phase: done"
+	case paused:
+		return "Paused\nPhase: " + phase
+	}
+	eta := estimateIn("safe", pr.ETA.Safe)
+	if cascade && pr.Hop != 2 {
+		eta = estimateIn("free", pr.ETA.CardFree) + ", " + eta
+	}
+	if rate := rateText(pr.Rate); rate != "-" {
+		return rate + "; " + eta + "\nPhase: " + phase
+	}
+	// Nothing moving (a stall, a queued run): the estimates alone.
+	return strings.ToUpper(eta[:1]) + eta[1:] + "\nPhase: " + phase
+}
+
+// estimateIn is one of the model's estimates in words: "safe in 1m05s",
+// or "safe: unknown" (live.Estimate.String's words).
+func estimateIn(what string, e live.Estimate) string {
+	if !e.Known {
+		return what + ": " + e.String()
+	}
+	return what + " in " + e.String()
+}
+
+// stallText says where a run stalled and why, as the model says it:
+// "Stalled at /Volumes/SHUTTLE: write: i/o timeout, retry 3 of 10, since
+// 40s" ("" when it moves).
+func stallText(s *live.Stall) string {
+	if s == nil {
+		return ""
+	}
+	where := "on the card"
+	if s.Where != "" && s.Where != live.StallCard {
+		where = "at " + shortDest(s.Where)
+	}
+	return "Stalled " + where + ": " + s.String()
+}
+
+// setStall shows a running run's stall (none while paused: see
+// runModel.view).
+func setStall(l *widget.Label, r runState) {
+	if !r.stalled() {
+		l.Hide()
+		return
+	}
+	l.SetText(stallText(r.Prog.Stall))
+	l.Show()
 }
 
 // failureText lists a run's failed files (at most 20).
@@ -218,27 +291,28 @@ func (p *cardPanel) tintBar(imp widget.Importance, ended bool) {
 // runImportance colours a run's state.
 func runImportance(r runState) widget.Importance {
 	switch {
-	case r.Done && (r.EndState == offload.StateFailed || r.EndState == "interrupted"):
+	case r.Done && r.EndState.Bad():
 		return widget.DangerImportance
-	case len(r.Failures) > 0:
+	case len(r.Failures) > 0, r.stalled():
 		return widget.WarningImportance
 	}
 	return widget.MediumImportance
 }
 
-// set shows card c of the job mv: its state, bar and counters, eject,
-// clips and failures, and in a cascade each run on its own row.
+// set shows card c of the job mv: its state, bar and counters, a stall,
+// eject, clips and failures, and in a cascade each run on its own row.
 func (p *cardPanel) set(c cardView, mv runView) {
 	p.last = c
 	p.title.SetText(c.Label)
-	st := p.setState(c, mv.Paused)
+	p.setState(c, mv.Paused)
 	p.bar.SetValue(c.Fraction())
 	p.tintBar(p.state.Importance, c.HaveSummary)
-	setRun(p.bytes, p.files, p.rate, p.current, c.runState, mv.Paused)
-	p.dests.set(c.Prog.Dests, c.Done)
+	setRun(p.bytes, p.files, p.rate, p.current, c.runState, c.Cascade, mv.Paused)
+	setStall(p.stall, c.runState)
+	p.dests.set(c.Prog.Dests, c.Done, c.Prog.Stall)
 	p.setEject(c)
 	p.setClips(c)
-	p.setFailures(c, st)
+	p.setFailures(c)
 	if !c.Cascade {
 		p.details.Show()
 		p.run1Head.Hide()
@@ -250,28 +324,34 @@ func (p *cardPanel) set(c cardView, mv runView) {
 }
 
 // setState shows the card's state in words and in its colour (" (paused)"
-// while a paused card still runs); it returns the words.
-func (p *cardPanel) setState(c cardView, paused bool) string {
+// while a paused card still runs).
+func (p *cardPanel) setState(c cardView, paused bool) {
 	st := c.State()
 	if paused && !c.settled() && !c.HaveSummary {
 		st += " (paused)"
 	}
 	p.state.SetText(st)
-	p.state.Importance = stateImportance(c, st)
+	p.state.Importance = stateImportance(c)
 	p.state.Refresh()
-	return st
 }
 
-// stateImportance colours a card's state st.
-func stateImportance(c cardView, st string) widget.Importance {
+// stateImportance colours a card's state: the verdict's colour once the
+// engine gave one (green only for safe to format), else the failure
+// colour for a run that ended failed or interrupted, the warning colour
+// for a lost file or a stall, the primary colour for card free.
+func stateImportance(c cardView) widget.Importance {
 	switch {
-	case strings.HasPrefix(st, stateSafe):
+	case c.HaveSummary && c.Status == verdict.Safe:
 		return widget.SuccessImportance
-	case st == stateFailed || st == stateInterrupted || st == stateThenFailed || (c.HaveSummary && !c.Safe):
+	case c.HaveSummary && c.Status == verdict.CardFree:
+		return widget.HighImportance
+	case c.HaveSummary:
 		return widget.DangerImportance
-	case len(c.Failures) > 0:
+	case c.Done && c.EndState.Bad(), c.Free && (c.thenFailed() || c.thenEnd().Bad()):
+		return widget.DangerImportance
+	case len(c.Failures) > 0, c.stalled():
 		return widget.WarningImportance
-	case strings.HasPrefix(st, stateFree):
+	case c.Free:
 		// Card free reads apart from safe to format: another colour,
 		// other words.
 		return widget.HighImportance
@@ -290,16 +370,21 @@ func (p *cardPanel) setClips(c cardView) {
 }
 
 // setFailures lists the card's failed files (in a cascade: its first
-// run's); st is the card's state in words.
-func (p *cardPanel) setFailures(c cardView, st string) {
-	if len(c.Failures) > 0 {
+// run's); a card the engine says failed with no file listed says the
+// engine's words why ("Incomplete (unreadable entries on the card)").
+func (p *cardPanel) setFailures(c cardView) {
+	switch {
+	case len(c.Failures) > 0:
 		what := ""
 		if c.Cascade {
 			what = "1st run: "
 		}
-		p.failures.SetText(failureText(c.Failures, st == stateInterrupted, what))
+		p.failures.SetText(failureText(c.Failures, c.interrupted(), what))
 		p.failures.Show()
-	} else {
+	case c.HaveSummary && c.Status == verdict.Failed && !c.thenFailed() && c.Verdict != "":
+		p.failures.SetText(c.Verdict)
+		p.failures.Show()
+	default:
 		p.failures.Hide()
 	}
 }
@@ -361,7 +446,7 @@ func (r *runRow) set(c cardView, mv runView) {
 	if c.Then == nil {
 		r.state.SetText(runWaitFree)
 		switch {
-		case c.Done && c.EndState != offload.StateVerified:
+		case c.Done && c.EndState != verdict.Verified:
 			r.state.SetText("Not started (the card is not free)")
 		case c.Free && mv.Finished:
 			r.state.SetText("Not started")
@@ -371,22 +456,24 @@ func (r *runRow) set(c cardView, mv runView) {
 		r.state.Importance = widget.MediumImportance
 		r.bar.SetValue(0)
 		r.details.Hide()
-		r.dests.set(nil, false)
+		r.stall.Hide()
+		r.dests.set(nil, false, nil)
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
 		r.state.SetText(h.runText())
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
-		setRun(r.bytes, r.files, r.rate, r.current, h, mv.Paused)
-		r.dests.set(h.Prog.Dests, h.Done)
+		setRun(r.bytes, r.files, r.rate, r.current, h, true, mv.Paused)
+		setStall(r.stall, h)
+		r.dests.set(h.Prog.Dests, h.Done, h.Prog.Stall)
 		if h.Done {
 			r.details.Hide()
 		} else {
 			r.details.Show()
 		}
 		if len(h.Failures) > 0 {
-			r.failures.SetText(failureText(h.Failures, h.EndState == "interrupted", "2nd run: "))
+			r.failures.SetText(failureText(h.Failures, h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
 			r.failures.Show()
 		} else {
 			r.failures.Hide()

@@ -2,23 +2,23 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Card states as the running view shows them. Only stateSafe says "safe
-// to format", and only the job summary (offload.LoadSummary, built from
-// the catalog) sets it: never an event alone. In a cascade a card is
-// first stateFree ("card free": verified on the first-run destinations,
-// it may leave the reader, NOT be formatted), read from the engine's
-// card_free event; it is safe to format only once the summary says both
-// runs verified it.
+// to format", and only the engine's verdict sets it (verdict.Safe, from
+// its card_done event or the job's summary, both read from the catalog):
+// never a run's end alone. In a cascade a card is first stateFree ("card
+// free": verified on the first-run destinations, it may leave the
+// reader, NOT be formatted), read from the engine's card_free event; it
+// is safe to format only once the verdict says both runs verified it.
 const (
 	stateWaiting     = "Waiting"
 	stateCopying     = "Copying"
@@ -31,6 +31,10 @@ const (
 	stateFree        = "Card free - eject: NOT safe to format yet"
 	stateThenFailed  = "Second run FAILED: NOT safe to format (keep the card)"
 )
+
+// stalledSuffix follows a run's phase while the live model says it has
+// not moved ("Copying - stalled"); the stall's cause is said beside.
+const stalledSuffix = " - stalled"
 
 // States of one run of a card (a cascade's first or second run), shown
 // on its own row: never "safe to format".
@@ -58,28 +62,18 @@ type failure struct {
 // runState is one run of a card as the engine reports it: the card's own
 // (first) run, or a cascade's second run (from the first copy).
 type runState struct {
-	// Counters from the engine (Job.Snapshot or the last progress event).
-	Prog offload.CardProgress
-	// Rate and ETA from the last per-second progress event.
-	Rate, ETA float64
-	Done      bool   // card_done seen
-	EndState  string // the engine's card state at card_done
-	Error     string // the engine's card error at card_done
-	Failures  []failure
-	Series    []sample
-	// work is the run's bytes copied and read back at each progress
-	// event of the last workWindow: their rates tell when it ends.
-	work []workSample
+	// Prog is the live model's picture of the run (package live): its
+	// counters, rate, estimates and stall, from the last progress event
+	// or Job.Snapshot. The view renders it and computes nothing of it.
+	Prog     offload.CardProgress
+	Done     bool          // run_done seen
+	EndState verdict.State // the run's state at run_done (verified, copied, failed, interrupted)
+	Error    string        // the engine's run error at run_done
+	Failures []failure
+	// Series is the model's rate of the run at each progress event (the
+	// throughput chart).
+	Series []sample
 }
-
-// workSample is a run's bytes copied and read back at T.
-type workSample struct {
-	T              time.Time
-	Copied, ReadBk int64
-}
-
-// workWindow is how far back the time-to-safe estimate looks.
-const workWindow = 10 * time.Second
 
 // cardView is one card of the running job as the view shows it (the
 // engine's own card run is offload.cardRun; this is its picture here).
@@ -157,9 +151,8 @@ func summariseClips(rows []catalog.Clip) clipInfo {
 }
 
 // hopRun is a cascade's second run of a card: its first copy copied to
-// the second-run destinations ("A001 (2nd run)" in the engine's events).
+// the second-run destinations (Hop 2 in the engine's events).
 type hopRun struct {
-	Label string
 	runState
 }
 
@@ -170,42 +163,55 @@ func (c cardView) settled() bool {
 	if !c.Done {
 		return false
 	}
-	if !c.Cascade || c.EndState != offload.StateVerified {
+	if !c.Cascade || c.EndState != verdict.Verified {
 		return true
 	}
 	return c.Then != nil && c.Then.Done
 }
 
-// State is the card's state in words (see the state constants).
+// thenEnd is the state the card's second run ended in ("" while it runs
+// or has not started).
+func (c cardView) thenEnd() verdict.State {
+	if c.Then == nil || !c.Then.Done {
+		return ""
+	}
+	return c.Then.EndState
+}
+
+// thenFailed reports whether the card's second run lost a file or ended
+// failed.
+func (c cardView) thenFailed() bool {
+	return c.Then != nil && (len(c.Then.Failures) > 0 || c.thenEnd() == verdict.Failed)
+}
+
+// interrupted reports whether the card ended interrupted (its verdict,
+// or a run that the engine said ended so).
+func (c cardView) interrupted() bool {
+	if c.HaveSummary {
+		return c.Status == verdict.Interrupted
+	}
+	return c.Done && c.EndState == verdict.Interrupted
+}
+
+// State is the card's state in words (see the state constants): the
+// engine's verdict once it gave one (card_done, or the job's summary),
+// else what its runs say.
 func (c cardView) State() string {
-	thenFailed := c.Then != nil && (len(c.Then.Failures) > 0 || (c.Then.Done && c.Then.EndState == offload.StateFailed))
-	thenStopped := c.Then != nil && c.Then.Done && c.Then.EndState == "interrupted"
-	switch {
-	case c.HaveSummary && c.Status != "":
+	if c.HaveSummary {
 		return c.statusText()
-	case c.HaveSummary && c.Safe:
-		return stateSafe
-	case c.HaveSummary && (c.EndState == "interrupted" || strings.HasPrefix(c.Verdict, "Interrupted") || thenStopped):
-		// Files cut off by the cancel are listed as failed; the
-		// card is interrupted, and a resume retries them.
+	}
+	switch {
+	case c.Done && c.EndState == verdict.Interrupted:
 		return stateInterrupted
-	case c.HaveSummary && (len(c.Failures) > 0 || c.EndState == offload.StateFailed || strings.HasPrefix(c.Verdict, "FAILED")):
+	case c.Done && c.EndState == verdict.Failed:
 		return stateFailed
-	case c.HaveSummary && (thenFailed || strings.HasPrefix(c.Verdict, "Second run FAILED")):
+	case c.Free && c.thenFailed():
 		return stateThenFailed
-	case c.HaveSummary:
-		return c.Verdict
-	case c.Done && c.EndState == "interrupted":
-		return stateInterrupted
-	case c.Done && c.EndState == offload.StateFailed:
-		return stateFailed
-	case c.Free && thenFailed:
-		return stateThenFailed
-	case c.Free && thenStopped:
+	case c.Free && c.thenEnd() == verdict.Interrupted:
 		return stateInterrupted
 	case c.Free:
 		// Whatever its second run does: the card may leave the reader,
-		// and is not safe to format until the summary says so.
+		// and is not safe to format until the engine's verdict says so.
 		return stateFree
 	case c.Done:
 		return stateFinishing
@@ -213,8 +219,8 @@ func (c cardView) State() string {
 	return c.phaseState()
 }
 
-// statusText is the verdict model's state of a card that ended, in the
-// GUI's words.
+// statusText is the engine's verdict of a card that ended, in the GUI's
+// words; a state it has no words for reads as the engine's sentence.
 func (c cardView) statusText() string {
 	switch c.Status {
 	case verdict.Safe:
@@ -229,32 +235,46 @@ func (c cardView) statusText() string {
 	case verdict.CardFree:
 		return stateFree
 	}
+	if c.Verdict == "" {
+		return c.Status.Label()
+	}
 	return c.Verdict
 }
 
-// phaseState is a running run's phase in words.
+// stalled reports whether the live model says the run has not moved for
+// a while (live.StallAfter); a run that ended is not stalled.
+func (r runState) stalled() bool { return !r.Done && r.Prog.Stall != nil }
+
+// phaseState is a running run's phase in words, and "stalled" when the
+// model says it has not moved.
 func (r runState) phaseState() string {
+	var st string
 	switch r.Prog.Phase {
-	case "sealing":
-		return stateSealing
-	case "verifying":
-		return stateVerifying
-	case "copying":
-		return stateCopying
-	case "queued":
-		return runQueued
+	case live.Sealing:
+		st = stateSealing
+	case live.Verifying:
+		st = stateVerifying
+	case live.Copying:
+		st = stateCopying
+	case live.Queued:
+		st = runQueued
+	default:
+		st = stateWaiting
 	}
-	return stateWaiting
+	if r.stalled() {
+		st += stalledSuffix
+	}
+	return st
 }
 
 // runText is the state of one run of a cascade, on its row.
 func (r runState) runText() string {
 	switch {
-	case r.Done && r.EndState == offload.StateVerified:
+	case r.Done && r.EndState == verdict.Verified:
 		return runDone
-	case r.Done && r.EndState == offload.StateCopied:
+	case r.Done && r.EndState == verdict.Copied:
 		return runCopied
-	case r.Done && r.EndState == "interrupted":
+	case r.Done && r.EndState == verdict.Interrupted:
 		return runStopped
 	case r.Done:
 		return runFailed
@@ -264,23 +284,22 @@ func (r runState) runText() string {
 	return r.phaseState()
 }
 
-// Fraction is the share of the run's work done: bytes copied plus bytes
-// read back, over both totals. It reaches 1 only when every copy has been
-// read back.
+// Fraction is the share of the run's work done, as the model counts it
+// (copy and read-back weighed by their bytes, live.Card.Percent): it
+// reaches 1 only when every copy has been read back.
 func (r runState) Fraction() float64 {
-	total := r.Prog.Bytes + r.Prog.VerifyTotal
-	if total <= 0 {
-		if r.Done && r.EndState != offload.StateFailed && r.EndState != "interrupted" {
+	if r.Prog.Bytes+r.Prog.VerifyTotal <= 0 {
+		if r.Done && !r.EndState.Bad() {
 			return 1
 		}
 		return 0
 	}
-	return min(float64(r.Prog.BytesCopied+r.Prog.BytesVerified)/float64(total), 1)
+	return r.Prog.Percent() / 100
 }
 
-// take records a progress event of the run.
+// take records the model's snapshot of the run at a progress event.
 func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duration) {
-	r.Prog, r.Rate, r.ETA = p, p.Rate, p.ETASeconds
+	r.Prog = p
 	r.Series = append(r.Series, sample{T: t, Rate: p.Rate})
 	cut := t.Add(-window - 10*time.Second)
 	i := 0
@@ -288,99 +307,27 @@ func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duratio
 		i++
 	}
 	r.Series = r.Series[i:]
-	r.work = append(r.work, workSample{T: t, Copied: p.BytesCopied, ReadBk: p.BytesVerified})
-	i = 0
-	for i < len(r.work)-2 && r.work[i].T.Before(t.Add(-workWindow)) {
-		i++
-	}
-	r.work = r.work[i:]
 }
 
-// rates are the run's copy and read-back rates (bytes a second) over
-// the last workWindow; 0 when unknown.
-func (r runState) rates() (copyRate, readRate float64) {
-	if len(r.work) < 2 {
-		return 0, 0
-	}
-	a, b := r.work[0], r.work[len(r.work)-1]
-	dt := b.T.Sub(a.T).Seconds()
-	if dt <= 0 {
-		return 0, 0
-	}
-	return float64(b.Copied-a.Copied) / dt, float64(b.ReadBk-a.ReadBk) / dt
+// restart forgets how the run ended: the engine runs it again
+// (card_retried).
+func (r *runState) restart() {
+	r.Done, r.EndState, r.Error, r.Failures = false, "", "", nil
 }
 
-// runETA is the time the run needs to end at the rates it has had:
-// copying and reading back go on at once, so the longer of the two; -1
-// when a rate is not known yet.
-func runETA(copyLeft, readLeft int64, copyRate, readRate float64) float64 {
-	eta := 0.0
-	for _, w := range [][2]float64{{float64(copyLeft), copyRate}, {float64(readLeft), readRate}} {
-		switch {
-		case w[0] <= 0:
-		case w[1] <= 0:
-			return -1
-		default:
-			eta = max(eta, w[0]/w[1])
-		}
-	}
-	return eta
-}
-
-// eta is the run's time to its end (see runETA); 0 when it is done.
-func (r runState) eta() float64 {
-	if r.Done {
-		return 0
-	}
-	c, v := r.rates()
-	return runETA(r.Prog.Bytes-r.Prog.BytesCopied, r.Prog.VerifyTotal-r.Prog.BytesVerified, c, v)
-}
-
-// SafeETA is the estimated time until the card is safe to format, in
-// seconds: its run's time to end at the copy and read-back rates it has
-// had and, in a cascade, its second run's (one not started yet: the card
-// copied once and read back from each second-run destination at the first
-// run's rates). 0 when the card is safe; -1 when there is no rate to tell
-// yet, or the card ended not safe (no time makes it safe).
-func (c cardView) SafeETA(thenDests int) float64 {
-	switch {
-	case c.HaveSummary && c.Safe:
-		return 0
-	case c.HaveSummary, c.Done && c.EndState != offload.StateVerified:
-		return -1
-	}
-	eta := c.eta()
-	if eta < 0 || !c.Cascade {
-		return eta
-	}
-	var second float64
-	switch {
-	case c.Then != nil:
-		second = c.Then.eta()
-	default:
-		cr, vr := c.rates()
-		second = runETA(c.Prog.Bytes, c.Prog.Bytes*int64(thenDests), cr, vr)
-	}
-	if second < 0 {
-		return -1
-	}
-	return eta + second
-}
-
-// counters refreshes the byte and file counters (Job.Snapshot), keeping
-// the rates of the last progress event.
-func (r *runState) counters(p offload.CardProgress) {
-	rate, eta, old := r.Prog.Rate, r.Prog.ETASeconds, r.Prog.Dests
-	r.Prog = p
-	r.Prog.Rate, r.Prog.ETASeconds = rate, eta
-	keepDestRates(&r.Prog, old)
-}
-
-func (r *runState) copyOut() runState {
+// copyOut is a copy of the run to render; paused: the job is paused, so
+// the model's stalls (it does not know of the pause) are left out.
+func (r *runState) copyOut(paused bool) runState {
 	o := *r
 	o.Failures = append([]failure(nil), r.Failures...)
 	o.Series = append([]sample(nil), r.Series...)
-	o.work = append([]workSample(nil), r.work...)
+	o.Prog.Dests = append([]offload.DestProgress(nil), r.Prog.Dests...)
+	if paused {
+		o.Prog.Stall = nil
+		for i := range o.Prog.Dests {
+			o.Prog.Dests[i].Stall = nil
+		}
+	}
 	return o
 }
 
@@ -408,5 +355,5 @@ func (c cardView) ejectable() bool {
 	if c.Path == "" || c.Eject == ejectBusy || c.Eject == ejectDone {
 		return false
 	}
-	return c.Free || (!c.Cascade && c.Done && c.EndState == offload.StateVerified) || (c.HaveSummary && c.Safe)
+	return c.Free || (!c.Cascade && c.Done && c.EndState == verdict.Verified) || (c.HaveSummary && c.Safe)
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // A cascade card, from events and summaries: copying, then card free
@@ -22,7 +24,6 @@ import (
 // only once a summary says so; a summary read while the second run still
 // runs is not its verdict.
 func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
-	second := "A001" + offload.SecondRunSuffix
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 100}}}, []string{"/Volumes/A001"})
 	m.setCascade([]string{"/d1"}, []string{"/d2"})
 	c := func() cardView { return m.view().Cards[0] }
@@ -43,7 +44,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, stateFinishing, c().State())
 	// The summary read then (the first run done, the second not) says
 	// card free, not safe: it is not the card's verdict yet.
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, FreeAt: t0.Add(2 * time.Second), Verdict: "Card free (card free since 09:30:02): second run not done: NOT safe to format yet"}, State: "verified"}}}, false)
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.CardFree, CardFree: true, FreeAt: t0.Add(2 * time.Second), Verdict: "Card free (card free since 09:30:02): second run not done: NOT safe to format yet"}, State: "verified", FirstRun: verdict.Verified}}}, false)
 	require.False(t, c().HaveSummary)
 	m.apply(offload.Event{Type: offload.EvCardFree, Card: "A001", Path: "/Volumes/A001", Time: t0.Add(2 * time.Second)})
 	require.Equal(t, stateFree, c().State())
@@ -54,7 +55,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	// The second run: its own progress (Hop 2), apart from the first run.
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(3 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
 		{Label: "A001", Phase: "done", Bytes: 100, BytesCopied: 100, VerifyTotal: 100, BytesVerified: 100},
-		{Label: second, Hop: 2, Phase: "copying", Bytes: 100, BytesCopied: 30, VerifyTotal: 100, Rate: 30, ETASeconds: 5}}}})
+		{Label: "A001", Hop: 2, Phase: "copying", Bytes: 100, BytesCopied: 30, VerifyTotal: 100, Rate: 30, ETA: live.Times{Safe: live.In(5)}, ETASeconds: live.In(5)}}}})
 	v := m.view()
 	require.Len(t, v.Cards, 1, "the second run is the card's, not a card of its own")
 	require.NotNil(t, v.Cards[0].Then)
@@ -62,21 +63,20 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.InDelta(t, 0.15, v.Cards[0].Then.Fraction(), 1e-9)
 	require.Equal(t, 1.0, v.Cards[0].Fraction(), "the first run is complete")
 	require.Equal(t, stateFree, v.Cards[0].State())
-	rate, eta := v.totals()
-	require.Equal(t, 30.0, rate)
-	require.Equal(t, 5.0, eta)
+	require.Equal(t, live.In(5), v.Cards[0].Then.Prog.ETA.Safe, "the second run's estimate is the model's")
+	require.Contains(t, runFigures(v.Cards[0].Then.runState, true, false), "; safe in 5s\n", "a second run's row says when the card is safe, not free")
 	notSafe("second run copying")
 
 	// A summary claiming safe while the second run runs is not taken.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, false)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, CardFree: true, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, false)
 	notSafe("a summary read while the second run runs")
 
 	// The second run ends verified: still not safe until the summary.
-	m.apply(offload.Event{Type: offload.EvRunDone, Card: second, State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: offload.StateVerified})
 	require.Equal(t, runDone, m.view().Cards[0].Then.runText())
 	require.Equal(t, stateFree, c().State())
 	notSafe("second run done, no summary")
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, SafeToFormat: true, FreeAt: t0.Add(2 * time.Second), SafeAt: t0.Add(9 * time.Second), Verdict: "Verified: safe to format"}, State: "verified", Then: &offload.HopSummary{State: "verified"}}}}, false)
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, CardFree: true, SafeToFormat: true, FreeAt: t0.Add(2 * time.Second), SafeAt: t0.Add(9 * time.Second), Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified, Then: &offload.HopSummary{Status: verdict.Verified, State: "verified"}}}}, false)
 	require.Equal(t, stateSafe, c().State())
 	require.Equal(t, t0.Add(9*time.Second), c().SafeAt)
 }
@@ -84,19 +84,18 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 // A second run that fails: the card stays free (it may leave the
 // reader) and reads the second run FAILED, never safe to format.
 func TestCascadeSecondRunFailureIsNotSafe(t *testing.T) {
-	second := "A001" + offload.SecondRunSuffix
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
 	m.setCascade([]string{"/d1"}, []string{"/d2"})
 	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateVerified})
 	m.apply(offload.Event{Type: offload.EvCardFree, Card: "A001", Time: t0})
-	m.apply(offload.Event{Type: offload.EvFile, Card: second, Path: "CLIPS/C001.mov", State: offload.StateFailed,
+	m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Hop: 2, Path: "CLIPS/C001.mov", State: offload.StateFailed,
 		Copies: []offload.CopyState{{Dest: "/d2", State: offload.StateFailed, Error: "verify: xxh64 mismatch"}}})
 	c := m.view().Cards[0]
 	require.Empty(t, c.Failures, "the first run has no failure")
 	require.Equal(t, []failure{{Path: "CLIPS/C001.mov", Why: "on /d2: verify: xxh64 mismatch"}}, c.Then.Failures)
 	require.Equal(t, stateThenFailed, c.State())
-	m.apply(offload.Event{Type: offload.EvRunDone, Card: second, State: offload.StateFailed})
-	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", CardFree: true, Verdict: "Second run FAILED (card free since 09:30:00): NOT safe to format: keep the card"}, State: "verified", Then: &offload.HopSummary{State: "failed", Failed: 1, Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: "verify: xxh64 mismatch"}}}}}}, true)
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", Hop: 2, State: offload.StateFailed})
+	m.applySummary(&offload.Summary{Then: []string{"/d2"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, CardFree: true, Verdict: "Second run FAILED (card free since 09:30:00): NOT safe to format: keep the card"}, State: "verified", FirstRun: verdict.Verified, Then: &offload.HopSummary{Status: verdict.Failed, State: "failed", Failed: 1, Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: "verify: xxh64 mismatch"}}}}}}, true)
 	c = m.view().Cards[0]
 	require.Equal(t, stateThenFailed, c.State())
 	require.False(t, c.Safe)

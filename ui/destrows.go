@@ -11,6 +11,7 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -24,9 +25,11 @@ type destRows struct {
 	rows []*destRow
 }
 
-// destRow is one destination's row.
+// destRow is one destination's row, and under it, when the model says
+// so, why it stalled or what its last retry was for.
 type destRow struct {
 	name, written, verified, rate, state *widget.Label
+	why                                  *widget.Label
 	row                                  *fyne.Container
 }
 
@@ -41,15 +44,20 @@ func newDestRow() *destRow {
 		verified: widget.NewLabel(""),
 		rate:     widget.NewLabel(""),
 		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+		why:      widget.NewLabel(""),
 	}
 	r.name.Truncation = fyne.TextTruncateEllipsis
-	r.row = container.NewGridWithColumns(5, r.name, r.written, r.verified, r.rate, r.state)
+	r.why.Wrapping = fyne.TextWrapWord
+	r.why.Importance = widget.WarningImportance
+	r.why.Hide()
+	r.row = container.NewVBox(container.NewGridWithColumns(5, r.name, r.written, r.verified, r.rate, r.state), r.why)
 	return r
 }
 
 // set shows ds (one per destination of the run); ended: the run is over
-// (no rate is shown).
-func (d *destRows) set(ds []offload.DestProgress, ended bool) {
+// (no rate is shown); said: the run's own stall, said on the card's
+// panel already (a destination stalled there is not said twice).
+func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall) {
 	for len(d.rows) < len(ds) {
 		r := newDestRow()
 		d.rows = append(d.rows, r)
@@ -60,7 +68,7 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool) {
 			r.row.Hide()
 			continue
 		}
-		r.set(ds[i], ended)
+		r.set(ds[i], ended, said)
 		r.row.Show()
 	}
 	if len(ds) == 0 {
@@ -70,7 +78,7 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool) {
 	}
 }
 
-func (r *destRow) set(p offload.DestProgress, ended bool) {
+func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall) {
 	r.name.SetText(shortDest(p.Dest))
 	// A cloud copy is uploaded, then checked: by the storage's own
 	// checksum, or read back (docs/cloud.md).
@@ -90,9 +98,34 @@ func (r *destRow) set(p offload.DestProgress, ended bool) {
 		r.rate.SetText(rateText(p.Rate))
 	}
 	text, imp := destStateText(p)
+	if p.Stall != nil && !ended {
+		text, imp = "Stalled", widget.WarningImportance
+	}
 	r.state.SetText(text)
 	r.state.Importance = imp
 	r.state.Refresh()
+	if why := destWhy(p, ended, said); why != "" {
+		r.why.SetText(why)
+		r.why.Show()
+	} else {
+		r.why.Hide()
+	}
+}
+
+// destWhy is what the model says of a destination at work beyond its
+// counts: why it stalled ("Stalled: s3: connection refused, retry 3 of
+// 10, since 40s"; not when the card's panel says it already), or the
+// retries it took and the last one's reason; "" when nothing.
+func destWhy(p offload.DestProgress, ended bool, said *live.Stall) string {
+	switch {
+	case ended:
+		return ""
+	case p.Stall != nil && (said == nil || said.Where != p.Stall.Where):
+		return "Stalled: " + p.Stall.String()
+	case p.Stall == nil && p.Retries > 0 && p.LastError != "":
+		return fmt.Sprintf("Retried %s; the last: %s", plural(p.Retries, "time"), firstLine(p.LastError))
+	}
+	return ""
 }
 
 // destBytesText: "Written 1.20 GB of 2.00 GB"; of an unknown total, the
@@ -127,7 +160,7 @@ func destStateText(p offload.DestProgress) (string, widget.Importance) {
 	case offload.DestQueued:
 		return "Queued", widget.MediumImportance
 	}
-	return p.State, widget.MediumImportance
+	return string(p.State), widget.MediumImportance
 }
 
 // shortDest names a destination in a row: its path, or its last two
@@ -145,17 +178,4 @@ func shortDest(p string) string {
 		return cloud.Prefix + d.Remote + ":.../" + strings.Join(parts[len(parts)-2:], "/")
 	}
 	return "..." + "/" + strings.Join(parts[len(parts)-2:], "/")
-}
-
-// keepDestRates gives p's destinations the rates of the same
-// destinations in old (the last progress event's: Job.Snapshot has none).
-func keepDestRates(p *offload.CardProgress, old []offload.DestProgress) {
-	for i := range p.Dests {
-		for _, o := range old {
-			if o.Dest == p.Dests[i].Dest {
-				p.Dests[i].Rate = o.Rate
-				break
-			}
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -77,7 +78,7 @@ func TestDestRowsText(t *testing.T) {
 		{Dest: "/media/dit/RAID", State: offload.DestWriting, Bytes: 2e9, BytesWritten: 1.5e9, VerifyTotal: 2e9, BytesVerified: 1e9, Rate: 950e6},
 		{Dest: "/media/dit/SHUTTLE_WITH_A_LONG_NAME/day01", State: offload.DestWriting, Bytes: 2e9, BytesWritten: 0.3e9, VerifyTotal: 2e9, Rate: 120e6},
 		{Dest: "/tmp/x", State: offload.DestQueued, Bytes: 2e9},
-	}, false)
+	}, false, nil)
 	got := func(i int) string {
 		r := d.rows[i]
 		return strings.Join([]string{r.name.Text, r.written.Text, r.verified.Text, r.rate.Text, r.state.Text}, " | ")
@@ -85,7 +86,7 @@ func TestDestRowsText(t *testing.T) {
 	require.Equal(t, "/media/dit/RAID | Written 1.50 GB of 2.00 GB | Read back 1.00 GB of 2.00 GB | 0.950 GB/s | Writing", got(0))
 	require.Equal(t, ".../SHUTTLE_WITH_A_LONG_NAME/day01 | Written 300 MB of 2.00 GB | Read back 0 B of 2.00 GB | 0.120 GB/s | Writing", got(1))
 	require.Equal(t, "/tmp/x | Written 0 B of 2.00 GB | Not read back |  | Queued", got(2))
-	d.set(nil, false)
+	d.set(nil, false, nil)
 	require.False(t, d.box.Visible())
 }
 
@@ -94,11 +95,11 @@ func TestDestRowsText(t *testing.T) {
 func TestCurrentFileWhileVerifying(t *testing.T) {
 	l := func() *widget.Label { return widget.NewLabel("") }
 	b, f, r, cur := l(), l(), l(), l()
-	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "copying", Current: "CLIPS/C003.mov"}}, false)
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: live.Copying, Current: "CLIPS/C003.mov"}}, false, false)
 	require.Equal(t, "CLIPS/C003.mov", cur.Text)
-	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "verifying", Current: "CLIPS/C001.mov"}}, false)
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: live.Verifying, Current: "CLIPS/C001.mov"}}, false, false)
 	require.Equal(t, "Reading back CLIPS/C001.mov", cur.Text)
 	require.True(t, cur.Visible())
-	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: "done"}, Done: true}, false)
+	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: live.Done}, Done: true}, false, false)
 	require.False(t, cur.Visible())
 }

@@ -50,18 +50,29 @@
 //	Running job  offload.New / offload.Resume, then Job.Run; Options.OnEvent
 //	             feeds a model (runModel: a cardView per card, the view's
 //	             picture of the engine's card run) that the view renders
-//	             (a cardPanel per card): per card a bar, bytes, files, current file (while verifying, one
-//	             being read back), rate, ETA, phase and its state; a row
+//	             (a cardPanel per card). Every figure and estimate is the
+//	             engine's live model's (package live: the progress
+//	             events' snapshot, Job.Snapshot) and every state the
+//	             engine's typed one (live.Phase, verdict.State): the view
+//	             computes no rate or estimate. Per card a bar, bytes, files, current file (while verifying, one
+//	             being read back), its rate and "safe in" (in a cascade
+//	             "free in" too) the model's estimates ("unknown" when the
+//	             model cannot say; "Paused" while paused), phase and its
+//	             state; a stall in the model's words ("Copying - stalled",
+//	             "Stalled at DEST: s3: connection refused, retry 3 of 10,
+//	             since 40s"); a row
 //	             per destination (offload.DestProgress: bytes written and
 //	             read back, rate, state: writing, reading back, verified,
-//	             FAILED; a cloud destination's: uploaded, checked), so a destination that lags or fails shows; large
-//	             rate and ETA figures; a throughput chart drawn
+//	             FAILED, Stalled; a cloud destination's: uploaded, checked), so a destination that lags or fails shows; large
+//	             figures: the job's rate, its live TB/hour end to end
+//	             (Job.TBPerHour) and its time until every card is safe
+//	             to format, and how many cards are stalled; a throughput chart drawn
 //	             with canvas lines (last five minutes, one line per card,
 //	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
 //	             a cascade a card has a row per run: the first run (from
 //	             the card), "Card free - eject" once the engine says
-//	             card_free, and the second run (the engine's "A001 (2nd
-//	             run)" progress, Hop 2) with its own bar. Every card has an
+//	             card_free, and the second run (the engine's progress of
+//	             Hop 2) with its own bar. Every card has an
 //	             Eject button (see Eject), and once it is done its clips
 //	             (see Clips).
 //	Auto-offload a switch at the top of the Running job view (see below),
@@ -123,10 +134,13 @@
 //
 // # Safe to format
 //
-// A card reads "Verified: safe to format" only when the job's summary,
-// read back from the catalog (offload.LoadSummary), says so: never from an
-// event alone. A card with a failed file reads "Failed: NOT safe to format"
-// and lists each file with the destination and the reason.
+// A card reads "Verified: safe to format" only when the engine's verdict
+// (verdict.Safe), read back from the catalog, says so: its card_done
+// event (State and Summary) or the job's summary (offload.LoadSummary);
+// never a run's end alone. A card with a failed file reads "Failed: NOT
+// safe to format" and lists each file with the destination and the
+// reason. A card the engine runs again (card_retried) loses its earlier
+// verdict until the next.
 //
 // In a cascade (Options.Then) a card goes: its first run's phases
 // (Copying, Verifying, Writing hash lists), then "Card free - eject: NOT
@@ -221,7 +235,10 @@
 // A banner across the top of the window says when something needs the
 // DIT: a card failed (or the job stopped), a card was removed while it
 // was copied, an eject failed, a notification did not go out, the watch
-// stopped. It stays until Dismiss.
+// stopped. It stays until Dismiss, but what it says of a card's verdict
+// follows the engine: the card's next failure replaces it, and a verdict
+// that is not bad (a retry or a resume that made the card safe) removes
+// it, as a job that ended done removes its own.
 //
 // Each job sends notifications at card free, safe to format, the job's
 // end and any failure (internal/assembly's, the same as dit offload's):

@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
 )
@@ -54,7 +55,7 @@ func gDests(size int64, f float64, failed bool) []offload.DestProgress {
 func gProg(label string, size int64, f float64, failed bool) offload.CardProgress {
 	p := offload.CardProgress{Label: label, Phase: "copying", Files: 12, FilesDone: int(f * 12), Bytes: size,
 		BytesCopied: int64(f * float64(size)), VerifyTotal: 2 * size, BytesVerified: int64(1.2 * f * float64(size)),
-		Current: "CLIPS/" + label + "C007_261122_R1AB.mov", Rate: float64(size) / 8, ETASeconds: 17, Dests: gDests(size, f, failed)}
+		Current: "CLIPS/" + label + "C007_261122_R1AB.mov", Rate: float64(size) / 8, ETA: gTimes(f), ETASeconds: gTimes(f).Safe, Dests: gDests(size, f, failed)}
 	if failed {
 		p.FilesFailed = 1
 	}
@@ -62,6 +63,11 @@ func gProg(label string, size int64, f float64, failed bool) offload.CardProgres
 		p.Phase, p.FilesDone, p.BytesCopied, p.BytesVerified, p.Current = "done", 12, size, 2*size, ""
 	}
 	return p
+}
+
+// gTimes are the model's estimates of a card at fraction f of its copy.
+func gTimes(f float64) live.Times {
+	return live.Times{Copied: live.In((1 - f) * 80), CardFree: live.In((1-f)*80 + 6), Safe: live.In((1-f)*80 + 12)}
 }
 
 func gAt(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -77,8 +83,8 @@ func gModel(cascade bool) *runModel {
 	}
 	for s := 1; s <= 40; s++ {
 		f := float64(s) / 80
-		m.apply(offload.Event{Type: offload.EvProgress, Time: gAt(s), Progress: &offload.Progress{Cards: []offload.CardProgress{
-			gProg("A001", 4e9, f, false), gProg("A002", 3e9, f, s > 30)}}})
+		m.apply(offload.Event{Type: offload.EvProgress, Time: gAt(s), Progress: &offload.Progress{Job: gJob(gAt(s), 7e9/8, int64(f*7e9), (1-f)*80+12),
+			Cards: []offload.CardProgress{gProg("A001", 4e9, f, false), gProg("A002", 3e9, f, s > 30)}}})
 	}
 	m.apply(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/A002C002_261122_R2CD.mov", State: offload.StateFailed,
 		Copies: []offload.CopyState{{Dest: gShuttle, State: offload.StateFailed, Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}})
@@ -90,15 +96,15 @@ func gEnd(m *runModel, failed bool) {
 	ps := offload.Progress{Cards: []offload.CardProgress{gProg("A001", 4e9, 1, false), gProg("A002", 3e9, 1, failed)}}
 	m.setCounters(ps, gAt(81))
 	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 24, Bytes: 7e9, Seconds: 81, TBPerHour: 0.311}, JobID: 7, Name: "day01", Status: verdict.Safe, State: "done", Cards: []offload.CardSummary{
-		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"},
-		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}
-	end := offload.StateVerified
+		{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified},
+		{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified}}}
+	end := verdict.Verified
 	if failed {
-		end = offload.StateFailed
+		end = verdict.Failed
 		sum.Status, sum.State, sum.Failed = verdict.Failed, "failed", 1
-		sum.Cards[1] = offload.CardSummary{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Failed: 1, Verdict: "FAILED: NOT safe to format"}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "on " + gShuttle + ": verify: xxh64 mismatch"}}}
+		sum.Cards[1] = offload.CardSummary{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Failed: 1, Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: []offload.Failure{{Path: "CLIPS/A002C002_261122_R2CD.mov", Error: "on " + gShuttle + ": verify: xxh64 mismatch"}}}
 	}
-	m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(80), Card: "A001", State: offload.StateVerified})
+	m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(80), Card: "A001", State: verdict.Verified})
 	m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(81), Card: "A002", State: end})
 	m.applySummary(sum, true)
 }
@@ -120,10 +126,10 @@ func goldenScene(name string) *jobRun {
 		m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(41), Card: "A001", State: offload.StateVerified})
 		m.apply(offload.Event{Type: offload.EvCardFree, Time: gAt(41), Card: "A001", Path: "/Volumes/A001"})
 		for s := 42; s <= 52; s++ {
-			h := gProg("A001"+offload.SecondRunSuffix, 4e9, float64(s-41)/40, false)
+			h := gProg("A001", 4e9, float64(s-41)/40, false)
 			h.Hop, h.Dests = 2, h.Dests[1:]
-			m.apply(offload.Event{Type: offload.EvProgress, Time: gAt(s), Progress: &offload.Progress{Cards: []offload.CardProgress{
-				h, gProg("A002", 3e9, float64(s)/80, true)}}})
+			m.apply(offload.Event{Type: offload.EvProgress, Time: gAt(s), Progress: &offload.Progress{Job: gJob(gAt(s), 7e9/8, 4e9+int64(float64(s)/80*3e9), (1-float64(s)/80)*80+12),
+				Cards: []offload.CardProgress{h, gProg("A002", 3e9, float64(s)/80, true)}}})
 		}
 	case "safe":
 		m = gModel(false)

@@ -287,7 +287,11 @@ func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
 	run.proxies, _ = assembly.ProxyCount(a.cfg.Catalog, job.ID()) // made in the job's end, before the reports
 	run.cancel()
 	close(run.done)
+	settled := err == nil && sum != nil && !sum.Status.Bad()
 	a.do(func() {
+		if settled {
+			a.banner.settleJob(m.jobID) // every card of it ended as asked
+		}
 		a.running.render()
 		a.offload.jobDone(nil)
 		a.offload.rescan() // the cards just offloaded now read as such
@@ -328,27 +332,22 @@ func (r *jobRun) finished() bool {
 }
 
 // onEvent feeds an engine event to the model and redraws when it matters.
-// A card's end is confirmed from the catalog (offload.LoadSummary) before
-// it may read "safe to format".
+// A card's verdict is the engine's (card_done, read from the catalog):
+// one that is not bad settles what the banner said of the card before
+// (a failure, a removal), as a retry or a resume that made it safe does.
 func (a *App) onEvent(run *jobRun, e offload.Event) {
 	m := run.modelOrNil()
 	if m == nil {
 		return
 	}
 	redraw := m.apply(e)
-	if e.Type == offload.EvRunDone {
-		run.bg.Add(1)
-		go func() {
-			defer run.bg.Done()
-			cat := a.cfg.Catalog
-			if err := cat.Flush(); err != nil {
-				return
-			}
-			if s, err := offload.LoadSummary(cat, m.jobID); err == nil {
-				m.applySummary(s, false)
-				a.do(a.running.render)
-			}
-		}()
+	switch e.Type {
+	case offload.EvCardDone:
+		if !e.State.Bad() {
+			id := m.jobID
+			a.do(func() { a.banner.settle(id, e.Card) })
+		}
+	case offload.EvRunDone:
 		// The card's clips: the clipper recognises them (and makes
 		// their thumbnails) in the background, then the catalog has
 		// them.

@@ -6,9 +6,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // runModel is the running job's state, fed by the engine's events from
@@ -32,6 +34,11 @@ type runModel struct {
 	planWhy  string
 	sim      string // "simulated at 1/10 of the field rates", or ""
 	now      time.Time
+	// job is the live model's picture of the job (rate, TB/hour, its
+	// estimates, the runs stalled) from the last snapshot; haveJob once
+	// one came.
+	job     live.Job
+	haveJob bool
 	// A cascade: the first-run and second-run destinations; the second
 	// runs read the first copy, on dests[0].
 	dests, then []string
@@ -54,6 +61,9 @@ type runView struct {
 	Plan     *plan.Result
 	PlanWhy  string
 	Sim      string
+	// Job is the live model's picture of the job (HaveJob: one came).
+	Job     live.Job
+	HaveJob bool
 	// A cascade: its first-run destinations, its second-run ones, and
 	// the first-run destination the second runs read (FirstCopy).
 	Dests, Then []string
@@ -62,9 +72,12 @@ type runView struct {
 
 func newRunModel(jobID int64, name string, started time.Time, p offload.Progress, paths []string) *runModel {
 	m := &runModel{jobID: jobID, name: name, started: started, window: 5 * time.Minute, now: started}
+	if !p.Job.At.IsZero() {
+		m.job, m.haveJob = p.Job, true
+	}
 	i := 0
 	for _, c := range p.Cards {
-		if isSecond(c.Label, c.Hop) {
+		if c.Hop == 2 {
 			continue
 		}
 		cr := &cardView{Label: c.Label}
@@ -78,7 +91,7 @@ func newRunModel(jobID int64, name string, started time.Time, p offload.Progress
 	// A resumed cascade: second runs recorded before (their cards were
 	// free then).
 	for _, c := range p.Cards {
-		if isSecond(c.Label, c.Hop) {
+		if c.Hop == 2 {
 			if k, h := m.run(c.Label, c.Hop, true); h != nil {
 				k.Cascade, k.Free = true, true
 				h.Prog = c
@@ -86,12 +99,6 @@ func newRunModel(jobID int64, name string, started time.Time, p offload.Progress
 		}
 	}
 	return m
-}
-
-// isSecond reports whether a card label (or progress) is a cascade's
-// second run of a card.
-func isSecond(label string, hop int) bool {
-	return hop == 2 || strings.HasSuffix(label, offload.SecondRunSuffix)
 }
 
 // setCascade marks the job a cascade: its first-run destinations (the
@@ -118,38 +125,35 @@ func (m *runModel) card(label string) *cardView {
 }
 
 // run finds the run an event or a progress names: the card, and its
-// second run when the label is one ("A001 (2nd run)"; made when mk is
-// set and it is not known yet).
+// second run when hop is 2 (made when mk is set and it is not known
+// yet).
 func (m *runModel) run(label string, hop int, mk bool) (*cardView, *hopRun) {
-	if !isSecond(label, hop) {
-		return m.card(label), nil
-	}
-	c := m.card(strings.TrimSuffix(label, offload.SecondRunSuffix))
-	if c == nil {
-		return nil, nil
+	c := m.card(label)
+	if hop != 2 || c == nil {
+		return c, nil
 	}
 	if c.Then == nil && mk {
-		c.Then = &hopRun{Label: label}
+		c.Then = &hopRun{}
 		c.Cascade = true
 	}
 	return c, c.Then
 }
 
-// state is the run that label names (nil: none).
+// state is the run of card label at hop (nil: none).
 func (m *runModel) state(label string, hop int, mk bool) *runState {
 	c, h := m.run(label, hop, mk)
 	switch {
 	case h != nil:
 		return &h.runState
-	case c != nil && !isSecond(label, hop):
+	case c != nil && hop != 2:
 		return &c.runState
 	}
 	return nil
 }
 
 // apply takes one engine event. It reports whether the view should be
-// redrawn now (progress, a card's end, a warning); file events only
-// change what the next redraw shows.
+// redrawn now (progress, a card's end, a warning, a stall); file events
+// only change what the next redraw shows.
 func (m *runModel) apply(e offload.Event) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -161,6 +165,7 @@ func (m *runModel) apply(e offload.Event) bool {
 		if e.Progress == nil {
 			return false
 		}
+		m.job, m.haveJob = e.Progress.Job, true
 		for _, p := range e.Progress.Cards {
 			if r := m.state(p.Label, p.Hop, true); r != nil {
 				r.take(p, e.Time, m.window)
@@ -171,24 +176,31 @@ func (m *runModel) apply(e offload.Event) bool {
 		if e.State != offload.StateFailed {
 			return false
 		}
-		if r := m.state(e.Card, 0, true); r != nil {
+		if r := m.state(e.Card, e.Hop, true); r != nil {
 			r.addFailure(e.Path, fileFailure(e))
 		}
 		return false
 	case offload.EvCardAdded:
-		if !isSecond(e.Card, 0) && m.card(e.Card) == nil {
+		if e.Hop != 2 && m.card(e.Card) == nil {
 			m.cards = append(m.cards, &cardView{Label: e.Card, Path: e.Path, Cascade: len(m.then) > 0})
 		}
 		return true
 	case offload.EvRunDone:
-		if r := m.state(e.Card, 0, true); r != nil {
+		if r := m.state(e.Card, e.Hop, true); r != nil {
 			r.Done, r.EndState, r.Error = true, e.State, e.Message
-			r.Rate, r.ETA = 0, 0
+		}
+		return true
+	case offload.EvCardRetried:
+		m.retried(e.Card, e.Hop)
+		return true
+	case offload.EvCardDone:
+		if c := m.card(e.Card); c != nil {
+			c.takeVerdict(e.State, e.Message, e.Summary)
 		}
 		return true
 	case offload.EvCardFree:
 		// The card may leave the reader: not be formatted (only the
-		// summary says safe to format).
+		// verdict says safe to format).
 		if c := m.card(e.Card); c != nil {
 			c.Cascade, c.Free = true, true
 			if c.FreeAt.IsZero() {
@@ -198,6 +210,9 @@ func (m *runModel) apply(e offload.Event) bool {
 				c.Path = e.Path
 			}
 		}
+		return true
+	case offload.EvStalled, offload.EvMoving:
+		// The stall itself is in the model's snapshot (Card.Stall).
 		return true
 	case offload.EvWarning:
 		msg := e.Message
@@ -210,27 +225,43 @@ func (m *runModel) apply(e offload.Event) bool {
 	return false
 }
 
+// retried: the engine runs the card's run at hop again (card_retried):
+// how it ended, and the card's verdict, are no longer so.
+func (m *runModel) retried(label string, hop int) {
+	c := m.card(label)
+	if c == nil {
+		return
+	}
+	if r := m.state(label, hop, false); r != nil {
+		r.restart()
+	}
+	c.HaveSummary, c.Status, c.Safe, c.Verdict, c.SafeAt = false, "", false, "", time.Time{}
+}
+
 // fileFailure says why a file failed, naming each destination that failed.
 func fileFailure(e offload.Event) string { return notify.FileFailure(e) }
 
-// setCounters refreshes the byte and file counters from Job.Snapshot (the
-// rates stay those of the last progress event).
+// setCounters takes the model's snapshot now (Job.Snapshot: the counts as
+// they are, the rates, estimates and stalls of the model's last tick).
 func (m *runModel) setCounters(p offload.Progress, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if now.After(m.now) {
 		m.now = now
 	}
+	if !p.Job.At.IsZero() {
+		m.job, m.haveJob = p.Job, true
+	}
 	for _, s := range p.Cards {
 		if r := m.state(s.Label, s.Hop, true); r != nil {
-			r.counters(s)
+			r.Prog = s
 		}
 	}
 }
 
-// applySummary takes the verdicts of a (card's or the job's) summary read
-// from the catalog. Only cards that are done take it: a summary read while
-// a card still runs says nothing final about it.
+// applySummary takes the verdicts of the job's summary read from the
+// catalog (final: at the job's end). Only cards that are done take it: a
+// summary read while a card still runs says nothing final about it.
 func (m *runModel) applySummary(s *offload.Summary, final bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -241,7 +272,8 @@ func (m *runModel) applySummary(s *offload.Summary, final bool) {
 			c.Cascade = true
 		}
 	}
-	for _, cs := range s.Cards {
+	for i := range s.Cards {
+		cs := &s.Cards[i]
 		c := m.card(cs.Label)
 		if c == nil {
 			continue
@@ -256,35 +288,50 @@ func (m *runModel) applySummary(s *offload.Summary, final bool) {
 		if !c.settled() && !final {
 			continue // a summary read while the card still runs says nothing final about it
 		}
-		c.HaveSummary, c.Safe, c.Verdict, c.Status = true, cs.SafeToFormat, cs.Verdict, cs.Status
-		c.SafeAt = cs.SafeAt
-		if c.EndState == "" {
-			c.EndState = cs.State
-		}
-		for _, f := range cs.Failures {
-			c.addFailure(f.Path, f.Error)
-		}
-		sort.SliceStable(c.Failures, func(i, j int) bool { return c.Failures[i].Path < c.Failures[j].Path })
-		if cs.Then != nil {
-			if c.Then == nil {
-				c.Then = &hopRun{Label: c.Label + offload.SecondRunSuffix}
-				c.Then.Done = true
-			}
-			if c.Then.EndState == "" || final {
-				c.Then.EndState = cs.Then.State
-			}
-			if final {
-				c.Then.Done = true // the job has ended: so has every run
-			}
-			for _, f := range cs.Then.Failures {
-				c.Then.addFailure(f.Path, f.Error)
-			}
-			sort.SliceStable(c.Then.Failures, func(i, j int) bool { return c.Then.Failures[i].Path < c.Then.Failures[j].Path })
+		c.takeVerdict(cs.Status, cs.Verdict, cs)
+		if final && c.Then != nil {
+			c.Then.Done = true // the job has ended: so has every run
 		}
 	}
 	if final {
 		m.finished, m.summary = true, s
 	}
+}
+
+// takeVerdict records the engine's verdict of the card (st, in words
+// why; cs the card as the catalog has it, when read): its state, its
+// runs' ends and their failed files.
+func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSummary) {
+	c.HaveSummary, c.Status, c.Safe, c.Verdict = true, st, st.SafeToFormat(), why
+	if cs == nil {
+		return
+	}
+	c.Verdict, c.SafeAt = cs.Verdict, cs.SafeAt
+	if cs.CardFree {
+		c.Cascade, c.Free = true, true
+		if !cs.FreeAt.IsZero() {
+			c.FreeAt = cs.FreeAt
+		}
+	}
+	if c.EndState == "" {
+		c.EndState = cs.FirstRun
+	}
+	for _, f := range cs.Failures {
+		c.addFailure(f.Path, f.Error)
+	}
+	sort.SliceStable(c.Failures, func(i, j int) bool { return c.Failures[i].Path < c.Failures[j].Path })
+	if cs.Then == nil {
+		return
+	}
+	if c.Then == nil {
+		c.Then = &hopRun{}
+		c.Then.Done = true
+	}
+	c.Then.EndState = cs.Then.Status
+	for _, f := range cs.Then.Failures {
+		c.Then.addFailure(f.Path, f.Error)
+	}
+	sort.SliceStable(c.Then.Failures, func(i, j int) bool { return c.Then.Failures[i].Path < c.Then.Failures[j].Path })
 }
 
 // setEject records an eject of the card at path (or labelled label).
@@ -340,56 +387,27 @@ func (m *runModel) view() runView {
 	defer m.mu.Unlock()
 	v := runView{JobID: m.jobID, Name: m.name, Started: m.started, Now: m.now, Window: m.window,
 		Warnings: append([]string(nil), m.warnings...), Prepared: append([]string(nil), m.prepared...), Paused: m.paused, Finished: m.finished,
-		Summary: m.summary, Err: m.err, Plan: m.plan, PlanWhy: m.planWhy, Sim: m.sim}
+		Summary: m.summary, Err: m.err, Plan: m.plan, PlanWhy: m.planWhy, Sim: m.sim, Job: m.job, HaveJob: m.haveJob}
 	v.Dests, v.Then = append([]string(nil), m.dests...), append([]string(nil), m.then...)
 	if len(m.dests) > 0 {
 		v.FirstCopy = m.dests[0]
 	}
 	for _, c := range m.cards {
 		cc := *c
-		cc.runState = c.runState.copyOut()
+		cc.runState = c.runState.copyOut(m.paused)
 		if c.Then != nil {
 			h := *c.Then
-			h.runState = c.Then.runState.copyOut()
+			h.runState = c.Then.runState.copyOut(m.paused)
 			cc.Then = &h
 		}
 		v.Cards = append(v.Cards, cc)
 	}
+	if m.paused {
+		// The model does not know of the pause: what it calls stalled
+		// only waits for Resume.
+		v.Job.Stalled = 0
+	}
 	return v
-}
-
-// safeETA is the estimated time until every card of the job that can
-// still be safe to format is (the slowest card's SafeETA); -1 when a card
-// cannot tell yet.
-func (v runView) safeETA() float64 {
-	eta := 0.0
-	for _, c := range v.Cards {
-		if c.HaveSummary || c.Done && c.EndState != offload.StateVerified {
-			continue // its verdict is known
-		}
-		e := c.SafeETA(len(v.Then))
-		if e < 0 {
-			return -1
-		}
-		eta = max(eta, e)
-	}
-	return eta
-}
-
-// totals are the job's figures at a glance: the rate of all cards now,
-// and the time until the last card is done with its current phase.
-func (v runView) totals() (rate, eta float64) {
-	for _, c := range v.Cards {
-		if !c.Done {
-			rate += c.Rate
-			eta = max(eta, c.ETA)
-		}
-		if c.Then != nil && !c.Then.Done {
-			rate += c.Then.Rate
-			eta = max(eta, c.Then.ETA)
-		}
-	}
-	return rate, eta
 }
 
 // setClips records a card's clips; it tells whether the card is known.

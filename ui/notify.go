@@ -47,7 +47,10 @@ func (a *App) notifyConfig(file string) notify.Config {
 func (a *App) notified(m notify.Message) {
 	a.desktopNotify(m.Subject(), m.Text)
 	if m.Kind == notify.Failure {
-		a.do(func() { a.banner.add(bannerText(m)) })
+		// A failure of a card (or of the job) replaces what the banner
+		// said of it before; a later verdict that is not bad settles it
+		// (onEvent, finishJob).
+		a.do(func() { a.banner.addCard(m.JobID, m.Card, noticeFailed, bannerText(m)) })
 	}
 }
 

@@ -90,6 +90,10 @@ func TestRetryFailedFilesReadsOnlyThem(t *testing.T) {
 	})
 	h.waitJob()
 	require.Equal(t, []string{stateFailed, stateSafe}, h.panelStates())
+	// The failure is on the banner (the job's notification, A001's).
+	h.eventually("A001's failure on the banner", func() bool {
+		return strings.Contains(h.a.banner.text(), "card A001 FAILED: NOT safe to format")
+	})
 	first := fs.cardReads()
 	require.Contains(t, first, "A001/"+victim)
 	require.Greater(t, len(first), 2, "the first run read every file of both cards")
@@ -114,6 +118,12 @@ func TestRetryFailedFilesReadsOnlyThem(t *testing.T) {
 		return true
 	})
 	require.Equal(t, []string{"A001/" + victim}, fs.cardReads(), "only the failed file was read from a card again")
+	// The banner follows the verdict: A001 is safe now, so what it said
+	// of A001's failure is gone (the verdict came before the job's end).
+	h.locked(func() {
+		require.NotContains(t, h.a.banner.text(), "A001", "no stale failure notice after a successful retry")
+		require.NotContains(t, h.a.banner.text(), "FAILED")
+	})
 	got, err := os.ReadFile(filepath.Join(d2, "retry", "A001", filepath.FromSlash(victim)))
 	require.NoError(t, err)
 	want, err := os.ReadFile(filepath.Join(cards[0].Path, filepath.FromSlash(victim)))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // runningView shows the job in progress: large rate and ETA, a panel per
@@ -26,9 +27,13 @@ type runningView struct {
 
 	title    *widget.Label
 	rateBig  *canvas.Text
+	tbBig    *canvas.Text // the model's live TB/hour, end to end
 	etaBig   *canvas.Text
 	rateCap  *widget.Label
+	tbCap    *widget.Label
 	etaCap   *widget.Label
+	tbBox    *fyne.Container
+	stallL   *widget.Label // how many runs are stalled, and where
 	pauseBtn *widget.Button
 	stopBtn  *widget.Button
 	planL    *widget.Label
@@ -53,11 +58,19 @@ func newRunningView(a *App) *runningView {
 	v.rateBig = canvas.NewText("-", theme.Color(theme.ColorNameForeground))
 	v.rateBig.TextSize = bigFigure
 	v.rateBig.TextStyle.Bold = true
+	v.tbBig = canvas.NewText("-", theme.Color(theme.ColorNameForeground))
+	v.tbBig.TextSize = bigFigure
+	v.tbBig.TextStyle.Bold = true
 	v.etaBig = canvas.NewText("-", theme.Color(theme.ColorNameForeground))
 	v.etaBig.TextSize = bigFigure
 	v.etaBig.TextStyle.Bold = true
 	v.rateCap = widget.NewLabel("all cards now")
+	v.tbCap = widget.NewLabel("end to end so far")
 	v.etaCap = widget.NewLabel("until every card is safe to format")
+	v.stallL = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.stallL.Wrapping = fyne.TextWrapWord
+	v.stallL.Importance = widget.WarningImportance
+	v.stallL.Hide()
 	v.pauseBtn = widget.NewButtonWithIcon("Pause (Ctrl+P)", theme.MediaPauseIcon(), v.togglePause)
 	v.stopBtn = widget.NewButtonWithIcon("Cancel job", theme.CancelIcon(), v.confirmCancel)
 	v.addBtn = widget.NewButtonWithIcon("Add card", theme.ContentAddIcon(), v.addCard)
@@ -77,13 +90,17 @@ func newRunningView(a *App) *runningView {
 	v.chart = newThroughputChart()
 	v.empty = widget.NewLabel("No job yet. Set one up in the Offload tab and press Start (Ctrl+Enter).")
 
-	gap := canvas.NewRectangle(color.Transparent)
-	gap.SetMinSize(fyne.NewSize(48, 1))
+	gap := func() fyne.CanvasObject {
+		g := canvas.NewRectangle(color.Transparent)
+		g.SetMinSize(fyne.NewSize(48, 1))
+		return g
+	}
+	v.tbBox = container.NewHBox(container.NewVBox(v.tbBig, v.tbCap), gap())
 	v.figures = container.NewHBox(
-		container.NewVBox(v.rateBig, v.rateCap), gap,
+		container.NewVBox(v.rateBig, v.rateCap), gap(), v.tbBox,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures, v.prepL))
+	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures, v.stallL, v.prepL))
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
 	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
@@ -180,11 +197,13 @@ func jobState(mv runView) string {
 	return "running"
 }
 
-// renderFigures draws the large rate and ETA (state: the job's, in a
-// word).
+// renderFigures draws the large figures (state: the job's, in a word):
+// while it runs, the live model's rate, TB/hour and time until every
+// card is safe to format, and the runs it says are stalled; once it
+// ended, the summary's TB/hour and the verdict.
 func (v *runningView) renderFigures(mv runView, state string) {
 	fg := theme.Color(theme.ColorNameForeground)
-	rate, eta := mv.totals()
+	v.tbBox.Hide()
 	switch {
 	case mv.Finished:
 		v.rateBig.Text, v.etaBig.Text = "-", "done"
@@ -192,31 +211,86 @@ func (v *runningView) renderFigures(mv runView, state string) {
 			v.rateBig.Text = units.FormatTBPerHour(mv.Summary.TBPerHour)
 			v.rateCap.SetText("whole job")
 		}
+		v.etaCap.SetText("")
 	case mv.Paused:
 		v.rateBig.Text, v.etaBig.Text = "paused", "-"
+		v.etaCap.SetText("no estimate while paused")
 	default:
-		// The big figure is the time until every card is safe to format
-		// (copy and read-back together, both runs of a cascade); the
-		// slowest card's current phase has its own, smaller.
-		v.rateBig.Text, v.etaBig.Text = rateText(rate), "-"
-		if safe := mv.safeETA(); safe >= 0 {
-			v.etaBig.Text = etaText(safe)
-		}
+		v.rateBig.Text, v.tbBig.Text, v.etaBig.Text = jobFigures(mv)
 		v.rateCap.SetText("all cards now")
-		v.etaCap.SetText("until every card is safe to format (this phase: " + etaText(eta) + ")")
+		v.tbBox.Show()
+		v.etaCap.SetText(jobETACaption(mv))
 	}
-	if mv.Finished {
-		v.etaCap.SetText("")
+	if s := stalledText(mv); s != "" {
+		v.stallL.SetText(s)
+		v.stallL.Show()
+	} else {
+		v.stallL.Hide()
 	}
-	v.rateBig.Color, v.etaBig.Color = fg, fg
+	v.rateBig.Color, v.tbBig.Color, v.etaBig.Color = fg, fg, fg
 	if mv.Finished && (mv.Err != "" || (mv.Summary != nil && mv.Summary.Status.Bad())) {
 		// A job that ended badly says so at a glance, in the failure colour.
 		v.etaBig.Text = strings.ToUpper(state)
 		v.etaBig.Color = theme.Color(theme.ColorNameError)
 	}
 	v.rateBig.Refresh()
+	v.tbBig.Refresh()
 	v.etaBig.Refresh()
 	v.figures.Refresh() // the figures' widths changed
+}
+
+// jobFigures are the live model's figures of a running job as the header
+// shows them: its rate now, its TB/hour end to end so far, and its time
+// until every card is safe to format ("unknown" when the model cannot
+// say, e.g. while a card is stalled); dashes before its first snapshot.
+func jobFigures(mv runView) (rate, tbh, eta string) {
+	if !mv.HaveJob {
+		return "-", "-", "-"
+	}
+	j := mv.Job
+	return rateText(j.Rate), units.FormatTBPerHour(j.TBPerHour), j.ETA.Safe.String()
+}
+
+// jobETACaption says what the big estimate is, and the model's other
+// estimates of the job: every card copied, or in a cascade free.
+func jobETACaption(mv runView) string {
+	txt := "until every card is safe to format"
+	if !mv.HaveJob {
+		return txt
+	}
+	j := mv.Job
+	switch {
+	case len(mv.Then) > 0 && j.Copied < j.Cards:
+		return txt + " (" + estimateIn("every card copied", j.ETA.Copied) + ", " + estimateIn("free", j.ETA.CardFree) + ")"
+	case len(mv.Then) > 0:
+		return txt + " (every card copied; " + estimateIn("every card free", j.ETA.CardFree) + ")"
+	case j.Copied < j.Cards:
+		return txt + " (" + estimateIn("every card copied", j.ETA.Copied) + ")"
+	}
+	return txt + " (every card copied)"
+}
+
+// stalledText says how many runs the model says are stalled, and each
+// one's place and cause ("" when none): "1 card stalled: A001: Stalled
+// at /Volumes/SHUTTLE: ...".
+func stalledText(mv runView) string {
+	if mv.Finished || mv.Job.Stalled == 0 {
+		return ""
+	}
+	var lines []string
+	for _, c := range mv.Cards {
+		if c.stalled() {
+			lines = append(lines, c.Label+": "+stallText(c.Prog.Stall))
+		}
+		if c.Then != nil && c.Then.stalled() {
+			lines = append(lines, c.Label+" (2nd run): "+stallText(c.Then.Prog.Stall))
+		}
+	}
+	head := plural(mv.Job.Stalled, "card") + " stalled: the estimates are unknown until it moves"
+	if mv.Job.Stalled > 1 {
+		head = plural(mv.Job.Stalled, "card") + " stalled: the estimates are unknown until they move"
+	}
+	return strings.Join(append([]string{head}, lines...), "\n")
 }
 
 // renderCards draws a panel per card, adding those of cards that joined
@@ -241,7 +315,7 @@ func (v *runningView) renderChart(mv runView) {
 	}
 	for i, c := range mv.Cards {
 		if c.Then != nil {
-			series = append(series, chartSeries{Label: c.Then.Label, Points: c.Then.Series, Card: i, Second: true})
+			series = append(series, chartSeries{Label: c.Label + " (2nd run)", Points: c.Then.Series, Card: i, Second: true})
 		}
 	}
 	v.chart.set(series, mv.Started, mv.Now, mv.Window)
@@ -303,7 +377,7 @@ func summaryText(s *offload.Summary, reports []string) (txt string, bad bool) {
 		txt += fmt.Sprintf("\nCascade: %d of %d cards free (first run verified on %s), %d safe to format (second run verified on %s too).",
 			free, len(s.Cards), strings.Join(s.Destinations, ", "), safe, strings.Join(s.Then, ", "))
 	}
-	if s.State == "interrupted" {
+	if s.Status == verdict.Interrupted {
 		txt = fmt.Sprintf("Interrupted: nothing unverified is reported verified. Resume job %d from History.", s.JobID)
 	}
 	if len(reports) > 0 {

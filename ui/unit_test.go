@@ -13,7 +13,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 // countLimiter counts the calls that reach it.
@@ -83,7 +85,7 @@ func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
 	c := func() cardView { return m.view().Cards[0] }
 	require.Equal(t, stateWaiting, c().State())
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, VerifyTotal: 200, Rate: 50, ETASeconds: 1}}}})
+		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, VerifyTotal: 200, Rate: 50, ETA: live.Times{Safe: live.In(1)}, ETASeconds: live.In(1)}}}})
 	require.Equal(t, stateCopying, c().State())
 	require.InDelta(t, 50.0/300, c().Fraction(), 1e-9)
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(2 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
@@ -96,9 +98,9 @@ func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
 	require.Equal(t, stateFinishing, c().State())
 	// A summary read while another card still runs is taken for a card
 	// that is done; one saying not safe is shown as such.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}, State: "verified"}}}, false)
-	require.Equal(t, "Incomplete (unreadable entries on the card): NOT safe to format", c().State())
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified"}}}, true)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Verdict: "Incomplete (unreadable entries on the card): NOT safe to format"}, State: "verified", FirstRun: verdict.Failed}}}, false)
+	require.Equal(t, stateFailed, c().State())
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified}}}, true)
 	require.Equal(t, stateSafe, c().State())
 	require.True(t, m.view().Finished)
 }
@@ -113,7 +115,7 @@ func TestFailedFileNamesTheDestinationAndFailsTheCard(t *testing.T) {
 	require.Equal(t, []failure{{Path: "CLIPS/C002.mov", Why: "on /d2: verify: xxh64 mismatch"}}, v.Cards[0].Failures)
 	require.Equal(t, stateFailed, v.Cards[0].State())
 	// The summary's copy of the same failure is not listed twice.
-	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Verdict: "FAILED: NOT safe to format"}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
 	v = m.view()
 	require.Len(t, v.Cards[0].Failures, 1)
 	require.Equal(t, stateFailed, v.Cards[0].State())
@@ -130,9 +132,7 @@ func TestThroughputHistoryKeepsTheWindow(t *testing.T) {
 	require.Less(t, len(ser), 320, "about five minutes are kept")
 	require.Greater(t, len(ser), 299)
 	require.Equal(t, t0.Add(600*time.Second), ser[len(ser)-1].T)
-	rate, eta := m.view().totals()
-	require.Equal(t, 600.0, rate)
-	require.Equal(t, 0.0, eta)
+	require.Equal(t, 600.0, ser[len(ser)-1].Rate, "the model's rate, as it gave it")
 }
 
 func TestFigures(t *testing.T) {
@@ -212,50 +212,4 @@ func TestThemeSwitchRecolours(t *testing.T) {
 			}
 		})
 	}
-}
-
-// The time until safe to format counts copy and read-back together (it
-// does not restart when a card starts reading back) and, in a cascade,
-// the second run: on a simulated job with steady rates it is within 15 %
-// of the time really left at half-way, it never jumps up as the job goes
-// on, and a cascade's card needs longer than the same card without one.
-func TestSafeToFormatETA(t *testing.T) {
-	const size = 1_000_000_000 // a card; its copy read back from 2 destinations
-	run := func(cascade bool) (half, really float64, etas []float64) {
-		m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: size, VerifyTotal: 2 * size}}}, []string{"/Volumes/A001"})
-		if cascade {
-			m.setCascade([]string{"/raid"}, []string{"/shuttle"})
-		}
-		// Copy at 100 MB/s; read back at 150 MB/s, never ahead of the
-		// copy (two copies to read of each byte copied).
-		var copied, verified int64
-		step := func(s int) {
-			copied = min(copied+100_000_000, size)
-			verified = min(verified+150_000_000, 2*copied)
-			m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Duration(s) * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-				{Label: "A001", Phase: "copying", Bytes: size, BytesCopied: copied, VerifyTotal: 2 * size, BytesVerified: verified, Rate: 100e6}}}})
-			etas = append(etas, m.view().safeETA())
-		}
-		s := 1
-		for ; copied+verified < 3*size/2; s++ {
-			step(s)
-		}
-		half = etas[len(etas)-1]
-		end := s
-		for ; copied+verified < 3*size; end++ {
-			step(end)
-		}
-		return half, float64(end - s), etas
-	}
-	half, really, etas := run(false)
-	require.InEpsilon(t, really, half, 0.15, "at half-way %.1fs estimated, %.1fs left", half, really)
-	require.Equal(t, -1.0, etas[0], "one sample: no rate yet, no figure")
-	for i := 2; i < len(etas); i++ {
-		require.GreaterOrEqual(t, etas[i], 0.0)
-		require.LessOrEqual(t, etas[i], etas[i-1]+0.5, "the estimate does not jump up as the work goes on: %v", etas)
-	}
-	chalf, _, _ := run(true)
-	// The second run: the first copy (1 GB) written at 100 MB/s and read
-	// back from one shuttle at 150 MB/s: 10 s more.
-	require.InDelta(t, half+10, chalf, 0.5, "a cascade's card is safe only after its second run")
 }
