@@ -19,6 +19,7 @@ type Model struct {
 	// (the job's TB/hour); reads: each run's last count.
 	read     int64
 	jobRate  smooth
+	paused   bool
 	mu       sync.Mutex
 	snapshot Progress
 }
@@ -48,6 +49,11 @@ func (m *Model) Last() Progress {
 	defer m.mu.Unlock()
 	return m.snapshot
 }
+
+// Pause tells the model the job is paused (or no longer): while paused
+// nothing is stalled (nothing is meant to move), the estimates are
+// unknown and the snapshot says Paused.
+func (m *Model) Pause(paused bool) { m.paused = paused }
 
 // Tick takes every current run's counters at now and returns the
 // snapshot. Runs not given any more (replaced by a retry) are forgotten,
@@ -86,6 +92,14 @@ func (m *Model) Tick(now time.Time, runs []Counters) Progress {
 	}
 	m.estimate(&p, runs, now)
 	m.jobFigures(&p, now, dt, jobRead)
+	if m.paused {
+		p.Job.Paused, p.Job.ETA = true, Times{}
+		for i := range p.Cards {
+			if p.Cards[i].Phase != Done {
+				p.Cards[i].ETA, p.Cards[i].ETASeconds = Times{}, Estimate{}
+			}
+		}
+	}
 	m.mu.Lock()
 	m.snapshot = p
 	m.mu.Unlock()

@@ -63,12 +63,12 @@ func (m *Model) observe(r *run, c Counters, now time.Time, dt float64) Card {
 	p := r.prev
 	dB, dF := float64(c.BytesCopied-p.BytesCopied), float64(c.FilesCopied-p.FilesCopied)
 	vB, vF := float64(c.BytesVerified-p.BytesVerified), float64(c.FilesVerified-p.FilesVerified)
-	if dB > 0 || dF > 0 || vB > 0 || vF > 0 || c.Phase != p.Phase {
-		r.moved = now
+	if dB > 0 || dF > 0 || vB > 0 || vF > 0 || c.Phase != p.Phase || m.paused {
+		r.moved = now // a paused job is held, not stalled
 	}
 	// Learn the copy's costs from intervals spent copying that moved, the
 	// read-back's from those it had work waiting all along.
-	if p.Phase == Copying && c.Phase == Copying && dt > 0 && (dB > 0 || dF > 0) {
+	if p.Phase == Copying && c.Phase == Copying && dt > 0 && (dB > 0 || dF > 0) && !m.paused {
 		r.copy.add(dB, dF, dt, keepFit)
 	} else {
 		r.copy.forget(keepFit)
@@ -122,7 +122,7 @@ func (m *Model) observeDests(r *run, c Counters, card *Card, now time.Time, dt f
 		} else {
 			r.verify[i].forget(keep)
 		}
-		if w > 0 || v > 0 || d.State != p.State {
+		if w > 0 || v > 0 || d.State != p.State || m.paused {
 			r.dMoved[i] = now
 		}
 		raw := v / max(dt, 1e-9)

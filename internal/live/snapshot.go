@@ -28,6 +28,8 @@ type Job struct {
 	// end-to-end figure so far (the summary's, live).
 	Rate      float64 `json:"rate_bytes_per_s"`
 	TBPerHour float64 `json:"tb_per_hour"`
+	// Paused: the job is held (its estimates unknown until it goes on).
+	Paused bool `json:"paused,omitempty"`
 	// Cards: the job's cards; Copied: those read whole (past copying);
 	// Stalled: runs with a stall.
 	Cards   int `json:"cards"`

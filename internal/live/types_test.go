@@ -49,3 +49,31 @@ func TestJobTBPerHour(t *testing.T) {
 		t.Fatalf("%+v", p.Job)
 	}
 }
+
+// A paused job is held, not stalled: no stall however long it waits,
+// its estimates unknown, and it says it is paused.
+func TestPausedIsNotStalled(t *testing.T) {
+	m := NewModel(Config{Verify: true, Prior: func(string, int) Prior { return Prior{Rate: 1e6} }}, t0)
+	c := Counters{Key: 1, Label: "A001", Phase: Copying, Files: 2, Bytes: 10e6, BytesCopied: 1e6, VerifyTotal: 10e6,
+		Dests: []DestCounters{{Dest: "/d1", State: DestWriting, Bytes: 10e6, BytesWritten: 1e6, VerifyTotal: 10e6}}}
+	m.Tick(t0.Add(time.Second), []Counters{c})
+	m.Pause(true)
+	var p Progress
+	for s := 2; s < 60; s++ {
+		p = m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+	}
+	if p.Job.Stalled != 0 || p.Cards[0].Stall != nil || !p.Job.Paused || p.Cards[0].ETA.Safe.Known || p.Job.ETA.Safe.Known {
+		t.Fatalf("paused: %+v %+v", p.Job, p.Cards[0])
+	}
+	m.Pause(false)
+	p = m.Tick(t0.Add(61*time.Second), []Counters{c})
+	if p.Cards[0].Stall != nil || !p.Cards[0].ETA.Safe.Known || p.Job.Paused {
+		t.Fatalf("going on: %+v", p.Cards[0])
+	}
+	for s := 62; s < 75; s++ {
+		p = m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+	}
+	if p.Cards[0].Stall == nil {
+		t.Fatal("not moving once it went on: a stall")
+	}
+}

@@ -20,7 +20,9 @@ import (
 // card to dest; WaitVerify before each block read back for verification:
 // a copy of card on dest (or a file already at the copy's place, read to
 // compare), or with dest -1 the card itself re-read (VerifySourceDest). n is the bytes about to be read or written. All must
-// return early with ctx.Err() when ctx ends.
+// return early with ctx.Err() when ctx ends. A Limiter that also has a
+// Paused() bool method (dit-gui's pause switch) tells the live model when
+// the job is held on purpose: it is then paused, not stalled.
 type Limiter interface {
 	WaitRead(ctx context.Context, card int, n int) error
 	WaitWrite(ctx context.Context, card, dest int, n int) error

@@ -235,7 +235,11 @@ func (j *Job) sampler(stop <-chan struct{}) {
 		for _, c := range retired {
 			delete(last, c)
 		}
-		p := j.tickModel(j.model.Load(), now, cards, stalled)
+		m := j.model.Load()
+		if ps, ok := j.opts.Limiter.(interface{ Paused() bool }); ok {
+			m.Pause(ps.Paused())
+		}
+		p := j.tickModel(m, now, cards, stalled)
 		if !final {
 			j.emit(Event{Type: EvProgress, Progress: &p})
 		}
