@@ -20,7 +20,7 @@ import (
 
 // EvAlreadyOffloaded is the event a front end emits for a card it skips
 // because [FindPrior] found it offloaded and verified before.
-const EvAlreadyOffloaded = "already_offloaded"
+const EvAlreadyOffloaded EventType = "already_offloaded"
 
 // Prior is an earlier offload of exactly a card's content: every file's
 // path, size and modification time equal, and every file verified on every
