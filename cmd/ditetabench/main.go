@@ -87,9 +87,11 @@ func runOne(dit, work, throttle string, s scenario) (float64, []string, error) {
 	for i, files := range s.cards {
 		card := filepath.Join(work, fmt.Sprintf("A%03d", i+1))
 		for k, size := range files {
-			sub := filepath.Join(card, "CLIPS")
+			// A card is read in name order: the folders' names keep the
+			// scenario's order of small files and clips.
+			sub := filepath.Join(card, fmt.Sprintf("%02d_CLIPS", k/1000))
 			if size < 1_000_000 {
-				sub = filepath.Join(card, "DCIM", fmt.Sprintf("%03d", k/500))
+				sub = filepath.Join(card, fmt.Sprintf("%02d_DCIM", k/500))
 			}
 			if err := os.MkdirAll(sub, 0o755); err != nil {
 				return 0, nil, err
