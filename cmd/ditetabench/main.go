@@ -87,12 +87,9 @@ func runOne(dit, work, throttle string, s scenario) (float64, []string, error) {
 	for i, files := range s.cards {
 		card := filepath.Join(work, fmt.Sprintf("A%03d", i+1))
 		for k, size := range files {
-			// A card is read in name order: the folders' names keep the
-			// scenario's order of small files and clips.
-			sub := filepath.Join(card, fmt.Sprintf("%02d_CLIPS", k/1000))
-			if size < 1_000_000 {
-				sub = filepath.Join(card, fmt.Sprintf("%02d_DCIM", k/500))
-			}
+			// A card is read in name order: one folder, the files named
+			// in the scenario's order of small files and clips.
+			sub := filepath.Join(card, "DCIM")
 			if err := os.MkdirAll(sub, 0o755); err != nil {
 				return 0, nil, err
 			}
