@@ -19,8 +19,8 @@ import (
 
 // The progress events' estimate of the time to safe to format, checked
 // against when the card really was safe, with the real binary at a fixed
-// --throttle: a card of 3,000 small files then four 40 MB clips, to two
-// folders. Every eta_s between 20 % and 80 % of the job must be within
+// --throttle: a card of four 40 MB clips then (in name order) 3,000
+// small files, to two folders. Every eta_s between 20 % and 80 % of the job must be within
 // 35 % of the time that was really left (machine load moves this, so the
 // bound is loose; internal/live's virtual-time tests carry the tight
 // one). Progress never passes 100 %.
