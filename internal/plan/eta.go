@@ -3,14 +3,19 @@ package plan
 import "math"
 
 // etas plays the plan forward: when a card finishes, the others are
-// re-planned with the freed budget.
+// re-planned with the freed budget. A card's run is its bytes at its
+// rate and the costs it pays beyond them (its start and its files, when
+// its file count is known), paid along the bytes; it is safe to format
+// when its last file is read back and its fixed costs paid (a cascade's
+// cards are timed by cascade).
 func etas(t *Topology, o Options, res *Result) {
 	n := len(t.Sources)
-	remaining := make([]float64, n)
+	cascaded := isCascade(t)
+	left := make([]work, n)
 	active := make([]bool, n)
 	known := true
 	for i, s := range t.Sources {
-		remaining[i] = float64(s.Size)
+		left[i] = work{bytes: float64(s.Size), over: overhead(s, cardCosts(t, o, 1))}
 		active[i] = true
 		if s.Size <= 0 {
 			known = false
@@ -24,8 +29,8 @@ func etas(t *Topology, o Options, res *Result) {
 	for step := 0; step <= n; step++ {
 		dt := math.Inf(1)
 		for i := 0; i < n; i++ {
-			if active[i] && t.Sources[i].Size > 0 && rates[i] > 0 {
-				dt = min(dt, remaining[i]/rates[i])
+			if active[i] && t.Sources[i].Size > 0 {
+				dt = min(dt, left[i].left(rates[i]))
 			}
 		}
 		if math.IsInf(dt, 1) {
@@ -36,11 +41,15 @@ func etas(t *Topology, o Options, res *Result) {
 			if !active[i] {
 				continue
 			}
-			remaining[i] -= rates[i] * dt
-			if t.Sources[i].Size > 0 && remaining[i] <= float64(t.Sources[i].Size)*1e-9+1 {
+			left[i] = left[i].advance(rates[i], dt)
+			if s := t.Sources[i]; s.Size > 0 && left[i].done(float64(s.Size)) {
 				active[i] = false
 				v := now
 				res.Cards[i].ETASeconds = &v
+				if !cascaded {
+					safe := v + tail(t, o, s, 1) + fixedAfter(t, o, s, 1)
+					res.Cards[i].SafeSeconds = &safe
+				}
 			}
 		}
 		// Re-plan the cards still copying.
@@ -75,4 +84,34 @@ func etas(t *Topology, o Options, res *Result) {
 		}
 		res.ETASeconds = &last
 	}
+}
+
+// lastSafe sets Result.SafeSeconds: when the last card is safe to
+// format (nil when a card's time is unknown).
+func lastSafe(res *Result) {
+	if len(res.Cards) == 0 {
+		return
+	}
+	var last float64
+	for _, c := range res.Cards {
+		if c.SafeSeconds == nil {
+			return
+		}
+		last = max(last, *c.SafeSeconds)
+	}
+	res.SafeSeconds = &last
+}
+
+// isCascade reports whether t has a cascade's second run: destinations
+// of run 2 beside one of run 1.
+func isCascade(t *Topology) bool {
+	one, two := false, false
+	for _, d := range t.Destinations {
+		if d.Run == 2 {
+			two = true
+		} else {
+			one = true
+		}
+	}
+	return one && two
 }

@@ -15,7 +15,10 @@ import (
 func describeResult(t *Topology, o Options, cons []constraint, rates []float64, limits []int) *Result {
 	res := &Result{}
 	for i := range rates {
-		res.Cards = append(res.Cards, cardPlan(t, cons, rates, limits, i))
+		cp := cardPlan(t, cons, rates, limits, i)
+		cardCostFields(t, o, i, &cp)
+		verifyRate(t, o, &cp)
+		res.Cards = append(res.Cards, cp)
 		res.Total += rates[i]
 	}
 	res.TBPerHour = res.Total * 3600 / 1e12
