@@ -78,7 +78,7 @@ destinations:
 	require.NoError(t, err)
 	tb := 1/0.5 + 0.01
 	sec(t, tb, res.Cards[1].ETASeconds, "B001")
-	whole := 1/0.5 + 10.0     // A001 alone at its share
+	whole := 1/0.5 + 10.0        // A001 alone at its share
 	part := (whole - tb) / whole // what it has left when B001 is done
 	sec(t, tb+part*(1/1.0+10), res.Cards[0].ETASeconds, "A001 with the whole bus after B001")
 }
