@@ -163,16 +163,18 @@ func MarkThen(t *plan.Topology, then []string) error {
 	return nil
 }
 
-// FillSizes sets the size of each source whose folder is here, for ETAs,
-// and the size of its last file in copy order (a cascade's plan counts
-// its read-back after the copy).
+// FillSizes sets the size and the file count of each source whose
+// folder is here, for ETAs (a card whose file count is known is planned
+// with its destinations' per-file and fixed costs), and the size of its
+// last file in copy order (its read-back ends its run).
 func FillSizes(t *plan.Topology) {
 	for i := range t.Sources {
 		s := &t.Sources[i]
-		if (s.Size > 0 && s.LastFile > 0) || s.Path == "" {
+		if (s.Size > 0 && s.LastFile > 0 && s.Files > 0) || s.Path == "" {
 			continue
 		}
 		var n, last int64
+		files := 0
 		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -181,6 +183,7 @@ func FillSizes(t *plan.Topology) {
 				if fi, err := d.Info(); err == nil {
 					n += fi.Size()
 					last = fi.Size()
+					files++
 				}
 			}
 			return nil
@@ -188,6 +191,9 @@ func FillSizes(t *plan.Topology) {
 		if err == nil {
 			if s.Size <= 0 {
 				s.Size = n
+			}
+			if s.Files <= 0 {
+				s.Files = files
 			}
 			s.LastFile = last
 		}

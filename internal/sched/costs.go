@@ -1,0 +1,279 @@
+package sched
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/speedtest"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid"
+)
+
+// What LearnCosts measures from, and how ApplyCosts combines.
+const (
+	// MinCostFiles is the fewest files a card's run needs for its
+	// per-file costs to be measured: with fewer, its time beyond its
+	// bytes is mostly the byte rate's error, not its files'.
+	MinCostFiles = 20
+	// bigFile is the least size of a file whose time says the byte rate.
+	bigFile = 8_000_000
+	// RecentCosts is how many of a volume's latest measurements the
+	// planner combines (each figure's median).
+	RecentCosts = 5
+)
+
+// CostVolume names a destination for its measured costs: a cloud
+// remote rclone:REMOTE:PATH by rclone:REMOTE (the storage, whatever the
+// folder), else its volume as dit speedtest names it (array:UUID for a
+// dit array's blade, fs-uuid:..., fsid:...).
+func CostVolume(path string) string {
+	if rest, ok := strings.CutPrefix(path, "rclone:"); ok {
+		remote, _, _ := strings.Cut(rest, ":")
+		return "rclone:" + remote
+	}
+	return speedtest.PathVolume(path)
+}
+
+// CostKind is what the destination at path is to dit: a cloud remote,
+// a dit array (a blade's path) or a folder.
+func CostKind(path string) string {
+	switch {
+	case strings.HasPrefix(path, "rclone:"):
+		return plan.CostCloud
+	case raid.IsBlade(path):
+		return plan.CostArray
+	}
+	return plan.CostFolder
+}
+
+// LearnCosts measures what the destinations of a finished job cost its
+// cards beyond their bytes, and records it in cat (table costs) for the
+// plans that follow ([ApplyCosts]). For each card run that ended
+// verified, in a job that ran once (a resumed job's card times span its
+// runs, and nothing is learned from it), from the catalog alone:
+//
+//   - its byte rate R: the higher of the 90th percentile of its per-second
+//     copy samples and the rate of its files of 8 MB or more (their bytes
+//     over the time from each one's start to the next one's); both are
+//     at most the true rate, so what is charged to the files is at least
+//     theirs;
+//   - Start: from the card's start to its first file's;
+//   - PerFile (with at least MinCostFiles files): the copy's time beyond
+//     Start and its bytes at R, shared by its files;
+//   - VerifyPerFile: from the tail after the copy (the last copy to the
+//     last file read back): what it has beyond the last file at R, per
+//     file when the read-back fell behind (the plan's model, solved);
+//   - Fixed: from the last file read back to the card's end (sealed); a
+//     run to a cloud remote, read back by one listing of the storage's
+//     checksums, has its whole tail there (and no VerifyPerFile).
+//
+// Each destination volume of the run gets the run's figures (they were
+// paid side by side: the plan takes the most over a run's destinations),
+// once (two destination folders on one drive are one volume). It returns
+// what it recorded.
+func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
+	job, err := cat.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	if runs, err := cat.Runs(jobID); err != nil || len(runs) != 1 {
+		return nil, err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, err
+	}
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, err
+	}
+	samples, err := cat.CardSamples(jobID)
+	if err != nil {
+		return nil, err
+	}
+	station := job.Station
+	if station == "" {
+		station = cat.Station()
+	}
+	verify := job.VerifyMode != "none"
+	var out []catalog.Costs
+	for _, k := range cards {
+		if k.State != "verified" || k.CopyStarted.IsZero() || k.CopyFinished.IsZero() || k.DoneAt.IsZero() {
+			continue
+		}
+		files, err := cat.Files(k.ID)
+		if err != nil {
+			return out, err
+		}
+		cloud := false
+		for _, d := range dests {
+			cloud = cloud || (max(d.Hop, 1) == max(k.Hop, 1) && CostKind(d.Path) == plan.CostCloud)
+		}
+		m, ok := measureRun(k, files, samples, verify, cloud)
+		if !ok {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, d := range dests {
+			vol := CostVolume(d.Path)
+			if max(d.Hop, 1) != max(k.Hop, 1) || seen[vol] {
+				continue // one row a volume: two folders on one drive paid once
+			}
+			seen[vol] = true
+			row := m
+			row.Volume, row.Kind, row.Path, row.T = vol, CostKind(d.Path), d.Path, k.DoneAt
+			row.Station, row.JobUUID, row.Card, row.Hop = station, job.UUID, k.Label, max(k.Hop, 1)
+			if err := cat.AddCosts(&row); err != nil {
+				return out, err
+			}
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
+// measureRun is card k's run's costs (see LearnCosts), without the
+// destination; false when nothing can be said (no file timed). A run to
+// a cloud remote is read back by a listing of the storage's checksums
+// once the uploads are done: its tail is a fixed cost, not a per-file
+// one.
+func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample, verify, cloud bool) (catalog.Costs, bool) {
+	c := catalog.Costs{Files: k.Files, Bytes: k.Bytes}
+	var timed []*catalog.File
+	var bytes int64
+	for _, f := range files {
+		if !f.CopyStarted.IsZero() && !f.CopyStarted.Before(k.CopyStarted) {
+			timed = append(timed, f)
+			bytes += f.Size
+		}
+	}
+	if len(timed) == 0 {
+		return c, false
+	}
+	sort.Slice(timed, func(a, b int) bool { return timed[a].CopyStarted.Before(timed[b].CopyStarted) })
+	first, last := timed[0], timed[len(timed)-1]
+	start := max(first.CopyStarted.Sub(k.CopyStarted).Seconds(), 0)
+	c.Start = &start
+	r, how := byteRate(k, timed, samples)
+	c.Detail = "byte rate " + how
+	n := float64(len(timed))
+	if r > 0 && len(timed) >= MinCostFiles {
+		pf := max((k.CopyFinished.Sub(k.CopyStarted).Seconds()-start-float64(bytes)/r)/n, 0)
+		c.PerFile = &pf
+	}
+	if !verify || k.VerifyFinished.IsZero() {
+		return c, true
+	}
+	fixed := max(k.DoneAt.Sub(k.VerifyFinished).Seconds(), 0)
+	x := k.VerifyFinished.Sub(k.CopyFinished).Seconds() // the tail
+	if r > 0 && !cloud {
+		x -= float64(last.Size) / r
+	}
+	switch {
+	case cloud:
+		fixed += max(x, 0)
+		zero := 0.0
+		c.VerifyPerFile = &zero
+	case c.PerFile != nil:
+		v := (x + n**c.PerFile) / (n + 1) // it fell behind by n x (v - PerFile)
+		if x <= *c.PerFile {
+			v = x // it kept up: the last file's own
+		}
+		v = max(v, 0)
+		c.VerifyPerFile = &v
+	}
+	c.Fixed = &fixed
+	return c, true
+}
+
+// byteRate is the card's byte rate (see LearnCosts) and how it was
+// found, in words.
+func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample) (float64, string) {
+	var rates []float64
+	for _, s := range samples {
+		if s.CardID == k.ID && s.Phase == "copy" && s.Rate > 0 && (s.Seconds == 0 || s.Seconds >= 0.5) {
+			rates = append(rates, s.Rate)
+		}
+	}
+	var r float64
+	how := "unknown"
+	if len(rates) >= 3 {
+		sort.Float64s(rates)
+		r = rates[len(rates)*9/10]
+		how = fmt.Sprintf("%s (90th percentile of %d copy samples)", units.FormatRate(r), len(rates))
+	}
+	var big int64
+	var took float64
+	n := 0
+	for i, f := range timed {
+		if f.Size < bigFile {
+			continue
+		}
+		end := k.CopyFinished
+		if i+1 < len(timed) {
+			end = timed[i+1].CopyStarted
+		}
+		big, took, n = big+f.Size, took+end.Sub(f.CopyStarted).Seconds(), n+1
+	}
+	if n >= 2 && took > 0 && float64(big)/took > r {
+		r = float64(big) / took
+		how = fmt.Sprintf("%s (its %d files of %s or more)", units.FormatRate(r), n, units.FormatBytes(bigFile))
+	}
+	return r, how
+}
+
+// ApplyCosts sets each destination's cost kind (a dit array's blade:
+// array; a cloud remote: cloud) and, where recent (the catalog's
+// RecentCosts; nil: none) has measurements of its volume or remote, its
+// measured Costs: each figure the median of the newest RecentCosts that
+// measured it, the kind's default for one none did. The notes say which
+// destinations were given measured costs.
+func ApplyCosts(t *plan.Topology, recent func(volume string, n int) ([]catalog.Costs, error)) []string {
+	var notes []string
+	for i := range t.Destinations {
+		d := &t.Destinations[i]
+		if d.Path == "" {
+			continue
+		}
+		d.CostKind = CostKind(d.Path)
+		if recent == nil {
+			continue
+		}
+		rows, err := recent(CostVolume(d.Path), RecentCosts)
+		if err != nil || len(rows) == 0 {
+			continue
+		}
+		c := plan.DefaultCosts[plan.CostKindOf(*d)]
+		for _, f := range []struct {
+			dst *float64
+			get func(catalog.Costs) *float64
+		}{
+			{&c.PerFile, func(k catalog.Costs) *float64 { return k.PerFile }},
+			{&c.VerifyPerFile, func(k catalog.Costs) *float64 { return k.VerifyPerFile }},
+			{&c.Start, func(k catalog.Costs) *float64 { return k.Start }},
+			{&c.Fixed, func(k catalog.Costs) *float64 { return k.Fixed }},
+		} {
+			var vs []float64
+			for _, k := range rows {
+				if v := f.get(k); v != nil {
+					vs = append(vs, *v)
+				}
+			}
+			if len(vs) > 0 {
+				sort.Float64s(vs)
+				*f.dst = vs[len(vs)/2]
+			}
+		}
+		d.Costs = &c
+		notes = append(notes, fmt.Sprintf("%s: measured costs used (%d card run(s), the latest %s): %s a file, %s a file read back, %s before a card and %s after it",
+			d.Name, len(rows), rows[0].T.Local().Format("2006-01-02 15:04"), ms(c.PerFile), ms(c.VerifyPerFile), secsWords(c.Start), secsWords(c.Fixed)))
+	}
+	return notes
+}
+
+func ms(s float64) string { return fmt.Sprintf("%.1f ms", s*1000) }
+
+func secsWords(s float64) string { return fmt.Sprintf("%.2f s", s) }
