@@ -350,10 +350,12 @@
 //	    2 for a cascade's second run; files and bytes the run's. In
 //	    seconds: per_file_s what each file added to the copy beyond its
 //	    bytes at the card's byte rate, verify_per_file_s to its
-//	    read-back, start_s the card's time before its first byte,
-//	    fixed_s from its last byte read back to its end (sealing, cloud
-//	    listings, the history's upload); NULL when the run did not
-//	    measure it (too few files, no read-back). detail says how, in
+//	    read-back (both paid on the run's destinations side by side),
+//	    start_s the card's time before its first byte, fixed_s from its
+//	    last byte read back to its end (sealing, cloud listings, the
+//	    history's upload): this destination's part of them, the run's
+//	    divided among its destinations (paid one after another); NULL
+//	    when the run did not measure it (too few files, no read-back). detail says how, in
 //	    words. [Catalog.RecentCosts] is what the planner uses in place of
 //	    the defaults of a destination's kind (internal/plan.Costs).
 //	plans.run_detail: a simulated job's plan in the units of the run

@@ -19,14 +19,18 @@ type Costs struct {
 	// dropping its cached pages, recording it); a read-back slower per
 	// file than the copy falls behind by the difference, file by file.
 	VerifyPerFile float64 `json:"verify_per_file_s"`
-	// Start is the card's time before its first byte (its folders on the
-	// destination; a cloud listing).
+	// Start is the card's time before its first byte on this destination
+	// (its folders; a cloud listing).
 	Start float64 `json:"start_s"`
 	// Fixed is the card's time from its last byte read back to safe to
-	// format: sealing (its ASC MHL history written and read back on the
-	// destination), a cloud listing for the storage's checksums, the
-	// history's upload, rclone's process starts.
-	Fixed float64 `json:"fixed_s"`
+	// format on this destination: sealing (its ASC MHL history written
+	// and read back), a cloud listing for the storage's checksums, the
+	// history's upload, rclone's process starts; SealPerFile is what
+	// each file adds to it (its entry in the history). A card is sealed
+	// on its destinations one after another: a run pays the sum of its
+	// destinations' Start, Fixed and SealPerFile.
+	Fixed       float64 `json:"fixed_s"`
+	SealPerFile float64 `json:"seal_per_file_s"`
 }
 
 // Cost kinds: what a destination is to dit, which sets its default
@@ -46,9 +50,9 @@ const (
 // card's per-file and fixed costs derived from its catalog as
 // internal/sched's LearnCosts derives them after every job.
 var DefaultCosts = map[string]Costs{
-	CostFolder: {PerFile: 0.0015, VerifyPerFile: 0.0005, Start: 0.01, Fixed: 0.05},
-	CostArray:  {PerFile: 0.004, VerifyPerFile: 0.002, Start: 0.02, Fixed: 0.2},
-	CostCloud:  {PerFile: 0.05, VerifyPerFile: 0, Start: 1.0, Fixed: 6.0},
+	CostFolder: {PerFile: 0.0015, VerifyPerFile: 0.0015, Start: 0.01, Fixed: 0.02, SealPerFile: 0.00008},
+	CostArray:  {PerFile: 0.004, VerifyPerFile: 0.002, Start: 0.02, Fixed: 0.2, SealPerFile: 0.0002},
+	CostCloud:  {PerFile: 0.05, VerifyPerFile: 0, Start: 1.0, Fixed: 6.0, SealPerFile: 0.0002},
 }
 
 // CostKindOf is d's cost kind: cloud for a cloud remote, else its
@@ -74,9 +78,11 @@ func (t *Topology) DestCosts(i int) Costs {
 }
 
 // cardCosts are what a card's run (1, or 2 for a cascade's second run)
-// pays beyond its bytes: the most of each cost over the run's
-// destinations (they are written, read back and sealed side by side).
-// Without read-back there is no VerifyPerFile.
+// pays beyond its bytes: the most of the per-file costs over the run's
+// destinations (they are written and read back side by side), the sum
+// of the start and sealing costs (a card's folders are made and its
+// history sealed on one destination after another). Without read-back
+// there is no VerifyPerFile.
 func cardCosts(t *Topology, o Options, run int) Costs {
 	var c Costs
 	for i, d := range t.Destinations {
@@ -86,8 +92,9 @@ func cardCosts(t *Topology, o Options, run int) Costs {
 		dc := t.DestCosts(i)
 		c.PerFile = max(c.PerFile, dc.PerFile)
 		c.VerifyPerFile = max(c.VerifyPerFile, dc.VerifyPerFile)
-		c.Start = max(c.Start, dc.Start)
-		c.Fixed = max(c.Fixed, dc.Fixed)
+		c.Start += dc.Start
+		c.Fixed += dc.Fixed
+		c.SealPerFile += dc.SealPerFile
 	}
 	if !o.Verify {
 		c.VerifyPerFile = 0
@@ -141,7 +148,8 @@ func fixedAfter(t *Topology, o Options, s Source, run int) float64 {
 	if !counted(s) {
 		return 0
 	}
-	return cardCosts(t, o, run).Fixed
+	c := cardCosts(t, o, run)
+	return c.Fixed + float64(s.Files)*c.SealPerFile
 }
 
 // work is what is left of a card's run: bytes and the time it pays
@@ -183,8 +191,8 @@ func (w work) done(size float64) bool {
 // measures (the engine's live estimate): the card's planned copy rate,
 // what each file adds to the copy and to its read-back, the read-back's
 // rate, and the card's fixed costs (before its first byte and after its
-// last byte read back). Its first four fields are those of the live
-// model's prior.
+// last byte read back, its sealing with its files' entries). Its first
+// four fields are those of the live model's prior.
 type Prior struct {
 	Rate          float64       // bytes/s of the copy (0: unknown)
 	PerFile       time.Duration // added to the copy by each file
@@ -217,7 +225,8 @@ func cardCostFields(t *Topology, o Options, i int, cp *CardPlan) {
 		return
 	}
 	c := cardCosts(t, o, 1)
-	cp.PerFileSeconds, cp.VerifyPerFileSeconds, cp.FixedSeconds = c.PerFile, c.VerifyPerFile, c.Start+c.Fixed
+	cp.PerFileSeconds, cp.VerifyPerFileSeconds = c.PerFile, c.VerifyPerFile
+	cp.FixedSeconds = c.Start + fixedAfter(t, o, s, 1)
 }
 
 // verifyRate is card i's read-back rate after its copy: the slowest of

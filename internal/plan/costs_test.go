@@ -19,7 +19,7 @@ func sec(t *testing.T, want float64, got *float64, msg ...any) {
 // its start, its bytes and its files; it is safe once its last file is
 // read back (at the folder's read rate, with its per-file read-back
 // cost), the read-back has caught up what it fell behind per file, and
-// its fixed costs are paid.
+// it is sealed (its fixed cost and its files' entries).
 func TestCostsInTheCardsTimes(t *testing.T) {
 	top := parse(t, `
 sources:
@@ -29,18 +29,18 @@ destinations:
   - {name: shuttle, write_rate: 2GB/s, read_rate: 2GB/s}
 `)
 	top.Sources[0].LastFile, top.Sources[1].LastFile = 500e6, 500e6
-	c := Costs{PerFile: 0.004, VerifyPerFile: 0.005, Start: 0.3, Fixed: 1.5}
+	c := Costs{PerFile: 0.004, VerifyPerFile: 0.005, Start: 0.3, Fixed: 1.5, SealPerFile: 0.0001}
 	top.Destinations[0].Costs = &c
 	res, err := Plan(top, Options{Verify: true})
 	require.NoError(t, err)
 	a, b := res.Cards[0], res.Cards[1]
 	copyA := 0.3 + 1/0.5 + 2000*0.004
 	sec(t, copyA, a.ETASeconds, "A001 copied")
-	sec(t, copyA+500e6/2e9+0.005+2000*(0.005-0.004)+1.5, a.SafeSeconds, "A001 safe")
+	sec(t, copyA+500e6/2e9+0.005+2000*(0.005-0.004)+1.5+2000*0.0001, a.SafeSeconds, "A001 safe")
 	require.Equal(t, 2000, a.Files)
 	require.InDelta(t, 0.004, a.PerFileSeconds, 1e-12)
 	require.InDelta(t, 0.005, a.VerifyPerFileSeconds, 1e-12)
-	require.InDelta(t, 1.8, a.FixedSeconds, 1e-12)
+	require.InDelta(t, 0.3+1.5+2000*0.0001, a.FixedSeconds, 1e-12)
 	require.InDelta(t, 2e9, a.VerifyRate, 1)
 
 	// A card known by its size alone is planned by its bytes, as before.
@@ -55,7 +55,7 @@ destinations:
 	// costs stay.
 	res, err = Plan(top, Options{})
 	require.NoError(t, err)
-	sec(t, copyA+1.5, res.Cards[0].SafeSeconds)
+	sec(t, copyA+1.5+2000*0.0001, res.Cards[0].SafeSeconds)
 	require.Zero(t, res.Cards[0].VerifyRate)
 }
 
@@ -107,13 +107,14 @@ destinations:
 	sec(t, copied, c.ETASeconds)
 	sec(t, free, c.FreeSeconds)
 	second := cloud.Start + 1/0.04 + 100*cloud.PerFile
-	sec(t, free+second+100*max(0, cloud.VerifyPerFile-cloud.PerFile)+cloud.VerifyPerFile+cloud.Fixed, c.SafeSeconds)
+	sec(t, free+second+100*max(0, cloud.VerifyPerFile-cloud.PerFile)+cloud.VerifyPerFile+cloud.Fixed+100*cloud.SealPerFile, c.SafeSeconds)
 	sec(t, *c.SafeSeconds, res.Cascade.LastSafeSeconds)
 	sec(t, *c.SafeSeconds, res.SafeSeconds)
 }
 
-// A card's costs are its destinations' most, each destination's its
-// measured costs or its kind's defaults.
+// A card's per-file costs are its destinations' most, its start and
+// sealing their sum (it is sealed on one after another); each
+// destination's are its measured costs or its kind's defaults.
 func TestCostKinds(t *testing.T) {
 	top := parse(t, `
 sources:
@@ -136,7 +137,7 @@ destinations:
 	c := res.Cards[0]
 	require.InDelta(t, 0.5, c.PerFileSeconds, 1e-12, "the measured folder's")
 	cl, ar := DefaultCosts[CostCloud], DefaultCosts[CostArray]
-	require.InDelta(t, max(cl.Start, ar.Start)+max(cl.Fixed, ar.Fixed, 0.1), c.FixedSeconds, 1e-12)
+	require.InDelta(t, cl.Start+ar.Start+cl.Fixed+ar.Fixed+0.1+10*(cl.SealPerFile+ar.SealPerFile), c.FixedSeconds, 1e-12)
 	require.InDelta(t, 1e9, c.VerifyRate, 1, "read back from the folders, not the cloud")
 }
 

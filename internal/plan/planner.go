@@ -73,10 +73,11 @@ type CardPlan struct {
 	SafeSeconds *float64 `json:"safe_to_format_s,omitempty"`
 	// Files is the card's file count (0: unknown). With it the plan
 	// counts PerFileSeconds for each file copied (VerifyPerFileSeconds
-	// for each read back) and FixedSeconds once: its destinations'
-	// per-file and fixed costs (Costs: measured after earlier jobs, or
-	// the defaults of their kinds), the most of them over its run-1
-	// destinations; 0 when not counted.
+	// for each read back) and FixedSeconds once: its run-1
+	// destinations' costs (Costs: measured after earlier jobs, or the
+	// defaults of their kinds), the most of their per-file costs, the
+	// sum of their start and sealing (its files' entries in its history
+	// included); 0 when not counted.
 	Files                int     `json:"files,omitempty"`
 	PerFileSeconds       float64 `json:"per_file_s"`
 	VerifyPerFileSeconds float64 `json:"verify_per_file_s,omitempty"`

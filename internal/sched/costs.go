@@ -70,10 +70,11 @@ func CostKind(path string) string {
 //     run to a cloud remote, read back by one listing of the storage's
 //     checksums, has its whole tail there (and no VerifyPerFile).
 //
-// Each destination volume of the run gets the run's figures (they were
-// paid side by side: the plan takes the most over a run's destinations),
-// once (two destination folders on one drive are one volume). It returns
-// what it recorded.
+// Each destination volume of the run gets the run's figures, once (two
+// destination folders on one drive are one volume): its per-file costs
+// (paid side by side: the plan takes the most over a run's destinations)
+// and its part of Start and Fixed (paid one destination after another:
+// the plan sums them). It returns what it recorded.
 func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 	job, err := cat.Job(jobID)
 	if err != nil {
@@ -116,6 +117,7 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 		if !ok {
 			continue
 		}
+		share(&m, dests, k.Hop)
 		seen := map[string]bool{}
 		for _, d := range dests {
 			vol := CostVolume(d.Path)
@@ -189,6 +191,23 @@ func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample
 	return c, true
 }
 
+// share makes a run's start and sealing each destination's part of
+// them: a card's folders are made and its history sealed on one
+// destination after another, and the plan sums them.
+func share(m *catalog.Costs, dests []*catalog.Dest, hop int) {
+	n := 0
+	for _, d := range dests {
+		if max(d.Hop, 1) == max(hop, 1) {
+			n++
+		}
+	}
+	for _, v := range []*float64{m.Start, m.Fixed} {
+		if v != nil && n > 1 {
+			*v /= float64(n)
+		}
+	}
+}
+
 // byteRate is the card's byte rate (see LearnCosts) and how it was
 // found, in words.
 func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample) (float64, string) {
@@ -228,9 +247,11 @@ func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample) 
 // ApplyCosts sets each destination's cost kind (a dit array's blade:
 // array; a cloud remote: cloud) and, where recent (the catalog's
 // RecentCosts; nil: none) has measurements of its volume or remote, its
-// measured Costs: each figure the median of the newest RecentCosts that
-// measured it, the kind's default for one none did. The notes say which
-// destinations were given measured costs.
+// measured Costs: each per-file figure and Start the median of the
+// newest RecentCosts that measured it; Fixed and SealPerFile from their
+// sealing times against their file counts (see sealCosts); the kind's
+// default for a figure none measured. The notes say which destinations
+// were given measured costs.
 func ApplyCosts(t *plan.Topology, recent func(volume string, n int) ([]catalog.Costs, error)) []string {
 	var notes []string
 	for i := range t.Destinations {
@@ -254,7 +275,6 @@ func ApplyCosts(t *plan.Topology, recent func(volume string, n int) ([]catalog.C
 			{&c.PerFile, func(k catalog.Costs) *float64 { return k.PerFile }},
 			{&c.VerifyPerFile, func(k catalog.Costs) *float64 { return k.VerifyPerFile }},
 			{&c.Start, func(k catalog.Costs) *float64 { return k.Start }},
-			{&c.Fixed, func(k catalog.Costs) *float64 { return k.Fixed }},
 		} {
 			var vs []float64
 			for _, k := range rows {
@@ -263,15 +283,60 @@ func ApplyCosts(t *plan.Topology, recent func(volume string, n int) ([]catalog.C
 				}
 			}
 			if len(vs) > 0 {
-				sort.Float64s(vs)
-				*f.dst = vs[len(vs)/2]
+				*f.dst = median(vs)
 			}
 		}
+		c.Fixed, c.SealPerFile = sealCosts(rows, c.Fixed, c.SealPerFile)
 		d.Costs = &c
-		notes = append(notes, fmt.Sprintf("%s: measured costs used (%d card run(s), the latest %s): %s a file, %s a file read back, %s before a card and %s after it",
-			d.Name, len(rows), rows[0].T.Local().Format("2006-01-02 15:04"), ms(c.PerFile), ms(c.VerifyPerFile), secsWords(c.Start), secsWords(c.Fixed)))
+		notes = append(notes, fmt.Sprintf("%s: measured costs used (%d card run(s), the latest %s): %s a file, %s a file read back, %s before a card and %s after it (%s a file)",
+			d.Name, len(rows), rows[0].T.Local().Format("2006-01-02 15:04"), ms(c.PerFile), ms(c.VerifyPerFile), secsWords(c.Start), secsWords(c.Fixed), ms(c.SealPerFile)))
 	}
 	return notes
+}
+
+// sealCosts are a destination's Fixed and SealPerFile from its measured
+// sealing times (fixed_s) and their file counts: the least-squares line
+// through them when the counts differ enough (the most at least 4 times
+// the least, of 2 runs or more), else the default SealPerFile per file
+// and the median of what is left as Fixed. None is below 0.
+func sealCosts(rows []catalog.Costs, fixed, perFile float64) (float64, float64) {
+	var xs, ys []float64
+	for _, k := range rows {
+		if k.Fixed != nil {
+			xs, ys = append(xs, float64(k.Files)), append(ys, *k.Fixed)
+		}
+	}
+	if len(xs) == 0 {
+		return fixed, perFile
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if len(xs) >= 2 && hi >= 4*max(lo, 1) {
+		var mx, my float64
+		for i := range xs {
+			mx, my = mx+xs[i], my+ys[i]
+		}
+		mx, my = mx/float64(len(xs)), my/float64(len(xs))
+		var sxy, sxx float64
+		for i := range xs {
+			sxy, sxx = sxy+(xs[i]-mx)*(ys[i]-my), sxx+(xs[i]-mx)*(xs[i]-mx)
+		}
+		b := max(sxy/sxx, 0)
+		return max(my-b*mx, 0), b
+	}
+	left := make([]float64, len(xs))
+	for i := range xs {
+		left[i] = ys[i] - perFile*xs[i]
+	}
+	return max(median(left), 0), perFile
+}
+
+func median(vs []float64) float64 {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 func ms(s float64) string { return fmt.Sprintf("%.1f ms", s*1000) }

@@ -84,10 +84,12 @@ func TestLearnCostsFromAFinishedJob(t *testing.T) {
 		require.Equal(t, "A001", r.Card)
 		require.Equal(t, 100, r.Files)
 		require.Equal(t, done, r.T.UTC())
-		require.InDelta(t, 0.2, *r.Start, 1e-9)
+		// Folders made and the card sealed on one destination after the
+		// other: each its half.
+		require.InDelta(t, 0.2/2, *r.Start, 1e-9)
 		require.InDelta(t, perFile, *r.PerFile, 1e-9)
 		require.InDelta(t, 0.005, *r.VerifyPerFile, 1e-9)
-		require.InDelta(t, 0.3, *r.Fixed, 1e-9)
+		require.InDelta(t, 0.3/2, *r.Fixed, 1e-9)
 		require.Contains(t, r.Detail, "0.100 GB/s (its 2 files of 8.00 MB or more)")
 	}
 	again, err := cat.RecentCosts(CostVolume(dests[0]), 5)
@@ -134,7 +136,9 @@ destinations:
 	require.Equal(t, plan.CostArray, d[1].CostKind)
 	require.Equal(t, plan.CostCloud, plan.CostKindOf(d[2]))
 	require.NotNil(t, d[0].Costs)
-	require.InDelta(t, 0.3, d[0].Costs.Fixed, 1e-9)
+	def := plan.DefaultCosts[plan.CostFolder]
+	require.InDelta(t, 0.15-100*def.SealPerFile, d[0].Costs.Fixed, 1e-9, "one file count: the default per file, the rest per card")
+	require.InDelta(t, def.SealPerFile, d[0].Costs.SealPerFile, 1e-12)
 	require.Nil(t, d[1].Costs, "the array was never measured: its kind's defaults")
 	require.Equal(t, plan.DefaultCosts[plan.CostArray], top.DestCosts(1))
 	require.Equal(t, "rclone:b2", CostVolume(d[2].Path))
@@ -184,9 +188,28 @@ func TestLearnCostsFromARealJob(t *testing.T) {
 			require.NotNil(t, v)
 			require.GreaterOrEqual(t, *v, 0.0)
 		}
-		require.InDelta(t, k.DoneAt.Sub(k.VerifyFinished).Seconds(), *r.Fixed, 1e-9)
+		require.InDelta(t, k.DoneAt.Sub(k.VerifyFinished).Seconds()/2, *r.Fixed, 1e-9, "each destination's half")
 		// The files' share is at most the copy's whole time.
 		require.LessOrEqual(t, *r.PerFile*40+*r.Start, k.CopyFinished.Sub(k.CopyStarted).Seconds()+1e-9)
 		t.Logf("per file %.2f ms, read back %.2f ms, start %.3f s, fixed %.3f s; %s", *r.PerFile*1e3, *r.VerifyPerFile*1e3, *r.Start, *r.Fixed, r.Detail)
 	}
+}
+
+// A destination's sealing is a fixed part and a part per file: from runs
+// of different file counts, the line through them; from one count, the
+// default per file and the rest fixed.
+func TestSealCosts(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	rows := []catalog.Costs{{Files: 10, Fixed: f(0.02 + 0.0002*10)}, {Files: 3000, Fixed: f(0.02 + 0.0002*3000)},
+		{Files: 500, Fixed: f(0.02 + 0.0002*500)}, {Files: 7}}
+	fixed, per := sealCosts(rows, 1, 1)
+	require.InDelta(t, 0.02, fixed, 1e-9)
+	require.InDelta(t, 0.0002, per, 1e-12)
+	same := []catalog.Costs{{Files: 3000, Fixed: f(0.62)}, {Files: 1000, Fixed: f(0.22)}, {Files: 2000, Fixed: f(0.42)}}
+	fixed, per = sealCosts(same, 1, 0.0001)
+	require.InDelta(t, 0.0001, per, 1e-12, "1000 to 3000 files: too close to tell")
+	require.InDelta(t, 0.22, fixed, 1e-9, "the median of what is left: 0.32, 0.12, 0.22")
+	fixed, per = sealCosts(nil, 0.5, 0.001)
+	require.Equal(t, 0.5, fixed)
+	require.Equal(t, 0.001, per)
 }

@@ -21,8 +21,8 @@ CREATE TABLE costs (
     bytes             INTEGER NOT NULL,
     per_file_s        REAL,                        -- seconds each file added to the copy; NULL: not measured
     verify_per_file_s REAL,                        -- ... to its read-back; NULL: not measured
-    start_s           REAL,                        -- before the first byte; NULL: not measured
-    fixed_s           REAL,                        -- from the last byte read back to the end; NULL: not measured
+    start_s           REAL,                        -- before the first byte, this destination's part; NULL: not measured
+    fixed_s           REAL,                        -- from the last byte read back to the end, this destination's part; NULL: not measured
     detail            TEXT NOT NULL DEFAULT ''     -- how, in words (the byte rate taken)
 );
 CREATE INDEX costs_volume ON costs(volume, t);
