@@ -66,7 +66,7 @@ func cascadeBench(dit string, scale float64, size string, runs int) error {
 			os.MkdirAll(s1, 0o755)
 			os.MkdirAll(s2, 0o755)
 			db := filepath.Join(work, "cat.db")
-			if out, err := exec.Command(dit, append([]string{"array", "create", "--db", db, "--level", "4"}, blades...)...).CombinedOutput(); err != nil {
+			if out, err := exec.Command(dit, append([]string{"array", "create", "--level", "4"}, blades...)...).CombinedOutput(); err != nil {
 				return fmt.Errorf("array create: %v: %s", err, out)
 			}
 			topo := filepath.Join(work, "set.yaml")

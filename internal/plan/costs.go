@@ -44,15 +44,20 @@ const (
 
 // DefaultCosts are the costs of a destination of each kind that has not
 // been measured (Destination.Costs nil). They were measured with dit on
-// a 2-core VM (2026-12-03; docs/benchmarks.md): jobs of generated cards
-// of a few large clips, of 3,000 small files, and of both, to folders,
-// to a 4-blade dit RAID 4 and to a local S3 server through rclone, each
-// card's per-file and fixed costs derived from its catalog as
-// internal/sched's LearnCosts derives them after every job.
+// a 2-core VM (2026-12-03; docs/benchmarks.md), each card's costs
+// derived from its catalog as internal/sched's LearnCosts derives them
+// after every job: cards of a few large clips (7-11 files) and of 3,000
+// files of 4 kB with four 40 MB clips, to two folders on an ext4 disk
+// (1.1-2.0 ms a file; sealing 0.02 s and 0.04 ms a file each), to a
+// 4-blade dit RAID 4 on that disk (15-20 ms a file through the array's
+// writer), and uploaded to a local S3 server (moto) through rclone
+// (11-17 ms an object; its listing and history 0.7 s and 1.8 ms a file).
+// A folder in memory (tmpfs) costs a tenth of a disk's per file; what a
+// volume costs is learned after its first job.
 var DefaultCosts = map[string]Costs{
-	CostFolder: {PerFile: 0.0015, VerifyPerFile: 0.0015, Start: 0.01, Fixed: 0.02, SealPerFile: 0.00008},
-	CostArray:  {PerFile: 0.004, VerifyPerFile: 0.002, Start: 0.02, Fixed: 0.2, SealPerFile: 0.0002},
-	CostCloud:  {PerFile: 0.05, VerifyPerFile: 0, Start: 1.0, Fixed: 6.0, SealPerFile: 0.0002},
+	CostFolder: {PerFile: 0.0016, VerifyPerFile: 0.0016, Start: 0.005, Fixed: 0.02, SealPerFile: 0.00004},
+	CostArray:  {PerFile: 0.018, VerifyPerFile: 0.018, Start: 0.025, Fixed: 0.05, SealPerFile: 0.000045},
+	CostCloud:  {PerFile: 0.012, VerifyPerFile: 0, Start: 0.05, Fixed: 0.7, SealPerFile: 0.0018},
 }
 
 // CostKindOf is d's cost kind: cloud for a cloud remote, else its

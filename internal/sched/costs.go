@@ -55,14 +55,17 @@ func CostKind(path string) string {
 // verified, in a job that ran once (a resumed job's card times span its
 // runs, and nothing is learned from it), from the catalog alone:
 //
-//   - its byte rate R: the higher of the 90th percentile of its per-second
-//     copy samples and the rate of its files of 8 MB or more (their bytes
-//     over the time from each one's start to the next one's); both are
-//     at most the true rate, so what is charged to the files is at least
-//     theirs;
+//   - its byte rate R: the rate of its files of 8 MB or more when there
+//     are two or more, a quarter of its bytes at least (their bytes over
+//     the time from each one's start to the next one's: their own costs
+//     in, so what is charged to the files is at least theirs; not for an
+//     upload, which sends several files at once), else the 90th
+//     percentile of its per-second copy samples;
 //   - Start: from the card's start to its first file's;
 //   - PerFile (with at least MinCostFiles files): the copy's time beyond
-//     Start and its bytes at R, shared by its files;
+//     Start and its bytes at R, shared by its files; with fewer, what
+//     that time has beyond its files at their kind's default (which the
+//     plan counts for them) is counted in Start (the card's own);
 //   - VerifyPerFile: from the tail after the copy (the last copy to the
 //     last file read back): what it has beyond the last file at R, per
 //     file when the read-back fell behind (the plan's model, solved);
@@ -109,11 +112,15 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 		if err != nil {
 			return out, err
 		}
-		cloud := false
+		cloud, pf := false, 0.0
 		for _, d := range dests {
-			cloud = cloud || (max(d.Hop, 1) == max(k.Hop, 1) && CostKind(d.Path) == plan.CostCloud)
+			if max(d.Hop, 1) == max(k.Hop, 1) {
+				kind := CostKind(d.Path)
+				cloud = cloud || kind == plan.CostCloud
+				pf = max(pf, plan.DefaultCosts[kind].PerFile)
+			}
 		}
-		m, ok := measureRun(k, files, samples, verify, cloud)
+		m, ok := measureRun(k, files, samples, verify, cloud, pf)
 		if !ok {
 			continue
 		}
@@ -142,7 +149,7 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 // a cloud remote is read back by a listing of the storage's checksums
 // once the uploads are done: its tail is a fixed cost, not a per-file
 // one.
-func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample, verify, cloud bool) (catalog.Costs, bool) {
+func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample, verify, cloud bool, defaultPerFile float64) (catalog.Costs, bool) {
 	c := catalog.Costs{Files: k.Files, Bytes: k.Bytes}
 	var timed []*catalog.File
 	var bytes int64
@@ -159,12 +166,21 @@ func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample
 	first, last := timed[0], timed[len(timed)-1]
 	start := max(first.CopyStarted.Sub(k.CopyStarted).Seconds(), 0)
 	c.Start = &start
-	r, how := byteRate(k, timed, samples)
+	r, how := byteRate(k, timed, samples, cloud)
 	c.Detail = "byte rate " + how
 	n := float64(len(timed))
-	if r > 0 && len(timed) >= MinCostFiles {
-		pf := max((k.CopyFinished.Sub(k.CopyStarted).Seconds()-start-float64(bytes)/r)/n, 0)
-		c.PerFile = &pf
+	if r > 0 {
+		// What the copy took beyond its start and its bytes: its files'
+		// costs; with too few files to share it, the card's own.
+		excess := max(k.CopyFinished.Sub(k.CopyStarted).Seconds()-start-float64(bytes)/r, 0)
+		if len(timed) >= MinCostFiles {
+			pf := excess / n
+			c.PerFile = &pf
+		} else {
+			// The plan counts the default per file for them: the rest
+			// is the card's.
+			start += max(excess-n*defaultPerFile, 0)
+		}
 	}
 	if !verify || k.VerifyFinished.IsZero() {
 		return c, true
@@ -210,38 +226,39 @@ func share(m *catalog.Costs, dests []*catalog.Dest, hop int) {
 
 // byteRate is the card's byte rate (see LearnCosts) and how it was
 // found, in words.
-func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample) (float64, string) {
+func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample, cloud bool) (float64, string) {
+	if !cloud {
+		var big, all int64
+		var took float64
+		n := 0
+		for i, f := range timed {
+			all += f.Size
+			if f.Size < bigFile {
+				continue
+			}
+			end := k.CopyFinished
+			if i+1 < len(timed) {
+				end = timed[i+1].CopyStarted
+			}
+			big, took, n = big+f.Size, took+end.Sub(f.CopyStarted).Seconds(), n+1
+		}
+		if n >= 2 && took > 0 && 4*big >= all {
+			r := float64(big) / took
+			return r, fmt.Sprintf("%s (its %d files of %s or more)", units.FormatRate(r), n, units.FormatBytes(bigFile))
+		}
+	}
 	var rates []float64
 	for _, s := range samples {
 		if s.CardID == k.ID && s.Phase == "copy" && s.Rate > 0 && (s.Seconds == 0 || s.Seconds >= 0.5) {
 			rates = append(rates, s.Rate)
 		}
 	}
-	var r float64
-	how := "unknown"
-	if len(rates) >= 3 {
-		sort.Float64s(rates)
-		r = rates[len(rates)*9/10]
-		how = fmt.Sprintf("%s (90th percentile of %d copy samples)", units.FormatRate(r), len(rates))
+	if len(rates) < 3 {
+		return 0, "unknown"
 	}
-	var big int64
-	var took float64
-	n := 0
-	for i, f := range timed {
-		if f.Size < bigFile {
-			continue
-		}
-		end := k.CopyFinished
-		if i+1 < len(timed) {
-			end = timed[i+1].CopyStarted
-		}
-		big, took, n = big+f.Size, took+end.Sub(f.CopyStarted).Seconds(), n+1
-	}
-	if n >= 2 && took > 0 && float64(big)/took > r {
-		r = float64(big) / took
-		how = fmt.Sprintf("%s (its %d files of %s or more)", units.FormatRate(r), n, units.FormatBytes(bigFile))
-	}
-	return r, how
+	sort.Float64s(rates)
+	r := rates[len(rates)*9/10]
+	return r, fmt.Sprintf("%s (90th percentile of %d copy samples)", units.FormatRate(r), len(rates))
 }
 
 // ApplyCosts sets each destination's cost kind (a dit array's blade:
