@@ -102,6 +102,14 @@ func cascadeBench(dit string, scale float64, size string, runs int) error {
 			if err != nil {
 				return fmt.Errorf("offload (cascade %v): %v: %s", cascade, err, tail(string(out)))
 			}
+			if cascade {
+				// The job's own plan against what it did (dit job show).
+				pr, err := showPlanRun(nil, dit, db, 1)
+				if err != nil {
+					return err
+				}
+				printPlanRun(fmt.Sprintf("run %d", i+1), pr)
+			}
 			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 			var s struct {
 				Cards []struct {

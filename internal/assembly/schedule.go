@@ -199,8 +199,10 @@ func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 	t := sc.Topology
 	if !sc.Prepared || cardsChanged {
 		var notes []string
+		// Sizes: each card's file count and what is left to read back
+		// when its copy ends, for its times to safe to format.
 		req := TopologyRequest{Topology: sc.Topology, Cards: pj.cards, Dests: pj.dests, Then: pj.then,
-			Limits: sc.Limits, Sizes: len(pj.then) > 0 || sc.Sizes || sc.Prepared}
+			Limits: sc.Limits, Sizes: true}
 		if s.Catalog != nil {
 			req.Measured, req.Costs = s.Catalog.LatestSpeedTest, s.Catalog.RecentCosts
 		}

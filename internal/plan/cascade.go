@@ -116,11 +116,14 @@ func newCascadeSim(t *Topology, o Options, res *Result, fd Destination) *cascade
 		done1: make([]bool, n), done2: make([]bool, n), started2: make([]bool, n),
 		free: make([]float64, n), safe: make([]float64, n), pendingFree: map[int]float64{}}
 	c1, c2 := cardCosts(t, o, 1), cardCosts(t, o, 2)
+	w1, w2 := runCapacity(t, 1), runCapacity(t, 2)
 	for i, src := range t.Sources {
-		s.left1[i] = work{bytes: float64(src.Size), over: overhead(src, c1)}
+		s.left1[i] = work{bytes: float64(src.Size), over: overhead(src, c1, res.Cards[i].Rate, w1)}
 		second := src
 		second.Copying = false
-		s.left2[i] = work{bytes: float64(src.Size), over: overhead(second, c2)}
+		// The second run's rate is its destinations' (a shuttle, the
+		// uplink) as a rule: its files' costs add to its bytes.
+		s.left2[i] = work{bytes: float64(src.Size), over: overhead(second, c2, w2, w2)}
 	}
 	return s
 }
@@ -174,7 +177,7 @@ func (s *cascadeSim) run() string {
 // fixed costs (sealing, cloud listings, the history's upload).
 func (s *cascadeSim) after(i int, run int) float64 {
 	src := s.t.Sources[i]
-	return tail(s.t, s.o, src, run) + fixedAfter(s.t, s.o, src, run)
+	return tail(s.t, s.o, src, run, fullRead) + fixedAfter(s.t, s.o, src, run)
 }
 
 // releaseFree queues the cards that are free by now for their second

@@ -112,24 +112,38 @@ func cardCosts(t *Topology, o Options, run int) Costs {
 // topology); a card known by its size alone is planned by its bytes.
 func counted(s Source) bool { return s.Files > 0 }
 
-// overhead is the time card s's run pays beyond its bytes while it
-// copies: its start (unless its copy has begun) and its files.
-func overhead(s Source, c Costs) float64 {
+// overhead is the time card s's run pays beyond its bytes at rate r
+// while it copies: its start (unless its copy has begun), and its files'
+// costs where they do not hide behind its reads. The card is read on one
+// side and its files written on the other, side by side: the copy takes
+// the longer of its bytes at r and its files' costs with its bytes at w,
+// the destinations' write rate that is the card's (0: unknown, not
+// counted).
+func overhead(s Source, c Costs, r, w float64) float64 {
 	if !counted(s) {
 		return 0
 	}
-	v := float64(s.Files) * c.PerFile
+	var v float64
 	if !s.Copying {
-		v += c.Start
+		v = c.Start
 	}
-	return v
+	files := float64(s.Files) * c.PerFile
+	if w > 0 && !math.IsInf(w, 1) {
+		files += float64(s.Size) / w
+	}
+	if r > 0 {
+		files -= float64(s.Size) / r
+	}
+	return v + max(files, 0)
 }
 
 // tail is the time from a card's run's last byte copied to its last
-// file read back on every destination of the run: that file at the
-// slowest read rate, its per-file read-back cost, and what the read-back
-// fell behind when it is slower per file than the copy.
-func tail(t *Topology, o Options, s Source, run int) float64 {
+// file read back on every destination of the run: what is left to read
+// back then (LastFile) at the slowest destination's read rate the card
+// gets (readOf: its read rate, or its share of it), its last file's
+// read-back cost, and what the read-back fell behind when it is slower
+// per file than the copy.
+func tail(t *Topology, o Options, s Source, run int, readOf func(di int, d Destination) float64) float64 {
 	if !o.Verify {
 		return 0
 	}
@@ -137,7 +151,7 @@ func tail(t *Topology, o Options, s Source, run int) float64 {
 	for di := range t.Destinations {
 		d := t.Dest(di)
 		if (d.Run == 2) == (run == 2) && d.Read > 0 && !IsCloud(d) {
-			v = max(v, float64(s.LastFile)/d.Read)
+			v = max(v, float64(s.LastFile)/readOf(di, d))
 		}
 	}
 	if counted(s) {
@@ -146,6 +160,10 @@ func tail(t *Topology, o Options, s Source, run int) float64 {
 	}
 	return v
 }
+
+// fullRead is a destination's whole read rate (a card alone reading
+// back).
+func fullRead(_ int, d Destination) float64 { return d.Read }
 
 // fixedAfter is what a card's run pays after its last file is read back
 // (sealing, cloud listings, the history's upload).

@@ -15,11 +15,15 @@ func sec(t *testing.T, want float64, got *float64, msg ...any) {
 	require.InDelta(t, want, *got, want*1e-6+1e-9, msg...)
 }
 
-// One card of 1 GB in 2,000 files to a folder at 0.5 GB/s: its copy is
-// its start, its bytes and its files; it is safe once its last file is
-// read back (at the folder's read rate, with its per-file read-back
-// cost), the read-back has caught up what it fell behind per file, and
-// it is sealed (its fixed cost and its files' entries).
+// One card of 1 GB in 2,000 files to a folder, read at 0.5 GB/s: its
+// copy is its start and the longer of its bytes at 0.5 GB/s and its
+// files' costs with its bytes at its share of the folder's write rate
+// (half of 2 GB/s: it is written side by side with B001); it is safe
+// once what is left to read back is (at the folder's read rate, with
+// its per-file read-back cost), the read-back has caught up what it fell
+// behind per file, and it is sealed (its fixed cost and its files'
+// entries). B001 ends first: its read-back shares the folder's reads
+// with A001's, still copying.
 func TestCostsInTheCardsTimes(t *testing.T) {
 	top := parse(t, `
 sources:
@@ -34,7 +38,7 @@ destinations:
 	res, err := Plan(top, Options{Verify: true})
 	require.NoError(t, err)
 	a, b := res.Cards[0], res.Cards[1]
-	copyA := 0.3 + 1/0.5 + 2000*0.004
+	copyA := 0.3 + max(1/0.5, 2000*0.004+1/1.0)
 	sec(t, copyA, a.ETASeconds, "A001 copied")
 	sec(t, copyA+500e6/2e9+0.005+2000*(0.005-0.004)+1.5+2000*0.0001, a.SafeSeconds, "A001 safe")
 	require.Equal(t, 2000, a.Files)
@@ -45,7 +49,7 @@ destinations:
 
 	// A card known by its size alone is planned by its bytes, as before.
 	sec(t, 2, b.ETASeconds, "B001 copied")
-	sec(t, 2+500e6/2e9, b.SafeSeconds, "B001 safe: its last file read back")
+	sec(t, 2+500e6/(2e9-0.5e9), b.SafeSeconds, "B001 safe: its last file read back beside A001's read-back")
 	require.Zero(t, b.PerFileSeconds)
 	require.Zero(t, b.FixedSeconds)
 	sec(t, *a.ETASeconds, res.ETASeconds)
@@ -56,13 +60,20 @@ destinations:
 	res, err = Plan(top, Options{})
 	require.NoError(t, err)
 	sec(t, copyA+1.5+2000*0.0001, res.Cards[0].SafeSeconds)
+
+	// Files that cost less than the bytes take hide behind the reads.
+	c.PerFile = 0.0002
+	res, err = Plan(top, Options{})
+	require.NoError(t, err)
+	sec(t, 0.3+1/0.5, res.Cards[0].ETASeconds, "2000 x 0.2 ms + 0.5 s of writes < 2 s of reads")
 	require.Zero(t, res.Cards[0].VerifyRate)
 }
 
 // Two cards share a 1 GB/s bus: 0.5 GB/s each. A001's 1,000 files cost
-// 10 s beyond its 2 s of bytes, paid along them; B001 (one file) is
-// copied first, and A001 gets the whole bus for what it has left: that
-// part of its bytes at 1 GB/s and the same part of its file costs.
+// 10 s, with its bytes at its half of the array's 5 GB/s 10.4 s: 8.4 s
+// beyond its 2 s of reads, paid along them; B001 (one file) is copied
+// first, and A001 gets the whole bus for what it has left: that part of
+// its bytes at 1 GB/s and the same part of its files' 8.4 s.
 func TestFileCostsHoldTheShareLonger(t *testing.T) {
 	top := parse(t, `
 buses:
@@ -76,11 +87,12 @@ destinations:
 	top.Destinations[0].Costs = &Costs{PerFile: 0.01}
 	res, err := Plan(top, Options{})
 	require.NoError(t, err)
-	tb := 1/0.5 + 0.01
-	sec(t, tb, res.Cards[1].ETASeconds, "B001")
-	whole := 1/0.5 + 10.0        // A001 alone at its share
+	tb := 1 / 0.5
+	sec(t, tb, res.Cards[1].ETASeconds, "B001: its one file hides behind its reads")
+	over := 1000*0.01 + 1/2.5 - 1/0.5
+	whole := 1/0.5 + over        // A001 at its share
 	part := (whole - tb) / whole // what it has left when B001 is done
-	sec(t, tb+part*(1/1.0+10), res.Cards[0].ETASeconds, "A001 with the whole bus after B001")
+	sec(t, tb+part*(1/1.0+over), res.Cards[0].ETASeconds, "A001 with the whole bus after B001")
 }
 
 // A cascade pays each run's costs: the first run's destinations' before
@@ -102,7 +114,7 @@ destinations:
 	res, err := Plan(top, Options{Verify: true})
 	require.NoError(t, err)
 	c := res.Cards[0]
-	copied := 0.1 + 1/0.5 + 100*0.002
+	copied := 0.1 + 1/0.5 // 100 x 2 ms + 0.5 s of writes hide behind 2 s of reads
 	free := copied + 100e6/2e9 + 0.001 + 0.5
 	sec(t, copied, c.ETASeconds)
 	sec(t, free, c.FreeSeconds)
@@ -170,4 +182,28 @@ func TestFilesKey(t *testing.T) {
 	require.Equal(t, 3000, again.Sources[0].Files)
 	_, err := ParseTopology("t.yaml", []byte("sources:\n  - {name: A001, files: many}\n"))
 	require.ErrorContains(t, err, "files must be a whole number")
+}
+
+// Cards whose copies end together read back what they have left side by
+// side: each at half the destination's read rate.
+func TestTailsShareTheReads(t *testing.T) {
+	top := parse(t, `
+buses:
+  - {name: a, kind: usb3.2-gen2}
+  - {name: b, kind: usb3.2-gen2}
+sources:
+  - {name: A001, read_rate: 0.5GB/s, bus: a, size: 1GB}
+  - {name: A002, read_rate: 0.5GB/s, bus: b, size: 1GB}
+destinations:
+  - {name: raid, write_rate: 2GB/s, read_rate: 1GB/s}
+`)
+	for i := range top.Sources {
+		top.Sources[i].LastFile = 400e6
+	}
+	res, err := Plan(top, Options{Verify: true})
+	require.NoError(t, err)
+	for _, c := range res.Cards {
+		sec(t, 2, c.ETASeconds, c.Name)
+		sec(t, 2+400e6/0.5e9, c.SafeSeconds, c.Name)
+	}
 }

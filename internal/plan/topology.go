@@ -36,9 +36,9 @@ type Source struct {
 	// Size is the bytes to copy (0: unknown), for ETAs.
 	Size int64
 	Line int
-	// LastFile is the size of the card's last file in copy order (0:
-	// unknown): a card is verified when that file is read back, after it
-	// is written (a cascade's times count it).
+	// LastFile is what is left to read back of the card when its copy
+	// ends (0: unknown; internal/sched.LeftToReadBack: about its last
+	// large file): it is verified when that is read back.
 	LastFile int64
 	// From is set by the planner on a cascade's second run of a card: the
 	// name of the destination whose first copy it reads (Bus and Read are

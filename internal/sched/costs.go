@@ -20,6 +20,10 @@ const (
 	MinCostFiles = 20
 	// bigFile is the least size of a file whose time says the byte rate.
 	bigFile = 8_000_000
+	// hidden is the share of a copy's time its files' costs must take at
+	// least to be measured: below it, the card's reads hid them (the
+	// files are written while the next ones are read).
+	hidden = 0.05
 	// RecentCosts is how many of a volume's latest measurements the
 	// planner combines (each figure's median).
 	RecentCosts = 5
@@ -63,12 +67,15 @@ func CostKind(path string) string {
 //     percentile of its per-second copy samples;
 //   - Start: from the card's start to its first file's;
 //   - PerFile (with at least MinCostFiles files): the copy's time beyond
-//     Start and its bytes at R, shared by its files; with fewer, what
-//     that time has beyond its files at their kind's default (which the
-//     plan counts for them) is counted in Start (the card's own);
+//     Start and its bytes at R, shared by its files, unless that is less
+//     than 5 % of the copy (its reads hid its files' costs: they are not
+//     measured); with fewer files, what that time has beyond its files at
+//     their kind's default (which the plan counts for them) is counted in
+//     Start (the card's own);
 //   - VerifyPerFile: from the tail after the copy (the last copy to the
-//     last file read back): what it has beyond the last file at R, per
-//     file when the read-back fell behind (the plan's model, solved);
+//     last file read back): what it has beyond what was left to read back
+//     (LeftToReadBack) at R, per file when the read-back fell behind (the
+//     plan's model, solved);
 //   - Fixed: from the last file read back to the card's end (sealed); a
 //     run to a cloud remote, read back by one listing of the storage's
 //     checksums, has its whole tail there (and no VerifyPerFile).
@@ -163,7 +170,12 @@ func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample
 		return c, false
 	}
 	sort.Slice(timed, func(a, b int) bool { return timed[a].CopyStarted.Before(timed[b].CopyStarted) })
-	first, last := timed[0], timed[len(timed)-1]
+	first := timed[0]
+	sizes := make([]int64, len(timed))
+	for i, f := range timed {
+		sizes[i] = f.Size
+	}
+	left := LeftToReadBack(sizes)
 	start := max(first.CopyStarted.Sub(k.CopyStarted).Seconds(), 0)
 	c.Start = &start
 	r, how := byteRate(k, timed, samples, cloud)
@@ -173,10 +185,13 @@ func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample
 		// What the copy took beyond its start and its bytes: its files'
 		// costs; with too few files to share it, the card's own.
 		excess := max(k.CopyFinished.Sub(k.CopyStarted).Seconds()-start-float64(bytes)/r, 0)
-		if len(timed) >= MinCostFiles {
+		switch {
+		case excess <= hidden*(k.CopyFinished.Sub(k.CopyStarted).Seconds()-start):
+			// Its reads hid its files' costs: they are not measured.
+		case len(timed) >= MinCostFiles:
 			pf := excess / n
 			c.PerFile = &pf
-		} else {
+		default:
 			// The plan counts the default per file for them: the rest
 			// is the card's.
 			start += max(excess-n*defaultPerFile, 0)
@@ -188,7 +203,7 @@ func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample
 	fixed := max(k.DoneAt.Sub(k.VerifyFinished).Seconds(), 0)
 	x := k.VerifyFinished.Sub(k.CopyFinished).Seconds() // the tail
 	if r > 0 && !cloud {
-		x -= float64(last.Size) / r
+		x -= float64(left) / r
 	}
 	switch {
 	case cloud:

@@ -213,3 +213,28 @@ func TestSealCosts(t *testing.T) {
 	require.Equal(t, 0.5, fixed)
 	require.Equal(t, 0.001, per)
 }
+
+// What is left to read back when a copy ends: about its last large file.
+func TestLeftToReadBack(t *testing.T) {
+	require.Equal(t, int64(100e6-4000), LeftToReadBack([]int64{4000, 4000, 4000, 100e6, 2000, 2000}))
+	require.Equal(t, int64(300), LeftToReadBack([]int64{300, 300, 300}))
+	require.Zero(t, LeftToReadBack(nil))
+}
+
+// A card whose files took no longer than their bytes at its rate (its
+// reads hid its files' costs) says nothing of them.
+func TestHiddenFileCostsAreNotMeasured(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	k := &catalog.Card{ID: 1, Files: 40, Bytes: 40 * 10e6, CopyStarted: t0}
+	var files []*catalog.File
+	at := t0
+	for i := range 40 {
+		files = append(files, &catalog.File{Rel: fmt.Sprint(i), Size: 10e6, CopyStarted: at})
+		at = at.Add(100 * time.Millisecond) // 100 MB/s, nothing more
+	}
+	k.CopyFinished = at.Add(time.Millisecond)
+	c, ok := measureRun(k, files, nil, false, false, 0.001)
+	require.True(t, ok)
+	require.Nil(t, c.PerFile)
+	require.Contains(t, c.Detail, "100.0 MB/s (its 40 files")
+}
