@@ -74,7 +74,8 @@
 //	internal/copysource  a card's verified copy read for clips and proxies (folder or array)
 //	internal/speedtest   what a card, folder, blade or array sustains, past the cache
 //	internal/plan        bus-budget planner: media/bus/destination profiles (data),
-//	                     topology files, max-min fair rates, what limits each card
+//	                     topology files, max-min fair rates, what limits each card,
+//	                     per-file and fixed costs, times to safe to format
 //	raid                 dit's own RAID 0/4 array over SSD blade folders: striped
 //	                     writer with inline parity and unit hashes, checked and
 //	                     degraded reads, scrub/repair, rebuild, crash recovery;
@@ -85,7 +86,8 @@
 //
 //	internal/seal        the offload's Seal hook: a history per card and destination
 //	internal/sched       the plan enforced: token buckets per card, bus and destination
-//	                     (offload.Limiter), --simulate, re-plans recorded in the catalog
+//	                     (offload.Limiter), --simulate, re-plans recorded in the catalog;
+//	                     each job's per-file and fixed costs learned for the next plans
 //	internal/notify      notifications while nobody watches: card free, safe, job end
 //	internal/proxies     editorial proxies (ProRes Proxy, H.264, DNxHR LB) of the clips
 //	                     with ffmpeg, from a verified copy, at low priority (--proxies)

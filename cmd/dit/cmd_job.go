@@ -32,7 +32,16 @@ func newJobCommand(g *GlobalOptions) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show JOB",
 		Short: "Show a job: its cards, and every file with its hashes and state on each destination",
-		Args:  oneJobArg("dit job show"),
+		Long: `dit job show JOB prints the job's summary, then each card's files with their
+hashes and their state on each destination, and the card's skipped entries.
+
+A job run with a bus budget (--topology, --simulate or --limit) recorded its
+plan: "Plan against run" sets it against what the job did, per card and for
+the job: the time to copied, to card free (a cascade) and to safe to format,
+planned and as it ran, in seconds from the first card's copy start, and their
+ratio (ran / planned). A simulated job's plan is in the units of the run.
+--json gives them as plan_vs_run.`,
+		Args: oneJobArg("dit job show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseJobID(args[0])
 			if err != nil {
@@ -116,13 +125,19 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	for _, d := range dests {
 		dp[d.ID] = destDisplay{path: d.Path, blade: raid.IsBlade(d.Path)}
 	}
+	// The plan at the job's start against what it did (a job run with a
+	// bus budget records its plan).
+	pr, err := loadPlanRun(cat, id)
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriterSize(g.stdout, 64<<10)
 	if o.JSON {
-		err = writeJobShowJSON(w, cat, s, jobMHL(rec), first, func(i int, fn func(showFile) error) error {
+		err = writeJobShowJSON(w, cat, s, jobMHL(rec), pr, first, func(i int, fn func(showFile) error) error {
 			return each(i, func(f *catalog.File) error { return fn(dp.showFile(f)) })
 		})
 	} else {
-		err = writeJobShowText(w, cat, s, jobMHL(rec), first, each, dp, g)
+		err = writeJobShowText(w, cat, s, jobMHL(rec), pr, first, each, dp, g)
 	}
 	if err != nil {
 		return err
@@ -173,10 +188,11 @@ var hashLabels = func() []string {
 // with their hashes and copies, and its skipped entries. A file's lines
 // are put together in one buffer, not formatted piece by piece: a job
 // has as many as there are files.
-func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
+func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, pr *planRun, first []*catalog.Card,
 	each func(int, func(*catalog.File) error) error, dp destDisplays, g *GlobalOptions) error {
 	writeSummary(w, s, cat.Path(), mhl, g)
 	writeProxyCount(w, cat, s.JobID, g)
+	writePlanRun(w, pr)
 	var b []byte
 	for i, k := range first {
 		c := s.Cards[i]
@@ -230,13 +246,14 @@ const filesMark = `"\u0000files"`
 // writeJobShowJSON writes what json.Encoder with a two-space indent
 // writes of the summary with each card's file_list and skipped_entries,
 // the files written one by one as they are read.
-func writeJobShowJSON(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, first []*catalog.Card,
+func writeJobShowJSON(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl string, pr *planRun, first []*catalog.Card,
 	each func(int, func(showFile) error) error) error {
 	head, err := json.MarshalIndent(struct {
 		*offload.Summary
-		MHL   string            `json:"mhl"` // hash lists: asc, v1, both or none
-		Cards []json.RawMessage `json:"cards"`
-	}{s, mhl, []json.RawMessage{}}, "", "  ")
+		MHL       string            `json:"mhl"` // hash lists: asc, v1, both or none
+		PlanVsRun *planRun          `json:"plan_vs_run,omitempty"`
+		Cards     []json.RawMessage `json:"cards"`
+	}{s, mhl, pr, []json.RawMessage{}}, "", "  ")
 	if err != nil {
 		return err
 	}

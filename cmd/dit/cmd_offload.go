@@ -429,6 +429,9 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		return sum, nil
 	}
 	out.Summary(sum, cat.Path())
+	if _, err := assembly.LearnCosts(cat, sum.JobID); err != nil {
+		fmt.Fprintln(g.stderr, "dit: warning: the job's costs were not learned for the next plans:", err)
+	}
 	if jsonOut && sum.ExitCode != 0 {
 		if next := nextStep(g, sum.JobID, sum.State, sum.Cards); next != "" {
 			fmt.Fprintf(g.stderr, "dit: job %d %s: %s\n", sum.JobID, sum.State, next)

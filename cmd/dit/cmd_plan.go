@@ -198,7 +198,7 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	}
 	if c, err := g.openCatalogExisting(); err == nil {
 		defer c.Close()
-		req.Measured = c.LatestSpeedTest
+		req.Measured, req.Costs = c.LatestSpeedTest, c.RecentCosts
 	}
 	t, notes, err := assembly.JobTopology(ctx, req)
 	if err != nil {
@@ -292,15 +292,21 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 	fmt.Fprintf(w, "Plan: %s -> %s (hashes %s, %s)\n\n", plural(len(r.Cards), "card"), plural(len(r.Destinations), "destination"),
 		hashing.Names(p.algos), verify)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CARD\tMEDIUM\tBUS\tRATE\tETA\tLIMITED BY")
+	fmt.Fprintln(tw, "CARD\tMEDIUM\tBUS\tRATE\tFILES\tETA\tSAFE TO FORMAT\tLIMITED BY")
 	for _, c := range r.Cards {
 		medium := c.Media
 		if medium == "" {
 			medium = "?"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, medium, orDash(c.Bus), rate(c.Rate), eta(c.ETASeconds), limitWords(c))
+		files := "?"
+		if c.Files > 0 {
+			files = strconv.Itoa(c.Files)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, medium, orDash(c.Bus), rate(c.Rate), files, eta(c.ETASeconds),
+			eta(c.SafeSeconds), limitWords(c))
 	}
 	tw.Flush()
+	writeCosts(w, r)
 	if len(r.Buses) > 0 || r.Uplink != nil {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -367,10 +373,30 @@ func writePlan(w io.Writer, t *plan.Topology, p planJob, r *plan.Result) {
 		fmt.Fprintf(w, "; every card copied in %s", eta(r.ETASeconds))
 	}
 	fmt.Fprintln(w)
+	if r.SafeSeconds != nil && r.Cascade == nil {
+		fmt.Fprintf(w, "Safe:       every card safe to format in %s (copied, read back, sealed)\n", eta(r.SafeSeconds))
+	}
 	fmt.Fprintf(w, "Bottleneck: %s\n", r.Bottleneck)
 	writeCascade(w, r)
 	writeUploads(w, r.Uploads)
 	writeFits(w, r.Fits)
+}
+
+// writeCosts says what the cards pay beyond their bytes, when the plan
+// counts it (their file counts are known): per file copied and read
+// back, and per card (its start, and its sealing after the last byte).
+func writeCosts(w io.Writer, r *plan.Result) {
+	for _, c := range r.Cards {
+		if c.Files == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "Costs:      %.1f ms a file copied", c.PerFileSeconds*1000)
+		if c.VerifyPerFileSeconds > 0 {
+			fmt.Fprintf(w, ", %.1f ms a file read back", c.VerifyPerFileSeconds*1000)
+		}
+		fmt.Fprintf(w, ", %.2f s a card (its start, and its sealing after the last byte)\n", c.FixedSeconds)
+		return
+	}
 }
 
 // writeUploads says when each cloud destination's uploads finish.

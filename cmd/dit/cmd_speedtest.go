@@ -46,8 +46,11 @@ Reads and writes bypass the page cache (O_DIRECT on Linux, F_NOCACHE on
 macOS); where a filesystem refuses, the result says so. The default size is
 more than this machine's memory and the media's likely caches (16 GB a
 blade), so a drive's cache running out is seen: the curve of each phase has
-100 points, and the point where the rate fell and stayed down is reported.
-Free space is checked first; the test files are removed on every way out,
+100 points, and the point where the rate fell and stayed down for the rest
+of the test (at least a tenth of it: a cache that ran out) is reported; never
+for a folder held in memory (tmpfs). A result whose rate varied by more than
+25 % between samples (a busy machine) is shown but not stored for dit plan
+and dit offload: run it again on a quiet machine. Free space is checked first; the test files are removed on every way out,
 Ctrl-C included.
 
 Frame presets (--frame, one frame per I/O): ` + speedtest.FrameNames(),
@@ -164,7 +167,9 @@ func runSpeedtest(ctx context.Context, out, errw io.Writer, f speedtestFlags, o 
 // recordSpeedResults keeps each complete result in the catalog, under
 // its volume's id, with the bus the volume is on now (speedtest.Keep):
 // dit plan and dit offload use the latest in place of table rates. A
-// catalog that cannot be opened is a warning: the results were printed.
+// result whose rate varied too much between samples is not kept, and
+// said so ("not stored: the rate varied by 38 % between samples ...").
+// A catalog that cannot be opened is a warning: the results were printed.
 func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.Result, quiet bool) {
 	cat, err := g.openCatalog()
 	if err != nil {
@@ -174,7 +179,11 @@ func recordSpeedResults(ctx context.Context, g *GlobalOptions, rs []*speedtest.R
 	defer cat.Close()
 	vols, _ := devices.Discover(ctx)
 	for _, k := range speedtest.Keep(cat, rs, vols) {
+		var noisy *speedtest.NoisyError
 		switch {
+		case errors.As(k.Err, &noisy) && !quiet:
+			// Shown, not planned with: said beside the result.
+			fmt.Fprintln(g.stdout, noisy.Error())
 		case k.Err != nil:
 			fmt.Fprintf(g.stderr, "dit speedtest: %v\n", k.Err)
 		case !quiet:

@@ -66,7 +66,7 @@ func cascadeBench(dit string, scale float64, size string, runs int) error {
 			os.MkdirAll(s1, 0o755)
 			os.MkdirAll(s2, 0o755)
 			db := filepath.Join(work, "cat.db")
-			if out, err := exec.Command(dit, append([]string{"array", "create", "--db", db, "--level", "4"}, blades...)...).CombinedOutput(); err != nil {
+			if out, err := exec.Command(dit, append([]string{"array", "create", "--level", "4"}, blades...)...).CombinedOutput(); err != nil {
 				return fmt.Errorf("array create: %v: %s", err, out)
 			}
 			topo := filepath.Join(work, "set.yaml")
@@ -101,6 +101,14 @@ func cascadeBench(dit string, scale float64, size string, runs int) error {
 			out, err := exec.Command(dit, append([]string{"offload"}, args...)...).Output()
 			if err != nil {
 				return fmt.Errorf("offload (cascade %v): %v: %s", cascade, err, tail(string(out)))
+			}
+			if cascade {
+				// The job's own plan against what it did (dit job show).
+				pr, err := showPlanRun(nil, dit, db, 1)
+				if err != nil {
+					return err
+				}
+				printPlanRun(fmt.Sprintf("run %d", i+1), pr)
 			}
 			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 			var s struct {

@@ -12,6 +12,15 @@
 // (--simulate-physics-only: media and buses are throttled, but the cards
 // share buses however the token buckets let them), which tells whether
 // max-min fairness predicts what shared hardware does.
+//
+// Then a cascade (cascade.go), and plan against run (planrun.go): the
+// reference job of make demo, a card of 3,000 small files, and an upload
+// to a local S3 server, each in rounds in one catalog (the first planned
+// with the destinations' default per-file and fixed costs, the next with
+// those the rounds before taught dit), each round's plan set against what
+// it did by dit job show (per card and for the job: copied, card free,
+// safe to format; planned, ran, ratio), with a target of the job safe to
+// format within 10 % of its plan.
 package main
 
 import (
@@ -49,16 +58,52 @@ func main() {
 	cascadeOnly := flag.Bool("cascade-only", false, "only the cascade benchmark")
 	cascadeSize := flag.String("cascade-size", "250MB", "footage per card in the cascade benchmark")
 	runs := flag.Int("runs", 3, "runs of the cascade benchmark (medians)")
+	planRunOnly := flag.Bool("plan-run-only", false, "only the plan-against-run benchmarks")
+	refSize := flag.String("ref-size", "2GB", "footage per card of the reference job (make demo's DEMO_SIZE)")
+	only := flag.String("only", "", "with -plan-run-only: only this job (reference, small, cloud)")
+	rounds := flag.Int("rounds", 2, "rounds of each plan-against-run job (the first with default costs, the next with learned ones)")
+	cloud := flag.Bool("cloud", true, "plan against run of an upload to a local S3 server (needs rclone; installs moto once into .cache)")
+	cloudFiles := flag.Bool("cloud-files", false, "the upload of a card of 3,000 small files too")
 	flag.Parse()
-	if !*cascadeOnly {
+	fail := func(what string, err error) {
+		fmt.Fprintf(os.Stderr, "ditplanbench: %s: %v\n", what, err)
+		os.Exit(1)
+	}
+	if !*cascadeOnly && !*planRunOnly {
 		if err := run(*dit, *scale, *size, *keep); err != nil {
-			fmt.Fprintln(os.Stderr, "ditplanbench:", err)
-			os.Exit(1)
+			fail("rates", err)
 		}
 	}
-	if err := cascadeBench(*dit, 0.1, *cascadeSize, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "ditplanbench: cascade:", err)
-		os.Exit(1)
+	if !*planRunOnly {
+		if err := cascadeBench(*dit, 0.1, *cascadeSize, *runs); err != nil {
+			fail("cascade", err)
+		}
+	}
+	if *cascadeOnly {
+		return
+	}
+	// The reference job's array and shuttle are larger than /dev/shm
+	// may hold: on disk.
+	want := func(name string) bool { return *only == "" || *only == name }
+	if want("reference") {
+		if err := referenceBench(*dit, "", 0.1, *refSize, *rounds); err != nil {
+			fail("reference job", err)
+		}
+	}
+	if want("small") {
+		if err := smallBench(*dit, tempBase(), *rounds); err != nil {
+			fail("small files", err)
+		}
+	}
+	if *cloud && want("cloud") {
+		if err := cloudBench(*dit, tempBase(), *rounds, false); err != nil {
+			fail("upload to S3", err)
+		}
+		if *cloudFiles {
+			if err := cloudBench(*dit, tempBase(), *rounds, true); err != nil {
+				fail("upload of small files to S3", err)
+			}
+		}
 	}
 }
 

@@ -110,6 +110,7 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 	var inner offload.Limiter
 	if p.sch != nil {
 		inner = p.sch
+		p.opts.Prior = planPrior(p.sch)
 	}
 	if pace := s.Hooks.Pace; pace != nil {
 		p.opts.Limiter = pace(inner)

@@ -68,7 +68,12 @@
 //
 // The planning helpers (JobTopology, MachineCPU) are the ones the
 // scheduler of a job uses, so that what dit plan and dit-gui's plan
-// preview show is what a job enforces.
+// preview show is what a job enforces; a TopologyRequest's Measured and
+// Costs (the catalog's LatestSpeedTest and RecentCosts) put what speed
+// tests and earlier jobs measured in place of the tables. LearnCosts,
+// called by a front end once a job has ended, measures what its
+// destinations cost its cards beyond their bytes, for the next plans
+// (sched.LearnCosts).
 //
 // The front ends import this package, never internal/sched, the sealer or
 // the proxy maker (arch_test.go enforces it).

@@ -36,6 +36,10 @@ type TopologyRequest struct {
 	// and destination's latest dit speedtest replaces its table rates
 	// (internal/speedtest.Apply), and the notes say so.
 	Measured func(volume string, written bool) (*catalog.SpeedTest, error)
+	// Costs, when set, is the catalog's RecentCosts: each destination's
+	// per-file and fixed costs measured after earlier jobs replace its
+	// kind's defaults (sched.ApplyCosts), and the notes say so.
+	Costs func(volume string, n int) ([]catalog.Costs, error)
 }
 
 // JobTopology is the part of a topology a job uses, as its scheduler
@@ -76,6 +80,7 @@ func JobTopology(ctx context.Context, r TopologyRequest) (t *plan.Topology, note
 	if r.Measured != nil {
 		notes = WithMeasured(notes, t, r.Measured)
 	}
+	notes = append(notes, sched.ApplyCosts(t, r.Costs)...)
 	return t, notes, nil
 }
 
@@ -194,10 +199,12 @@ func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 	t := sc.Topology
 	if !sc.Prepared || cardsChanged {
 		var notes []string
+		// Sizes: each card's file count and what is left to read back
+		// when its copy ends, for its times to safe to format.
 		req := TopologyRequest{Topology: sc.Topology, Cards: pj.cards, Dests: pj.dests, Then: pj.then,
-			Limits: sc.Limits, Sizes: len(pj.then) > 0 || sc.Sizes || sc.Prepared}
+			Limits: sc.Limits, Sizes: true}
 		if s.Catalog != nil {
-			req.Measured = s.Catalog.LatestSpeedTest
+			req.Measured, req.Costs = s.Catalog.LatestSpeedTest, s.Catalog.RecentCosts
 		}
 		t, notes, err = JobTopology(ctx, req)
 		var ue *UsageError

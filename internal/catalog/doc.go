@@ -336,7 +336,37 @@
 //	    (The migration's number may change at a merge; it depends only
 //	    on 0001.)
 //
-// # Schema version 21 (sql/0021_live.sql): the live snapshot
+// # Schema version 21 (sql/0021_costs.sql): what a destination costs beyond its bytes
+//
+//	costs(id, volume, kind, path, t, station, job_uuid, card, hop, files,
+//	      bytes, per_file_s, verify_per_file_s, start_s, fixed_s, detail)
+//	    one row per card run and destination of a finished job
+//	    (internal/sched.LearnCosts, after every offload): volume names
+//	    the destination as speedtests.volume does (fs-uuid:..., fsid:...,
+//	    array:UUID; rclone:REMOTE for a cloud remote); kind folder |
+//	    array | cloud; path the destination as the job had it; t when
+//	    the card's run ended; job_uuid the job's uuid (no reference: the
+//	    row outlives its job, as a speed test does); card its label, hop
+//	    2 for a cascade's second run; files and bytes the run's. In
+//	    seconds: per_file_s what each file added to the copy beyond its
+//	    bytes at the card's byte rate, verify_per_file_s to its
+//	    read-back (both paid on the run's destinations side by side),
+//	    start_s the card's time before its first byte, fixed_s from its
+//	    last byte read back to its end (sealing, cloud listings, the
+//	    history's upload): this destination's part of them, the run's
+//	    divided among its destinations (paid one after another); NULL
+//	    when the run did not measure it (too few files, no read-back). detail says how, in
+//	    words. [Catalog.RecentCosts] is what the planner uses in place of
+//	    the defaults of a destination's kind (internal/plan.Costs).
+//	plans.run_detail: a simulated job's plan in the units of the run
+//	    (rates at its scale; the bytes' part of its times 1/scale, the
+//	    per-file and fixed costs as they are), as JSON; '' when it is
+//	    detail (scale 1) and for plans recorded before version 21. dit
+//	    job show sets it against what the job did. [Catalog.PushJob]
+//	    carries it. (The migration's number may change at a merge; it
+//	    depends only on 0002.)
+//
+// # Schema version 22 (sql/0022_live.sql): the live snapshot
 //
 //	live(job_id, t, snapshot)
 //	    the live model's latest snapshot of a running job (package

@@ -17,11 +17,17 @@ type Plan struct {
 	Simulated bool      `json:"simulated,omitempty"`
 	// Scale is the --simulate-scale the job ran at (rates are in field
 	// units: the job moved rate x scale bytes/s).
-	Scale      float64    `json:"scale,omitempty"`
-	Total      float64    `json:"total_bytes_per_s"`
-	Bottleneck string     `json:"bottleneck"`
-	Detail     string     `json:"-"` // the whole plan as JSON
-	Cards      []PlanCard `json:"cards"`
+	Scale      float64 `json:"scale,omitempty"`
+	Total      float64 `json:"total_bytes_per_s"`
+	Bottleneck string  `json:"bottleneck"`
+	Detail     string  `json:"-"` // the whole plan as JSON
+	// RunDetail is the whole plan in the units of the run, as JSON: a
+	// simulated job's at its scale (rates Scale times, and times as the
+	// run takes them: the bytes' part 1/Scale times, the per-file and
+	// fixed costs as they are); "" when it is Detail (scale 1), and for
+	// plans recorded before schema version 21.
+	RunDetail string     `json:"-"`
+	Cards     []PlanCard `json:"cards"`
 }
 
 // PlanCard is one card of a Plan.
@@ -51,8 +57,8 @@ func (c *Catalog) AddPlan(p *Plan) error {
 	if scale == 0 {
 		scale = 1
 	}
-	p.ID, err = c.db.insertID(tx, `INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)`,
-		p.JobID, p.Seq, Time(p.T), p.Reason, p.Simulated, scale, p.Total, p.Bottleneck, p.Detail)
+	p.ID, err = c.db.insertID(tx, `INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail,run_detail) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		p.JobID, p.Seq, Time(p.T), p.Reason, p.Simulated, scale, p.Total, p.Bottleneck, p.Detail, p.RunDetail)
 	if err != nil {
 		return c.wrap(err)
 	}
@@ -77,7 +83,7 @@ func (c *Catalog) Plans(jobID int64) ([]Plan, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail FROM plans WHERE job_id=? ORDER BY seq`, jobID)
+	rows, err := c.db.Query(`SELECT id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail,run_detail FROM plans WHERE job_id=? ORDER BY seq`, jobID)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -85,7 +91,7 @@ func (c *Catalog) Plans(jobID int64) ([]Plan, error) {
 	for rows.Next() {
 		p := Plan{JobID: jobID}
 		var t sql.NullString
-		if err := rows.Scan(&p.ID, &p.Seq, &t, &p.Reason, &p.Simulated, &p.Scale, &p.Total, &p.Bottleneck, &p.Detail); err != nil {
+		if err := rows.Scan(&p.ID, &p.Seq, &t, &p.Reason, &p.Simulated, &p.Scale, &p.Total, &p.Bottleneck, &p.Detail, &p.RunDetail); err != nil {
 			rows.Close()
 			return nil, c.wrap(err)
 		}

@@ -21,7 +21,7 @@ func testPlansAndCPUBench(t *testing.T, b backend) {
 
 	eta := 166.5
 	p0 := &Plan{JobID: j.ID, T: now, Reason: "start", Simulated: true, Scale: 0.05, Total: 0.9e9, Bottleneck: "dest raid",
-		Detail: `{"cards":[]}`, Cards: []PlanCard{{Name: "A001", CardID: k.ID, Rate: 0.3e9, LimitedBy: "dest:raid", ETASeconds: &eta},
+		Detail: `{"cards":[]}`, RunDetail: `{"run":[]}`, Cards: []PlanCard{{Name: "A001", CardID: k.ID, Rate: 0.3e9, LimitedBy: "dest:raid", ETASeconds: &eta},
 			{Name: "A002", Rate: 0.3e9, LimitedBy: "dest:raid"}}}
 	require.NoError(t, c.AddPlan(p0))
 	p1 := &Plan{JobID: j.ID, T: now.Add(time.Minute), Reason: "A003 copied", Total: 0.9e9, Cards: []PlanCard{{Name: "A001", CardID: k.ID, Rate: 0.45e9, LimitedBy: "dest:raid"}}}
@@ -37,6 +37,8 @@ func testPlansAndCPUBench(t *testing.T, b backend) {
 	require.Equal(t, 0.05, got[0].Scale)
 	require.Equal(t, now, got[0].T)
 	require.Equal(t, `{"cards":[]}`, got[0].Detail)
+	require.Equal(t, `{"run":[]}`, got[0].RunDetail)
+	require.Empty(t, got[1].RunDetail)
 	require.Len(t, got[0].Cards, 2)
 	require.Equal(t, "A002", got[0].Cards[0].Name, "cards without a catalog id first, then by card")
 	require.Nil(t, got[0].Cards[0].ETASeconds)

@@ -345,9 +345,9 @@ func (p *push) runs() error {
 func (p *push) plans() error {
 	for _, pl := range p.ps {
 		var pid int64
-		if err := p.tx.QueryRow(`INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail) VALUES (?,?,?,?,?,?,?,?,?)
+		if err := p.tx.QueryRow(`INSERT INTO plans (job_id,seq,t,reason,simulated,scale,total_rate,bottleneck,detail,run_detail) VALUES (?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT (job_id,seq) DO UPDATE SET t=excluded.t RETURNING id`,
-			p.res.ID, pl.Seq, Time(pl.T), pl.Reason, pl.Simulated, pl.Scale, pl.Total, pl.Bottleneck, pl.Detail).Scan(&pid); err != nil {
+			p.res.ID, pl.Seq, Time(pl.T), pl.Reason, pl.Simulated, pl.Scale, pl.Total, pl.Bottleneck, pl.Detail, pl.RunDetail).Scan(&pid); err != nil {
 			return p.to.wrap(err)
 		}
 		for _, k := range pl.Cards {

@@ -22,7 +22,11 @@ const SecondRunSuffix = " (2nd run)"
 // run at its read rate, after the copy. Times are seconds from the start,
 // played forward with the same budgets as the plan, re-planned at every
 // start and end of a run (CardPlan.FreeSeconds, SafeSeconds); the next
-// second run starts when one is copied (its read-back goes on).
+// second run starts when one is copied (its read-back goes on). A card
+// whose file count is known pays each run's destinations' per-file and
+// fixed costs (Costs): its files along its bytes, its fixed costs after
+// its last file is read back, before it is free (run 1: the first copies
+// sealed) and safe (run 2).
 type Cascade struct {
 	FirstCopy string   `json:"first_copy"`
 	Then      []string `json:"then"`
@@ -89,7 +93,7 @@ type cascadeSim struct {
 	fd  Destination // the first copy's destination
 	n   int
 
-	rem1, rem2             []float64
+	left1, left2           []work
 	done1, done2, started2 []bool
 	free, safe             []float64
 	queue                  []int
@@ -108,11 +112,18 @@ type cascadeStream struct {
 func newCascadeSim(t *Topology, o Options, res *Result, fd Destination) *cascadeSim {
 	n := len(t.Sources)
 	s := &cascadeSim{t: t, o: o, res: res, c: res.Cascade, fd: fd, n: n,
-		rem1: make([]float64, n), rem2: make([]float64, n),
+		left1: make([]work, n), left2: make([]work, n),
 		done1: make([]bool, n), done2: make([]bool, n), started2: make([]bool, n),
 		free: make([]float64, n), safe: make([]float64, n), pendingFree: map[int]float64{}}
+	c1, c2 := cardCosts(t, o, 1), cardCosts(t, o, 2)
+	w1, w2 := runCapacity(t, 1), runCapacity(t, 2)
 	for i, src := range t.Sources {
-		s.rem1[i], s.rem2[i] = float64(src.Size), float64(src.Size)
+		s.left1[i] = work{bytes: float64(src.Size), over: overhead(src, c1, res.Cards[i].Rate, w1)}
+		second := src
+		second.Copying = false
+		// The second run's rate is its destinations' (a shuttle, the
+		// uplink) as a rule: its files' costs add to its bytes.
+		s.left2[i] = work{bytes: float64(src.Size), over: overhead(second, c2, w2, w2)}
 	}
 	return s
 }
@@ -143,13 +154,11 @@ func (s *cascadeSim) run() string {
 		s.noteRates(idx, cons, rates, limits)
 		dt := math.Inf(1)
 		for k, st := range idx {
-			r := s.rem1[st.i]
+			w := s.left1[st.i]
 			if st.second {
-				r = s.rem2[st.i]
+				w = s.left2[st.i]
 			}
-			if rates[k] > 0 {
-				dt = min(dt, r/rates[k])
-			}
+			dt = min(dt, w.left(rates[k]))
 		}
 		for _, at := range s.pendingFree {
 			dt = min(dt, at-s.now)
@@ -162,17 +171,13 @@ func (s *cascadeSim) run() string {
 	return ""
 }
 
-// tail is the read-back of a card's last file after its run's copy:
-// the slowest destination of the run reading it at its read rate.
-func (s *cascadeSim) tail(i int, run int) float64 {
-	var v float64
-	for di := range s.t.Destinations {
-		d := s.t.Dest(di)
-		if (d.Run == 2) == (run == 2) && d.Read > 0 && s.o.Verify {
-			v = max(v, float64(s.t.Sources[i].LastFile)/d.Read)
-		}
-	}
-	return v
+// after is the time from the last byte of card i's run to its end: its
+// last file read back on the run's destinations (the slowest reading it
+// at its read rate; what the read-back fell behind per file) and its
+// fixed costs (sealing, cloud listings, the history's upload).
+func (s *cascadeSim) after(i int, run int) float64 {
+	src := s.t.Sources[i]
+	return tail(s.t, s.o, src, run, fullRead) + fixedAfter(s.t, s.o, src, run)
 }
 
 // releaseFree queues the cards that are free by now for their second
@@ -279,16 +284,16 @@ func (s *cascadeSim) advance(idx []cascadeStream, rates []float64, dt float64) {
 	for k, st := range idx {
 		size := float64(s.t.Sources[st.i].Size)
 		if st.second {
-			s.rem2[st.i] -= rates[k] * dt
-			if s.rem2[st.i] <= size*1e-9+1 {
-				s.done2[st.i], s.safe[st.i] = true, s.now+s.tail(st.i, 2)
+			s.left2[st.i] = s.left2[st.i].advance(rates[k], dt)
+			if s.left2[st.i].done(size) {
+				s.done2[st.i], s.safe[st.i] = true, s.now+s.after(st.i, 2)
 			}
 			continue
 		}
-		s.rem1[st.i] -= rates[k] * dt
-		if s.rem1[st.i] <= size*1e-9+1 {
+		s.left1[st.i] = s.left1[st.i].advance(rates[k], dt)
+		if s.left1[st.i].done(size) {
 			s.done1[st.i] = true
-			s.pendingFree[st.i] = s.now + s.tail(st.i, 1)
+			s.pendingFree[st.i] = s.now + s.after(st.i, 1)
 		}
 	}
 }

@@ -29,7 +29,7 @@
 //	# optional: media:, bus_kinds:, destination_kinds: add or override profiles
 //
 // Keys: buses {name, kind, parent, usable_rate}; sources {name, path,
-// media, bus, read_rate, size}; destinations {name, path, bus, kind,
+// media, bus, read_rate, size, files}; destinations {name, path, bus, kind,
 // write_rate, read_rate, blades, raid, blade_rate, limit, run};
 // upload_rate. A cloud destination (kind cloud, or a path written
 // rclone:REMOTE:PATH) writes through the uplink, which all of them share,
@@ -77,6 +77,28 @@
 // back after each run's copy), the first copy's write and read load while
 // both runs go, and [Cascade].Bottleneck in words ("shuttles limit: the
 // last card (A002) is safe to format 8m32s after it is free").
+//
+// # Costs beyond the bytes
+//
+// Bytes over a rate miss what a card pays per file and per card: a card
+// of thousands of small files takes far longer, and a card is not safe
+// the instant its last byte is read back. Each destination has [Costs]:
+// PerFile (seconds each file adds to the copy), VerifyPerFile (to its
+// read-back), Start (before the card's first byte: folders, a cloud
+// listing) and Fixed (from the last byte read back to safe: sealing the
+// ASC MHL history, cloud listings, the history's upload, rclone's
+// starts): measured after earlier jobs on that volume or remote
+// (Destination.Costs, internal/sched's LearnCosts and ApplyCosts) or the
+// defaults of its kind ([DefaultCosts]: folder, array, cloud). A card
+// whose file count is known (Source.Files) pays the most of each over
+// its run's destinations: its start and files along its bytes (its ETA),
+// then its last file read back (Source.LastFile at the slowest read
+// rate), what its read-back fell behind when slower per file than the
+// copy, and its fixed costs (CardPlan.SafeSeconds, for every card; in a
+// cascade each run's, before it is free and before it is safe). A card
+// known by its size alone is planned by its bytes. [Result.Prior] gives
+// a card's figures to an estimator that corrects them with what the run
+// measures.
 //
 // The hash speeds come from [Benchmark], a short single-core measurement
 // that the scheduler caches in the catalog per host.

@@ -58,16 +58,38 @@ type CardPlan struct {
 	Why   string `json:"why"`
 	Bytes int64  `json:"bytes,omitempty"`
 	// ETASeconds is the time to copy the card at the planned rates,
-	// re-planned as other cards finish; nil when the size is unknown.
+	// re-planned as other cards finish, with its start and its files'
+	// costs when its file count is known (Files); nil when the size is
+	// unknown.
 	ETASeconds *float64 `json:"eta_s"`
-	// A cascade (Result.Cascade): when the card is free (its first run
-	// copied) and safe to format (its second run copied), in seconds from
-	// the start; SecondRate is its second run's rate when it starts and
-	// SecondLimitedBy what bounds it.
-	FreeSeconds     *float64 `json:"card_free_s,omitempty"`
-	SafeSeconds     *float64 `json:"safe_to_format_s,omitempty"`
-	SecondRate      float64  `json:"second_run_rate_bytes_per_s,omitempty"`
-	SecondLimitedBy string   `json:"second_run_limited_by,omitempty"`
+	// SafeSeconds is when the card is safe to format, in seconds from
+	// the start: copied, its last file read back on every destination
+	// (and what the read-back fell behind per file), and its fixed costs
+	// after the last byte (sealing, cloud listings, the history's
+	// upload); in a cascade, its second run's. FreeSeconds (a cascade)
+	// is when its first run is done that way: the card may leave the
+	// reader. nil when a size or a rate on the way is unknown.
+	FreeSeconds *float64 `json:"card_free_s,omitempty"`
+	SafeSeconds *float64 `json:"safe_to_format_s,omitempty"`
+	// Files is the card's file count (0: unknown). With it the plan
+	// counts PerFileSeconds for each file copied (VerifyPerFileSeconds
+	// for each read back) and FixedSeconds once: its run-1
+	// destinations' costs (Costs: measured after earlier jobs, or the
+	// defaults of their kinds), the most of their per-file costs, the
+	// sum of their start and sealing (its files' entries in its history
+	// included); 0 when not counted.
+	Files                int     `json:"files,omitempty"`
+	PerFileSeconds       float64 `json:"per_file_s"`
+	VerifyPerFileSeconds float64 `json:"verify_per_file_s,omitempty"`
+	FixedSeconds         float64 `json:"fixed_s"`
+	// VerifyRate is the card's read-back rate after its copy: the
+	// slowest of its run-1 destinations read back (0: none, or no
+	// read-back). See Result.Prior.
+	VerifyRate float64 `json:"verify_rate_bytes_per_s,omitempty"`
+	// A cascade (Result.Cascade): SecondRate is its second run's rate
+	// when it starts and SecondLimitedBy what bounds it.
+	SecondRate      float64 `json:"second_run_rate_bytes_per_s,omitempty"`
+	SecondLimitedBy string  `json:"second_run_limited_by,omitempty"`
 }
 
 // LinkLoad is one bus's planned load.
@@ -150,8 +172,10 @@ type Result struct {
 	CPU          *CPULoad   `json:"cpu,omitempty"`
 	Total        float64    `json:"total_bytes_per_s"`
 	TBPerHour    float64    `json:"tb_per_hour"`
-	// ETASeconds is when the last card is copied (nil: a size is unknown).
-	ETASeconds *float64 `json:"eta_s"`
+	// ETASeconds is when the last card is copied (nil: a size is unknown);
+	// SafeSeconds when every card is safe to format (nil: unknown).
+	ETASeconds  *float64 `json:"eta_s"`
+	SafeSeconds *float64 `json:"safe_to_format_s,omitempty"`
 	// Bottleneck names, in words, what holds the job back most.
 	Bottleneck string `json:"bottleneck"`
 	Fits       []Fit  `json:"fits,omitempty"`
@@ -217,6 +241,7 @@ func Plan(t *Topology, o Options) (*Result, error) {
 	etas(t, o, res)
 	cascade(t, o, res)
 	uploads(t, res)
+	lastSafe(res)
 	if !o.NoFits {
 		fits(t, o, res)
 	}

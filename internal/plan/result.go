@@ -15,7 +15,10 @@ import (
 func describeResult(t *Topology, o Options, cons []constraint, rates []float64, limits []int) *Result {
 	res := &Result{}
 	for i := range rates {
-		res.Cards = append(res.Cards, cardPlan(t, cons, rates, limits, i))
+		cp := cardPlan(t, cons, rates, limits, i)
+		cardCostFields(t, o, i, &cp)
+		verifyRate(t, o, &cp)
+		res.Cards = append(res.Cards, cp)
 		res.Total += rates[i]
 	}
 	res.TBPerHour = res.Total * 3600 / 1e12
@@ -131,23 +134,8 @@ func (f flows) busLoad(b *Bus) LinkLoad {
 // takes (the least of its write rate in data, blade caps and --limit).
 func (f flows) destLoad(d Destination) DestLoad {
 	amp := WriteAmplification(d.Blades, d.RAID)
-	dl := DestLoad{Name: d.Name, Bus: d.Bus, Load: f.written(d), Amplification: amp, Run: max(d.Run, 1)}
-	capacity := math.Inf(1)
-	if d.Write > 0 {
-		capacity = d.Write / amp
-	}
-	if d.BladeRate > 0 && d.Blades > 1 {
-		capacity = min(capacity, d.BladeRate/bladeShare(d.Blades, d.RAID))
-	}
-	if d.Limit > 0 {
-		capacity = min(capacity, d.Limit)
-	}
-	if IsCloud(d) {
-		dl.Cloud = true
-		if f.t.Upload > 0 {
-			capacity = min(capacity, f.t.Upload)
-		}
-	}
+	dl := DestLoad{Name: d.Name, Bus: d.Bus, Load: f.written(d), Amplification: amp, Run: max(d.Run, 1), Cloud: IsCloud(d)}
+	capacity := capacityOf(f.t, d)
 	if !math.IsInf(capacity, 1) {
 		dl.Capacity, dl.Headroom = capacity, capacity-dl.Load
 	}
@@ -156,6 +144,26 @@ func (f flows) destLoad(d Destination) DestLoad {
 	}
 	dl.Full = full(dl.Load, dl.Capacity) || full(dl.ReadLoad, dl.ReadCapacity)
 	return dl
+}
+
+// capacityOf is the data destination d takes per second (its write rate
+// over its RAID's write amplification, blade caps, its limit; a cloud
+// remote's, the uplink): +Inf when unknown.
+func capacityOf(t *Topology, d Destination) float64 {
+	capacity := math.Inf(1)
+	if d.Write > 0 {
+		capacity = d.Write / WriteAmplification(d.Blades, d.RAID)
+	}
+	if d.BladeRate > 0 && d.Blades > 1 {
+		capacity = min(capacity, d.BladeRate/bladeShare(d.Blades, d.RAID))
+	}
+	if d.Limit > 0 {
+		capacity = min(capacity, d.Limit)
+	}
+	if IsCloud(d) && t.Upload > 0 {
+		capacity = min(capacity, t.Upload)
+	}
+	return capacity
 }
 
 // cpuLoad is the cores the planned rates keep busy hashing, and what one

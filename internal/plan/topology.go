@@ -36,9 +36,9 @@ type Source struct {
 	// Size is the bytes to copy (0: unknown), for ETAs.
 	Size int64
 	Line int
-	// LastFile is the size of the card's last file in copy order (0:
-	// unknown): a card is verified when that file is read back, after it
-	// is written (a cascade's times count it).
+	// LastFile is what is left to read back of the card when its copy
+	// ends (0: unknown; internal/sched.LeftToReadBack: about its last
+	// large file): it is verified when that is read back.
 	LastFile int64
 	// From is set by the planner on a cascade's second run of a card: the
 	// name of the destination whose first copy it reads (Bus and Read are
@@ -47,6 +47,13 @@ type Source struct {
 	// Measured is what a speed test of the card's volume found (its Read
 	// replaces the medium's table rate unless Read is set above).
 	Measured *Measured
+	// Files is the number of files to copy (0: unknown): a card whose
+	// count is known is planned with its destinations' per-file and
+	// fixed costs (Costs), one known by its size alone by its bytes.
+	Files int
+	// Copying is set by the scheduler's re-plans on a card whose copy
+	// has begun: its start cost is paid.
+	Copying bool
 }
 
 // Destination is a volume every card is copied to.
@@ -72,6 +79,11 @@ type Destination struct {
 	// replace the kind's (not Write or Read set above). A dit array's is
 	// measured through its own writer (the rate of data, parity paid).
 	Measured *Measured
+	// CostKind is what the destination is to dit (CostFolder, CostArray;
+	// a cloud remote is CostCloud), for its default costs; Costs, when
+	// set, are its measured ones (internal/sched.ApplyCosts).
+	CostKind string
+	Costs    *Costs
 
 	raidSet bool
 }
@@ -229,7 +241,7 @@ func readBus(r reader, n *yaml.Node) (Bus, error) {
 
 // readSource reads one item of sources:.
 func readSource(r reader, n *yaml.Node) (Source, error) {
-	v, err := r.fields(n, "a source", "name", "path", "media", "bus", "read_rate", "size")
+	v, err := r.fields(n, "a source", "name", "path", "media", "bus", "read_rate", "size", "files")
 	if err != nil {
 		return Source{}, err
 	}
@@ -243,6 +255,9 @@ func readSource(r reader, n *yaml.Node) (Source, error) {
 		return Source{}, err
 	}
 	if s.Size, err = r.size(v["size"], "size"); err != nil {
+		return Source{}, err
+	}
+	if s.Files, err = r.integer(v["files"], "files"); err != nil {
 		return Source{}, err
 	}
 	return s, nil
@@ -545,69 +560,6 @@ func (t *Topology) Clone() *Topology {
 	return &c
 }
 
-// Scaled returns a copy of t whose hardware runs at f times its rates:
-// every medium, bus, port and destination rate (profiles and the
-// topology's own overrides) and every destination limit is multiplied by
-// f. Sizes and the CPU (cpu section and profile hash speeds) are left as
-// they are: a simulation at f x the field rates (dit offload --simulate
-// --simulate-scale f) hashes on the real CPU. Planning the scaled
-// topology gives the plan of the simulated run: every rate f times the
-// field plan's and every ETA 1/f times it, when the CPU does not bind.
-// Encode of the copy writes the profile overrides unscaled.
-func (t *Topology) Scaled(f float64) *Topology {
-	c := t.Clone()
-	if f == 1 || f <= 0 {
-		return c
-	}
-	p := t.Profiles
-	if p == nil {
-		p = DefaultProfiles()
-	}
-	p = p.Clone()
-	for k, m := range p.Media {
-		m.Read *= f
-		p.Media[k] = m
-	}
-	for k, b := range p.Buses {
-		b.Raw *= f
-		b.Usable *= f
-		b.Device *= f
-		p.Buses[k] = b
-	}
-	for k, d := range p.Dests {
-		d.Write *= f
-		d.Read *= f
-		d.BladeRate *= f
-		p.Dests[k] = d
-	}
-	c.Profiles = p
-	c.Upload *= f
-	for i := range c.Buses {
-		c.Buses[i].Usable *= f
-	}
-	scaleM := func(m *Measured) *Measured {
-		if m == nil {
-			return nil
-		}
-		s := *m
-		s.Read, s.Write = s.Read*f, s.Write*f
-		return &s
-	}
-	for i := range c.Sources {
-		c.Sources[i].Read *= f
-		c.Sources[i].Measured = scaleM(c.Sources[i].Measured)
-	}
-	for i := range c.Destinations {
-		d := &c.Destinations[i]
-		d.Write *= f
-		d.Read *= f
-		d.BladeRate *= f
-		d.Limit *= f
-		d.Measured = scaleM(d.Measured)
-	}
-	return c
-}
-
 // Encode writes t as a topology file (what the GUI saves as a preset).
 // Profile overrides read from a file are written back as they were.
 func (t *Topology) Encode(w io.Writer) error {
@@ -648,7 +600,7 @@ func (t *Topology) Encode(w io.Writer) error {
 			size = strconv.FormatInt(s.Size, 10)
 		}
 		seq.Content = append(seq.Content, flow("name", s.Name, "path", s.Path, "media", s.Media, "bus", s.Bus,
-			"read_rate", rate(s.Read), "size", size))
+			"read_rate", rate(s.Read), "size", size, "files", num(s.Files)))
 	}
 	add("sources", seq)
 	seq = &yaml.Node{Kind: yaml.SequenceNode}

@@ -127,6 +127,11 @@ func uploads(t *Topology, res *Result) {
 			u.FinishSeconds, u.UplinkUnknown = nil, true
 			if d.Run == 2 {
 				unknownSecondRun(res, d.Name)
+			} else {
+				// The cards are safe when their uploads are: unknown.
+				for i := range res.Cards {
+					res.Cards[i].SafeSeconds = nil
+				}
 			}
 		}
 		res.Uploads = append(res.Uploads, u)

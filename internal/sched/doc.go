@@ -48,6 +48,20 @@
 // re-plan are recorded in the catalog (plans, plan_cards) and shown in the
 // job's summary.
 //
+// # Costs beyond the bytes
+//
+// [LearnCosts], called once a job has ended (dit offload, through the
+// composition layer), measures from the job's catalog what each card's
+// run cost its destinations beyond its bytes (per file copied and read
+// back, before the first byte, from the last byte read back to sealed)
+// and records it per destination volume or cloud remote (table costs);
+// [ApplyCosts] gives a topology's destinations the median of their
+// recent measurements in place of their kind's defaults, and their kind
+// (a dit array's blade, a cloud remote, a folder). [FillSizes] counts
+// each card's files, so the plan counts their costs. A simulated job's
+// plan is recorded in the units of the run too (catalog.Plan.RunDetail):
+// its costs are this machine's seconds, not scaled.
+//
 // [ForJob] picks a job's cards and destinations out of a topology file;
 // [MachineCPU] gives the planner this machine's hash speeds from a short
 // self-benchmark cached in the catalog.

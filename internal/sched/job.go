@@ -163,16 +163,19 @@ func MarkThen(t *plan.Topology, then []string) error {
 	return nil
 }
 
-// FillSizes sets the size of each source whose folder is here, for ETAs,
-// and the size of its last file in copy order (a cascade's plan counts
-// its read-back after the copy).
+// FillSizes sets the size and the file count of each source whose
+// folder is here, for ETAs (a card whose file count is known is planned
+// with its destinations' per-file and fixed costs), and what is left to
+// read back when its copy ends (LeftToReadBack: its read-back ends its
+// run).
 func FillSizes(t *plan.Topology) {
 	for i := range t.Sources {
 		s := &t.Sources[i]
-		if (s.Size > 0 && s.LastFile > 0) || s.Path == "" {
+		if (s.Size > 0 && s.LastFile > 0 && s.Files > 0) || s.Path == "" {
 			continue
 		}
-		var n, last int64
+		var n int64
+		var sizes []int64
 		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -180,7 +183,7 @@ func FillSizes(t *plan.Topology) {
 			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
 				if fi, err := d.Info(); err == nil {
 					n += fi.Size()
-					last = fi.Size()
+					sizes = append(sizes, fi.Size())
 				}
 			}
 			return nil
@@ -189,7 +192,10 @@ func FillSizes(t *plan.Topology) {
 			if s.Size <= 0 {
 				s.Size = n
 			}
-			s.LastFile = last
+			if s.Files <= 0 {
+				s.Files = len(sizes)
+			}
+			s.LastFile = LeftToReadBack(sizes)
 		}
 	}
 }
@@ -217,4 +223,19 @@ func JobPaths(cat *catalog.Catalog, jobID int64) (cards, dests, then []string, e
 		}
 	}
 	return cards, dests, then, nil
+}
+
+// LeftToReadBack is what is left to read back of a card when its copy
+// ends, its files' sizes in copy order given (plan.Source.LastFile):
+// each file is read back once it is written, as fast as it was copied,
+// so what is left is the most, over its files, of a file's size less
+// the bytes copied after it (a card of clips and small sidecars: about
+// its last clip).
+func LeftToReadBack(sizes []int64) int64 {
+	var left, after int64
+	for i := len(sizes) - 1; i >= 0; i-- {
+		left = max(left, sizes[i]-after)
+		after += sizes[i]
+	}
+	return left
 }

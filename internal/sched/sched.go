@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/dit-org/dit/internal/live"
 	"math"
@@ -54,6 +53,7 @@ type Card struct {
 	Label     string
 	CatalogID int64
 	Bytes     int64 // to copy
+	Files     int   // to copy (0: unknown)
 }
 
 // Scheduler is an offload.Limiter that enforces a bus-budget plan with
@@ -294,8 +294,14 @@ func (s *Scheduler) plan() (res, run *plan.Result, err error) {
 		if s.done[i] {
 			continue
 		}
-		if s.cards[i].Bytes > 0 {
-			src.Size = max(s.cards[i].Bytes-s.copied[i], 1)
+		if c := s.cards[i]; c.Bytes > 0 {
+			src.Size = max(c.Bytes-s.copied[i], 1)
+			if c.Files > 0 {
+				// The files left, as the bytes: their costs are paid
+				// along the bytes.
+				src.Files = max(int(float64(c.Files)*float64(src.Size)/float64(c.Bytes)+0.5), 1)
+			}
+			src.Copying = s.copied[i] > 0
 		}
 		t.Sources = append(t.Sources, src)
 	}
@@ -436,25 +442,6 @@ func (s *Scheduler) replanLocked(reason string) error {
 		s.cfg.OnPlan(res, reason)
 	}
 	return s.record(res, reason)
-}
-
-func (s *Scheduler) record(res *plan.Result, reason string) error {
-	if s.cat == nil {
-		return nil
-	}
-	detail, _ := json.Marshal(res)
-	p := &catalog.Plan{JobID: s.jobID, T: s.cfg.Now(), Reason: reason, Simulated: s.cfg.Simulate, Scale: s.scale,
-		Total: res.Total, Bottleneck: res.Bottleneck, Detail: string(detail)}
-	for _, c := range res.Cards {
-		pc := catalog.PlanCard{Name: c.Name, Rate: c.Rate, LimitedBy: c.LimitedBy, ETASeconds: c.ETASeconds}
-		for _, k := range s.cards {
-			if k.Label == c.Name {
-				pc.CardID = k.CatalogID
-			}
-		}
-		p.Cards = append(p.Cards, pc)
-	}
-	return s.cat.AddPlan(p)
 }
 
 // CardCopied re-plans without card i (its copy is finished), giving its
@@ -670,24 +657,4 @@ func (s *Scheduler) WaitVerify(ctx context.Context, card, dest int, n int) error
 		}
 	}
 	return nil
-}
-
-// StartJob binds the scheduler to a prepared job: its cards (labels,
-// catalog ids, bytes to copy) in the job's order, then Start. The CLI and
-// the GUI both use it.
-func (s *Scheduler) StartJob(cat *catalog.Catalog, job *offload.Job) error {
-	recs, err := cat.Cards(job.ID())
-	if err != nil {
-		return err
-	}
-	snap := job.Snapshot()
-	var cards []Card
-	for i, k := range catalog.FirstRun(recs) {
-		c := Card{Label: k.Label, CatalogID: k.ID, Bytes: k.Bytes}
-		if i < len(snap.Cards) {
-			c.Bytes = snap.Cards[i].Bytes
-		}
-		cards = append(cards, c)
-	}
-	return s.Start(cat, job.ID(), cards)
 }

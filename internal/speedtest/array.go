@@ -84,6 +84,9 @@ func runArrayWhole(ctx context.Context, a *raid.Array, root string, o Options) (
 	if res.Read, err = arrayRead(ctx, afs, names, o); err != nil {
 		return nil, err
 	}
+	if inMemory(root) {
+		inMemoryPhases(res.Write, res.Read)
+	}
 	return res, nil
 }
 

@@ -79,6 +79,9 @@ func RunCard(ctx context.Context, dir string, o Options, mem int64) (*Result, er
 		return nil, err
 	}
 	res.Size = res.Read.Bytes
+	if inMemory(dir) {
+		inMemoryPhases(res.Read)
+	}
 	res.Notes = append(res.Notes, "read only: nothing on the card was written")
 	return res, nil
 }

@@ -101,14 +101,21 @@ func neighbourRate(pts []Point, i int) float64 {
 }
 
 // cliff thresholds: the rate after the drop is at most dropRatio of the
-// rate before it, the drop lasts (its median is at most medianRatio of
-// the median before it, and it spans at least minAfter of the curve's
-// parts: 5 % of the test), and the part before spans at least minBefore.
+// rate before it; the drop lasts: its median is at most medianRatio of
+// the median before it, it runs to the end of the test over at least
+// minAfter parts and minAfterShare of the curve (10 parts of 100: not one
+// slow sample, nor a few), and the rest of the curve stays below: at
+// most strayShare of the parts after the drop come back up to the middle
+// of the two medians (load noise dips and recovers; a cache that ran out
+// does not fill again while the test writes). The part before spans at
+// least minBefore.
 const (
-	dropRatio   = 0.6
-	medianRatio = 0.7
-	minBefore   = 2
-	minAfter    = 5
+	dropRatio     = 0.6
+	medianRatio   = 0.7
+	minBefore     = 2
+	minAfter      = 5
+	minAfterShare = 0.10
+	strayShare    = 0.10
 )
 
 // findCliff looks for the point where the rate fell and stayed down (a
@@ -117,28 +124,99 @@ const (
 // (least squares on the logarithm of the rates: a machine's stalls scale a
 // rate down, they do not subtract from it, so a few stalled parts just
 // before the cliff do not pull the split forward), kept only when the
-// slower part is clearly and lastingly slower. Nil when the curve has no
-// such step.
+// slower part is clearly and lastingly slower (see the thresholds above).
+// Nil when the curve has no such step. A folder in memory has no cache
+// to run out: its callers drop the cliff (see RunFolder).
 func findCliff(pts []Point) *Cliff {
 	n := len(pts)
-	if n < minBefore+minAfter {
+	after := max(minAfter, int(math.Ceil(minAfterShare*float64(n))))
+	if n < minBefore+after {
 		return nil
 	}
 	best, bestErr := -1, 0.0
-	for k := minBefore; k <= n-minAfter; k++ {
+	for k := minBefore; k <= n-after; k++ {
 		e := sse(pts[:k]) + sse(pts[k:])
 		if best < 0 || e < bestErr {
 			best, bestErr = k, e
 		}
 	}
-	before, after := meanRate(pts[:best]), meanRate(pts[best:])
-	if before <= 0 || after > dropRatio*before {
+	before, below := meanRate(pts[:best]), meanRate(pts[best:])
+	if before <= 0 || below > dropRatio*before {
 		return nil
 	}
-	if median(pts[best:]) > medianRatio*median(pts[:best]) {
+	mb, ma := median(pts[:best]), median(pts[best:])
+	if ma > medianRatio*mb {
 		return nil
 	}
-	return &Cliff{At: pts[best-1].At, Before: before, After: after}
+	mid, stray := (mb+ma)/2, 0
+	for _, p := range pts[best:] {
+		if p.Rate >= mid {
+			stray++
+		}
+	}
+	if float64(stray) > strayShare*float64(n-best) {
+		return nil
+	}
+	return &Cliff{At: pts[best-1].At, Before: before, After: below}
+}
+
+// Spread of a phase: how much the rate varied between samples.
+const (
+	// MaxSpread is the most a phase's rate may vary between samples (the
+	// coefficient of variation of its samples' rates: their standard
+	// deviation over their mean, about each level when the rate fell
+	// once) for its result to be kept for the planner: above it the
+	// machine was busy or the medium unsteady, and the mean says little.
+	MaxSpread = 0.25
+	// spreadParts is the most samples the spread is judged on, and
+	// minSpreadParts the fewest: each sample spans at least
+	// iosPerSample I/Os (a part of a curve that spans less than one I/O
+	// is interpolated, not measured); a test with fewer I/Os than
+	// minSpreadParts samples of them is not judged.
+	spreadParts    = DefaultParts
+	minSpreadParts = 10
+	iosPerSample   = 4
+)
+
+// spread is the coefficient of variation of the rates of up to
+// spreadParts equal samples of a phase, each of at least iosPerSample
+// I/Os, about the mean of its level (before or after the cliff, when the
+// rate fell at cut bytes; 0: one level), and the number of samples it is
+// judged on (0: too few I/Os to judge).
+func spread(ev []event, cut int64) (float64, int) {
+	n := min(spreadParts, len(ev)/iosPerSample)
+	if n < minSpreadParts {
+		return 0, 0
+	}
+	pts := curve(ev, n)
+	var levels [][]Point
+	if k := sort.Search(len(pts), func(i int) bool { return pts[i].At > cut }); cut > 0 && k > 1 && k < len(pts)-1 {
+		levels = [][]Point{pts[:k], pts[k:]}
+	} else {
+		levels = [][]Point{pts}
+	}
+	var sum float64
+	for _, l := range levels {
+		sum += cv(l) * float64(len(l))
+	}
+	return sum / float64(len(pts)), len(pts)
+}
+
+// cv is the coefficient of variation of the parts' rates.
+func cv(pts []Point) float64 {
+	var m float64
+	for _, p := range pts {
+		m += p.Rate
+	}
+	m /= float64(len(pts))
+	if m <= 0 {
+		return 0
+	}
+	var v float64
+	for _, p := range pts {
+		v += (p.Rate - m) * (p.Rate - m)
+	}
+	return math.Sqrt(v/float64(len(pts))) / m
 }
 
 // meanRate is bytes over time across the parts (the parts are of equal

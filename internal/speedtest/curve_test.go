@@ -93,3 +93,87 @@ func TestNoCliffOnASteadyOrRisingCurve(t *testing.T) {
 		})
 	}
 }
+
+// stepped is a rate function over the test's bytes given by the rate of
+// each of its parts (len(parts) equal parts).
+func stepped(total int64, parts []float64) func(int64) float64 {
+	return func(at int64) float64 {
+		i := int((at - 1) * int64(len(parts)) / total)
+		return parts[min(max(i, 0), len(parts)-1)]
+	}
+}
+
+func fill(n int, f func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+// A drop is a cache running out only when it lasts: the rest of the
+// curve stays below, over at least a tenth of it. One slow sample, a
+// few at the end, or load that comes and goes after a fast start are
+// not.
+func TestCliffOnlyForALastingDrop(t *testing.T) {
+	total := int64(1 << 30)
+	for _, c := range []struct {
+		name  string
+		parts []float64
+		want  bool
+	}{
+		{"lasting drop after 6 %", fill(100, func(i int) float64 { return map[bool]float64{true: 2e9, false: 0.7e9}[i < 6] }), true},
+		{"lasting drop for the last 12 %", fill(100, func(i int) float64 { return map[bool]float64{true: 2e9, false: 0.7e9}[i < 88] }), true},
+		{"one slow sample", fill(100, func(i int) float64 { return map[bool]float64{true: 0.1e9, false: 1e9}[i == 40] }), false},
+		{"one slow sample last", fill(100, func(i int) float64 { return map[bool]float64{true: 0.1e9, false: 1e9}[i == 99] }), false},
+		{"slow for the last 8 %", fill(100, func(i int) float64 { return map[bool]float64{true: 0.2e9, false: 1e9}[i >= 92] }), false},
+		{"load after a fast start", fill(100, func(i int) float64 {
+			// 6 fast parts, then load: runs of slow parts with the
+			// full rate back in between (a third of the time).
+			if i < 6 || (i/4)%3 == 0 {
+				return 2e9
+			}
+			return 0.5e9
+		}), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev := events(total, 1<<20, stepped(total, c.parts), 0.05, 5)
+			cl := findCliff(curve(ev, DefaultParts))
+			if got := cl != nil; got != c.want {
+				t.Errorf("cliff %v (%+v), want %v", got, cl, c.want)
+			}
+		})
+	}
+}
+
+func phaseOf(ev []event) *Phase {
+	p := &Phase{Name: "write"}
+	r := &recorder{events: ev}
+	finish(p, r, DefaultParts)
+	return p
+}
+
+// The spread is the variation between samples about each level: a
+// steady curve and a clean cliff are steady, load is not; a test of too
+// few I/Os is not judged.
+func TestSpreadOfSamples(t *testing.T) {
+	total := int64(1 << 30)
+	steady := phaseOf(events(total, 1<<20, func(int64) float64 { return 1e9 }, 0.2, 9))
+	if steady.SpreadSamples != DefaultParts || steady.Spread > 0.05 || steady.Noisy() {
+		t.Errorf("steady: spread %.3f over %d samples", steady.Spread, steady.SpreadSamples)
+	}
+	cliff := phaseOf(events(total, 1<<20, func(at int64) float64 { return map[bool]float64{true: 3e9, false: 0.6e9}[at < total*4/10] }, 0.2, 9))
+	if cliff.Cliff == nil || cliff.Spread > 0.05 || cliff.Noisy() {
+		t.Errorf("clean cliff: %+v, spread %.3f", cliff.Cliff, cliff.Spread)
+	}
+	loaded := phaseOf(events(total, 1<<20, stepped(total, fill(100, func(i int) float64 {
+		return []float64{1e9, 0.4e9, 0.8e9, 1.2e9, 0.3e9}[i*7%5]
+	})), 0.1, 9))
+	if !loaded.Noisy() || loaded.Spread < MaxSpread {
+		t.Errorf("loaded: spread %.3f not noisy", loaded.Spread)
+	}
+	few := phaseOf(events(32<<20, 1<<20, stepped(32<<20, []float64{1e9, 0.1e9}), 0, 9))
+	if few.SpreadSamples != 0 || few.Noisy() {
+		t.Errorf("32 I/Os judged: spread %.3f over %d samples", few.Spread, few.SpreadSamples)
+	}
+}

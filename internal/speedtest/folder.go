@@ -65,9 +65,7 @@ func RunFolder(ctx context.Context, dir string, kind Kind, o Options, mem int64)
 		return nil, err
 	}
 	if inMemory(dir) {
-		for _, p := range []*Phase{res.Write, res.Read} {
-			p.Direct, p.Cache = false, "the folder is in memory (tmpfs): no medium behind it, the rates are the memory's"
-		}
+		inMemoryPhases(res.Write, res.Read)
 	}
 	return res, nil
 }

@@ -41,21 +41,39 @@ func (r *Result) Complete() bool {
 	return (r.Write != nil && r.Write.Bytes > 0) || (r.Read != nil && r.Read.Bytes > 0)
 }
 
-// Kept is a result recorded in the catalog, or why it was not.
+// Kept is a result recorded in the catalog, or why it was not (a
+// *NoisyError when its rate varied too much to plan with).
 type Kept struct {
 	Result *Result
 	Row    *catalog.SpeedTest // nil when not recorded
 	Err    error
 }
 
+// NoisyError is why a result was not kept for the planner: its rate
+// varied by more than MaxSpread between samples ([Result.Noisy]).
+type NoisyError struct {
+	Path string
+	Why  string // "the rate varied by 38 % between samples (write)"
+}
+
+func (e *NoisyError) Error() string {
+	return fmt.Sprintf("%s: not stored: %s; run it again on a quiet machine", e.Path, e.Why)
+}
+
 // Keep records each complete result in cat ([Record]) under its volume,
 // with the bus the volume is on now (found among vols, from
 // devices.Discover) and the catalog's station: dit plan and dit offload
-// use the latest in place of table rates.
+// use the latest in place of table rates. A noisy result (its rate
+// varied by more than MaxSpread between samples) is not recorded: its
+// Kept has a *NoisyError.
 func Keep(cat *catalog.Catalog, rs []*Result, vols []devices.Volume) []Kept {
 	var out []Kept
 	for _, r := range rs {
 		if !r.Complete() {
+			continue
+		}
+		if why := r.Noisy(); why != "" {
+			out = append(out, Kept{Result: r, Err: &NoisyError{Path: r.Path, Why: why}})
 			continue
 		}
 		link := ""

@@ -43,6 +43,49 @@ type Phase struct {
 	// cache was kept out, or why it could not be.
 	Direct bool   `json:"direct"`
 	Cache  string `json:"cache"`
+	// Spread is how much the rate varied between samples: the
+	// coefficient of variation of the rates of SpreadSamples equal
+	// samples of the phase, about each level when the rate fell once
+	// (0 samples: too few I/Os to judge). Above MaxSpread the result is
+	// not kept for the planner ([Result.Noisy]).
+	Spread        float64 `json:"spread"`
+	SpreadSamples int     `json:"spread_samples"`
+	// spreadFlat is the spread about one level (no cliff): what Spread
+	// is when the cliff is dropped (a folder in memory).
+	spreadFlat float64
+}
+
+// Noisy reports whether the phase's rate varied by more than MaxSpread
+// between samples.
+func (p *Phase) Noisy() bool { return p != nil && p.SpreadSamples > 0 && p.Spread > MaxSpread }
+
+// Noisy says why r is not fit to plan with, "" when it is: its rate
+// varied by more than MaxSpread between samples in a phase ("the rate
+// varied by 38 % between samples (write)"). Such a result is shown but
+// not kept for the planner ([Keep]).
+func (r *Result) Noisy() string {
+	var worst *Phase
+	for _, p := range []*Phase{r.Write, r.Read} {
+		if p.Noisy() && (worst == nil || p.Spread > worst.Spread) {
+			worst = p
+		}
+	}
+	if worst == nil {
+		return ""
+	}
+	return fmt.Sprintf("the rate varied by %.0f %% between samples (%s)", worst.Spread*100, worst.Name)
+}
+
+// inMemoryPhases marks the phases of a test of a folder held in memory
+// (tmpfs, ramfs): no medium and no drive cache behind it, so no cache
+// ran out whatever the curve did (a dip there is the machine's load).
+func inMemoryPhases(ps ...*Phase) {
+	for _, p := range ps {
+		if p != nil {
+			p.Direct, p.Cliff, p.Spread = false, nil, p.spreadFlat
+			p.Cache = "the folder is in memory (tmpfs): no medium behind it, the rates are the memory's"
+		}
+	}
 }
 
 // Kind is what was tested.
@@ -208,4 +251,9 @@ func finish(p *Phase, r *recorder, parts int) {
 	}
 	p.Curve = curve(ev, parts)
 	p.Cliff = findCliff(p.Curve)
+	p.Spread, p.SpreadSamples = spread(ev, 0)
+	p.spreadFlat = p.Spread
+	if p.Cliff != nil {
+		p.Spread, _ = spread(ev, p.Cliff.At)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,4 +245,68 @@ func TestArrayOverFourExt4Blades(t *testing.T) {
 	if h := b.Health(); len(h.Unreadable) > 0 {
 		t.Errorf("array health after the test: %+v", h)
 	}
+}
+
+// stepClock is a test clock: each reading is later than the one before
+// by fast for the first 30 readings of every 140, by slow for the rest.
+// A test's write phase (one stream of 128 blocks: 131 readings from the
+// first) then runs fast for its first 28 blocks and slow after: the curve
+// of a cache that runs out.
+func stepClock(fast, slow time.Duration) func() time.Time {
+	var mu sync.Mutex
+	t, n := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC), 0
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		if n%140 < 30 {
+			t = t.Add(fast)
+		} else {
+			t = t.Add(slow)
+		}
+		n++
+		return t
+	}
+}
+
+// A folder in memory has no cache to run out: the same curve that is a
+// cliff on a disk is none on tmpfs.
+func TestNoCliffInMemory(t *testing.T) {
+	o := Options{Size: 32 << 20, Block: 256 << 10}
+	disk := t.TempDir()
+	if !inMemory(disk) {
+		o.Now = stepClock(time.Millisecond, 5*time.Millisecond)
+		res, err := RunFolder(context.Background(), disk, Folder, o, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Write.Cliff == nil || res.Write.Noisy() {
+			t.Fatalf("control: on %s cliff %+v, spread %.2f for a clean step", disk, res.Write.Cliff, res.Write.Spread)
+		}
+	}
+	mem := t.TempDir()
+	switch {
+	case os.Geteuid() == 0:
+		mountTmpfs(t, mem)
+	case inMemory("/dev/shm"):
+		mem, _ = os.MkdirTemp("/dev/shm", "speedtest-")
+		t.Cleanup(func() { os.RemoveAll(mem) })
+	default:
+		t.Skip("no tmpfs here (mounting one needs root)")
+	}
+	o.Now = stepClock(time.Millisecond, 5*time.Millisecond)
+	res, err := RunFolder(context.Background(), mem, Folder, o, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Phase{res.Write, res.Read} {
+		if p.Cliff != nil || p.Direct || !strings.Contains(p.Cache, "in memory") {
+			t.Errorf("%s on tmpfs: cliff %+v, direct %v, %q", p.Name, p.Cliff, p.Direct, p.Cache)
+		}
+	}
+	// There the drop is the machine's, not a cache's: the rate varied,
+	// and the result is not kept for the planner.
+	if !res.Write.Noisy() || !strings.Contains(res.Noisy(), "(write)") {
+		t.Errorf("a drop on tmpfs is not taken for noise: spread %.2f (%q)", res.Write.Spread, res.Noisy())
+	}
+	noTestFiles(t, mem)
 }

@@ -440,12 +440,18 @@ cpu: {cores: 4, hash_rates: {md5: 0.75GB/s, xxh64: 9GB/s}}
 		want := before.Cards[i]
 		require.Equal(t, label, want.Name)
 		// The offload shows the plan dit plan printed: the same rate, and
-		// the ETA of the plan it records (in field units, with its scale).
+		// the ETA of the plan it records (in field units, with its scale,
+		// and in the units of the run: the cards' files cost this
+		// machine's seconds at any scale).
 		pc := planned(rec, label)
 		require.Equal(t, want.LimitedBy, pc.LimitedBy)
 		require.InEpsilon(t, want.Rate, pc.Rate*scale, 1e-9, label)
 		require.NotNil(t, pc.ETASeconds)
-		runETA := *pc.ETASeconds / scale
+		var run jsonPlan
+		require.NoError(t, json.Unmarshal([]byte(rec.RunDetail), &run), "the plan in the run's units is recorded")
+		require.NotNil(t, run.Cards[i].ETA)
+		runETA := *run.Cards[i].ETA
+		require.GreaterOrEqual(t, *pc.ETASeconds, runETA*scale-1e-9, "%s: in field units its bytes' part is scale times the run's, its files' the same", label)
 		require.InEpsilon(t, *want.ETA, runETA, 0.01, "%s: dit plan said %.2fs, the offload planned %.2fs", label, *want.ETA, runETA)
 		offLine := cardLine(t, r.Stdout, label)
 		require.Contains(t, offLine, units.FormatRate(want.Rate), offLine)
