@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
@@ -18,34 +19,28 @@ import (
 )
 
 // creatorFlags are the ASC MHL <creatorinfo> fields a DIT names: the
-// author (name, email, phone, role), the location and a comment. dit mhl
-// create, dit mhl flatten and dit offload take them.
-type creatorFlags struct {
-	AuthorName, AuthorEmail, AuthorPhone, AuthorRole string
-	Location, Comment                                string
-}
+// author (name, email, phone, role), the location and a comment
+// (assembly.Creator, which checks them). dit mhl create, dit mhl flatten
+// and dit offload take them.
+type creatorFlags struct{ assembly.Creator }
 
 // AddFlags registers the flags.
-func (c *creatorFlags) AddFlags(f *pflag.FlagSet) {
-	f.StringVar(&c.AuthorName, "author-name", "", "ASC MHL creatorinfo: the author's `name` (who ran or controlled the process)")
-	f.StringVar(&c.AuthorEmail, "author-email", "", "ASC MHL creatorinfo: the author's email (name@domain.tld)")
-	f.StringVar(&c.AuthorPhone, "author-phone", "", "ASC MHL creatorinfo: the author's phone")
-	f.StringVar(&c.AuthorRole, "author-role", "", "ASC MHL creatorinfo: the author's role, e.g. DIT")
+func (c *creatorFlags) AddFlags(f *pflag.FlagSet) { addCreatorFlags(f, &c.Creator) }
+
+// addCreatorFlags registers the creator info's flags into c.
+func addCreatorFlags(f *pflag.FlagSet, c *assembly.Creator) {
+	f.StringVar(&c.Author, "author-name", "", "ASC MHL creatorinfo: the author's `name` (who ran or controlled the process)")
+	f.StringVar(&c.Email, "author-email", "", "ASC MHL creatorinfo: the author's email (name@domain.tld)")
+	f.StringVar(&c.Phone, "author-phone", "", "ASC MHL creatorinfo: the author's phone")
+	f.StringVar(&c.Role, "author-role", "", "ASC MHL creatorinfo: the author's role, e.g. DIT")
 	f.StringVar(&c.Location, "location", "", "ASC MHL creatorinfo: where this runs, e.g. \"Stage 5, Babelsberg\"")
 	f.StringVar(&c.Comment, "comment", "", "ASC MHL creatorinfo: a comment")
 }
 
 // author checks the fields and returns the author (zero when none given).
 func (c creatorFlags) author() (ascmhl.Author, error) {
-	a := ascmhl.Author{Name: strings.TrimSpace(c.AuthorName), Email: strings.TrimSpace(c.AuthorEmail),
-		Phone: strings.TrimSpace(c.AuthorPhone), Role: strings.TrimSpace(c.AuthorRole)}
-	if err := a.Check(); err != nil {
-		return a, &exitError{code: ExitUsage, err: fmt.Errorf("--author-*: %w", err)}
-	}
-	if !ascmhl.XMLSafe(c.Location) || !ascmhl.XMLSafe(c.Comment) {
-		return a, &exitError{code: ExitUsage, err: errors.New("--location / --comment: holds characters an XML document cannot carry")}
-	}
-	return a, nil
+	a, err := c.Check(assembly.FlagNames)
+	return a, usageOf(err)
 }
 
 func (c creatorFlags) authors() ([]ascmhl.Author, error) {

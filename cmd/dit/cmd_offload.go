@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,46 +17,21 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/units"
 )
 
-// OffloadOptions are the flags of dit offload.
+// OffloadOptions are the flags of dit offload. The job's settings are
+// bound to an assembly.Spec (the preset file's keys in the flags' words:
+// assembly.FlagNames), which checks them; --limit is the planning
+// flags' (Sched) and goes into the Spec's Limits. The rest is the CLI's
+// own.
 type OffloadOptions struct {
-	Dests         []string
-	Then          []string // a cascade's second-run destinations
-	ThenParallel  int
-	Hashes        string
-	Verify        string
-	VerifyHashes  string
-	Name          string
-	Layout        string
-	OnConflict    string
-	IncludeHidden bool
-	Ignore        []string
-	IgnoreFile    string
-	AllowDegraded bool
-	JSON          bool
-	Resume        int64
-	Throttle      string
-	BlockSize     string
-	// CheckpointEvery: mid-file resume granularity (bytes, "0" off).
-	CheckpointEvery string
-	Sched           schedulerFlags
-	MHL             string   // asc | v1 | both | none
-	ALE             bool     // an ALE per frame rate with the reports
-	Proxies         string   // PRESET[,burnin]: editorial proxies of the clips
-	ProxiesTo       []string // the folder destinations they go to
-	ProxyWorkers    int      // ffmpeg at once
-	Again           bool     // copy cards offloaded before
-	// Creator: the ASC MHL creatorinfo (author, location, comment);
-	// NoDirectoryHashes: folders without hashes. Per run.
-	Creator           creatorFlags
-	NoDirectoryHashes bool
-	NotifyConfig      string // notify: section's file ("": the user's config file; "none")
-	DriveHealth       string // warn | refuse | off: the destinations' drive health (smartctl)
-	Cloud             cloudFlags
+	assembly.Spec
+	JSON         bool
+	Resume       int64
+	Sched        schedulerFlags
+	Again        bool   // copy cards offloaded before
+	NotifyConfig string // notify: section's file ("": the user's config file; "none")
 }
 
 // AddFlags registers the flags.
@@ -65,8 +39,8 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist. rclone:REMOTE:PATH is a remote of your rclone configuration: beside a folder, each card is uploaded from its verified copy there (a second run); with only cloud destinations, each card is streamed from the card as it is read")
 	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free; or rclone:REMOTE:PATH (a cloud upload)")
 	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: how many cards the second run copies at once")
-	o.Cloud.AddFlags(f, true)
-	f.StringVar(&o.Hashes, "hash", "xxh64,md5", "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
+	addCloudFlags(f, &o.RcloneConfig, &o.CloudBwLimit, true)
+	f.StringVar(&o.Hashes, "hash", assembly.DefaultHashes, "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
 	addVerifyHashesFlag(f, &o.VerifyHashes, "", nil)
 	f.StringVar(&o.Name, "name", "", "job name (default: date and time, e.g. 2026-11-22_093000)")
@@ -84,13 +58,13 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
 	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
-	f.StringVar(&o.BlockSize, "block-size", "256KiB", "read block size")
+	f.StringVar(&o.BlockSize, "block-size", assembly.DefaultBlockSize, "read block size")
 	f.MarkHidden("block-size")
-	f.StringVar(&o.CheckpointEvery, "checkpoint-every", "64MiB", "make big files' copies durable this often, so an interrupted copy goes on from there (0: never)")
-	f.StringVar(&o.MHL, "mhl", "asc", "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none (a resumed job keeps the choice it started with)")
+	f.StringVar(&o.Checkpoint, "checkpoint-every", assembly.DefaultCheckpoint, "make big files' copies durable this often, so an interrupted copy goes on from there (0: never)")
+	f.StringVar(&o.MHL, "mhl", offload.DefaultMHL, "hash lists written into each card's folder: asc (ASC MHL history), v1 (MHL v1.1), both or none (a resumed job keeps the choice it started with)")
 	f.BoolVar(&o.Again, "again", false, "copy a card even if the catalog shows it offloaded and verified before")
 	f.StringVar(&o.DriveHealth, "drive-health", "warn", "destination drives reporting problems (smartctl: media errors, critical warnings, wear): warn, refuse the job, or off")
-	o.Creator.AddFlags(f)
+	addCreatorFlags(f, &o.Creator)
 	f.BoolVar(&o.NoDirectoryHashes, "no-directory-hashes", false, "ASC MHL: list each card's folders without content and structure hashes")
 	f.StringVar(&o.NotifyConfig, "notify-config", "", "notifications (webhook, e-mail) from the notify: section of `FILE` (default: the user's dit/config.yaml, if any; none: no notifications)")
 }
@@ -154,13 +128,19 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	if err := checkNotifyConfig(o.NotifyConfig); err != nil {
 		return err
 	}
-	if err := o.Cloud.check(); err != nil {
+	// Mistakes on the command line first: before the catalog is opened
+	// (or created) and asked which cards were offloaded. A resume's
+	// settings are the job's: what is given again must be the same
+	// (checkResume, once its catalog is open), and is then unused.
+	s, err := offloadSettings(o, g, args)
+	if err != nil {
 		return err
 	}
 	if o.Resume == 0 {
-		// Mistakes on the command line first: before the catalog is
-		// opened (or created) and asked which cards were offloaded.
-		if err := checkOffloadArgs(o, g, args); err != nil {
+		if err := checkSchedFlags(o.Sched); err != nil {
+			return err
+		}
+		if err := assembly.Check(s); err != nil {
 			return err
 		}
 	}
@@ -178,15 +158,12 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	}
 	defer cat.Close()
 	if o.Resume != 0 {
-		// The job remembers its cards, destinations and settings: what is
-		// given again must be the same (checkResume), and is then unused.
 		if err := checkResume(cmd, o, cat, args); err != nil {
 			return err
 		}
-		args, o.Dests = nil, nil
 	}
 	out := newPrinter(g, o.JSON)
-	st, err := setupOffload(cmd, o, g, cat, out, args, nil)
+	st, err := setupOffload(cmd, o, g, cat, out, s, nil)
 	if err != nil || st == nil {
 		return err
 	}
@@ -217,39 +194,21 @@ func checkNotifyConfig(file string) error {
 	return nil
 }
 
-// checkOffloadArgs refuses a new job's command-line mistakes (the flags'
-// values, then the cards, destinations and layout: offload.Check) before
-// anything is opened or recorded.
-func checkOffloadArgs(o OffloadOptions, g *GlobalOptions, args []string) error {
-	s, err := offloadSettings(o, g, args)
-	if err != nil {
-		return err
-	}
-	if err, _ := assembly.CheckMHL(o.MHL, nil); err != nil {
-		return &exitError{code: ExitUsage, err: err}
-	}
-	if err := checkSchedFlags(o.Sched); err != nil {
-		return err
-	}
-	return assembly.Check(s)
-}
-
 // offloadSetup is a dit offload (or a job dit watch starts) assembled
 // (internal/assembly) from the flags, ready to open and run.
 type offloadSetup struct {
 	prep *assembly.Prepared
 }
 
-// setupOffload assembles the job of the flags and prints what the
-// catalog's memory of earlier offloads decided (nil, nil: the cards were
-// all offloaded before, and it was said). extra, if set, gets every
-// engine event too (a watch's).
-func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, args []string, extra func(offload.Event)) (*offloadSetup, error) {
+// setupOffload assembles the job of settings s (offloadSettings: the
+// flags'; a watch's: its preset's) with the CLI's own options o (the
+// catalog, --again, --json, --resume, --notify-config, the bus budget)
+// and prints what the catalog's memory of earlier offloads decided (nil,
+// nil: the cards were all offloaded before, and it was said). extra, if
+// set, gets every engine event too (a watch's).
+func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, out printer, s assembly.Settings, extra func(offload.Event)) (*offloadSetup, error) {
 	usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
-	s, err := offloadSettings(o, g, args)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	s.Catalog, s.Again = cat, o.Again
 	// The job's number, from its events, for the events the front end
 	// adds (reports).
@@ -321,72 +280,35 @@ func usageOf(err error) error {
 	return err
 }
 
-// offloadSettings turns the flags into the job's settings, without the
-// catalog, the hooks, the notifications and the bus budget: a bad value
-// is a usage error naming it.
+// offloadSettings are the job's settings of the flags, without the
+// catalog, the hooks, the notifications and the topology: the Spec's
+// (each value checked by assembly, a bad one a usage error naming its
+// flag) and the CLI's own. A resume takes this run's settings only
+// (Spec.ForResume): the job keeps its cards, destinations and the rest.
 func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembly.Settings, error) {
-	var none assembly.Settings
-	usage := func(err error) error { return &exitError{code: ExitUsage, err: err} }
-	algos, err := hashing.ParseList(o.Hashes)
-	if err != nil {
-		return none, usage(fmt.Errorf("--hash: %w", err))
-	}
-	mode, err := offload.ParseVerifyMode(o.Verify)
-	if err != nil {
-		return none, usage(err)
-	}
-	conflict, err := offload.ParseConflict(o.OnConflict)
-	if err != nil {
-		return none, usage(err)
-	}
-	if o.VerifyHashes != "fastest" && o.VerifyHashes != "all" {
-		return none, usage(fmt.Errorf("invalid --verify-hashes %q: use fastest or all", o.VerifyHashes))
-	}
-	var throttle float64
-	if o.Throttle != "" {
-		if throttle, err = units.ParseRate(o.Throttle); err != nil {
-			return none, usage(fmt.Errorf("--throttle: %w", err))
-		}
-	}
-	bs, err := units.ParseBytes(o.BlockSize)
-	if err != nil || bs < 4096 || bs > 256<<20 {
-		return none, usage(fmt.Errorf("invalid --block-size %q: use 4KiB to 256MiB", o.BlockSize))
-	}
-	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
-	if err != nil {
-		return none, usage(err)
-	}
-	author, err := o.Creator.author()
-	if err != nil {
-		return none, err
-	}
-	ckEvery, err := units.ParseBytes(o.CheckpointEvery)
-	if err != nil || ckEvery < 0 {
-		return none, usage(fmt.Errorf("invalid --checkpoint-every %q: a size such as 64MiB, or 0 for never", o.CheckpointEvery))
-	}
-	if ckEvery == 0 {
-		ckEvery = -1
-	}
-	if o.ThenParallel < 1 {
-		return none, usage(fmt.Errorf("invalid --then-parallel %d: give 1 or more cards at once", o.ThenParallel))
-	}
-	if o.ProxyWorkers < 0 {
-		return none, usage(fmt.Errorf("invalid --proxy-workers %d: give 1 or more ffmpeg at once", o.ProxyWorkers))
+	spec := o.Spec
+	spec.Limits = o.Sched.Limits
+	if o.ThenParallel == 0 {
+		// The Spec's "not given" (1); typed on the command line, a
+		// mistake (the flag's default is 1).
+		return assembly.Settings{}, &exitError{code: ExitUsage, err: errors.New("--then-parallel: 0: give 1 or more cards at once")}
 	}
 	if o.Resume != 0 {
-		o.Then = nil
+		spec, args = spec.ForResume(), nil
 	}
-	drives, ok := map[string]assembly.DriveCheck{"": assembly.DrivesWarn, "warn": assembly.DrivesWarn, "refuse": assembly.DrivesRefuse, "off": assembly.DrivesOff}[o.DriveHealth]
-	if !ok {
-		return none, usage(fmt.Errorf("--drive-health %q: give warn, refuse or off", o.DriveHealth))
+	s, err := spec.Settings(assembly.FlagNames, args)
+	if err != nil {
+		return assembly.Settings{}, usageOf(err)
 	}
-	return assembly.Settings{Resume: o.Resume, Name: o.Name, Cards: args, Dests: o.Dests, Then: o.Then, ThenParallel: o.ThenParallel, Drives: drives,
-		Hashes: algos, Verify: mode, VerifyAll: o.VerifyHashes == "all", Layout: o.Layout, OnConflict: conflict,
-		IncludeHidden: o.IncludeHidden, Ignore: ignore, AllowDegraded: o.AllowDegraded, MHL: o.MHL, ALE: o.ALE,
-		Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, ProxyWorkers: o.ProxyWorkers,
-		BlockSize: int(bs), CheckpointEvery: ckEvery, Throttle: throttle, FS: fsys.OS{}, ToolVersion: version,
-		Rclone: o.Cloud.rclone(), ResumeArgs: g.resumeArgs(), Location: o.Creator.Location, Comment: o.Creator.Comment, NoDirectoryHashes: o.NoDirectoryHashes,
-		Author: offload.Author{Name: author.Name, Email: author.Email, Phone: author.Phone, Role: author.Role}}, nil
+	return cliSettings(s, o.Resume, g), nil
+}
+
+// cliSettings are a job's settings with what the CLI adds to them: the
+// job it resumes (0: a new one), the OS's filesystem, dit's version and
+// the resume command's flags.
+func cliSettings(s assembly.Settings, resume int64, g *GlobalOptions) assembly.Settings {
+	s.Resume, s.FS, s.ToolVersion, s.ResumeArgs = resume, fsys.OS{}, version, g.resumeArgs()
+	return s
 }
 
 // run runs an assembled job to its end and prints its summary.
@@ -484,28 +406,10 @@ func wrapText(s string, width int) string {
 	return b.String()
 }
 
-// ignorePatterns gathers --ignore and --ignore-file patterns (one per line,
-// blank lines and # comments left out), each checked to be one ASC MHL can
-// record.
+// ignorePatterns gathers --ignore and --ignore-file patterns (dit mhl's
+// flags) as dit offload's are read (assembly.IgnorePatterns).
 func ignorePatterns(flags []string, file string) ([]string, error) {
-	out := append([]string(nil), flags...)
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("--ignore-file: %w", err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-				out = append(out, l)
-			}
-		}
-	}
-	for _, p := range out {
-		if strings.TrimSpace(p) == "" || strings.ContainsAny(p, "\x00\n") {
-			return nil, fmt.Errorf("--ignore %q: not a pattern (e.g. *.RMD, CACHE/, /PROXY)", p)
-		}
-	}
-	return out, nil
+	return assembly.IgnorePatterns(flags, file, assembly.FlagNames)
 }
 
 // hasFolderDest: the job has a destination that is not a cloud one (the

@@ -49,7 +49,6 @@ func checkResume(cmd *cobra.Command, o OffloadOptions, cat *catalog.Catalog, car
 // resumeSettingDiffs names each job-defining flag given (changed) with a
 // value other than the one job rec recorded.
 func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalog.Catalog, rec *catalog.Job) ([]string, error) {
-	ignore, _ := ignorePatterns(o.Ignore, o.IgnoreFile)
 	var diffs []string
 	differ := func(flag, recorded, given string) {
 		diffs = append(diffs, fmt.Sprintf("job %d was started with %s, not %s: a resumed job keeps the settings it started with; resume without --%s (or with %s)",
@@ -68,7 +67,9 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		if algos, err := hashing.ParseList(rec.Hashes); err == nil {
 			recorded = hashing.Names(algos)
 		}
-		if given, err := hashing.ParseList(o.Hashes); err == nil && hashing.Names(given) != recorded {
+		if given, err := hashing.ParseList(o.Hashes); err != nil {
+			diffs = append(diffs, fmt.Sprintf("--hash: %v", err))
+		} else if hashing.Names(given) != recorded {
 			differ("hash", recorded, hashing.Names(given))
 		}
 	}
@@ -86,7 +87,10 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 	}
 	same("on-conflict", orDefault(rec.OnConflict, string(offload.ConflictFail)), o.OnConflict)
 	same("include-hidden", strconv.FormatBool(rec.IncludeHidden), strconv.FormatBool(o.IncludeHidden))
-	if (changed("ignore") || changed("ignore-file")) && !slices.Equal(ignore, rec.Ignore) {
+	ignore, err := assembly.IgnorePatterns(o.Ignore, o.IgnoreFile, assembly.FlagNames)
+	if (changed("ignore") || changed("ignore-file")) && err != nil {
+		diffs = append(diffs, err.Error())
+	} else if (changed("ignore") || changed("ignore-file")) && !slices.Equal(ignore, rec.Ignore) {
 		diffs = append(diffs, fmt.Sprintf("job %d was started with ignore patterns [%s], not [%s]: a resumed job keeps the files it left out; resume without --ignore/--ignore-file",
 			rec.ID, strings.Join(rec.Ignore, " "), strings.Join(ignore, " ")))
 	}
@@ -98,12 +102,12 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		}
 	}
 	same("then-parallel", strconv.Itoa(max(rec.ThenParallel, 1)), strconv.Itoa(o.ThenParallel))
-	if changed("rclone-config") && rec.RcloneConfig != "" && canonPath(o.Cloud.Config) != canonPath(rec.RcloneConfig) {
-		differ("rclone-config", rec.RcloneConfig, o.Cloud.Config)
+	if changed("rclone-config") && rec.RcloneConfig != "" && canonPath(o.RcloneConfig) != canonPath(rec.RcloneConfig) {
+		differ("rclone-config", rec.RcloneConfig, o.RcloneConfig)
 	}
 	if changed("cloud-bwlimit") && rec.CloudBwLimit != 0 {
-		if v, err := offload.ParseCloudBwLimit(o.Cloud.BwLimit); err == nil && v != rec.CloudBwLimit {
-			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.Cloud.BwLimit)
+		if v, err := offload.ParseCloudBwLimit(o.CloudBwLimit); err == nil && v != rec.CloudBwLimit {
+			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.CloudBwLimit)
 		}
 	}
 	if changed("proxies") || changed("proxies-to") {

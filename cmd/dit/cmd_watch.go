@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/internal/watch"
@@ -65,7 +67,11 @@ free (in a cascade, after its first run; otherwise when verified): udisksctl
 unmount and power-off on Linux, diskutil eject on macOS. A destination is
 never ejected. The result is in the event stream and the catalog.
 
-The preset file format is in dit's internal/watch package doc; an example:
+The preset's job keys are dit offload's flags in the same words (hashes is
+--hash, destinations -d, on_conflict --on-conflict, ...), checked as the flags
+are when the watch starts; its own keys are topology, volume_pattern, eject
+and notify. The whole format is in dit's internal/watch package doc; an
+example:
 
   destinations: [/Volumes/Blade1]
   then: [/Volumes/SHUTTLE1, /Volumes/SHUTTLE2]
@@ -112,10 +118,21 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
+	for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
+		if cloud.IsDest(d) {
+			continue
+		}
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return fmt.Errorf("destination %s of preset %s is not there: mount it (dit never creates a destination root)", d, o.Preset)
 		}
+	}
+	// This run's --throttle and --limit replace the preset's: checked as
+	// dit offload's flags are.
+	if _, err := (assembly.Spec{Throttle: o.Throttle, Limits: o.Sched.Limits}).Settings(assembly.FlagNames, nil); err != nil {
+		return usageOf(err)
+	}
+	if o.Throttle != "" {
+		p.Throttle = o.Throttle
 	}
 	if o.NoEject {
 		p.Eject = false
@@ -219,11 +236,11 @@ func watchStopped(g *GlobalOptions, cat *catalog.Catalog, jobs []int64) error {
 }
 
 func describePreset(p *watch.Preset) string {
-	s := "to " + strings.Join(p.Destinations, ", ")
+	s := "to " + strings.Join(p.Dests, ", ")
 	if len(p.Then) > 0 {
 		s += ", then " + strings.Join(p.Then, ", ")
 	}
-	s += ", " + p.Hashes
+	s += ", " + cmp.Or(p.Hashes, assembly.DefaultHashes)
 	if len(p.Limits) > 0 {
 		s += ", writes capped at " + strings.Join(p.Limits, " ")
 	}
@@ -258,14 +275,12 @@ func (j *cliJob) Run(ctx context.Context) (*offload.Summary, error) {
 }
 
 func (r *cliRunner) Start(ctx context.Context, card string, resume int64, onEvent func(offload.Event)) (watch.Job, error) {
-	o := r.offloadOptions()
-	args := []string{card}
-	if resume != 0 {
-		o.Resume, args = resume, nil
-		o.Dests, o.Then = nil, nil
+	s, err := r.settings(card, resume)
+	if err != nil {
+		return nil, err
 	}
 	out := newPrinter(r.g, r.o.JSON)
-	st, err := setupOffload(r.cmd, o, r.g, r.cat, out, args, onEvent)
+	st, err := setupOffload(r.cmd, r.offloadOptions(resume), r.g, r.cat, out, s, onEvent)
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -288,25 +303,32 @@ func (r *cliRunner) started() []int64 {
 	return append([]int64(nil), r.jobs...)
 }
 
-// offloadOptions are the preset as dit offload's flags.
-func (r *cliRunner) offloadOptions() OffloadOptions {
-	p := r.p
-	// --notify-config, the preset's notify: section, or the user's config
-	// file.
+// settings are the job's settings for card: the preset's
+// (watch.Preset.JobSettings, the same as dit offload's of the same
+// flags), with the CLI's own. A resumed job takes this run's settings of
+// the preset only (assembly.Spec.ForResume): it keeps its own.
+func (r *cliRunner) settings(card string, resume int64) (assembly.Settings, error) {
+	p, cards := *r.p, []string{card}
+	if resume != 0 {
+		p.Spec, cards = p.Spec.ForResume(), nil
+	}
+	s, err := p.JobSettings(cards, time.Now())
+	if err != nil {
+		return s, usageOf(err)
+	}
+	return cliSettings(s, resume, r.g), nil
+}
+
+// offloadOptions are what the watch gives each job besides the preset's
+// settings, as dit offload's own flags: --json, the resume, the bus
+// budget and the notifications (--notify-config, the preset's notify:
+// section, or the user's config file).
+func (r *cliRunner) offloadOptions(resume int64) OffloadOptions {
 	notifyFile := r.o.NotifyConfig
-	if notifyFile == "" && p.Notify != nil {
-		notifyFile = p.File
+	if notifyFile == "" && r.p.Notify != nil {
+		notifyFile = r.p.File
 	}
-	name := p.Name
-	if name != "" {
-		host, _ := os.Hostname()
-		now := time.Now()
-		name = strings.NewReplacer("{date}", now.Format("2006-01-02"), "{time}", now.Format("150405"), "{host}", host).Replace(name)
-	}
-	return OffloadOptions{Dests: p.Destinations, Then: p.Then, ThenParallel: p.ThenParallel, Hashes: p.Hashes, Verify: p.Verify,
-		VerifyHashes: p.VerifyHashes, Name: name, Layout: p.Layout, OnConflict: string(offload.ConflictFail), IncludeHidden: p.IncludeHidden,
-		Ignore: p.Ignore, JSON: r.o.JSON, BlockSize: "256KiB", CheckpointEvery: "64MiB", Sched: r.o.Sched, MHL: p.MHL, Throttle: r.o.Throttle,
-		NotifyConfig: notifyFile, Proxies: p.Proxies, ProxiesTo: p.ProxiesTo}
+	return OffloadOptions{JSON: r.o.JSON, Resume: resume, Sched: r.o.Sched, NotifyConfig: notifyFile}
 }
 
 // commandEjector ejects by running a command with the volume's path.

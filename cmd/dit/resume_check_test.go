@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -18,13 +19,13 @@ func TestResumeSettingDiffs(t *testing.T) {
 	given := func(flags ...string) func(string) bool {
 		return func(f string) bool { return slices.Contains(flags, f) }
 	}
-	o := OffloadOptions{Hashes: "md5,xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}
+	o := OffloadOptions{Spec: assembly.Spec{Hashes: "md5,xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}}
 	diffs, err := resumeSettingDiffs(given("hash", "verify", "verify-hashes", "on-conflict", "include-hidden", "name", "then-parallel"), o, nil, rec)
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("same settings: %q, %v", diffs, err)
 	}
 
-	o = OffloadOptions{Hashes: "sha1", Verify: "none", VerifyHashes: "fastest", OnConflict: "fail", IncludeHidden: true, Name: "Day 2", ThenParallel: 3}
+	o = OffloadOptions{Spec: assembly.Spec{Hashes: "sha1", Verify: "none", VerifyHashes: "fastest", OnConflict: "fail", SpecFlags: assembly.SpecFlags{IncludeHidden: true}, Name: "Day 2", ThenParallel: 3}}
 	diffs, err = resumeSettingDiffs(given("hash", "verify", "include-hidden", "name", "then-parallel"), o, nil, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +57,13 @@ func TestResumeProxyDiffs(t *testing.T) {
 	given := func(flags ...string) func(string) bool {
 		return func(f string) bool { return slices.Contains(flags, f) }
 	}
-	o := OffloadOptions{Proxies: "ProRes-Proxy, burnin", ProxiesTo: []string{"/shuttle/", "/raid/b/../a", "/shuttle"}}
+	o := OffloadOptions{Spec: assembly.Spec{Proxies: "ProRes-Proxy, burnin", ProxiesTo: []string{"/shuttle/", "/raid/b/../a", "/shuttle"}}}
 	diffs, err := resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("same proxies: %q, %v", diffs, err)
 	}
 
-	o = OffloadOptions{Proxies: "h264", ProxiesTo: []string{"/raid/a"}}
+	o = OffloadOptions{Spec: assembly.Spec{Proxies: "h264", ProxiesTo: []string{"/raid/a"}}}
 	diffs, err = resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +78,13 @@ func TestResumeProxyDiffs(t *testing.T) {
 	}
 
 	none := &catalog.Job{ID: 8, Hashes: "md5"}
-	diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Proxies: "h264"}, nil, none)
+	diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{Proxies: "h264"}}, nil, none)
 	want = []string{"job 8 was started without --proxies, not with --proxies h264: a resumed job keeps the settings it started with; resume without --proxies (and --proxies-to)"}
 	if !slices.Equal(diffs, want) {
 		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
 	}
 	none.ProxiesUnrecorded = true
-	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Proxies: "h264"}, nil, none); len(diffs) != 0 {
+	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{Proxies: "h264"}}, nil, none); len(diffs) != 0 {
 		t.Fatalf("a job that did not record its proxies: %q", diffs)
 	}
 }
@@ -95,14 +96,14 @@ func TestResumeProxyDiffs(t *testing.T) {
 func TestResumeCloudBwLimitEcho(t *testing.T) {
 	given := func(f string) bool { return f == "cloud-bwlimit" }
 	rec := &catalog.Job{ID: 9, Name: "Day01", Hashes: "xxh64", CloudBwLimit: 5_000_000}
-	o := OffloadOptions{Hashes: "xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}
+	o := OffloadOptions{Spec: assembly.Spec{Hashes: "xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}}
 	for _, same := range []string{"5MB/s", "5M", "40Mbit/s", "5000kB/s"} {
-		o.Cloud.BwLimit = same
+		o.CloudBwLimit = same
 		if diffs, err := resumeSettingDiffs(given, o, nil, rec); err != nil || len(diffs) != 0 {
 			t.Fatalf("%s: %q, %v", same, diffs, err)
 		}
 	}
-	o.Cloud.BwLimit = "6MB/s"
+	o.CloudBwLimit = "6MB/s"
 	diffs, err := resumeSettingDiffs(given, o, nil, rec)
 	want := []string{"job 9 was started with --cloud-bwlimit 5MB/s, not --cloud-bwlimit 6MB/s: a resumed job keeps the settings it started with; resume without --cloud-bwlimit (or with --cloud-bwlimit 5MB/s)"}
 	if err != nil || !slices.Equal(diffs, want) {

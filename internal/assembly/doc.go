@@ -10,13 +10,17 @@
 //
 //	Spec            a job's settings as a person gives them, the one
 //	                schema of dit offload's flags, a preset file (dit
-//	                watch, the auto-offload) and dit-gui's form: text as
-//	                typed, the preset file's keys; Spec.Settings checks
-//	                every value with the engine's rules (a cascade needs
-//	                read-back, the hash lists their hashes, cloud
-//	                destinations their verification) and names a bad
-//	                one as the front end calls it (Namer: FlagNames,
-//	                PresetNames)
+//	                watch, the auto-offload) and dit-gui's form (what
+//	                the form fills as the person types): text as typed,
+//	                the preset file's keys (SpecKeys); Spec.Settings
+//	                checks every value with the engine's rules (a
+//	                cascade needs read-back, the hash lists their
+//	                hashes, cloud destinations their verification),
+//	                fills in the defaults (equal Specs, equal Settings)
+//	                and names a bad one as the front end calls it
+//	                (Namer: FlagNames, PresetNames, PresetLines, a
+//	                form's labels); Spec.ForResume is what a resumed
+//	                job takes of it
 //	Settings        cards, destinations, a cascade's --then, hashes,
 //	                verify mode, layout, name, ignore patterns, the bus
 //	                budget (Schedule), the notification config, the

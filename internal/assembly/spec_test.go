@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -26,6 +27,33 @@ func TestSpecDefaults(t *testing.T) {
 	require.Equal(t, int64(64<<20), s.CheckpointEvery)
 	require.Equal(t, 1, s.ThenParallel)
 	require.Equal(t, DrivesWarn, s.Drives)
+	require.Equal(t, offload.DefaultLayout, s.Layout)
+	require.Equal(t, 1, s.ProxyWorkers)
+	// dit offload's flags at their defaults are the zero Spec.
+	flags, err := Spec{Dests: []string{"/d1"}, Hashes: DefaultHashes, Verify: "dest", VerifyHashes: "fastest", Layout: offload.DefaultLayout,
+		OnConflict: "fail", MHL: "asc", ThenParallel: 1, ProxyWorkers: 1, BlockSize: DefaultBlockSize, Checkpoint: DefaultCheckpoint,
+		DriveHealth: "warn"}.Settings(FlagNames, []string{"/A001"})
+	require.NoError(t, err)
+	require.Equal(t, s, flags)
+}
+
+// A resumed job takes this run's settings only: those the job keeps from
+// the catalog are left at their defaults, and so never checked against
+// each other (a blake3 job without hash lists resumed without --mhl).
+func TestSpecForResume(t *testing.T) {
+	s := Spec{Dests: []string{"/d1"}, Hashes: "blake3", Layout: "{card}", Throttle: "20MB/s", BlockSize: "1MiB", DriveHealth: "off",
+		CloudBwLimit: "5MB/s", SpecFlags: SpecFlags{AllowDegraded: true, IncludeHidden: true}, Creator: Creator{Author: "Ana"}}
+	_, err := s.Settings(FlagNames, nil)
+	require.ErrorContains(t, err, "--mhl: ASC MHL needs one of")
+	r := s.ForResume()
+	require.Equal(t, Spec{Throttle: "20MB/s", BlockSize: "1MiB", DriveHealth: "off", CloudBwLimit: "5MB/s",
+		SpecFlags: SpecFlags{AllowDegraded: true}, Creator: Creator{Author: "Ana"}}, r)
+	got, err := r.Settings(FlagNames, nil)
+	require.NoError(t, err)
+	require.Equal(t, 20e6, got.Throttle)
+	require.Equal(t, DrivesOff, got.Drives)
+	_, err = Spec{Throttle: "fast", Hashes: "blake3"}.ForResume().Settings(FlagNames, nil)
+	require.ErrorContains(t, err, "--throttle")
 }
 
 // A bad value is a usage error naming the field as the front end calls
@@ -47,6 +75,16 @@ func TestSpecRefusesNamingTheField(t *testing.T) {
 		{Spec{MHL: "xml"}, "--mhl"},
 		{Spec{Hashes: "blake3", MHL: "v1"}, "--mhl"},
 		{Spec{Ignore: []string{" "}}, "--ignore"},
+		{Spec{IgnoreFile: "/nonexistent/ignore.txt"}, "--ignore-file"},
+		{Spec{Limits: []string{"fast"}}, "--limit"},
+		{Spec{Limits: []string{"/d1=0MB/s"}}, "--limit"},
+		{Spec{CloudBwLimit: "20MB/x"}, "--cloud-bwlimit"},
+		{Spec{Proxies: "mpeg2"}, "--proxies"},
+		{Spec{ThenParallel: -1}, "--then-parallel"},
+		{Spec{ProxyWorkers: -2}, "--proxy-workers"},
+		{Spec{Creator: Creator{Email: "jane"}}, "--author-email"},
+		{Spec{Creator: Creator{Author: "Ana\x01"}}, "--author-name"},
+		{Spec{Creator: Creator{Comment: "day\x00one"}}, "--comment"},
 	} {
 		c.spec.Dests = []string{"/d1"}
 		_, err := c.spec.Settings(FlagNames, []string{"/A001"})
@@ -54,11 +92,26 @@ func TestSpecRefusesNamingTheField(t *testing.T) {
 		require.True(t, errors.As(err, &ue), "%+v: %v", c.spec, err)
 		require.Contains(t, err.Error(), c.flag)
 		_, err = c.spec.Settings(PresetNames("day.yaml"), nil)
-		require.Error(t, err)
-		if c.flag != "" && c.flag != "--ignore" {
-			require.Contains(t, err.Error(), "preset day.yaml: ")
-		}
+		require.True(t, errors.As(err, &ue), "%+v: %v", c.spec, err)
+		require.Contains(t, err.Error(), "preset day.yaml: ")
+		require.NotContains(t, err.Error(), c.flag, "a preset's error names its key, not the flag")
 	}
+}
+
+// Every key of a Spec is a field of it, and a flag of dit offload's
+// words; the preset file's keys are known to the front ends.
+func TestSpecKeys(t *testing.T) {
+	keys := SpecKeys()
+	require.Contains(t, keys, "destinations")
+	require.Contains(t, keys, "limit")
+	require.Contains(t, keys, "include_hidden", "the inline flags")
+	require.Contains(t, keys, "author_email", "the inline creator")
+	require.Len(t, keys, 32)
+	require.Equal(t, "--author-name", FlagNames("author"))
+	require.Equal(t, "--then-parallel", FlagNames("then_parallel"))
+	lines := PresetLines("day.yaml", map[string]int{"verify": 4})
+	require.Equal(t, "preset day.yaml:4: verify", lines("verify"))
+	require.Equal(t, "preset day.yaml: hashes", lines("hashes"))
 }
 
 // One schema: the same settings given as a preset file and as the
@@ -81,6 +134,9 @@ mhl: both
 ignore: [CACHE/]
 ignore_file: ` + ign + `
 throttle: 200MB/s
+limit: [1.5GB/s, /mnt/shuttle=800MB/s]
+rclone_config: /etc/dit/rclone.conf
+cloud_bwlimit: 20MB/s
 block_size: 1MiB
 checkpoint_every: "0"
 proxies: h264,burnin
@@ -101,6 +157,7 @@ comment: day one
 	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2,
 		Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both",
 		Ignore: []string{"CACHE/"}, IgnoreFile: ign, Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0",
+		Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}, RcloneConfig: "/etc/dit/rclone.conf", CloudBwLimit: "20MB/s",
 		Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2, DriveHealth: "refuse",
 		SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
 		Creator:   Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
@@ -112,6 +169,8 @@ comment: day one
 	require.Equal(t, a, b)
 	require.Equal(t, []string{"CACHE/", "*.RMD"}, a.Ignore)
 	require.Equal(t, 200e6, a.Throttle)
+	require.Equal(t, Schedule{Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}, Discover: true}, a.Sched)
+	require.Equal(t, &cloud.Rclone{Config: "/etc/dit/rclone.conf", BwLimit: "20MB/s"}, a.Rclone)
 	require.Equal(t, int64(-1), a.CheckpointEvery, "0: never")
 	require.True(t, a.VerifyAll)
 	require.Equal(t, offload.Author{Name: "Ana Lúcia 🎬", Role: "DIT"}, a.Author)

@@ -38,26 +38,56 @@
 //
 // # Preset file (YAML), the format dit watch reads
 //
-//	destinations: [/Volumes/Blade1]          # first run (required)
-//	then: [/Volumes/SHUTTLE1, /Volumes/SHUTTLE2]   # cascade (optional)
-//	then_parallel: 1
-//	hashes: md5,xxh64
-//	verify: dest                             # dest | source+dest
-//	verify_hashes: fastest                   # fastest | all
-//	layout: "{job}/{card}"
-//	name: "{date}"                           # job name; {date} {time} {host}
-//	mhl: asc                                 # asc | v1 | both | none
-//	ignore: ["*.RMD"]
-//	include_hidden: false
-//	topology: set.yaml                       # bus budget (dit plan), optional
-//	volume_pattern: ["A[0-9][0-9][0-9]*"]
-//	eject: true                              # eject each card when it is free
-//	limit: 1.5GB/s                           # cap every destination's writes (headroom
+// A preset is a job's settings, the same as dit offload's flags and
+// dit-gui's form (an assembly.Spec: the keys are the flags' words, "_"
+// for "-"; the zero value of each is dit offload's default), and the
+// watch's own keys. The job keys:
+//
+//	destinations: [/Volumes/Blade1]          # -d: first run (required); rclone:REMOTE:PATH too
+//	then: [/Volumes/SHUTTLE1, /Volumes/SHUTTLE2]   # --then: cascade (optional)
+//	then_parallel: 1                         # --then-parallel
+//	hashes: xxh64,md5                        # --hash
+//	verify: dest                             # --verify: dest | source+dest | none
+//	verify_hashes: fastest                   # --verify-hashes: fastest | all
+//	layout: "{job}/{card}"                   # --layout
+//	name: "{date}"                           # --name; a preset's also fills in {date} {time} {host}
+//	on_conflict: fail                        # --on-conflict: fail | skip | rename
+//	mhl: asc                                 # --mhl: asc | v1 | both | none
+//	ignore: ["*.RMD"]                        # --ignore
+//	ignore_file: ignore.txt                  # --ignore-file
+//	include_hidden: false                    # --include-hidden
+//	throttle: 200MB/s                        # --throttle: each card's read rate
+//	limit: 1.5GB/s                           # --limit: cap every destination's writes (headroom
 //	                                         # for playback), or [/Volumes/Blade1=1.5GB/s]
-//	proxies: prores-proxy,burnin             # editorial proxies (dit offload --proxies)
-//	proxies_to: [/Volumes/SHUTTLE1]          # where they go (default the first destination)
+//	block_size: 256KiB                       # --block-size
+//	checkpoint_every: 64MiB                  # --checkpoint-every ("0": never)
+//	proxies: prores-proxy,burnin             # --proxies: editorial proxies
+//	proxies_to: [/Volumes/SHUTTLE1]          # --proxies-to (default the first destination)
+//	proxy_workers: 1                         # --proxy-workers
+//	drive_health: warn                       # --drive-health: warn | refuse | off
+//	rclone_config: rclone.conf               # --rclone-config
+//	cloud_bwlimit: 20MB/s                    # --cloud-bwlimit
+//	allow_degraded: false                    # --allow-degraded
+//	ale: false                               # --ale
+//	no_directory_hashes: false               # --no-directory-hashes
+//	author: Jane Doe                         # --author-name: the hash lists' creator info
+//	author_role: DIT                         # --author-role (author_email, author_phone too)
+//	location: Stage 5                        # --location
+//	comment: second unit                     # --comment
+//
+// The watch's own keys:
+//
+//	topology: set.yaml                       # bus budget (dit plan), optional
+//	volume_pattern: ["A[0-9][0-9][0-9]*"]    # volume names taken for cards
+//	eject: true                              # eject each card when it is free
 //	notify: {...}                            # see internal/notify
 //
-// Unknown keys are errors that name the file and line; paths are relative
-// to the preset's folder.
+// A key that takes a list takes one value too (limit: 1.5GB/s). Paths
+// are relative to the preset's folder. Every value is checked when the
+// file is read, as dit offload checks its flags (assembly.Spec.Settings,
+// the engine's rules included: a cascade needs read-back, the hash lists
+// their hashes, cloud destinations their verification); a bad value and
+// an unknown key are errors that name the file, the line and the key.
+// [Preset.JobSettings] makes a job's settings of a preset, the same as
+// dit offload's of the same flags.
 package watch

@@ -55,7 +55,7 @@ func SafeToEject(v Volume, p *Preset) error {
 		return nil
 	}
 	clean := filepath.Clean(v.Path)
-	for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
+	for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
 		d = filepath.Clean(d)
 		if clean == d || strings.HasPrefix(d, clean+string(filepath.Separator)) {
 			return fmt.Errorf("%s holds the destination %s: dit never ejects a destination", v.Path, d)

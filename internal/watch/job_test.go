@@ -16,25 +16,27 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/notify"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
-// assembled runs a watch's jobs as the front ends do (internal/assembly),
-// into a real catalog, with a real webhook for the notifications.
+// assembled runs a watch's jobs as the front ends do: the preset's
+// settings (Preset.JobSettings) assembled (internal/assembly) into a real
+// catalog, with a real webhook for the notifications.
 type assembled struct {
-	cat   *catalog.Catalog
-	dests []string
-	hook  string
+	p    *Preset
+	cat  *catalog.Catalog
+	hook string
 }
 
 func (r *assembled) Start(ctx context.Context, card string, resume int64, onEvent func(offload.Event)) (Job, error) {
-	s := assembly.Settings{Name: "day07", Cards: []string{card}, Dests: r.dests, Catalog: r.cat, Resume: resume,
-		Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Drives: assembly.DrivesOff,
-		Notify: notify.Config{Webhooks: []notify.Webhook{{URL: r.hook, Timeout: 5 * time.Second, Tries: 1}}, Wait: 10 * time.Second, Queue: 64},
-		Hooks:  assembly.Hooks{OnEvent: onEvent}}
+	s, err := r.p.JobSettings([]string{card}, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	s.Catalog, s.Resume, s.Hooks = r.cat, resume, assembly.Hooks{OnEvent: onEvent}
+	s.Notify = notify.Config{Webhooks: []notify.Webhook{{URL: r.hook, Timeout: 5 * time.Second, Tries: 1}}, Wait: 10 * time.Second, Queue: 64}
 	if resume != 0 {
 		s.Cards, s.Dests = nil, nil
 	}
@@ -103,8 +105,9 @@ func TestWatchOffloadsAndEjectsWithARealJob(t *testing.T) {
 
 	events := make(chan Event, 100)
 	ej := pullEjector{ejected: make(chan string, 1)}
-	w := &Watcher{Preset: &Preset{Destinations: []string{raid}, Eject: true}, Runner: &assembled{cat: cat, dests: []string{raid}, hook: hook.URL},
-		Ejector: ej, Catalog: cat, Say: func(e Event) { events <- e }}
+	preset, err := ParsePreset(filepath.Join(dir, "day07.yaml"), []byte("destinations: RAID\nname: day07\nhashes: xxh64\nblock_size: 64KiB\ndrive_health: off\neject: true\n"))
+	require.NoError(t, err)
+	w := &Watcher{Preset: preset, Runner: &assembled{p: preset, cat: cat, hook: hook.URL}, Ejector: ej, Catalog: cat, Say: func(e Event) { events <- e }}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { w.Run(ctx, Watch(ctx, Dir(vols), 10*time.Millisecond)); close(stopped) }()
@@ -142,6 +145,8 @@ func TestWatchOffloadsAndEjectsWithARealJob(t *testing.T) {
 	// The engine's verdict, in the catalog and in the notifications.
 	sum, err := offload.LoadSummary(cat, e.JobID)
 	require.NoError(t, err)
+	require.Equal(t, "day07", sum.Name)
+	require.Equal(t, "xxh64", sum.Hashes, "the preset's hashes")
 	require.Equal(t, verdict.Done, sum.Status)
 	require.True(t, sum.Cards[0].SafeToFormat)
 	cards, err := cat.Cards(e.JobID)

@@ -28,7 +28,7 @@ var mediaExt = map[string]string{
 func Recognize(path string, p *Preset) (bool, string) {
 	clean := filepath.Clean(path)
 	if p != nil {
-		for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
+		for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
 			d = filepath.Clean(d)
 			if clean == d || strings.HasPrefix(d, clean+string(filepath.Separator)) || strings.HasPrefix(clean, d+string(filepath.Separator)) {
 				return false, "a destination of the preset (" + d + ")"

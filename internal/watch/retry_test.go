@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/assembly"
+
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -42,7 +44,7 @@ func TestAppearedCardJoinsOrRetries(t *testing.T) {
 	root := t.TempDir()
 	card := filepath.Join(root, "A001")
 	require.NoError(t, os.MkdirAll(filepath.Join(card, "DCIM", "100CANON"), 0o755))
-	preset := &Preset{Destinations: []string{filepath.Join(root, "RAID")}}
+	preset := &Preset{Spec: assembly.Spec{Dests: []string{filepath.Join(root, "RAID")}}}
 	for _, tc := range []struct {
 		retryErr error
 		action   Action

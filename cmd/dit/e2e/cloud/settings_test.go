@@ -191,7 +191,7 @@ func TestCloudBwLimitRefused(t *testing.T) {
 	for _, bad := range []string{"20MB/x", "fast", "0"} {
 		res := g.dit(t, "offload", "--rclone-config", g.conf, "--cloud-bwlimit", bad, "-d", "rclone:ditcloud:shots/bw", g.card)
 		require.Equal(t, 2, res.Code, "%s\n%s", res.Stdout, res.Stderr)
-		require.Contains(t, res.Stderr, `dit: invalid --cloud-bwlimit "`+bad+`": give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s)`)
+		require.Contains(t, res.Stderr, `dit: --cloud-bwlimit: "`+bad+`": give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s)`)
 		require.Empty(t, g.rcloneArgs(t), "refused before rclone runs")
 	}
 	res := g.dit(t, "offload", "--help")

@@ -107,7 +107,7 @@ func TestReportsAndAlreadyOffloaded(t *testing.T) {
 	require.Contains(t, r.Stderr, "use csv, json, html, pdf")
 	r = e2e.Dit(t, db, "offload", "--mhl", "v2", "-d", d1, a)
 	require.Equal(t, 2, r.Code)
-	require.Contains(t, r.Stderr, "invalid --mhl")
+	require.Contains(t, r.Stderr, `--mhl: "v2": use asc (the default), v1, both or none`)
 	r = e2e.Dit(t, db, "offload", "--mhl", "v1", "--hash", "xxh128", "-d", d1, a)
 	require.Equal(t, 2, r.Code)
 	require.Contains(t, r.Stderr, "MHL v1.1 needs md5, sha1 or xxh64")
