@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,8 +203,8 @@ func (v *autoView) start() {
 			return
 		}
 		base = s
-		p = &watch.Preset{Destinations: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1), Hashes: algoNames(s.Hashes),
-			Verify: string(s.Verify), MHL: s.MHL, Eject: eject, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo}
+		p = &watch.Preset{Spec: assembly.Spec{Dests: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1), Hashes: algoNames(s.Hashes),
+			Verify: string(s.Verify), MHL: s.MHL, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo}, Eject: eject}
 		if s.VerifyAll {
 			p.VerifyHashes = "all"
 		}
@@ -240,7 +241,7 @@ func (v *autoView) start() {
 				base.NotifyFile = p.File
 			}
 		}
-		for _, d := range append(append([]string(nil), p.Destinations...), p.Then...) {
+		for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
 			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
 				a.do(func() {
 					v.stopped(fmt.Sprintf("Destination %s is not there: mount it (dit never creates a destination root).", d))
@@ -281,7 +282,7 @@ func (v *autoView) start() {
 
 // watching says the watch runs (UI goroutine).
 func (v *autoView) watching(p *watch.Preset) {
-	txt := "On: cards go to " + strings.Join(p.Destinations, ", ")
+	txt := "On: cards go to " + strings.Join(p.Dests, ", ")
 	if len(p.Then) > 0 {
 		txt += ", then " + strings.Join(p.Then, ", ")
 	}
@@ -289,11 +290,11 @@ func (v *autoView) watching(p *watch.Preset) {
 		txt += "; ejected when free"
 	}
 	v.status.SetText(txt + ".")
-	line := "watching mounted volumes: each camera card is offloaded to " + strings.Join(p.Destinations, ", ")
+	line := "watching mounted volumes: each camera card is offloaded to " + strings.Join(p.Dests, ", ")
 	if len(p.Then) > 0 {
 		line += ", then from that copy to " + strings.Join(p.Then, ", ")
 	}
-	line += " (" + p.Hashes + ")"
+	line += " (" + cmp.Or(p.Hashes, assembly.DefaultHashes) + ")"
 	if p.Eject {
 		line += ", and ejected when it is free"
 	}
@@ -406,44 +407,17 @@ func algoNames(as []hashing.Algo) string {
 }
 
 // presetSettings are a preset file's settings as the app's job settings
-// (without cards).
+// (without cards): the preset's Spec checked (watch.Preset.JobSettings).
 func presetSettings(p *watch.Preset) (jobSettings, error) {
-	algos, err := hashing.ParseList(p.Hashes)
+	st, err := p.JobSettings(nil, time.Now())
 	if err != nil {
-		return jobSettings{}, fmt.Errorf("preset %s: hashes: %w", p.File, err)
+		return jobSettings{}, err
 	}
-	mode := offload.VerifyMode(p.Verify)
-	switch mode {
-	case offload.VerifyDest, offload.VerifySourceDest, offload.VerifyNone:
-	case "":
-		mode = offload.VerifyDest
-	default:
-		return jobSettings{}, fmt.Errorf("preset %s: verify %q: use dest, source+dest or none", p.File, p.Verify)
-	}
-	switch p.VerifyHashes {
-	case "", "fastest", "all":
-	default:
-		return jobSettings{}, fmt.Errorf("preset %s: verify_hashes %q: use fastest or all", p.File, p.VerifyHashes)
-	}
-	if len(p.Then) > 0 && mode == offload.VerifyNone {
-		return jobSettings{}, fmt.Errorf("preset %s: a cascade (then:) needs verify: dest: a card is free only once its first copy is verified", p.File)
-	}
-	mhl := p.MHL
-	if mhl == "" {
-		mhl = "asc"
-	}
-	parseErr, hashErr := assembly.CheckMHL(mhl, algos)
-	if parseErr != nil {
-		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w", p.File, parseErr)
-	}
-	if hashErr != nil {
-		return jobSettings{}, fmt.Errorf("preset %s: mhl: %w (or mhl: none)", p.File, hashErr)
-	}
-	s := jobSettings{Dests: p.Destinations, Then: p.Then, Hashes: algos, Verify: mode, VerifyAll: p.VerifyHashes == "all",
-		MHL: mhl, Layout: p.Layout, Ignore: p.Ignore, IncludeHidden: p.IncludeHidden, Limits: p.Limits,
-		Proxies: p.Proxies, ProxiesTo: p.ProxiesTo}
+	s := jobSettings{Dests: st.Dests, Then: st.Then, Hashes: st.Hashes, Verify: st.Verify, VerifyAll: st.VerifyAll,
+		MHL: st.MHL, Layout: st.Layout, Ignore: st.Ignore, IncludeHidden: st.IncludeHidden, Limits: p.Limits,
+		Proxies: st.Proxies, ProxiesTo: st.ProxiesTo}
 	if len(p.Then) > 0 {
-		s.ThenParallel = max(p.ThenParallel, 1)
+		s.ThenParallel = st.ThenParallel
 	}
 	return s, nil
 }

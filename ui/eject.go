@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/dialog"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -76,9 +77,9 @@ func (v *runningView) ejectCard(run *jobRun, c cardView) {
 	m := run.modelOrNil()
 	m.setEject(c.Path, c.Label, ejectBusy, "")
 	v.render()
-	p := &watch.Preset{Destinations: append([]string(nil), run.dests...), Then: append([]string(nil), run.then...)}
+	p := &watch.Preset{Spec: assembly.Spec{Dests: append([]string(nil), run.dests...), Then: append([]string(nil), run.then...)}}
 	if w := a.auto.w; w != nil {
-		p.Destinations = append(p.Destinations, w.Preset.Destinations...)
+		p.Dests = append(p.Dests, w.Preset.Dests...)
 		p.Then = append(p.Then, w.Preset.Then...)
 	}
 	src := a.auto.src

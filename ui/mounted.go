@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -97,7 +98,7 @@ func findCards(src watch.Source, dests []string) ([]foundCard, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &watch.Preset{Destinations: dests}
+	p := &watch.Preset{Spec: assembly.Spec{Dests: dests}}
 	var out []foundCard
 	for _, vol := range vols {
 		if ok, why := watch.Recognize(vol.Path, p); ok {
