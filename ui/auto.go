@@ -18,7 +18,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/watch"
@@ -187,7 +186,6 @@ func (v *autoView) start() {
 		}
 	}
 	eject := v.eject.Checked
-	var base jobSettings
 	var p *watch.Preset
 	file := ""
 	if v.from.Selected == autoFromPreset {
@@ -197,17 +195,14 @@ func (v *autoView) start() {
 		}
 		file = v.presetPath
 	} else {
-		s, msg := a.offload.formSettings()
-		if msg != "" {
+		// The form's Spec, checked as a job's (the cards come with each
+		// job).
+		if _, msg := a.offload.formSettings(); msg != "" {
 			refuse("Auto-offload needs the Offload tab's settings: " + msg)
 			return
 		}
-		base = s
-		p = &watch.Preset{Spec: assembly.Spec{Dests: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1), Hashes: algoNames(s.Hashes),
-			Verify: string(s.Verify), MHL: s.MHL, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo}, Eject: eject}
-		if s.VerifyAll {
-			p.VerifyHashes = "all"
-		}
+		sp, _ := a.offload.spec()
+		p = &watch.Preset{Spec: sp, Eject: eject}
 	}
 	throttle := a.offload.throttle
 	formTopo := a.offload.preset
@@ -230,16 +225,13 @@ func (v *autoView) start() {
 		if file != "" {
 			var err error
 			if p, err = watch.LoadPreset(file); err == nil {
-				base, err = presetSettings(p)
+				_, err = presetSettings(p)
 			}
 			if err != nil {
 				a.do(func() { v.stopped(err.Error()) })
 				return
 			}
 			p.Eject = eject
-			if p.Notify != nil {
-				base.NotifyFile = p.File
-			}
 		}
 		for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
 			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
@@ -249,7 +241,10 @@ func (v *autoView) start() {
 				return
 			}
 		}
-		base.Throttle = throttle
+		notifyFile := ""
+		if p.Notify != nil {
+			notifyFile = p.File
+		}
 		// The bus budget: the preset's topology file, else the one the
 		// Offload tab holds (as the Offload tab's jobs are planned).
 		topo := formTopo
@@ -264,7 +259,7 @@ func (v *autoView) start() {
 				topo = t
 			}
 		}
-		w := &watch.Watcher{Preset: p, Runner: &guiRunner{a: a, p: p, base: base, topo: topo}, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: v.say}
+		w := &watch.Watcher{Preset: p, Runner: &guiRunner{a: a, p: p, throttle: throttle, notifyFile: notifyFile, topo: topo}, Ejector: a.cfg.Ejector, Catalog: a.cfg.Catalog, Say: v.say}
 		a.do(func() {
 			if ctx.Err() == nil {
 				v.w, v.src = w, src
@@ -398,36 +393,22 @@ func orDash(s string) string {
 	return s
 }
 
-func algoNames(as []hashing.Algo) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, string(a))
-	}
-	return strings.Join(s, ",")
-}
-
 // presetSettings are a preset file's settings as the app's job settings
 // (without cards): the preset's Spec checked (watch.Preset.JobSettings).
 func presetSettings(p *watch.Preset) (jobSettings, error) {
 	st, err := p.JobSettings(nil, time.Now())
-	if err != nil {
-		return jobSettings{}, err
-	}
-	s := jobSettings{Dests: st.Dests, Then: st.Then, Hashes: st.Hashes, Verify: st.Verify, VerifyAll: st.VerifyAll,
-		MHL: st.MHL, Layout: st.Layout, Ignore: st.Ignore, IncludeHidden: st.IncludeHidden, Limits: p.Limits,
-		Proxies: st.Proxies, ProxiesTo: st.ProxiesTo}
-	if len(p.Then) > 0 {
-		s.ThenParallel = st.ThenParallel
-	}
-	return s, nil
+	return jobSettings{Settings: st}, err
 }
 
 // guiRunner starts a watch's jobs with the app's settings: the job runs
 // and shows in the Running job view like any job.
 type guiRunner struct {
-	a    *App
-	p    *watch.Preset
-	base jobSettings
+	a *App
+	p *watch.Preset
+	// throttle caps each card's read rate (Prepare.Throttle); notifyFile
+	// is the preset whose notify: section the jobs' notifications use.
+	throttle   float64
+	notifyFile string
 	// topo, when set, is the topology file whose bus budget the watch's
 	// jobs are scheduled by (each job its part: sched.ForJob; cards that
 	// join are planned with their entry).
@@ -455,16 +436,23 @@ func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEven
 	if cur != nil && !cur.finished() && !cur.watched {
 		return nil, errors.New("a job started by hand is running: the card is not offloaded; insert it again once that job ended")
 	}
-	s := r.base
-	s.Name = expandName(r.p.Name, time.Now())
+	// The preset's settings (a resume: those of this run, the rest is
+	// the catalog's).
+	var set assembly.Settings
+	var err error
 	if resume != 0 {
-		s.Resume = resume
+		set, err = r.p.Spec.ForResume().Settings(r.p.Names(), nil)
+		set.Resume = resume
 	} else {
-		s.Cards = []string{card}
+		set, err = r.p.JobSettings([]string{card}, time.Now())
 	}
+	if err != nil {
+		return nil, err
+	}
+	set.Throttle = r.throttle
 	// The bus budget: each job its part of the watch's topology (cards
 	// that join are planned with their entry).
-	s.WatchTopology = r.topo
+	s := jobSettings{Settings: set, WatchTopology: r.topo, NotifyFile: r.notifyFile}
 	run, err := a.prepareJob(s, onEvent)
 	if errors.Is(err, errNothingToCopy) {
 		return nil, nil
@@ -473,16 +461,6 @@ func (r *guiRunner) Start(ctx context.Context, card string, resume int64, onEven
 		return nil, err
 	}
 	return &guiJob{Job: run.job, a: a, run: run}, nil
-}
-
-// expandName fills a preset's job name: {date}, {time}, {host} ("" stays:
-// the engine names the job by its date and time).
-func expandName(name string, now time.Time) string {
-	if name == "" {
-		return ""
-	}
-	host, _ := os.Hostname()
-	return strings.NewReplacer("{date}", now.Format("2006-01-02"), "{time}", now.Format("150405"), "{host}", host).Replace(name)
 }
 
 // AutoOffload turns the Auto-offload switch on as a person would (call on

@@ -35,7 +35,9 @@
 //	             Options.ThenParallel; a second run without a first-run
 //	             destination is refused, in words), the engine's rule on
 //	             cloud destinations asked as the destinations and the
-//	             verify setting change (assembly.CheckCloudDests: a cloud
+//	             verify setting change (the form fills an assembly.Spec
+//	             and Spec.Settings checks it with the engine's rules, a
+//	             refusal named by the form's labels; a cloud
 //	             destination beside second-run folders, or with no
 //	             read-back, is refused beside Start in the engine's
 //	             words, and Start is off until it is fixed), where a

@@ -119,19 +119,23 @@ func refusalText(err error) string {
 	return "Cannot start: " + err.Error()
 }
 
-// renderCloudRule asks the engine's rule on cloud destinations
-// (assembly.CheckCloudDests) of the form's destinations and verify
-// setting: a refusal is said beside Start, which stays off until it is
-// fixed; and says where each cloud destination's copy comes from
-// (assembly.CloudRoutes) under the destinations (UI goroutine).
+// renderCloudRule checks the form's Spec as Start would
+// (assembly.Spec.Settings): a refusal of the engine's rule on cloud
+// destinations is said beside Start, which stays off until it is fixed
+// (others are said when Start is pressed); and says where each cloud
+// destination's copy comes from (assembly.CloudRoutes) under the
+// destinations (UI goroutine).
 func (v *offloadView) renderCloudRule() {
 	if v.refusal == nil || v.verify == nil {
 		return
 	}
 	first, then := v.runDests()
 	msg := ""
-	if err := assembly.CheckCloudDests(first, then, verifyModes[v.verify.Selected]); err != nil {
-		msg = refusalText(err)
+	if sp, why := v.spec(); why == "" {
+		var cr *offload.CloudRefusal
+		if _, err := sp.Settings(formNames, nil); errors.As(err, &cr) {
+			msg = refusalText(err)
+		}
 	}
 	setLabel(v.refusal, msg)
 	routes := ""

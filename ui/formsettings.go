@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -125,8 +126,42 @@ func (v *offloadView) restore() {
 	}
 }
 
-// settings reads the hash and verify choices.
-func (v *offloadView) settings() (algos []hashing.Algo, mode offload.VerifyMode, valgos []hashing.Algo, err error) {
+// noHash is why a form with no hash checked cannot start (an empty
+// Spec.Hashes is dit's default, not none).
+const noHash = "Choose at least one hash."
+
+// formNames names a Spec's fields (assembly.Namer) as the Offload form
+// labels them, so that a refusal of the engine's rules is said in the
+// form's words.
+func formNames(key string) string {
+	switch key {
+	case "name":
+		return "Job name"
+	case "destinations":
+		return "Destinations"
+	case "then":
+		return "Destinations \"" + destThenText + "\""
+	case "then_parallel":
+		return "Second run: cards at once"
+	case "hashes":
+		return "Hashes"
+	case "verify", "verify_hashes":
+		return "Verify"
+	case "mhl":
+		return "Hash lists"
+	case "allow_degraded":
+		return "Arrays"
+	case "proxies":
+		return "Proxies"
+	case "proxies_to":
+		return "Proxies to"
+	}
+	return strings.ReplaceAll(key, "_", " ")
+}
+
+// spec is the form's settings as the job's assembly.Spec, values as
+// chosen (UI goroutine); or why not, in words (noHash).
+func (v *offloadView) spec() (assembly.Spec, string) {
 	var names []string
 	for _, c := range v.hashes {
 		if c.Checked {
@@ -134,16 +169,33 @@ func (v *offloadView) settings() (algos []hashing.Algo, mode offload.VerifyMode,
 		}
 	}
 	if len(names) == 0 {
-		return nil, "", nil, errors.New("choose at least one hash")
+		return assembly.Spec{}, noHash
 	}
-	algos, err = hashing.ParseList(strings.Join(names, ","))
+	first, then := v.runDests()
+	sp := assembly.Spec{Name: strings.TrimSpace(v.name.Text), Dests: first, Then: then, Hashes: strings.Join(names, ","),
+		Verify: string(verifyModes[v.verify.Selected]), MHL: mhlNames[v.mhl.Selected]}
+	if v.verifyAll.Checked {
+		sp.VerifyHashes = "all"
+	}
+	if len(then) > 0 {
+		sp.ThenParallel = v.thenParallel()
+	}
+	sp.AllowDegraded = v.degraded.Checked
+	sp.Proxies, sp.ProxiesTo = v.proxySettings()
+	return sp, ""
+}
+
+// settings reads the hash and verify choices, for the plan.
+func (v *offloadView) settings() (algos []hashing.Algo, mode offload.VerifyMode, valgos []hashing.Algo, err error) {
+	sp, msg := v.spec()
+	if msg != "" {
+		return nil, "", nil, errors.New(msg)
+	}
+	algos, err = hashing.ParseList(sp.Hashes)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	mode = verifyModes[v.verify.Selected]
-	if mode == "" {
-		mode = offload.VerifyDest
-	}
+	mode = cmp.Or(offload.VerifyMode(sp.Verify), offload.VerifyDest)
 	valgos = []hashing.Algo{hashing.Fastest(algos)}
 	if v.verifyAll.Checked {
 		valgos = algos
@@ -205,8 +257,8 @@ func (v *offloadView) savePreset() {
 }
 
 // jobSettings reads the job the view sets up (UI goroutine): the cards,
-// the destinations of each run (Dests, and a cascade's Then), hashes,
-// verify and hash lists; or, in words, why it cannot start.
+// and the form's settings (formSettings); or, in words, why it cannot
+// start.
 func (v *offloadView) jobSettings() (jobSettings, string) {
 	cards := v.included()
 	for _, c := range v.cards {
@@ -217,14 +269,17 @@ func (v *offloadView) jobSettings() (jobSettings, string) {
 	if len(cards) == 0 {
 		return jobSettings{}, "Add at least one card (cards offloaded before are left out unless \"Copy it again\" is checked)."
 	}
-	s, msg := v.formSettings()
+	var paths []string
+	for _, c := range cards {
+		paths = append(paths, c.Path)
+	}
+	s, msg := v.settingsOf(paths)
 	if msg != "" {
 		return s, msg
 	}
 	for _, c := range cards {
-		s.Cards = append(s.Cards, c.Path)
 		if c.Again {
-			s.Again = append(s.Again, c.Path)
+			s.AgainCards = append(s.AgainCards, c.Path)
 		}
 	}
 	return s, ""
@@ -233,37 +288,26 @@ func (v *offloadView) jobSettings() (jobSettings, string) {
 // formSettings reads the view's settings without the cards (UI
 // goroutine): what an auto-offload watches with when it takes the
 // form's settings.
-func (v *offloadView) formSettings() (jobSettings, string) {
+func (v *offloadView) formSettings() (jobSettings, string) { return v.settingsOf(nil) }
+
+// settingsOf are the job settings of the form's Spec with these cards
+// (assembly.Spec.Settings, named by the form's labels), and what the app
+// adds (Prepare's throttle); or, in words, why the job cannot start.
+func (v *offloadView) settingsOf(cards []string) (jobSettings, string) {
 	if len(v.dests) == 0 {
 		return jobSettings{}, "Add at least one destination."
 	}
-	first, then := v.runDests()
-	if len(then) > 0 && len(first) == 0 {
+	if first, then := v.runDests(); len(then) > 0 && len(first) == 0 {
 		return jobSettings{}, noFirstCopy
 	}
-	algos, mode, _, err := v.settings()
-	if err != nil {
-		return jobSettings{}, err.Error()
+	sp, msg := v.spec()
+	if msg != "" {
+		return jobSettings{}, msg
 	}
-	if err := assembly.CheckCloudDests(first, then, mode); err != nil {
+	set, err := sp.Settings(formNames, cards)
+	if err != nil {
 		return jobSettings{}, refusalText(err)
 	}
-	if len(then) > 0 && mode == offload.VerifyNone {
-		return jobSettings{}, "A cascade needs read-back: a card is free only once its first copy is verified. Choose \"" + verifyDestText + "\"."
-	}
-	parseErr, hashErr := assembly.CheckMHL(mhlNames[v.mhl.Selected], algos)
-	if parseErr != nil {
-		return jobSettings{}, parseErr.Error()
-	}
-	if hashErr != nil {
-		return jobSettings{}, "Hash lists: " + hashErr.Error() + " (or choose None)"
-	}
-	s := jobSettings{Name: strings.TrimSpace(v.name.Text), Hashes: algos, Verify: mode, VerifyAll: v.verifyAll.Checked,
-		MHL: mhlNames[v.mhl.Selected], AllowDegraded: v.degraded.Checked, Throttle: v.throttle,
-		Dests: first, Then: then}
-	s.Proxies, s.ProxiesTo = v.proxySettings()
-	if len(then) > 0 {
-		s.ThenParallel = v.thenParallel()
-	}
-	return s, ""
+	set.Throttle = v.throttle
+	return jobSettings{Settings: set}, ""
 }

@@ -638,5 +638,5 @@ func (v *historyView) resume(id int64) {
 	a.offload.startBtn.Disable()
 	v.say("")
 	// The job's settings, hash lists included, come from the catalog.
-	a.goBG(func() { a.runJob(jobSettings{Resume: id}) })
+	a.goBG(func() { a.runJob(jobSettings{Settings: assembly.Settings{Resume: id}}) })
 }

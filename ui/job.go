@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,29 +10,23 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/devices"
-	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 )
 
-// jobSettings is a job as the Offload view sets it up.
+// jobSettings is a job as the Offload view or an auto-offload sets it
+// up: the job's settings from its assembly.Spec (Spec.Settings: every
+// value checked with the engine's rules, the cards in), and the app's
+// own parts besides them: the topology of the plan, a simulation, a
+// preset's notifications. The catalog, filesystem, hooks and rclone are
+// added when the job is assembled (assemblySettings). A Resume's cards,
+// destinations and settings come from the catalog; Throttle caps each
+// card's read rate (Prepare.Throttle: tests and demos without a plan);
+// AgainCards are the cards checked "Copy it again".
 type jobSettings struct {
-	Name         string
-	Cards, Dests []string
-	// Then are a cascade's second-run destinations, filled from each
-	// card's first copy (on Dests[0]) once the card is free; ThenParallel
-	// is how many cards the second run copies at once.
-	Then         []string
-	ThenParallel int
-	Hashes       []hashing.Algo
-	Verify       offload.VerifyMode
-	VerifyAll    bool
-	// MHL is the hash lists written into each card's folder: asc, v1,
-	// both or none (seal.ParseFormat). A resumed job writes the lists it
-	// was started with, whatever this says.
-	MHL           string
-	AllowDegraded bool
+	assembly.Settings
 	// Topology, when set, is the job's own topology (the plan the Offload
 	// view showed), enforced by a scheduler: the plan's shares, and with
 	// Simulate the plan's hardware at Scale.
@@ -42,30 +37,9 @@ type jobSettings struct {
 	WatchTopology *plan.Topology
 	Simulate      bool
 	Scale         float64
-	// Throttle caps each card's read rate (bytes/s; tests and demos
-	// without a plan).
-	Throttle float64
-	// Resume, when not 0, continues that interrupted job instead (its
-	// cards, destinations and settings come from the catalog).
-	Resume int64
-	// A watched preset's layout, ignore patterns and hidden files ("" and
-	// nil: the engine's defaults, as the Offload view's jobs).
-	Layout        string
-	Ignore        []string
-	IncludeHidden bool
 	// NotifyFile holds the notify: section the job's notifications are
 	// sent with ("": the app's, Config.NotifyConfig).
 	NotifyFile string
-	// Again are the cards to copy even if they were offloaded and
-	// verified before ("Copy it again").
-	Again []string
-
-	// Limits cap the destinations (a preset's limit:, as --limit).
-	Limits []string
-	// Proxies is --proxies (PRESET[,burnin]; "" none), ProxiesTo
-	// --proxies-to (none: the first destination).
-	Proxies   string
-	ProxiesTo []string
 }
 
 // jobRun is the job in progress: its engine job, the pause switch, the
@@ -169,21 +143,21 @@ func (a *App) prepareJob(s jobSettings, extra func(offload.Event)) (*jobRun, err
 // the app's catalog, filesystem, notifications and hooks: the running
 // view's model, the pause switch around the scheduler.
 func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Event)) assembly.Settings {
-	set := assembly.Settings{Resume: s.Resume, Name: s.Name, Cards: s.Cards, Dests: s.Dests, Then: s.Then, ThenParallel: s.ThenParallel,
-		Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, AllowDegraded: s.AllowDegraded, Throttle: s.Throttle,
-		MHL: s.MHL, Layout: s.Layout, Ignore: s.Ignore, IncludeHidden: s.IncludeHidden, AgainCards: s.Again,
-		Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, Rclone: a.cfg.Rclone,
-		FS: a.cfg.FS, Catalog: a.cfg.Catalog, ToolVersion: "dit-gui " + a.cfg.Version, Notify: a.notifyConfig(s.NotifyFile)}
+	set := s.Settings
+	set.Rclone = a.rclone(set.Rclone)
+	set.FS, set.Catalog, set.ToolVersion, set.Notify = a.cfg.FS, a.cfg.Catalog, "dit-gui "+a.cfg.Version, a.notifyConfig(s.NotifyFile)
 	if s.Resume != 0 {
 		set.MHL = "" // the hash lists it started with
 	}
 	switch {
 	case s.WatchTopology != nil:
-		set.Sched = assembly.Schedule{Topology: s.WatchTopology, Simulate: s.Simulate, Scale: s.Scale, Sizes: true}
+		set.Sched.Topology, set.Sched.Sizes = s.WatchTopology, true
 	case s.Topology != nil:
-		set.Sched = assembly.Schedule{Topology: s.Topology, Prepared: true, Simulate: s.Simulate, Scale: s.Scale}
+		set.Sched.Topology, set.Sched.Prepared = s.Topology, true
 	}
-	set.Sched.Limits = s.Limits
+	if s.WatchTopology != nil || s.Topology != nil {
+		set.Sched.Simulate, set.Sched.Scale = s.Simulate, s.Scale
+	}
 	set.Hooks = assembly.Hooks{
 		OnEvent: func(e offload.Event) {
 			a.onEvent(run, e)
@@ -205,6 +179,21 @@ func (a *App) assemblySettings(s jobSettings, run *jobRun, extra func(offload.Ev
 		},
 	}
 	return set
+}
+
+// rclone is the rclone of a job whose Spec gave r (Spec.Settings: its
+// rclone_config and cloud_bwlimit): the app's (Config.Rclone), with the
+// Spec's configuration file and upload limit when it gives them.
+func (a *App) rclone(r *cloud.Rclone) *cloud.Rclone {
+	if r == nil || r.Config == "" && r.BwLimit == "" {
+		return a.cfg.Rclone
+	}
+	var c cloud.Rclone
+	if a.cfg.Rclone != nil {
+		c = *a.cfg.Rclone
+	}
+	c.Config, c.BwLimit = cmp.Or(r.Config, c.Config), cmp.Or(r.BwLimit, c.BwLimit)
+	return &c
 }
 
 // preparedText is what the assembly said before the job's start, for the
