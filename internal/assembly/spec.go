@@ -240,7 +240,8 @@ func (s Spec) engineRules(out *Settings, name Namer, bad func(key, format string
 		return bad("mhl", "%q: use asc (the default), v1, both or none", s.MHL)
 	}
 	if hashErr != nil {
-		return bad("mhl", "%v (or none)", hashErr)
+		// The hashes named as the front end names them (seal says --hash).
+		return bad("mhl", "%s (or none)", strings.ReplaceAll(hashErr.Error(), "--hash", name("hashes")))
 	}
 	if err := CheckCloudDests(s.Dests, s.Then, out.Verify); err != nil {
 		// The engine's words, after the name of the field at fault (a

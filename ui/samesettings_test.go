@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/catalog"
+)
+
+// recordedSettings are the settings a job's row in the catalog records,
+// without what names the job and its run (id, name, state, host, tool,
+// times, uuid).
+func recordedSettings(t *testing.T, cat *catalog.Catalog, id int64) (catalog.Job, []int) {
+	t.Helper()
+	j, err := cat.Job(id)
+	require.NoError(t, err)
+	out := *j
+	out.ID, out.Name, out.State, out.Host, out.ToolVersion, out.PID = 0, "", "", "", "", 0
+	out.Started, out.Finished, out.Error, out.Station, out.UUID, out.Active = time.Time{}, time.Time{}, "", "", "", false
+	ds, err := cat.Dests(id)
+	require.NoError(t, err)
+	var hops []int
+	for _, d := range ds {
+		hops = append(hops, d.Hop)
+	}
+	return out, hops
+}
+
+// A job started from the Offload form and a job dit offload would make
+// with the same settings (an assembly.Spec bound to its flags, checked
+// with FlagNames) record the same settings in the catalog: both front
+// ends go through assembly.Spec.Settings.
+func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
+	dir := t.TempDir()
+	guiCard := genCards(t, filepath.Join(dir, "gui"), 60_000)[0].Path
+	cliCard := genCards(t, filepath.Join(dir, "cli"), 60_000)[0].Path
+	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))
+	e1, e2 := mkdir(t, filepath.Join(dir, "e1")), mkdir(t, filepath.Join(dir, "e2"))
+	h := newHarness(t, nil)
+
+	// The GUI leg: the form, filled and chosen as a person would.
+	h.locked(func() {
+		h.a.Prepare(Preparation{Name: "gui", Cards: []string{guiCard}, Dests: []string{d1}, Then: []string{d2}, ThenParallel: 2})
+	})
+	h.eventually("the card scanned", func() bool {
+		v := h.a.offload
+		return len(v.cards) == 1 && !v.cards[0].Scanning && len(v.dests) == 2 && !v.dests[1].Loading
+	})
+	h.locked(func() {
+		v := h.a.offload
+		for _, c := range v.hashes {
+			c.SetChecked(c.Text == "md5" || c.Text == "sha1")
+		}
+		v.verify.SetSelected(verifySourceText)
+		v.verifyAll.SetChecked(true)
+		v.mhl.SetSelected("ASC MHL and MHL v1.1")
+		s, msg := v.jobSettings()
+		require.Empty(t, msg)
+		require.Equal(t, []string{d1}, s.Dests)
+		require.Equal(t, []string{d2}, s.Then)
+		v.start()
+	})
+	h.waitJob()
+	var guiID int64
+	h.locked(func() { guiID = h.a.running.run.job.ID() })
+
+	// The CLI leg: dit offload -d e1 --then e2 --then-parallel 2 --hash
+	// md5,sha1 --verify source+dest --verify-hashes all --mhl both.
+	spec := assembly.Spec{Name: "cli", Dests: []string{e1}, Then: []string{e2}, ThenParallel: 2, Hashes: "md5,sha1",
+		Verify: "source+dest", VerifyHashes: "all", MHL: "both"}
+	set, err := spec.Settings(assembly.FlagNames, []string{cliCard})
+	require.NoError(t, err)
+	set.Catalog, set.ToolVersion = h.cat, "dit test"
+	ctx := context.Background()
+	prep, err := assembly.Prepare(ctx, set)
+	require.NoError(t, err)
+	job, err := prep.Open(ctx)
+	require.NoError(t, err)
+	require.NoError(t, job.Start())
+	sum, err := job.Run(ctx)
+	require.NoError(t, err)
+	require.Empty(t, job.Finish(ctx, sum, nil))
+
+	gui, guiHops := recordedSettings(t, h.cat, guiID)
+	cli, cliHops := recordedSettings(t, h.cat, job.ID())
+	require.Equal(t, cli, gui)
+	require.Equal(t, cliHops, guiHops)
+	// What was chosen, recorded (not two equal defaults).
+	require.Equal(t, "md5,sha1", gui.Hashes)
+	require.Equal(t, "source+dest", gui.VerifyMode)
+	require.Equal(t, "both", gui.MHL)
+	require.Equal(t, 2, gui.ThenParallel)
+	require.Equal(t, []int{1, 2}, guiHops)
+}
+
+// A form the engine refuses is refused in the form's words: the field
+// named by its label, not by a flag.
+func TestFormRefusalNamesTheFormsField(t *testing.T) {
+	dir := t.TempDir()
+	card := genCards(t, dir, 20_000)[0].Path
+	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))
+	h := newHarness(t, nil)
+	h.locked(func() { h.a.Prepare(Preparation{Cards: []string{card}, Dests: []string{d1}, Then: []string{d2}}) })
+	h.eventually("the card scanned", func() bool { v := h.a.offload; return len(v.cards) == 1 && !v.cards[0].Scanning })
+	h.locked(func() {
+		v := h.a.offload
+		v.verify.SetSelected(verifyNoneText)
+		_, msg := v.jobSettings()
+		require.Equal(t, "Cannot start: Verify: a cascade (then) needs read-back (dest): a card is free only once its first copy is verified", msg)
+
+		v.verify.SetSelected(verifyDestText)
+		for _, c := range v.hashes {
+			c.SetChecked(c.Text == "xxh3")
+		}
+		v.mhl.SetSelected("MHL v1.1")
+		_, msg = v.jobSettings()
+		require.Equal(t, "Cannot start: Hash lists: MHL v1.1 needs md5, sha1 or xxh64 in Hashes (or none)", msg)
+
+		for _, c := range v.hashes {
+			c.SetChecked(false)
+		}
+		_, msg = v.jobSettings()
+		require.Equal(t, noHash, msg)
+	})
+}
