@@ -202,6 +202,7 @@ func (v *autoView) start() {
 			return
 		}
 		sp, _ := a.offload.spec()
+		sp.Name = "" // one job's name: each watched job is named by its date and time
 		p = &watch.Preset{Spec: sp, Eject: eject}
 	}
 	throttle := a.offload.throttle
