@@ -67,11 +67,7 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", s.name, err))
 		}
-		var cols []string
-		for _, c := range curve {
-			cols = append(cols, c)
-		}
-		fmt.Printf("%-34s %6.1f  %s\n", s.name, total, strings.Join(cols, " "))
+		fmt.Printf("%-34s %6.1f  %s\n", s.name, total, strings.Join(curve, " "))
 	}
 }
 

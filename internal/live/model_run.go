@@ -24,8 +24,7 @@ type run struct {
 	dMoved  []time.Time // each destination last moved
 	sealAt  time.Time   // when the run entered sealing
 	read    int64       // bytes read (copied + resent) last tick
-	coeffs  costs
-	learned bool // its sealing time was learnt
+	learned bool        // its sealing time was learnt
 }
 
 // costs are a run's estimated costs (seconds per MB and per file) for its

@@ -38,7 +38,6 @@ type simRun struct {
 	vbusy   []float64
 	sealed  float64
 	endedAt float64
-	retries int
 	total   int64
 }
 
