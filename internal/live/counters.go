@@ -13,8 +13,10 @@ type Counters struct {
 	Label string
 	Hop   int
 	Phase Phase
-	// What the run copies and what is copied of it.
+	// What the run copies and what is copied of it: Files the run's
+	// files (its card's), FilesToCopy those it reads to write.
 	Files       int
+	FilesToCopy int
 	Bytes       int64
 	FilesCopied int
 	BytesCopied int64

@@ -94,7 +94,7 @@ func (m *Model) left(r *run, c Counters, k costs, now time.Time) remaining {
 	}
 	var out remaining
 	out.known = true
-	bLeft, fLeft := float64(max(c.Bytes-c.BytesCopied, 0)), float64(max(c.Files-c.FilesCopied, 0))
+	bLeft, fLeft := float64(max(c.Bytes-c.BytesCopied, 0)), float64(max(c.FilesToCopy-c.FilesCopied, 0))
 	if c.Phase == Queued || c.Phase == Copying {
 		out.copied = k.ac*bLeft/1e6 + k.bc*fLeft
 	}
@@ -128,7 +128,7 @@ func (m *Model) left(r *run, c Counters, k costs, now time.Time) remaining {
 // takes once it starts: its copy and the whole run.
 func (m *Model) secondLeft(c Counters, others []costs) (copyT, total float64, ok bool) {
 	n := max(m.cfg.ThenDests, 1)
-	sc := Counters{Label: c.Label, Hop: 2, Phase: Queued, Files: c.Files, Bytes: c.Bytes,
+	sc := Counters{Label: c.Label, Hop: 2, Phase: Queued, Files: c.Files, FilesToCopy: c.Files, Bytes: c.Bytes,
 		VerifyFiles: c.Files * n, VerifyTotal: c.Bytes * int64(n)}
 	for range n {
 		sc.Dests = append(sc.Dests, DestCounters{State: DestQueued, Bytes: c.Bytes, VerifyTotal: c.Bytes, VerifyFiles: c.Files})

@@ -129,7 +129,7 @@ func (s *simRun) bytesIn() int64 {
 }
 
 func (s *simRun) counters(t float64) Counters {
-	c := Counters{Key: s, Label: s.label, Hop: s.hop, Phase: s.phase, Files: len(s.files), Bytes: s.total,
+	c := Counters{Key: s, Label: s.label, Hop: s.hop, Phase: s.phase, Files: len(s.files), FilesToCopy: len(s.files), Bytes: s.total,
 		FilesCopied: s.copiedF, BytesCopied: s.copiedB + s.bytesIn(), FilesDone: 0,
 		VerifyFiles: len(s.files) * s.dests, VerifyTotal: s.total * int64(s.dests)}
 	for d := 0; d < s.dests; d++ {

@@ -54,7 +54,7 @@ func TestJobTBPerHour(t *testing.T) {
 // its estimates unknown, and it says it is paused.
 func TestPausedIsNotStalled(t *testing.T) {
 	m := NewModel(Config{Verify: true, Prior: func(string, int) Prior { return Prior{Rate: 1e6} }}, t0)
-	c := Counters{Key: 1, Label: "A001", Phase: Copying, Files: 2, Bytes: 10e6, BytesCopied: 1e6, VerifyTotal: 10e6,
+	c := Counters{Key: 1, Label: "A001", Phase: Copying, Files: 2, FilesToCopy: 2, Bytes: 10e6, BytesCopied: 1e6, VerifyTotal: 10e6,
 		Dests: []DestCounters{{Dest: "/d1", State: DestWriting, Bytes: 10e6, BytesWritten: 1e6, VerifyTotal: 10e6}}}
 	m.Tick(t0.Add(time.Second), []Counters{c})
 	m.Pause(true)

@@ -79,7 +79,7 @@ func (c *cardRun) livePhase() live.Phase {
 // file and each destination's state included).
 func (c *cardRun) counters(now time.Time) live.Counters {
 	p := c.progress()
-	k := live.Counters{Key: c, Label: p.Label, Hop: p.Hop, Phase: p.Phase, Files: c.lc.copyFiles, Bytes: p.Bytes,
+	k := live.Counters{Key: c, Label: p.Label, Hop: p.Hop, Phase: p.Phase, Files: p.Files, FilesToCopy: c.lc.copyFiles, Bytes: p.Bytes,
 		FilesCopied: int(c.lc.filesCopied.Load()), BytesCopied: p.BytesCopied, BytesResent: c.lc.resent.Load(),
 		FilesDone: p.FilesDone, FilesFailed: p.FilesFailed, VerifyTotal: p.VerifyTotal, BytesVerified: p.BytesVerified,
 		Current: p.Current, Retries: int(c.lc.retries.Load())}
