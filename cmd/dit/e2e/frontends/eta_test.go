@@ -100,7 +100,10 @@ func TestETAOfAThrottledCard(t *testing.T) {
 			t.Errorf("%.0f%% into the job: eta_s unknown, %.1fs were left", into*100, left)
 			continue
 		}
-		if math.Abs(*e.eta-left) > 0.35*left {
+		// Within 35 %, or within the second the model samples over (its
+		// counters are read once a second: a few seconds before the end
+		// one second is more than a third of what is left).
+		if math.Abs(*e.eta-left) > max(0.35*left, 1) {
 			bad++
 			t.Errorf("%.0f%% into the job: eta_s %.1f, really %.1fs left (%+.0f%%)", into*100, *e.eta, left, (*e.eta-left)/left*100)
 		}
