@@ -559,6 +559,10 @@ func TestFormRememberedAcrossLaunches(t *testing.T) {
 		v.verifyAll.SetChecked(true)
 		v.remember()
 	})
+	// The first app's destinations are read in the background; they
+	// are drawn before the second app is made (two apps draw through
+	// Fyne's shared caches, each under its own lock).
+	h.a.bg.Wait()
 	require.NoError(t, os.Remove(gone))
 	var a2 *App
 	h.locked(func() { a2 = New(h.a.fa, h.a.cfg) })
