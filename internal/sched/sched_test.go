@@ -153,12 +153,10 @@ func TestWaitsSplitIntoBurstsAndEndWithTheContext(t *testing.T) {
 	require.Less(t, l.Burst(), 4<<20)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	err = s.WaitRead(ctx, 3, 4<<20)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	// At 1e-6 x the rates the 4 MiB would take hours: ending at all is
-	// ending with the context; the bound is only a safety net.
-	require.Less(t, time.Since(start), time.Minute, "the wait ends with the context")
+	// At 1e-6 x the rates the 4 MiB would take hours: returning at all,
+	// with the context's error, is ending with the context.
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the wait ends with the context")
 	require.NoError(t, s.WaitRead(context.Background(), 99, 1), "an unknown card is not paced")
 }
 
