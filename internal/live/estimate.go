@@ -151,7 +151,11 @@ func (m *Model) estimate(p *Progress, runs []Counters, now time.Time) {
 		byHop[hopKey(c.Hop)] = append(byHop[hopKey(c.Hop)], ks[i])
 	}
 	for i, c := range runs {
-		ks[i] = m.costsOf(m.runs[c.Key], c, byHop[hopKey(c.Hop)])
+		if !ks[i].known {
+			// Nothing measured or planned: borrow from every other run
+			// of its hop, those listed after it too.
+			ks[i] = m.costsOf(m.runs[c.Key], c, byHop[hopKey(c.Hop)])
+		}
 		rems[i] = m.left(m.runs[c.Key], c, ks[i], now)
 	}
 	second := map[string]int{}

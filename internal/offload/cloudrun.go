@@ -455,7 +455,6 @@ func (c *cardRun) planCloud() {
 		var need int64
 		var files int
 		c.lc.dests[di].verifyFiles = len(c.files)
-		defer func() { c.lc.copyFiles = max(c.lc.copyFiles, files) }()
 		for _, fp := range c.files {
 			c.verifyTotal += fp.ent.Size
 			c.destVerifTotal[di] += fp.ent.Size
@@ -473,6 +472,7 @@ func (c *cardRun) planCloud() {
 		}
 		c.destNeed[di] = need
 		c.copyTotal = max(c.copyTotal, need)
+		c.lc.copyFiles = max(c.lc.copyFiles, files)
 	}
 }
 
