@@ -351,7 +351,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		return sum, nil
 	}
 	out.Summary(sum, cat.Path())
-	if _, err := assembly.LearnCosts(cat, sum.JobID); err != nil {
+	if err := job.LearnErr(); err != nil {
 		fmt.Fprintln(g.stderr, "dit: warning: the job's costs were not learned for the next plans:", err)
 	}
 	if jsonOut && sum.ExitCode != 0 {

@@ -34,13 +34,17 @@ type Prepared struct {
 	// Warnings what went wrong on the side (the CPU benchmark cache).
 	Notes, Warnings []string
 
-	s       Settings
-	opts    offload.Options
-	sch     *sched.Scheduler
-	pj      planJob
-	clipper *jobreport.Clipper
-	proxy   *proxies.Maker
-	notif   *notifier
+	s    Settings
+	opts offload.Options
+	sch  *sched.Scheduler
+	pj   planJob
+	// observing: sch only plans and records (a job without a bus
+	// budget); it is not the job's limiter and not shown as its plan.
+	observing bool
+	learnErr  error
+	clipper   *jobreport.Clipper
+	proxy     *proxies.Maker
+	notif     *notifier
 
 	mu      sync.Mutex
 	reports []string
@@ -109,8 +113,10 @@ func Prepare(ctx context.Context, s Settings) (*Prepared, error) {
 	}
 	var inner offload.Limiter
 	if p.sch != nil {
-		inner = p.sch
 		p.opts.Prior = planPrior(p.sch)
+		if !p.observing {
+			inner = p.sch
+		}
 	}
 	if pace := s.Hooks.Pace; pace != nil {
 		p.opts.Limiter = pace(inner)
@@ -291,7 +297,27 @@ func (j *Job) Start() error {
 
 // Run runs the job to its end (the reports are written before it
 // returns) and gives its summary: the verdict read model.
-func (j *Job) Run(ctx context.Context) (*offload.Summary, error) { return j.Job.Run(ctx) }
+//
+// Once the job has ended, what its destinations cost is measured for the
+// next plans (sched.LearnCosts); LearnErr says when that failed.
+func (j *Job) Run(ctx context.Context) (*offload.Summary, error) {
+	sum, err := j.Job.Run(ctx)
+	if err == nil && sum != nil && !sum.NothingToDo && j.p.s.Catalog != nil {
+		_, lerr := sched.LearnCosts(j.p.s.Catalog, sum.JobID)
+		j.p.mu.Lock()
+		j.p.learnErr = lerr
+		j.p.mu.Unlock()
+	}
+	return sum, err
+}
+
+// LearnErr is why the job's costs were not measured for the next plans
+// (nil: they were, or the job did not end).
+func (j *Job) LearnErr() error {
+	j.p.mu.Lock()
+	defer j.p.mu.Unlock()
+	return j.p.learnErr
+}
 
 // Finish sends the job's last notification (job_done with its summary and
 // PDF report; or the failure runErr that stopped it), waits a bounded
@@ -326,7 +352,7 @@ type PlanView struct {
 // Plan is the job's plan (nil: no scheduler).
 func (j *Job) Plan() *PlanView {
 	s := j.p.sch
-	if s == nil {
+	if s == nil || j.p.observing {
 		return nil
 	}
 	return &PlanView{Topology: s.Topology(), Plan: s.Plan(), Run: s.RunPlan(), Scale: s.Scale(),
@@ -335,7 +361,7 @@ func (j *Job) Plan() *PlanView {
 
 // PlanErr is the last re-planning error (nil: none, or no scheduler).
 func (j *Job) PlanErr() error {
-	if j.p.sch == nil {
+	if j.p.sch == nil || j.p.observing {
 		return nil
 	}
 	return j.p.sch.Err()

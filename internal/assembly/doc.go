@@ -74,10 +74,13 @@
 // scheduler of a job uses, so that what dit plan and dit-gui's plan
 // preview show is what a job enforces; a TopologyRequest's Measured and
 // Costs (the catalog's LatestSpeedTest and RecentCosts) put what speed
-// tests and earlier jobs measured in place of the tables. LearnCosts,
-// called by a front end once a job has ended, measures what its
-// destinations cost its cards beyond their bytes, for the next plans
-// (sched.LearnCosts).
+// tests and earlier jobs measured in place of the tables. A job without
+// a bus budget is planned too, from the discovered volumes, by a
+// scheduler that enforces nothing (sched.Config.Observe): its plan is
+// recorded beside what happened and is where the live estimates start.
+// Job.Run measures, once a job has ended, what its destinations cost its
+// cards beyond their bytes, for the next plans (sched.LearnCosts), for
+// every front end.
 //
 // The front ends import this package, never internal/sched, the sealer or
 // the proxy maker (arch_test.go enforces it).

@@ -190,6 +190,7 @@ func planJobOf(s *Settings) (planJob, error) {
 func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 	s, sc := &p.s, p.s.Sched
 	if !sc.active() {
+		p.observe(ctx)
 		return nil
 	}
 	pj, err := planJobOf(s)
@@ -234,4 +235,34 @@ func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 	}
 	p.pj = pj
 	return nil
+}
+
+// observe gives a job without a bus budget a scheduler that plans and
+// records but enforces nothing (sched.Config.Observe): its plan, from the
+// discovered volumes, the speed tests and the costs measured before, is
+// what the live estimates start from and what dit job show sets against
+// the run. A job whose volumes cannot be planned runs without one: the
+// plan is the estimates' starting point, not a condition of the copy.
+func (p *Prepared) observe(ctx context.Context) {
+	s := &p.s
+	if s.Catalog == nil {
+		return
+	}
+	pj, err := planJobOf(s)
+	if err != nil {
+		return
+	}
+	req := TopologyRequest{Cards: pj.cards, Dests: pj.dests, Then: pj.then, Sizes: true,
+		Measured: s.Catalog.LatestSpeedTest, Costs: s.Catalog.RecentCosts}
+	t, _, err := JobTopology(ctx, req)
+	if err != nil {
+		return
+	}
+	cpu, _ := MachineCPU(s.Catalog, t.CPU, append(append([]hashing.Algo{}, pj.hashes...), pj.verifyHashes...))
+	sch, err := sched.New(sched.Config{Topology: t, Observe: true,
+		Plan: plan.Options{Hashes: pj.hashes, Verify: pj.verify, VerifyHashes: pj.verifyHashes, CPU: cpu, ThenParallel: pj.thenParallel}})
+	if err != nil {
+		return
+	}
+	p.sch, p.pj, p.observing = sch, pj, true
 }

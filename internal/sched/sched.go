@@ -38,6 +38,10 @@ type Config struct {
 	// token buckets let them (the planner-accuracy benchmark compares that
 	// with the plan).
 	PhysicsOnly bool
+	// Observe plans, re-plans and records but enforces nothing: a job
+	// without a bus budget, whose plan is what its estimates start from
+	// and what dit job show sets against the run.
+	Observe bool
 	// Spares are the topology file's other sources: a card that joins the
 	// job (AddCard) is planned with the one of its name (dit watch: cards
 	// arrive one after another).
@@ -326,7 +330,7 @@ func (s *Scheduler) apply(r *plan.Result) {
 		}
 		lim := rate.Inf
 		enforce := s.cfg.Simulate && !s.cfg.PhysicsOnly
-		if !s.cfg.Simulate {
+		if !s.cfg.Simulate && !s.cfg.Observe {
 			// On real hardware a card limited by its own medium or by the
 			// CPU is not held back: only shares of a common budget are
 			// enforced, so one card cannot starve another.
@@ -360,7 +364,7 @@ func (s *Scheduler) applyVerify(r *plan.Result) {
 		lim := rate.Inf
 		if copying && r != nil && di < len(r.Destinations) && r.Destinations[di].ReadLoad > 0 {
 			enforce := s.cfg.Simulate && !s.cfg.PhysicsOnly
-			if !s.cfg.Simulate {
+			if !s.cfg.Simulate && !s.cfg.Observe {
 				d := t.Dest(di)
 				shared := map[string]bool{"dest:" + d.Name: true}
 				for _, b := range t.Chain(d.Bus) {
