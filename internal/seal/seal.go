@@ -112,7 +112,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	}
 	v1Name := ""
 	if s.Format.V1 {
-		v1Name = mhlv1.FileName(folder, info.Finished)
+		v1Name = v1Free(st, mhlv1.FileName(folder, info.Finished), info)
 		if s.Format.ASC {
 			patterns = appendNew(patterns, ignore.Escape(v1Name))
 		}
@@ -309,6 +309,23 @@ func sealedBefore(h *ascmhl.History, info offload.SealInfo) string {
 
 // ownV1 reports whether the MHL v1.1 file name in st is one this job wrote
 // (a seal redone after a crash has the same seal time, hence the name).
+// v1Free is the name of the card's MHL v1.1 list: base, or, when a file
+// of that name is there and is not this seal's (a cascade's second run
+// copies the first copy's list, made in the same second; a card may hold
+// a list of its own), the first free of NAME_2.mhl, NAME_3.mhl ... A
+// seal redone after a crash finds its own list again.
+func v1Free(st ascmhl.Store, base string, info offload.SealInfo) string {
+	stem := strings.TrimSuffix(base, ".mhl")
+	name := base
+	for i := 2; i < 1000; i++ {
+		if _, err := st.Lstat(name); errors.Is(err, fs.ErrNotExist) || ownV1(st, name, info) {
+			return name
+		}
+		name = fmt.Sprintf("%s_%d.mhl", stem, i)
+	}
+	return base // the write says why it cannot
+}
+
 func ownV1(st ascmhl.Store, name string, info offload.SealInfo) bool {
 	for _, f := range info.Files {
 		if f.Rel == name {
