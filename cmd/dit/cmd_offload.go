@@ -29,6 +29,7 @@ type OffloadOptions struct {
 	assembly.Spec
 	JSON         bool
 	Resume       int64
+	RereadCard   bool
 	Sched        schedulerFlags
 	Again        bool   // copy cards offloaded before
 	NotifyConfig string // notify: section's file ("": the user's config file; "none")
@@ -57,6 +58,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
 	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
+	f.BoolVar(&o.RereadCard, "reread-card", false, "with --resume: read the kept part of every file going on from the middle from the card again, rather than from its last checkpoint on")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", assembly.DefaultBlockSize, "read block size")
 	f.MarkHidden("block-size")
@@ -295,11 +297,14 @@ func offloadSettings(o OffloadOptions, g *GlobalOptions, args []string) (assembl
 	}
 	if o.Resume != 0 {
 		spec, args = spec.ForResume(), nil
+	} else if o.RereadCard {
+		return assembly.Settings{}, &exitError{code: ExitUsage, err: errors.New("--reread-card: only with --resume JOB (a new job reads every card whole)")}
 	}
 	s, err := spec.Settings(assembly.FlagNames, args)
 	if err != nil {
 		return assembly.Settings{}, usageOf(err)
 	}
+	s.RereadCard = o.RereadCard
 	return cliSettings(s, o.Resume, g), nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 // cliOwnFlags are dit offload's flags that are not a job's settings
 // (assembly.Spec): the CLI's own.
-var cliOwnFlags = []string{"json", "resume", "again", "notify-config", "topology", "simulate", "simulate-scale", "simulate-physics-only"}
+var cliOwnFlags = []string{"json", "resume", "reread-card", "again", "notify-config", "topology", "simulate", "simulate-scale", "simulate-physics-only"}
 
 // dit offload's flags are the Spec: every Spec key (a preset's job key)
 // is a flag in the same words, and every flag is a Spec key or the CLI's

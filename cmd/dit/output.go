@@ -205,6 +205,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 			units.FormatDuration(time.Duration(s.ActiveSeconds*float64(time.Second))), s.Runs,
 			units.FormatDuration(time.Duration(s.PausedSeconds*float64(time.Second))), units.FormatBytes(s.BytesCopied))
 	}
+	writeResumeNote(w, s)
 	fmt.Fprintf(w, "  hashes %s, verify %s", s.Hashes, s.Verify)
 	if mhl != "" {
 		fmt.Fprintf(w, ", hash lists (--mhl) %s", mhl)
@@ -349,4 +350,32 @@ func hopFiles(h *offload.HopSummary) string {
 		return fmt.Sprintf("%d files", h.Files)
 	}
 	return fmt.Sprintf("%d files (and %d of the first copy's hash lists)", h.Files, h.HashListFiles)
+}
+
+// writeResumeNote says what this resume read again of what earlier runs
+// verified, and what of the card it did not read again.
+func writeResumeNote(w io.Writer, s *offload.Summary) {
+	n := s.Resumed
+	if n == nil {
+		return
+	}
+	if k := n.Changed + n.Unvouched; k > 0 {
+		var why []string
+		if n.Changed > 0 {
+			why = append(why, fmt.Sprintf("%d changed since they were verified", n.Changed))
+		}
+		if n.Unvouched > 0 {
+			why = append(why, fmt.Sprintf("%d verified by a run that died, with nothing recorded to vouch for them", n.Unvouched))
+		}
+		what := "copies"
+		if k == 1 {
+			what = "copy"
+		}
+		fmt.Fprintf(w, "  this resume re-checked %d %s verified before: read again and compared with the card (%s)\n",
+			k, what, strings.Join(why, "; "))
+	}
+	if n.NotReread > 0 {
+		fmt.Fprintf(w, "  this resume did not read %s of the card again: the kept parts of %s before their last checkpoint (dit offload --resume %d --reread-card reads them)\n",
+			units.FormatBytes(n.NotReread), plural(int(n.NotRereadFiles), "file"), s.JobID)
+	}
 }

@@ -201,7 +201,7 @@ func engineOptions(s *Settings) offload.Options {
 			Hashes: s.Hashes, Verify: s.Verify, VerifyAll: s.VerifyAll, Layout: s.Layout, OnConflict: s.OnConflict,
 			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo},
 		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
-			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, ResumeArgs: s.ResumeArgs,
+			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, RereadCard: s.RereadCard, ResumeArgs: s.ResumeArgs,
 			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes,
 			Rclone: s.Rclone},
 	}

@@ -245,8 +245,8 @@ func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 // plan is the estimates' starting point, not a condition of the copy.
 func (p *Prepared) observe(ctx context.Context) {
 	s := &p.s
-	if s.Catalog == nil {
-		return
+	if s.Catalog == nil || s.Resume != 0 {
+		return // a resumed job keeps the plan it started with
 	}
 	pj, err := planJobOf(s)
 	if err != nil {

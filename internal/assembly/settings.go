@@ -66,6 +66,9 @@ type Settings struct {
 	BlockSize       int
 	CheckpointEvery int64 // 0: the engine's default; negative: never
 	Throttle        float64
+	// RereadCard: a resume reads the kept prefixes of files going on from
+	// the middle from the card again (offload.Env.RereadCard).
+	RereadCard bool
 	// The ASC MHL creator info and folder hashes of the cards sealed in
 	// this run.
 	Author            offload.Author

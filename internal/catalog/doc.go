@@ -379,6 +379,15 @@
 //	    process runs any more. (The migration's number may change at a
 //	    merge; it depends only on 0001.)
 //
+// # Schema version 23 (sql/0023_copy_identity.sql): a verified copy's identity
+//
+//	copies.identity: the copy's identity on its medium when it was read
+//	    back and verified (internal/fsys.Identity: "dev:ino:size:mtime
+//	    ns:ctime ns" on Unix), '' for copies recorded before and on media
+//	    that give none (a dit array's files, cloud objects). A resume
+//	    re-reads a verified copy whose identity changed since (the engine's
+//	    plan), rather than trusting its size and time.
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

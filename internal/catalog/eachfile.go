@@ -94,7 +94,7 @@ type copyCursor struct {
 // (path, then destination id), without a join or a sort: take puts each
 // path's few copies in destination order.
 func (c *Catalog) copyCursor(cardID int64, seq map[int64]int) (*copyCursor, error) {
-	rows, err := c.Query(`SELECT rel_path,dest_id,path,state,written,verify_algos,verified_at,error
+	rows, err := c.Query(`SELECT rel_path,dest_id,path,state,written,verify_algos,verified_at,error,identity
 		FROM copies WHERE card_id=? ORDER BY rel_path, dest_id`, cardID)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (cc *copyCursor) next() error {
 	}
 	var vt sql.NullString
 	cc.cp = Copy{}
-	if err := cc.rows.Scan(&cc.rel, &cc.cp.DestID, &cc.cp.Path, &cc.cp.State, &cc.cp.Written, &cc.cp.VerifyAlgos, &vt, &cc.cp.Error); err != nil {
+	if err := cc.rows.Scan(&cc.rel, &cc.cp.DestID, &cc.cp.Path, &cc.cp.State, &cc.cp.Written, &cc.cp.VerifyAlgos, &vt, &cc.cp.Error, &cc.cp.Identity); err != nil {
 		return err
 	}
 	cc.cp.VerifiedAt, cc.ok = ParseTime(vt), true

@@ -139,6 +139,9 @@ type Copy struct {
 	VerifyAlgos string
 	VerifiedAt  time.Time
 	Error       string
+	// Identity is the copy's identity on its medium when it was read back
+	// and verified (fsys.Identity; '' when unknown).
+	Identity string
 }
 
 // Skip is a row of skipped.
@@ -280,10 +283,10 @@ func (c *Catalog) PutCopy(cardID int64, rel string, cp *Copy) {
 
 // copyUpsert is the statement PutCopy queues.
 func copyUpsert(cardID int64, rel string, cp *Copy) (string, []any) {
-	return `INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error) VALUES (?,?,?,?,?,?,?,?,?)
+	return `INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error,identity) VALUES (?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (card_id,rel_path,dest_id) DO UPDATE SET path=excluded.path, state=excluded.state, written=excluded.written,
-		verify_algos=excluded.verify_algos, verified_at=excluded.verified_at, error=excluded.error`,
-		[]any{cardID, rel, cp.DestID, cp.Path, cp.State, cp.Written, cp.VerifyAlgos, nullTime(cp.VerifiedAt), cp.Error}
+		verify_algos=excluded.verify_algos, verified_at=excluded.verified_at, error=excluded.error, identity=excluded.identity`,
+		[]any{cardID, rel, cp.DestID, cp.Path, cp.State, cp.Written, cp.VerifyAlgos, nullTime(cp.VerifiedAt), cp.Error, cp.Identity}
 }
 
 // PutSkipped queues a skipped entry.
@@ -469,7 +472,7 @@ func (c *Catalog) Files(cardID int64) ([]*File, error) {
 	if err := rows.Err(); err != nil {
 		return nil, c.wrap(err)
 	}
-	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error
+	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
 		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? ORDER BY c.rel_path, d.seq`, cardID)
 	if err != nil {
 		return nil, c.wrap(err)
@@ -479,7 +482,7 @@ func (c *Catalog) Files(cardID int64) ([]*File, error) {
 		var rel string
 		var cp Copy
 		var vt sql.NullString
-		if err := crow.Scan(&rel, &cp.DestID, &cp.Path, &cp.State, &cp.Written, &cp.VerifyAlgos, &vt, &cp.Error); err != nil {
+		if err := crow.Scan(&rel, &cp.DestID, &cp.Path, &cp.State, &cp.Written, &cp.VerifyAlgos, &vt, &cp.Error, &cp.Identity); err != nil {
 			return nil, c.wrap(err)
 		}
 		cp.VerifiedAt = ParseTime(vt)
@@ -639,6 +642,16 @@ func (c *Catalog) DeleteJob(id int64) error {
 		}
 	}
 	return c.wrap(tx.Commit())
+}
+
+// RestoreJob puts job id back as it was (prev: its record read before a
+// resume claimed it): a resume refused before it started (no room, a
+// destination locked, a card that cannot be read) leaves the job as it
+// found it, never failed.
+func (c *Catalog) RestoreJob(id int64, prev *Job) error {
+	_, err := c.Exec(`UPDATE jobs SET state=?, finished=?, error=?, host=?, pid=? WHERE id=?`,
+		prev.State, nullTime(prev.Finished), prev.Error, prev.Host, prev.PID, id)
+	return err
 }
 
 // UndoRun takes back run seq of job id, a resume that found nothing to do:

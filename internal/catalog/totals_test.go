@@ -145,7 +145,9 @@ func TestCardTotalsBackfilled(t *testing.T) {
 		for i := 0; i < 30; i++ {
 			st := []string{"verified", "failed", "copied"}[i%3]
 			old.PutFile(&File{CardID: k.ID, Rel: fmt.Sprintf("f%02d", i), Size: int64(i), State: st, Mtime: time.Unix(int64(i*i), 5)})
-			old.PutCopy(k.ID, fmt.Sprintf("f%02d", i), &Copy{DestID: d.ID, Path: "x", State: st})
+			// The copies row as version 11 had it.
+			old.Submit(`INSERT INTO copies (card_id,rel_path,dest_id,path,state,written,verify_algos,verified_at,error) VALUES (?,?,?,?,?,?,?,?,?)`,
+				k.ID, fmt.Sprintf("f%02d", i), d.ID, "x", st, false, "", nil, "")
 		}
 		require.NoError(t, old.Close())
 		c := open(t, loc)

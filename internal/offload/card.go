@@ -30,6 +30,12 @@ const (
 // cardRun is one card's pipeline.
 type cardRun struct {
 	j *Job
+	// rechecks count the copies verified by an earlier run that this
+	// run reads again, by why (vouch); set while planning.
+	rechecks [recheckKinds]int
+	// notReread: the card's bytes a resume did not read again (the kept
+	// prefixes of files going on from the middle), and of how many files.
+	notReread, notRereadFiles atomic.Int64
 	// ended: this run's pipeline returned in this process; doneSent: the
 	// card's card_done was sent (on its hop-1 run; runMu held for both
 	// reads that decide it).

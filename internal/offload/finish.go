@@ -63,7 +63,7 @@ func (c *cardRun) finisher(ctx context.Context, in <-chan *fileTask, verifiers [
 			cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
 			if dp := t.plan.dests[di]; dp.mode == modeDone && r.state == StateVerified && dp.prev != nil {
 				// Verified by an earlier run: keep when and how.
-				cp.VerifyAlgos, cp.VerifiedAt = dp.prev.VerifyAlgos, dp.prev.VerifiedAt
+				cp.VerifyAlgos, cp.VerifiedAt, cp.Identity = dp.prev.VerifyAlgos, dp.prev.VerifiedAt, dp.prev.Identity
 			} else if dp.mode == modeSealed && r.state == StateVerified {
 				cp.VerifiedAt = j.opts.Now() // the chain checked now (sealedChain)
 			}

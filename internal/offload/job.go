@@ -79,7 +79,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.NothingToDo = true
+		s.NothingToDo, s.Resumed = true, j.resumeNote()
 		j.warnMu.Lock()
 		s.Warnings = append(append(s.Warnings, j.warnings...), j.arrayWarnings()...)
 		j.warnMu.Unlock()
@@ -138,6 +138,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	j.warnMu.Lock()
 	s.Warnings = append(append(s.Warnings, j.warnings...), warnings...)
 	j.warnMu.Unlock()
+	s.Resumed = j.resumeNote()
 	return s, nil
 }
 

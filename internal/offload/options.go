@@ -177,6 +177,10 @@ type Env struct {
 	CheckpointEvery int64
 	// Throttle caps each card's read rate in bytes/s (0: no cap).
 	Throttle float64
+	// RereadCard: a resume reads every kept prefix of a file going on
+	// from the middle from the card again (checked against the prefix's
+	// recorded digest), rather than from the last checkpoint's span on.
+	RereadCard bool
 	// AllowDegraded lets an offload write to a RAID 4 array with one blade
 	// missing (its files are rebuilt onto the blade when it returns).
 	AllowDegraded bool

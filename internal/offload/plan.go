@@ -36,6 +36,9 @@ type destPlan struct {
 	// partial: an interrupted run left a temp of this copy with a
 	// checkpoint (mid-file resume); Temp is its full path.
 	partial *catalog.Partial
+	// rechecked: a copy an earlier run verified, read again (vouch); a
+	// copy found different is refused as changed since it was verified.
+	rechecked bool
 }
 
 type filePlan struct {
@@ -221,7 +224,7 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 		}
 	}
 	if verified {
-		if mode, ok := c.planVerified(di, fp, dp, unchanged); ok {
+		if mode, ok := c.planVerified(di, fp, &dp, unchanged); ok {
 			dp.mode = mode
 			fp.dests[di] = dp
 			return 0, nil
@@ -251,6 +254,13 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 		dp.mode = modeWrite
 		need += fp.ent.Size
 		dp.partial = resumable[fp.ent.Rel]
+		if dp.partial != nil {
+			// The kept temp is written on, in the room it has already
+			// (preallocated to the file's size): only the rest is needed.
+			if ti, err := c.j.opts.FS.Lstat(dp.partial.Temp); err == nil {
+				need -= min(fsys.Allocated(ti), fp.ent.Size)
+			}
+		}
 		if fp.prev != nil && fp.prev.State == StateFailed && len(aside[dp.rel]) > 0 {
 			// Its failed copy was moved aside (moveAside) and goes
 			// once a new one verifies: that new copy comes, as a
@@ -267,17 +277,26 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 // planVerified is the mode of a copy verified by an earlier run of the
 // job, when its file at dp.target settles it (ok); otherwise (changed
 // since, or gone) it is compared like anyone's file.
-func (c *cardRun) planVerified(di int, fp *filePlan, dp destPlan, unchanged bool) (planMode, bool) {
+func (c *cardRun) planVerified(di int, fp *filePlan, dp *destPlan, unchanged bool) (planMode, bool) {
 	fi, err := c.j.opts.FS.Lstat(dp.target)
 	exists := err == nil
 	// Intact: still the size and time dit gave it (the card file's
 	// time, within the 2 s of FAT destinations).
 	intact := exists && fi.Mode().IsRegular() && fi.Size() == fp.prev.Size &&
 		fi.ModTime().Sub(fp.prev.Mtime).Abs() <= 2*time.Second
+	if unchanged && intact {
+		if why := c.j.vouch(dp.prev, fi); why != recheckNone {
+			// Not the file that was verified, or nothing says it is:
+			// read again and compared with the card, like anyone's.
+			c.rechecks[why]++
+			dp.rechecked = true
+			return 0, false
+		}
+	}
 	switch {
 	case unchanged && intact:
 		return modeDone, true
-	case unchanged && exists && c.sealedChain(di, fp, dp):
+	case unchanged && exists && c.sealedChain(di, fp, *dp):
 		// The card's ASC MHL chain, verified, then extended by
 		// this job's seal: done (a resume writes nothing).
 		return modeDone, true

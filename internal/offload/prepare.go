@@ -46,7 +46,11 @@ type Job struct {
 	algos  []hashing.Algo
 	valgos []hashing.Algo
 	resume bool
-	arrays []*raid.Array
+	// prevRunDied: a resume whose job's last run did not end (killed,
+	// crashed): the copies it verified without an identity are read again
+	// (vouch).
+	prevRunDied bool
+	arrays      []*raid.Array
 
 	cardsMu sync.RWMutex // guards cards (and retired) once the job runs
 	// retired are card runs replaced by RetryCard whose last bytes the

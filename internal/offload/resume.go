@@ -117,15 +117,18 @@ func (t *fileTask) proofOf(di int) *proofRead {
 	return t.proofs[di]
 }
 
-// readBack reads copy v back from its medium and returns its digests and
-// length. A copy that went on from a kept prefix read back at resume
-// (proofOf) is read from that point on only, its hashers going on from
-// the prefix's; the digests are then those of one read-back of the whole
-// copy. That holds only for the very file read then: a copy that is
-// another file now (replaced, written again from the start) is read
-// whole, as is one whose medium cannot be read from the middle.
+// readBack reads copy v back from its medium and returns its digests,
+// length and identity (fsys.Identity when it was opened; "~" and the
+// identity at the end when the file changed while it was read: a resume
+// reads such a copy again). A copy that went on from a kept prefix read
+// back at resume (proofOf) is read from that point on only, its hashers
+// going on from the prefix's; the digests are then those of one
+// read-back of the whole copy. That holds only for the very file read
+// then: a copy that is another file now (replaced, written again from
+// the start) is read whole, as is one whose medium cannot be read from
+// the middle.
 func (c *cardRun) readBack(ctx context.Context, v vtask, bufs [][]byte, mh *hashing.Multi,
-	wait func(int) error, progress func(int)) (hashing.Sums, int64, error) {
+	wait func(int) error, progress func(int)) (hashing.Sums, int64, string, error) {
 	fsy := c.j.opts.FS
 	var p *proofRead
 	if v.di >= 0 {
@@ -133,24 +136,37 @@ func (c *cardRun) readBack(ctx context.Context, v vtask, bufs [][]byte, mh *hash
 			v.task.proofs[v.di] = nil // used once
 		}
 	}
-	if p == nil || !p.states.Covers(c.j.valgos) || p.at%4096 != 0 {
-		return hashFile(ctx, fsy, v.path, v.task.size, bufs, mh, wait, progress)
-	}
 	f, err := fsy.OpenNoCache(v.path)
 	if err != nil {
-		return hashing.Sums{}, 0, err
+		return hashing.Sums{}, 0, "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	sk, seeks := f.(io.Seeker)
-	if err != nil || !seeks || !os.SameFile(info, p.info) {
-		return hashFile(ctx, fsy, v.path, v.task.size, bufs, mh, wait, progress)
+	info, statErr := f.Stat()
+	first := ""
+	if statErr == nil {
+		first = fsys.Identity(info)
 	}
-	if _, err := sk.Seek(p.at, io.SeekStart); err != nil {
-		return hashing.Sums{}, 0, err
+	ident := func() string {
+		if first == "" {
+			return ""
+		}
+		if fi, err := f.Stat(); err == nil && fsys.Identity(fi) != first {
+			return "~" + fsys.Identity(fi)
+		}
+		return first
 	}
-	mh.Seed(p.states)
-	return hashOpen(ctx, f, p.at, v.task.size, bufs, mh, wait, progress)
+	var from int64
+	if p != nil && p.states.Covers(c.j.valgos) && p.at%4096 == 0 {
+		if sk, seeks := f.(io.Seeker); statErr == nil && seeks && os.SameFile(info, p.info) {
+			if _, err := sk.Seek(p.at, io.SeekStart); err != nil {
+				return hashing.Sums{}, 0, "", err
+			}
+			mh.Seed(p.states)
+			from = p.at
+		}
+	}
+	sums, n, err := hashOpen(ctx, f, from, v.task.size, bufs, mh, wait, progress)
+	return sums, n, ident(), err
 }
 
 // Mid-file resume, the card side. While a big file is copied, each
@@ -248,6 +264,9 @@ func (c *cardRun) newCardSide(ctx context.Context, t *fileTask, f fsys.File, mh 
 // states, the card read from its span on. An error: f could not be put
 // back to its start after a failed seek.
 func (c *cardRun) fromTheMiddle(t *fileTask, pts []resumePoint, f fsys.File, mh *hashing.Multi, cs *cardSide) error {
+	if c.j.opts.RereadCard {
+		return nil // the whole prefix read again, and checked
+	}
 	var low *resumePoint
 	for di := range pts {
 		if !t.active[di] {
@@ -293,6 +312,8 @@ func (c *cardRun) fromTheMiddle(t *fileTask, pts []resumePoint, f fsys.File, mh 
 	}
 	mh.Seed(states)
 	cs.full, cs.checks, cs.start, cs.feed = nil, checks, ls.SpanFrom, low.at
+	c.notReread.Add(ls.SpanFrom)
+	c.notRereadFiles.Add(1)
 	return nil
 }
 

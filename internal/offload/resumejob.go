@@ -20,7 +20,7 @@ import (
 // uses the Env and the Hooks. Files verified on every destination are not
 // copied again (unless the card changed), leftover temps are removed, and
 // the rest is copied and verified.
-func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (*Job, error) {
+func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (_ *Job, retErr error) {
 	rec, err := cat.Job(jobID)
 	if err != nil {
 		return nil, err
@@ -48,6 +48,9 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	}
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
 		thenSem: make(chan struct{}, o.ThenParallel), before: *rec}
+	if runs, err := cat.Runs(jobID); err == nil && len(runs) > 0 {
+		j.prevRunDied = runs[len(runs)-1].Finished.IsZero()
+	}
 	if err := j.resumeDests(jobID); err != nil {
 		return nil, err
 	}
@@ -59,6 +62,16 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	if err := cat.ClaimJob(jobID, host, os.Getpid()); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if retErr != nil {
+			// Refused before it started (no room, a destination locked, a
+			// card that cannot be read): the job is left as it was,
+			// never turned failed; the error says why.
+			if err := cat.RestoreJob(jobID, &j.before); err != nil {
+				retErr = fmt.Errorf("%w (and job %d could not be put back as it was: %v)", retErr, jobID, err)
+			}
+		}
+	}()
 	j.rec.State = catalog.JobRunning
 	cascade := j.cascade()
 	var seconds []*catalog.Card
@@ -81,19 +94,16 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		}
 	}
 	if err := j.mountArrays(); err != nil {
-		j.fail(err)
 		return nil, err
 	}
 	for _, k := range seconds {
 		if err := j.resumeSecond(k); err != nil {
 			j.Close()
-			j.fail(err)
 			return nil, err
 		}
 	}
 	if err := j.lockAndPlan(); err != nil {
 		j.Close()
-		j.fail(err)
 		return nil, err
 	}
 	return j, nil
@@ -214,7 +224,6 @@ func (j *Job) resumeCard(k *catalog.Card, jobID int64) error {
 	o, cat := j.opts, j.cat
 	sc, records, err := ScanCard(o.FS, k.Path, o.IncludeHidden, o.Ignore...)
 	if err != nil {
-		j.fail(err)
 		return fmt.Errorf("card %s of job %d: %w", k.Label, jobID, err)
 	}
 	prev, err := cat.Files(k.ID)

@@ -56,6 +56,9 @@ type Summary struct {
 	// still be verified, but the array needs attention. Only in the
 	// summary that Run returns, not kept in the catalog.
 	Warnings []string `json:"warnings,omitempty"`
+	// Resumed is what a resume trusted from earlier runs and what it read
+	// again (nil: not a resume). Only in the summary Run returns.
+	Resumed *ResumeNote `json:"resumed,omitempty"`
 }
 
 // CardSummary is one card of a Summary.

@@ -116,7 +116,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			c.destCur[v.di].Store(v.task.rec.Rel)
 		}
 		start := j.opts.Now()
-		got, n, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
+		got, n, ident, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))
@@ -156,7 +156,7 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			cp := &catalog.Copy{DestID: c.dests[v.di].rec.ID, Path: r.rel, State: state, Written: r.written,
 				VerifyAlgos: hashing.Names(j.valgos), Error: reason}
 			if state == StateVerified {
-				cp.VerifiedAt = j.opts.Now()
+				cp.VerifiedAt, cp.Identity = j.opts.Now(), ident
 				c.removeAside(v.di, r.rel)
 			} else if !r.written {
 				cp.Error = "verify: " + reason + " (copy at " + v.path + ")"

@@ -442,6 +442,10 @@ func (c *cardRun) conflict(dp *destPlan) (res destResult, refused bool) {
 		res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
 		return res, true
 	case c.j.opts.OnConflict == ConflictRename:
+	case dp.rechecked:
+		res.state = StateFailed
+		res.err = fmt.Sprintf("the copy at %s, verified by an earlier run, changed since: its bytes differ from the card's now; dit never overwrites: move it away and resume (or --on-conflict rename)", dp.target)
+		return res, true
 	default:
 		res.state = StateFailed
 		res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
