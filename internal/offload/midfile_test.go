@@ -20,6 +20,13 @@ import (
 // resume: the copies are byte-identical to the card, and the card is read
 // again only from the checkpoint on.
 func TestMidFileResume(t *testing.T) {
+	t.Run("from the span", func(t *testing.T) { midFileResume(t, false) })
+	// --reread-card: the kept prefix is read again from the card, and
+	// checked against its recorded digest.
+	t.Run("reread card", func(t *testing.T) { midFileResume(t, true) })
+}
+
+func midFileResume(t *testing.T, reread bool) {
 	e := newEnv(t)
 	body := bigContent(8<<20, 3) // 8 MiB, checkpoints every 512 KiB
 	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", map[string]string{"CLIPS/BIG.mov": body})
@@ -61,11 +68,13 @@ func TestMidFileResume(t *testing.T) {
 	o2 := e.opts(nil, nil)
 	o2.CheckpointEvery = 512 << 10
 	o2.FS = countFS{FS: fsys.OS{}, root: card, n: read}
+	o2.RereadCard = reread
 	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
 	require.NoError(t, err)
 	s2, err := j2.Run(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, ExitOK, s2.ExitCode, "%+v", s2.Cards[0].Failures)
+	require.NotNil(t, s2.Resumed)
 	for _, d := range []string{d1, d2} {
 		p := filepath.Join(d, "day01", "A001", "CLIPS", "BIG.mov")
 		got, err := os.ReadFile(p)
@@ -85,7 +94,14 @@ func TestMidFileResume(t *testing.T) {
 		require.GreaterOrEqual(t, cs.SpanFrom, p.Offset-2*o2.CheckpointEvery)
 		spanFrom = min(spanFrom, cs.SpanFrom)
 	}
-	require.Equal(t, int64(len(body))-spanFrom, read.Load(), "the resume reads the card from the span before the checkpoint on, once")
+	if reread {
+		require.Equal(t, int64(len(body)), read.Load(), "the resume reads the whole file from the card, once")
+		require.Zero(t, s2.Resumed.NotReread)
+	} else {
+		require.Equal(t, int64(len(body))-spanFrom, read.Load(), "the resume reads the card from the span before the checkpoint on, once")
+		require.Equal(t, spanFrom, s2.Resumed.NotReread, "the summary says how many of the card's bytes were not read again")
+		require.Equal(t, int64(1), s2.Resumed.NotRereadFiles)
+	}
 	files, err := e.cat.Files(mustCardID(t, e, s.JobID))
 	require.NoError(t, err)
 	require.Len(t, files, 1)
