@@ -83,7 +83,6 @@ var htmlTmpl = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYP
 body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:2em;color:#111;max-width:1100px}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #999}
 .sub{color:#5a6069;margin:.1em 0}
-.banner{color:#fff;font-weight:bold;font-size:1.25em;padding:.5em .7em;margin:1em 0}.banner.safe{background:#1b7a34}.banner.notsafe{background:#b71c1c}
 .tiles{display:grid;grid-template-columns:repeat(4,1fr);gap:.8em;margin:.8em 0}
 .tile{background:#f1f3f6;padding:.6em .8em}.tile .label{color:#5a6069;font-size:.85em}.tile .value{font-size:2em;font-weight:bold}
 .tile .more{color:#5a6069;font-size:.8em}
@@ -93,6 +92,10 @@ th{background:#e2e6ec}.num{text-align:right}.safe{color:#1b7a34;font-weight:bold
 tr.total td{font-weight:bold;border-top:2px solid #111}
 .note{color:#5a6069;font-size:.85em}
 .mono{font-family:"Liberation Mono",Menlo,monospace;font-size:.85em}figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+/* The verdict banners: last, two classes a rule, so that .safe and .notsafe (text colours elsewhere) never colour the text on the bar. Printed, there is no bar (a browser may leave backgrounds out): the verdict's colour on white, in a frame. */
+.banner{font-weight:bold;font-size:1.25em;padding:.5em .7em;margin:1em 0;overflow-wrap:anywhere}
+.banner.safe,.banner.notsafe{color:#fff}.banner.safe{background:#1b7a34}.banner.notsafe{background:#b71c1c}
+@media print{.banner.safe,.banner.notsafe{background:#fff;border:.2em solid}.banner.safe{color:#1b7a34;border-color:#1b7a34}.banner.notsafe{color:#b71c1c;border-color:#b71c1c}}
 </style>
 </head>
 <body>
@@ -272,7 +275,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		if failed != nil {
 			err = failed // not the template's words around it
 		}
-		fmt.Fprintf(bw, "\n<p class=\"banner notsafe\">INCOMPLETE REPORT: %s</p>\n", template.HTMLEscapeString(err.Error()))
+		// The read fails in a card's file table, in its folded
+		// <details>: close them, or the banner is folded away with them
+		// (an end tag of nothing open is ignored).
+		fmt.Fprintf(bw, "\n</table></details>\n<p class=\"banner notsafe\">INCOMPLETE REPORT: %s</p>\n", template.HTMLEscapeString(err.Error()))
 		bw.Flush()
 		return err
 	}
