@@ -28,10 +28,10 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 		return errors.New("replace needs the array open read-write (with --allow-degraded if it is degraded)")
 	}
 	if r < 0 || r >= a.sb.Roles() {
-		return fmt.Errorf("role %d does not exist: roles are 0 to %d", r, a.sb.Roles()-1)
+		return invalidf("role %d does not exist: roles are 0 to %d (dit array status shows them)", r, a.sb.Roles()-1)
 	}
 	if a.sb.ParityBlades == 0 {
-		return errors.New("RAID 0 has no parity: a lost blade cannot be rebuilt; re-copy its files from the cards or a backup")
+		return invalidf("RAID 0 has no parity: a lost blade cannot be rebuilt; re-copy its files from the cards or a backup")
 	}
 	abs, _ := filepath.Abs(dir)
 	nb := a.opts.FS(abs)
@@ -48,9 +48,9 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 			a.note("replace", fmt.Sprintf("role %d is already active on %s", r, abs))
 			return nil
 		}
-		return fmt.Errorf("%s is role %d of this array already (%s): nothing to replace", abs, r, mem.State)
+		return invalidf("%s is role %d of this array already (%s): nothing to replace", abs, r, mem.State)
 	case err == nil:
-		return fmt.Errorf("%s already holds a dit array member (array %s, role %d): give an empty folder", abs, sb.ArrayUUID, sb.This.Role)
+		return invalidf("%s already holds a dit array member (array %s, role %d): give an empty folder", abs, sb.ArrayUUID, sb.This.Role)
 	case a.replacing(r) && mem.PathHint == abs:
 		resume = true // the new blade's superblock was not written yet
 	default:
@@ -59,7 +59,7 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 		}
 	}
 	if b := a.blades[r]; b != nil && !resume && mem.State == MemberActive && !b.stale {
-		return fmt.Errorf("role %d is healthy on %s: replace a missing or failed blade", r, b.fs.Root())
+		return invalidf("role %d is healthy on %s: replace a missing or failed blade", r, b.fs.Root())
 	}
 	// Every file is rebuilt from all the other roles: each must be here,
 	// active, and hold every file.
@@ -110,7 +110,7 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 // it did not write.
 func checkEmptyFolder(b BladeFS) error {
 	if _, err := b.Stat("."); err != nil {
-		return fmt.Errorf("new blade %s: %w: create the folder (on the new blade) first", b.Root(), err)
+		return invalidf("new blade %s: %v: create the folder (on the new blade) first", b.Root(), err)
 	}
 	ents, err := b.ReadDir(".")
 	if err != nil {
@@ -132,7 +132,7 @@ func checkEmptyFolder(b BladeFS) error {
 		if len(other) > 3 {
 			other = append(other[:3], "...")
 		}
-		return fmt.Errorf("new blade %s is not empty (%s): give an empty folder; dit never deletes what it finds there", b.Root(), strings.Join(other, ", "))
+		return invalidf("new blade %s is not empty (%s): give an empty folder; dit never deletes what it finds there", b.Root(), strings.Join(other, ", "))
 	}
 	return nil
 }
