@@ -498,6 +498,17 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("--role %d: give the role to replace (0 or more: dit array status %s shows the roles)", role, args[0])}
 			}
 			o.AllowDegraded = true
+			// The arguments first, on a read-only open: a bad role or
+			// folder is refused before anything is written.
+			ro, err := o.open(args[0], false)
+			if err != nil {
+				return err
+			}
+			err = ro.CheckReplace(role, newBlade)
+			ro.Close()
+			if err != nil {
+				return arrayUsage(err)
+			}
 			a, err := o.open(args[0], true)
 			if err != nil {
 				return err
