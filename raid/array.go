@@ -36,6 +36,22 @@ const (
 // ErrNotBlade means a folder holds no dit array.
 var ErrNotBlade = errors.New("not a blade of any dit array")
 
+// ErrInvalid is wrapped by refusals of a bad argument ([Create]'s level,
+// stripe unit or blades; [Array.Replace]'s role or new blade): nothing was
+// written. The message names the value and says what to give instead.
+var ErrInvalid = errors.New("invalid argument")
+
+// invalidError is a refusal of a bad argument: its message, and Is
+// ErrInvalid.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...)}
+}
+
 // CreateOptions configure a new array.
 type CreateOptions struct {
 	Level      Level

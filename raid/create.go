@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -25,32 +26,10 @@ func CreateFS(dirs []string, o CreateOptions, mk func(string) BladeFS) (*Array, 
 	if o.StripeUnit == 0 {
 		o.StripeUnit = DefaultStripeUnit
 	}
+	if err := checkCreate(dirs, o, mk); err != nil {
+		return nil, err
+	}
 	n := len(dirs)
-	switch {
-	case o.Level != RAID0 && o.Level != RAID4:
-		return nil, fmt.Errorf("unknown level %q: use 0 or 4", o.Level)
-	case n < 2 || n > MaxBlades:
-		return nil, fmt.Errorf("an array needs 2 to %d blades, got %d", MaxBlades, n)
-	case o.Level == RAID4 && n < 3:
-		return nil, fmt.Errorf("RAID 4 needs at least 3 blades (2 data + 1 parity), got %d", n)
-	case o.StripeUnit < MinStripeUnit || o.StripeUnit > MaxStripeUnit || o.StripeUnit&(o.StripeUnit-1) != 0:
-		return nil, fmt.Errorf("stripe unit %d is not a power of two between 64KiB and 16MiB", o.StripeUnit)
-	}
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		abs, _ := filepath.Abs(d)
-		if seen[abs] {
-			return nil, fmt.Errorf("blade %s is given twice", d)
-		}
-		seen[abs] = true
-		b := mk(abs)
-		if _, err := b.Stat(path.Join(Dir, "SUPERBLOCK")); err == nil {
-			return nil, fmt.Errorf("blade %s already belongs to an array (%s exists): use it, or empty the folder", d, filepath.Join(abs, Dir))
-		}
-		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-			return nil, fmt.Errorf("blade %s is not a folder", d)
-		}
-	}
 	parity := 0
 	if o.Level == RAID4 {
 		parity = 1
@@ -90,4 +69,62 @@ func CreateFS(dirs []string, o CreateOptions, mk func(string) BladeFS) (*Array, 
 		abs[i], _ = filepath.Abs(d)
 	}
 	return Open(abs, OpenOptions{ReadWrite: true, Writer: o.Writer, FS: mk})
+}
+
+// checkCreate refuses bad arguments before anything is written: the
+// level, the stripe unit, the blade count, and each blade: an existing
+// folder, given once (by path or as the same folder under another path),
+// not inside another blade, not already a member of an array.
+func checkCreate(dirs []string, o CreateOptions, mk func(string) BladeFS) error {
+	n := len(dirs)
+	switch {
+	case o.Level != RAID0 && o.Level != RAID4:
+		return invalidf("unknown level %q: use 0 or 4", o.Level)
+	case n < 2 || n > MaxBlades:
+		return invalidf("an array needs 2 to %d blades, got %d", MaxBlades, n)
+	case o.Level == RAID4 && n < 3:
+		return invalidf("RAID 4 needs at least 3 blades (2 data + 1 parity), got %d: give another blade, or --level 0", n)
+	case o.StripeUnit < MinStripeUnit || o.StripeUnit > MaxStripeUnit || o.StripeUnit&(o.StripeUnit-1) != 0:
+		return invalidf("stripe unit %d is not a power of two between 64KiB and 16MiB", o.StripeUnit)
+	}
+	abs := make([]string, n)
+	infos := make([]os.FileInfo, n)
+	for i, d := range dirs {
+		a, err := filepath.Abs(d)
+		if err != nil {
+			return invalidf("blade %s: %v", d, err)
+		}
+		abs[i] = a
+		if isDirFS(mk(a)) {
+			fi, err := os.Stat(a)
+			switch {
+			case err != nil:
+				return invalidf("blade %s does not exist (%v): give the folder of a mounted blade, or create it first", d, err)
+			case !fi.IsDir():
+				return invalidf("blade %s is not a folder", d)
+			}
+			infos[i] = fi
+		}
+		for j := 0; j < i; j++ {
+			switch {
+			case abs[j] == a || (infos[j] != nil && infos[i] != nil && os.SameFile(infos[j], infos[i])):
+				if dirs[j] == d {
+					return invalidf("blade %s is given twice: give each blade once", d)
+				}
+				return invalidf("blade %s is given twice (as %s and %s): give each blade once", d, dirs[j], d)
+			case strings.HasPrefix(a, abs[j]+string(filepath.Separator)) || strings.HasPrefix(abs[j], a+string(filepath.Separator)):
+				return invalidf("blade %s and blade %s: one is inside the other: give folders on separate blades", dirs[j], d)
+			}
+		}
+		if _, err := mk(a).Stat(path.Join(Dir, "SUPERBLOCK")); err == nil {
+			return invalidf("blade %s already belongs to an array (%s exists): use it, or give an empty folder", d, filepath.Join(a, Dir))
+		}
+	}
+	return nil
+}
+
+// isDirFS says whether b is an OS folder (not a test filesystem).
+func isDirFS(b BladeFS) bool {
+	_, ok := b.(DirFS)
+	return ok
 }

@@ -163,8 +163,13 @@
 // role, kind (a scrub verdict: data unit corrupt, parity unit corrupt,
 // inconsistent stripe, unrecoverable stripe, chunk size wrong), from, to
 // (logical byte range)}}. A file is damaged when one of its units is an
-// unrecoverable stripe's (or any bad data unit on RAID 0): it cannot be
-// read; otherwise degraded: it reads through parity but lacks redundancy.
+// unrecoverable stripe's (or any bad data unit on RAID 0), or when a bad
+// unit's stripe also has a unit on a role the file lacks now (its blade
+// absent, or the file written without it): it cannot be read; otherwise
+// degraded: it reads through parity but lacks redundancy. state is the
+// verdict when the record was written; readers ([Array.Health]) judge the
+// units again with the members present now, so a parity blade that goes
+// (or comes back) after a unit was recorded changes the verdict.
 //
 // Updates re-read the record, change it, and publish seq+1 on every
 // present blade (tmp, fsync, rename, fsync dir, blade by blade); nothing
@@ -174,22 +179,28 @@
 // unreadable array. Every scrub replaces what the record says about the
 // files it checked with what it found and did not repair (units on roles
 // it could not read, absent blades, are kept); a clean full scrub empties
-// it. A read ([FileReader], closed) adds the units it found bad (I/O
-// error, short read, missing chunk, hash mismatch; not an absent or slow
-// blade). A rebuild of a file onto role r drops its units on r. Files no
-// longer in the array are dropped. The record is written by read-only
-// opens too (a scrub, an extract): it is metadata, never a chunk; a
-// blade it cannot be written to is noted and passed over.
+// it. A read ([FileReader]) adds the units it found bad (I/O error, short
+// read, missing chunk, hash mismatch; not an absent or slow blade): a
+// unit it rebuilt from parity when the reader is closed; a unit it could
+// not rebuild (a second bad unit in the stripe: unrecoverable stripe; or
+// a role absent: data unit corrupt) at once, before the read returns its
+// error ([StepReadUnreadable]). A rebuild of a file onto role r drops
+// its units on r. Files no longer in the array are dropped. The record is
+// written by read-only opens too (a scrub, an extract): it is metadata,
+// never a chunk; a blade it cannot be written to is noted and passed
+// over.
 //
 // [Array.Health] is the members and written_with as above, plus the
 // record: healthy only when neither says anything; degraded when files
 // lack redundancy (record: bad units parity makes up for); damaged when
-// the record says files cannot be read; failed when more members are
+// the record's units make files unreadable with the members present now;
+// failed when more members are
 // gone than the level tolerates or a file is lost (Unreadable then also
 // names the files absent blades make unreadable). DamagedUnits counts
 // the record's units, Damaged names its files.
 //
-// Steps of a rebuild, and of a health record update per blade
-// ([StepHealthStaged], [StepHealthPublished]), call [CrashHook] (dit's
+// Steps of a rebuild, of a health record update per blade
+// ([StepHealthStaged], [StepHealthPublished]) and a read's unreadable
+// stripe once recorded ([StepReadUnreadable]) call [CrashHook] (dit's
 // kill -9 crash tests).
 package raid

@@ -42,8 +42,8 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return err
+	if fi, err := os.Stat(to); err == nil && !fi.IsDir() {
+		return invalidf("%s is not a folder: give a folder to extract to (it is created if missing)", to)
 	}
 	var sel []*Manifest
 	for _, m := range a.Files() {
@@ -76,7 +76,10 @@ func (a *Array) Extract(paths []string, to string, each func(ExtractResult)) err
 		}
 	}
 	if len(sel) == 0 && len(lost) == 0 && len(paths) > 0 {
-		return fmt.Errorf("nothing on the array matches %s: see dit array ls", strings.Join(paths, ", "))
+		return invalidf("nothing on the array matches %s: see dit array ls", strings.Join(paths, ", "))
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
 	}
 	failed := len(lost)
 	for _, res := range lost {

@@ -123,7 +123,10 @@ func (a *Array) Health() Health {
 			if !ok || len(f.Units) == 0 {
 				continue
 			}
-			d := DamagedFile{Path: m.Path, FileID: f.FileID, State: f.State, Units: len(f.Units), FoundBy: f.FoundBy, Found: f.Found}
+			// The state now: the record's units with the members
+			// present now (a bad unit whose stripe lost another role
+			// since it was recorded cannot be read any more).
+			d := DamagedFile{Path: m.Path, FileID: f.FileID, State: a.damageState(m, f.Units, h.Members), Units: len(f.Units), FoundBy: f.FoundBy, Found: f.Found}
 			for _, u := range f.Units {
 				if !slices.Contains(d.Roles, u.Role) {
 					d.Roles = append(d.Roles, u.Role)
@@ -132,7 +135,7 @@ func (a *Array) Health() Health {
 			sort.Ints(d.Roles)
 			h.DamagedUnits += d.Units
 			h.Damaged = append(h.Damaged, d)
-			if f.State == DamageUnreadable {
+			if d.State == DamageUnreadable {
 				unreadable[m.Path] = true
 				recordUnreadable = true
 			} else {

@@ -224,14 +224,62 @@ func sortUnits(u []BadUnit) {
 // unitKey identifies a bad unit in a file.
 func unitKey(u BadUnit) string { return fmt.Sprintf("%d/%d/%s", u.Stripe, u.Position, u.Kind) }
 
-// fileState is the state of a file from its bad units.
-func (a *Array) fileState(units []BadUnit) string {
+// fileState is the state of file id from its bad units and the members
+// that can serve reads now (see damageState).
+func (a *Array) fileState(id string, units []BadUnit) string {
+	a.mu.RLock()
+	m := a.byID[id]
+	a.mu.RUnlock()
+	return a.damageState(m, units, a.absent())
+}
+
+// damageState says whether a file with these bad units can be read now
+// (absent: the roles that cannot serve reads). It is damaged when a unit
+// is an unrecoverable stripe's, a data unit on RAID 0, or a bad unit whose
+// stripe also needs a role the file lacks now (its blade absent, or the
+// file written without it): parity cannot make up for two units of one
+// stripe. Otherwise degraded: parity makes up for the bad units. m nil (a
+// lost file): from the units alone.
+func (a *Array) damageState(m *Manifest, units []BadUnit, absent map[int]string) string {
+	var lack []int
+	if m != nil {
+		lack, _ = a.lacking(m, absent)
+	}
 	for _, u := range units {
 		if u.Kind == IssueUnrecoverable || (a.sb.ParityBlades == 0 && u.Kind == IssueDataUnit) {
 			return DamageUnreadable
 		}
+		if m != nil && stripeLacks(m.layout(), u, lack) {
+			return DamageUnreadable
+		}
 	}
 	return DamageDegraded
+}
+
+// stripeLacks says whether the stripe of bad unit u (every stripe when
+// u.Stripe is -1: the whole chunk) has a unit on a role in lack other than
+// u's own: then the stripe has no redundancy left to rebuild u from.
+func stripeLacks(ly Layout, u BadUnit, lack []int) bool {
+	for _, r := range lack {
+		if r == u.Role {
+			continue
+		}
+		var n int64 // the length of r's unit in the stripe (chunk)
+		switch {
+		case r >= ly.K && u.Stripe < 0:
+			n = ly.ParityLen()
+		case r >= ly.K:
+			n = ly.UnitLen(u.Stripe, 0)
+		case u.Stripe < 0:
+			n = ly.ChunkLen(ly.Position(r))
+		default:
+			n = ly.UnitLen(u.Stripe, ly.Position(r))
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // recordScrub replaces what the record says about the files a scrub
@@ -282,7 +330,7 @@ func (a *Array) recordScrub(rep *ScrubReport, only map[string]bool) error {
 			f.FoundBy, f.Found = "scrub", now
 		}
 		for _, f := range files {
-			f.State = a.fileState(f.Units)
+			f.State = a.fileState(f.FileID, f.Units)
 		}
 	})
 }
@@ -307,7 +355,7 @@ func (a *Array) recordRead(m *Manifest, units []BadUnit) {
 				f.Units = append(f.Units, u)
 			}
 		}
-		f.State = a.fileState(f.Units)
+		f.State = a.fileState(m.FileID, f.Units)
 	})
 }
 
@@ -338,7 +386,7 @@ func (a *Array) clearRole(id string, r int) {
 				}
 			}
 			f.Units = keep
-			f.State = a.fileState(f.Units)
+			f.State = a.fileState(id, f.Units)
 		}
 	})
 }

@@ -17,6 +17,10 @@ import (
 // serve. The message names the file, the byte range and the blades.
 var ErrUnreadable = errors.New("unreadable")
 
+// StepReadUnreadable is the crash-test step of a read that found a stripe
+// it cannot rebuild, once the health record says so.
+const StepReadUnreadable = "raid: unreadable stripe recorded"
+
 // errAbsent and errSlow wrap unit reads that failed without proving the
 // unit bad: its blade is not there, or did not answer in time.
 var (
@@ -194,26 +198,35 @@ func (r *FileReader) unit(s int64, j int) ([]byte, error) {
 	}
 	first := err
 	rb, rerr := r.reconstruct(s, j)
+	lo := r.ly.UnitStart(s, j)
+	hi := lo + r.ly.UnitLen(s, j)
 	if mediaError(first) {
-		// Bad on its blade: rebuilt from parity, the file lacks
-		// redundancy there; not rebuilt (another unit of the stripe bad
-		// too, or RAID 0), it cannot be read.
-		kind := IssueDataUnit
-		if rerr != nil && r.a.sb.ParityBlades == 1 && mediaError(rerr) {
-			kind = IssueUnrecoverable
+		// Bad on its blade. Rebuilt from parity, the file lacks
+		// redundancy there: recorded at Close. Not rebuilt, the stripe
+		// cannot be read: recorded at once, before the error is
+		// returned. A second unit proven bad (or a rebuilt unit that
+		// does not match) makes it an unrecoverable stripe; a blade
+		// absent or slow leaves it a bad data unit, which the health
+		// record counts as unreadable while that blade is absent.
+		u := BadUnit{Stripe: s, Position: j, Role: r.roleOf(j), Kind: IssueDataUnit, From: lo, To: hi - 1}
+		switch {
+		case rerr == nil:
+			r.mu.Lock()
+			r.bad = append(r.bad, u)
+			r.mu.Unlock()
+		default:
+			if r.a.sb.ParityBlades == 1 && mediaError(rerr) {
+				u.Kind = IssueUnrecoverable
+			}
+			r.a.recordRead(r.m, []BadUnit{u})
+			hit(StepReadUnreadable)
 		}
-		lo := r.ly.UnitStart(s, j)
-		r.mu.Lock()
-		r.bad = append(r.bad, BadUnit{Stripe: s, Position: j, Role: r.roleOf(j), Kind: kind, From: lo, To: lo + r.ly.UnitLen(s, j) - 1})
-		r.mu.Unlock()
 	}
 	if rerr == nil {
 		r.Repairs++
 		r.a.note("repaired-on-read", fmt.Sprintf("%s: stripe %d position %d (blade role %d) rebuilt from parity: %v", r.m.Path, s, j, r.roleOf(j), first))
 		return rb, nil
 	}
-	lo := r.ly.UnitStart(s, j)
-	hi := lo + r.ly.UnitLen(s, j)
 	return nil, fmt.Errorf("%s: bytes %d-%d %w: blade role %d (%s): %v; reconstruction: %v",
 		r.m.Path, lo, hi-1, ErrUnreadable, r.roleOf(j), r.a.sb.Members[r.roleOf(j)].PathHint, first, rerr)
 }

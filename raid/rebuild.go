@@ -27,39 +27,9 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 	if !a.rw {
 		return errors.New("replace needs the array open read-write (with --allow-degraded if it is degraded)")
 	}
-	if r < 0 || r >= a.sb.Roles() {
-		return fmt.Errorf("role %d does not exist: roles are 0 to %d", r, a.sb.Roles()-1)
-	}
-	if a.sb.ParityBlades == 0 {
-		return errors.New("RAID 0 has no parity: a lost blade cannot be rebuilt; re-copy its files from the cards or a backup")
-	}
-	abs, _ := filepath.Abs(dir)
-	nb := a.opts.FS(abs)
-	mem := a.sb.Members[r]
-	resume := false
-	sb, _, err := readSuperblock(nb)
-	switch {
-	case err == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.Role == r && sb.This.UUID == mem.BladeUUID && a.replacing(r):
-		resume = true
-	case err == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.UUID == mem.BladeUUID && sb.This.Role == r:
-		if b := a.blades[r]; b != nil && b.fs.Root() == abs && a.writable(r) {
-			// Run again after a replace that finished (its last step
-			// was cut short, or it is simply run twice): nothing to do.
-			a.note("replace", fmt.Sprintf("role %d is already active on %s", r, abs))
-			return nil
-		}
-		return fmt.Errorf("%s is role %d of this array already (%s): nothing to replace", abs, r, mem.State)
-	case err == nil:
-		return fmt.Errorf("%s already holds a dit array member (array %s, role %d): give an empty folder", abs, sb.ArrayUUID, sb.This.Role)
-	case a.replacing(r) && mem.PathHint == abs:
-		resume = true // the new blade's superblock was not written yet
-	default:
-		if err := checkEmptyFolder(nb); err != nil {
-			return err
-		}
-	}
-	if b := a.blades[r]; b != nil && !resume && mem.State == MemberActive && !b.stale {
-		return fmt.Errorf("role %d is healthy on %s: replace a missing or failed blade", r, b.fs.Root())
+	abs, nb, resume, done, err := a.replaceArgs(r, dir)
+	if err != nil || done {
+		return err
 	}
 	// Every file is rebuilt from all the other roles: each must be here,
 	// active, and hold every file.
@@ -105,12 +75,61 @@ func (a *Array) Replace(r int, dir string, progress func(done, total int)) error
 	return nil
 }
 
+// CheckReplace refuses what [Array.Replace] would refuse of its
+// arguments (errors wrapping [ErrInvalid]): a role that does not exist or
+// is healthy, RAID 0, a folder that is missing, not empty or another
+// member. It writes nothing: dit checks on a read-only open first.
+func (a *Array) CheckReplace(r int, dir string) error {
+	_, _, _, _, err := a.replaceArgs(r, dir)
+	return err
+}
+
+// replaceArgs checks Replace's arguments: the new blade's folder abs (nb),
+// whether a replace onto it resumes, or is done already.
+func (a *Array) replaceArgs(r int, dir string) (abs string, nb BladeFS, resume, done bool, err error) {
+	if r < 0 || r >= a.sb.Roles() {
+		return "", nil, false, false, invalidf("role %d does not exist: roles are 0 to %d (dit array status shows them)", r, a.sb.Roles()-1)
+	}
+	if a.sb.ParityBlades == 0 {
+		return "", nil, false, false, invalidf("RAID 0 has no parity: a lost blade cannot be rebuilt; re-copy its files from the cards or a backup")
+	}
+	abs, _ = filepath.Abs(dir)
+	nb = a.opts.FS(abs)
+	mem := a.sb.Members[r]
+	sb, _, serr := readSuperblock(nb)
+	switch {
+	case serr == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.Role == r && sb.This.UUID == mem.BladeUUID && a.replacing(r):
+		resume = true
+	case serr == nil && sb.ArrayUUID == a.sb.ArrayUUID && sb.This.UUID == mem.BladeUUID && sb.This.Role == r:
+		if b := a.blades[r]; b != nil && b.fs.Root() == abs && a.writable(r) {
+			// Run again after a replace that finished (its last step
+			// was cut short, or it is simply run twice): nothing to do.
+			a.note("replace", fmt.Sprintf("role %d is already active on %s", r, abs))
+			return abs, nb, false, true, nil
+		}
+		err = invalidf("%s is role %d of this array already (%s): nothing to replace", abs, r, mem.State)
+	case serr == nil:
+		err = invalidf("%s already holds a dit array member (array %s, role %d): give an empty folder", abs, sb.ArrayUUID, sb.This.Role)
+	case a.replacing(r) && mem.PathHint == abs:
+		resume = true // the new blade's superblock was not written yet
+	default:
+		err = checkEmptyFolder(nb)
+	}
+	if err != nil {
+		return "", nil, false, false, err
+	}
+	if b := a.blades[r]; b != nil && !resume && mem.State == MemberActive && !b.stale {
+		return "", nil, false, false, invalidf("role %d is healthy on %s: replace a missing or failed blade", r, b.fs.Root())
+	}
+	return abs, nb, resume, false, nil
+}
+
 // checkEmptyFolder refuses a new blade folder that does not exist or holds
 // anything but what an OS puts on a fresh volume: dit never deletes what
 // it did not write.
 func checkEmptyFolder(b BladeFS) error {
 	if _, err := b.Stat("."); err != nil {
-		return fmt.Errorf("new blade %s: %w: create the folder (on the new blade) first", b.Root(), err)
+		return invalidf("new blade %s: %v: create the folder (on the new blade) first", b.Root(), err)
 	}
 	ents, err := b.ReadDir(".")
 	if err != nil {
@@ -132,7 +151,7 @@ func checkEmptyFolder(b BladeFS) error {
 		if len(other) > 3 {
 			other = append(other[:3], "...")
 		}
-		return fmt.Errorf("new blade %s is not empty (%s): give an empty folder; dit never deletes what it finds there", b.Root(), strings.Join(other, ", "))
+		return invalidf("new blade %s is not empty (%s): give an empty folder; dit never deletes what it finds there", b.Root(), strings.Join(other, ", "))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +20,9 @@ import (
 	"github.com/dit-org/dit/raid"
 )
 
-// ExitDamage is dit array scrub's exit code when it is not clean: damage
-// found, or a member or file without redundancy.
+// ExitDamage is dit array scrub's exit code when damage remains (a
+// finding not repaired) or data is without redundancy; a --repair that
+// repaired every finding and leaves the array healthy exits 0.
 const ExitDamage = 4
 
 // Rebuild steps of the array are crash-test steps of dit.
@@ -39,8 +41,19 @@ func (o *ArrayOptions) AddFlags(f *pflag.FlagSet) {
 }
 
 func (o *ArrayOptions) open(blade string, rw bool) (*raid.Array, error) {
-	return raid.Open([]string{blade}, raid.OpenOptions{ReadWrite: rw, AllowDegraded: o.AllowDegraded,
+	a, err := raid.Open([]string{blade}, raid.OpenOptions{ReadWrite: rw, AllowDegraded: o.AllowDegraded,
 		Blades: o.Blades, Writer: "dit " + version})
+	return a, arrayUsage(err)
+}
+
+// arrayUsage makes the array's refusals of a bad argument (a folder that
+// is no blade, a blade given twice, a role that does not exist...) usage
+// errors: exit 2, nothing written.
+func arrayUsage(err error) error {
+	if errors.Is(err, raid.ErrInvalid) || errors.Is(err, raid.ErrNotBlade) {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	return err
 }
 
 func newArrayCommand(g *GlobalOptions) *cobra.Command {
@@ -76,7 +89,10 @@ func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := units.ParseBytes(su)
 			if err != nil {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("--stripe-unit: %w", err)}
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--stripe-unit %s: %w", su, err)}
+			}
+			if n < raid.MinStripeUnit || n > raid.MaxStripeUnit || n&(n-1) != 0 {
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--stripe-unit %s: give a power of two from 64KiB to 16MiB (e.g. 1MiB)", su)}
 			}
 			var lv raid.Level
 			switch level {
@@ -89,7 +105,7 @@ func newArrayCreateCommand(g *GlobalOptions) *cobra.Command {
 			}
 			a, err := raid.Create(args, raid.CreateOptions{Level: lv, StripeUnit: n, Label: label, Writer: "dit " + version})
 			if err != nil {
-				return err
+				return arrayUsage(err)
 			}
 			defer a.Close()
 			sb := a.Superblock()
@@ -260,9 +276,20 @@ func writeArrayStatus(w io.Writer, st statusOut, blade string) {
 			}
 		}
 		fmt.Fprintf(w, "%d damaged unit(s) known in %d file(s), found by a scrub or a read: ", st.DamagedUnits, len(st.Damaged))
-		if unreadable > 0 {
+		notActive := 0
+		for _, m := range st.Members {
+			if m.State != raid.MemberActive {
+				notActive++
+			}
+		}
+		switch {
+		case unreadable > 0:
 			fmt.Fprintf(w, "%d file(s) cannot be read: copy them again from the card or a backup; dit array scrub --repair %s rewrites what parity can prove\n", unreadable, blade)
-		} else {
+		case notActive > 0:
+			// Parity is what a member not active takes away: never
+			// say it makes up for anything then.
+			fmt.Fprintf(w, "the files still read, but without redundancy while %d member(s) are not active: reconnect or replace them (dit array replace), then dit array scrub --repair %s rewrites the units\n", notActive, blade)
+		default:
 			fmt.Fprintf(w, "parity makes up for them; dit array scrub --repair %s rewrites them\n", blade)
 		}
 	}
@@ -365,6 +392,9 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 			if to == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("--to DIR is required")}
 			}
+			if fi, err := os.Stat(to); err == nil && !fi.IsDir() {
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--to %s is not a folder: give a folder to extract to (created if missing)", to)}
+			}
 			a, err := o.open(args[0], false)
 			if err != nil {
 				return err
@@ -380,6 +410,9 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 					n++
 				}
 			})
+			if errors.Is(err, raid.ErrInvalid) {
+				return arrayUsage(err) // nothing extracted, nothing to sum up
+			}
 			fmt.Fprintf(g.stdout, "%d entries restored to %s and verified", n, to)
 			if failed > 0 {
 				fmt.Fprintf(g.stdout, "; %d FAILED (not restored)", failed)
@@ -404,8 +437,17 @@ func newArrayScrubCommand(g *GlobalOptions) *cobra.Command {
 	var repair bool
 	cmd := &cobra.Command{
 		Use:   "scrub BLADE [--repair] [--json]",
-		Short: "Read and check every unit; exit 0 clean, 4 not clean: damage, or a member or file without redundancy",
-		Args:  cobra.ExactArgs(1),
+		Short: "Read and check every unit; exit 0 clean (--repair: all repaired, healthy), 4 damage remains or data without redundancy",
+		Long: `Read every unit of every file, check it against its hash and the parity
+(RAID 4), and the manifest replicas and chunk sizes; list what is wrong, by
+file, stripe, byte range and blade. With --repair (read-write), rewrite what
+parity proves right (RAID 4) and rebuild files onto roles they lack.
+
+Exit 0: clean; with --repair, also when every finding was repaired and the
+array ends healthy. Exit 4: damage remains (a finding not repaired), or data
+is without redundancy (a member missing, stale or rebuilding): see dit array
+status BLADE.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := o.open(args[0], repair)
 			if err != nil {
@@ -416,22 +458,18 @@ func newArrayScrubCommand(g *GlobalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// Clean, or (--repair) every finding repaired and the array
+			// healthy at the end: exit 0. Anything left: exit 4.
+			remaining := len(rep.Issues) - rep.Repaired
+			ok := rep.Clean() || (repair && remaining == 0 && a.Health().Healthy())
 			if o.JSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
 				enc.Encode(rep)
 			} else {
-				fmt.Fprintf(g.stdout, "scrubbed %d files, %d stripes, %s\n", rep.Files, rep.Stripes, units.FormatBytes(rep.Bytes))
-				for _, is := range rep.Issues {
-					fmt.Fprintln(g.stdout, scrubLine(is))
-				}
-				if rep.Clean() {
-					fmt.Fprintln(g.stdout, "clean")
-				} else {
-					fmt.Fprintf(g.stdout, "not clean: %d finding(s), %d repaired\n", len(rep.Issues), rep.Repaired)
-				}
+				writeScrubReport(g.stdout, rep, ok, args[0])
 			}
-			if !rep.Clean() {
+			if !ok {
 				return &exitError{code: ExitDamage}
 			}
 			return nil
@@ -456,8 +494,22 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 			if newBlade == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("--blade NEWDIR is required")}
 			}
+			if role < 0 {
+				return &exitError{code: ExitUsage, err: fmt.Errorf("--role %d: give the role to replace (0 or more: dit array status %s shows the roles)", role, args[0])}
+			}
 			o.AllowDegraded = true
-			a, err := raid.Open([]string{args[0]}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit " + version})
+			// The arguments first, on a read-only open: a bad role or
+			// folder is refused before anything is written.
+			ro, err := o.open(args[0], false)
+			if err != nil {
+				return err
+			}
+			err = ro.CheckReplace(role, newBlade)
+			ro.Close()
+			if err != nil {
+				return arrayUsage(err)
+			}
+			a, err := o.open(args[0], true)
 			if err != nil {
 				return err
 			}
@@ -468,7 +520,7 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 				}
 			})
 			if err != nil {
-				return err
+				return arrayUsage(err)
 			}
 			fmt.Fprintf(g.stdout, "role %d rebuilt on %s\n", role, newBlade)
 			return nil
@@ -479,7 +531,22 @@ func newArrayReplaceCommand(g *GlobalOptions) *cobra.Command {
 	return cmd
 }
 
-var _ = os.Stdout
+// writeScrubReport prints dit array scrub's text: every finding, then
+// clean, all repaired, or what is left.
+func writeScrubReport(w io.Writer, rep *raid.ScrubReport, ok bool, blade string) {
+	fmt.Fprintf(w, "scrubbed %d files, %d stripes, %s\n", rep.Files, rep.Stripes, units.FormatBytes(rep.Bytes))
+	for _, is := range rep.Issues {
+		fmt.Fprintln(w, scrubLine(is))
+	}
+	switch {
+	case rep.Clean():
+		fmt.Fprintln(w, "clean")
+	case ok:
+		fmt.Fprintf(w, "%d finding(s), all repaired: the array is healthy\n", len(rep.Issues))
+	default:
+		fmt.Fprintf(w, "not clean: %d finding(s), %d repaired; see dit array status %s\n", len(rep.Issues), rep.Repaired, blade)
+	}
+}
 
 // scrubLine is one scrub finding for a person: what, where (file, stripe,
 // byte range, blade), repaired or not, and why.

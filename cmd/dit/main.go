@@ -149,7 +149,8 @@ const exitCodesHelp = `Exit codes (docs/exit-codes.md):
   3    finished, but some files failed or were not verified, or a card's hash
        lists could not be written: see the summary (reports that could not
        be written are a warning: the job is done; --resume writes them)
-  4    dit array scrub: damage found, or data without redundancy
+  4    dit array scrub: damage remains, or data without redundancy (a
+       --repair that repaired everything and leaves the array healthy: 0)
   130  interrupted (Ctrl-C): resume with dit offload --resume JOB
 A refusal before the first byte is copied (exit 1 or 2) records no job.`
 

@@ -167,14 +167,25 @@ func TestArrayStatusDegradedAfterOneBladeCorruptedThenRepaired(t *testing.T) {
 	require.True(t, healthRecordExists(blades))
 	require.False(t, arrayHealth(t, db, blades[0], "one blade corrupted"))
 
+	// Everything repaired, the array healthy: scrub --repair exits 0.
 	r = e2e.Dit(t, db, "array", "scrub", "--repair", blades[0])
-	require.Equal(t, raidExitNotClean, r.Code, r.Stdout+r.Stderr)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
 	require.NotContains(t, r.Stdout, "not repaired")
+	require.Contains(t, r.Stdout, "all repaired: the array is healthy\n")
 	st = arrayStatusJSON(t, db, blades[0])
 	require.Equal(t, "healthy", st.Health)
 	require.Zero(t, st.DamagedUnits)
 	require.Empty(t, st.Damaged)
 	require.True(t, arrayHealth(t, db, blades[0], "repaired"))
+	// The repaired units are the card's bytes: with the blade that held
+	// them the only copy of its units (parity blade gone), every file
+	// extracts byte-identical to the card.
+	require.NoError(t, os.Rename(blades[3], blades[3]+"-away"))
+	out := filepath.Join(dir, "after-repair")
+	r = e2e.Dit(t, db, "array", "extract", blades[0], "--to", out)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	require.NotContains(t, r.Stdout, "repaired-on-read")
+	require.Equal(t, e2e.Footage(e2e.Tree(t, filepath.Join(dir, "cards", "A001"))), e2e.WithoutHistory(e2e.Tree(t, filepath.Join(out, "day01", "A001"))))
 }
 
 // A kill -9 at each step of writing the health record (staged on a blade,
