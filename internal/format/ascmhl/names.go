@@ -57,3 +57,32 @@ func DisplayName(s string) string {
 	}
 	return b.String()
 }
+
+// MaxPathBytes is the longest path a history records: Verify's index
+// refuses longer ones.
+const MaxPathBytes = 0xffff
+
+// CanCarry returns nil when a history can record the file or folder at rel
+// (a slash path relative to the scope, exactly as on disk) and read it back
+// as that same entry, else an error naming rel and why not. It is the
+// check an offload makes of every name on a card before it copies
+// anything, so that a card whose history could never be written is
+// refused at the start, never after copying.
+//
+// Carried: any name the operating system gives, whatever its characters
+// (NFC or NFD, emoji, spaces anywhere, a leading dash, "\", ":", "*",
+// "?", "<", ">", "|", quotes, tab, LF, CR: written as they are, escaped by
+// XML where needed; a name that is not UTF-8 or holds another control
+// character by its readable form and its exact bytes, see the package
+// doc). Not carried: an empty, absolute or ".."-holding path, a NUL, a
+// path of more than MaxPathBytes bytes, and where "\" separates folders
+// (Windows) a name holding one.
+func CanCarry(rel string) error {
+	switch {
+	case len(rel) > MaxPathBytes:
+		return fmt.Errorf("%q...: a path of %d bytes is longer than an ASC MHL history of dit's can hold (%d)", CutName(rel, 64), len(rel), MaxPathBytes)
+	case !ValidName(rel) || rel == ".":
+		return fmt.Errorf("%q: not a relative path an ASC MHL history can record (empty, absolute, a \".\" or \"..\" element, a NUL, or a \"\\\" where it separates folders)", rel)
+	}
+	return nil
+}
