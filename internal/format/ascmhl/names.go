@@ -58,6 +58,40 @@ func DisplayName(s string) string {
 	return b.String()
 }
 
+// ParseDisplayName undoes DisplayName: each %XX becomes the byte XX. It
+// returns false when s holds a "%" not followed by two hex digits (then s
+// is no DisplayName of an unsafe name).
+func ParseDisplayName(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+		i += 2
+	}
+	return b.String(), true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' || 'a' <= c && c <= 'f' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
 // MaxPathBytes is the longest path a history records: Verify's index
 // refuses longer ones.
 const MaxPathBytes = 0xffff

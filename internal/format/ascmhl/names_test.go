@@ -91,3 +91,22 @@ func TestBackslashNamesAreRecordedAsTheyAre(t *testing.T) {
 	require.Equal(t, "CLIPS/a\\b.mov", v.Findings[0].Path)
 	require.Equal(t, FindChanged, v.Findings[0].Kind)
 }
+
+func TestParseDisplayName(t *testing.T) {
+	for _, s := range []string{"a.mov", "bad\xffbyte", "bell\x07", "100%\x01", "100%", "\xc3\x28", "p%25%01\x02"} {
+		if XMLSafe(s) {
+			require.Equal(t, s, DisplayName(s))
+			continue
+		}
+		got, ok := ParseDisplayName(DisplayName(s))
+		require.True(t, ok, "%q", s)
+		require.Equal(t, s, got, "%q", s)
+	}
+	for _, s := range []string{"100%", "a%zz", "a%4"} {
+		_, ok := ParseDisplayName(s)
+		require.False(t, ok, "%q", s)
+	}
+	got, ok := ParseDisplayName("a%2fb%41")
+	require.True(t, ok)
+	require.Equal(t, "a/bA", got)
+}

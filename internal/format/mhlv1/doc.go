@@ -52,8 +52,13 @@
 // other elements are warnings. A path with a "\" names the entry of that
 // exact name when the folder holds one (a Linux or macOS name may hold
 // "\", and dit writes names as they are); else "\" is taken as a
-// separator (lists written on Windows). A path that leaves the folder is
-// refused. The empty files dit names in its
+// separator (lists written on Windows). A path with a "%" that names no
+// entry is read as a readable form (%XX a byte) and names the entry of
+// the decoded name when the folder holds it, so dit's own list verifies a
+// name XML cannot carry. (Where a folder holds both such a name and a name
+// that is literally its readable form, both entries are checked against
+// the literal one: the other is reported changed, unless its bytes are
+// the same.) A path that leaves the folder is refused. The empty files dit names in its
 // comment must be there and empty. Files no list names are a warning (a
 // list names what was copied). Only the listed names are held, so a list
 // of any size verifies in memory proportional to its file count.

@@ -24,6 +24,9 @@ func TestListOfOddNamesVerifies(t *testing.T) {
 		"CLIPS/caf\u00e9.mov": "nfc", "CLIPS/cafe\u0301.mov": "nfd", "🎬 take 1/👩‍💻.mov": "emoji", "東京ロケ/撮影.mov": "cjk",
 		" lead/trail .mov ": "spaces", "-rf/--help": "dash", "new\nline\r\t.mov": "controls",
 		"a:b*c?d<e>f|g\"h'&.mov": "windows-reserved", strings.Repeat("n", 251) + ".mov": "255 bytes",
+		// Names XML cannot carry are listed in their readable form.
+		"ctl\x01.mov": "control", "bad\xff.mov": "not UTF-8", "p%\x01.mov": "percent and control",
+		"100%.mov": "percent", "100%25.mov": "looks like a readable form",
 	}
 	if os.PathSeparator != '\\' {
 		files["CLIPS/a\\b.mov"] = "backslash"

@@ -528,7 +528,28 @@ func checkEntry(ctx context.Context, st ascmhl.Store, p string, e *Entry, buf []
 // of the name when the folder holds that name (dit writes names as they
 // are, and Linux and macOS names may hold "\"); else it is taken as a
 // separator (lists written on Windows).
+//
+// A path with a "%" that names no entry may be the readable form of a name
+// XML cannot carry (ascmhl.DisplayName, which dit writes for it): the
+// entry of the decoded name is taken when the folder holds it.
 func listedPath(st ascmhl.Store, path string) (string, bool) {
+	p, ok := separated(st, path)
+	if !ok || !strings.Contains(p, "%") {
+		return p, ok
+	}
+	if _, err := st.Lstat(p); err == nil {
+		return p, true
+	}
+	if raw, ok := ascmhl.ParseDisplayName(p); ok && raw != p && ascmhl.ValidName(raw) {
+		if _, err := st.Lstat(raw); err == nil {
+			return raw, true
+		}
+	}
+	return p, true
+}
+
+// separated is listedPath for the "\".
+func separated(st ascmhl.Store, path string) (string, bool) {
 	p := strings.TrimPrefix(path, "./")
 	if !strings.Contains(p, "\\") {
 		return p, ascmhl.ValidName(p) && p != "."
