@@ -168,7 +168,9 @@
 // # On disk
 //
 // Each card lands in DEST/<Layout>, default {job}/{card}. A copy is written
-// to ".<name>.<random>.dit-tmp" in its final folder, its mtime set to the
+// to ".<name>.<random>.dit-tmp" in its final folder (a name too long for
+// that, up to 255 bytes, gets ".<first 64 bytes>~<xxh64 of the name, 16
+// hex>.<random>.dit-tmp": tempPattern), its mtime set to the
 // source's, fsynced, closed, renamed with a no-replace rename (an existing
 // file is never overwritten; see Conflict), and the folder fsynced; only
 // then is it read back. A clip's blocks are reserved before it is written

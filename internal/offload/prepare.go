@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dit-org/dit/internal/live"
 	"io/fs"
 	"os"
 	"path"
@@ -15,12 +14,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
@@ -492,6 +495,31 @@ func spaceShortfall(need, free int64) string {
 	}
 	return fmt.Sprintf("the copies need %s and dit keeps a margin of %s for folders, hash lists and reports: %s in all; %s is free, %s short",
 		units.FormatBytes(need), units.FormatBytes(SpaceMargin), units.FormatBytes(total), units.FormatBytes(free), units.FormatBytes(total-free))
+}
+
+// MaxNameBytes is the longest file name the file systems dit writes to
+// allow (ext4, XFS, APFS, exFAT in UTF-8 bytes at most).
+const MaxNameBytes = 255
+
+// tempPattern is the os.CreateTemp pattern of a copy's temp in its final
+// folder: "." + name + "." + random digits + TempSuffix, so a listing
+// shows whose temp it is. A name too long for that (a card may hold
+// names of up to MaxNameBytes) gets a short temp name instead: the
+// name's first bytes (whole characters) and a hash of the whole name,
+// "." + head + "~" + 16 hex digits + "." + digits + TempSuffix. The temp's
+// path is recorded in the catalog (checkpoints) either way; its name is
+// never read back as the file's.
+func tempPattern(name string) string {
+	const room = MaxNameBytes - 1 - 1 - 10 - len(TempSuffix) // ".", ".", os.CreateTemp's digits
+	if len(name) <= room {
+		return "." + name + ".*" + TempSuffix
+	}
+	head := name[:64]
+	for !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	sum := xxhash.Sum64String(name)
+	return fmt.Sprintf(".%s~%016x.*%s", head, sum, TempSuffix)
 }
 
 // isTempName tells dit's own temp names (writer.go: "." + name + "." +

@@ -259,7 +259,7 @@ func (c *cardRun) begin(di int, st *wstate) {
 		}
 		fsy.Remove(p.Temp) // not resumable after all: start over
 	}
-	tmp, err := fsy.CreateTemp(filepath.Dir(dp.target), "."+filepath.Base(dp.target)+".*"+TempSuffix)
+	tmp, err := fsy.CreateTemp(filepath.Dir(dp.target), tempPattern(filepath.Base(dp.target)))
 	if err != nil {
 		st.err = err
 		return
