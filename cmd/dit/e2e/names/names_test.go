@@ -74,7 +74,7 @@ func classes() []nameClass {
 			"CLIPS/" + strings.Repeat("東", 85),
 			strings.Repeat("D", 255) + "/" + strings.Repeat("f", 251) + ".mov",
 			"CLIPS/" + strings.Repeat("m", 231) + ".mov",
-		}, pending: "the engine's short temporary names (internal/offload, the lead's change)"},
+		}},
 		{class: "255-byte card folder", card: strings.Repeat("C", 250) + " 🎬", files: []string{"CLIPS/A001C001.mov"}},
 		{class: "path over 4,096 bytes", files: []string{deepPath(), "top.mov"},
 			pending: "the engine: openat-style paths, or a refusal at the start (see the report)"},
