@@ -133,6 +133,9 @@ func offloadClass(t *testing.T, c nameClass, ref string) error {
 	if v := e2e.Dit(t, db, "mhl", "verify", "--directory-hashes", "--verify-hashes", "all", folder); v.Code != 0 {
 		return fmt.Errorf("dit mhl verify (ASC MHL): exit %d\n%s", v.Code, e2e.Tail(v.Stdout+v.Stderr))
 	}
+	if err := checkSchemas(t, folder); err != nil {
+		return err
+	}
 	if err := checkV1(t, db, folder, filepath.Join(dir, "aside"), len(c.files)); err != nil {
 		return err
 	}
@@ -226,23 +229,37 @@ func identical(card, folder string) error {
 	return nil
 }
 
-// checkV1: nil when folder holds one MHL v1.1 list, valid against the
-// schema (where xmllint is installed), that dit verifies on its own (the
-// ASC MHL history moved aside for it, then back): all n files match, and
-// no file is left unlisted.
-func checkV1(t *testing.T, db, folder, aside string, n int) error {
+// checkSchemas: nil when the folder's manifests, its chain and its MHL
+// v1.1 list are valid against their schemas (xmllint; without it the
+// check is skipped with a message).
+func checkSchemas(t *testing.T, folder string) error {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Log("xmllint is not installed (Debian: apt-get install libxml2-utils): the hash lists are not checked against their schemas")
+		return nil
+	}
+	manifests, err := filepath.Glob(filepath.Join(folder, "ascmhl", "*.mhl"))
+	if err != nil || len(manifests) != 1 {
+		return fmt.Errorf("want one manifest in %s/ascmhl, got %v (%v)", folder, manifests, err)
+	}
 	lists, err := filepath.Glob(filepath.Join(folder, "*.mhl"))
 	if err != nil || len(lists) != 1 {
 		return fmt.Errorf("want one MHL v1.1 list in %s, got %v (%v)", folder, lists, err)
 	}
-	if xmllint, err := exec.LookPath("xmllint"); err != nil {
-		t.Log("xmllint is not installed (Debian: apt-get install libxml2-utils): the MHL v1.1 list is not checked against its schema")
-	} else {
-		xsd := filepath.Join(e2e.Root(t), "testdata", "mhl", "MediaHashList_v1_1.xsd")
-		if out, err := exec.Command(xmllint, "--noout", "--schema", xsd, lists[0]).CombinedOutput(); err != nil {
-			return fmt.Errorf("xmllint --schema MediaHashList_v1_1.xsd: %v\n%s", err, out)
+	schemas := filepath.Join(e2e.Root(t), "testdata", "mhl")
+	for xsd, file := range map[string]string{"ASCMHL.xsd": manifests[0], "ASCMHLDirectory_local.xsd": filepath.Join(folder, "ascmhl", "ascmhl_chain.xml"),
+		"MediaHashList_v1_1.xsd": lists[0]} {
+		if out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join(schemas, xsd), file).CombinedOutput(); err != nil {
+			return fmt.Errorf("xmllint --schema %s %s: %v\n%s", xsd, file, err, out)
 		}
 	}
+	return nil
+}
+
+// checkV1: nil when dit verifies the folder's MHL v1.1 list on its own
+// (the ASC MHL history moved aside for it, then back): all n files match,
+// and no file is left unlisted.
+func checkV1(t *testing.T, db, folder, aside string, n int) error {
 	if err := os.Rename(filepath.Join(folder, "ascmhl"), aside); err != nil {
 		return err
 	}
