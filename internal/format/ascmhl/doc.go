@@ -65,8 +65,8 @@
 // (CLIPS/a\b.mov is the file "a\b.mov" in CLIPS); only on Windows, where
 // no name can hold one, is a path with "\" refused ([ValidName]). A path
 // of more than 65535 bytes is not recorded. [CanCarry] says whether a
-// name can be recorded at all: an offload asks it of every name on a card
-// before copying, so that a card is refused at the start rather than
+// name can be recorded at all, for the engine to ask of every name on a
+// card before copying, so that a card is refused at the start rather than
 // copied and never made safe. A folder's path has no trailing
 // slash (as the reference tool writes it). Hash elements come in the
 // schema's order c4, md5, sha1, xxh128, xxh3, xxh64, each with an action

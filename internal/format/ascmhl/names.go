@@ -98,8 +98,8 @@ const MaxPathBytes = 0xffff
 
 // CanCarry returns nil when a history can record the file or folder at rel
 // (a slash path relative to the scope, exactly as on disk) and read it back
-// as that same entry, else an error naming rel and why not. It is the
-// check an offload makes of every name on a card before it copies
+// as that same entry, else an error naming rel and why not. It is meant
+// for the engine to ask of every name on a card before it copies
 // anything, so that a card whose history could never be written is
 // refused at the start, never after copying.
 //
