@@ -43,8 +43,12 @@ func TestValidName(t *testing.T) {
 	for _, s := range []string{"a", "a/b", "a b/c&d", ".", "..a", "a..", ".hidden"} {
 		require.True(t, ValidName(s), s)
 	}
-	for _, s := range []string{"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/", "..", "a\\b", "a\x00b"} {
+	for _, s := range []string{"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/", "..", "a\x00b"} {
 		require.False(t, ValidName(s), s)
+	}
+	// A backslash is a character of a name, except where it separates.
+	for _, s := range []string{"a\\b", "CLIPS/a\\b.mov", "..\\..\\x", "\\"} {
+		require.Equal(t, os.PathSeparator != '\\', ValidName(s), s)
 	}
 }
 

@@ -14,8 +14,10 @@
 //
 // A manifest is named NNNN_<folder>_<YYYY-MM-DD>_<HHMMSS>Z.mhl: the
 // generation number (4 digits or more), the scope's folder name (characters
-// that a file name or XML cannot carry become "_"), and the UTC start of the
-// operation that wrote it. A manifest is never changed once written; the
+// that a file name or XML cannot carry become "_"; cut to its first 160
+// bytes, [MaxFolderPart], so that a folder name of up to 255 bytes still
+// gives a manifest name, and a temporary name, that a file system takes),
+// and the UTC start of the operation that wrote it. A manifest is never changed once written; the
 // chain is rewritten with each new generation. Both are UTF-8 XML.
 //
 // Manifest (namespace urn:ASC:MHL:v2.0; element order as the schema wants):
@@ -57,7 +59,15 @@
 // Paths are relative to the scope, "/"-separated, byte for byte as on disk
 // (NFC and NFD names stay as they are); "&", "<", ">" and quotes are
 // escaped by the XML writer, and tab, LF and CR are written as character
-// references, so they read back exactly. A folder's path has no trailing
+// references, so they read back exactly. "/" is the only separator (the
+// specification's RelativePathType): a "\" is a character of a name, as
+// Linux and macOS allow and the reference tool records and verifies it
+// (CLIPS/a\b.mov is the file "a\b.mov" in CLIPS); only on Windows, where
+// no name can hold one, is a path with "\" refused ([ValidName]). A path
+// of more than 65535 bytes is not recorded. [CanCarry] says whether a
+// name can be recorded at all, for the engine to ask of every name on a
+// card before copying, so that a card is refused at the start rather than
+// copied and never made safe. A folder's path has no trailing
 // slash (as the reference tool writes it). Hash elements come in the
 // schema's order c4, md5, sha1, xxh128, xxh3, xxh64, each with an action
 // (original, verified, failed) and, when known, a hashdate; sizes are

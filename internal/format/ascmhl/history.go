@@ -314,7 +314,9 @@ func (h *History) NextSeq() int {
 // ManifestName builds the file name of generation seq of the folder named
 // folder, created at created (the generation's own creationdate):
 // NNNN_<folder>_<YYYY-MM-DD>_<HHMMSS>Z.mhl (UTC). Characters a file name or
-// XML cannot carry are replaced by "_".
+// XML cannot carry are replaced by "_", and the folder's part is cut to
+// [MaxFolderPart] bytes, so that the name and the temporary name it is
+// written under stay within a file name's 255 bytes.
 func ManifestName(seq int, folder string, created time.Time) string {
 	return fmt.Sprintf("%04d_%s_%s.mhl", seq, safeFolder(folder), created.UTC().Format("2006-01-02_150405Z"))
 }
@@ -325,9 +327,35 @@ func PackingListName(folder string, t time.Time) string {
 	return fmt.Sprintf("packinglist_%s_%s.mhl", safeFolder(folder), t.UTC().Format("2006-01-02_150405Z"))
 }
 
-// safeFolder replaces what a file name or XML cannot carry by "_".
+// MaxFolderPart is how many bytes of a folder's name go into the name of a
+// file dit writes for it (a manifest, a packing list, an MHL v1.1 list):
+// with the generation number, the date and the extension the name stays
+// under 200 bytes, and its temporary name (".<name>.<random>.dit-tmp")
+// under the 255 bytes a file name can have.
+const MaxFolderPart = 160
+
+// CutName returns s cut to at most n bytes, at a character boundary (a
+// byte that is not UTF-8 counts as one character).
+func CutName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for i < len(s) {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		if i+w > n {
+			break
+		}
+		i += w
+	}
+	return s[:i]
+}
+
+// safeFolder replaces what a file name or XML cannot carry by "_" and cuts
+// the result to MaxFolderPart bytes.
 func safeFolder(folder string) string {
 	var b strings.Builder
+	folder = CutName(folder, MaxFolderPart)
 	for i := 0; i < len(folder); {
 		r, n := utf8.DecodeRuneInString(folder[i:])
 		switch {

@@ -57,3 +57,66 @@ func DisplayName(s string) string {
 	}
 	return b.String()
 }
+
+// ParseDisplayName undoes DisplayName: each %XX becomes the byte XX. It
+// returns false when s holds a "%" not followed by two hex digits (then s
+// is no DisplayName of an unsafe name).
+func ParseDisplayName(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+		i += 2
+	}
+	return b.String(), true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' || 'a' <= c && c <= 'f' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// MaxPathBytes is the longest path a history records: Verify's index
+// refuses longer ones.
+const MaxPathBytes = 0xffff
+
+// CanCarry returns nil when a history can record the file or folder at rel
+// (a slash path relative to the scope, exactly as on disk) and read it back
+// as that same entry, else an error naming rel and why not. It is meant
+// for the engine to ask of every name on a card before it copies
+// anything, so that a card whose history could never be written is
+// refused at the start, never after copying.
+//
+// Carried: any name the operating system gives, whatever its characters
+// (NFC or NFD, emoji, spaces anywhere, a leading dash, "\", ":", "*",
+// "?", "<", ">", "|", quotes, tab, LF, CR: written as they are, escaped by
+// XML where needed; a name that is not UTF-8 or holds another control
+// character by its readable form and its exact bytes, see the package
+// doc). Not carried: an empty, absolute or ".."-holding path, a NUL, a
+// path of more than MaxPathBytes bytes, and where "\" separates folders
+// (Windows) a name holding one.
+func CanCarry(rel string) error {
+	switch {
+	case len(rel) > MaxPathBytes:
+		return fmt.Errorf("%q...: a path of %d bytes is longer than an ASC MHL history of dit's can hold (%d)", CutName(rel, 64), len(rel), MaxPathBytes)
+	case !ValidName(rel) || rel == ".":
+		return fmt.Errorf("%q: not a relative path an ASC MHL history can record (empty, absolute, a \".\" or \"..\" element, a NUL, or a \"\\\" where it separates folders)", rel)
+	}
+	return nil
+}

@@ -48,14 +48,19 @@ type Store interface {
 }
 
 // ValidName reports whether name is a relative slash path that stays inside
-// its folder: no leading slash, no "", "." or ".." element, no NUL and no
-// backslash (which would be a separator on Windows). "." alone is the
-// folder itself.
+// its folder: no leading slash, no "", "." or ".." element and no NUL. "."
+// alone is the folder itself. A backslash is an ordinary character of a
+// name (the specification separates with "/" only; Linux and macOS names
+// may hold "\", and the reference tool records and verifies them as they
+// are), except where the operating system takes it as a separator
+// (Windows): there a name holding one is refused, as it could not be
+// the file it names.
 func ValidName(name string) bool {
 	if name == "." {
 		return true
 	}
-	if name == "" || strings.ContainsAny(name, "\x00\\") || name[0] == '/' {
+	if name == "" || strings.IndexByte(name, 0) >= 0 || name[0] == '/' ||
+		os.PathSeparator == '\\' && strings.IndexByte(name, '\\') >= 0 {
 		return false
 	}
 	for _, el := range strings.Split(name, "/") {

@@ -34,7 +34,12 @@
 // decimal XXH32 <xxhash> are never written. Dates are UTC with "Z". A name
 // that XML cannot carry (not UTF-8, or a control character other than tab,
 // LF, CR) is written in the readable %XX form of ascmhl.DisplayName: MHL
-// v1.1 has no place for its exact bytes.
+// v1.1 has no place for its exact bytes. Every other name is written as
+// it is (NFC and NFD as on disk, "\", ":", "*", "?", "<", ">", "|",
+// spaces, tab, LF and CR; "&", "<", ">" and the control characters XML
+// carries are escaped). The folder's part of the file name is cut to
+// ascmhl.MaxFolderPart bytes (at a character boundary), so the name and
+// its temporary name fit in 255 bytes.
 //
 // # Reading
 //
@@ -44,8 +49,16 @@
 // hash the list gives: md5 and sha1 (hex, either case), xxhash64be (the
 // ASC MHL xxh64 text), the deprecated little-endian xxhash64 (either byte
 // order is accepted), the decimal XXH32 xxhash, and null (size only);
-// other elements are warnings. "\" in a path is taken as a separator; a
-// path that leaves the folder is refused. The empty files dit names in its
+// other elements are warnings. A path with a "\" names the entry of that
+// exact name when the folder holds one (a Linux or macOS name may hold
+// "\", and dit writes names as they are); else "\" is taken as a
+// separator (lists written on Windows). A path with a "%" that names no
+// entry is read as a readable form (%XX a byte) and names the entry of
+// the decoded name when the folder holds it, so dit's own list verifies a
+// name XML cannot carry. (Where a folder holds both such a name and a name
+// that is literally its readable form, both entries are checked against
+// the literal one: the other is reported changed, unless its bytes are
+// the same.) A path that leaves the folder is refused. The empty files dit names in its
 // comment must be there and empty. Files no list names are a warning (a
 // list names what was copied). Only the listed names are held, so a list
 // of any size verifies in memory proportional to its file count.

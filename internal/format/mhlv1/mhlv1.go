@@ -43,9 +43,12 @@ type List struct {
 	Files                    []File
 }
 
-// FileName is the name of the list covering folder, created at t.
+// FileName is the name of the list covering folder, created at t: the
+// folder's name (characters a file name or XML cannot carry replaced by
+// "_", cut to ascmhl.MaxFolderPart bytes), the date and the time.
 func FileName(folder string, t time.Time) string {
 	var b strings.Builder
+	folder = ascmhl.CutName(folder, ascmhl.MaxFolderPart)
 	for i := 0; i < len(folder); {
 		r, n := utf8.DecodeRuneInString(folder[i:])
 		switch {

@@ -30,7 +30,7 @@ type Value struct {
 
 // Entry is one <hash> of a list as read.
 type Entry struct {
-	Path   string // as written, "/"-separated ("\" taken as a separator too)
+	Path   string // as written (Verify resolves a "\", see listedPath)
 	Size   int64  // -1 when the list gives none
 	Values []Value
 }
@@ -175,7 +175,7 @@ func (lr *listReader) entry(e *Entry) error {
 		switch se.Name.Local {
 		case "file":
 			hasFile = true
-			e.Path = strings.ReplaceAll(s, "\\", "/")
+			e.Path = s
 		case "size":
 			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 			if err != nil || n < 0 {
@@ -322,8 +322,8 @@ func Verify(ctx context.Context, st ascmhl.Store, opt VerifyOptions) (*VerifyRes
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			p := strings.TrimPrefix(e.Path, "./")
-			if !ascmhl.ValidName(p) || p == "." {
+			p, ok := listedPath(st, e.Path)
+			if !ok {
 				add(ascmhl.Finding{Kind: ascmhl.FindHistory, Path: name, Detail: fmt.Sprintf("lists %q, which leaves the folder or is not a relative path: refused", e.Path)})
 				return nil
 			}
@@ -523,6 +523,46 @@ func checkEntry(ctx context.Context, st ascmhl.Store, p string, e *Entry, buf []
 	return true, n, nil
 }
 
+// listedPath is the entry of st a list's path names, and false for a path
+// that leaves the folder or is not a relative path. A "\" is a character
+// of the name when the folder holds that name (dit writes names as they
+// are, and Linux and macOS names may hold "\"); else it is taken as a
+// separator (lists written on Windows).
+//
+// A path with a "%" that names no entry may be the readable form of a name
+// XML cannot carry (ascmhl.DisplayName, which dit writes for it): the
+// entry of the decoded name is taken when the folder holds it.
+func listedPath(st ascmhl.Store, path string) (string, bool) {
+	p, ok := separated(st, path)
+	if !ok || !strings.Contains(p, "%") {
+		return p, ok
+	}
+	if _, err := st.Lstat(p); err == nil {
+		return p, true
+	}
+	if raw, ok := ascmhl.ParseDisplayName(p); ok && raw != p && ascmhl.ValidName(raw) {
+		if _, err := st.Lstat(raw); err == nil {
+			return raw, true
+		}
+	}
+	return p, true
+}
+
+// separated is listedPath for the "\".
+func separated(st ascmhl.Store, path string) (string, bool) {
+	p := strings.TrimPrefix(path, "./")
+	if !strings.Contains(p, "\\") {
+		return p, ascmhl.ValidName(p) && p != "."
+	}
+	if ascmhl.ValidName(p) {
+		if _, err := st.Lstat(p); err == nil {
+			return p, true
+		}
+	}
+	p = strings.TrimPrefix(strings.ReplaceAll(path, "\\", "/"), "./")
+	return p, ascmhl.ValidName(p) && p != "."
+}
+
 // checkEmpty checks the empty files dit named in a list's comment: each
 // must be there, and empty. Names are given in their readable form
 // (ascmhl.DisplayName, "--" written "-%2D"); one that holds a "%" and is
@@ -537,8 +577,8 @@ func checkEmpty(st ascmhl.Store, list string, h *Header, listed map[string]bool,
 		return
 	}
 	for _, n := range h.Empty {
-		p := strings.ReplaceAll(n, "-%2D", "--")
-		if !ascmhl.ValidName(p) || p == "." {
+		p, ok := listedPath(st, strings.ReplaceAll(n, "-%2D", "--"))
+		if !ok {
 			add(ascmhl.Finding{Kind: ascmhl.FindHistory, Path: list, Detail: fmt.Sprintf("names the empty file %q, which leaves the folder or is not a relative path: refused", n)})
 			continue
 		}
