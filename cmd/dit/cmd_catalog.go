@@ -126,7 +126,7 @@ network dropped keeps working on its local catalog; run this when it is back
 		},
 	}
 	sync.Flags().StringVar(&to, "to", "", "the shared catalog (postgres://user@host/db, or a catalog file)")
-	sync.Flags().Int64Var(&job, "job", 0, "push only this job (its number here)")
+	addJobFlag(sync.Flags(), &job, "job", "push only job `JOB` (its number here)")
 	sync.Flags().BoolVar(&jsonOut, "json", false, "print what each push did as JSON")
 	cmd.AddCommand(sync)
 	return cmd

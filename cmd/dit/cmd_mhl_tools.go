@@ -78,8 +78,6 @@ type MHLFlattenOptions struct {
 	JSON       bool
 }
 
-func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
-
 // osFolder refuses what dit mhl create cannot write to.
 func osFolder(dir string) (string, error) {
 	if _, _, ok := offload.SplitArrayPath(dir); ok {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,7 +55,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
 	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
-	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
+	addJobFlag(f, &o.Resume, "resume", "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", assembly.DefaultBlockSize, "read block size")
 	f.MarkHidden("block-size")
@@ -380,10 +379,12 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 	return sum, nil
 }
 
+// parseJobID reads a command's JOB argument (dit job show, verify,
+// report): a job number, else a usage error naming the value.
 func parseJobID(s string) (int64, error) {
-	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, &exitError{code: ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
+	id, ok := parseJobNumber(s)
+	if !ok {
+		return 0, usagef("JOB %q: not a job number: %s", s, jobNumberHint)
 	}
 	return id, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -172,9 +173,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	}
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newOffloadCommand(g),
 		newWatchCommand(g),
@@ -215,6 +214,10 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		}
 	}
 	addReleaseCommands(root)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	guardGroups(root)
+	addCompletions(g, root)
 	return root
 }
 
@@ -260,6 +263,12 @@ func exitCode(g *GlobalOptions, err error) int {
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return ExitUsage
 	}
+	if errors.Is(err, cloud.ErrNoRclone) {
+		// rclone missing for an rclone: destination: the destination
+		// cannot be used as given, as any other refused destination.
+		fmt.Fprintln(g.stderr, "dit:", err)
+		return ExitUsage
+	}
 	if errors.Is(err, catalog.ErrNoCatalog) {
 		// A --db (or DIT_DB) naming no catalog: a path on the command
 		// line that is not there, like a missing card.
@@ -280,7 +289,7 @@ func exitCode(g *GlobalOptions, err error) int {
 // isUsage recognises cobra's own argument errors.
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "invalid argument", "required flag(s)"} {
 		if strings.Contains(msg, p) {
 			return true
 		}
