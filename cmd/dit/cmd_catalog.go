@@ -87,6 +87,9 @@ network dropped keeps working on its local catalog; run this when it is back
 			if to == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("dit catalog sync needs --to postgres://user@host/db (or DIT_SYNC_TO): the shared catalog to push to")}
 			}
+			if err := g.checkSyncTo("--to", to); err != nil {
+				return err
+			}
 			cat, err := g.openCatalogExisting()
 			if err != nil {
 				return err

@@ -123,7 +123,6 @@ Examples:
 }
 
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
-	ctx := cmd.Context()
 	if err := checkNotifyConfig(o.NotifyConfig); err != nil {
 		return err
 	}
@@ -131,6 +130,9 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	// (or created) and asked which cards were offloaded. A resume's
 	// settings are the job's: what is given again must be the same
 	// (checkResume, once its catalog is open), and is then unused.
+	if err := checkOffloadFlags(cmd, o, g); err != nil {
+		return err
+	}
 	s, err := offloadSettings(o, g, args)
 	if err != nil {
 		return err
@@ -151,11 +153,20 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	} else if err := g.checkNewCatalog(); err != nil {
 		return err
 	}
+	fresh := g.freshCatalog()
 	cat, err := open()
 	if err != nil {
 		return err
 	}
-	defer cat.Close()
+	err = offloadWith(cmd, o, g, cat, s, args)
+	cat.Close()
+	return forgetRefused(fresh, err)
+}
+
+// offloadWith runs the offload of settings s (offloadSettings) with its
+// catalog open.
+func offloadWith(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, s assembly.Settings, args []string) error {
+	ctx := cmd.Context()
 	if o.Resume != 0 {
 		if err := checkResume(cmd, o, cat, args); err != nil {
 			return err

@@ -263,15 +263,7 @@ func exitCode(g *GlobalOptions, err error) int {
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return ExitUsage
 	}
-	if errors.Is(err, cloud.ErrNoRclone) {
-		// rclone missing for an rclone: destination: the destination
-		// cannot be used as given, as any other refused destination.
-		fmt.Fprintln(g.stderr, "dit:", err)
-		return ExitUsage
-	}
-	if errors.Is(err, catalog.ErrNoCatalog) {
-		// A --db (or DIT_DB) naming no catalog: a path on the command
-		// line that is not there, like a missing card.
+	if usageCause(err) {
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return ExitUsage
 	}
@@ -284,6 +276,14 @@ func exitCode(g *GlobalOptions, err error) int {
 		return ExitUsage
 	}
 	return offload.ExitFatal
+}
+
+// usageCause says whether err is, deep down, a path or tool on the
+// command line that is not there: a --db (or DIT_DB) naming no catalog,
+// like a missing card; rclone not installed for an rclone: destination,
+// which cannot be used as given, as any other refused destination.
+func usageCause(err error) bool {
+	return errors.Is(err, catalog.ErrNoCatalog) || errors.Is(err, cloud.ErrNoRclone)
 }
 
 // isUsage recognises cobra's own argument errors.

@@ -179,3 +179,9 @@ func checkFolderArg(what, path, hint string) error {
 	}
 	return nil
 }
+
+// isDir says whether path is a folder there.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
