@@ -108,11 +108,13 @@ no notification this run, whatever the preset's notify: section says.
 	f.Float64Var(&o.Sched.Scale, "simulate-scale", scaleFromEnv(), "with --simulate, at this fraction of the field rates")
 	f.MarkHidden("simulate")
 	f.MarkHidden("simulate-scale")
-	cmd.MarkFlagRequired("preset")
 	return cmd
 }
 
 func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
+	if o.Preset == "" {
+		return usagef("--preset FILE is required: the YAML file of the watch's destinations and settings (see dit watch --help)")
+	}
 	p, err := watch.LoadPreset(o.Preset)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
