@@ -144,9 +144,11 @@ const exitCodesHelp = `Exit codes (docs/exit-codes.md):
   2    usage error: anything wrong on the command line, checked before the
        catalog is opened or a job is recorded: an unknown flag or bad value,
        no card or no -d, a card or destination that does not exist or is not
-       a folder, one given twice, a bad --layout, a --db in a folder that
-       does not exist, a --db with no catalog yet for a command that reads
-       one, a --notify-config file missing or invalid
+       a folder, one given twice, a bad --layout, a job name with / or ..,
+       rclone not installed for an rclone: destination, a --db in a folder
+       that does not exist, a --db with no catalog yet for a command that
+       reads one, a --notify-config file missing or invalid; the message
+       names the flag and the value, and nothing is created
   3    finished, but some files failed or were not verified, or a card's hash
        lists could not be written: see the summary (reports that could not
        be written are a warning: the job is done; --resume writes them)
