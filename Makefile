@@ -92,22 +92,36 @@ cross:
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/dit
 
 # Release archives of the CLI in dist/: dit-VERSION-OS-ARCH.tar.gz (.zip for
-# Windows), each with the binary, LICENSE and README.txt, and SHA256SUMS.
-# The version is git describe's; commit and build date are stamped too
-# (dit version). See docs/install.md.
+# Windows), each with the binary, LICENSE, README.txt, the man pages (man/,
+# one per command) and the shell completions (completions/: bash, zsh, fish,
+# PowerShell), and SHA256SUMS. The pages and completions are generated once
+# by a build for this machine (as make install does; they are the same for
+# every platform). The version is git describe's; commit and build date are
+# stamped too (dit version). See docs/install.md.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 DIST      := dist
+DISTGEN   := $(DIST)/gen
 dist:
-	@rm -rf $(DIST) && mkdir -p $(DIST)/stage
+	@rm -rf $(DIST) && mkdir -p $(DIST)/stage $(DISTGEN)/man $(DISTGEN)/completions
+	@echo "== man pages and shell completions"
+	@CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(DISTGEN)/dit ./cmd/dit
+	@env -u DIT_DB -u DIT_STATION -u DIT_SYNC_TO $(DISTGEN)/dit gen-docs $(DISTGEN)/man
+	@$(DISTGEN)/dit completion bash > $(DISTGEN)/completions/dit.bash
+	@$(DISTGEN)/dit completion zsh > $(DISTGEN)/completions/_dit
+	@$(DISTGEN)/dit completion fish > $(DISTGEN)/completions/dit.fish
+	@$(DISTGEN)/dit completion powershell > $(DISTGEN)/completions/dit.ps1
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		name=dit-$(VERSION)-$$os-$$arch; d=$(DIST)/stage/$$name; mkdir -p $$d; \
 		echo "== $$name"; \
 		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o $$d/dit$$ext ./cmd/dit; \
 		cp LICENSE $$d/LICENSE; \
+		cp -R $(DISTGEN)/man $$d/man; cp -R $(DISTGEN)/completions $$d/completions; \
 		printf '%s\n' "dit $(VERSION) ($$os/$$arch, commit $(COMMIT), built $(BUILD_DATE))" "" \
 			"dit offloads camera cards: one read, inline hashes, read-back verification." \
 			"Put dit$$ext on your PATH, then run: dit --help" "" \
+			"man/: the man pages (man ./man/dit.1); completions/: bash (dit.bash), zsh (_dit)," \
+			"fish (dit.fish) and PowerShell (dit.ps1) completion scripts." \
 			"Install, shell completions, man pages and platform notes: docs/install.md" \
 			"in the source, https://github.com/dit-org/dit (License: LICENSE)." > $$d/README.txt; \
 		if [ $$os = windows ]; then \
@@ -115,7 +129,7 @@ dist:
 			else (cd $(DIST)/stage && python3 -m zipfile -c ../$$name.zip $$name); fi; \
 		else tar -C $(DIST)/stage -czf $(DIST)/$$name.tar.gz $$name; fi; \
 	done
-	@rm -rf $(DIST)/stage
+	@rm -rf $(DIST)/stage $(DISTGEN)
 	@cd $(DIST) && if command -v sha256sum >/dev/null; then sha256sum dit-*; else shasum -a 256 dit-*; fi > SHA256SUMS
 	@echo "== $(DIST)/"; cd $(DIST) && ls -l dit-* SHA256SUMS && cat SHA256SUMS
 

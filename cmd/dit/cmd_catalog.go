@@ -87,6 +87,9 @@ network dropped keeps working on its local catalog; run this when it is back
 			if to == "" {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("dit catalog sync needs --to postgres://user@host/db (or DIT_SYNC_TO): the shared catalog to push to")}
 			}
+			if err := g.checkSyncTo("--to", to); err != nil {
+				return err
+			}
 			cat, err := g.openCatalogExisting()
 			if err != nil {
 				return err
@@ -126,7 +129,7 @@ network dropped keeps working on its local catalog; run this when it is back
 		},
 	}
 	sync.Flags().StringVar(&to, "to", "", "the shared catalog (postgres://user@host/db, or a catalog file)")
-	sync.Flags().Int64Var(&job, "job", 0, "push only this job (its number here)")
+	addJobFlag(sync.Flags(), &job, "job", "push only job `JOB` (its number here)")
 	sync.Flags().BoolVar(&jsonOut, "json", false, "print what each push did as JSON")
 	cmd.AddCommand(sync)
 	return cmd

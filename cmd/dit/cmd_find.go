@@ -27,14 +27,17 @@ first, and says when more exist: --offset N skips the first N (the next
 page).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 1 {
+				return usagef("--limit %d: give how many copies to list, 1 or more (default %d)", limit, catalog.FindLimit)
+			}
+			if offset < 0 {
+				return usagef("--offset %d: give how many copies to skip, 0 or more", offset)
+			}
 			cat, err := g.openCatalogExisting()
 			if err != nil {
 				return err
 			}
 			defer cat.Close()
-			if limit < 1 || offset < 0 {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("--limit must be at least 1 and --offset not negative")}
-			}
 			found, more, err := cat.Find(args[0], offset, limit)
 			if err != nil {
 				return err

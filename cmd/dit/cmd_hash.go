@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,15 @@ func newHashCommand(g *GlobalOptions) *cobra.Command {
 			algos, err := hashing.ParseList(o.Hashes)
 			if err != nil {
 				return &exitError{code: ExitUsage, err: fmt.Errorf("--hash: %w", err)}
+			}
+			for _, p := range args {
+				fi, err := os.Stat(p)
+				switch {
+				case errors.Is(err, os.ErrNotExist):
+					return usagef("FILE %s does not exist: give the files to hash", p)
+				case err == nil && fi.IsDir():
+					return usagef("FILE %s is a folder: give the files to hash (dit mhl create hashes a folder)", p)
+				}
 			}
 			m := hashing.NewMulti(algos, 4)
 			defer m.Close()

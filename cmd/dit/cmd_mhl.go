@@ -238,6 +238,9 @@ func openHistoryDir(dir string) (historyDir, error) {
 		}
 		return historyDir{Store: ascmhl.FSStore{FS: afs, Dir: p}, close: a.Close}, nil
 	}
+	if err := checkFolderArg("DIR", dir, "give the folder of a copied card, e.g. DEST/JOB/A001"); err != nil {
+		return historyDir{}, err
+	}
 	st, err := ascmhl.OpenOSStore(dir)
 	if err != nil {
 		return historyDir{}, fmt.Errorf("cannot open %s: %w", dir, err)

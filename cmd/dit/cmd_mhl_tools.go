@@ -78,8 +78,6 @@ type MHLFlattenOptions struct {
 	JSON       bool
 }
 
-func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
-
 // osFolder refuses what dit mhl create cannot write to.
 func osFolder(dir string) (string, error) {
 	if _, _, ok := offload.SplitArrayPath(dir); ok {
@@ -89,12 +87,8 @@ func osFolder(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("cannot open %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return "", usageErr(fmt.Errorf("%s is not a folder", dir))
+	if err := checkFolderArg("DIR", dir, "give the folder of a copied card, e.g. DEST/JOB/A001"); err != nil {
+		return "", err
 	}
 	return abs, nil
 }
@@ -280,6 +274,9 @@ func firstErr(errs ...error) error {
 func runMHLFlatten(cmd *cobra.Command, o MHLFlattenOptions, g *GlobalOptions, dir string) error {
 	if o.Out == "" {
 		return usageErr(errors.New("--out FILE or FOLDER is required: where the flattened manifest goes (outside the history)"))
+	}
+	if !isDir(o.Out) && !isDir(filepath.Dir(o.Out)) {
+		return usagef("--out %s: its folder %s does not exist: give a file in an existing folder, or a folder", o.Out, filepath.Dir(o.Out))
 	}
 	ignore, err := ignorePatterns(o.Ignore, o.IgnoreFile)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -57,7 +56,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.AllowDegraded, "allow-degraded", false, "write to a RAID 4 array destination with one blade missing")
 	o.Sched.AddFlags(f)
 	f.BoolVar(&o.JSON, "json", false, "newline-delimited JSON events on stdout; the last line is the summary")
-	f.Int64Var(&o.Resume, "resume", 0, "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
+	addJobFlag(f, &o.Resume, "resume", "continue interrupted job `JOB` (same cards, destinations and settings: a different --hash, --verify, --layout, -d, ... is refused)")
 	f.BoolVar(&o.RereadCard, "reread-card", false, "with --resume: read the kept part of every file going on from the middle from the card again, rather than from its last checkpoint on")
 	f.StringVar(&o.Throttle, "throttle", "", "cap each card's read rate, e.g. 200MB/s (for tests and shared buses)")
 	f.StringVar(&o.BlockSize, "block-size", assembly.DefaultBlockSize, "read block size")
@@ -126,7 +125,6 @@ Examples:
 }
 
 func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []string) error {
-	ctx := cmd.Context()
 	if err := checkNotifyConfig(o.NotifyConfig); err != nil {
 		return err
 	}
@@ -134,6 +132,9 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	// (or created) and asked which cards were offloaded. A resume's
 	// settings are the job's: what is given again must be the same
 	// (checkResume, once its catalog is open), and is then unused.
+	if err := checkOffloadFlags(cmd, o, g); err != nil {
+		return err
+	}
 	s, err := offloadSettings(o, g, args)
 	if err != nil {
 		return err
@@ -154,11 +155,20 @@ func runOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, args []s
 	} else if err := g.checkNewCatalog(); err != nil {
 		return err
 	}
+	fresh := g.freshCatalog()
 	cat, err := open()
 	if err != nil {
 		return err
 	}
-	defer cat.Close()
+	err = offloadWith(cmd, o, g, cat, s, args)
+	cat.Close()
+	return forgetRefused(fresh, err)
+}
+
+// offloadWith runs the offload of settings s (offloadSettings) with its
+// catalog open.
+func offloadWith(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *catalog.Catalog, s assembly.Settings, args []string) error {
+	ctx := cmd.Context()
 	if o.Resume != 0 {
 		if err := checkResume(cmd, o, cat, args); err != nil {
 			return err
@@ -385,10 +395,12 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 	return sum, nil
 }
 
+// parseJobID reads a command's JOB argument (dit job show, verify,
+// report): a job number, else a usage error naming the value.
 func parseJobID(s string) (int64, error) {
-	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, &exitError{code: ExitUsage, err: fmt.Errorf("invalid job %q: give the job number shown by dit jobs", s)}
+	id, ok := parseJobNumber(s)
+	if !ok {
+		return 0, usagef("JOB %q: not a job number: %s", s, jobNumberHint)
 	}
 	return id, nil
 }

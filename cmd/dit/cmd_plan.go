@@ -171,6 +171,9 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	if err := checkSimulateScale(o.Simulate, o.Scale); err != nil {
 		return err
 	}
+	if err := checkPlanFlags(o, args); err != nil {
+		return err
+	}
 	// The CPU benchmark cache may create the catalog file, never the
 	// folders of a mistyped --db.
 	if err := g.checkNewCatalog(); err != nil {
@@ -182,9 +185,12 @@ func runPlan(ctx context.Context, o PlanOptions, g *GlobalOptions, args []string
 	}
 	var set *plan.Topology
 	if o.Topology != "" {
-		if set, err = plan.LoadTopology(o.Topology); err != nil {
+		if set, err = loadTopologyFlag(o.Topology); err != nil {
 			return err
 		}
+	}
+	if err := checkFit(o.Fit, set); err != nil {
+		return err
 	}
 	// The runs the engine will give the destinations: a cloud one beside
 	// a folder is uploaded in a second run, from the first copy.
@@ -569,13 +575,69 @@ func offloadSchedule(f schedulerFlags) (assembly.Schedule, error) {
 	s := assembly.Schedule{Limits: f.Limits, Simulate: f.Simulate, Scale: f.Scale, PhysicsOnly: f.PhysicsOnly}
 	switch {
 	case f.Topology != "":
-		t, err := plan.LoadTopology(f.Topology)
+		t, err := loadTopologyFlag(f.Topology)
 		if err != nil {
-			return none, &exitError{code: ExitUsage, err: err}
+			return none, err
 		}
 		s.Topology = t
 	case f.Simulate || len(f.Limits) > 0:
 		s.Discover = true
 	}
 	return s, nil
+}
+
+// loadTopologyFlag reads the topology file of --topology; one that is
+// not there or not a topology is a usage error naming the flag and the
+// file.
+func loadTopologyFlag(file string) (*plan.Topology, error) {
+	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
+		return nil, usagef("--topology %s: no such file: give the topology file (YAML) that describes the set's buses, cards and destinations (see dit plan --help)", file)
+	}
+	t, err := plan.LoadTopology(file)
+	if err != nil {
+		return nil, usagef("--topology %s: %w", file, err)
+	}
+	return t, nil
+}
+
+// checkPlanFlags checks dit plan's values before anything is planned or
+// the catalog opened: the cascade's parallelism, and, without a
+// topology, that each card and destination to discover is a folder
+// there (a cloud destination is not discovered).
+func checkPlanFlags(o PlanOptions, args []string) error {
+	if o.ThenParallel < 1 {
+		return usagef("--then-parallel %d: give 1 or more cards at once", o.ThenParallel)
+	}
+	if o.Topology != "" {
+		return nil
+	}
+	for _, c := range args {
+		if err := checkFolderArg("card", c, "give the folder of a mounted card, or describe the card in a --topology file"); err != nil {
+			return err
+		}
+	}
+	for _, d := range append(append([]string(nil), o.Dests...), o.Then...) {
+		if assembly.IsCloudDest(d) {
+			continue
+		}
+		if err := checkFolderArg("destination", d, "give a mounted destination folder, or describe it in a --topology file"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFit refuses a --fit medium that neither dit nor the topology
+// describes.
+func checkFit(fit []string, t *plan.Topology) error {
+	profiles := plan.DefaultProfiles()
+	if t != nil && t.Profiles != nil {
+		profiles = t.Profiles
+	}
+	for _, m := range fit {
+		if _, ok := profiles.Media[m]; !ok {
+			return usagef("--fit %s: no such medium: give one of %s (or describe it under media: in the topology)", m, strings.Join(profiles.MediaNames(), ", "))
+		}
+	}
+	return nil
 }

@@ -103,6 +103,11 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			return usage("a PDF is binary: give --out FILE (or redirect stdout)")
 		}
 	}
+	if o.Out != "" && !all {
+		if dir := filepath.Dir(o.Out); !isDir(dir) {
+			return usage("--out %s: its folder %s does not exist: create it first, or give a file in an existing folder", o.Out, dir)
+		}
+	}
 	cat, err := g.openCatalogExisting()
 	if err != nil {
 		return err

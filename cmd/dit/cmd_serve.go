@@ -49,6 +49,9 @@ one per network address of this machine, with the token
 					return usage(fmt.Errorf("--token-file %s is empty: put the token in it", tokenFile))
 				}
 			}
+			if poll <= 0 {
+				return usage(fmt.Errorf("--poll %s: give how often to read the catalog, above zero, e.g. 1s", poll))
+			}
 			host, _, err := net.SplitHostPort(listen)
 			if err != nil {
 				return usage(fmt.Errorf("--listen %q: give HOST:PORT, e.g. 127.0.0.1:8765 or 0.0.0.0:8765: %v", listen, err))

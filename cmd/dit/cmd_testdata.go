@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,12 +33,9 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 		Short: "Generate deterministic, realistic camera cards (clips, X-OCN-like frames, macOS junk)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			size, err := units.ParseBytes(o.Size)
+			size, err := o.check()
 			if err != nil {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("--size: %w", err)}
-			}
-			if o.Out == "" {
-				return &exitError{code: ExitUsage, err: fmt.Errorf("--out DIR is required")}
+				return err
 			}
 			opts := testcards.Options{Out: o.Out, Cards: o.Cards, Size: size, Style: o.Style, Seed: o.Seed}
 			if o.Video {
@@ -61,4 +61,27 @@ func newTestdataCommand(g *GlobalOptions) *cobra.Command {
 	f.BoolVar(&o.Video, "video", false, "make the clips' movies real with ffmpeg (a few seconds of ProRes 4444 XQ with the sidecar's timecode, padded to size), so reports get thumbnails; without ffmpeg, a note and random bytes")
 	cmd.AddCommand(cards)
 	return cmd
+}
+
+// check refuses what dit testdata cards cannot make, before anything is
+// written: every value names its flag. It returns the size per card.
+func (o TestdataOptions) check() (int64, error) {
+	size, err := units.ParseBytes(o.Size)
+	if err != nil || size <= 0 {
+		return 0, usagef("--size %q: give the footage per card above zero, e.g. 50MB or 2GB (decimal units)", o.Size)
+	}
+	if o.Out == "" {
+		return 0, usagef("--out DIR is required: the folder the cards are made in")
+	}
+	if fi, err := os.Stat(o.Out); err == nil && !fi.IsDir() {
+		return 0, usagef("--out %s is a file: give a folder (made if it is not there)", o.Out)
+	}
+	if o.Cards < 1 || o.Cards > testcards.MaxCards {
+		return 0, usagef("--cards %d: give 1 to %d cards", o.Cards, testcards.MaxCards)
+	}
+	styles := []string{testcards.StyleClips, testcards.StyleFrames, testcards.StyleDNG, testcards.StyleMixed}
+	if !slices.Contains(styles, o.Style) {
+		return 0, usagef("--style %q: give %s", o.Style, strings.Join(styles, ", "))
+	}
+	return size, nil
 }

@@ -83,6 +83,9 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 	if err != nil {
 		return err
 	}
+	if err := checkRcloneConfig(o.Cloud.Config); err != nil {
+		return err
+	}
 	cat, err := g.openCatalogExisting()
 	if err != nil {
 		return err

@@ -108,12 +108,13 @@ no notification this run, whatever the preset's notify: section says.
 	f.Float64Var(&o.Sched.Scale, "simulate-scale", scaleFromEnv(), "with --simulate, at this fraction of the field rates")
 	f.MarkHidden("simulate")
 	f.MarkHidden("simulate-scale")
-	cmd.MarkFlagRequired("preset")
 	return cmd
 }
 
 func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
-	ctx := cmd.Context()
+	if o.Preset == "" {
+		return usagef("--preset FILE is required: the YAML file of the watch's destinations and settings (see dit watch --help)")
+	}
 	p, err := watch.LoadPreset(o.Preset)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -123,8 +124,11 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 			continue
 		}
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return fmt.Errorf("destination %s of preset %s is not there: mount it (dit never creates a destination root)", d, o.Preset)
+			return usagef("destination %s of preset %s is not there: mount it (dit never creates a destination root)", d, o.Preset)
 		}
+	}
+	if err := checkWatchFlags(o, p); err != nil {
+		return err
 	}
 	// This run's --throttle and --limit replace the preset's: checked as
 	// dit offload's flags are.
@@ -152,14 +156,39 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 			return err
 		}
 	}
+	if _, err := offloadSchedule(o.Sched); err != nil {
+		return err // the topology file, read before the catalog is
+	}
 	if err := g.checkNewCatalog(); err != nil {
 		return err
 	}
+	fresh := g.freshCatalog()
 	cat, err := g.openCatalog()
 	if err != nil {
 		return err
 	}
-	defer cat.Close()
+	err = watchWith(cmd, o, g, p, cat)
+	cat.Close()
+	return forgetRefused(fresh, err)
+}
+
+// checkWatchFlags checks the watch's own values and the preset's job
+// name before the catalog is opened.
+func checkWatchFlags(o WatchOptions, p *watch.Preset) error {
+	if o.Interval <= 0 {
+		return usagef("--interval %s: give how often to look, above zero, e.g. 1s", o.Interval)
+	}
+	if o.Volumes != "" {
+		if err := checkFolderArg("--volumes", o.Volumes, "give the folder whose subfolders are the volumes to watch"); err != nil {
+			return err
+		}
+	}
+	return checkJobName("name: of preset "+o.Preset+":", p.Name)
+}
+
+// watchWith runs the watch with its catalog open until it is stopped.
+func watchWith(cmd *cobra.Command, o WatchOptions, g *GlobalOptions, p *watch.Preset, cat *catalog.Catalog) error {
+	ctx := cmd.Context()
 	var src watch.Source = watch.System()
 	if o.Volumes != "" {
 		src = watch.Dir(o.Volumes)

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -143,9 +144,11 @@ const exitCodesHelp = `Exit codes (docs/exit-codes.md):
   2    usage error: anything wrong on the command line, checked before the
        catalog is opened or a job is recorded: an unknown flag or bad value,
        no card or no -d, a card or destination that does not exist or is not
-       a folder, one given twice, a bad --layout, a --db in a folder that
-       does not exist, a --db with no catalog yet for a command that reads
-       one, a --notify-config file missing or invalid
+       a folder, one given twice, a bad --layout, a job name with / or ..,
+       rclone not installed for an rclone: destination, a --db in a folder
+       that does not exist, a --db with no catalog yet for a command that
+       reads one, a --notify-config file missing or invalid; the message
+       names the flag and the value, and nothing is created
   3    finished, but some files failed or were not verified, or a card's hash
        lists could not be written: see the summary (reports that could not
        be written are a warning: the job is done; --resume writes them)
@@ -173,9 +176,7 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 	}
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newOffloadCommand(g),
 		newWatchCommand(g),
@@ -216,6 +217,10 @@ SQLite catalog (--db, or DIT_DB, default ` + catalog.DefaultPath() + `).
 		}
 	}
 	addReleaseCommands(root)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	guardGroups(root)
+	addCompletions(g, root)
 	return root
 }
 
@@ -261,9 +266,7 @@ func exitCode(g *GlobalOptions, err error) int {
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return ExitUsage
 	}
-	if errors.Is(err, catalog.ErrNoCatalog) {
-		// A --db (or DIT_DB) naming no catalog: a path on the command
-		// line that is not there, like a missing card.
+	if usageCause(err) {
 		fmt.Fprintln(g.stderr, "dit:", err)
 		return ExitUsage
 	}
@@ -278,10 +281,18 @@ func exitCode(g *GlobalOptions, err error) int {
 	return offload.ExitFatal
 }
 
+// usageCause says whether err is, deep down, a path or tool on the
+// command line that is not there: a --db (or DIT_DB) naming no catalog,
+// like a missing card; rclone not installed for an rclone: destination,
+// which cannot be used as given, as any other refused destination.
+func usageCause(err error) bool {
+	return errors.Is(err, catalog.ErrNoCatalog) || errors.Is(err, cloud.ErrNoRclone)
+}
+
 // isUsage recognises cobra's own argument errors.
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires at least", "invalid argument", "required flag(s)"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -286,7 +286,7 @@ cpu: {cores: 8, hash_rates: {md5: 0.7GB/s, xxh64: 8GB/s}}
 
 	bad := e2e.WriteFile(t, filepath.Join(dir, "bad.yaml"), "buses:\n  - {name: a, kind: usb3.2-gen2}\nsources:\n  - {name: A, media: cfast2, bus: b}\n")
 	r = e2e.Dit(t, db, "plan", "--topology", bad)
-	require.Equal(t, 1, r.Code)
+	require.Equal(t, e2e.ExitUsage, r.Code) // a bad --topology value, as for dit offload
 	require.Contains(t, r.Stderr, `bad.yaml line 4: source "A" is on bus "b", which is not defined`)
 	r = e2e.Dit(t, db, "plan")
 	require.Equal(t, 2, r.Code)
