@@ -33,12 +33,14 @@ SUMMARY   := $(BIN)/test-summary.txt
 
 # Both stages run even when the first fails (its failures are not hidden
 # by a missing race stage); make test fails if either did. The end-to-end
-# suite is split into packages under cmd/dit/e2e/ (each builds the binary
-# once and runs in a few minutes; go test runs packages in parallel, as
-# many as there are cores): -timeout is per package, far above the
-# longest (cmd/dit/e2e/crash/seal, about 4 minutes on a loaded 2-core
-# machine).
-test: lint cross testcount
+# suite is split into packages under cmd/dit/e2e/ (they share one build of
+# the binary and each runs in a few minutes; go test runs packages in
+# parallel, as many as there are cores): -timeout is per package, far
+# above the longest (cmd/dit/e2e/crash/seal, about 4 minutes on a loaded
+# 2-core machine). The cross-compile check (make cross) and the release
+# archives (make dist) are CI steps of their own (.ci/run), not part of
+# make test.
+test: lint testcount
 	@rm -f $(SUMMARY)
 	@rc=0; \
 	echo 'CGO_ENABLED=0 go test -json -count=1 -timeout 25m ./...'; \
@@ -46,11 +48,14 @@ test: lint cross testcount
 	$(MAKE) --no-print-directory race || rc=1; \
 	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
 
-# The inner loop: every package's tests but the end-to-end suite of the
-# real binary (the packages under cmd/dit/e2e/), with -short (the race
-# stage's long cases left out).
+# The quick loop: go test -short of every package. Under -short no test
+# builds a binary, installs a package or starts an outside program or
+# server (internal/testneeds): the end-to-end tests (cmd/dit/e2e/, and
+# those needing ffmpeg, rclone, moto, PostgreSQL, a browser, a pip
+# package) skip, saying so. Nothing outside is used, so go test's cache
+# is sound here: an unchanged package's result is its cached one.
 test-short: testcount
-	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test -short (no end-to-end)" -- $(GO) test -json -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/cmd/dit/e2e/')
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test -short" -- $(GO) test -json -short ./...
 
 # Only the end-to-end suite (or one group: make test-e2e E2E=./cmd/dit/e2e/mhl/).
 E2E ?= ./cmd/dit/e2e/...
@@ -80,16 +85,18 @@ lint:
 	CGO_ENABLED=0 $(GO) tool staticcheck ./...
 	CGO_ENABLED=0 $(GO) run ./cmd/sizecheck -debt .ci/size-debt.txt
 
-# Cross-compile check (part of make test, before any test runs; a build and
-# a vet, no tests): every package but the desktop app's (Fyne; not built
-# for Windows), tests included, type-checks for Windows, and the CLI builds
-# for macOS on Apple silicon. The Linux and macOS amd64 and Linux arm64
-# CLIs share their code with these; make dist builds all. About 3 minutes
-# with an empty Go build cache on 2 cores, seconds once cached.
+# Cross-compile check (a CI step of its own in .ci/run, not part of make
+# test; a build and a vet, no tests): every package but the desktop app's
+# (Fyne; not built for Windows), tests included, type-checks for Windows,
+# and the CLI builds for macOS on Apple silicon. The Linux and macOS amd64
+# and Linux arm64 CLIs share their code with these; make dist builds all.
+# -trimpath as make dist builds: what this compiles, make dist finds in
+# the build cache. About 3 minutes with an empty Go build cache on 2
+# cores, seconds once cached.
 CROSS_PKGS = $(shell $(GO) list ./... | grep -v -e /ui -e /cmd/dit-gui)
 cross:
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(CROSS_PKGS)
-	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/dit
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet -trimpath $(CROSS_PKGS)
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/dit
 
 # Release archives of the CLI in dist/: dit-VERSION-OS-ARCH.tar.gz (.zip for
 # Windows), each with the binary, LICENSE, README.txt, the man pages (man/,

@@ -127,6 +127,8 @@
 //	internal/testcards   deterministic generated camera cards for demo, tests, bench
 //	internal/faultfuse   a FUSE filesystem that misbehaves on request, for e2e tests
 //	internal/catalog/pgtest  a real PostgreSQL server for tests (Debian package)
+//	internal/testneeds   what skips under go test -short (make test-short): a test
+//	                     needing a build, a pip package, a server, ffmpeg, rclone
 //
 // The CLI and the GUI drive the same engine API (offload.New /
 // offload.Resume, Job.Run, Options.OnEvent) and read the same events.

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/testcards"
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/dit-org/dit/internal/watch"
 )
 
@@ -26,9 +26,7 @@ import (
 // cloud destination.
 func localRemote(t *testing.T) (*cloud.Rclone, string) {
 	t.Helper()
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed (Debian: apt-get install rclone): cloud destinations not tested")
-	}
+	testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "rclone.conf")
 	require.NoError(t, os.WriteFile(conf, nil, 0o600))
@@ -233,6 +231,7 @@ upload_rate: 100MB/s
 // A job started from dit-gui with proxies, on a card of real clips: the
 // History shows its proxies as dit job show counts them.
 func TestGUIJobWithProxiesShowsTheCountInHistory(t *testing.T) {
+	testneeds.EndToEnd(t, "ffmpeg")
 	ffmpeg, err := testcards.FindFFmpeg()
 	if err != nil {
 		t.Skip("no proxies made: " + err.Error())

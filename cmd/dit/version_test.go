@@ -9,14 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/stretchr/testify/require"
 )
 
 // TestVersionStamped builds dit as make dist does (-trimpath, -s -w, the
 // -X stamps) and checks that dit version, dit version --json and
 // dit --version print the stamped values, and that gen-docs writes man
-// pages carrying the version.
+// pages carrying the version. It builds a binary: not under -short.
 func TestVersionStamped(t *testing.T) {
+	testneeds.EndToEnd(t, "a release build of dit")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "dit")
 	const ver, commit, date = "v9.8.7-3-gabc1234-dirty", "abc1234def5678", "2026-01-02T03:04:05Z"

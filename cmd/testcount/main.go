@@ -3,7 +3,9 @@
 // then how many tests ran, passed, failed and were skipped across every
 // package, with the skipped ones and why. It exits with go test's status
 // (1 if go test said nothing went wrong but a test or a package failed),
-// so a failure still fails make. Only the Go toolchain is needed.
+// so a failure still fails make. Before that summary line it names the
+// five slowest packages; with -append, the summary line and that list are
+// appended to a file. Only the Go toolchain is needed.
 //
 //	testcount [-label NAME] [-skipped=false] [-append FILE] -- go test -json ./...
 package main
@@ -60,9 +62,13 @@ func main() {
 	c.summary(io.MultiWriter(os.Stdout, &sum), *label, *skipped)
 	if *appendTo != "" {
 		lines := strings.Split(strings.TrimSpace(sum.String()), "\n")
+		last := lines[len(lines)-1]
+		if s := c.slowest(5); s != "" {
+			last += "\n  " + s
+		}
 		f, err := os.OpenFile(*appendTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err == nil {
-			_, err = fmt.Fprintln(f, lines[len(lines)-1])
+			_, err = fmt.Fprintln(f, last)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -95,7 +101,8 @@ type event struct {
 	Package    string
 	Test       string
 	Output     string
-	ImportPath string // build-output, build-fail
+	ImportPath string  // build-output, build-fail
+	Elapsed    float64 // seconds, on a package's or test's end
 }
 
 // line is one line of a package's output: of a test, or of the package
@@ -125,13 +132,15 @@ type counter struct {
 	pkgOK, pkgFailed, pkgNoTests   int
 	skips                          []skip
 	buildFailed                    map[string]bool
+	// took is each package's time, as go test gives it at its end.
+	took map[string]float64
 	// failures are the tests that failed or never ended (a package timed
 	// out or crashed while they ran), "pkg Test", in order.
 	failures []string
 }
 
 func newCounter(w io.Writer) *counter {
-	return &counter{w: w, pkgs: map[string]*pkg{}, buildFailed: map[string]bool{}}
+	return &counter{w: w, pkgs: map[string]*pkg{}, buildFailed: map[string]bool{}, took: map[string]float64{}}
 }
 
 func (c *counter) pkg(name string) *pkg {
@@ -232,6 +241,9 @@ func (c *counter) pkgEnd(e event, p *pkg) {
 		c.pkgFailed++
 		c.unfinished(e.Package, p)
 	}
+	if e.Action != "skip" && e.Elapsed > 0 { // not a build that failed
+		c.took[e.Package] = e.Elapsed
+	}
 	for _, l := range p.lines {
 		t := strings.TrimSpace(l.text)
 		switch {
@@ -288,14 +300,7 @@ func (c *counter) summary(w io.Writer, label string, listSkipped bool) {
 		c.unfinished(name, p)
 	}
 	if listSkipped && len(c.skips) > 0 {
-		fmt.Fprintf(w, "skipped:\n")
-		for _, s := range c.skips {
-			why := s.why
-			if why == "" {
-				why = "(no reason given)"
-			}
-			fmt.Fprintf(w, "  %s %s: %s\n", s.pkg, s.test, why)
-		}
+		c.listSkips(w)
 	}
 	if len(c.failures) > 0 {
 		fmt.Fprintf(w, "failed:\n")
@@ -317,8 +322,81 @@ func (c *counter) summary(w io.Writer, label string, listSkipped bool) {
 	if c.pkgNoTests > 0 {
 		pkgs += fmt.Sprintf(", %d without tests", c.pkgNoTests)
 	}
+	if s := c.slowest(5); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	fmt.Fprintf(w, "== %s: %s: %s run, %d passed, %d failed, %d skipped (%s)\n",
 		label, verdict, plural(c.run, "test"), c.passed, c.failedN, c.skippedN, pkgs)
+}
+
+// manySkips: more tests than this skipped for one reason are listed as
+// one line, with how many of each package (the quick loop skips every
+// PostgreSQL subtest of the catalog suite, for one reason).
+const manySkips = 3
+
+// listSkips lists the skipped tests and why, in the order they ended; a
+// reason given by more than manySkips tests is one line.
+func (c *counter) listSkips(w io.Writer) {
+	byWhy := map[string][]skip{}
+	for _, s := range c.skips {
+		byWhy[s.why] = append(byWhy[s.why], s)
+	}
+	fmt.Fprintf(w, "skipped:\n")
+	done := map[string]bool{}
+	for _, s := range c.skips {
+		why := s.why
+		if why == "" {
+			why = "(no reason given)"
+		}
+		group := byWhy[s.why]
+		if len(group) <= manySkips {
+			fmt.Fprintf(w, "  %s %s: %s\n", s.pkg, s.test, why)
+			continue
+		}
+		if done[s.why] {
+			continue
+		}
+		done[s.why] = true
+		var order []string
+		per := map[string]int{}
+		for _, g := range group {
+			if per[g.pkg] == 0 {
+				order = append(order, g.pkg)
+			}
+			per[g.pkg]++
+		}
+		for i, p := range order {
+			order[i] = fmt.Sprintf("%s %d", p, per[p])
+		}
+		fmt.Fprintf(w, "  %d tests (%s): %s\n", len(group), strings.Join(order, ", "), why)
+	}
+}
+
+// slowest names the n packages that took longest, with their times ("" if
+// none ended).
+func (c *counter) slowest(n int) string {
+	names := make([]string, 0, len(c.took))
+	for p := range c.took {
+		names = append(names, p)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if c.took[names[i]] != c.took[names[j]] {
+			return c.took[names[i]] > c.took[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("slowest packages:")
+	for i, p := range names[:min(n, len(names))] {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %.1fs", p, c.took[p])
+	}
+	return b.String()
 }
 
 func plural(n int, what string) string {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,7 +33,7 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"output","Package":"ex/a","Output":"stray line of TestMain\n"}
 {"Action":"output","Package":"ex/a","Output":"PASS\n"}
 {"Action":"output","Package":"ex/a","Output":"ok  \tex/a\t0.01s\n"}
-{"Action":"pass","Package":"ex/a"}
+{"Action":"pass","Package":"ex/a","Elapsed":3.25}
 {"Action":"output","Package":"ex/none","Output":"?   \tex/none\t[no test files]\n"}
 {"Action":"skip","Package":"ex/none"}
 {"Action":"run","Package":"ex/b","Test":"TestGood"}
@@ -45,7 +47,7 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"fail","Package":"ex/b","Test":"TestBad"}
 {"Action":"output","Package":"ex/b","Output":"FAIL\n"}
 {"Action":"output","Package":"ex/b","Output":"FAIL\tex/b\t0.02s\n"}
-{"Action":"fail","Package":"ex/b"}
+{"Action":"fail","Package":"ex/b","Elapsed":12.5}
 {"ImportPath":"ex/c","Action":"build-output","Output":"c.go:3:1: syntax error\n"}
 {"ImportPath":"ex/c","Action":"build-fail"}
 {"Action":"output","Package":"ex/c","Output":"FAIL\tex/c [build failed]\n"}
@@ -67,6 +69,7 @@ func TestCounterPrintsAsGoTestAndCounts(t *testing.T) {
 		"FAIL\tex/c [build failed]\n",
 		"go: a message that is not JSON\n",
 		"skipped:\n  ex/a TestFUSE: a_test.go:20: no /dev/fuse here\n",
+		"slowest packages: ex/b 12.5s, ex/a 3.2s\n== unit: ",
 	} {
 		require.Contains(t, got, want)
 	}
@@ -84,6 +87,32 @@ func TestCounterPrintsAsGoTestAndCounts(t *testing.T) {
 	c.summary(&out, "unit", false)
 	require.False(t, c.failed())
 	require.True(t, strings.HasSuffix(out.String(), "== unit: PASS: 3 tests run, 2 passed, 0 failed, 1 skipped (1 package ok, 1 without tests)\n"), out.String())
+}
+
+// Many tests skipped for one reason are one line, counted per package;
+// a reason given by a few tests lists them by name.
+func TestCounterGroupsSkipsOfOneReason(t *testing.T) {
+	var in strings.Builder
+	skipped := func(pkg, test, why string) {
+		fmt.Fprintf(&in, `{"Action":"run","Package":%q,"Test":%q}`+"\n", pkg, test)
+		fmt.Fprintf(&in, `{"Action":"output","Package":%q,"Test":%q,"Output":"    x_test.go:1: %s\n"}`+"\n", pkg, test, why)
+		fmt.Fprintf(&in, `{"Action":"skip","Package":%q,"Test":%q}`+"\n", pkg, test)
+	}
+	for i := range 5 {
+		skipped("ex/cat", fmt.Sprintf("TestT%d/postgres", i), "no server")
+	}
+	skipped("ex/serve", "TestS/postgres", "no server")
+	skipped("ex/cat", "TestFFmpeg", "no ffmpeg")
+	skipped("ex/ui", "TestFFmpeg", "no ffmpeg")
+	var out bytes.Buffer
+	c := newCounter(&out)
+	require.NoError(t, c.read(strings.NewReader(in.String())))
+	c.summary(&out, "unit", true)
+	require.Contains(t, out.String(), "skipped:\n"+
+		"  6 tests (ex/cat 5, ex/serve 1): x_test.go:1: no server\n"+
+		"  ex/cat TestFFmpeg: x_test.go:1: no ffmpeg\n"+
+		"  ex/ui TestFFmpeg: x_test.go:1: no ffmpeg\n")
+	require.Contains(t, out.String(), "8 tests run, 0 passed, 0 failed, 8 skipped")
 }
 
 // A package whose test binary never ended (killed, -timeout): what it said
@@ -105,6 +134,7 @@ func TestCounterShowsAPackageThatDidNotFinish(t *testing.T) {
 // both are counted failed and named, the one that timed out too (go test
 // ends its package with "fail" and never ends the test).
 func TestCounterNamesATimedOutTest(t *testing.T) {
+	testneeds.EndToEnd(t, "go test of a sample package")
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go on PATH")

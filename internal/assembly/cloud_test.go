@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -79,9 +79,7 @@ func TestPrepareAsksTheRemotesFreeSpace(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, p.Notes, "free space of ditspace: unknown (the storage does not report it)")
 
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone)")
-	}
+	testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	bucket := e.folder("bucket/day01")
 	s.Dests = []string{raid, "rclone:ditlocal:" + bucket}
 	s.Rclone = &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1}
@@ -203,9 +201,7 @@ func TestCloudDestRefusedBeforeTheJob(t *testing.T) {
 
 func needRclone(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone)")
-	}
+	testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 }
 
 // emptyRcloneConf is an rclone configuration file in dir with no remote

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // Real clips made with ffmpeg, one per container and codec: what the file
@@ -12,6 +14,7 @@ import (
 // camera family's guess from the name (an ARRI-named MXF that holds DNxHD
 // is DNxHD, not ProRes).
 func TestProbeRealClips(t *testing.T) {
+	testneeds.EndToEnd(t, "ffmpeg")
 	ff, err := FindFFmpeg()
 	if err != nil {
 		t.Skip("ffmpeg and ffprobe are needed (Debian: ffmpeg)")

@@ -14,8 +14,11 @@ import (
 
 func needRclone(t *testing.T) {
 	t.Helper()
+	if testing.Short() { // internal/testneeds's words (a leaf: imports nothing of dit)
+		t.Skip("end-to-end (needs rclone): not under -short; make test runs it")
+	}
 	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone)")
+		t.Skip("rclone is not installed (Debian: apt-get install rclone): skipping this test")
 	}
 }
 

@@ -139,6 +139,7 @@ func TestErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	needRclone(t)
 	r := &cloud.Rclone{Tries: 2, Backoff: 1, Config: filepath.Join(t.TempDir(), "none.conf")}
 	d := cloud.Dest{Remote: "nosuchremote", Path: "b/x"}
 	err := r.Check(context.Background(), d)

@@ -8,9 +8,7 @@ import (
 )
 
 func TestCheckDestNamesTheRemotes(t *testing.T) {
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed (Debian: apt-get install rclone)")
-	}
+	needRclone(t)
 	dir := t.TempDir()
 	r := &Rclone{Config: "/dev/null", Env: []string{"RCLONE_CONFIG_SHUTTLE_TYPE=local"}, Tries: 1}
 	ctx := context.Background()
@@ -31,5 +29,17 @@ func TestCheckDestNamesTheRemotes(t *testing.T) {
 	missing := &Rclone{Bin: "no-such-rclone-binary"}
 	if err := missing.CheckDest(ctx, "rclone:x:y"); err == nil || !strings.Contains(err.Error(), "apt-get install rclone") {
 		t.Fatalf("no rclone: %v", err)
+	}
+}
+
+// needRclone skips t under -short (with internal/testneeds's words: this
+// package is a leaf and imports nothing of dit) and without rclone.
+func needRclone(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end (needs rclone): not under -short; make test runs it")
+	}
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed (Debian: apt-get install rclone): skipping this test")
 	}
 }

@@ -5,7 +5,6 @@ package offload
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -183,9 +183,7 @@ func TestCloudRefusals(t *testing.T) {
 		var ue *UsageError
 		require.ErrorAs(t, err, &ue)
 	}
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed: the unreachable remote is not checked (apt-get install rclone)")
-	}
+	testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	// The words dit-gui shows (cloud.CheckDest): the remote missing from
 	// the configuration, naming those it has; the configuration file
 	// missing.

@@ -4,7 +4,6 @@ package offload
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,16 +12,14 @@ import (
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // loggedRclone is the real rclone run through a script that logs each
 // run's arguments (one line each) to the file it returns.
 func loggedRclone(t *testing.T, s *s3test.Server) (*cloud.Rclone, string) {
 	t.Helper()
-	real, err := exec.LookPath("rclone")
-	if err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone)")
-	}
+	real := testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	dir := t.TempDir()
 	log := filepath.Join(dir, "args.log")
 	bin := filepath.Join(dir, "rclone")

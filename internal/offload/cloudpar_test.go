@@ -5,7 +5,6 @@ package offload
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // meetingRclone writes an rclone that, for an upload (rclone copy), says
@@ -23,10 +23,7 @@ import (
 // rclone: two uploads that run one after the other never meet.
 func meetingRclone(t *testing.T, dir string) (bin, meet string) {
 	t.Helper()
-	real, err := exec.LookPath("rclone")
-	if err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone)")
-	}
+	real := testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	meet = filepath.Join(dir, "meet")
 	require.NoError(t, os.Mkdir(meet, 0o755))
 	bin = filepath.Join(dir, "rclone-meet")

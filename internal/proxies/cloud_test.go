@@ -5,7 +5,6 @@ package proxies
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 var cloudAlgos = []hashing.Algo{hashing.XXH64, hashing.MD5}
@@ -82,9 +82,7 @@ func TestProxyToCloudDiffers(t *testing.T) {
 // A remote with no MD5 of its own (not S3: here an rclone alias of a
 // local folder) has the proxy read back and hashed.
 func TestProxyToCloudReadBack(t *testing.T) {
-	if _, err := exec.LookPath("rclone"); err != nil {
-		t.Skip("rclone is not installed: skipping the cloud test (Debian: apt-get install rclone)")
-	}
+	testneeds.Tool(t, "rclone", "Debian: apt-get install rclone")
 	root := t.TempDir()
 	m := cloudMaker(&cloud.Rclone{Env: []string{"RCLONE_CONFIG_PLAIN_TYPE=alias", "RCLONE_CONFIG_PLAIN_REMOTE=" + root}, Tries: 1})
 	made := madeProxy(t, "read me back")

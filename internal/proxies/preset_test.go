@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/stretchr/testify/require"
 )
 
@@ -86,9 +87,7 @@ func TestErrorLine(t *testing.T) {
 func tools(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"ffmpeg", "ffprobe"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (Debian: apt-get install ffmpeg)", tool)
-		}
+		testneeds.Tool(t, tool, "Debian: apt-get install ffmpeg")
 	}
 }
 

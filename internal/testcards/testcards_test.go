@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -422,24 +424,42 @@ func TestCancel(t *testing.T) {
 		t.Errorf("cancelled Generate = %v, %v", cards, err)
 	}
 
-	// Cancel in the middle of a large card: it stops promptly and removes
-	// the partial card.
-	ctx, cancel = context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	start := time.Now()
-	_, err = Generate(ctx, Options{Out: out, Cards: 1, Size: 100_000_000_000})
+	// Cancel in the middle of a large card (100 GB: minutes of writing if
+	// the cancel were ignored): it stops at its next look at the context
+	// and removes the partial card. The cancel comes from the context
+	// itself once Generate has looked at it a few times (before each file
+	// and each 4 MiB chunk), not from a clock.
+	mid := &cancelAfter{Context: context.Background(), n: 5, done: make(chan struct{})}
+	_, err = Generate(mid, Options{Out: out, Cards: 1, Size: 100_000_000_000})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	// A safety net only: a Generate that ignored the cancel would write
-	// 100 GB, minutes; it stops in milliseconds, even on a busy machine.
-	if d := time.Since(start); d > time.Minute {
-		t.Errorf("took %v to stop", d)
+	if asked := mid.asked.Load(); asked != mid.n+1 {
+		t.Errorf("the context was asked %d times, cancelled from the %dth on: Generate went on after the cancel", asked, mid.n+1)
 	}
 	if _, err := os.Stat(filepath.Join(out, "A001")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("partial card left behind: %v", err)
 	}
 }
+
+// cancelAfter is a context cancelled from the (n+1)th call of Err on.
+type cancelAfter struct {
+	context.Context
+	n     int64
+	asked atomic.Int64
+	once  sync.Once
+	done  chan struct{}
+}
+
+func (c *cancelAfter) Err() error {
+	if c.asked.Add(1) <= c.n {
+		return nil
+	}
+	c.once.Do(func() { close(c.done) })
+	return context.Canceled
+}
+
+func (c *cancelAfter) Done() <-chan struct{} { return c.done }
 
 func TestJunkIsRecognisable(t *testing.T) {
 	c := generate(t, Options{Out: t.TempDir(), Cards: 1, Size: 1000, Style: StyleMixed})[0]

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // With ffmpeg, a clips card's movies are real: ffprobe reads ProRes
@@ -18,13 +20,12 @@ import (
 // modification times it has without ffmpeg, and the same seed gives the
 // same bytes again.
 func TestMoviesAreReal(t *testing.T) {
+	testneeds.EndToEnd(t, "ffmpeg")
 	ffmpeg, err := FindFFmpeg()
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		t.Skip("ffprobe not found on PATH (Debian: apt-get install ffmpeg)")
-	}
+	testneeds.Tool(t, "ffprobe", "Debian: apt-get install ffmpeg")
 	o := Options{Cards: 1, Size: testSize, Seed: 5, FFmpeg: ffmpeg}
 	o.Out = t.TempDir()
 	a := generate(t, o)
@@ -100,13 +101,12 @@ func checkMovie(t *testing.T, p, tc string) {
 
 // Every test source a movie may show makes a movie ffprobe reads.
 func TestMovieSources(t *testing.T) {
+	testneeds.EndToEnd(t, "ffmpeg")
 	ffmpeg, err := FindFFmpeg()
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		t.Skip("ffprobe not found on PATH (Debian: apt-get install ffmpeg)")
-	}
+	testneeds.Tool(t, "ffprobe", "Debian: apt-get install ffmpeg")
 	dir := t.TempDir()
 	for _, src := range movieSources {
 		p := filepath.Join(dir, src+".mov")

@@ -11,7 +11,8 @@
 // Without the package, [Start] returns an error wrapping
 // [ErrUnavailable] that says what to install; [ForTest] and [Shared]'s
 // callers skip with that message, so a PostgreSQL test never passes
-// silently without a server.
+// silently without a server. Under go test -short (the quick loop) they
+// skip too, starting nothing.
 package pgtest
 
 import (
@@ -261,6 +262,7 @@ func (s *Server) Restart() error {
 // skips, saying why, when PostgreSQL is not installed.
 func ForTest(t testing.TB) *Server {
 	t.Helper()
+	skipShort(t)
 	s, err := Start()
 	if errors.Is(err, ErrUnavailable) {
 		t.Skipf("PostgreSQL test skipped: %v", err)
@@ -282,6 +284,7 @@ var (
 // the test package's TestMain calls StopShared at the end.
 func Shared(t testing.TB) *Server {
 	t.Helper()
+	skipShort(t)
 	sharedOnce.Do(func() { shared, sharedErr = Start() })
 	if errors.Is(sharedErr, ErrUnavailable) {
 		t.Skipf("PostgreSQL test skipped: %v", sharedErr)
@@ -290,6 +293,15 @@ func Shared(t testing.TB) *Server {
 		t.Fatal(sharedErr)
 	}
 	return shared
+}
+
+// skipShort skips t under go test -short: the quick loop starts no
+// server (make test runs the PostgreSQL tests).
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end (needs a PostgreSQL server): not under -short; make test runs it")
+	}
 }
 
 // StopShared stops the server Shared started, if any.

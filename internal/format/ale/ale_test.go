@@ -102,9 +102,13 @@ print(json.dumps(out))
 }
 
 // otio is a Python with OpenTimelineIO and its ALE adapter, installed once
-// into .cache/otio-venv from PyPI; the test skips without python3.
+// into .cache/otio-venv from PyPI; the test skips under -short, without
+// python3, or when PyPI cannot be reached.
 func otio(t *testing.T) string {
 	t.Helper()
+	if testing.Short() { // internal/testneeds's words (format imports little of dit)
+		t.Skip("end-to-end (needs OpenTimelineIO from PyPI): not under -short; make test runs it")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed: skipping the OpenTimelineIO ALE check")
@@ -128,7 +132,7 @@ func otio(t *testing.T) string {
 	}
 	pip := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check", "opentimelineio==0.18.1", "otio-ale-adapter==1.1.0")
 	if out, err := pip.CombinedOutput(); err != nil {
-		t.Fatalf("pip install opentimelineio otio-ale-adapter failed (PyPI must be reachable): %v\n%s", err, out)
+		t.Skipf("pip install opentimelineio otio-ale-adapter failed (PyPI must be reachable): skipping the OpenTimelineIO ALE check: %v\n%s", err, out)
 	}
 	os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
 	return bin

@@ -13,16 +13,25 @@ import (
 // and only one may install a shared tool at a time.
 func lockFile(t *testing.T, path string) func() {
 	t.Helper()
+	unlock, err := lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unlock
+}
+
+// lock is lockFile outside a test (TestMain).
+func lock(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		t.Fatalf("lock %s: %v", path, err)
+		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		t.Fatalf("lock %s: %v", path, err)
+		return nil, &os.PathError{Op: "lock", Path: path, Err: err}
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
-	}
+	}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -20,39 +19,13 @@ import (
 // Bin is the dit binary under test, built by [Main].
 var Bin string
 
-// Main is an end-to-end test package's TestMain: it builds cmd/dit
-// (without cgo, as released) into a temp folder once, sets [Bin], runs the
-// package's tests and removes the binary.
-func Main(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dit-e2e-bin")
-	if err != nil {
-		panic(err)
-	}
-	Bin = filepath.Join(dir, "dit")
-	cmd := exec.Command("go", "build", "-o", Bin, "github.com/dit-org/dit/cmd/dit")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		panic("building dit: " + err.Error() + "\n" + string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // Root is the repository's root folder (where go.mod is), found from the
 // test's working folder (its package folder).
 func Root(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := rootDir()
 	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		require.NotEqual(t, dir, up, "no go.mod above the test's folder")
-		dir = up
-	}
+	return dir
 }
 
 // ExitUsage is dit's documented exit code for a usage error (dit --help,
