@@ -227,7 +227,11 @@ func setupOffload(cmd *cobra.Command, o OffloadOptions, g *GlobalOptions, cat *c
 	var jobID atomic.Int64
 	s.Hooks.OnEvent = func(e offload.Event) {
 		jobID.Store(e.JobID)
-		out.Event(e)
+		if e.Type == offload.EvDecided && e.Job != nil {
+			out.Decided(e.Job, cat.Path())
+		} else {
+			out.Event(e)
+		}
 		if extra != nil {
 			extra(e)
 		}

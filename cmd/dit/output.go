@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ type printer interface {
 	Event(offload.Event)
 	Start(termview.Source)
 	Stop()
+	// Decided is the job's summary the moment every card has its verdict
+	// (offload.EvDecided), before its reports, thumbnails and proxies.
+	Decided(*offload.Summary, string)
+	// Summary is the job's summary at its end.
 	Summary(*offload.Summary, string)
 }
 
@@ -31,16 +36,66 @@ type ttyPrinter struct {
 	*termview.Live
 	w io.Writer
 	g *GlobalOptions
+	after
 }
 
-func (t ttyPrinter) Summary(s *offload.Summary, db string) { writeSummary(t.w, s, db, "", t.g) }
+func (t *ttyPrinter) Decided(s *offload.Summary, db string) {
+	t.Live.Stop()
+	t.decided(t.w, s, db, t.g)
+}
+
+func (t *ttyPrinter) Summary(s *offload.Summary, db string) { t.summary(t.w, s, db, t.g) }
+
+// after prints the summary once: when the job is decided, then at its
+// end only what came after (the reports' warnings).
+type after struct {
+	mu  sync.Mutex
+	was *offload.Summary // printed when decided
+}
+
+func (a *after) decided(w io.Writer, s *offload.Summary, db string, g *GlobalOptions) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.was = s
+	writeSummary(w, s, db, "", g)
+	fmt.Fprintln(w, "\nThe verdicts above are final. Writing the job's reports (and its clip thumbnails and proxies, if any): what fails there is a warning, never a verdict.")
+}
+
+func (a *after) summary(w io.Writer, s *offload.Summary, db string, g *GlobalOptions) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.was == nil {
+		writeSummary(w, s, db, "", g)
+		return
+	}
+	var added []string
+	for _, m := range s.Warnings {
+		if !slices.Contains(a.was.Warnings, m) {
+			added = append(added, m)
+		}
+	}
+	if len(added) > 0 {
+		fmt.Fprintf(w, "\nWarnings (after the verdicts):\n")
+		for _, m := range added {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
+	if s.Status != a.was.Status || s.State != a.was.State {
+		// The job ended other than its cards decided (interrupted while
+		// its reports were written): said, with what to do.
+		fmt.Fprintf(w, "\nJob %d %s\n", s.JobID, s.Status)
+		if next := nextStep(g, s.JobID, s.State, s.Cards); next != "" {
+			fmt.Fprintf(w, "Next: %s\n", next)
+		}
+	}
+}
 
 func newPrinter(g *GlobalOptions, jsonOut bool) printer {
 	if jsonOut {
 		return &jsonPrinter{w: g.stdout}
 	}
 	if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return ttyPrinter{Live: termview.New(g.stdout), w: g.stdout, g: g}
+		return &ttyPrinter{Live: termview.New(g.stdout), w: g.stdout, g: g}
 	}
 	return &plainPrinter{w: g.stdout, every: 5 * time.Second, g: g}
 }
@@ -105,6 +160,11 @@ func (p *jsonPrinter) line(v any) {
 }
 
 func (p *jsonPrinter) Event(e offload.Event) { p.line(e) }
+
+// Decided is the job_decided event's line; the summary stays the last.
+func (p *jsonPrinter) Decided(s *offload.Summary, _ string) {
+	p.line(offload.Event{Type: offload.EvDecided, Time: time.Now(), JobID: s.JobID, Job: s})
+}
 func (p *jsonPrinter) Start(termview.Source) {}
 func (p *jsonPrinter) Stop()                 {}
 func (p *jsonPrinter) Summary(s *offload.Summary, db string) {
@@ -117,6 +177,7 @@ func (p *jsonPrinter) Summary(s *offload.Summary, db string) {
 
 // plainPrinter writes periodic lines: for logs, pipes and CI.
 type plainPrinter struct {
+	after
 	mu    sync.Mutex
 	w     io.Writer
 	every time.Duration
@@ -181,10 +242,16 @@ func (p *plainPrinter) Event(e offload.Event) {
 
 func (p *plainPrinter) Start(termview.Source) {}
 func (p *plainPrinter) Stop()                 {}
+func (p *plainPrinter) Decided(s *offload.Summary, db string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.decided(p.w, s, db, p.g)
+}
+
 func (p *plainPrinter) Summary(s *offload.Summary, db string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	writeSummary(p.w, s, db, "", p.g)
+	p.summary(p.w, s, db, p.g)
 }
 
 // writeSummary is the human end-of-job report; mhl, unless "", is the

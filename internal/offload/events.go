@@ -46,6 +46,11 @@ const (
 	// sent once a stall, EvMoving when it moves again.
 	EvStalled EventType = "stalled"
 	EvMoving  EventType = "moving"
+	// EvDecided: every card of the job has its verdict, before the
+	// reports, clip thumbnails and proxies are made: Job is the job's
+	// summary as it will end (State final; its reports not listed yet).
+	// What follows can add warnings, never change a verdict.
+	EvDecided EventType = "job_decided"
 )
 
 // EventSchema is the version of the event stream (dit offload --json),
@@ -70,6 +75,7 @@ type Event struct {
 	Copies   []CopyState   `json:"copies,omitempty"`
 	Progress *Progress     `json:"progress,omitempty"`
 	Summary  *CardSummary  `json:"summary,omitempty"`
+	Job      *Summary      `json:"job,omitempty"` // job_decided
 	Elapsed  time.Duration `json:"-"`
 }
 

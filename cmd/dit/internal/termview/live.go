@@ -284,8 +284,11 @@ func (t *Live) Start(src Source) {
 // Stop draws the lines a last time with the final snapshot and each card's
 // final state, then ends the display.
 func (t *Live) Stop() {
-	if t.p == nil {
-		return
+	t.mu.Lock()
+	done := t.done
+	t.mu.Unlock()
+	if t.p == nil || done {
+		return // not started, or stopped (a job decided, then ended)
 	}
 	close(t.stop)
 	t.wg.Wait()
