@@ -54,6 +54,9 @@ func (j *Job) AddCard(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := checkPathLengths(sc, roots, out); err != nil {
+		return "", err
+	}
 	for _, c := range cards {
 		if foldName(c.out) == foldName(out) {
 			return "", usageErrorf("cards %s and %s would both land in %q: rename one card folder or use a --layout that tells them apart", c.scan.Root, abs, out)

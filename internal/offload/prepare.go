@@ -225,6 +225,9 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkPathLengths(sc, destPaths, out); err != nil {
+			return nil, err
+		}
 		// Compared case-insensitively: on an exFAT, NTFS, SMB or APFS
 		// destination "A001" and "a001" are one folder, where one card's
 		// copies could replace the other's (no-replace renames are not
