@@ -106,12 +106,7 @@ func (j *Job) Run(ctx context.Context) (*Summary, error) {
 	warnings := j.arrayWarnings()
 	if report {
 		crashpoint.Hit("job: finishing recorded")
-		d := decided(s)
-		j.warnMu.Lock()
-		d.Warnings = append(append(append([]string(nil), s.Warnings...), j.warnings...), warnings...)
-		j.warnMu.Unlock()
-		d.Resumed = j.resumeNote()
-		j.emit(Event{Type: EvDecided, Time: j.opts.Now(), JobID: j.rec.ID, Job: d})
+		j.emitDecided(s, warnings)
 		err := j.afterJob(ctx, s)
 		switch {
 		case err != nil && ctx.Err() != nil:

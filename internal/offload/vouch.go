@@ -103,3 +103,15 @@ func decided(s *Summary) *Summary {
 	}
 	return &d
 }
+
+// emitDecided says job_decided: s (every card ended, the reports still to
+// write) as the job will end, with the warnings so far (warnings: the
+// arrays').
+func (j *Job) emitDecided(s *Summary, warnings []string) {
+	d := decided(s)
+	j.warnMu.Lock()
+	d.Warnings = append(append(append([]string(nil), s.Warnings...), j.warnings...), warnings...)
+	j.warnMu.Unlock()
+	d.Resumed = j.resumeNote()
+	j.emit(Event{Type: EvDecided, Job: d})
+}
