@@ -384,7 +384,8 @@
 //	copies.identity: the copy's identity on its medium when it was read
 //	    back and verified (internal/fsys.Identity: "dev:ino:size:mtime
 //	    ns:ctime ns" on Unix), '' for copies recorded before and on media
-//	    that give none (a dit array's files, cloud objects). A resume
+//	    that give none (cloud objects, Windows); a dit array's file: "array:"
+//	    and its array, id, generation, size, time and units' hash. A resume
 //	    re-reads a verified copy whose identity changed since (the engine's
 //	    plan), rather than trusting its size and time.
 //

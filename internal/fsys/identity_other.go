@@ -2,14 +2,9 @@
 
 package fsys
 
-import (
-	"io/fs"
-	"time"
-)
+import "io/fs"
 
 // identity is "" here: a FileInfo carries no change time this package
-// reads on this platform; a resume then trusts a verified copy by its
-// size and time, as before identities were recorded.
+// reads on this platform (a dit array's files have theirs, Identity);
+// a resume then trusts a verified copy by its size and time.
 func identity(fs.FileInfo) string { return "" }
-
-func identityCtime(string) (time.Time, bool) { return time.Time{}, false }

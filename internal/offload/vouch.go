@@ -21,7 +21,7 @@ const (
 	recheckChanged
 	// recheckUnvouched: verified by a run that died (killed, crashed)
 	// with no identity recorded (a dit before identities, or a medium
-	// that gives none: a dit array): nothing but size and time says the
+	// that gives none: Windows): nothing but size and time says the
 	// copy is still the one read back.
 	recheckUnvouched
 	recheckKinds
