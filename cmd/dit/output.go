@@ -58,7 +58,7 @@ func (a *after) decided(w io.Writer, s *offload.Summary, db string, g *GlobalOpt
 	defer a.mu.Unlock()
 	a.was = s
 	writeSummary(w, s, db, "", g)
-	fmt.Fprintln(w, "\nThe verdicts above are final. Writing the job's reports (and its clip thumbnails and proxies, if any): what fails there is a warning, never a verdict.")
+	fmt.Fprintln(w, "\nThe verdicts above are final. Writing the job's reports (and its clip thumbnails and proxies, if any): nothing there can change a verdict.")
 }
 
 func (a *after) summary(w io.Writer, s *offload.Summary, db string, g *GlobalOptions) {
