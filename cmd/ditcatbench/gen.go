@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/plan"
 )
 
 // Spec is the shape of a generated catalog: Days shooting days of
@@ -186,6 +188,9 @@ func genJob(cat *catalog.Catalog, s Spec, name string, start time.Time, cards []
 		t = end.Add(3 * time.Second)
 		done(n)
 	}
+	if err := genPlan(cat, j.ID, start, t); err != nil {
+		return 0, err
+	}
 	if interrupted {
 		// Killed: the run never ended, the job stays "running" with a
 		// process that is gone (shown interrupted).
@@ -228,9 +233,10 @@ func genFiles(cat *catalog.Catalog, job string, k *catalog.Card, gk genCard, des
 		cat.PutFile(f)
 		for di, d := range dests {
 			cp := &catalog.Copy{DestID: d.ID, Path: job + "/" + gk.label + "/" + rel, State: "verified", Written: true,
-				VerifyAlgos: "xxh64", VerifiedAt: t}
+				VerifyAlgos: "xxh64", VerifiedAt: t,
+				Identity: fmt.Sprintf("%d:%d:%d:%d:%d", 2049+di, 5000+i, size, f.Mtime.UnixNano(), t.UnixNano())}
 			if i == gk.failAt && di == 1 {
-				cp.State, cp.VerifiedAt, cp.Error = "failed", time.Time{}, f.Error
+				cp.State, cp.VerifiedAt, cp.Error, cp.Identity = "failed", time.Time{}, f.Error, ""
 			}
 			cat.PutCopy(k.ID, rel, cp)
 		}
@@ -275,4 +281,31 @@ func hexOf(s string, n int) string {
 	h := fnv.New128a()
 	h.Write([]byte(s))
 	return fmt.Sprintf("%x", h.Sum(nil))[:2*n]
+}
+
+// genPlan records the job's plan as every offload does (its cards at
+// the rate they ran at), for dit job show's plan against run.
+func genPlan(cat *catalog.Catalog, jobID int64, start, end time.Time) error {
+	ks, err := cat.Cards(jobID)
+	if err != nil {
+		return err
+	}
+	res := plan.Result{Bottleneck: "card A", Total: 0}
+	p := &catalog.Plan{JobID: jobID, T: start, Reason: "start"}
+	for _, k := range ks {
+		eta := max(k.CopyFinished.Sub(start).Seconds(), 1)
+		safe := eta + 2
+		rate := float64(k.Bytes) / eta
+		res.Cards = append(res.Cards, plan.CardPlan{Name: k.Label, Rate: rate, LimitedBy: "media", ETASeconds: &eta, SafeSeconds: &safe})
+		res.Total += rate
+		p.Cards = append(p.Cards, catalog.PlanCard{Name: k.Label, CardID: k.ID, Rate: rate, LimitedBy: "media", ETASeconds: &eta})
+	}
+	all := max(end.Sub(start).Seconds(), 1)
+	res.ETASeconds, res.SafeSeconds = &all, &all
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	p.Total, p.Bottleneck, p.Detail = res.Total, res.Bottleneck, string(b)
+	return cat.AddPlan(p)
 }
