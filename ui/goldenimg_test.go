@@ -160,7 +160,18 @@ func showScene(h *harness, scene, mode string) {
 	})
 }
 
+// skipRendersUnderRace leaves a pixel-rendering test to make test's
+// first stage: it draws and compares images on one goroutine (nothing
+// for the race detector to find) and a race build renders about ten
+// times slower.
+func skipRendersUnderRace(t *testing.T) {
+	if raceDetector {
+		t.Skip("pixel rendering on one goroutine: run by make test's first stage, not under the race detector")
+	}
+}
+
 func TestGoldenRunningImages(t *testing.T) {
+	skipRendersUnderRace(t)
 	for _, scene := range []string{"copying", "free", "safe", "failed"} {
 		for _, mode := range []string{ThemeLight, ThemeDark} {
 			t.Run(scene+"-"+mode, func(t *testing.T) {
@@ -184,6 +195,7 @@ func goldenName(scene, mode string) string {
 // exactly as one started in the new theme: the same image, pixel for
 // pixel (no colour of the old theme kept anywhere).
 func TestGoldenRunningAfterThemeSwitch(t *testing.T) {
+	skipRendersUnderRace(t)
 	for _, sw := range [][2]string{{ThemeDark, ThemeLight}, {ThemeLight, ThemeDark}} {
 		for _, scene := range []string{"failed", "copying"} {
 			t.Run(scene+"-"+sw[0]+"-to-"+sw[1], func(t *testing.T) {
@@ -269,6 +281,7 @@ func near(a color.Color, b color.NRGBA) bool {
 // measured on the rendered pixels, in the light and the dark theme: on a
 // sheet of every kind of label, and on the running view's own verdicts.
 func TestStateColoursContrastRendered(t *testing.T) {
+	skipRendersUnderRace(t)
 	for _, mode := range []string{ThemeLight, ThemeDark} {
 		t.Run(mode, func(t *testing.T) {
 			h := newHarness(t, nil)

@@ -1,0 +1,7 @@
+//go:build !race
+
+package ui
+
+// raceDetector: this test binary runs under the race detector (make
+// test's race stage).
+const raceDetector = false
