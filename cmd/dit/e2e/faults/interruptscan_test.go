@@ -31,7 +31,7 @@ func bigTinyCard(t *testing.T, root string, n int) {
 	}
 }
 
-// A Ctrl-C at any point of an offload of a card of 30,000 tiny files,
+// A Ctrl-C at any point of an offload of a card of 12,000 tiny files,
 // from the scan of the card on (the catalog file appearing, before any
 // event), to its first events and its first files: dit stops, and the
 // job is in the catalog, listed by dit jobs as interrupted, and dit
@@ -39,11 +39,12 @@ func bigTinyCard(t *testing.T, root string, n int) {
 // format. The points are the binary's own events, not times.
 func TestInterruptDuringScanIsResumable(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a card of 30,000 files, offloaded five times")
+		t.Skip("a card of 12,000 files, offloaded five times")
 	}
 	dir := t.TempDir()
 	card := filepath.Join(dir, "A001")
-	bigTinyCard(t, card, 30000)
+	const files = 12000
+	bigTinyCard(t, card, files)
 	for _, at := range []string{"catalog", "job_started", "card_started", "file:1", "file:500"} {
 		t.Run(at, func(t *testing.T) {
 			run := t.TempDir()
@@ -103,9 +104,9 @@ func TestInterruptDuringScanIsResumable(t *testing.T) {
 			}
 			last := r.Stdout[strings.LastIndex(strings.TrimSpace(r.Stdout), "\n")+1:]
 			require.NoError(t, json.Unmarshal([]byte(last), &sum))
-			require.Equal(t, 30000, sum.Files)
+			require.Equal(t, files, sum.Files)
 			require.True(t, sum.Cards[0].SafeToFormat)
-			require.Equal(t, 30000, sum.Cards[0].Destinations[0].Verified)
+			require.Equal(t, files, sum.Cards[0].Destinations[0].Verified)
 		})
 	}
 }
