@@ -8,7 +8,10 @@
 package testneeds
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -32,4 +35,24 @@ func Tool(t testing.TB, name, install string) string {
 		t.Skipf("%s is not installed (%s): skipping this test", name, install)
 	}
 	return p
+}
+
+// RepoRoot is the folder of go.mod above the working folder (a test's
+// package folder): where the test helpers keep what they build and
+// install (.cache/).
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("no go.mod above %s", dir)
+		}
+		dir = up
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // Main is an end-to-end test package's TestMain. Under go test -short (the
@@ -40,7 +42,7 @@ func Main(m *testing.M) {
 // into a folder named by its content's hash, where nothing overwrites it
 // while a test runs it. Copies unused for a day are removed.
 func build() (string, error) {
-	root, err := rootDir()
+	root, err := testneeds.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -122,23 +124,4 @@ func copyFile(from, to string) error {
 		os.Remove(tmp)
 	}
 	return err
-}
-
-// rootDir is the folder of go.mod above the working folder (the test's
-// package folder).
-func rootDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = up
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -23,7 +24,7 @@ var Bin string
 // test's working folder (its package folder).
 func Root(t *testing.T) string {
 	t.Helper()
-	dir, err := rootDir()
+	dir, err := testneeds.RepoRoot()
 	require.NoError(t, err)
 	return dir
 }
