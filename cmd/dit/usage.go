@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/dit-org/dit/internal/assembly"
 )
 
 // Usage errors (exit 2) in dit's words: every one names the flag (or
@@ -131,20 +133,14 @@ func guardGroups(c *cobra.Command) {
 	}
 }
 
-// checkJobName refuses a job name that would not be one folder: {job}
-// of --layout is the name, so a / (or \), or a name that is . or ..,
-// would put the cards elsewhere than in a folder of that name (a/b
-// nests folders; ../x leaves the destination). what is how the name
-// was given ("--name", "name: of preset FILE").
+// checkJobName refuses a job name that would not be one folder
+// (assembly.CheckJobName); what is how the name was given ("--name",
+// "name: of preset FILE").
 func checkJobName(what, name string) error {
-	if name == "" {
-		return nil
+	if err := assembly.CheckJobName(name); err != nil {
+		return usagef("%s %s: %v", what, name, err)
 	}
-	bad := strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.Contains(name, "..")
-	if !bad {
-		return nil
-	}
-	return usagef("%s %s: a job name cannot hold / or .. (or \\): it is one folder on each destination ({job} of --layout): give a name such as Day01 or Day01_unit2", what, name)
+	return nil
 }
 
 // checkFileFlag refuses a flag naming a file that is not there or is a

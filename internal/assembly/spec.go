@@ -161,6 +161,9 @@ func (s Spec) Settings(name Namer, cards []string) (Settings, error) {
 		Layout: or(s.Layout, offload.DefaultLayout), IncludeHidden: s.IncludeHidden, AllowDegraded: s.AllowDegraded, ALE: s.ALE,
 		Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, ProxyWorkers: max(s.ProxyWorkers, 1), NoDirectoryHashes: s.NoDirectoryHashes,
 		Location: s.Creator.Location, Comment: s.Creator.Comment}
+	if err := CheckJobName(s.Name); err != nil {
+		return Settings{}, bad("name", "%s: %v", s.Name, err)
+	}
 	var err error
 	if out.Hashes, err = hashing.ParseList(or(s.Hashes, DefaultHashes)); err != nil {
 		return Settings{}, bad("hashes", "%v", err)
@@ -372,4 +375,16 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// CheckJobName refuses a job name that would not be one folder: {job}
+// of the layout is the name, so a / (or \), or a name that is . or
+// holds .., would put the cards elsewhere than in a folder of that name
+// (a/b nests folders; ../x leaves the destination). "" is no name (the
+// date and time).
+func CheckJobName(name string) error {
+	if strings.ContainsAny(name, `/\`) || name == "." || strings.Contains(name, "..") {
+		return errors.New("a job name cannot hold / or .. (or \\): it is one folder on each destination ({job} of --layout): give a name such as Day01 or Day01_unit2")
+	}
+	return nil
 }
