@@ -458,3 +458,31 @@ func (j *Job) cardList() []*cardRun {
 	defer j.cardsMu.RUnlock()
 	return append([]*cardRun(nil), j.cards...)
 }
+
+// decided is s (a job whose every card has ended, its reports still to
+// write) as the job will end: its state from its cards' verdicts alone
+// (reports that fail leave the job done, with a warning), and the exit
+// code that goes with it.
+func decided(s *Summary) *Summary {
+	d := *s
+	states := make([]verdict.State, len(s.Cards))
+	for i, c := range s.Cards {
+		states[i] = c.Status
+	}
+	d.Status = verdict.JobState(verdict.Facts{}, states, false)
+	d.State = catalog.JobDone // reports that fail leave it done, with a warning
+	d.ExitCode = exitCode(d.Status, false)
+	return &d
+}
+
+// emitDecided says job_decided: s (every card ended, the reports still to
+// write) as the job will end, with the warnings so far (warnings: the
+// arrays').
+func (j *Job) emitDecided(s *Summary, warnings []string) {
+	d := decided(s)
+	j.warnMu.Lock()
+	d.Warnings = append(append(append([]string(nil), s.Warnings...), j.warnings...), warnings...)
+	j.warnMu.Unlock()
+	d.Resumed = j.resumeNote()
+	j.emit(Event{Type: EvDecided, Job: d})
+}

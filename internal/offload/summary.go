@@ -248,17 +248,22 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 		// end of the last run, a killed run ending at its last sample.
 		s.Seconds = s.ActiveSeconds + s.PausedSeconds
 	}
-	switch {
-	case s.Status == verdict.Interrupted:
-		s.ExitCode = ExitInterrupted
-	case j.State == catalog.JobFailed:
-		s.ExitCode = ExitFatal
-	case s.Status == verdict.Done:
-		s.ExitCode = ExitOK
-	default: // failed, or still running: not every card is safe yet
-		s.ExitCode = ExitSomeFailed
-	}
+	s.ExitCode = exitCode(s.Status, j.State == catalog.JobFailed)
 	return s, nil
+}
+
+// exitCode is the exit code of a job in state st (fatal: it stopped on
+// an error of its own).
+func exitCode(st verdict.State, fatal bool) int {
+	switch {
+	case st == verdict.Interrupted:
+		return ExitInterrupted
+	case fatal:
+		return ExitFatal
+	case st == verdict.Done:
+		return ExitOK
+	}
+	return ExitSomeFailed // failed, or still running: not every card is safe yet
 }
 
 // jobFacts is what the verdict model needs of job j: a process at work on

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
-	"github.com/dit-org/dit/internal/verdict"
 )
 
 // Why a resume reads again a copy an earlier run verified (its size and
@@ -79,39 +78,4 @@ func (j *Job) resumeNote() *ResumeNote {
 		n.NotRereadFiles += c.notRereadFiles.Load()
 	}
 	return n
-}
-
-// decided is s (a job whose every card has ended, its reports still to
-// write) as the job will end: its state from its cards' verdicts alone
-// (reports that fail leave the job done, with a warning), and the exit
-// code that goes with it.
-func decided(s *Summary) *Summary {
-	d := *s
-	states := make([]verdict.State, len(s.Cards))
-	for i, c := range s.Cards {
-		states[i] = c.Status
-	}
-	d.Status = verdict.JobState(verdict.Facts{}, states, false)
-	d.State = catalog.JobDone // reports that fail leave it done, with a warning
-	switch d.Status {
-	case verdict.Done:
-		d.ExitCode = ExitOK
-	case verdict.Interrupted:
-		d.ExitCode = ExitInterrupted
-	default:
-		d.ExitCode = ExitSomeFailed
-	}
-	return &d
-}
-
-// emitDecided says job_decided: s (every card ended, the reports still to
-// write) as the job will end, with the warnings so far (warnings: the
-// arrays').
-func (j *Job) emitDecided(s *Summary, warnings []string) {
-	d := decided(s)
-	j.warnMu.Lock()
-	d.Warnings = append(append(append([]string(nil), s.Warnings...), j.warnings...), warnings...)
-	j.warnMu.Unlock()
-	d.Resumed = j.resumeNote()
-	j.emit(Event{Type: EvDecided, Job: d})
 }
