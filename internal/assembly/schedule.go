@@ -239,7 +239,8 @@ func (p *Prepared) newScheduler(ctx context.Context, cardsChanged bool) error {
 
 // observe gives a job without a bus budget a scheduler that plans and
 // records but enforces nothing (sched.Config.Observe): its plan, from the
-// discovered volumes, the speed tests and the costs measured before, is
+// discovered volumes, the speed tests, the costs measured before and the
+// CPU's speeds where they are cached (never measured at its start), is
 // what the live estimates start from and what dit job show sets against
 // the run. A job whose volumes cannot be planned runs without one: the
 // plan is the estimates' starting point, not a condition of the copy.
@@ -258,7 +259,7 @@ func (p *Prepared) observe(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	cpu, _ := MachineCPU(s.Catalog, t.CPU, append(append([]hashing.Algo{}, pj.hashes...), pj.verifyHashes...))
+	cpu := sched.CachedCPU(s.Catalog, t.CPU, append(append([]hashing.Algo{}, pj.hashes...), pj.verifyHashes...))
 	sch, err := sched.New(sched.Config{Topology: t, Observe: true,
 		Plan: plan.Options{Hashes: pj.hashes, Verify: pj.verify, VerifyHashes: pj.verifyHashes, CPU: cpu, ThenParallel: pj.thenParallel}})
 	if err != nil {

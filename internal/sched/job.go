@@ -100,13 +100,48 @@ const BenchmarkMaxAge = 30 * 24 * time.Hour
 // cat per host and GOOS/GOARCH for BenchmarkMaxAge; what is missing is
 // measured now, ~60 ms per algorithm, and stored). cat may be nil.
 func MachineCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (*plan.CPU, error) {
-	host, _ := os.Hostname()
-	arch := runtime.GOOS + "/" + runtime.GOARCH
+	measured, missing, err := cachedRates(cat, spec, algos)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		got := plan.Benchmark(missing, 60*time.Millisecond)
+		names := map[string]float64{}
+		for a, v := range got {
+			measured[a] = v
+			names[a.String()] = v
+		}
+		if cat != nil {
+			host, _ := os.Hostname()
+			if err := cat.PutCPUBench(host, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), names, time.Now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return plan.MachineCPU(spec, measured), nil
+}
+
+// CachedCPU is MachineCPU without measuring anything: nil when a speed
+// is neither in the topology's cpu section nor cached (a job without a
+// bus budget then plans without the CPU rather than pay the benchmark at
+// its start).
+func CachedCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) *plan.CPU {
+	measured, missing, err := cachedRates(cat, spec, algos)
+	if err != nil || len(missing) > 0 {
+		return nil
+	}
+	return plan.MachineCPU(spec, measured)
+}
+
+// cachedRates are this host's single-core hashing speeds cached in cat
+// (nil: none), and the algos neither cached nor in spec.
+func cachedRates(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (map[hashing.Algo]float64, []hashing.Algo, error) {
 	measured := map[hashing.Algo]float64{}
 	if cat != nil {
-		cached, _, err := cat.CPUBench(host, arch, time.Now().Add(-BenchmarkMaxAge))
+		host, _ := os.Hostname()
+		cached, _, err := cat.CPUBench(host, runtime.GOOS+"/"+runtime.GOARCH, time.Now().Add(-BenchmarkMaxAge))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for name, v := range cached {
 			if a, err := hashing.Parse(name); err == nil {
@@ -120,20 +155,7 @@ func MachineCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (
 			missing = append(missing, a)
 		}
 	}
-	if len(missing) > 0 {
-		got := plan.Benchmark(missing, 60*time.Millisecond)
-		names := map[string]float64{}
-		for a, v := range got {
-			measured[a] = v
-			names[a.String()] = v
-		}
-		if cat != nil {
-			if err := cat.PutCPUBench(host, arch, runtime.NumCPU(), names, time.Now()); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return plan.MachineCPU(spec, measured), nil
+	return measured, missing, nil
 }
 
 func contains(list []hashing.Algo, a hashing.Algo) bool {
