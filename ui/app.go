@@ -90,6 +90,9 @@ type App struct {
 	// that Close can wait for them before the catalog is closed.
 	bg sync.WaitGroup
 
+	// renders coalesces the running view's renders (renderSoon).
+	renders renderQueue
+
 	jobMu   sync.Mutex
 	job     *jobRun // the job being prepared or run
 	closing bool

@@ -170,20 +170,20 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 	if pr.BytesResent > 0 {
 		b += fmt.Sprintf("\n%s sent again after retries", units.FormatBytes(pr.BytesResent))
 	}
-	bytes.SetText(b)
+	setText(bytes, b)
 	f := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
 	if pr.FilesFailed > 0 {
 		f += fmt.Sprintf(", %d failed", pr.FilesFailed)
 	}
-	files.SetText(f)
-	rate.SetText(runFigures(r, cascade, paused))
+	setText(files, f)
+	setText(rate, runFigures(r, cascade, paused))
 	if pr.Current != "" && !r.Done {
 		// While the card verifies, the engine's current file is one
 		// being read back from a destination.
 		if pr.Phase == live.Verifying {
-			current.SetText("Reading back " + pr.Current)
+			setText(current, "Reading back "+pr.Current)
 		} else {
-			current.SetText(pr.Current)
+			setText(current, pr.Current)
 		}
 		current.Show()
 	} else {
@@ -250,7 +250,7 @@ func setStall(l *widget.Label, r runState) {
 		l.Hide()
 		return
 	}
-	l.SetText(stallText(r.Prog.Stall))
+	setText(l, stallText(r.Prog.Stall))
 	l.Show()
 }
 
@@ -303,7 +303,7 @@ func runImportance(r runState) widget.Importance {
 // eject, clips and failures, and in a cascade each run on its own row.
 func (p *cardPanel) set(c cardView, mv runView) {
 	p.last = c
-	p.title.SetText(c.Label)
+	setText(p.title, c.Label)
 	p.setState(c, mv.Paused)
 	p.bar.SetValue(c.Fraction())
 	p.tintBar(p.state.Importance, c.HaveSummary)
@@ -330,9 +330,8 @@ func (p *cardPanel) setState(c cardView, paused bool) {
 	if paused && !c.settled() && !c.HaveSummary {
 		st += " (paused)"
 	}
-	p.state.SetText(st)
-	p.state.Importance = stateImportance(c)
-	p.state.Refresh()
+	setText(p.state, st)
+	setImportance(p.state, stateImportance(c))
 }
 
 // stateImportance colours a card's state: the verdict's colour once the
@@ -362,7 +361,7 @@ func stateImportance(c cardView) widget.Importance {
 // setClips shows the card's clips once they are known.
 func (p *cardPanel) setClips(c cardView) {
 	if c.Clips != nil {
-		p.clips.SetText(c.Clips.text())
+		setText(p.clips, c.Clips.text())
 		p.clips.Show()
 	} else {
 		p.clips.Hide()
@@ -379,10 +378,10 @@ func (p *cardPanel) setFailures(c cardView) {
 		if c.Cascade {
 			what = "1st run: "
 		}
-		p.failures.SetText(failureText(c.Failures, c.interrupted(), what))
+		setText(p.failures, failureText(c.Failures, c.interrupted(), what))
 		p.failures.Show()
 	case c.HaveSummary && c.Status == verdict.Failed && !c.thenFailed() && c.Verdict != "":
-		p.failures.SetText(c.Verdict)
+		setText(p.failures, c.Verdict)
 		p.failures.Show()
 	default:
 		p.failures.Hide()
@@ -403,10 +402,9 @@ func (p *cardPanel) setCascade(c cardView, mv runView) {
 	if len(mv.Dests) > 0 {
 		first = strings.Join(mv.Dests, ", ")
 	}
-	p.run1.SetText("1st run: from the card to " + first)
-	p.run1St.SetText(c.runState.runText())
-	p.run1St.Importance = runImportance(c.runState)
-	p.run1St.Refresh()
+	setText(p.run1, "1st run: from the card to "+first)
+	setText(p.run1St, c.runState.runText())
+	setImportance(p.run1St, runImportance(c.runState))
 	p.run1Head.Show()
 	p.setFree(c, first)
 	p.second.set(c, mv)
@@ -425,10 +423,10 @@ func (p *cardPanel) setFree(c cardView, first string) {
 		at = " at " + c.FreeAt.Local().Format("15:04:05")
 	}
 	if c.HaveSummary && c.Safe {
-		p.free.SetText(fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
+		setText(p.free, fmt.Sprintf("Card free%s; both runs verified%s: safe to format.", at, safeAtText(c.SafeAt)))
 		p.free.Importance = widget.SuccessImportance
 	} else {
-		p.free.SetText(fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
+		setText(p.free, fmt.Sprintf("Card free%s: verified on %s. It may leave the reader: do NOT format it until the second run is verified.", at, first))
 		p.free.Importance = widget.HighImportance
 	}
 	p.free.Refresh()
@@ -442,16 +440,16 @@ func (r *runRow) set(c cardView, mv runView) {
 	if mv.FirstCopy != "" {
 		src = "the first copy on " + mv.FirstCopy
 	}
-	r.title.SetText(fmt.Sprintf("2nd run: from %s to %s", src, strings.Join(mv.Then, ", ")))
+	setText(r.title, fmt.Sprintf("2nd run: from %s to %s", src, strings.Join(mv.Then, ", ")))
 	if c.Then == nil {
-		r.state.SetText(runWaitFree)
+		setText(r.state, runWaitFree)
 		switch {
 		case c.Done && c.EndState != verdict.Verified:
-			r.state.SetText("Not started (the card is not free)")
+			setText(r.state, "Not started (the card is not free)")
 		case c.Free && mv.Finished:
-			r.state.SetText("Not started")
+			setText(r.state, "Not started")
 		case c.Free:
-			r.state.SetText(runQueued)
+			setText(r.state, runQueued)
 		}
 		r.state.Importance = widget.MediumImportance
 		r.bar.SetValue(0)
@@ -461,7 +459,7 @@ func (r *runRow) set(c cardView, mv runView) {
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
-		r.state.SetText(h.runText())
+		setText(r.state, h.runText())
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
 		setRun(r.bytes, r.files, r.rate, r.current, h, true, mv.Paused)
@@ -473,7 +471,7 @@ func (r *runRow) set(c cardView, mv runView) {
 			r.details.Show()
 		}
 		if len(h.Failures) > 0 {
-			r.failures.SetText(failureText(h.Failures, h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
+			setText(r.failures, failureText(h.Failures, h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
 			r.failures.Show()
 		} else {
 			r.failures.Hide()
@@ -502,13 +500,13 @@ func (p *cardPanel) setEject(c cardView) {
 	}
 	switch c.Eject {
 	case ejectBusy:
-		p.ejectL.SetText("Ejecting " + c.Path + "...")
+		setText(p.ejectL, "Ejecting "+c.Path+"...")
 		p.ejectL.Importance = widget.MediumImportance
 	case ejectDone:
-		p.ejectL.SetText("Ejected: " + strings.TrimPrefix(c.EjectMsg, "ejected: "))
+		setText(p.ejectL, "Ejected: "+strings.TrimPrefix(c.EjectMsg, "ejected: "))
 		p.ejectL.Importance = widget.SuccessImportance
 	case ejectFailed:
-		p.ejectL.SetText("NOT ejected: " + strings.TrimPrefix(c.EjectMsg, "not ejected: "))
+		setText(p.ejectL, "NOT ejected: "+strings.TrimPrefix(c.EjectMsg, "not ejected: "))
 		p.ejectL.Importance = widget.DangerImportance
 	default:
 		p.ejectL.Hide()

@@ -79,33 +79,32 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall) 
 }
 
 func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall) {
-	r.name.SetText(shortDest(p.Dest))
+	setText(r.name, shortDest(p.Dest))
 	// A cloud copy is uploaded, then checked: by the storage's own
 	// checksum, or read back (docs/cloud.md).
 	written, verified := "Written", "Read back"
 	if assembly.IsCloudDest(p.Dest) {
 		written, verified = "Uploaded", "Checked"
 	}
-	r.written.SetText(destBytesText(written, p.BytesWritten, p.Bytes))
+	setText(r.written, destBytesText(written, p.BytesWritten, p.Bytes))
 	if p.VerifyTotal > 0 || p.BytesVerified > 0 {
-		r.verified.SetText(destBytesText(verified, p.BytesVerified, p.VerifyTotal))
+		setText(r.verified, destBytesText(verified, p.BytesVerified, p.VerifyTotal))
 	} else {
-		r.verified.SetText("Not " + strings.ToLower(verified))
+		setText(r.verified, "Not "+strings.ToLower(verified))
 	}
 	if ended || p.State == offload.DestQueued {
-		r.rate.SetText("")
+		setText(r.rate, "")
 	} else {
-		r.rate.SetText(rateText(p.Rate))
+		setText(r.rate, rateText(p.Rate))
 	}
 	text, imp := destStateText(p)
 	if p.Stall != nil && !ended {
 		text, imp = "Stalled", widget.WarningImportance
 	}
-	r.state.SetText(text)
-	r.state.Importance = imp
-	r.state.Refresh()
+	setText(r.state, text)
+	setImportance(r.state, imp)
 	if why := destWhy(p, ended, said); why != "" {
-		r.why.SetText(why)
+		setText(r.why, why)
 		r.why.Show()
 	} else {
 		r.why.Hide()

@@ -263,7 +263,8 @@ func (a *App) runModelOf(run *jobRun, s jobSettings) *runModel {
 func (a *App) finishJob(run *jobRun) (*offload.Summary, error) {
 	job, m := run.job, run.modelOrNil()
 	sum, err := job.Run(run.ctx)
-	run.bg.Wait() // the cards' verdicts (and clips) being read
+	run.bg.Wait()   // the cards' verdicts (and clips) being read
+	a.waitRenders() // the events' renders: the last one below draws the end
 	// The clips of cards the engine did not say were done (a resumed
 	// job's): the clipper did them before the reports.
 	loadRunClips(a.cfg.Catalog, m, "")
@@ -320,7 +321,8 @@ func (r *jobRun) finished() bool {
 	}
 }
 
-// onEvent feeds an engine event to the model and redraws when it matters.
+// onEvent feeds an engine event to the model and redraws when it matters
+// (renderSoon: renders coalesced, the engine never waits for one).
 // A card's verdict is the engine's (card_done, read from the catalog):
 // one that is not bad settles what the banner said of the card before
 // (a failure, a removal), as a retry or a resume that made it safe does.
@@ -345,7 +347,7 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 			defer run.bg.Done()
 			run.job.WaitClips()
 			if loadRunClips(a.cfg.Catalog, m, e.Card) {
-				a.do(a.running.render)
+				a.renderSoon()
 			}
 		}()
 	}
@@ -353,7 +355,7 @@ func (a *App) onEvent(run *jobRun, e offload.Event) {
 		if run.job != nil {
 			m.setCounters(run.job.Snapshot(), e.Time)
 		}
-		a.do(a.running.render)
+		a.renderSoon()
 	}
 }
 

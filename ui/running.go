@@ -165,20 +165,20 @@ func (v *runningView) render() {
 	}
 	mv := m.view()
 	state := jobState(mv)
-	v.title.SetText(fmt.Sprintf("Job %d  %s  (%s)", mv.JobID, mv.Name, state))
+	setText(v.title, fmt.Sprintf("Job %d  %s  (%s)", mv.JobID, mv.Name, state))
 	v.renderFigures(mv, state)
 	v.renderCards(mv)
 	v.renderChart(mv)
-	v.planL.SetText(planText(mv))
-	v.warnL.SetText(strings.Join(mv.Warnings, "\n"))
+	setText(v.planL, planText(mv))
+	setText(v.warnL, strings.Join(mv.Warnings, "\n"))
 	if len(mv.Prepared) > 0 {
-		v.prepL.SetText("Before the start:\n" + strings.Join(mv.Prepared, "\n"))
+		setText(v.prepL, "Before the start:\n"+strings.Join(mv.Prepared, "\n"))
 		v.prepL.Show()
 	} else {
 		v.prepL.Hide()
 	}
 	v.renderDone(mv)
-	v.scroll.Refresh()
+	relayout(v.scroll) // (a Refresh would draw every label of every card again)
 	v.renderButtons(mv)
 }
 
@@ -209,20 +209,20 @@ func (v *runningView) renderFigures(mv runView, state string) {
 		v.rateBig.Text, v.etaBig.Text = "-", "done"
 		if mv.Summary != nil && mv.Summary.TBPerHour > 0 {
 			v.rateBig.Text = units.FormatTBPerHour(mv.Summary.TBPerHour)
-			v.rateCap.SetText("whole job")
+			setText(v.rateCap, "whole job")
 		}
-		v.etaCap.SetText("")
+		setText(v.etaCap, "")
 	case mv.Paused:
 		v.rateBig.Text, v.etaBig.Text = "paused", "-"
-		v.etaCap.SetText("no estimate while paused")
+		setText(v.etaCap, "no estimate while paused")
 	default:
 		v.rateBig.Text, v.tbBig.Text, v.etaBig.Text = jobFigures(mv)
-		v.rateCap.SetText("all cards now")
+		setText(v.rateCap, "all cards now")
 		v.tbBox.Show()
-		v.etaCap.SetText(jobETACaption(mv))
+		setText(v.etaCap, jobETACaption(mv))
 	}
 	if s := stalledText(mv); s != "" {
-		v.stallL.SetText(s)
+		setText(v.stallL, s)
 		v.stallL.Show()
 	} else {
 		v.stallL.Hide()
@@ -337,20 +337,20 @@ func planText(mv runView) string {
 func (v *runningView) renderDone(mv runView) {
 	switch {
 	case mv.Finished && mv.Err != "":
-		v.doneL.SetText("The job stopped: " + mv.Err)
+		setText(v.doneL, "The job stopped: "+mv.Err)
 		v.doneL.Importance = widget.DangerImportance
 	case mv.Finished && mv.Summary != nil:
 		txt, bad := summaryText(mv.Summary, v.run.reportPaths())
 		if v.run.finished() && v.run.proxies != "" {
 			txt += "\nProxies: " + v.run.proxies
 		}
-		v.doneL.SetText(txt)
+		setText(v.doneL, txt)
 		v.doneL.Importance = widget.MediumImportance
 		if bad {
 			v.doneL.Importance = widget.DangerImportance
 		}
 	default:
-		v.doneL.SetText("")
+		setText(v.doneL, "")
 	}
 	v.doneL.Refresh()
 }
