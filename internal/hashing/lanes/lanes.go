@@ -368,3 +368,7 @@ func Count() Counters {
 // Lanes returns how many streams the process hashes at once in vector
 // lanes (0: none, crypto/md5 only).
 func Lanes() int { return svc.width }
+
+// InLanes reports whether k streams hashing at once go through the
+// lanes (else each is hashed by crypto/md5 on its own goroutine).
+func InLanes(k int) bool { return svc.width > 0 && k >= svc.minLanes }
