@@ -12,5 +12,5 @@ func kernel(states [][4]uint32, ps [][]byte, n int, width int) {
 	panic("lanes: no vector kernel on " + runtime.GOARCH)
 }
 
-func addr(p []byte) uintptr { return 0 }
+func addr(p []byte) uintptr                           { return 0 }
 func kernel16(states [][4]uint32, ps [][]byte, n int) { kernel(states, ps, n, 16) }
