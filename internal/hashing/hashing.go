@@ -1,7 +1,6 @@
 package hashing
 
 import (
-	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/binary"
@@ -15,6 +14,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/zeebo/blake3"
 	"github.com/zeebo/xxh3"
+
+	"github.com/dit-org/dit/internal/hashing/lanes"
 )
 
 // Algo names one checksum algorithm.
@@ -48,7 +49,7 @@ type algoInfo struct {
 
 var infos = [numAlgos]algoInfo{
 	C4:     {"c4", 1, true, sha512.New},
-	MD5:    {"md5", 3, true, md5.New},
+	MD5:    {"md5", 3, true, lanes.New},
 	SHA1:   {"sha1", 2, true, sha1.New},
 	XXH128: {"xxh128", 9, true, func() hash.Hash { return xxh3.New128() }},
 	XXH3:   {"xxh3", 10, true, func() hash.Hash { return xxh3.New() }},
@@ -71,6 +72,13 @@ func (a Algo) InASCMHL() bool { return a < numAlgos && infos[a].asc }
 // New returns a fresh hash.Hash for a. Its Sum output is the raw digest that
 // [Encode] turns into text.
 func (a Algo) New() hash.Hash { return infos[a].new() }
+
+// MD5Implementation says how this process computes MD5, for dit version
+// and a job's log: "md5: AVX-512, 16 lanes", "md5: AVX2, 8 lanes" (the
+// streams hashing at one moment share the CPU's vector lanes, see
+// internal/hashing/lanes), or "md5: crypto/md5 (no AVX2)" and
+// "md5: crypto/md5 (arm64)" where there are none.
+func MD5Implementation() string { return lanes.Describe() }
 
 // Parse returns the algorithm named s ("md5", "xxh64", ...).
 func Parse(s string) (Algo, error) {

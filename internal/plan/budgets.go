@@ -203,32 +203,38 @@ func cpuBudgets(t *Topology, o Options, n int) ([]constraint, error) {
 // byte of the card costs (all its hashes, and with Verify the read-back
 // hashes of every copy).
 func hashCost(t *Topology, o Options) (stream float64, slow hashing.Algo, perByte float64, err error) {
-	rate := func(a hashing.Algo) (float64, error) {
+	// rate is a's speed for one stream, and per core of all of them:
+	// MD5's as measured for the job's number of streams.
+	rate := func(a hashing.Algo) (one, perCore float64, err error) {
 		if o.CPU != nil {
+			if r, ok := o.CPU.MD5At(len(t.Sources)); ok && a == hashing.MD5 {
+				return r.Stream, r.PerCore, nil
+			}
 			if v := o.CPU.PerCore[a]; v > 0 {
-				return v, nil
+				return v, v, nil
 			}
 		}
-		return t.Profiles.hashRate(a)
+		v, err := t.Profiles.hashRate(a)
+		return v, v, err
 	}
 	stream = math.Inf(1)
 	for _, a := range o.Hashes {
-		v, err := rate(a)
+		v, pc, err := rate(a)
 		if err != nil {
 			return 0, 0, 0, err
 		}
 		if v < stream {
 			stream, slow = v, a
 		}
-		perByte += 1 / v
+		perByte += 1 / pc
 	}
 	if o.Verify {
 		for _, a := range o.VerifyHashes {
-			v, err := rate(a)
+			_, pc, err := rate(a)
 			if err != nil {
 				return 0, 0, 0, err
 			}
-			perByte += float64(len(t.Destinations)) / v
+			perByte += float64(len(t.Destinations)) / pc
 		}
 	}
 	return stream, slow, perByte, nil

@@ -21,6 +21,29 @@ type CPU struct {
 	Cores float64
 	// PerCore are single-core hash speeds in bytes/s.
 	PerCore map[hashing.Algo]float64
+	// MD5 are MD5's rates measured with k streams hashing at once (k
+	// the key): the process hashes several MD5 streams in one core's
+	// vector lanes (internal/hashing/lanes). Empty: PerCore[MD5], each
+	// stream on a core of its own.
+	MD5 map[int]StreamRate
+}
+
+// StreamRate is a hash's rate with several streams hashing at once.
+type StreamRate struct {
+	Stream  float64 // bytes/s of one stream
+	PerCore float64 // bytes of all the streams hashed per core-second
+}
+
+// MD5At is MD5's rate for a job of n streams: the measurement of the
+// most streams not above n (ok false: none).
+func (c *CPU) MD5At(n int) (r StreamRate, ok bool) {
+	best := 0
+	for k, v := range c.MD5 {
+		if k <= n && k > best && v.Stream > 0 && v.PerCore > 0 {
+			best, r = k, v
+		}
+	}
+	return r, best > 0
 }
 
 // Options say what the job does besides moving bytes.

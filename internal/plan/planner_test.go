@@ -538,3 +538,41 @@ destinations:
 	require.Contains(t, r.Card("C2").Why, "shared with X1, X2, C1")
 	near(t, 1.15*GB, r.Total)
 }
+
+// MD5's rate measured with as many streams as the job has cards is the
+// one planned: four cards plan with the 4-stream rate, two with the
+// 2-stream one, and the cores count the lanes' bytes per core-second.
+func TestCPUMD5ByStreamCount(t *testing.T) {
+	src := "sources:\n"
+	for i := range 4 {
+		src += fmt.Sprintf("  - {name: C%d, media: codex-dock}\n", i)
+	}
+	top := parse(t, src+"destinations:\n  - {name: raid, write_rate: 20GB/s}\n")
+	cpu := &CPU{Cores: 1, PerCore: map[hashing.Algo]float64{hashing.MD5: 0.8 * GB},
+		MD5: map[int]StreamRate{1: {Stream: 0.8 * GB, PerCore: 0.8 * GB}, 2: {Stream: 0.75 * GB, PerCore: 0.8 * GB},
+			4: {Stream: 0.6 * GB, PerCore: 2.4 * GB}}}
+	r, err := Plan(top, Options{Hashes: []hashing.Algo{hashing.MD5}, CPU: cpu})
+	require.NoError(t, err)
+	for _, c := range r.Cards {
+		require.Equal(t, LimitCPU, c.LimitedBy, c.Name)
+		// 4 streams in lanes: 0.6 GB/s each, 2.4 GB/s on the one core.
+		near(t, 0.6*GB, c.Rate)
+	}
+	near(t, 0.6*GB, r.CPU.PerStream)
+
+	// Without the lanes' figures: one core at 0.8 GB/s for all four.
+	r, err = Plan(top, Options{Hashes: []hashing.Algo{hashing.MD5}, CPU: &CPU{Cores: 1, PerCore: cpu.PerCore}})
+	require.NoError(t, err)
+	near(t, 0.2*GB, r.Card("C0").Rate)
+
+	// Three cards plan with the 2-stream figure (the most streams not above 3).
+	top.Sources = top.Sources[:3]
+	r, err = Plan(top, Options{Hashes: []hashing.Algo{hashing.MD5}, CPU: cpu})
+	require.NoError(t, err)
+	near(t, 0.8*GB/3, r.Card("C0").Rate)
+	got, ok := cpu.MD5At(3)
+	require.True(t, ok)
+	require.Equal(t, 0.75*GB, got.Stream)
+	_, ok = cpu.MD5At(0)
+	require.False(t, ok)
+}

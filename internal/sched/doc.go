@@ -64,5 +64,12 @@
 //
 // [ForJob] picks a job's cards and destinations out of a topology file;
 // [MachineCPU] gives the planner this machine's hash speeds from a short
-// self-benchmark cached in the catalog.
+// self-benchmark cached in the catalog (table cpu_bench, by algorithm
+// name): each algorithm's single-core speed, and MD5's rate with 1, 2,
+// 4, 8 and 16 streams hashing at once ([MeasureMD5Streams], cached as
+// "md5@k": bytes/s of the k streams together), since the process hashes
+// several MD5 streams in one core's vector lanes (internal/hashing/lanes).
+// A job of n cards plans MD5 with the figure of the most streams not
+// above n (plan.CPU.MD5At): one stream's share of it per card, and per
+// core the whole of it where the streams share the lanes.
 package sched

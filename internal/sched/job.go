@@ -98,18 +98,27 @@ const BenchmarkMaxAge = 30 * 24 * time.Hour
 // MachineCPU returns the CPU to plan with for algos: the topology's cpu
 // section first, then single-core speeds measured on this host (cached in
 // cat per host and GOOS/GOARCH for BenchmarkMaxAge; what is missing is
-// measured now, ~60 ms per algorithm, and stored). cat may be nil.
+// measured now, ~60 ms per algorithm, and stored), and with md5 its rate
+// with 1, 2, 4, 8 and 16 streams at once (MeasureMD5Streams, ~40 ms
+// each, cached as md5@k). cat may be nil.
 func MachineCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (*plan.CPU, error) {
-	measured, missing, err := cachedRates(cat, spec, algos)
+	measured, cached, missing, err := cachedRates(cat, spec, algos)
 	if err != nil {
 		return nil, err
 	}
-	if len(missing) > 0 {
-		got := plan.Benchmark(missing, 60*time.Millisecond)
+	streams := cachedMD5(cached)
+	wantStreams := contains(algos, hashing.MD5) && spec.HashRates[hashing.MD5] == 0 && len(streams) < len(MD5StreamCounts)
+	if len(missing) > 0 || wantStreams {
 		names := map[string]float64{}
-		for a, v := range got {
+		for a, v := range plan.Benchmark(missing, 60*time.Millisecond) {
 			measured[a] = v
 			names[a.String()] = v
+		}
+		if wantStreams {
+			streams = MeasureMD5Streams(MD5StreamCounts, 40*time.Millisecond)
+			for k, v := range streams {
+				names[md5Key(k)] = v
+			}
 		}
 		if cat != nil {
 			host, _ := os.Hostname()
@@ -118,30 +127,42 @@ func MachineCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (
 			}
 		}
 	}
-	return plan.MachineCPU(spec, measured), nil
+	return withMD5(plan.MachineCPU(spec, measured), spec, streams), nil
+}
+
+// withMD5 gives c MD5's rates by number of streams (unless the topology
+// sets md5's rate).
+func withMD5(c *plan.CPU, spec plan.CPUSpec, streams map[int]float64) *plan.CPU {
+	if len(streams) > 0 && spec.HashRates[hashing.MD5] == 0 {
+		c.MD5 = md5Rates(streams, c.Cores)
+	}
+	return c
 }
 
 // CachedCPU is MachineCPU without measuring anything: nil when a speed
 // is neither in the topology's cpu section nor cached (a job without a
 // bus budget then plans without the CPU rather than pay the benchmark at
-// its start).
+// its start). MD5's rates by number of streams are used when cached.
 func CachedCPU(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) *plan.CPU {
-	measured, missing, err := cachedRates(cat, spec, algos)
+	measured, cached, missing, err := cachedRates(cat, spec, algos)
 	if err != nil || len(missing) > 0 {
 		return nil
 	}
-	return plan.MachineCPU(spec, measured)
+	return withMD5(plan.MachineCPU(spec, measured), spec, cachedMD5(cached))
 }
 
 // cachedRates are this host's single-core hashing speeds cached in cat
-// (nil: none), and the algos neither cached nor in spec.
-func cachedRates(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (map[hashing.Algo]float64, []hashing.Algo, error) {
+// (nil: none), everything cached by name, and the algos neither cached
+// nor in spec.
+func cachedRates(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) (map[hashing.Algo]float64, map[string]float64, []hashing.Algo, error) {
 	measured := map[hashing.Algo]float64{}
+	var cached map[string]float64
 	if cat != nil {
 		host, _ := os.Hostname()
-		cached, _, err := cat.CPUBench(host, runtime.GOOS+"/"+runtime.GOARCH, time.Now().Add(-BenchmarkMaxAge))
+		var err error
+		cached, _, err = cat.CPUBench(host, runtime.GOOS+"/"+runtime.GOARCH, time.Now().Add(-BenchmarkMaxAge))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for name, v := range cached {
 			if a, err := hashing.Parse(name); err == nil {
@@ -155,7 +176,7 @@ func cachedRates(cat *catalog.Catalog, spec plan.CPUSpec, algos []hashing.Algo) 
 			missing = append(missing, a)
 		}
 	}
-	return measured, missing, nil
+	return measured, cached, missing, nil
 }
 
 func contains(list []hashing.Algo, a hashing.Algo) bool {

@@ -184,10 +184,14 @@ func Create(ctx context.Context, st Store, opt CreateOptions) (*CreateResult, er
 	if err := c.walk(ctx, ".", root); err != nil {
 		return c.res, err
 	}
+	pool := newHashPool(ctx, st)
 	for _, f := range c.files {
-		if err := c.hash(ctx, f); err != nil {
+		if err := c.hash(pool, f); err != nil {
 			return c.res, err
 		}
+	}
+	if err := pool.finish(); err != nil {
+		return c.res, err
 	}
 	for _, sc := range c.scopes {
 		if err := c.detectRenames(ctx, sc); err != nil {
@@ -435,7 +439,7 @@ func (c *creator) walk(ctx context.Context, dir string, sc *cscope) error {
 
 // hash reads f once for the formats asked for, plus one it was recorded
 // in when it was recorded in none of them.
-func (c *creator) hash(ctx context.Context, f *cfile) error {
+func (c *creator) hash(pool *hashPool, f *cfile) error {
 	algos := c.algos
 	if f.rec != nil && len(f.rec.Values) > 0 {
 		common := false
@@ -448,11 +452,19 @@ func (c *creator) hash(ctx context.Context, f *cfile) error {
 			algos = append(append([]hashing.Algo(nil), algos...), hashing.Fastest(recorded))
 		}
 	}
-	return c.hashAlgos(ctx, f, algos)
+	return pool.hash(f.rel, algos, func(sums map[hashing.Algo]string, n int64, err error) error {
+		return c.hashed(f, sums, n, err)
+	})
 }
 
+// hashAlgos reads f again for algos, on the caller's goroutine.
 func (c *creator) hashAlgos(ctx context.Context, f *cfile, algos []hashing.Algo) error {
 	sums, n, err := hashFile(ctx, c.st, f.rel, algos, c.buf)
+	return c.hashed(f, sums, n, err)
+}
+
+// hashed takes f's hashes (or its read error).
+func (c *creator) hashed(f *cfile, sums map[hashing.Algo]string, n int64, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

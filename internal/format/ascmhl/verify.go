@@ -100,7 +100,7 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{ctx: ctx, st: st, opt: opt, seenDirs: map[string]bool{}, buf: make([]byte, 1<<20),
+	v := &verifier{ctx: ctx, st: st, opt: opt, seenDirs: map[string]bool{}, pool: newHashPool(ctx, st),
 		res: &VerifyResult{History: h, Warnings: append([]string(nil), h.Warnings...)}}
 	for _, p := range h.Problems {
 		v.add(Finding{Kind: FindHistory, Detail: p})
@@ -114,6 +114,9 @@ func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, er
 		v.pickDirHashes(h)
 	}
 	if err := v.walk("."); err != nil {
+		return v.res, err
+	}
+	if err := v.pool.finish(); err != nil {
 		return v.res, err
 	}
 	v.reportMissing()
@@ -142,15 +145,19 @@ type verifier struct {
 	dirAlgos []hashing.Algo
 	tree     Tree
 	seenDirs map[string]bool
-	buf      []byte
+	pool     *hashPool // files hashed HashWorkers at once, findings in walk order
 }
 
 // add records a finding and passes it to OnFinding.
+// While files are being hashed it is queued behind them, so findings
+// come in the order of the walk.
 func (v *verifier) add(f Finding) {
-	v.res.Findings = append(v.res.Findings, f)
-	if v.opt.OnFinding != nil {
-		v.opt.OnFinding(f)
-	}
+	v.pool.later(func() {
+		v.res.Findings = append(v.res.Findings, f)
+		if v.opt.OnFinding != nil {
+			v.opt.OnFinding(f)
+		}
+	})
 }
 
 // pickDirHashes chooses the latest generation with directory hashes to
@@ -270,7 +277,14 @@ func (v *verifier) checkFile(e fs.DirEntry, rel string) error {
 			return nil
 		}
 	}
-	sums, n, err := hashFile(v.ctx, v.st, rel, union(check, v.dirAlgos), v.buf)
+	return v.pool.hash(rel, union(check, v.dirAlgos), func(sums map[hashing.Algo]string, n int64, err error) error {
+		return v.checked(sc, rec, rel, check, sums, n, err)
+	})
+}
+
+// checked takes the hashes of rel (read by the pool) to its record.
+func (v *verifier) checked(sc *scope, rec *irec, rel string, check []hashing.Algo, sums map[hashing.Algo]string, n int64, err error) error {
+	res := v.res
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
