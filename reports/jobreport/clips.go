@@ -130,7 +130,7 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 	var cs []clips.Clip
 	var secs float64
 	for _, k := range rows {
-		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
+		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: clips.CodecName(k.Codec),
 			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart,
 			TCEnd: clips.TCOut(k.TCStart, k.Frames, k.FPS), Serial: k.Serial,
 			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
