@@ -81,6 +81,7 @@
 //	                     degraded reads, scrub/repair, rebuild, crash recovery;
 //	                     its doc is the on-disk format (importable, no internal/)
 //	raid/fusemount       read-only FUSE view of an array
+//	raid/mountplace      where an array is mounted: its mount place, paths to open
 //
 // Core, what a job is given (attached by the composition layer):
 //

@@ -223,3 +223,14 @@ func IsBlade(dir string) bool {
 	}
 	return err == nil
 }
+
+// ArrayIdentity reads the array's UUID and label from the superblock of
+// the blade at dir, without assembling the array: what names the array's
+// mount place (raid/mountplace).
+func ArrayIdentity(dir string) (uuid, label string, err error) {
+	sb, _, err := readSuperblock(DirFS{Dir: dir})
+	if err != nil {
+		return "", "", err
+	}
+	return sb.ArrayUUID, sb.ArrayLabel, nil
+}

@@ -413,7 +413,7 @@ func newArrayExtractCommand(g *GlobalOptions) *cobra.Command {
 			if errors.Is(err, raid.ErrInvalid) {
 				return arrayUsage(err) // nothing extracted, nothing to sum up
 			}
-			fmt.Fprintf(g.stdout, "%d entries restored to %s and verified", n, to)
+			fmt.Fprintf(g.stdout, "%s restored to %s and verified", pluralWord(n, "entry", "entries"), to)
 			if failed > 0 {
 				fmt.Fprintf(g.stdout, "; %d FAILED (not restored)", failed)
 			}

@@ -122,7 +122,7 @@ network dropped keeps working on its local catalog; run this when it is back
 					fmt.Fprintln(g.stdout, r)
 				}
 				if err == nil {
-					fmt.Fprintf(g.stdout, "%d jobs pushed to %s\n", len(res), shared.Path())
+					fmt.Fprintf(g.stdout, "%s pushed to %s\n", plural(len(res), "job"), shared.Path())
 				}
 			}
 			return err

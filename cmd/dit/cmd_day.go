@@ -216,7 +216,7 @@ since when) and the cards that are not yet, with why.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(r)
 			}
-			fmt.Fprintf(g.stdout, "%s: %s shot (%.3f TB) on %d stations\n", r.Date, units.FormatBytes(r.Bytes), r.TB, len(r.Stations))
+			fmt.Fprintf(g.stdout, "%s: %s shot (%.3f TB) on %s\n", r.Date, units.FormatBytes(r.Bytes), r.TB, plural(len(r.Stations), "station"))
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STATION\tJOBS\tCARDS\tSHOT\tTB\tSAFE TO FORMAT")
 			for _, s := range r.Stations {

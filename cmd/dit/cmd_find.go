@@ -3,13 +3,26 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid/mountplace"
 )
+
+// foundCopy is a copy as dit find prints it: Path is where it opens (on
+// an array: below its mount point or mount place), ArrayMounted says, for
+// a copy in an array, whether the array is mounted, and MountCommand is
+// the command that mounts it when it is not.
+type foundCopy struct {
+	catalog.Found
+	Path         string `json:"path"`
+	ArrayMounted *bool  `json:"array_mounted,omitempty"`
+	MountCommand string `json:"mount_command,omitempty"`
+}
 
 func newFindCommand(g *GlobalOptions) *cobra.Command {
 	var jsonOut bool
@@ -22,7 +35,10 @@ CLIP-OR-PATH (case-insensitive): a clip name (A023C004), a file name, a path
 on a card or on a destination. On a shared catalog (--db postgres://...) that
 is every copy made by every station: for each, the station, the job, the
 card, the copy's full path and when it was read back and verified (empty:
-not verified). It lists the first --limit copies (default 100), oldest job
+not verified). A copy in a dit array is named by the path it opens at while
+the array is mounted (dit array mount: its mount point, or its mount place
+~/dit-arrays/NAME when not mounted), and a line under the table says, for
+each array, whether it is mounted and the command that mounts it. It lists the first --limit copies (default 100), oldest job
 first, and says when more exist: --offset N skips the first N (the next
 page).`,
 		Args: cobra.ExactArgs(1),
@@ -42,13 +58,27 @@ page).`,
 			if err != nil {
 				return err
 			}
-			if jsonOut {
-				if found == nil {
-					found = []catalog.Found{}
+			res := mountplace.NewResolver()
+			var places []*mountplace.Place
+			rows := make([]foundCopy, len(found))
+			for i, f := range found {
+				var p *mountplace.Place
+				rows[i].Found = f
+				rows[i].Path, p = res.CopyPath(f.Dest, f.Path)
+				if p != nil {
+					rows[i].ArrayMounted = &p.Mounted
+					if !p.Mounted {
+						rows[i].MountCommand = p.MountCommand()
+					}
+					if !slices.Contains(places, p) {
+						places = append(places, p)
+					}
 				}
+			}
+			if jsonOut {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(found)
+				return enc.Encode(rows)
 			}
 			if len(found) == 0 && offset > 0 {
 				return fmt.Errorf("no copy of %q after the first %d in %s", args[0], offset, cat.Path())
@@ -58,7 +88,7 @@ page).`,
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STATION\tJOB\tCARD\tFILE\tSIZE\tCOPY\tSTATE\tVERIFIED")
-			for _, f := range found {
+			for _, f := range rows {
 				v := "-"
 				if !f.VerifiedAt.IsZero() {
 					v = f.VerifiedAt.Local().Format("2006-01-02 15:04:05")
@@ -67,6 +97,13 @@ page).`,
 			}
 			if err := tw.Flush(); err != nil {
 				return err
+			}
+			for _, p := range places {
+				if p.Mounted {
+					fmt.Fprintf(g.stdout, "Copies on array %s: mounted at %s\n", p.Name(), p.Dir)
+				} else {
+					fmt.Fprintf(g.stdout, "Copies on array %s: not mounted; their paths above open once it is: %s\n", p.Name(), p.MountCommand())
+				}
 			}
 			if more {
 				fmt.Fprintf(g.stdout, "(copies %d to %d; more exist: dit find %q --offset %d, or narrow CLIP-OR-PATH)\n",

@@ -66,7 +66,7 @@ func runJobShowClips(o JobShowOptions, g *GlobalOptions, id int64) error {
 			fmt.Fprintln(g.stdout, "  no clips recognised: the card is files (see dit job show)")
 			continue
 		}
-		fmt.Fprintf(g.stdout, "  %s, %d clips, %s\n", strings.Trim(c.Camera+", "+c.CardType, ", "), len(c.Clips), cardLength(c))
+		fmt.Fprintf(g.stdout, "  %s, %s, %s\n", strings.Trim(c.Camera+", "+c.CardType, ", "), plural(len(c.Clips), "clip"), cardLength(c))
 		tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  CLIP\tTC IN\tTC OUT\tDURATION\tFPS\tCODEC\tRESOLUTION\tSIZE\tVERIFIED\tTHUMBNAIL")
 		for _, k := range c.Clips {

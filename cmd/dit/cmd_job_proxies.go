@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // showProxy is one proxy in dit job show --proxies --json.
@@ -34,11 +35,11 @@ type showProxy struct {
 	VerifiedBy string `json:"verified_by,omitempty"`
 }
 
-func proxyShow(p catalog.Proxy, label string) showProxy {
+func proxyShow(res *mountplace.Resolver, p catalog.Proxy, label string) showProxy {
 	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: p.Source, Dest: p.Dest,
 		TCStart: p.TCStart, Size: p.Size, Error: p.Error, VerifiedBy: offload.CloudVerifiedBy(p.VerifyAlgos)}
 	if p.Path != "" {
-		s.Path = offload.DisplayPath(p.Dest, p.Path) // array:BLADE//... in a dit array
+		s.Path, _ = res.Path(p.Dest, p.Path) // in a dit array: below its mount point or mount place
 	}
 	for _, a := range p.Sums.Algos() {
 		if s.Hashes == nil {
@@ -74,8 +75,9 @@ func runJobShowProxies(o JobShowOptions, g *GlobalOptions, id int64) error {
 		return err
 	}
 	out := []showProxy{}
+	res := mountplace.NewResolver()
 	for _, p := range ps {
-		out = append(out, proxyShow(p, label[p.CardID]))
+		out = append(out, proxyShow(res, p, label[p.CardID]))
 	}
 	if o.JSON {
 		enc := json.NewEncoder(g.stdout)
@@ -110,7 +112,7 @@ func proxyEvent(p catalog.Proxy) offload.Event {
 	// always carried it.
 	e := offload.Event{Type: "proxy", Time: time.Now(), JobID: p.JobID, State: verdict.State(p.State), Message: p.Clip}
 	if p.Path != "" {
-		e.Path = offload.DisplayPath(p.Dest, p.Path)
+		e.Path, _ = mountplace.NewResolver().Path(p.Dest, p.Path)
 	}
 	if p.Error != "" {
 		e.Message = p.Clip + ": " + p.Error
@@ -130,9 +132,10 @@ func writeProxies(g *GlobalOptions, job *assembly.Job) {
 	var dests []string
 	var failed []catalog.Proxy
 	bad := false
+	res := mountplace.NewResolver()
 	for _, p := range ps {
 		if p.State == catalog.ProxyMade {
-			d := offload.DisplayPath(p.Dest, "proxies")
+			d, _ := res.Path(p.Dest, "proxies")
 			if made[d] == 0 {
 				dests = append(dests, d)
 			}

@@ -123,7 +123,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 	if len(list) == 0 {
 		fmt.Fprintf(g.stdout, "no jobs in %s\n", cat.Path())
 		if others > 0 {
-			fmt.Fprintf(g.stdout, "(%d jobs of other stations than %s: dit jobs --all-stations)\n", others, cat.Station())
+			fmt.Fprintf(g.stdout, "(%s of other stations than %s: dit jobs --all-stations)\n", plural(others, "job"), cat.Station())
 		}
 		return nil
 	}
@@ -152,7 +152,7 @@ func runJobs(o JobsOptions, g *GlobalOptions) error {
 		}
 	}
 	if others > 0 {
-		fmt.Fprintf(g.stdout, "(and %d jobs of other stations than %s: dit jobs --all-stations)\n", others, cat.Station())
+		fmt.Fprintf(g.stdout, "(and %s of other stations than %s: dit jobs --all-stations)\n", plural(others, "job"), cat.Station())
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -389,6 +390,7 @@ func (st *offloadSetup) run(ctx context.Context, g *GlobalOptions, cat *catalog.
 		for _, p := range written {
 			fmt.Fprintln(g.stdout, "  "+p)
 		}
+		writeArrayPlaces(g.stdout, append(slices.Clone(sum.Destinations), sum.Then...))
 	} else if !jsonOut && !hasFolderDest(sum) {
 		fmt.Fprintln(g.stdout, reportsNotWritten(g, sum.JobID))
 	}

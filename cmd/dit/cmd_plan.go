@@ -641,3 +641,11 @@ func checkFit(fit []string, t *plan.Topology) error {
 	}
 	return nil
 }
+
+// pluralWord is n and the word for one or for many ("1 copy", "2 copies").
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -112,7 +112,7 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "job %d: %d copies match the source hashes, %d differ or are missing\n", id, good, bad)
+	fmt.Fprintf(g.stdout, "job %d: %s match the source hashes, %d differ or are missing\n", id, pluralWord(good, "copy", "copies"), bad)
 	if !ok {
 		return &exitError{code: offload.ExitSomeFailed}
 	}

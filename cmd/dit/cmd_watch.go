@@ -258,7 +258,7 @@ func watchStopped(g *GlobalOptions, cat *catalog.Catalog, jobs []int64) error {
 		}
 	}
 	if len(bad) == 0 {
-		fmt.Fprintf(g.stdout, "watch stopped: %d job(s) done, %d of %d card(s) safe to format\n", len(jobs), safe, cards)
+		fmt.Fprintf(g.stdout, "watch stopped: %s done, %d of %s safe to format\n", plural(len(jobs), "job"), safe, plural(cards, "card"))
 		return nil
 	}
 	return &exitError{code: code, err: errors.New("watch stopped: " + strings.Join(bad, "; "))}

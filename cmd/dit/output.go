@@ -17,6 +17,7 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // printer renders a running job. Event is called from engine goroutines.
@@ -360,6 +361,7 @@ func cardMark(s verdict.State) string {
 
 // writeDests prints one card's files on each destination of one run.
 func writeDests(w io.Writer, arrow string, ds []offload.DestSummary) {
+	var res *mountplace.Resolver
 	for _, d := range ds {
 		fmt.Fprintf(w, "      %s %s: %d verified", arrow, d.Path, d.Verified)
 		if d.Copied > 0 {
@@ -372,6 +374,54 @@ func writeDests(w io.Writer, arrow string, ds []offload.DestSummary) {
 			fmt.Fprintf(w, ", %d skipped (conflict)", d.Skipped)
 		}
 		fmt.Fprintln(w)
+		// A card's folder in a dit array (array:BLADE//PATH, what dit
+		// commands take) and, under it, where other programs open it.
+		writeOpensAt(w, &res, d.Path)
+	}
+}
+
+// writeArrayPlaces writes, for each destination that is a blade of a dit
+// array, whether the array is mounted (the paths printed above open) or
+// the command that mounts it.
+func writeArrayPlaces(w io.Writer, dests []string) {
+	res := mountplace.NewResolver()
+	var seen []*mountplace.Place
+	for _, d := range dests {
+		p := res.PlaceOf(d)
+		if p == nil || slices.Contains(seen, p) {
+			continue
+		}
+		seen = append(seen, p)
+		if p.Mounted {
+			fmt.Fprintf(w, "  (array %s is mounted at %s)\n", p.Name(), p.Dir)
+		} else {
+			fmt.Fprintf(w, "  (array %s is not mounted: these paths open once it is: %s)\n", p.Name(), p.MountCommand())
+		}
+	}
+}
+
+// writeOpensAt writes, for a folder in a dit array (array:BLADE//PATH),
+// the line saying where its files open for other programs: below the
+// array's mount point, or its mount place and the command that mounts it.
+// It writes nothing for another path.
+func writeOpensAt(w io.Writer, res **mountplace.Resolver, p string) {
+	if !strings.HasPrefix(p, offload.ArrayPathPrefix) {
+		return
+	}
+	blade, rel, ok := offload.SplitArrayPath(p)
+	if !ok {
+		return
+	}
+	if *res == nil {
+		*res = mountplace.NewResolver()
+	}
+	dir, pl := (*res).Path(blade, rel)
+	switch {
+	case pl == nil:
+	case pl.Mounted:
+		fmt.Fprintf(w, "         opens at %s (the array is mounted)\n", dir)
+	default:
+		fmt.Fprintf(w, "         opens at %s once the array is mounted: %s\n", dir, pl.MountCommand())
 	}
 }
 

@@ -69,6 +69,10 @@ type Clip struct {
 	Resolution string  `json:"resolution,omitempty"` // "4608x3164"
 	TCStart    string  `json:"tc_start,omitempty"`   // "01:02:03:04"
 	Serial     string  `json:"camera_serial,omitempty"`
+	// Conflicts say where the media and a sidecar disagreed ([Probe.Fill]:
+	// the media's value is kept): "frames: sidecar 120, media 96 (the
+	// media's kept)".
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
 // Files returns every file of the clip: media, then sidecars.
@@ -108,8 +112,8 @@ var movieExts = map[string]bool{"mov": true, "mxf": true, "mp4": true, "m4v": tr
 	"m2ts": true, "avi": true, "mkv": true, "r3d": true, "insv": true, "360": true}
 
 // defaultCodec is a clip's codec when no sidecar names it.
-var defaultCodec = map[string]string{TypeARRIRAW: "ARRIRAW", TypeBRAW: "Blackmagic RAW", TypeCRM: "Cinema RAW Light",
-	TypeR3D: "REDCODE RAW", TypeXOCN: "X-OCN"}
+var defaultCodec = map[string]string{TypeARRIRAW: "ARRIRAW", TypeBRAW: "BRAW", TypeCRM: "Cinema RAW Light",
+	TypeR3D: "REDCODE", TypeXOCN: "X-OCN"}
 
 // proxyDirs hold proxies of the clips beside them (lower case).
 var proxyDirs = map[string]bool{"sub": true, "proxy": true, "proxies": true}

@@ -38,8 +38,8 @@ func TestRecognizeFixtures(t *testing.T) {
 			{"A002C004_230512_R1AB", "A002", "ARRI ALEXA 35", TypeARRIRAW, "ARRIRAW HDE", 30, 1, 30, "24", 1.25, "4608x3164", "14:05:40:12", "60012"},
 		}},
 		"minilf_prores": {FamilyARRI, "ARRI ALEXA Mini LF", TypeProRes, 0, []wantClip{
-			{"A005C001_190924_R2EC", "A005", "ARRI ALEXA Mini LF", TypeProRes, "Apple ProRes 4444 XQ", 1, 1, 120, "25", 4.8, "4448x3096", "10:00:00:00", "2914"},
-			{"A005C002_190924_R2EC", "A005", "ARRI ALEXA Mini LF", TypeProRes, "Apple ProRes 4444 XQ", 1, 1, 60, "25", 2.4, "4448x3096", "10:02:13:05", "2914"},
+			{"A005C001_190924_R2EC", "A005", "ARRI ALEXA Mini LF", TypeProRes, "ProRes 4444 XQ", 1, 1, 120, "25", 4.8, "4448x3096", "10:00:00:00", "2914"},
+			{"A005C002_190924_R2EC", "A005", "ARRI ALEXA Mini LF", TypeProRes, "ProRes 4444 XQ", 1, 1, 60, "25", 2.4, "4448x3096", "10:02:13:05", "2914"},
 		}},
 		// Thumbnails, MEDIAPRO.XML and the planning metadata are files.
 		"venice_xocn": {FamilySony, "Sony VENICE 2 (8.6K)", TypeXOCN, 4, []wantClip{
@@ -53,12 +53,12 @@ func TestRecognizeFixtures(t *testing.T) {
 		}},
 		// R3D metadata is binary: names and segments only.
 		"red_komodo": {FamilyRED, "RED", TypeR3D, 0, []wantClip{
-			{"A001_C001_0512AB", "A001", "RED", TypeR3D, "REDCODE RAW", 3, 0, 0, "", 0, "", "", ""},
-			{"A001_C002_0512AB", "A001", "RED", TypeR3D, "REDCODE RAW", 1, 0, 0, "", 0, "", "", ""},
+			{"A001_C001_0512AB", "A001", "RED", TypeR3D, "REDCODE", 3, 0, 0, "", 0, "", "", ""},
+			{"A001_C002_0512AB", "A001", "RED", TypeR3D, "REDCODE", 1, 0, 0, "", 0, "", "", ""},
 		}},
 		"bmd_braw": {FamilyBlackmagic, "Blackmagic URSA Mini Pro 12K", TypeBRAW, 0, []wantClip{
-			{"A001_05121432_C001", "A001", "Blackmagic URSA Mini Pro 12K", TypeBRAW, "Blackmagic RAW", 1, 1, 72, "24", 3, "", "10:00:00:00", ""},
-			{"A001_05121440_C002", "A001", "Blackmagic", TypeBRAW, "Blackmagic RAW", 1, 0, 0, "", 0, "", "", ""},
+			{"A001_05121432_C001", "A001", "Blackmagic URSA Mini Pro 12K", TypeBRAW, "BRAW", 1, 1, 72, "24", 3, "", "10:00:00:00", ""},
+			{"A001_05121440_C002", "A001", "Blackmagic", TypeBRAW, "BRAW", 1, 0, 0, "", 0, "", "", ""},
 		}},
 		"canon_crm": {FamilyCanon, "Canon EOS C300 Mark III", TypeCRM, 1, []wantClip{
 			{"A001C001_230512AB_CANON", "A001", "Canon EOS C300 Mark III", TypeCRM, "Cinema RAW Light HQ", 1, 1, 120, "23.976", 5.005, "4096x2160", "01:00:00:00", "123456789012"},
@@ -193,7 +193,7 @@ func TestRecognizeTestcards(t *testing.T) {
 				switch c.Type {
 				case TypeProRes:
 					require.Equal(t, "ARRI ALEXA 35", c.Camera)
-					require.Equal(t, "Apple ProRes 4444 XQ", c.Codec)
+					require.Equal(t, "ProRes 4444 XQ", c.Codec)
 					require.Equal(t, "24", c.FPS)
 					require.Len(t, c.Sidecars, 1)
 					require.NotEmpty(t, c.TCStart)

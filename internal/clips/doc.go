@@ -67,8 +67,10 @@
 // family's guess from names (an ARRI-named MXF holding DNxHD is DNxHD),
 // and its start timecode (the video stream's, a timecode track's, or the
 // container's, where MXF keeps it), rate, frames, seconds and resolution
-// fill what no sidecar said (a sidecar is the camera's own record and
-// stays);
+// are the media's: where a sidecar said otherwise (120 frames in its XML,
+// 96 in the file) the media wins and [Clip.Conflicts] says what the
+// sidecar said (a sidecar's codec name, the camera's own more precise
+// one, stays);
 // [FFmpeg.Poster] writes a 320-pixel-wide JPEG poster frame, taken at one
 // second (or half the clip, if shorter).
 //
@@ -76,6 +78,15 @@
 // is done, from its first copy (never the card; a folder, or a dit
 // array read through its reader), one clip at a time, and
 // records the clips in the catalog (clips table, schema 11).
+//
+// # Codec names ([CodecName])
+//
+// One name per codec as the field writes it, whoever said it (ffprobe's
+// short name and profile, a sidecar, an older catalog): ProRes 422
+// Proxy / LT / 422 / HQ, ProRes 4444 (XQ), DNxHR LB / SQ / HQ / HQX / 444,
+// DNxHD, MPEG-2 Long GOP, XAVC, H.264, H.265, ARRIRAW, REDCODE, BRAW,
+// X-OCN, Cinema RAW Light. An ARRI-named MXF holding MPEG-2 is of type
+// MPEG-2, not the family's ProRes.
 //
 // # Timecode
 //

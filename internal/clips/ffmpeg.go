@@ -100,7 +100,7 @@ func HeadOf(r io.Reader) []byte {
 // start timecode (the video stream's, a timecode track's, or the
 // container's, as MXF keeps it).
 type Probe struct {
-	Codec      string // as editors read it: "Apple ProRes 422 HQ", "Avid DNxHD"
+	Codec      string // as the field writes it (CodecName): "ProRes 422 HQ", "DNxHD", "MPEG-2 Long GOP"
 	Type       string // the codec's family: ProRes, DNxHD, DNxHR, H.264, H.265
 	Resolution string
 	FPS        string
@@ -196,29 +196,17 @@ func parseProbe(b []byte) (*Probe, error) {
 	return pr, nil
 }
 
-// codecLabel names a codec as editors read it.
+// codecLabel names a codec as the field writes it (CodecName) from
+// ffprobe's codec name and profile.
 func codecLabel(codec, profile string) string {
-	switch codec {
-	case "prores":
-		if profile != "" && !strings.Contains(strings.ToLower(profile), "unknown") {
-			return "Apple ProRes " + profile
-		}
-		return "Apple ProRes"
-	case "h264":
-		return "H.264"
-	case "hevc":
-		return "H.265/HEVC"
-	case "dnxhd":
-		switch p := strings.ToUpper(profile); {
-		case strings.HasPrefix(p, "DNXHR"):
-			return "Avid DNxHR " + strings.TrimSpace(strings.ReplaceAll(strings.TrimPrefix(p, "DNXHR"), "_", " "))
-		case p == "", p == "DNXHD":
-			return "Avid DNxHD"
-		default:
-			return "Avid " + profile
-		}
+	p := strings.ToLower(profile)
+	switch {
+	case codec == "prores" && p != "" && !strings.Contains(p, "unknown"):
+		return CodecName("ProRes " + profile)
+	case codec == "dnxhd" && strings.HasPrefix(p, "dnxhr"):
+		return CodecName(profile)
 	}
-	return codec
+	return CodecName(codec)
 }
 
 // codecType is a codec's family as a clip type.
@@ -230,6 +218,8 @@ func codecType(codec, profile string) string {
 		return "H.264"
 	case "hevc":
 		return "H.265"
+	case "mpeg2video":
+		return "MPEG-2"
 	case "dnxhd":
 		if strings.HasPrefix(strings.ToUpper(profile), "DNXHR") {
 			return "DNxHR"
@@ -244,9 +234,10 @@ func codecType(codec, profile string) string {
 var guessedTypes = map[string]bool{TypeProRes: true, TypeVideo: true}
 
 // Fill puts what the file says into clip c: the file's own codec and type
-// over what the camera family's habit guessed, and its timecode, rate,
-// length and size where no sidecar said them (a sidecar is the camera's
-// own record: it stays).
+// over what the camera family's habit guessed (a sidecar's codec, the
+// camera's own more precise name, stays), and its timecode, rate, length
+// and resolution: where a sidecar said otherwise, the media wins for what
+// the media carries, and c.Conflicts says what the sidecar said.
 func (p *Probe) Fill(c *Clip) {
 	if p.Codec != "" && (c.Codec == "" || c.Codec == defaultCodec[c.Type]) {
 		c.Codec = p.Codec
@@ -254,17 +245,23 @@ func (p *Probe) Fill(c *Clip) {
 	if p.Type != "" && guessedTypes[c.Type] {
 		c.Type = p.Type
 	}
-	if c.Resolution == "" {
-		c.Resolution = p.Resolution
+	media := func(what string, v *string, m string) {
+		if m == "" || *v == m {
+			return
+		}
+		if *v != "" {
+			c.Conflicts = append(c.Conflicts, fmt.Sprintf("%s: sidecar %s, media %s (the media's kept)", what, *v, m))
+		}
+		*v = m
 	}
-	if c.FPS == "" {
-		c.FPS = p.FPS
-	}
-	if c.Frames == 0 {
-		c.Frames = p.Frames
-	}
-	if c.TCStart == "" {
-		c.TCStart = p.TCStart
+	media("resolution", &c.Resolution, p.Resolution)
+	media("fps", &c.FPS, p.FPS)
+	media("start timecode", &c.TCStart, p.TCStart)
+	if p.Frames > 0 && c.Frames != p.Frames {
+		if c.Frames > 0 {
+			c.Conflicts = append(c.Conflicts, fmt.Sprintf("frames: sidecar %d, media %d (the media's kept)", c.Frames, p.Frames))
+		}
+		c.Frames, c.Seconds = p.Frames, 0
 	}
 	if c.Seconds == 0 {
 		c.Seconds = p.Seconds

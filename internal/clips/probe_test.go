@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/dit-org/dit/internal/testneeds"
@@ -31,17 +32,21 @@ func TestProbeRealClips(t *testing.T) {
 		res    string
 	}{
 		{"A001C001_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=1920x1080:r=25", "-c:v", "dnxhd", "-b:v", "36M", "-pix_fmt", "yuv422p", "-timecode", "10:00:01:00"},
-			"DNxHD", "Avid DNxHD", "10:00:01:00", "25", 50, "1920x1080"},
+			"DNxHD", "DNxHD", "10:00:01:00", "25", 50, "1920x1080"},
 		{"A002C003_230512_R2EC.mov", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=640x360:r=24000/1001", "-c:v", "prores_ks", "-profile:v", "3", "-timecode", "01:02:03:04"},
-			"ProRes", "Apple ProRes HQ", "01:02:03:04", "23.976", 48, "640x360"},
+			"ProRes", "ProRes 422 HQ", "01:02:03:04", "23.976", 48, "640x360"},
 		{"C0001.mp4", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=640x360:r=30", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-timecode", "00:59:58:00"},
 			"H.264", "H.264", "00:59:58:00", "30", 60, "640x360"},
 		{"B001C002_230512_R1AB.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=1:s=1280x720:r=30000/1001", "-c:v", "dnxhd", "-profile:v", "dnxhr_lb", "-pix_fmt", "yuv422p", "-timecode", "00:00:59;28"},
-			"DNxHR", "Avid DNxHR LB", "00:00:59;28", "29.97", 30, "1280x720"},
+			"DNxHR", "DNxHR LB", "00:00:59;28", "29.97", 30, "1280x720"},
 		// ProRes in MXF, as an ALEXA Mini LF records it: ffprobe gives no
 		// average rate (0/0), only the stream's base rate.
 		{"A003C004_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc2=d=2:s=640x360:r=24", "-c:v", "prores", "-profile:v", "4", "-pix_fmt", "yuv444p10le", "-timecode", "15:30:00:12"},
-			"ProRes", "Apple ProRes 4444", "15:30:00:12", "24", 48, "640x360"},
+			"ProRes", "ProRes 4444", "15:30:00:12", "24", 48, "640x360"},
+		// MPEG-2 in an ARRI-named MXF: the file says MPEG-2, not the
+		// family's ProRes.
+		{"A004C001_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=1:s=1920x1080:r=30000/1001", "-c:v", "mpeg2video", "-b:v", "20M", "-pix_fmt", "yuv422p", "-timecode", "10:00:00;00"},
+			"MPEG-2", "MPEG-2 Long GOP", "10:00:00;00", "29.97", 30, "1920x1080"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(dir, c.name)
@@ -71,17 +76,32 @@ func TestProbeRealClips(t *testing.T) {
 }
 
 // A sidecar's codec (the camera's own record) stays; a family's default
-// codec gives way to the file's.
+// codec gives way to the file's. Where the sidecar and the media disagree
+// on what the media carries (its start timecode, its length), the media
+// wins and the clip says what the sidecar said.
 func TestProbeFillKeepsSidecarsOverGuesses(t *testing.T) {
-	p := &Probe{Codec: "Avid DNxHD", Type: "DNxHD", TCStart: "10:00:00:00", FPS: "25", Frames: 50, Seconds: 2}
-	side := Clip{Type: TypeXAVC, Codec: "XAVC-I", TCStart: "01:00:00:00"}
+	p := &Probe{Codec: "DNxHD", Type: "DNxHD", TCStart: "10:00:00:00", FPS: "24", Frames: 96, Seconds: 4}
+	side := Clip{Type: TypeXAVC, Codec: "XAVC-I", TCStart: "01:00:00:00", FPS: "24", Frames: 120, Seconds: 5}
 	p.Fill(&side)
-	if side.Codec != "XAVC-I" || side.Type != TypeXAVC || side.TCStart != "01:00:00:00" {
+	if side.Codec != "XAVC-I" || side.Type != TypeXAVC {
 		t.Errorf("sidecar clip became %+v", side)
+	}
+	if side.TCStart != "10:00:00:00" || side.Frames != 96 || side.Seconds != 4 {
+		t.Errorf("the media's timecode and length not kept: %+v", side)
+	}
+	want := []string{"start timecode: sidecar 01:00:00:00, media 10:00:00:00 (the media's kept)",
+		"frames: sidecar 120, media 96 (the media's kept)"}
+	if !slices.Equal(side.Conflicts, want) {
+		t.Errorf("conflicts %q, want %q", side.Conflicts, want)
+	}
+	agree := Clip{Type: TypeXAVC, TCStart: "10:00:00:00", FPS: "24", Frames: 96}
+	p.Fill(&agree)
+	if len(agree.Conflicts) != 0 {
+		t.Errorf("no disagreement, yet %q", agree.Conflicts)
 	}
 	guess := Clip{Type: TypeR3D, Codec: defaultCodec[TypeR3D]}
 	p.Fill(&guess)
-	if guess.Codec != "Avid DNxHD" || guess.Type != TypeR3D {
+	if guess.Codec != "DNxHD" || guess.Type != TypeR3D {
 		t.Errorf("guessed codec not replaced, or a recognised type changed: %+v", guess)
 	}
 }

@@ -221,7 +221,7 @@ func codecName(s string) string {
 		}
 		return c
 	}
-	return s
+	return CodecName(s)
 }
 
 // timecode reads a start timecode: "01:02:03:04" as is, or Sony's LTC

@@ -4,7 +4,8 @@
 // editing software can open the clips in place. Every read goes through the
 // array's checked reader: verified bytes (rebuilt from parity when a blade
 // is missing or lies) or EIO, never wrong bytes. Linux, and macOS with
-// macFUSE.
+// macFUSE. Where an array is mounted by default, and how dit finds a
+// mounted array, is raid/mountplace.
 package fusemount
 
 import (
@@ -23,6 +24,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 type root struct {
@@ -124,14 +126,16 @@ func (s *Server) Unmount() error {
 	return err
 }
 
-// Mount serves a read-only at dir (which must exist). As root it mounts
+// Mount serves a read-only at dir (which must exist), with the file-system
+// name mountplace.FSName(its UUID): how dit find and the reports know
+// where the array's files can be opened. As root it mounts
 // directly; otherwise it needs fusermount (Linux) or macFUSE (macOS).
 func Mount(a *raid.Array, dir string) (*Server, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("mount point %s is not a folder", dir)
 	}
 	sb := a.Superblock()
-	opts := &fs.Options{MountOptions: fuse.MountOptions{FsName: "dit-array:" + sb.ArrayUUID[:8], Name: "dit",
+	opts := &fs.Options{MountOptions: fuse.MountOptions{FsName: mountplace.FSName(sb.ArrayUUID), Name: "dit",
 		DirectMount: os.Geteuid() == 0, Options: []string{"ro"}}}
 	s, err := fs.Mount(dir, &root{a: a}, opts)
 	if err != nil {

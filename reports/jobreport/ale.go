@@ -131,7 +131,8 @@ func (r *Report) aleRow(c *Card, k *Clip) map[string]string {
 }
 
 // sourcePath is where file rel of card c is on the job's first
-// destination (array:BLADE//PATH on a dit array); rel itself when the
+// destination (on a dit array: below the array's mount point or mount
+// place, raid/mountplace); rel itself when the
 // job has none or the layout cannot be expanded.
 func (r *Report) sourcePath(c *Card, rel string) string {
 	if rel == "" {
@@ -145,7 +146,7 @@ func (r *Report) sourcePath(c *Card, rel string) string {
 		if err != nil {
 			return rel
 		}
-		return offload.DisplayPath(d.Path, path.Join(dir, rel))
+		return r.openPath(d.Path, path.Join(dir, rel))
 	}
 	return rel
 }

@@ -230,12 +230,12 @@ func TestCascadeCSV(t *testing.T) {
 	cr := csv.NewReader(bytes.NewReader(b.Bytes()))
 	all, err := cr.ReadAll()
 	require.NoError(t, err)
-	head := all[0]
+	head := all[3]
 	require.Equal(t, []string{"card_free_at", "safe_to_format_at", "second_run_copy_tb_per_hour", "second_run_tb_per_hour"}, head[len(head)-4:],
 		"the cascade's columns come last")
-	require.Equal(t, []string{"# dest3", "/Volumes/SHUTTLE_02"}, all[3][:2])
-	require.Equal(t, "2nd run", all[3][head2col(head, "state")])
-	require.Equal(t, "1st run", all[1][head2col(head, "state")])
+	require.Equal(t, []string{"# dest3", "/Volumes/SHUTTLE_02"}, all[2][:2])
+	require.Equal(t, "2nd run", all[2][head2col(head, "state")])
+	require.Equal(t, "1st run", all[0][head2col(head, "state")])
 	seen := map[string]bool{}
 	for _, row := range all[4:] {
 		i := map[string]int{"A001": 0, "B001": 1, "SOUND_D16": 2}[row[0]]
@@ -336,6 +336,7 @@ func TestCascadeFromCatalog(t *testing.T) {
 	require.NoError(t, r.WriteCSV(&b))
 	all, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
 	require.NoError(t, err)
-	require.Equal(t, "verified", all[3][head2col(all[0], "dest2_state")], "the second run's copy on the shuttle")
-	require.Equal(t, at(1030).Format(time.RFC3339), all[3][head2col(all[0], "safe_to_format_at")])
+	// Two destinations' rows, then the header, then the file.
+	require.Equal(t, "verified", all[3][head2col(all[2], "dest2_state")], "the second run's copy on the shuttle")
+	require.Equal(t, at(1030).Format(time.RFC3339), all[3][head2col(all[2], "safe_to_format_at")])
 }

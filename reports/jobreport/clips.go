@@ -130,7 +130,7 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 	var cs []clips.Clip
 	var secs float64
 	for _, k := range rows {
-		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
+		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: clips.CodecName(k.Codec),
 			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart,
 			TCEnd: clips.TCOut(k.TCStart, k.Frames, k.FPS), Serial: k.Serial,
 			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
@@ -358,7 +358,11 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 	}
 	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 0, "L"}, {"TC in", 17, "L"}, {"TC out", 17, "L"}, {"Duration", 17.5, "R"},
 		{"FPS", 8, "R"}, {"Codec", 21, "L"}, {"Resolution", 16, "L"}, {"Size", 14, "R"}, {"Verified", 11, "L"}}
-	cols[1].w = pdfWidth - (thumbW + 2 + 17 + 17 + 17.5 + 8 + 21 + 16 + 14 + 11)
+	var cellRows [][]string
+	for j := range c.Clips {
+		cellRows = append(cellRows, clipCells(&c.Clips[j]))
+	}
+	cols = d.fitColumns(cols, cellRows, 7.5, 8, pdfWidth, func(_, col int) bool { return col == 1 || col == len(cols)-1 }, 0)
 	header := func() {
 		d.font("B", 8, colInk)
 		x, y := pdfMargin, d.GetY()
@@ -392,12 +396,11 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 				d.ClearError()
 			}
 		}
-		verified, vcol := "no", colUnsafe
+		vcol := colUnsafe
 		if k.Verified {
-			verified, vcol = "yes", colSafe
+			vcol = colSafe
 		}
-		cells := []string{"", k.Name, dash(k.TCStart), dash(k.TCEnd), k.Duration(), dash(k.FPS), dash(k.Codec), dash(k.Resolution),
-			units.FormatBytes(k.Bytes), verified}
+		cells := cellRows[j]
 		x := pdfMargin
 		for i, col := range cols {
 			switch {
@@ -422,6 +425,17 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 	}
 	d.font("", 9, colInk)
 	d.Ln(3)
+}
+
+// clipCells are clip k's cells in the PDF's clip table (the first, the
+// thumbnail's, empty).
+func clipCells(k *Clip) []string {
+	verified := "no"
+	if k.Verified {
+		verified = "yes"
+	}
+	return []string{"", k.Name, dash(k.TCStart), dash(k.TCEnd), k.Duration(), dash(k.FPS), dash(k.Codec), dash(k.Resolution),
+		units.FormatBytes(k.Bytes), verified}
 }
 
 // dash is s, or "-" when it is empty (not known).

@@ -197,7 +197,7 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 				fail(f, filepath.Join(dir, name), fmt.Errorf("not written: %w", err))
 				continue
 			}
-			written = append(written, offload.DisplayPath(d.Path, path.Join(rel, name)))
+			written = append(written, r.openPath(d.Path, path.Join(rel, name)))
 		}
 	}
 	return written, errors.Join(fails...)

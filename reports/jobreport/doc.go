@@ -89,18 +89,25 @@
 // for readers. One name still differs in kind: a card's "skipped" is the
 // list of skipped entries here, their number in the summary.
 //
-// CSV has one header row, then one row per destination that names it,
-// then one row per file of every card and one per skipped entry:
+// CSV starts with a block of one row per destination that names it, then
+// one header row, then one row per file of every card and one per skipped
+// entry (nothing else inside the table, so a spreadsheet sorts and filters
+// it cleanly):
 //
+//	# dest1,/Volumes/RAID,,,,,...            (the block: one row per destination)
 //	card, path, size_bytes, modified_utc, state, error,
 //	<one column per hash of the job, e.g. md5, xxh64>,
 //	then per destination N (1, 2, ...): destN_state, destN_verified_at, destN_verified_by
 //
 // The header holds no paths: destination N is named by the row "# destN",
-// <its path>, with the other fields empty. Its first field starts with '#',
-// so a reader that skips comments (Go's csv.Reader.Comment = '#', pandas'
-// comment="#") reads only the files; a file row whose card starts with '#'
-// has it quoted. A copy's state carries its error ("failed: read-back:
+// <its path>, with the other fields empty but the error field of a dit
+// array's blade, which says where the array's files open ("array cart
+// mounted at DIR", or "not mounted: dit array mount BLADE (mounts it at
+// DIR)"). Every row has the header's number of fields. Its first field
+// starts with '#', so a reader that skips comments (Go's
+// csv.Reader.Comment = '#', pandas' comment="#") reads the header first
+// and then only the files; a file row whose card starts with '#' has it
+// quoted. A copy's state carries its error ("failed: read-back:
 // ..."); a skipped entry has state "skipped (<kind>)" and its reason in
 // error. Paths are the card-relative paths, byte for byte; sizes are bytes.
 //

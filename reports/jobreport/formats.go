@@ -83,18 +83,16 @@ func csvTime(t time.Time) string {
 
 // WriteCSV writes one row per file (and per skipped entry) of every card:
 // its hashes and its state on each destination (see the package doc). The
-// destinations are numbered in the header (dest1_state, ...); a row per
-// destination after it, whose first field starts with '#', names them:
-// "# dest1,/Volumes/RAID,,...". The rows are written as the files are
+// destinations are numbered in the header (dest1_state, ...); a block of
+// rows before it, one per destination, whose first field starts with '#',
+// names them: "# dest1,/Volumes/RAID,,...", so the table below the header
+// holds only files. The rows are written as the files are
 // read; a read that fails ends the file with a row "# INCOMPLETE: ..."
 // and returns the error.
 func (r *Report) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	cw := csv.NewWriter(bw)
 	head := r.csvHead()
-	if err := csvRow(cw, bw, head); err != nil {
-		return err
-	}
 	cascade := r.Cascade()
 	for i, d := range r.Destinations {
 		row := make([]string, len(head))
@@ -102,9 +100,15 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		if cascade {
 			row[4] = runName(d.Run) + " run"
 		}
+		if d.Array != nil {
+			row[5] = commentText(d.Array.Note())
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
+	}
+	if err := csvRow(cw, bw, head); err != nil {
+		return err
 	}
 	for i := range r.Cards {
 		if err := r.csvCard(cw, bw, i); err != nil {

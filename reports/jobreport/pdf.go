@@ -112,10 +112,16 @@ type cellStyle struct {
 	color *rgb
 }
 
-// table draws a table with wrapped cells, repeating its header after a
+// table draws a table with wrapped cells (the widths given are replaced
+// by ones fitted to the values: fitColumns), repeating its header after a
 // page break; total: its last row is a total, under a rule. style may be
 // nil.
 func (d pdfDoc) table(cols []column, rows [][]string, size float64, total bool, style func(row, col int) cellStyle) {
+	var bold func(row, col int) bool
+	if style != nil {
+		bold = func(row, col int) bool { return style(row, col).bold }
+	}
+	cols = d.fitColumns(cols, rows, size, size, pdfWidth, bold)
 	lineH := size * 0.45
 	header := func() {
 		d.font("B", size, colInk)

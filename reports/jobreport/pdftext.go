@@ -452,19 +452,24 @@ func (d pdfDoc) SplitText(txt string, w float64) []string {
 	return lines
 }
 
-// splitWords cuts s before each space that follows a non-space, and around
-// each CJK character (a line may break there); the pieces rejoin as s.
+// splitWords cuts s before each space that follows a non-space, around
+// each CJK character, and after each path separator (/ or \\: a long path
+// breaks between its folders, never inside a name); a line may break
+// there, and the pieces rejoin as s.
 func splitWords(s string) []string {
 	var out []string
 	start := 0
-	prev := rune(0)
+	prev, prev2 := rune(0), rune(0)
 	for i, r := range s {
-		brk := i > start && (r == ' ' && prev != ' ' || isCJK(r) || isCJK(prev) && !unicode.Is(unicode.Mn, r))
+		// After a separator inside a path (not the one that starts it:
+		// " /Volumes" keeps its slash with the name).
+		afterSep := (prev == '/' || prev == '\\') && prev2 != 0 && prev2 != ' ' && r != '/' && r != '\\' && r != ' '
+		brk := i > start && (r == ' ' && prev != ' ' || isCJK(r) || isCJK(prev) && !unicode.Is(unicode.Mn, r) || afterSep)
 		if brk {
 			out = append(out, s[start:i])
 			start = i
 		}
-		prev = r
+		prev2, prev = prev, r
 	}
 	return append(out, s[start:])
 }

@@ -35,9 +35,9 @@ type Proxy struct {
 }
 
 // loadProxies reads the proxies of card cardID of job jobID into c.
-func loadProxies(cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
+func loadProxies(r *Report, cat *catalog.Catalog, jobID, cardID int64, c *Card) error {
 	return cat.EachCardProxy(jobID, cardID, func(p catalog.Proxy) error {
-		c.Proxies = append(c.Proxies, proxyRow(p))
+		c.Proxies = append(c.Proxies, proxyRow(r, p))
 		return nil
 	})
 }

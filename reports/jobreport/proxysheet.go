@@ -11,7 +11,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
-	"github.com/dit-org/dit/internal/offload"
 )
 
 // ProxySheetFormat names the proxies sheet (a CSV, one row per proxy of
@@ -95,7 +94,7 @@ func (r *Report) WriteProxySheet(w io.Writer) error {
 			label[cf.id] = r.Cards[i].Label
 		}
 		err = r.src.cat.EachProxy(r.Job.ID, func(p catalog.Proxy) error {
-			x := proxyRow(p)
+			x := proxyRow(r, p)
 			return write(label[p.CardID], &x)
 		})
 		if err != nil {
@@ -106,14 +105,14 @@ func (r *Report) WriteProxySheet(w io.Writer) error {
 }
 
 // proxyRow is a proxy of the catalog as the report shows it.
-func proxyRow(p catalog.Proxy) Proxy {
+func proxyRow(res *Report, p catalog.Proxy) Proxy {
 	x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, Dest: p.Dest, Source: p.Source, TCStart: p.TCStart, Size: p.Size,
 		Error: p.Error, VerifiedBy: p.VerifyAlgos}
 	if p.State == catalog.ProxyMade {
 		x.MadeAt = p.MadeAt // the catalog's time of a failed one is when it failed: not made
 	}
 	if p.Path != "" {
-		x.Path = offload.DisplayPath(p.Dest, p.Path)
+		x.Path = res.openPath(p.Dest, p.Path)
 	}
 	for _, a := range p.Sums.Algos() {
 		if x.Hashes == nil {

@@ -252,14 +252,15 @@ func TestCSVHeaderHasNoPaths(t *testing.T) {
 	// Every reader parses it (the rows are all as wide as the header).
 	all, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
 	require.NoError(t, err)
-	head := all[0]
+	// The destinations' block comes before the header: below it, only files.
+	require.Equal(t, []string{"# dest1", "/Volumes/RAID_A"}, all[0][:2])
+	require.Equal(t, []string{"# dest2", "/Volumes/SHUTTLE_01"}, all[1][:2])
+	head := all[2]
 	for _, h := range head {
 		require.NotContains(t, h, "/", "a path in the header")
 	}
 	require.Equal(t, []string{"card", "path", "size_bytes", "modified_utc", "state", "error", "xxh64", "md5",
 		"dest1_state", "dest1_verified_at", "dest1_verified_by", "dest2_state", "dest2_verified_at", "dest2_verified_by"}, head)
-	require.Equal(t, []string{"# dest1", "/Volumes/RAID_A"}, all[1][:2])
-	require.Equal(t, []string{"# dest2", "/Volumes/SHUTTLE_01"}, all[2][:2])
 
 	// A reader that skips comments gets the files only.
 	cr := csv.NewReader(bytes.NewReader(b.Bytes()))

@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // Report is everything a job report shows, built from the catalog.
@@ -26,9 +27,10 @@ type Report struct {
 	// "no thumbnails (ffmpeg not found)".
 	ThumbnailsNote string `json:"thumbnails_note,omitempty"`
 
-	ale bool        // Options.ALE
-	fs  fsys.FS     // Options.FS
-	src *fileSource // Build's: the files read from the catalog as they are written
+	ale    bool                 // Options.ALE
+	fs     fsys.FS              // Options.FS
+	places *mountplace.Resolver // where the copies in a dit array open
+	src    *fileSource          // Build's: the files read from the catalog as they are written
 }
 
 // Job describes the job.
@@ -89,12 +91,15 @@ type Totals struct {
 
 // DestTotals add up one destination over every card.
 type DestTotals struct {
-	Path     string `json:"path"`
-	Run      int    `json:"run,omitempty"` // 2: a cascade's second-run destination (--then)
-	Verified int    `json:"verified"`
-	Copied   int    `json:"copied"` // copied or present, not verified
-	Failed   int    `json:"failed"`
-	Skipped  int    `json:"skipped"`
+	Path string `json:"path"`
+	// Array is, for a blade of a dit array, where the array's files open
+	// (its mount point, or its mount place and the command that mounts it).
+	Array    *ArrayPlace `json:"array,omitempty"`
+	Run      int         `json:"run,omitempty"` // 2: a cascade's second-run destination (--then)
+	Verified int         `json:"verified"`
+	Copied   int         `json:"copied"` // copied or present, not verified
+	Failed   int         `json:"failed"`
+	Skipped  int         `json:"skipped"`
 	// Bytes are the bytes of the copies that are there (verified or copied).
 	Bytes int64 `json:"bytes"`
 	// VerifiedBy counts its verified copies by how they were verified:
@@ -361,11 +366,12 @@ func (b *builder) start() {
 	j := b.j
 	b.r = &Report{Generated: b.o.Now(), Job: Job{ID: j.ID, Name: j.Name, State: string(b.sum.Status), Host: j.Host, ToolVersion: j.ToolVersion,
 		Started: j.Started, Finished: j.Finished, Hashes: strings.Split(j.Hashes, ","), Verify: j.VerifyMode,
-		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: b.o.ALE, fs: b.o.FS}
+		VerifyHashes: j.VerifyHashes, Layout: j.Layout, Error: j.Error}, ale: b.o.ALE, fs: b.o.FS,
+		places: mountplace.NewResolver()}
 	b.destIdx = map[int64]int{}
 	for i, d := range b.dests {
 		b.destIdx[d.ID] = i
-		dt := DestTotals{Path: d.Path}
+		dt := DestTotals{Path: d.Path, Array: b.r.arrayPlace(d.Path)}
 		if d.Hop == 2 {
 			dt.Run = 2
 		}
@@ -449,7 +455,7 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 		}
 	}
 	noReadBackFigures(&c)
-	if err := loadProxies(b.cat, b.j.ID, k.ID, &c); err != nil {
+	if err := loadProxies(b.r, b.cat, b.j.ID, k.ID, &c); err != nil {
 		return c, err
 	}
 	return c, loadClips(b.cat, k.ID, &c)
@@ -484,7 +490,7 @@ func (b *builder) cardDests(c *Card, k, h *catalog.Card) {
 				from = h.ID
 			}
 		}
-		c.Destinations = append(c.Destinations, CardDest{Path: offload.DisplayPath(d.Path, out), Run: run,
+		c.Destinations = append(c.Destinations, CardDest{Path: b.r.openPath(d.Path, out), Run: run,
 			WriteRate: stats(b.rates[rateKey{from, d.ID, "copy"}]), ReadBackRate: stats(b.rates[rateKey{from, d.ID, "verify"}])})
 	}
 }

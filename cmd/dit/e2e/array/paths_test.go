@@ -33,7 +33,11 @@ func TestArrayLocationsArePrintedUsably(t *testing.T) {
 	loc := "array:" + blades[0] + "//demo/A001"
 	require.Contains(t, r.Stdout, "-> "+loc+":", "the summary names the card's folder in the array")
 	require.NotContains(t, r.Stdout, "-> "+filepath.Join(blades[0], "demo", "A001")+":")
-	require.Contains(t, r.Stdout, "array:"+blades[0]+"//demo/reports/dit-report_job1_demo.pdf", "the reports list")
+	// The reports list names where the reports open (raid/mountplace),
+	// and how to mount the array there.
+	require.Contains(t, r.Stdout, "/demo/reports/dit-report_job1_demo.pdf\n", "the reports list")
+	require.NotContains(t, r.Stdout, "//demo/reports/", "the reports list")
+	require.Contains(t, r.Stdout, "dit array mount "+blades[0]+")", "the reports list")
 	for _, l := range strings.Split(r.Stdout, "\n") {
 		if strings.Contains(l, blades[0]+"/demo") {
 			t.Errorf("a path that does not exist on disk is printed: %q", l)
