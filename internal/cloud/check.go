@@ -63,14 +63,21 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
 		return nil
 	}
-	if err := r.checkVersion(ctx); err != nil {
+	// The version and the remotes are asked at once (two rclone runs);
+	// the version's refusal comes first.
+	var names []string
+	var err error
+	listed := make(chan struct{})
+	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
+	if verr := r.checkVersion(ctx); verr != nil {
+		<-listed
 		var de *DestError
-		if errors.Is(err, ErrNoRclone) || errors.As(err, &de) {
-			return fmt.Errorf("cloud destination %s: %w", d, err)
+		if errors.Is(verr, ErrNoRclone) || errors.As(verr, &de) {
+			return fmt.Errorf("cloud destination %s: %w", d, verr)
 		}
-		return fmt.Errorf("cloud destination %s: rclone cannot say its version: %v", d, err)
+		return fmt.Errorf("cloud destination %s: rclone cannot say its version: %v", d, verr)
 	}
-	names, err := r.Remotes(ctx)
+	<-listed
 	if errors.Is(err, ErrNoRclone) {
 		return fmt.Errorf("cloud destination %s: %w", d, err)
 	}
@@ -94,6 +101,12 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 		return err
 	}
 	defer os.RemoveAll(probe)
+	// The folder is asked at once with what rclone makes of the remote;
+	// what its answer means depends on that (features first).
+	var st folderStat
+	stated := make(chan struct{})
+	go func() { defer close(stated); st = r.statFolder(ctx, d, probe) }()
+	defer func() { <-stated }()
 	f, err := r.features(ctx, d, probe)
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
 		return isFile(d)
@@ -104,7 +117,8 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	if err := checkWorkdir(d, f, probe); err != nil {
 		return err
 	}
-	if err := r.checkFolder(ctx, d, f); err != nil {
+	<-stated
+	if err := checkFolder(d, f, st); err != nil {
 		return err
 	}
 	checked.Store(key, time.Now())
@@ -214,10 +228,29 @@ func under(root, dir string) (string, bool) {
 	return "", false
 }
 
+// folderStat is rclone's answer on the destination's folder (lsjson
+// --stat).
+type folderStat struct {
+	out []byte
+	err error
+}
+
+// statFolder asks rclone for the folder of d (lsjson --stat), run in the
+// folder dir.
+func (r *Rclone) statFolder(ctx context.Context, d Dest, dir string) folderStat {
+	cmd, err := r.command(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
+	if err != nil {
+		return folderStat{err: err}
+	}
+	cmd.Dir = dir
+	out, err := output(ctx, cmd, "lsjson")
+	return folderStat{out, err}
+}
+
 // checkFolder refuses a destination whose folder (on a bucket-based
 // remote: whose bucket) is not there, or is a file.
-func (r *Rclone) checkFolder(ctx context.Context, d Dest, f fsInfo) error {
-	out, err := r.run(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
+func checkFolder(d Dest, f fsInfo, st folderStat) error {
+	out, err := st.out, st.err
 	switch {
 	case err != nil && strings.Contains(err.Error(), "directory not found") && f.Features.BucketBased:
 		bucket, _, _ := strings.Cut(strings.Trim(f.Root, "/"), "/")
@@ -234,11 +267,11 @@ func (r *Rclone) checkFolder(ctx context.Context, d Dest, f fsInfo) error {
 	case err != nil:
 		return readError(d, err)
 	}
-	var st struct{ IsDir bool }
-	if err := json.Unmarshal(out, &st); err != nil {
+	var item struct{ IsDir bool }
+	if err := json.Unmarshal(out, &item); err != nil {
 		return fmt.Errorf("rclone lsjson --stat %s: unreadable answer: %v", d.At(""), err)
 	}
-	if !st.IsDir {
+	if !item.IsDir {
 		return isFile(d)
 	}
 	return nil
