@@ -1,18 +1,21 @@
 // Command ditcloudbench measures dit's upload to a cloud destination
-// against rclone copy of the same files to the same S3 server, behind
-// `make bench`: a generated card is offloaded to a folder and cascaded to
-// rclone:bench:BUCKET (dit offload --then), and the same first copy is
-// sent by `rclone copy` to another prefix of the same bucket; each round
-// a new prefix for both, so neither finds anything there. dit's figure is
-// its second run, from its first byte sent to its last object verified
-// (the catalog's times: upload and verification); rclone's the command's
-// wall time. The server is moto (s3test: installed once into .cache) on
-// 127.0.0.1. It prints each round and the medians, and the ratio of dit's
-// throughput to rclone's as the median of the rounds' ratios.
+// against `rclone copy --checksum` of the same card to the same S3 server,
+// behind `make bench`. Each round, in turn (which goes first alternates),
+// dit offloads the generated card straight to rclone:bench:shots/dit/N
+// (streamed: read once, hashed and sent, every object verified by the
+// storage's MD5) and rclone copies it to shots/rclone/N; each to a new
+// prefix, so neither finds anything there. Both figures are the wall time
+// of the command, from its start to its end (dit's includes its checks
+// before the job, its catalog and its history seal). The server is rclone
+// serve s3 (s3test: built once into .cache) on 127.0.0.1. dit runs with
+// an rclone on PATH that counts its processes (a script that logs each
+// run's subcommand and then runs the real rclone): their number per job
+// is printed by subcommand. It prints each round and the medians, and
+// the ratio of dit's throughput to rclone's as the median of the rounds'
+// ratios.
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -20,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/cloud/s3test"
@@ -27,12 +31,13 @@ import (
 
 func main() {
 	dit := flag.String("dit", "bin/dit", "the dit binary")
-	size := flag.String("size", "500MB", "the card's footage (dit testdata cards --size)")
+	size := flag.String("size", "145MB", "the card's footage (dit testdata cards --size)")
 	style := flag.String("style", "clips", "the card's style (dit testdata cards --style)")
-	rounds := flag.Int("runs", 3, "rounds (the median is reported)")
+	rounds := flag.Int("runs", 5, "rounds (the median is reported)")
 	flag.Parse()
 	log.SetFlags(0)
-	if _, err := exec.LookPath("rclone"); err != nil {
+	real, err := exec.LookPath("rclone")
+	if err != nil {
 		log.Fatal("ditcloudbench: rclone is not installed (Debian: apt-get install rclone)")
 	}
 	root, err := os.Getwd()
@@ -54,49 +59,90 @@ func main() {
 	}
 	defer s.Stop()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
+	counted, procs := countingRclone(dir, real, env)
 	run(env, *dit, "testdata", "cards", "--out", filepath.Join(dir, "cards"), "--cards", "1", "--size", *size, "--style", *style)
 	card := filepath.Join(dir, "cards", "A001")
+	bytes := cardBytes(card)
 	var ditS, rcS, ratios []float64
-	var bytes int64
+	var counts string
 	for i := 1; i <= *rounds; i++ {
-		raid := filepath.Join(dir, fmt.Sprintf("raid%d", i))
-		if err := os.Mkdir(raid, 0o755); err != nil {
-			log.Fatal(err)
-		}
 		name := fmt.Sprintf("round%d", i)
-		run(env, *dit, "offload", "--json", "--name", name, "-d", raid, "--then", "rclone:bench:shots/dit", card)
-		secs, n := secondRun(env, *dit, i)
-		bytes = n
-		first := filepath.Join(raid, name, "A001")
-		t0 := time.Now()
-		run(env, "rclone", "copy", first, "bench:shots/rclone/"+name+"/A001")
-		rs := time.Since(t0).Seconds()
-		ditS, rcS, ratios = append(ditS, secs), append(rcS, rs), append(ratios, rs/secs)
-		fmt.Printf("round %d: %d bytes: dit upload+verify %.2f s (%.1f MB/s), rclone copy %.2f s (%.1f MB/s), dit/rclone throughput %.2f\n",
-			i, n, secs, float64(n)/secs/1e6, rs, float64(n)/rs/1e6, rs/secs)
+		ditRun := func() float64 {
+			os.Remove(procs)
+			t0 := time.Now()
+			run(counted, *dit, "offload", "--json", "--name", name, "-d", "rclone:bench:shots/dit", card)
+			secs := time.Since(t0).Seconds()
+			counts = processCounts(procs)
+			return secs
+		}
+		rcloneRun := func() float64 {
+			t0 := time.Now()
+			run(env, real, "copy", "--checksum", card, "bench:shots/rclone/"+name+"/A001")
+			return time.Since(t0).Seconds()
+		}
+		var ds, rs float64
+		if i%2 == 1 {
+			ds, rs = ditRun(), rcloneRun()
+		} else {
+			rs, ds = rcloneRun(), ditRun()
+		}
+		ditS, rcS, ratios = append(ditS, ds), append(rcS, rs), append(ratios, rs/ds)
+		fmt.Printf("round %d: %d bytes: dit offload %.2f s (%.1f MB/s), rclone copy --checksum %.2f s (%.1f MB/s), dit/rclone throughput %.2f; dit's rclone processes: %s\n",
+			i, bytes, ds, float64(bytes)/ds/1e6, rs, float64(bytes)/rs/1e6, rs/ds, counts)
 	}
-	fmt.Printf("cloud upload, %d bytes, median of %d: dit %.2f s (%.1f MB/s), rclone copy %.2f s (%.1f MB/s); dit/rclone throughput %.2f (median of the rounds' ratios)\n",
-		bytes, *rounds, median(ditS), float64(bytes)/median(ditS)/1e6, median(rcS), float64(bytes)/median(rcS)/1e6, median(ratios))
+	fmt.Printf("cloud upload, %d bytes, median of %d: dit %.2f s (%.1f MB/s), rclone copy --checksum %.2f s (%.1f MB/s); dit/rclone throughput %.2f (median of the rounds' ratios); rclone processes per dit job: %s\n",
+		bytes, *rounds, median(ditS), float64(bytes)/median(ditS)/1e6, median(rcS), float64(bytes)/median(rcS)/1e6, median(ratios), counts)
 }
 
-// secondRun is job's second run: seconds from its start to its last
-// object verified, and its bytes.
-func secondRun(env []string, dit string, job int) (float64, int64) {
-	out := run(env, dit, "job", "show", fmt.Sprint(job), "--json")
-	var j struct {
-		Cards []struct {
-			Then *struct {
-				Bytes       int64     `json:"bytes"`
-				CopyStarted time.Time `json:"copy_started"`
-				DoneAt      time.Time `json:"done_at"`
-			} `json:"then"`
-		} `json:"cards"`
+// countingRclone writes an rclone script in dir that logs each run's
+// subcommand to a file and runs the real rclone: env with it first on
+// PATH, and the log's name.
+func countingRclone(dir, real string, env []string) ([]string, string) {
+	bin := filepath.Join(dir, "counting")
+	logf := filepath.Join(dir, "rclone-runs.log")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		log.Fatal(err)
 	}
-	if err := json.Unmarshal(out, &j); err != nil || len(j.Cards) == 0 || j.Cards[0].Then == nil {
-		log.Fatalf("ditcloudbench: dit job show %d: %v\n%s", job, err, out)
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -*) ;; *) echo \"$a\" >> %q; break;; esac; done\nexec %q \"$@\"\n", logf, real)
+	if err := os.WriteFile(filepath.Join(bin, "rclone"), []byte(script), 0o755); err != nil {
+		log.Fatal(err)
 	}
-	th := j.Cards[0].Then
-	return th.DoneAt.Sub(th.CopyStarted).Seconds(), th.Bytes
+	out := append([]string(nil), env...)
+	for i, kv := range out {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			out[i] = "PATH=" + bin + string(os.PathListSeparator) + p
+		}
+	}
+	return out, logf
+}
+
+// processCounts reads the log of countingRclone: "N (k subcommand, ...)".
+func processCounts(logf string) string {
+	b, _ := os.ReadFile(logf)
+	by := map[string]int{}
+	n := 0
+	for _, l := range strings.Fields(string(b)) {
+		by[l]++
+		n++
+	}
+	var parts []string
+	for k, v := range by {
+		parts = append(parts, fmt.Sprintf("%d %s", v, k))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
+}
+
+// cardBytes are the bytes of the files under card.
+func cardBytes(card string) int64 {
+	var n int64
+	filepath.Walk(card, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
 }
 
 func run(env []string, name string, args ...string) []byte {

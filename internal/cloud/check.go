@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Before a job uploads to a destination, Check asks rclone whether it
@@ -57,7 +59,25 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 		return destErrorf("cloud destination %s names no folder: write rclone:%s:BUCKET/FOLDER (on S3 a bucket and a folder in it) or rclone:%s:/FOLDER, "+
 			"so that every job goes into that folder and not to the remote's root", d, d.Remote, d.Remote)
 	}
-	names, err := r.Remotes(ctx)
+	key := r.checkKey(d)
+	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
+		return nil
+	}
+	// The version and the remotes are asked at once (two rclone runs);
+	// the version's refusal comes first.
+	var names []string
+	var err error
+	listed := make(chan struct{})
+	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
+	if verr := r.checkVersion(ctx); verr != nil {
+		<-listed
+		var de *DestError
+		if errors.Is(verr, ErrNoRclone) || errors.As(verr, &de) {
+			return fmt.Errorf("cloud destination %s: %w", d, verr)
+		}
+		return fmt.Errorf("cloud destination %s: rclone cannot say its version: %v", d, verr)
+	}
+	<-listed
 	if errors.Is(err, ErrNoRclone) {
 		return fmt.Errorf("cloud destination %s: %w", d, err)
 	}
@@ -74,17 +94,51 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 		}
 		return destErrorf("cloud destination %s: rclone's configuration has no remote %q (%s): add it with rclone config, or write one of those", d, d.Remote, there)
 	}
-	f, err := r.features(ctx, d, "")
+	// rclone is asked from an empty folder of dit's own: a root under it
+	// is one rclone resolves against the working folder.
+	probe, err := MkdirTemp("dit-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(probe)
+	// The folder is asked at once with what rclone makes of the remote;
+	// what its answer means depends on that (features first).
+	var st folderStat
+	stated := make(chan struct{})
+	go func() { defer close(stated); st = r.statFolder(ctx, d, probe) }()
+	defer func() { <-stated }()
+	f, err := r.features(ctx, d, probe)
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
 		return isFile(d)
 	}
 	if err != nil {
 		return readError(d, err)
 	}
-	if err := r.checkWorkdir(ctx, d, f); err != nil {
+	if err := checkWorkdir(d, f, probe); err != nil {
 		return err
 	}
-	return r.checkFolder(ctx, d, f)
+	<-stated
+	if err := checkFolder(d, f, st); err != nil {
+		return err
+	}
+	checked.Store(key, time.Now())
+	return nil
+}
+
+// checked are the destinations Check passed in this process, by rclone
+// and destination (checkKey), and when: a job's front end and engine
+// both check its destinations before it starts, seconds apart; the
+// second is not asked of rclone again within checkedFor. Only a pass is
+// kept: a refused destination is asked again once it is fixed.
+var checked sync.Map
+
+const checkedFor = time.Minute
+
+// checkKey is what a check depends on: the rclone, its configuration,
+// environment and working folder, and the destination.
+func (r *Rclone) checkKey(d Dest) string {
+	wd, _ := os.Getwd()
+	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String()}, r.Env...), "\x00")
 }
 
 // checkConfig refuses a configuration file given (r.Config) that is not
@@ -139,28 +193,64 @@ func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, erro
 }
 
 // checkWorkdir refuses a destination whose folder depends on the folder
-// dit runs in: rclone resolves it to another root from another folder.
-func (r *Rclone) checkWorkdir(ctx context.Context, d Dest, here fsInfo) error {
-	other := string(filepath.Separator)
-	if wd, err := os.Getwd(); err != nil || wd == other {
-		other = os.TempDir()
+// dit runs in: rclone, run in the empty folder probe, resolved it to a
+// root under probe (f).
+func checkWorkdir(d Dest, f fsInfo, probe string) error {
+	rel, ok := under(f.Root, probe)
+	if !ok {
+		return nil // the same root from anywhere
 	}
-	there, err := r.features(ctx, d, other)
-	if err != nil || there.Root == here.Root {
-		return nil // the same root from anywhere (or rclone cannot say from there)
+	here := rel
+	if wd, err := os.Getwd(); err == nil {
+		here = filepath.Join(wd, rel)
 	}
-	if here.Name == d.Remote && filepath.IsAbs(here.Root) {
+	if f.Name == d.Remote {
 		return destErrorf("cloud destination %s is a folder relative to the one dit runs in (on the local remote %q a path without a leading / is), "+
-			"so a resume started from another folder would write elsewhere: write the whole path, %s", d, d.Remote, Prefix+d.Remote+":"+filepath.ToSlash(here.Root))
+			"so a resume started from another folder would write elsewhere: write the whole path, %s", d, d.Remote, Prefix+d.Remote+":"+filepath.ToSlash(here))
 	}
 	return destErrorf("cloud destination %s leads to a folder relative to the one dit runs in (here %s), so a resume started from another folder would write elsewhere: "+
-		"give the remote %q an absolute path (rclone config), or use a remote that does not depend on it", d, here.Root, d.Remote)
+		"give the remote %q an absolute path (rclone config), or use a remote that does not depend on it", d, here, d.Remote)
+}
+
+// under: root (a path rclone resolved) is dir or under it, and rel is its
+// path from dir; dir's symbolic links resolved too.
+func under(root, dir string) (string, bool) {
+	root = filepath.FromSlash(root)
+	dirs := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		dirs = append(dirs, real)
+	}
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, root); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && filepath.IsAbs(root) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// folderStat is rclone's answer on the destination's folder (lsjson
+// --stat).
+type folderStat struct {
+	out []byte
+	err error
+}
+
+// statFolder asks rclone for the folder of d (lsjson --stat), run in the
+// folder dir.
+func (r *Rclone) statFolder(ctx context.Context, d Dest, dir string) folderStat {
+	cmd, err := r.command(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
+	if err != nil {
+		return folderStat{err: err}
+	}
+	cmd.Dir = dir
+	out, err := output(ctx, cmd, "lsjson")
+	return folderStat{out, err}
 }
 
 // checkFolder refuses a destination whose folder (on a bucket-based
 // remote: whose bucket) is not there, or is a file.
-func (r *Rclone) checkFolder(ctx context.Context, d Dest, f fsInfo) error {
-	out, err := r.run(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
+func checkFolder(d Dest, f fsInfo, st folderStat) error {
+	out, err := st.out, st.err
 	switch {
 	case err != nil && strings.Contains(err.Error(), "directory not found") && f.Features.BucketBased:
 		bucket, _, _ := strings.Cut(strings.Trim(f.Root, "/"), "/")
@@ -177,11 +267,11 @@ func (r *Rclone) checkFolder(ctx context.Context, d Dest, f fsInfo) error {
 	case err != nil:
 		return readError(d, err)
 	}
-	var st struct{ IsDir bool }
-	if err := json.Unmarshal(out, &st); err != nil {
+	var item struct{ IsDir bool }
+	if err := json.Unmarshal(out, &item); err != nil {
 		return fmt.Errorf("rclone lsjson --stat %s: unreadable answer: %v", d.At(""), err)
 	}
-	if !st.IsDir {
+	if !item.IsDir {
 		return isFile(d)
 	}
 	return nil
@@ -191,10 +281,44 @@ func isFile(d Dest) error {
 	return destErrorf("cloud destination %s is a file, not a folder: give the folder to upload into", d)
 }
 
-// readError is a destination rclone cannot read.
+// refusals are the words of a storage that refuses the credentials rclone
+// gave it (S3's error codes; rclone's own when it has none to give),
+// and what each means to the person who fixes them.
+var refusals = []struct{ code, means string }{
+	{"SignatureDoesNotMatch", "the secret key is wrong"},
+	{"InvalidAccessKeyId", "the access key is not one the storage knows"},
+	{"ExpiredToken", "the credentials have expired"},
+	{"TokenRefreshRequired", "the credentials have expired"},
+	{"InvalidToken", "the session token is not valid"},
+	{"AccessDenied", "access denied: no key given, or one that may not read it"},
+	{"NoCredentialProviders", "no access key is set"},
+	{"static credentials are empty", "no access key is set"},
+	{"failed to refresh cached credentials", "no access key is set"},
+	{"403 Forbidden", "the credentials are refused"},
+	{"StatusCode: 403", "the credentials are refused"},
+	{"status code: 403", "the credentials are refused"},
+}
+
+// refused is what the storage's refusal of the credentials means, or "".
+func refused(err error) string {
+	for _, r := range refusals {
+		if strings.Contains(err.Error(), r.code) {
+			return r.means
+		}
+	}
+	return ""
+}
+
+// readError is a destination rclone cannot read. A storage that refuses
+// the credentials is a DestError: the person fixes the remote's keys, and
+// nothing is sent.
 func readError(d Dest, err error) error {
 	if errors.Is(err, ErrNoRclone) {
 		return fmt.Errorf("cloud destination %s: %w", d, err)
+	}
+	if why := refused(err); why != "" {
+		return destErrorf("cloud destination %s: the storage refused the credentials of the remote %q (%s): check its access key and secret "+
+			"(rclone config, or RCLONE_CONFIG_%s_ACCESS_KEY_ID and _SECRET_ACCESS_KEY); nothing was sent (%s)", d, d.Remote, why, strings.ToUpper(d.Remote), ShortError(err.Error()))
 	}
 	return fmt.Errorf("cloud destination %s cannot be read: check the remote %q (rclone listremotes, rclone config, RCLONE_CONFIG) and that it answers (%v)", d, d.Remote, err)
 }

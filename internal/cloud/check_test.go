@@ -11,6 +11,7 @@ import (
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/testneeds"
 )
 
 // checkRefused: CheckDest refuses s with a *cloud.DestError saying msg
@@ -129,4 +130,22 @@ func TestCheckLocal(t *testing.T) {
 		"so a resume started from another folder would write elsewhere: write the whole path, rclone:ditloc:"+filepath.Join(wd, "rel"))
 	checkRefused(t, r, "rclone:ditrel:x", "cloud destination rclone:ditrel:x leads to a folder relative to the one dit runs in (here "+filepath.Join(wd, "rel", "x")+
 		`), so a resume started from another folder would write elsewhere: give the remote "ditrel" an absolute path (rclone config), or use a remote that does not depend on it`)
+}
+
+// An rclone older than the oldest dit drives is refused before anything
+// else, naming its version, where it is, and the oldest; a newer one
+// goes on to the destination's checks.
+func TestCheckOldRclone(t *testing.T) {
+	testneeds.EndToEnd(t, "a program standing in for rclone")
+	dir := t.TempDir()
+	old := filepath.Join(dir, "rclone-old")
+	require.NoError(t, os.WriteFile(old, []byte("#!/bin/sh\necho 'rclone v1.58.2'\necho '- os/version: debian 11'\n"), 0o755))
+	r := &cloud.Rclone{Bin: old}
+	checkRefused(t, r, "rclone:s3:bucket/show", "cloud destination rclone:s3:bucket/show: rclone v1.58.2 ("+old+") is older than rclone v1.60, "+
+		"the oldest dit drives for cloud destinations: install a newer rclone (https://rclone.org/downloads/, or your system's package)")
+
+	newer := filepath.Join(dir, "rclone-new")
+	require.NoError(t, os.WriteFile(newer, []byte("#!/bin/sh\ncase \"$1\" in version) echo 'rclone v1.76.0';; listremotes) ;; esac\n"), 0o755))
+	r = &cloud.Rclone{Bin: newer}
+	checkRefused(t, r, "rclone:s3:bucket/show", `cloud destination rclone:s3:bucket/show: rclone's configuration has no remote "s3" (it has none): add it with rclone config, or write one of those`)
 }

@@ -114,7 +114,7 @@ func TestUploadListOpen(t *testing.T) {
 // TestMultipartNotServer: a multipart object's MD5 (rclone's metadata,
 // the uploader's claim) is not taken for the storage's own.
 func TestMultipartNotServer(t *testing.T) {
-	s := s3test.Start(t, "ditcloud", "shots")
+	s := s3test.StartAWS(t, "ditcloud", "shots")
 	src := t.TempDir()
 	b := make([]byte, 12<<20)
 	for i := range b {

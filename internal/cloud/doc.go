@@ -18,7 +18,9 @@
 //	           remote's; the error gives the absolute path to write), a
 //	           folder that is not there (on S3: a bucket; a prefix with no
 //	           object cannot be told from an empty folder, so only the
-//	           bucket must exist) or is a file: a DestError (check.go)
+//	           bucket must exist) or is a file, credentials the storage
+//	           refuses, an rclone older than OldestRclone: a DestError
+//	           (check.go)
 //	Upload     files of a local folder to the remote (rclone copy
 //	           --files-from): a bandwidth limit, retries with backoff,
 //	           the bytes sent so far (rclone's JSON stats); an object
@@ -41,7 +43,8 @@
 //	CreateTemp, MkdirTemp
 //	           dit's temporary files beside rclone in the temporary
 //	           folder, named with the process id: dit-upload-PID-*.txt
-//	           (an upload's list of files), dit-history-PID-* and
+//	           (an upload's list of files), dit-probe-PID-* (the empty
+//	           folder Check runs rclone in), dit-history-PID-* and
 //	           dit-history-there-PID-* (a card's history staged to go up
 //	           or read back); the first one a dit makes sweeps those of
 //	           processes that are gone (a dit killed), never a running
@@ -53,7 +56,13 @@
 // multipart and verified by reading them back. docs/cloud.md is the
 // design: what "verified" means for a cloud copy, resume, limits.
 //
-// Tests run against a real S3 server (moto, installed from PyPI into a
-// venv by s3test) on 127.0.0.1, with the real rclone binary; a test whose
-// tool is missing skips saying which.
+// The oldest rclone dit drives is OldestRclone (1.60): Check refuses an
+// older one first (version.go). Check's passes are kept for a minute in
+// the process (a job's front end and engine both check), its refusals
+// never.
+//
+// Tests run against a real S3 server on 127.0.0.1 that checks
+// credentials (rclone serve s3 --auth-key, built once by s3test; moto for
+// AWS's multipart ETags), with the real rclone binary; a test whose tool
+// is missing skips saying which.
 package cloud

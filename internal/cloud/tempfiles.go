@@ -9,7 +9,8 @@ import (
 )
 
 // The temporary files and folders dit makes beside rclone (an upload's
-// list of files, dit-upload-PID-*.txt; a card's history staged to go up,
+// list of files, dit-upload-PID-*.txt; the empty folder a check runs
+// rclone in, dit-probe-PID-*; a card's history staged to go up,
 // dit-history-PID-*, or read back, dit-history-there-PID-*) are named
 // with the id of the process that made them (PID). A dit killed (kill -9,
 // a crash) cannot remove its own: the first one a later dit makes sweeps
@@ -18,7 +19,7 @@ import (
 
 // tempName is a temporary name of CreateTemp or MkdirTemp: its prefix
 // and the process id.
-var tempName = regexp.MustCompile(`^dit-(upload|history|history-there)-([0-9]+)-`)
+var tempName = regexp.MustCompile(`^dit-(upload|history|history-there|probe)-([0-9]+)-`)
 
 var sweepOnce sync.Once
 

@@ -92,6 +92,8 @@ type cardRun struct {
 	// cloudChain (a card sealed in the cloud) is the card's ASC MHL
 	// chain file, whose copy is the history's chain (cloudseal.go).
 	cloudChain *cloudFile
+	// lists are the card's listings of its cloud destinations (cloud.go).
+	lists cloudLists
 	// ran is closed when the card's run has returned (startCard): a
 	// resumed second run waits for its card's first run to be over.
 	ran chan struct{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
@@ -143,4 +144,47 @@ func CloudVerifiedBy(verifyAlgos string) string {
 // cloudPath is a copy's place on a cloud destination, for messages.
 func cloudPath(d *destination, rel string) string {
 	return fmt.Sprintf("%s/%s", strings.TrimSuffix(d.root, "/"), rel)
+}
+
+// cloudLists are a card's listings of its folder on each cloud
+// destination, taken once and reused until the run writes there: the
+// plan's listing is the upload's "what is there already", the listing
+// after an upload is the verification's and the seal's. Every rclone
+// listing is a process and a walk of the folder on the storage.
+type cloudLists struct {
+	mu   sync.Mutex
+	held map[int]map[string]cloud.Object // by destination index
+}
+
+// listCloud is what destination di holds in the card's folder: the
+// listing taken since the run last wrote there, or a new one with r
+// (nil: the job's rclone). The map is shared: read it, never change it.
+func (c *cardRun) listCloud(ctx context.Context, di int, r *cloud.Rclone) (map[string]cloud.Object, error) {
+	c.lists.mu.Lock()
+	held, ok := c.lists.held[di]
+	c.lists.mu.Unlock()
+	if ok {
+		return held, nil
+	}
+	if r == nil {
+		r = c.j.rclone()
+	}
+	held, err := r.List(ctx, cloudDest(c.dests[di]), c.out)
+	if err != nil {
+		return nil, err
+	}
+	c.lists.mu.Lock()
+	if c.lists.held == nil {
+		c.lists.held = map[int]map[string]cloud.Object{}
+	}
+	c.lists.held[di] = held
+	c.lists.mu.Unlock()
+	return held, nil
+}
+
+// wroteCloud forgets destination di's listing: the run is writing there.
+func (c *cardRun) wroteCloud(di int) {
+	c.lists.mu.Lock()
+	delete(c.lists.held, di)
+	c.lists.mu.Unlock()
 }

@@ -66,7 +66,7 @@ func TestCascadeToCloud(t *testing.T) {
 // Recheck (dit verify), by the storage's own MD5, and the card is no
 // longer safe.
 func TestCloudReadBackAndRecheck(t *testing.T) {
-	s := s3test.Start(t, "ditcloud", "shots")
+	s := s3test.StartAWS(t, "ditcloud", "shots")
 	e := newEnv(t)
 	card := testCard(t, e.dir, "A001", map[string]string{"big.mov": bigContent(6<<20, 3), "small.mov": bigContent(1000, 4)})
 	first := e.dest("raid")

@@ -57,7 +57,7 @@ func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, 
 func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl.History, error) {
 	d := c.dests[di]
 	r := c.j.rclone()
-	held, err := r.List(ctx, cloudDest(d), c.out)
+	held, err := c.listCloud(ctx, di, r)
 	if err != nil {
 		return "", nil, err
 	}

@@ -142,7 +142,7 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 	d := c.dests[di]
 	cd := cloudDest(d)
 	r := j.rclone()
-	held, err := r.List(ctx, cd, c.out)
+	held, err := c.listCloud(ctx, di, r)
 	if err != nil {
 		c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
 		return nil
@@ -167,6 +167,7 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 	}
 	if len(send) > 0 {
 		c.touched.Store(true)
+		c.wroteCloud(di)
 		var sent int64
 		err = r.Upload(ctx, c.scan.Root, send, cd, c.out, func(p cloud.Progress) {
 			c.uploadProgress(di, p, &sent)
@@ -178,7 +179,7 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 			// What went up is verified all the same; what did not is failed below.
 			c.j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
 		}
-		if held, err = r.List(ctx, cd, c.out); err != nil {
+		if held, err = c.listCloud(ctx, di, r); err != nil {
 			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
 			return nil
 		}
@@ -450,8 +451,8 @@ func (c *cardRun) emptyDirs() []string {
 func (c *cardRun) planCloud() {
 	r := *c.j.rclone()
 	r.Tries = 1
-	for di, d := range c.dests {
-		held, _ := r.List(context.Background(), cloudDest(d), c.out)
+	for di := range c.dests {
+		held, _ := c.listCloud(context.Background(), di, &r)
 		var need int64
 		var files int
 		c.lc.dests[di].verifyFiles = len(c.files)

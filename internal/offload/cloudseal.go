@@ -344,7 +344,7 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedF
 	if len(chain) == 0 {
 		return nil
 	}
-	held, err := c.j.rclone().List(ctx, cloudDest(c.dests[di]), c.out)
+	held, err := c.listCloud(ctx, di, nil)
 	if err != nil {
 		return fmt.Errorf("cannot list %s: %w", cloudPath(c.dests[di], c.out), err)
 	}
@@ -401,7 +401,7 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 	d := c.dests[di]
 	cd := cloudDest(d)
 	r := c.j.rclone()
-	held, err := r.List(ctx, cd, c.out)
+	held, err := c.listCloud(ctx, di, r)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list %s: %w", cloudPath(d, c.out), err)
 	}
@@ -412,10 +412,11 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 		}
 	}
 	if len(send) > 0 {
+		c.wroteCloud(di)
 		if err := r.Upload(ctx, stage, send, cd, c.out, nil); err != nil {
 			return nil, err
 		}
-		if held, err = r.List(ctx, cd, c.out); err != nil {
+		if held, err = c.listCloud(ctx, di, r); err != nil {
 			return nil, fmt.Errorf("cannot list %s after the upload: %w", cloudPath(d, c.out), err)
 		}
 	}

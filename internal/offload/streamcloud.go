@@ -61,7 +61,7 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 	before := make([]map[string]cloud.Object, nd)
 	for di, d := range c.dests {
 		var err error
-		if before[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil && ctx.Err() == nil {
+		if before[di], err = c.listCloud(ctx, di, nil); err != nil && ctx.Err() == nil {
 			c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
 		}
 	}
@@ -88,7 +88,8 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 	}
 	for di, d := range c.dests {
 		var err error
-		if held[di], err = j.rclone().List(ctx, cloudDest(d), c.out); err != nil {
+		c.wroteCloud(di)
+		if held[di], err = c.listCloud(ctx, di, nil); err != nil {
 			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
 			held[di] = nil
 		}

@@ -1,0 +1,55 @@
+//go:build unix
+
+package cloud
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+)
+
+// Against a server that checks every request's signature (rclone serve
+// s3 --auth-key): a wrong secret and a missing key are refused before
+// the first byte, exit 2, naming the destination and what to do; no job
+// is recorded and the bucket holds nothing. The right keys then upload.
+func TestOffloadRefusesCredentialsTheStorageRefuses(t *testing.T) {
+	s, env, _, card := setup(t, "2MB", "mixed")
+	up := "RCLONE_CONFIG_DITCLOUD_"
+	for _, c := range []struct {
+		name, unset, set, msg string
+	}{
+		{"a wrong secret", "", up + "SECRET_ACCESS_KEY=" + strings.Repeat("0", len(s.SecretKey)), "the secret key is wrong"},
+		{"an unknown key", "", up + "ACCESS_KEY_ID=AKIANOBODY", "the access key is not one the storage knows"},
+		{"no key", up + "ACCESS_KEY_ID", "", "access denied: no key given"},
+	} {
+		var e []string
+		for _, kv := range env {
+			if c.unset != "" && strings.HasPrefix(kv, c.unset+"=") || strings.HasPrefix(kv, up+"SECRET_ACCESS_KEY=") && c.unset != "" {
+				continue
+			}
+			e = append(e, kv)
+		}
+		if c.set != "" {
+			e = append(e, c.set)
+		}
+		r := e2e.RunDit(t, e, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+		require.Equal(t, 2, r.Code, "%s\n%s%s", c.name, r.Stdout, r.Stderr)
+		require.True(t, strings.HasPrefix(r.Stderr, `dit: cloud destination rclone:ditcloud:shots/show: the storage refused the credentials of the remote "ditcloud"`), "%s: %s", c.name, r.Stderr)
+		require.Contains(t, r.Stderr, c.msg, c.name)
+		require.Contains(t, r.Stderr, "check its access key and secret", c.name)
+	}
+	r := e2e.RunDit(t, env, "jobs")
+	require.Contains(t, r.Stderr, "no catalog at", "no job recorded, and no catalog created: %s", r.Stdout)
+	held, err := os.ReadDir(filepath.Join(s.Dir, "shots"))
+	require.NoError(t, err)
+	require.Empty(t, held, "nothing sent")
+
+	r = e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.FileExists(t, filepath.Join(s.Dir, "shots", "show", "day01", "A001", "ascmhl", "ascmhl_chain.xml"))
+}
