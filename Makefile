@@ -224,6 +224,7 @@ bench: build
 	$(GO) test -run '^$$' -bench FramesSlowFlush -benchtime 5x -count 3 ./internal/offload/
 	$(GO) test -run '^$$' -bench MidFileResume -benchtime 3x ./internal/offload/
 	./$(BIN)/ditbench -dit $(BIN)/dit -ocopy $(BENCH_VENV)/bin/ocopy -runs 5
+	$(GO) run ./cmd/ditmd5bench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditplanbench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditetabench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB

@@ -6,6 +6,11 @@
 // single-threaded by design) does not hold up the fast ones, and the caller
 // hands it each block once.
 //
+// MD5's hasher (MD5.New) is internal/hashing/lanes's where the CPU has
+// AVX2 or AVX-512: the process's MD5 streams share one core's vector
+// lanes when three or more hash at once, with crypto/md5's results and
+// state format; crypto/md5's elsewhere. [MD5Implementation] says which.
+//
 // A mid-file resume goes on hashing from the middle of a stream
 // (state.go): [Multi.Snapshot] saves every algorithm's state at a point of
 // the stream (encoding.BinaryMarshaler: md5, sha1, c4 and xxh64 can; xxh3,

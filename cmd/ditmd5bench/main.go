@@ -1,0 +1,235 @@
+// Command ditmd5bench measures the process's MD5 service (internal/
+// hashing/lanes) against crypto/md5 with 1, 2, 4 and 8 streams hashing
+// at once, and, given two dit binaries and md5sum, a 4-card offload
+// (md5+xxh64, read back) before and after against md5sum of the same
+// files (one process per card at once): medians of interleaved rounds,
+// with the CPU's model and vector flags.
+//
+//	ditmd5bench [-rounds 5] [-stream 256MiB] [-dit bin/dit -before /tmp/dit-main] [-dir /dev/shm/ditmd5bench]
+package main
+
+import (
+	"bufio"
+	"crypto/md5"
+	"flag"
+	"fmt"
+	"hash"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dit-org/dit/internal/hashing/lanes"
+	"github.com/dit-org/dit/internal/units"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 5, "interleaved rounds; medians are reported")
+	stream := flag.String("stream", "256MiB", "bytes hashed by each stream in a round")
+	dit := flag.String("dit", "", "dit binary with the lanes (the 4-card job is skipped if empty)")
+	before := flag.String("before", "", "dit binary without them, for the before/after figure")
+	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
+	flag.Parse()
+	n, err := units.ParseBytes(*stream)
+	must(err)
+	fmt.Printf("%s, %s, %d CPUs (GOMAXPROCS %d), %s\n", cpuModel(), lanes.Describe(), runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("vector flags: %s\n", cpuFlags())
+	streams(*rounds, int(n))
+	if *dit != "" {
+		cards(*rounds, *dit, *before, *dir)
+	}
+}
+
+// streams hashes k streams of n bytes at once (k goroutines, 1 MiB
+// writes), through the lanes and through crypto/md5, rounds alternating.
+func streams(rounds, n int) {
+	buf := make([][]byte, 8)
+	for i := range buf {
+		buf[i] = make([]byte, 1<<20)
+		for j := range buf[i] {
+			buf[i][j] = byte(j*7 + j>>11 + i)
+		}
+	}
+	run := func(k int, mk func() hash.Hash) float64 {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range k {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h := mk()
+				for done := 0; done < n; done += len(buf[i]) {
+					h.Write(buf[i])
+				}
+				h.Sum(nil)
+			}()
+		}
+		wg.Wait()
+		return float64(k*n) / time.Since(start).Seconds()
+	}
+	fmt.Printf("\nstreams  crypto/md5 GB/s  lanes GB/s  lanes/crypto (median of rounds' ratios)\n")
+	for _, k := range []int{1, 2, 4, 8} {
+		var std, ln, ratio []float64
+		for r := 0; r < rounds; r++ {
+			a := run(k, md5.New)
+			b := run(k, lanes.New)
+			std, ln, ratio = append(std, a), append(ln, b), append(ratio, b/a)
+		}
+		fmt.Printf("%7d  %15.2f  %10.2f  %.2f\n", k, med(std)/1e9, med(ln)/1e9, med(ratio))
+	}
+}
+
+// cards offloads 4 cards x 32 clips x 8 MiB with each dit binary and
+// hashes them with md5sum (one process per card at once).
+func cards(rounds int, dit, before, dir string) {
+	must(os.RemoveAll(dir))
+	var cs []string
+	for c := range 4 {
+		card := filepath.Join(dir, fmt.Sprintf("A%03d", c+1), "CLIPS")
+		must(os.MkdirAll(card, 0o755))
+		b := make([]byte, 8<<20)
+		for f := range 32 {
+			for j := range b {
+				b[j] = byte(j*13 + f*7 + c + j>>9)
+			}
+			must(os.WriteFile(filepath.Join(card, fmt.Sprintf("C%03d.mov", f)), b, 0o644))
+		}
+		cs = append(cs, filepath.Dir(card))
+	}
+	tools := []struct {
+		name string
+		run  func() error
+	}{{"md5sum", func() error {
+		var cmds [][]string
+		for _, c := range cs {
+			files, _ := filepath.Glob(filepath.Join(c, "CLIPS", "*"))
+			cmds = append(cmds, append([]string{"md5sum"}, files...))
+		}
+		return runAll(cmds)
+	}}}
+	offload := func(bin string) func() error {
+		return func() error {
+			dest := filepath.Join(dir, "dest")
+			os.RemoveAll(dest)
+			os.Remove(filepath.Join(dir, "c.db"))
+			if err := os.MkdirAll(dest, 0o755); err != nil {
+				return err
+			}
+			args := append([]string{"offload", "--db", filepath.Join(dir, "c.db"), "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
+			return runAll([][]string{append([]string{bin}, args...)})
+		}
+	}
+	tools = append(tools, struct {
+		name string
+		run  func() error
+	}{"dit", offload(dit)})
+	if before != "" {
+		tools = append(tools, struct {
+			name string
+			run  func() error
+		}{"dit before", offload(before)})
+	}
+	wall := map[string][]float64{}
+	for r := 0; r <= rounds; r++ { // round 0 warms up
+		for _, t := range tools {
+			start := time.Now()
+			must(t.run())
+			if r > 0 {
+				wall[t.name] = append(wall[t.name], time.Since(start).Seconds())
+			}
+		}
+	}
+	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
+	for _, t := range tools {
+		fmt.Printf("%-10s %6.2f s  (%.2f of md5sum)\n", t.name, med(wall[t.name]), med(wall[t.name])/med(wall["md5sum"]))
+	}
+	if before != "" {
+		var rr []float64
+		for i := range wall["dit"] {
+			rr = append(rr, wall["dit"][i]/wall["dit before"][i])
+		}
+		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", med(rr))
+	}
+	os.RemoveAll(dir)
+}
+
+func runAll(cmds [][]string) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(cmds))
+	for i, c := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w: %s", c[0], err, lastLine(out))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+func med(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func cpuinfo(key string) string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func cpuModel() string {
+	if m := cpuinfo("model name"); m != "" {
+		return m
+	}
+	return runtime.GOARCH
+}
+
+// cpuFlags are the CPU's SIMD flags (/proc/cpuinfo).
+func cpuFlags() string {
+	var out []string
+	for _, f := range strings.Fields(cpuinfo("flags")) {
+		if strings.HasPrefix(f, "avx") || strings.HasPrefix(f, "sse4") {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return "(none listed)"
+	}
+	return strings.Join(out, " ")
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ditmd5bench:", err)
+		os.Exit(1)
+	}
+}
