@@ -166,7 +166,7 @@ func New(fa fyne.App, cfg Config) *App {
 	a.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		var paths []string
 		for _, u := range uris {
-			if u.Scheme() == "file" {
+			if u.Scheme() == fileScheme {
 				paths = append(paths, u.Path())
 			}
 		}
@@ -266,6 +266,9 @@ func (a *App) do(f func()) {
 }
 
 // goBG runs f in a goroutine that Close waits for.
+// fileScheme is the URI scheme of a dropped local folder (file://).
+const fileScheme = "file"
+
 func (a *App) goBG(f func()) {
 	a.bg.Add(1)
 	go func() {
