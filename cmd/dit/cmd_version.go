@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dit-org/dit/internal/hashing"
 )
 
 // Set at build time with -ldflags "-X main.commit=... -X main.date=..."
@@ -26,10 +29,14 @@ type buildInfo struct {
 	Go      string `json:"go"`
 	OS      string `json:"os"`
 	Arch    string `json:"arch"`
+	// MD5 is how this process computes MD5: the CPU's vector lanes
+	// (AVX2, AVX-512) or crypto/md5, and why.
+	MD5 string `json:"md5"`
 }
 
 func currentBuild() buildInfo {
-	b := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	b := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		MD5: strings.TrimPrefix(hashing.MD5Implementation(), "md5: ")}
 	if bi, ok := debug.ReadBuildInfo(); ok && (b.Commit == "" || b.Date == "") {
 		var rev, when, dirty string
 		for _, s := range bi.Settings {
@@ -61,7 +68,7 @@ func currentBuild() buildInfo {
 }
 
 func (b buildInfo) String() string {
-	return fmt.Sprintf("dit %s\ncommit:   %s\nbuilt:    %s\ngo:       %s\nplatform: %s/%s\n", b.Version, b.Commit, b.Date, b.Go, b.OS, b.Arch)
+	return fmt.Sprintf("dit %s\ncommit:   %s\nbuilt:    %s\ngo:       %s\nplatform: %s/%s\nmd5:      %s\n", b.Version, b.Commit, b.Date, b.Go, b.OS, b.Arch, b.MD5)
 }
 
 func newVersionCommand(g *GlobalOptions) *cobra.Command {
@@ -81,7 +88,7 @@ func newVersionCommand(g *GlobalOptions) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object (version, commit, date, go, os, arch)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object (version, commit, date, go, os, arch, md5)")
 	return cmd
 }
 

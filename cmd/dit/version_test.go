@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/stretchr/testify/require"
 )
@@ -54,4 +55,17 @@ func TestVersionStamped(t *testing.T) {
 	require.Contains(t, string(root), "~/.local/share/dit/catalog.db", "the page names the catalog's place for any user")
 	require.NotContains(t, run("--help"), "gen-docs", "gen-docs is hidden")
 	require.True(t, strings.HasPrefix(run("completion", "bash"), "# bash completion"))
+}
+
+// dit version says how this process computes MD5, as the hashing
+// service chose it from the CPU's flags.
+func TestVersionSaysTheMD5Implementation(t *testing.T) {
+	b := currentBuild()
+	want := strings.TrimPrefix(hashing.MD5Implementation(), "md5: ")
+	if b.MD5 == "" || b.MD5 != want {
+		t.Fatalf("md5 = %q, want %q", b.MD5, want)
+	}
+	if !strings.Contains(b.String(), "\nmd5:      "+want+"\n") {
+		t.Fatalf("dit version prints no md5 line:\n%s", b)
+	}
 }
