@@ -36,7 +36,8 @@ func TestVersionStamped(t *testing.T) {
 	}
 	var got buildInfo
 	require.NoError(t, json.Unmarshal([]byte(run("version", "--json")), &got))
-	require.Equal(t, buildInfo{Version: ver, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}, got)
+	require.Equal(t, buildInfo{Version: ver, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		MD5: strings.TrimPrefix(hashing.MD5Implementation(), "md5: ")}, got)
 
 	text := run("version")
 	for _, want := range []string{"dit " + ver + "\n", "commit:   " + commit, "built:    " + date, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH} {
