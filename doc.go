@@ -43,6 +43,7 @@
 //	internal/format/mhlv1   MHL v1.1 lists for older pipelines
 //	internal/format/ignore  the ASC MHL ignore patterns (gitignore syntax)
 //	internal/format/ale     Avid Log Exchange clip logs for editorial
+//	internal/format/edl     CMX 3600 edit decision lists for editorial
 //
 // Core, the engine and what it stands on:
 //
