@@ -29,8 +29,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/dit-org/dit/internal/clips"
 )
 
 // Event is one clip of the list.
@@ -56,7 +54,7 @@ const RecordStart = "01:00:00:00"
 // Write writes f as a CMX 3600 EDL. An event without a start timecode or
 // a length is left out (it cannot be placed), and said in a comment.
 func Write(w io.Writer, f *File) error {
-	base := clips.TCBase(f.FPS)
+	base := tcBase(f.FPS)
 	if base <= 0 {
 		return fmt.Errorf("EDL %q: no frame rate", f.Title)
 	}
@@ -76,10 +74,10 @@ func Write(w io.Writer, f *File) error {
 	if drop {
 		start = RecordStart[:8] + ";" + RecordStart[9:]
 	}
-	rec, _, _ := clips.TCFrames(start, base)
+	rec, _, _ := tcFrames(start, base)
 	n := 0
 	for _, e := range f.Events {
-		in, _, ok := clips.TCFrames(e.TCIn, base)
+		in, _, ok := tcFrames(e.TCIn, base)
 		if !ok || e.Frames <= 0 {
 			fmt.Fprintf(bw, "* NOT PLACED (no start timecode or length): %s\n", oneLine(e.Name))
 			continue
@@ -90,8 +88,8 @@ func Write(w io.Writer, f *File) error {
 			track = "B"
 		}
 		fmt.Fprintf(bw, "%03d  %-8s %-5s C        %s %s %s %s\n", n, Reel(e.Reel), track,
-			clips.FramesTC(in, base, drop), clips.FramesTC(in+e.Frames, base, drop),
-			clips.FramesTC(rec, base, drop), clips.FramesTC(rec+e.Frames, base, drop))
+			framesTC(in, base, drop), framesTC(in+e.Frames, base, drop),
+			framesTC(rec, base, drop), framesTC(rec+e.Frames, base, drop))
 		fmt.Fprintf(bw, "* FROM CLIP NAME: %s\n", oneLine(e.Name))
 		if e.SourceFile != "" {
 			// FROM CLIP: the media (Avid's, OpenTimelineIO's);
