@@ -345,7 +345,10 @@ func TestProxiesIntoADitArray(t *testing.T) {
 			continue
 		}
 		made++
-		require.Equal(t, "array:"+blades[0]+"//proxies/day01/A001/"+p.Clip+".mov", p.Path)
+		// Where the proxy opens: below the array's mount place (raid/mountplace).
+		require.True(t, strings.HasSuffix(p.Path, string(filepath.Separator)+filepath.Join("proxies", "day01", "A001", p.Clip+".mov")), p.Path)
+		require.Contains(t, p.Path, string(filepath.Separator)+"cart-", p.Path)
+		require.NotContains(t, p.Path, "array:")
 		x, ok := got[p.Clip+".mov"]
 		require.True(t, ok, "%s extracted from the array", p.Clip)
 		require.Equal(t, md5File(t, x), p.Hashes["md5"], "the catalog's md5 is the file's")
