@@ -224,7 +224,15 @@
 // The EDL (dit report --format edl, or edl:RATE for one rate of a job
 // that mixes them) is a CMX 3600 list (internal/format/edl) of the same
 // clips back to back from 01:00:00:00, each with its reel (the ALE's
-// Tape), clip name and source file (the ALE's Source File).
+// Tape), clip name and source file (the ALE's Source File). The FCPXML
+// (--format fcpxml, fcpxml:RATE; internal/format/fcpxml, version 1.10)
+// has the same clips as assets linked to those files, in an event named
+// after the job and a project with them back to back. Neither is written
+// with the reports unasked.
+//
+// Each destination's ALE (written into its reports folder) names the
+// clips' files on that destination: a shuttle's ALE relinks to the
+// shuttle; the one dit report writes names the first destination's.
 //
 // # Proxies
 //

@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/dit-org/dit/internal/format/timecode"
 )
 
 // Event is one clip of the list.
@@ -54,7 +56,7 @@ const RecordStart = "01:00:00:00"
 // Write writes f as a CMX 3600 EDL. An event without a start timecode or
 // a length is left out (it cannot be placed), and said in a comment.
 func Write(w io.Writer, f *File) error {
-	base := tcBase(f.FPS)
+	base := timecode.Base(f.FPS)
 	if base <= 0 {
 		return fmt.Errorf("EDL %q: no frame rate", f.Title)
 	}
@@ -74,10 +76,10 @@ func Write(w io.Writer, f *File) error {
 	if drop {
 		start = RecordStart[:8] + ";" + RecordStart[9:]
 	}
-	rec, _, _ := tcFrames(start, base)
+	rec, _, _ := timecode.Frames(start, base)
 	n := 0
 	for _, e := range f.Events {
-		in, _, ok := tcFrames(e.TCIn, base)
+		in, _, ok := timecode.Frames(e.TCIn, base)
 		if !ok || e.Frames <= 0 {
 			fmt.Fprintf(bw, "* NOT PLACED (no start timecode or length): %s\n", oneLine(e.Name))
 			continue
@@ -88,8 +90,8 @@ func Write(w io.Writer, f *File) error {
 			track = "B"
 		}
 		fmt.Fprintf(bw, "%03d  %-8s %-5s C        %s %s %s %s\n", n, Reel(e.Reel), track,
-			framesTC(in, base, drop), framesTC(in+e.Frames, base, drop),
-			framesTC(rec, base, drop), framesTC(rec+e.Frames, base, drop))
+			timecode.TC(in, base, drop), timecode.TC(in+e.Frames, base, drop),
+			timecode.TC(rec, base, drop), timecode.TC(rec+e.Frames, base, drop))
 		fmt.Fprintf(bw, "* FROM CLIP NAME: %s\n", oneLine(e.Name))
 		if e.SourceFile != "" {
 			// FROM CLIP: the media (Avid's, OpenTimelineIO's);

@@ -1,10 +1,11 @@
-package edl
-
-// Timecode arithmetic (SMPTE 12M), as internal/clips does it (a format
-// package stands alone): HH:MM:SS:FF counts frames at a whole base rate
-// (24 for 23.976, 30 for 29.97); drop-frame timecode (29.97 and 59.94,
-// written with ";") skips frame numbers 0 and 1 (0-3 at 59.94) at the
-// start of every minute but each tenth.
+// Package timecode is SMPTE 12M timecode arithmetic for the editorial
+// formats (internal/format/edl, internal/format/fcpxml), as
+// internal/clips does it (a format package imports no engine package):
+// HH:MM:SS:FF counts frames at a whole base rate (24 for 23.976, 30 for
+// 29.97); drop-frame timecode (29.97 and 59.94, written with ";") skips
+// frame numbers 0 and 1 (0-3 at 59.94) at the start of every minute but
+// each tenth, so it keeps to the clock.
+package timecode
 
 import (
 	"fmt"
@@ -13,9 +14,9 @@ import (
 	"strings"
 )
 
-// tcBase is the whole frames per second of a rate ("23.976" counts 24);
+// Base is the whole frames per second of a rate ("23.976" counts 24);
 // 0 when it is not a number.
-func tcBase(fps string) int {
+func Base(fps string) int {
 	v, err := strconv.ParseFloat(strings.TrimSpace(fps), 64)
 	if err != nil || v <= 0 {
 		return 0
@@ -35,9 +36,9 @@ func dropFrames(base int) int {
 	return 0
 }
 
-// tcFrames is the frame count of timecode tc at base (drop-frame when tc
+// Frames is the frame count of timecode tc at base (drop-frame when tc
 // says so with ';' or '.'); ok is false when tc is not a timecode.
-func tcFrames(tc string, base int) (n int, drop, ok bool) {
+func Frames(tc string, base int) (n int, drop, ok bool) {
 	tc = strings.TrimSpace(tc)
 	if len(tc) != 11 || base <= 0 {
 		return 0, false, false
@@ -64,9 +65,9 @@ func tcFrames(tc string, base int) (n int, drop, ok bool) {
 	return n, drop, true
 }
 
-// framesTC writes frame count n at base as timecode (drop-frame, with
+// TC writes frame count n at base as timecode (drop-frame, with
 // ';', when drop and base allows it); it wraps at 24 hours.
-func framesTC(n, base int, drop bool) string {
+func TC(n, base int, drop bool) string {
 	d := dropFrames(base)
 	if !drop || d == 0 {
 		n %= 24 * 3600 * base
