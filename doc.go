@@ -43,6 +43,9 @@
 //	internal/format/mhlv1   MHL v1.1 lists for older pipelines
 //	internal/format/ignore  the ASC MHL ignore patterns (gitignore syntax)
 //	internal/format/ale     Avid Log Exchange clip logs for editorial
+//	internal/format/edl     CMX 3600 edit decision lists for editorial
+//	internal/format/fcpxml  FCPXML 1.10 clip lists for Final Cut Pro and Resolve
+//	internal/format/timecode  SMPTE timecode arithmetic for the editorial lists
 //
 // Core, the engine and what it stands on:
 //

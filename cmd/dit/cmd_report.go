@@ -25,7 +25,7 @@ type ReportOptions struct {
 func newReportCommand(g *GlobalOptions) *cobra.Command {
 	var o ReportOptions
 	cmd := &cobra.Command{
-		Use:   "report JOB [--format csv|json|html|pdf|clips|ale|proxies] [--out FILE|DIR]",
+		Use:   "report JOB [--format csv|json|html|pdf|clips|ale|edl|fcpxml|proxies] [--out FILE|DIR]",
 		Short: "Write a job's offload report: files, hashes, states, TB/hour, throughput charts",
 		Long: `Write the report of a finished job from the catalog: the job, each destination,
 and each card with its files, bytes, skipped entries, failures, copy and verify
@@ -43,6 +43,12 @@ phase, the verify phase and end to end, and a throughput chart.
         first destination, Camera, Codec, Resolution, FPS, Camera Serial,
         Card, Frames, Verified); a job that mixes frame rates gets one ALE
         per rate (NAME_25fps.ale, NAME_23.976fps.ale: give --out)
+  edl   CMX 3600 EDL of the day's clips back to back from 01:00:00:00, each
+        with its reel, clip name and source file (as the ALE's) for the
+        editing suite to relink; a job that mixes frame rates: edl:RATE
+  fcpxml FCPXML 1.10 for Final Cut Pro and DaVinci Resolve: the clips as
+        assets linked to their copies, in an event and a project (one per
+        frame rate, like edl: fcpxml:RATE)
   proxies the proxies sheet (a CSV): one row per editorial proxy (dit offload
         --proxies) on each destination: card, clip, preset, state,
         destination, path, source, start timecode, size, hashes, how it
@@ -67,7 +73,7 @@ proxies sheet when it has proxies) into
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips, ale or proxies (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips, the proxies sheet when it has proxies)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips, ale, edl, fcpxml or proxies (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips, the proxies sheet when it has proxies)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }
@@ -87,16 +93,18 @@ func runReport(o ReportOptions, g *GlobalOptions, id int64) error {
 			all = true
 		case o.Out == "":
 			all, o.Out = true, "."
-		case slices.Contains(jobreport.Formats, ext), ext == jobreport.ALEFormat:
+		case slices.Contains(jobreport.Formats, ext), ext == jobreport.ALEFormat, ext == jobreport.EDLFormat, ext == jobreport.FCPXMLFormat:
 			o.Format = ext
 		default:
 			return usage("--out %s: give --format %s (or a file name ending in one of them)", o.Out, strings.Join(jobreport.Formats, ", "))
 		}
 	}
+	isEDL := o.Format == jobreport.EDLFormat || strings.HasPrefix(o.Format, jobreport.EDLFormat+":") ||
+		o.Format == jobreport.FCPXMLFormat || strings.HasPrefix(o.Format, jobreport.FCPXMLFormat+":")
 	if !all && !slices.Contains(jobreport.Formats, o.Format) && o.Format != jobreport.ClipSheetFormat && o.Format != jobreport.ALEFormat &&
-		o.Format != jobreport.ProxySheetFormat {
-		return usage("--format %q: use %s, %s, %s or %s", o.Format, strings.Join(jobreport.Formats, ", "), jobreport.ClipSheetFormat,
-			jobreport.ALEFormat, jobreport.ProxySheetFormat)
+		o.Format != jobreport.ProxySheetFormat && !isEDL {
+		return usage("--format %q: use %s, %s, %s, %s, %s or %s", o.Format, strings.Join(jobreport.Formats, ", "), jobreport.ClipSheetFormat,
+			jobreport.ALEFormat, jobreport.EDLFormat, jobreport.FCPXMLFormat, jobreport.ProxySheetFormat)
 	}
 	if o.Out == "" && o.Format == "pdf" {
 		if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

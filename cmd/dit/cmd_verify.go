@@ -112,7 +112,8 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "job %d: %s match the source hashes, %d differ or are missing\n", id, pluralWord(good, "copy", "copies"), bad)
+	match := pluralWord(good, "copy matches", "copies match")
+	fmt.Fprintf(g.stdout, "job %d: %s the source hashes, %d differ or are missing\n", id, match, bad)
 	if !ok {
 		return &exitError{code: offload.ExitSomeFailed}
 	}

@@ -43,7 +43,7 @@ func addCompletions(g *GlobalOptions, root *cobra.Command) {
 	}
 	verify := values("dest\tread every copy back", "source+dest\tre-read the card too", "none\tcopy only, never safe to format")
 	verifyHashes := values("fastest\tthe fastest recorded hash", "all\tevery recorded hash")
-	formats := values(append(slices.Clone(jobreport.Formats), jobreport.ClipSheetFormat, jobreport.ALEFormat, jobreport.ProxySheetFormat)...)
+	formats := values(append(slices.Clone(jobreport.Formats), jobreport.ClipSheetFormat, jobreport.ALEFormat, jobreport.EDLFormat, jobreport.FCPXMLFormat, jobreport.ProxySheetFormat)...)
 	var presets []string
 	for _, p := range assembly.ProxyPresetList() {
 		presets = append(presets, p, p+",burnin")

@@ -70,7 +70,11 @@
 // are the media's: where a sidecar said otherwise (120 frames in its XML,
 // 96 in the file) the media wins and [Clip.Conflicts] says what the
 // sidecar said (a sidecar's codec name, the camera's own more precise
-// one, stays);
+// one, stays); the camera (make and model), its serial number and the
+// reel name come from the container's tags where the camera wrote them
+// (ARRI's com.arri.camera.CameraModel / CameraSerialNumber / ReelName,
+// QuickTime's com.apple.quicktime.make / model, Sony's and Blackmagic's),
+// never from a muxer's own tags;
 // [FFmpeg.Poster] writes a 320-pixel-wide JPEG poster frame, taken at one
 // second (or half the clip, if shorter).
 //

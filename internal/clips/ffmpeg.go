@@ -107,6 +107,9 @@ type Probe struct {
 	Frames     int
 	Seconds    float64
 	TCStart    string
+	// Camera, Serial and Reel are what the container's tags say
+	// (mediaTags), "" where they say nothing.
+	Camera, Serial, Reel string
 }
 
 type probeJSON struct {
@@ -132,7 +135,7 @@ type probeJSON struct {
 func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
 	var out, errb bytes.Buffer
 	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-show_entries",
-		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,r_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags=timecode",
+		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,r_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags",
 		"-of", "json", p)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -193,7 +196,43 @@ func parseProbe(b []byte) (*Probe, error) {
 			break
 		}
 	}
+	pr.Camera, pr.Serial, pr.Reel = mediaTags(v.Format.Tags)
 	return pr, nil
+}
+
+// mediaTags reads the camera (make and model), its serial number and the
+// reel name from a container's tags, by the keys cameras write: ARRI's
+// com.arri.camera.*, QuickTime's com.apple.quicktime.make / model, Sony's
+// and Blackmagic's; a muxer's own tags (ffmpeg's "encoder", MXF's
+// product_name) are never taken for a camera.
+func mediaTags(tags map[string]string) (camera, serial, reel string) {
+	get := func(keys ...string) string {
+		for _, k := range keys {
+			for tk, v := range tags {
+				if strings.EqualFold(tk, k) && strings.TrimSpace(v) != "" {
+					return strings.TrimSpace(v)
+				}
+			}
+		}
+		return ""
+	}
+	mk := get("com.apple.quicktime.make", "com.arri.camera.CameraManufacturer", "com.sony.camera.manufacturer",
+		"com.blackmagic-design.camera.manufacturer")
+	model := get("com.arri.camera.CameraModel", "com.apple.quicktime.model", "com.sony.camera.modelName",
+		"com.blackmagic-design.camera.model", "com.blackmagic-design.camera.cameraType")
+	switch {
+	case model == "":
+		camera = ""
+	case mk != "" && !strings.HasPrefix(strings.ToUpper(model), strings.ToUpper(mk)):
+		camera = mk + " " + model
+	default:
+		camera = model
+	}
+	serial = get("com.arri.camera.CameraSerialNumber", "com.apple.quicktime.camera.identifier", "com.sony.camera.serialNo",
+		"com.blackmagic-design.camera.serialNumber")
+	reel = get("com.arri.camera.ReelName", "com.apple.quicktime.reelname", "reel_name", "com.blackmagic-design.camera.reel",
+		"com.sony.camera.reelName")
+	return camera, serial, reel
 }
 
 // codecLabel names a codec as the field writes it (CodecName) from
@@ -255,6 +294,16 @@ func (p *Probe) Fill(c *Clip) {
 		*v = m
 	}
 	media("resolution", &c.Resolution, p.Resolution)
+	media("camera serial", &c.Serial, p.Serial)
+	// The camera and reel the media names: over what the family's habit
+	// guessed from names ("ARRI ALEXA"), and a sidecar's kept when it
+	// says one (the camera's own record, maybe more precise).
+	if p.Camera != "" && strings.HasPrefix(strings.ToUpper(p.Camera), strings.ToUpper(c.Camera)) {
+		c.Camera = p.Camera
+	}
+	if p.Reel != "" {
+		c.Reel = p.Reel
+	}
 	media("fps", &c.FPS, p.FPS)
 	media("start timecode", &c.TCStart, p.TCStart)
 	if p.Frames > 0 && c.Frames != p.Frames {

@@ -105,3 +105,30 @@ func TestProbeFillKeepsSidecarsOverGuesses(t *testing.T) {
 		t.Errorf("guessed codec not replaced, or a recognised type changed: %+v", guess)
 	}
 }
+
+// The camera, its serial and the reel come from the container's tags
+// where the camera wrote them (ARRI's com.arri.camera.*, QuickTime's
+// make and model): over the family's guess from names, never a muxer's
+// own tags.
+func TestProbeReadsCameraTags(t *testing.T) {
+	p, err := parseProbe([]byte(`{"streams":[{"codec_type":"video","codec_name":"prores","profile":"4444 XQ","width":4608,"height":3164,
+		"avg_frame_rate":"24/1","nb_frames":"48"}],"format":{"duration":"2","tags":{"com.apple.quicktime.make":"ARRI",
+		"com.arri.camera.CameraModel":"ALEXA 35","com.arri.camera.CameraSerialNumber":"20012","com.arri.camera.ReelName":"A007",
+		"encoder":"Lavf59.27.100"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Camera != "ARRI ALEXA 35" || p.Serial != "20012" || p.Reel != "A007" || p.Codec != "ProRes 4444 XQ" {
+		t.Fatalf("probe %+v", p)
+	}
+	guess := Clip{Name: "A001C001_230512_R2EC", Reel: "A001", Camera: "ARRI ALEXA", Type: TypeProRes}
+	p.Fill(&guess)
+	if guess.Camera != "ARRI ALEXA 35" || guess.Serial != "20012" || guess.Reel != "A007" {
+		t.Errorf("the media's camera, serial and reel not kept: %+v", guess)
+	}
+	muxer, _ := parseProbe([]byte(`{"streams":[{"codec_type":"video","codec_name":"mpeg2video","width":1920,"height":1080,
+		"avg_frame_rate":"25/1"}],"format":{"tags":{"company_name":"FFmpeg","product_name":"OP1a Muxer","encoder":"Lavf"}}}`))
+	if muxer.Camera != "" || muxer.Serial != "" || muxer.Reel != "" {
+		t.Errorf("a muxer's tags taken for a camera: %+v", muxer)
+	}
+}

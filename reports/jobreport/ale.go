@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/clips"
+	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ale"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -18,9 +19,12 @@ import (
 const ALEFormat = "ale"
 
 // ALEColumns are the columns of the job's ALE: Avid's own (Name to Source
-// File), then custom columns Avid and Resolve import as clip metadata.
+// File), then custom columns Avid and Resolve import as clip metadata;
+// Proxy File is the clip's editorial proxy (dit offload --proxies), named
+// after the clip so a relink by source file name finds it, on the same
+// destination as Source File when it is there.
 var ALEColumns = []string{"Name", "Tracks", "Start", "End", "Duration", "Tape", "Source File", "Camera", "Codec",
-	"Resolution", "FPS", "Camera Serial", "Card", "Frames", "Verified"}
+	"Resolution", "FPS", "Camera Serial", "Card", "Frames", "Verified", "Proxy File"}
 
 // aleFile is one ALE of the job: the clips of one frame rate.
 type aleFile struct {
@@ -32,7 +36,7 @@ type aleFile struct {
 // clip has one rate (or none is known), else "ale:RATE" per rate, in the
 // order of the clips; none without clips.
 func (r *Report) ALEOutputs() []string {
-	fs := r.aleFiles()
+	fs := r.aleFilesOn(-1)
 	if len(fs) == 1 {
 		return []string{ALEFormat}
 	}
@@ -56,7 +60,14 @@ func (r *Report) aleName(f string) string {
 // WriteALE writes the job's ALE of frame rate rate ("" when the job has
 // one ALE; see [Report.ALEOutputs]).
 func (r *Report) WriteALE(w io.Writer, rate string) error {
-	fs := r.aleFiles()
+	return r.writeALEOn(w, rate, -1)
+}
+
+// writeALEOn is WriteALE with each clip's Source File on destination
+// dest (an index in r.Destinations; -1: the first of the first run): the
+// ALE written into a destination names the files on it.
+func (r *Report) writeALEOn(w io.Writer, rate string, dest int) error {
+	fs := r.aleFilesOn(dest)
 	if len(fs) == 0 {
 		return fmt.Errorf("job %d has no clips: no ALE", r.Job.ID)
 	}
@@ -78,15 +89,16 @@ func (r *Report) WriteALE(w io.Writer, rate string) error {
 	return fmt.Errorf("job %d has no clips at %s fps", r.Job.ID, rate)
 }
 
-// aleFiles are the job's ALEs, one per frame rate in the order of the
-// clips; a clip whose rate is unknown (it has no timecode either) goes
-// with the first rate.
-func (r *Report) aleFiles() []aleFile {
+// aleFilesOn are the job's ALEs, one per frame rate in the order of the
+// clips, their Source Files on destination dest (-1: the first of the
+// first run); a clip whose rate is unknown (it has no timecode either)
+// goes with the first rate.
+func (r *Report) aleFilesOn(dest int) []aleFile {
 	var rows []map[string]string
 	for i := range r.Cards {
 		c := &r.Cards[i]
 		for j := range c.Clips {
-			rows = append(rows, r.aleRow(c, &c.Clips[j]))
+			rows = append(rows, r.aleRow(c, &c.Clips[j], dest))
 		}
 	}
 	if len(rows) == 0 {
@@ -110,7 +122,7 @@ func (r *Report) aleFiles() []aleFile {
 }
 
 // aleRow is clip k of card c as an ALE row.
-func (r *Report) aleRow(c *Card, k *Clip) map[string]string {
+func (r *Report) aleRow(c *Card, k *Clip, dest int) map[string]string {
 	tape := k.Reel
 	if tape == "" {
 		tape = c.Label
@@ -125,28 +137,62 @@ func (r *Report) aleRow(c *Card, k *Clip) map[string]string {
 		verified = "yes"
 	}
 	return map[string]string{"Name": k.Name, "Tracks": "V", "Start": k.TCStart, "End": k.TCEnd, "Duration": dur,
-		"Tape": tape, "Source File": r.sourcePath(c, k.SourceFile), "Camera": k.Camera, "Codec": k.Codec,
+		"Tape": tape, "Source File": r.sourcePath(c, k.SourceFile, dest), "Camera": k.Camera, "Codec": k.Codec,
 		"Resolution": k.Resolution, "FPS": k.FPS, "Camera Serial": k.Serial, "Card": c.Label, "Frames": frames,
-		"Verified": verified}
+		"Verified": verified, "Proxy File": r.proxyFor(c, k.Name, dest)}
 }
 
-// sourcePath is where file rel of card c is on the job's first
-// destination (on a dit array: below the array's mount point or mount
-// place, raid/mountplace); rel itself when the
-// job has none or the layout cannot be expanded.
-func (r *Report) sourcePath(c *Card, rel string) string {
+// sourcePath is where file rel of card c is on destination dest (-1:
+// the job's first destination of the first run), as a path to open (on
+// a dit array: below the array's mount point or mount place,
+// raid/mountplace); rel itself when the job has none or the layout
+// cannot be expanded.
+func (r *Report) sourcePath(c *Card, rel string, dest int) string {
 	if rel == "" {
 		return ""
+	}
+	dir, err := offload.ExpandLayout(r.Job.Layout, r.Job.Name, c.Label, r.Job.Started)
+	if err != nil {
+		return rel
+	}
+	if dest >= 0 && dest < len(r.Destinations) {
+		return r.openPath(r.Destinations[dest].Path, path.Join(dir, rel))
 	}
 	for _, d := range r.Destinations {
 		if d.Run == 2 {
 			continue
 		}
-		dir, err := offload.ExpandLayout(r.Job.Layout, r.Job.Name, c.Label, r.Job.Started)
-		if err != nil {
-			return rel
-		}
 		return r.openPath(d.Path, path.Join(dir, rel))
 	}
 	return rel
+}
+
+// proxyFor is the path of clip name's proxy that was made, on destination
+// dest (-1: the first of the first run) when it is there, else on the
+// first destination that has it; "" when none was made.
+func (r *Report) proxyFor(c *Card, name string, dest int) string {
+	want := ""
+	if dest >= 0 && dest < len(r.Destinations) {
+		want = r.Destinations[dest].Path
+	} else {
+		for _, d := range r.Destinations {
+			if d.Run != 2 {
+				want = d.Path
+				break
+			}
+		}
+	}
+	other := ""
+	for _, p := range c.Proxies {
+		if p.Clip != name || p.State != "made" || p.Path == "" || cloud.IsDest(p.Dest) {
+			continue
+		}
+		if p.Dest == want {
+			return p.Path
+		}
+		if other == "" {
+			other = p.Path
+		}
+	}
+	return other
 }

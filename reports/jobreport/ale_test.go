@@ -2,6 +2,9 @@ package jobreport
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,5 +44,34 @@ func TestALEOneRate(t *testing.T) {
 	}
 	if rows[1][0] != "A001_C002_0512AB" || rows[1][2] != "" || rows[1][4] != "" {
 		t.Errorf("a clip of unknown rate: %q", rows[1])
+	}
+}
+
+// The ALE written into each destination's reports folder names the
+// clips' files on that destination (a shuttle's ALE relinks to the
+// shuttle); the one dit report writes names the first destination's.
+func TestALEOnEachDestinationNamesItsFiles(t *testing.T) {
+	raid, shuttle := t.TempDir(), t.TempDir()
+	r := &Report{Job: Job{ID: 4, Name: "day04", Layout: "{job}/{card}"}, Destinations: []DestTotals{{Path: raid}, {Path: shuttle}},
+		Cards: []Card{{CardFigures: offload.CardFigures{Label: "A001"}, Clips: []Clip{
+			{Name: "A001C001", FPS: "25", Frames: 50, TCStart: "10:00:00:00", TCEnd: "10:00:02:00", SourceFile: "CLIPS/A001C001.mxf"},
+		}}}, ale: true}
+	if _, err := r.WriteToDestinations(nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{raid, shuttle} {
+		f, err := os.Open(filepath.Join(d, "day04", "reports", r.OutputName("ale")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cols, rows, err := ale.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := slices.Index(cols, "Source File")
+		if want := filepath.Join(d, "day04", "A001", "CLIPS", "A001C001.mxf"); rows[0][src] != want {
+			t.Errorf("the ALE in %s names %q, want %q", d, rows[0][src], want)
+		}
 	}
 }

@@ -172,7 +172,7 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 		rendered[f] = bufs[i].Bytes()
 	}
 	var written []string
-	for _, d := range r.Destinations {
+	for di, d := range r.Destinations {
 		if cloud.IsDest(d.Path) {
 			continue // a cloud copy holds the card's files and hash lists; the reports stay on the local copies
 		}
@@ -193,7 +193,15 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 				return written, err
 			}
 			name := r.OutputName(f)
-			if err := st.WriteFileAtomic(name, rendered[f], true); err != nil {
+			data := rendered[f]
+			if rate, ok := strings.CutPrefix(f, ALEFormat); ok && (rate == "" || rate[0] == ':') {
+				// The ALE in a destination names the files on it.
+				var b bytes.Buffer
+				if err := r.writeALEOn(&b, strings.TrimPrefix(rate, ":"), di); err == nil {
+					data = b.Bytes()
+				}
+			}
+			if err := st.WriteFileAtomic(name, data, true); err != nil {
 				fail(f, filepath.Join(dir, name), fmt.Errorf("not written: %w", err))
 				continue
 			}

@@ -214,10 +214,25 @@
 // [Options].ALE, [Clipper].ALE, dit offload --ale) is an Avid Log
 // Exchange file (internal/format/ale) with a row per clip: [ALEColumns],
 // Source File being the clip's first media file on the job's first
-// destination (array:BLADE//PATH on a dit array). An ALE has one FPS: a
+// destination, as a path to open (on a dit array: below the array's
+// mount point, or its mount place when not mounted: raid/mountplace;
+// the JSON's destinations say which, "array"). An ALE has one FPS: a
 // job that mixes rates has one per rate ([Report.ALEOutputs], files
 // dit-report_job<ID>_<job name>_<rate>fps.ale); a clip of unknown rate
 // goes with the first.
+//
+// The EDL (dit report --format edl, or edl:RATE for one rate of a job
+// that mixes them) is a CMX 3600 list (internal/format/edl) of the same
+// clips back to back from 01:00:00:00, each with its reel (the ALE's
+// Tape), clip name and source file (the ALE's Source File). The FCPXML
+// (--format fcpxml, fcpxml:RATE; internal/format/fcpxml, version 1.10)
+// has the same clips as assets linked to those files, in an event named
+// after the job and a project with them back to back. Neither is written
+// with the reports unasked.
+//
+// Each destination's ALE (written into its reports folder) names the
+// clips' files on that destination: a shuttle's ALE relinks to the
+// shuttle; the one dit report writes names the first destination's.
 //
 // # Proxies
 //

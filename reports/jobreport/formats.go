@@ -70,6 +70,12 @@ func (r *Report) write(format string, w io.Writer) error {
 	if rate, ok := strings.CutPrefix(format, ALEFormat); ok && (rate == "" || rate[0] == ':') {
 		return r.WriteALE(w, strings.TrimPrefix(rate, ":"))
 	}
+	if rate, ok := strings.CutPrefix(format, EDLFormat); ok && (rate == "" || rate[0] == ':') {
+		return r.WriteEDL(w, strings.TrimPrefix(rate, ":"))
+	}
+	if rate, ok := strings.CutPrefix(format, FCPXMLFormat); ok && (rate == "" || rate[0] == ':') {
+		return r.WriteFCPXML(w, strings.TrimPrefix(rate, ":"))
+	}
 	return fmt.Errorf("unknown report format %q: use %s", format, strings.Join(Formats, ", "))
 }
 

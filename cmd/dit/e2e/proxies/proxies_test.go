@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/format/ale"
 )
 
 // srcClip is a real clip made by ffmpeg, with a start timecode.
@@ -230,6 +231,43 @@ func TestOffloadMakesProxies(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, fmt.Sprintf("Proxies: %d made for %d clips on 2 destinations, 1 failed", 2*len(srcClips), len(srcClips)))
 	checkReports(t, raid, len(srcClips)*2, 1)
+	checkALEProxies(t, db, raid, len(srcClips)) // the failure was one preset of one clip: each has a proxy
+}
+
+// checkALEProxies reads the job's ALE (dit report): each clip whose
+// proxy was made names it in Proxy File, on the same destination as its
+// Source File, a file that exists and is named after the clip (what a
+// relink by source file name finds).
+func checkALEProxies(t *testing.T, db, dest string, want int) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "day01.ale")
+	r := e2e.Dit(t, db, "report", "1", "--format", "ale", "--out", p)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	// One ALE, or one per rate beside it (day01_25fps.ale...).
+	files, _ := filepath.Glob(strings.TrimSuffix(p, ".ale") + "*.ale")
+	require.NotEmpty(t, files, r.Stdout)
+	n := 0
+	for _, a := range files {
+		f, err := os.Open(a)
+		require.NoError(t, err)
+		_, cols, rows, err := ale.Read(f)
+		f.Close()
+		require.NoError(t, err)
+		src, px := slices.Index(cols, "Source File"), slices.Index(cols, "Proxy File")
+		require.GreaterOrEqual(t, px, 0, "a Proxy File column: %v", cols)
+		for _, row := range rows {
+			if row[px] == "" {
+				continue
+			}
+			n++
+			require.FileExists(t, row[px])
+			require.True(t, strings.HasPrefix(row[src], dest+string(filepath.Separator)), row[src])
+			require.True(t, strings.HasPrefix(row[px], dest+string(filepath.Separator)), "the proxy on the source's destination: %s", row[px])
+			require.Equal(t, strings.TrimSuffix(filepath.Base(row[src]), filepath.Ext(row[src])),
+				strings.TrimSuffix(filepath.Base(row[px]), filepath.Ext(row[px])), "a proxy named after its clip")
+		}
+	}
+	require.Equal(t, want, n, "a proxy per clip whose proxy was made")
 }
 
 // checkReports reads the job's JSON and HTML reports: each card lists
@@ -345,7 +383,10 @@ func TestProxiesIntoADitArray(t *testing.T) {
 			continue
 		}
 		made++
-		require.Equal(t, "array:"+blades[0]+"//proxies/day01/A001/"+p.Clip+".mov", p.Path)
+		// Where the proxy opens: below the array's mount place (raid/mountplace).
+		require.True(t, strings.HasSuffix(p.Path, string(filepath.Separator)+filepath.Join("proxies", "day01", "A001", p.Clip+".mov")), p.Path)
+		require.Contains(t, p.Path, string(filepath.Separator)+"cart-", p.Path)
+		require.NotContains(t, p.Path, "array:")
 		x, ok := got[p.Clip+".mov"]
 		require.True(t, ok, "%s extracted from the array", p.Clip)
 		require.Equal(t, md5File(t, x), p.Hashes["md5"], "the catalog's md5 is the file's")

@@ -88,7 +88,7 @@ func TestClipsThumbnailsEndToEnd(t *testing.T) {
 		name, codec string
 		frames      int
 		seconds     float64
-	}{{"C0001", "Apple ProRes HQ", 50, 2}, {"C0002", "H.264", 50, 2}, {"C0003", "H.264", 36, 1.5}}
+	}{{"C0001", "ProRes 422 HQ", 50, 2}, {"C0002", "H.264", 50, 2}, {"C0003", "H.264", 36, 1.5}}
 	reports := filepath.Join(dest, "day01", "reports")
 	for i, w := range want {
 		c := k.Clips[i]

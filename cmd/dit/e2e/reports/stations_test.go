@@ -113,7 +113,7 @@ func TestTwoStationsOnePostgresCatalog(t *testing.T) {
 	require.Len(t, list, 1)
 	require.Equal(t, "main-unit", list[0]["station"])
 	r = e2e.Dit(t, db, "jobs", "--station", "main-unit")
-	require.Contains(t, r.Stdout, "1 jobs of other stations than main-unit: dit jobs --all-stations")
+	require.Contains(t, r.Stdout, "(and 1 job of other stations than main-unit: dit jobs --all-stations)")
 	r = e2e.Dit(t, db, "jobs", "--json", "--all-stations")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list))

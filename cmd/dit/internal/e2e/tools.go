@@ -106,3 +106,37 @@ func OTIOPython(t *testing.T) string {
 	require.NoError(t, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644))
 	return bin
 }
+
+// OTIOEditorialPython returns a Python with OpenTimelineIO and its CMX
+// 3600 EDL and FCPXML adapters, installed once from PyPI into the
+// repository's .cache/otio-edl-venv. It skips the test where python3 is absent or the
+// install fails (no PyPI).
+func OTIOEditorialPython(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: skipping the OpenTimelineIO EDL and FCPXML checks")
+	}
+	venv := filepath.Join(Root(t), ".cache", "otio-edl-venv")
+	marker := filepath.Join(venv, ".dit-otio-0.18.1-cmx3600-1.0.0-fcpx-1.0.0")
+	bin := filepath.Join(venv, "bin", "python")
+	if _, err := os.Stat(marker); err == nil {
+		return bin
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(venv), 0o755))
+	defer lockFile(t, venv+".lock")()
+	if _, err := os.Stat(marker); err == nil {
+		return bin
+	}
+	os.RemoveAll(venv)
+	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
+		t.Skipf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): skipping: %v\n%s", venv, err, out)
+	}
+	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check",
+		"opentimelineio==0.18.1", "otio-cmx3600-adapter==1.0.0", "otio-fcpx-xml-adapter==1.0.0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("pip install opentimelineio otio-cmx3600-adapter otio-fcpx-xml-adapter failed (PyPI must be reachable): skipping the OpenTimelineIO EDL and FCPXML checks: %v\n%s", err, out)
+	}
+	require.NoError(t, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644))
+	return bin
+}
