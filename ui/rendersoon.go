@@ -81,6 +81,13 @@ func relayout(s *container.Scroll) {
 }
 
 func layoutTree(o fyne.CanvasObject) {
+	if t, ok := o.(*container.ThemeOverride); ok {
+		if t.Content != nil {
+			t.Content.Resize(t.Size())
+			layoutTree(t.Content)
+		}
+		return
+	}
 	c, ok := o.(*fyne.Container)
 	if !ok || !c.Visible() {
 		return
