@@ -68,7 +68,7 @@ var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 		theme.ColorNamePlaceHolder: color.NRGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff},
 		theme.ColorNameDisabled:    color.NRGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
 		theme.ColorNamePrimary:     color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0xff},
-		theme.ColorNameSelection: color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0x30},
+		theme.ColorNameSelection:   color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0x30},
 		// Text on the primary blue (a high-importance button's).
 		theme.ColorNameForegroundOnPrimary: color.NRGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xff},
 	},
