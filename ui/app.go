@@ -152,8 +152,11 @@ func New(fa fyne.App, cfg Config) *App {
 		container.NewTabItemWithIcon("Arrays", theme.StorageIcon(), a.arrays.content),
 	)
 	a.tabs.OnSelected = func(t *container.TabItem) {
-		if t.Content == a.history.content {
+		switch t.Content {
+		case a.history.content:
 			a.history.reload()
+		case a.offload.content:
+			a.offload.refreshDests() // the free space now, not when it was added
 		}
 	}
 	a.themeMode = fa.Preferences().StringWithFallback("theme", ThemeSystem)

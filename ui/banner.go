@@ -56,7 +56,7 @@ func newBanner(a *App) *banner {
 	b.label.Wrapping = fyne.TextWrapWord
 	b.label.Importance = widget.DangerImportance
 	b.dismiss = widget.NewButtonWithIcon("Dismiss", theme.CancelIcon(), b.clear)
-	bg := canvas.NewRectangle(color.NRGBA{R: 0xe5, G: 0x39, B: 0x35, A: 0x30})
+	bg := canvas.NewRectangle(color.NRGBA{R: 0xe5, G: 0x39, B: 0x35, A: 0x14}) // a light tint: the red text on it reads at 4.5:1 and more
 	bg.StrokeColor = color.NRGBA{R: 0xe5, G: 0x39, B: 0x35, A: 0xff}
 	bg.StrokeWidth = 1
 	icon := widget.NewIcon(theme.WarningIcon())

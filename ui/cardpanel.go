@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 	"time"
 
@@ -36,6 +37,15 @@ type cardPanel struct {
 	details  *fyne.Container // the first run's counters
 	dests    *destRows       // the first run on each destination
 	box      *fyne.Container
+	// tile is the card's tile in the view's grid: box in the compact
+	// theme, framed; more shows or hides its details (each destination's
+	// bytes, the file being copied).
+	tile  *fyne.Container
+	frame *canvas.Rectangle
+	more  *widget.Button
+	// failShort: the first failed file in a line (the tile); failures
+	// lists them all with why (its details).
+	failShort *widget.Label
 
 	// A cascade.
 	run1     *widget.Label // "1st run: from the card to ..."
@@ -94,12 +104,17 @@ func newRunRow() *runRow {
 	r.current.Truncation = fyne.TextTruncateEllipsis
 	r.failures.Wrapping = fyne.TextWrapWord
 	r.failures.Importance = widget.DangerImportance
-	r.details = container.NewGridWithColumns(3, r.bytes, container.NewVBox(r.files, r.current), r.rate)
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), r.bar, r.stall, r.details, r.dests.box, r.failures)
+	for _, l := range []*widget.Label{r.bytes, r.files, r.rate} {
+		l.Wrapping = fyne.TextWrapWord
+	}
+	r.details = container.NewGridWithColumns(3, r.bytes, r.files, r.rate)
+	r.bar.TextFormatter = func() string { return "" }
+	thin := container.NewThemeOverride(r.bar, tintTheme{Theme: compactTheme{}, primary: theme.ColorNamePrimary})
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), thin, r.stall, r.details, r.current, r.dests.box, r.failures)
 	return r
 }
 
-func newCardPanel(i int, onEject func(cardView)) *cardPanel {
+func newCardPanel(i int, onEject func(cardView), onLayout func()) *cardPanel {
 	p := &cardPanel{
 		title:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		state:    widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
@@ -120,7 +135,11 @@ func newCardPanel(i int, onEject func(cardView)) *cardPanel {
 		onEject:  onEject,
 	}
 	p.title.SizeName = theme.SizeNameSubHeadingText
-	p.state.SizeName = theme.SizeNameSubHeadingText
+	// The verdict or phase, big: read at arm's length.
+	p.state.SizeName = sizeNameVerdict
+	p.state.Alignment = fyne.TextAlignLeading
+	p.state.Wrapping = fyne.TextWrapWord
+	p.bar.TextFormatter = func() string { return "" } // the figures are beside it, in the text's colours
 	p.current.Truncation = fyne.TextTruncateEllipsis
 	p.failures.Wrapping = fyne.TextWrapWord
 	p.failures.Importance = widget.DangerImportance
@@ -145,12 +164,32 @@ func newCardPanel(i int, onEject func(cardView)) *cardPanel {
 	p.ejectL.Hide()
 	p.run1Head = container.NewBorder(nil, nil, nil, p.run1St, p.run1)
 	p.freeRow = container.NewBorder(nil, nil, nil, container.NewCenter(p.eject), p.free)
-	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), container.NewCenter(p.ejectBtn), p.state)
-	p.details = container.NewGridWithColumns(3, p.bytes, container.NewVBox(p.files, p.current), p.rate)
+	p.more = widget.NewButton("Details", func() {
+		p.setMore(!p.dests.detail)
+		if onLayout != nil {
+			onLayout()
+		}
+	})
+	p.more.Importance = widget.LowImportance
+	head := container.NewBorder(nil, nil, container.NewHBox(p.swatch, p.title), container.NewHBox(p.more, p.ejectBtn), p.state)
+	for _, l := range []*widget.Label{p.bytes, p.files, p.rate} {
+		l.Wrapping = fyne.TextWrapWord
+	}
+	p.details = container.NewGridWithColumns(3, p.bytes, p.files, p.rate)
+	p.failShort = widget.NewLabel("")
+	p.failShort.Truncation = fyne.TextTruncateEllipsis
+	p.failShort.Importance = widget.DangerImportance
+	p.failShort.Hide()
+	p.current.Hide()
 	p.clips.Truncation = fyne.TextTruncateEllipsis
 	p.clips.Hide()
-	p.barTint = container.NewThemeOverride(p.bar, fyne.CurrentApp().Settings().Theme())
-	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.stall, p.details, p.dests.box, p.clips, p.failures, p.freeRow, p.ejectL, p.second.box)
+	p.barTint = container.NewThemeOverride(p.bar, compactTheme{})
+	p.box = container.NewVBox(head, p.run1Head, p.barTint, p.stall, p.details, p.current, p.dests.box, p.clips, p.failShort, p.failures, p.freeRow, p.ejectL, p.second.box)
+	frame := canvas.NewRectangle(color.Transparent)
+	frame.StrokeWidth, frame.CornerRadius = 1, 4
+	frame.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	p.frame = frame
+	p.tile = container.NewStack(frame, container.NewPadded(p.box)) // in the compact theme: see runningView
 	p.run1Head.Hide()
 	p.freeRow.Hide()
 	p.second.box.Hide()
@@ -199,25 +238,21 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 // "Paused". A run that ended: its phase alone.
 func runFigures(r runState, cascade, paused bool) string {
 	pr := r.Prog
-	phase := string(pr.Phase)
-	if phase == "" {
-		phase = "-"
-	}
 	switch {
 	case r.Done:
-		return "Phase: done"
+		return "Done"
 	case paused:
-		return "Paused\nPhase: " + phase
+		return "Paused"
 	}
 	eta := estimateIn("safe", pr.ETA.Safe)
 	if cascade && pr.Hop != 2 {
 		eta = estimateIn("free", pr.ETA.CardFree) + ", " + eta
 	}
 	if rate := rateText(pr.Rate); rate != "-" {
-		return rate + "; " + eta + "\nPhase: " + phase
+		return rate + "; " + eta
 	}
 	// Nothing moving (a stall, a queued run): the estimates alone.
-	return strings.ToUpper(eta[:1]) + eta[1:] + "\nPhase: " + phase
+	return strings.ToUpper(eta[:1]) + eta[1:]
 }
 
 // estimateIn is one of the model's estimates in words: "safe in 1m05s",
@@ -272,17 +307,27 @@ func failureText(fs []failure, interrupted bool, what string) string {
 	return b.String()
 }
 
+// failureLine is a run's failed files in a line, for its tile: "1 file
+// failed: CLIPS/C002.mov (Details: why)".
+func failureLine(fs []failure, interrupted bool, what string) string {
+	verb := "failed"
+	if interrupted {
+		verb = "not finished"
+	}
+	return fmt.Sprintf("%s%s %s: %s (Details: why)", what, plural(len(fs), "file"), verb, fs[0].Path)
+}
+
 // tintBar colours the card's bar as its verdict once the card ended (the
 // summary read): green when safe to format, the failure colour when it
 // failed or was interrupted; the theme's own colour while it runs. The
 // theme is read anew each time, so a theme switch is followed.
 func (p *cardPanel) tintBar(imp widget.Importance, ended bool) {
-	th := fyne.CurrentApp().Settings().Theme()
+	th := tintTheme{Theme: compactTheme{}, primary: theme.ColorNamePrimary}
 	switch {
 	case ended && imp == widget.SuccessImportance:
-		th = tintTheme{Theme: th, primary: theme.ColorNameSuccess}
+		th.primary = theme.ColorNameSuccess
 	case ended && imp == widget.DangerImportance:
-		th = tintTheme{Theme: th, primary: theme.ColorNameError}
+		th.primary = theme.ColorNameError
 	}
 	p.barTint.Theme = th
 	p.barTint.Refresh()
@@ -307,9 +352,14 @@ func (p *cardPanel) set(c cardView, mv runView) {
 	p.setState(c, mv.Paused)
 	p.bar.SetValue(c.Fraction())
 	p.tintBar(p.state.Importance, c.HaveSummary)
+	p.frame.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	p.frame.Refresh()
 	setRun(p.bytes, p.files, p.rate, p.current, c.runState, c.Cascade, mv.Paused)
+	if !p.dests.detail {
+		p.current.Hide() // (in the tile's details)
+	}
 	setStall(p.stall, c.runState)
-	p.dests.set(c.Prog.Dests, c.Done, c.Prog.Stall)
+	p.dests.set(c.Prog.Dests, c.Done, c.Prog.Stall, mv.Paused && !c.Done)
 	p.setEject(c)
 	p.setClips(c)
 	p.setFailures(c)
@@ -372,6 +422,7 @@ func (p *cardPanel) setClips(c cardView) {
 // run's); a card the engine says failed with no file listed says the
 // engine's words why ("Incomplete (unreadable entries on the card)").
 func (p *cardPanel) setFailures(c cardView) {
+	p.failShort.Hide()
 	switch {
 	case len(c.Failures) > 0:
 		what := ""
@@ -379,7 +430,13 @@ func (p *cardPanel) setFailures(c cardView) {
 			what = "1st run: "
 		}
 		setText(p.failures, failureText(c.Failures, c.interrupted(), what))
-		p.failures.Show()
+		if p.dests.detail {
+			p.failures.Show()
+			return
+		}
+		p.failures.Hide()
+		setText(p.failShort, failureLine(c.Failures, c.interrupted(), what))
+		p.failShort.Show()
 	case c.HaveSummary && c.Status == verdict.Failed && !c.thenFailed() && c.Verdict != "":
 		setText(p.failures, c.Verdict)
 		p.failures.Show()
@@ -455,7 +512,7 @@ func (r *runRow) set(c cardView, mv runView) {
 		r.bar.SetValue(0)
 		r.details.Hide()
 		r.stall.Hide()
-		r.dests.set(nil, false, nil)
+		r.dests.set(nil, false, nil, false)
 		r.failures.Hide()
 	} else {
 		h := c.Then.runState
@@ -463,8 +520,11 @@ func (r *runRow) set(c cardView, mv runView) {
 		r.state.Importance = runImportance(h)
 		r.bar.SetValue(h.Fraction())
 		setRun(r.bytes, r.files, r.rate, r.current, h, true, mv.Paused)
+		if !r.dests.detail {
+			r.current.Hide()
+		}
 		setStall(r.stall, h)
-		r.dests.set(h.Prog.Dests, h.Done, h.Prog.Stall)
+		r.dests.set(h.Prog.Dests, h.Done, h.Prog.Stall, mv.Paused && !h.Done)
 		if h.Done {
 			r.details.Hide()
 		} else {
@@ -522,4 +582,20 @@ func safeAtText(t time.Time) string {
 		return ""
 	}
 	return " at " + t.Local().Format("15:04:05")
+}
+
+// setMore shows or hides the tile's details: each destination's bytes
+// written and read back, the file being copied.
+func (p *cardPanel) setMore(on bool) {
+	p.dests.detail = on
+	p.second.dests.detail = on
+	if on {
+		p.more.SetText("Less")
+	} else {
+		p.more.SetText("Details")
+	}
+	p.dests.set(p.last.Prog.Dests, p.last.Done, p.last.Prog.Stall, false)
+	if p.last.Then != nil {
+		p.second.dests.set(p.last.Then.Prog.Dests, p.last.Then.Done, p.last.Then.Prog.Stall, false)
+	}
 }

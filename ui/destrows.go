@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
@@ -23,6 +24,10 @@ import (
 type destRows struct {
 	box  *fyne.Container
 	rows []*destRow
+	// detail: each row says its bytes written and read back too (a
+	// tile's Details); else a line each: where, rate, state.
+	detail bool
+	grid   bool // the rows side by side
 }
 
 // destRow is one destination's row, and under it, when the model says
@@ -31,6 +36,7 @@ type destRow struct {
 	name, written, verified, rate, state *widget.Label
 	why                                  *widget.Label
 	row                                  *fyne.Container
+	bytes                                *fyne.Container // written and read back (the details)
 }
 
 func newDestRows() *destRows {
@@ -50,14 +56,17 @@ func newDestRow() *destRow {
 	r.why.Wrapping = fyne.TextWrapWord
 	r.why.Importance = widget.WarningImportance
 	r.why.Hide()
-	r.row = container.NewVBox(container.NewGridWithColumns(5, r.name, r.written, r.verified, r.rate, r.state), r.why)
+	r.bytes = container.NewGridWithColumns(2, r.written, r.verified)
+	r.bytes.Hide()
+	r.row = container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(r.rate, r.state), r.name), r.bytes, r.why)
 	return r
 }
 
 // set shows ds (one per destination of the run); ended: the run is over
-// (no rate is shown); said: the run's own stall, said on the card's
+// (no rate is shown); paused: the job is paused (no rate either: "paused");
+// said: the run's own stall, said on the card's
 // panel already (a destination stalled there is not said twice).
-func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall) {
+func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall, paused bool) {
 	for len(d.rows) < len(ds) {
 		r := newDestRow()
 		d.rows = append(d.rows, r)
@@ -68,8 +77,23 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall) 
 			r.row.Hide()
 			continue
 		}
-		r.set(ds[i], ended, said)
+		r.set(ds[i], ended, said, paused)
+		if d.detail {
+			r.bytes.Show()
+		} else {
+			r.bytes.Hide()
+		}
 		r.row.Show()
+	}
+	// A line each, two side by side in the tile; with the details, a
+	// row each.
+	if grid := !d.detail && len(ds) >= 2; grid != d.grid {
+		d.grid = grid
+		d.box.Layout = layout.NewVBoxLayout()
+		if grid {
+			d.box.Layout = layout.NewGridLayoutWithColumns(2)
+		}
+		d.box.Refresh()
 	}
 	if len(ds) == 0 {
 		d.box.Hide()
@@ -78,7 +102,7 @@ func (d *destRows) set(ds []offload.DestProgress, ended bool, said *live.Stall) 
 	}
 }
 
-func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall) {
+func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall, paused bool) {
 	setText(r.name, shortDest(p.Dest))
 	// A cloud copy is uploaded, then checked: by the storage's own
 	// checksum, or read back (docs/cloud.md).
@@ -92,10 +116,17 @@ func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall) {
 	} else {
 		setText(r.verified, "Not "+strings.ToLower(verified))
 	}
-	if ended || p.State == offload.DestQueued {
+	switch {
+	case ended || p.State == offload.DestQueued:
 		setText(r.rate, "")
-	} else {
-		setText(r.rate, rateText(p.Rate))
+	case paused:
+		setText(r.rate, "paused")
+	default:
+		rate := rateText(p.Rate)
+		if rate == "-" {
+			rate = "" // nothing moving: the state says why (a lone dash reads as a smudge)
+		}
+		setText(r.rate, rate)
 	}
 	text, imp := destStateText(p)
 	if p.Stall != nil && !ended {

@@ -78,7 +78,7 @@ func TestDestRowsText(t *testing.T) {
 		{Dest: "/media/dit/RAID", State: offload.DestWriting, Bytes: 2e9, BytesWritten: 1.5e9, VerifyTotal: 2e9, BytesVerified: 1e9, Rate: 950e6},
 		{Dest: "/media/dit/SHUTTLE_WITH_A_LONG_NAME/day01", State: offload.DestWriting, Bytes: 2e9, BytesWritten: 0.3e9, VerifyTotal: 2e9, Rate: 120e6},
 		{Dest: "/tmp/x", State: offload.DestQueued, Bytes: 2e9},
-	}, false, nil)
+	}, false, nil, false)
 	got := func(i int) string {
 		r := d.rows[i]
 		return strings.Join([]string{r.name.Text, r.written.Text, r.verified.Text, r.rate.Text, r.state.Text}, " | ")
@@ -86,7 +86,7 @@ func TestDestRowsText(t *testing.T) {
 	require.Equal(t, "/media/dit/RAID | Written 1.50 GB of 2.00 GB | Read back 1.00 GB of 2.00 GB | 0.950 GB/s | Writing", got(0))
 	require.Equal(t, ".../SHUTTLE_WITH_A_LONG_NAME/day01 | Written 300 MB of 2.00 GB | Read back 0 B of 2.00 GB | 0.120 GB/s | Writing", got(1))
 	require.Equal(t, "/tmp/x | Written 0 B of 2.00 GB | Not read back |  | Queued", got(2))
-	d.set(nil, false, nil)
+	d.set(nil, false, nil, false)
 	require.False(t, d.box.Visible())
 }
 

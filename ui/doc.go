@@ -52,7 +52,17 @@
 //	Running job  offload.New / offload.Resume, then Job.Run; Options.OnEvent
 //	             feeds a model (runModel: a cardView per card, the view's
 //	             picture of the engine's card run) that the view renders
-//	             (a cardPanel per card). Every figure and estimate is the
+//	             (a cardPanel per card: a tile, two columns of them, so
+//	             that every card of a job of up to 8 shows at once at
+//	             1280x800; failed cards first, then stalled ones; the
+//	             verdict or phase at 24 px; each destination a line, its
+//	             bytes and the failures' reasons under Details; the chart
+//	             off below 900 px of height, Show chart turns it on). The
+//	             engine's events ask for a render (renderSoon): at most
+//	             one is pending, it draws the model as it is then, so a
+//	             burst of events is one render and the last state is
+//	             always drawn; a render sets only the labels that changed.
+//	             Every figure and estimate is the
 //	             engine's live model's (package live: the progress
 //	             events' snapshot, Job.Snapshot) and every state the
 //	             engine's typed one (live.Phase, verdict.State): the view

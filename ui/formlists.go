@@ -96,6 +96,21 @@ func (v *offloadView) rescan() {
 		v.a.goBG(func() { v.scanCard(c, c.Path) })
 	}
 	v.renderCards()
+	v.refreshDests()
+}
+
+// refreshDests reads each destination folder's free space (and a
+// blade's array and drive health) again: after a job wrote to it, or a
+// drive was resized or emptied, the form shows what is free now.
+func (v *offloadView) refreshDests() {
+	for _, d := range v.dests {
+		if d.Cloud || d.Loading {
+			continue
+		}
+		d.Loading, d.Err = true, ""
+		v.a.goBG(func() { v.loadDest(d, d.Path) })
+	}
+	v.renderDests()
 }
 
 func (v *offloadView) scanCard(it *cardItem, path string) {

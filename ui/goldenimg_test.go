@@ -8,6 +8,7 @@ package ui
 // testdata/failed/ and copy them over the masters.
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"testing"
@@ -312,13 +313,25 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			btn := widget.NewButton("Start WMWMWM", func() {})
 			btn.Importance = widget.HighImportance
 			sheet.Add(container.NewHBox(btn))
+			list := widget.NewList(func() int { return 1 }, func() fyne.CanvasObject {
+				l := widget.NewLabel("FAILED job WMWMWM")
+				l.Importance = widget.DangerImportance
+				return l
+			}, func(widget.ListItemID, fyne.CanvasObject) {})
+			list.Select(0)
+			sheet.Add(container.NewGridWrap(fyne.NewSize(400, 44), list))
 			w := test.NewTempWindow(t, sheet)
 			w.Resize(fyne.NewSize(600, 400))
 			img := w.Canvas().Capture()
+			// Every pair measured is listed (go test -v) and checked.
+			pair := func(name string, ink, bg color.NRGBA) {
+				t.Logf("%-5s %-44s %s on %s: %5.2f:1", mode, name, hexOf(ink), hexOf(bg), contrast(ink, bg))
+				require.GreaterOrEqual(t, contrast(ink, bg), 4.5, "%s %s: %v on %v is %.2f:1", mode, name, ink, bg, contrast(ink, bg))
+			}
 			measure := func(name string, img image.Image, o fyne.CanvasObject, want fyne.ThemeColorName) {
 				ink, bg := inkOn(img, pixelsIn(w.Canvas(), o.(*widget.Label).Text))
 				require.True(t, near(th.Color(want, v), ink), "%s %s: drawn in %v, the theme's %s is %v", mode, name, ink, want, th.Color(want, v))
-				require.GreaterOrEqual(t, contrast(ink, bg), 4.5, "%s %s: %v on %v is %.2f:1", mode, name, ink, bg, contrast(ink, bg))
+				pair(name+" label", ink, bg)
 			}
 			for _, p := range probes {
 				measure(p.name, img, p.o, p.want)
@@ -326,12 +339,17 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			// The entry's hint: inside the entry's own field colour.
 			ink, bg := inkOn(img, pixelsIn(w.Canvas(), "a hint WMWMWM"))
 			require.True(t, near(th.Color(theme.ColorNamePlaceHolder, v), ink), "%s hint drawn in %v", mode, ink)
-			require.GreaterOrEqual(t, contrast(ink, bg), 4.5, "%s hint: %v on %v is %.2f:1", mode, ink, bg, contrast(ink, bg))
+			pair("an entry's hint", ink, bg)
 			// A high-importance button's text, on the primary colour.
 			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "Start WMWMWM"))
 			require.True(t, near(th.Color(theme.ColorNameForegroundOnPrimary, v), ink), "%s button text drawn in %v", mode, ink)
 			require.True(t, near(th.Color(theme.ColorNamePrimary, v), bg), "%s button drawn in %v", mode, bg)
-			require.GreaterOrEqual(t, contrast(ink, bg), 4.5, "%s button text: %v on %v is %.2f:1", mode, ink, bg, contrast(ink, bg))
+			pair("a high-importance button's text", ink, bg)
+			// A selected row of a list (History's) with a failed job's
+			// red text on the selection colour.
+			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "FAILED job WMWMWM"))
+			require.True(t, near(th.Color(theme.ColorNameError, v), ink), "%s selected row drawn in %v", mode, ink)
+			pair("a failed job's row, selected", ink, bg)
 
 			// The running view's verdicts: a failed job (FAILED, the
 			// card's failed state, its destination's) and a safe card, in
@@ -347,9 +365,45 @@ func TestStateColoursContrastRendered(t *testing.T) {
 					{"Verified", theme.ColorNameSuccess}, {"FAILED (1 file)", theme.ColorNameError}} {
 					ink, bg := inkOn(img, pixelsIn(h.a.win.Canvas(), k.text))
 					require.True(t, near(th.Color(k.want, v), ink), "%s %q: drawn in %v, the theme's %s is %v", mode, k.text, ink, k.want, th.Color(k.want, v))
-					require.GreaterOrEqual(t, contrast(ink, bg), 4.5, "%s %q: %v on %v is %.2f:1", mode, k.text, ink, bg, contrast(ink, bg))
+					pair("running view: "+k.text, ink, bg)
+				}
+				// No text on a card's bar (its figures are beside it, in
+				// the text's colours): the bar draws none.
+				for _, p := range h.a.running.panels {
+					require.Empty(t, p.bar.TextFormatter())
+				}
+				// The banner: a card's failure, red on its tint.
+				h.a.banner.addCard(7, "A002", "failed", "card A002 FAILED: NOT safe to format WMWMWM")
+				h.a.win.Resize(fyne.NewSize(1280, 1500)) // laid out with the banner
+				h.a.win.Content().Refresh()
+				img = h.a.win.Canvas().Capture()
+				ink, bg := inkOn(img, pixelsIn(h.a.win.Canvas(), h.a.banner.label.Text))
+				pair("the banner's text", ink, bg)
+			})
+			// The tiles of 8 cards: every state's big verdict, and every
+			// text colour of a tile.
+			showTiles(h, 8, mode)
+			h.locked(func() {
+				img := h.a.win.Canvas().Capture()
+				seen := map[string]bool{}
+				for _, p := range h.a.running.panels {
+					ls := []*widget.Label{p.state, p.title, p.bytes, p.files, p.rate}
+					for _, r := range p.dests.rows {
+						ls = append(ls, r.rate, r.state)
+					}
+					for _, l := range ls {
+						if !l.Visible() || l.Text == "" || seen[l.Text] {
+							continue
+						}
+						seen[l.Text] = true
+						ink, bg := inkOn(img, pixelsIn(h.a.win.Canvas(), l.Text))
+						pair("tile: "+l.Text, ink, bg)
+					}
 				}
 			})
 		})
 	}
 }
+
+// hexOf is a colour as #rrggbb.
+func hexOf(c color.NRGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }

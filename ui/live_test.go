@@ -66,26 +66,26 @@ func lRun(stalled bool) (*jobRun, *runModel) {
 func TestRunFiguresAreTheModels(t *testing.T) {
 	safe, free := live.In(65), live.In(20)
 	r := runState{Prog: offload.CardProgress{Phase: live.Copying, Rate: 0.52e9, ETA: live.Times{CardFree: free, Safe: safe}}}
-	require.Equal(t, "0.520 GB/s; safe in "+safe.String()+"\nPhase: copying", runFigures(r, false, false))
-	require.Equal(t, "0.520 GB/s; free in "+free.String()+", safe in "+safe.String()+"\nPhase: copying", runFigures(r, true, false))
-	require.Equal(t, "0.520 GB/s; safe in 1m05s\nPhase: copying", runFigures(r, false, false))
+	require.Equal(t, "0.520 GB/s; safe in "+safe.String(), runFigures(r, false, false))
+	require.Equal(t, "0.520 GB/s; free in "+free.String()+", safe in "+safe.String(), runFigures(r, true, false))
+	require.Equal(t, "0.520 GB/s; safe in 1m05s", runFigures(r, false, false))
 
 	r.Prog.Hop = 2 // a cascade's second run: when the card is safe
-	require.Equal(t, "0.520 GB/s; safe in 1m05s\nPhase: copying", runFigures(r, true, false))
+	require.Equal(t, "0.520 GB/s; safe in 1m05s", runFigures(r, true, false))
 
 	unknown := runState{Prog: offload.CardProgress{Phase: live.Verifying, Rate: 0.3e9}}
-	require.Equal(t, "0.300 GB/s; safe: "+live.Estimate{}.String()+"\nPhase: verifying", runFigures(unknown, false, false))
-	require.Equal(t, "0.300 GB/s; free: unknown, safe: unknown\nPhase: verifying", runFigures(unknown, true, false))
+	require.Equal(t, "0.300 GB/s; safe: "+live.Estimate{}.String()+"", runFigures(unknown, false, false))
+	require.Equal(t, "0.300 GB/s; free: unknown, safe: unknown", runFigures(unknown, true, false))
 
 	still := runState{Prog: offload.CardProgress{Phase: live.Copying}}
-	require.Equal(t, "Safe: unknown\nPhase: copying", runFigures(still, false, false), "no rate: the estimates alone")
+	require.Equal(t, "Safe: unknown", runFigures(still, false, false), "no rate: the estimates alone")
 	still.Prog.ETA.Safe = live.In(120)
-	require.Equal(t, "Safe in "+live.In(120).String()+"\nPhase: copying", runFigures(still, false, false))
+	require.Equal(t, "Safe in "+live.In(120).String(), runFigures(still, false, false))
 
 	paused := runFigures(r, true, true)
-	require.Equal(t, "Paused\nPhase: copying", paused)
+	require.Equal(t, "Paused", paused)
 	require.NotContains(t, paused, "GB/s")
-	require.Equal(t, "Phase: done", runFigures(runState{Prog: offload.CardProgress{Phase: live.Done}, Done: true, EndState: verdict.Verified}, false, false))
+	require.Equal(t, "Done", runFigures(runState{Prog: offload.CardProgress{Phase: live.Done}, Done: true, EndState: verdict.Verified}, false, false))
 }
 
 // The job's big figures are the model's: its rate, its live TB/hour
@@ -106,7 +106,7 @@ func TestRunningViewShowsTheModelsFigures(t *testing.T) {
 		require.Equal(t, "2m05s", v.etaBig.Text)
 		require.Equal(t, "until every card is safe to format (every card copied in "+j.ETA.Copied.String()+")", v.etaCap.Text)
 		p := v.panels[0]
-		require.Equal(t, rateText(c.Rate)+"; safe in "+c.ETA.Safe.String()+"\nPhase: copying", p.rate.Text)
+		require.Equal(t, rateText(c.Rate)+"; safe in "+c.ETA.Safe.String(), p.rate.Text)
 		require.Equal(t, stateCopying, p.state.Text)
 		require.False(t, p.stall.Visible())
 		require.False(t, v.stallL.Visible())
@@ -116,8 +116,11 @@ func TestRunningViewShowsTheModelsFigures(t *testing.T) {
 	h.locked(func() {
 		v := h.a.running
 		v.render()
-		require.Equal(t, "Paused\nPhase: copying", v.panels[0].rate.Text)
+		require.Equal(t, "Paused", v.panels[0].rate.Text)
 		require.Equal(t, stateCopying+" (paused)", v.panels[0].state.Text)
+		for _, r := range v.panels[0].dests.rows {
+			require.Equal(t, "paused", r.rate.Text, "a paused card's destinations show no rate")
+		}
 		require.Equal(t, "paused", v.rateBig.Text)
 		require.False(t, v.tbBox.Visible())
 	})
@@ -142,7 +145,7 @@ func TestStallIsSaid(t *testing.T) {
 		require.Equal(t, widget.WarningImportance, p.state.Importance)
 		require.True(t, p.stall.Visible())
 		require.Equal(t, "Stalled at "+lCloud+": "+words, p.stall.Text)
-		require.Equal(t, "30.0 MB/s; safe: unknown\nPhase: copying", p.rate.Text)
+		require.Equal(t, "30.0 MB/s; safe: unknown", p.rate.Text)
 		raid, cloud := p.dests.rows[0], p.dests.rows[1]
 		require.Equal(t, "Writing", raid.state.Text)
 		require.Equal(t, "Stalled", cloud.state.Text)

@@ -31,7 +31,10 @@ func (a *App) renderSoon() {
 	q.wg.Add(1)
 	go func() {
 		defer q.wg.Done()
-		fyne.DoAndWait(func() {
+		// fyne.Do, not DoAndWait: the window's driver queues it (a
+		// closing app's stopped loop never blocks a job's end); Fyne's
+		// test driver runs it here, so the wait group covers it.
+		fyne.Do(func() {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			// Cleared before the model is read: an event from now on
@@ -42,8 +45,9 @@ func (a *App) renderSoon() {
 	}()
 }
 
-// waitRenders waits until no render asked for by renderSoon is pending
-// (never on the UI goroutine).
+// waitRenders waits until every render asked for by renderSoon was run
+// (with the test driver) or queued (with a window's driver); never on the
+// UI goroutine.
 func (a *App) waitRenders() { a.renders.wg.Wait() }
 
 // setText sets a label's text, refreshing it only when the text changed:
@@ -81,6 +85,13 @@ func relayout(s *container.Scroll) {
 }
 
 func layoutTree(o fyne.CanvasObject) {
+	if t, ok := o.(*container.ThemeOverride); ok {
+		if t.Content != nil {
+			t.Content.Resize(t.Size())
+			layoutTree(t.Content)
+		}
+		return
+	}
 	c, ok := o.(*fyne.Container)
 	if !ok || !c.Visible() {
 		return

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -48,13 +51,18 @@ type runningView struct {
 	body     *fyne.Container
 	scroll   *container.Scroll
 	figures  *fyne.Container
-	ejectMsg string // the last card-free message shown (tests)
+	split    *container.Split // the tiles over the chart
+	center   *fyne.Container  // the split, or the tiles alone (the chart off)
+	chartBtn *widget.Button
+	chartOn  bool
+	tiles    []fyne.CanvasObject // the tiles in the order shown
+	ejectMsg string              // the last card-free message shown (tests)
 }
 
 func newRunningView(a *App) *runningView {
 	v := &runningView{a: a}
 	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	v.title.SizeName = theme.SizeNameHeadingText
+	v.title.SizeName = theme.SizeNameSubHeadingText
 	v.rateBig = canvas.NewText("-", theme.Color(theme.ColorNameForeground))
 	v.rateBig.TextSize = bigFigure
 	v.rateBig.TextStyle.Bold = true
@@ -67,6 +75,9 @@ func newRunningView(a *App) *runningView {
 	v.rateCap = widget.NewLabel("all cards now")
 	v.tbCap = widget.NewLabel("end to end so far")
 	v.etaCap = widget.NewLabel("until every card is safe to format")
+	for _, l := range []*widget.Label{v.rateCap, v.tbCap, v.etaCap} {
+		l.SizeName = theme.SizeNameCaptionText
+	}
 	v.stallL = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.stallL.Wrapping = fyne.TextWrapWord
 	v.stallL.Importance = widget.WarningImportance
@@ -86,7 +97,7 @@ func newRunningView(a *App) *runningView {
 	v.prepL.Wrapping = fyne.TextWrapWord
 	v.prepL.Importance = widget.WarningImportance
 	v.prepL.Hide()
-	v.cardsBox = container.NewVBox()
+	v.cardsBox = container.NewGridWithColumns(1)
 	v.chart = newThroughputChart()
 	v.empty = widget.NewLabel("No job yet. Set one up in the Offload tab and press Start (Ctrl+Enter).")
 
@@ -100,18 +111,21 @@ func newRunningView(a *App) *runningView {
 		container.NewVBox(v.rateBig, v.rateCap), gap(), v.tbBox,
 		container.NewVBox(v.etaBig, v.etaCap),
 	)
-	head := container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(v.addBtn, v.pauseBtn, v.stopBtn)), container.NewVBox(v.title, v.figures, v.stallL, v.prepL))
+	v.chartBtn = widget.NewButton("Show chart", func() { v.setChart(!v.chartOn) })
+	head := container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(v.chartBtn, v.addBtn, v.pauseBtn, v.stopBtn), v.title),
+		container.NewBorder(nil, nil, v.figures, nil, v.stallL), v.prepL)
 	chartBox := container.NewBorder(widget.NewLabelWithStyle("Throughput per card (decimal GB/s)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, v.chart)
-	v.scroll = container.NewScroll(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL))
+	v.scroll = container.NewScroll(container.NewThemeOverride(container.NewVBox(v.cardsBox, v.doneL, v.warnL, v.planL), compactTheme{}))
 	// The cards and the chart share the height (a split the person can
 	// move): with the auto-offload log and the banner above, the cards
 	// are not squeezed into what the chart leaves.
-	split := container.NewVSplit(v.scroll, chartBox)
-	split.Offset = 0.7
-	v.body = container.NewBorder(head, nil, nil, nil, split)
+	v.split = container.NewVSplit(v.scroll, chartBox)
+	v.split.Offset = 0.7
+	v.center = container.NewStack(v.scroll)
+	v.body = container.NewBorder(container.NewThemeOverride(head, compactTheme{}), nil, nil, nil, v.center)
 	v.body.Hide()
-	v.content = container.NewPadded(container.NewBorder(a.auto.content, nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))
+	v.content = container.NewPadded(container.NewBorder(container.NewThemeOverride(a.auto.content, compactTheme{}), nil, nil, nil, container.NewStack(container.NewCenter(v.empty), v.body)))
 	return v
 }
 
@@ -123,12 +137,12 @@ func (v *runningView) bind(run *jobRun) {
 	v.run = run
 	v.cardsBox.RemoveAll()
 	v.panels = nil
+	v.tiles = nil
 	for i := range run.modelOrNil().view().Cards {
-		p := newCardPanel(i, v.showEject)
-		v.panels = append(v.panels, p)
-		v.cardsBox.Add(p.box)
-		v.cardsBox.Add(widget.NewSeparator())
+		v.panels = append(v.panels, newCardPanel(i, v.showEject, v.render))
 	}
+	// The chart is off on a screen too short for it and the tiles.
+	v.setChart(v.a.win.Canvas().Size().Height >= 900)
 	v.empty.Hide()
 	v.body.Show()
 	v.pauseBtn.Enable()
@@ -178,6 +192,9 @@ func (v *runningView) render() {
 		v.prepL.Hide()
 	}
 	v.renderDone(mv)
+	for _, l := range []*widget.Label{v.planL, v.warnL, v.doneL} {
+		l.Hidden = l.Text == "" // (an empty line still takes the tiles' height)
+	}
 	relayout(v.scroll) // (a Refresh would draw every label of every card again)
 	v.renderButtons(mv)
 }
@@ -297,14 +314,81 @@ func stalledText(mv runView) string {
 // the job.
 func (v *runningView) renderCards(mv runView) {
 	for len(v.panels) < len(mv.Cards) { // a card joined the job
-		p := newCardPanel(len(v.panels), v.showEject)
-		v.panels = append(v.panels, p)
-		v.cardsBox.Add(p.box)
-		v.cardsBox.Add(widget.NewSeparator())
+		v.panels = append(v.panels, newCardPanel(len(v.panels), v.showEject, v.render))
 	}
 	for i, c := range mv.Cards {
 		v.panels[i].set(c, mv)
 	}
+	v.arrangeTiles(mv)
+}
+
+// tileColumns is how many tiles a row of the view holds for n cards:
+// two (up to 8 cards fit a 1280x800 screen in four rows; more scroll),
+// one card takes the width.
+func tileColumns(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 2
+}
+
+// tileRank orders the tiles: failed cards first, then those with a
+// warning (stalled, a file lost), then the others in the job's order.
+func tileRank(c cardView) int {
+	switch stateImportance(c) {
+	case widget.DangerImportance:
+		return 0
+	case widget.WarningImportance:
+		return 1
+	}
+	return 2
+}
+
+// arrangeTiles lays the tiles out in their grid, failed and stalled
+// cards first (panels keep the job's order: the grid's order is the
+// view's).
+func (v *runningView) arrangeTiles(mv runView) {
+	order := make([]int, len(mv.Cards))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tileRank(mv.Cards[a]), tileRank(mv.Cards[b])) })
+	objs := make([]fyne.CanvasObject, len(order))
+	for k, i := range order {
+		objs[k] = v.panels[i].tile
+	}
+	if slices.Equal(objs, v.tiles) {
+		return
+	}
+	v.tiles = objs
+	// Column by column, each tile its own height (a failed card's tile
+	// is taller by its failure's line): in rows, a row takes the height
+	// of its tallest.
+	cols := make([]fyne.CanvasObject, tileColumns(len(objs)))
+	for c := range cols {
+		col := container.NewVBox()
+		for k := c; k < len(objs); k += len(cols) {
+			col.Add(objs[k])
+		}
+		cols[c] = col
+	}
+	v.cardsBox.Layout = layout.NewGridLayoutWithColumns(len(cols))
+	v.cardsBox.Objects = cols
+	v.cardsBox.Refresh()
+}
+
+// setChart shows or hides the throughput chart: off, the tiles take the
+// height.
+func (v *runningView) setChart(on bool) {
+	if on {
+		v.center.Objects = []fyne.CanvasObject{v.split}
+		v.chartBtn.SetText("Hide chart")
+	} else {
+		v.center.Objects = []fyne.CanvasObject{v.scroll}
+		v.chartBtn.SetText("Show chart")
+	}
+	v.chartOn = on
+	v.center.Refresh()
 }
 
 // renderChart draws the throughput of each card's runs.
@@ -389,7 +473,9 @@ func summaryText(s *offload.Summary, reports []string) (txt string, bad bool) {
 // renderButtons turns pause, cancel and add card off once the job ended;
 // pause reads resume while paused.
 func (v *runningView) renderButtons(mv runView) {
-	if mv.Finished {
+	if mv.Finished || v.run.finished() { // ended means ended: nothing to pause or cancel
+		v.pauseBtn.SetText("Pause (Ctrl+P)")
+		v.pauseBtn.SetIcon(theme.MediaPauseIcon())
 		v.pauseBtn.Disable()
 		v.stopBtn.Disable()
 		v.addBtn.Disable()

@@ -57,6 +57,9 @@ var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 		theme.ColorNamePlaceHolder: color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff}, // hint grey
 		theme.ColorNameDisabled:    color.NRGBA{R: 0x6b, G: 0x6b, B: 0x6b, A: 0xff}, // a low-importance label's grey
 		theme.ColorNamePrimary:     color.NRGBA{R: 0x25, G: 0x63, B: 0xeb, A: 0xff}, // blue; white text on it 5.2:1
+		// A selected row (History's list): light enough for the state
+		// colours on it (a failed job's red) to read at 4.5:1.
+		theme.ColorNameSelection: color.NRGBA{R: 0x25, G: 0x63, B: 0xeb, A: 0x1c},
 	},
 	theme.VariantDark: {
 		theme.ColorNameSuccess:     color.NRGBA{R: 0x5d, G: 0xd3, B: 0x6f, A: 0xff},
@@ -65,6 +68,7 @@ var stateColors = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
 		theme.ColorNamePlaceHolder: color.NRGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff},
 		theme.ColorNameDisabled:    color.NRGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff},
 		theme.ColorNamePrimary:     color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0xff},
+		theme.ColorNameSelection:   color.NRGBA{R: 0x4d, G: 0x8d, B: 0xff, A: 0x30},
 		// Text on the primary blue (a high-importance button's).
 		theme.ColorNameForegroundOnPrimary: color.NRGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xff},
 	},
@@ -106,18 +110,65 @@ func (t setTheme) Size(n fyne.ThemeSizeName) float32 {
 		return 26
 	case theme.SizeNameSubHeadingText:
 		return 19
+	case sizeNameVerdict:
+		return 24
 	}
 	return theme.DefaultTheme().Size(n)
 }
 
 // bigFigure is the text size of the rate and ETA figures.
-const bigFigure = 40
+const bigFigure = 36
+
+// sizeNameVerdict is the size of a card's verdict or phase on its tile:
+// big enough to read at arm's length (24 px).
+const sizeNameVerdict fyne.ThemeSizeName = "ditVerdict"
+
+// compactTheme is the app's theme as set now (read at each call, so a
+// theme switch is followed) with tighter padding: the running view's
+// tiles and header, so that every card of a job of up to 8 shows at once
+// on a 1280x800 screen.
+type compactTheme struct{}
+
+func (compactTheme) cur() fyne.Theme { return fyne.CurrentApp().Settings().Theme() }
+
+func (t compactTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	return t.cur().Color(n, v)
+}
+
+func (t compactTheme) Font(s fyne.TextStyle) fyne.Resource { return t.cur().Font(s) }
+
+func (t compactTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.cur().Icon(n) }
+
+func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNamePadding:
+		return 2
+	case theme.SizeNameInnerPadding:
+		return 3
+	case theme.SizeNameLineSpacing:
+		return 2
+	case theme.SizeNameText:
+		return 14
+	case sizeNameVerdict:
+		return 24
+	}
+	return t.cur().Size(n)
+}
 
 // tintTheme is a theme whose primary colour (a progress bar's fill) is
 // another of its colours: a card's bar in its verdict's colour.
 type tintTheme struct {
 	fyne.Theme
 	primary fyne.ThemeColorName
+}
+
+// Size: a bar's text size is small (a bar has no text: its figures are
+// beside it), so the bar is thin.
+func (t tintTheme) Size(n fyne.ThemeSizeName) float32 {
+	if n == theme.SizeNameText {
+		return 6
+	}
+	return t.Theme.Size(n)
 }
 
 func (t tintTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {

@@ -1,0 +1,290 @@
+package ui
+
+// The running view at a glance: every card of a job of up to 8 cards
+// visible at 1280x800 (a laptop's screen), a big verdict or phase per
+// card, failed and stalled cards first; golden images of 1, 2, 4 and 8
+// cards in both themes (testdata/tiles-N-THEME.png).
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/units"
+	"github.com/dit-org/dit/internal/verdict"
+)
+
+// tileKind is what a card of a tiles scene is doing.
+type tileKind int
+
+const (
+	tileCopying tileKind = iota
+	tileFailed
+	tileStalled
+	tileDone
+)
+
+// tileKinds are the cards of an n-card scene: copying, then (with two
+// cards and more) one failed, (four and more) one stalled and one safe to
+// format, the rest copying or done.
+func tileKinds(n int) []tileKind {
+	all := []tileKind{tileCopying, tileFailed, tileStalled, tileDone, tileCopying, tileDone, tileCopying, tileDone}
+	if n == 2 {
+		return []tileKind{tileCopying, tileFailed}
+	}
+	return all[:n]
+}
+
+// tilesModel is an n-card job 40 s into its copy, each card as tileKinds
+// says.
+func tilesModel(n int) *runModel {
+	kinds := tileKinds(n)
+	var start []offload.CardProgress
+	var paths []string
+	size := func(i int) int64 { return int64(2+i%3) * 1e9 }
+	var total int64
+	for i := range kinds {
+		l := fmt.Sprintf("A%03d", i+1)
+		start = append(start, offload.CardProgress{Label: l, Files: 12, Bytes: size(i), VerifyTotal: 2 * size(i)})
+		paths = append(paths, "/Volumes/"+l)
+		total += size(i)
+	}
+	m := newRunModel(7, "day01", t0, offload.Progress{Cards: start}, paths)
+	prog := func(s int) *offload.Progress {
+		p := &offload.Progress{}
+		var read int64
+		stalled := 0
+		for i, k := range kinds {
+			l := fmt.Sprintf("A%03d", i+1)
+			f := float64(s) / 80 * (1 + 0.15*float64(i%3))
+			switch k {
+			case tileDone:
+				f = min(1, float64(s)/30)
+			case tileStalled:
+				f = min(f, 0.3)
+			}
+			c := gProg(l, size(i), min(f, 1), k == tileFailed && s > 30)
+			if k == tileStalled && s > 24 {
+				c.Rate, c.Dests[0].Rate, c.Dests[1].Rate = 0, 0, 0
+				c.Stall = &live.Stall{Since: gAt(24), Seconds: float64(s - 24), Where: gShuttle, Cause: "write: input/output error", Retry: 3, Retries: 10}
+				c.ETA, c.ETASeconds = live.Times{}, live.Estimate{}
+				stalled++
+			}
+			read += c.BytesCopied
+			p.Cards = append(p.Cards, c)
+		}
+		p.Job = gJob(gAt(s), float64(total)/8, read, 92-float64(s))
+		p.Job.Bytes, p.Job.Cards, p.Job.Stalled = total, n, stalled
+		if stalled > 0 {
+			p.Job.ETA = live.Times{}
+		}
+		return p
+	}
+	for s := 1; s <= 40; s++ {
+		m.apply(offload.Event{Type: offload.EvProgress, Time: gAt(s), Progress: prog(s)})
+	}
+	for i, k := range kinds {
+		l := fmt.Sprintf("A%03d", i+1)
+		switch k {
+		case tileFailed:
+			m.apply(offload.Event{Type: offload.EvFile, Card: l, Path: "CLIPS/" + l + "C002_261122_R2CD.mov", State: offload.StateFailed,
+				Copies: []offload.CopyState{{Dest: gShuttle, State: offload.StateFailed, Error: "verify: xxh64 mismatch: source 1f2e3d4c5b6a7988, read back 0a1b2c3d4e5f6071"}}})
+		case tileDone:
+			m.apply(offload.Event{Type: offload.EvRunDone, Time: gAt(30), Card: l, State: verdict.Verified})
+			m.apply(offload.Event{Type: offload.EvCardDone, Time: gAt(31), Card: l, State: verdict.Safe, Message: "Verified: safe to format",
+				Summary: &offload.CardSummary{CardFigures: offload.CardFigures{Label: l, Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified}})
+		}
+	}
+	return m
+}
+
+// showTiles draws an n-card scene in the running view at 1280x800 in
+// theme mode (first drawn in the theme it was built in, as showScene).
+func showTiles(h *harness, n int, mode string) {
+	h.locked(func() {
+		h.a.win.Resize(fyne.NewSize(1280, 800))
+		run := &jobRun{cancel: func() {}, done: make(chan struct{}), pause: newPauser(nil)}
+		run.setModel(tilesModel(n))
+		h.a.running.bind(run)
+		h.a.selectTab(h.a.running.content)
+		h.a.win.Canvas().Capture()
+		h.a.SetTheme(mode)
+	})
+}
+
+var writeTiles = flag.Bool("tiles", false, "write the tiles' golden images (testdata/tiles-*.png) and docs/gui-tiles-4-*.png")
+
+// tileName is the golden image of n cards in theme mode.
+func tileName(n int, mode string) string {
+	v := "light"
+	if mode == ThemeDark {
+		v = "dark"
+	}
+	return fmt.Sprintf("tiles-%d-%s.png", n, v)
+}
+
+// Every card of a job of 1, 2, 4 and 8 cards shows at 1280x800 without
+// scrolling, failed and stalled cards first, each with its verdict or
+// phase at 24 px or more; the view is drawn as the golden images are
+// (testdata/tiles-*.png, compared with a tolerance: a few pixels of
+// anti-aliasing may differ between font rasterisers). docs/gui-tiles-4-*.png
+// are the 4-card images. `go test -run TestGoldenTiles ./ui/ -args
+// -tiles` writes them all.
+func TestGoldenTiles(t *testing.T) {
+	skipRendersUnderRace(t)
+	for _, n := range []int{1, 2, 4, 8} {
+		for _, mode := range []string{ThemeLight, ThemeDark} {
+			t.Run(fmt.Sprint(n, "-", mode), func(t *testing.T) {
+				h := newHarness(t, nil)
+				showTiles(h, n, mode)
+				var img image.Image
+				h.locked(func() {
+					v := h.a.running
+					require.Len(t, v.panels, n)
+					require.False(t, v.chartOn, "the chart is off below 900 px")
+					// Every tile inside the scroll's view: nothing to scroll.
+					vis := v.scroll.Size()
+					require.LessOrEqual(t, v.scroll.Content.MinSize().Height, vis.Height, "%d cards fit without scrolling", n)
+					for _, p := range v.panels {
+						pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(p.tile)
+						top := fyne.CurrentApp().Driver().AbsolutePositionForObject(v.scroll)
+						require.GreaterOrEqual(t, pos.Y, top.Y)
+						require.LessOrEqual(t, pos.Y+p.tile.Size().Height, top.Y+vis.Height+0.5, "%s inside the view", p.title.Text)
+						require.GreaterOrEqual(t, p.state.Theme().Size(p.state.SizeName), float32(24), "%s's verdict at 24 px or more", p.title.Text)
+					}
+					// Failed first, stalled next, then the job's order.
+					want := map[int][]string{1: {"A001"}, 2: {"A002", "A001"}, 4: {"A002", "A003", "A001", "A004"},
+						8: {"A002", "A003", "A001", "A004", "A005", "A006", "A007", "A008"}}[n]
+					var got []string
+					for _, o := range v.tiles {
+						for _, p := range v.panels {
+							if p.tile == o {
+								got = append(got, p.title.Text)
+							}
+						}
+					}
+					require.Equal(t, want, got)
+					img = h.a.win.Canvas().Capture()
+				})
+				matchGolden(t, filepath.Join("testdata", tileName(n, mode)), img)
+				if n == 4 {
+					docs := filepath.Join("..", "docs", "gui-"+tileName(n, mode))
+					if *writeTiles {
+						b, err := os.ReadFile(filepath.Join("testdata", tileName(n, mode)))
+						require.NoError(t, err)
+						require.NoError(t, os.WriteFile(docs, b, 0o644))
+					}
+					a, err := os.ReadFile(docs)
+					require.NoError(t, err, "-args -tiles writes it")
+					b, err := os.ReadFile(filepath.Join("testdata", tileName(n, mode)))
+					require.NoError(t, err)
+					require.True(t, bytes.Equal(a, b), "%s is the golden image", docs)
+				}
+			})
+		}
+	}
+}
+
+// matchGolden compares img with the golden image at path: at most 0.2 %
+// of the pixels may differ by more than 24 in a channel (anti-aliasing).
+// With -tiles it writes the image instead; a mismatch writes what was
+// drawn to testdata/failed/ for a person to look at.
+func matchGolden(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	pal := paletted(img)
+	if *writeTiles {
+		writePNG(t, path, pal)
+		return
+	}
+	f, err := os.Open(path)
+	require.NoError(t, err, "go test -run TestGoldenTiles ./ui/ -args -tiles writes it")
+	defer f.Close()
+	want, err := png.Decode(f)
+	require.NoError(t, err)
+	require.Equal(t, want.Bounds(), pal.Bounds())
+	b, bad := pal.Bounds(), 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			p := color.NRGBAModel.Convert(pal.At(x, y)).(color.NRGBA)
+			q := color.NRGBAModel.Convert(want.At(x, y)).(color.NRGBA)
+			d := func(u, v uint8) int { return max(int(u)-int(v), int(v)-int(u)) }
+			if max(d(p.R, q.R), d(p.G, q.G), d(p.B, q.B)) > 24 {
+				bad++
+			}
+		}
+	}
+	if limit := b.Dx() * b.Dy() / 500; bad > limit {
+		failed := filepath.Join("testdata", "failed", filepath.Base(path))
+		require.NoError(t, os.MkdirAll(filepath.Dir(failed), 0o755))
+		writePNG(t, failed, pal)
+		t.Fatalf("%s: %d pixels differ (at most %d): see %s", path, bad, limit, failed)
+	}
+}
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	require.NoError(t, enc.Encode(&buf, img))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+}
+
+// Ended means ended: once a job ended (done or failed), Pause and Cancel
+// are off and Pause reads Pause again, even if the job ended paused.
+func TestEndedJobHasNoPauseOrCancel(t *testing.T) {
+	for _, scene := range []string{"safe", "failed"} {
+		t.Run(scene, func(t *testing.T) {
+			h := newHarness(t, nil)
+			run := goldenScene(scene)
+			run.modelOrNil().setPaused(true)
+			h.locked(func() {
+				v := h.a.running
+				v.bind(run)
+				require.True(t, v.pauseBtn.Disabled(), "pause off on an ended job")
+				require.True(t, v.stopBtn.Disabled(), "cancel off on an ended job")
+				require.True(t, v.addBtn.Disabled())
+				require.Equal(t, "Pause (Ctrl+P)", v.pauseBtn.Text)
+				v.togglePause() // Ctrl+P on an ended job: nothing
+				require.False(t, run.pause.Paused())
+			})
+		})
+	}
+}
+
+// The Offload tab's free space is the free space now: a destination
+// written to after it was added (here a 64 MB file; a job, a drive
+// emptied or resized) reads again when the tab is shown.
+func TestOffloadFreeSpaceIsFresh(t *testing.T) {
+	h := newHarness(t, nil)
+	dest := mkdir(t, filepath.Join(h.dir, "dest"))
+	h.locked(func() { h.a.offload.addDest(dest) })
+	var before int64
+	h.eventually("the destination's free space", func() bool {
+		d := h.a.offload.dests[0]
+		before = d.Free
+		return !d.Loading && d.Free > 0
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(dest, "big.bin"), make([]byte, 64<<20), 0o644))
+	h.locked(func() {
+		h.a.selectTab(h.a.running.content)
+		h.a.selectTab(h.a.offload.content)
+	})
+	h.eventually("the free space read again", func() bool {
+		d := h.a.offload.dests[0]
+		return !d.Loading && d.Free > 0 && d.Free < before-32<<20
+	})
+	h.locked(func() {
+		require.Contains(t, texts(h.a.offload.content), units.FormatBytes(h.a.offload.dests[0].Free)+" free")
+	})
+}
