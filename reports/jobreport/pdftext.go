@@ -401,6 +401,11 @@ func (d pdfDoc) MultiCell(w, h float64, txt, border, align string, fill bool) {
 // too long for a line (never before a combining mark).
 func (d pdfDoc) SplitText(txt string, w float64) []string {
 	w -= 2 * d.GetCellMargin()
+	if w < 0 {
+		// A column squeezed to nothing by its neighbours' long values
+		// (255-byte names): one character a line, never a line of none.
+		w = 0
+	}
 	var lines []string
 	for _, para := range strings.Split(strings.ReplaceAll(txt, "\r\n", "\n"), "\n") {
 		para = strings.TrimRight(para, " ")
@@ -422,7 +427,7 @@ func (d pdfDoc) SplitText(txt string, w float64) []string {
 				line = ""
 				word = strings.TrimLeft(word, " ")
 			}
-			for d.GetStringWidth(word) > w {
+			for word != "" && d.GetStringWidth(word) > w {
 				// Cut the word: as many characters as fit, one at least.
 				cut := 0
 				for i := range clusters(word) {

@@ -96,3 +96,22 @@ func pdfRawPages(t *testing.T, path string) []string {
 	require.NoError(t, err)
 	return strings.Split(string(out), "\f")
 }
+
+// Clips whose names and source files are 255 bytes with no place to break
+// (the longest name a card holds) squeeze the other columns to nothing:
+// the PDF is still written, each squeezed cell a character a line, and
+// never a line of nothing again and again (that ate the machine's memory
+// after the verdict of a job with such names).
+func TestPDFOfClipsWith255ByteNames(t *testing.T) {
+	r := printReport()
+	for i := range r.Cards[0].Clips {
+		c := &r.Cards[0].Clips[i]
+		c.Name = strings.Repeat("n", 251) + ".mov"
+		c.SourceFile = strings.Repeat("東", 85)
+		c.Reel = strings.Repeat("R", 255)
+	}
+	var b strings.Builder
+	require.NoError(t, r.WritePDF(&b))
+	require.True(t, strings.HasPrefix(b.String(), "%PDF-"), "a PDF")
+	require.Less(t, b.Len(), 20<<20, "a few pages, not an endless column of empty lines")
+}

@@ -21,7 +21,12 @@ import (
 // setup starts the S3 server and generates the cards.
 func setup(t *testing.T, size, style string) (s *s3test.Server, env []string, dir, card string) {
 	t.Helper()
-	s = s3test.Start(t, "ditcloud", "shots")
+	return setupOn(t, s3test.Start(t, "ditcloud", "shots"), size, style)
+}
+
+// setupOn is setup on the server s.
+func setupOn(t *testing.T, s *s3test.Server, size, style string) (_ *s3test.Server, env []string, dir, card string) {
+	t.Helper()
 	dir = t.TempDir()
 	env = append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	r := e2e.RunDit(t, env, "testdata", "cards", "--out", filepath.Join(dir, "cards"), "--cards", "1", "--size", size, "--style", style)

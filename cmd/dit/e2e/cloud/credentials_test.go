@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
+	"github.com/dit-org/dit/internal/cloud/s3test"
 )
 
 // Against a server that checks every request's signature (rclone serve
@@ -18,7 +19,7 @@ import (
 // the first byte, exit 2, naming the destination and what to do; no job
 // is recorded and the bucket holds nothing. The right keys then upload.
 func TestOffloadRefusesCredentialsTheStorageRefuses(t *testing.T) {
-	s, env, _, card := setup(t, "2MB", "mixed")
+	s, env, _, card := setupOn(t, s3test.StartChecked(t, "ditcloud", "shots"), "2MB", "mixed")
 	up := "RCLONE_CONFIG_DITCLOUD_"
 	for _, c := range []struct {
 		name, unset, set, msg string
