@@ -4,8 +4,9 @@
 // package, with the skipped ones and why. It exits with go test's status
 // (1 if go test said nothing went wrong but a test or a package failed),
 // so a failure still fails make. Before that summary line it names the
-// five slowest packages; with -append, the summary line and that list are
-// appended to a file. Only the Go toolchain is needed.
+// five slowest packages and the ten slowest tests; with -append, the
+// summary line and those lists are appended to a file. Only the Go
+// toolchain is needed.
 //
 //	testcount [-label NAME] [-skipped=false] [-append FILE] -- go test -json ./...
 package main
@@ -64,6 +65,9 @@ func main() {
 		lines := strings.Split(strings.TrimSpace(sum.String()), "\n")
 		last := lines[len(lines)-1]
 		if s := c.slowest(5); s != "" {
+			last += "\n  " + s
+		}
+		if s := slowestOf(c.tookTest, 10, "slowest tests:"); s != "" {
 			last += "\n  " + s
 		}
 		f, err := os.OpenFile(*appendTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -132,15 +136,16 @@ type counter struct {
 	pkgOK, pkgFailed, pkgNoTests   int
 	skips                          []skip
 	buildFailed                    map[string]bool
-	// took is each package's time, as go test gives it at its end.
-	took map[string]float64
+	// took is each package's time, as go test gives it at its end;
+	// tookTest each top-level test's ("pkg Test").
+	took, tookTest map[string]float64
 	// failures are the tests that failed or never ended (a package timed
 	// out or crashed while they ran), "pkg Test", in order.
 	failures []string
 }
 
 func newCounter(w io.Writer) *counter {
-	return &counter{w: w, pkgs: map[string]*pkg{}, buildFailed: map[string]bool{}, took: map[string]float64{}}
+	return &counter{w: w, pkgs: map[string]*pkg{}, buildFailed: map[string]bool{}, took: map[string]float64{}, tookTest: map[string]float64{}}
 }
 
 func (c *counter) pkg(name string) *pkg {
@@ -204,6 +209,9 @@ func (c *counter) event(e event) {
 
 func (c *counter) testEnd(e event, p *pkg) {
 	p.end[e.Test] = e.Action
+	if !strings.Contains(e.Test, "/") && e.Action != "skip" {
+		c.tookTest[shortPkg(e.Package)+" "+e.Test] = e.Elapsed
+	}
 	switch e.Action {
 	case "pass":
 		c.passed++
@@ -325,6 +333,9 @@ func (c *counter) summary(w io.Writer, label string, listSkipped bool) {
 	if s := c.slowest(5); s != "" {
 		fmt.Fprintln(w, s)
 	}
+	if s := slowestOf(c.tookTest, 10, "slowest tests:"); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	fmt.Fprintf(w, "== %s: %s: %s run, %d passed, %d failed, %d skipped (%s)\n",
 		label, verdict, plural(c.run, "test"), c.passed, c.failedN, c.skippedN, pkgs)
 }
@@ -374,14 +385,18 @@ func (c *counter) listSkips(w io.Writer) {
 
 // slowest names the n packages that took longest, with their times ("" if
 // none ended).
-func (c *counter) slowest(n int) string {
-	names := make([]string, 0, len(c.took))
-	for p := range c.took {
+func (c *counter) slowest(n int) string { return slowestOf(c.took, n, "slowest packages:") }
+
+// slowestOf names the n keys of took with the largest times, after title
+// ("" if took is empty).
+func slowestOf(took map[string]float64, n int, title string) string {
+	names := make([]string, 0, len(took))
+	for p := range took {
 		names = append(names, p)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		if c.took[names[i]] != c.took[names[j]] {
-			return c.took[names[i]] > c.took[names[j]]
+		if took[names[i]] != took[names[j]] {
+			return took[names[i]] > took[names[j]]
 		}
 		return names[i] < names[j]
 	})
@@ -389,14 +404,24 @@ func (c *counter) slowest(n int) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("slowest packages:")
+	b.WriteString(title)
 	for i, p := range names[:min(n, len(names))] {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %s %.1fs", p, c.took[p])
+		fmt.Fprintf(&b, " %s %.1fs", p, took[p])
 	}
 	return b.String()
+}
+
+// shortPkg is a package path without the module's host and owner
+// ("github.com/dit-org/dit/ui" is "dit/ui"), for the slowest-tests line.
+func shortPkg(p string) string {
+	parts := strings.Split(p, "/")
+	if len(parts) > 2 && strings.Contains(parts[0], ".") {
+		return strings.Join(parts[2:], "/")
+	}
+	return p
 }
 
 func plural(n int, what string) string {

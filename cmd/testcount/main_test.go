@@ -39,12 +39,12 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"run","Package":"ex/b","Test":"TestGood"}
 {"Action":"output","Package":"ex/b","Test":"TestGood","Output":"=== RUN   TestGood\n"}
 {"Action":"output","Package":"ex/b","Test":"TestGood","Output":"--- PASS: TestGood (0.00s)\n"}
-{"Action":"pass","Package":"ex/b","Test":"TestGood"}
+{"Action":"pass","Package":"ex/b","Test":"TestGood","Elapsed":1.5}
 {"Action":"run","Package":"ex/b","Test":"TestBad"}
 {"Action":"output","Package":"ex/b","Test":"TestBad","Output":"=== RUN   TestBad\n"}
 {"Action":"output","Package":"ex/b","Test":"TestBad","Output":"    b_test.go:7: want 1, got 2\n"}
 {"Action":"output","Package":"ex/b","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}
-{"Action":"fail","Package":"ex/b","Test":"TestBad"}
+{"Action":"fail","Package":"ex/b","Test":"TestBad","Elapsed":7.25}
 {"Action":"output","Package":"ex/b","Output":"FAIL\n"}
 {"Action":"output","Package":"ex/b","Output":"FAIL\tex/b\t0.02s\n"}
 {"Action":"fail","Package":"ex/b","Elapsed":12.5}
@@ -69,12 +69,13 @@ func TestCounterPrintsAsGoTestAndCounts(t *testing.T) {
 		"FAIL\tex/c [build failed]\n",
 		"go: a message that is not JSON\n",
 		"skipped:\n  ex/a TestFUSE: a_test.go:20: no /dev/fuse here\n",
-		"slowest packages: ex/b 12.5s, ex/a 3.2s\n== unit: ",
+		"slowest packages: ex/b 12.5s, ex/a 3.2s\nslowest tests: ex/b TestBad 7.2s, ex/b TestGood 1.5s",
 	} {
 		require.Contains(t, got, want)
 	}
+	printed := strings.Split(got, "slowest packages:")[0] // the lists name every test
 	for _, not := range []string{"a log line of a passing test", "stray line", "=== RUN", "--- PASS", "TestGood"} {
-		require.NotContains(t, got, not, "what go test leaves out without -v")
+		require.NotContains(t, printed, not, "what go test leaves out without -v")
 	}
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	require.Equal(t, "== unit: FAIL: 5 tests run, 3 passed, 1 failed, 1 skipped (1 package ok, 2 failed (1 did not build), 1 without tests)",
