@@ -77,6 +77,7 @@ func requireHistoryChanged(t *testing.T, env []string, what string) {
 // history again (its names are free), which verifies after a download
 // (dit mhl verify, the ASC reference tool), and the card is safe again.
 func TestVerifiedHistoryDeletedResumeWritesIt(t *testing.T) {
+	t.Parallel()
 	s, env, dir, _ := cloudSafe(t)
 	s.Rclone(t, "purge", hvCard+"/ascmhl")
 	requireHistoryChanged(t, env, hvCard+"/ascmhl/ascmhl_chain.xml is gone from the remote")
@@ -99,6 +100,7 @@ func TestVerifiedHistoryDeletedResumeWritesIt(t *testing.T) {
 // still fails (again and again). Once the folder is moved aside, the
 // resume writes the history and the card is safe.
 func TestVerifiedHistoryOverwrittenStaysFailed(t *testing.T) {
+	t.Parallel()
 	s, env, dir, _ := cloudSafe(t)
 	objs := listedAt(t, s, hvCard)
 	var mhl string
@@ -148,6 +150,7 @@ func TestVerifiedHistoryOverwrittenStaysFailed(t *testing.T) {
 // is sent; once the folder is moved aside, it writes the history, which
 // verifies after a download.
 func TestLeftoverManifestRefused(t *testing.T) {
+	t.Parallel()
 	s, env, dir, card := cloudSafe(t)
 	require.NoError(t, os.WriteFile(filepath.Join(card, "CLIPS", "A001C002.mov"), []byte("another clip"), 0o644))
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:shots/hv", card)
@@ -180,6 +183,7 @@ func TestLeftoverManifestRefused(t *testing.T) {
 // overwritten keeps the card NOT safe, and the resume says what to do
 // (never "nothing to do").
 func TestCascadeHistoryChanged(t *testing.T) {
+	t.Parallel()
 	for _, overwrite := range []bool{false, true} {
 		t.Run(map[bool]string{false: "deleted", true: "overwritten"}[overwrite], func(t *testing.T) {
 			s := s3test.Start(t, "ditcloud", "shots")
@@ -235,6 +239,7 @@ func TestCascadeHistoryChanged(t *testing.T) {
 // deleted after the card was safe fails dit verify, and the resume
 // writes it again; the download verifies.
 func TestVerifiedHistoryWithCardChainDeleted(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()

@@ -60,6 +60,7 @@ func lastSummary(t *testing.T, out string) summary {
 // downloaded from the bucket (rclone copy) carries the card's ASC MHL
 // history, which the ASC reference tool verifies.
 func TestCascadeToCloudHistoryVerifies(t *testing.T) {
+	t.Parallel()
 	s, env, dir, card := setup(t, "30MB", "mixed")
 	bin := e2e.ReferenceTool(t)
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card)
@@ -102,6 +103,7 @@ func TestCascadeToCloudHistoryVerifies(t *testing.T) {
 // and the card is no longer safe to format. The job's -d rclone: went to
 // its second run, uploaded from the verified folder copy.
 func TestVerifyFindsObjectChangedOnServer(t *testing.T) {
+	t.Parallel()
 	s, env, dir, card := setup(t, "10MB", "clips")
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "-d", "rclone:ditcloud:shots/show", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
@@ -156,6 +158,7 @@ func (p progress) secondRun() (total, sent int64, ok bool) {
 // the remote holds and verifies is not sent again (under 40 % of the card
 // is sent after the resume), and the card ends safe to format.
 func TestKilledUploadResumes(t *testing.T) {
+	t.Parallel()
 	s, env, dir, card := setup(t, "60MB", "dng")
 	cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "--cloud-bwlimit", "6M",
 		"-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card)
@@ -254,6 +257,7 @@ func listedAt(t *testing.T, s *s3test.Server, remote string) map[string]object {
 // read's and its ASC MHL history is there, and the bucket holds the
 // card's bytes.
 func TestCardStreamedToCloud(t *testing.T) {
+	t.Parallel()
 	s, env, dir, card := setup(t, "20MB", "clips")
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))

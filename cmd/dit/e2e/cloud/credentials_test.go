@@ -19,6 +19,7 @@ import (
 // the first byte, exit 2, naming the destination and what to do; no job
 // is recorded and the bucket holds nothing. The right keys then upload.
 func TestOffloadRefusesCredentialsTheStorageRefuses(t *testing.T) {
+	t.Parallel()
 	s, env, _, card := setupOn(t, s3test.StartChecked(t, "ditcloud", "shots"), "2MB", "mixed")
 	up := "RCLONE_CONFIG_DITCLOUD_"
 	for _, c := range []struct {

@@ -89,6 +89,7 @@ func manifests(t *testing.T, dl string) []string {
 // from the bucket verifies with the ASC reference tool, Unicode names
 // and sub-folders included, and the card was not written to.
 func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
@@ -137,6 +138,7 @@ func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
 // streamed to the cloud: the history in the bucket is the card's chained
 // with this job's generation, and verifies with the reference tool.
 func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
@@ -181,6 +183,7 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 // cloud alone, or cascaded (-d folder, then the cloud: the first copy's
 // history, with the first run's generation, gets one more).
 func TestKilledHistoryUploadResumes(t *testing.T) {
+	t.Parallel()
 	for _, cascade := range []bool{false, true} {
 		for _, step := range []string{"cloud seal: history staged", "cloud seal: manifests uploaded"} {
 			name := strings.ReplaceAll(step, " ", "_")
@@ -241,6 +244,7 @@ func countManifests(objs map[string]object) int {
 // down is never written over: the resume fails naming it, the card is not
 // safe to format, and the object stays as it was.
 func TestResumedHistoryNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	s, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded", false)
 	other := filepath.Join(dir, "other.xml")
 	require.NoError(t, os.WriteFile(other, []byte("<not the chain/>\n"), 0o644))

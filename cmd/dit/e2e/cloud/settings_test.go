@@ -104,6 +104,7 @@ func jobState(t *testing.T, g *confRig, id int64) string {
 // before the job is touched, naming what to do; dit verify uses the
 // job's configuration, and says when it is gone.
 func TestResumeKeepsCloudSettings(t *testing.T) {
+	t.Parallel()
 	g := newConfRig(t, "12MB")
 	cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "--rclone-config", g.conf, "--cloud-bwlimit", "2MB/s",
 		"-d", "rclone:ditcloud:shots/keep", g.card)
@@ -187,6 +188,7 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 // read is refused with exit 2 before anything starts, naming it and the
 // syntax; rclone is not run.
 func TestCloudBwLimitRefused(t *testing.T) {
+	t.Parallel()
 	g := newConfRig(t, "1MB")
 	for _, bad := range []string{"20MB/x", "fast", "0"} {
 		res := g.dit(t, "offload", "--rclone-config", g.conf, "--cloud-bwlimit", bad, "-d", "rclone:ditcloud:shots/bw", g.card)
@@ -201,6 +203,7 @@ func TestCloudBwLimitRefused(t *testing.T) {
 // The CLI says what dit-gui says of a remote that is not in the
 // configuration (cloud.CheckDest), not rclone's log.
 func TestUnknownRemoteWords(t *testing.T) {
+	t.Parallel()
 	g := newConfRig(t, "1MB")
 	res := g.dit(t, "offload", "--rclone-config", g.conf, "-d", "rclone:nosuch:shots/x", g.card)
 	require.NotEqual(t, 0, res.Code)
@@ -212,6 +215,7 @@ func TestUnknownRemoteWords(t *testing.T) {
 // starts (exit 2): proxies are made from a verified copy in a folder or a
 // dit array, which the job would not write. Nothing is sent.
 func TestProxiesCloudOnlyRefused(t *testing.T) {
+	t.Parallel()
 	g := newConfRig(t, "1MB")
 	res := g.dit(t, "offload", "--rclone-config", g.conf, "-d", "rclone:ditcloud:shots/pc", "--proxies", "h264", "--proxies-to", "rclone:ditcloud:shots/pc", g.card)
 	require.Equal(t, 2, res.Code, "%s\n%s", res.Stdout, res.Stderr)

@@ -21,6 +21,7 @@ import (
 // offloaded again to the folder that holds it sends nothing: its summary,
 // dit job show and dit jobs say "nothing copied", not a bare "-".
 func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
+	t.Parallel()
 	_, env, dir, card := setup(t, "2MB", "clips")
 	db := filepath.Join(dir, "catalog.db")
 	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/again", card)
@@ -67,6 +68,7 @@ func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 // summary the card's files and says how many hash-list files went with
 // them, so that the two add up.
 func TestCascadeSecondRunCountsItsHashLists(t *testing.T) {
+	t.Parallel()
 	_, env, dir, card := setup(t, "2MB", "clips")
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/casc", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))

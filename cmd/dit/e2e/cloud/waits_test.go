@@ -32,6 +32,7 @@ const cutUploads = "RCLONE_MAX_TRANSFER=2M"
 // with the ASC reference tool, its one generation listing every file, and
 // the card was never written to.
 func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
@@ -87,6 +88,7 @@ func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 // copy's manifest went up with its files), and the resume uploads the
 // clip and writes the cloud hop's generation, listing every file.
 func TestCascadeFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
@@ -157,6 +159,7 @@ func requireLists(t *testing.T, path, card string) {
 // what to do; the new file is verified in the bucket, nothing that was
 // there changed, and the history there still verifies.
 func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
@@ -193,6 +196,7 @@ func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
 // that destination's history; the first destination's, this job's and
 // whole, is kept as it is, without a warning.
 func TestHistoryWaitsOnOneDestinationOnly(t *testing.T) {
+	t.Parallel()
 	s := s3test.Start(t, "ditcloud", "shots")
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()

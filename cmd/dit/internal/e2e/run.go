@@ -48,8 +48,16 @@ func Dit(t *testing.T, db string, args ...string) Result {
 // RunDit runs the dit binary with the environment env.
 func RunDit(t *testing.T, env []string, args ...string) Result {
 	t.Helper()
+	return RunDitIn(t, "", env, args...)
+}
+
+// RunDitIn runs the dit binary in the folder dir ("": the test's) with
+// the environment env: a test that needs dit's working folder elsewhere
+// can still run in parallel (t.Chdir cannot).
+func RunDitIn(t *testing.T, dir string, env []string, args ...string) Result {
+	t.Helper()
 	cmd := exec.Command(Bin, args...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, dir
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
