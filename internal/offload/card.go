@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/verdict"
 )
@@ -89,11 +90,12 @@ type cardRun struct {
 	// card's extended by the first run's own seal (firstRunSealed).
 	firstSealedOnce sync.Once
 	firstSealed     bool
-	// cloudChain (a card sealed in the cloud) is the card's ASC MHL
-	// chain file, whose copy is the history's chain (cloudseal.go).
-	cloudChain *cloudFile
-	// lists are the card's listings of its cloud destinations (cloud.go).
-	lists cloudLists
+	// storeChain (a card sealed on its stores) is the card's ASC MHL
+	// chain file, whose copy is the history's chain (storeseal.go).
+	storeChain *storeFile
+	// stores are the card's remote destinations, by index (nil: a folder
+	// or an array), each keeping the card's listings there (store.go).
+	stores []dest.Store
 	// ran is closed when the card's run has returned (startCard): a
 	// resumed second run waits for its card's first run to be over.
 	ran chan struct{}
@@ -152,6 +154,7 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 		c.destCur[di].Store("")
 	}
 	c.vcurrent.Store("")
+	c.openStores()
 	return c
 }
 
@@ -251,8 +254,8 @@ func (c *cardRun) run(ctx context.Context) {
 	var once sync.Once
 	release := func() { once.Do(turn) }
 	defer release()
-	if c.cloudRun() {
-		c.runCloud(ctx)
+	if c.storeRun() {
+		c.runStore(ctx)
 		release()
 		c.finishCard(ctx)
 		return

@@ -200,7 +200,7 @@ type Env struct {
 	// --resume N" the engine writes into messages.
 	ResumeArgs string
 	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
-	// Dests or Then; internal/cloud, cloud.go): nil is rclone on PATH
+	// Dests or Then; the remote kind, store.go): nil is rclone on PATH
 	// with the user's own configuration. A job with one hashes MD5 too.
 	// Its Config and BwLimit (dit's rate syntax, decimal: "20MB/s") are
 	// taken into JobSpec's RcloneConfig and CloudBwLimit where those are
