@@ -93,6 +93,13 @@ var layering = []importRule{
 		why:      "the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 	},
 	{
+		// The read model reads a recorded job from the catalog; it
+		// knows nothing of the pipeline that wrote it.
+		from: []string{"internal/offload/summary"},
+		only: []string{"internal/offload/summary", "internal/offload/dest", "internal/catalog", "internal/verdict", "internal/units"},
+		why:  "the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
+	},
+	{
 		from:   []string{"internal/offload/dest"},
 		except: []string{"internal/offload/dest/remote"},
 		forbid: []string{"internal/cloud", "internal/offload/dest/remote"},
@@ -186,6 +193,7 @@ func TestLayeringCatches(t *testing.T) {
 	graph := map[string][]string{
 		m("internal/offload"):             {m("internal/format/ascmhl"), m("reports/jobreport"), m("internal/offload/dest/remote"), "fmt"},
 		m("internal/offload/dest"):        {m("internal/cloud"), m("raid")},
+		m("internal/offload/summary"):     {m("internal/offload"), m("internal/catalog")},
 		m("internal/offload/x"):           {testMark + m("internal/offload/dest/remote")},
 		m("internal/offload/dest/remote"): {m("internal/cloud"), m("internal/offload/dest")},
 		m("internal/assembly/x"):          {m("internal/offload/dest/remote")},
@@ -209,6 +217,7 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/offload imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/offload/dest imports internal/cloud: the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",
+		"internal/offload/summary imports internal/offload: the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
 		"internal/proxies imports internal/assembly: the core does not import the composition layer (internal/assembly)",
 		"internal/proxies imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/sched imports internal/watch: only front ends import internal/watch and internal/serve",

@@ -14,18 +14,20 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
-// Copy states (catalog.Copy.State).
+// Copy states (catalog.Copy.State; summary's, where the read model
+// reads them).
 const (
-	StatePending  = "pending"
-	StateCopied   = "copied"
-	StatePresent  = "present"
-	StateVerified = "verified"
-	StateFailed   = "failed"
-	StateSkipped  = "skipped"
+	StatePending  = summary.StatePending
+	StateCopied   = summary.StateCopied
+	StatePresent  = summary.StatePresent
+	StateVerified = summary.StateVerified
+	StateFailed   = summary.StateFailed
+	StateSkipped  = summary.StateSkipped
 )
 
 // cardRun is one card's pipeline.

@@ -310,7 +310,8 @@
 //
 // # Files
 //
-// A job (the package's API and its order of work):
+// Subpackages: dest (the destination kinds and the Store interface; dest/
+// remote, the remote kind), summary (the read model). A job (the package's API and its order of work):
 //
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
@@ -319,13 +320,11 @@
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
 //	store.go, storespec.go, storerun.go, storestream.go, storeseal.go,
-//	storeearlier.go, recheckstore.go: remote destinations (dest.Store);
-//	               advice.go: what a card's failures say to do next
+//	storeearlier.go, recheckstore.go: remote destinations (dest.Store)
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
-//	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates
-//	model.go       the job model: JobFigures and CardFigures, the figures the
-//	               summary and the job report (reports/jobreport) both carry
+//	readmodel.go   the read model (package summary: Summary, the job model's
+//	               figures, activity and rates, advice) under offload's names
 //	events.go      events and progress; hooks.go: Limiter, the Seal hook
 //
 // One card's run (cardRun), by goroutine and duty:
@@ -340,7 +339,8 @@
 //	finish.go      the finisher and a file's final state (finalize)
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
-//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go,
+//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go
+//	(dest.DisplayPath under offload's names),
 //	space_array.go: copies moved aside, the sealed chain, destination locks,
 //	the buffer pool, paths, dit arrays
 package offload

@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/summary"
 )
 
 // A card streamed to cloud destinations only is sealed like a card copied
@@ -110,19 +111,6 @@ func (c *cardRun) streamChain(ctx context.Context, f *storeFile) {
 	c.keepChain(f)
 }
 
-// HistoryWaits starts what a cloud run's card records (cards.error, and
-// the summary's "(hash lists)" failure) when its history is not written
-// to a cloud destination because a file of the card is not verified
-// there (historyWaits).
-const HistoryWaits = "history not written to "
-
-// HistoryWritten is in what a cloud run's card records when a resume has
-// more to write for a card whose history this job wrote there already (a
-// file added to the card since): no generation can be added (the chain
-// object is never replaced), and only another job, to another folder,
-// gives the card a history that lists every file.
-const HistoryWritten = "holds the card's ASC MHL history that this job wrote there"
-
 // historyWaits says why the card's history must wait on cloud destination
 // di, "" when it may be written: every file of the card must be verified
 // there first (files: the catalog's, with their copies there), and the
@@ -150,7 +138,7 @@ func (c *cardRun) historyWaits(di int, files []SealFile) string {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
 	}
 	return fmt.Sprintf("%s%s: %s not verified there (%s): dit offload --resume %d uploads %s and writes the history",
-		HistoryWaits, storePath(c.dests[di], c.out), nFiles(n), strings.Join(shown, ", "), c.j.rec.ID, itThem(n))
+		HistoryWaits, storePath(c.dests[di], c.out), summary.NFiles(n), strings.Join(shown, ", "), c.j.rec.ID, summary.ItThem(n))
 }
 
 // chainGoesUp: the card's chain file was read in this run and goes up to
@@ -158,22 +146,6 @@ func (c *cardRun) historyWaits(di int, files []SealFile) string {
 func (c *cardRun) chainGoesUp(di int) bool {
 	f := c.storeChain
 	return f != nil && (!f.done[di] || f.res[di].state == StateVerified)
-}
-
-// nFiles is "1 file" or "N files".
-func nFiles(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
-}
-
-// itThem is "it" for one thing, else "them".
-func itThem(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
 }
 
 // sealStore writes the card's hash lists for cloud destination di (info
@@ -362,7 +334,7 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedF
 		if len(left) > 0 {
 			sort.Strings(left)
 			return &leftoverError{fmt.Sprintf("%s holds %s not in the history dit writes for this card (%s), left from another history: nothing of this card's history was sent (beside them it would not verify): %s, and resume with dit offload --resume %d",
-				storePath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), nFiles(len(left)), strings.Join(left, ", "), MoveHistoryAside, c.j.rec.ID)}
+				storePath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), summary.NFiles(len(left)), strings.Join(left, ", "), MoveHistoryAside, c.j.rec.ID)}
 		}
 		return nil
 	}
@@ -452,12 +424,6 @@ func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held ma
 	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: %s, and resume with dit offload --resume %d",
 		where, o.Size, f.size, MoveHistoryAside, c.j.rec.ID)
 }
-
-// MoveHistoryAside is what a seal that finds objects of another history
-// in the card's ascmhl/ folder on a remote asks the DIT to do: the whole
-// folder, as moving one object leaves a history that does not verify.
-// It holds no "; " (a card's error joins its problems so).
-const MoveHistoryAside = "move the card's whole ascmhl/ folder there aside (rclone moveto REMOTE:…/ascmhl REMOTE:…/ascmhl.old, not one object of it: what is left beside a new history would not verify)"
 
 // leftoverError is a seal refused because the card's ascmhl/ folder on
 // a remote holds objects of another history (chainFree).

@@ -35,6 +35,11 @@
 // read back. A history is sealed on a Store by staging it in a local
 // folder ([Store.Stage]) and sending it like the footage.
 //
+// Where a card lands is the same on every kind: DEST/<layout>
+// ([ExpandLayout]); a path inside a dit array is shown
+// array:BLADE//PATH ([DisplayPath]), as its folders are on no blade's
+// disk.
+//
 // # Registering a remote kind
 //
 // The pipeline opens a Store by its root ([OpenStore]) through the
