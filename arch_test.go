@@ -20,12 +20,17 @@ const fyne = "fyne" + ".io"
 // An importRule says what the packages under from (module-relative path
 // prefixes, minus except) may not import: nothing under forbid, and, when
 // only is set, nothing of dit outside only. Paths of other modules are
-// matched whole (e.g. fyne.io).
+// matched whole (e.g. fyne.io). With prodOnly the rule holds for the
+// packages' own code, not their tests.
 type importRule struct {
 	from, except []string
 	forbid, only []string
+	prodOnly     bool
 	why          string
 }
+
+// testMark starts an import of a package's tests in an import graph.
+const testMark = "test:"
 
 // layering is dit's package rules (docs/design.md describes the layers).
 var layering = []importRule{
@@ -76,6 +81,31 @@ var layering = []importRule{
 		why:  "internal/cloud imports nothing of dit's outside internal/cloud (internal/testneeds in its tests)",
 	},
 	{
+		// The engine's pipeline knows a destination through
+		// internal/offload/dest (its kind, the Store interface); the
+		// remote kind (rclone, S3's checksums, listings) registers
+		// itself there, imported by the composition layer
+		// (internal/assembly). The pipeline's tests register it too.
+		from:     []string{"internal/offload"},
+		except:   []string{"internal/offload/dest/remote"},
+		forbid:   []string{"internal/offload/dest/remote"},
+		prodOnly: true,
+		why:      "the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
+	},
+	{
+		// The read model reads a recorded job from the catalog; it
+		// knows nothing of the pipeline that wrote it.
+		from: []string{"internal/offload/summary"},
+		only: []string{"internal/offload/summary", "internal/offload/dest", "internal/catalog", "internal/verdict", "internal/units"},
+		why:  "the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
+	},
+	{
+		from:   []string{"internal/offload/dest"},
+		except: []string{"internal/offload/dest/remote"},
+		forbid: []string{"internal/cloud", "internal/offload/dest/remote"},
+		why:    "the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",
+	},
+	{
 		from: []string{"internal/format"},
 		only: []string{"internal/format", "internal/hashing", "internal/fsys", "internal/crashpoint"},
 		why:  "internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
@@ -112,6 +142,10 @@ func violations(graph map[string][]string, rules []importRule) []string {
 				continue
 			}
 			for _, imp := range imports {
+				imp, test := strings.CutPrefix(imp, testMark)
+				if test && r.prodOnly {
+					continue
+				}
 				rel, ours := strings.CutPrefix(imp, module)
 				switch {
 				case underAny(rel, r.forbid):
@@ -128,17 +162,21 @@ func violations(graph map[string][]string, rules []importRule) []string {
 }
 
 // TestLayering enforces the package rules on the real import graph, tests'
-// imports included.
+// imports included (marked testMark).
 func TestLayering(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f",
-		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...").Output()
+		`{{.ImportPath}} {{join .Imports " "}} | {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	graph := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
+		prod, tests, _ := strings.Cut(line, " | ")
+		f := strings.Fields(prod)
 		graph[f[0]] = f[1:]
+		for _, imp := range strings.Fields(tests) {
+			graph[f[0]] = append(graph[f[0]], testMark+imp)
+		}
 	}
 	if len(graph) < 20 || graph[module+"internal/offload"] == nil {
 		t.Fatalf("go list found %d packages, internal/offload not among them", len(graph))
@@ -153,25 +191,33 @@ func TestLayering(t *testing.T) {
 func TestLayeringCatches(t *testing.T) {
 	m := func(p string) string { return module + p }
 	graph := map[string][]string{
-		m("internal/offload"):       {m("internal/format/ascmhl"), m("reports/jobreport"), "fmt"},
-		m("raid"):                   {m("cmd/dit")},
-		m("internal/assembly"):      {m("reports/jobreport"), m("internal/seal"), m("ui")},
-		m("internal/format/mhlv1"):  {m("internal/format/ascmhl"), m("internal/hashing"), m("internal/units"), "encoding/xml"},
-		m("internal/format/ascmhl"): {m("internal/fsys"), m("internal/crashpoint"), m("internal/offload")},
-		m("reports/jobreport"):      {m("internal/format/ascmhl"), fyne + "/fyne/v2"},
-		m("ui"):                     {fyne + "/fyne/v2", m("ui/internal/x"), m("internal/offload")},
-		m("cmd/dit"):                {m("cmd/dit/internal/termview"), m("reports/jobreport"), m("internal/watch"), m("internal/assembly")},
-		m("internal/sched"):         {m("internal/watch"), m("internal/plan")},
-		m("reports/dayreport"):      {m("internal/assembly")},
-		m("internal/watch"):         {m("internal/assembly"), m("internal/offload")},
-		m("internal/proxies"):       {m("internal/clips"), m("internal/catalog"), m("raid"), m("reports/jobreport"), m("internal/assembly")},
-		"example.org/other":         {m("cmd/dit")},
+		m("internal/offload"):             {m("internal/format/ascmhl"), m("reports/jobreport"), m("internal/offload/dest/remote"), "fmt"},
+		m("internal/offload/dest"):        {m("internal/cloud"), m("raid")},
+		m("internal/offload/summary"):     {m("internal/offload"), m("internal/catalog")},
+		m("internal/offload/x"):           {testMark + m("internal/offload/dest/remote")},
+		m("internal/offload/dest/remote"): {m("internal/cloud"), m("internal/offload/dest")},
+		m("internal/assembly/x"):          {m("internal/offload/dest/remote")},
+		m("raid"):                         {m("cmd/dit")},
+		m("internal/assembly"):            {m("reports/jobreport"), m("internal/seal"), m("ui")},
+		m("internal/format/mhlv1"):        {m("internal/format/ascmhl"), m("internal/hashing"), m("internal/units"), "encoding/xml"},
+		m("internal/format/ascmhl"):       {m("internal/fsys"), m("internal/crashpoint"), m("internal/offload")},
+		m("reports/jobreport"):            {m("internal/format/ascmhl"), fyne + "/fyne/v2"},
+		m("ui"):                           {fyne + "/fyne/v2", m("ui/internal/x"), m("internal/offload")},
+		m("cmd/dit"):                      {m("cmd/dit/internal/termview"), m("reports/jobreport"), m("internal/watch"), m("internal/assembly")},
+		m("internal/sched"):               {m("internal/watch"), m("internal/plan")},
+		m("reports/dayreport"):            {m("internal/assembly")},
+		m("internal/watch"):               {m("internal/assembly"), m("internal/offload")},
+		m("internal/proxies"):             {m("internal/clips"), m("internal/catalog"), m("raid"), m("reports/jobreport"), m("internal/assembly")},
+		"example.org/other":               {m("cmd/dit")},
 	}
 	want := []string{
 		"internal/assembly imports ui: nothing outside cmd/ imports a front end (cmd/, ui/)",
 		"internal/format/ascmhl imports internal/offload: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/format/mhlv1 imports internal/units: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
+		"internal/offload imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
+		"internal/offload/dest imports internal/cloud: the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",
+		"internal/offload/summary imports internal/offload: the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
 		"internal/proxies imports internal/assembly: the core does not import the composition layer (internal/assembly)",
 		"internal/proxies imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/sched imports internal/watch: only front ends import internal/watch and internal/serve",

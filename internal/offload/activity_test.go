@@ -143,15 +143,6 @@ func TestTBPerHourAfterTwoInterruptionsAndPauses(t *testing.T) {
 	require.Greater(t, copyRate, 3e6*0.4, "the copy rate counts the copy's time only, %.0f B/s", copyRate)
 }
 
-// A job that moved nothing has no rate.
-func TestNothingMovedHasNoRate(t *testing.T) {
-	a := activity(nil, nil, []catalog.Run{{Seq: 1, Started: time.Unix(100, 0), Finished: time.Unix(160, 0)}}, nil)
-	require.Zero(t, a.EndToEndTBPerHour())
-	require.Zero(t, a.CopyTBPerHour())
-	require.Zero(t, a.VerifyTBPerHour())
-	require.Equal(t, time.Minute, a.Active)
-}
-
 // OpenAppend and Seek pass through, so a counted card and destination can
 // resume mid-file.
 func (c countFS) OpenAppend(name string, size int64) (fsys.WFile, error) {

@@ -13,29 +13,30 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
-// Copy states (catalog.Copy.State).
+// Copy states (catalog.Copy.State; summary's, where the read model
+// reads them).
 const (
-	StatePending  = "pending"
-	StateCopied   = "copied"
-	StatePresent  = "present"
-	StateVerified = "verified"
-	StateFailed   = "failed"
-	StateSkipped  = "skipped"
+	StatePending  = summary.StatePending
+	StateCopied   = summary.StateCopied
+	StatePresent  = summary.StatePresent
+	StateVerified = summary.StateVerified
+	StateFailed   = summary.StateFailed
+	StateSkipped  = summary.StateSkipped
 )
 
-// cardRun is one card's pipeline.
+// cardRun is one card's pipeline. Its state is grouped by concern, each
+// group embedded (its fields read as the run's own): what the run counts
+// (cardCounts), what it took over from earlier runs (cardResume), its
+// place among the hops (cardHops), the card's health (cardHealth), its
+// remote destinations (cardStores).
 type cardRun struct {
 	j *Job
-	// rechecks count the copies verified by an earlier run that this
-	// run reads again, by why (vouch); set while planning.
-	rechecks [recheckKinds]int
-	// notReread: the card's bytes a resume did not read again (the kept
-	// prefixes of files going on from the middle), and of how many files.
-	notReread, notRereadFiles atomic.Int64
 	// ended: this run's pipeline returned in this process; doneSent: the
 	// card's card_done was sent (on its hop-1 run; runMu held for both
 	// reads that decide it).
@@ -51,6 +52,27 @@ type cardRun struct {
 	files []*filePlan
 	names map[string]bool // the card's file paths (slash-separated, relative)
 
+	// touched: this run read or verified something of the card.
+	touched atomic.Bool
+	// resealed: this run sealed the card (again): what it records is
+	// news, even when its state stays as it was (a seal failing again).
+	resealed bool
+
+	cardCounts
+	cardResume
+	cardHops
+	cardHealth
+	cardStores
+
+	ctx     context.Context // the job's context, for the writers' limiter waits
+	mu      sync.Mutex
+	destErr []error
+}
+
+// cardCounts is what a card's run counts: the progress sampler and
+// the live model read it without a lock (the totals are set before the
+// run starts).
+type cardCounts struct {
 	copyTotal   int64
 	verifyTotal int64
 	bytesCopied atomic.Int64
@@ -74,7 +96,36 @@ type cardRun struct {
 	destFailed               []atomic.Int64
 	destCur                  []atomic.Value // string
 	vcurrent                 atomic.Value   // string
+	// lc: what the run counts for the live model (live.go).
+	lc liveCounts
+	// verifyAt is when the read-back began (under cardRun.mu).
+	verifyAt time.Time
+}
 
+// cardResume is what a card's run takes over from the job's earlier runs.
+type cardResume struct {
+	// rechecks count the copies verified by an earlier run that this
+	// run reads again, by why (vouch); set while planning.
+	rechecks [recheckKinds]int
+	// notReread: the card's bytes a resume did not read again (the kept
+	// prefixes of files going on from the middle), and of how many files.
+	notReread, notRereadFiles atomic.Int64
+	// partials are the checkpoints an interrupted run left (mid-file
+	// resume): rel -> destination id -> checkpoint.
+	partials map[string]map[int64]*catalog.Partial
+	// asides are, per destination, the failed copies moved aside
+	// (FailedSuffix) found when planning: copy path (relative to the
+	// destination root) -> their paths. A copy of that path that
+	// verifies replaces them (removeAside).
+	asides []map[string][]string
+	// prevState is the card's state when the job was resumed ("" for a
+	// new job).
+	prevState string
+}
+
+// cardHops is a card's run among the hops: what earlier hops recorded,
+// and a cascade's link between a card's two runs (cascade.go).
+type cardHops struct {
 	// history is what an ASC MHL history on the card records (an earlier
 	// hop), by path: every file read is checked against it.
 	history map[string]*ascmhl.Record
@@ -89,46 +140,33 @@ type cardRun struct {
 	// card's extended by the first run's own seal (firstRunSealed).
 	firstSealedOnce sync.Once
 	firstSealed     bool
-	// cloudChain (a card sealed in the cloud) is the card's ASC MHL
-	// chain file, whose copy is the history's chain (cloudseal.go).
-	cloudChain *cloudFile
-	// lists are the card's listings of its cloud destinations (cloud.go).
-	lists cloudLists
 	// ran is closed when the card's run has returned (startCard): a
 	// resumed second run waits for its card's first run to be over.
 	ran chan struct{}
-	// partials are the checkpoints an interrupted run left (mid-file
-	// resume): rel -> destination id -> checkpoint.
-	partials map[string]map[int64]*catalog.Partial
-	// asides are, per destination, the failed copies moved aside
-	// (FailedSuffix) found when planning: copy path (relative to the
-	// destination root) -> their paths. A copy of that path that
-	// verifies replaces them (removeAside).
-	asides []map[string][]string
+}
 
-	// prevState is the card's state when the job was resumed ("" for a new
-	// job); touched: this run read or verified something of the card.
-	prevState string
-	touched   atomic.Bool
-	// resealed: this run sealed the card (again): what it records is
-	// news, even when its state stays as it was (a seal failing again).
-	resealed bool
-	readOK   atomic.Int64 // files read whole from the card in this run
-	eioRow   atomic.Int64 // files in a row that failed with I/O errors
-	lastOK   atomic.Value // string: the last card file read whole
+// cardHealth is whether the card still answers (health.go).
+type cardHealth struct {
+	readOK atomic.Int64 // files read whole from the card in this run
+	eioRow atomic.Int64 // files in a row that failed with I/O errors
+	lastOK atomic.Value // string: the last card file read whole
+	// cardErr: the card became unreadable (under cardRun.mu).
+	cardErr string
+}
 
-	// lc: what the run counts for the live model (live.go).
-	lc liveCounts
-
-	ctx      context.Context // the job's context, for the writers' limiter waits
-	mu       sync.Mutex
-	cardErr  string // the card became unreadable
-	destErr  []error
-	verifyAt time.Time
+// cardStores are a card run's remote destinations (store.go).
+type cardStores struct {
+	// stores are the card's remote destinations, by index (nil: a folder
+	// or an array), each keeping the card's listings there.
+	stores []dest.Store
+	// storeChain (a card sealed on its stores) is the card's ASC MHL
+	// chain file, whose copy is the history's chain (storeseal.go).
+	storeChain *storeFile
 }
 
 func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*catalog.File) *cardRun {
-	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}, ran: make(chan struct{})}
+	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
+	c.ran = make(chan struct{})
 	for _, f := range prev {
 		c.prev[f.Rel] = f
 	}
@@ -152,6 +190,7 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 		c.destCur[di].Store("")
 	}
 	c.vcurrent.Store("")
+	c.openStores()
 	return c
 }
 
@@ -251,8 +290,8 @@ func (c *cardRun) run(ctx context.Context) {
 	var once sync.Once
 	release := func() { once.Do(turn) }
 	defer release()
-	if c.cloudRun() {
-		c.runCloud(ctx)
+	if c.storeRun() {
+		c.runStore(ctx)
 		release()
 		c.finishCard(ctx)
 		return

@@ -138,7 +138,7 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	}
 	h := j.newCardRun(sc, k, c.out, nil)
 	h.expect, h.from = expect, c
-	if h.cloudRun() {
+	if h.storeRun() {
 		h.computeTotals() // against what the remote holds now
 		return h, nil
 	}

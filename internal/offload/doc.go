@@ -101,30 +101,35 @@
 // cards, writing the Then destinations (their command-line index after
 // Dests).
 //
-// # Cloud destinations
+// # Destinations: folders, arrays, remotes
 //
-// A destination written rclone:REMOTE:PATH (internal/cloud, docs/cloud.md)
-// is uploaded with rclone from a verified local copy: beside a -d folder
-// it is taken to the cascade's second run (splitCloud, cloud.go), whose
-// card row runs runCloud (cloudrun.go) instead of the pipeline: what the
-// remote holds is listed, every file not held with the card's MD5 is
-// uploaded (rclone copy of the first copy; every cloud destination at
-// once, each by its own rclone), then each object is verified by the
-// storage's own MD5 (an S3 single-part ETag) against the card's MD5 of
+// A destination is a folder, a dit array or a remote (internal/offload/
+// dest: the kinds and the interface the pipeline sees). Folders and
+// arrays are filesystems, reached through fsys.FS (the pipeline above).
+// A remote, written rclone:REMOTE:PATH (docs/cloud.md), is a store of
+// whole objects (dest.Store); its kind (internal/offload/dest/remote,
+// rclone and S3's rules) registers itself and this package never
+// imports it. A remote is uploaded from a verified local copy: beside a
+// -d folder it is taken to the cascade's second run (splitStores,
+// store.go), whose card row runs runStore (storerun.go) instead of the
+// pipeline: what the store holds is listed, every file not held with the
+// card's MD5 is uploaded (Store.Put of the first copy; every remote at
+// once, each by its own transfer), then each object is verified by the
+// storage's own MD5 (dest.Object.StorageMD5) against the card's MD5 of
 // the first run, or else read back from the remote and hashed. A job
-// whose only destinations are cloud ones streams each card file from its
-// one read to every destination (rclone rcat, streamcloud.go); with
+// whose only destinations are remote ones streams each card file from its
+// one read to every destination (Store.PutStream, storestream.go); with
 // VerifySourceDest each file is then read again from the card's medium
 // (OpenNoCache) and must hash as the read that was sent (rereadCard). A
 // job with one hashes MD5 too. Its rclone configuration file and upload
 // limit are JobSpec (RcloneConfig, CloudBwLimit: recorded, restored on
-// resume), and a resume checks every cloud destination (checkClouds, in
-// cloud.CheckDest's words) before the job is touched. A single-part ETag
+// resume), and a resume checks every remote destination (checkStores, in
+// the remote kind's words) before the job is touched. A single-part ETag
 // other than the card's MD5 fails the object without a download; the
 // message says what is known (mismatchCause: an object there before this
 // run's upload, a first copy that no longer matches the card, or other
 // bytes stored than were sent).
-// The card is then sealed in the cloud (cloudseal.go), on each cloud
+// The card is then sealed in the cloud (storeseal.go), on each cloud
 // destination only once every file of the card is verified there (its
 // chain object is written once: a history written with a file left out
 // could never list it); until then nothing of the history is sent, the
@@ -144,13 +149,13 @@
 // differs fails the seal, naming it, and stays, before anything of the
 // history is sent; an earlier job's history of the card there that reads
 // back whole and records every verified file with the card's hashes is
-// kept instead, with a warning (cloudearlier.go), and this job's own,
+// kept instead, with a warning (storeearlier.go), and this job's own,
 // written in an earlier run, without one. A resume with more to write
 // for a card whose history this job wrote there (a file added since) is
 // refused so, saying to offload it again to another folder
 // (HistoryWritten).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
-// copies the same way (recheckcloud.go; with All, by read-back, except an
+// copies the same way (recheckstore.go; with All, by read-back, except an
 // object whose ETag already differs), counting those checked by a listing
 // apart from bytes read back (RecheckProgress.Checked), and reads back the
 // ASC MHL history dit wrote for each card sealed in the cloud: its chain,
@@ -305,7 +310,8 @@
 //
 // # Files
 //
-// A job (the package's API and its order of work):
+// Subpackages: dest (the destination kinds and the Store interface; dest/
+// remote, the remote kind), summary (the read model). A job (the package's API and its order of work):
 //
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
@@ -313,13 +319,12 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	cloud.go, cloudrun.go, streamcloud.go, recheckcloud.go, advice.go: cloud
-//	               destinations (rclone)
+//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go,
+//	storeearlier.go, recheckstore.go: remote destinations (dest.Store)
 //	prior.go       FindPrior: cards offloaded before, and their copies still whole
 //	recheck.go     Recheck (dit verify): every recorded copy read back again
-//	summary.go     Summary, loaded from the catalog; activity.go, rate.go: rates
-//	model.go       the job model: JobFigures and CardFigures, the figures the
-//	               summary and the job report (reports/jobreport) both carry
+//	readmodel.go   the read model (package summary: Summary, the job model's
+//	               figures, activity and rates, advice) under offload's names
 //	events.go      events and progress; hooks.go: Limiter, the Seal hook
 //
 // One card's run (cardRun), by goroutine and duty:
@@ -334,7 +339,8 @@
 //	finish.go      the finisher and a file's final state (finalize)
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
-//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go,
+//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go
+//	(dest.DisplayPath under offload's names),
 //	space_array.go: copies moved aside, the sealed chain, destination locks,
 //	the buffer pool, paths, dit arrays
 package offload

@@ -245,8 +245,3 @@ func (c *cardRun) finalize(t *fileTask) {
 	}
 	j.emit(ev)
 }
-
-// ChangedSinceVerified begins the error of a file whose card file changed
-// after the job verified its copy: the copy is kept, and only a new job
-// copies the card as it is now.
-const ChangedSinceVerified = "the card's file changed since this job verified its copy"

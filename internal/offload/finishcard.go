@@ -25,7 +25,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if j.opts.Verify != VerifyNone && !c.rec.VerifyStarted.IsZero() && (c.rec.VerifyFinished.IsZero() || c.bytesVerif.Load() > 0) {
 		c.rec.VerifyFinished = now
 	}
-	if !c.cloudRun() {
+	if !c.storeRun() {
 		c.setFolderTimes()
 	}
 	final := c.verdict(ctx)
@@ -42,7 +42,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	// nothing).
 	sealedBefore := c.prevState == StateVerified || c.prevState == StateCopied || c.prevState == StateFailed
 	// A cloud run is sealed in the cloud: its history staged, uploaded
-	// and verified (cloudseal.go).
+	// and verified (storeseal.go).
 	if j.opts.Seal == nil || (sealedBefore && !c.touched.Load()) {
 		c.rec.State = final
 	} else {

@@ -154,8 +154,8 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			info.Files = append(info.Files, sf)
 		}
 		var err error
-		if d.isCloud() {
-			info.CardDir = cloudPath(d, c.out)
+		if d.isStore() {
+			info.CardDir = storePath(d, c.out)
 			if msg := c.historyWaits(di, info.Files); msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
@@ -164,7 +164,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				problems = append(problems, msg)
 				continue
 			}
-			err = c.sealCloud(ctx, di, info)
+			err = c.sealStore(ctx, di, info)
 		} else {
 			err = j.opts.Seal(ctx, info)
 		}

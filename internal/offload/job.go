@@ -10,6 +10,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -425,7 +426,7 @@ func (j *Job) cardDone(c *cardRun) {
 		k = c.from.rec
 	}
 	j.cat.Flush()
-	cs, err := endedCard(j.cat, j.rec.ID, k.ID, j.runCtx != nil && j.runCtx.Err() != nil)
+	cs, err := summary.EndedCard(j.cat, j.rec.ID, k.ID, j.runCtx != nil && j.runCtx.Err() != nil)
 	if err != nil {
 		j.emit(Event{Type: EvWarning, Card: k.Label, Message: "card's verdict not read from the catalog: " + err.Error()})
 		j.emit(Event{Type: EvCardDone, Card: k.Label, State: verdict.Failed, Message: err.Error()})
@@ -471,7 +472,7 @@ func decided(s *Summary) *Summary {
 	}
 	d.Status = verdict.JobState(verdict.Facts{}, states, false)
 	d.State = catalog.JobDone // reports that fail leave it done, with a warning
-	d.ExitCode = exitCode(d.Status, false)
+	d.ExitCode = summary.ExitCode(d.Status, false)
 	return &d
 }
 

@@ -3,18 +3,16 @@ package offload
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/live"
-	"os"
-	"path"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -200,7 +198,7 @@ type Env struct {
 	// --resume N" the engine writes into messages.
 	ResumeArgs string
 	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
-	// Dests or Then; internal/cloud, cloud.go): nil is rclone on PATH
+	// Dests or Then; the remote kind, store.go): nil is rclone on PATH
 	// with the user's own configuration. A job with one hashes MD5 too.
 	// Its Config and BwLimit (dit's rate syntax, decimal: "20MB/s") are
 	// taken into JobSpec's RcloneConfig and CloudBwLimit where those are
@@ -363,30 +361,14 @@ func verifyAlgos(hashes []hashing.Algo, all bool) []hashing.Algo {
 	return []hashing.Algo{hashing.Fastest(hashes)}
 }
 
-// ExpandLayout fills a --layout template. Placeholders: {job}, {card},
-// {date} (YYYY-MM-DD of the job start), {time} (HHMMSS), {host}. The result
-// is a relative slash path with no "..".
+// ExpandLayout fills a --layout template (dest.ExpandLayout); a bad one
+// is a [UsageError].
 func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
-	host, _ := os.Hostname()
-	r := strings.NewReplacer("{job}", job, "{card}", card, "{date}", start.Format("2006-01-02"),
-		"{time}", start.Format("150405"), "{host}", host)
-	out := r.Replace(tmpl)
-	if strings.ContainsAny(out, "{}") {
-		return "", usageErrorf("invalid --layout %q: unknown placeholder (use {job}, {card}, {date}, {time}, {host})", tmpl)
+	out, err := dest.ExpandLayout(tmpl, job, card, start)
+	if err != nil {
+		return "", usageErrorf("%v", err)
 	}
-	if !strings.Contains(tmpl, "{card}") {
-		return "", usageErrorf("invalid --layout %q: it must contain {card}, so that cards never land in one folder", tmpl)
-	}
-	clean := path.Clean(out)
-	if path.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", usageErrorf("invalid --layout %q: it must give a folder inside the destination (got %q)", tmpl, out)
-	}
-	for _, part := range strings.Split(clean, "/") {
-		if part == ".." {
-			return "", usageErrorf("invalid --layout %q: %q leaves the destination", tmpl, out)
-		}
-	}
-	return clean, nil
+	return out, nil
 }
 
 // UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage).

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/raid"
 )
@@ -41,7 +41,7 @@ func checkPathLengths(sc *source.Card, dests []string, out string) error {
 			return usageErrorf("card %s: %s: its path is %d bytes, longer than this system allows (%d), so dit could never read it back: shorten its names", sc.Root, f.Rel, n, limit)
 		}
 		for _, d := range dests {
-			if cloud.IsDest(d) || raid.IsBlade(d) {
+			if dest.IsRemote(d) || raid.IsBlade(d) {
 				continue
 			}
 			if n := len(filepath.Join(d, out)) + 1 + len(f.Rel) + tempRoom; n > limit {

@@ -54,8 +54,8 @@ type filePlan struct {
 // computeTotals sums what the plan will read and read back; called once
 // after planning, before the pipeline starts.
 func (c *cardRun) computeTotals() {
-	if c.cloudRun() {
-		c.planCloud()
+	if c.storeRun() {
+		c.planStore()
 		return
 	}
 	for _, fp := range c.files {

@@ -19,11 +19,11 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
@@ -187,13 +187,13 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	if o.Catalog == nil {
 		return nil, errors.New("offload: no catalog")
 	}
-	if err := splitCloud(&o); err != nil {
+	if err := splitStores(&o); err != nil {
 		return nil, err
 	}
 	if err := Check(o); err != nil {
 		return nil, err
 	}
-	if err := checkClouds(ctx, o); err != nil {
+	if err := checkStores(ctx, o); err != nil {
 		return nil, err
 	}
 	start := o.Now()
@@ -280,7 +280,7 @@ func Check(o Options) error {
 	if len(o.Cards) == 0 {
 		return usageErrorf("no card given: name one or more card folders, e.g. dit offload -d /Volumes/RAID /Volumes/A001")
 	}
-	if err := splitCloud(&o); err != nil {
+	if err := splitStores(&o); err != nil {
 		return err
 	}
 	if len(o.Dests) == 0 {
@@ -338,7 +338,7 @@ func checkPaths(fsy interface {
 		cp = append(cp, r)
 	}
 	for _, d := range dests {
-		if cloud.IsDest(d) {
+		if dest.IsRemote(d) {
 			if slices.Contains(dp, d) {
 				return nil, nil, usageErrorf("destination %s is given twice: name each destination once", d)
 			}
@@ -422,7 +422,7 @@ func (j *Job) fail(err error) {
 // file and checks free space.
 func (j *Job) lockAndPlan() error {
 	for _, d := range j.dests {
-		if d.isCloud() {
+		if d.isStore() {
 			continue // nothing to lock; nothing is ever replaced there
 		}
 		l, err := lockDest(d.root, j.rec.ID)
@@ -439,7 +439,7 @@ func (j *Job) lockAndPlan() error {
 	roots := map[string][]string{}
 	fsids := map[*destination]string{}
 	for _, d := range j.dests {
-		if d.isCloud() {
+		if d.isStore() {
 			continue // the storage's room is the storage's
 		}
 		free, fsid, err := j.opts.FS.Free(d.root)
@@ -451,7 +451,7 @@ func (j *Job) lockAndPlan() error {
 		fsids[d] = fsid
 	}
 	for _, c := range j.cards {
-		if c.absent || c.cloudRun() {
+		if c.absent || c.storeRun() {
 			continue
 		}
 		for di, d := range c.dests {
@@ -468,7 +468,7 @@ func (j *Job) lockAndPlan() error {
 	for _, c := range j.cards {
 		if c.rec.Hop <= 1 && j.secondOf(c) == nil {
 			for _, d := range j.hopDests(2) {
-				if d.isCloud() {
+				if d.isStore() {
 					continue
 				}
 				need[fsids[d]] += c.scan.Bytes

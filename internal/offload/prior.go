@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/raid"
 )
@@ -413,7 +414,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	}
 	byRel := make(map[string]*catalog.File, len(files))
 	for _, f := range files {
-		f.Copies = onDests(f.Copies, idx)
+		f.Copies = summary.OnDests(f.Copies, idx)
 		byRel[f.Rel] = f
 	}
 	for _, e := range sc.Files {

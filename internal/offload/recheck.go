@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -103,6 +104,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if r.rclone == nil {
 		r.rclone = &cloud.Rclone{}
 	}
+	r.stores = map[string]dest.Store{}
 	if r.onResult == nil {
 		r.onResult = func(RecheckResult) {}
 	}
@@ -142,7 +144,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if err != nil {
 		return false, err
 	}
-	if err := r.checkClouds(ctx, j, dests); err != nil {
+	if err := r.checkStores(ctx, j, dests); err != nil {
 		return false, err
 	}
 	cardDests := runDests(cards, dests)
@@ -183,8 +185,8 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 			}
 		}
 		for _, d := range cardDests[ci] {
-			if cloud.IsDest(d.Path) {
-				if err := r.cloudCardHistory(ctx, j, k, d, out); err != nil {
+			if dest.IsRemote(d.Path) {
+				if err := r.storeCardHistory(ctx, j, k, d, out); err != nil {
 					return false, err
 				}
 			}
@@ -193,12 +195,12 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	return r.ok, cat.Flush()
 }
 
-// checkClouds reaches the job's cloud destinations with the rclone
+// checkStores reaches the job's remote destinations with the rclone
 // configuration the job was started with (unless one is given), and
 // checks each before anything is read (as a job's start does: rclone
 // there, the configuration file there, the remote in it, its folder
 // readable), naming what is wrong.
-func (r *rechecker) checkClouds(ctx context.Context, j *catalog.Job, dests []*catalog.Dest) error {
+func (r *rechecker) checkStores(ctx context.Context, j *catalog.Job, dests []*catalog.Dest) error {
 	rc := *r.rclone
 	if rc.Config == "" {
 		rc.Config = j.RcloneConfig
@@ -208,7 +210,7 @@ func (r *rechecker) checkClouds(ctx context.Context, j *catalog.Job, dests []*ca
 	for _, d := range dests {
 		clouds = append(clouds, d.Path)
 	}
-	if err := checkCloudDests(ctx, r.rclone, clouds); err != nil {
+	if err := dest.CheckRemotes(ctx, r.rclone, clouds); err != nil {
 		return fmt.Errorf("job %d's cloud copies cannot be checked (nothing was read): %w", j.ID, err)
 	}
 	return nil
@@ -247,9 +249,9 @@ type rechecker struct {
 	ok         bool
 	rclone     *cloud.Rclone
 	all        bool
-	// listed are the cloud folders listed so far, by destination and
-	// card folder.
-	listed map[string]map[string]cloud.Object
+	// stores are the remote destinations opened so far, by path: each
+	// keeps the folders it listed.
+	stores map[string]dest.Store
 	// histories are the cloud ASC MHL histories checked so far.
 	histories map[string]historyCheck
 }
@@ -266,7 +268,7 @@ func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([]
 		for _, f := range cardFiles[i] {
 			for _, d := range cardDests[i] {
 				r.prog.Copies++
-				if cloud.IsDest(d.Path) && !r.all {
+				if dest.IsRemote(d.Path) && !r.all {
 					r.prog.Checked++
 				} else {
 					r.prog.Bytes += f.Size
@@ -281,8 +283,8 @@ func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([]
 // card's folder) and records and reports what it finds. Its error is
 // the interruption's.
 func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
-	if cloud.IsDest(d.Path) {
-		return r.cloudCopy(ctx, k, f, d, cp, out)
+	if dest.IsRemote(d.Path) {
+		return r.storeCopy(ctx, k, f, d, cp, out)
 	}
 	rel := relJoin(out, f.Rel)
 	if cp != nil && cp.Path != "" {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -43,7 +43,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	// Its cloud destinations are checked as a new job's are, before the
 	// job is touched: a remote that cannot be reached (its configuration
 	// gone, rclone missing) leaves the job as it was.
-	if err := checkClouds(ctx, o); err != nil {
+	if err := checkStores(ctx, o); err != nil {
 		return nil, fmt.Errorf("job %d not resumed (left as it was): %w", jobID, err)
 	}
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
@@ -177,7 +177,7 @@ func (j *Job) resumeDests(jobID int64) error {
 		return err
 	}
 	for _, d := range dests {
-		if cloud.IsDest(d.Path) {
+		if dest.IsRemote(d.Path) {
 			j.dests = append(j.dests, &destination{root: d.Path, rec: d})
 			continue
 		}

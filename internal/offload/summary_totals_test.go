@@ -11,6 +11,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/summary"
 )
 
 // checkTotals compares, for every job of cat, the summary read from the
@@ -31,7 +32,7 @@ func checkTotals(t *testing.T, cat *catalog.Catalog) {
 			t.Errorf("job %d: %v", j.ID, err)
 			continue
 		}
-		b, err := loadSummary(cat, j.ID, 0, nil, true)
+		b, err := summary.LoadFileByFile(cat, j.ID)
 		if err != nil {
 			t.Errorf("job %d per file: %v", j.ID, err)
 			continue

@@ -45,25 +45,6 @@ func (j *Job) vouch(prev *catalog.Copy, fi fs.FileInfo) recheckWhy {
 	return recheckNone
 }
 
-// ResumeNote is what a resume trusted from earlier runs and what it read
-// again: only in the summary Run returns.
-type ResumeNote struct {
-	// Changed and Unvouched are copies an earlier run verified that this
-	// run read again and compared with the card rather than trust them:
-	// Changed, their file is not the one verified (its identity changed
-	// since, or while it was read back); Unvouched, verified by a run
-	// that died, with no identity recorded.
-	Changed   int `json:"rechecked_changed"`
-	Unvouched int `json:"rechecked_unvouched"`
-	// NotReread are the card's bytes not read again (NotRereadFiles
-	// files going on from the middle: the kept prefixes before their
-	// last checkpoint's span, which was read again and matched). A card
-	// changed inside them with its time kept is not seen; dit offload
-	// --resume --reread-card reads them.
-	NotReread      int64 `json:"card_bytes_not_reread"`
-	NotRereadFiles int64 `json:"card_files_not_reread"`
-}
-
 // resumeNote sums the cards' rechecks and bytes not read again (nil when
 // the job is not a resume).
 func (j *Job) resumeNote() *ResumeNote {

@@ -1,6 +1,6 @@
 package offload
 
-import "github.com/dit-org/dit/internal/cloud"
+import "github.com/dit-org/dit/internal/offload/dest"
 
 // CloudReason is what a [CloudRefusal] refuses, for a front end that
 // says it in its own words (dit-gui names its form's controls, not the
@@ -35,7 +35,7 @@ func cloudRefusal(r CloudReason, err error) error {
 // with them and where each one goes. A pure function of the destinations
 // and the verify mode, so that a front end can say it before a job
 // starts (dit-gui's Offload form, through internal/assembly) with the
-// engine's own words: New and Check apply it (splitCloud).
+// engine's own words: New and Check apply it (splitStores).
 
 // CheckCloudDests refuses what dit cannot do with the cloud destinations
 // (rclone:REMOTE:PATH) among dests (first run, -d) and then (second run,
@@ -47,13 +47,13 @@ func cloudRefusal(r CloudReason, err error) error {
 func CheckCloudDests(dests, then []string, verify VerifyMode) error {
 	var clouds []string
 	for _, d := range dests {
-		if cloud.IsDest(d) {
+		if dest.IsRemote(d) {
 			clouds = append(clouds, d)
 		}
 	}
 	thenCloud := 0
 	for _, d := range then {
-		if cloud.IsDest(d) {
+		if dest.IsRemote(d) {
 			thenCloud++
 		}
 	}
@@ -61,8 +61,8 @@ func CheckCloudDests(dests, then []string, verify VerifyMode) error {
 		return nil
 	}
 	for _, d := range append(append([]string(nil), clouds...), then...) {
-		if cloud.IsDest(d) {
-			if _, err := cloud.Parse(d); err != nil {
+		if dest.IsRemote(d) {
+			if err := dest.ParseRemote(d); err != nil {
 				return cloudRefusal(CloudBadDest, usageErrorf("%v", err))
 			}
 		}
@@ -86,7 +86,7 @@ func CheckCloudDests(dests, then []string, verify VerifyMode) error {
 func CloudRuns(dests, then []string) (first, second, moved []string) {
 	var local, clouds []string
 	for _, d := range dests {
-		if cloud.IsDest(d) {
+		if dest.IsRemote(d) {
 			clouds = append(clouds, d)
 		} else {
 			local = append(local, d)

@@ -68,7 +68,7 @@ func TestCloudRuns(t *testing.T) {
 	require.Empty(t, moved)
 
 	o := Options{JobSpec: JobSpec{Dests: []string{"/raid", "rclone:s3:show"}}}
-	require.NoError(t, splitCloud(&o))
-	require.Equal(t, []string{"/raid"}, o.Dests, "splitCloud moves it as CloudRuns says")
+	require.NoError(t, splitStores(&o))
+	require.Equal(t, []string{"/raid"}, o.Dests, "splitStores moves it as CloudRuns says")
 	require.Equal(t, []string{"rclone:s3:show"}, o.Then)
 }

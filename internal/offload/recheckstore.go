@@ -9,19 +9,19 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 )
 
-// cloudCopy checks f's copy on the cloud destination d (cp: its record,
+// storeCopy checks f's copy on the cloud destination d (cp: its record,
 // nil: none; out: the card's folder) as dit verify does: the storage's
 // own MD5 of the object as it holds it now, or, where it has none (a
 // multipart object, another storage) or with --all, the object read back
 // from the remote and hashed. A remote that cannot be listed stops the
 // check with an error (nothing is recorded for it): the copies are not
 // known bad for it.
-func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
+func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
 	rel := relJoin(out, f.Rel)
 	if cp != nil && cp.Path != "" {
 		rel = cp.Path
@@ -40,18 +40,18 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		r.onResult(res)
 		return nil
 	}
-	cd, err := cloud.Parse(d.Path)
+	cd, err := r.store(d.Path)
 	if err != nil {
 		return err
 	}
-	held, err := r.cloudList(ctx, cd, out)
+	held, err := cd.List(ctx, out)
 	if err != nil {
 		return fmt.Errorf("%w: the copies there were not checked; run it again once the remote answers", err)
 	}
 	o, ok := held[strings.TrimPrefix(rel, out+"/")]
 	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, CloudByHistory) {
 		// The card's ASC MHL chain went up as the chain of its history,
-		// extended by this job's generation (cloudseal.go): it is not the
+		// extended by this job's generation (storeseal.go): it is not the
 		// card's file, and is checked with the history.
 		n, herr := r.history(ctx, cd, path.Dir(rel), held, strings.TrimPrefix(path.Dir(rel), out+"/"))
 		if errors.Is(herr, context.Canceled) {
@@ -67,16 +67,16 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		r.onResult(res)
 		return nil
 	}
-	how := cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5})
+	how := storeMethod(CloudByServer, []hashing.Algo{hashing.MD5})
 	switch {
 	case !ok:
 		res.State, res.Error = RecheckMissing, "the object is gone from the remote"
 	case o.Size != f.Size:
 		res.State, res.Error = StateFailed, fmt.Sprintf("the object holds %d bytes, the source had %d", o.Size, f.Size)
-	case o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "" && !strings.EqualFold(o.ServerMD5(), f.Sums.Get(hashing.MD5)):
+	case o.StorageMD5 != "" && f.Sums.Get(hashing.MD5) != "" && !strings.EqualFold(o.StorageMD5, f.Sums.Get(hashing.MD5)):
 		// The storage's own MD5 proves it differs: nothing to download.
-		res.State, res.Error = StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: %s", f.Sums.Get(hashing.MD5), o.ServerMD5(), cloudChange(cp))
-	case !r.all && o.ServerMD5() != "" && f.Sums.Get(hashing.MD5) != "":
+		res.State, res.Error = StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: %s", f.Sums.Get(hashing.MD5), o.StorageMD5, storeChange(cp))
+	case !r.all && o.StorageMD5 != "" && f.Sums.Get(hashing.MD5) != "":
 		res.State = StateVerified
 	default:
 		if !r.all {
@@ -85,7 +85,7 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 			r.prog.Bytes += f.Size
 			readTo += f.Size
 		}
-		rc, err := r.rclone.Open(ctx, cd, rel, f.Size)
+		rc, err := cd.Open(ctx, rel, f.Size)
 		var got hashing.Sums
 		var n int64
 		if err == nil {
@@ -102,43 +102,40 @@ func (r *rechecker) cloudCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		}
 		res.State, res.Error = readBackState(f, got, n, err)
 		compared, _, _ := got.Compare(f.Sums)
-		how = cloudMethod(CloudByReadBack, compared)
+		how = storeMethod(CloudByReadBack, compared)
 	}
 	r.record(k, f, d, cp, rel, where, res, how)
 	r.onResult(res)
 	return nil
 }
 
-// cloudList lists the card folder out on cd once per check.
-func (r *rechecker) cloudList(ctx context.Context, cd cloud.Dest, out string) (map[string]cloud.Object, error) {
-	key := cd.String() + "\x00" + out
-	if m, ok := r.listed[key]; ok {
-		return m, nil
+// store is the remote destination at root, opened once per check (it
+// lists each card folder once).
+func (r *rechecker) store(root string) (dest.Store, error) {
+	if st, ok := r.stores[root]; ok {
+		return st, nil
 	}
-	m, err := r.rclone.List(ctx, cd, out)
+	st, err := dest.OpenStore(root, r.rclone)
 	if err != nil {
 		return nil, err
 	}
-	if r.listed == nil {
-		r.listed = map[string]map[string]cloud.Object{}
-	}
-	r.listed[key] = m
-	return m, nil
+	r.stores[root] = st
+	return st, nil
 }
 
-// cloudHistory reads back the ASC MHL history dit wrote in the cloud
+// storeHistory reads back the ASC MHL history dit wrote in the cloud
 // (its chain at dir/ascmhl_chain.xml, dir the folder's path on cd; rdir
 // the same relative to the card's folder, as held lists it) and checks
 // that the chain is one, and that every manifest it lists is there and
 // hashes as it records (C4): a history changed since it was written
 // fails, naming the object. It returns the manifests checked.
-func (r *rechecker) cloudHistory(ctx context.Context, cd cloud.Dest, dir string, held map[string]cloud.Object, rdir string) (int, error) {
+func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string, held map[string]dest.Object, rdir string) (int, error) {
 	read := func(name string) ([]byte, error) {
 		o, ok := held[path.Join(rdir, name)]
 		if !ok {
 			return nil, fmt.Errorf("%s/%s/%s is gone from the remote: the ASC MHL history dit wrote there is incomplete", cd, dir, name)
 		}
-		rc, err := r.rclone.Open(ctx, cd, path.Join(dir, name), o.Size)
+		rc, err := cd.Open(ctx, path.Join(dir, name), o.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -165,10 +162,10 @@ func (r *rechecker) cloudHistory(ctx context.Context, cd cloud.Dest, dir string,
 	return len(entries), nil
 }
 
-// cloudChange says what is known of a cloud object that differs from the
+// storeChange says what is known of a cloud object that differs from the
 // card's file, from its copy row cp: changed since dit verified it (and
 // when), or as it was when the job ran (it did not verify then either).
-func cloudChange(cp *catalog.Copy) string {
+func storeChange(cp *catalog.Copy) string {
 	switch {
 	case cp != nil && cp.State == StateVerified && !cp.VerifiedAt.IsZero():
 		return fmt.Sprintf("the object was replaced or changed since dit verified it (%s, by %s)", cp.VerifiedAt.UTC().Format("2006-01-02 15:04 UTC"), CloudVerifiedBy(cp.VerifyAlgos))
@@ -186,14 +183,14 @@ type historyCheck struct {
 	err error
 }
 
-// history is cloudHistory, once per history (an interruption is not
+// history is storeHistory, once per history (an interruption is not
 // kept).
-func (r *rechecker) history(ctx context.Context, cd cloud.Dest, dir string, held map[string]cloud.Object, rdir string) (int, error) {
+func (r *rechecker) history(ctx context.Context, cd dest.Store, dir string, held map[string]dest.Object, rdir string) (int, error) {
 	key := cd.String() + "\x00" + dir
 	if h, ok := r.histories[key]; ok {
 		return h.n, h.err
 	}
-	n, err := r.cloudHistory(ctx, cd, dir, held, rdir)
+	n, err := r.storeHistory(ctx, cd, dir, held, rdir)
 	if errors.Is(err, context.Canceled) {
 		return n, err
 	}
@@ -208,7 +205,7 @@ func (r *rechecker) history(ctx context.Context, cd cloud.Dest, dir string, held
 // sealing: its hash lists are not written) when dit verify finds the ASC
 // MHL history dit wrote for it in the cloud changed or gone: the summary
 // lists it as the card's "(hash lists)" failure, and a resume seals the
-// card again (cloudseal.go): it writes the history where its objects are
+// card again (storeseal.go): it writes the history where its objects are
 // gone, and fails naming any object there that differs.
 const HistoryChanged = "hash lists not written: dit verify found the card's ASC MHL history in the cloud changed: "
 
@@ -219,7 +216,7 @@ func historyChanged(k *catalog.Card) bool {
 	return k.State == catalog.CardSealing && (strings.Contains(k.Error, HistoryChanged) || strings.Contains(k.Error, MoveHistoryAside))
 }
 
-// cloudCardHistory checks the ASC MHL history dit wrote for card k on
+// storeCardHistory checks the ASC MHL history dit wrote for card k on
 // cloud destination d (out: the card's folder there), once its copies
 // are checked: a card sealed of a job writing ASC MHL has one there, its
 // chain and the manifests it lists as the chain records them. What it
@@ -229,18 +226,21 @@ func historyChanged(k *catalog.Card) bool {
 // HistoryChanged and the reason, so a resume seals it again. A card found
 // so before is checked again, and fails the check until a resume seals
 // it, whatever the history holds now.
-func (r *rechecker) cloudCardHistory(ctx context.Context, j *catalog.Job, k *catalog.Card, d *catalog.Dest, out string) error {
+func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *catalog.Card, d *catalog.Dest, out string) error {
 	changed := historyChanged(k)
 	if (k.State != StateVerified && !changed) || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
 		return nil
 	}
-	cd, err := cloud.Parse(d.Path)
+	if dest.ParseRemote(d.Path) != nil {
+		return nil
+	}
+	cd, err := r.store(d.Path)
 	if err != nil {
 		return nil
 	}
 	dir := relJoin(out, ascmhl.HistoryDir)
 	_, reported := r.histories[cd.String()+"\x00"+dir]
-	held, err := r.cloudList(ctx, cd, out)
+	held, err := cd.List(ctx, out)
 	if err != nil {
 		return fmt.Errorf("%w: the ASC MHL history there was not checked; run it again once the remote answers", err)
 	}

@@ -12,10 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/summary"
 )
 
 // A card streamed to cloud destinations only is sealed like a card copied
@@ -31,7 +32,7 @@ import (
 //     the seal sees the card's folder on the remote as the stage's files
 //     beside the card's verified copies, with the hashes of the card's one
 //     read (internal/seal).
-//  3. Every file of the stage but the chain is uploaded (rclone copy,
+//  3. Every file of the stage but the chain is uploaded (Store.Put,
 //     never over an object there), then the chain (the commit point); each
 //     object is verified by the storage's MD5, or read back.
 //
@@ -49,25 +50,25 @@ import (
 // cloud destination: uploaded as the chain of the card's history extended
 // by this job's generation, verified as an object of that history
 // (followed by how: "history:s3-etag:md5").
-const CloudByHistory = "history:"
+const CloudByHistory = dest.ByHistory
 
-// sealsInCloud: the card is streamed to cloud destinations only and its
+// sealsInStore: the card is streamed to cloud destinations only and its
 // hash lists are written there (staged and uploaded).
-func (c *cardRun) sealsInCloud() bool {
-	return c.cloudRun() && c.j.opts.Seal != nil
+func (c *cardRun) sealsInStore() bool {
+	return c.storeRun() && c.j.opts.Seal != nil
 }
 
 // holdChain takes the top-level chain file among files out of the upload
 // of a run that seals in the cloud (from a first copy in a folder, whose
-// files rclone sends): it goes up as the new history's chain. Its hashes
-// are the first copy's, as read now (cloudFiles). A copy verified in an
+// files its Put sends): it goes up as the new history's chain. Its hashes
+// are the first copy's, as read now (storeFiles). A copy verified in an
 // earlier run (the history is there) is kept.
-func (c *cardRun) holdChain(files []*cloudFile) {
+func (c *cardRun) holdChain(files []*storeFile) {
 	for _, f := range files {
 		if f.fp.ent.Rel != chainRel || f.rec.State != StatePending {
 			continue
 		}
-		c.cloudChain = f
+		c.storeChain = f
 		for di := range c.dests {
 			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
 		}
@@ -77,10 +78,10 @@ func (c *cardRun) holdChain(files []*cloudFile) {
 
 // keepChain marks the chain's copies verified with the history in an
 // earlier run as they are.
-func (c *cardRun) keepChain(f *cloudFile) {
+func (c *cardRun) keepChain(f *storeFile) {
 	for di, d := range c.dests {
 		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
-			c.verifiedCloud(di, f, p.VerifyAlgos)
+			c.verifiedStore(di, f, p.VerifyAlgos)
 		}
 	}
 }
@@ -89,8 +90,8 @@ func (c *cardRun) keepChain(f *cloudFile) {
 // in the cloud: read and hashed (its row carries the card's hashes), not
 // sent; its copy is verified with the history. A copy verified in an
 // earlier run (the history is there) is kept.
-func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
-	c.cloudChain = f
+func (c *cardRun) streamChain(ctx context.Context, f *storeFile) {
+	c.storeChain = f
 	rel := f.fp.ent.Rel
 	sums, _, err := c.streamRead(ctx, rel, f.fp.ent.Size, nil)
 	if err != nil {
@@ -109,19 +110,6 @@ func (c *cardRun) streamChain(ctx context.Context, f *cloudFile) {
 	c.j.cat.PutFile(f.rec) // its hashes, which the seal checks the staged chain against
 	c.keepChain(f)
 }
-
-// HistoryWaits starts what a cloud run's card records (cards.error, and
-// the summary's "(hash lists)" failure) when its history is not written
-// to a cloud destination because a file of the card is not verified
-// there (historyWaits).
-const HistoryWaits = "history not written to "
-
-// HistoryWritten is in what a cloud run's card records when a resume has
-// more to write for a card whose history this job wrote there already (a
-// file added to the card since): no generation can be added (the chain
-// object is never replaced), and only another job, to another folder,
-// gives the card a history that lists every file.
-const HistoryWritten = "holds the card's ASC MHL history that this job wrote there"
 
 // historyWaits says why the card's history must wait on cloud destination
 // di, "" when it may be written: every file of the card must be verified
@@ -150,52 +138,36 @@ func (c *cardRun) historyWaits(di int, files []SealFile) string {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
 	}
 	return fmt.Sprintf("%s%s: %s not verified there (%s): dit offload --resume %d uploads %s and writes the history",
-		HistoryWaits, cloudPath(c.dests[di], c.out), nFiles(n), strings.Join(shown, ", "), c.j.rec.ID, itThem(n))
+		HistoryWaits, storePath(c.dests[di], c.out), summary.NFiles(n), strings.Join(shown, ", "), c.j.rec.ID, summary.ItThem(n))
 }
 
 // chainGoesUp: the card's chain file was read in this run and goes up to
 // destination di with the history (or went up with it before).
 func (c *cardRun) chainGoesUp(di int) bool {
-	f := c.cloudChain
+	f := c.storeChain
 	return f != nil && (!f.done[di] || f.res[di].state == StateVerified)
 }
 
-// nFiles is "1 file" or "N files".
-func nFiles(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
-}
-
-// itThem is "it" for one thing, else "them".
-func itThem(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
-
-// sealCloud writes the card's hash lists for cloud destination di (info
+// sealStore writes the card's hash lists for cloud destination di (info
 // as for a folder, CardDir the card's folder there): staged, sealed,
 // uploaded and verified. It returns the seal's result (nil, a
 // *SealWarning) or why the history is not in the cloud.
-func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err error) {
+func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo) (err error) {
 	d := c.dests[di]
-	if f := c.cloudChain; f != nil && !f.done[di] {
+	if f := c.storeChain; f != nil && !f.done[di] {
 		defer func() {
 			if ctx.Err() != nil {
 				return // the chain stays pending for a resume
 			}
 			var w *SealWarning
 			if err != nil && !errors.As(err, &w) {
-				c.failedCloud(di, f, "the card's ASC MHL history is not in the cloud: "+err.Error())
+				c.failedStore(di, f, "the card's ASC MHL history is not in the cloud: "+err.Error())
 			}
 			// Recorded once final on every destination (this one made it so).
-			c.finalizeCloud(f)
+			c.finalizeStore(f)
 		}()
 	}
-	stage, err := cloud.MkdirTemp("dit-history-")
+	stage, err := c.stores[di].Stage("dit-history-")
 	if err != nil {
 		return fmt.Errorf("staging the ASC MHL history: %w", err)
 	}
@@ -215,7 +187,7 @@ func (c *cardRun) sealCloud(ctx context.Context, di int, info SealInfo) (err err
 	crashpoint.Hit("cloud seal: history staged")
 	note, err := c.uploadHistory(ctx, di, stage, info.Files, info.OwnComment())
 	if err != nil {
-		return fmt.Errorf("uploading the ASC MHL history to %s: %w", cloudPath(d, c.out), err)
+		return fmt.Errorf("uploading the ASC MHL history to %s: %w", storePath(d, c.out), err)
 	}
 	if note != "" {
 		// The stage's generation is not sent: only the note is a warning.
@@ -299,12 +271,12 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 			// This job wrote it, with every file verified then; the
 			// resume has more (files added to the card, or changed).
 			return "", fmt.Errorf("%s "+HistoryWritten+" once every file was verified, and dit never replaces an object, so no generation can be added to it: %v: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file",
-				cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), herr)
+				storePath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), herr)
 		case herr != nil:
 			return "", fmt.Errorf("%w, and the history there is not kept as the card's: %v", err, herr)
 		}
-		if f := c.cloudChain; f != nil && !f.done[di] {
-			c.verifiedCloud(di, f, CloudByHistory+how)
+		if f := c.storeChain; f != nil && !f.done[di] {
+			c.verifiedStore(di, f, CloudByHistory+how)
 		}
 		if ours {
 			// This job's, written in an earlier run once every file was
@@ -312,7 +284,7 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 			return "", nil
 		}
 		return fmt.Sprintf("%s holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job (dit never replaces an object)",
-			cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir))), nil
+			storePath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir))), nil
 	}
 	if _, err := c.sendStaged(ctx, di, stage, first); err != nil {
 		return "", err
@@ -322,9 +294,9 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 	if err != nil {
 		return "", err
 	}
-	if f := c.cloudChain; f != nil && len(last) > 0 && !f.done[di] {
+	if f := c.storeChain; f != nil && len(last) > 0 && !f.done[di] {
 		f.res[di].written = true
-		c.verifiedCloud(di, f, CloudByHistory+how[chainRel])
+		c.verifiedStore(di, f, CloudByHistory+how[chainRel])
 	}
 	return "", nil
 }
@@ -344,9 +316,9 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedF
 	if len(chain) == 0 {
 		return nil
 	}
-	held, err := c.listCloud(ctx, di, nil)
+	held, err := c.stores[di].List(ctx, c.out)
 	if err != nil {
-		return fmt.Errorf("cannot list %s: %w", cloudPath(c.dests[di], c.out), err)
+		return fmt.Errorf("cannot list %s: %w", storePath(c.dests[di], c.out), err)
 	}
 	if _, ok := held[chainRel]; !ok {
 		ours := map[string]bool{}
@@ -362,7 +334,7 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedF
 		if len(left) > 0 {
 			sort.Strings(left)
 			return &leftoverError{fmt.Sprintf("%s holds %s not in the history dit writes for this card (%s), left from another history: nothing of this card's history was sent (beside them it would not verify): %s, and resume with dit offload --resume %d",
-				cloudPath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), nFiles(len(left)), strings.Join(left, ", "), MoveHistoryAside, c.j.rec.ID)}
+				storePath(c.dests[di], relJoin(c.out, ascmhl.HistoryDir)), summary.NFiles(len(left)), strings.Join(left, ", "), MoveHistoryAside, c.j.rec.ID)}
 		}
 		return nil
 	}
@@ -399,11 +371,10 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 		return nil, nil
 	}
 	d := c.dests[di]
-	cd := cloudDest(d)
-	r := c.j.rclone()
-	held, err := c.listCloud(ctx, di, r)
+	st := c.stores[di]
+	held, err := st.List(ctx, c.out)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list %s: %w", cloudPath(d, c.out), err)
+		return nil, fmt.Errorf("cannot list %s: %w", storePath(d, c.out), err)
 	}
 	var send []string
 	for _, f := range files {
@@ -412,12 +383,11 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 		}
 	}
 	if len(send) > 0 {
-		c.wroteCloud(di)
-		if err := r.Upload(ctx, stage, send, cd, c.out, nil); err != nil {
+		if err := st.Put(ctx, stage, send, c.out, nil); err != nil {
 			return nil, err
 		}
-		if held, err = c.listCloud(ctx, di, r); err != nil {
-			return nil, fmt.Errorf("cannot list %s after the upload: %w", cloudPath(d, c.out), err)
+		if held, err = st.List(ctx, c.out); err != nil {
+			return nil, fmt.Errorf("cannot list %s after the upload: %w", storePath(d, c.out), err)
 		}
 	}
 	how := map[string]string{}
@@ -433,33 +403,27 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 
 // checkStaged verifies the object of a staged file: the storage's MD5, or
 // else read back and hashed.
-func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held map[string]cloud.Object) (string, error) {
-	where := cloudPath(c.dests[di], relJoin(c.out, f.rel))
+func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held map[string]dest.Object) (string, error) {
+	where := storePath(c.dests[di], relJoin(c.out, f.rel))
 	o, ok := held[f.rel]
 	if !ok {
 		return "", fmt.Errorf("%s is not on the remote after the upload", where)
 	}
-	if m := o.ServerMD5(); m != "" && o.Size == f.size && strings.EqualFold(m, f.sums.Get(hashing.MD5)) {
-		return cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}), nil
+	if m := o.StorageMD5; m != "" && o.Size == f.size && strings.EqualFold(m, f.sums.Get(hashing.MD5)) {
+		return storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}), nil
 	}
 	if o.Size == f.size {
-		got, _, err := c.readBackCloud(ctx, di, f.rel, f.size)
+		got, _, err := c.readBackStore(ctx, di, f.rel, f.size)
 		if err != nil {
 			return "", fmt.Errorf("%s cannot be read back: %w", where, err)
 		}
 		if compared, _, same := f.sums.Compare(got); same && len(compared) > 0 {
-			return cloudMethod(CloudByReadBack, compared), nil
+			return storeMethod(CloudByReadBack, compared), nil
 		}
 	}
 	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: %s, and resume with dit offload --resume %d",
 		where, o.Size, f.size, MoveHistoryAside, c.j.rec.ID)
 }
-
-// MoveHistoryAside is what a seal that finds objects of another history
-// in the card's ascmhl/ folder on a remote asks the DIT to do: the whole
-// folder, as moving one object leaves a history that does not verify.
-// It holds no "; " (a card's error joins its problems so).
-const MoveHistoryAside = "move the card's whole ascmhl/ folder there aside (rclone moveto REMOTE:…/ascmhl REMOTE:…/ascmhl.old, not one object of it: what is left beside a new history would not verify)"
 
 // leftoverError is a seal refused because the card's ascmhl/ folder on
 // a remote holds objects of another history (chainFree).

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/raid"
 )
 
-// cloudFile is one file of a cloud run on one destination.
-type cloudFile struct {
+// storeFile is one file of a store run on one destination.
+type storeFile struct {
 	fp   *filePlan
 	want hashing.Sums // what the object must hash as: the card's read
 	rec  *catalog.File
@@ -29,13 +29,13 @@ type cloudFile struct {
 	sent []bool
 }
 
-// runCloud is the run of a card whose destinations are cloud ones: the
-// first copy in a folder (c.scan.Root) is uploaded with rclone copy; the
-// card itself, or a first copy on a dit array, is streamed from dit's
-// read (streamcloud.go). Then every object is verified (the storage's
+// runStore is the run of a card whose destinations are stores (remote
+// ones): the first copy in a folder (c.scan.Root) is uploaded from it
+// (Store.Put); the card itself, or a first copy on a dit array, is
+// streamed from dit's read (storestream.go). Then every object is verified (the storage's
 // MD5, else read back). What the remote already holds and verifies is not
 // sent again (a resumed upload).
-func (c *cardRun) runCloud(ctx context.Context) {
+func (c *cardRun) runStore(ctx context.Context) {
 	j := c.j
 	c.startCopying()
 	if empty := c.emptyDirs(); len(empty) > 0 {
@@ -45,24 +45,24 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		}
 		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 	}
-	var files []*cloudFile
-	var held []map[string]cloud.Object
+	var files []*storeFile
+	var held []map[string]dest.Object
 	if c.streamed() {
 		// The card itself, read once, or a first copy on a dit array,
-		// read through the array (streamcloud.go).
-		files, held = c.streamCloud(ctx)
+		// read through the array (storestream.go).
+		files, held = c.streamStore(ctx)
 	} else {
-		files = c.cloudFiles(ctx)
-		if c.sealsInCloud() {
-			c.holdChain(files) // goes up with the new history (cloudseal.go)
+		files = c.storeFiles(ctx)
+		if c.sealsInStore() {
+			c.holdChain(files) // goes up with the new history (storeseal.go)
 		}
-		held = make([]map[string]cloud.Object, len(c.dests))
-		// Every destination at once: its own rclone process (a
+		held = make([]map[string]dest.Object, len(c.dests))
+		// Every destination at once: its own transfer (a
 		// --cloud-bwlimit limits each), its own listing; a file's results
 		// are by destination (f.res[di]), so they share nothing else.
 		var wg sync.WaitGroup
 		for di := range c.dests {
-			wg.Go(func() { held[di] = c.uploadCloud(ctx, di, files) })
+			wg.Go(func() { held[di] = c.uploadStore(ctx, di, files) })
 		}
 		wg.Wait()
 	}
@@ -71,10 +71,10 @@ func (c *cardRun) runCloud(ctx context.Context) {
 	for di := range c.dests {
 		wg.Go(func() {
 			for _, f := range files {
-				if f.done[di] || f == c.cloudChain || ctx.Err() != nil {
+				if f.done[di] || f == c.storeChain || ctx.Err() != nil {
 					continue
 				}
-				c.verifyCloud(ctx, di, f, held[di])
+				c.verifyStore(ctx, di, f, held[di])
 			}
 		})
 	}
@@ -88,23 +88,23 @@ func (c *cardRun) runCloud(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		c.finalizeCloud(f)
+		c.finalizeStore(f)
 	}
 	if c.rec.VerifyStarted.IsZero() {
 		c.rec.VerifyStarted = j.opts.Now()
 	}
 }
 
-// cloudFiles are the files of a first copy in a folder with the hashes
+// storeFiles are the files of a first copy in a folder with the hashes
 // each object must have: the card's, as its first run read them
 // (c.expect), or, for a file the card did not give (the first copy's hash
 // lists), the first copy's as dit reads it now.
-func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
+func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 	j := c.j
 	nd := len(c.dests)
-	var out []*cloudFile
+	var out []*storeFile
 	for _, fp := range c.files {
-		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
+		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
 			f.want = w
@@ -134,22 +134,21 @@ func (c *cardRun) cloudFiles(ctx context.Context) []*cloudFile {
 	return out
 }
 
-// uploadCloud uploads the files to cloud destination di that it does not
+// uploadStore uploads the files to store di that it does not
 // hold verified already, and returns what it holds then (nil: it could
 // not be listed, and its copies failed).
-func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) map[string]cloud.Object {
+func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) map[string]dest.Object {
 	j := c.j
 	d := c.dests[di]
-	cd := cloudDest(d)
-	r := j.rclone()
-	held, err := c.listCloud(ctx, di, r)
+	st := c.stores[di]
+	held, err := st.List(ctx, c.out)
 	if err != nil {
-		c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
+		c.storeFail(di, files, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err))
 		return nil
 	}
 	var send []string
 	for _, f := range files {
-		if f.done[di] || f == c.cloudChain {
+		if f.done[di] || f == c.storeChain {
 			continue
 		}
 		rel := f.fp.ent.Rel
@@ -157,19 +156,18 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 		if o, ok := held[rel]; ok && c.serverMatch(o, f) {
 			// Held already (an earlier run sent it): verified by the
 			// storage's own checksum, not sent again.
-			c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+			c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
 			continue
 		}
 		if _, there := held[rel]; !there {
-			f.sent[di] = true // rclone copy --ignore-existing sends only these
+			f.sent[di] = true // Put sends only these (never over an object)
 		}
 		send = append(send, rel)
 	}
 	if len(send) > 0 {
 		c.touched.Store(true)
-		c.wroteCloud(di)
 		var sent int64
-		err = r.Upload(ctx, c.scan.Root, send, cd, c.out, func(p cloud.Progress) {
+		err = st.Put(ctx, c.scan.Root, send, c.out, func(p dest.Progress) {
 			c.uploadProgress(di, p, &sent)
 		})
 		if ctx.Err() != nil {
@@ -179,8 +177,8 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 			// What went up is verified all the same; what did not is failed below.
 			c.j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
 		}
-		if held, err = c.listCloud(ctx, di, r); err != nil {
-			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
+		if held, err = st.List(ctx, c.out); err != nil {
+			c.storeFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err))
 			return nil
 		}
 	}
@@ -194,56 +192,56 @@ func (c *cardRun) uploadCloud(ctx context.Context, di int, files []*cloudFile) m
 
 // serverMatch: the object o is f as the card gave it, by the storage's own
 // MD5 and its size.
-func (c *cardRun) serverMatch(o cloud.Object, f *cloudFile) bool {
-	m := o.ServerMD5()
+func (c *cardRun) serverMatch(o dest.Object, f *storeFile) bool {
+	m := o.StorageMD5
 	return m != "" && o.Size == f.fp.ent.Size && strings.EqualFold(m, f.want.Get(hashing.MD5))
 }
 
-// verifyCloud verifies f's object on destination di: the storage's MD5,
+// verifyStore verifies f's object on destination di: the storage's MD5,
 // or else the object read back and hashed. A storage's own MD5 that
 // differs from the card's proves the object differs: it is not read back.
-func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held map[string]cloud.Object) {
+func (c *cardRun) verifyStore(ctx context.Context, di int, f *storeFile, held map[string]dest.Object) {
 	d := c.dests[di]
 	rel := f.fp.ent.Rel
-	where := cloudPath(d, relJoin(c.out, rel))
+	where := storePath(d, relJoin(c.out, rel))
 	o, ok := held[rel]
 	switch {
 	case !ok:
-		c.failedCloud(di, f, fmt.Sprintf("%s is not on the remote after the upload: upload again with dit offload --resume %d", where, c.j.rec.ID))
+		c.failedStore(di, f, fmt.Sprintf("%s is not on the remote after the upload: upload again with dit offload --resume %d", where, c.j.rec.ID))
 		return
 	case o.Size != f.fp.ent.Size:
-		c.failedCloud(di, f, fmt.Sprintf("%s holds %d bytes, the card's file %d: %s", where, o.Size, f.fp.ent.Size, c.mismatchCause(ctx, di, f)))
+		c.failedStore(di, f, fmt.Sprintf("%s holds %d bytes, the card's file %d: %s", where, o.Size, f.fp.ent.Size, c.mismatchCause(ctx, di, f)))
 		return
 	case c.serverMatch(o, f):
 		f.res[di].written = true
-		c.verifiedCloud(di, f, cloudMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+		c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
 		return
-	case o.ServerMD5() != "" && f.want.Get(hashing.MD5) != "":
+	case o.StorageMD5 != "" && f.want.Get(hashing.MD5) != "":
 		f.res[di].written = f.sent[di]
-		c.failedCloud(di, f, fmt.Sprintf("%s differs from the card: md5 %s read from the card, %s the storage's own (S3 ETag): %s",
-			where, f.want.Get(hashing.MD5), o.ServerMD5(), c.mismatchCause(ctx, di, f)))
+		c.failedStore(di, f, fmt.Sprintf("%s differs from the card: md5 %s read from the card, %s the storage's own (S3 ETag): %s",
+			where, f.want.Get(hashing.MD5), o.StorageMD5, c.mismatchCause(ctx, di, f)))
 		return
 	}
 	f.res[di].written = true
-	got, algos, err := c.readBackCloud(ctx, di, rel, f.fp.ent.Size)
+	got, algos, err := c.readBackStore(ctx, di, rel, f.fp.ent.Size)
 	if ctx.Err() != nil {
 		return
 	}
 	if err != nil {
-		c.failedCloud(di, f, fmt.Sprintf("%s cannot be read back: %v", where, err))
+		c.failedStore(di, f, fmt.Sprintf("%s cannot be read back: %v", where, err))
 		return
 	}
 	compared, bad, ok := f.want.Compare(got)
 	if !ok {
 		if len(compared) == 0 {
-			c.failedCloud(di, f, fmt.Sprintf("%s: no hash in common with the card's to compare (%s): the card is NOT safe to format", where, hashing.Names(algos)))
+			c.failedStore(di, f, fmt.Sprintf("%s: no hash in common with the card's to compare (%s): the card is NOT safe to format", where, hashing.Names(algos)))
 			return
 		}
-		c.failedCloud(di, f, fmt.Sprintf("%s differs from the card: %s %s read from the card, %s read back from the cloud: %s",
+		c.failedStore(di, f, fmt.Sprintf("%s differs from the card: %s %s read from the card, %s read back from the cloud: %s",
 			where, bad, f.want.Get(bad), got.Get(bad), c.mismatchCause(ctx, di, f)))
 		return
 	}
-	c.verifiedCloud(di, f, cloudMethod(CloudByReadBack, compared))
+	c.verifiedStore(di, f, storeMethod(CloudByReadBack, compared))
 }
 
 // mismatchCause says what is known of an object of f on destination di
@@ -254,7 +252,7 @@ func (c *cardRun) verifyCloud(ctx context.Context, di int, f *cloudFile, held ma
 // copy gone bad from a transfer or storage fault. One it sent from its
 // own read (the card, or an array's first copy checked against the
 // card): the storage holds other bytes than were sent.
-func (c *cardRun) mismatchCause(ctx context.Context, di int, f *cloudFile) string {
+func (c *cardRun) mismatchCause(ctx context.Context, di int, f *storeFile) string {
 	id := c.j.rec.ID
 	const notSafe = "the card is NOT safe to format"
 	switch {
@@ -281,11 +279,11 @@ func (c *cardRun) mismatchCause(ctx context.Context, di int, f *cloudFile) strin
 	return fmt.Sprintf("%s; the storage holds other bytes than dit sent from its read: move the object away and resume with dit offload --resume %d", notSafe, id)
 }
 
-// readBackCloud reads the object of rel on destination di back from the
+// readBackStore reads the object of rel on destination di back from the
 // remote and hashes it with the job's verification algorithms.
-func (c *cardRun) readBackCloud(ctx context.Context, di int, rel string, size int64) (hashing.Sums, []hashing.Algo, error) {
+func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size int64) (hashing.Sums, []hashing.Algo, error) {
 	j := c.j
-	rc, err := j.rclone().Open(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size)
+	rc, err := c.stores[di].Open(ctx, relJoin(c.out, rel), size)
 	if err != nil {
 		return hashing.Sums{}, nil, err
 	}
@@ -306,13 +304,13 @@ func (c *cardRun) readBackCloud(ctx context.Context, di int, rel string, size in
 
 // uploadProgress counts what an upload to destination di sent (sent:
 // its bytes so far): bytes beyond what the destination needs were sent
-// again after a failed try, counted apart; a new try and an error rclone
-// said are the destination's retry and last error.
-func (c *cardRun) uploadProgress(di int, p cloud.Progress, sent *int64) {
+// again after a failed try, counted apart; a new try and an error the
+// transfer said are the destination's retry and last error.
+func (c *cardRun) uploadProgress(di int, p dest.Progress, sent *int64) {
 	if p.Try > 1 && int64(p.Try) > c.lc.dests[di].retry.Load() {
-		c.destRetry(di, p.Try, p.Tries, cloudCause(c.dests[di].root, p.Err))
+		c.destRetry(di, p.Try, p.Tries, c.stores[di].Cause(p.Err))
 	} else if p.Err != "" {
-		c.destError(di, cloudCause(c.dests[di].root, p.Err))
+		c.destError(di, c.stores[di].Cause(p.Err))
 	}
 	d := p.Bytes - *sent
 	if d <= 0 {
@@ -331,20 +329,7 @@ func (c *cardRun) uploadProgress(di int, p cloud.Progress, sent *int64) {
 	}
 }
 
-// cloudCause names an rclone error by its remote: "s3: connection
-// refused".
-func cloudCause(root, err string) string {
-	if err == "" {
-		return ""
-	}
-	remote := strings.TrimPrefix(root, "rclone:")
-	if i := strings.Index(remote, ":"); i >= 0 {
-		remote = remote[:i]
-	}
-	return remote + ": " + err
-}
-
-func (c *cardRun) verifiedCloud(di int, f *cloudFile, how string) {
+func (c *cardRun) verifiedStore(di int, f *storeFile, how string) {
 	if p := f.fp.prevCopy(c.dests[di].rec.ID); p == nil || p.State != StateVerified {
 		c.touched.Store(true)
 	}
@@ -354,27 +339,27 @@ func (c *cardRun) verifiedCloud(di int, f *cloudFile, how string) {
 		c.destVerif[di].Add(f.fp.ent.Size)
 		c.verifiedOne(di, time.Millisecond) // checked by the storage, listed at once
 	}
-	c.recordCloudCopy(di, f)
+	c.recordStoreCopy(di, f)
 }
 
-func (c *cardRun) failedCloud(di int, f *cloudFile, why string) {
+func (c *cardRun) failedStore(di int, f *storeFile, why string) {
 	c.touched.Store(true)
 	f.res[di].state, f.res[di].err, f.done[di] = StateFailed, why, true
-	c.recordCloudCopy(di, f)
+	c.recordStoreCopy(di, f)
 }
 
-// cloudFail fails every file not final on destination di with why.
-func (c *cardRun) cloudFail(di int, files []*cloudFile, why string) {
+// storeFail fails every file not final on destination di with why.
+func (c *cardRun) storeFail(di int, files []*storeFile, why string) {
 	c.destErr[di] = fmt.Errorf("%s", why)
 	for _, f := range files {
 		if !f.done[di] {
 			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
-			c.failedCloud(di, f, why)
+			c.failedStore(di, f, why)
 		}
 	}
 }
 
-func (c *cardRun) recordCloudCopy(di int, f *cloudFile) {
+func (c *cardRun) recordStoreCopy(di int, f *storeFile) {
 	r := f.res[di]
 	cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
 	if r.state == StateVerified {
@@ -389,9 +374,9 @@ func (c *cardRun) recordCloudCopy(di int, f *cloudFile) {
 	c.j.cat.PutCopy(c.rec.ID, f.fp.ent.Rel, cp)
 }
 
-// finalizeCloud records a file of a cloud run once it is final on every
+// finalizeStore records a file of a store run once it is final on every
 // destination, and tells the front ends.
-func (c *cardRun) finalizeCloud(f *cloudFile) {
+func (c *cardRun) finalizeStore(f *storeFile) {
 	j := c.j
 	for _, d := range f.done {
 		if !d {
@@ -443,16 +428,14 @@ func (c *cardRun) emptyDirs() []string {
 	return out
 }
 
-// planCloud sets a cloud run's totals before it runs (the progress reads
+// planStore sets a store run's totals before it runs (the progress reads
 // them without a lock): every file is read back, or checked, on every
 // destination; what a destination holds already with the card's MD5 (an
 // interrupted upload) is not sent again, the rest is. A remote that cannot
 // be listed now counts as holding nothing.
-func (c *cardRun) planCloud() {
-	r := *c.j.rclone()
-	r.Tries = 1
+func (c *cardRun) planStore() {
 	for di := range c.dests {
-		held, _ := c.listCloud(context.Background(), di, &r)
+		held, _ := c.stores[di].Once().List(context.Background(), c.out)
 		var need int64
 		var files int
 		c.lc.dests[di].verifyFiles = len(c.files)
@@ -462,11 +445,11 @@ func (c *cardRun) planCloud() {
 			o, ok := held[fp.ent.Rel]
 			w0, _ := c.expectOf(fp.ent.Rel)
 			w := w0.Get(hashing.MD5)
-			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.ServerMD5(), w) {
+			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.StorageMD5, w) {
 				continue
 			}
-			if fp.ent.Rel == chainRel && c.sealsInCloud() {
-				continue // goes up with the history (cloudseal.go)
+			if fp.ent.Rel == chainRel && c.sealsInStore() {
+				continue // goes up with the history (storeseal.go)
 			}
 			need += fp.ent.Size
 			files++
@@ -479,13 +462,14 @@ func (c *cardRun) planCloud() {
 
 // streamed: the run reads its files itself and streams them to the
 // remote: from the card (no first copy), or from a first copy on a dit
-// array, which only dit reads (rclone sees the blades' own files).
+// array, which only dit reads (a remote's Put sees the blades' own
+// files).
 func (c *cardRun) streamed() bool {
 	return c.from == nil || raid.IsBlade(c.from.dests[0].root)
 }
 
 // expectOf is what the card gave for rel in the first run, which the
-// cloud copy must hash as; not the card's own ASC MHL chain once the first
+// remote copy must hash as; not the card's own ASC MHL chain once the first
 // run's seal extended it on the first copy (by design: its generations
 // are checked one by one), which goes up as the first copy holds it.
 func (c *cardRun) expectOf(rel string) (hashing.Sums, bool) {

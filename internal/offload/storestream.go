@@ -11,44 +11,41 @@ import (
 	"sync"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 )
 
-// A card whose only destinations are cloud ones is streamed: each file is
-// read once from the card, and every block read is hashed and sent to each
-// destination as it is read (rclone rcat, one object per file, up to
-// streamWorkers files at once; one at a time under a bandwidth limit, which
-// rclone applies per process). The objects' server-side MD5 is then
+// A card whose only destinations are stores (remote ones) is streamed:
+// each file is read once from the card, and every block read is hashed
+// and sent to each destination as it is read (Store.PutStream, one
+// object per file, up to Store.Streams files at once). The objects' server-side MD5 is then
 // compared with the MD5 of that one read. Where an object of a file's name
 // is there already (an interrupted run left it), the file is read first
 // and hashed; the object is verified or failed against that read, never
 // written over. The card's top-level ASC MHL chain file is read and hashed
-// but not sent when the card is sealed in the cloud: the new history's
-// chain takes its name (cloudseal.go).
+// but not sent when the card is sealed on its stores: the new history's
+// chain takes its name (storeseal.go).
 //
-// A second run from a first copy on a dit array streams too (rclone cannot
-// read an array): each file the card gave is read through the array and
+// A second run from a first copy on a dit array streams too (a store's
+// Put cannot read an array): each file the card gave is read through the array and
 // checked against the card's hashes of the first run before anything is
 // sent, so a first copy that differs from the card never reaches the
 // remote (its first copy is withdrawn, as the local second run does); the
 // read that is sent must hash as that first one.
 
-const streamWorkers = 4
-
 // errStreamDone ends a destination's pipe once its upload has returned.
 var errStreamDone = errors.New("upload ended")
 
-// streamCloud reads and sends every file of the card, and returns them and
+// streamStore reads and sends every file of the card, and returns them and
 // what each destination holds afterwards (nil: it could not be listed; its
 // copies failed).
-func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]cloud.Object) {
+func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]dest.Object) {
 	j := c.j
 	nd := len(c.dests)
-	files := make([]*cloudFile, len(c.files))
+	files := make([]*storeFile, len(c.files))
 	for i, fp := range c.files {
-		f := &cloudFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
+		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		for di := range f.res {
 			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
@@ -58,16 +55,16 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 	}
 	// What is there already: never written over (dit replaces nothing on
 	// a remote); a destination that cannot be listed is not written.
-	before := make([]map[string]cloud.Object, nd)
+	before := make([]map[string]dest.Object, nd)
+	workers := 0
 	for di, d := range c.dests {
 		var err error
-		if before[di], err = c.listCloud(ctx, di, nil); err != nil && ctx.Err() == nil {
-			c.cloudFail(di, files, fmt.Sprintf("cannot list %s: %v", cloudPath(d, c.out), err))
+		if workers == 0 || c.stores[di].Streams() < workers {
+			workers = c.stores[di].Streams()
 		}
-	}
-	workers := streamWorkers
-	if j.rclone().BwLimit != "" {
-		workers = 1
+		if before[di], err = c.stores[di].List(ctx, c.out); err != nil && ctx.Err() == nil {
+			c.storeFail(di, files, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err))
+		}
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
@@ -82,15 +79,14 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 		})
 	}
 	wg.Wait()
-	held := make([]map[string]cloud.Object, nd)
+	held := make([]map[string]dest.Object, nd)
 	if ctx.Err() != nil {
 		return files, held
 	}
 	for di, d := range c.dests {
 		var err error
-		c.wroteCloud(di)
-		if held[di], err = c.listCloud(ctx, di, nil); err != nil {
-			c.cloudFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", cloudPath(d, c.out), err))
+		if held[di], err = c.stores[di].List(ctx, c.out); err != nil {
+			c.storeFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err))
 			held[di] = nil
 		}
 	}
@@ -106,11 +102,11 @@ func (c *cardRun) streamCloud(ctx context.Context) ([]*cloudFile, []map[string]c
 // against the card (a first copy on an array), it is read and hashed
 // first: an object there is verified or failed against that read, never
 // written over; the read that is then sent must hash as the first.
-func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[string]cloud.Object) {
+func (c *cardRun) streamFile(ctx context.Context, f *storeFile, before []map[string]dest.Object) {
 	rel, size := f.fp.ent.Rel, f.fp.ent.Size
 	c.current.Store(rel)
-	if rel == chainRel && c.sealsInCloud() {
-		c.streamChain(ctx, f) // goes up as the new history's chain (cloudseal.go)
+	if rel == chainRel && c.sealsInStore() {
+		c.streamChain(ctx, f) // goes up as the new history's chain (storeseal.go)
 		return
 	}
 	var send []int
@@ -157,14 +153,14 @@ func (c *cardRun) streamFile(ctx context.Context, f *cloudFile, before []map[str
 	}
 	for di, e := range errs {
 		if e != nil {
-			c.failedCloud(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", cloudPath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
+			c.failedStore(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", storePath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
 		}
 	}
 }
 
 // streamFailed fails f on every destination: the card's file could not
 // be read whole (an interruption leaves it as it is).
-func (c *cardRun) streamFailed(ctx context.Context, f *cloudFile, err error) {
+func (c *cardRun) streamFailed(ctx context.Context, f *storeFile, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -174,7 +170,7 @@ func (c *cardRun) streamFailed(ctx context.Context, f *cloudFile, err error) {
 	}
 	for di := range f.res {
 		if !f.done[di] {
-			c.failedCloud(di, f, f.rec.Error)
+			c.failedStore(di, f, f.rec.Error)
 		}
 	}
 }
@@ -202,8 +198,8 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 		pr, pw := io.Pipe()
 		pws[di] = pw
 		wg.Go(func() {
-			err := j.rclone().RcatWatch(ctx, cloudDest(c.dests[di]), relJoin(c.out, rel), size, pr, func(e string) {
-				c.destError(di, cloudCause(c.dests[di].root, e))
+			err := c.stores[di].PutStream(ctx, relJoin(c.out, rel), size, pr, func(e string) {
+				c.destError(di, c.stores[di].Cause(e))
 			})
 			pr.CloseWithError(errStreamDone)
 			mu.Lock()
@@ -217,7 +213,7 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 	}
 	for _, pw := range pws {
 		if rerr != nil {
-			pw.CloseWithError(rerr) // rclone gets less than --size: no object
+			pw.CloseWithError(rerr) // the store gets less than size: no object
 		} else {
 			pw.Close()
 		}
@@ -302,7 +298,7 @@ func (c *cardRun) checkStreamed(rel string, want, got hashing.Sums) string {
 // a read the card did not repeat (never replaced on a remote: a resume
 // compares them with a new read). The card's chain file, which goes up as
 // the new history's chain, is left to the seal.
-func (c *cardRun) rereadCard(ctx context.Context, files []*cloudFile) {
+func (c *cardRun) rereadCard(ctx context.Context, files []*storeFile) {
 	j := c.j
 	mh := hashing.NewMulti(j.valgos, 2)
 	defer mh.Close()
@@ -315,7 +311,7 @@ func (c *cardRun) rereadCard(ctx context.Context, files []*cloudFile) {
 		if ctx.Err() != nil {
 			return
 		}
-		if f == c.cloudChain || f.rec.State == StateFailed || f.want.Get(hashing.MD5) == "" || !c.anyVerified(f) {
+		if f == c.storeChain || f.rec.State == StateFailed || f.want.Get(hashing.MD5) == "" || !c.anyVerified(f) {
 			continue
 		}
 		rel := f.fp.ent.Rel
@@ -342,9 +338,9 @@ func (c *cardRun) rereadCard(ctx context.Context, files []*cloudFile) {
 		f.rec.State, f.rec.Error = StateFailed, why
 		for di, r := range f.res {
 			if r.state == StateVerified {
-				c.failedCloud(di, f, "not verified: "+why)
+				c.failedStore(di, f, "not verified: "+why)
 			} else if !f.done[di] {
-				c.failedCloud(di, f, why)
+				c.failedStore(di, f, why)
 			}
 		}
 	}
@@ -352,7 +348,7 @@ func (c *cardRun) rereadCard(ctx context.Context, files []*cloudFile) {
 
 // anyVerified: f is verified on a destination (else there is nothing a
 // re-read of the card could confirm).
-func (c *cardRun) anyVerified(f *cloudFile) bool {
+func (c *cardRun) anyVerified(f *storeFile) bool {
 	for _, r := range f.res {
 		if r.state == StateVerified {
 			return true

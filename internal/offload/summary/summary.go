@@ -1,4 +1,4 @@
-package offload
+package summary
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -127,10 +128,16 @@ func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
 	return loadSummary(cat, jobID, 0, nil, false)
 }
 
-// endedCard is the summary of hop-1 card cardID as its run (or its
+// LoadFileByFile is LoadSummary read file by file rather than from the
+// cards' totals: the same summary, slower (the tests compare the two).
+func LoadFileByFile(cat *catalog.Catalog, jobID int64) (*Summary, error) {
+	return loadSummary(cat, jobID, 0, nil, true)
+}
+
+// EndedCard is the summary of hop-1 card cardID as its run (or its
 // second run) ended in this process: no state of work, though the job
 // still runs (interrupted: the run was stopped).
-func endedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*CardSummary, error) {
+func EndedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*CardSummary, error) {
 	f := &verdict.Facts{JobStored: catalog.JobRunning}
 	if interrupted {
 		f.JobStored = catalog.JobInterrupted
@@ -248,13 +255,13 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 		// end of the last run, a killed run ending at its last sample.
 		s.Seconds = s.ActiveSeconds + s.PausedSeconds
 	}
-	s.ExitCode = exitCode(s.Status, j.State == catalog.JobFailed)
+	s.ExitCode = ExitCode(s.Status, j.State == catalog.JobFailed)
 	return s, nil
 }
 
-// exitCode is the exit code of a job in state st (fatal: it stopped on
+// ExitCode is the exit code of a job in state st (fatal: it stopped on
 // an error of its own).
-func exitCode(st verdict.State, fatal bool) int {
+func ExitCode(st verdict.State, fatal bool) int {
 	switch {
 	case st == verdict.Interrupted:
 		return ExitInterrupted
@@ -271,7 +278,7 @@ func exitCode(st verdict.State, fatal bool) int {
 // recorded state and whether it verifies.
 func jobFacts(j *catalog.Job) verdict.Facts {
 	return verdict.Facts{Active: j.Active && j.State == catalog.JobRunning, JobStored: j.State,
-		VerifyNone: j.VerifyMode == string(VerifyNone)}
+		VerifyNone: j.VerifyMode == "none"}
 }
 
 // cardSummary is card k's summary on the destinations dests (one run's),
@@ -290,8 +297,8 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}, Path: k.Path, State: k.State,
 		Skipped: len(skipped)}
 	for _, d := range dests {
-		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		cs.Destinations = append(cs.Destinations, DestSummary{Path: DisplayPath(d.Path, out)})
+		out, _ := dest.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
+		cs.Destinations = append(cs.Destinations, DestSummary{Path: dest.DisplayPath(d.Path, out)})
 	}
 	var allVerified bool
 	var seen map[string]bool
@@ -350,7 +357,7 @@ func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, on
 			cs.Failed++
 			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
-		f.Copies = onDests(f.Copies, idx)
+		f.Copies = OnDests(f.Copies, idx)
 		ok := len(f.Copies) == len(dests)
 		if only != nil && !only[f.Rel] {
 			// Not counted; it still has to be verified.
@@ -415,10 +422,10 @@ func countTotals(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, t
 	return all, nil
 }
 
-// onDests keeps the copies on the destinations in idx (one run's): the
+// OnDests keeps the copies on the destinations in idx (one run's): the
 // rows a dit verify before 0.x wrote for a cascade's card on the other
 // run's destinations are not its copies.
-func onDests(cps []catalog.Copy, idx map[int64]int) []catalog.Copy {
+func OnDests(cps []catalog.Copy, idx map[int64]int) []catalog.Copy {
 	out := cps[:0:0]
 	for _, cp := range cps {
 		if _, ok := idx[cp.DestID]; ok {
@@ -556,14 +563,14 @@ func historyWaitsWhy(failed int) string {
 	if failed == 0 {
 		return "not every file is verified in the cloud, so the card's history is not written there"
 	}
-	return nFiles(failed) + " not verified in the cloud, so the card's history is not written there"
+	return NFiles(failed) + " not verified in the cloud, so the card's history is not written there"
 }
 
 // historyWaitsNext says what writes it.
 func historyWaitsNext(jobID int64, failed int) string {
 	what := "what is missing"
 	if failed > 0 {
-		what = itThem(failed)
+		what = ItThem(failed)
 	}
 	return fmt.Sprintf("dit offload --resume %d uploads %s and writes the history", jobID, what)
 }

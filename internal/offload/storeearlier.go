@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 )
@@ -17,7 +16,7 @@ import (
 // earlier job: dit cannot add this job's generation (the chain object is
 // never replaced), but the history there may already say all this job
 // would. It is read back whole (every object of the folder's top-level
-// ascmhl folder, rclone cat) and kept as the card's history when it reads
+// ascmhl folder, read back) and kept as the card's history when it reads
 // whole (each manifest's C4 as the chain gives it) and records every file
 // whose cloud copy this job verified, with the card's hashes in every
 // format both have (one at least), none of them last recorded as failed.
@@ -55,13 +54,12 @@ func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, 
 // destination di and loads it (nil: it could not be loaded); an error
 // says why it is not whole.
 func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl.History, error) {
-	d := c.dests[di]
-	r := c.j.rclone()
-	held, err := c.listCloud(ctx, di, r)
+	st := c.stores[di]
+	held, err := st.List(ctx, c.out)
 	if err != nil {
 		return "", nil, err
 	}
-	tmp, err := cloud.MkdirTemp("dit-history-there-")
+	tmp, err := st.Stage("dit-history-there-")
 	if err != nil {
 		return "", nil, err
 	}
@@ -77,7 +75,7 @@ func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl
 		if o.Size > maxHistoryObject {
 			return "", nil, fmt.Errorf("%s is %d bytes, not a history file dit reads back", rel, o.Size)
 		}
-		rc, err := r.Open(ctx, cloudDest(d), relJoin(c.out, rel), o.Size)
+		rc, err := st.Open(ctx, relJoin(c.out, rel), o.Size)
 		if err != nil {
 			return "", nil, err
 		}
@@ -95,19 +93,19 @@ func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl
 			return "", nil, err
 		}
 	}
-	st, err := ascmhl.OpenOSStore(tmp)
+	hs, err := ascmhl.OpenOSStore(tmp)
 	if err != nil {
 		return "", nil, err
 	}
-	defer st.Close()
-	h, err := ascmhl.LoadHistory(st)
+	defer hs.Close()
+	h, err := ascmhl.LoadHistory(hs)
 	if err != nil {
 		return "", nil, err
 	}
 	if len(h.Problems) > 0 {
 		return "", h, fmt.Errorf("it does not read whole: %s", strings.Join(h.Problems, ", "))
 	}
-	return cloudMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), h, nil
+	return storeMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), h, nil
 }
 
 // notRecorded lists (at most 5, then a count) the verified files the

@@ -1,4 +1,4 @@
-package offload
+package summary
 
 import (
 	"sort"

@@ -1,0 +1,30 @@
+// Package remote is the remote kind of destination: a folder of a
+// remote of the user's rclone configuration, written
+// rclone:REMOTE:PATH, behind the engine's [dest.Store] interface. It
+// exists so that the rules of a storage reached through rclone live in
+// one place the pipeline never imports (arch_test.go): the transfers go
+// through internal/cloud (the rclone driver), and this package decides
+// what the pipeline sees of them.
+//
+// Its rules:
+//
+//   - Server-side checksums: an object's [dest.Object.StorageMD5] is the
+//     storage's own MD5 of the stored bytes, an S3 single-part object's
+//     ETag (cloud.Object.ServerMD5); a multipart object's ETag, and the
+//     md5 a client stored beside an object, are never one, so such an
+//     object is verified by reading it back.
+//   - Multipart: rclone writes S3 objects single-part up to
+//     cloud.UploadCutoff (5 GiB), so that most objects carry that MD5.
+//   - Listing costs: every listing is an rclone process and a walk of the
+//     folder on the storage. A Store keeps each folder's listing until it
+//     writes there, so a card's folder is listed once for its plan and
+//     upload, once after the upload for its verification and seal.
+//   - Bandwidth: rclone applies a --bwlimit per process, so under a
+//     limit a Store streams one file at once (else 4).
+//   - Nothing is ever written over, moved or deleted on a remote.
+//
+// Importing the package registers the kind ([dest.Register]); the
+// configuration a front end gives (offload's Env.Rclone) is a
+// *cloud.Rclone, nil for rclone on PATH with the user's own
+// configuration.
+package remote

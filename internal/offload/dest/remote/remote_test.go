@@ -1,0 +1,104 @@
+package remote
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/offload/dest"
+)
+
+func md5hex(s string) string {
+	h := md5.Sum([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// Importing the package registers the kind: a remote destination opens
+// as this package's Store, parsed as internal/cloud reads it.
+func TestRegistered(t *testing.T) {
+	st, err := dest.OpenStore("rclone:s3:bucket/show/", nil)
+	require.NoError(t, err)
+	require.Equal(t, "rclone:s3:bucket/show", st.String())
+	require.Equal(t, "s3: connection refused", st.Cause("connection refused"))
+	require.Equal(t, "", st.Cause(""))
+	require.Equal(t, streamWorkers, st.Streams())
+	limited, err := dest.OpenStore("rclone:s3:bucket", &cloud.Rclone{BwLimit: "1M"})
+	require.NoError(t, err)
+	require.Equal(t, 1, limited.Streams(), "rclone limits each process: one stream at once under a limit")
+	require.Error(t, dest.ParseRemote("rclone:nocolon"))
+	_, err = dest.OpenStore("rclone:s3:x", "not an rclone")
+	require.ErrorContains(t, err, "not a *cloud.Rclone")
+}
+
+// A Store lists a folder once and keeps the listing until it writes
+// there; the storage's own MD5 of a single-part object is the MD5 of
+// its bytes; a stream cut short leaves no object.
+func TestStoreOnS3(t *testing.T) {
+	s := s3test.Start(t, "ditcloud", "shots")
+	ctx := context.Background()
+	st, err := Open("rclone:ditcloud:shots/show", &cloud.Rclone{Env: s.Env, Tries: 1})
+	require.NoError(t, err)
+
+	src := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "CLIPS"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "CLIPS", "a.mov"), []byte("clip a"), 0o644))
+	empty, err := st.List(ctx, "day01")
+	require.NoError(t, err)
+	require.Empty(t, empty, "a folder not there lists as empty")
+
+	var last dest.Progress
+	require.NoError(t, st.Put(ctx, src, []string{"CLIPS/a.mov"}, "day01", func(p dest.Progress) { last = p }))
+	require.Equal(t, int64(6), last.Bytes)
+	held, err := st.List(ctx, "day01")
+	require.NoError(t, err)
+	require.Equal(t, dest.Object{Size: 6, StorageMD5: md5hex("clip a")}, held["CLIPS/a.mov"])
+
+	// Written by someone else: the kept listing does not see it (one
+	// listing per folder until the store writes there)...
+	other := filepath.Join(t.TempDir(), "b.mov")
+	require.NoError(t, os.WriteFile(other, []byte("clip b"), 0o644))
+	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/CLIPS/b.mov")
+	again, err := st.Once().List(ctx, "day01")
+	require.NoError(t, err)
+	require.Len(t, again, 1, "Once shares the store's listings")
+	// ...a write there forgets it.
+	require.NoError(t, st.PutStream(ctx, "day01/CLIPS/c.mov", 6, strings.NewReader("clip c"), nil))
+	held, err = st.List(ctx, "day01")
+	require.NoError(t, err)
+	require.Len(t, held, 3)
+	require.Equal(t, md5hex("clip c"), held["CLIPS/c.mov"].StorageMD5)
+
+	rc, err := st.Open(ctx, "day01/CLIPS/c.mov", 6)
+	require.NoError(t, err)
+	got, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	require.NoError(t, rc.Close())
+	require.Equal(t, "clip c", string(got))
+
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte("cut"))
+		pw.CloseWithError(errors.New("the card went away"))
+	}()
+	require.Error(t, st.PutStream(ctx, "day01/CLIPS/d.mov", 6, pr, nil))
+	held, err = st.List(ctx, "day01")
+	require.NoError(t, err)
+	require.NotContains(t, held, "CLIPS/d.mov", "nothing partial carries a name")
+
+	stage, err := st.Stage("dit-history-")
+	require.NoError(t, err)
+	defer os.RemoveAll(stage)
+	fi, err := os.Stat(stage)
+	require.NoError(t, err)
+	require.True(t, fi.IsDir())
+}

@@ -1,0 +1,24 @@
+// Package summary is the engine's read model of a job once it is
+// recorded: what the front ends and the job report say of a job, a card
+// and a run, read from the catalog (never from a running pipeline), so a
+// finished, interrupted or running job reads the same way. It exists so
+// that a newcomer finds what dit says of a job apart from how the job is
+// run: the pipeline (internal/offload) writes the catalog and this
+// package reads it; it imports nothing of the pipeline (only the
+// destination paths of internal/offload/dest).
+//
+//	summary.go   Summary, CardSummary, HopSummary: LoadSummary, from the
+//	             cards' totals (LoadFileByFile: the same, file by file);
+//	             each card's and run's verdict, through internal/verdict
+//	model.go     the job model: JobFigures and CardFigures, the figures
+//	             the summary and the job report (reports/jobreport) both
+//	             carry; TBPerHour
+//	activity.go  Activity: what a job moved and the time it spent, from
+//	             its per-second samples and runs (every TB/hour dit prints)
+//	advice.go    CardAdvice: what a card's recorded failures say to do
+//	words.go     the states and error words the pipeline records and this
+//	             package reads (StateVerified, HistoryWaits, ...)
+//
+// Package offload gives every exported name here under its own (type
+// aliases), the API the front ends have always used.
+package summary
