@@ -69,6 +69,9 @@ type Clip struct {
 	Resolution string  `json:"resolution,omitempty"` // "4608x3164"
 	TCStart    string  `json:"tc_start,omitempty"`   // "01:02:03:04"
 	Serial     string  `json:"camera_serial,omitempty"`
+	// Audio is the clip's sound (nil: nothing read says): the media's
+	// audio streams ([Probe.Fill]), else what a sidecar says.
+	Audio *Audio `json:"audio,omitempty"`
 	// Conflicts say where the media and a sidecar disagreed ([Probe.Fill]:
 	// the media's value is kept): "frames: sidecar 120, media 96 (the
 	// media's kept)".
