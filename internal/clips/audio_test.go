@@ -108,3 +108,24 @@ func TestProbeRealAudio(t *testing.T) {
 		}
 	}
 }
+
+// A ProRes movie named as Blackmagic names its BRAW (reel, date and
+// time, clip) is a Blackmagic clip; a camera the media's tags name
+// gives a clip of no family its family.
+func TestBlackmagicMovieAndFamilyFromTags(t *testing.T) {
+	k := Recognize([]File{{Rel: "C001_08151440_C002.mov", Size: 1}, {Rel: "clip.mov", Size: 1}}, nil)
+	if len(k.Clips) != 2 {
+		t.Fatalf("%d clips", len(k.Clips))
+	}
+	if c := k.Clips[0]; c.Family != FamilyBlackmagic || c.Reel != "C001" || c.Type != TypeProRes {
+		t.Errorf("Blackmagic-named movie: %+v", c)
+	}
+	c := k.Clips[1]
+	if c.Family != "" {
+		t.Fatalf("a movie named by nobody: %+v", c)
+	}
+	(&Probe{Camera: "Blackmagic Design URSA Mini Pro 12K", Type: "ProRes"}).Fill(&c)
+	if c.Family != FamilyBlackmagic || c.Camera != "Blackmagic Design URSA Mini Pro 12K" {
+		t.Errorf("the media's camera tags: %+v", c)
+	}
+}

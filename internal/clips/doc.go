@@ -19,7 +19,8 @@
 //	              each a clip; the family from the folders and the name:
 //	              XDROOT/ or PRIVATE/M4ROOT/ (Sony X-OCN / XAVC), CONTENTS/CLIPS
 //	              or _CANON (Canon), .braw (Blackmagic), .crm (Canon Cinema
-//	              RAW Light), A001C003_230512_R2EC.mov/.mxf (ARRI ProRes), DCIM/
+//	              RAW Light), A001C003_230512_R2EC.mov/.mxf (ARRI ProRes),
+//	              A001_08151432_C003.mov/.mxf (Blackmagic ProRes, DNx), DCIM/
 //	              (a plain DCIM card), else "video"
 //	proxies       a movie in a SUB / Proxy folder goes with the clip whose
 //	              name it starts with (Sony's SUB/C0001S03.MP4)

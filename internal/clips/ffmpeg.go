@@ -324,6 +324,9 @@ func (p *Probe) Fill(c *Clip) {
 	// says one (the camera's own record, maybe more precise).
 	if p.Camera != "" && strings.HasPrefix(strings.ToUpper(p.Camera), strings.ToUpper(c.Camera)) {
 		c.Camera = p.Camera
+		if c.Family == "" {
+			c.Family = familyOf(p.Camera)
+		}
 	}
 	if p.Reel != "" {
 		c.Reel = p.Reel
