@@ -396,7 +396,7 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 	if len(c.Clips) == 0 {
 		return
 	}
-	const thumbW, thumbH, rowH = 32.0, 18.0, 20.0
+	const thumbW, thumbH, rowH = 28.0, 18.0, 20.0
 	if d.GetY()+14+rowH > pdfBottom {
 		d.AddPage()
 	}
@@ -461,7 +461,7 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		for i, col := range cols {
 			switch {
 			case i == 1:
-				d.font("B", 8, colInk)
+				d.font("B", 7.5, colInk) // as fitColumns measured it
 			case i == len(cols)-1:
 				d.font("B", 7.5, vcol)
 			default:
