@@ -47,7 +47,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Name, "name", "", "job name (default: date and time, e.g. 2026-11-22_093000)")
 	f.StringVar(&o.Layout, "layout", offload.DefaultLayout, "folder of each card on a destination: {job}, {card}, {date}, {time}, {host}")
 	f.StringVar(&o.OnConflict, "on-conflict", "fail", "when a different file is already there: fail, skip or rename")
-	f.BoolVar(&o.ALE, "ale", false, "also write the job's Avid Log Exchange file (one per frame rate) with its reports, when it has clips")
+	f.BoolVar(&o.ALE, "ale", false, "also write the job's editorial lists with its reports, when it has clips: an Avid Log Exchange file, a CMX 3600 EDL and an FCPXML (one of each per frame rate)")
 	f.StringVar(&o.Proxies, "proxies", "", "make editorial proxies of the clips with ffmpeg from each card's verified copy (never the card), at low priority: `PRESET`[,burnin] ("+assembly.ProxyPresets()+"; burnin: the timecode and clip name drawn in); see docs/proxies.md")
 	f.StringArrayVar(&o.ProxiesTo, "proxies-to", nil, "`DEST` of the job (a -d or --then: a folder, a dit array's at the job's end, or rclone:REMOTE:PATH uploaded and verified by the storage's MD5) the proxies go to, into its proxies/ folder (repeat for several; default the first -d)")
 	f.IntVar(&o.ProxyWorkers, "proxy-workers", 1, "with --proxies, how many ffmpeg run at once (each at low priority)")

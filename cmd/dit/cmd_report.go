@@ -56,12 +56,15 @@ phase, the verify phase and end to end, and a throughput chart.
 
 dit also writes all four at the end of every job into each folder or array
 destination (DEST/<job folder>/reports/; a cloud destination gets none), with the clip sheet when the job has clips,
-its ALE when asked (dit offload --ale), and the proxies sheet when it made
-proxies.
+its ALE, EDL and FCPXML (one of each per frame rate) when asked (dit offload
+--ale), and the proxies sheet when it made proxies. Those written then carry
+each clip's sound (Tracks VA1A2...) and where its media and a sidecar
+disagreed, which the catalog does not keep: written later, the lists say
+Tracks V.
 
 Without --format: the format of --out's extension (day01.pdf), or every
-file (the four, the clip sheet and the ALE when the job has clips, the
-proxies sheet when it has proxies) into
+file (the four, the clip sheet, the ALE, EDL and FCPXML when the job has
+clips, the proxies sheet when it has proxies) into
 --out when it is a folder, or into the current folder without --out. With
 --format and no --out the report goes to stdout.`,
 		Args: cobra.ExactArgs(1),
@@ -73,7 +76,7 @@ proxies sheet when it has proxies) into
 			return runReport(o, g, id)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips, ale, edl, fcpxml or proxies (default: from --out's extension, else all four, and the clip sheet and ALE when the job has clips, the proxies sheet when it has proxies)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "csv, json, html, pdf, clips, ale, edl, fcpxml or proxies (default: from --out's extension, else all four, and the clip sheet, ALE, EDL and FCPXML when the job has clips, the proxies sheet when it has proxies)")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to `FILE` instead of stdout")
 	return cmd
 }

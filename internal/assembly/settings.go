@@ -40,7 +40,8 @@ type Settings struct {
 	// MHL is the hash lists written into each card's folder: asc, v1,
 	// both or none ("" asc).
 	MHL string
-	// ALE adds an Avid Log Exchange file per frame rate to the reports
+	// ALE adds the editorial lists (an Avid Log Exchange file, a CMX 3600
+	// EDL and an FCPXML per frame rate) to the reports
 	// written when the job ends, when it has clips (dit offload --ale).
 	ALE bool
 	// Proxies makes editorial proxies of the clips, from each card's

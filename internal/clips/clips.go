@@ -69,6 +69,9 @@ type Clip struct {
 	Resolution string  `json:"resolution,omitempty"` // "4608x3164"
 	TCStart    string  `json:"tc_start,omitempty"`   // "01:02:03:04"
 	Serial     string  `json:"camera_serial,omitempty"`
+	// Audio is the clip's sound (nil: nothing read says): the media's
+	// audio streams ([Probe.Fill]), else what a sidecar says.
+	Audio *Audio `json:"audio,omitempty"`
 	// Conflicts say where the media and a sidecar disagreed ([Probe.Fill]:
 	// the media's value is kept): "frames: sidecar 120, media 96 (the
 	// media's kept)".
@@ -101,6 +104,8 @@ var (
 	brawRe = regexp.MustCompile(`^([A-Z]\d{3})_\d+_C\d{3}`)
 	// arriRe: ARRI's camera index + reel + clip + date + camera id.
 	arriRe = regexp.MustCompile(`^[A-Z]\d{3}C\d{3}_\d{6}_[A-Z0-9]{4}$`)
+	// bmdRe: Blackmagic's reel + date and time + clip (A001_08151432_C003).
+	bmdRe = regexp.MustCompile(`^[A-Z]\d{3}_\d{8}_C\d{3}$`)
 )
 
 // frameExts are the extensions of one-file-a-frame recordings.
@@ -376,6 +381,9 @@ func classifyMovie(c *Clip, rel string) {
 		c.Family, c.Camera, c.Type = FamilyCanon, "Canon", TypeXFAVC
 	case (e == "mov" || e == "mxf") && arriRe.MatchString(c.Name):
 		c.Family, c.Camera, c.Type = FamilyARRI, "ARRI ALEXA", TypeProRes
+	case (e == "mov" || e == "mxf") && bmdRe.MatchString(c.Name):
+		// Blackmagic's ProRes and DNx files, named as its BRAW.
+		c.Family, c.Camera, c.Type = FamilyBlackmagic, "Blackmagic", TypeProRes
 	case underTop(path.Dir(rel), "DCIM"):
 		c.Family, c.Type = FamilyDCIM, TypeDCIM
 	default:

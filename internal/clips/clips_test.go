@@ -150,6 +150,8 @@ func TestRecognizeNeverFails(t *testing.T) {
 func TestTimecodeAndRates(t *testing.T) {
 	require.Equal(t, "01:02:03:04", timecode("04030201"))
 	require.Equal(t, "23:59:59:23", timecode("23595923")) // flag bits set in the high bits would be masked
+	require.Equal(t, "01:00:00;00", timecode("40000001"), "SMPTE 12M's drop-frame flag in the frames' byte")
+	require.Equal(t, "01:10:00;10", timecode("50001001"))
 	require.Equal(t, "10:00:00:00", timecode("10:00:00:00"))
 	require.Equal(t, "", timecode("garbage"))
 	require.InDelta(t, 24000.0/1001, FPSValue("23.98p"), 1e-9)

@@ -19,7 +19,8 @@
 //	              each a clip; the family from the folders and the name:
 //	              XDROOT/ or PRIVATE/M4ROOT/ (Sony X-OCN / XAVC), CONTENTS/CLIPS
 //	              or _CANON (Canon), .braw (Blackmagic), .crm (Canon Cinema
-//	              RAW Light), A001C003_230512_R2EC.mov/.mxf (ARRI ProRes), DCIM/
+//	              RAW Light), A001C003_230512_R2EC.mov/.mxf (ARRI ProRes),
+//	              A001_08151432_C003.mov/.mxf (Blackmagic ProRes, DNx), DCIM/
 //	              (a plain DCIM card), else "video"
 //	proxies       a movie in a SUB / Proxy folder goes with the clip whose
 //	              name it starts with (Sony's SUB/C0001S03.MP4)
@@ -41,8 +42,11 @@
 // # Sidecars
 //
 // XML (Sony NonRealTimeMeta M01.XML: Duration, LtcChangeTable with the
-// start timecode in Sony's LTC form "FFSSMMHH", VideoFrame videoCodec and
-// formatFps, VideoLayout pixel x numOfVerticalLine, Device manufacturer,
+// start timecode in Sony's LTC form "FFSSMMHH" (BCD; 0x40 of FF: drop
+// frame), VideoFrame videoCodec and formatFps, VideoLayout pixel x
+// numOfVerticalLine, AudioFormat
+// numOfChannel with its AudioRecPort audioCodec (LPCM24: 24-bit PCM),
+// Device manufacturer,
 // modelName (Sony model codes named: MPC-3628 is VENICE 2 (8.6K),
 // ILME-FX6V FX6) and serialNo; the ARRI and Canon clip XML dit's fixtures
 // and dit testdata cards write: camera, serial, Clip name and reel,
@@ -67,7 +71,10 @@
 // family's guess from names (an ARRI-named MXF holding DNxHD is DNxHD),
 // and its start timecode (the video stream's, a timecode track's, or the
 // container's, where MXF keeps it), rate, frames, seconds and resolution
-// are the media's: where a sidecar said otherwise (120 frames in its XML,
+// are the media's, and so is its sound ([Audio]: the audio streams, their
+// channels summed, the first one's rate, bit depth and codec; none is
+// Channels 0, while a clip nothing read the sound of has a nil Audio):
+// where a sidecar said otherwise (120 frames in its XML,
 // 96 in the file) the media wins and [Clip.Conflicts] says what the
 // sidecar said (a sidecar's codec name, the camera's own more precise
 // one, stays); the camera (make and model), its serial number and the

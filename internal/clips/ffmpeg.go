@@ -110,6 +110,9 @@ type Probe struct {
 	// Camera, Serial and Reel are what the container's tags say
 	// (mediaTags), "" where they say nothing.
 	Camera, Serial, Reel string
+	// Audio is the file's sound: its audio streams and their channels
+	// (none: Channels 0).
+	Audio Audio
 }
 
 type probeJSON struct {
@@ -124,6 +127,11 @@ type probeJSON struct {
 		Frames   string            `json:"nb_frames"`
 		Duration string            `json:"duration"`
 		Tags     map[string]string `json:"tags"`
+		// Audio streams: their channels, sample rate and bit depth.
+		Channels   int    `json:"channels"`
+		SampleRate string `json:"sample_rate"`
+		Bits       int    `json:"bits_per_sample"`
+		RawBits    string `json:"bits_per_raw_sample"`
 	} `json:"streams"`
 	Format struct {
 		Duration string            `json:"duration"`
@@ -135,7 +143,8 @@ type probeJSON struct {
 func (x *FFmpeg) Probe(ctx context.Context, p string) (*Probe, error) {
 	var out, errb bytes.Buffer
 	cmd := x.command(ctx, x.FFprobe, "-v", "error", "-show_entries",
-		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,r_frame_rate,nb_frames,duration:stream_tags=timecode:format=duration:format_tags",
+		"stream=codec_type,codec_name,profile,width,height,avg_frame_rate,r_frame_rate,nb_frames,duration,channels,sample_rate,bits_per_sample,bits_per_raw_sample"+
+			":stream_tags=timecode:format=duration:format_tags",
 		"-of", "json", p)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -197,6 +206,21 @@ func parseProbe(b []byte) (*Probe, error) {
 		}
 	}
 	pr.Camera, pr.Serial, pr.Reel = mediaTags(v.Format.Tags)
+	for _, a := range v.Streams {
+		if a.Type != "audio" {
+			continue
+		}
+		pr.Audio.Streams++
+		pr.Audio.Channels += max(a.Channels, 1)
+		if pr.Audio.Streams == 1 {
+			pr.Audio.Rate, _ = strconv.Atoi(a.SampleRate)
+			pr.Audio.Codec = audioCodec(a.Codec)
+			pr.Audio.Bits = a.Bits
+			if pr.Audio.Bits == 0 && pr.Audio.Codec == "PCM" {
+				pr.Audio.Bits, _ = strconv.Atoi(a.RawBits)
+			}
+		}
+	}
 	return pr, nil
 }
 
@@ -274,9 +298,9 @@ var guessedTypes = map[string]bool{TypeProRes: true, TypeVideo: true}
 
 // Fill puts what the file says into clip c: the file's own codec and type
 // over what the camera family's habit guessed (a sidecar's codec, the
-// camera's own more precise name, stays), and its timecode, rate, length
-// and resolution: where a sidecar said otherwise, the media wins for what
-// the media carries, and c.Conflicts says what the sidecar said.
+// camera's own more precise name, stays), and its timecode, rate, length,
+// resolution and sound: where a sidecar said otherwise, the media wins
+// for what the media carries, and c.Conflicts says what the sidecar said.
 func (p *Probe) Fill(c *Clip) {
 	if p.Codec != "" && (c.Codec == "" || c.Codec == defaultCodec[c.Type]) {
 		c.Codec = p.Codec
@@ -300,11 +324,19 @@ func (p *Probe) Fill(c *Clip) {
 	// says one (the camera's own record, maybe more precise).
 	if p.Camera != "" && strings.HasPrefix(strings.ToUpper(p.Camera), strings.ToUpper(c.Camera)) {
 		c.Camera = p.Camera
+		if c.Family == "" {
+			c.Family = familyOf(p.Camera)
+		}
 	}
 	if p.Reel != "" {
 		c.Reel = p.Reel
 	}
 	media("fps", &c.FPS, p.FPS)
+	if c.Audio != nil && c.Audio.Channels != p.Audio.Channels {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("audio channels: sidecar %d, media %d (the media's kept)", c.Audio.Channels, p.Audio.Channels))
+	}
+	a := p.Audio
+	c.Audio = &a
 	media("start timecode", &c.TCStart, p.TCStart)
 	if p.Frames > 0 && c.Frames != p.Frames {
 		if c.Frames > 0 {

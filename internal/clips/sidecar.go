@@ -165,6 +165,12 @@ func applySidecar(c *Clip, rel string, b []byte) {
 		"start_timecode", "@starttimecode", "starttimecode")))
 	set(&c.Serial, f.get("device@serialno", "@cameraserial", "@serialnumber", "@serial", "camera_serial", "camera_serial_number",
 		"serial_number"))
+	if n, err := strconv.Atoi(f.get("audioformat@numofchannel")); err == nil && n >= 0 && c.Audio == nil {
+		// Sony's AudioFormat: its channels, each an AudioRecPort with
+		// the codec (LPCM24).
+		codec := f.get("audiorecport@audiocodec")
+		c.Audio = &Audio{Channels: n, Codec: audioCodec(codec), Bits: audioBits(codec)}
+	}
 	set(&c.Reel, f.get("clip@reel", "@reel", "@reelname", "reel_name", "reel", "camera_roll"))
 	model := f.get("device@modelname", "@camera", "@cameramodel", "camera_type", "camera_model", "@model")
 	maker := f.get("device@manufacturer", "@manufacturer", "manufacturer")
@@ -226,7 +232,8 @@ func codecName(s string) string {
 
 // timecode reads a start timecode: "01:02:03:04" as is, or Sony's LTC
 // value (eight hex digits, frames seconds minutes hours, flags in the
-// high bits: "04030201" is 01:02:03:04).
+// high bits: "04030201" is 01:02:03:04; the drop-frame flag, 0x40 of the
+// frames, makes "40000001" 01:00:00;00).
 func timecode(s string) string {
 	s = strings.TrimSpace(s)
 	if tcRe.MatchString(s) {
@@ -244,7 +251,11 @@ func timecode(s string) string {
 		p[i] = int(v)
 	}
 	bcd := func(v, mask int) int { v &= mask; return (v>>4)*10 + v&0xf }
-	return fmt.Sprintf("%02d:%02d:%02d:%02d", bcd(p[3], 0x3f), bcd(p[2], 0x7f), bcd(p[1], 0x7f), bcd(p[0], 0x3f))
+	sep := ":"
+	if p[0]&0x40 != 0 {
+		sep = ";" // SMPTE 12M's drop-frame flag, in the frames' byte
+	}
+	return fmt.Sprintf("%02d:%02d:%02d%s%02d", bcd(p[3], 0x3f), bcd(p[2], 0x7f), bcd(p[1], 0x7f), sep, bcd(p[0], 0x3f))
 }
 
 // sonyModels are the names of Sony's model codes (Device modelName).

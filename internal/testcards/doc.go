@@ -29,4 +29,12 @@
 //
 // Generate never overwrites anything: it refuses to write a card into a
 // folder that already exists and is not empty.
+//
+// [MakeFamilyCards] makes, with ffmpeg, one small card per camera family
+// in its folder structure, for the editorial lists' tests: ARRI (ProRes
+// in MXF with mono PCM tracks and ARRI's clip XML, 23.976), Sony (XAVC-like
+// MP4 with its M01.XML, 29.97 drop-frame; one XML disagrees with its
+// media), Blackmagic (a BRAW stand-in with its .sidecar, and a ProRes
+// movie named like it, 25) and RED (an .RDM/.RDC folder of R3D
+// stand-ins), each clip with what a reader should find ([FamilyClip]).
 package testcards

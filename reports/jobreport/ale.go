@@ -19,17 +19,21 @@ import (
 const ALEFormat = "ale"
 
 // ALEColumns are the columns of the job's ALE: Avid's own (Name to Source
-// File), then custom columns Avid and Resolve import as clip metadata;
+// File; Tracks V and one A per audio channel the media has, VA1A2, "V"
+// when nothing read its sound), then custom columns Avid and Resolve
+// import as clip metadata;
 // Proxy File is the clip's editorial proxy (dit offload --proxies), named
 // after the clip so a relink by source file name finds it, on the same
 // destination as Source File when it is there.
 var ALEColumns = []string{"Name", "Tracks", "Start", "End", "Duration", "Tape", "Source File", "Camera", "Codec",
 	"Resolution", "FPS", "Camera Serial", "Card", "Frames", "Verified", "Proxy File"}
 
-// aleFile is one ALE of the job: the clips of one frame rate.
+// aleFile is one ALE of the job: the clips of one frame rate (clips[i]
+// is the clip of row i).
 type aleFile struct {
-	rate string
-	file *ale.File
+	rate  string
+	file  *ale.File
+	clips []*Clip
 }
 
 // ALEOutputs are the formats of the job's ALE files: "ale" when every
@@ -45,16 +49,6 @@ func (r *Report) ALEOutputs() []string {
 		out = append(out, ALEFormat+":"+f.rate)
 	}
 	return out
-}
-
-// aleName is the file name of ALE output f: dit-report_job<ID>_<name>.ale,
-// or ..._<rate>fps.ale for one of several rates.
-func (r *Report) aleName(f string) string {
-	name := r.FileName("ale")
-	if rate, ok := strings.CutPrefix(f, ALEFormat+":"); ok {
-		name = strings.TrimSuffix(name, ".ale") + "_" + safeName(rate) + "fps.ale"
-	}
-	return name
 }
 
 // WriteALE writes the job's ALE of frame rate rate ("" when the job has
@@ -95,26 +89,40 @@ func (r *Report) writeALEOn(w io.Writer, rate string, dest int) error {
 // goes with the first rate.
 func (r *Report) aleFilesOn(dest int) []aleFile {
 	var rows []map[string]string
+	var ks []*Clip
 	for i := range r.Cards {
 		c := &r.Cards[i]
 		for j := range c.Clips {
 			rows = append(rows, r.aleRow(c, &c.Clips[j], dest))
+			ks = append(ks, &c.Clips[j])
 		}
 	}
 	if len(rows) == 0 {
 		return nil
 	}
 	rates, groups := ale.Split(rows, "FPS")
+	// The clips of each group, in the same order as its rows.
+	at := map[string]int{}
+	for i, rate := range rates {
+		at[rate] = i
+	}
+	clipsOf := make([][]*Clip, len(rates))
+	for i, row := range rows {
+		g := at[row["FPS"]]
+		clipsOf[g] = append(clipsOf[g], ks[i])
+	}
 	var out []aleFile
 	var unknown []map[string]string
+	var unknownClips []*Clip
 	for i, rate := range rates {
 		if rate == "" && len(rates) > 1 {
-			unknown = groups[i]
+			unknown, unknownClips = groups[i], clipsOf[i]
 			continue
 		}
-		out = append(out, aleFile{rate: rate, file: &ale.File{FPS: rate, Columns: ALEColumns, Rows: groups[i]}})
+		out = append(out, aleFile{rate: rate, file: &ale.File{FPS: rate, Columns: ALEColumns, Rows: groups[i]}, clips: clipsOf[i]})
 	}
 	out[0].file.Rows = append(out[0].file.Rows, unknown...)
+	out[0].clips = append(out[0].clips, unknownClips...)
 	for _, f := range out {
 		f.file.VideoFormat = ale.VideoFormat(f.file.Rows[0]["Resolution"])
 	}
@@ -136,10 +144,20 @@ func (r *Report) aleRow(c *Card, k *Clip, dest int) map[string]string {
 	if k.Verified {
 		verified = "yes"
 	}
-	return map[string]string{"Name": k.Name, "Tracks": "V", "Start": k.TCStart, "End": k.TCEnd, "Duration": dur,
+	return map[string]string{"Name": k.Name, "Tracks": ale.Tracks(k.channels()), "Start": k.TCStart, "End": k.TCEnd, "Duration": dur,
 		"Tape": tape, "Source File": r.sourcePath(c, k.SourceFile, dest), "Camera": k.Camera, "Codec": k.Codec,
 		"Resolution": k.Resolution, "FPS": k.FPS, "Camera Serial": k.Serial, "Card": c.Label, "Frames": frames,
 		"Verified": verified, "Proxy File": r.proxyFor(c, k.Name, dest)}
+}
+
+// channels are the clip's audio channels: 0 when it has no sound, or
+// when nothing read its sound (a format ffprobe cannot read, a report
+// built later from the catalog: [ClipMedia]).
+func (k *Clip) channels() int {
+	if k.Audio == nil {
+		return 0
+	}
+	return k.Audio.Channels
 }
 
 // sourcePath is where file rel of card c is on destination dest (-1:

@@ -25,8 +25,9 @@ func TestALEOneRate(t *testing.T) {
 		t.Errorf("ALE among the outputs unasked: %v", got)
 	}
 	r.ale = true
-	if got := r.Outputs(); got[len(got)-1] != "ale" || r.OutputName("ale") != "dit-report_job3_day 03.ale" {
-		t.Errorf("outputs %v, name %q", got, r.OutputName("ale"))
+	if got := r.Outputs(); !slices.Equal(got[len(got)-3:], []string{"ale", "edl", "fcpxml"}) || r.OutputName("ale") != "dit-report_job3_day 03.ale" ||
+		r.OutputName("edl") != "dit-report_job3_day 03.edl" || r.OutputName("fcpxml") != "dit-report_job3_day 03.fcpxml" {
+		t.Errorf("outputs %v, names %q %q %q", got, r.OutputName("ale"), r.OutputName("edl"), r.OutputName("fcpxml"))
 	}
 	var b bytes.Buffer
 	if err := r.Write("ale", &b); err != nil {
@@ -47,9 +48,10 @@ func TestALEOneRate(t *testing.T) {
 	}
 }
 
-// The ALE written into each destination's reports folder names the
-// clips' files on that destination (a shuttle's ALE relinks to the
-// shuttle); the one dit report writes names the first destination's.
+// The ALE, EDL and FCPXML written into each destination's reports
+// folder name the clips' files on that destination (a shuttle's lists
+// relink to the shuttle); the ones dit report writes name the first
+// destination's.
 func TestALEOnEachDestinationNamesItsFiles(t *testing.T) {
 	raid, shuttle := t.TempDir(), t.TempDir()
 	r := &Report{Job: Job{ID: 4, Name: "day04", Layout: "{job}/{card}"}, Destinations: []DestTotals{{Path: raid}, {Path: shuttle}},
@@ -58,6 +60,26 @@ func TestALEOnEachDestinationNamesItsFiles(t *testing.T) {
 		}}}, ale: true}
 	if _, err := r.WriteToDestinations(nil); err != nil {
 		t.Fatal(err)
+	}
+	for _, d := range []string{raid, shuttle} {
+		want := filepath.Join(d, "day04", "A001", "CLIPS", "A001C001.mxf")
+		for _, f := range []string{"edl", "fcpxml"} {
+			b, err := os.ReadFile(filepath.Join(d, "day04", "reports", r.OutputName(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == "fcpxml" {
+				want = "file://" + filepath.ToSlash(want)
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("the %s in %s does not name %s:\n%s", f, d, want, b)
+			}
+			for _, other := range []string{raid, shuttle} {
+				if other != d && strings.Contains(string(b), other) {
+					t.Errorf("the %s in %s names the other destination %s:\n%s", f, d, other, b)
+				}
+			}
+		}
 	}
 	for _, d := range []string{raid, shuttle} {
 		f, err := os.Open(filepath.Join(d, "day04", "reports", r.OutputName("ale")))

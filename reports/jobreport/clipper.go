@@ -35,8 +35,9 @@ const ThumbDir = "thumbnails"
 // [Clipper.AfterJob] for the job's reports: it waits for the cards in
 // hand, does those it was not told of, then writes the reports.
 type Clipper struct {
-	// ALE adds the job's ALE files (one per frame rate) to the reports
-	// [Clipper.AfterJob] writes, when the job has clips.
+	// ALE adds the job's editorial lists (ALE, EDL and FCPXML, one of
+	// each per frame rate) to the reports [Clipper.AfterJob] writes, when
+	// the job has clips.
 	ALE bool
 
 	cat   *catalog.Catalog
@@ -50,6 +51,7 @@ type Clipper struct {
 	idle    *sync.Cond
 	done    map[int64]bool           // card ids recognised
 	pending map[int64][]pendingThumb // by job: poster frames for its arrays
+	media   map[int64][]ClipMedia    // by card id: what the media said
 }
 
 type queued struct {
@@ -60,7 +62,7 @@ type queued struct {
 // NewClipper returns a Clipper for jobs recorded in cat; ctx ends its
 // work (ffmpeg is stopped).
 func NewClipper(ctx context.Context, cat *catalog.Catalog) *Clipper {
-	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}, pending: map[int64][]pendingThumb{}}
+	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}, pending: map[int64][]pendingThumb{}, media: map[int64][]ClipMedia{}}
 	c.idle = sync.NewCond(&c.mu)
 	c.ff, c.ffErr = clips.FindFFmpeg()
 	return c
@@ -153,6 +155,7 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	rec := clips.Recognize(list, read)
 	rows := make([]catalog.Clip, len(rec.Clips))
+	media := make([]ClipMedia, len(rec.Clips))
 	var thumbs []pendingThumb
 	for i := range rec.Clips {
 		k := &rec.Clips[i]
@@ -177,17 +180,28 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
 			Poster: k.Poster, Files: len(k.Files()), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
 			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note}
+		media[i] = ClipMedia{Name: k.Name, Audio: k.Audio, Conflicts: k.Conflicts}
 	}
 	if err := c.cat.SetClips(cardID, rows); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	c.done[cardID] = true
+	c.media[cardID] = media
 	if len(thumbs) > 0 {
 		c.pending[jobID] = append(c.pending[jobID], thumbs...)
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// ClipMedia is what the media said of the clips of card cardID (its
+// sound, its disagreements with sidecars), in the card's order, since
+// this Clipper did the card (nil before): Options.ClipMedia.
+func (c *Clipper) ClipMedia(cardID int64) []ClipMedia {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.media[cardID]
 }
 
 // pendingThumb is a poster frame to be written into the job's dit arrays
@@ -372,7 +386,7 @@ func (c *Clipper) AfterJob(written func([]string)) func(ctx context.Context, s *
 		if fsy == nil {
 			fsy = fsys.OS{}
 		}
-		after := afterJob(c.cat, Options{ALE: c.ALE, FS: fsy}, written)
+		after := afterJob(c.cat, Options{ALE: c.ALE, FS: fsy, ClipMedia: c.ClipMedia}, written)
 		c.Wait()
 		if cards, err := c.cat.Cards(s.JobID); err == nil {
 			for _, k := range catalog.FirstRun(cards) {

@@ -48,8 +48,26 @@ type Clip struct {
 	// ThumbnailNote why there is none.
 	Thumbnail     string `json:"thumbnail,omitempty"`
 	ThumbnailNote string `json:"thumbnail_note,omitempty"`
+	// Audio and Conflicts are what [ClipMedia] says (the job's own
+	// reports; nil and none in a report built later: see ClipMedia).
+	Audio     *clips.Audio `json:"audio,omitempty"`
+	Conflicts []string     `json:"conflicts,omitempty"`
 
 	jpeg []byte
+}
+
+// ClipMedia is what the media said of a clip beyond the catalog's clips
+// table: its sound (its audio streams and channels, the ALE's Tracks)
+// and where it disagreed with a sidecar (the media's value kept: "frames:
+// sidecar 120, media 96 (the media's kept)"). The catalog does not keep
+// these (its clips table has no column for them): the [Clipper] keeps
+// them for the reports it writes at the end of the job
+// (Options.ClipMedia), and a report built later from the catalog alone
+// has neither.
+type ClipMedia struct {
+	Name      string // the clip's, to match it
+	Audio     *clips.Audio
+	Conflicts []string
 }
 
 // JPEG is the clip's poster frame as read by [Build] (nil when there is
@@ -66,15 +84,16 @@ func (r *Report) ClipSheetName() string {
 }
 
 // Outputs are the formats dit writes at the end of a job: [Formats], and
-// the clip sheet when the job has clips, with its ALE files when asked
-// (Options.ALE; [Report.ALEOutputs]), and the proxies sheet when it made
-// proxies (dit offload --proxies).
+// the clip sheet when the job has clips, with its editorial lists when
+// asked (Options.ALE: its ALE, EDL and FCPXML files,
+// [Report.EditorialOutputs]), and the proxies sheet when it made proxies
+// (dit offload --proxies).
 func (r *Report) Outputs() []string {
 	out := append([]string(nil), Formats...)
 	if r.HasClips() {
 		out = append(out, ClipSheetFormat)
 		if r.ale {
-			out = append(out, r.ALEOutputs()...)
+			out = append(out, r.EditorialOutputs()...)
 		}
 	}
 	if r.HasProxies() {
@@ -92,8 +111,8 @@ func (r *Report) OutputName(f string) string {
 	if f == ProxySheetFormat {
 		return r.ProxySheetName()
 	}
-	if f == ALEFormat || strings.HasPrefix(f, ALEFormat+":") {
-		return r.aleName(f)
+	if _, _, ok := editorialOf(f); ok {
+		return r.editorialName(f)
 	}
 	return r.FileName(f)
 }
@@ -108,13 +127,24 @@ func (r *Report) HasClips() bool {
 	return false
 }
 
-// loadClips reads a card's clips from the catalog into c.
-func loadClips(cat *catalog.Catalog, cardID int64, c *Card) error {
+// loadClips reads a card's clips from the catalog into c, with what
+// media (Options.ClipMedia, nil: nothing) says of them.
+func loadClips(cat *catalog.Catalog, cardID int64, c *Card, media func(cardID int64) []ClipMedia) error {
 	cs, sum, secs, err := CardClips(cat, cardID)
 	if err != nil || len(cs) == 0 {
 		return err
 	}
 	c.Clips, c.Camera, c.CardType, c.ClipSeconds = cs, sum.Camera, sum.Type, round(secs, 3)
+	if media == nil {
+		return nil
+	}
+	// By the clip's place on the card (the catalog's order is the
+	// Clipper's), and its name.
+	for i, m := range media(cardID) {
+		if i < len(c.Clips) && c.Clips[i].Name == m.Name {
+			c.Clips[i].Audio, c.Clips[i].Conflicts = m.Audio, m.Conflicts
+		}
+	}
 	return nil
 }
 
@@ -270,7 +300,7 @@ func (k *Clip) durationTC() string {
 func (r *Report) WriteClipSheet(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"card", "name", "tape", "start", "end", "duration", "frames", "fps", "camera", "camera_serial", "codec",
-		"resolution", "type", "source_file", "files", "size_bytes", "verified", "thumbnail"}
+		"resolution", "type", "source_file", "files", "size_bytes", "verified", "thumbnail", "audio", "conflicts"}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -289,7 +319,8 @@ func (r *Report) WriteClipSheet(w io.Writer) error {
 				frames = strconv.Itoa(k.Frames)
 			}
 			row := []string{c.Label, k.Name, tape, k.TCStart, k.TCEnd, k.durationTC(), frames, k.FPS, k.Camera, k.Serial, k.Codec,
-				k.Resolution, k.Type, k.SourceFile, strconv.Itoa(k.Files), strconv.FormatInt(k.Bytes, 10), verified, k.Thumbnail}
+				k.Resolution, k.Type, k.SourceFile, strconv.Itoa(k.Files), strconv.FormatInt(k.Bytes, 10), verified, k.Thumbnail,
+				k.Audio.String(), strings.Join(k.Conflicts, "; ")}
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -315,7 +346,7 @@ func (r *Report) clipsHTML(c *Card) template.HTML {
 	if r.ThumbnailsNote != "" {
 		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", esc(r.ThumbnailsNote))
 	}
-	b.WriteString("<table class=\"clips\">\n<tr><th></th><th>Clip</th><th>TC in</th><th>TC out</th><th>Duration</th><th>FPS</th><th>Codec</th><th>Resolution</th><th>Size</th><th>Verified</th></tr>\n")
+	b.WriteString("<table class=\"clips\">\n<tr><th></th><th>Clip</th><th>TC in</th><th>TC out</th><th>Duration</th><th>FPS</th><th>Codec</th><th>Resolution</th><th>Audio</th><th>Size</th><th>Verified</th></tr>\n")
 	for _, k := range c.Clips {
 		thumb := ""
 		if len(k.jpeg) > 0 {
@@ -326,12 +357,36 @@ func (r *Report) clipsHTML(c *Card) template.HTML {
 			v = `<span class="safe">yes</span>`
 		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"mono\">%s</td><td class=\"mono\">%s</td><td class=\"mono\">%s</td><td class=\"num\">%s</td>"+
-			"<td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+			"<td class=\"num\">%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
 			thumb, esc(k.Name), esc(dash(k.TCStart)), esc(dash(k.TCEnd)), esc(k.Duration()), esc(dash(k.FPS)), esc(dash(k.Codec)),
-			esc(dash(k.Resolution)), sizeHTML(k.Bytes), v)
+			esc(dash(k.Resolution)), esc(dash(k.Audio.String())), sizeHTML(k.Bytes), v)
 	}
 	b.WriteString("</table>")
+	if cs := conflictLines(c); len(cs) > 0 {
+		fmt.Fprintf(&b, "\n<p class=\"note\">%s</p>\n<ul class=\"note\">\n", esc(ConflictsTitle))
+		for _, l := range cs {
+			fmt.Fprintf(&b, "<li>%s</li>\n", esc(l))
+		}
+		b.WriteString("</ul>")
+	}
 	return template.HTML(b.String())
+}
+
+// ConflictsTitle heads the list of a card's clips whose media and
+// sidecars disagree, in the reports.
+const ConflictsTitle = "Media and sidecar disagree (the media's values are kept):"
+
+// conflictLines are card c's disagreements between media and sidecars,
+// one a line: "A001C001: frames: sidecar 120, media 96 (the media's
+// kept)".
+func conflictLines(c *Card) []string {
+	var out []string
+	for _, k := range c.Clips {
+		for _, x := range k.Conflicts {
+			out = append(out, k.Name+": "+x)
+		}
+	}
+	return out
 }
 
 // pdfClips draws a card's clip list with its poster frames (on a new
@@ -341,7 +396,7 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 	if len(c.Clips) == 0 {
 		return
 	}
-	const thumbW, thumbH, rowH = 32.0, 18.0, 20.0
+	const thumbW, thumbH, rowH = 28.0, 18.0, 20.0
 	if d.GetY()+14+rowH > pdfBottom {
 		d.AddPage()
 	}
@@ -356,8 +411,9 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		d.MultiCell(pdfWidth, 5, r.ThumbnailsNote, "", "L", false)
 		d.Ln(1)
 	}
-	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 0, "L"}, {"TC in", 17, "L"}, {"TC out", 17, "L"}, {"Duration", 17.5, "R"},
-		{"FPS", 8, "R"}, {"Codec", 21, "L"}, {"Resolution", 16, "L"}, {"Size", 14, "R"}, {"Verified", 11, "L"}}
+	// TC in above TC out, in one column: room for the codec's name.
+	cols := []column{{"", thumbW + 2, "L"}, {"Clip", 0, "L"}, {"TC in / out", 17, "L"}, {"Duration", 17.5, "R"},
+		{"FPS", 8, "R"}, {"Codec", 21, "L"}, {"Resolution", 16, "L"}, {"Audio", 9, "L"}, {"Size", 14, "R"}, {"Verified", 11, "L"}}
 	var cellRows [][]string
 	for j := range c.Clips {
 		cellRows = append(cellRows, clipCells(&c.Clips[j]))
@@ -405,7 +461,7 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		for i, col := range cols {
 			switch {
 			case i == 1:
-				d.font("B", 8, colInk)
+				d.font("B", 7.5, colInk) // as fitColumns measured it
 			case i == len(cols)-1:
 				d.font("B", 7.5, vcol)
 			default:
@@ -423,6 +479,17 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		d.Line(pdfMargin, y+rowH, pdfMargin+pdfWidth, y+rowH)
 		d.SetXY(pdfMargin, y+rowH)
 	}
+	if cs := conflictLines(c); len(cs) > 0 {
+		d.Ln(1.5)
+		d.font("B", 8, colInk)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 4, ConflictsTitle, "", "L", false)
+		d.font("", 8, colInk)
+		for _, l := range cs {
+			d.SetX(pdfMargin)
+			d.MultiCell(pdfWidth, 4, l, "", "L", false)
+		}
+	}
 	d.font("", 9, colInk)
 	d.Ln(3)
 }
@@ -434,8 +501,20 @@ func clipCells(k *Clip) []string {
 	if k.Verified {
 		verified = "yes"
 	}
-	return []string{"", k.Name, dash(k.TCStart), dash(k.TCEnd), k.Duration(), dash(k.FPS), dash(k.Codec), dash(k.Resolution),
-		units.FormatBytes(k.Bytes), verified}
+	return []string{"", k.Name, dash(k.TCStart) + "\n" + dash(k.TCEnd), k.Duration(), dash(k.FPS), dash(k.Codec), dash(k.Resolution),
+		dash(k.audioShort()), units.FormatBytes(k.Bytes), verified}
+}
+
+// audioShort is the clip's sound in a narrow column: "2 ch", "none", ""
+// when nothing read it.
+func (k *Clip) audioShort() string {
+	if k.Audio == nil {
+		return ""
+	}
+	if k.Audio.Channels == 0 {
+		return "none"
+	}
+	return strconv.Itoa(k.Audio.Channels) + " ch"
 }
 
 // dash is s, or "-" when it is empty (not known).

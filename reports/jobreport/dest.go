@@ -194,10 +194,10 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 			}
 			name := r.OutputName(f)
 			data := rendered[f]
-			if rate, ok := strings.CutPrefix(f, ALEFormat); ok && (rate == "" || rate[0] == ':') {
-				// The ALE in a destination names the files on it.
+			if _, _, ok := editorialOf(f); ok {
+				// An editorial list in a destination names the files on it.
 				var b bytes.Buffer
-				if err := r.writeALEOn(&b, strings.TrimPrefix(rate, ":"), di); err == nil {
+				if err := r.writeEditorialOn(&b, f, di); err == nil {
 					data = b.Bytes()
 				}
 			}

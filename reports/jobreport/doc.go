@@ -182,8 +182,19 @@
 // TC in, TC out (the timecode after the last frame, exclusive, as an
 // ALE's End), duration as HH:MM:SS:FF when frames and rate are known
 // ("unknown" when nothing tells it, never 0), fps, codec, resolution,
-// size, verified) with their poster frames: the PDF after the
-// card's page, the HTML inline (data: URIs, so the page stays one file).
+// audio, size, verified) with their poster frames: the PDF after the
+// card's page (TC in above TC out in one column), the HTML inline (data:
+// URIs, so the page stays one file). Under the list, the clips whose
+// media and sidecar disagreed, one disagreement a line ("Media and
+// sidecar disagree (the media's values are kept):", then "A001C001:
+// frames: sidecar 120, media 96 (the media's kept)").
+//
+// A clip's sound and its disagreements ([ClipMedia]: audio, conflicts
+// in the JSON and the clip sheet) are what the media said when the
+// [Clipper] read it at the end of the job: the job's own reports have
+// them; the catalog does not keep them (its clips table has no column
+// for them), so a report built later (dit report) has neither: its
+// audio is empty, its Tracks "V".
 // Poster frames are JPEGs in the reports folder,
 // <reports>/thumbnails/<card>/<clip>.jpg on every destination (into a
 // dit array with the job's reports); the report reads them from the
@@ -204,7 +215,10 @@
 //	(start + frames, exclusive, as an ALE's End), duration (HH:MM:SS:FF),
 //	frames, fps, camera, camera_serial, codec, resolution, type,
 //	source_file (the first media file, card-relative), files, size_bytes,
-//	verified (yes | no), thumbnail (relative to the reports folder)
+//	verified (yes | no), thumbnail (relative to the reports folder),
+//	audio ("2 ch, 24-bit PCM, 48 kHz", "none" for a clip without sound,
+//	"" when nothing read it), conflicts (the media's disagreements with
+//	a sidecar, "; " between them)
 //
 // Timecodes count whole frames at the rate rounded (23.976 counts 24;
 // 29.97 and 59.94 drop-frame when the start says so with ';'). The ASC
@@ -213,7 +227,9 @@
 // The ALE (dit report --format ale; with the reports when asked:
 // [Options].ALE, [Clipper].ALE, dit offload --ale) is an Avid Log
 // Exchange file (internal/format/ale) with a row per clip: [ALEColumns],
-// Source File being the clip's first media file on the job's first
+// Tracks V and an A per audio channel of the media (VA1A2; V when
+// nothing read its sound), Source File being the clip's first media
+// file on the job's first
 // destination, as a path to open (on a dit array: below the array's
 // mount point, or its mount place when not mounted: raid/mountplace;
 // the JSON's destinations say which, "array"). An ALE has one FPS: a
@@ -224,15 +240,21 @@
 // The EDL (dit report --format edl, or edl:RATE for one rate of a job
 // that mixes them) is a CMX 3600 list (internal/format/edl) of the same
 // clips back to back from 01:00:00:00, each with its reel (the ALE's
-// Tape), clip name and source file (the ALE's Source File). The FCPXML
-// (--format fcpxml, fcpxml:RATE; internal/format/fcpxml, version 1.10)
-// has the same clips as assets linked to those files, in an event named
-// after the job and a project with them back to back. Neither is written
-// with the reports unasked.
+// Tape), clip name and source file (the ALE's Source File), track B
+// (picture and sound) for a clip with sound. The FCPXML (--format
+// fcpxml, fcpxml:RATE; internal/format/fcpxml, version 1.10) has the
+// same clips as assets linked to those files and to their proxies (the
+// ALE's Proxy File: proxy-media), with their audio channels and rate,
+// in an event named after the job and a project with them back to back.
 //
-// Each destination's ALE (written into its reports folder) names the
-// clips' files on that destination: a shuttle's ALE relinks to the
-// shuttle; the one dit report writes names the first destination's.
+// The editorial lists (ALE, EDL, FCPXML: [Report.EditorialOutputs]) are
+// written with the reports when asked (Options.ALE, dit offload --ale):
+// the day's (the job's), one of each per frame rate ("edl", or "edl:25"
+// ... named dit-report_job<ID>_<job name>_25fps.edl when the job mixes
+// rates); no EDL or FCPXML for clips of no known rate. Each
+// destination's lists (written into its reports folder) name the clips'
+// files on that destination: a shuttle's relink to the shuttle; the ones
+// dit report writes name the first destination's.
 //
 // # Proxies
 //

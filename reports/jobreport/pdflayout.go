@@ -1,14 +1,17 @@
 package jobreport
 
 import (
+	"math"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // fitColumns sets the widths of a table's columns from its values, over
-// width. A column whose every value is a figure (a number, a timecode, a
-// frame rate, a size with its unit, a resolution: atomic) is as wide as
+// width. A column whose every value (each line of it) is a figure (a
+// number, a timecode, a frame rate, a size with its unit, a resolution:
+// atomic) is as wide as
 // its longest value, so no figure is ever split; any other column at
 // least as wide as its longest piece that should not break (a word, a
 // path's segment: SplitText breaks at spaces, after a path separator and
@@ -17,7 +20,7 @@ import (
 // fit on one line, in proportion to what each lacks (any still left: to
 // each column in proportion to its width). When even that much does not
 // fit, the text columns give way (their words are cut), never the
-// figures. Columns in fixed keep their width (a thumbnail's). bold says
+// figures, the widest text first. Columns in fixed keep their width (a thumbnail's). bold says
 // which cells are drawn in bold (nil: none); header lines are bold at
 // headSize.
 func (d pdfDoc) fitColumns(cols []column, rows [][]string, size, headSize, width float64, bold func(row, col int) bool, fixed ...int) []column {
@@ -51,8 +54,8 @@ func (d pdfDoc) fitColumns(cols []column, rows [][]string, size, headSize, width
 			}
 			d.SetFont("sans", style, size)
 			v := row[i]
-			atomic[i] = atomic[i] && isFigure(v)
 			for _, line := range strings.Split(v, "\n") {
+				atomic[i] = atomic[i] && isFigure(line) // a figure a line (TC in above TC out)
 				maxW[i] = max(maxW[i], d.GetStringWidth(line)+margin)
 				for _, w := range splitWords(line) {
 					minW[i] = max(minW[i], d.GetStringWidth(strings.TrimSpace(w))+margin)
@@ -77,6 +80,27 @@ func (d pdfDoc) fitColumns(cols []column, rows [][]string, size, headSize, width
 		}
 	}
 	extra := width - sumMin
+	// When the text must give way, the widest text gives first: each
+	// text column keeps its longest piece up to a cap that fills what the
+	// figures leave (a long name breaks; a short word, "ProRes", does not).
+	textCap := math.Inf(1)
+	if extra < 0 && sumAtomic < width && sumText > 0 {
+		var ws []float64
+		for i := range cols {
+			if !isFixed[i] && !atomic[i] {
+				ws = append(ws, minW[i])
+			}
+		}
+		sort.Float64s(ws)
+		rest := width - sumAtomic
+		for k, w := range ws {
+			if w*float64(len(ws)-k) > rest {
+				textCap = rest / float64(len(ws)-k)
+				break
+			}
+			rest -= w
+		}
+	}
 	for i := range out {
 		if isFixed[i] {
 			continue
@@ -86,7 +110,7 @@ func (d pdfDoc) fitColumns(cols []column, rows [][]string, size, headSize, width
 			if atomic[i] {
 				out[i].w = minW[i]
 			} else {
-				out[i].w = minW[i] * (width - sumAtomic) / sumText // the text gives way
+				out[i].w = min(minW[i], textCap) // the text gives way, the widest first
 			}
 		case extra < 0:
 			out[i].w = minW[i] * width / sumMin

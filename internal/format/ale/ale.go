@@ -100,6 +100,18 @@ func VideoFormat(res string) string {
 	return "CUSTOM"
 }
 
+// Tracks is the Tracks value of a clip with picture and channels audio
+// channels, as Avid writes it: each channel an audio track, V for
+// picture alone (MOS), VA1 with one channel, VA1A2 with two, and so on.
+func Tracks(channels int) string {
+	var b strings.Builder
+	b.WriteString("V")
+	for i := 1; i <= channels; i++ {
+		fmt.Fprintf(&b, "A%d", i)
+	}
+	return b.String()
+}
+
 // Split groups rows by their value of column fps (one ALE per timecode
 // rate); the groups come in the order of their first row, each with its
 // rate.

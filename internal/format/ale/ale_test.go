@@ -15,7 +15,7 @@ func sample() *File {
 	return &File{FPS: "25", VideoFormat: VideoFormat("1920x1080"),
 		Columns: []string{"Name", "Tracks", "Start", "End", "Duration", "Tape", "Source File", "Camera", "Codec"},
 		Rows: []map[string]string{
-			{"Name": "A001C001_230512_R2EC", "Tracks": "V", "Start": "10:00:01:00", "End": "10:00:03:00", "Duration": "00:00:02:00",
+			{"Name": "A001C001_230512_R2EC", "Tracks": Tracks(2), "Start": "10:00:01:00", "End": "10:00:03:00", "Duration": "00:00:02:00",
 				"Tape": "A001", "Source File": "A001C001_230512_R2EC.mxf", "Camera": "ARRI ALEXA 35", "Codec": "Avid DNxHD"},
 			{"Name": "A001C002_230512_R2EC", "Tracks": "V", "Start": "10:05:00:00", "End": "10:05:10:12", "Duration": "00:00:10:12",
 				"Tape": "A001", "Source File": "Clips/A001C002\t.mxf", "Camera": "ARRI ALEXA 35", "Codec": "Apple ProRes 4444 XQ"},
@@ -41,6 +41,15 @@ func TestWriteIsReadBack(t *testing.T) {
 	for _, bad := range []string{"Column\nName\nData\nx\n", "Heading\nFPS 25\nColumn\nName\nData\n", "Heading\nFPS\t25\nColumn\nName\tStart\nData\na\tb\tc\n"} {
 		if _, _, _, err := Read(strings.NewReader(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+// Tracks as Avid writes them: picture, then one A per audio channel.
+func TestTracks(t *testing.T) {
+	for n, want := range map[int]string{0: "V", 1: "VA1", 2: "VA1A2", 4: "VA1A2A3A4", 10: "VA1A2A3A4A5A6A7A8A9A10"} {
+		if got := Tracks(n); got != want {
+			t.Errorf("Tracks(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -96,7 +105,8 @@ print(json.dumps(out))
 	}
 	if len(got) != 3 || got[0].Name != "A001C001_230512_R2EC" || got[0].Start != "10:00:01:00" || got[0].Frames != 50 ||
 		got[1].Frames != 262 || got[0].Meta["Tape"] != "A001" || got[1].Meta["Codec"] != "Apple ProRes 4444 XQ" ||
-		got[2].Name != "Ünïcødé 🎬 クリップ" || got[0].Source != "A001C001_230512_R2EC.mxf" {
+		got[2].Name != "Ünïcødé 🎬 クリップ" || got[0].Source != "A001C001_230512_R2EC.mxf" || got[0].Meta["Tracks"] != "VA1A2" ||
+		got[1].Meta["Tracks"] != "V" {
 		t.Errorf("read back: %+v", got)
 	}
 }

@@ -7,7 +7,7 @@
 //	  <resources>
 //	    <format id="r1" frameDuration="1001/24000s" width="1920" height="1080"/>
 //	    <asset id="r2" name="A001C001" start="86486400/24000s" duration="48048/24000s"
-//	           hasVideo="1" format="r1">
+//	           hasVideo="1" hasAudio="1" audioSources="1" audioChannels="2" audioRate="48k" format="r1">
 //	      <media-rep kind="original-media" src="file:///Volumes/RAID/Day01/A001/A001C001.mov"/>
 //	      <media-rep kind="proxy-media" src="file:///Volumes/RAID/proxies/Day01/A001/A001C001.mov"/>
 //	    </asset>
@@ -47,7 +47,11 @@ type Clip struct {
 	Name, SourceFile, Proxy string
 	TCIn                    string // the first frame's timecode
 	Frames                  int
-	Audio                   bool
+	// Audio: the clip has sound, AudioChannels channels (0: not known)
+	// at AudioRate Hz (0: not known).
+	Audio         bool
+	AudioChannels int
+	AudioRate     int
 }
 
 // File is one FCPXML: a title (the event and the project), a rate, the
@@ -79,6 +83,9 @@ type xAsset struct {
 	Duration string      `xml:"duration,attr"`
 	HasVideo string      `xml:"hasVideo,attr"`
 	HasAudio string      `xml:"hasAudio,attr,omitempty"`
+	Sources  string      `xml:"audioSources,attr,omitempty"`
+	Channels string      `xml:"audioChannels,attr,omitempty"`
+	Rate     string      `xml:"audioRate,attr,omitempty"`
 	Format   string      `xml:"format,attr"`
 	Reps     []xMediaRep `xml:"media-rep"`
 }
@@ -115,6 +122,9 @@ type xDoc struct {
 		} `xml:"project"`
 	} `xml:"library>event"`
 }
+
+// audioRates are the sample rates FCPXML names (its DTD's audioRate).
+var audioRates = map[int]string{32000: "32k", 44100: "44.1k", 48000: "48k", 88200: "88.2k", 96000: "96k", 176400: "176.4k", 192000: "192k"}
 
 // Version is the FCPXML version written.
 const Version = "1.10"
@@ -174,7 +184,11 @@ func Write(w io.Writer, f *File) error {
 			a.Reps = append(a.Reps, xMediaRep{Kind: "proxy-media", Src: fileURL(c.Proxy)})
 		}
 		if c.Audio {
-			a.HasAudio = "1"
+			a.HasAudio, a.Sources = "1", "1"
+			if c.AudioChannels > 0 {
+				a.Channels = strconv.Itoa(c.AudioChannels)
+			}
+			a.Rate = audioRates[c.AudioRate]
 		}
 		d.Resources.Assets = append(d.Resources.Assets, a)
 		d.Event.Clips = append(d.Event.Clips, xAssetClip{Ref: id, Name: c.Name, Start: t(in), Duration: t(c.Frames), TCFormat: tcf, Format: "r1"})

@@ -16,7 +16,7 @@ func TestWriteDropFrame(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, &File{Title: "Day 01", FPS: "29.97", Width: 1920, Height: 1080, Clips: []Clip{
 		{Name: "A001C001", SourceFile: "/Volumes/RAID/Day 01/A001C001.mxf", Proxy: "/Volumes/RAID/proxies/A001C001.mov", TCIn: "10:00:00;00", Frames: 60},
-		{Name: "A001C002", SourceFile: "/Volumes/RAID/Day 01/A001C002.mxf", TCIn: "10:01:00;02", Frames: 30, Audio: true},
+		{Name: "A001C002", SourceFile: "/Volumes/RAID/Day 01/A001C002.mxf", TCIn: "10:01:00;02", Frames: 30, Audio: true, AudioChannels: 4, AudioRate: 48000},
 		{Name: "A001C003"},
 	}}))
 	var d xDoc
@@ -32,6 +32,9 @@ func TestWriteDropFrame(t *testing.T) {
 		{"proxy-media", "file:///Volumes/RAID/proxies/A001C001.mov"}}, a.Reps)
 	require.Len(t, d.Resources.Assets[1].Reps, 1, "no proxy: no proxy-media")
 	require.Equal(t, "1", d.Resources.Assets[1].HasAudio)
+	require.Equal(t, [3]string{"1", "4", "48k"}, [3]string{d.Resources.Assets[1].Sources, d.Resources.Assets[1].Channels, d.Resources.Assets[1].Rate},
+		"the clip's audio: one source of four channels at 48 kHz")
+	require.Equal(t, [4]string{}, [4]string{a.HasAudio, a.Sources, a.Channels, a.Rate}, "no sound: no audio attributes")
 	seq := d.Event.Project.Sequence
 	require.Equal(t, "DF", seq.TCFormat)
 	require.Equal(t, "107999892/30000s", seq.TCStart)

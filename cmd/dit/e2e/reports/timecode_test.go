@@ -230,11 +230,12 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 		t.Skip("pdftotext not installed (Debian: poppler-utils)")
 	}
 	for _, w := range want {
-		// A row's long cells wrap onto the lines above and below.
+		// A row's long cells wrap onto the lines above and below; TC in
+		// is above TC out in its cell, the row's one-line cells between.
 		lines := strings.Split(string(out), "\n")
 		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, w.tcIn) })
 		require.Positive(t, i, "the PDF's row of %s:\n%s", w.name, out)
-		row := strings.Join(lines[i-1:i+2], "\n")
+		row := strings.Join(lines[i-1:i+3], "\n")
 		for _, s := range []string{w.name[:8], w.tcOut, w.duration, " " + w.fps + " ", codecWord[w.codecName], w.res} {
 			require.Contains(t, row, s, "the PDF's row of %s:\n%s", w.name, out)
 		}
