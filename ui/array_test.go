@@ -93,6 +93,7 @@ func memberStates(s *arrayStatus) []string {
 // the file named, all blades present; after the bytes are good again and
 // a scrub finds nothing, healthy.
 func TestArrayViewShowsDamageAScrubFound(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	var blades []string
 	for _, b := range []string{"b1", "b2", "b3"} {
@@ -181,6 +182,7 @@ func fakeDrives(c *Config, folders []string, fixtures []string) {
 // smartctl runner, here the committed fixtures): ok with its figures, a
 // warning with the reason, unknown with why.
 func TestArrayViewDriveHealth(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	var blades []string
 	for _, b := range []string{"b1", "b2", "b3"} {

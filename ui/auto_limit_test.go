@@ -13,6 +13,7 @@ import (
 // as dit watch's and dit offload --limit's: the job's plan, recorded in
 // the catalog, has the card held back by the destination at that rate.
 func TestAutoOffloadPresetLimit(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 400_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))

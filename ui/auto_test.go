@@ -161,6 +161,7 @@ func TestAutoOffloadOffloadsACardThatAppearsAndIgnoresOtherVolumes(t *testing.T)
 // A preset file: its destinations and eject: true; a volume named like a
 // destination is never a card.
 func TestAutoOffloadWithAPresetFile(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))
@@ -195,6 +196,7 @@ func TestAutoOffloadWithAPresetFile(t *testing.T) {
 // then asks, and ejects through the app's Ejector; the result is shown
 // on the card. A failed eject raises the banner.
 func TestEjectButtonOnlyOnceTheCardIsFree(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 400_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))
@@ -284,6 +286,7 @@ func tapDialogButton(t *testing.T, h *harness, text string) {
 // A card removed while it is copied, and a card that fails: the banner
 // says so until dismissed; a desktop notification tells the failure.
 func TestBannerWhenACardIsRemovedOrFails(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 400_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))
@@ -381,6 +384,7 @@ func TestNotificationsGoToTheConfiguredWebhook(t *testing.T) {
 // joins the running job is planned with its entry of the file ("A002
 // added"), the budget shared anew.
 func TestAutoOffloadPlansByThePresetsTopology(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 4_000_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))

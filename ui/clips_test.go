@@ -46,6 +46,7 @@ func addRealClip(t *testing.T, card string) bool {
 // and History lists each card's clips (the catalog's names) with a
 // thumbnail or "no thumbnail".
 func TestCardPanelAndHistoryShowClips(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	// Mixed: ARRI-style clips (sidecars without a length) and Sony X-OCN
 	// frame folders (with one).

@@ -21,6 +21,7 @@ import (
 // the bytes the engine counted written and read back there; the other
 // card's rows are both verified.
 func TestDestRowsShowTheFailingDestination(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_000_000)
 	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))

@@ -155,7 +155,7 @@ func (v *offloadView) addDest(path string) {
 }
 
 func (v *offloadView) loadDest(it *destItem, path string) {
-	free, ferr := freeSpace(path)
+	free, ferr := v.a.freeSpace(path)
 	var st *arrayStatus
 	var aerr error
 	if raid.IsBlade(path) {
@@ -177,6 +177,16 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 		v.renderDests()
 		v.replan()
 	})
+}
+
+// freeSpace is what the jobs' filesystem (Config.FS, the engine's) says
+// an unprivileged writer can still put in dir; -1 when it cannot say.
+func (a *App) freeSpace(dir string) (int64, error) {
+	n, _, err := a.cfg.FS.Free(dir)
+	if err != nil {
+		return -1, err
+	}
+	return int64(min(n, 1<<62)), nil
 }
 
 // overlaps checks the form's cards and destinations with card (or dest)

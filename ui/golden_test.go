@@ -82,6 +82,7 @@ func fillOffload(t *testing.T, h *harness) {
 }
 
 func TestGoldenOffloadView(t *testing.T) {
+	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillOffload(t, h)
 	h.locked(func() { test.AssertRendersToMarkup(t, "offload.xml", h.a.win.Canvas()) })
@@ -144,6 +145,7 @@ func goldenRun() *jobRun {
 }
 
 func TestGoldenRunningView(t *testing.T) {
+	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
 		h.a.running.bind(goldenRun())
@@ -194,12 +196,14 @@ func fillHistory(h *harness) {
 }
 
 func TestGoldenHistoryView(t *testing.T) {
+	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillHistory(h)
 	h.locked(func() { test.AssertRendersToMarkup(t, "history.xml", h.a.win.Canvas()) })
 }
 
 func TestGoldenArrayView(t *testing.T) {
+	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
 		h.a.arrays.dir = "/Volumes/Blade1"

@@ -161,13 +161,13 @@ func showScene(h *harness, scene, mode string) {
 	})
 }
 
-// skipRendersUnderRace leaves a pixel-rendering test to make test's
-// first stage: it draws and compares images on one goroutine (nothing
-// for the race detector to find) and a race build renders about ten
-// times slower.
+// skipRendersUnderRace leaves a rendering test (pixels or markup) to
+// make test's first stage: it draws and compares on one goroutine
+// (nothing for the race detector to find) and a race build renders about
+// ten times slower.
 func skipRendersUnderRace(t *testing.T) {
 	if raceDetector {
-		t.Skip("pixel rendering on one goroutine: run by make test's first stage, not under the race detector")
+		t.Skip("rendering on one goroutine: run by make test's first stage, not under the race detector")
 	}
 }
 
@@ -407,3 +407,18 @@ func TestStateColoursContrastRendered(t *testing.T) {
 
 // hexOf is a colour as #rrggbb.
 func hexOf(c color.NRGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+
+// raceCoveredElsewhere leaves a GUI test to make test's first stage when
+// the race detector runs: its goroutines are those of a job, an array
+// operation or the form, which the race stage already drives through
+// TestPauseResumeCancelAndResumeFromHistory, TestAddCardWhileTheJobRuns,
+// TestCascadeJobShowsCardFreeThenSafeToFormat, TestStallIsSaid,
+// TestBannerOnACardFailure, TestArrayViewScrubAndRebuild,
+// TestSpeedTestOfArray and the auto-offload and notification tests (and
+// the engine through its own packages' race tests); under -race each GUI
+// job runs five to ten times slower.
+func raceCoveredElsewhere(t *testing.T) {
+	if raceDetector {
+		t.Skip("a GUI job whose goroutines the race stage drives through other tests: run by make test's first stage")
+	}
+}

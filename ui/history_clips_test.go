@@ -54,6 +54,7 @@ func clipGrids(o fyne.CanvasObject) [][]string {
 // TC in, TC out, fps, resolution and codec as the catalog has them,
 // "unknown" where nothing tells it, never a zero.
 func TestHistoryClipColumns(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards, err := testcards.Generate(context.Background(), testcards.Options{Out: filepath.Join(dir, "cards"), Cards: 2,
 		Size: 3_000_000, Seed: 7, Style: testcards.StyleMixed})

@@ -28,6 +28,7 @@ func drawnText(l *widget.Label) string {
 // At 1280x720 History's destination line of a card reads whole, its
 // failed count included, however long the destination's path.
 func TestHistoryDestLineReadsWhole(t *testing.T) {
+	raceCoveredElsewhere(t)
 	h := newHarness(t, nil)
 	long := "/media/dit/SHUTTLE_SAMSUNG_T7_2TB_NUMBER_3/2026-11-27_day01_second_unit_B_camera/A002"
 	sum := &offload.Summary{JobFigures: offload.JobFigures{Files: 17, Bytes: 7e9, Failed: 1}, JobID: 7, Name: "day01", Status: verdict.Failed, Started: t0, Hashes: "xxh64", Verify: "dest", Destinations: []string{"/media/dit/RAID", "/media/dit/SHUTTLE"}, Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A002", Status: verdict.Failed, Files: 17, Bytes: 7e9, Failed: 1, Verdict: "FAILED: NOT safe to format"}, Path: "/media/dit/A002", Destinations: []offload.DestSummary{

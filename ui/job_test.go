@@ -94,6 +94,7 @@ func shortcut(h *harness, s fyne.Shortcut) {
 // the bars move and reach 100%, both cards end "Verified: safe to
 // format", and the report is exported from History.
 func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
+	raceCoveredElsewhere(t)
 	h := newHarness(t, nil)
 	d, err := PrepareDemo(context.Background(), filepath.Join(h.dir, "demo"), 3_000_000)
 	require.NoError(t, err)
@@ -219,6 +220,7 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 // A destination byte flipped before read-back: the card reads Failed and
 // names the file and the destination; the other card is safe to format.
 func TestFlippedByteShowsTheCardFailedWithTheFile(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 2_000_000)
 	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))
@@ -398,6 +400,7 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 
 // Errors before the start reach the person in words.
 func TestStartErrorsAreShownInWords(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	h := newHarness(t, nil)
@@ -440,6 +443,7 @@ func TestStartErrorsAreShownInWords(t *testing.T) {
 // Detect cards adds the removable volumes the machine reports; the plan's
 // topology is saved as a preset that loads back.
 func TestDetectCardsAndSavePreset(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	d1 := mkdir(t, filepath.Join(dir, "d1"))
@@ -543,6 +547,7 @@ func TestAddCardWhileTheJobRuns(t *testing.T) {
 // and come back at the next launch (the same preferences, a new app);
 // a destination no longer there is left out.
 func TestFormRememberedAcrossLaunches(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	raid, shuttle, gone := mkdir(t, filepath.Join(dir, "raid")), mkdir(t, filepath.Join(dir, "shuttle")), mkdir(t, filepath.Join(dir, "gone"))
 	h := newHarness(t, nil)
@@ -616,6 +621,7 @@ func TestDropFolders(t *testing.T) {
 // destinations only, not the remembered ones beside them, and leaves the
 // remembered form as it was for the next real launch.
 func TestDemoFormIsNotRemembered(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	raid, demo := mkdir(t, filepath.Join(dir, "raid")), mkdir(t, filepath.Join(dir, "demo-dest"))

@@ -15,6 +15,7 @@ import (
 // Offload view; the job still copies (the check warns, it does not
 // refuse).
 func TestPreparedWarningsShown(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_000_000)
 	dest := mkdir(t, filepath.Join(dir, "Shuttle 1"))
@@ -50,6 +51,7 @@ func TestPreparedWarningsShown(t *testing.T) {
 
 // A job whose drives are healthy shows no such block.
 func TestPreparedNothingToSay(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_000_000)
 	dest := mkdir(t, filepath.Join(dir, "d1"))

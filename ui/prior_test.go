@@ -17,6 +17,7 @@ import (
 // copied to the others only; the destination it already has is left out
 // of the job and gets nothing.
 func TestAutoOffloadLeavesOutADestinationTheCardHas(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	vols := mkdir(t, filepath.Join(dir, "vols"))

@@ -17,6 +17,7 @@ import (
 // format) and the running view says, as dit offload --resume does, that
 // its proxies are not made; it stays there once the job ended.
 func TestResumeWithoutFFmpegWarnsInTheRunningView(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 100_000)
 	raid := mkdir(t, filepath.Join(dir, "raid"))

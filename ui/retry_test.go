@@ -68,6 +68,7 @@ func (f *retryFS) cardReads() []string {
 // "Retry failed files" reads only that file from its card again, and the
 // job ends with every card safe to format.
 func TestRetryFailedFilesReadsOnlyThem(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_000_000)
 	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))
@@ -134,6 +135,7 @@ func TestRetryFailedFilesReadsOnlyThem(t *testing.T) {
 // dit-gui --demo-fail: the demo's second card fails on the shuttle (a
 // different file where one of its clips goes), the first is safe.
 func TestDemoSpoiledFailsTheSecondCard(t *testing.T) {
+	raceCoveredElsewhere(t)
 	h := newHarness(t, nil)
 	d, err := PrepareDemo(context.Background(), filepath.Join(h.dir, "demo"), 1_000_000)
 	require.NoError(t, err)

@@ -36,6 +36,7 @@ func recordedSettings(t *testing.T, cat *catalog.Catalog, id int64) (catalog.Job
 // with FlagNames) record the same settings in the catalog: both front
 // ends go through assembly.Spec.Settings.
 func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	guiCard := genCards(t, filepath.Join(dir, "gui"), 60_000)[0].Path
 	cliCard := genCards(t, filepath.Join(dir, "cli"), 60_000)[0].Path

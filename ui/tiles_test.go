@@ -14,14 +14,15 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -265,26 +266,36 @@ func TestEndedJobHasNoPauseOrCancel(t *testing.T) {
 // The Offload tab's free space is the free space now: a destination
 // written to after it was added (here a 64 MB file; a job, a drive
 // emptied or resized) reads again when the tab is shown.
+// freeFS is the OS filesystem with the free space the test sets: the
+// machine's own changes with whatever else runs beside the tests.
+type freeFS struct {
+	fsys.OS
+	free atomic.Uint64
+}
+
+func (f *freeFS) Free(string) (uint64, string, error) { return f.free.Load(), "test", nil }
+
 func TestOffloadFreeSpaceIsFresh(t *testing.T) {
-	h := newHarness(t, nil)
+	fs := &freeFS{}
+	fs.free.Store(315_000_000)
+	h := newHarness(t, func(c *Config) { c.FS = fs })
 	dest := mkdir(t, filepath.Join(h.dir, "dest"))
 	h.locked(func() { h.a.offload.addDest(dest) })
-	var before int64
 	h.eventually("the destination's free space", func() bool {
 		d := h.a.offload.dests[0]
-		before = d.Free
-		return !d.Loading && d.Free > 0
+		return !d.Loading && d.Free == 315_000_000
 	})
-	require.NoError(t, os.WriteFile(filepath.Join(dest, "big.bin"), make([]byte, 64<<20), 0o644))
+	fs.free.Store(1_800_000_000) // the destination was resized, or emptied
 	h.locked(func() {
 		h.a.selectTab(h.a.running.content)
 		h.a.selectTab(h.a.offload.content)
 	})
 	h.eventually("the free space read again", func() bool {
 		d := h.a.offload.dests[0]
-		return !d.Loading && d.Free > 0 && d.Free < before-32<<20
+		return !d.Loading && d.Free == 1_800_000_000
 	})
 	h.locked(func() {
-		require.Contains(t, texts(h.a.offload.content), units.FormatBytes(h.a.offload.dests[0].Free)+" free")
+		require.Contains(t, texts(h.a.offload.content), "1.80 GB free")
+		require.NotContains(t, texts(h.a.offload.content), "315 MB free")
 	})
 }
