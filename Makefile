@@ -41,12 +41,17 @@ SUMMARY   := $(BIN)/test-summary.txt
 # archives (make dist) are CI steps of their own (.ci/run), not part of
 # make test. Both stages run with -vet=off: make lint, which
 # runs first, has vetted every package in full (go test's own vet is a
-# subset of it).
+# subset of it). The first stage runs TEST_P packages at once, one more
+# than the machine has cores (go test's default is as many): the
+# end-to-end packages spend about half their time waiting on the programs
+# they start (dit, rclone, the S3 server, ffmpeg), so one a core leaves
+# the cores idle (docs/testing.md).
+TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 test: lint testcount
 	@rm -f $(SUMMARY)
 	@rc=0; \
-	echo 'CGO_ENABLED=0 go test -json -vet=off -count=1 -timeout 25m ./...'; \
-	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -vet=off -count=1 -timeout 25m ./... || rc=1; \
+	echo 'CGO_ENABLED=0 go test -json -vet=off -count=1 -p $(TEST_P) -timeout 25m ./...'; \
+	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -vet=off -count=1 -p $(TEST_P) -timeout 25m ./... || rc=1; \
 	$(MAKE) --no-print-directory race || rc=1; \
 	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
 
