@@ -98,13 +98,35 @@
 //	             it too once the job ended; "MHL folder" is off for a
 //	             cloud copy); its report exported as PDF, HTML or CSV
 //	             (reports/jobreport); its ASC MHL folders revealed.
-//	Arrays       a dit array's blades, their state and free space, and
+//	Arrays       the arrays known here, looked for each time the tab is
+//	             shown (arraylist.go): every array a job of the catalog
+//	             wrote to (a destination that is one of its blades, or
+//	             the folder a blade of it was last seen at) and every
+//	             array with a blade on a volume mounted now (at the
+//	             volume's root or a folder right under it), each with
+//	             its health, how many of its blades are here, the jobs
+//	             that wrote to it and whether it is mounted for other
+//	             programs (raid/mountplace); an array none of whose
+//	             blades is here is not listed (the catalog records a
+//	             destination by its folder only). Open shows one below,
+//	             as does a blade folder's path typed (or the folder
+//	             dialog): a dit array's blades, their state and free space, and
 //	             each blade's drive health as dit array status gives it
 //	             (devices.HealthOfAll through Config.SMART, asked after
 //	             the array is shown: ok with its figures, WARNING with
 //	             the problems, unknown with why: smartctl missing, a USB
 //	             bridge that does not answer); scrub (check, or repair)
-//	             and rebuild of a blade, with progress.
+//	             and rebuild of a blade onto an empty folder (typed, or
+//	             chosen in the folder dialog), with progress.
+//
+// # Typed paths
+//
+// Fyne's folder dialog has no field to type a path into: beside each of
+// its buttons (a card, a destination, an array's blade, the folder a
+// blade is rebuilt onto) an entry takes a path typed or pasted (quotes,
+// "~" and file:// URLs understood; Enter adds it), and the running
+// view's Add card asks in a dialog that takes one too (pathfield.go).
+// A path that is not there is said by what uses it, naming it.
 //
 // # Speed test
 //
@@ -268,11 +290,13 @@
 // formlists.go (its cards and destinations), formcloud.go (cloud
 // destinations, the engine's rule on them beside Start, and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
-// verify, hash lists, presets, the form remembered), plan.go, mounted.go.
+// verify, hash lists, presets, the form remembered), plan.go, mounted.go,
+// pathfield.go (typed paths).
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The
 // Running job tab: running.go (the view), cardpanel.go (a card's panel),
-// eject.go, chart.go, destrows.go, auto.go (Auto-offload).
+// eject.go, chart.go, destrows.go, auto.go (Auto-offload). The Arrays
+// tab: arraylist.go (the arrays known here), arrayview.go (one array).
 //
 // # Threads
 //
