@@ -107,7 +107,7 @@ func newRunRow() *runRow {
 	for _, l := range []*widget.Label{r.bytes, r.files, r.rate} {
 		l.Wrapping = fyne.TextWrapWord
 	}
-	r.details = container.NewGridWithColumns(3, r.bytes, r.files, r.rate)
+	r.details = container.New(figuresLayout{}, r.bytes, r.files, r.rate)
 	r.bar.TextFormatter = func() string { return "" }
 	thin := container.NewThemeOverride(r.bar, tintTheme{Theme: compactTheme{}, primary: theme.ColorNamePrimary})
 	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), thin, r.stall, r.details, r.current, r.dests.box, r.failures)
@@ -175,7 +175,7 @@ func newCardPanel(i int, onEject func(cardView), onLayout func()) *cardPanel {
 	for _, l := range []*widget.Label{p.bytes, p.files, p.rate} {
 		l.Wrapping = fyne.TextWrapWord
 	}
-	p.details = container.NewGridWithColumns(3, p.bytes, p.files, p.rate)
+	p.details = container.New(figuresLayout{}, p.bytes, p.files, p.rate)
 	p.failShort = widget.NewLabel("")
 	p.failShort.Truncation = fyne.TextTruncateEllipsis
 	p.failShort.Importance = widget.DangerImportance
@@ -230,15 +230,22 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 	}
 }
 
-// runFigures is a running run's rate and the model's estimates for its
-// card, then its phase: "0.520 GB/s; safe in 1m05s", in a cascade's
-// first run "...; free in 20s, safe in 1m05s"; an estimate the model
-// cannot make (a stall, nothing measured yet) reads "safe: unknown";
-// with no rate, the estimates alone ("Safe in 2m00s"). While paused:
-// "Paused". A run that ended: its phase alone.
+// runFigures is a running run's rate, its TB/hour so far and the
+// model's estimates for its card, all the model's: "0.520 GB/s, 1.872
+// TB/hour; safe in 1m05s", in a cascade's first run "...; free in 20s,
+// safe in 1m05s"; an estimate the model cannot make (a stall, nothing
+// measured yet) reads "safe: unknown"; with no rate, the estimates alone
+// ("Safe in 2m00s"). While paused: "Paused", no rate and no estimate. A
+// run that ended: "Done" and its TB/hour.
 func runFigures(r runState, cascade, paused bool) string {
 	pr := r.Prog
+	tbh := ""
+	if pr.TBPerHour > 0 {
+		tbh = units.FormatTBPerHour(pr.TBPerHour)
+	}
 	switch {
+	case r.Done && tbh != "":
+		return "Done, " + tbh
 	case r.Done:
 		return "Done"
 	case paused:
@@ -249,6 +256,9 @@ func runFigures(r runState, cascade, paused bool) string {
 		eta = estimateIn("free", pr.ETA.CardFree) + ", " + eta
 	}
 	if rate := rateText(pr.Rate); rate != "-" {
+		if tbh != "" {
+			rate += ", " + tbh
+		}
 		return rate + "; " + eta
 	}
 	// Nothing moving (a stall, a queued run): the estimates alone.

@@ -67,7 +67,9 @@
 //	             events' snapshot, Job.Snapshot) and every state the
 //	             engine's typed one (live.Phase, verdict.State): the view
 //	             computes no rate or estimate. Per card a bar, bytes, files, current file (while verifying, one
-//	             being read back), its rate and "safe in" (in a cascade
+//	             being read back), its rate, its live TB/hour so far
+//	             (live.Card.TBPerHour; once done, what it was) and
+//	             "safe in" (in a cascade
 //	             "free in" too) the model's estimates ("unknown" when the
 //	             model cannot say; "Paused" while paused), phase and its
 //	             state; a stall in the model's words ("Copying - stalled",
