@@ -358,7 +358,7 @@ func (v *historyView) renderDetail() {
 		for _, ds := range c.Destinations {
 			v.addDest(ds)
 		}
-		v.addFailures(c.Failures, "")
+		v.addFailures(c.Failures, c.Failed, "")
 		v.addClips(d.clips[c.Label], d.thumbNote)
 		if len(s.Then) > 0 {
 			v.addSecondRun(c)
@@ -428,13 +428,19 @@ func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 	v.detail.Add(grid)
 }
 
-// addFailures lists a run's failed files.
-func (v *historyView) addFailures(fs []offload.Failure, what string) {
+// addFailures lists what failed in a run under the summary's count of
+// its failed files (n): what failed beside them (its hash lists) is
+// listed, not counted as a file.
+func (v *historyView) addFailures(fs []offload.Failure, n int, what string) {
 	if len(fs) == 0 {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	if n > 0 {
+		fmt.Fprintf(&b, "%s%s failed:", what, plural(n, "file"))
+	} else {
+		b.WriteString(what + "Failed:")
+	}
 	for k, f := range fs {
 		if k == 50 {
 			fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(fs)-50)
@@ -496,7 +502,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	for _, ds := range h.Destinations {
 		v.addDest(ds)
 	}
-	v.addFailures(h.Failures, "2nd run: ")
+	v.addFailures(h.Failures, h.Failed, "2nd run: ")
 }
 
 // showFiles lists a card's files with their state on each destination.
