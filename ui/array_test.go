@@ -15,6 +15,7 @@ import (
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // The Arrays view: a RAID 4 array that holds a card, scrubbed clean; a
@@ -339,4 +340,50 @@ func TestTypedPath(t *testing.T) {
 	}
 	_, err = typedPath("   ")
 	require.EqualError(t, err, "type a folder's path first (or choose it in the folder dialog)")
+}
+
+// History names a card's folder in a dit array in words, never with the
+// engine's "//" (array:BLADE//PATH): its path in the array and the
+// array's name when it is not mounted (MHL folder says how to mount it),
+// its path below the mount point when it is.
+func TestHistoryArrayCopyHasNoDoubleSlash(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(mountplace.Env, filepath.Join(dir, "mounts"))
+	cards := genCards(t, dir, 1_000_000)
+	var blades []string
+	for _, b := range []string{"blade1", "blade2", "blade3"} {
+		blades = append(blades, mkdir(t, filepath.Join(dir, b)))
+	}
+	a, err := raid.Create(blades, raid.CreateOptions{Level: raid.RAID4, Label: "test-raid"})
+	require.NoError(t, err)
+	uuid := a.Superblock().ArrayUUID
+	require.NoError(t, a.Close())
+	h := newHarness(t, nil)
+	job, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "demo", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}}, Env: offload.Env{Catalog: h.cat}})
+	require.NoError(t, err)
+	sum, err := job.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, offload.ArrayPathPrefix+blades[0]+"//demo/A001", sum.Cards[0].Destinations[0].Path, "the engine's name of it")
+
+	h.locked(func() { h.a.selectTab(h.a.history.content) })
+	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.locked(func() { h.a.history.list.Select(0) })
+	h.eventually("the job's detail", func() bool { return h.a.history.open != nil })
+	h.locked(func() {
+		txt := texts(h.a.history.detail)
+		require.NotContains(t, txt, "//")
+		require.Contains(t, txt, `demo/A001 on array "test-raid" (not mounted): 13 verified, 0 copied, 0 failed, 0 skipped`)
+		test.Tap(buttonIn(h.a.history.detail, "MHL folder"))
+		place := filepath.Join(dir, "mounts", mountplace.Name(uuid, "test-raid"))
+		require.Equal(t, `Array "test-raid" is not mounted: dit array mount `+blades[0]+` mounts it at `+place+`; then its folders open from here.`, h.a.history.status.Text)
+	})
+	require.Empty(t, h.urls, "nothing opened")
+
+	// Mounted: the folder below its mount point, opened there.
+	mounted := arrayCopyOf(&mountplace.Place{UUID: uuid, Label: "test-raid", Blade: blades[0], Dir: "/mnt/test-raid", Mounted: true}, blades[0], "demo/A001/")
+	require.Equal(t, arrayCopy{Text: `/mnt/test-raid/demo/A001 (array "test-raid")`, Open: "/mnt/test-raid/demo/A001"}, mounted)
+	gone := arrayCopyOf(nil, "/Volumes/Blade1", "demo/A001")
+	require.Equal(t, "demo/A001 on the array of blade /Volumes/Blade1 (not here)", gone.Text)
+	require.Empty(t, gone.Open)
 }

@@ -99,7 +99,15 @@
 //	             them (assembly.ProxyCount; the Running job view says
 //	             it too once the job ended; "MHL folder" is off for a
 //	             cloud copy); its report exported as PDF, HTML or CSV
-//	             (reports/jobreport); its ASC MHL folders revealed.
+//	             (reports/jobreport); its ASC MHL folders revealed. A
+//	             card's folder in a dit array, which the engine names
+//	             array:BLADE//PATH, is said in words (arraypath.go,
+//	             raid/mountplace): its path below the array's mount
+//	             point when mounted (MHL folder opens it there), else
+//	             its path in the array and the array's name, MHL folder
+//	             saying how to mount it. A run's failed files are
+//	             counted with the summary's figure (Failed); its hash
+//	             lists not written are listed beside them, not counted.
 //	Arrays       the arrays known here, looked for each time the tab is
 //	             shown (arraylist.go): every array a job of the catalog
 //	             wrote to (a destination that is one of its blades, or
