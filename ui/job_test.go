@@ -342,6 +342,29 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 	before := copied()
 	time.Sleep(time.Second)
 	require.Equal(t, before, copied(), "nothing is copied while paused")
+	// A paused card shows "Paused": no rate, no TB/hour, no estimate, its
+	// destinations no rate either, after the engine's progress came in
+	// while paused (its model says paused too, its estimates unknown).
+	h.eventually("the engine's model paused", func() bool {
+		p := h.a.running.run.job.Snapshot()
+		return p.Job.Paused && !p.Job.ETA.Safe.Known
+	})
+	h.locked(func() {
+		v := h.a.running
+		v.render()
+		for _, p := range v.panels {
+			if p.last.Done {
+				continue
+			}
+			require.Equal(t, "Paused", p.rate.Text, p.last.Label)
+			for _, r := range p.dests.rows {
+				require.Equal(t, "paused", r.rate.Text, p.last.Label)
+			}
+		}
+		require.Equal(t, "-", v.etaBig.Text)
+		require.Equal(t, "no estimate while paused", v.etaCap.Text)
+		require.False(t, v.tbBox.Visible())
+	})
 	shortcut(h, shortcutPause)
 	h.eventually("copying again", func() bool {
 		var n int64
