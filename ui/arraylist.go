@@ -188,8 +188,13 @@ func (k *knownArray) headText() (string, widget.Importance) {
 func (k *knownArray) detailText() string {
 	var parts []string
 	if k.St != nil {
-		here := len(k.St.Members) - len(k.St.missing())
-		parts = append(parts, fmt.Sprintf("%d of %d blades here (%s)", here, len(k.St.Members), strings.Join(k.Blades, ", ")))
+		var here []string
+		for _, m := range k.St.Members {
+			if m.Dir != "" {
+				here = append(here, m.Dir)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d of %d blades here (%s)", len(here), len(k.St.Members), strings.Join(here, ", ")))
 	} else {
 		parts = append(parts, "blade "+strings.Join(k.Blades, ", "))
 	}
