@@ -157,6 +157,8 @@ func New(fa fyne.App, cfg Config) *App {
 			a.history.reload()
 		case a.offload.content:
 			a.offload.refreshDests() // the free space now, not when it was added
+		case a.arrays.content:
+			a.arrays.list.reload() // the arrays the jobs wrote to and those mounted now
 		}
 	}
 	a.themeMode = fa.Preferences().StringWithFallback("theme", ThemeSystem)

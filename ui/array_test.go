@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // The Arrays view: a RAID 4 array that holds a card, scrubbed clean; a
@@ -224,4 +228,165 @@ func TestArrayViewDriveHealth(t *testing.T) {
 	h2.locked(func() {
 		require.Contains(t, texts(h2.a.arrays.drives), "Blade 0 drive: unknown: smartctl gave nothing: no such drive")
 	})
+}
+
+// The Arrays tab lists the arrays the catalog's jobs wrote to and those
+// on the volumes mounted now, each with its health, where its blades are
+// and the jobs that wrote to it; one is opened by a typed blade path (no
+// folder dialog), scrubbed from the tab, a blade replaced onto a typed
+// folder; the other opened from the list.
+func TestArraysTabListsArraysAndScrubsByTypedPath(t *testing.T) {
+	dir := t.TempDir()
+	cards := genCards(t, dir, 1_500_000)
+	var blades []string
+	for _, b := range []string{"b1", "b2", "b3"} {
+		blades = append(blades, mkdir(t, filepath.Join(dir, b)))
+	}
+	a, err := raid.Create(blades, raid.CreateOptions{Level: raid.RAID4, Label: "test-raid"})
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	// A second array on a volume mounted now, which no job wrote to.
+	vol := mkdir(t, filepath.Join(dir, "vol"))
+	vb := []string{mkdir(t, filepath.Join(vol, "blade-a")), mkdir(t, filepath.Join(vol, "blade-b"))}
+	a2, err := raid.Create(vb, raid.CreateOptions{Level: raid.RAID0, Label: "shuttle-raid"})
+	require.NoError(t, err)
+	uuid2 := a2.Superblock().ArrayUUID
+	require.NoError(t, a2.Close())
+	h := newHarness(t, func(c *Config) {
+		c.Discover = func(context.Context) ([]devices.Volume, error) {
+			return []devices.Volume{{Mount: vol, Device: "/dev/fake9"}, {Mount: filepath.Join(dir, "cards")}}, nil
+		}
+	})
+	job, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "arr", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}}, Env: offload.Env{Catalog: h.cat}})
+	require.NoError(t, err)
+	sum, err := job.Run(context.Background())
+	require.NoError(t, err)
+	require.True(t, sum.Cards[0].SafeToFormat)
+
+	v := h.a.arrays
+	h.locked(func() { h.a.selectTab(v.content) })
+	h.arrayOps("the arrays found")
+	h.locked(func() {
+		require.Len(t, v.list.items, 2, v.list.note.Text)
+		require.Equal(t, "2 arrays written to by the jobs of this catalog or on the volumes mounted now:", v.list.note.Text)
+		txt := texts(v.list.box)
+		require.Contains(t, txt, `"shuttle-raid", RAID 0, 2 blades: healthy`)
+		require.Contains(t, txt, "2 of 2 blades here ("+vb[0]+", "+vb[1]+"); on a volume mounted now; no job of this catalog wrote to it")
+		require.Contains(t, txt, `"test-raid", RAID 4, 3 blades: healthy`)
+		require.Contains(t, txt, `3 of 3 blades here (`+strings.Join(blades, ", ")+`); written by 1 job, the last job `+fmt.Sprint(sum.JobID)+` "arr" of `)
+		require.Contains(t, txt, "not mounted (its files open in other programs once it is: dit array mount "+blades[0])
+		require.Nil(t, v.st, "nothing opened yet")
+		// A blade's path typed: no folder dialog (the harness fails on one).
+		test.Type(v.list.open.entry, blades[1])
+		test.Tap(v.list.open.use)
+	})
+	h.arrayOps("the array read")
+	h.locked(func() {
+		require.NotNil(t, v.st, v.info.Text)
+		require.Equal(t, blades[1], v.dir)
+		require.Contains(t, v.info.Text, `"test-raid", RAID 4, 3 blades`)
+		require.Contains(t, v.info.Text, "Health: healthy")
+		test.Tap(v.scrubBtn)
+	})
+	h.arrayOps("the scrub")
+	h.locked(func() {
+		require.Regexp(t, `^Scrub finished: clean\. \d+ files, .* read, every unit and parity checked\.$`, v.result.Text)
+		require.Equal(t, widget.SuccessImportance, v.result.Importance)
+	})
+	// A blade gone: replaced onto an empty folder typed, Enter.
+	require.NoError(t, os.Rename(blades[2], blades[2]+"-pulled"))
+	newBlade := mkdir(t, filepath.Join(dir, "b3-new"))
+	h.locked(func() { test.Tap(v.list.opens[v.list.items[1].UUID]) })
+	h.arrayOps("the degraded array read")
+	h.locked(func() {
+		require.Equal(t, blades[0], v.dir, "opened from the list by its blade")
+		require.Contains(t, v.info.Text, "Health: DEGRADED (blade 2 missing)")
+		require.Equal(t, "blade 2", v.roleSel.Selected)
+		test.Type(v.newBlade.entry, newBlade)
+		v.newBlade.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	h.arrayOps("the rebuild")
+	h.locked(func() {
+		require.Equal(t, "Rebuild of blade 2 onto "+newBlade+" finished: the blade is active.", v.result.Text)
+		require.Contains(t, v.info.Text, "Health: healthy")
+		require.Contains(t, texts(v.list.box), `"test-raid", RAID 4, 3 blades: healthy`, "the list read again")
+		// The other array, from the list.
+		test.Tap(v.list.opens[uuid2])
+	})
+	h.arrayOps("the second array read")
+	h.locked(func() {
+		require.Equal(t, vb[0], v.dir)
+		require.Contains(t, v.info.Text, `"shuttle-raid", RAID 0, 2 blades`)
+	})
+}
+
+// A typed path: quotes and spaces around it off, ~ the home folder, a
+// file:// URL its path, made absolute; nothing typed is said.
+func TestTypedPath(t *testing.T) {
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for in, want := range map[string]string{
+		"  /Volumes/Blade 1/ ":           "/Volumes/Blade 1",
+		"'/media/dit/A001'":              "/media/dit/A001",
+		`"/media/dit/A001"`:              "/media/dit/A001",
+		"~/dit-arrays/x":                 filepath.Join(home, "dit-arrays/x"),
+		"file:///media/dit/Blade%201/b1": "/media/dit/Blade 1/b1",
+		"rel/blade":                      filepath.Join(wd, "rel/blade"),
+		"/a//b/../c":                     "/a/c",
+	} {
+		got, err := typedPath(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	_, err = typedPath("   ")
+	require.EqualError(t, err, "type a folder's path first (or choose it in the folder dialog)")
+}
+
+// History names a card's folder in a dit array in words, never with the
+// engine's "//" (array:BLADE//PATH): its path in the array and the
+// array's name when it is not mounted (MHL folder says how to mount it),
+// its path below the mount point when it is.
+func TestHistoryArrayCopyHasNoDoubleSlash(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(mountplace.Env, filepath.Join(dir, "mounts"))
+	cards := genCards(t, dir, 1_000_000)
+	var blades []string
+	for _, b := range []string{"blade1", "blade2", "blade3"} {
+		blades = append(blades, mkdir(t, filepath.Join(dir, b)))
+	}
+	a, err := raid.Create(blades, raid.CreateOptions{Level: raid.RAID4, Label: "test-raid"})
+	require.NoError(t, err)
+	uuid := a.Superblock().ArrayUUID
+	require.NoError(t, a.Close())
+	h := newHarness(t, nil)
+	job, err := offload.New(context.Background(), offload.Options{
+		JobSpec: offload.JobSpec{Name: "demo", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}}, Env: offload.Env{Catalog: h.cat}})
+	require.NoError(t, err)
+	sum, err := job.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, offload.ArrayPathPrefix+blades[0]+"//demo/A001", sum.Cards[0].Destinations[0].Path, "the engine's name of it")
+
+	h.locked(func() { h.a.selectTab(h.a.history.content) })
+	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
+	h.locked(func() { h.a.history.list.Select(0) })
+	h.eventually("the job's detail", func() bool { return h.a.history.open != nil })
+	h.locked(func() {
+		txt := texts(h.a.history.detail)
+		require.NotContains(t, txt, "//")
+		require.Contains(t, txt, `demo/A001 on array "test-raid" (not mounted): 13 verified, 0 copied, 0 failed, 0 skipped`)
+		test.Tap(buttonIn(h.a.history.detail, "MHL folder"))
+		place := filepath.Join(dir, "mounts", mountplace.Name(uuid, "test-raid"))
+		require.Equal(t, `Array "test-raid" is not mounted: dit array mount `+blades[0]+` mounts it at `+place+`; then its folders open from here.`, h.a.history.status.Text)
+	})
+	require.Empty(t, h.urls, "nothing opened")
+
+	// Mounted: the folder below its mount point, opened there.
+	mounted := arrayCopyOf(&mountplace.Place{UUID: uuid, Label: "test-raid", Blade: blades[0], Dir: "/mnt/test-raid", Mounted: true}, blades[0], "demo/A001/")
+	require.Equal(t, arrayCopy{Text: `/mnt/test-raid/demo/A001 (array "test-raid")`, Open: "/mnt/test-raid/demo/A001"}, mounted)
+	gone := arrayCopyOf(nil, "/Volumes/Blade1", "demo/A001")
+	require.Equal(t, "demo/A001 on the array of blade /Volumes/Blade1 (not here)", gone.Text)
+	require.Empty(t, gone.Open)
 }

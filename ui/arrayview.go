@@ -189,6 +189,10 @@ func (s *arrayStatus) damage() string {
 type arrayView struct {
 	a       *App
 	content fyne.CanvasObject
+	// list: the arrays known here (and the field that opens one by a
+	// blade folder's path); newBlade: the folder a blade is rebuilt onto.
+	list     *arrayList
+	newBlade *pathField
 
 	dir      string
 	st       *arrayStatus
@@ -222,7 +226,8 @@ func (v *arrayView) goOp(f func()) {
 
 func newArrayView(a *App) *arrayView {
 	v := &arrayView{a: a}
-	v.info = widget.NewLabel("Open a blade folder of a dit array (dit array create) to see its health.")
+	v.list = newArrayList(v)
+	v.info = widget.NewLabel("Open an array from the list above, or by the path of one of its blade folders.")
 	v.info.Wrapping = fyne.TextWrapWord
 	v.members = container.NewVBox()
 	v.drives = container.NewVBox()
@@ -231,34 +236,50 @@ func newArrayView(a *App) *arrayView {
 	v.opLabel = widget.NewLabel("")
 	v.result = widget.NewLabel("")
 	v.result.Wrapping = fyne.TextWrapWord
-	open := widget.NewButtonWithIcon("Open array...", theme.FolderOpenIcon(), func() {
-		a.cfg.ChooseFolder("A blade folder of the array", v.openArray)
-	})
+	v.list.open = a.newPathField("A blade folder's path: /Volumes/Blade1", "Open", "Choose folder...", "A blade folder of the array", v.openArray)
+	v.list.open.use.SetIcon(theme.StorageIcon())
 	v.scrubBtn = widget.NewButtonWithIcon("Scrub (check only)", theme.SearchIcon(), func() { v.scrub(false) })
 	v.repairBt = widget.NewButtonWithIcon("Scrub and repair", theme.ViewRefreshIcon(), func() { v.scrub(true) })
 	v.roleSel = widget.NewSelect(nil, nil)
 	v.roleSel.PlaceHolder = "blade to rebuild"
-	v.rebuild = widget.NewButtonWithIcon("Rebuild onto a new folder...", theme.StorageIcon(), func() {
-		role, err := v.selectedRole()
-		if err != nil {
-			v.result.SetText(err.Error())
-			return
+	// Replace a blade: rebuild it onto an empty folder, typed or chosen.
+	v.newBlade = a.newPathField("An empty folder for the new blade", "Rebuild onto it", "", "", func(dir string) {
+		if role, ok := v.roleToRebuild(); ok {
+			v.replace(role, dir)
 		}
-		a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
+	})
+	v.rebuild = widget.NewButtonWithIcon("Rebuild onto a new folder...", theme.StorageIcon(), func() {
+		if role, ok := v.roleToRebuild(); ok {
+			a.cfg.ChooseFolder(fmt.Sprintf("An empty folder for blade %d", role), func(dir string) { v.replace(role, dir) })
+		}
 	})
 	v.speedBtn = a.speedButton(func() speedTarget {
 		return arrayTarget(v.dir, v.st)
 	})
 	v.setEnabled()
-	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.roleSel, v.rebuild, widget.NewSeparator(), v.speedBtn)
+	refresh := widget.NewButtonWithIcon("Look again", theme.ViewRefreshIcon(), v.list.reload)
+	ops := container.NewHBox(v.scrubBtn, v.repairBt, widget.NewSeparator(), v.speedBtn)
+	replace := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Replace"), v.roleSel), v.rebuild, v.newBlade.box)
 	v.content = container.NewPadded(container.NewVScroll(container.NewVBox(
-		container.NewHBox(heading("Array"), open), v.info, v.members, v.drives, widget.NewSeparator(),
-		ops, v.opLabel, v.progress, v.result)))
+		container.NewHBox(heading("Arrays"), refresh), v.list.note, v.list.box, widget.NewSeparator(),
+		heading("Array"), v.list.open.box, v.info, v.members, v.drives, widget.NewSeparator(),
+		ops, replace, v.opLabel, v.progress, v.result)))
 	return v
 }
 
+// roleToRebuild is the blade chosen to rebuild, or false (said in the
+// result line) when none is.
+func (v *arrayView) roleToRebuild() (int, bool) {
+	role, err := v.selectedRole()
+	if err != nil {
+		v.result.SetText(err.Error())
+		return 0, false
+	}
+	return role, true
+}
+
 func (v *arrayView) setEnabled() {
-	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild, v.speedBtn} {
+	for _, b := range []*widget.Button{v.scrubBtn, v.repairBt, v.rebuild, v.speedBtn, v.newBlade.use} {
 		if v.st == nil || v.busy {
 			b.Disable()
 		} else {
@@ -462,6 +483,7 @@ func (v *arrayView) scrub(repair bool) {
 			v.result.Refresh()
 		})
 		v.load(dir)
+		v.list.reload()
 	})
 }
 
@@ -520,6 +542,7 @@ func (v *arrayView) replace(role int, newDir string) {
 			v.result.Refresh()
 		})
 		v.load(dir)
+		v.list.reload()
 	})
 }
 

@@ -107,7 +107,7 @@ func newRunRow() *runRow {
 	for _, l := range []*widget.Label{r.bytes, r.files, r.rate} {
 		l.Wrapping = fyne.TextWrapWord
 	}
-	r.details = container.NewGridWithColumns(3, r.bytes, r.files, r.rate)
+	r.details = container.New(figuresLayout{}, r.bytes, r.files, r.rate)
 	r.bar.TextFormatter = func() string { return "" }
 	thin := container.NewThemeOverride(r.bar, tintTheme{Theme: compactTheme{}, primary: theme.ColorNamePrimary})
 	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.title), thin, r.stall, r.details, r.current, r.dests.box, r.failures)
@@ -175,7 +175,7 @@ func newCardPanel(i int, onEject func(cardView), onLayout func()) *cardPanel {
 	for _, l := range []*widget.Label{p.bytes, p.files, p.rate} {
 		l.Wrapping = fyne.TextWrapWord
 	}
-	p.details = container.NewGridWithColumns(3, p.bytes, p.files, p.rate)
+	p.details = container.New(figuresLayout{}, p.bytes, p.files, p.rate)
 	p.failShort = widget.NewLabel("")
 	p.failShort.Truncation = fyne.TextTruncateEllipsis
 	p.failShort.Importance = widget.DangerImportance
@@ -211,8 +211,8 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 	}
 	setText(bytes, b)
 	f := fmt.Sprintf("Files %d of %d done", pr.FilesDone, pr.Files)
-	if pr.FilesFailed > 0 {
-		f += fmt.Sprintf(", %d failed", pr.FilesFailed)
+	if n := r.failedFiles(); n > 0 {
+		f += fmt.Sprintf(", %d failed", n)
 	}
 	setText(files, f)
 	setText(rate, runFigures(r, cascade, paused))
@@ -230,15 +230,22 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 	}
 }
 
-// runFigures is a running run's rate and the model's estimates for its
-// card, then its phase: "0.520 GB/s; safe in 1m05s", in a cascade's
-// first run "...; free in 20s, safe in 1m05s"; an estimate the model
-// cannot make (a stall, nothing measured yet) reads "safe: unknown";
-// with no rate, the estimates alone ("Safe in 2m00s"). While paused:
-// "Paused". A run that ended: its phase alone.
+// runFigures is a running run's rate, its TB/hour so far and the
+// model's estimates for its card, all the model's: "0.520 GB/s, 1.872
+// TB/hour; safe in 1m05s", in a cascade's first run "...; free in 20s,
+// safe in 1m05s"; an estimate the model cannot make (a stall, nothing
+// measured yet) reads "safe: unknown"; with no rate, the estimates alone
+// ("Safe in 2m00s"). While paused: "Paused", no rate and no estimate. A
+// run that ended: "Done" and its TB/hour.
 func runFigures(r runState, cascade, paused bool) string {
 	pr := r.Prog
+	tbh := ""
+	if pr.TBPerHour > 0 {
+		tbh = units.FormatTBPerHour(pr.TBPerHour)
+	}
 	switch {
+	case r.Done && tbh != "":
+		return "Done, " + tbh
 	case r.Done:
 		return "Done"
 	case paused:
@@ -249,6 +256,9 @@ func runFigures(r runState, cascade, paused bool) string {
 		eta = estimateIn("free", pr.ETA.CardFree) + ", " + eta
 	}
 	if rate := rateText(pr.Rate); rate != "-" {
+		if tbh != "" {
+			rate += ", " + tbh
+		}
 		return rate + "; " + eta
 	}
 	// Nothing moving (a stall, a queued run): the estimates alone.
@@ -289,13 +299,19 @@ func setStall(l *widget.Label, r runState) {
 	l.Show()
 }
 
-// failureText lists a run's failed files (at most 20).
-func failureText(fs []failure, interrupted bool, what string) string {
+// failureText lists what failed in a run (at most 20 lines), under the
+// engine's count of its failed files (n): "2 files failed:", a line per
+// file with why, and what failed beside them (the hash lists), not
+// counted as a file.
+func failureText(fs []failure, n int, interrupted bool, what string) string {
 	var b strings.Builder
-	if interrupted {
-		fmt.Fprintf(&b, "%s%s not finished (resume the job to retry):", what, plural(len(fs), "file"))
-	} else {
-		fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	switch {
+	case n > 0 && interrupted:
+		fmt.Fprintf(&b, "%s%s not finished (resume the job to retry):", what, plural(n, "file"))
+	case n > 0:
+		fmt.Fprintf(&b, "%s%s failed:", what, plural(n, "file"))
+	default:
+		b.WriteString(what + "Failed:")
 	}
 	for i, f := range fs {
 		if i == 20 {
@@ -307,14 +323,18 @@ func failureText(fs []failure, interrupted bool, what string) string {
 	return b.String()
 }
 
-// failureLine is a run's failed files in a line, for its tile: "1 file
-// failed: CLIPS/C002.mov (Details: why)".
-func failureLine(fs []failure, interrupted bool, what string) string {
+// failureLine is what failed in a run in a line, for its tile: "1 file
+// failed: CLIPS/C002.mov (Details: why)" (n, the engine's count, and the
+// first failed file); no file failed: the first failure and why.
+func failureLine(fs []failure, n int, interrupted bool, what string) string {
+	if n == 0 {
+		return fmt.Sprintf("%s%s: %s", what, fs[0].Path, firstLine(fs[0].Why))
+	}
 	verb := "failed"
 	if interrupted {
 		verb = "not finished"
 	}
-	return fmt.Sprintf("%s%s %s: %s (Details: why)", what, plural(len(fs), "file"), verb, fs[0].Path)
+	return fmt.Sprintf("%s%s %s: %s (Details: why)", what, plural(n, "file"), verb, fs[0].Path)
 }
 
 // tintBar colours the card's bar as its verdict once the card ended (the
@@ -429,13 +449,13 @@ func (p *cardPanel) setFailures(c cardView) {
 		if c.Cascade {
 			what = "1st run: "
 		}
-		setText(p.failures, failureText(c.Failures, c.interrupted(), what))
+		setText(p.failures, failureText(c.Failures, c.failedFiles(), c.interrupted(), what))
 		if p.dests.detail {
 			p.failures.Show()
 			return
 		}
 		p.failures.Hide()
-		setText(p.failShort, failureLine(c.Failures, c.interrupted(), what))
+		setText(p.failShort, failureLine(c.Failures, c.failedFiles(), c.interrupted(), what))
 		p.failShort.Show()
 	case c.HaveSummary && c.Status == verdict.Failed && !c.thenFailed() && c.Verdict != "":
 		setText(p.failures, c.Verdict)
@@ -531,7 +551,7 @@ func (r *runRow) set(c cardView, mv runView) {
 			r.details.Show()
 		}
 		if len(h.Failures) > 0 {
-			setText(r.failures, failureText(h.Failures, h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
+			setText(r.failures, failureText(h.Failures, h.failedFiles(), h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
 			r.failures.Show()
 		} else {
 			r.failures.Hide()

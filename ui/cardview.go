@@ -69,7 +69,15 @@ type runState struct {
 	Done     bool          // run_done seen
 	EndState verdict.State // the run's state at run_done (verified, copied, failed, interrupted)
 	Error    string        // the engine's run error at run_done
+	// Failures are what failed in the run, in the engine's order: its
+	// failed files (file events, then the summary's), and what the
+	// summary says failed beside them (its hash lists not written).
 	Failures []failure
+	// SumFailed is the summary's count of the run's failed files, once
+	// read (SumRead): with the live model's FilesFailed before, the one
+	// figure every count of failed files is said with (failedFiles).
+	SumFailed int
+	SumRead   bool
 	// Series is the model's rate of the run at each progress event (the
 	// throughput chart).
 	Series []sample
@@ -313,6 +321,18 @@ func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duratio
 // (card_retried).
 func (r *runState) restart() {
 	r.Done, r.EndState, r.Error, r.Failures = false, "", "", nil
+	r.SumFailed, r.SumRead = 0, false
+}
+
+// failedFiles is the engine's count of the run's failed files: the
+// summary's once read, else the live model's (the count each
+// destination's row says its own of). What failed beside files (the
+// hash lists) is listed with the failures, never counted as a file.
+func (r runState) failedFiles() int {
+	if r.SumRead {
+		return r.SumFailed
+	}
+	return r.Prog.FilesFailed
 }
 
 // copyOut is a copy of the run to render; paused: the job is paused, so

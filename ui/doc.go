@@ -67,7 +67,9 @@
 //	             events' snapshot, Job.Snapshot) and every state the
 //	             engine's typed one (live.Phase, verdict.State): the view
 //	             computes no rate or estimate. Per card a bar, bytes, files, current file (while verifying, one
-//	             being read back), its rate and "safe in" (in a cascade
+//	             being read back), its rate, its live TB/hour so far
+//	             (live.Card.TBPerHour; once done, what it was) and
+//	             "safe in" (in a cascade
 //	             "free in" too) the model's estimates ("unknown" when the
 //	             model cannot say; "Paused" while paused), phase and its
 //	             state; a stall in the model's words ("Copying - stalled",
@@ -97,14 +99,44 @@
 //	             them (assembly.ProxyCount; the Running job view says
 //	             it too once the job ended; "MHL folder" is off for a
 //	             cloud copy); its report exported as PDF, HTML or CSV
-//	             (reports/jobreport); its ASC MHL folders revealed.
-//	Arrays       a dit array's blades, their state and free space, and
+//	             (reports/jobreport); its ASC MHL folders revealed. A
+//	             card's folder in a dit array, which the engine names
+//	             array:BLADE//PATH, is said in words (arraypath.go,
+//	             raid/mountplace): its path below the array's mount
+//	             point when mounted (MHL folder opens it there), else
+//	             its path in the array and the array's name, MHL folder
+//	             saying how to mount it. A run's failed files are
+//	             counted with the summary's figure (Failed); its hash
+//	             lists not written are listed beside them, not counted.
+//	Arrays       the arrays known here, looked for each time the tab is
+//	             shown (arraylist.go): every array a job of the catalog
+//	             wrote to (a destination that is one of its blades, or
+//	             the folder a blade of it was last seen at) and every
+//	             array with a blade on a volume mounted now (at the
+//	             volume's root or a folder right under it), each with
+//	             its health, how many of its blades are here, the jobs
+//	             that wrote to it and whether it is mounted for other
+//	             programs (raid/mountplace); an array none of whose
+//	             blades is here is not listed (the catalog records a
+//	             destination by its folder only). Open shows one below,
+//	             as does a blade folder's path typed (or the folder
+//	             dialog): a dit array's blades, their state and free space, and
 //	             each blade's drive health as dit array status gives it
 //	             (devices.HealthOfAll through Config.SMART, asked after
 //	             the array is shown: ok with its figures, WARNING with
 //	             the problems, unknown with why: smartctl missing, a USB
 //	             bridge that does not answer); scrub (check, or repair)
-//	             and rebuild of a blade, with progress.
+//	             and rebuild of a blade onto an empty folder (typed, or
+//	             chosen in the folder dialog), with progress.
+//
+// # Typed paths
+//
+// Fyne's folder dialog has no field to type a path into: beside each of
+// its buttons (a card, a destination, an array's blade, the folder a
+// blade is rebuilt onto) an entry takes a path typed or pasted (quotes,
+// "~" and file:// URLs understood; Enter adds it), and the running
+// view's Add card asks in a dialog that takes one too (pathfield.go).
+// A path that is not there is said by what uses it, naming it.
 //
 // # Speed test
 //
@@ -268,11 +300,13 @@
 // formlists.go (its cards and destinations), formcloud.go (cloud
 // destinations, the engine's rule on them beside Start, and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
-// verify, hash lists, presets, the form remembered), plan.go, mounted.go.
+// verify, hash lists, presets, the form remembered), plan.go, mounted.go,
+// pathfield.go (typed paths).
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The
 // Running job tab: running.go (the view), cardpanel.go (a card's panel),
-// eject.go, chart.go, destrows.go, auto.go (Auto-offload).
+// eject.go, chart.go, destrows.go, auto.go (Auto-offload). The Arrays
+// tab: arraylist.go (the arrays known here), arrayview.go (one array).
 //
 // # Threads
 //

@@ -14,12 +14,14 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 var t0 = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
@@ -45,6 +47,27 @@ func goldenArray() *arrayStatus {
 			{Role: 2, State: "missing", Hint: "/Volumes/Blade3"},
 			{Role: 3, Parity: true, State: "active", Dir: "/Volumes/Blade4", Hint: "/Volumes/Blade4", Free: 2_000_000_000_000, Drive: smartFixture("usb-bridge-unknown.json")},
 		}}
+}
+
+// goldenArrays is the Arrays tab's list: goldenArray, degraded, written
+// by two jobs and not mounted; a shuttle array on a volume, mounted.
+func goldenArrays() []*knownArray {
+	day2 := &catalog.Job{ID: 12, Name: "day02", Started: t0.Add(24 * time.Hour)}
+	day1 := &catalog.Job{ID: 7, Name: "day01", Started: t0}
+	set := goldenArray()
+	set.UUID = "1a2b3c4d-0000-4000-8000-000000000001"
+	sh := &arrayStatus{Dir: "/Volumes/SH-A", Label: "shuttle", Level: "raid0", K: 2, StripeUnit: 1 << 20, Files: 0,
+		Free: 3_000_000_000_000, Members: []memberStatus{
+			{Role: 0, State: "active", Dir: "/Volumes/SH-A", Hint: "/Volumes/SH-A", Free: 1_500_000_000_000},
+			{Role: 1, State: "active", Dir: "/Volumes/SH-B", Hint: "/Volumes/SH-B", Free: 1_500_000_000_000},
+		}}
+	return []*knownArray{
+		{UUID: set.UUID, Label: "set-raid", Blades: []string{"/Volumes/Blade1", "/Volumes/Blade2", "/Volumes/Blade4"},
+			Jobs: []*catalog.Job{day2, day1}, St: set,
+			Place: &mountplace.Place{UUID: set.UUID, Label: "set-raid", Blade: "/Volumes/Blade1", Dir: "/home/dit/dit-arrays/set-raid-1a2b3c4d"}},
+		{UUID: "5e6f7a8b-0000-4000-8000-000000000002", Label: "shuttle", Blades: []string{"/Volumes/SH-A", "/Volumes/SH-B"}, OnVolume: true, St: sh,
+			Place: &mountplace.Place{UUID: "5e6f7a8b-0000-4000-8000-000000000002", Label: "shuttle", Blade: "/Volumes/SH-A", Dir: "/home/dit/dit-arrays/shuttle-5e6f7a8b", Mounted: true}},
+	}
 }
 
 // fillOffload shows two cards, an array and a shuttle, and the plan of
@@ -206,10 +229,16 @@ func TestGoldenArrayView(t *testing.T) {
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
+		h.a.selectTab(h.a.arrays.content) // (its own look at the arrays ends after the test)
+		h.a.arrays.list.show(goldenArrays(), nil)
 		h.a.arrays.dir = "/Volumes/Blade1"
 		h.a.arrays.render(goldenArray())
-		h.a.selectTab(h.a.arrays.content)
 		test.AssertRendersToMarkup(t, "arrays.xml", h.a.win.Canvas())
+		list := texts(h.a.arrays.list.box)
+		require.Contains(t, list, `"set-raid", RAID 4, 4 blades: DEGRADED (blade 2 missing): every file is still readable; replace the blade`)
+		require.Contains(t, list, `3 of 4 blades here (/Volumes/Blade1, /Volumes/Blade2, /Volumes/Blade4); written by 2 jobs, the last job 12 "day02" of 2026-11-23 09:30; not mounted (its files open in other programs once it is: dit array mount /Volumes/Blade1 /home/dit/dit-arrays/set-raid-1a2b3c4d)`)
+		require.Contains(t, list, `"shuttle", RAID 0, 2 blades: healthy`)
+		require.Contains(t, list, "2 of 2 blades here (/Volumes/SH-A, /Volumes/SH-B); on a volume mounted now; no job of this catalog wrote to it; its files open at /home/dit/dit-arrays/shuttle-5e6f7a8b")
 		require.Contains(t, h.a.arrays.info.Text, "Health: DEGRADED (blade 2 missing): every file is still readable; replace the blade")
 		require.Equal(t, "blade 2", h.a.arrays.roleSel.Selected, "the missing blade is the one to rebuild")
 		txt := texts(h.a.arrays.drives)
@@ -228,9 +257,10 @@ func TestGoldenArrayHealthImage(t *testing.T) {
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
+		h.a.selectTab(h.a.arrays.content)
+		h.a.arrays.list.show(goldenArrays(), nil)
 		h.a.arrays.dir = "/Volumes/Blade1"
 		h.a.arrays.render(goldenArray())
-		h.a.selectTab(h.a.arrays.content)
 		h.a.win.Canvas().Capture() // drawn once in the first theme, as the app does (see showScene)
 		h.a.SetTheme(ThemeLight)
 		test.AssertImageMatches(t, "arrays-health.png", h.a.win.Canvas().Capture())

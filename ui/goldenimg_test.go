@@ -63,6 +63,11 @@ func gProg(label string, size int64, f float64, failed bool) offload.CardProgres
 	if f >= 1 {
 		p.Phase, p.FilesDone, p.BytesCopied, p.BytesVerified, p.Current = "done", 12, size, 2*size, ""
 	}
+	// The model's TB/hour: its bytes over the time they took at its rate.
+	if p.BytesCopied > 0 {
+		p.ActiveSeconds = float64(p.BytesCopied) / p.Rate
+		p.TBPerHour = float64(p.BytesCopied) / p.ActiveSeconds * 3600 / 1e12
+	}
 	return p
 }
 

@@ -76,6 +76,9 @@ type jobDetail struct {
 	// proxies: the job's proxies in words, as dit job show says them
 	// (assembly.ProxyCount; "" none).
 	proxies string
+	// arrays: the folders in dit arrays it names, by the engine's name
+	// (array:BLADE//PATH), as History says them (arraypath.go).
+	arrays map[string]arrayCopy
 }
 
 // maxClipRows is how many clips of a card the History lists (the report's
@@ -280,9 +283,11 @@ func (v *historyView) openJob(id int64) {
 			cards = catalog.FirstRun(cards)
 		}
 		var px string
+		var arrays map[string]arrayCopy
 		if err == nil {
 			cl, note = loadJobClips(cat, id, cards)
 			px, err = assembly.ProxyCount(cat, id)
+			arrays = arrayCopies(s)
 		}
 		v.a.do(func() {
 			if v.selected != id {
@@ -292,7 +297,7 @@ func (v *historyView) openJob(id int64) {
 				v.say(fmt.Sprintf("Cannot open job %d: %v", id, err))
 				return
 			}
-			v.open = &jobDetail{sum: s, cards: cards, clips: cl, thumbNote: note, proxies: px}
+			v.open = &jobDetail{sum: s, cards: cards, clips: cl, thumbNote: note, proxies: px, arrays: arrays}
 			v.renderDetail()
 		})
 	})
@@ -358,7 +363,7 @@ func (v *historyView) renderDetail() {
 		for _, ds := range c.Destinations {
 			v.addDest(ds)
 		}
-		v.addFailures(c.Failures, "")
+		v.addFailures(c.Failures, c.Failed, "")
 		v.addClips(d.clips[c.Label], d.thumbNote)
 		if len(s.Then) > 0 {
 			v.addSecondRun(c)
@@ -372,9 +377,13 @@ func (v *historyView) renderDetail() {
 // button (off for a cloud destination: no folder of this machine to
 // open; dit verify JOB checks the copies there).
 func (v *historyView) addDest(ds offload.DestSummary) {
-	mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(ds.Path) })
-	if assembly.IsCloudDest(ds.Path) {
+	at := ds.Path // the engine's name of the folder
+	mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(at) })
+	if assembly.IsCloudDest(at) {
 		mhl.Disable()
+	}
+	if v.open != nil {
+		ds.Path = v.open.where(at) // a folder in a dit array in words
 	}
 	v.detail.Add(container.NewBorder(nil, nil, nil, mhl, destLine(ds)))
 }
@@ -428,13 +437,19 @@ func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 	v.detail.Add(grid)
 }
 
-// addFailures lists a run's failed files.
-func (v *historyView) addFailures(fs []offload.Failure, what string) {
+// addFailures lists what failed in a run under the summary's count of
+// its failed files (n): what failed beside them (its hash lists) is
+// listed, not counted as a file.
+func (v *historyView) addFailures(fs []offload.Failure, n int, what string) {
 	if len(fs) == 0 {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s%s failed:", what, plural(len(fs), "file"))
+	if n > 0 {
+		fmt.Fprintf(&b, "%s%s failed:", what, plural(n, "file"))
+	} else {
+		b.WriteString(what + "Failed:")
+	}
 	for k, f := range fs {
 		if k == 50 {
 			fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(fs)-50)
@@ -483,7 +498,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 		v.detail.Add(l)
 		return
 	}
-	info := fmt.Sprintf("2nd run (%s): %s, %s from the first copy %s", h.Status, plural(h.Files, "file"), units.FormatBytes(h.Bytes), h.Source)
+	info := fmt.Sprintf("2nd run (%s): %s, %s from the first copy %s", h.Status, plural(h.Files, "file"), units.FormatBytes(h.Bytes), v.open.where(h.Source))
 	if h.TBPerHour > 0 {
 		info += ", " + units.FormatTBPerHour(h.TBPerHour)
 	}
@@ -496,7 +511,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	for _, ds := range h.Destinations {
 		v.addDest(ds)
 	}
-	v.addFailures(h.Failures, "2nd run: ")
+	v.addFailures(h.Failures, h.Failed, "2nd run: ")
 }
 
 // showFiles lists a card's files with their state on each destination.
@@ -609,6 +624,14 @@ func (v *historyView) export(id int64, format string) {
 
 // revealMHL opens the ASC MHL folder of a card on a destination.
 func (v *historyView) revealMHL(cardDir string) {
+	if v.open != nil {
+		if ac, ok := v.open.arrays[cardDir]; ok && ac.Open == "" {
+			v.say(ac.Note)
+			return
+		} else if ok {
+			cardDir = ac.Open // the array mounted: its folder there
+		}
+	}
 	dir := filepath.Join(cardDir, "ascmhl")
 	if _, err := os.Stat(dir); err != nil {
 		if _, err := os.Stat(cardDir); err != nil {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/devices"
@@ -343,6 +344,29 @@ func TestPauseResumeCancelAndResumeFromHistory(t *testing.T) {
 	before := copied()
 	time.Sleep(time.Second)
 	require.Equal(t, before, copied(), "nothing is copied while paused")
+	// A paused card shows "Paused": no rate, no TB/hour, no estimate, its
+	// destinations no rate either, after the engine's progress came in
+	// while paused (its model says paused too, its estimates unknown).
+	h.eventually("the engine's model paused", func() bool {
+		p := h.a.running.run.job.Snapshot()
+		return p.Job.Paused && !p.Job.ETA.Safe.Known
+	})
+	h.locked(func() {
+		v := h.a.running
+		v.render()
+		for _, p := range v.panels {
+			if p.last.Done {
+				continue
+			}
+			require.Equal(t, "Paused", p.rate.Text, p.last.Label)
+			for _, r := range p.dests.rows {
+				require.Equal(t, "paused", r.rate.Text, p.last.Label)
+			}
+		}
+		require.Equal(t, "-", v.etaBig.Text)
+		require.Equal(t, "no estimate while paused", v.etaCap.Text)
+		require.False(t, v.tbBox.Visible())
+	})
 	shortcut(h, shortcutPause)
 	h.eventually("copying again", func() bool {
 		var n int64
@@ -508,7 +532,7 @@ func (f gateFS) Open(name string) (fsys.File, error) {
 }
 
 // A card inserted while the job runs: "Add card" in the running view asks
-// for its folder; it gets its own panel and ends safe to format like the
+// for its folder (its path typed); it gets its own panel and ends safe to format like the
 // others.
 func TestAddCardWhileTheJobRuns(t *testing.T) {
 	dir := t.TempDir()
@@ -522,7 +546,6 @@ func TestAddCardWhileTheJobRuns(t *testing.T) {
 	open := func() { release.Do(func() { close(gfs.gate) }) }
 	h := newHarness(t, func(c *Config) {
 		c.FS = gfs
-		c.ChooseFolder = func(_ string, done func(string)) { done(cards[1].Path) }
 	})
 	t.Cleanup(open) // before the harness cancels the job and waits for it
 	h.locked(func() {
@@ -532,7 +555,22 @@ func TestAddCardWhileTheJobRuns(t *testing.T) {
 	// job only once it runs, not while the app is still starting it).
 	await(t, "the job to copy the first card", gfs.opening)
 	h.eventually("the running view", func() bool { return h.a.running.active() })
-	h.locked(func() { test.Tap(h.a.running.addBtn) })
+	h.locked(func() {
+		test.Tap(h.a.running.addBtn)
+		// The card's path typed into the dialog (no folder dialog).
+		ask := h.a.win.Canvas().Overlays().Top()
+		require.NotNil(t, ask, "the dialog that asks for the card")
+		var entry *widget.Entry
+		walk(ask, func(o fyne.CanvasObject) {
+			if e, ok := o.(*widget.Entry); ok && entry == nil {
+				entry = e
+			}
+		})
+		require.NotNil(t, entry)
+		test.Type(entry, cards[1].Path)
+		test.Tap(buttonIn(ask, "Add card"))
+		require.Nil(t, h.a.win.Canvas().Overlays().Top(), "the dialog closed")
+	})
 	h.eventually("the added card's panel", func() bool { return len(h.a.running.panels) == 2 })
 	open()
 	h.waitJob()

@@ -33,7 +33,7 @@ func lStall() *live.Stall {
 func lSnap(s int, stalled bool) *offload.Progress {
 	at := t0.Add(time.Duration(s) * time.Second)
 	card := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 12, FilesCopied: 5, FilesDone: 4, Bytes: 4e9, BytesCopied: 1.6e9,
-		VerifyTotal: 8e9, BytesVerified: 1.2e9, Rate: 0.52e9, Current: "CLIPS/A001C005.mov",
+		VerifyTotal: 8e9, BytesVerified: 1.2e9, Rate: 0.52e9, Current: "CLIPS/A001C005.mov", ActiveSeconds: float64(s), TBPerHour: 0.288,
 		ETA: live.Times{Copied: live.In(46), CardFree: live.In(58), Safe: live.In(125)}, ETASeconds: live.In(125),
 		Dests: []offload.DestProgress{
 			{Dest: gRaid, State: live.DestWriting, Bytes: 4e9, BytesWritten: 1.6e9, VerifyTotal: 4e9, BytesVerified: 1.2e9, Rate: 0.52e9},
@@ -82,10 +82,18 @@ func TestRunFiguresAreTheModels(t *testing.T) {
 	still.Prog.ETA.Safe = live.In(120)
 	require.Equal(t, "Safe in "+live.In(120).String(), runFigures(still, false, false))
 
+	// The model's TB/hour of the run so far, beside its rate; once done,
+	// what it was.
+	r.Prog.Hop, r.Prog.TBPerHour = 0, 1.8723
+	require.Equal(t, "0.520 GB/s, "+units.FormatTBPerHour(1.8723)+"; free in 20s, safe in 1m05s", runFigures(r, true, false))
+	require.Equal(t, "0.520 GB/s, 1.872 TB/hour; safe in 1m05s", runFigures(r, false, false))
+
 	paused := runFigures(r, true, true)
 	require.Equal(t, "Paused", paused)
 	require.NotContains(t, paused, "GB/s")
+	require.NotContains(t, paused, "TB/hour")
 	require.Equal(t, "Done", runFigures(runState{Prog: offload.CardProgress{Phase: live.Done}, Done: true, EndState: verdict.Verified}, false, false))
+	require.Equal(t, "Done, 1.872 TB/hour", runFigures(runState{Prog: offload.CardProgress{Phase: live.Done, TBPerHour: 1.8723}, Done: true, EndState: verdict.Verified}, false, false))
 }
 
 // The job's big figures are the model's: its rate, its live TB/hour
@@ -106,7 +114,8 @@ func TestRunningViewShowsTheModelsFigures(t *testing.T) {
 		require.Equal(t, "2m05s", v.etaBig.Text)
 		require.Equal(t, "until every card is safe to format (every card copied in "+j.ETA.Copied.String()+")", v.etaCap.Text)
 		p := v.panels[0]
-		require.Equal(t, rateText(c.Rate)+"; safe in "+c.ETA.Safe.String(), p.rate.Text)
+		require.Equal(t, rateText(c.Rate)+", "+units.FormatTBPerHour(c.TBPerHour)+"; safe in "+c.ETA.Safe.String(), p.rate.Text)
+		require.Equal(t, "0.520 GB/s, 0.288 TB/hour; safe in 2m05s", p.rate.Text)
 		require.Equal(t, stateCopying, p.state.Text)
 		require.False(t, p.stall.Visible())
 		require.False(t, v.stallL.Visible())
@@ -145,7 +154,7 @@ func TestStallIsSaid(t *testing.T) {
 		require.Equal(t, widget.WarningImportance, p.state.Importance)
 		require.True(t, p.stall.Visible())
 		require.Equal(t, "Stalled at "+lCloud+": "+words, p.stall.Text)
-		require.Equal(t, "30.0 MB/s; safe: unknown", p.rate.Text)
+		require.Equal(t, "30.0 MB/s, 0.288 TB/hour; safe: unknown", p.rate.Text)
 		raid, cloud := p.dests.rows[0], p.dests.rows[1]
 		require.Equal(t, "Writing", raid.state.Text)
 		require.Equal(t, "Stalled", cloud.state.Text)

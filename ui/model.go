@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -316,10 +315,8 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 	if c.EndState == "" {
 		c.EndState = cs.FirstRun
 	}
-	for _, f := range cs.Failures {
-		c.addFailure(f.Path, f.Error)
-	}
-	sort.SliceStable(c.Failures, func(i, j int) bool { return c.Failures[i].Path < c.Failures[j].Path })
+	c.Failures = summaryFailures(c.Failures, cs.Failures)
+	c.SumFailed, c.SumRead = cs.Failed, true
 	if cs.Then == nil {
 		return
 	}
@@ -328,10 +325,28 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 		c.Then.Done = true
 	}
 	c.Then.EndState = cs.Then.Status
-	for _, f := range cs.Then.Failures {
-		c.Then.addFailure(f.Path, f.Error)
+	c.Then.Failures = summaryFailures(c.Then.Failures, cs.Then.Failures)
+	c.Then.SumFailed, c.Then.SumRead = cs.Then.Failed, true
+}
+
+// summaryFailures are a run's failures as its summary gives them: they
+// replace what the events said (a file that failed and was copied again
+// is not failed), in the summary's order (its failed files, then what
+// else failed: its hash lists), each with the event's words when one
+// said why (they name the destination).
+func summaryFailures(events []failure, fs []offload.Failure) []failure {
+	var r runState
+	for _, f := range fs {
+		why := f.Error
+		for _, e := range events {
+			if e.Path == f.Path {
+				why = e.Why
+				break
+			}
+		}
+		r.addFailure(f.Path, why)
 	}
-	sort.SliceStable(c.Then.Failures, func(i, j int) bool { return c.Then.Failures[i].Path < c.Then.Failures[j].Path })
+	return r.Failures
 }
 
 // setEject records an eject of the card at path (or labelled label).

@@ -141,11 +141,14 @@ func newOffloadView(a *App) *offloadView {
 		v.replan()
 	})
 
+	// A folder's path typed or pasted (Enter adds it): no dialog to walk.
+	cardPath := a.newPathField("Or type a card's path", "Add this card", "", "", v.addCard)
+	destPath := a.newPathField("Or type a destination's path", "Add this destination", "", "", v.addDest)
 	left := container.NewVBox(
-		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect), v.mounted.box,
+		heading("Cards"), v.cardBox, container.NewHBox(addCard, detect), cardPath.box, v.mounted.box,
 		widget.NewSeparator(),
 		heading("Destinations"), v.destBox,
-		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), v.newCloudRow(), v.cascadeL, v.cloudL,
+		container.NewHBox(addDest, widget.NewLabel("Second run: cards at once"), v.thenPar), destPath.box, v.newCloudRow(), v.cascadeL, v.cloudL,
 		widget.NewSeparator(),
 		heading("Settings"),
 		widget.NewForm(

@@ -151,7 +151,8 @@ func (v *runningView) bind(run *jobRun) {
 	v.render()
 }
 
-// addCard asks for a card folder and adds it to the running job: it is
+// addCard asks for a card folder (typed, or chosen in the folder
+// dialog) and adds it to the running job: it is
 // checked like the cards given at the start and copied at once; the plan
 // is re-made (UI goroutine; the work runs in the background).
 func (v *runningView) addCard() {
@@ -159,7 +160,7 @@ func (v *runningView) addCard() {
 		return
 	}
 	job := v.run.job
-	v.a.cfg.ChooseFolder("A card to add to the running job", func(p string) {
+	v.a.askFolder("A card to add to the running job", "The card's path: /media/dit/A002", "Add card", func(p string) {
 		go func() {
 			if _, err := job.AddCard(p); err != nil {
 				v.a.do(func() { v.a.showError(fmt.Errorf("The card cannot join the job: %w", err)) })

@@ -118,8 +118,40 @@ func TestFailedFileNamesTheDestinationAndFailsTheCard(t *testing.T) {
 	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "verify: xxh64 mismatch"}}}}}, true)
 	v = m.view()
 	require.Len(t, v.Cards[0].Failures, 1)
+	require.Equal(t, "on /d2: verify: xxh64 mismatch", v.Cards[0].Failures[0].Why, "the event's words, naming the destination")
 	require.Equal(t, stateFailed, v.Cards[0].State())
 	require.Equal(t, stateWaiting, v.Cards[1].State(), "a card never started is not reported done")
+}
+
+// Once the summary is read it is the run's failures and their count: a
+// file the events said failed that the summary does not (copied again)
+// is gone; what failed beside the files (the hash lists) is listed, not
+// counted as a file; before the summary the live model's count is it.
+func TestSummaryGivesTheFailuresAndTheirCount(t *testing.T) {
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
+	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "copying", Files: 3, FilesFailed: 2}}}})
+	for _, p := range []string{"CLIPS/C001.mov", "CLIPS/C002.mov"} {
+		m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: p, State: offload.StateFailed,
+			Copies: []offload.CopyState{{Dest: "/d2", State: offload.StateFailed, Error: "write: no space left on device"}}})
+	}
+	require.Equal(t, 2, m.view().Cards[0].failedFiles(), "the live model's count")
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateFailed})
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Failed: 1,
+		Verdict: "FAILED, and hash lists not written: NOT safe to format"}, State: "sealing", FirstRun: verdict.Failed,
+		Failures: []offload.Failure{{Path: "CLIPS/C002.mov", Error: "write: no space left on device"},
+			{Path: "(hash lists)", Error: "hash lists not written in /d2/j/A001: no space left on device"}}}}}, true)
+	c := m.view().Cards[0]
+	require.Equal(t, 1, c.failedFiles())
+	require.Equal(t, []failure{{Path: "CLIPS/C002.mov", Why: "on /d2: write: no space left on device"},
+		{Path: "(hash lists)", Why: "hash lists not written in /d2/j/A001: no space left on device"}}, c.Failures)
+	require.Equal(t, "1 file failed: CLIPS/C002.mov (Details: why)", failureLine(c.Failures, c.failedFiles(), false, ""))
+	require.Equal(t, "1 file failed:\nCLIPS/C002.mov: on /d2: write: no space left on device\n(hash lists): hash lists not written in /d2/j/A001: no space left on device",
+		failureText(c.Failures, c.failedFiles(), false, ""))
+	// Only the hash lists: no file counted, what failed said.
+	only := []failure{c.Failures[1]}
+	require.Equal(t, "(hash lists): hash lists not written in /d2/j/A001: no space left on device", failureLine(only, 0, false, ""))
+	require.Equal(t, "Failed:\n(hash lists): hash lists not written in /d2/j/A001: no space left on device", failureText(only, 0, false, ""))
 }
 
 func TestThroughputHistoryKeepsTheWindow(t *testing.T) {

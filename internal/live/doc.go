@@ -22,7 +22,12 @@
 // fraction. The job's TB/hour is the bytes read from the cards (every run
 // of the job, earlier runs before a resume included) over the time the
 // job was active, in decimal TB per hour: the summary's end-to-end figure
-// while the job runs.
+// while the job runs. A card's (Card.TBPerHour) is the bytes its run read
+// from its source over the seconds the run was copying or verifying
+// (Card.ActiveSeconds: a tick's interval counts when the run was copying
+// or verifying at either end of it; paused time counts, as in the job's
+// figure; queued and writing hash lists do not): the summary's figure of
+// the card while it runs.
 //
 // # Estimates
 //

@@ -113,9 +113,7 @@ func (m *Model) jobFigures(p *Progress, now time.Time, dt, read float64) {
 	active := m.cfg.EarlierActive + now.Sub(m.start)
 	j.Elapsed = active.Seconds()
 	j.BytesRead = m.cfg.EarlierBytes + m.read
-	if active > 0 && j.BytesRead > 0 {
-		j.TBPerHour = float64(j.BytesRead) / active.Seconds() * 3600 / 1e12
-	}
+	j.TBPerHour = tbPerHour(j.BytesRead, active.Seconds())
 	if dt > 0 {
 		j.Rate = m.jobRate.add(read/dt, dt, m.window().Seconds())
 	}
@@ -148,6 +146,7 @@ func (m *Model) Peek(runs []Counters) Progress {
 		for _, l := range last.Cards {
 			if l.Label == card.Label && l.Hop == card.Hop {
 				card.Rate, card.ETA, card.ETASeconds, card.Stall = l.Rate, l.ETA, l.ETASeconds, l.Stall
+				card.ActiveSeconds, card.TBPerHour = l.ActiveSeconds, l.TBPerHour
 				for i := range card.Dests {
 					if i < len(l.Dests) {
 						card.Dests[i].Rate, card.Dests[i].Stall = l.Dests[i].Rate, l.Dests[i].Stall

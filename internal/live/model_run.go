@@ -24,6 +24,7 @@ type run struct {
 	dMoved  []time.Time // each destination last moved
 	sealAt  time.Time   // when the run entered sealing
 	read    int64       // bytes read (copied + resent) last tick
+	active  float64     // seconds spent copying or verifying
 	learned bool        // its sealing time was learnt
 }
 
@@ -80,6 +81,11 @@ func (m *Model) observe(r *run, c Counters, now time.Time, dt float64) Card {
 		m.fixed[hopKey(c.Hop)] = append(m.fixed[hopKey(c.Hop)], now.Sub(r.sealAt).Seconds())
 	}
 	card := cardOf(c)
+	if dt > 0 && (p.Phase.moving() || c.Phase.moving()) {
+		r.active += dt
+	}
+	card.ActiveSeconds = r.active
+	card.TBPerHour = tbPerHour(c.BytesCopied+c.BytesResent, r.active)
 	raw := dB / dt
 	if c.Phase == Verifying || c.Phase == Sealing {
 		raw = vB / dt

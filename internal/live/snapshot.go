@@ -65,6 +65,16 @@ type Card struct {
 	// Rate is the phase's rate (copying: bytes copied; verifying: read
 	// back), smoothed over Window.
 	Rate float64 `json:"rate_bytes_per_s"`
+	// ActiveSeconds is the time the run was copying or verifying so far
+	// (paused time included, as in the job's Elapsed; its time queued or
+	// writing its hash lists not); TBPerHour is the bytes the run read
+	// from its source (BytesCopied + BytesResent: the card, or for a
+	// second run the first copy) over ActiveSeconds, in decimal TB per
+	// hour (10^12 bytes per hour): the card's end-to-end figure so far,
+	// as the summary gives it once the card ended (0 before anything is
+	// read).
+	ActiveSeconds float64 `json:"active_s"`
+	TBPerHour     float64 `json:"tb_per_hour"`
 	// ETA: until the card is copied, free and safe to format (for a
 	// second run: its card's). ETASeconds is ETA.Safe (the time to safe
 	// to format), kept as the one figure older consumers read.

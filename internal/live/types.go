@@ -24,6 +24,19 @@ const (
 // Active reports whether a process is at work on a run in phase p.
 func (p Phase) Active() bool { return p == Copying || p == Verifying || p == Sealing }
 
+// moving reports whether a run in phase p moves bytes: copying or
+// verifying (the time a card's TB/hour counts, as the summary's does).
+func (p Phase) moving() bool { return p == Copying || p == Verifying }
+
+// tbPerHour is bytes over seconds in decimal TB per hour (10^12 bytes per
+// hour), unrounded; 0 when no time passed or nothing moved.
+func tbPerHour(bytes int64, seconds float64) float64 {
+	if bytes <= 0 || seconds <= 0 {
+		return 0
+	}
+	return float64(bytes) / seconds * 3600 / 1e12
+}
+
 // DestState is the state of one card's copy on one destination.
 type DestState string
 

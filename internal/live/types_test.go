@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 )
@@ -75,5 +76,56 @@ func TestPausedIsNotStalled(t *testing.T) {
 	}
 	if p.Cards[0].Stall == nil {
 		t.Fatal("not moving once it went on: a stall")
+	}
+}
+
+// A card's TB/hour is the bytes its run read from its source (copied and
+// sent again) over the seconds it was copying or verifying, 10^12 bytes
+// per hour: a tick's interval counts when the run was copying or
+// verifying at either end of it; queued and writing its hash lists do
+// not count; paused does, as in the job's figure. It stays what it was
+// once the run is done.
+func TestCardTBPerHour(t *testing.T) {
+	m := NewModel(Config{Verify: true}, t0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	c := Counters{Key: 1, Label: "A001", Phase: Queued, Files: 10, Bytes: 1e9, VerifyTotal: 1e9}
+	k := m.Tick(at(1), []Counters{c}).Cards[0]
+	if k.ActiveSeconds != 0 || k.TBPerHour != 0 {
+		t.Fatalf("queued: %+v", k)
+	}
+	c.Phase = Copying
+	for s := 2; s <= 11; s++ { // 100 MB a second; 50 MB sent again at 6 s; paused from 5 s to 8 s
+		c.BytesCopied = int64(s-1) * 100e6
+		if s == 6 {
+			c.BytesResent = 50e6
+		}
+		m.Pause(s >= 5 && s < 8)
+		k = m.Tick(at(s), []Counters{c}).Cards[0]
+		if s == 6 {
+			// 5 s counted (1-2 ... 5-6), 550 MB read.
+			if want := 550e6 / 5.0 * 3600 / 1e12; k.ActiveSeconds != 5 || math.Abs(k.TBPerHour-want) > 1e-12 {
+				t.Fatalf("at 6 s: %+v, want %v TB/hour", k, want)
+			}
+		}
+	}
+	m.Pause(false)
+	c.Phase = Verifying
+	for s := 12; s <= 16; s++ {
+		c.BytesVerified = int64(s-11) * 200e6
+		m.Tick(at(s), []Counters{c})
+	}
+	c.Phase = Sealing
+	m.Tick(at(17), []Counters{c}) // verifying at its start: counted
+	m.Tick(at(18), []Counters{c}) // sealing throughout: not
+	c.Phase = Done
+	m.Tick(at(19), []Counters{c})
+	k = m.Tick(at(30), []Counters{c}).Cards[0]
+	want := (1e9 + 50e6) / 16.0 * 3600 / 1e12 // 0.236 TB/hour
+	if k.ActiveSeconds != 16 || math.Abs(k.TBPerHour-want) > 1e-12 {
+		t.Fatalf("done: active %v s, %v TB/hour; want 16 s, %v", k.ActiveSeconds, k.TBPerHour, want)
+	}
+	// Between ticks, the last tick's figure.
+	if p := m.Peek([]Counters{c}); p.Cards[0].TBPerHour != k.TBPerHour || p.Cards[0].ActiveSeconds != 16 {
+		t.Fatalf("peek: %+v", p.Cards[0])
 	}
 }
