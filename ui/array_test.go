@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -256,6 +257,7 @@ func TestArraysTabListsArraysAndScrubsByTypedPath(t *testing.T) {
 		c.Discover = func(context.Context) ([]devices.Volume, error) {
 			return []devices.Volume{{Mount: vol, Device: "/dev/fake9"}, {Mount: filepath.Join(dir, "cards")}}, nil
 		}
+		c.SMART = func(context.Context, string, ...string) ([]byte, error) { return nil, errors.New("no such drive") }
 	})
 	job, err := offload.New(context.Background(), offload.Options{
 		JobSpec: offload.JobSpec{Name: "arr", Cards: []string{cards[0].Path}, Dests: []string{blades[0]}}, Env: offload.Env{Catalog: h.cat}})

@@ -230,6 +230,8 @@ type arrayList struct {
 	items []*knownArray
 	// opens are the list's Open buttons, by array UUID (tests).
 	opens map[string]*widget.Button
+	// seq counts the looks (UI goroutine): only the latest is shown.
+	seq int
 }
 
 func newArrayList(v *arrayView) *arrayList {
@@ -238,16 +240,23 @@ func newArrayList(v *arrayView) *arrayList {
 	return l
 }
 
-// reload finds the arrays again (UI goroutine; read in the background).
+// reload finds the arrays again (UI goroutine; read in the background;
+// a look that ends after a later one is not shown).
 func (l *arrayList) reload() {
 	v := l.v
+	l.seq++
+	seq := l.seq
 	v.a.bg.Add(1) // it reads the catalog: Close waits for it
 	v.goOp(func() {
 		defer v.a.bg.Done()
 		ctx := context.Background()
 		vols, _ := v.a.cfg.Discover(ctx)
 		ks, err := findArrays(v.a.cfg.Catalog, vols)
-		v.a.do(func() { l.show(ks, err) })
+		v.a.do(func() {
+			if seq == l.seq {
+				l.show(ks, err)
+			}
+		})
 	})
 }
 

@@ -483,7 +483,7 @@ func (v *arrayView) scrub(repair bool) {
 			v.result.Refresh()
 		})
 		v.load(dir)
-		v.list.reload()
+		v.a.do(v.list.reload) // its health in the list too
 	})
 }
 
@@ -542,7 +542,7 @@ func (v *arrayView) replace(role int, newDir string) {
 			v.result.Refresh()
 		})
 		v.load(dir)
-		v.list.reload()
+		v.a.do(v.list.reload) // its health in the list too
 	})
 }
 
