@@ -62,6 +62,10 @@ type Config struct {
 	// (default 1 s).
 	Volumes       watch.Source
 	WatchInterval time.Duration
+	// FreshEvery is how often the Offload form reads its destinations'
+	// free space (and blades' health) again while it is shown (default
+	// 15 s): a drive filled or emptied by other work reads as it is now.
+	FreshEvery time.Duration
 	// Ejector ejects cards (default watch.SystemEjector: udisksctl or
 	// diskutil; tests inject a fake).
 	Ejector watch.Ejector
@@ -96,6 +100,8 @@ type App struct {
 	jobMu   sync.Mutex
 	job     *jobRun // the job being prepared or run
 	closing bool
+	// stopFresh ends the Offload form's periodic free-space reads (Close).
+	stopFresh chan struct{}
 
 	tabs      *container.AppTabs
 	offload   *offloadView
@@ -124,7 +130,10 @@ func New(fa fyne.App, cfg Config) *App {
 	if cfg.Ejector == nil {
 		cfg.Ejector = watch.SystemEjector{}
 	}
-	a := &App{fa: fa, cfg: cfg}
+	if cfg.FreshEvery <= 0 {
+		cfg.FreshEvery = 15 * time.Second
+	}
+	a := &App{fa: fa, cfg: cfg, stopFresh: make(chan struct{})}
 	a.win = fa.NewWindow("dit")
 	if cfg.ChooseFolder == nil {
 		a.cfg.ChooseFolder = a.folderDialog
@@ -186,6 +195,8 @@ func New(fa fyne.App, cfg Config) *App {
 	// destinations it adds are looked at in goroutines that update it.
 	a.locked(a.offload.restore)
 	a.history.reload()
+	// Not one of bg's: it lives as long as the app; Close stops it.
+	go a.keepFresh()
 	return a
 }
 
@@ -270,10 +281,32 @@ func (a *App) do(f func()) {
 	})
 }
 
-// goBG runs f in a goroutine that Close waits for.
+// keepFresh reads the Offload form's destinations again every
+// FreshEvery while the form is the tab shown, until Close.
+func (a *App) keepFresh() {
+	t := time.NewTicker(a.cfg.FreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.stopFresh:
+			return
+		case <-t.C:
+			a.do(func() {
+				a.jobMu.Lock()
+				closing := a.closing
+				a.jobMu.Unlock()
+				if sel := a.tabs.Selected(); !closing && sel != nil && sel.Content == a.offload.content {
+					a.offload.refreshDests()
+				}
+			})
+		}
+	}
+}
+
 // fileScheme is the URI scheme of a dropped local folder (file://).
 const fileScheme = "file"
 
+// goBG runs f in a goroutine that Close waits for.
 func (a *App) goBG(f func()) {
 	a.bg.Add(1)
 	go func() {
@@ -288,6 +321,9 @@ func (a *App) goBG(f func()) {
 // the window runs.
 func (a *App) Close() {
 	a.jobMu.Lock()
+	if !a.closing {
+		close(a.stopFresh)
+	}
 	a.closing = true
 	run := a.job
 	a.jobMu.Unlock()

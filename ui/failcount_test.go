@@ -35,6 +35,7 @@ func (f fullFS) CreateTemp(dir, pattern string) (fsys.WFile, error) {
 // once read "FAILED (6 files)" on the row and "7 files failed" on the
 // card).
 func TestFailedFilesCountedOnceEverywhere(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 2_000_000)
 	d1 := mkdir(t, filepath.Join(dir, "d1"))

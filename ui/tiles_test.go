@@ -14,8 +14,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"github.com/stretchr/testify/require"
@@ -297,5 +299,28 @@ func TestOffloadFreeSpaceIsFresh(t *testing.T) {
 	h.locked(func() {
 		require.Contains(t, texts(h.a.offload.content), "1.80 GB free")
 		require.NotContains(t, texts(h.a.offload.content), "315 MB free")
+	})
+}
+
+// While the form is shown, its destinations' free space is read again
+// every FreshEvery without a click: a drive other work fills or empties
+// reads as it is now before Start.
+func TestOffloadFreeSpaceRefreshedWhileTheFormIsOpen(t *testing.T) {
+	fs := &freeFS{}
+	fs.free.Store(315_000_000)
+	h := newHarness(t, func(c *Config) { c.FS, c.FreshEvery = fs, 20*time.Millisecond })
+	dest := mkdir(t, filepath.Join(h.dir, "dest"))
+	h.locked(func() {
+		h.a.selectTab(h.a.offload.content)
+		h.a.offload.addDest(dest)
+	})
+	h.eventually("the destination's free space", func() bool {
+		d := h.a.offload.dests[0]
+		return !d.Loading && d.Free == 315_000_000
+	})
+	fs.free.Store(1_800_000_000)
+	// (Read every 20 ms: the form may be "looking..." again at any look.)
+	h.eventually("the free space read again with no click, and shown", func() bool {
+		return strings.Contains(texts(h.a.offload.content), "1.80 GB free")
 	})
 }
