@@ -7,7 +7,9 @@
 // peak RSS (the child's rusage: wait4's Maxrss) and its CPU (user +
 // system): dit offload of the card to a folder with xxh64 (ASC MHL
 // sealed), then dit verify of the job, dit mhl verify of the copy's
-// history and dit report of the job in every format. N is 10,000 and
+// history and dit report of the job in every format; then the ASC
+// reference tool (ascmhl verify, -reference) verifies the history dit
+// wrote, when it is installed. N is 10,000 and
 // 100,000 (-files), and 1,000,000 with -million (long on 2 cores). It
 // prints a table and, for each command, the ratio of its peak RSS at the
 // largest N to that at the smallest: memory flat in the files is a ratio
@@ -17,7 +19,7 @@
 // files run in this process (internal/assembly, as dit offload runs it),
 // written whenever the live heap reaches a new high (after a GC): what
 // holds memory per file at the peak. Read it with go tool pprof -sample_
-// index=inuse_space -top FILE.
+// index=inuse_space -top FILE.seal; -cpu FILE adds a CPU profile of it.
 package main
 
 import (
@@ -43,9 +45,12 @@ func main() {
 	only := flag.String("only", "", "measure only the commands whose name contains this")
 	heap := flag.String("heap", "", "write a heap profile of an in-process offload of -heap-files files to this file (and measure nothing else)")
 	heapFiles := flag.Int("heap-files", 100000, "files of the card of -heap")
+	cpu := flag.String("cpu", "", "with -heap: also write a CPU profile of the in-process offload to this file")
+	referenceMax := flag.Int("reference-max", 100000, "the reference tool verifies cards of at most this many files (its verify is quadratic: 100,000 files took 10 minutes of CPU on 2 cores)")
+	reference := flag.String("reference", ".cache/ascmhl-venv/bin/ascmhl-debug", "the ASC reference tool (ascmhl-debug, as the e2e tests install it): it verifies each card's history, files and directory hashes, after dit's commands (skipped, saying so, when it is not there)")
 	flag.Parse()
 	if *heap != "" {
-		if err := heapProfile(*dir, *heapFiles, *hash, *heap); err != nil {
+		if err := heapProfile(*dir, *heapFiles, *hash, *heap, *cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "ditmembench:", err)
 			os.Exit(1)
 		}
@@ -68,7 +73,11 @@ func main() {
 		runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, frameSize, *dir)
 	var all []result
 	for _, n := range ns {
-		rs, err := benchCard(*dit, *dir, n, *hash, *only)
+		ref := *reference
+		if n > *referenceMax {
+			ref = ""
+		}
+		rs, err := benchCard(*dit, *dir, n, *hash, *only, ref)
 		all = append(all, rs...)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ditmembench:", err)
@@ -96,7 +105,7 @@ type result struct {
 	wall  time.Duration
 }
 
-// run runs dit with args in dir and measures it.
+// run runs dit (or another tool) with args in dir and measures it.
 func run(dit, dir string, args ...string) (result, error) {
 	cmd := exec.Command(dit, args...)
 	cmd.Dir = dir
@@ -110,7 +119,7 @@ func run(dit, dir string, args ...string) (result, error) {
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if err != nil {
-		return r, fmt.Errorf("dit %s: %w\n%s", strings.Join(args, " "), err, out.String())
+		return r, fmt.Errorf("%s %s: %w\n%s", filepath.Base(dit), strings.Join(args, " "), err, out.String())
 	}
 	return r, nil
 }
@@ -128,7 +137,7 @@ func (l *limited) Write(p []byte) (int, error) {
 
 // benchCard measures every command on a card of n files: a new catalog
 // and destination, the card made or reused.
-func benchCard(dit, dir string, n int, hash, only string) ([]result, error) {
+func benchCard(dit, dir string, n int, hash, only, reference string) ([]result, error) {
 	card, err := makeCard(dir, n)
 	if err != nil {
 		return nil, fmt.Errorf("making the card of %d files: %w", n, err)
@@ -152,7 +161,7 @@ func benchCard(dit, dir string, n int, hash, only string) ([]result, error) {
 	for _, f := range reportFormats {
 		cmds = append(cmds, []string{"report", "1", "--format", f, "--out", filepath.Join(work, "report."+f)})
 	}
-	fmt.Printf("\n%-26s %9s %11s %9s %13s %9s\n", "command", "files", "peak RSS", "CPU", "CPU per file", "wall")
+	fmt.Printf("\n%-30s %9s %11s %9s %13s %9s\n", "command", "files", "peak RSS", "CPU", "CPU per file", "wall")
 	var rs []result
 	for i, c := range cmds {
 		var name string
@@ -179,10 +188,33 @@ func benchCard(dit, dir string, n int, hash, only string) ([]result, error) {
 		}
 		r.name, r.n = name, n
 		rs = append(rs, r)
-		fmt.Printf("%-26s %9d %7.1f MiB %8.2fs %10.3f ms %8.2fs\n", name, n, float64(r.rssKB)/1024, r.cpu.Seconds(),
-			r.cpu.Seconds()*1000/float64(n), r.wall.Seconds())
+		printResult(r)
+	}
+	if reference == "" || (only != "" && !strings.Contains("ascmhl verify", only)) {
+		return rs, nil
+	}
+	// The history dit wrote, verified by the ASC reference tool: every
+	// file hashed again and checked against the manifest.
+	if _, err := os.Stat(reference); err != nil {
+		fmt.Printf("%-30s %9d  not run: %s is not there (go test ./cmd/dit/e2e/mhl/ installs it)\n", "ascmhl verify (reference)", n, reference)
+		return rs, nil
+	}
+	ref, _ := filepath.Abs(reference)
+	for _, args := range [][]string{{"verify"}, {"verify", "-dh"}} {
+		r, err := run(ref, work, append(args, filepath.Join(dest, "Mem", "A001"))...)
+		if err != nil {
+			return rs, err
+		}
+		r.name, r.n = "ascmhl "+strings.Join(args, " ")+" (reference)", n
+		printResult(r)
+		rs = append(rs, r)
 	}
 	return rs, nil
+}
+
+func printResult(r result) {
+	fmt.Printf("%-30s %9d %7.1f MiB %8.2fs %10.3f ms %8.2fs\n", r.name, r.n, float64(r.rssKB)/1024, r.cpu.Seconds(),
+		r.cpu.Seconds()*1000/float64(r.n), r.wall.Seconds())
 }
 
 // reportFormats are the formats of dit report measured.
@@ -195,7 +227,7 @@ func ratios(all []result, ns []int) {
 		return
 	}
 	lo, hi := ns[0], ns[len(ns)-1]
-	fmt.Printf("\n%-26s %22s %22s\n", "command", fmt.Sprintf("peak RSS %d/%d", hi, lo), fmt.Sprintf("CPU/file %d/%d", hi, lo))
+	fmt.Printf("\n%-30s %22s %22s\n", "command", fmt.Sprintf("peak RSS %d/%d", hi, lo), fmt.Sprintf("CPU/file %d/%d", hi, lo))
 	by := map[string]map[int]result{}
 	var names []string
 	for _, r := range all {
@@ -212,7 +244,7 @@ func ratios(all []result, ns []int) {
 			continue
 		}
 		perA, perB := a.cpu.Seconds()/float64(lo), b.cpu.Seconds()/float64(hi)
-		fmt.Printf("%-26s %22.2f %22.2f\n", name, float64(b.rssKB)/float64(a.rssKB), perB/perA)
+		fmt.Printf("%-30s %22.2f %22.2f\n", name, float64(b.rssKB)/float64(a.rssKB), perB/perA)
 	}
 }
 

@@ -29,7 +29,7 @@ import (
 // job's reports, after). A phase's profile is written again each time
 // the live heap reaches a new high in that phase (by at least 5 %,
 // sampled every 100 ms, after a GC).
-func heapProfile(dir string, n int, hash, out string) error {
+func heapProfile(dir string, n int, hash, out, cpuOut string) error {
 	card, err := makeCard(dir, n)
 	if err != nil {
 		return err
@@ -106,6 +106,17 @@ func heapProfile(dir string, n int, hash, out string) error {
 			}
 		}
 	}()
+	if cpuOut != "" {
+		f, err := os.Create(cpuOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	sum, runErr := job.Run(ctx)
 	close(stop)
