@@ -176,9 +176,16 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	c.cardCounts.files = len(sc.Files)
 	c.files = make([]*filePlan, len(sc.Files))
 	c.names = make(map[string]bool, len(sc.Files))
+	plans := make([]filePlan, len(sc.Files)) // one allocation, not one a file
 	for i, e := range sc.Files {
-		c.files[i] = &filePlan{ent: e, prev: c.prev[e.Rel]}
+		plans[i] = filePlan{ent: e, prev: c.prev[e.Rel]}
+		c.files[i] = &plans[i]
 		c.names[e.Rel] = true
+	}
+	if !c.storeRun() {
+		// The plan holds each entry now: the scan's list is not kept
+		// beside it (a cloud run plans from it: planStore).
+		sc.Files = nil
 	}
 	c.phase.Store("pending")
 	c.current.Store("")

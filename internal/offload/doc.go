@@ -310,8 +310,8 @@
 //
 // # Memory
 //
-// A card's scan and plan are held while it is copied and read back
-// (~600 bytes a file) and let go once its verdict is read
+// A card's plan is held while it is copied and read back (~400 bytes a
+// file; the scan's list is not kept beside it) and let go once its verdict is read
 // (releasePlan), before its seal; at most verifyQueue (4,096) copies a
 // destination wait for their read-back. The seal (SealInfo.Files, a
 // SealFiles cursor) and Recheck walk the card's files from the catalog a
