@@ -234,6 +234,7 @@ bench: build
 	$(GO) run ./cmd/ditetabench -dit $(BIN)/dit
 	$(GO) run ./cmd/ditspeedbench -dit $(BIN)/dit -size 4GB
 	$(GO) run ./cmd/ditcatbench -dit $(BIN)/dit -db .cache/catbench/catalog.db
+	$(GO) run ./cmd/ditmembench -dit $(BIN)/dit $(MEMBENCH_FLAGS)
 	$(GO) run ./cmd/ditproxybench -dit $(BIN)/dit -rounds 3
 	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -size 145MB -runs 5
 

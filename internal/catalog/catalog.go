@@ -49,6 +49,9 @@ type Catalog struct {
 	// not crash the process).
 	opsMu sync.RWMutex
 	shut  bool
+	// pendingNames: an SQLite catalog of schema 24 or later, whose new
+	// files' names wait in file_names_pending for flushNames.
+	pendingNames bool
 }
 
 type op struct {
@@ -287,6 +290,7 @@ func (c *Catalog) init(upTo int) error {
 		return fmt.Errorf("%s is an SQLite database but not a dit catalog: move it aside or pass another --db", c.path)
 	}
 	version, applied, err := c.migrate(tx, version, upTo)
+	c.pendingNames = version >= namesPendingVersion
 	if err != nil || !applied {
 		return err
 	}
@@ -502,7 +506,36 @@ func (c *Catalog) tryCommit(batch []op) error {
 			return c.wrap(fmt.Errorf("%w (in %q)", err, firstLine(o.query)))
 		}
 	}
+	if err := c.flushNames(tx); err != nil {
+		tx.Rollback()
+		return c.wrap(err)
+	}
 	return c.wrap(tx.Commit())
+}
+
+// namesPendingVersion is the schema version from which new files' names
+// wait in file_names_pending (migration 0024).
+const namesPendingVersion = 24
+
+// flushNames moves the names of the files rows inserted in tx (SQLite:
+// file_names_pending, filled by the insert trigger) into the names index
+// (file_names) in one statement, so FTS5 writes them once a transaction
+// (migration 0024). Every transaction that inserts files rows calls it
+// before its commit; on PostgreSQL (or an SQLite catalog left at an older
+// schema: tests) it does nothing.
+func (c *Catalog) flushNames(tx *txx) error {
+	if tx.d != sqliteDialect || !c.pendingNames {
+		return nil
+	}
+	var n int
+	if err := tx.Tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM file_names_pending)`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	if _, err := tx.Tx.Exec(`INSERT INTO file_names (rel_path, card_id) SELECT rel_path, card_id FROM file_names_pending ORDER BY rowid`); err != nil {
+		return fmt.Errorf("names index: %w", err)
+	}
+	_, err := tx.Tx.Exec(`DELETE FROM file_names_pending`)
+	return err
 }
 
 func firstLine(s string) string {

@@ -389,6 +389,19 @@
 //	    re-reads a verified copy whose identity changed since (the engine's
 //	    plan), rather than trusting its size and time.
 //
+// # Schema version 24 (sql/0024_names_pending.sqlite.sql, .postgres.sql): names indexed a transaction at a time
+//
+//	file_names_pending(rel_path, card_id) on SQLite: the names of files
+//	    rows inserted in the current transaction (the insert trigger
+//	    puts them there instead of into file_names; the update and
+//	    delete triggers remove a row's name from both). The writer moves
+//	    them into file_names in one statement before each commit
+//	    (flushNames; a push too), so FTS5, which writes what it holds at
+//	    every statement savepoint of a transaction that wrote to it,
+//	    writes a batch's names once instead of once a row (a fifth of an
+//	    offload's CPU on a card of 100,000 frames). It is empty between
+//	    transactions; [Catalog.Find] reads it too. Nothing on PostgreSQL.
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

@@ -172,7 +172,14 @@ func (c *Catalog) findIndexed(ql string, n int) ([]Found, error) {
 		// more, the names are checked below.
 		q, arg = `SELECT card_id, rel_path FROM file_names WHERE rel_path LIKE ?`, "%"+ql+"%"
 	}
-	rows, err := c.db.Query(q, arg)
+	args := []any{arg}
+	if c.db.d != postgresDialect && c.pendingNames {
+		// With the names of rows not yet moved into it (flushNames: none
+		// once a transaction is committed; read all the same).
+		q += ` UNION ALL SELECT card_id, rel_path FROM file_names_pending WHERE rel_path LIKE ?`
+		args = append(args, arg)
+	}
+	rows, err := c.db.Query(q, args...)
 	if err != nil {
 		return nil, c.wrap(err)
 	}

@@ -278,7 +278,8 @@ func (p *push) cardRows() error {
 			}
 		}
 	}
-	return nil
+	// The new files' names into the names index (SQLite), once.
+	return to.wrap(to.flushNames(tx))
 }
 
 // proxies replaces the job's proxies in the target by its rows here

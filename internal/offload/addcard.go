@@ -117,7 +117,7 @@ func (j *Job) CardRemoved(path, hint string) bool {
 		}
 		c.mu.Lock()
 		if c.cardErr == "" {
-			c.cardErr = fmt.Sprintf("card %s removed (%s unmounted) after %d of %d files: %s", c.rec.Label, path, c.readOK.Load(), len(c.files), hint)
+			c.cardErr = fmt.Sprintf("card %s removed (%s unmounted) after %d of %d files: %s", c.rec.Label, path, c.readOK.Load(), c.cardCounts.files, hint)
 		}
 		c.mu.Unlock()
 		return true

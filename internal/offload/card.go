@@ -73,6 +73,9 @@ type cardRun struct {
 // the live model read it without a lock (the totals are set before the
 // run starts).
 type cardCounts struct {
+	// files is how many files the card has (the plan's, kept once the
+	// plan is released before the seal: releasePlan).
+	files       int
 	copyTotal   int64
 	verifyTotal int64
 	bytesCopied atomic.Int64
@@ -170,11 +173,19 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	for _, f := range prev {
 		c.prev[f.Rel] = f
 	}
+	c.cardCounts.files = len(sc.Files)
 	c.files = make([]*filePlan, len(sc.Files))
 	c.names = make(map[string]bool, len(sc.Files))
+	plans := make([]filePlan, len(sc.Files)) // one allocation, not one a file
 	for i, e := range sc.Files {
-		c.files[i] = &filePlan{ent: e, prev: c.prev[e.Rel]}
+		plans[i] = filePlan{ent: e, prev: c.prev[e.Rel]}
+		c.files[i] = &plans[i]
 		c.names[e.Rel] = true
+	}
+	if !c.storeRun() {
+		// The plan holds each entry now: the scan's list is not kept
+		// beside it (a cloud run plans from it: planStore).
+		sc.Files = nil
 	}
 	c.phase.Store("pending")
 	c.current.Store("")
@@ -414,6 +425,14 @@ func (c *cardRun) startWriters() ([]chan wmsg, *sync.WaitGroup) {
 // startVerifiers starts one verifier per destination, and one more (the
 // last) re-reading the card for VerifySourceDest; none without
 // verification (nil channels).
+// verifyQueue is how many copies may wait for their read-back on each
+// destination (and for the card's re-read) while the copy goes on: the
+// files in flight, each held with its task and hashes (~1 kB), whatever
+// the card's file count: at most ~4 MB a destination. Beyond it the copy
+// waits for the read-back; 4,096 files is 32 GB of 8 MB frames, far more
+// than any read-back lags.
+const verifyQueue = 4096
+
 func (c *cardRun) startVerifiers(ctx context.Context) ([]chan vtask, *sync.WaitGroup) {
 	j := c.j
 	nd := len(c.dests)
@@ -424,7 +443,7 @@ func (c *cardRun) startVerifiers(ctx context.Context) ([]chan vtask, *sync.WaitG
 			if i == nd && j.opts.Verify != VerifySourceDest {
 				continue
 			}
-			verifiers[i] = make(chan vtask, 1<<16)
+			verifiers[i] = make(chan vtask, verifyQueue)
 			vwg.Add(1)
 			go func(ch chan vtask) {
 				defer vwg.Done()

@@ -308,6 +308,16 @@
 // front end seals with the recorded choice, and a different one is refused
 // (ResumeMHL), so every card of a job carries the same lists.
 //
+// # Memory
+//
+// A card's plan is held while it is copied and read back (~400 bytes a
+// file; the scan's list is not kept beside it) and let go once its verdict is read
+// (releasePlan), before its seal; at most verifyQueue (4,096) copies a
+// destination wait for their read-back. The seal (SealInfo.Files, a
+// SealFiles cursor) and Recheck walk the card's files from the catalog a
+// file at a time. The budget and what still grows with the files:
+// docs/design.md, "Memory of an offload".
+//
 // # Files
 //
 // Subpackages: dest (the destination kinds and the Store interface; dest/

@@ -116,7 +116,7 @@ func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
 		}
 		if _, bad, ok := sums.Compare(prev.Sums); !ok {
 			msg := fmt.Sprintf("the card's file reads differently now (%s %s) than when this job verified its copy at %s (%s %s), under the same size and time: an unstable card or reader, or another card at %s? The earlier copy is kept",
-				bad, sums.Get(bad), dp.target, bad, prev.Sums.Get(bad), c.scan.Root)
+				bad, sums.Get(bad), dp.target(), bad, prev.Sums.Get(bad), c.scan.Root)
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: dp.prev != nil && dp.prev.Written, err: msg}
 			t.srcErr, t.unstable = msg, true
 		}

@@ -29,6 +29,7 @@ func (c *cardRun) finishCard(ctx context.Context) {
 		c.setFolderTimes()
 	}
 	final := c.verdict(ctx)
+	c.releasePlan()
 	if final == "" {
 		c.setDone()
 		c.current.Store("")
@@ -57,6 +58,20 @@ func (c *cardRun) finishCard(ctx context.Context) {
 	if err := j.cat.Flush(); err == nil && c.rec.State != catalog.CardSealing {
 		crashpoint.Hit("card: sealed")
 	}
+}
+
+// releasePlan lets go of what the card's run held per file (its scan, its
+// plan, the earlier run's records and the card's names), once every file
+// reached its final state and the verdict is read: the seal and the
+// job's end read the card's files from the catalog, a file at a time, so
+// a card of a million frames is not held while it is sealed and the next
+// cards run. A cloud run keeps its plan: its seal uploads from it.
+func (c *cardRun) releasePlan() {
+	if c.storeRun() {
+		return
+	}
+	c.files, c.prev, c.names = nil, nil, nil
+	c.scan.Files = nil
 }
 
 // setFolderTimes gives the card's folders on every destination their

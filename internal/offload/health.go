@@ -54,7 +54,7 @@ func (c *cardRun) cardGone() string {
 	}
 	if gone {
 		c.cardErr = fmt.Sprintf("card %s removed: %s is no longer there (pulled or unmounted) after %d of %d files: reinsert it and run %s",
-			c.rec.Label, c.scan.Root, c.readOK.Load(), len(c.files), c.j.ResumeCommand())
+			c.rec.Label, c.scan.Root, c.readOK.Load(), c.cardCounts.files, c.j.ResumeCommand())
 	}
 	return c.cardErr
 }
@@ -102,7 +102,7 @@ func (c *cardRun) noteRead(src string, err error) {
 	c.mu.Lock()
 	if c.cardErr == "" {
 		c.cardErr = fmt.Sprintf("card %s stopped answering after %d of %d files (%s): reinsert it (or try another reader) and run %s",
-			c.rec.Label, c.readOK.Load(), len(c.files), why, c.j.ResumeCommand())
+			c.rec.Label, c.readOK.Load(), c.cardCounts.files, why, c.j.ResumeCommand())
 	}
 	c.mu.Unlock()
 }

@@ -44,6 +44,45 @@ type SealFile struct {
 	Error       string
 }
 
+// SealFiles are a card's files on one destination, in path order (byte
+// order of Rel): a cursor that reads them from the catalog each time it
+// is walked, so a sealer holds one file at a time, not the card's list.
+// The *SealFile given to fn is reused for the next file.
+type SealFiles func(fn func(*SealFile) error) error
+
+// Each walks the files in path order; an error from fn stops the walk and
+// is returned. A nil SealFiles has no file.
+func (s SealFiles) Each(fn func(*SealFile) error) error {
+	if s == nil {
+		return nil
+	}
+	return s(fn)
+}
+
+// List is every file, held whole (a cloud seal stages and uploads from
+// it).
+func (s SealFiles) List() ([]SealFile, error) {
+	var out []SealFile
+	err := s.Each(func(f *SealFile) error {
+		out = append(out, *f)
+		return nil
+	})
+	return out, err
+}
+
+// SealFileList walks list (in its order: give it in path order).
+func SealFileList(list []SealFile) SealFiles {
+	return func(fn func(*SealFile) error) error {
+		for i := range list {
+			f := list[i]
+			if err := fn(&f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // SealInfo describes one card on one destination once every file of the
 // card has reached its final state. A sealer (ASC MHL writer) turns it into
 // the proof that travels with the copy.
@@ -58,8 +97,10 @@ type SealInfo struct {
 	CardRoot    string // the card itself (read-only), e.g. to find an earlier ascmhl history
 	DestRoot    string // the -d folder
 	CardDir     string // the card's folder on this destination (absolute)
-	Files       []SealFile
-	Skipped     []catalog.Skip
+	// Files are the card's files as recorded, with their copy on this
+	// destination: walked from the catalog, never held whole.
+	Files   SealFiles
+	Skipped []catalog.Skip
 	// Ignore are the job's ignore patterns (Options.Ignore): the hash
 	// lists record them.
 	Ignore   []string
@@ -124,10 +165,6 @@ func (c *cardRun) seal(ctx context.Context) []string {
 	if err := j.cat.Flush(); err != nil {
 		return fail("catalog: " + err.Error())
 	}
-	files, err := j.cat.Files(c.rec.ID)
-	if err != nil {
-		return fail("catalog: " + err.Error())
-	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
 	var problems []string
 	for di, d := range c.dests {
@@ -137,26 +174,19 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		info := SealInfo{JobID: j.rec.ID, JobName: j.rec.Name, Host: j.rec.Host, ToolVersion: j.opts.ToolVersion,
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
 			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
-			Author: j.opts.Author, Location: j.opts.Location, Comment: j.opts.Comment, NoDirectoryHashes: j.opts.NoDirectoryHashes}
-		for _, f := range files {
-			sf := SealFile{Rel: f.Rel, Size: f.Size, Mtime: f.Mtime, Sums: f.Sums, Error: f.Error}
-			for _, cp := range f.Copies {
-				if cp.DestID == d.rec.ID {
-					sf.State, sf.Verified = cp.State, cp.VerifiedAt
-					if cp.VerifyAlgos != "" {
-						sf.VerifyAlgos, _ = hashing.ParseList(cp.VerifyAlgos)
-					}
-					if cp.Error != "" {
-						sf.Error = cp.Error
-					}
-				}
-			}
-			info.Files = append(info.Files, sf)
-		}
+			Author: j.opts.Author, Location: j.opts.Location, Comment: j.opts.Comment, NoDirectoryHashes: j.opts.NoDirectoryHashes,
+			Files: c.sealFiles(d.rec.ID)}
 		var err error
 		if d.isStore() {
 			info.CardDir = storePath(d, c.out)
-			if msg := c.historyWaits(di, info.Files); msg != "" {
+			// A cloud seal stages and uploads from the whole list.
+			list, lerr := info.Files.List()
+			if lerr != nil {
+				problems = append(problems, fail("catalog: "+lerr.Error())...)
+				continue
+			}
+			info.Files = SealFileList(list)
+			if msg := c.historyWaits(di, list); msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
 				// Said as it happens; the card's failures list it.
@@ -164,7 +194,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				problems = append(problems, msg)
 				continue
 			}
-			err = c.sealStore(ctx, di, info)
+			err = c.sealStore(ctx, di, info, list)
 		} else {
 			err = j.opts.Seal(ctx, info)
 		}
@@ -187,6 +217,29 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		crashpoint.Hit("seal: destination sealed")
 	}
 	return problems
+}
+
+// sealFiles walks the card's files with their copy on destination
+// destID from the catalog (catalog.EachFile: one file at a time).
+func (c *cardRun) sealFiles(destID int64) SealFiles {
+	return func(fn func(*SealFile) error) error {
+		var sf SealFile
+		return c.j.cat.EachFile(c.rec.ID, nil, func(f *catalog.File) error {
+			sf = SealFile{Rel: f.Rel, Size: f.Size, Mtime: f.Mtime, Sums: f.Sums, Error: f.Error}
+			for _, cp := range f.Copies {
+				if cp.DestID == destID {
+					sf.State, sf.Verified = cp.State, cp.VerifiedAt
+					if cp.VerifyAlgos != "" {
+						sf.VerifyAlgos, _ = hashing.ParseList(cp.VerifyAlgos)
+					}
+					if cp.Error != "" {
+						sf.Error = cp.Error
+					}
+				}
+			}
+			return fn(&sf)
+		})
+	}
 }
 
 // addWarning keeps a warning for the job's summary.

@@ -30,7 +30,7 @@ const (
 type destPlan struct {
 	mode       planMode
 	rel        string // relative to the destination root (slash)
-	target     string // absolute
+	root       string // the destination root (its one string, shared)
 	replaceOwn bool   // the file at target was written by this job and never verified
 	prev       *catalog.Copy
 	// partial: an interrupted run left a temp of this copy with a
@@ -40,6 +40,10 @@ type destPlan struct {
 	// copy found different is refused as changed since it was verified.
 	rechecked bool
 }
+
+// target is where the copy goes (absolute): made when asked, not held
+// for every file of the card.
+func (dp *destPlan) target() string { return filepath.Join(dp.root, filepath.FromSlash(dp.rel)) }
 
 type filePlan struct {
 	ent   source.Entry
@@ -198,12 +202,11 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 		fp.dests = make([]destPlan, len(c.dests))
 	}
 	rel := relJoin(c.out, fp.ent.Rel)
-	dp := destPlan{rel: rel, target: filepath.Join(d.root, filepath.FromSlash(rel))}
+	dp := destPlan{rel: rel, root: d.root}
 	prevCopy := fp.prevCopy(d.rec.ID)
 	unchanged := fp.prev != nil && fp.prev.Size == fp.ent.Size && fp.prev.Mtime.Equal(fp.ent.Mtime)
 	if prevCopy != nil && prevCopy.Path != "" {
 		dp.rel = prevCopy.Path
-		dp.target = filepath.Join(d.root, filepath.FromSlash(prevCopy.Path))
 	}
 	dp.prev = prevCopy
 	// A copy counts as verified only while its file does: a file that
@@ -217,7 +220,7 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 	// is there.
 	refused := prevCopy != nil && prevCopy.State == StateFailed && strings.HasPrefix(prevCopy.Error, ChangedSinceVerified)
 	if refused {
-		if _, err := c.j.opts.FS.Lstat(dp.target); err == nil {
+		if _, err := c.j.opts.FS.Lstat(dp.target()); err == nil {
 			dp.mode = modeRefuse
 			fp.dests[di] = dp
 			return 0, nil
@@ -233,7 +236,7 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 		// anyone's file, never replaced as dit's own.
 	}
 	var need int64
-	fi, err := c.j.opts.FS.Lstat(dp.target)
+	fi, err := c.j.opts.FS.Lstat(dp.target())
 	switch {
 	case err == nil && c.sealedChain(di, fp, dp):
 		// The card's chain that this job's seal extended, whose copy
@@ -268,17 +271,17 @@ func (c *cardRun) planFile(di int, fp *filePlan, resumable map[string]*catalog.P
 			fp.probe = true
 		}
 	default:
-		return 0, fmt.Errorf("cannot check %s: %w", dp.target, err)
+		return 0, fmt.Errorf("cannot check %s: %w", dp.target(), err)
 	}
 	fp.dests[di] = dp
 	return need, nil
 }
 
 // planVerified is the mode of a copy verified by an earlier run of the
-// job, when its file at dp.target settles it (ok); otherwise (changed
+// job, when its file at dp.target() settles it (ok); otherwise (changed
 // since, or gone) it is compared like anyone's file.
 func (c *cardRun) planVerified(di int, fp *filePlan, dp *destPlan, unchanged bool) (planMode, bool) {
-	fi, err := c.j.opts.FS.Lstat(dp.target)
+	fi, err := c.j.opts.FS.Lstat(dp.target())
 	exists := err == nil
 	// Intact: still the size and time dit gave it (the card file's
 	// time, within the 2 s of FAT destinations).

@@ -111,7 +111,7 @@ func (c *cardRun) newFileTask(fp *filePlan) (t *fileTask, nActive int, sealed bo
 			// of this job may overwrite it with what the card holds now.
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, written: false,
 				err: fmt.Sprintf(ChangedSinceVerified+" (size %d -> %d, modified %s -> %s); the verified copy at %s is kept: offload the card as a new job",
-					fp.prev.Size, fp.ent.Size, fp.prev.Mtime.UTC().Format(time.RFC3339), fp.ent.Mtime.UTC().Format(time.RFC3339), dp.target)}
+					fp.prev.Size, fp.ent.Size, fp.prev.Mtime.UTC().Format(time.RFC3339), fp.ent.Mtime.UTC().Format(time.RFC3339), dp.target())}
 		case c.destErr[di] != nil:
 			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: c.destErr[di].Error()}
 		case dp.mode == modeSealed:

@@ -148,8 +148,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 		return false, err
 	}
 	cardDests := runDests(cards, dests)
-	cardFiles, err := r.load(cards, cardDests)
-	if err != nil {
+	if err := r.totals(jobID, cards, cardDests); err != nil {
 		return false, err
 	}
 	roots := make([]string, len(dests))
@@ -173,16 +172,24 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	r.ok = true
 	for ci, k := range cards {
 		out, _ := ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		for _, f := range cardFiles[ci] {
-			byDest := map[int64]*catalog.Copy{}
-			for i := range f.Copies {
-				byDest[f.Copies[i].DestID] = &f.Copies[i]
-			}
+		// The card's files one at a time from the catalog, in path
+		// order: a card of a million frames is never held whole.
+		err := cat.EachFile(k.ID, nil, func(f *catalog.File) error {
 			for _, d := range cardDests[ci] {
-				if err := r.copy(ctx, k, f, d, byDest[d.ID], out); err != nil {
-					return false, err
+				var cp *catalog.Copy
+				for i := range f.Copies {
+					if f.Copies[i].DestID == d.ID {
+						cp = &f.Copies[i]
+					}
+				}
+				if err := r.copy(ctx, k, f, d, cp, out); err != nil {
+					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return false, err
 		}
 		for _, d := range cardDests[ci] {
 			if dest.IsRemote(d.Path) {
@@ -256,27 +263,36 @@ type rechecker struct {
 	histories map[string]historyCheck
 }
 
-// load reads every card's files first, for the totals of the progress
-// reports.
-func (r *rechecker) load(cards []*catalog.Card, cardDests [][]*catalog.Dest) ([][]*catalog.File, error) {
-	cardFiles := make([][]*catalog.File, len(cards))
+// totals counts the copies to check and the bytes to read back, for the
+// progress reports, from the cards' totals (catalog card_totals: no file
+// read).
+func (r *rechecker) totals(jobID int64, cards []*catalog.Card, cardDests [][]*catalog.Dest) error {
+	if err := r.cat.Flush(); err != nil {
+		return err
+	}
+	tot, err := r.cat.JobTotals(jobID)
+	if err != nil {
+		return err
+	}
 	for i, k := range cards {
-		var err error
-		if cardFiles[i], err = r.cat.Files(k.ID); err != nil {
-			return nil, err
+		t := tot[k.ID]
+		if t == nil {
+			continue
 		}
-		for _, f := range cardFiles[i] {
-			for _, d := range cardDests[i] {
-				r.prog.Copies++
-				if dest.IsRemote(d.Path) && !r.all {
-					r.prog.Checked++
-				} else {
-					r.prog.Bytes += f.Size
-				}
+		var bytes int64
+		for _, b := range t.Bytes {
+			bytes += b
+		}
+		for _, d := range cardDests[i] {
+			r.prog.Copies += t.NFiles()
+			if dest.IsRemote(d.Path) && !r.all {
+				r.prog.Checked += t.NFiles()
+			} else {
+				r.prog.Bytes += bytes
 			}
 		}
 	}
-	return cardFiles, nil
+	return nil
 }
 
 // copy reads back f's copy on d (cp: its record, nil: none; out: the

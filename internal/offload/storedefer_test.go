@@ -100,7 +100,9 @@ func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
 			require.True(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
 			require.Len(t, stages, 1, "the history is written once")
 			var listed []string
-			for _, f := range stages[0].Files {
+			staged, err := stages[0].Files.List()
+			require.NoError(t, err)
+			for _, f := range staged {
 				listed = append(listed, f.Rel)
 				if f.Rel != "ascmhl/ascmhl_chain.xml" {
 					require.Equal(t, StateVerified, f.State, f.Rel)

@@ -152,7 +152,7 @@ func (c *cardRun) chainGoesUp(di int) bool {
 // as for a folder, CardDir the card's folder there): staged, sealed,
 // uploaded and verified. It returns the seal's result (nil, a
 // *SealWarning) or why the history is not in the cloud.
-func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo) (err error) {
+func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo, files []SealFile) (err error) {
 	d := c.dests[di]
 	if f := c.storeChain; f != nil && !f.done[di] {
 		defer func() {
@@ -172,7 +172,7 @@ func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo) (err err
 		return fmt.Errorf("staging the ASC MHL history: %w", err)
 	}
 	defer os.RemoveAll(stage)
-	if err := c.stageCardHistory(stage, info.Files); err != nil {
+	if err := c.stageCardHistory(stage, files); err != nil {
 		return err
 	}
 	info.Stage, info.DirTimes = stage, map[string]time.Time{}
@@ -185,7 +185,7 @@ func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo) (err err
 		return serr
 	}
 	crashpoint.Hit("cloud seal: history staged")
-	note, err := c.uploadHistory(ctx, di, stage, info.Files, info.OwnComment())
+	note, err := c.uploadHistory(ctx, di, stage, files, info.OwnComment())
 	if err != nil {
 		return fmt.Errorf("uploading the ASC MHL history to %s: %w", storePath(d, c.out), err)
 	}

@@ -218,7 +218,7 @@ func (c *cardRun) begin(di int, st *wstate) {
 	dp := st.dp
 	switch dp.mode {
 	case modeCompare:
-		fi, err := fsy.Lstat(dp.target)
+		fi, err := fsy.Lstat(dp.target())
 		if err != nil && errors.Is(err, fs.ErrNotExist) {
 			dp.mode = modeWrite // gone since the plan: write it
 			break
@@ -228,13 +228,13 @@ func (c *cardRun) begin(di int, st *wstate) {
 			return
 		}
 		if !fi.Mode().IsRegular() {
-			st.err = fmt.Errorf("%s exists and is not a regular file: move it away", dp.target)
+			st.err = fmt.Errorf("%s exists and is not a regular file: move it away", dp.target())
 			return
 		}
 		if fi.Size() != st.t.size {
 			st.differs = true
 		} else {
-			f, err := fsy.Open(dp.target)
+			f, err := fsy.Open(dp.target())
 			if err != nil {
 				st.err = err
 				return
@@ -259,7 +259,7 @@ func (c *cardRun) begin(di int, st *wstate) {
 		}
 		fsy.Remove(p.Temp) // not resumable after all: start over
 	}
-	tmp, err := fsy.CreateTemp(filepath.Dir(dp.target), tempPattern(filepath.Base(dp.target)))
+	tmp, err := fsy.CreateTemp(filepath.Dir(dp.target()), tempPattern(filepath.Base(dp.target())))
 	if err != nil {
 		st.err = err
 		return
@@ -390,7 +390,7 @@ func (e *copyEnd) fail(err error) destResult {
 		e.tmp.Close()
 		e.c.j.opts.FS.Remove(e.tmp.Name())
 	}
-	return destResult{rel: e.dp.rel, state: StateFailed, err: e.c.writeError(e.dp.target, err)}
+	return destResult{rel: e.dp.rel, state: StateFailed, err: e.c.writeError(e.dp.target(), err)}
 }
 
 // present ends a file found at the target with the card's bytes: the
@@ -407,9 +407,9 @@ func (e *copyEnd) present(fss fsys.FSSyncer) (destResult, *pending) {
 	// count, the file by its own fsync or its batch's syncfs,
 	// then its name by its folder's fsync.
 	switch {
-	case fss != nil && fss.Covers(filepath.Dir(dp.target)):
+	case fss != nil && fss.Covers(filepath.Dir(dp.target())):
 		return destResult{rel: dp.rel}, &pending{commit: e.durable, batch: true}
-	case fsys.SyncsAlone(fsy, dp.target):
+	case fsys.SyncsAlone(fsy, dp.target()):
 		return destResult{rel: dp.rel}, &pending{commit: e.durable}
 	}
 	return e.durable(false), nil
@@ -421,9 +421,9 @@ func (e *copyEnd) durable(synced bool) destResult {
 	dp := e.dp
 	written := dp.prev != nil && dp.prev.Written
 	if !synced {
-		if err := e.c.j.opts.FS.SyncFile(dp.target); err != nil {
+		if err := e.c.j.opts.FS.SyncFile(dp.target()); err != nil {
 			return destResult{rel: dp.rel, state: StateFailed, written: written,
-				err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target, unwrapPath(err))}
+				err: fmt.Sprintf("%s is already there with the card's bytes but cannot be made durable (fsync: %v); left as it was: check the destination drive", dp.target(), unwrapPath(err))}
 		}
 	}
 	return destResult{rel: dp.rel, state: statePresent, written: written}
@@ -439,16 +439,16 @@ func (c *cardRun) conflict(dp *destPlan) (res destResult, refused bool) {
 		// Our own copy from an interrupted run that differs: replace it.
 	case c.j.opts.OnConflict == ConflictSkip:
 		res.state = StateSkipped
-		res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target)
+		res.err = fmt.Sprintf("a different file already exists at %s; left alone (--on-conflict skip)", dp.target())
 		return res, true
 	case c.j.opts.OnConflict == ConflictRename:
 	case dp.rechecked:
 		res.state = StateFailed
-		res.err = fmt.Sprintf("the copy at %s, verified by an earlier run, changed since: its bytes differ from the card's now; dit never overwrites: move it away and resume (or --on-conflict rename)", dp.target)
+		res.err = fmt.Sprintf("the copy at %s, verified by an earlier run, changed since: its bytes differ from the card's now; dit never overwrites: move it away and resume (or --on-conflict rename)", dp.target())
 		return res, true
 	default:
 		res.state = StateFailed
-		res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target)
+		res.err = fmt.Sprintf("a different file already exists at %s; dit never overwrites: move it away, or use --on-conflict skip|rename", dp.target())
 		return res, true
 	}
 	return res, false
@@ -475,17 +475,17 @@ func (e *copyEnd) finish(synced bool) destResult {
 		fsy.Remove(name)
 		return e.fail(err)
 	}
-	target, rel := dp.target, dp.rel
+	target, rel := dp.target(), dp.rel
 	if dp.mode == modeCompare && dp.replaceOwn {
 		if err := fsy.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return e.fail(err)
 		}
 	} else if dp.mode == modeCompare {
-		target, rel = freeName(fsy, dp.target, dp.rel)
+		target, rel = freeName(fsy, dp.target(), dp.rel)
 	}
 	err := fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
 	for i := 0; err != nil && errors.Is(err, fs.ErrExist) && e.c.j.opts.OnConflict == ConflictRename && i < 100; i++ {
-		target, rel = freeName(fsy, dp.target, dp.rel)
+		target, rel = freeName(fsy, dp.target(), dp.rel)
 		err = fsys.RenameNoReplace(fsy, e.tmp.Name(), target)
 	}
 	if err != nil {

@@ -73,14 +73,19 @@ func list(ctx context.Context, st ascmhl.Store, ign *ignore.Matcher) (*listing, 
 }
 
 type builder struct {
-	info     offload.SealInfo
-	st       ascmhl.Store
-	hist     *ascmhl.History
-	ls       *listing
-	ign      *ignore.Matcher
-	files    []ascmhl.File
-	values   map[string]map[hashing.Algo]string
+	info  offload.SealInfo
+	st    ascmhl.Store
+	hist  *ascmhl.History
+	ls    *listing
+	ign   *ignore.Matcher
+	files []ascmhl.File
+	// vals says where each listed file's values are, for its folders'
+	// hashes: its entry in files (an index), or (-1) in unread (a copy
+	// not read back that an earlier record lists: not in the manifest).
+	vals     map[string]int32
+	unread   map[string]map[hashing.Algo]string
 	v1       mhlv1.List
+	withV1   bool // the MHL v1.1 list is written (v1 is filled)
 	warnings []string
 
 	verified, failed, unverified, changed int
@@ -100,118 +105,147 @@ func ascAlgos(algos []hashing.Algo) []hashing.Algo {
 	return out
 }
 
+// build qualifies every file of the card (info.Files, walked from the
+// catalog one at a time) for the new generation: what it holds per file
+// is the manifest's entry and the values its folders' hashes need.
 func (b *builder) build(ctx context.Context) error {
-	info := b.info
-	algos := ascAlgos(info.Algos)
 	var records map[string]*ascmhl.Record
 	if b.hist != nil {
 		records = b.hist.Records()
 	}
-	b.values = map[string]map[hashing.Algo]string{}
-	var changed, gone, noCommon []string
-	for _, sf := range info.Files {
-		if b.ign.Match(sf.Rel, false) {
-			continue
-		}
-		present := b.ls.files[sf.Rel]
-		rec := records[sf.Rel]
-		switch sf.State {
-		case offload.StateVerified, offload.StateCopied, offload.StatePresent:
-			if !present {
-				gone = append(gone, sf.Rel)
-				continue
-			}
-		case offload.StateFailed:
-			name := sf.Rel
-			if !present {
-				// A copy that failed its read-back is moved aside
-				// (offload.FailedSuffix): recorded failed under the
-				// file's name with the hashes of what was written, as
-				// when it stayed in place.
-				if name = b.ls.aside(sf.Rel); name == "" {
-					continue
-				}
-			}
-			sums, err := ascmhl.HashFile(ctx, b.st, name, algos)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
-				continue
-			}
-			f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
-			now := info.Finished
-			for _, a := range algos {
-				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: now})
-			}
-			b.files = append(b.files, f)
-			b.values[sf.Rel] = sums
-			b.failed++
-			b.addV1(sf)
-			continue
-		default: // skipped (conflict), pending: not this card's copy
-			continue
-		}
-		readBack := sf.State == offload.StateVerified
-		f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
-		vals := map[hashing.Algo]string{}
-		for _, a := range algos {
-			if v := sf.Sums.Get(a); v != "" {
-				vals[a] = v
-			}
-		}
-		if len(vals) == 0 {
-			b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
-			continue
-		}
-		if rec != nil {
-			compared, same := 0, true
-			for a, v := range vals {
-				if pv, ok := rec.Values[a]; ok {
-					compared++
-					same = same && pv == v
-				}
-			}
-			switch {
-			case compared > 0 && !same:
-				changed = append(changed, sf.Rel)
-				for _, a := range sortedAlgos(vals) {
-					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: info.Finished})
-				}
-				b.changed++
-			case !readBack:
-				b.unverified++
-				b.values[sf.Rel] = vals
-				b.addV1(sf)
-				continue
-			case compared > 0:
-				for _, a := range sortedAlgos(vals) {
-					f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
-				}
-				b.verified++
-			default:
-				noCommon = append(noCommon, sf.Rel)
-				f.Hashes = b.fresh(sf, vals, readBack)
-			}
-		} else {
-			f.Hashes = b.fresh(sf, vals, readBack)
-		}
-		b.files = append(b.files, f)
-		b.values[sf.Rel] = vals
-		b.addV1(sf)
+	b.vals, b.unread = map[string]int32{}, map[string]map[hashing.Algo]string{}
+	var q qualified
+	err := b.info.Files.Each(func(sf *offload.SealFile) error {
+		return b.add(ctx, sf, records[sf.Rel], &q)
+	})
+	if err != nil {
+		return err
 	}
-	if len(changed) > 0 {
-		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", len(changed), names(changed))
+	if len(q.changed) > 0 {
+		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", len(q.changed), names(q.changed))
 	}
-	if len(noCommon) > 0 {
+	if len(q.noCommon) > 0 {
 		b.warn("%d file(s) are recorded in the earlier history with no hash this job computed, so they could not be checked against it (recorded as original): %s",
-			len(noCommon), names(noCommon))
+			len(q.noCommon), names(q.noCommon))
 	}
-	if len(gone) > 0 {
-		b.warn("%d file(s) are no longer in the folder: %s", len(gone), names(gone))
+	if len(q.gone) > 0 {
+		b.warn("%d file(s) are no longer in the folder: %s", len(q.gone), names(q.gone))
 	}
 	return nil
+}
+
+// qualified are the files build names in its warnings.
+type qualified struct{ changed, gone, noCommon []string }
+
+// add qualifies one file (rec: its earlier record, nil if none).
+func (b *builder) add(ctx context.Context, sf *offload.SealFile, rec *ascmhl.Record, q *qualified) error {
+	info := b.info
+	algos := ascAlgos(info.Algos)
+	if b.ign.Match(sf.Rel, false) {
+		return nil
+	}
+	present := b.ls.files[sf.Rel]
+	switch sf.State {
+	case offload.StateVerified, offload.StateCopied, offload.StatePresent:
+		if !present {
+			q.gone = append(q.gone, sf.Rel)
+			return nil
+		}
+	case offload.StateFailed:
+		name := sf.Rel
+		if !present {
+			// A copy that failed its read-back is moved aside
+			// (offload.FailedSuffix): recorded failed under the
+			// file's name with the hashes of what was written, as
+			// when it stayed in place.
+			if name = b.ls.aside(sf.Rel); name == "" {
+				return nil
+			}
+		}
+		sums, err := ascmhl.HashFile(ctx, b.st, name, algos)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
+			return nil
+		}
+		f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+		now := info.Finished
+		for _, a := range algos {
+			f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: now})
+		}
+		b.vals[sf.Rel] = int32(len(b.files))
+		b.files = append(b.files, f)
+		b.failed++
+		b.addV1(sf)
+		return nil
+	default: // skipped (conflict), pending: not this card's copy
+		return nil
+	}
+	readBack := sf.State == offload.StateVerified
+	f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+	vals := map[hashing.Algo]string{}
+	for _, a := range algos {
+		if v := sf.Sums.Get(a); v != "" {
+			vals[a] = v
+		}
+	}
+	if len(vals) == 0 {
+		b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
+		return nil
+	}
+	if rec != nil {
+		compared, same := 0, true
+		for a, v := range vals {
+			if pv, ok := rec.Values[a]; ok {
+				compared++
+				same = same && pv == v
+			}
+		}
+		switch {
+		case compared > 0 && !same:
+			q.changed = append(q.changed, sf.Rel)
+			for _, a := range sortedAlgos(vals) {
+				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: info.Finished})
+			}
+			b.changed++
+		case !readBack:
+			b.unverified++
+			b.vals[sf.Rel] = -1
+			b.unread[sf.Rel] = vals
+			b.addV1(sf)
+			return nil
+		case compared > 0:
+			for _, a := range sortedAlgos(vals) {
+				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
+			}
+			b.verified++
+		default:
+			q.noCommon = append(q.noCommon, sf.Rel)
+			f.Hashes = b.fresh(sf, vals, readBack)
+		}
+	} else {
+		f.Hashes = b.fresh(sf, vals, readBack)
+	}
+	b.vals[sf.Rel] = int32(len(b.files))
+	b.files = append(b.files, f)
+	b.addV1(sf)
+	return nil
+}
+
+// value is file's value in a for its folders' hashes ("": none, a file
+// this job did not write).
+func (b *builder) value(file string, a hashing.Algo) string {
+	i, ok := b.vals[file]
+	switch {
+	case !ok:
+		return ""
+	case i < 0:
+		return b.unread[file][a]
+	}
+	h, _ := b.files[i].Hash(a)
+	return h.Value
 }
 
 // fresh qualifies the hashes of a file with no earlier record: every one
@@ -221,7 +255,7 @@ func (b *builder) build(ctx context.Context) error {
 // card, which the history has no record of (the reference tool writes
 // "original" on a first generation too). The read-back is in the
 // generation's comment and the catalog.
-func (b *builder) fresh(sf offload.SealFile, vals map[hashing.Algo]string, readBack bool) []ascmhl.Hash {
+func (b *builder) fresh(sf *offload.SealFile, vals map[hashing.Algo]string, readBack bool) []ascmhl.Hash {
 	var out []ascmhl.Hash
 	for _, a := range sortedAlgos(vals) {
 		h := ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Original}
@@ -238,7 +272,11 @@ func (b *builder) fresh(sf offload.SealFile, vals map[hashing.Algo]string, readB
 	return out
 }
 
-func (b *builder) addV1(sf offload.SealFile) {
+// addV1 lists the file for the MHL v1.1 list, when one is written.
+func (b *builder) addV1(sf *offload.SealFile) {
+	if !b.withV1 {
+		return
+	}
 	d := sf.Verified
 	if d.IsZero() {
 		d = b.info.Finished
@@ -319,23 +357,21 @@ func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
 		return m, nil
 	}
 
-	tree := ascmhl.Tree{Files: map[string]map[hashing.Algo]string{}}
+	tree := ascmhl.Tree{Files: make(map[string]map[hashing.Algo]string, len(b.ls.files)), Value: b.value}
 	for d := range b.ls.dirs {
 		tree.Dirs = append(tree.Dirs, d)
 	}
 	foreign := 0
 	for p := range b.ls.files {
-		if v, ok := b.values[p]; ok {
-			tree.Files[p] = v
-		} else {
-			tree.Files[p] = nil
+		tree.Files[p] = nil
+		if _, ok := b.vals[p]; !ok {
 			foreign++
 		}
 	}
 	if foreign > 0 {
 		var list, aside []string
 		for p := range b.ls.files {
-			if _, ok := b.values[p]; !ok {
+			if _, ok := b.vals[p]; !ok {
 				if offload.IsAsideName(path.Base(p)) {
 					aside = append(aside, p)
 				} else {

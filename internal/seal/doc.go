@@ -75,6 +75,18 @@
 // is appended to that copy (it is refused, with a warning, when the copy is
 // damaged).
 //
+// # Memory
+//
+// The card's files come from the catalog a file at a time
+// (offload.SealFiles; walked more than once: the recovery asks only for
+// the card's own ascmhl folder). What the seal holds per file while it
+// writes a generation is the manifest's entry, where its values are for
+// the folders' hashes, its name in the destination's listing and its
+// part of the manifest's XML (sized once): about 450 bytes a file on a
+// card of 512-byte frames; the MHL v1.1 list is built only when it is
+// written. The manifest is one document whose root hash comes first, so
+// it is assembled whole before it is written (see docs/design.md).
+//
 // # Where it sits
 //
 // Beside the engine, not in it: it imports internal/offload (for the Seal

@@ -122,7 +122,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 	if err != nil {
 		return err
 	}
-	b := &builder{info: info, st: st, hist: hist, ls: ls, ign: ign}
+	b := &builder{info: info, st: st, hist: hist, ls: ls, ign: ign, withV1: s.Format.V1}
 	if err := b.build(ctx); err != nil {
 		return err
 	}
@@ -189,9 +189,17 @@ func (s *Sealer) opener(info offload.SealInfo) (func(offload.SealInfo) (ascmhl.S
 // interrupted (one of this card's seals, by its comment; the files it
 // keeps are those the job copied) and says what it did.
 func recoverSeal(st ascmhl.Store, info offload.SealInfo) ([]string, error) {
+	// Recover asks only about names in the ascmhl folder: only those of
+	// the card's files are kept here (a history copied with the card).
 	copied := map[string]bool{}
-	for _, f := range info.Files {
-		copied[f.Rel] = true
+	err := info.Files.Each(func(f *offload.SealFile) error {
+		if isHistory(f.Rel) {
+			copied[f.Rel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	did, err := ascmhl.Recover(st, ascmhl.RecoverScope{
 		Own: func(m *ascmhl.Manifest) bool {
@@ -327,10 +335,15 @@ func v1Free(st ascmhl.Store, base string, info offload.SealInfo) string {
 }
 
 func ownV1(st ascmhl.Store, name string, info offload.SealInfo) bool {
-	for _, f := range info.Files {
+	copied := errors.New("copied with the card")
+	err := info.Files.Each(func(f *offload.SealFile) error {
 		if f.Rel == name {
-			return false // copied with the card: never rewritten
+			return copied // copied with the card: never rewritten
 		}
+		return nil
+	})
+	if err != nil {
+		return false
 	}
 	data, err := st.ReadFile(name)
 	return err == nil && strings.Contains(string(data), "<tool>dit "+info.ToolVersion+"</tool>") &&

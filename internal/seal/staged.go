@@ -37,14 +37,19 @@ func openStaged(info offload.SealInfo) (ascmhl.Store, func() error, error) {
 		return nil, nil, err
 	}
 	s := &stagedStore{OSStore: st, files: map[string]offload.SealFile{}, dirs: map[string]time.Time{}}
-	for _, f := range info.Files {
+	err = info.Files.Each(func(f *offload.SealFile) error {
 		if f.State != offload.StateVerified || isHistory(f.Rel) {
-			continue
+			return nil
 		}
-		s.files[f.Rel] = f
+		s.files[f.Rel] = *f
 		for d := path.Dir(f.Rel); d != "."; d = path.Dir(d) {
 			s.dirs[d] = info.DirTimes[d]
 		}
+		return nil
+	})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
 	}
 	return s, st.Close, nil
 }

@@ -33,12 +33,12 @@ func TestSealStagedCloudFolder(t *testing.T) {
 		Algos: []hashing.Algo{hashing.MD5, hashing.XXH64}, Card: catalog.Card{Label: "A001"}, CardRoot: "/cards/A001",
 		DestRoot: "rclone:s3:shots", CardDir: "rclone:s3:shots/day01/A001", Finished: verified.Add(time.Minute),
 		Stage: stage, DirTimes: map[string]time.Time{"A": dirTime, "A/B": dirTime, "Empty": dirTime},
-		Files: []offload.SealFile{
+		Files: offload.SealFileList([]offload.SealFile{
 			{Rel: "A/clip.mov", Size: 4, Mtime: mtime, Sums: sums("clip"), State: offload.StateVerified, Verified: verified},
 			{Rel: nfd, Size: 5, Mtime: mtime, Sums: sums("scene"), State: offload.StateVerified, Verified: verified},
 			{Rel: "bad.mov", Size: 3, Mtime: mtime, Sums: sums("bad"), State: offload.StateFailed, Error: "differs"},
 			{Rel: "ascmhl/ascmhl_chain.xml", Size: 9, Mtime: mtime, Sums: sums("the chain")},
-		}}
+		})}
 	err := (&Sealer{Format: Format{ASC: true}}).Seal(context.Background(), info)
 	var w *offload.SealWarning
 	if err != nil {

@@ -21,7 +21,7 @@ func TestV1ListNameAvoidsACopiedList(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 12, 3, 8, 25, 58, 0, time.UTC)
 	base := mhlv1.FileName("A001", at)
-	info := offload.SealInfo{Host: "cart", ToolVersion: "1.2.3", Files: []offload.SealFile{{Rel: base}}}
+	info := offload.SealInfo{Host: "cart", ToolVersion: "1.2.3", Files: offload.SealFileList([]offload.SealFile{{Rel: base}})}
 	st, err := ascmhl.OpenOSStore(dir)
 	require.NoError(t, err)
 	defer st.Close()

@@ -16,6 +16,19 @@ import (
 type Tree struct {
 	Dirs  []string
 	Files map[string]map[hashing.Algo]string
+	// Value, when set, gives a file's values instead of Files' maps
+	// (Files then lists the files, each mapped to nil or not): a caller
+	// that holds the values in its own form keeps no map per file. ""
+	// is no value, as a nil map.
+	Value func(file string, a hashing.Algo) string
+}
+
+// value is file's value in a ("": none).
+func (t *Tree) value(file string, a hashing.Algo) string {
+	if t.Value != nil {
+		return t.Value(file, a)
+	}
+	return t.Files[file][a]
 }
 
 // DirHashes computes the content and structure hash of every folder of t
@@ -83,7 +96,7 @@ func DirHashes(t Tree, algos []hashing.Algo) (map[string][]DirHash, error) {
 					}
 					content, childStruct = p.content, p.structure
 				} else {
-					v := t.Files[c][a]
+					v := t.value(c, a)
 					if v == "" {
 						ok = false
 						break

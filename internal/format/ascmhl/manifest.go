@@ -206,6 +206,7 @@ func (m *Manifest) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	w := &xmlWriter{}
+	w.b.Grow(m.sizeHint())
 	w.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	w.open("hashlist", "version", "2.0", "xmlns", Namespace)
 
@@ -263,6 +264,21 @@ func (m *Manifest) Marshal() ([]byte, error) {
 	}
 	w.close("hashlist")
 	return w.b.Bytes(), nil
+}
+
+// sizeHint is a little more than the size of the manifest as Marshal
+// writes it, from the sizes of its entries: the buffer is allocated once,
+// not doubled as it grows (a card of 100,000 frames: ~25 MB, not 48 MB
+// of buffers at the peak).
+func (m *Manifest) sizeHint() int {
+	n := 4096 + len(m.Comment) + 64*len(m.Ignore)
+	for i := range m.Files {
+		n += 120 + len(m.Files[i].Path) + 110*len(m.Files[i].Hashes)
+	}
+	for i := range m.Dirs {
+		n += 160 + len(m.Dirs[i].Path) + 120*len(m.Dirs[i].Hashes)
+	}
+	return n
 }
 
 type entry struct {
