@@ -38,6 +38,9 @@ import (
 //     must be there; a folder (a key prefix) in it need not be, since S3
 //     has no folders: a prefix that holds no object lists as an empty
 //     folder, not a missing one, so dit cannot tell them apart.
+//   - The folder can be written to: a small object of dit's own is
+//     written there and removed (writecheck.go). Not by CheckRead, which
+//     dit verify uses: checking copies needs no write.
 
 // DestError is a cloud destination that cannot be used as it is written
 // or as it stands (no folder named, a remote not configured, a path
@@ -51,15 +54,39 @@ func (e *DestError) Error() string { return e.msg }
 func destErrorf(format string, a ...any) error { return &DestError{fmt.Sprintf(format, a...)} }
 
 // Check checks the destination d before a job uploads to it (see
-// above): every refusal names d and what to do. A refusal of d as
-// written or as it stands is a *DestError; rclone missing is
-// ErrNoRclone; a remote that does not answer is another error.
-func (r *Rclone) Check(ctx context.Context, d Dest) error {
+// above), its folder written to as well: every refusal names d and what
+// to do. A refusal of d as written or as it stands is a *DestError;
+// rclone missing is ErrNoRclone; a remote that does not answer is
+// another error.
+func (r *Rclone) Check(ctx context.Context, d Dest) error { return r.check(ctx, d, true) }
+
+// CheckRead is Check without the write: a destination whose copies are
+// only read (dit verify).
+func (r *Rclone) CheckRead(ctx context.Context, d Dest) error { return r.check(ctx, d, false) }
+
+func (r *Rclone) check(ctx context.Context, d Dest, write bool) error {
 	if d.Path == "" {
 		return destErrorf("cloud destination %s names no folder: write rclone:%s:BUCKET/FOLDER (on S3 a bucket and a folder in it) or rclone:%s:/FOLDER, "+
 			"so that every job goes into that folder and not to the remote's root", d, d.Remote, d.Remote)
 	}
-	key := r.checkKey(d)
+	key, readKey := r.checkKey(d, write), r.checkKey(d, false)
+	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
+		return nil
+	}
+	if err := r.checkReads(ctx, d, readKey); err != nil {
+		return err
+	}
+	if write {
+		if err := r.checkWrite(ctx, d); err != nil {
+			return err
+		}
+		checked.Store(key, time.Now())
+	}
+	return nil
+}
+
+// checkReads is Check but its write; a pass is kept under key.
+func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
 		return nil
 	}
@@ -135,10 +162,11 @@ var checked sync.Map
 const checkedFor = time.Minute
 
 // checkKey is what a check depends on: the rclone, its configuration,
-// environment and working folder, and the destination.
-func (r *Rclone) checkKey(d Dest) string {
+// environment and working folder, the destination, and whether it was
+// written to.
+func (r *Rclone) checkKey(d Dest, write bool) string {
 	wd, _ := os.Getwd()
-	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String()}, r.Env...), "\x00")
+	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String(), fmt.Sprint(write)}, r.Env...), "\x00")
 }
 
 // checkConfig refuses a configuration file given (r.Config) that is not

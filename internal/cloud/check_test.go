@@ -2,6 +2,7 @@ package cloud_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,4 +149,37 @@ func TestCheckOldRclone(t *testing.T) {
 	require.NoError(t, os.WriteFile(newer, []byte("#!/bin/sh\ncase \"$1\" in version) echo 'rclone v1.76.0';; listremotes) ;; esac\n"), 0o755))
 	r = &cloud.Rclone{Bin: newer}
 	checkRefused(t, r, "rclone:s3:bucket/show", `cloud destination rclone:s3:bucket/show: rclone's configuration has no remote "s3" (it has none): add it with rclone config, or write one of those`)
+}
+
+// Keys that may read a bucket but not write to it (rclone serve s3
+// --read-only): Check refuses the destination, naming it and what to do,
+// before anything is sent; CheckRead (dit verify's) takes it. On a
+// bucket that takes writes, Check's own object is removed again: the
+// bucket holds what it held.
+func TestCheckWrite(t *testing.T) {
+	ro := s3test.StartReadOnly(t, "ditro", "shots")
+	require.NoError(t, os.MkdirAll(filepath.Join(ro.Dir, "shots", "show"), 0o755))
+	r := &cloud.Rclone{Config: emptyConf(t), Env: ro.Env, Tries: 1}
+	ctx := context.Background()
+	err := r.CheckDest(ctx, "rclone:ditro:shots/show")
+	var de *cloud.DestError
+	require.ErrorAs(t, err, &de, "%v", err)
+	require.True(t, strings.HasPrefix(err.Error(), `cloud destination rclone:ditro:shots/show: rclone can read it but cannot write there: `+
+		`check that the remote "ditro" may write to it (its keys' permissions, a read-only storage or mount); nothing was sent (`), err.Error())
+	require.Contains(t, err.Error(), "InternalError")
+	require.NoError(t, r.CheckDestRead(ctx, "rclone:ditro:shots/show"), "reading needs no write")
+	err = r.CheckDest(ctx, "rclone:ditro:shots/show")
+	require.ErrorAs(t, err, &de, "a read's pass is not a write's")
+
+	rw := s3test.StartChecked(t, "ditrw", "shots")
+	r = &cloud.Rclone{Config: emptyConf(t), Env: rw.Env, Tries: 1}
+	require.NoError(t, r.CheckDest(ctx, "rclone:ditrw:shots/show"))
+	held, err := os.ReadDir(filepath.Join(rw.Dir, "shots"))
+	require.NoError(t, err)
+	require.Empty(t, held, "the check's object is removed")
+
+	// The words of a storage that says why (AWS: 403 AccessDenied).
+	require.Equal(t, `cloud destination rclone:s3:b/x: the storage refused to write there: the keys of the remote "s3" may read it but not write to it: `+
+		"give them write access (on S3: s3:PutObject on the bucket), or choose a destination they may write to; nothing was sent (AccessDenied: Access Denied)",
+		cloud.WriteError(cloud.Dest{Remote: "s3", Path: "b/x"}, errors.New("rclone rcat: exit status 1: Failed to rcat: AccessDenied: Access Denied")).Error())
 }

@@ -1,0 +1,4 @@
+package cloud
+
+// WriteError is writeError, for the tests of its words.
+var WriteError = writeError
