@@ -96,7 +96,13 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	var err error
 	listed := make(chan struct{})
 	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
-	if verr := r.checkVersion(ctx); verr != nil {
+	// The job's daemon, started meanwhile, answers the rest (else an
+	// rclone process each).
+	dm, release := r.daemon(ctx)
+	if dm != nil {
+		defer release()
+	}
+	if verr := r.checkVersion(ctx, dm); verr != nil {
 		<-listed
 		var de *DestError
 		if errors.Is(verr, ErrNoRclone) || errors.As(verr, &de) {
@@ -121,27 +127,20 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 		}
 		return destErrorf("cloud destination %s: rclone's configuration has no remote %q (%s): add it with rclone config, or write one of those", d, d.Remote, there)
 	}
-	// rclone is asked from an empty folder of dit's own: a root under it
-	// is one rclone resolves against the working folder.
-	probe, err := MkdirTemp("dit-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(probe)
 	// The folder is asked at once with what rclone makes of the remote;
 	// what its answer means depends on that (features first).
 	var st folderStat
 	stated := make(chan struct{})
-	go func() { defer close(stated); st = r.statFolder(ctx, d, probe) }()
+	go func() { defer close(stated); st = r.statFolder(ctx, dm, d, "") }()
 	defer func() { <-stated }()
-	f, err := r.features(ctx, d, probe)
+	f, err := r.features(ctx, dm, d, "")
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
 		return isFile(d)
 	}
 	if err != nil {
 		return readError(d, err)
 	}
-	if err := checkWorkdir(d, f, probe); err != nil {
+	if err := r.checkWorkdir(ctx, dm, d, f); err != nil {
 		return err
 	}
 	<-stated
@@ -162,11 +161,11 @@ var checked sync.Map
 const checkedFor = time.Minute
 
 // checkKey is what a check depends on: the rclone, its configuration,
-// environment and working folder, the destination, and whether it was
-// written to.
+// environment and working folder, the destination, whether it was
+// written to, and whether a daemon answered.
 func (r *Rclone) checkKey(d Dest, write bool) string {
 	wd, _ := os.Getwd()
-	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String(), fmt.Sprint(write)}, r.Env...), "\x00")
+	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String(), fmt.Sprint(write, useDaemon())}, r.Env...), "\x00")
 }
 
 // checkConfig refuses a configuration file given (r.Config) that is not
@@ -201,10 +200,20 @@ type fsInfo struct {
 	}
 }
 
-// features asks rclone for what it makes of d (rclone backend features),
-// run in the folder dir ("" dit's working folder).
-func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, error) {
+// features asks rclone for what it makes of d: the daemon dm
+// (operations/fsinfo), or, dm nil, rclone backend features run in the
+// folder dir ("" dit's working folder).
+func (r *Rclone) features(ctx context.Context, dm *daemon, d Dest, dir string) (fsInfo, error) {
 	var f fsInfo
+	if dm != nil {
+		if err := dm.call(ctx, "operations/fsinfo", map[string]any{"fs": d.At("")}, &f); err != nil {
+			return f, errors.New(rcMessage(err))
+		}
+		// The remote's name, without the {hash} rclone adds when options
+		// given on its command line change the remote's own.
+		f.Name, _, _ = strings.Cut(f.Name, "{")
+		return f, nil
+	}
 	cmd, err := r.command(ctx, "backend", "features", d.At(""))
 	if err != nil {
 		return f, err
@@ -221,9 +230,33 @@ func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, erro
 }
 
 // checkWorkdir refuses a destination whose folder depends on the folder
+// dit runs in. f is what rclone made of it: the daemon dm, which runs in
+// dit's working folder, or (dm nil) a process run there too. A root
+// there that is not under the working folder does not depend on it (a
+// bucket, an absolute path elsewhere); one under it may: rclone is asked
+// again, run in an empty folder of dit's own (dit-probe-PID-*), and a
+// root under that one is one it resolves against the working folder.
+func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo) error {
+	if wd, err := os.Getwd(); err == nil {
+		if _, ok := under(f.Root, wd); !ok {
+			return nil
+		}
+	}
+	probe, err := MkdirTemp("dit-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(probe)
+	if f, err = r.features(ctx, nil, d, probe); err != nil {
+		return readError(d, err)
+	}
+	return workdirError(d, f, probe)
+}
+
+// workdirError refuses a destination whose folder depends on the folder
 // dit runs in: rclone, run in the empty folder probe, resolved it to a
 // root under probe (f).
-func checkWorkdir(d Dest, f fsInfo, probe string) error {
+func workdirError(d Dest, f fsInfo, probe string) error {
 	rel, ok := under(f.Root, probe)
 	if !ok {
 		return nil // the same root from anywhere
@@ -263,9 +296,17 @@ type folderStat struct {
 	err error
 }
 
-// statFolder asks rclone for the folder of d (lsjson --stat), run in the
-// folder dir.
-func (r *Rclone) statFolder(ctx context.Context, d Dest, dir string) folderStat {
+// statFolder asks rclone for the folder of d: the daemon dm
+// (operations/stat), or, dm nil, rclone lsjson --stat run in the folder
+// dir.
+func (r *Rclone) statFolder(ctx context.Context, dm *daemon, d Dest, dir string) folderStat {
+	if dm != nil {
+		var st struct{ Item json.RawMessage }
+		if err := dm.call(ctx, "operations/stat", map[string]any{"fs": d.At(""), "remote": ""}, &st); err != nil {
+			return folderStat{err: errors.New(rcMessage(err))}
+		}
+		return folderStat{out: st.Item}
+	}
 	cmd, err := r.command(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
 	if err != nil {
 		return folderStat{err: err}

@@ -79,8 +79,11 @@ func TestCheckS3(t *testing.T) {
 	r := &cloud.Rclone{Config: emptyConf(t), Env: append(srv.Env,
 		"RCLONE_CONFIG_DITALIAS_TYPE=alias", "RCLONE_CONFIG_DITALIAS_REMOTE=ditchk:shots",
 		"RCLONE_CONFIG_DITNOBKT_TYPE=alias", "RCLONE_CONFIG_DITNOBKT_REMOTE=ditchk:nobucket"), Tries: 1}
-	ctx := context.Background()
+	eachPath(t, func(t *testing.T, _ string) { checkS3(t, r) })
+}
 
+func checkS3(t *testing.T, r *cloud.Rclone) {
+	ctx := context.Background()
 	for _, ok := range []string{"rclone:ditchk:shots", "rclone:ditchk:shots/has", "rclone:ditchk:shots/nothing/yet", "rclone:ditchk:/shots/has",
 		"rclone:ditchk:shots/Drehtag Ü/日本", "rclone:ditalias:has", "rclone:ditalias:nothing/yet"} {
 		require.NoError(t, r.CheckDest(ctx, ok), ok)
@@ -119,8 +122,12 @@ func TestCheckLocal(t *testing.T) {
 		"RCLONE_CONFIG_DITREL_TYPE=alias", "RCLONE_CONFIG_DITREL_REMOTE=rel",
 		"RCLONE_CONFIG_DITABS_TYPE=alias", "RCLONE_CONFIG_DITABS_REMOTE=" + dir}, Tries: 1}
 
-	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+dir))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	eachPath(t, func(t *testing.T, _ string) { checkLocal(t, r, dir, wd) })
+}
+
+func checkLocal(t *testing.T, r *cloud.Rclone, dir, wd string) {
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+dir))
 	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditabs:sub"))
 	checkRefused(t, r, "rclone:ditabs:", "cloud destination rclone:ditabs: names no folder: write rclone:ditabs:BUCKET/FOLDER (on S3 a bucket and a folder in it) "+
 		"or rclone:ditabs:/FOLDER, so that every job goes into that folder and not to the remote's root")
@@ -159,6 +166,11 @@ func TestCheckOldRclone(t *testing.T) {
 func TestCheckWrite(t *testing.T) {
 	ro := s3test.StartReadOnly(t, "ditro", "shots")
 	require.NoError(t, os.MkdirAll(filepath.Join(ro.Dir, "shots", "show"), 0o755))
+	rw := s3test.StartChecked(t, "ditrw", "shots")
+	eachPath(t, func(t *testing.T, _ string) { checkWrite(t, ro, rw) })
+}
+
+func checkWrite(t *testing.T, ro, rw *s3test.Server) {
 	r := &cloud.Rclone{Config: emptyConf(t), Env: ro.Env, Tries: 1}
 	ctx := context.Background()
 	err := r.CheckDest(ctx, "rclone:ditro:shots/show")
@@ -171,7 +183,6 @@ func TestCheckWrite(t *testing.T) {
 	err = r.CheckDest(ctx, "rclone:ditro:shots/show")
 	require.ErrorAs(t, err, &de, "a read's pass is not a write's")
 
-	rw := s3test.StartChecked(t, "ditrw", "shots")
 	r = &cloud.Rclone{Config: emptyConf(t), Env: rw.Env, Tries: 1}
 	require.NoError(t, r.CheckDest(ctx, "rclone:ditrw:shots/show"))
 	held, err := os.ReadDir(filepath.Join(rw.Dir, "shots"))

@@ -42,6 +42,20 @@ func (r *Rclone) checkWrite(ctx context.Context, d Dest) error {
 	b := make([]byte, 6)
 	rand.Read(b)
 	rel := WriteCheckPrefix + fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b))
+	if dm, release := r.daemon(ctx); dm != nil {
+		defer release()
+		// Two low-level tries, not the daemon's ten: a storage that
+		// refuses writes may say so with a 500, which rclone tries again.
+		quick := map[string]any{"LowLevelRetries": 2}
+		if err := dm.copyURL(ctx, d, rel, int64(len(writeCheckText)), strings.NewReader(writeCheckText), nil, quick); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return writeError(d, err)
+		}
+		dm.call(ctx, "operations/deletefile", map[string]any{"fs": d.At(""), "remote": rel, "_config": quick}, nil)
+		return nil
+	}
 	args := []string{"rcat", "--size", fmt.Sprint(len(writeCheckText)), "--s3-no-check-bucket", "--retries", "1", "--low-level-retries", "2"}
 	if r.BwLimit != "" {
 		args = append(args, "--bwlimit", r.BwLimit)
@@ -62,16 +76,16 @@ func (r *Rclone) checkWrite(ctx context.Context, d Dest) error {
 	return nil
 }
 
-// s3Code is an S3 error code and its message at the end of rclone's
-// error.
-var s3Code = regexp.MustCompile(`[A-Z][A-Za-z]+: [^:/]+$`)
+// s3Code is an S3 error code and its message in rclone's error: the
+// last one, ending its line.
+var s3Code = regexp.MustCompile(`(?m)\b[A-Z][a-z]+[A-Z][A-Za-z]+: [^:/\n]+$`)
 
 // writeError is the refusal of a destination rclone could read but not
 // write to.
 func writeError(d Dest, err error) error {
 	why := ShortError(err.Error())
-	if m := s3Code.FindStringSubmatch(err.Error()); m != nil && strings.HasSuffix(m[0], why) {
-		why = m[0] // the storage's error code too: "InternalError: Internal Error"
+	if m := s3Code.FindAllString(err.Error(), -1); m != nil {
+		why = m[len(m)-1] // the storage's error code and words: "InternalError: Internal Error"
 	}
 	if refused(err) != "" || strings.Contains(err.Error(), "AccessDenied") {
 		return destErrorf("cloud destination %s: the storage refused to write there: the keys of the remote %q may read it but not write to it: "+
