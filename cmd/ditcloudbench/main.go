@@ -16,9 +16,11 @@
 package main
 
 import (
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,13 +29,15 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/units"
 )
 
 func main() {
 	dit := flag.String("dit", "bin/dit", "the dit binary")
 	size := flag.String("size", "145MB", "the card's footage (dit testdata cards --size)")
-	style := flag.String("style", "clips", "the card's style (dit testdata cards --style)")
+	style := flag.String("style", "clips", "the card's style (dit testdata cards --style), or large: one file of -size")
 	rounds := flag.Int("runs", 5, "rounds (the median is reported)")
+	refArgs := flag.String("rclone-args", "", "more arguments of the reference rclone copy --checksum, space-separated (e.g. --s3-upload-cutoff 5G: single-part objects, as dit's)")
 	flag.Parse()
 	log.SetFlags(0)
 	real, err := exec.LookPath("rclone")
@@ -60,8 +64,12 @@ func main() {
 	defer s.Stop()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	counted, procs := countingRclone(dir, real, env)
-	run(env, *dit, "testdata", "cards", "--out", filepath.Join(dir, "cards"), "--cards", "1", "--size", *size, "--style", *style)
 	card := filepath.Join(dir, "cards", "A001")
+	if *style == "large" {
+		largeCard(card, *size)
+	} else {
+		run(env, *dit, "testdata", "cards", "--out", filepath.Join(dir, "cards"), "--cards", "1", "--size", *size, "--style", *style)
+	}
 	bytes := cardBytes(card)
 	var ditS, rcS, ratios []float64
 	var counts string
@@ -77,7 +85,7 @@ func main() {
 		}
 		rcloneRun := func() float64 {
 			t0 := time.Now()
-			run(env, real, "copy", "--checksum", card, "bench:shots/rclone/"+name+"/A001")
+			run(env, real, append([]string{"copy", "--checksum", card, "bench:shots/rclone/" + name + "/A001"}, strings.Fields(*refArgs)...)...)
 			return time.Since(t0).Seconds()
 		}
 		var ds, rs float64
@@ -92,6 +100,35 @@ func main() {
 	}
 	fmt.Printf("cloud upload, %d bytes, median of %d: dit %.2f s (%.1f MB/s), rclone copy --checksum %.2f s (%.1f MB/s); dit/rclone throughput %.2f (median of the rounds' ratios); rclone processes per dit job: %s\n",
 		bytes, *rounds, median(ditS), float64(bytes)/median(ditS)/1e6, median(rcS), float64(bytes)/median(rcS)/1e6, median(ratios), counts)
+}
+
+// largeCard makes a card of one clip of size bytes (random: nothing
+// compresses it) at card/CLIPS/A001C001.mov.
+func largeCard(card, size string) {
+	n, err := units.ParseBytes(size)
+	if err != nil {
+		log.Fatalf("ditcloudbench: -size %q: %v", size, err)
+	}
+	if err := os.MkdirAll(filepath.Join(card, "CLIPS"), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(card, "CLIPS", "A001C001.mov"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 1<<20)
+	for left := n; left > 0; left -= int64(len(buf)) {
+		for i := 0; i+8 <= len(buf); i += 8 {
+			binary.LittleEndian.PutUint64(buf[i:], rng.Uint64())
+		}
+		if _, err := f.Write(buf[:min(left, int64(len(buf)))]); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // countingRclone writes an rclone script in dir that logs each run's

@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -27,7 +28,7 @@ type Space struct {
 func (r *Rclone) About(ctx context.Context, d Dest) (Space, error) {
 	p := d.Path
 	for {
-		out, err := r.run(ctx, "about", "--json", d.Remote+":"+p)
+		out, err := r.about(ctx, d.Remote+":"+p)
 		switch {
 		case err == nil:
 			return parseAbout(out)
@@ -70,4 +71,19 @@ func parseAbout(b []byte) (Space, error) {
 		s.Used = *a.Used
 	}
 	return s, nil
+}
+
+// about is rclone about --json of fsName, asked of a daemon of r's
+// settings (operations/about) when one is running (the job's, started
+// by its Check); none is started for it.
+func (r *Rclone) about(ctx context.Context, fsName string) ([]byte, error) {
+	if dm, release := r.anyDaemon(); dm != nil {
+		defer release()
+		var out json.RawMessage
+		if err := dm.call(ctx, "operations/about", map[string]any{"fs": fsName}, &out); err != nil {
+			return nil, errors.New(rcMessage(err))
+		}
+		return out, nil
+	}
+	return r.run(ctx, "about", "--json", fsName)
 }

@@ -38,6 +38,9 @@ import (
 //     must be there; a folder (a key prefix) in it need not be, since S3
 //     has no folders: a prefix that holds no object lists as an empty
 //     folder, not a missing one, so dit cannot tell them apart.
+//   - The folder can be written to: a small object of dit's own is
+//     written there and removed (writecheck.go). Not by CheckRead, which
+//     dit verify uses: checking copies needs no write.
 
 // DestError is a cloud destination that cannot be used as it is written
 // or as it stands (no folder named, a remote not configured, a path
@@ -51,15 +54,39 @@ func (e *DestError) Error() string { return e.msg }
 func destErrorf(format string, a ...any) error { return &DestError{fmt.Sprintf(format, a...)} }
 
 // Check checks the destination d before a job uploads to it (see
-// above): every refusal names d and what to do. A refusal of d as
-// written or as it stands is a *DestError; rclone missing is
-// ErrNoRclone; a remote that does not answer is another error.
-func (r *Rclone) Check(ctx context.Context, d Dest) error {
+// above), its folder written to as well: every refusal names d and what
+// to do. A refusal of d as written or as it stands is a *DestError;
+// rclone missing is ErrNoRclone; a remote that does not answer is
+// another error.
+func (r *Rclone) Check(ctx context.Context, d Dest) error { return r.check(ctx, d, true) }
+
+// CheckRead is Check without the write: a destination whose copies are
+// only read (dit verify).
+func (r *Rclone) CheckRead(ctx context.Context, d Dest) error { return r.check(ctx, d, false) }
+
+func (r *Rclone) check(ctx context.Context, d Dest, write bool) error {
 	if d.Path == "" {
 		return destErrorf("cloud destination %s names no folder: write rclone:%s:BUCKET/FOLDER (on S3 a bucket and a folder in it) or rclone:%s:/FOLDER, "+
 			"so that every job goes into that folder and not to the remote's root", d, d.Remote, d.Remote)
 	}
-	key := r.checkKey(d)
+	key, readKey := r.checkKey(d, write), r.checkKey(d, false)
+	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
+		return nil
+	}
+	if err := r.checkReads(ctx, d, readKey); err != nil {
+		return err
+	}
+	if write {
+		if err := r.checkWrite(ctx, d); err != nil {
+			return err
+		}
+		checked.Store(key, time.Now())
+	}
+	return nil
+}
+
+// checkReads is Check but its write; a pass is kept under key.
+func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
 		return nil
 	}
@@ -69,7 +96,13 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 	var err error
 	listed := make(chan struct{})
 	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
-	if verr := r.checkVersion(ctx); verr != nil {
+	// The job's daemon, started meanwhile, answers the rest (else an
+	// rclone process each).
+	dm, release := r.daemon(ctx)
+	if dm != nil {
+		defer release()
+	}
+	if verr := r.checkVersion(ctx, dm); verr != nil {
 		<-listed
 		var de *DestError
 		if errors.Is(verr, ErrNoRclone) || errors.As(verr, &de) {
@@ -94,27 +127,20 @@ func (r *Rclone) Check(ctx context.Context, d Dest) error {
 		}
 		return destErrorf("cloud destination %s: rclone's configuration has no remote %q (%s): add it with rclone config, or write one of those", d, d.Remote, there)
 	}
-	// rclone is asked from an empty folder of dit's own: a root under it
-	// is one rclone resolves against the working folder.
-	probe, err := MkdirTemp("dit-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(probe)
 	// The folder is asked at once with what rclone makes of the remote;
 	// what its answer means depends on that (features first).
 	var st folderStat
 	stated := make(chan struct{})
-	go func() { defer close(stated); st = r.statFolder(ctx, d, probe) }()
+	go func() { defer close(stated); st = r.statFolder(ctx, dm, d, "") }()
 	defer func() { <-stated }()
-	f, err := r.features(ctx, d, probe)
+	f, err := r.features(ctx, dm, d, "")
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
 		return isFile(d)
 	}
 	if err != nil {
 		return readError(d, err)
 	}
-	if err := checkWorkdir(d, f, probe); err != nil {
+	if err := r.checkWorkdir(ctx, dm, d, f); err != nil {
 		return err
 	}
 	<-stated
@@ -135,10 +161,11 @@ var checked sync.Map
 const checkedFor = time.Minute
 
 // checkKey is what a check depends on: the rclone, its configuration,
-// environment and working folder, and the destination.
-func (r *Rclone) checkKey(d Dest) string {
+// environment and working folder, the destination, whether it was
+// written to, and whether a daemon answered.
+func (r *Rclone) checkKey(d Dest, write bool) string {
 	wd, _ := os.Getwd()
-	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String()}, r.Env...), "\x00")
+	return strings.Join(append([]string{r.Bin, r.Config, wd, d.String(), fmt.Sprint(write, useDaemon())}, r.Env...), "\x00")
 }
 
 // checkConfig refuses a configuration file given (r.Config) that is not
@@ -173,10 +200,20 @@ type fsInfo struct {
 	}
 }
 
-// features asks rclone for what it makes of d (rclone backend features),
-// run in the folder dir ("" dit's working folder).
-func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, error) {
+// features asks rclone for what it makes of d: the daemon dm
+// (operations/fsinfo), or, dm nil, rclone backend features run in the
+// folder dir ("" dit's working folder).
+func (r *Rclone) features(ctx context.Context, dm *daemon, d Dest, dir string) (fsInfo, error) {
 	var f fsInfo
+	if dm != nil {
+		if err := dm.call(ctx, "operations/fsinfo", map[string]any{"fs": d.At("")}, &f); err != nil {
+			return f, errors.New(rcMessage(err))
+		}
+		// The remote's name, without the {hash} rclone adds when options
+		// given on its command line change the remote's own.
+		f.Name, _, _ = strings.Cut(f.Name, "{")
+		return f, nil
+	}
 	cmd, err := r.command(ctx, "backend", "features", d.At(""))
 	if err != nil {
 		return f, err
@@ -193,9 +230,33 @@ func (r *Rclone) features(ctx context.Context, d Dest, dir string) (fsInfo, erro
 }
 
 // checkWorkdir refuses a destination whose folder depends on the folder
+// dit runs in. f is what rclone made of it: the daemon dm, which runs in
+// dit's working folder, or (dm nil) a process run there too. A root
+// there that is not under the working folder does not depend on it (a
+// bucket, an absolute path elsewhere); one under it may: rclone is asked
+// again, run in an empty folder of dit's own (dit-probe-PID-*), and a
+// root under that one is one it resolves against the working folder.
+func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo) error {
+	if wd, err := os.Getwd(); err == nil {
+		if _, ok := under(f.Root, wd); !ok {
+			return nil
+		}
+	}
+	probe, err := MkdirTemp("dit-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(probe)
+	if f, err = r.features(ctx, nil, d, probe); err != nil {
+		return readError(d, err)
+	}
+	return workdirError(d, f, probe)
+}
+
+// workdirError refuses a destination whose folder depends on the folder
 // dit runs in: rclone, run in the empty folder probe, resolved it to a
 // root under probe (f).
-func checkWorkdir(d Dest, f fsInfo, probe string) error {
+func workdirError(d Dest, f fsInfo, probe string) error {
 	rel, ok := under(f.Root, probe)
 	if !ok {
 		return nil // the same root from anywhere
@@ -235,9 +296,17 @@ type folderStat struct {
 	err error
 }
 
-// statFolder asks rclone for the folder of d (lsjson --stat), run in the
-// folder dir.
-func (r *Rclone) statFolder(ctx context.Context, d Dest, dir string) folderStat {
+// statFolder asks rclone for the folder of d: the daemon dm
+// (operations/stat), or, dm nil, rclone lsjson --stat run in the folder
+// dir.
+func (r *Rclone) statFolder(ctx context.Context, dm *daemon, d Dest, dir string) folderStat {
+	if dm != nil {
+		var st struct{ Item json.RawMessage }
+		if err := dm.call(ctx, "operations/stat", map[string]any{"fs": d.At(""), "remote": ""}, &st); err != nil {
+			return folderStat{err: errors.New(rcMessage(err))}
+		}
+		return folderStat{out: st.Item}
+	}
 	cmd, err := r.command(ctx, "lsjson", "--stat", "--no-mimetype", "--no-modtime", d.At(""))
 	if err != nil {
 		return folderStat{err: err}

@@ -2,6 +2,7 @@ package cloud_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,8 +79,11 @@ func TestCheckS3(t *testing.T) {
 	r := &cloud.Rclone{Config: emptyConf(t), Env: append(srv.Env,
 		"RCLONE_CONFIG_DITALIAS_TYPE=alias", "RCLONE_CONFIG_DITALIAS_REMOTE=ditchk:shots",
 		"RCLONE_CONFIG_DITNOBKT_TYPE=alias", "RCLONE_CONFIG_DITNOBKT_REMOTE=ditchk:nobucket"), Tries: 1}
-	ctx := context.Background()
+	eachPath(t, func(t *testing.T, _ string) { checkS3(t, r) })
+}
 
+func checkS3(t *testing.T, r *cloud.Rclone) {
+	ctx := context.Background()
 	for _, ok := range []string{"rclone:ditchk:shots", "rclone:ditchk:shots/has", "rclone:ditchk:shots/nothing/yet", "rclone:ditchk:/shots/has",
 		"rclone:ditchk:shots/Drehtag Ü/日本", "rclone:ditalias:has", "rclone:ditalias:nothing/yet"} {
 		require.NoError(t, r.CheckDest(ctx, ok), ok)
@@ -118,8 +122,12 @@ func TestCheckLocal(t *testing.T) {
 		"RCLONE_CONFIG_DITREL_TYPE=alias", "RCLONE_CONFIG_DITREL_REMOTE=rel",
 		"RCLONE_CONFIG_DITABS_TYPE=alias", "RCLONE_CONFIG_DITABS_REMOTE=" + dir}, Tries: 1}
 
-	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+dir))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	eachPath(t, func(t *testing.T, _ string) { checkLocal(t, r, dir, wd) })
+}
+
+func checkLocal(t *testing.T, r *cloud.Rclone, dir, wd string) {
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+dir))
 	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditabs:sub"))
 	checkRefused(t, r, "rclone:ditabs:", "cloud destination rclone:ditabs: names no folder: write rclone:ditabs:BUCKET/FOLDER (on S3 a bucket and a folder in it) "+
 		"or rclone:ditabs:/FOLDER, so that every job goes into that folder and not to the remote's root")
@@ -148,4 +156,41 @@ func TestCheckOldRclone(t *testing.T) {
 	require.NoError(t, os.WriteFile(newer, []byte("#!/bin/sh\ncase \"$1\" in version) echo 'rclone v1.76.0';; listremotes) ;; esac\n"), 0o755))
 	r = &cloud.Rclone{Bin: newer}
 	checkRefused(t, r, "rclone:s3:bucket/show", `cloud destination rclone:s3:bucket/show: rclone's configuration has no remote "s3" (it has none): add it with rclone config, or write one of those`)
+}
+
+// Keys that may read a bucket but not write to it (rclone serve s3
+// --read-only): Check refuses the destination, naming it and what to do,
+// before anything is sent; CheckRead (dit verify's) takes it. On a
+// bucket that takes writes, Check's own object is removed again: the
+// bucket holds what it held.
+func TestCheckWrite(t *testing.T) {
+	ro := s3test.StartReadOnly(t, "ditro", "shots")
+	require.NoError(t, os.MkdirAll(filepath.Join(ro.Dir, "shots", "show"), 0o755))
+	rw := s3test.StartChecked(t, "ditrw", "shots")
+	eachPath(t, func(t *testing.T, _ string) { checkWrite(t, ro, rw) })
+}
+
+func checkWrite(t *testing.T, ro, rw *s3test.Server) {
+	r := &cloud.Rclone{Config: emptyConf(t), Env: ro.Env, Tries: 1}
+	ctx := context.Background()
+	err := r.CheckDest(ctx, "rclone:ditro:shots/show")
+	var de *cloud.DestError
+	require.ErrorAs(t, err, &de, "%v", err)
+	require.True(t, strings.HasPrefix(err.Error(), `cloud destination rclone:ditro:shots/show: rclone can read it but cannot write there: `+
+		`check that the remote "ditro" may write to it (its keys' permissions, a read-only storage or mount); nothing was sent (`), err.Error())
+	require.Contains(t, err.Error(), "InternalError")
+	require.NoError(t, r.CheckDestRead(ctx, "rclone:ditro:shots/show"), "reading needs no write")
+	err = r.CheckDest(ctx, "rclone:ditro:shots/show")
+	require.ErrorAs(t, err, &de, "a read's pass is not a write's")
+
+	r = &cloud.Rclone{Config: emptyConf(t), Env: rw.Env, Tries: 1}
+	require.NoError(t, r.CheckDest(ctx, "rclone:ditrw:shots/show"))
+	held, err := os.ReadDir(filepath.Join(rw.Dir, "shots"))
+	require.NoError(t, err)
+	require.Empty(t, held, "the check's object is removed")
+
+	// The words of a storage that says why (AWS: 403 AccessDenied).
+	require.Equal(t, `cloud destination rclone:s3:b/x: the storage refused to write there: the keys of the remote "s3" may read it but not write to it: `+
+		"give them write access (on S3: s3:PutObject on the bucket), or choose a destination they may write to; nothing was sent (AccessDenied: Access Denied)",
+		cloud.WriteError(cloud.Dest{Remote: "s3", Path: "b/x"}, errors.New("rclone rcat: exit status 1: Failed to rcat: AccessDenied: Access Denied")).Error())
 }

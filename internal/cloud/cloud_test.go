@@ -61,6 +61,24 @@ func md5hex(b []byte) string { s := md5.Sum(b); return hex.EncodeToString(s[:]) 
 // second upload of the same files sends nothing.
 func TestUploadListOpen(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
+	eachPath(t, func(t *testing.T, name string) { uploadListOpen(t, s, name) })
+}
+
+// eachPath runs f as a subtest for each path of the transfers: through
+// the job's rclone rcd ("rcd"), and a process each ("processes",
+// DIT_RCLONE_DAEMON=0: where there is no parent-death signal).
+func eachPath(t *testing.T, f func(t *testing.T, name string)) {
+	for _, name := range []string{"rcd", "processes"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "processes" {
+				t.Setenv("DIT_RCLONE_DAEMON", "0")
+			}
+			f(t, name)
+		})
+	}
+}
+
+func uploadListOpen(t *testing.T, s *s3test.Server, name string) {
 	src := t.TempDir()
 	files := map[string][]byte{
 		"A001/clip1.mov":           []byte(strings.Repeat("frame", 200000)),
@@ -77,7 +95,7 @@ func TestUploadListOpen(t *testing.T) {
 		total += int64(len(b))
 	}
 	r := &cloud.Rclone{Env: s.Env, BwLimit: "100M"}
-	d, err := cloud.Parse("rclone:ditcloud:shots/job1")
+	d, err := cloud.Parse("rclone:ditcloud:shots/" + name)
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, r.Check(ctx, d))

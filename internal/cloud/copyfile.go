@@ -10,6 +10,10 @@ import "context"
 // object there. A failed run is tried again (Tries, Backoff).
 func (r *Rclone) CopyFile(ctx context.Context, src string, d Dest, rel string) error {
 	return r.retry(ctx, "upload of "+src+" to "+d.At(rel), func() error {
+		if dm, release := r.daemon(ctx); dm != nil {
+			defer release()
+			return dm.copyFile(ctx, src, d, rel)
+		}
 		args := []string{"copyto", src, d.At(rel), "--ignore-existing", "--s3-upload-cutoff", UploadCutoff, "--retries", "1"}
 		if r.BwLimit != "" {
 			args = append(args, "--bwlimit", r.BwLimit)

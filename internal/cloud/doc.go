@@ -19,8 +19,10 @@
 //	           folder that is not there (on S3: a bucket; a prefix with no
 //	           object cannot be told from an empty folder, so only the
 //	           bucket must exist) or is a file, credentials the storage
-//	           refuses, an rclone older than OldestRclone: a DestError
-//	           (check.go)
+//	           refuses, a folder it may not write to (a small object of
+//	           dit's own written there and removed: writecheck.go), an
+//	           rclone older than OldestRclone: a DestError (check.go).
+//	           CheckRead (dit verify's) writes nothing
 //	Upload     files of a local folder to the remote (rclone copy
 //	           --files-from): a bandwidth limit, retries with backoff,
 //	           the bytes sent so far (rclone's JSON stats); an object
@@ -50,7 +52,8 @@
 //	           processes that are gone (a dit killed), never a running
 //	           one's (SweepTemp)
 //
-// Nothing is ever deleted or moved on the remote. S3 objects are written
+// Nothing is ever deleted or moved on the remote but Check's own object
+// (WriteCheckPrefix...), removed the moment it is written. S3 objects are written
 // single-part up to 5 GiB (--s3-upload-cutoff 5G), so their ETag is the
 // MD5 of the stored bytes computed by the storage; larger objects are
 // multipart and verified by reading them back. docs/cloud.md is the

@@ -298,6 +298,22 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		if try > 1 && onProgress != nil {
 			onProgress(Progress{Bytes: base, Try: try, Tries: tries, Err: lastErr})
 		}
+		if dm, release := r.daemon(ctx); dm != nil {
+			defer release()
+			last, err := dm.copyFiles(ctx, src, list.Name(), d.At(dir), r.Transfers, func(b int64, e string) {
+				if e != "" {
+					lastErr = ShortError(e)
+				}
+				if onProgress != nil {
+					onProgress(Progress{Bytes: base + b, Try: try, Tries: tries, Err: ShortError(e)})
+				}
+			})
+			base += last
+			if err != nil {
+				lastErr = ShortError(err.Error())
+			}
+			return err
+		}
 		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
 			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
 		if r.BwLimit != "" {
@@ -387,6 +403,10 @@ func (r *Rclone) Rcat(ctx context.Context, d Dest, rel string, size int64, body 
 // rclone says while it works (its low-level retries: a server gone),
 // short (ShortError).
 func (r *Rclone) RcatWatch(ctx context.Context, d Dest, rel string, size int64, body io.Reader, onErr func(string)) error {
+	if dm, release := r.daemon(ctx); dm != nil {
+		defer release()
+		return dm.copyURL(ctx, d, rel, size, body, onErr, nil)
+	}
 	args := []string{"rcat", "--size", fmt.Sprint(size), "--s3-upload-cutoff", UploadCutoff, "--retries", "1"}
 	if r.BwLimit != "" {
 		args = append(args, "--bwlimit", r.BwLimit)
@@ -520,6 +540,17 @@ func listedETags(dump []byte, prefix string) map[string]string {
 // it was not size bytes (rclone cat of a name that is not there reads
 // nothing, and says nothing).
 func (r *Rclone) Open(ctx context.Context, d Dest, rel string, size int64) (io.ReadCloser, error) {
+	if dm, release := r.daemon(ctx); dm != nil {
+		body, ok, err := dm.open(ctx, d, rel)
+		if ok {
+			if err != nil {
+				release()
+				return nil, err
+			}
+			return &servedReader{rc: body, release: release, what: d.At(rel), size: size}, nil
+		}
+		release()
+	}
 	cmd, err := r.command(ctx, "cat", d.At(rel))
 	if err != nil {
 		return nil, err
@@ -556,6 +587,34 @@ func (c *catReader) Close() error {
 	c.n += rest
 	if err := c.cmd.Wait(); err != nil {
 		return fmt.Errorf("rclone cat %s: %v: %s", c.what, err, lastLines(c.errb.String(), 3))
+	}
+	if c.n != c.size {
+		return fmt.Errorf("rclone cat %s read %d bytes, not %d: is the object there?", c.what, c.n, c.size)
+	}
+	return nil
+}
+
+// servedReader is an object read back through a daemon.
+type servedReader struct {
+	rc      io.ReadCloser
+	release func()
+	what    string
+	size, n int64
+}
+
+func (c *servedReader) Read(b []byte) (int, error) {
+	n, err := c.rc.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *servedReader) Close() error {
+	defer c.release()
+	rest, err := io.Copy(io.Discard, c.rc)
+	c.n += rest
+	c.rc.Close()
+	if err != nil {
+		return fmt.Errorf("rclone cat %s: %v", c.what, err)
 	}
 	if c.n != c.size {
 		return fmt.Errorf("rclone cat %s read %d bytes, not %d: is the object there?", c.what, c.n, c.size)

@@ -27,12 +27,21 @@ func (r *Rclone) Remotes(ctx context.Context) ([]string, error) {
 // CheckDest checks a destination written rclone:REMOTE:PATH before it is
 // used: written right (Parse), then Check: rclone installed, REMOTE one
 // of the configuration's remotes (else the error names those there
-// are), PATH a folder that is there and does not depend on the working
-// folder. Each error names s and what to do.
+// are), PATH a folder that is there, does not depend on the working
+// folder and can be written to. Each error names s and what to do.
 func (r *Rclone) CheckDest(ctx context.Context, s string) error {
 	d, err := Parse(s)
 	if err != nil {
 		return &DestError{err.Error()}
 	}
 	return r.Check(ctx, d)
+}
+
+// CheckDestRead is CheckDest without the write (CheckRead).
+func (r *Rclone) CheckDestRead(ctx context.Context, s string) error {
+	d, err := Parse(s)
+	if err != nil {
+		return &DestError{err.Error()}
+	}
+	return r.CheckRead(ctx, d)
 }

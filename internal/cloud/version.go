@@ -26,10 +26,11 @@ var versions sync.Map
 var versionRe = regexp.MustCompile(`rclone v(\d+)\.(\d+)(\.\d+)?\S*`)
 
 // checkVersion refuses an rclone older than OldestRclone (a *DestError
-// naming its version and the oldest dit drives); a version it cannot
-// read is let through (a build of its own): rclone's own errors then say
-// what it lacks.
-func (r *Rclone) checkVersion(ctx context.Context) error {
+// naming its version and the oldest dit drives), asked of the daemon dm
+// (nil: an rclone version process); a version it cannot read is let
+// through (a build of its own): rclone's own errors then say what it
+// lacks.
+func (r *Rclone) checkVersion(ctx context.Context, dm *daemon) error {
 	b, err := r.bin()
 	if err != nil {
 		return err
@@ -40,8 +41,14 @@ func (r *Rclone) checkVersion(ctx context.Context) error {
 	}
 	v, ok := versions.Load(key)
 	if !ok {
-		out, err := r.run(ctx, "version")
-		if err != nil {
+		var out []byte
+		if dm != nil {
+			var cv struct{ Version string }
+			if err := dm.call(ctx, "core/version", map[string]any{}, &cv); err != nil {
+				return fmt.Errorf("rclone version: %w", err)
+			}
+			out = []byte("rclone " + cv.Version)
+		} else if out, err = r.run(ctx, "version"); err != nil {
 			return fmt.Errorf("rclone version: %w", err)
 		}
 		v = versionRe.FindStringSubmatch(string(out))

@@ -43,7 +43,11 @@ exec "` + real + `" "$@"
 // A cascade to two cloud destinations uploads to both at once (each its
 // own rclone: the two uploads meet), and every object of both is verified
 // by the storage's MD5 of the card's read; the card is safe to format.
+// With a process per transfer (DIT_RCLONE_DAEMON=0), whose uploads can
+// be seen to meet; through the job's rclone rcd, internal/cloud's
+// TestDaemonStreamsAtOnce shows two transfers at once.
 func TestCloudTwoDestinationsAtOnce(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "0")
 	s := s3test.Start(t, "ditcloud", "shots")
 	e := newEnv(t)
 	card := testCard(t, e.dir, "A001", map[string]string{

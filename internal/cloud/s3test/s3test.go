@@ -92,6 +92,26 @@ func StartChecked(t testing.TB, remote, bucket string) *Server {
 	return s
 }
 
+// StartReadOnly is StartChecked for a server that refuses every write
+// (StartServerReadOnly): keys that may read the bucket but not write to
+// it. rclone serve s3 answers such a write 500 InternalError, where AWS
+// answers 403 AccessDenied.
+func StartReadOnly(t testing.TB, remote, bucket string) *Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end (needs rclone and rclone's S3 server): not under -short; make test runs it")
+	}
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed: skipping the cloud test (Debian: apt-get install rclone)")
+	}
+	s, err := StartServerReadOnly(Rclone(t), t.TempDir(), remote, bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
 // StartAWS is Start with moto's server, which gives a multipart object
 // AWS's ETag (HEX-N, no MD5 of the object). Its keys are not checked.
 func StartAWS(t testing.TB, remote, bucket string) *Server {

@@ -4,13 +4,16 @@ package cloud
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -179,8 +182,18 @@ func TestKilledUploadResumes(t *testing.T) {
 		}
 	}
 	require.NotZero(t, total, "the upload must report 75 %% sent before the kill")
+	running := rclonesOf(t, s)
+	require.Len(t, running, 1, "one rclone, the job's rclone rcd, sends: %v", running)
+	for _, cmdline := range running {
+		require.Contains(t, cmdline, " rcd ")
+	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	cmd.Wait()
+	// The kernel kills the job's rclone with it: nothing goes on
+	// uploading behind a job that is not running.
+	for start := time.Now(); len(rclonesOf(t, s)) > 0; time.Sleep(20 * time.Millisecond) {
+		require.Less(t, time.Since(start), time.Minute, "rclone still running after dit was killed: %v", rclonesOf(t, s))
+	}
 
 	before := listed(t, s)
 	var heldBytes int64
@@ -217,6 +230,34 @@ func TestKilledUploadResumes(t *testing.T) {
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
 	v := e2e.RunDit(t, env, "verify", e2e.Itoa(jobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
+}
+
+// rclonesOf are the rclone processes running against the server s (its
+// endpoint in their environment), by process id: their command lines.
+func rclonesOf(t *testing.T, s *s3test.Server) map[int]string {
+	t.Helper()
+	procs, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	out := map[int]string{}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("_ENDPOINT="+s.URL+"\x00")) {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil || filepath.Base(string(bytes.Split(cmdline, []byte{0})[0])) != "rclone" {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
+			continue // exited, not yet reaped
+		}
+		out[pid] = string(bytes.ReplaceAll(cmdline, []byte{0}, []byte(" ")))
+	}
+	return out
 }
 
 // object is an object as the server lists it.

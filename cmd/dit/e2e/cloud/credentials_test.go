@@ -55,3 +55,30 @@ func TestOffloadRefusesCredentialsTheStorageRefuses(t *testing.T) {
 	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
 	require.FileExists(t, filepath.Join(s.Dir, "shots", "show", "day01", "A001", "ascmhl", "ascmhl_chain.xml"))
 }
+
+// Keys that may read the bucket but not write to it (rclone serve s3
+// --read-only): refused before the first byte, exit 2, naming the
+// destination and what to do; alone or as a cascade's second copy, no
+// job is recorded, nothing is copied to the folder, and the bucket holds
+// nothing. dit verify's check reads only: it needs no write.
+func TestOffloadRefusesABucketItCannotWrite(t *testing.T) {
+	t.Parallel()
+	s, env, dir, card := setupOn(t, s3test.StartReadOnly(t, "ditcloud", "shots"), "2MB", "mixed")
+	raid := filepath.Join(dir, "raid")
+	for _, args := range [][]string{
+		{"-d", "rclone:ditcloud:shots/show"},
+		{"-d", raid, "--then", "rclone:ditcloud:shots/show"},
+	} {
+		r := e2e.RunDit(t, env, append(append([]string{"offload", "--name", "day01"}, args...), card)...)
+		require.Equal(t, 2, r.Code, "%v\n%s%s", args, r.Stdout, r.Stderr)
+		require.True(t, strings.HasPrefix(r.Stderr, `dit: cloud destination rclone:ditcloud:shots/show: rclone can read it but cannot write there: `+
+			`check that the remote "ditcloud" may write to it (its keys' permissions, a read-only storage or mount); nothing was sent (InternalError: `), "%v: %s", args, r.Stderr)
+	}
+	r := e2e.RunDit(t, env, "jobs")
+	require.Contains(t, r.Stderr, "no catalog at", "no job recorded, and no catalog created: %s", r.Stdout)
+	for _, d := range []string{raid, filepath.Join(s.Dir, "shots")} {
+		held, err := os.ReadDir(d)
+		require.NoError(t, err)
+		require.Empty(t, held, "nothing copied to %s", d)
+	}
+}

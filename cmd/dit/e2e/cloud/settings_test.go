@@ -130,11 +130,15 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	require.NotZero(t, jobID, stderr.String())
 	started := g.rcloneArgs(t)
 	require.NotEmpty(t, started)
+	senders := 0
 	for _, l := range started {
-		if strings.HasPrefix(l, "--config "+g.conf+" rcat") {
+		if sends(l) {
+			senders++
+			require.True(t, strings.HasPrefix(l, "--config "+g.conf+" "), l)
 			require.Contains(t, l, "--bwlimit 2000000B", "the limit in bytes: %s", l)
 		}
 	}
+	require.NotZero(t, senders, "%q", started)
 	require.Equal(t, "interrupted", jobState(t, g, jobID))
 
 	// The configuration file gone: refused, the job as it was.
@@ -161,15 +165,20 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	res = g.dit(t, "offload", "--json", "--resume", e2e.Itoa(jobID))
 	require.Equal(t, 0, res.Code, "%s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat)
-	rcats := 0
+	senders = 0
 	for _, l := range g.rcloneArgs(t) {
 		require.True(t, strings.HasPrefix(l, "--config "+g.conf+" "), "every rclone of the resume gets the job's configuration: %s", l)
-		if strings.Contains(l, " rcat ") {
-			rcats++
+		if sends(l) {
+			senders++
 			require.Contains(t, l, "--bwlimit 2000000B", l)
 		}
 	}
-	require.NotZero(t, rcats, "the resume sent what the kill left")
+	require.NotZero(t, senders, "an rclone that sends")
+	var copied struct {
+		BytesCopied int64 `json:"bytes_copied"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout[strings.LastIndex(strings.TrimSpace(res.Stdout), "\n")+1:]), &copied))
+	require.NotZero(t, copied.BytesCopied, "the resume sent what the kill left")
 
 	v = g.dit(t, "verify", e2e.Itoa(jobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
@@ -182,6 +191,13 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	for _, l := range g.rcloneArgs(t) {
 		require.True(t, strings.HasPrefix(l, "--config "+g.conf+" "), "dit verify uses the job's configuration: %s", l)
 	}
+}
+
+// sends: the rclone run with the argument line l sends footage: an rcat
+// of a file (the process path), or the job's rclone rcd (the write
+// check's rcat is not one).
+func sends(l string) bool {
+	return strings.Contains(l, " rcd ") || strings.Contains(l, " rcat ") && !strings.Contains(l, ".dit-write-check-")
 }
 
 // --cloud-bwlimit takes dit's rate syntax (decimal): a value it cannot
@@ -221,7 +237,9 @@ func TestProxiesCloudOnlyRefused(t *testing.T) {
 	require.Equal(t, 2, res.Code, "%s\n%s", res.Stdout, res.Stderr)
 	require.Contains(t, res.Stderr, "dit: --proxies h264 with only cloud destinations: proxies are made from a verified copy in a folder or a dit array, and this job writes none; add one with -d")
 	for _, l := range g.rcloneArgs(t) {
-		require.NotContains(t, l, "rcat", "nothing sent")
+		if !strings.Contains(l, ".dit-write-check-") { // the check's own object, removed
+			require.NotContains(t, l, "rcat", "nothing sent")
+		}
 	}
 	require.NotEqual(t, 0, g.dit(t, "job", "show", "1").Code, "no job recorded")
 }

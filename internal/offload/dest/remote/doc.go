@@ -21,7 +21,9 @@
 //     upload, once after the upload for its verification and seal.
 //   - Bandwidth: rclone applies a --bwlimit per process, so under a
 //     limit a Store streams one file at once (else 4).
-//   - Nothing is ever written over, moved or deleted on a remote.
+//   - Nothing is ever written over, moved or deleted on a remote (but
+//     the object the front end's check writes and removes at once:
+//     cloud.WriteCheckPrefix).
 //
 // Importing the package registers the kind ([dest.Register]); the
 // configuration a front end gives (offload's Env.Rclone) is a

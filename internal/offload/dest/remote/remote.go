@@ -44,12 +44,17 @@ func (kinder) Parse(root string) error {
 	return err
 }
 
+// Check is cloud.Rclone.CheckRead: the engine checks a job's remotes
+// (and dit verify a job's copies) reading only. Whether the folder can
+// be written to is the front end's check before a job (cloud.Rclone.Check
+// through internal/assembly), which writes and removes an object of its
+// own: dit verify, on keys that may only read, writes nothing.
 func (kinder) Check(ctx context.Context, cfg any, root string) error {
 	r, err := rcloneOf(cfg)
 	if err != nil {
 		return err
 	}
-	return r.CheckDest(ctx, root)
+	return r.CheckDestRead(ctx, root)
 }
 
 func (kinder) Open(root string, cfg any) (dest.Store, error) {

@@ -43,10 +43,23 @@ func TestRegistered(t *testing.T) {
 // A Store lists a folder once and keeps the listing until it writes
 // there; the storage's own MD5 of a single-part object is the MD5 of
 // its bytes; a stream cut short leaves no object.
+// Through the job's rclone rcd, and with a process per transfer
+// (DIT_RCLONE_DAEMON=0: where there is no parent-death signal).
 func TestStoreOnS3(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
+	for _, name := range []string{"rcd", "processes"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "processes" {
+				t.Setenv("DIT_RCLONE_DAEMON", "0")
+			}
+			storeOnS3(t, s, "shots/"+name)
+		})
+	}
+}
+
+func storeOnS3(t *testing.T, s *s3test.Server, root string) {
 	ctx := context.Background()
-	st, err := Open("rclone:ditcloud:shots/show", &cloud.Rclone{Env: s.Env, Tries: 1})
+	st, err := Open("rclone:ditcloud:"+root, &cloud.Rclone{Env: s.Env, Tries: 1})
 	require.NoError(t, err)
 
 	src := t.TempDir()
@@ -67,7 +80,7 @@ func TestStoreOnS3(t *testing.T) {
 	// listing per folder until the store writes there)...
 	other := filepath.Join(t.TempDir(), "b.mov")
 	require.NoError(t, os.WriteFile(other, []byte("clip b"), 0o644))
-	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/CLIPS/b.mov")
+	s.Rclone(t, "copyto", other, "ditcloud:"+root+"/day01/CLIPS/b.mov")
 	again, err := st.Once().List(ctx, "day01")
 	require.NoError(t, err)
 	require.Len(t, again, 1, "Once shares the store's listings")
