@@ -123,6 +123,8 @@
 //	cmd/ditcloudbench    a cloud upload against rclone copy, behind `make bench`
 //	cmd/ditcatbench      the catalog at scale behind `make bench`: a generated
 //	                     catalog of a million files, dit's commands timed on it
+//	cmd/ditmembench      memory against a card's file count behind `make bench`:
+//	                     peak RSS and CPU of dit's commands on 10k-1M frames
 //	cmd/dit/e2e/...      the end-to-end tests of the real binary, one package per
 //	                     group (array, cascade, cli, cloud, crash/seal, crash/report,
 //	                     faults, frontends, mhl, plan, reports); cmd/dit/internal/e2e
