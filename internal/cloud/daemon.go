@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -212,11 +213,13 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 	}
 	cmd := exec.Command(b, args...)
 	cmd.Env = append(append(os.Environ(), r.Env...), "RCLONE_RC_USER="+d.user, "RCLONE_RC_PASS="+d.pass)
-	stderr, err := cmd.StderrPipe()
+	stderr, w, err := os.Pipe()
 	if err != nil {
 		feed.stop()
 		return nil, err
 	}
+	cmd.Stderr = w
+	d.logs.pipe = stderr
 	dieWithParent(cmd)
 	d.cmd = cmd
 	// Started from a thread of its own that lives as long as rclone: the
@@ -233,12 +236,15 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 		cmd.Wait()
 		close(d.exited)
 	}()
-	if err := <-started; err != nil {
+	err = <-started
+	w.Close() // rclone's now
+	if err != nil {
+		stderr.Close()
 		feed.stop()
 		return nil, fmt.Errorf("rclone rcd: %v", err)
 	}
 	url := make(chan string, 1)
-	go d.logs.read(stderr, url)
+	go d.logs.scan(url)
 	select {
 	case u := <-url:
 		d.url = u
@@ -314,10 +320,41 @@ func (e *rcError) Error() string { return fmt.Sprintf("rclone rc %s: %s", e.path
 // last lines, and tells each watcher of the error and notice lines that
 // name its object.
 type logWatch struct {
+	pipe *os.File     // the read end of rclone's standard error
+	read atomic.Int64 // bytes read from it
+
 	mu       sync.Mutex
+	done     int64 // bytes of the lines told
 	lines    []string
 	next     int
 	watchers map[int]watcher
+}
+
+// counted counts what is read from r into l.read.
+type counted struct {
+	r io.Reader
+	l *logWatch
+}
+
+func (c counted) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.l.read.Add(int64(n))
+	return n, err
+}
+
+// drain waits (a second at most) until every line rclone has written so
+// far is told: a call that failed returns once rclone logged why, and its
+// watcher is told of that line before it is gone, as a process's is
+// before it exits.
+func (l *logWatch) drain() {
+	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(2 * time.Millisecond) {
+		l.mu.Lock()
+		done := l.done
+		l.mu.Unlock()
+		if pending(l.pipe) == 0 && done == l.read.Load() {
+			return
+		}
+	}
 }
 
 // watcher is told of the log lines that name the object name.
@@ -326,8 +363,8 @@ type watcher struct {
 	on   func(string)
 }
 
-func (l *logWatch) read(r io.Reader, url chan<- string) {
-	sc := bufio.NewScanner(r)
+func (l *logWatch) scan(url chan<- string) {
+	sc := bufio.NewScanner(counted{l.pipe, l})
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	found := false
 	for sc.Scan() {
@@ -339,6 +376,7 @@ func (l *logWatch) read(r io.Reader, url chan<- string) {
 			}
 		}
 		l.mu.Lock()
+		l.done += int64(len(sc.Bytes())) + 1
 		if l.lines = append(l.lines, line); len(l.lines) > 50 {
 			l.lines = l.lines[len(l.lines)-50:]
 		}

@@ -23,19 +23,24 @@
 //	           dit's own written there and removed: writecheck.go), an
 //	           rclone older than OldestRclone: a DestError (check.go).
 //	           CheckRead (dit verify's) writes nothing
-//	Upload     files of a local folder to the remote (rclone copy
-//	           --files-from): a bandwidth limit, retries with backoff,
-//	           the bytes sent so far (rclone's JSON stats); an object
-//	           already there is never written over (the caller verifies
-//	           it: a resumed upload sends nothing twice)
+//	Upload     files of a local folder to the remote (sync/copy with
+//	           --files-from-raw, or rclone copy): a bandwidth limit,
+//	           retries with backoff, the bytes sent so far (core/stats,
+//	           or rclone's JSON stats); an object already there is never
+//	           written over (the caller verifies it: a resumed upload
+//	           sends nothing twice)
 //	Rcat       one object from a stream the caller reads once and hashes
+//	           (operations/copyurl reading it from dit's feeder with its
+//	           length, or rclone rcat --size)
+//	CopyFile   one local file (operations/copyfile, or rclone copyto)
 //	List       what the remote holds under a folder, each object's size
 //	           and MD5 as the storage reports it, and whether that MD5 is
 //	           the storage's own (Server: S3's ETag of a single-part
 //	           object) or a value a client stored beside it (rclone's
 //	           md5chksum metadata of a multipart upload), which dit never
 //	           counts as proof
-//	Open       an object read back from the remote (rclone cat)
+//	Open       an object read back from the remote (a GET through the
+//	           daemon's --rc-serve, or rclone cat)
 //	About      the storage's free space (rclone about --json), or that
 //	           it reports none (S3: "unknown", not an error)
 //	CheckDest  a destination before it is used, in the one wording dit
@@ -51,6 +56,15 @@
 //	           or read back); the first one a dit makes sweeps those of
 //	           processes that are gone (a dit killed), never a running
 //	           one's (SweepTemp)
+//
+// The transfers and checks go through one rclone rcd per set of rclone
+// settings (a job's), started at the first call and stopped daemonIdle
+// after the last, private (127.0.0.1, credentials generated for it) and
+// killed with dit (a parent-death signal): daemon.go, rcd.go, feeder.go.
+// Listings (List) and the remotes (Remotes) stay processes. Where there
+// is no parent-death signal (not Linux), where rcd will not start, or
+// with DIT_RCLONE_DAEMON=0, every operation is an rclone process of its
+// own (rclone.go's commands), as it was before the daemon.
 //
 // Nothing is ever deleted or moved on the remote but Check's own object
 // (WriteCheckPrefix...), removed the moment it is written. S3 objects are written

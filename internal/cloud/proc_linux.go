@@ -1,8 +1,11 @@
 package cloud
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // parentDeath: the kernel kills rclone when dit dies (dieWithParent).
@@ -13,4 +16,16 @@ const parentDeath = true
 // a resume is the only thing that takes it up again.
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// pending is how many bytes the pipe f holds unread (FIONREAD, which
+// x/sys names TIOCINQ; 0 when it cannot say).
+func pending(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n
 }

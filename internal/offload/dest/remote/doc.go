@@ -19,8 +19,11 @@
 //     folder on the storage. A Store keeps each folder's listing until it
 //     writes there, so a card's folder is listed once for its plan and
 //     upload, once after the upload for its verification and seal.
-//   - Bandwidth: rclone applies a --bwlimit per process, so under a
-//     limit a Store streams one file at once (else 4).
+//   - Transfers: through the job's one rclone rcd (internal/cloud's
+//     daemon), whose --bwlimit is the job's, shared by every transfer
+//     of every destination; where there is none, a process each, each
+//     with its own limit. Under a limit a Store streams one file at
+//     once (else 4).
 //   - Nothing is ever written over, moved or deleted on a remote (but
 //     the object the front end's check writes and removes at once:
 //     cloud.WriteCheckPrefix).
