@@ -73,6 +73,7 @@ func waitGone(t *testing.T, pid int) {
 // processes of their own (the ETag proof); the remotes too
 // (listremotes). Once idle the daemon is stopped.
 func TestDaemonCarriesTheTransfers(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
 	s := s3test.StartAWS(t, "ditcloud", "shots")
 	cloud.SetDaemonIdle(t, 200*time.Millisecond)
 	bin, runs := loggingRclone(t)
@@ -137,6 +138,7 @@ func TestDaemonCarriesTheTransfers(t *testing.T) {
 // The daemon is private: it listens on 127.0.0.1 and answers nothing
 // without the credentials dit made for it.
 func TestDaemonIsPrivate(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
 	needRclone(t)
 	r := &cloud.Rclone{Config: os.DevNull}
 	_, release := cloud.HoldDaemon(r)
@@ -168,6 +170,7 @@ func TestDaemonIsPrivate(t *testing.T) {
 // first bytes only once the other's upload has asked for its own (both
 // are read at the same time, or neither would end).
 func TestDaemonStreamsAtOnce(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
 	s := s3test.StartAWS(t, "ditcloud", "shots")
 	r := &cloud.Rclone{Env: s.Env, Config: os.DevNull}
 	d := cloud.Dest{Remote: "ditcloud", Path: "shots/at-once"}
@@ -210,6 +213,7 @@ func (m *meetReader) Read(b []byte) (int, error) {
 // no object; rclone's words on a failed write reach the watcher, named
 // by the object.
 func TestDaemonStreamCutShort(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
 	s := s3test.StartAWS(t, "ditcloud", "shots")
 	r := &cloud.Rclone{Env: s.Env, Config: os.DevNull}
 	d := cloud.Dest{Remote: "ditcloud", Path: "shots/cut"}
@@ -251,7 +255,7 @@ func TestDaemonDiesWithItsProcess(t *testing.T) {
 	}
 	needRclone(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDaemonDiesWithItsProcess$")
-	cmd.Env = append(os.Environ(), "DIT_TEST_DAEMON_HOLDER=1")
+	cmd.Env = append(os.Environ(), "DIT_TEST_DAEMON_HOLDER=1", "DIT_RCLONE_DAEMON=")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
