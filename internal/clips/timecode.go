@@ -1,10 +1,9 @@
 package clips
 
 import (
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
+
+	smpte "github.com/dit-org/dit/internal/format/timecode"
 )
 
 // Timecode arithmetic (SMPTE 12M): a timecode HH:MM:SS:FF counts frames at
@@ -17,65 +16,13 @@ import (
 // ("23.976" counts 24); 0 when the rate is unknown.
 func TCBase(fps string) int { return int(math.Round(FPSValue(fps))) }
 
-// dropFrames is how many frame numbers drop-frame timecode skips each
-// minute at base, 0 where it is not used.
-func dropFrames(base int) int {
-	switch base {
-	case 30:
-		return 2
-	case 60:
-		return 4
-	}
-	return 0
-}
-
 // TCFrames is the frame count of timecode tc at base (drop-frame when tc
-// says so with ';' or '.'); ok is false when tc is not a timecode.
-func TCFrames(tc string, base int) (n int, drop, ok bool) {
-	tc = strings.TrimSpace(tc)
-	if len(tc) != 11 || base <= 0 {
-		return 0, false, false
-	}
-	drop = tc[8] == ';' || tc[8] == '.'
-	var p [4]int
-	for i := range p {
-		v, err := strconv.Atoi(tc[3*i : 3*i+2])
-		if err != nil || v < 0 {
-			return 0, false, false
-		}
-		p[i] = v
-	}
-	if p[1] > 59 || p[2] > 59 || p[3] >= base {
-		return 0, false, false
-	}
-	n = ((p[0]*60+p[1])*60+p[2])*base + p[3]
-	if d := dropFrames(base); drop && d > 0 {
-		mins := p[0]*60 + p[1]
-		n -= d * (mins - mins/10)
-	} else {
-		drop = false
-	}
-	return n, drop, true
-}
+// says so).
+func TCFrames(tc string, base int) (n int, drop, ok bool) { return smpte.Frames(tc, base) }
 
-// FramesTC writes frame count n at base as timecode (drop-frame, with
-// ';', when drop and base allows it); it wraps at 24 hours.
-func FramesTC(n, base int, drop bool) string {
-	d := dropFrames(base)
-	if !drop || d == 0 {
-		n %= 24 * 3600 * base
-		return fmt.Sprintf("%02d:%02d:%02d:%02d", n/(3600*base), n/(60*base)%60, n/base%60, n%base)
-	}
-	perMin := 60*base - d
-	per10 := 10*perMin + d
-	n %= 24 * 6 * per10
-	tens, rem := n/per10, n%per10
-	n += 9 * d * tens
-	if rem > d {
-		n += d * ((rem - d) / perMin)
-	}
-	return fmt.Sprintf("%02d:%02d:%02d;%02d", n/(3600*base), n/(60*base)%60, n/base%60, n%base)
-}
+// FramesTC writes frame count n at base as timecode (drop-frame with
+// ';' before the frames).
+func FramesTC(n, base int, drop bool) string { return smpte.TC(n, base, drop) }
 
 // TCOut is the timecode just after a clip's last frame (exclusive, as an
 // ALE's End and an edit's out point: out minus in is the duration), from
