@@ -40,9 +40,12 @@ func (c cardItem) included() bool { return c.Err == "" && (c.Prior == nil || c.A
 type destItem struct {
 	Path    string
 	Loading bool
-	Free    int64 // bytes that still fit; -1 unknown
-	Array   *arrayStatus
-	Err     string
+	// Refreshing: its free space is read again (every Config.FreshEvery);
+	// the last figure stays shown and the plan keeps using it meanwhile.
+	Refreshing bool
+	Free       int64 // bytes that still fit; -1 unknown
+	Array      *arrayStatus
+	Err        string
 	// Cloud: an rclone:REMOTE:PATH destination (no folder here, no free
 	// space figure).
 	Cloud bool
@@ -104,13 +107,12 @@ func (v *offloadView) rescan() {
 // drive was resized or emptied, the form shows what is free now.
 func (v *offloadView) refreshDests() {
 	for _, d := range v.dests {
-		if d.Cloud || d.Loading {
+		if d.Cloud || d.Loading || d.Refreshing {
 			continue
 		}
-		d.Loading, d.Err = true, ""
+		d.Refreshing = true
 		v.a.goBG(func() { v.loadDest(d, d.Path) })
 	}
-	v.renderDests()
 }
 
 func (v *offloadView) scanCard(it *cardItem, path string) {
@@ -166,13 +168,18 @@ func (v *offloadView) loadDest(it *destItem, path string) {
 		}
 	}
 	v.a.do(func() {
-		it.Loading = false
+		// A periodic read that changed nothing leaves the plan alone.
+		same := it.Refreshing && !it.Loading && it.Free == free && it.Array == nil && st == nil && aerr == nil && ferr == nil && it.Err == ""
+		it.Loading, it.Refreshing, it.Err = false, false, ""
 		it.Free, it.Array = free, st
 		switch {
 		case aerr != nil:
 			it.Err = aerr.Error()
 		case ferr != nil:
 			it.Err = ferr.Error()
+		}
+		if same {
+			return
 		}
 		v.renderDests()
 		v.replan()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
@@ -65,10 +67,15 @@ func TestServeFollowsARealJob(t *testing.T) {
 		return Status{}
 	}
 
+	// The card's last clip trickles until serve has shown the live
+	// figures (on a fast machine a 3 MB card can end before the first
+	// event): an event decides, not the machine's speed.
+	seen := make(chan struct{})
+	fs := trickleFS{OS: fsys.OS{}, path: filepath.Join(card, "CLIPS/A001C002.MOV"), until: seen, opened: new(atomic.Int32)}
 	ran := make(chan error, 1)
 	go func() {
 		p, err := assembly.Prepare(ctx, assembly.Settings{Name: "day08", Cards: []string{card}, Dests: []string{raid}, Catalog: cat,
-			Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6, Drives: assembly.DrivesOff})
+			Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6, Drives: assembly.DrivesOff, FS: fs})
 		if err != nil {
 			ran <- err
 			return
@@ -99,6 +106,7 @@ func TestServeFollowsARealJob(t *testing.T) {
 			}
 		}
 	}
+	close(seen)
 	js, c := st.Jobs[0], st.Jobs[0].Cards[0]
 	require.True(t, js.Active)
 	require.Equal(t, verdict.Copying, c.Status)
@@ -111,10 +119,43 @@ func TestServeFollowsARealJob(t *testing.T) {
 	for st = next(); len(st.Jobs) != 1 || st.Jobs[0].State != verdict.Done; st = next() {
 	}
 	require.NoError(t, <-ran)
+	require.NotZero(t, fs.opened.Load(), "the card was read through the test's filesystem")
 	c = st.Jobs[0].Cards[0]
 	require.Equal(t, verdict.Safe, c.Status)
 	require.Nil(t, c.Live)
 	require.Nil(t, st.Jobs[0].Live)
 	require.Equal(t, "safe to format", c.Shown.State)
 	require.Equal(t, []string{"A001"}, []string{st.SafeToFormat[0].Card})
+}
+
+// trickleFS reads the file at path 4 KB at a time, 20 ms apart, until
+// the channel until is closed; every other file as the OS reads it.
+type trickleFS struct {
+	fsys.OS
+	path   string
+	until  <-chan struct{}
+	opened *atomic.Int32
+}
+
+func (f trickleFS) Open(name string) (fsys.File, error) {
+	r, err := f.OS.Open(name)
+	if err != nil || filepath.Clean(name) != f.path {
+		return r, err
+	}
+	f.opened.Add(1)
+	return trickleFile{File: r, until: f.until}, nil
+}
+
+type trickleFile struct {
+	fsys.File
+	until <-chan struct{}
+}
+
+func (f trickleFile) Read(p []byte) (int, error) {
+	select {
+	case <-f.until:
+	case <-time.After(20 * time.Millisecond):
+		p = p[:min(len(p), 4096)]
+	}
+	return f.File.Read(p)
 }
