@@ -1,10 +1,14 @@
 package catalog
 
 import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
 	"strings"
 )
 
-// Clip is a row of clips: one clip of a card (schema version 11).
+// Clip is a row of clips: one clip of a card (schema version 11; its
+// sound and disagreements: version 25).
 type Clip struct {
 	CardID     int64
 	Seq        int
@@ -28,6 +32,22 @@ type Clip struct {
 	// folder on each destination; ThumbNote says why there is none.
 	Thumb     string
 	ThumbNote string
+	// Audio is the clip's sound as the media said it (nil: nothing read
+	// it, and every clip recorded before version 25; a zero ClipAudio:
+	// the media has no sound).
+	Audio *ClipAudio
+	// Conflicts say where the media and a sidecar disagreed, one
+	// disagreement each ("frames: sidecar 120, media 96 (the media's
+	// kept)"); none when they agreed or nothing compared them.
+	Conflicts []string
+}
+
+// ClipAudio is a clip's sound (internal/clips.Audio): its audio streams,
+// their channels in all, and the first stream's sample rate (Hz), bit
+// depth and codec ("PCM"); 0 and "" where unknown.
+type ClipAudio struct {
+	Streams, Channels, Rate, Bits int
+	Codec                         string
 }
 
 // ClipCopy is a clip found by [Catalog.ClipsNamed]: the clip, its job and
@@ -48,21 +68,59 @@ type ClipDest struct {
 	State string // the file's copy state there (verified, copied, ...)
 }
 
-const clipCols = `card_id,seq,name,reel,family,camera,clip_type,codec,poster,files,bytes,frames,fps,seconds,resolution,tc_start,serial,verified,thumb,thumb_note`
+const clipCols = `card_id,seq,name,reel,family,camera,clip_type,codec,poster,files,bytes,frames,fps,seconds,resolution,tc_start,serial,verified,thumb,thumb_note,` +
+	`audio_streams,audio_channels,audio_rate,audio_bits,audio_codec,conflicts`
 
 func scanClip(row interface{ Scan(...any) error }, k *Clip) error {
-	return row.Scan(&k.CardID, &k.Seq, &k.Name, &k.Reel, &k.Family, &k.Camera, &k.Type, &k.Codec, &k.Poster, &k.Files, &k.Bytes,
-		&k.Frames, &k.FPS, &k.Seconds, &k.Resolution, &k.TCStart, &k.Serial, &k.Verified, &k.Thumb, &k.ThumbNote)
+	var streams sql.NullInt64
+	var a ClipAudio
+	var conflicts string
+	if err := row.Scan(&k.CardID, &k.Seq, &k.Name, &k.Reel, &k.Family, &k.Camera, &k.Type, &k.Codec, &k.Poster, &k.Files, &k.Bytes,
+		&k.Frames, &k.FPS, &k.Seconds, &k.Resolution, &k.TCStart, &k.Serial, &k.Verified, &k.Thumb, &k.ThumbNote,
+		&streams, &a.Channels, &a.Rate, &a.Bits, &a.Codec, &conflicts); err != nil {
+		return err
+	}
+	k.Audio, k.Conflicts = nil, nil
+	if streams.Valid {
+		a.Streams = int(streams.Int64)
+		k.Audio = &a
+	}
+	if conflicts != "" {
+		if err := json.Unmarshal([]byte(conflicts), &k.Conflicts); err != nil {
+			return fmt.Errorf("clip %s of card %d: its conflicts are not a JSON list of strings (%q): %w", k.Name, k.CardID, conflicts, err)
+		}
+	}
+	return nil
+}
+
+// clipInsert is the statement that inserts clip k as clip seq of card
+// cardID (SetClips, and a push to another catalog).
+func clipInsert(cardID int64, seq int, k *Clip) (string, []any) {
+	var streams any // NULL: nothing read the sound
+	var a ClipAudio
+	if k.Audio != nil {
+		a = *k.Audio
+		streams = int64(a.Streams)
+	}
+	conflicts := ""
+	if len(k.Conflicts) > 0 {
+		b, _ := json.Marshal(k.Conflicts) // a []string always marshals
+		conflicts = string(b)
+	}
+	return `INSERT INTO clips (` + clipCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		[]any{cardID, seq, k.Name, k.Reel, k.Family, k.Camera, k.Type, k.Codec, k.Poster, k.Files, k.Bytes,
+			k.Frames, k.FPS, k.Seconds, k.Resolution, k.TCStart, k.Serial, k.Verified, k.Thumb, k.ThumbNote,
+			streams, a.Channels, a.Rate, a.Bits, a.Codec, conflicts}
 }
 
 // SetClips replaces the clips of a card (numbered 1, 2, ... in the order
-// given) and waits until they are committed.
+// given), their sound and disagreements with them, and waits until they
+// are committed.
 func (c *Catalog) SetClips(cardID int64, clips []Clip) error {
 	c.Submit(`DELETE FROM clips WHERE card_id=?`, cardID)
-	for i, k := range clips {
-		c.Submit(`INSERT INTO clips (`+clipCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			cardID, i+1, k.Name, k.Reel, k.Family, k.Camera, k.Type, k.Codec, k.Poster, k.Files, k.Bytes,
-			k.Frames, k.FPS, k.Seconds, k.Resolution, k.TCStart, k.Serial, k.Verified, k.Thumb, k.ThumbNote)
+	for i := range clips {
+		q, args := clipInsert(cardID, i+1, &clips[i])
+		c.Submit(q, args...)
 	}
 	return c.Flush()
 }

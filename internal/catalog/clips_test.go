@@ -69,3 +69,97 @@ func testClips(t *testing.T, b backend) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 }
+
+// A clip's sound and its disagreements with its sidecars round-trip on
+// both backends (nil: nothing read the sound; a zero ClipAudio: the media
+// has none) and go with a push to a shared catalog.
+func TestClipAudioAndConflicts(t *testing.T) { eachBackend(t, testClipAudioAndConflicts) }
+
+func testClipAudioAndConflicts(t *testing.T, b backend) {
+	c := open(t, b.loc(t))
+	j := &Job{Name: "day05", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, c.CreateJob(j))
+	k := &Card{JobID: j.ID, Label: "A001", Path: "/cards/A001", State: "verified"}
+	require.NoError(t, c.AddCard(k))
+	require.NoError(t, c.AddDest(&Dest{JobID: j.ID, Path: "/raid"}))
+	clips := []Clip{
+		{Name: "A001C001", Type: "ProRes", Poster: "A001C001.mxf", Audio: &ClipAudio{Streams: 2, Channels: 4, Rate: 48000, Bits: 24, Codec: "PCM"},
+			Conflicts: []string{"frames: sidecar 120, media 96 (the media's kept)", `audio channels: sidecar 2, media 4 (the media's kept) "été" 🎬`}},
+		{Name: "A001C002", Type: "ProRes", Poster: "A001C002.mxf", Audio: &ClipAudio{}},
+		{Name: "A001C003", Type: "BRAW", Poster: "A001C003.braw"},
+	}
+	require.NoError(t, c.SetClips(k.ID, clips))
+	check := func(c *Catalog, cardID int64) {
+		t.Helper()
+		got, err := c.Clips(cardID)
+		require.NoError(t, err)
+		require.Len(t, got, 3)
+		for i := range clips {
+			require.Equal(t, clips[i].Audio, got[i].Audio, clips[i].Name)
+			require.Equal(t, clips[i].Conflicts, got[i].Conflicts, clips[i].Name)
+		}
+		require.NotNil(t, got[1].Audio, "no sound is not nothing known")
+		require.Nil(t, got[2].Audio, "nothing read the sound of a BRAW")
+	}
+	check(c, k.ID)
+	found, err := c.ClipsNamed("A001C001")
+	require.NoError(t, err)
+	require.Len(t, found, 1)
+	require.Equal(t, clips[0].Audio, found[0].Audio)
+	require.Equal(t, clips[0].Conflicts, found[0].Conflicts)
+
+	shared := open(t, b.loc(t))
+	r, err := c.PushJob(j.ID, shared)
+	require.NoError(t, err)
+	cards, err := shared.Cards(r.ID)
+	require.NoError(t, err)
+	require.Len(t, cards, 1)
+	check(shared, cards[0].ID)
+}
+
+// A catalog written before version 25 opens and is migrated; its clips
+// read as nothing having read their sound and no disagreement (the ALE
+// then says "V" for them, never an invented track), and new clips of it
+// keep theirs.
+func TestClipsOfVersion24(t *testing.T) { eachBackend(t, testClipsOfVersion24) }
+
+func testClipsOfVersion24(t *testing.T, b backend) {
+	loc := b.loc(t)
+	old, err := openAt(loc, 24)
+	require.NoError(t, err)
+	j := &Job{Name: "day04", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest",
+		Layout: "{job}/{card}", OnConflict: "fail", Started: time.Now()}
+	require.NoError(t, old.CreateJob(j))
+	k := &Card{JobID: j.ID, Label: "A001", Path: "/cards/A001", State: "verified"}
+	require.NoError(t, old.AddCard(k))
+	// The clips row as version 24 had it.
+	_, err = old.Exec(`INSERT INTO clips (card_id,seq,name,reel,family,camera,clip_type,codec,poster,files,bytes,frames,fps,seconds,resolution,tc_start,serial,verified,thumb,thumb_note)
+		VALUES (?,1,'A001C001','A001','ARRI','ARRI ALEXA','ProRes','prores','A001C001.mxf',2,10,96,'25',3.84,'1920x1080','10:00:00:00','',1,'','')`, k.ID)
+	require.NoError(t, err)
+	v, err := old.SchemaVersion()
+	require.NoError(t, err)
+	require.Equal(t, 24, v)
+	require.NoError(t, old.Close())
+
+	c := open(t, loc)
+	v, err = c.SchemaVersion()
+	require.NoError(t, err)
+	require.Equal(t, LatestVersion(), v)
+	require.GreaterOrEqual(t, v, 25)
+	got, err := c.Clips(k.ID)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "A001C001", got[0].Name)
+	require.Equal(t, 96, got[0].Frames)
+	require.True(t, got[0].Verified)
+	require.Nil(t, got[0].Audio, "a clip of version 24: nothing known of its sound")
+	require.Empty(t, got[0].Conflicts)
+
+	two := &ClipAudio{Streams: 1, Channels: 2, Rate: 48000, Bits: 24, Codec: "PCM"}
+	require.NoError(t, c.SetClips(k.ID, []Clip{{Name: "A001C001", Poster: "A001C001.mxf", Audio: two, Conflicts: []string{"fps: sidecar 24, media 25 (the media's kept)"}}}))
+	got, err = c.Clips(k.ID)
+	require.NoError(t, err)
+	require.Equal(t, two, got[0].Audio)
+	require.Equal(t, []string{"fps: sidecar 24, media 25 (the media's kept)"}, got[0].Conflicts)
+}

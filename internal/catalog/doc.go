@@ -162,7 +162,8 @@
 //
 //	clips(card_id, seq, name, reel, family, camera, clip_type, codec,
 //	      poster, files, bytes, frames, fps, seconds, resolution,
-//	      tc_start, serial, verified, thumb, thumb_note)
+//	      tc_start, serial, verified, thumb, thumb_note; version 25: audio_*,
+//	      conflicts)
 //	    one row per clip of a card (internal/clips recognises them from
 //	    the card's folders, file names and sidecars, read from the first
 //	    copy once the card is done; a card whose files make no clip has
@@ -401,6 +402,30 @@
 //	    writes a batch's names once instead of once a row (a fifth of an
 //	    offload's CPU on a card of 100,000 frames). It is empty between
 //	    transactions; [Catalog.Find] reads it too. Nothing on PostgreSQL.
+//
+// # Schema version 25 (sql/0025_clip_audio.sql): a clip's sound and its disagreements
+//
+//	clips.audio_streams, audio_channels, audio_rate, audio_bits,
+//	audio_codec: the clip's sound as the media said it when the clips
+//	    were recognised (internal/clips.Audio, from ffprobe): its audio
+//	    streams, their channels in all, the first stream's sample rate
+//	    (Hz), bit depth and codec ("PCM", "AAC"). audio_streams NULL
+//	    ([Clip].Audio nil) when nothing read the sound (a format ffprobe
+//	    does not read, no ffmpeg) and for every clip recorded before
+//	    version 25; 0, with channels 0, when the media has no sound
+//	    (MOS). The ALE's Tracks (VA1A2...), the reports' audio column
+//	    and the FCPXML's audio come from them, so a report built later
+//	    from the catalog (dit report) says what the job's own did; a clip
+//	    of an older catalog is "V", never an invented track.
+//	clips.conflicts: where the media and a sidecar disagreed (the
+//	    media's value kept), a JSON array of strings, one disagreement
+//	    each ("frames: sidecar 120, media 96 (the media's kept)"); ''
+//	    when none. A column of JSON text rather than a child table: the
+//	    list is short, only ever read whole with its clip (never searched
+//	    or counted), and so goes with the clip's row in the one query,
+//	    the one replace of [Catalog.SetClips] and the one insert of a
+//	    push, with no second table to delete with its card, migrate and
+//	    sync; both backends store it as TEXT.
 //
 // # Cloud copies (no schema change)
 //

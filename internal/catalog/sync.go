@@ -260,11 +260,10 @@ func (p *push) cardRows() error {
 		if _, err := tx.Exec(`DELETE FROM clips WHERE card_id=?`, tid); err != nil {
 			return to.wrap(err)
 		}
-		for i, x := range clips {
-			if _, err := tx.Exec(`INSERT INTO clips (`+clipCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-				tid, i+1, x.Name, x.Reel, x.Family, x.Camera, x.Type, x.Codec, x.Poster, x.Files, x.Bytes,
-				x.Frames, x.FPS, x.Seconds, x.Resolution, x.TCStart, x.Serial, x.Verified, x.Thumb, x.ThumbNote); err != nil {
-				return to.wrap(fmt.Errorf("clip %s of %s: %w", x.Name, k.Label, err))
+		for i := range clips {
+			q, args := clipInsert(tid, i+1, &clips[i])
+			if _, err := tx.Exec(q, args...); err != nil {
+				return to.wrap(fmt.Errorf("clip %s of %s: %w", clips[i].Name, k.Label, err))
 			}
 		}
 		skips, err := p.from.Skipped(k.ID)
