@@ -151,8 +151,8 @@ func (r *Report) aleRow(c *Card, k *Clip, dest int) map[string]string {
 }
 
 // channels are the clip's audio channels: 0 when it has no sound, or
-// when nothing read its sound (a format ffprobe cannot read, a report
-// built later from the catalog: [ClipMedia]).
+// when nothing read its sound (a format ffprobe cannot read, a clip of a
+// catalog older than its schema version 25).
 func (k *Clip) channels() int {
 	if k.Audio == nil {
 		return 0

@@ -105,33 +105,37 @@ func TestReportsShowConflictsAndSound(t *testing.T) {
 	require.Contains(t, strings.Fields(text), "none", "the MOS clip's Audio cell")
 }
 
-// Build takes what the Clipper kept of the media (Options.ClipMedia) for
-// the clip at the same place with the same name; a report built from
-// the catalog alone has no sound and no disagreement.
-func TestBuildTakesClipMedia(t *testing.T) {
+// Build reads each clip's sound and disagreements from the catalog's
+// clips: a report built from the catalog says them, the ALE's Tracks
+// included; a clip whose sound nothing read (as every clip of a catalog
+// older than its schema version 25) has no audio and Tracks "V".
+func TestBuildReadsClipSoundFromCatalog(t *testing.T) {
 	cat, id := fixture(t)
 	cards, err := cat.Cards(id)
 	require.NoError(t, err)
 	a := cards[0]
 	require.NoError(t, cat.SetClips(a.ID, []catalog.Clip{{Name: "A001C001", Type: "ProRes", Poster: "Clips/A001C001.mov", FPS: "25", Frames: 50,
-		TCStart: "10:00:00:00", Verified: true}, {Name: "A001C002 été", Type: "ProRes", Poster: "Clips/A001C002 été.mov"}}))
-	two := &clips.Audio{Streams: 2, Channels: 2, Rate: 48000, Bits: 24, Codec: "PCM"}
-	media := func(cardID int64) []ClipMedia {
-		if cardID != a.ID {
-			return nil
-		}
-		return []ClipMedia{{Name: "A001C001", Audio: two, Conflicts: []string{"fps: sidecar 24, media 25 (the media's kept)"}},
-			{Name: "someone else", Audio: &clips.Audio{}}}
-	}
-	r, err := Build(cat, id, Options{Now: func() time.Time { return generated }, ClipMedia: media})
+		TCStart: "10:00:00:00", Verified: true, Audio: &catalog.ClipAudio{Streams: 2, Channels: 2, Rate: 48000, Bits: 24, Codec: "PCM"},
+		Conflicts: []string{"fps: sidecar 24, media 25 (the media's kept)"}},
+		{Name: "A001C002 été", Type: "ProRes", Poster: "Clips/A001C002 été.mov", FPS: "25", Frames: 25, TCStart: "11:00:00:00"}}))
+	r, err := Build(cat, id, Options{Now: func() time.Time { return generated }, ALE: true})
 	require.NoError(t, err)
 	k := r.Cards[0].Clips
-	require.Equal(t, two, k[0].Audio)
+	require.Equal(t, &clips.Audio{Streams: 2, Channels: 2, Rate: 48000, Bits: 24, Codec: "PCM"}, k[0].Audio)
 	require.Equal(t, []string{"fps: sidecar 24, media 25 (the media's kept)"}, k[0].Conflicts)
-	require.Nil(t, k[1].Audio, "a clip another name's media is not taken for")
+	require.Nil(t, k[1].Audio, "nothing read the sound of the second clip")
+	require.Empty(t, k[1].Conflicts)
 
-	later, err := Build(cat, id, Options{Now: func() time.Time { return generated }})
+	var b bytes.Buffer
+	require.NoError(t, r.Write("ale", &b))
+	_, cols, rows, err := ale.Read(&b)
 	require.NoError(t, err)
-	require.Nil(t, later.Cards[0].Clips[0].Audio)
-	require.Empty(t, later.Cards[0].Clips[0].Conflicts)
+	tracks := -1
+	for i, c := range cols {
+		if c == "Tracks" {
+			tracks = i
+		}
+	}
+	require.Len(t, rows, 2)
+	require.Equal(t, []string{"VA1A2", "V"}, []string{rows[0][tracks], rows[1][tracks]})
 }

@@ -51,7 +51,6 @@ type Clipper struct {
 	idle    *sync.Cond
 	done    map[int64]bool           // card ids recognised
 	pending map[int64][]pendingThumb // by job: poster frames for its arrays
-	media   map[int64][]ClipMedia    // by card id: what the media said
 }
 
 type queued struct {
@@ -62,7 +61,7 @@ type queued struct {
 // NewClipper returns a Clipper for jobs recorded in cat; ctx ends its
 // work (ffmpeg is stopped).
 func NewClipper(ctx context.Context, cat *catalog.Catalog) *Clipper {
-	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}, pending: map[int64][]pendingThumb{}, media: map[int64][]ClipMedia{}}
+	c := &Clipper{cat: cat, ctx: ctx, done: map[int64]bool{}, pending: map[int64][]pendingThumb{}}
 	c.idle = sync.NewCond(&c.mu)
 	c.ff, c.ffErr = clips.FindFFmpeg()
 	return c
@@ -132,7 +131,9 @@ func (c *Clipper) Wait() {
 }
 
 // Card recognises the clips of one card of job jobID, records them in the
-// catalog and makes their poster frames (a card not verified gets no
+// catalog (with their sound and their disagreements with sidecars, as
+// the media said them: what every report reads) and makes their poster
+// frames (a card not verified gets no
 // thumbnails). Doing a card again replaces its clips.
 func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	w, err := c.cardWork(jobID, cardID)
@@ -155,7 +156,6 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	rec := clips.Recognize(list, read)
 	rows := make([]catalog.Clip, len(rec.Clips))
-	media := make([]ClipMedia, len(rec.Clips))
 	var thumbs []pendingThumb
 	for i := range rec.Clips {
 		k := &rec.Clips[i]
@@ -179,15 +179,14 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 		}
 		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
 			Poster: k.Poster, Files: len(k.Files()), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
-			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note}
-		media[i] = ClipMedia{Name: k.Name, Audio: k.Audio, Conflicts: k.Conflicts}
+			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note,
+			Audio: catalogAudio(k.Audio), Conflicts: k.Conflicts}
 	}
 	if err := c.cat.SetClips(cardID, rows); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	c.done[cardID] = true
-	c.media[cardID] = media
 	if len(thumbs) > 0 {
 		c.pending[jobID] = append(c.pending[jobID], thumbs...)
 	}
@@ -195,13 +194,13 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	return nil
 }
 
-// ClipMedia is what the media said of the clips of card cardID (its
-// sound, its disagreements with sidecars), in the card's order, since
-// this Clipper did the card (nil before): Options.ClipMedia.
-func (c *Clipper) ClipMedia(cardID int64) []ClipMedia {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.media[cardID]
+// catalogAudio is a clip's sound as the catalog keeps it (nil: nothing
+// read it).
+func catalogAudio(a *clips.Audio) *catalog.ClipAudio {
+	if a == nil {
+		return nil
+	}
+	return &catalog.ClipAudio{Streams: a.Streams, Channels: a.Channels, Rate: a.Rate, Bits: a.Bits, Codec: a.Codec}
 }
 
 // pendingThumb is a poster frame to be written into the job's dit arrays
@@ -386,7 +385,7 @@ func (c *Clipper) AfterJob(written func([]string)) func(ctx context.Context, s *
 		if fsy == nil {
 			fsy = fsys.OS{}
 		}
-		after := afterJob(c.cat, Options{ALE: c.ALE, FS: fsy, ClipMedia: c.ClipMedia}, written)
+		after := afterJob(c.cat, Options{ALE: c.ALE, FS: fsy}, written)
 		c.Wait()
 		if cards, err := c.cat.Cards(s.JobID); err == nil {
 			for _, k := range catalog.FirstRun(cards) {

@@ -48,26 +48,14 @@ type Clip struct {
 	// ThumbnailNote why there is none.
 	Thumbnail     string `json:"thumbnail,omitempty"`
 	ThumbnailNote string `json:"thumbnail_note,omitempty"`
-	// Audio and Conflicts are what [ClipMedia] says (the job's own
-	// reports; nil and none in a report built later: see ClipMedia).
+	// Audio is the clip's sound as the media said it when the [Clipper]
+	// read it (nil: nothing read it, as for a clip of a catalog older
+	// than its schema version 25); Conflicts where the media and a
+	// sidecar disagreed. Both are kept in the catalog's clips.
 	Audio     *clips.Audio `json:"audio,omitempty"`
 	Conflicts []string     `json:"conflicts,omitempty"`
 
 	jpeg []byte
-}
-
-// ClipMedia is what the media said of a clip beyond the catalog's clips
-// table: its sound (its audio streams and channels, the ALE's Tracks)
-// and where it disagreed with a sidecar (the media's value kept: "frames:
-// sidecar 120, media 96 (the media's kept)"). The catalog does not keep
-// these (its clips table has no column for them): the [Clipper] keeps
-// them for the reports it writes at the end of the job
-// (Options.ClipMedia), and a report built later from the catalog alone
-// has neither.
-type ClipMedia struct {
-	Name      string // the clip's, to match it
-	Audio     *clips.Audio
-	Conflicts []string
 }
 
 // JPEG is the clip's poster frame as read by [Build] (nil when there is
@@ -127,30 +115,20 @@ func (r *Report) HasClips() bool {
 	return false
 }
 
-// loadClips reads a card's clips from the catalog into c, with what
-// media (Options.ClipMedia, nil: nothing) says of them.
-func loadClips(cat *catalog.Catalog, cardID int64, c *Card, media func(cardID int64) []ClipMedia) error {
+// loadClips reads a card's clips from the catalog into c.
+func loadClips(cat *catalog.Catalog, cardID int64, c *Card) error {
 	cs, sum, secs, err := CardClips(cat, cardID)
 	if err != nil || len(cs) == 0 {
 		return err
 	}
 	c.Clips, c.Camera, c.CardType, c.ClipSeconds = cs, sum.Camera, sum.Type, round(secs, 3)
-	if media == nil {
-		return nil
-	}
-	// By the clip's place on the card (the catalog's order is the
-	// Clipper's), and its name.
-	for i, m := range media(cardID) {
-		if i < len(c.Clips) && c.Clips[i].Name == m.Name {
-			c.Clips[i].Audio, c.Clips[i].Conflicts = m.Audio, m.Conflicts
-		}
-	}
 	return nil
 }
 
 // CardClips reads a card's clips from the catalog (dit job show --clips,
-// the reports): the clips, what they say of the camera and card type
-// (clips.Summarise), and their total duration in seconds.
+// the reports): the clips with their sound and disagreements, what they
+// say of the camera and card type (clips.Summarise), and their total
+// duration in seconds.
 func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64, error) {
 	rows, err := cat.Clips(cardID)
 	if err != nil {
@@ -163,11 +141,21 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: clips.CodecName(k.Codec),
 			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart,
 			TCEnd: clips.TCOut(k.TCStart, k.Frames, k.FPS), Serial: k.Serial,
-			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote})
+			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote,
+			Audio: clipAudio(k.Audio), Conflicts: k.Conflicts})
 		cs = append(cs, clips.Clip{Name: k.Name, Family: k.Family, Camera: k.Camera, Type: k.Type})
 		secs += k.Seconds
 	}
 	return out, clips.Summarise(cs), secs, nil
+}
+
+// clipAudio is a clip's sound as the catalog keeps it (nil: nothing read
+// it).
+func clipAudio(a *catalog.ClipAudio) *clips.Audio {
+	if a == nil {
+		return nil
+	}
+	return &clips.Audio{Streams: a.Streams, Channels: a.Channels, Rate: a.Rate, Bits: a.Bits, Codec: a.Codec}
 }
 
 // loadThumbnails reads the clips' poster frames from the reports folder

@@ -189,12 +189,13 @@
 // sidecar disagree (the media's values are kept):", then "A001C001:
 // frames: sidecar 120, media 96 (the media's kept)").
 //
-// A clip's sound and its disagreements ([ClipMedia]: audio, conflicts
-// in the JSON and the clip sheet) are what the media said when the
-// [Clipper] read it at the end of the job: the job's own reports have
-// them; the catalog does not keep them (its clips table has no column
-// for them), so a report built later (dit report) has neither: its
-// audio is empty, its Tracks "V".
+// A clip's sound and its disagreements ([Clip].Audio and Conflicts:
+// audio, conflicts in the JSON and the clip sheet) are what the media
+// said when the [Clipper] read it; the Clipper records them in the
+// catalog's clips with the rest (schema version 25), and every report
+// reads them there: the job's own and one built later (dit report) say
+// the same Tracks, audio and disagreements. A clip recorded by a dit
+// before that has no sound known: its audio is empty, its Tracks "V".
 // Poster frames are JPEGs in the reports folder,
 // <reports>/thumbnails/<card>/<clip>.jpg on every destination (into a
 // dit array with the job's reports); the report reads them from the

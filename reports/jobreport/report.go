@@ -265,10 +265,6 @@ type Options struct {
 	// CMX 3600 EDLs and FCPXMLs, one per frame rate) to [Report.Outputs]
 	// when it has clips.
 	ALE bool
-	// ClipMedia is what the media said of each clip of a card, in the
-	// card's order: its sound and its disagreements with sidecars (the
-	// [Clipper]'s, at the end of the job; nil: not known).
-	ClipMedia func(cardID int64) []ClipMedia
 }
 
 // ErrNotFinished is returned for a job that is running or interrupted.
@@ -463,7 +459,7 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 	if err := loadProxies(b.r, b.cat, b.j.ID, k.ID, &c); err != nil {
 		return c, err
 	}
-	return c, loadClips(b.cat, k.ID, &c, b.o.ClipMedia)
+	return c, loadClips(b.cat, k.ID, &c)
 }
 
 // secondRun is a cascade card's second run (h, nil without one).
