@@ -178,7 +178,7 @@ func findArrays(cat *catalog.Catalog, vols []devices.Volume) ([]*knownArray, err
 	for _, k := range f.byUUID {
 		slices.SortStableFunc(k.Jobs, func(a, b *catalog.Job) int { return cmp.Compare(b.ID, a.ID) }) // newest first
 		if k.here() {
-			k.St, err = loadArrayStatus(k.Blades[0])
+			k.St, err = loadArrayStatus(k.Blades[0], k.Blades[1:]...)
 			if err != nil {
 				k.Err = err.Error()
 			}
@@ -400,7 +400,7 @@ func (l *arrayList) show(ks []*knownArray, err error) {
 		dl.Wrapping = fyne.TextWrapWord
 		open := widget.NewButtonWithIcon("Open", theme.StorageIcon(), func() {
 			if k.here() {
-				l.v.openArray(k.Blades[0])
+				l.v.openBlades(k.Blades[0], k.Blades[1:])
 			}
 		})
 		if !k.here() {
