@@ -35,16 +35,26 @@ type ArraySeen struct {
 	T time.Time
 }
 
+// firstCopies is how many of a destination's copies rows ArraysSeen
+// looks at for an identity: a bound on what it reads of a destination
+// none of whose copies has one (copies recorded before schema 23, a job
+// that failed before its read-back), so the Arrays tab reads a few rows
+// a destination, never a whole job's.
+const firstCopies = "64"
+
 // arraysSeenQuery reads every sighting: per local destination the first
-// copy with an identity (an array's is "array:UUID:...", anything else
-// is dropped in Go, where the UUID is cut out: no string function is
-// the same on both backends), the costs rows of arrays with their job
-// when it is still here, and the speed tests of arrays. Cloud
-// destinations are left out (their copies have no identity: the
-// subquery would read all of them).
+// copy with an identity among its first firstCopies rows (an array's is
+// "array:UUID:...", anything else is dropped in Go, where the UUID is
+// cut out: no string function is the same on both backends), the costs
+// rows of arrays with their job when it is still here, and the speed
+// tests of arrays. Cloud destinations are left out (their copies have
+// no identity).
 const arraysSeenQuery = `
-SELECT (SELECT c.identity FROM cards k JOIN copies c ON c.card_id = k.id
-        WHERE k.job_id = d.job_id AND c.dest_id = d.id AND c.identity <> '' LIMIT 1),
+SELECT (SELECT x.identity FROM
+          (SELECT c.identity FROM copies c
+            WHERE c.card_id IN (SELECT k.id FROM cards k WHERE k.job_id = d.job_id) AND c.dest_id = d.id
+            LIMIT ` + firstCopies + `) x
+         WHERE x.identity <> '' LIMIT 1),
        d.path, j.id, j.started
   FROM destinations d JOIN jobs j ON j.id = d.job_id
  WHERE d.path NOT LIKE 'rclone:%'
