@@ -271,12 +271,12 @@ func TestArraysTabListsArraysAndScrubsByTypedPath(t *testing.T) {
 	h.arrayOps("the arrays found")
 	h.locked(func() {
 		require.Len(t, v.list.items, 2, v.list.note.Text)
-		require.Equal(t, "2 arrays written to by the jobs of this catalog or on the volumes mounted now:", v.list.note.Text)
+		require.Equal(t, "2 arrays seen by this catalog (its jobs, its speed tests) or on the volumes mounted now:", v.list.note.Text)
 		txt := texts(v.list.box)
 		require.Contains(t, txt, `"shuttle-raid", RAID 0, 2 blades: healthy`)
 		require.Contains(t, txt, "2 of 2 blades here ("+vb[0]+", "+vb[1]+"); on a volume mounted now; no job of this catalog wrote to it")
 		require.Contains(t, txt, `"test-raid", RAID 4, 3 blades: healthy`)
-		require.Contains(t, txt, `3 of 3 blades here (`+strings.Join(blades, ", ")+`); written by 1 job, the last job `+fmt.Sprint(sum.JobID)+` "arr" of `)
+		require.Contains(t, txt, `3 of 3 blades here (`+strings.Join(blades, ", ")+`); written by job `+fmt.Sprint(sum.JobID)+` "arr" of `)
 		require.Contains(t, txt, "not mounted (its files open in other programs once it is: dit array mount "+blades[0])
 		require.Nil(t, v.st, "nothing opened yet")
 		// A blade's path typed: no folder dialog (the harness fails on one).

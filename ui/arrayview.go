@@ -74,10 +74,12 @@ type arrayStatus struct {
 	DrivesRead bool
 }
 
-// loadArrayStatus assembles the array of blade folder dir read-only and
+// loadArrayStatus assembles the array of blade folder dir (more: other
+// blade folders of it found here, for blades that moved since it was
+// last opened) read-only and
 // describes it (I/O: call off the UI goroutine).
-func loadArrayStatus(dir string) (*arrayStatus, error) {
-	a, err := raid.Open([]string{dir}, raid.OpenOptions{})
+func loadArrayStatus(dir string, more ...string) (*arrayStatus, error) {
+	a, err := raid.Open([]string{dir}, raid.OpenOptions{Blades: more})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +196,11 @@ type arrayView struct {
 	list     *arrayList
 	newBlade *pathField
 
-	dir      string
+	dir string
+	// more are the other blade folders of the array open that the list
+	// found here (blades that moved since it was last opened: their
+	// superblocks' hints name where they were).
+	more     []string
 	st       *arrayStatus
 	info     *widget.Label
 	members  *fyne.Container
@@ -290,17 +296,21 @@ func (v *arrayView) setEnabled() {
 
 // openArray shows the array of a blade folder (UI goroutine; read in the
 // background).
-func (v *arrayView) openArray(dir string) {
-	v.dir = filepath.Clean(dir)
+func (v *arrayView) openArray(dir string) { v.openBlades(dir, nil) }
+
+// openBlades shows the array of blade folder dir, more other blade
+// folders of it (UI goroutine; read in the background).
+func (v *arrayView) openBlades(dir string, more []string) {
+	v.dir, v.more = filepath.Clean(dir), more
 	v.info.SetText("Reading " + v.dir + "...")
 	d := v.dir
-	v.goOp(func() { v.load(d) })
+	v.goOp(func() { v.load(d, more) })
 }
 
-// load reads the array of blade folder dir (off the UI goroutine) and
-// shows it, unless another array was opened meanwhile.
-func (v *arrayView) load(dir string) {
-	st, err := loadArrayStatus(dir)
+// load reads the array of blade folder dir (and more) off the UI
+// goroutine and shows it, unless another array was opened meanwhile.
+func (v *arrayView) load(dir string, more []string) {
+	st, err := loadArrayStatus(dir, more...)
 	v.a.do(func() {
 		if v.dir != dir {
 			return
@@ -452,14 +462,14 @@ func (v *arrayView) scrub(repair bool) {
 	if v.st == nil || v.busy {
 		return
 	}
-	dir := v.dir
+	dir, more := v.dir, v.more
 	what := "Scrub"
 	if repair {
 		what = "Scrub and repair"
 	}
 	v.startOp(what + " of " + dir)
 	v.goOp(func() {
-		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: repair, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
+		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: repair, AllowDegraded: true, Blades: more, Writer: "dit-gui " + v.a.cfg.Version})
 		var rep *raid.ScrubReport
 		if err == nil {
 			rep, err = a.Scrub(repair, nil, v.progressFunc())
@@ -482,7 +492,7 @@ func (v *arrayView) scrub(repair bool) {
 			}
 			v.result.Refresh()
 		})
-		v.load(dir)
+		v.load(dir, more)
 		v.a.do(v.list.reload) // its health in the list too
 	})
 }
@@ -519,11 +529,11 @@ func (v *arrayView) replace(role int, newDir string) {
 	if v.st == nil || v.busy {
 		return
 	}
-	dir := v.dir
+	dir, more := v.dir, v.more
 	what := fmt.Sprintf("Rebuild of blade %d onto %s", role, newDir)
 	v.startOp(what)
 	v.goOp(func() {
-		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Writer: "dit-gui " + v.a.cfg.Version})
+		a, err := raid.Open([]string{dir}, raid.OpenOptions{ReadWrite: true, AllowDegraded: true, Blades: more, Writer: "dit-gui " + v.a.cfg.Version})
 		if err == nil {
 			err = a.Replace(role, newDir, v.progressFunc())
 			if cerr := a.Close(); err == nil {
@@ -541,7 +551,7 @@ func (v *arrayView) replace(role int, newDir string) {
 			}
 			v.result.Refresh()
 		})
-		v.load(dir)
+		v.load(dir, more)
 		v.a.do(v.list.reload) // its health in the list too
 	})
 }

@@ -109,16 +109,25 @@
 //	             counted with the summary's figure (Failed); its hash
 //	             lists not written are listed beside them, not counted.
 //	Arrays       the arrays known here, looked for each time the tab is
-//	             shown (arraylist.go): every array a job of the catalog
-//	             wrote to (a destination that is one of its blades, or
-//	             the folder a blade of it was last seen at) and every
-//	             array with a blade on a volume mounted now (at the
-//	             volume's root or a folder right under it), each with
-//	             its health, how many of its blades are here, the jobs
-//	             that wrote to it and whether it is mounted for other
-//	             programs (raid/mountplace); an array none of whose
-//	             blades is here is not listed (the catalog records a
-//	             destination by its folder only). Open shows one below,
+//	             shown (arraylist.go), one entry per array UUID: every
+//	             array the catalog saw (catalog.ArraysSeen: by its jobs'
+//	             copies' identities, their costs rows and speed tests;
+//	             the blade folders it was at and the jobs that wrote to
+//	             it), every array a job's destination folder is a blade
+//	             of now (or the folder a blade of it was last seen at),
+//	             and every array with a blade on a volume mounted now
+//	             (at the volume's root or a folder right under it), each
+//	             with its health, how many of its blades are here, the
+//	             jobs that wrote to it (newest first) and whether it is
+//	             mounted for other programs (raid/mountplace). An array
+//	             none of whose blades is here (a shuttle gone to the
+//	             lab) is listed after those here by its UUID's first
+//	             digits (its label is not in the catalog), where it was
+//	             seen and when, "no blade connected: connect a blade to
+//	             open it", its Open disabled: not an error. An array is
+//	             opened with every blade folder of it the list found (a
+//	             blade that moved is found where it is now, not only by
+//	             its superblock's hints). Open shows one below,
 //	             as does a blade folder's path typed (or the folder
 //	             dialog): a dit array's blades, their state and free space, and
 //	             each blade's drive health as dit array status gives it
