@@ -1,8 +1,11 @@
 package offload
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,5 +112,79 @@ func TestHashRingGivesEachFileInFlightItsOwnHashers(t *testing.T) {
 	for i, m := range ms {
 		m.Write(data[i][50_000:], nil)
 		require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, data[i]), <-m.Finish(), "file %d", i)
+	}
+}
+
+// A checkpointed file in the middle of a card, its hashers one of the
+// ring's with the files before it still in flight, resumes from its
+// checkpoint: the card side saved from its own hashers, the kept part
+// not read again, and every file (those hashed on the same hashers
+// after it too) recorded with its own hashes and copied whole. When the
+// card's file changed in the kept part, the file is copied again whole
+// (its hashers reset, and used again by a later file).
+func TestReadAheadMidFileResumeAmongSmallFiles(t *testing.T) {
+	t.Run("from the checkpoint", func(t *testing.T) { testReadAheadMidFileResume(t, false) })
+	t.Run("card changed: copied again whole", func(t *testing.T) { testReadAheadMidFileResume(t, true) })
+}
+
+func testReadAheadMidFileResume(t *testing.T, changed bool) {
+	e := newEnv(t)
+	files := map[string]string{}
+	small := 300 << 10
+	for i, name := range []string{"A.mov", "B.mov", "C.mov", "E.mov", "F.mov", "G.mov", "H.mov", "I.mov"} {
+		files[name] = bigContent(small+i*1000, byte(40+i))
+	}
+	size := 4 << 20
+	files["D_BIG.mov"] = bigContent(size, 31)
+	card := testCard(t, filepath.Join(e.dir, "cards"), "A001", files)
+	d1 := e.dest("d1")
+	// Stopped three MiB into the big file (the small files before it
+	// read whole).
+	stop := int64(3*small+3000) + 3<<20
+	s := interruptAfterCheckpoint(t, e, card, []string{d1}, 256<<10, stop)
+	parts, err := e.cat.Partials(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Len(t, parts["D_BIG.mov"], 1)
+	var low int64
+	for _, p := range parts["D_BIG.mov"] {
+		require.NotEmpty(t, p.State, "the card side is recorded: the big file's own hashers saved their state")
+		require.Greater(t, p.Offset, int64(2<<20))
+		low = p.Offset
+	}
+	if changed {
+		// One byte in the span read again before the checkpoint, same
+		// size and time.
+		src := filepath.Join(card, "D_BIG.mov")
+		fi, err := os.Stat(src)
+		require.NoError(t, err)
+		b := []byte(files["D_BIG.mov"])
+		b[low-1000] ^= 0x10
+		files["D_BIG.mov"] = string(b)
+		require.NoError(t, os.WriteFile(src, b, 0o644))
+		require.NoError(t, os.Chtimes(src, fi.ModTime(), fi.ModTime()))
+	}
+
+	o2 := e.opts(nil, nil)
+	o2.CheckpointEvery = 256 << 10
+	j2, err := Resume(context.Background(), e.cat, s.JobID, o2)
+	require.NoError(t, err)
+	s2, err := j2.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ExitOK, s2.ExitCode, "%+v", s2.Cards[0].Failures)
+	if changed {
+		require.Contains(t, strings.Join(s2.Warnings, "\n"), "D_BIG.mov", "the file copied again whole is said")
+	} else {
+		require.Equal(t, int64(1), s2.Resumed.NotRereadFiles, "the big file goes on from its checkpoint")
+		require.Greater(t, s2.Resumed.NotReread, int64(1<<20))
+	}
+	got, err := e.cat.Files(mustCardID(t, e, s.JobID))
+	require.NoError(t, err)
+	require.Len(t, got, len(files))
+	for _, fr := range got {
+		require.Equal(t, StateVerified, fr.State, fr.Rel)
+		require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5, hashing.XXH64}, []byte(files[fr.Rel])), fr.Sums, fr.Rel)
+		b, err := os.ReadFile(filepath.Join(d1, "day01", "A001", fr.Rel))
+		require.NoError(t, err)
+		require.Equal(t, files[fr.Rel], string(b), fr.Rel)
 	}
 }
