@@ -2,8 +2,9 @@
 // hashing/lanes) against crypto/md5 with 1, 2, 4 and 8 streams hashing
 // at once, and, given two dit binaries and md5sum, a 4-card offload
 // (md5+xxh64, read back) before and after against md5sum of the same
-// files (one process per card at once): medians of interleaved rounds,
-// with the CPU's model and vector flags.
+// files (one process per card at once): medians of interleaved rounds
+// (wall time, and CPU time: user + system of the processes), with the
+// CPU's model and vector flags.
 //
 //	ditmd5bench [-rounds 5] [-stream 256MiB] [-dit bin/dit -before /tmp/dit-main] [-dir /dev/shm/ditmd5bench]
 package main
@@ -102,8 +103,8 @@ func cards(rounds int, dit, before, dir string) {
 	}
 	tools := []struct {
 		name string
-		run  func() error
-	}{{"md5sum", func() error {
+		run  func() (time.Duration, error)
+	}{{"md5sum", func() (time.Duration, error) {
 		var cmds [][]string
 		for _, c := range cs {
 			files, _ := filepath.Glob(filepath.Join(c, "CLIPS", "*"))
@@ -111,13 +112,13 @@ func cards(rounds int, dit, before, dir string) {
 		}
 		return runAll(cmds)
 	}}}
-	offload := func(bin string) func() error {
-		return func() error {
+	offload := func(bin string) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
 			dest := filepath.Join(dir, "dest")
 			os.RemoveAll(dest)
 			os.Remove(filepath.Join(dir, "c.db"))
 			if err := os.MkdirAll(dest, 0o755); err != nil {
-				return err
+				return 0, err
 			}
 			args := append([]string{"offload", "--db", filepath.Join(dir, "c.db"), "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
 			return runAll([][]string{append([]string{bin}, args...)})
@@ -125,27 +126,34 @@ func cards(rounds int, dit, before, dir string) {
 	}
 	tools = append(tools, struct {
 		name string
-		run  func() error
+		run  func() (time.Duration, error)
 	}{"dit", offload(dit)})
 	if before != "" {
 		tools = append(tools, struct {
 			name string
-			run  func() error
+			run  func() (time.Duration, error)
 		}{"dit before", offload(before)})
 	}
-	wall := map[string][]float64{}
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
 	for r := 0; r <= rounds; r++ { // round 0 warms up
 		for _, t := range tools {
 			start := time.Now()
-			must(t.run())
+			c, err := t.run()
+			must(err)
 			if r > 0 {
 				wall[t.name] = append(wall[t.name], time.Since(start).Seconds())
+				cpu[t.name] = append(cpu[t.name], c.Seconds())
 			}
 		}
 	}
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
 	for _, t := range tools {
-		fmt.Printf("%-10s %6.2f s  (%.2f of md5sum)\n", t.name, med(wall[t.name]), med(wall[t.name])/med(wall["md5sum"]))
+		var rr []float64
+		for i := range wall[t.name] {
+			rr = append(rr, wall[t.name][i]/wall["md5sum"][i])
+		}
+		fmt.Printf("%-10s %6.2f s  (%.2f of md5sum; %.2f median of rounds' ratios)  CPU %5.2f s (%.2f CPU-s/GB)\n", t.name, med(wall[t.name]), med(wall[t.name])/med(wall["md5sum"]), med(rr),
+			med(cpu[t.name]), med(cpu[t.name])/(float64(4*32*8<<20)/1e9))
 	}
 	if before != "" {
 		var rr []float64
@@ -157,26 +165,35 @@ func cards(rounds int, dit, before, dir string) {
 	os.RemoveAll(dir)
 }
 
-func runAll(cmds [][]string) error {
+// runAll runs the commands at once and returns their CPU time (user +
+// system, summed).
+func runAll(cmds [][]string) (time.Duration, error) {
 	var wg sync.WaitGroup
 	errs := make([]error, len(cmds))
+	cpu := make([]time.Duration, len(cmds))
 	for i, c := range cmds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
+			cmd := exec.Command(c[0], c[1:]...)
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: %w: %s", c[0], err, lastLine(out))
+			}
+			if ps := cmd.ProcessState; ps != nil {
+				cpu[i] = ps.UserTime() + ps.SystemTime()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	var sum time.Duration
+	for i, err := range errs {
 		if err != nil {
-			return err
+			return 0, err
 		}
+		sum += cpu[i]
 	}
-	return nil
+	return sum, nil
 }
 
 func lastLine(b []byte) string {

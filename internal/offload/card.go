@@ -310,9 +310,11 @@ func (c *cardRun) run(ctx context.Context) {
 	c.startCopying()
 	c.makeDestFolders()
 
-	p := newPool(j.opts.Buffers, j.opts.BlockSize)
-	mh := hashing.NewMulti(j.algos, j.opts.Buffers)
-	defer mh.Close()
+	// The read-ahead (ahead.go): up to filesInFlight files hashed and
+	// written at once behind the one reader, each with its own hashers.
+	p := newPool(j.opts.Buffers*filesInFlight, j.opts.BlockSize)
+	hr := newHashRing(j.algos, j.opts.Buffers, filesInFlight)
+	defer hr.close()
 	writers, wwg := c.startWriters()
 	verifiers, vwg := c.startVerifiers(ctx)
 	finish := make(chan *fileTask, j.opts.Buffers*4)
@@ -331,7 +333,7 @@ func (c *cardRun) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		t := c.copyFile(ctx, fp, p, mh, writers, lim)
+		t := c.copyFile(ctx, fp, p, hr, writers, lim)
 		if t != nil {
 			finish <- t
 		}
@@ -412,7 +414,9 @@ func (c *cardRun) startWriters() ([]chan wmsg, *sync.WaitGroup) {
 	writers := make([]chan wmsg, len(c.dests))
 	var wwg sync.WaitGroup
 	for di := range writers {
-		writers[di] = make(chan wmsg, c.j.opts.Buffers)
+		// Room for the blocks of every file in flight and their begin
+		// and end: a writer lags the reader by up to filesInFlight files.
+		writers[di] = make(chan wmsg, (c.j.opts.Buffers+2)*filesInFlight)
 		wwg.Add(1)
 		go func(di int) {
 			defer wwg.Done()

@@ -29,14 +29,25 @@
 //
 // Every card has its own pipeline, and all cards run at once:
 //
-//	reader ──block──> hashing.Multi (one goroutine per algorithm)
+//	reader ──block──> hashing.Multi of the file (one goroutine per algorithm)
 //	   │   └─block──> writer[dest] (one goroutine per destination)
 //	   └──fileTask──> finisher ──> verifier[dest] (+ source re-reader)
 //
-// The reader takes a buffer from the card's bounded pool (Buffers x
-// BlockSize bytes, whatever the file and card sizes), reads the card once,
-// and hands the same block to the hashers and to every writer; the block
-// returns to the pool when the last of them releases it. Writers make each
+// The reader takes a buffer from the card's bounded pool (filesInFlight x
+// Buffers x BlockSize bytes, whatever the file and card sizes), reads the
+// card once, file after file, and hands the same block to the file's
+// hashers and to every writer; the block returns to the pool when the last
+// of them releases it. The reader does not wait for a file's hashes or
+// copies: it reads on while up to filesInFlight (4) consecutive files are
+// hashed and written behind it (ahead.go: the read-ahead). Each of them
+// has hashers of its own (a ring of filesInFlight hashing.Multi, taken in
+// turn), so a card keeps several MD5 streams busy at once and the process's
+// MD5 service hashes them in vector lanes (internal/hashing/lanes); a
+// file's checkpoints, resume seed and restart are its own Multi's. A
+// destination's writer still writes the files in order, one at a time,
+// lagging the reader by up to filesInFlight files; the finisher takes
+// them in the order read, so the copies are recorded, read back and
+// counted in that order, each byte once. Writers make each
 // copy durable under a temporary name, then rename it (see below). The
 // finisher waits for a file's writers and digests, records the file and
 // hands each copy to its destination's verifier, so verification runs
@@ -349,6 +360,7 @@
 //	finish.go      the finisher and a file's final state (finalize)
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
+//	ahead.go       the read-ahead: files in flight, each file's own hashers
 //	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go
 //	(dest.DisplayPath under offload's names),
 //	space_array.go: copies moved aside, the sealed chain, destination locks,

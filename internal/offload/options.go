@@ -160,11 +160,13 @@ type Env struct {
 	// moved for this long is said to be stalled (0: live.StallAfter).
 	StallAfter time.Duration
 
-	// BlockSize is the read size; Buffers the number of blocks in each
-	// card's pool (memory per card = BlockSize*Buffers). The defaults,
-	// 256 KiB x 32 (8 MiB per card), keep a block in the CPU's L2 cache
-	// while it is read, hashed and written: 5-8 % less CPU than 1 MiB
-	// blocks in `make bench`, the same queue depth in bytes.
+	// BlockSize is the read size; Buffers the number of blocks a file in
+	// flight may hold (a card's pool: filesInFlight x Buffers blocks, so
+	// memory per card is at most 4 x BlockSize x Buffers, allocated as
+	// the read-ahead needs it). The defaults, 256 KiB x 32 (8 MiB a
+	// file in flight, at most 32 MiB a card), keep a block in the CPU's
+	// L2 cache while it is read, hashed and written: 5-8 % less CPU than
+	// 1 MiB blocks in `make bench`, the same queue depth in bytes.
 	BlockSize int
 	Buffers   int
 	// CheckpointEvery is how often (in bytes) a big file's copies are made

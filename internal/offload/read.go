@@ -20,13 +20,16 @@ import (
 // copyFile reads one file of the card once, hands its blocks to the
 // hashers and to the writers of the copies that need it, and returns its
 // task for the finisher (the writers are told to begin, and to end it).
-func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter) *fileTask {
+func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, hr *hashRing, writers []chan wmsg, lim *rate.Limiter) *fileTask {
 	j := c.j
 	t, nActive, sealed := c.newFileTask(fp)
 	if nActive == 0 && !sealed {
 		c.nothingToRead(t)
 		return t
 	}
+	// The file's own hashers: they go on hashing it while the next
+	// files are read (ahead.go).
+	mh := hr.take()
 	c.touched.Store(true)
 	if msg := c.cardGone(); msg != "" {
 		t.readErr = errors.New(msg)
@@ -78,7 +81,7 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, mh *hashi
 	}
 	total, at, rerr := c.readBlocks(ctx, t, f, src, cs, p, mh, writers, lim)
 	if at > 0 {
-		return c.restart(ctx, t, p, mh, writers, lim, at)
+		return c.restart(ctx, t, p, hr, mh, writers, lim, at)
 	}
 	if rerr == nil {
 		rerr = c.checkUnchanged(src, f, before, total)
@@ -338,7 +341,7 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 // (same size and time, other bytes): this run's writes of it are undone
 // (the kept temps go), a warning says why, and the file is read again
 // from the start, every copy written from that one read.
-func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter, at int64) *fileTask {
+func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, hr *hashRing, mh *hashing.Multi, writers []chan wmsg, lim *rate.Limiter, at int64) *fileTask {
 	j := c.j
 	fp := t.plan
 	for di, w := range writers {
@@ -355,7 +358,7 @@ func (c *cardRun) restart(ctx context.Context, t *fileTask, p *pool, mh *hashing
 	for di := range fp.dests {
 		fp.dests[di].partial = nil
 	}
-	return c.copyFile(ctx, fp, p, mh, writers, lim)
+	return c.copyFile(ctx, fp, p, hr, writers, lim)
 }
 
 // probeRead hashes the card's file src (the fastest hash) with a read of
