@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dit-org/dit/internal/cloud"
+)
+
+// The -resume mode measures how soon a resumed upload sends. Each round
+// dit offloads the card straight to rclone:bench:shots/dit/resumeN
+// (streamed) with --throttle (the card read at -throttle: slow enough to
+// be killed part-way), through a timing proxy in front of the S3 server
+// (proxy.go: every S3 request's arrival and its first body byte, by this
+// process's clock); at the first progress event that reports -kill-at of
+// the card's bytes copied, dit is killed (SIGKILL), and once its rclone
+// is gone too (the kernel kills it with dit), `dit offload --resume JOB
+// --json` runs. Its figure: the time from the resume's start (just
+// before its process is started) to the first body byte of an upload of
+// footage arriving at the server (a PUT under the job's folder; dit's
+// write check is not footage). rclone's own start is measured in the
+// same round: `rclone rcd` as dit starts it, from its start to its
+// "Serving remote control" line and to its first answer (core/version),
+// and `rclone version`'s whole run (the floor of any rclone process).
+// The rclone processes dit starts are logged with their start times
+// (countingRclone), and -timeline prints, for each resume, those and
+// every request the server saw until the first byte.
+
+// resumeRound is what one round measured.
+type resumeRound struct {
+	killedAt, stored float64 // the server's share of the card's bytes at the kill: received, stored
+	firstByte, head  time.Duration
+	firstRequest     time.Duration // the resume's first request at the server
+	jobStarted       time.Duration // the resume's first line (job_started) on its stdout
+	whole            time.Duration // the resume's run, start to exit
+	rcdUp, rcdAnswer time.Duration // rclone rcd: its serving line, its first answer
+	version          time.Duration // rclone version, start to exit
+	firstPath        string
+	timeline         []string
+}
+
+func resumeBench(b bench, throttle string, killAt float64, rounds int, timeline bool) {
+	rate := throttle
+	if rate == "" { // the card read in about 12 s: killed after 7 s or so
+		rate = strconv.FormatInt(b.bytes/12, 10)
+	}
+	var rs []resumeRound
+	for i := 1; i <= rounds; i++ {
+		r := b.resumeRound(fmt.Sprintf("resume%d", i), rate, killAt)
+		rs = append(rs, r)
+		fmt.Printf("round %d: %d bytes, killed at %.0f %% received by the server (%.0f %% stored); resume: first byte at the server %.3f s after its start (its PUT's headers %.3f s, its first request %.3f s, job_started %.3f s, done in %.1f s); rclone rcd up %.3f s, answering %.3f s, rclone version %.3f s; first byte minus rclone rcd's start %.3f s\n",
+			i, b.bytes, 100*r.killedAt, 100*r.stored, r.firstByte.Seconds(), r.head.Seconds(), r.firstRequest.Seconds(), r.jobStarted.Seconds(), r.whole.Seconds(),
+			r.rcdUp.Seconds(), r.rcdAnswer.Seconds(), r.version.Seconds(), (r.firstByte - r.rcdAnswer).Seconds())
+		if timeline {
+			fmt.Printf("  first upload: %s\n  %s\n", r.firstPath, strings.Join(r.timeline, "\n  "))
+		}
+	}
+	med := func(f func(resumeRound) time.Duration) float64 {
+		var v []float64
+		for _, r := range rs {
+			v = append(v, f(r).Seconds())
+		}
+		return median(v)
+	}
+	fmt.Printf("resume, %d bytes, median of %d: first byte at the server %.3f s after the resume's start; rclone rcd answering %.3f s (up %.3f s), rclone version %.3f s; first byte minus rclone rcd's start %.3f s (median of the rounds' differences; target <= 1 s); job_started %.3f s, first request %.3f s, resume done %.1f s\n",
+		b.bytes, rounds, med(func(r resumeRound) time.Duration { return r.firstByte }),
+		med(func(r resumeRound) time.Duration { return r.rcdAnswer }), med(func(r resumeRound) time.Duration { return r.rcdUp }),
+		med(func(r resumeRound) time.Duration { return r.version }),
+		med(func(r resumeRound) time.Duration { return r.firstByte - r.rcdAnswer }),
+		med(func(r resumeRound) time.Duration { return r.jobStarted }), med(func(r resumeRound) time.Duration { return r.firstRequest }),
+		med(func(r resumeRound) time.Duration { return r.whole }))
+}
+
+// bench is what the rounds share.
+type bench struct {
+	dit, real, card string
+	bytes           int64
+	env             []string // dit's: the counting rclone first on PATH, the remote on the proxy
+	procs           string   // countingRclone's log
+	proxy           *timingProxy
+	dataDir         string // the S3 server's folder (each bucket a folder)
+}
+
+// resumeRound runs one round under the job name name.
+func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
+	var r resumeRound
+	prefix := "/shots/dit/" + name + "/"
+	start := time.Now()
+	job := b.killedOffload(name, rate, killAt)
+	r.killedAt = float64(b.proxy.uploaded(prefix, start)) / float64(b.bytes)
+	r.stored = float64(cardBytes(filepath.Join(b.dataDir, "shots", "dit", name))) / float64(b.bytes)
+	os.Remove(b.procs)
+
+	t0 := time.Now()
+	cmd := exec.Command(b.dit, "offload", "--json", "--resume", job)
+	cmd.Env = b.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	if sc.Scan() {
+		r.jobStarted = time.Since(t0)
+	}
+	for sc.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		log.Fatalf("ditcloudbench: dit offload --resume %s: %v\n%s", job, err, stderr.Bytes())
+	}
+	r.whole = time.Since(t0)
+	first, ok := b.proxy.firstUpload(prefix, t0)
+	if !ok {
+		log.Fatalf("ditcloudbench: the resume of job %s sent no footage to the server", job)
+	}
+	r.firstByte, r.head, r.firstPath = first.first.Sub(t0), first.at.Sub(t0), first.path
+	if reqs := b.proxy.since(t0); len(reqs) > 0 {
+		r.firstRequest = reqs[0].at.Sub(t0)
+	}
+	r.timeline = b.timeline(t0, first.first)
+	r.rcdUp, r.rcdAnswer = rcdStart(b.real, b.env)
+	r.version = timed(func() { run(b.env, b.real, "version") })
+	return r
+}
+
+// killedOffload starts dit offload of the card at rate, kills it at the
+// first progress event reporting killAt of the card's bytes copied,
+// waits until its rclone has gone too, and returns the job's id.
+func (b bench) killedOffload(name, rate string, killAt float64) string {
+	cmd := exec.Command(b.dit, "offload", "--json", "--name", name, "--throttle", rate, "-d", "rclone:bench:shots/dit", b.card)
+	cmd.Env = b.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var job int64
+	killed := false
+	for sc.Scan() {
+		var ev struct {
+			Type     string `json:"type"`
+			JobID    int64  `json:"job_id"`
+			Progress struct {
+				Job struct {
+					Bytes       int64 `json:"bytes"`
+					BytesCopied int64 `json:"bytes_copied"`
+				} `json:"job"`
+			} `json:"progress"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		job = ev.JobID
+		p := ev.Progress.Job
+		if ev.Type == "progress" && p.Bytes > 0 && float64(p.BytesCopied) >= killAt*float64(p.Bytes) {
+			cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+			break
+		}
+	}
+	cmd.Wait()
+	if !killed || job == 0 {
+		log.Fatalf("ditcloudbench: dit offload %s ended before %.0f %% of the card was copied (-throttle lower?)\n%s", name, 100*killAt, stderr.Bytes())
+	}
+	for rclonesOf(b.proxy.URL) > 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return strconv.FormatInt(job, 10)
+}
+
+// timeline are the rclone processes dit started and the requests the
+// server saw from t0 until the first byte at end, in order of time.
+func (b bench) timeline(t0, end time.Time) []string {
+	type ev struct {
+		at   time.Time
+		line string
+	}
+	var evs []ev
+	for _, p := range processStarts(b.procs) {
+		if !p.at.Before(t0) && !p.at.After(end) {
+			evs = append(evs, ev{p.at, fmt.Sprintf("%8.3f s  rclone %s started", p.at.Sub(t0).Seconds(), p.sub)})
+		}
+	}
+	for _, r := range b.proxy.since(t0) {
+		if !r.at.After(end) {
+			evs = append(evs, ev{r.at, r.line(t0)})
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.line)
+	}
+	return out
+}
+
+// rclonesOf is the number of rclone processes running against the
+// server at endpoint (in their environment).
+func rclonesOf(endpoint string) int {
+	procs, _ := os.ReadDir("/proc")
+	n := 0
+	for _, p := range procs {
+		if _, err := strconv.Atoi(p.Name()); err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("_ENDPOINT="+endpoint+"\x00")) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if filepath.Base(string(bytes.Split(cmdline, []byte{0})[0])) != "rclone" {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
+			continue // exited, not yet reaped
+		}
+		n++
+	}
+	return n
+}
+
+func timed(f func()) time.Duration {
+	t0 := time.Now()
+	f()
+	return time.Since(t0)
+}
+
+// rcdStart starts rclone rcd as dit starts it (daemon.go) and returns
+// the time until it says where it serves and until it answers its
+// first call (core/version); then it stops it.
+func rcdStart(real string, env []string) (up, answer time.Duration) {
+	user, pass := "bench", strconv.FormatInt(time.Now().UnixNano(), 36)
+	cmd := exec.Command(real, "rcd", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", cloud.UploadCutoff, "--s3-no-check-bucket", "--retries", "1")
+	cmd.Env = append(append([]string(nil), env...), "RCLONE_RC_USER="+user, "RCLONE_RC_PASS="+pass)
+	errp, err := cmd.StderrPipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(errp)
+	var url string
+	for sc.Scan() {
+		if m := servingRe.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		log.Fatal("ditcloudbench: rclone rcd did not say where it serves")
+	}
+	up = time.Since(t0)
+	go io.Copy(io.Discard, errp)
+	req, _ := http.NewRequest(http.MethodPost, url+"core/version", strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth(user, pass)
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		log.Fatalf("ditcloudbench: rclone rcd: core/version: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		log.Fatalf("ditcloudbench: rclone rcd: core/version: %s", resp.Status)
+	}
+	return up, time.Since(t0)
+}
+
+var servingRe = regexp.MustCompile(`Serving remote control on \[?(http://127\.0\.0\.1:[0-9]+/)`)
+
+// processStart is an rclone process countingRclone logged.
+type processStart struct {
+	sub string
+	at  time.Time
+}
+
+// processStarts reads countingRclone's log: a line per run, its
+// subcommand and its start (Unix seconds, to the nanosecond).
+func processStarts(logf string) []processStart {
+	b, _ := os.ReadFile(logf)
+	var out []processStart
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			continue
+		}
+		sec, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, processStart{f[0], time.Unix(0, int64(sec*1e9))})
+	}
+	return out
+}
