@@ -86,7 +86,7 @@ func main() {
 			log.Fatal(err)
 		}
 		defer p.stop()
-		b := bench{dit: *dit, real: real, card: card, bytes: bytes, env: onEndpoint(counted, s.URL, p.URL), procs: procs, proxy: p, dataDir: s.Dir}
+		b := bench{dit: *dit, real: real, card: card, bytes: bytes, env: onEndpoint(counted, s.URL, p.URL), procs: procs, proxy: p}
 		resumeBench(b, *throttle, *killAt, *rounds, *timeline)
 		return
 	}

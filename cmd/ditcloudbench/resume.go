@@ -26,8 +26,8 @@ import (
 // (streamed) with --throttle (the card read at -throttle: slow enough to
 // be killed part-way), through a timing proxy in front of the S3 server
 // (proxy.go: every S3 request's arrival and its first body byte, by this
-// process's clock); at the first progress event that reports -kill-at of
-// the card's bytes copied, dit is killed (SIGKILL), and once its rclone
+// process's clock); once the server has received -kill-at of the card's
+// bytes, dit is killed (SIGKILL), and once its rclone
 // is gone too (the kernel kills it with dit), `dit offload --resume JOB
 // --json` runs. Its figure: the time from the resume's start (just
 // before its process is started) to the first body byte of an upload of
@@ -42,7 +42,8 @@ import (
 
 // resumeRound is what one round measured.
 type resumeRound struct {
-	killedAt, stored float64 // the server's share of the card's bytes at the kill: received, stored
+	killedAt         float64 // the share of the card's bytes the server had received at the kill
+	reported         float64 // dit's last progress event's share of the card's bytes copied
 	firstByte, head  time.Duration
 	firstRequest     time.Duration // the resume's first request at the server
 	jobStarted       time.Duration // the resume's first line (job_started) on its stdout
@@ -62,8 +63,8 @@ func resumeBench(b bench, throttle string, killAt float64, rounds int, timeline 
 	for i := 1; i <= rounds; i++ {
 		r := b.resumeRound(fmt.Sprintf("resume%d", i), rate, killAt)
 		rs = append(rs, r)
-		fmt.Printf("round %d: %d bytes, killed at %.0f %% received by the server (%.0f %% stored); resume: first byte at the server %.3f s after its start (its PUT's headers %.3f s, its first request %.3f s, job_started %.3f s, done in %.1f s); rclone rcd up %.3f s, answering %.3f s, rclone version %.3f s; first byte minus rclone rcd's start %.3f s\n",
-			i, b.bytes, 100*r.killedAt, 100*r.stored, r.firstByte.Seconds(), r.head.Seconds(), r.firstRequest.Seconds(), r.jobStarted.Seconds(), r.whole.Seconds(),
+		fmt.Printf("round %d: %d bytes, killed at %.0f %% received by the server (%.0f %% in dit's last progress event); resume: first byte at the server %.3f s after its start (its PUT's headers %.3f s, its first request %.3f s, job_started %.3f s, done in %.1f s); rclone rcd up %.3f s, answering %.3f s, rclone version %.3f s; first byte minus rclone rcd's start %.3f s\n",
+			i, b.bytes, 100*r.killedAt, 100*r.reported, r.firstByte.Seconds(), r.head.Seconds(), r.firstRequest.Seconds(), r.jobStarted.Seconds(), r.whole.Seconds(),
 			r.rcdUp.Seconds(), r.rcdAnswer.Seconds(), r.version.Seconds(), (r.firstByte - r.rcdAnswer).Seconds())
 		if timeline {
 			fmt.Printf("  first upload: %s\n  %s\n", r.firstPath, strings.Join(r.timeline, "\n  "))
@@ -92,7 +93,6 @@ type bench struct {
 	env             []string // dit's: the counting rclone first on PATH, the remote on the proxy
 	procs           string   // countingRclone's log
 	proxy           *timingProxy
-	dataDir         string // the S3 server's folder (each bucket a folder)
 }
 
 // resumeRound runs one round under the job name name.
@@ -100,9 +100,9 @@ func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
 	var r resumeRound
 	prefix := "/shots/dit/" + name + "/"
 	start := time.Now()
-	job := b.killedOffload(name, rate, killAt)
+	job, reported := b.killedOffload(name, prefix, rate, killAt)
+	r.reported = reported
 	r.killedAt = float64(b.proxy.uploaded(prefix, start)) / float64(b.bytes)
-	r.stored = float64(cardBytes(filepath.Join(b.dataDir, "shots", "dit", name))) / float64(b.bytes)
 	os.Remove(b.procs)
 
 	t0 := time.Now()
@@ -142,10 +142,13 @@ func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
 	return r
 }
 
-// killedOffload starts dit offload of the card at rate, kills it at the
-// first progress event reporting killAt of the card's bytes copied,
-// waits until its rclone has gone too, and returns the job's id.
-func (b bench) killedOffload(name, rate string, killAt float64) string {
+// killedOffload starts dit offload of the card at rate, kills it once
+// the server has received killAt of the card's bytes (the proxy's count,
+// looked at every 5 ms: dit's progress events come once a second and
+// count what dit has sent, not what arrived), waits until its rclone has
+// gone too, and returns the job's id and the share of the card's bytes
+// its last progress event reported copied.
+func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job string, reported float64) {
 	cmd := exec.Command(b.dit, "offload", "--json", "--name", name, "--throttle", rate, "-d", "rclone:bench:shots/dit", b.card)
 	cmd.Env = b.env
 	var stderr bytes.Buffer
@@ -154,13 +157,27 @@ func (b bench) killedOffload(name, rate string, killAt float64) string {
 	if err != nil {
 		log.Fatal(err)
 	}
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	killed, exited := make(chan bool, 1), make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-exited:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if float64(b.proxy.uploaded(prefix, start)) >= killAt*float64(b.bytes) {
+				killed <- cmd.Process.Signal(syscall.SIGKILL) == nil
+				return
+			}
+		}
+	}()
+	var id int64
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var job int64
-	killed := false
 	for sc.Scan() {
 		var ev struct {
 			Type     string `json:"type"`
@@ -175,22 +192,25 @@ func (b bench) killedOffload(name, rate string, killAt float64) string {
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
-		job = ev.JobID
-		p := ev.Progress.Job
-		if ev.Type == "progress" && p.Bytes > 0 && float64(p.BytesCopied) >= killAt*float64(p.Bytes) {
-			cmd.Process.Signal(syscall.SIGKILL)
-			killed = true
-			break
+		id = ev.JobID
+		if p := ev.Progress.Job; ev.Type == "progress" && p.Bytes > 0 {
+			reported = float64(p.BytesCopied) / float64(p.Bytes)
 		}
 	}
 	cmd.Wait()
-	if !killed || job == 0 {
-		log.Fatalf("ditcloudbench: dit offload %s ended before %.0f %% of the card was copied (-throttle lower?)\n%s", name, 100*killAt, stderr.Bytes())
+	close(exited)
+	select {
+	case <-killed:
+	default:
+		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-throttle lower?)\n%s", name, 100*killAt, stderr.Bytes())
+	}
+	if id == 0 {
+		log.Fatalf("ditcloudbench: dit offload %s was killed before it said its job", name)
 	}
 	for rclonesOf(b.proxy.URL) > 0 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	return strconv.FormatInt(job, 10)
+	return strconv.FormatInt(id, 10), reported
 }
 
 // timeline are the rclone processes dit started and the requests the
