@@ -17,7 +17,8 @@ import (
 
 // timingProxy is an HTTP proxy on 127.0.0.1 in front of the S3 server
 // that notes each request it passes on: when its headers arrived, when
-// the first byte of its body did and how many bytes it carried, by this
+// the first byte of its body did, how many bytes it carried and when
+// its answer was passed on, by this
 // process's clock (monotonic, to the microsecond). rclone signs each
 // request for the Host it sends to, the proxy's address: the proxy
 // passes the Host on as it came, so the server checks the same
@@ -33,6 +34,7 @@ type timingProxy struct {
 // request is one request the proxy passed on.
 type request struct {
 	at, first    time.Time // headers arrived; first body byte (zero: none)
+	done         time.Time // its answer passed on whole (zero: not yet)
 	method, path string    // path with its query
 	body         int64     // body bytes read so far
 }
@@ -60,6 +62,9 @@ func startProxy(target string) (*timingProxy, error) {
 			r.Body = &timedBody{r: r.Body, rq: rq, mu: &p.mu}
 		}
 		rp.ServeHTTP(w, r)
+		p.mu.Lock()
+		rq.done = time.Now()
+		p.mu.Unlock()
 	})}
 	go p.srv.Serve(l)
 	return p, nil
@@ -131,11 +136,25 @@ func (p *timingProxy) firstUpload(prefix string, t time.Time) (first request, ok
 	return first, ok
 }
 
-// String is the request as a timeline line, its times from t0.
+// answering is the time the server took to answer the requests since
+// t0 that match and arrived before end, one after the other.
+func (p *timingProxy) answering(t0, end time.Time, match func(request) bool) time.Duration {
+	var d time.Duration
+	for _, r := range p.since(t0) {
+		if r.at.Before(end) && !r.done.IsZero() && match(r) {
+			d += r.done.Sub(r.at)
+		}
+	}
+	return d
+}
+
+// line is the request as a timeline line, its times from t0.
 func (r request) line(t0 time.Time) string {
 	s := fmt.Sprintf("%8.3f s  %-6s %s", r.at.Sub(t0).Seconds(), r.method, r.path)
 	if !r.first.IsZero() {
 		s += fmt.Sprintf(" (first body byte at %.3f s, %d bytes)", r.first.Sub(t0).Seconds(), r.body)
+	} else if !r.done.IsZero() {
+		s += fmt.Sprintf(" (answered at %.3f s)", r.done.Sub(t0).Seconds())
 	}
 	return s
 }

@@ -70,6 +70,17 @@ func TestProxyTimesTheFirstBodyByte(t *testing.T) {
 	require.Equal(t, first.first, again.first)
 	require.Equal(t, int64(6), p.uploaded("/shots/dit/job/", t0))
 	require.Zero(t, p.uploaded("/shots/dit/other/", t0))
+	// Its answer is noted once passed on: after the body's last byte.
+	var answered request
+	for answered.done.IsZero() {
+		answered = p.since(t0)[0]
+		time.Sleep(time.Millisecond)
+	}
+	require.False(t, answered.done.Before(answered.first))
+	all := func(request) bool { return true }
+	require.Equal(t, answered.done.Sub(answered.at), p.answering(t0, time.Now(), all))
+	require.Zero(t, p.answering(t0, answered.at, all), "arrived at end: not before it")
+	require.Zero(t, p.answering(t0, time.Now(), func(r request) bool { return r.method == http.MethodGet }))
 }
 
 // Footage is a PUT under the job's folder that carried bytes: dit's write

@@ -23,8 +23,9 @@ import (
 
 // The -resume mode measures how soon a resumed upload sends. Each round
 // dit offloads the card straight to rclone:bench:shots/dit/resumeN
-// (streamed) with --throttle (the card read at -throttle: slow enough to
-// be killed part-way), through a timing proxy in front of the S3 server
+// (streamed) with --cloud-bwlimit (-bwlimit: slow enough to be killed
+// part-way; dit's --throttle does not slow a streamed card, and a resume
+// keeps the job's limit), through a timing proxy in front of the S3 server
 // (proxy.go: every S3 request's arrival and its first body byte, by this
 // process's clock); once the server has received -kill-at of the card's
 // bytes, dit is killed (SIGKILL), and once its rclone
@@ -50,40 +51,52 @@ type resumeRound struct {
 	whole            time.Duration // the resume's run, start to exit
 	rcdUp, rcdAnswer time.Duration // rclone rcd: its serving line, its first answer
 	version          time.Duration // rclone version, start to exit
+	list             listTiming    // an rclone lsjson of the card's folder as dit lists it
+	serverList       time.Duration // the server's answers to the resume's listings of the card's folder
 	firstPath        string
 	timeline         []string
 }
 
-func resumeBench(b bench, throttle string, killAt float64, rounds int, timeline bool) {
-	rate := throttle
-	if rate == "" { // the card read in about 12 s: killed after 7 s or so
+func resumeBench(b bench, bwlimit string, killAt float64, rounds int, timeline bool) {
+	rate := bwlimit
+	if rate == "" { // the card sent in about 12 s: killed after 7 s or so
 		rate = strconv.FormatInt(b.bytes/12, 10)
 	}
 	var rs []resumeRound
 	for i := 1; i <= rounds; i++ {
 		r := b.resumeRound(fmt.Sprintf("resume%d", i), rate, killAt)
 		rs = append(rs, r)
-		fmt.Printf("round %d: %d bytes, killed at %.0f %% received by the server (%.0f %% in dit's last progress event); resume: first byte at the server %.3f s after its start (its PUT's headers %.3f s, its first request %.3f s, job_started %.3f s, done in %.1f s); rclone rcd up %.3f s, answering %.3f s, rclone version %.3f s; first byte minus rclone rcd's start %.3f s\n",
-			i, b.bytes, 100*r.killedAt, 100*r.reported, r.firstByte.Seconds(), r.head.Seconds(), r.firstRequest.Seconds(), r.jobStarted.Seconds(), r.whole.Seconds(),
-			r.rcdUp.Seconds(), r.rcdAnswer.Seconds(), r.version.Seconds(), (r.firstByte - r.rcdAnswer).Seconds())
+		fmt.Printf("round %d: %d bytes, killed once the server had received %.0f %% of them (dit's last progress event: %.0f %% copied)\n", i, b.bytes, 100*r.killedAt, 100*r.reported)
+		printResume("  ", func(f func(resumeRound) time.Duration) float64 { return f(r).Seconds() })
 		if timeline {
-			fmt.Printf("  first upload: %s\n  %s\n", r.firstPath, strings.Join(r.timeline, "\n  "))
+			fmt.Printf("  timeline of the resume (first upload: %s):\n    %s\n", r.firstPath, strings.Join(r.timeline, "\n    "))
 		}
 	}
-	med := func(f func(resumeRound) time.Duration) float64 {
+	fmt.Printf("resume, %d bytes, medians of %d rounds:\n", b.bytes, rounds)
+	printResume("  ", func(f func(resumeRound) time.Duration) float64 {
 		var v []float64
 		for _, r := range rs {
 			v = append(v, f(r).Seconds())
 		}
 		return median(v)
-	}
-	fmt.Printf("resume, %d bytes, median of %d: first byte at the server %.3f s after the resume's start; rclone rcd answering %.3f s (up %.3f s), rclone version %.3f s; first byte minus rclone rcd's start %.3f s (median of the rounds' differences; target <= 1 s); job_started %.3f s, first request %.3f s, resume done %.1f s\n",
-		b.bytes, rounds, med(func(r resumeRound) time.Duration { return r.firstByte }),
-		med(func(r resumeRound) time.Duration { return r.rcdAnswer }), med(func(r resumeRound) time.Duration { return r.rcdUp }),
-		med(func(r resumeRound) time.Duration { return r.version }),
-		med(func(r resumeRound) time.Duration { return r.firstByte - r.rcdAnswer }),
-		med(func(r resumeRound) time.Duration { return r.jobStarted }), med(func(r resumeRound) time.Duration { return r.firstRequest }),
-		med(func(r resumeRound) time.Duration { return r.whole }))
+	})
+}
+
+// printResume prints a round's figures, or their medians: v gives one.
+func printResume(indent string, v func(func(resumeRound) time.Duration) float64) {
+	fmt.Printf("%sresume: first byte at the server %.3f s after its start (that PUT's headers %.3f s; its first request %.3f s; job_started %.3f s; done in %.1f s)\n", indent,
+		v(func(r resumeRound) time.Duration { return r.firstByte }), v(func(r resumeRound) time.Duration { return r.head }),
+		v(func(r resumeRound) time.Duration { return r.firstRequest }), v(func(r resumeRound) time.Duration { return r.jobStarted }),
+		v(func(r resumeRound) time.Duration { return r.whole }))
+	fmt.Printf("%srclone's own start: rclone rcd answering %.3f s (serving %.3f s), rclone version %.3f s; an rclone lsjson of the card's folder %.3f s (%.3f s to its first request)\n", indent,
+		v(func(r resumeRound) time.Duration { return r.rcdAnswer }), v(func(r resumeRound) time.Duration { return r.rcdUp }),
+		v(func(r resumeRound) time.Duration { return r.version }), v(func(r resumeRound) time.Duration { return r.list.whole }),
+		v(func(r resumeRound) time.Duration { return r.list.toFirst }))
+	fmt.Printf("%sthe test server's answer to the resume's listing of the card's folder: %.3f s (rclone serve s3 hashes every object it lists)\n", indent,
+		v(func(r resumeRound) time.Duration { return r.serverList }))
+	fmt.Printf("%sfirst byte minus rclone rcd's start: %.3f s (target: 1 s); less the test server's listing too: %.3f s\n", indent,
+		v(func(r resumeRound) time.Duration { return r.firstByte - r.rcdAnswer }),
+		v(func(r resumeRound) time.Duration { return r.firstByte - r.rcdAnswer - r.serverList }))
 }
 
 // bench is what the rounds share.
@@ -106,6 +119,38 @@ func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
 	os.Remove(b.procs)
 
 	t0 := time.Now()
+	evs := b.resume(job)
+	if len(evs) > 0 {
+		r.jobStarted = evs[0].at.Sub(t0)
+	}
+	r.whole = time.Since(t0)
+	first, ok := b.proxy.firstUpload(prefix, t0)
+	if !ok {
+		log.Fatalf("ditcloudbench: the resume of job %s sent no footage to the server", job)
+	}
+	r.firstByte, r.head, r.firstPath = first.first.Sub(t0), first.at.Sub(t0), first.path
+	if reqs := b.proxy.since(t0); len(reqs) > 0 {
+		r.firstRequest = reqs[0].at.Sub(t0)
+	}
+	r.timeline = b.timeline(t0, first.first, evs)
+	r.serverList = b.proxy.answering(t0, first.first, func(q request) bool {
+		return q.method == http.MethodGet && strings.Contains(q.path, "prefix=dit%2F"+name+"%2F")
+	})
+	r.rcdUp, r.rcdAnswer = rcdStart(b.real, b.env)
+	r.version = timed(func() { run(b.env, b.real, "version") })
+	r.list = b.listTiming("bench:shots/dit/" + name + "/A001")
+	return r
+}
+
+// event is a line of dit's --json output, when the bench read it.
+type event struct {
+	at               time.Time
+	typ, path, state string
+	message          string
+}
+
+// resume runs dit offload --resume job and returns its events.
+func (b bench) resume(job string) []event {
 	cmd := exec.Command(b.dit, "offload", "--json", "--resume", job)
 	cmd.Env = b.env
 	var stderr bytes.Buffer
@@ -117,39 +162,54 @@ func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	var evs []event
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	if sc.Scan() {
-		r.jobStarted = time.Since(t0)
-	}
 	for sc.Scan() {
+		var ev struct{ Type, Path, State, Message string }
+		json.Unmarshal(sc.Bytes(), &ev)
+		evs = append(evs, event{time.Now(), ev.Type, ev.Path, ev.State, ev.Message})
 	}
 	if err := cmd.Wait(); err != nil {
 		log.Fatalf("ditcloudbench: dit offload --resume %s: %v\n%s", job, err, stderr.Bytes())
 	}
-	r.whole = time.Since(t0)
-	first, ok := b.proxy.firstUpload(prefix, t0)
-	if !ok {
-		log.Fatalf("ditcloudbench: the resume of job %s sent no footage to the server", job)
-	}
-	r.firstByte, r.head, r.firstPath = first.first.Sub(t0), first.at.Sub(t0), first.path
-	if reqs := b.proxy.since(t0); len(reqs) > 0 {
-		r.firstRequest = reqs[0].at.Sub(t0)
-	}
-	r.timeline = b.timeline(t0, first.first)
-	r.rcdUp, r.rcdAnswer = rcdStart(b.real, b.env)
-	r.version = timed(func() { run(b.env, b.real, "version") })
-	return r
+	return evs
 }
 
-// killedOffload starts dit offload of the card at rate, kills it once
+// listTiming is an rclone lsjson of the folder remote as dit lists a
+// card's folder (cloud.List), through the proxy: the process's start
+// to its first request at the server, its last request's answer to its
+// exit, and its whole run.
+type listTiming struct{ toFirst, afterLast, whole time.Duration }
+
+func (b bench) listTiming(remote string) listTiming {
+	t0 := time.Now()
+	cmd := exec.Command(b.real, "lsjson", "-R", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype", "--dump", "bodies", remote)
+	cmd.Env = b.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		log.Fatalf("ditcloudbench: rclone lsjson %s: %v\n%s", remote, err, out)
+	}
+	var l listTiming
+	l.whole = time.Since(t0)
+	reqs := b.proxy.since(t0)
+	if len(reqs) == 0 {
+		log.Fatalf("ditcloudbench: rclone lsjson %s asked the server nothing", remote)
+	}
+	l.toFirst = reqs[0].at.Sub(t0)
+	last := reqs[len(reqs)-1]
+	l.afterLast = t0.Add(l.whole).Sub(last.done)
+	return l
+}
+
+// killedOffload starts dit offload of the card at rate (its
+// --cloud-bwlimit), kills it once
 // the server has received killAt of the card's bytes (the proxy's count,
 // looked at every 5 ms: dit's progress events come once a second and
 // count what dit has sent, not what arrived), waits until its rclone has
 // gone too, and returns the job's id and the share of the card's bytes
 // its last progress event reported copied.
 func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job string, reported float64) {
-	cmd := exec.Command(b.dit, "offload", "--json", "--name", name, "--throttle", rate, "-d", "rclone:bench:shots/dit", b.card)
+	cmd := exec.Command(b.dit, "offload", "--json", "--name", name, "--cloud-bwlimit", rate, "-d", "rclone:bench:shots/dit", b.card)
 	cmd.Env = b.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -202,7 +262,7 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 	select {
 	case <-killed:
 	default:
-		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-throttle lower?)\n%s", name, 100*killAt, stderr.Bytes())
+		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-bwlimit lower?)\n%s", name, 100*killAt, stderr.Bytes())
 	}
 	if id == 0 {
 		log.Fatalf("ditcloudbench: dit offload %s was killed before it said its job", name)
@@ -213,27 +273,33 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 	return strconv.FormatInt(id, 10), reported
 }
 
-// timeline are the rclone processes dit started and the requests the
-// server saw from t0 until the first byte at end, in order of time.
-func (b bench) timeline(t0, end time.Time) []string {
+// timeline are the rclone processes dit started, the requests the
+// server saw and dit's events (evs) from t0 until the first byte at
+// end, in order of time.
+func (b bench) timeline(t0, end time.Time, evs []event) []string {
 	type ev struct {
 		at   time.Time
 		line string
 	}
-	var evs []ev
+	var lines []ev
 	for _, p := range processStarts(b.procs) {
 		if !p.at.Before(t0) && !p.at.After(end) {
-			evs = append(evs, ev{p.at, fmt.Sprintf("%8.3f s  rclone %s started", p.at.Sub(t0).Seconds(), p.sub)})
+			lines = append(lines, ev{p.at, fmt.Sprintf("%8.3f s  rclone %s started", p.at.Sub(t0).Seconds(), p.sub)})
 		}
 	}
 	for _, r := range b.proxy.since(t0) {
 		if !r.at.After(end) {
-			evs = append(evs, ev{r.at, r.line(t0)})
+			lines = append(lines, ev{r.at, r.line(t0)})
 		}
 	}
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
-	var out []string
 	for _, e := range evs {
+		if !e.at.After(end) && e.typ != "progress" {
+			lines = append(lines, ev{e.at, fmt.Sprintf("%8.3f s  dit: %s", e.at.Sub(t0).Seconds(), strings.Join(strings.Fields(e.typ+" "+e.path+" "+e.state+" "+e.message), " "))})
+		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at.Before(lines[j].at) })
+	var out []string
+	for _, e := range lines {
 		out = append(out, e.line)
 	}
 	return out
