@@ -44,7 +44,7 @@ func main() {
 	rounds := flag.Int("runs", 5, "rounds (the median is reported)")
 	refArgs := flag.String("rclone-args", "", "more arguments of the reference rclone copy --checksum, space-separated (e.g. --s3-upload-cutoff 5G: single-part objects, as dit's)")
 	resume := flag.Bool("resume", false, "measure a resume instead: dit killed part-way through the upload, then dit offload --resume; the time to its first byte at the server, and rclone's own start")
-	bwlimit := flag.String("bwlimit", "", "with -resume: the job's --cloud-bwlimit, in bytes/s (default: the card sent in about 12 s)")
+	bwlimit := flag.String("bwlimit", "", "with -resume: the job's --cloud-bwlimit, in bytes/s (default: the card sent in about 12 s; 0: none, the card streamed 4 files at once, the kill still at -kill-at)")
 	killAt := flag.Float64("kill-at", 0.6, "with -resume: kill dit at the first progress event reporting this share of the card's bytes copied")
 	timeline := flag.Bool("timeline", false, "with -resume: print each resume's rclone processes and the server's requests until its first byte")
 	flag.Parse()
