@@ -25,21 +25,24 @@ import (
 // dit offloads the card straight to rclone:bench:shots/dit/resumeN
 // (streamed) with --cloud-bwlimit (-bwlimit: slow enough to be killed
 // part-way; dit's --throttle does not slow a streamed card, and a resume
-// keeps the job's limit), through a timing proxy in front of the S3 server
-// (proxy.go: every S3 request's arrival and its first body byte, by this
-// process's clock); once the server has received -kill-at of the card's
-// bytes, dit is killed (SIGKILL), and once its rclone
-// is gone too (the kernel kills it with dit), `dit offload --resume JOB
-// --json` runs. Its figure: the time from the resume's start (just
+// keeps the job's limit), through a timing proxy in front of the S3
+// server (proxy.go: each request's arrival, first body byte and answer,
+// by this process's monotonic clock). Once the server has received
+// -kill-at of the card's bytes dit is killed (SIGKILL); once its rclone
+// is gone too (the kernel kills it with dit), `dit offload --json
+// --resume JOB` runs. Its figure: the time from the resume's start (just
 // before its process is started) to the first body byte of an upload of
 // footage arriving at the server (a PUT under the job's folder; dit's
 // write check is not footage). rclone's own start is measured in the
-// same round: `rclone rcd` as dit starts it, from its start to its
-// "Serving remote control" line and to its first answer (core/version),
-// and `rclone version`'s whole run (the floor of any rclone process).
-// The rclone processes dit starts are logged with their start times
-// (countingRclone), and -timeline prints, for each resume, those and
-// every request the server saw until the first byte.
+// same round: `rclone rcd` started as dit starts it, until its "Serving
+// remote control" line and until its first answer (core/version);
+// `rclone version`'s whole run; an rclone lsjson of the card's folder as
+// dit lists it. The test server's time answering the resume's listings
+// of the card's folder is a figure of its own: rclone serve s3 over a
+// folder hashes every object it lists, which a real S3 does not. The
+// rclone processes dit starts are logged with their start times
+// (countingRclone); -timeline prints, for each resume, those, every
+// request the server saw and dit's events until the first byte.
 
 // resumeRound is what one round measured.
 type resumeRound struct {
