@@ -238,6 +238,8 @@ bench: build
 	$(GO) run ./cmd/ditproxybench -dit $(BIN)/dit -rounds 3
 	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -size 145MB -runs 5
 	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -style large -size 1GB -runs 5
+	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -resume -size 145MB -runs 5
+	$(GO) run ./cmd/ditcloudbench -dit $(BIN)/dit -resume -style large -size 1GB -runs 5
 
 # The desktop app, dit-gui (Fyne: cgo with the X11/OpenGL headers). Not
 # part of `make test`, which needs none of it (the UI tests use Fyne's test

@@ -13,6 +13,11 @@
 // is printed by subcommand. It prints each round and the medians, and
 // the ratio of dit's throughput to rclone's as the median of the rounds'
 // ratios.
+//
+// -resume measures a resume instead (resume.go): dit killed part-way
+// through the card's upload, then dit offload --resume; the time from
+// the resume's start to its first byte of footage at the server (seen by
+// a timing proxy in front of it: proxy.go), beside rclone's own start.
 package main
 
 import (
@@ -38,6 +43,10 @@ func main() {
 	style := flag.String("style", "clips", "the card's style (dit testdata cards --style), or large: one file of -size")
 	rounds := flag.Int("runs", 5, "rounds (the median is reported)")
 	refArgs := flag.String("rclone-args", "", "more arguments of the reference rclone copy --checksum, space-separated (e.g. --s3-upload-cutoff 5G: single-part objects, as dit's)")
+	resume := flag.Bool("resume", false, "measure a resume instead: dit killed part-way through the upload, then dit offload --resume; the time to its first byte at the server, and rclone's own start")
+	bwlimit := flag.String("bwlimit", "", "with -resume: the job's --cloud-bwlimit, in bytes/s (default: the card sent in about 12 s; 0: none, the card streamed 4 files at once, the kill still at -kill-at)")
+	killAt := flag.Float64("kill-at", 0.6, "with -resume: kill dit at the first progress event reporting this share of the card's bytes copied")
+	timeline := flag.Bool("timeline", false, "with -resume: print each resume's rclone processes and the server's requests until its first byte")
 	flag.Parse()
 	log.SetFlags(0)
 	real, err := exec.LookPath("rclone")
@@ -71,21 +80,36 @@ func main() {
 		run(env, *dit, "testdata", "cards", "--out", filepath.Join(dir, "cards"), "--cards", "1", "--size", *size, "--style", *style)
 	}
 	bytes := cardBytes(card)
+	if *resume {
+		p, err := startProxy(s.URL)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer p.stop()
+		b := bench{dit: *dit, real: real, card: card, bytes: bytes, env: onEndpoint(counted, s.URL, p.URL), procs: procs, proxy: p}
+		resumeBench(b, *bwlimit, *killAt, *rounds, *timeline)
+		return
+	}
+	copyBench(*dit, real, card, bytes, env, counted, procs, *rounds, *refArgs)
+}
+
+// copyBench runs the rounds of dit offload against rclone copy.
+func copyBench(dit, real, card string, bytes int64, env, counted []string, procs string, rounds int, refArgs string) {
 	var ditS, rcS, ratios []float64
 	var counts string
-	for i := 1; i <= *rounds; i++ {
+	for i := 1; i <= rounds; i++ {
 		name := fmt.Sprintf("round%d", i)
 		ditRun := func() float64 {
 			os.Remove(procs)
 			t0 := time.Now()
-			run(counted, *dit, "offload", "--json", "--name", name, "-d", "rclone:bench:shots/dit", card)
+			run(counted, dit, "offload", "--json", "--name", name, "-d", "rclone:bench:shots/dit", card)
 			secs := time.Since(t0).Seconds()
 			counts = processCounts(procs)
 			return secs
 		}
 		rcloneRun := func() float64 {
 			t0 := time.Now()
-			run(env, real, append([]string{"copy", "--checksum", card, "bench:shots/rclone/" + name + "/A001"}, strings.Fields(*refArgs)...)...)
+			run(env, real, append([]string{"copy", "--checksum", card, "bench:shots/rclone/" + name + "/A001"}, strings.Fields(refArgs)...)...)
 			return time.Since(t0).Seconds()
 		}
 		var ds, rs float64
@@ -99,7 +123,19 @@ func main() {
 			i, bytes, ds, float64(bytes)/ds/1e6, rs, float64(bytes)/rs/1e6, rs/ds, counts)
 	}
 	fmt.Printf("cloud upload, %d bytes, median of %d: dit %.2f s (%.1f MB/s), rclone copy --checksum %.2f s (%.1f MB/s); dit/rclone throughput %.2f (median of the rounds' ratios); rclone processes per dit job: %s\n",
-		bytes, *rounds, median(ditS), float64(bytes)/median(ditS)/1e6, median(rcS), float64(bytes)/median(rcS)/1e6, median(ratios), counts)
+		bytes, rounds, median(ditS), float64(bytes)/median(ditS)/1e6, median(rcS), float64(bytes)/median(rcS)/1e6, median(ratios), counts)
+}
+
+// onEndpoint is env with the remote's endpoint from (the server's) set
+// to to (the timing proxy's).
+func onEndpoint(env []string, from, to string) []string {
+	out := append([]string(nil), env...)
+	for i, kv := range out {
+		if strings.HasSuffix(kv, "_ENDPOINT="+from) {
+			out[i] = strings.TrimSuffix(kv, from) + to
+		}
+	}
+	return out
 }
 
 // largeCard makes a card of one clip of size bytes (random: nothing
@@ -132,7 +168,8 @@ func largeCard(card, size string) {
 }
 
 // countingRclone writes an rclone script in dir that logs each run's
-// subcommand to a file and runs the real rclone: env with it first on
+// subcommand and start time (processStarts) to a file and runs the real
+// rclone: env with it first on
 // PATH, and the log's name.
 func countingRclone(dir, real string, env []string) ([]string, string) {
 	bin := filepath.Join(dir, "counting")
@@ -140,7 +177,7 @@ func countingRclone(dir, real string, env []string) ([]string, string) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -*) ;; *) echo \"$a\" >> %q; break;; esac; done\nexec %q \"$@\"\n", logf, real)
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -*) ;; *) echo \"$a $(date +%%s.%%N)\" >> %q; break;; esac; done\nexec %q \"$@\"\n", logf, real)
 	if err := os.WriteFile(filepath.Join(bin, "rclone"), []byte(script), 0o755); err != nil {
 		log.Fatal(err)
 	}
@@ -155,11 +192,10 @@ func countingRclone(dir, real string, env []string) ([]string, string) {
 
 // processCounts reads the log of countingRclone: "N (k subcommand, ...)".
 func processCounts(logf string) string {
-	b, _ := os.ReadFile(logf)
 	by := map[string]int{}
 	n := 0
-	for _, l := range strings.Fields(string(b)) {
-		by[l]++
+	for _, p := range processStarts(logf) {
+		by[p.sub]++
 		n++
 	}
 	var parts []string
