@@ -3,6 +3,7 @@ package seal
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"sort"
 	"time"
 
@@ -106,18 +107,14 @@ func (w *destWalk) push(dir string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	ents, err := w.st.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("listing %s: %w", dir, err)
-	}
 	var out []destEnt
-	for _, e := range ents {
+	err := ascmhl.EachDirEntry(w.st, dir, func(e fs.DirEntry) error {
 		rel := e.Name()
 		if dir != "." {
 			rel = dir + "/" + rel
 		}
 		if w.ign.Match(rel, e.IsDir()) {
-			continue
+			return nil
 		}
 		switch {
 		case e.IsDir():
@@ -129,6 +126,10 @@ func (w *destWalk) push(dir string) error {
 		case e.Type().IsRegular():
 			out = append(out, destEnt{name: e.Name()})
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", dir, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
 	w.stack = append(w.stack, destFrame{dir: dir, ents: out})

@@ -171,6 +171,49 @@ func (s *OSStore) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, err
 }
 
+// EachDirEntry calls fn with each entry of folder name of st, in no
+// particular order: from an OSStore a few hundred at a time, so that a
+// folder of a hundred thousand frames is never held as DirEntries (each
+// with its FileInfo: ~300 bytes), from another Store through ReadDir.
+func EachDirEntry(st Store, name string, fn func(fs.DirEntry) error) error {
+	s, ok := st.(*OSStore) // exactly: a Store embedding one may list more
+	if !ok {
+		ents, err := st.ReadDir(name)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n, err := checkName("readdir", name)
+	if err != nil {
+		return err
+	}
+	f, err := s.root.Open(n)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(256)
+		for _, e := range ents {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // Lstat implements Store.
 func (s *OSStore) Lstat(name string) (fs.FileInfo, error) {
 	n, err := checkName("lstat", name)

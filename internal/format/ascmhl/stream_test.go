@@ -2,6 +2,10 @@ package ascmhl
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -81,3 +85,52 @@ func TestWriteManifestRefusesDisorderAndBadEntries(t *testing.T) {
 	bad.Process = "copy"
 	require.ErrorContains(t, WriteManifest(&bytes.Buffer{}, &bad, func(*ManifestWriter) error { return nil }), "invalid process")
 }
+
+// TestEachDirEntryListsEveryEntry: an OSStore's folder listed a few
+// hundred entries at a time gives each entry once; a Store that embeds
+// one (and lists more) is listed through its own ReadDir.
+func TestEachDirEntryListsEveryEntry(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string]bool{}
+	for i := 0; i < 700; i++ {
+		name := fmt.Sprintf("frame_%04d.dng", i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+		want[name] = true
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	want["sub"] = true
+	st, err := OpenOSStore(dir)
+	require.NoError(t, err)
+	defer st.Close()
+	got := map[string]bool{}
+	require.NoError(t, EachDirEntry(st, ".", func(e fs.DirEntry) error {
+		require.False(t, got[e.Name()], e.Name())
+		got[e.Name()] = true
+		require.Equal(t, e.Name() == "sub", e.IsDir())
+		return nil
+	}))
+	require.Equal(t, want, got)
+
+	more := moreStore{st}
+	got = map[string]bool{}
+	require.NoError(t, EachDirEntry(more, ".", func(e fs.DirEntry) error { got[e.Name()] = true; return nil }))
+	require.True(t, got["virtual"])
+	require.Len(t, got, len(want)+1)
+}
+
+// moreStore lists one entry more than its folder holds.
+type moreStore struct{ *OSStore }
+
+func (m moreStore) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := m.OSStore.ReadDir(name)
+	return append(ents, fs.FileInfoToDirEntry(fakeInfo("virtual"))), err
+}
+
+type fakeInfo string
+
+func (f fakeInfo) Name() string       { return string(f) }
+func (f fakeInfo) Size() int64        { return 0 }
+func (f fakeInfo) Mode() fs.FileMode  { return 0 }
+func (f fakeInfo) ModTime() time.Time { return time.Time{} }
+func (f fakeInfo) IsDir() bool        { return false }
+func (f fakeInfo) Sys() any           { return nil }
