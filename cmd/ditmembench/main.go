@@ -20,10 +20,10 @@
 // written whenever the live heap reaches a new high (after a GC): what
 // holds memory per file at the peak. Read it with go tool pprof -sample_
 // index=inuse_space -top FILE.seal; -cpu FILE adds a CPU profile of it.
-// It then seals the card again, alone (its history removed, the Sealer
-// of internal/seal fed from the catalog as the offload feeds it), and
-// prints the seal's own peak live heap: the offload's seal phase also
-// holds the read-back's plan.
+// -one-folder puts the card's frames all in one folder (the seal holds
+// its widest folder). The seal alone is measured by BenchmarkSealHeap
+// (internal/seal): the offload's seal phase also holds the read-back's
+// plan.
 package main
 
 import (

@@ -137,12 +137,6 @@ func heapProfile(dir string, n int, oneFolder bool, hash, out, cpuOut string) er
 		fmt.Printf("  %-8s peak live heap %6.1f MiB (%4.0f bytes a file): heap profile %s.%s\n", ph,
 			float64(peaks[ph])/(1<<20), float64(peaks[ph])/float64(n), out, ph)
 	}
-	extra, err := sealAlone(ctx, cat, algos)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("  the seal again, alone: peak live heap %.1f MiB above the %s before it (%.0f bytes a file)\n",
-		float64(extra)/(1<<20), "live heap", float64(extra)/float64(n))
 	return nil
 }
 

@@ -96,11 +96,12 @@
 // (ascmhl.LoadHistoryHeads).
 //
 // What the seal holds is then: the listing of the folders open on the
-// way down and their children's digests (bounded by the widest folder:
-// a clip folder of 1,000 frames, or a card of 660,000 frames in one
-// folder at about 100 bytes a frame), a record per folder (its path, time
-// and hashes), the first names each warning shows, and the failed
-// copies' hashes; not a record per file. Two things still grow with the
+// way down (each entry's name, read a few hundred at a time:
+// ascmhl.EachDirEntry) and their children's digests, bounded by the
+// widest folder (a clip folder of 1,000 frames; ~210 bytes a frame for a
+// card of frames all in one folder: BenchmarkSealHeap), a
+// record per folder (its path, time and hashes), the first names each
+// warning shows, and the failed copies' hashes; not a record per file. Two things still grow with the
 // files, each only when asked for: the MHL v1.1 list (written whole, when
 // --mhl asks for it) and the records of an earlier history the card
 // carries or the folder already holds (ascmhl.History.Records). See
