@@ -98,7 +98,7 @@
 // What the seal holds is then: the listing of the folders open on the
 // way down (each entry's name, read a few hundred at a time:
 // ascmhl.EachDirEntry) and their children's digests, bounded by the
-// widest folder (a clip folder of 1,000 frames; ~210 bytes a frame for a
+// widest folder (a clip folder of 1,000 frames; ~110-180 bytes a frame for a
 // card of frames all in one folder: BenchmarkSealHeap), a
 // record per folder (its path, time and hashes), the first names each
 // warning shows, and the failed copies' hashes; not a record per file. Two things still grow with the

@@ -34,10 +34,11 @@ type destFrame struct {
 	i    int
 }
 
+// destEnt is one entry of a folder open: 24 bytes and its name (a
+// folder of frames holds one a frame).
 type destEnt struct {
 	name  string
-	dir   bool
-	mtime time.Time
+	mtime *time.Time // a folder's (nil: a file)
 }
 
 type evKind int
@@ -93,13 +94,13 @@ func (w *destWalk) advance() (*destEvent, error) {
 	if top.dir != "." {
 		rel = top.dir + "/" + rel
 	}
-	if !e.dir {
+	if e.mtime == nil {
 		return &destEvent{kind: evFile, rel: rel}, nil
 	}
 	if err := w.push(rel); err != nil {
 		return nil, err
 	}
-	return &destEvent{kind: evEnter, rel: rel, mtime: e.mtime}, nil
+	return &destEvent{kind: evEnter, rel: rel, mtime: *e.mtime}, nil
 }
 
 // push lists folder dir and opens it.
@@ -122,7 +123,7 @@ func (w *destWalk) push(dir string) error {
 			if fi, err := e.Info(); err == nil {
 				mt = fi.ModTime()
 			}
-			out = append(out, destEnt{name: e.Name(), dir: true, mtime: mt})
+			out = append(out, destEnt{name: e.Name(), mtime: &mt})
 		case e.Type().IsRegular():
 			out = append(out, destEnt{name: e.Name()})
 		}
@@ -139,7 +140,7 @@ func (w *destWalk) push(dir string) error {
 // key is where an entry sorts among its folder's: a folder by its name
 // and "/", as its files' paths do.
 func (e destEnt) key() string {
-	if e.dir {
+	if e.mtime != nil {
 		return e.name + "/"
 	}
 	return e.name
