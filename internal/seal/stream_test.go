@@ -165,3 +165,23 @@ func oldManifest(t *testing.T, info offload.SealInfo) ([]byte, []string) {
 	require.NoError(t, err)
 	return data, b.warnings
 }
+
+// TestSealRefusesFilesOutOfOrder: the two walks merge the card's files
+// with the destination's listing in byte order; files given out of that
+// order are an error naming them (the card is not sealed), never a
+// manifest missing some.
+func TestSealRefusesFilesOutOfOrder(t *testing.T) {
+	dest := t.TempDir()
+	algos := []hashing.Algo{hashing.XXH64}
+	var list []offload.SealFile
+	for _, rel := range []string{"b.mov", "a.mov"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dest, rel), []byte(rel), 0o644))
+		list = append(list, offload.SealFile{Rel: rel, Size: 5, Mtime: mtime, Sums: hashing.Bytes(algos, []byte(rel)), State: offload.StateVerified, Verified: mtime})
+	}
+	info := offload.SealInfo{JobID: 1, JobName: "day", Host: "cart", ToolVersion: "9.9", Algos: algos, Card: catalog.Card{Label: "A001"},
+		DestRoot: filepath.Dir(dest), CardDir: dest, Finished: mtime.Add(time.Hour), Files: offload.SealFileList(list)}
+	err := (&Sealer{Format: Format{ASC: true}}).Seal(context.Background(), info)
+	require.ErrorContains(t, err, `not in path order: "a.mov" after "b.mov"`)
+	_, err = os.Stat(filepath.Join(dest, ascmhl.HistoryDir, ascmhl.ChainFile))
+	require.True(t, os.IsNotExist(err), "no chain written")
+}
