@@ -20,12 +20,16 @@ const framesPerClip = 1000
 const frameSize = 512
 
 // makeCard makes, under root, a card of n tiny files: clip folders of
-// framesPerClip frames each (A001C001_230101_R1AB/A001C001_230101_R1AB.
+// perClip frames each (framesPerClip; n: one folder) (A001C001_230101_R1AB/A001C001_230101_R1AB.
 // 0000001.ari ...), every frame's bytes its own. A card made before (its
 // done file names n) is reused; one left half made is made again.
-func makeCard(root string, n int) (string, error) {
-	card := filepath.Join(root, fmt.Sprintf("cards-%d", n), "A001")
-	done := filepath.Join(root, fmt.Sprintf("cards-%d.done", n))
+func makeCard(root string, n, perClip int) (string, error) {
+	set := fmt.Sprintf("cards-%d", n)
+	if perClip != framesPerClip {
+		set = fmt.Sprintf("cards-%d-by-%d", n, perClip)
+	}
+	card := filepath.Join(root, set, "A001")
+	done := filepath.Join(root, set+".done")
 	if b, err := os.ReadFile(done); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(n) {
 		return card, nil
 	}
@@ -34,9 +38,9 @@ func makeCard(root string, n int) (string, error) {
 	}
 	buf := make([]byte, frameSize)
 	for i := 0; i < n; i++ {
-		clip := fmt.Sprintf("A001C%03d_230101_R1AB", i/framesPerClip+1)
+		clip := fmt.Sprintf("A001C%03d_230101_R1AB", i/perClip+1)
 		dir := filepath.Join(card, clip)
-		if i%framesPerClip == 0 {
+		if i%perClip == 0 {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return "", err
 			}
@@ -44,7 +48,7 @@ func makeCard(root string, n int) (string, error) {
 		for k := 0; k < frameSize; k += 8 {
 			binary.LittleEndian.PutUint64(buf[k:], uint64(i)*0x9e3779b97f4a7c15+uint64(k))
 		}
-		name := filepath.Join(dir, fmt.Sprintf("%s.%07d.ari", clip, i%framesPerClip))
+		name := filepath.Join(dir, fmt.Sprintf("%s.%07d.ari", clip, i%perClip))
 		if err := os.WriteFile(name, buf, 0o644); err != nil {
 			return "", err
 		}

@@ -18,7 +18,7 @@ import (
 func TestMakeCard(t *testing.T) {
 	dir := t.TempDir()
 	n := 2*framesPerClip + 500
-	card, err := makeCard(dir, n)
+	card, err := makeCard(dir, n, framesPerClip)
 	require.NoError(t, err)
 	files, dirs := 0, 0
 	seen := map[string]bool{}
@@ -45,10 +45,27 @@ func TestMakeCard(t *testing.T) {
 	frame := filepath.Join(card, "A001C001_230101_R1AB", "A001C001_230101_R1AB.0000000.ari")
 	mark := bytes.Repeat([]byte{7}, frameSize)
 	require.NoError(t, os.WriteFile(frame, mark, 0o644))
-	again, err := makeCard(dir, n)
+	again, err := makeCard(dir, n, framesPerClip)
 	require.NoError(t, err)
 	require.Equal(t, card, again)
 	b, err := os.ReadFile(frame)
 	require.NoError(t, err)
 	require.Equal(t, mark, b, "the card made before is reused")
+}
+
+// TestMakeCardOneFolder: -one-folder's card holds every frame in one
+// folder, beside (not instead of) the card of clip folders.
+func TestMakeCardOneFolder(t *testing.T) {
+	dir := t.TempDir()
+	card, err := makeCard(dir, 300, 300)
+	require.NoError(t, err)
+	ents, err := os.ReadDir(card)
+	require.NoError(t, err)
+	require.Len(t, ents, 1)
+	frames, err := os.ReadDir(filepath.Join(card, ents[0].Name()))
+	require.NoError(t, err)
+	require.Len(t, frames, 300)
+	clips, err := makeCard(dir, 300, framesPerClip)
+	require.NoError(t, err)
+	require.NotEqual(t, card, clips)
 }

@@ -20,6 +20,10 @@
 // written whenever the live heap reaches a new high (after a GC): what
 // holds memory per file at the peak. Read it with go tool pprof -sample_
 // index=inuse_space -top FILE.seal; -cpu FILE adds a CPU profile of it.
+// -one-folder puts the card's frames all in one folder (the seal holds
+// its widest folder). The seal alone is measured by BenchmarkSealHeap
+// (internal/seal): the offload's seal phase also holds the read-back's
+// plan.
 package main
 
 import (
@@ -45,12 +49,13 @@ func main() {
 	only := flag.String("only", "", "measure only the commands whose name contains this")
 	heap := flag.String("heap", "", "write a heap profile of an in-process offload of -heap-files files to this file (and measure nothing else)")
 	heapFiles := flag.Int("heap-files", 100000, "files of the card of -heap")
+	oneFolder := flag.Bool("one-folder", false, "with -heap: the card's frames all in one folder (not clip folders of 1,000): the seal holds its widest folder")
 	cpu := flag.String("cpu", "", "with -heap: also write a CPU profile of the in-process offload to this file")
 	referenceMax := flag.Int("reference-max", 100000, "the reference tool verifies cards of at most this many files (its verify is quadratic: 100,000 files took 10 minutes of CPU on 2 cores)")
 	reference := flag.String("reference", ".cache/ascmhl-venv/bin/ascmhl-debug", "the ASC reference tool (ascmhl-debug, as the e2e tests install it): it verifies each card's history, files and directory hashes, after dit's commands (skipped, saying so, when it is not there)")
 	flag.Parse()
 	if *heap != "" {
-		if err := heapProfile(*dir, *heapFiles, *hash, *heap, *cpu); err != nil {
+		if err := heapProfile(*dir, *heapFiles, *oneFolder, *hash, *heap, *cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "ditmembench:", err)
 			os.Exit(1)
 		}
@@ -138,7 +143,7 @@ func (l *limited) Write(p []byte) (int, error) {
 // benchCard measures every command on a card of n files: a new catalog
 // and destination, the card made or reused.
 func benchCard(dit, dir string, n int, hash, only, reference string) ([]result, error) {
-	card, err := makeCard(dir, n)
+	card, err := makeCard(dir, n, framesPerClip)
 	if err != nil {
 		return nil, fmt.Errorf("making the card of %d files: %w", n, err)
 	}

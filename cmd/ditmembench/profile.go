@@ -29,8 +29,12 @@ import (
 // job's reports, after). A phase's profile is written again each time
 // the live heap reaches a new high in that phase (by at least 5 %,
 // sampled every 100 ms, after a GC).
-func heapProfile(dir string, n int, hash, out, cpuOut string) error {
-	card, err := makeCard(dir, n)
+func heapProfile(dir string, n int, oneFolder bool, hash, out, cpuOut string) error {
+	perClip := framesPerClip
+	if oneFolder {
+		perClip = n
+	}
+	card, err := makeCard(dir, n, perClip)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package seal
 import (
 	"context"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -15,84 +14,40 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 )
 
-// listing is the card folder on the destination as it is now.
-type listing struct {
-	dirs  map[string]time.Time // "." included
-	files map[string]bool
-}
-
-// aside is the last of the failed copies of rel moved aside
-// (rel.dit-failed, then rel.dit-failed.2, ...), "" if there is none.
-func (ls *listing) aside(rel string) string {
-	name := rel + offload.FailedSuffix
-	if !ls.files[name] {
-		return ""
-	}
-	for i := 2; ls.files[fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)]; i++ {
-		name = fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)
-	}
-	return name
-}
-
-func list(ctx context.Context, st ascmhl.Store, ign *ignore.Matcher) (*listing, error) {
-	ls := &listing{dirs: map[string]time.Time{".": {}}, files: map[string]bool{}}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		ents, err := st.ReadDir(dir)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", dir, err)
-		}
-		for _, e := range ents {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			rel := e.Name()
-			if dir != "." {
-				rel = dir + "/" + rel
-			}
-			if ign.Match(rel, e.IsDir()) {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				var mt time.Time
-				if fi, err := e.Info(); err == nil {
-					mt = fi.ModTime()
-				}
-				ls.dirs[rel] = mt
-				if err := walk(rel); err != nil {
-					return err
-				}
-			case e.Type().IsRegular():
-				ls.files[rel] = true
-			}
-		}
-		return nil
-	}
-	return ls, walk(".")
-}
-
+// builder makes the new generation in two walks of the card's files
+// (info.Files, from the catalog in path order), each merged with a walk
+// of the card's folder on the destination in the same order (destWalk):
+// the first qualifies every file, counts, and computes the folders'
+// hashes (a stack of the folders open); the second writes each file's
+// entry as it comes (writeEntries). Per file it holds nothing past its
+// turn, but the names its warnings show (the first few) and, when one is
+// written, the MHL v1.1 list.
 type builder struct {
-	info  offload.SealInfo
-	st    ascmhl.Store
-	hist  *ascmhl.History
-	ls    *listing
-	ign   *ignore.Matcher
-	files []ascmhl.File
-	// vals says where each listed file's values are, for its folders'
-	// hashes: its entry in files (an index), or (-1) in unread (a copy
-	// not read back that an earlier record lists: not in the manifest).
-	vals     map[string]int32
-	unread   map[string]map[hashing.Algo]string
-	v1       mhlv1.List
-	withV1   bool // the MHL v1.1 list is written (v1 is filled)
-	warnings []string
+	info    offload.SealInfo
+	st      ascmhl.Store
+	hist    *ascmhl.History
+	ign     *ignore.Matcher
+	algos   []hashing.Algo
+	records map[string]*ascmhl.Record // the earlier history's (nil: none)
+	// failedSums are the hashes of the failed copies as the first walk
+	// read them (nil: could not be read, left out): the second writes
+	// the same.
+	failedSums map[string]map[hashing.Algo]string
+	second     bool // the second walk: nothing counted or warned again
+	v1         mhlv1.List
+	withV1     bool // the MHL v1.1 list is written (v1 is filled)
+	warnings   []string
+	q          qualified
+	root       []ascmhl.DirHash
+	dirs       []ascmhl.Dir // the folders listed, in the manifest's order
 
 	verified, failed, unverified, changed int
 }
 
 func (b *builder) warn(format string, a ...any) {
-	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
+	if !b.second {
+		b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
+	}
 }
 
 func ascAlgos(algos []hashing.Algo) []hashing.Algo {
@@ -105,147 +60,321 @@ func ascAlgos(algos []hashing.Algo) []hashing.Algo {
 	return out
 }
 
-// build qualifies every file of the card (info.Files, walked from the
-// catalog one at a time) for the new generation: what it holds per file
-// is the manifest's entry and the values its folders' hashes need.
-func (b *builder) build(ctx context.Context) error {
-	var records map[string]*ascmhl.Record
-	if b.hist != nil {
-		records = b.hist.Records()
+// qualified are the files the warnings name: how many, and the first few.
+type qualified struct{ changed, gone, noCommon, foreign, aside nameList }
+
+// nameList counts names and keeps the first ones a warning shows.
+type nameList struct {
+	n     int
+	first []string
+}
+
+func (l *nameList) add(p string) {
+	if len(l.first) < shownNames {
+		l.first = append(l.first, p)
 	}
-	b.vals, b.unread = map[string]int32{}, map[string]map[hashing.Algo]string{}
-	var q qualified
-	err := b.info.Files.Each(func(sf *offload.SealFile) error {
-		return b.add(ctx, sf, records[sf.Rel], &q)
+	l.n++
+}
+
+// shownNames is how many names a warning shows before "and N more".
+const shownNames = 5
+
+func (l *nameList) String() string {
+	var shown []string
+	for _, p := range l.first {
+		shown = append(shown, ascmhl.DisplayName(p))
+	}
+	if l.n > len(l.first) {
+		shown = append(shown, fmt.Sprintf("and %d more", l.n-len(l.first)))
+	}
+	return strings.Join(shown, ", ")
+}
+
+// build is the first walk: every file of the card qualified for the new
+// generation (counted, warned about), the folders' hashes computed over
+// the folder as it is on the destination, with the values of the files
+// this job wrote (a folder holding another file gets none).
+func (b *builder) build(ctx context.Context) error {
+	b.algos = ascAlgos(b.info.Algos)
+	if b.hist != nil {
+		b.records = b.hist.Records()
+	}
+	b.failedSums = map[string]map[hashing.Algo]string{}
+	var dh *ascmhl.DirHasher
+	if !b.info.NoDirectoryHashes {
+		dh = ascmhl.NewDirHasher(b.algos)
+	}
+	var mtimes []time.Time // of the folders open
+	none := func(hashing.Algo) string { return "" }
+	onDest := func(ev *destEvent, vals func(hashing.Algo) string) error {
+		switch ev.kind {
+		case evEnter:
+			mtimes = append(mtimes, ev.mtime)
+			if dh != nil {
+				dh.Enter(ev.rel)
+			}
+		case evLeave:
+			mt := mtimes[len(mtimes)-1]
+			mtimes = mtimes[:len(mtimes)-1]
+			b.leave(dh, ev.rel, mt)
+		case evFile:
+			if vals == nil {
+				vals = none
+				if offload.IsAsideName(pathBase(ev.rel)) {
+					b.q.aside.add(ev.rel)
+				} else {
+					b.q.foreign.add(ev.rel)
+				}
+			}
+			if dh != nil {
+				return dh.File(ev.rel, vals)
+			}
+		}
+		return nil
+	}
+	err := b.merge(ctx, onDest, func(sf *offload.SealFile, present bool) (func(hashing.Algo) string, error) {
+		f, vals, err := b.add(ctx, sf, present)
+		switch {
+		case err != nil:
+			return nil, err
+		case f != nil:
+			return func(a hashing.Algo) string { h, _ := f.Hash(a); return h.Value }, nil
+		case vals != nil:
+			return func(a hashing.Algo) string { return vals[a] }, nil
+		}
+		return nil, nil
 	})
 	if err != nil {
 		return err
 	}
-	if len(q.changed) > 0 {
-		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", len(q.changed), names(q.changed))
+	sort.Slice(b.dirs, func(i, j int) bool { return ascmhl.DirKey(b.dirs[i].Path) < ascmhl.DirKey(b.dirs[j].Path) })
+	if b.q.changed.n > 0 {
+		b.warn("%d file(s) differ from the card's earlier ASC MHL history (recorded as failed): %s", b.q.changed.n, &b.q.changed)
 	}
-	if len(q.noCommon) > 0 {
+	if b.q.noCommon.n > 0 {
 		b.warn("%d file(s) are recorded in the earlier history with no hash this job computed, so they could not be checked against it (recorded as original): %s",
-			len(q.noCommon), names(q.noCommon))
+			b.q.noCommon.n, &b.q.noCommon)
 	}
-	if len(q.gone) > 0 {
-		b.warn("%d file(s) are no longer in the folder: %s", len(q.gone), names(q.gone))
+	if b.q.gone.n > 0 {
+		b.warn("%d file(s) are no longer in the folder: %s", b.q.gone.n, &b.q.gone)
 	}
 	return nil
 }
 
-// qualified are the files build names in its warnings.
-type qualified struct{ changed, gone, noCommon []string }
-
-// add qualifies one file (rec: its earlier record, nil if none).
-func (b *builder) add(ctx context.Context, sf *offload.SealFile, rec *ascmhl.Record, q *qualified) error {
-	info := b.info
-	algos := ascAlgos(info.Algos)
-	if b.ign.Match(sf.Rel, false) {
-		return nil
+// leave closes folder rel of the first walk: listed in the manifest with
+// its hashes (with none without directory hashes), the root's go to the
+// root hash.
+func (b *builder) leave(dh *ascmhl.DirHasher, rel string, mt time.Time) {
+	var hs []ascmhl.DirHash
+	if dh != nil {
+		_, hs = dh.Leave()
 	}
-	present := b.ls.files[sf.Rel]
+	switch {
+	case rel == ".":
+		b.root = hs
+	case dh == nil || len(hs) > 0:
+		b.dirs = append(b.dirs, ascmhl.Dir{Path: rel, Mtime: mt, Hashes: hs})
+	}
+}
+
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// merge walks the card's files and the destination's listing together,
+// both in byte order of the path: onCard gets each file of the card not
+// ignored, with whether the destination has it, and returns its values
+// for the folders' hashes (nil: none); onDest gets each folder entered
+// and left and each file of the destination, with the values its card
+// file was given (nil: no file of the card, or one left out).
+func (b *builder) merge(ctx context.Context, onDest func(*destEvent, func(hashing.Algo) string) error,
+	onCard func(*offload.SealFile, bool) (func(hashing.Algo) string, error)) error {
+	w := newDestWalk(ctx, b.st, b.ign)
+	// upTo hands on the destination's events before the first file at or
+	// after rel ("": all) and says whether that file is rel.
+	upTo := func(rel string) (bool, error) {
+		for {
+			ev, err := w.peek()
+			if err != nil || ev == nil {
+				return false, err
+			}
+			if ev.kind == evFile && rel != "" && ev.rel >= rel {
+				return ev.rel == rel, nil
+			}
+			w.take()
+			if err := onDest(ev, nil); err != nil {
+				return false, err
+			}
+		}
+	}
+	last := ""
+	err := b.info.Files.Each(func(sf *offload.SealFile) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if sf.Rel <= last && last != "" || sf.Rel == "" {
+			return fmt.Errorf("the card's files are not in path order: %q after %q", sf.Rel, last)
+		}
+		last = sf.Rel
+		if b.ign.Match(sf.Rel, false) {
+			return nil
+		}
+		present, err := upTo(sf.Rel)
+		if err != nil {
+			return err
+		}
+		vals, err := onCard(sf, present)
+		if err != nil || !present {
+			return err
+		}
+		ev, _ := w.peek()
+		w.take()
+		return onDest(ev, vals)
+	})
+	if err != nil {
+		return err
+	}
+	_, err = upTo("")
+	return err
+}
+
+// add qualifies one file of the card (present: the destination has it):
+// its entry in the manifest (nil: not in it) or, for a copy not read
+// back that an earlier record lists (not in the manifest), its values.
+func (b *builder) add(ctx context.Context, sf *offload.SealFile, present bool) (*ascmhl.File, map[hashing.Algo]string, error) {
 	switch sf.State {
 	case offload.StateVerified, offload.StateCopied, offload.StatePresent:
 		if !present {
-			q.gone = append(q.gone, sf.Rel)
-			return nil
+			if !b.second {
+				b.q.gone.add(sf.Rel)
+			}
+			return nil, nil, nil
 		}
 	case offload.StateFailed:
-		name := sf.Rel
-		if !present {
-			// A copy that failed its read-back is moved aside
-			// (offload.FailedSuffix): recorded failed under the
-			// file's name with the hashes of what was written, as
-			// when it stayed in place.
-			if name = b.ls.aside(sf.Rel); name == "" {
-				return nil
-			}
-		}
-		sums, err := ascmhl.HashFile(ctx, b.st, name, algos)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
-			return nil
-		}
-		f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
-		now := info.Finished
-		for _, a := range algos {
-			f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: now})
-		}
-		b.vals[sf.Rel] = int32(len(b.files))
-		b.files = append(b.files, f)
-		b.failed++
-		b.addV1(sf)
-		return nil
+		return b.addFailed(ctx, sf, present)
 	default: // skipped (conflict), pending: not this card's copy
-		return nil
+		return nil, nil, nil
 	}
 	readBack := sf.State == offload.StateVerified
-	f := ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+	f := &ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
 	vals := map[hashing.Algo]string{}
-	for _, a := range algos {
+	for _, a := range b.algos {
 		if v := sf.Sums.Get(a); v != "" {
 			vals[a] = v
 		}
 	}
 	if len(vals) == 0 {
 		b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
-		return nil
+		return nil, nil, nil
 	}
-	if rec != nil {
-		compared, same := 0, true
-		for a, v := range vals {
-			if pv, ok := rec.Values[a]; ok {
-				compared++
-				same = same && pv == v
-			}
+	rec := b.records[sf.Rel]
+	if rec == nil {
+		f.Hashes = b.fresh(sf, vals, readBack)
+		b.addV1(sf)
+		return f, nil, nil
+	}
+	compared, same := 0, true
+	for a, v := range vals {
+		if pv, ok := rec.Values[a]; ok {
+			compared++
+			same = same && pv == v
 		}
-		switch {
-		case compared > 0 && !same:
-			q.changed = append(q.changed, sf.Rel)
-			for _, a := range sortedAlgos(vals) {
-				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: info.Finished})
-			}
-			b.changed++
-		case !readBack:
-			b.unverified++
-			b.vals[sf.Rel] = -1
-			b.unread[sf.Rel] = vals
-			b.addV1(sf)
-			return nil
-		case compared > 0:
-			for _, a := range sortedAlgos(vals) {
-				f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
-			}
-			b.verified++
-		default:
-			q.noCommon = append(q.noCommon, sf.Rel)
-			f.Hashes = b.fresh(sf, vals, readBack)
+	}
+	switch {
+	case compared > 0 && !same:
+		for _, a := range sortedAlgos(vals) {
+			f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Failed, Date: b.info.Finished})
 		}
-	} else {
+		b.count(&b.changed)
+		if !b.second {
+			b.q.changed.add(sf.Rel)
+		}
+	case !readBack:
+		b.count(&b.unverified)
+		b.addV1(sf)
+		return nil, vals, nil
+	case compared > 0:
+		for _, a := range sortedAlgos(vals) {
+			f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: vals[a], Action: ascmhl.Verified, Date: sf.Verified})
+		}
+		b.count(&b.verified)
+	default:
+		if !b.second {
+			b.q.noCommon.add(sf.Rel)
+		}
 		f.Hashes = b.fresh(sf, vals, readBack)
 	}
-	b.vals[sf.Rel] = int32(len(b.files))
-	b.files = append(b.files, f)
 	b.addV1(sf)
-	return nil
+	return f, nil, nil
 }
 
-// value is file's value in a for its folders' hashes ("": none, a file
-// this job did not write).
-func (b *builder) value(file string, a hashing.Algo) string {
-	i, ok := b.vals[file]
-	switch {
-	case !ok:
-		return ""
-	case i < 0:
-		return b.unread[file][a]
+// addFailed qualifies a copy that failed its read-back: read again from
+// the destination (the first walk; the second takes what it read) and
+// recorded failed under the file's name.
+func (b *builder) addFailed(ctx context.Context, sf *offload.SealFile, present bool) (*ascmhl.File, map[hashing.Algo]string, error) {
+	sums, read := b.failedSums[sf.Rel]
+	if !b.second {
+		name := sf.Rel
+		if !present {
+			// A copy that failed its read-back is moved aside
+			// (offload.FailedSuffix): recorded failed under the
+			// file's name with the hashes of what was written, as
+			// when it stayed in place.
+			if name = b.aside(sf.Rel); name == "" {
+				return nil, nil, nil
+			}
+		}
+		var err error
+		sums, err = ascmhl.HashFile(ctx, b.st, name, b.algos)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			b.warn("%s failed and cannot be read back now (%v): left out", ascmhl.DisplayName(sf.Rel), err)
+			return nil, nil, nil
+		}
+		b.failedSums[sf.Rel], read = sums, true
 	}
-	h, _ := b.files[i].Hash(a)
-	return h.Value
+	if !read {
+		return nil, nil, nil
+	}
+	f := &ascmhl.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime}
+	for _, a := range b.algos {
+		f.Hashes = append(f.Hashes, ascmhl.Hash{Algo: a, Value: sums[a], Action: ascmhl.Failed, Date: b.info.Finished})
+	}
+	b.count(&b.failed)
+	b.addV1(sf)
+	return f, nil, nil
+}
+
+// aside is the last of the failed copies of rel moved aside
+// (rel.dit-failed, then rel.dit-failed.2, ...), "" if there is none.
+func (b *builder) aside(rel string) string {
+	has := func(name string) bool {
+		if b.ign.Match(name, false) {
+			return false
+		}
+		fi, err := b.st.Lstat(name)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	name := rel + offload.FailedSuffix
+	if !has(name) {
+		return ""
+	}
+	for i := 2; has(fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)); i++ {
+		name = fmt.Sprintf("%s%s.%d", rel, offload.FailedSuffix, i)
+	}
+	return name
+}
+
+// count adds one to a figure of the first walk.
+func (b *builder) count(n *int) {
+	if !b.second {
+		*n++
+	}
 }
 
 // fresh qualifies the hashes of a file with no earlier record: every one
@@ -265,16 +394,16 @@ func (b *builder) fresh(sf *offload.SealFile, vals map[hashing.Algo]string, read
 		out = append(out, h)
 	}
 	if readBack {
-		b.verified++
+		b.count(&b.verified)
 	} else {
-		b.unverified++
+		b.count(&b.unverified)
 	}
 	return out
 }
 
 // addV1 lists the file for the MHL v1.1 list, when one is written.
 func (b *builder) addV1(sf *offload.SealFile) {
-	if !b.withV1 {
+	if !b.withV1 || b.second {
 		return
 	}
 	d := sf.Verified
@@ -291,117 +420,4 @@ func sortedAlgos(m map[hashing.Algo]string) []hashing.Algo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func names(list []string) string {
-	var shown []string
-	for i, p := range list {
-		if i == 5 {
-			shown = append(shown, fmt.Sprintf("and %d more", len(list)-5))
-			break
-		}
-		shown = append(shown, ascmhl.DisplayName(p))
-	}
-	return strings.Join(shown, ", ")
-}
-
-// manifest assembles the new generation.
-func (b *builder) manifest(patterns []string) (*ascmhl.Manifest, error) {
-	info := b.info
-	algos := ascAlgos(info.Algos)
-	m := &ascmhl.Manifest{Created: info.Finished, Host: info.Host, Tool: "dit", ToolVersion: info.ToolVersion,
-		Process: ascmhl.ProcessTransfer, Ignore: patterns, Files: b.files}
-	var parts []string
-	parts = append(parts, fmt.Sprintf("%d verified by reading the copy back", b.verified))
-	if b.unverified > 0 {
-		parts = append(parts, fmt.Sprintf("%d copied, not read back", b.unverified))
-	}
-	if b.failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d FAILED read-back", b.failed))
-	}
-	if b.changed > 0 {
-		parts = append(parts, fmt.Sprintf("%d differ from the earlier history", b.changed))
-	}
-	m.Comment = fmt.Sprintf("%s hashes %s; files: %s", ownComment(info), hashing.Names(info.Algos), strings.Join(parts, ", "))
-	// The DIT's creator info; what would make the manifest invalid is left
-	// out with a warning (the card's proof matters more than a name).
-	if c := strings.TrimSpace(info.Comment); c != "" {
-		if ascmhl.XMLSafe(c) {
-			m.Comment += "; " + c // after dit's text: sealedBefore reads its start
-		} else {
-			b.warn("the comment holds characters XML cannot carry: left out")
-		}
-	}
-	if a := (ascmhl.Author{Name: info.Author.Name, Email: info.Author.Email, Phone: info.Author.Phone, Role: info.Author.Role}); !a.IsZero() {
-		if err := a.Check(); err != nil {
-			b.warn("%v: author left out", err)
-		} else {
-			m.Authors = []ascmhl.Author{a}
-		}
-	}
-	if ascmhl.XMLSafe(info.Location) {
-		m.Location = info.Location
-	} else {
-		b.warn("the location holds characters XML cannot carry: left out")
-	}
-	if info.NoDirectoryHashes {
-		// Folders listed without hashes, and an empty root hash (the
-		// reference tool's verify -dh needs the element).
-		m.EmptyRootHash = true
-		for d, mt := range b.ls.dirs {
-			if d != "." {
-				m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt})
-			}
-		}
-		sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
-		return m, nil
-	}
-
-	tree := ascmhl.Tree{Files: make(map[string]map[hashing.Algo]string, len(b.ls.files)), Value: b.value}
-	for d := range b.ls.dirs {
-		tree.Dirs = append(tree.Dirs, d)
-	}
-	foreign := 0
-	for p := range b.ls.files {
-		tree.Files[p] = nil
-		if _, ok := b.vals[p]; !ok {
-			foreign++
-		}
-	}
-	if foreign > 0 {
-		var list, aside []string
-		for p := range b.ls.files {
-			if _, ok := b.vals[p]; !ok {
-				if offload.IsAsideName(path.Base(p)) {
-					aside = append(aside, p)
-				} else {
-					list = append(list, p)
-				}
-			}
-		}
-		sort.Strings(list)
-		sort.Strings(aside)
-		if len(list) > 0 {
-			b.warn("%d file(s) in the folder were not written by this job (%s): the folders holding them get no directory hash", len(list), names(list))
-		}
-		if len(aside) > 0 {
-			// A copy that failed its read-back, moved off the card's file
-			// name (offload.FailedSuffix): listed by name, never hashed as
-			// footage; a resume that copies the file again removes it.
-			b.warn("%d copy(ies) that failed verification were moved aside (%s): the folders holding them get no directory hash", len(aside), names(aside))
-		}
-	}
-	dh, err := ascmhl.DirHashes(tree, algos)
-	if err != nil {
-		return nil, err
-	}
-	m.Root = dh["."]
-	for d, mt := range b.ls.dirs {
-		if d == "." || len(dh[d]) == 0 {
-			continue
-		}
-		m.Dirs = append(m.Dirs, ascmhl.Dir{Path: d, Mtime: mt, Hashes: dh[d]})
-	}
-	sort.Slice(m.Dirs, func(i, j int) bool { return m.Dirs[i].Path < m.Dirs[j].Path })
-	return m, nil
 }

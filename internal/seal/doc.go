@@ -78,14 +78,34 @@
 // # Memory
 //
 // The card's files come from the catalog a file at a time
-// (offload.SealFiles; walked more than once: the recovery asks only for
-// the card's own ascmhl folder). What the seal holds per file while it
-// writes a generation is the manifest's entry, where its values are for
-// the folders' hashes, its name in the destination's listing and its
-// part of the manifest's XML (sized once): about 450 bytes a file on a
-// card of 512-byte frames; the MHL v1.1 list is built only when it is
-// written. The manifest is one document whose root hash comes first, so
-// it is assembled whole before it is written (see docs/design.md).
+// (offload.SealFiles, in byte order of the path; walked more than once:
+// the recovery asks only for the card's own ascmhl folder). The manifest
+// is one document whose root hash comes before its files, so the seal
+// walks the card's files twice, each time merged with a walk of the
+// card's folder on the destination in the same order (walk.go: a folder's
+// entries sorted with a sub-folder's name followed by "/", so its files
+// come where their paths sort): the first qualifies every file, counts
+// them for the comment and computes the folders' hashes
+// (ascmhl.DirHasher: a stack of the folders open, each with its
+// children's digests, 16 bytes a child with xxh64); the second writes
+// each file's entry as it comes, and each folder's where it sorts,
+// through ascmhl.AppendFrom into the manifest's temp file (the chain's c4
+// taken as it is written). A copy that failed its read-back is read once
+// (the first walk) and its hashes kept for the second. The history is
+// read back after the append without its records
+// (ascmhl.LoadHistoryHeads).
+//
+// What the seal holds is then: the listing of the folders open on the
+// way down (each entry's name, read a few hundred at a time:
+// ascmhl.EachDirEntry) and their children's digests, bounded by the
+// widest folder (a clip folder of 1,000 frames; ~110-180 bytes a frame for a
+// card of frames all in one folder: BenchmarkSealHeap), a
+// record per folder (its path, time and hashes), the first names each
+// warning shows, and the failed copies' hashes; not a record per file. Two things still grow with the
+// files, each only when asked for: the MHL v1.1 list (written whole, when
+// --mhl asks for it) and the records of an earlier history the card
+// carries or the folder already holds (ascmhl.History.Records). See
+// docs/design.md.
 //
 // # Where it sits
 //

@@ -118,11 +118,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 		}
 	}
 	ign := ignore.New(patterns)
-	ls, err := list(ctx, st, ign)
-	if err != nil {
-		return err
-	}
-	b := &builder{info: info, st: st, hist: hist, ls: ls, ign: ign, withV1: s.Format.V1}
+	b := &builder{info: info, st: st, hist: hist, ign: ign, withV1: s.Format.V1}
 	if err := b.build(ctx); err != nil {
 		return err
 	}
@@ -137,7 +133,7 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 		}
 	}
 	if s.Format.ASC {
-		name, err := appendGeneration(st, hist, b, patterns, folder)
+		name, err := appendGeneration(ctx, st, hist, b, patterns, folder)
 		if err != nil {
 			return err
 		}
@@ -271,7 +267,7 @@ func (s *Sealer) writeV1(st ascmhl.Store, b *builder, name string) (bool, error)
 // checks that the history reads back whole with it; it returns the
 // manifest's name. A generation this seal wrote before is not appended
 // again.
-func appendGeneration(st ascmhl.Store, hist *ascmhl.History, b *builder, patterns []string, folder string) (string, error) {
+func appendGeneration(ctx context.Context, st ascmhl.Store, hist *ascmhl.History, b *builder, patterns []string, folder string) (string, error) {
 	info := b.info
 	if g := sealedBefore(hist, info); g != "" {
 		// This seal's generation is already in the chain (a crash came
@@ -279,16 +275,15 @@ func appendGeneration(st ascmhl.Store, hist *ascmhl.History, b *builder, pattern
 		// appended.
 		return g + " (written before)", nil
 	}
-	m, err := b.manifest(patterns)
-	if err != nil {
-		return "", err
-	}
-	name, err := ascmhl.Append(st, hist, m, folder)
+	name, err := ascmhl.AppendFrom(st, hist, b.manifest(patterns), folder, func(mw *ascmhl.ManifestWriter) error {
+		return b.writeEntries(ctx, mw)
+	})
 	if err != nil {
 		return "", fmt.Errorf("writing the ASC MHL history in %s: %w", info.CardDir, err)
 	}
-	// The card is sealed only with a history that reads back whole.
-	again, err := ascmhl.LoadHistory(st)
+	// The card is sealed only with a history that reads back whole (each
+	// manifest parsed, its c4 checked; no record kept).
+	again, err := ascmhl.LoadHistoryHeads(st)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("the ASC MHL history in %s does not read back after writing %s: %w", info.CardDir, name, err)

@@ -34,10 +34,10 @@ func TestSealStagedCloudFolder(t *testing.T) {
 		DestRoot: "rclone:s3:shots", CardDir: "rclone:s3:shots/day01/A001", Finished: verified.Add(time.Minute),
 		Stage: stage, DirTimes: map[string]time.Time{"A": dirTime, "A/B": dirTime, "Empty": dirTime},
 		Files: offload.SealFileList([]offload.SealFile{
-			{Rel: "A/clip.mov", Size: 4, Mtime: mtime, Sums: sums("clip"), State: offload.StateVerified, Verified: verified},
 			{Rel: nfd, Size: 5, Mtime: mtime, Sums: sums("scene"), State: offload.StateVerified, Verified: verified},
-			{Rel: "bad.mov", Size: 3, Mtime: mtime, Sums: sums("bad"), State: offload.StateFailed, Error: "differs"},
+			{Rel: "A/clip.mov", Size: 4, Mtime: mtime, Sums: sums("clip"), State: offload.StateVerified, Verified: verified},
 			{Rel: "ascmhl/ascmhl_chain.xml", Size: 9, Mtime: mtime, Sums: sums("the chain")},
+			{Rel: "bad.mov", Size: 3, Mtime: mtime, Sums: sums("bad"), State: offload.StateFailed, Error: "differs"},
 		})}
 	err := (&Sealer{Format: Format{ASC: true}}).Seal(context.Background(), info)
 	var w *offload.SealWarning

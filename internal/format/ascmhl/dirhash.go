@@ -168,3 +168,132 @@ func decodeValue(a hashing.Algo, v string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// DirHasher computes the folder hashes DirHashes computes, for a tree
+// walked depth first: Enter a folder, give its files (File) and its
+// sub-folders (Enter ... Leave) in any order, Leave it. It holds only the
+// folders open on the way down, each with its children's hashes as bytes
+// (per algorithm two digests a child: 16 bytes for xxh64), never the
+// tree: bounded by the widest folder.
+type DirHasher struct {
+	algos []hashing.Algo
+	sizes []int
+	open  []*dirFrame
+}
+
+// dirFrame is a folder being hashed.
+type dirFrame struct {
+	path    string
+	missing []bool   // per algorithm: a child has no value
+	content [][]byte // per algorithm: the children's content digests, packed
+	struc   [][]byte // per algorithm: digest(name + child's structure digest), packed
+}
+
+// NewDirHasher hashes folders in each of algos.
+func NewDirHasher(algos []hashing.Algo) *DirHasher {
+	d := &DirHasher{algos: algos}
+	for _, a := range algos {
+		d.sizes = append(d.sizes, a.New().Size())
+	}
+	return d
+}
+
+// Depth is the number of folders open.
+func (d *DirHasher) Depth() int { return len(d.open) }
+
+// Enter opens folder p ("." is the root) inside the folder open last.
+func (d *DirHasher) Enter(p string) {
+	n := len(d.algos)
+	d.open = append(d.open, &dirFrame{path: p, missing: make([]bool, n), content: make([][]byte, n), struc: make([][]byte, n)})
+}
+
+// File adds file p of the folder open last, with its value in each
+// algorithm ("": none; its folders then get no hash of that algorithm).
+func (d *DirHasher) File(p string, value func(hashing.Algo) string) error {
+	top := d.open[len(d.open)-1]
+	name := path.Base(p)
+	for i, a := range d.algos {
+		if top.missing[i] {
+			continue
+		}
+		v := value(a)
+		if v == "" {
+			top.missing[i] = true
+			continue
+		}
+		b, err := decodeValue(a, v)
+		if err == nil && len(b) != d.sizes[i] {
+			err = fmt.Errorf("invalid %s value %q", a, v)
+		}
+		if err != nil {
+			return fmt.Errorf("ascmhl: %q: %w", p, err)
+		}
+		d.add(top, i, name, b, b)
+	}
+	return nil
+}
+
+// add records a child's content and structure digests in algorithm i.
+func (d *DirHasher) add(f *dirFrame, i int, name string, content, struc []byte) {
+	h := d.algos[i].New()
+	h.Write([]byte(name))
+	h.Write(struc)
+	f.content[i] = append(f.content[i], content...)
+	f.struc[i] = h.Sum(f.struc[i])
+}
+
+// Leave closes the folder open last and returns its path and hashes, in
+// the order of the algorithms (none of an algorithm some file below it
+// has no value in); they go into the folder holding it.
+func (d *DirHasher) Leave() (string, []DirHash) {
+	f := d.open[len(d.open)-1]
+	d.open = d.open[:len(d.open)-1]
+	var parent *dirFrame
+	if len(d.open) > 0 {
+		parent = d.open[len(d.open)-1]
+	}
+	var out []DirHash
+	for i, a := range d.algos {
+		if f.missing[i] {
+			if parent != nil {
+				parent.missing[i] = true
+			}
+			continue
+		}
+		c := digestOfPacked(a, f.content[i], d.sizes[i])
+		s := digestOfPacked(a, f.struc[i], d.sizes[i])
+		out = append(out, DirHash{Algo: a, Content: hashing.Encode(a, c), Structure: hashing.Encode(a, s)})
+		if parent != nil && !parent.missing[i] {
+			d.add(parent, i, path.Base(f.path), c, s)
+		}
+	}
+	return f.path, out
+}
+
+// digestOfPacked is hashOfHashes over digests of size bytes packed in b:
+// sorted (the text forms sort as their bytes do: fixed-width lowercase
+// hex, fixed-width base58 for c4), concatenated, hashed.
+func digestOfPacked(a hashing.Algo, b []byte, size int) []byte {
+	sort.Sort(packed{b: b, size: size, tmp: make([]byte, size)})
+	h := a.New()
+	h.Write(b)
+	return h.Sum(nil)
+}
+
+// packed sorts fixed-size records in place.
+type packed struct {
+	b    []byte
+	size int
+	tmp  []byte
+}
+
+func (p packed) Len() int { return len(p.b) / p.size }
+func (p packed) Less(i, j int) bool {
+	return string(p.b[i*p.size:(i+1)*p.size]) < string(p.b[j*p.size:(j+1)*p.size])
+}
+func (p packed) Swap(i, j int) {
+	x, y := p.b[i*p.size:(i+1)*p.size], p.b[j*p.size:(j+1)*p.size]
+	copy(p.tmp, x)
+	copy(x, y)
+	copy(y, p.tmp)
+}

@@ -1,6 +1,9 @@
 package ascmhl
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"path"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +52,78 @@ func TestDirHashesMatchReferenceTool(t *testing.T) {
 		require.Equal(t, hashing.XXH64, got[d][0].Algo)
 	}
 	require.Len(t, got["empty"], 2)
+}
+
+// dirHasherOf runs a DirHasher over tree, depth first, and returns what
+// DirHashes returns.
+func dirHasherOf(t *testing.T, tree Tree, algos []hashing.Algo) map[string][]DirHash {
+	t.Helper()
+	out := map[string][]DirHash{}
+	d := NewDirHasher(algos)
+	var walk func(dir string)
+	walk = func(dir string) {
+		d.Enter(dir)
+		for f, vals := range tree.Files {
+			if path.Dir(f) == dir {
+				require.NoError(t, d.File(f, func(a hashing.Algo) string { return vals[a] }))
+			}
+		}
+		for _, sub := range tree.Dirs {
+			if sub != "." && path.Dir(sub) == dir {
+				walk(sub)
+			}
+		}
+		p, hs := d.Leave()
+		require.Equal(t, dir, p)
+		if len(hs) > 0 {
+			out[p] = hs
+		}
+	}
+	walk(".")
+	require.Zero(t, d.Depth())
+	return out
+}
+
+// TestDirHasherIsDirHashes: the streaming folder hashes equal DirHashes'
+// on the reference tool's tree and on random trees in every algorithm
+// (c4's text sorts as its bytes, as hex does), children in any order.
+func TestDirHasherIsDirHashes(t *testing.T) {
+	algos := []hashing.Algo{hashing.C4, hashing.MD5, hashing.SHA1, hashing.XXH128, hashing.XXH3, hashing.XXH64}
+	rng := rand.New(rand.NewPCG(7, 44))
+	for round := 0; round < 20; round++ {
+		tree := Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+		dirs := []string{"."}
+		for i := 0; i < 5+rng.IntN(10); i++ {
+			parent := dirs[rng.IntN(len(dirs))]
+			d := path.Join(parent, fmt.Sprintf("d%d", i))
+			dirs = append(dirs, d)
+			tree.Dirs = append(tree.Dirs, d)
+		}
+		for i := 0; i < 20+rng.IntN(200); i++ {
+			f := path.Join(dirs[rng.IntN(len(dirs))], fmt.Sprintf("f%03d\u00e9.dng", i))
+			b := hashing.Bytes(algos, []byte(f+fmt.Sprint(round)))
+			vals := map[hashing.Algo]string{}
+			for _, a := range algos {
+				if round%4 != 3 || rng.IntN(30) > 0 { // now and then a value missing
+					vals[a] = b.Get(a)
+				}
+			}
+			tree.Files[f] = vals
+		}
+		want, err := DirHashes(tree, algos)
+		require.NoError(t, err)
+		for d, hs := range want {
+			if len(hs) == 0 {
+				delete(want, d)
+			}
+		}
+		require.Equal(t, want, dirHasherOf(t, tree, algos), "round %d", round)
+	}
+}
+
+func TestDirHasherRefusesABadValue(t *testing.T) {
+	d := NewDirHasher([]hashing.Algo{hashing.XXH64})
+	d.Enter(".")
+	err := d.File("a/b.mov", func(hashing.Algo) string { return "abc" })
+	require.ErrorContains(t, err, `"a/b.mov"`)
 }

@@ -117,6 +117,19 @@
 // implementing the same few methods, so that `dit array extract` and the
 // FUSE view show a tree the reference tool accepts.
 //
+// [AppendFrom] is Append for a manifest too big to hold: the header is a
+// Manifest without files or folders, the entries come through a
+// [ManifestWriter] in the manifest's order (each folder after everything
+// in it, paths in byte order; [DirKey]) and go to the temporary file as
+// they are written (a Store that is a [StreamWriter], as OSStore and
+// FSStore are, takes them as a stream; another gets the bytes whole),
+// the chain's c4 taken on the way. The bytes are Marshal's for the same
+// manifest ([WriteManifest] writes them to any io.Writer). Its folder
+// hashes come from a [DirHasher], which computes DirHashes' values over a
+// tree walked depth first, holding only the folders open (per child, two
+// digests an algorithm). [LoadHistoryHeads] reads a history back as
+// LoadHistory checks it, keeping no record.
+//
 // A crash or a power cut between the manifest and the chain leaves a
 // manifest that is not in the chain, and perhaps a temp of the chain
 // (".ascmhl_chain.xml.<hex>.dit-tmp"). [Recover] puts that right before

@@ -106,6 +106,12 @@ func (s FSStore) Remove(name string) error {
 // WriteFileAtomic implements Store with the engine's temp, sync, rename
 // (no-replace unless replace) and folder sync.
 func (s FSStore) WriteFileAtomic(name string, data []byte, replace bool) error {
+	return s.WriteFileAtomicFrom(name, replace, writeData(data))
+}
+
+// WriteFileAtomicFrom implements StreamWriter: WriteFileAtomic with the
+// content written by write as it is produced.
+func (s FSStore) WriteFileAtomicFrom(name string, replace bool, write func(io.Writer) error) error {
 	p, err := s.path("write", name)
 	if err != nil {
 		return err
@@ -115,7 +121,7 @@ func (s FSStore) WriteFileAtomic(name string, data []byte, replace bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(data)
+	err = writeBuffered(w, write)
 	if err == nil {
 		err = w.Sync()
 	}

@@ -53,13 +53,34 @@ var manifestName = regexp.MustCompile(`^(\d{4,})_.*\.mhl$`)
 // with the history's: Verify reads a history with less (see the package
 // doc).
 func LoadHistory(st Store) (*History, error) {
-	return loadHistory(st, false)
+	return loadHistory(st, loadFull)
 }
 
-// loadHistory reads the history of st. With compact, file records go to an
-// index (History.idx) instead of Manifest.Files, and hold only what Verify
-// needs.
-func loadHistory(st Store, compact bool) (*History, error) {
+// LoadHistoryHeads reads the history of st as LoadHistory does, every
+// manifest parsed and checked and its c4 compared with the chain, but
+// keeps no file or folder record: each Manifest has its creator,
+// process, root hash and ignore patterns, its Files and Dirs empty.
+// Memory does not grow with the files (a seal reads its history back
+// after appending this way). A path recorded twice in one manifest is
+// not noticed here (LoadHistory says so).
+func LoadHistoryHeads(st Store) (*History, error) {
+	return loadHistory(st, loadHeads)
+}
+
+// loadMode is what loadHistory keeps of each manifest's records.
+type loadMode int
+
+const (
+	loadFull    loadMode = iota // every record, in Manifest.Files and Dirs
+	loadCompact                 // Verify's index (History.idx); Files only of a small history
+	loadHeads                   // none
+)
+
+// loadHistory reads the history of st. With loadCompact, file records go
+// to an index (History.idx) instead of Manifest.Files, and hold only what
+// Verify needs; with loadHeads nowhere.
+func loadHistory(st Store, mode loadMode) (*History, error) {
+	compact := mode == loadCompact
 	fi, err := st.Lstat(HistoryDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoHistory
@@ -123,7 +144,7 @@ func loadHistory(st Store, compact bool) (*History, error) {
 		} else if n, _ := strconv.Atoi(m[1]); n != c.Seq {
 			warns.add(fmt.Sprintf("%s is generation %d in the chain", name, c.Seq))
 		}
-		m, c4, perr, err := readManifest(st, name, c.Seq, h.idx, keepFiles, warns)
+		m, c4, perr, err := readManifest(st, name, c.Seq, h.idx, keepFiles && mode != loadHeads, mode == loadHeads, warns)
 		if errors.Is(err, fs.ErrNotExist) {
 			h.Problems = append(h.Problems, fmt.Sprintf("%s is missing (listed in the chain as generation %d)", name, c.Seq))
 			h.Generations = append(h.Generations, g)
@@ -183,7 +204,7 @@ const keepFilesUpTo = 16 << 20
 // Manifest.Dirs is kept, and Manifest.Files only with keepFiles; without
 // idx the Manifest holds them all. perr says why the manifest is not
 // valid; err that it could not be read.
-func readManifest(st Store, name string, seq int, idx *index, keepFiles bool, warns *warnList) (m *Manifest, c4 string, perr, err error) {
+func readManifest(st Store, name string, seq int, idx *index, keepFiles, heads bool, warns *warnList) (m *Manifest, c4 string, perr, err error) {
 	f, err := st.Open(name)
 	if err != nil {
 		return nil, "", nil, err
@@ -193,13 +214,17 @@ func readManifest(st Store, name string, seq int, idx *index, keepFiles bool, wa
 	src := &ioErrReader{r: f}
 	tee := io.TeeReader(src, sum)
 	pw := &warnList{}
-	if idx == nil {
+	switch {
+	case heads:
+		none := func(*File) error { return nil }
+		m, perr = parseManifest(tee, pw, none, func(*Dir) error { return nil })
+	case idx == nil:
 		var ws []string
 		m, ws, perr = ReadManifest(tee)
 		for _, w := range ws {
 			pw.add(w)
 		}
-	} else {
+	default:
 		var files []File
 		var dirs []Dir
 		m, perr = parseManifest(tee, pw,
@@ -387,21 +412,59 @@ func Append(st Store, h *History, m *Manifest, folder string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return commit(st, h, folder, m.Created, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// AppendFrom is Append with the manifest streamed to its file as it is
+// written: m is the generation's header (m.Files and m.Dirs are not
+// written), entries gives its files and folders in the manifest's order
+// (see [ManifestWriter]), and the chain's c4 is taken from the bytes as
+// they go to the file. Memory does not grow with the entries. An error
+// (from entries, or an entry out of order or invalid) leaves no manifest
+// and the chain as it was.
+func AppendFrom(st Store, h *History, m *Manifest, folder string, entries func(*ManifestWriter) error) (string, error) {
+	if h != nil && len(h.Problems) > 0 {
+		return "", fmt.Errorf("the existing history is damaged, not appending to it: %s", strings.Join(h.Problems, "; "))
+	}
+	if m.Created.IsZero() {
+		return "", errors.New("the new generation has no creation time")
+	}
+	head := *m
+	head.Files, head.Dirs = nil, nil
+	if err := head.check(); err != nil {
+		return "", err
+	}
+	return commit(st, h, folder, m.Created, func(w io.Writer) error {
+		return writeManifest(w, &head, false, entries)
+	})
+}
+
+// commit writes the next generation's manifest (its bytes from write,
+// hashed as they go) and then the chain listing it.
+func commit(st Store, h *History, folder string, created time.Time, write func(io.Writer) error) (string, error) {
 	seq := h.NextSeq()
-	name := ManifestName(seq, folder, m.Created)
+	name := ManifestName(seq, folder, created)
+	if err := st.MkdirAll(HistoryDir); err != nil {
+		return "", err
+	}
+	sum := hashing.C4.New()
+	err := WriteFileAtomicFrom(st, HistoryDir+"/"+name, false, func(w io.Writer) error {
+		sum.Reset()
+		return write(io.MultiWriter(w, sum))
+	})
+	if err != nil {
+		return "", err
+	}
 	var chain []ChainEntry
 	if h != nil {
 		for _, g := range h.Generations {
 			chain = append(chain, ChainEntry{Seq: g.Seq, Path: g.File, C4: g.C4})
 		}
 	}
-	chain = append(chain, ChainEntry{Seq: seq, Path: name, C4: C4(data)})
-	if err := st.MkdirAll(HistoryDir); err != nil {
-		return "", err
-	}
-	if err := st.WriteFileAtomic(HistoryDir+"/"+name, data, false); err != nil {
-		return "", err
-	}
+	chain = append(chain, ChainEntry{Seq: seq, Path: name, C4: hashing.EncodeC4(sum.Sum(nil))})
 	crashpoint.Hit("ascmhl: manifest written")
 	if err := st.WriteFileAtomic(HistoryDir+"/"+ChainFile, MarshalChain(chain), true); err != nil {
 		return "", err

@@ -205,65 +205,12 @@ func (m *Manifest) Marshal() ([]byte, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	w := &xmlWriter{}
-	w.b.Grow(m.sizeHint())
-	w.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	w.open("hashlist", "version", "2.0", "xmlns", Namespace)
-
-	w.open("creatorinfo")
-	w.leaf("creationdate", xmlTime(m.Created))
-	w.leaf("hostname", m.Host)
-	w.leaf("tool", m.Tool, "version", m.ToolVersion)
-	for _, a := range m.Authors {
-		w.leaf("author", a.Name, "email", a.Email, "phone", a.Phone, "role", a.Role)
+	var b bytes.Buffer
+	b.Grow(m.sizeHint())
+	if err := m.marshalTo(&b); err != nil {
+		return nil, err
 	}
-	if m.Location != "" {
-		w.leaf("location", m.Location)
-	}
-	if m.Comment != "" {
-		w.leaf("comment", m.Comment)
-	}
-	w.close("creatorinfo")
-
-	w.open("processinfo")
-	w.leaf("process", m.Process)
-	if len(m.Root) > 0 || m.EmptyRootHash {
-		w.open("roothash")
-		writeDirHashes(w, m.Root)
-		w.close("roothash")
-	}
-	if len(m.Ignore) > 0 {
-		w.open("ignore")
-		for _, p := range m.Ignore {
-			w.leaf("pattern", p)
-		}
-		w.close("ignore")
-	}
-	w.close("processinfo")
-
-	if len(m.Files)+len(m.Dirs) > 0 {
-		w.open("hashes")
-		for _, e := range m.entries() {
-			if e.file != nil {
-				writeFile(w, e.file)
-			} else {
-				writeDir(w, e.dir)
-			}
-		}
-		w.close("hashes")
-	}
-	if len(m.References) > 0 {
-		w.open("references")
-		for _, r := range m.References {
-			w.open("hashlistreference")
-			w.leaf("path", r.Path)
-			w.leaf("c4", r.C4)
-			w.close("hashlistreference")
-		}
-		w.close("references")
-	}
-	w.close("hashlist")
-	return w.b.Bytes(), nil
+	return b.Bytes(), nil
 }
 
 // sizeHint is a little more than the size of the manifest as Marshal
@@ -402,38 +349,47 @@ func (m *Manifest) check() error {
 		return fmt.Errorf("ascmhl: the location or comment holds characters an XML document cannot carry")
 	}
 	seen := map[string]bool{}
-	for _, f := range m.Files {
-		if !ValidName(f.Path) || f.Path == "." {
-			return fmt.Errorf("ascmhl: invalid path %q", f.Path)
+	for i := range m.Files {
+		f := &m.Files[i]
+		if err := checkFile(f); err != nil {
+			return err
 		}
 		if seen[f.Path] {
 			return fmt.Errorf("ascmhl: %q is recorded twice", f.Path)
 		}
 		seen[f.Path] = true
-		n := 0
-		for _, h := range f.Hashes {
-			if !h.Algo.InASCMHL() {
-				continue
-			}
-			n++
-			switch h.Action {
-			case Original, Verified, Failed:
-			default:
-				return fmt.Errorf("ascmhl: %q: %s hash has no valid action (%q)", f.Path, h.Algo, h.Action)
-			}
-			if err := CheckValue(h.Algo, h.Value); err != nil {
-				return fmt.Errorf("ascmhl: %q: %w", f.Path, err)
-			}
-		}
-		if n == 0 {
-			return fmt.Errorf("ascmhl: %q has no ASC MHL hash", f.Path)
-		}
 	}
 	for _, d := range m.Dirs {
 		if !ValidName(d.Path) || d.Path == "." || seen[d.Path] {
 			return fmt.Errorf("ascmhl: invalid or repeated folder path %q", d.Path)
 		}
 		seen[d.Path] = true
+	}
+	return nil
+}
+
+// checkFile refuses a file record that would make an invalid manifest.
+func checkFile(f *File) error {
+	if !ValidName(f.Path) || f.Path == "." {
+		return fmt.Errorf("ascmhl: invalid path %q", f.Path)
+	}
+	n := 0
+	for _, h := range f.Hashes {
+		if !h.Algo.InASCMHL() {
+			continue
+		}
+		n++
+		switch h.Action {
+		case Original, Verified, Failed:
+		default:
+			return fmt.Errorf("ascmhl: %q: %s hash has no valid action (%q)", f.Path, h.Algo, h.Action)
+		}
+		if err := CheckValue(h.Algo, h.Value); err != nil {
+			return fmt.Errorf("ascmhl: %q: %w", f.Path, err)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("ascmhl: %q has no ASC MHL hash", f.Path)
 	}
 	return nil
 }

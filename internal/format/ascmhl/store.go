@@ -1,6 +1,8 @@
 package ascmhl
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -45,6 +47,46 @@ type Store interface {
 	// Remove removes a file or an empty folder (Recover: a temp or an
 	// uncommitted manifest of dit's own).
 	Remove(name string) error
+}
+
+// StreamWriter is a Store that writes a file as its content is
+// produced, never holding it whole: WriteFileAtomic's temporary name,
+// sync, rename and folder sync, with the content written by write (an
+// error from write leaves nothing behind and is returned). [OSStore] and
+// [FSStore] are; WriteFileAtomicFrom falls back to WriteFileAtomic for a
+// Store that is not.
+type StreamWriter interface {
+	WriteFileAtomicFrom(name string, replace bool, write func(io.Writer) error) error
+}
+
+// WriteFileAtomicFrom writes name in st with the content write gives:
+// streamed when st is a StreamWriter, else gathered and written by
+// st.WriteFileAtomic.
+func WriteFileAtomicFrom(st Store, name string, replace bool, write func(io.Writer) error) error {
+	if sw, ok := st.(StreamWriter); ok {
+		return sw.WriteFileAtomicFrom(name, replace, write)
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	return st.WriteFileAtomic(name, b.Bytes(), replace)
+}
+
+func writeData(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+}
+
+// writeBuffered writes write's content to w through a 64 KiB buffer.
+func writeBuffered(w io.Writer, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // ValidName reports whether name is a relative slash path that stays inside
@@ -129,6 +171,49 @@ func (s *OSStore) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, err
 }
 
+// EachDirEntry calls fn with each entry of folder name of st, in no
+// particular order: from an OSStore a few hundred at a time, so that a
+// folder of a hundred thousand frames is never held as DirEntries (each
+// with its FileInfo: ~300 bytes), from another Store through ReadDir.
+func EachDirEntry(st Store, name string, fn func(fs.DirEntry) error) error {
+	s, ok := st.(*OSStore) // exactly: a Store embedding one may list more
+	if !ok {
+		ents, err := st.ReadDir(name)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n, err := checkName("readdir", name)
+	if err != nil {
+		return err
+	}
+	f, err := s.root.Open(n)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(256)
+		for _, e := range ents {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // Lstat implements Store.
 func (s *OSStore) Lstat(name string) (fs.FileInfo, error) {
 	n, err := checkName("lstat", name)
@@ -190,6 +275,12 @@ const tempSuffix = ".dit-tmp"
 // two steps: dit holds the destination's lock while it seals, so no other
 // dit writes there in between.
 func (s *OSStore) WriteFileAtomic(name string, data []byte, replace bool) error {
+	return s.WriteFileAtomicFrom(name, replace, writeData(data))
+}
+
+// WriteFileAtomicFrom implements StreamWriter: WriteFileAtomic with the
+// content written by write as it is produced.
+func (s *OSStore) WriteFileAtomicFrom(name string, replace bool, write func(io.Writer) error) error {
 	n, err := checkName("write", name)
 	if err != nil {
 		return err
@@ -213,7 +304,7 @@ func (s *OSStore) WriteFileAtomic(name string, data []byte, replace bool) error 
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = writeBuffered(f, write)
 	if err == nil {
 		err = f.Sync()
 	}

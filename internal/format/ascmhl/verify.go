@@ -96,7 +96,7 @@ type scope struct {
 // Manifests are streamed, and only what the check needs is kept of each
 // record (see the package doc for the memory a large history takes).
 func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, error) {
-	h, err := loadHistory(st, true)
+	h, err := loadHistory(st, loadCompact)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (v *verifier) nestedHistory(dir string, ents []fs.DirEntry) {
 	for _, e := range ents {
 		if e.Name() == HistoryDir && e.IsDir() {
 			sub := &subStore{Store: v.st, prefix: dir + "/"}
-			nh, err := loadHistory(sub, true)
+			nh, err := loadHistory(sub, loadCompact)
 			if err != nil {
 				v.add(Finding{Kind: FindHistory, Path: dir, Detail: "nested history: " + err.Error()})
 				break
