@@ -203,7 +203,7 @@ func engineOptions(s *Settings) offload.Options {
 		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
 			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, RereadCard: s.RereadCard, ResumeArgs: s.ResumeArgs,
 			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes,
-			Rclone: s.Rclone},
+			Remote: RemoteSettings(s.Rclone)},
 	}
 }
 

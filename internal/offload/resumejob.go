@@ -130,7 +130,7 @@ func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, 
 	o.Catalog = cat
 	o.defaults()
 	o.ThenParallel = max(rec.ThenParallel, 1)
-	if err := o.settleCloud(); err != nil {
+	if err := o.settleRemote(); err != nil {
 		return o, nil, err
 	}
 	return o, algos, nil
