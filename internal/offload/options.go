@@ -184,15 +184,12 @@ type Env struct {
 	// missing (its files are rebuilt onto the blade when it returns).
 	AllowDegraded bool
 
-	// Author, Location and Comment are what the DIT says of the offload
-	// in each card's hash lists (the ASC MHL manifest's <creatorinfo>:
-	// <author>, <location>, and Comment after dit's own <comment> text);
-	// NoDirectoryHashes has the ASC MHL manifest list the card's folders
-	// without content and structure hashes. The engine passes them to
-	// Seal (SealInfo) and records none: a resumed job writes those it is
-	// given.
-	Author            Author
-	Location, Comment string
+	// Creator is what the DIT says of the offload in each card's hash
+	// lists; NoDirectoryHashes has the ASC MHL manifest list the card's
+	// folders without content and structure hashes. The engine passes
+	// them to Seal (SealInfo) and records none: a resumed job writes
+	// those it is given.
+	Creator
 	NoDirectoryHashes bool
 	// ResumeArgs are what the front end's resume command needs besides
 	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
@@ -224,6 +221,14 @@ type Hooks struct {
 	// interrupted) with its summary and the job's filesystem (through which
 	// array destinations are reached), e.g. to write reports.
 	AfterJob func(ctx context.Context, s *Summary, fsy fsys.FS) error
+}
+
+// Creator is what the DIT says of an offload in each card's hash lists
+// (the ASC MHL manifest's <creatorinfo>: <author>, <location>, and
+// Comment after dit's own <comment> text).
+type Creator struct {
+	Author            Author
+	Location, Comment string
 }
 
 // Author is the person named in the hash lists' creator info: who ran or
