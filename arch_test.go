@@ -93,6 +93,17 @@ var layering = []importRule{
 		why:      "the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 	},
 	{
+		// rclone's driver (internal/cloud) is the remote kind's: the
+		// pipeline carries its settings as dest.Settings, opaque but
+		// for what a job records. Its tests reach a local S3 server
+		// (internal/cloud/s3test) and give the kind an rclone.
+		from:     []string{"internal/offload"},
+		except:   []string{"internal/offload/dest"},
+		forbid:   []string{"internal/cloud"},
+		prodOnly: true,
+		why:      "the pipeline (internal/offload) does not import rclone's driver (internal/cloud): the remote kind (internal/offload/dest/remote) does",
+	},
+	{
 		// The read model reads a recorded job from the catalog; it
 		// knows nothing of the pipeline that wrote it.
 		from: []string{"internal/offload/summary"},
@@ -191,7 +202,7 @@ func TestLayering(t *testing.T) {
 func TestLayeringCatches(t *testing.T) {
 	m := func(p string) string { return module + p }
 	graph := map[string][]string{
-		m("internal/offload"):             {m("internal/format/ascmhl"), m("reports/jobreport"), m("internal/offload/dest/remote"), "fmt"},
+		m("internal/offload"):             {m("internal/format/ascmhl"), m("reports/jobreport"), m("internal/offload/dest/remote"), m("internal/cloud"), testMark + m("internal/cloud/s3test"), "fmt"},
 		m("internal/offload/dest"):        {m("internal/cloud"), m("raid")},
 		m("internal/offload/summary"):     {m("internal/offload"), m("internal/catalog")},
 		m("internal/offload/x"):           {testMark + m("internal/offload/dest/remote")},
@@ -214,6 +225,7 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/assembly imports ui: nothing outside cmd/ imports a front end (cmd/, ui/)",
 		"internal/format/ascmhl imports internal/offload: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
 		"internal/format/mhlv1 imports internal/units: internal/format/* imports of dit only internal/format, hashing, fsys and crashpoint",
+		"internal/offload imports internal/cloud: the pipeline (internal/offload) does not import rclone's driver (internal/cloud): the remote kind (internal/offload/dest/remote) does",
 		"internal/offload imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/offload/dest imports internal/cloud: the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",

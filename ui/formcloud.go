@@ -105,13 +105,13 @@ func cloudInfo(d *destItem) string {
 // Start: a refusal of the cloud rule in the form's words (the engine's
 // names the flags), any other as the engine says it.
 func refusalText(err error) string {
-	var cr *offload.CloudRefusal
+	var cr *offload.RemoteRefusal
 	if errors.As(err, &cr) {
 		switch cr.Reason {
-		case offload.CloudBesideThen:
+		case offload.RemoteBesideThen:
 			return "Cannot start: a cloud destination and destinations set to \"" + destThenText +
 				"\" in one job. Set the folders to \"" + destFirstText + "\" (the cloud copy is then uploaded from the first copy), or make the shuttles in another job."
-		case offload.CloudNoReadBack:
+		case offload.RemoteNoReadBack:
 			return "Cannot start: a cloud destination with \"" + verifyNoneText + "\": a cloud copy counts only once the storage's checksum " +
 				"(or a read-back) matches the card. Choose \"" + verifyDestText + "\"."
 		}
@@ -132,7 +132,7 @@ func (v *offloadView) renderCloudRule() {
 	first, then := v.runDests()
 	msg := ""
 	if sp, why := v.spec(); why == "" {
-		var cr *offload.CloudRefusal
+		var cr *offload.RemoteRefusal
 		if _, err := sp.Settings(formNames, nil); errors.As(err, &cr) {
 			msg = refusalText(err)
 		}

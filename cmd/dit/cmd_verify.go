@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dit-org/dit/cmd/dit/internal/termview"
+	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 )
@@ -93,7 +94,7 @@ func runVerify(cmd *cobra.Command, o VerifyOptions, g *GlobalOptions, id int64) 
 	defer cat.Close()
 	prog := newVerifyProgress(g, id)
 	var good, bad int
-	ok, err := offload.RecheckWith(cmd.Context(), cat, fsys.OS{}, id, offload.RecheckOptions{All: all, Rclone: o.Cloud.rclone(),
+	ok, err := offload.RecheckWith(cmd.Context(), cat, fsys.OS{}, id, offload.RecheckOptions{All: all, Remote: assembly.RemoteSettings(o.Cloud.rclone()),
 		OnProgress: prog.Set,
 		OnResult: func(r offload.RecheckResult) {
 			if r.State == offload.StateVerified {

@@ -202,8 +202,8 @@ func engineOptions(s *Settings) offload.Options {
 			IncludeHidden: s.IncludeHidden, Ignore: s.Ignore, MHL: s.MHL, Proxies: s.Proxies, ProxiesTo: s.ProxiesTo},
 		Env: offload.Env{FS: s.FS, Catalog: s.Catalog, ToolVersion: s.ToolVersion, AllowDegraded: s.AllowDegraded,
 			BlockSize: s.BlockSize, CheckpointEvery: s.CheckpointEvery, Throttle: s.Throttle, RereadCard: s.RereadCard, ResumeArgs: s.ResumeArgs,
-			Author: s.Author, Location: s.Location, Comment: s.Comment, NoDirectoryHashes: s.NoDirectoryHashes,
-			Rclone: s.Rclone},
+			Creator: offload.Creator{Author: s.Author, Location: s.Location, Comment: s.Comment}, NoDirectoryHashes: s.NoDirectoryHashes,
+			Remote: RemoteSettings(s.Rclone)},
 	}
 }
 

@@ -44,7 +44,7 @@ func (p *Prepared) checkClouds(ctx context.Context) error {
 	}
 	// The job's rclone: on a resume, the configuration file and limit it
 	// recorded (offload.JobSpec), as the engine will run it.
-	r, err := offload.CloudRclone(p.s.Rclone, rec)
+	r, err := jobRclone(p.s.Rclone, rec)
 	if err != nil {
 		return usage(err)
 	}
@@ -68,29 +68,29 @@ func (p *Prepared) checkClouds(ctx context.Context) error {
 }
 
 // CheckCloudDests refuses, as the engine will at the start
-// (offload.CheckCloudDests, the same rule and words), what dit cannot do
+// (offload.CheckRemoteDests, the same rule and words), what dit cannot do
 // with the cloud destinations among dests (first run) and then (second
 // run) with the verify mode: one not written rclone:REMOTE:PATH, one
 // beside second-run folders, one with no read-back. It reads nothing: a
 // front end calls it whenever the form changes.
 func CheckCloudDests(dests, then []string, verify offload.VerifyMode) error {
-	return offload.CheckCloudDests(dests, then, verify)
+	return offload.CheckRemoteDests(dests, then, verify)
 }
 
 // DestRuns are the destinations of each run as the engine will run
-// them (offload.CloudRuns): a cloud destination given in the first run
+// them (offload.RemoteRuns): a cloud destination given in the first run
 // beside a folder is in the second. A plan of the job plans these.
 func DestRuns(dests, then []string) (first, second []string) {
-	first, second, _ = offload.CloudRuns(dests, then)
+	first, second, _ = offload.RemoteRuns(dests, then)
 	return first, second
 }
 
 // CloudRoutes says where the copy of each cloud destination among dests
 // (first run, beside folders or alone) comes from, as the engine will
-// run it (offload.CloudRuns): one line per destination, or none. Cloud
+// run it (offload.RemoteRuns): one line per destination, or none. Cloud
 // destinations in then are a cascade the front end describes as any.
 func CloudRoutes(dests, then []string) []string {
-	first, _, moved := offload.CloudRuns(dests, then)
+	first, _, moved := offload.RemoteRuns(dests, then)
 	var out []string
 	for _, d := range moved {
 		out = append(out, fmt.Sprintf("%s is uploaded from %s's verified copy once the card is free (a second run: the card is not read for it); "+

@@ -10,7 +10,6 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
-	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/proxies"
 )
 
@@ -78,7 +77,7 @@ func (p *Prepared) proxies(ctx context.Context) error {
 		}
 	}
 	// The job's rclone: its recorded configuration and limit on a resume.
-	rc, err := offload.CloudRclone(s.Rclone, rec)
+	rc, err := jobRclone(s.Rclone, rec)
 	if err != nil {
 		return usage(err)
 	}

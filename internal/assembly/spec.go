@@ -248,13 +248,13 @@ func (s Spec) engineRules(out *Settings, name Namer, bad func(key, format string
 	}
 	if err := CheckCloudDests(s.Dests, s.Then, out.Verify); err != nil {
 		// The engine's words, after the name of the field at fault (a
-		// CloudRefusal still, for errors.As).
+		// RemoteRefusal still, for errors.As).
 		key := "destinations"
-		if cr := (*offload.CloudRefusal)(nil); errors.As(err, &cr) {
+		if cr := (*offload.RemoteRefusal)(nil); errors.As(err, &cr) {
 			switch {
-			case cr.Reason == offload.CloudNoReadBack:
+			case cr.Reason == offload.RemoteNoReadBack:
 				key = "verify"
-			case cr.Reason == offload.CloudBesideThen, !slices.ContainsFunc(s.Dests, badCloud):
+			case cr.Reason == offload.RemoteBesideThen, !slices.ContainsFunc(s.Dests, badCloud):
 				key = "then"
 			}
 		}

@@ -132,9 +132,11 @@
 // one read to every destination (Store.PutStream, storestream.go); with
 // VerifySourceDest each file is then read again from the card's medium
 // (OpenNoCache) and must hash as the read that was sent (rereadCard). A
-// job with one hashes MD5 too. Its rclone configuration file and upload
-// limit are JobSpec (RcloneConfig, CloudBwLimit: recorded, restored on
-// resume), and a resume checks every remote destination (checkStores, in
+// job with one hashes MD5 too. The remote kind's settings (the rclone)
+// are Env.Remote, a dest.Settings this package does not look into (it
+// imports no internal/cloud: arch_test.go) but for their configuration
+// file and upload limit, which are JobSpec (RcloneConfig, CloudBwLimit:
+// recorded, restored on resume; settleRemote), and a resume checks every remote destination (checkStores, in
 // the remote kind's words) before the job is touched. A single-part ETag
 // other than the card's MD5 fails the object without a download; the
 // message says what is known (mismatchCause: an object there before this

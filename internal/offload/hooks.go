@@ -108,10 +108,9 @@ type SealInfo struct {
 	// FS is the job's filesystem: on a dit array destination the card's
 	// folder is a logical folder of the array, reachable only through it.
 	FS fsys.FS
-	// Author, Location, Comment and NoDirectoryHashes are Options' (the
-	// ASC MHL creator info; folders without hashes).
-	Author            Author
-	Location, Comment string
+	// Creator and NoDirectoryHashes are Options' (the ASC MHL creator
+	// info; folders without hashes).
+	Creator
 	NoDirectoryHashes bool
 	// Stage is set for a cloud destination (CardDir is then the card's
 	// folder there, rclone:REMOTE:PATH/...): a local folder that stands
@@ -174,7 +173,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		info := SealInfo{JobID: j.rec.ID, JobName: j.rec.Name, Host: j.rec.Host, ToolVersion: j.opts.ToolVersion,
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
 			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
-			Author: j.opts.Author, Location: j.opts.Location, Comment: j.opts.Comment, NoDirectoryHashes: j.opts.NoDirectoryHashes,
+			Creator: j.opts.Creator, NoDirectoryHashes: j.opts.NoDirectoryHashes,
 			Files: c.sealFiles(d.rec.ID)}
 		var err error
 		if d.isStore() {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
@@ -130,8 +128,9 @@ type JobSpec struct {
 	// destinations are reached with (absolute; "" rclone's own choice)
 	// and CloudBwLimit their upload limit in bytes/s (0 none), so that a
 	// resumed job (and dit verify JOB) reaches its remotes as it
-	// started. A front end gives them here or in Env.Rclone (Config, and
-	// BwLimit in dit's rate syntax: ParseCloudBwLimit); New records them.
+	// started. A front end gives them here or in Env.Remote (its
+	// Recorded: the limit in dit's rate syntax, ParseCloudBwLimit); New
+	// records them.
 	RcloneConfig string
 	CloudBwLimit int64
 }
@@ -185,28 +184,26 @@ type Env struct {
 	// missing (its files are rebuilt onto the blade when it returns).
 	AllowDegraded bool
 
-	// Author, Location and Comment are what the DIT says of the offload
-	// in each card's hash lists (the ASC MHL manifest's <creatorinfo>:
-	// <author>, <location>, and Comment after dit's own <comment> text);
-	// NoDirectoryHashes has the ASC MHL manifest list the card's folders
-	// without content and structure hashes. The engine passes them to
-	// Seal (SealInfo) and records none: a resumed job writes those it is
-	// given.
-	Author            Author
-	Location, Comment string
+	// Creator is what the DIT says of the offload in each card's hash
+	// lists; NoDirectoryHashes has the ASC MHL manifest list the card's
+	// folders without content and structure hashes. The engine passes
+	// them to Seal (SealInfo) and records none: a resumed job writes
+	// those it is given.
+	Creator
 	NoDirectoryHashes bool
 	// ResumeArgs are what the front end's resume command needs besides
 	// the job, e.g. "--db /path/catalog.db": added to every "dit offload
 	// --resume N" the engine writes into messages.
 	ResumeArgs string
-	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH, in
-	// Dests or Then; the remote kind, store.go): nil is rclone on PATH
-	// with the user's own configuration. A job with one hashes MD5 too.
-	// Its Config and BwLimit (dit's rate syntax, decimal: "20MB/s") are
-	// taken into JobSpec's RcloneConfig and CloudBwLimit where those are
-	// not set; the job runs rclone with JobSpec's (BwLimit in bytes,
-	// "20000000B", which rclone's binary units cannot change).
-	Rclone *cloud.Rclone
+	// Remote are the remote kind's settings (internal/offload/dest/remote:
+	// remote.Settings, the rclone), which reach the remote destinations
+	// (rclone:REMOTE:PATH, in Dests or Then; store.go): nil is the
+	// kind's defaults, rclone on PATH with the user's own configuration.
+	// A job with one hashes MD5 too. Their configuration file and limit
+	// (Recorded: dit's rate syntax, decimal: "20MB/s") are taken into
+	// JobSpec's RcloneConfig and CloudBwLimit where those are not set;
+	// the job runs with JobSpec's (dest.Settle).
+	Remote dest.Settings
 }
 
 // Hooks are the front end's and the composition layer's functions a job
@@ -224,6 +221,14 @@ type Hooks struct {
 	// interrupted) with its summary and the job's filesystem (through which
 	// array destinations are reached), e.g. to write reports.
 	AfterJob func(ctx context.Context, s *Summary, fsy fsys.FS) error
+}
+
+// Creator is what the DIT says of an offload in each card's hash lists
+// (the ASC MHL manifest's <creatorinfo>: <author>, <location>, and
+// Comment after dit's own <comment> text).
+type Creator struct {
+	Author            Author
+	Location, Comment string
 }
 
 // Author is the person named in the hash lists' creator info: who ran or
@@ -274,51 +279,47 @@ func (o *Options) defaults() {
 	}
 }
 
-// settleCloud makes JobSpec's RcloneConfig and CloudBwLimit the job's,
-// taking the front end's Env.Rclone ones where they are not set, and
-// gives Env.Rclone them (the limit in bytes/s, suffix B: rclone reads a
-// bare number as KiB/s and its K, M, G as binary). An invalid limit is a
+// settleRemote makes JobSpec's RcloneConfig and CloudBwLimit the job's,
+// taking the front end's (Env.Remote's Recorded) where they are not
+// set, and gives Env.Remote them (dest.Settle). An invalid limit is a
 // usage error naming it.
-func (o *Options) settleCloud() error {
-	var r cloud.Rclone
-	if o.Rclone != nil {
-		r = *o.Rclone
+func (o *Options) settleRemote() error {
+	var config, bwLimit string
+	if o.Remote != nil {
+		config, bwLimit = o.Remote.Recorded()
 	}
-	if o.RcloneConfig == "" && r.Config != "" {
-		abs, err := filepath.Abs(r.Config)
+	if o.RcloneConfig == "" && config != "" {
+		abs, err := filepath.Abs(config)
 		if err != nil {
-			return usageErrorf("--rclone-config %q: %v", r.Config, err)
+			return usageErrorf("--rclone-config %q: %v", config, err)
 		}
 		o.RcloneConfig = abs
 	}
-	if o.CloudBwLimit == 0 && r.BwLimit != "" {
-		v, err := ParseCloudBwLimit(r.BwLimit)
+	if o.CloudBwLimit == 0 && bwLimit != "" {
+		v, err := ParseCloudBwLimit(bwLimit)
 		if err != nil {
 			return err
 		}
 		o.CloudBwLimit = v
 	}
-	r.Config, r.BwLimit = o.RcloneConfig, ""
-	if o.CloudBwLimit > 0 {
-		r.BwLimit = strconv.FormatInt(o.CloudBwLimit, 10) + "B"
-	}
-	o.Rclone = &r
+	o.Remote = dest.Settle(o.Remote, o.RcloneConfig, o.CloudBwLimit)
 	return nil
 }
 
-// CloudRclone is the rclone a job's other cloud uploads (its proxies)
-// run with, as its files do: r (the front end's; nil rclone on PATH)
-// with the configuration file and limit job rec recorded (rec nil: a new
-// job, r's own), the limit in bytes/s. An invalid limit is a usage error.
-func CloudRclone(r *cloud.Rclone, rec *catalog.Job) (*cloud.Rclone, error) {
-	o := Options{Env: Env{Rclone: r}}
+// RemoteSettings are the settings a job's other uploads to remotes (its
+// proxies) run with, as its files do: s (the front end's; nil the
+// remote kind's defaults) with the configuration file and limit job rec
+// recorded (rec nil: a new job, s's own), the limit in bytes/s. An
+// invalid limit is a usage error.
+func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
+	o := Options{Env: Env{Remote: s}}
 	if rec != nil {
 		o.RcloneConfig, o.CloudBwLimit = rec.RcloneConfig, rec.CloudBwLimit
 	}
-	if err := o.settleCloud(); err != nil {
+	if err := o.settleRemote(); err != nil {
 		return nil, err
 	}
-	return o.Rclone, nil
+	return o.Remote, nil
 }
 
 // ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax (as

@@ -45,24 +45,15 @@ type Job struct {
 	locks  []*destLock
 	algos  []hashing.Algo
 	valgos []hashing.Algo
-	resume bool
-	// prevRunDied: a resume whose job's last run did not end (killed,
-	// crashed): the copies it verified without an identity are read again
-	// (vouch).
-	prevRunDied bool
-	arrays      []*raid.Array
+	arrays []*raid.Array
+
+	jobResume
+	jobRunning
 
 	cardsMu sync.RWMutex // guards cards (and retired) once the job runs
 	// retired are card runs replaced by RetryCard whose last bytes the
 	// sampler has not recorded yet.
 	retired []*cardRun
-	runMu   sync.Mutex // guards runCtx, running, finishing
-	runWG   sync.WaitGroup
-	runCtx  context.Context
-	running int
-	// finishing: every card ended and Run is wrapping up; no card can be
-	// added any more.
-	finishing bool
 
 	// thenSem holds the second runs copying at once (ThenParallel).
 	thenSem chan struct{}
@@ -71,6 +62,16 @@ type Job struct {
 
 	warnMu   sync.Mutex
 	warnings []string // for the summary: hash lists (seal)
+}
+
+// jobResume is what a Job knows of the runs before this one (all false
+// and zero for a new job).
+type jobResume struct {
+	resume bool
+	// prevRunDied: a resume whose job's last run did not end (killed,
+	// crashed): the copies it verified without an identity are read again
+	// (vouch).
+	prevRunDied bool
 	// wasDone: a resumed job that had finished (reports written); it
 	// writes its reports again only if this run touched a card.
 	wasDone bool
@@ -78,6 +79,18 @@ type Job struct {
 	// claimed it; a resume of a done job that finds nothing to do puts it
 	// back as it was (catalog.UndoRun).
 	before catalog.Job
+}
+
+// jobRunning is a Job's run under way: its context, the cards running
+// and whether it is wrapping up.
+type jobRunning struct {
+	runMu   sync.Mutex // guards runCtx, running, finishing
+	runWG   sync.WaitGroup
+	runCtx  context.Context
+	running int
+	// finishing: every card ended and Run is wrapping up; no card can be
+	// added any more.
+	finishing bool
 }
 
 type destination struct {

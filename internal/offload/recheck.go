@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
@@ -51,11 +50,12 @@ type RecheckOptions struct {
 	// Now is the clock of the progress's rate and estimate (tests);
 	// default time.Now.
 	Now func() time.Time
-	// Rclone reaches the job's cloud destinations (nil: rclone on PATH
-	// with the user's configuration). A cloud copy is checked by the
-	// storage's own MD5 of the object, or read back when it has none or
-	// with All.
-	Rclone *cloud.Rclone
+	// Remote are the remote kind's settings (remote.Settings), which
+	// reach the job's remote destinations (nil: the kind's defaults,
+	// rclone on PATH with the user's configuration). A remote copy is
+	// checked by the storage's own MD5 of the object, or read back when
+	// it has none or with All.
+	Remote dest.Settings
 }
 
 // RecheckProgress is how far a [RecheckWith] is.
@@ -100,10 +100,7 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
-	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress, rclone: opt.Rclone, all: opt.All}
-	if r.rclone == nil {
-		r.rclone = &cloud.Rclone{}
-	}
+	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress, remote: opt.Remote, all: opt.All}
 	r.stores = map[string]dest.Store{}
 	if r.onResult == nil {
 		r.onResult = func(RecheckResult) {}
@@ -208,16 +205,27 @@ func RecheckWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID i
 // there, the configuration file there, the remote in it, its folder
 // readable), naming what is wrong.
 func (r *rechecker) checkStores(ctx context.Context, j *catalog.Job, dests []*catalog.Dest) error {
-	rc := *r.rclone
-	if rc.Config == "" {
-		rc.Config = j.RcloneConfig
+	config, bwLimit := "", ""
+	if r.remote != nil {
+		config, bwLimit = r.remote.Recorded()
 	}
-	r.rclone = &rc
+	if config == "" {
+		config = j.RcloneConfig
+	}
+	var limit int64
+	if bwLimit != "" {
+		v, err := ParseCloudBwLimit(bwLimit)
+		if err != nil {
+			return err
+		}
+		limit = v
+	}
+	r.remote = dest.Settle(r.remote, config, limit)
 	var clouds []string
 	for _, d := range dests {
 		clouds = append(clouds, d.Path)
 	}
-	if err := dest.CheckRemotes(ctx, r.rclone, clouds); err != nil {
+	if err := dest.CheckRemotes(ctx, r.remote, clouds); err != nil {
 		return fmt.Errorf("job %d's cloud copies cannot be checked (nothing was read): %w", j.ID, err)
 	}
 	return nil
@@ -254,7 +262,7 @@ type rechecker struct {
 	onResult   func(RecheckResult)
 	onProgress func(RecheckProgress)
 	ok         bool
-	rclone     *cloud.Rclone
+	remote     dest.Settings
 	all        bool
 	// stores are the remote destinations opened so far, by path: each
 	// keeps the folders it listed.

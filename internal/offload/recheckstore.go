@@ -115,7 +115,7 @@ func (r *rechecker) store(root string) (dest.Store, error) {
 	if st, ok := r.stores[root]; ok {
 		return st, nil
 	}
-	st, err := dest.OpenStore(root, r.rclone)
+	st, err := dest.OpenStore(root, r.remote)
 	if err != nil {
 		return nil, err
 	}

@@ -46,8 +46,8 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 	if err := checkStores(ctx, o); err != nil {
 		return nil, fmt.Errorf("job %d not resumed (left as it was): %w", jobID, err)
 	}
-	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll), resume: true, wasDone: wasDone,
-		thenSem: make(chan struct{}, o.ThenParallel), before: *rec}
+	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll),
+		jobResume: jobResume{resume: true, wasDone: wasDone, before: *rec}, thenSem: make(chan struct{}, o.ThenParallel)}
 	if runs, err := cat.Runs(jobID); err == nil && len(runs) > 0 {
 		j.prevRunDied = runs[len(runs)-1].Finished.IsZero()
 	}
@@ -130,7 +130,7 @@ func resumeOptions(cat *catalog.Catalog, rec *catalog.Job, o Options) (Options, 
 	o.Catalog = cat
 	o.defaults()
 	o.ThenParallel = max(rec.ThenParallel, 1)
-	if err := o.settleCloud(); err != nil {
+	if err := o.settleRemote(); err != nil {
 		return o, nil, err
 	}
 	return o, algos, nil

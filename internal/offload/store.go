@@ -58,20 +58,20 @@ func (c *cardRun) openStores() {
 	for di, d := range c.dests {
 		if d.isStore() {
 			// Parsed when the job was made or resumed (prepare.go).
-			c.stores[di], _ = dest.OpenStore(d.root, c.j.opts.Rclone)
+			c.stores[di], _ = dest.OpenStore(d.root, c.j.opts.Remote)
 		}
 	}
 }
 
 // splitStores refuses what dit cannot do with the remote destinations
-// (CheckCloudDests), moves those of o.Dests to o.Then when they are
-// uploaded from the first copy (CloudRuns), and adds MD5 to the hashes
+// (CheckRemoteDests), moves those of o.Dests to o.Then when they are
+// uploaded from the first copy (RemoteRuns), and adds MD5 to the hashes
 // (the storage's checksum is compared with the card's MD5).
 func splitStores(o *Options) error {
-	if err := CheckCloudDests(o.Dests, o.Then, o.Verify); err != nil {
+	if err := CheckRemoteDests(o.Dests, o.Then, o.Verify); err != nil {
 		return err
 	}
-	if err := o.settleCloud(); err != nil {
+	if err := o.settleRemote(); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(append(append([]string(nil), o.Dests...), o.Then...), dest.IsRemote) {
@@ -80,7 +80,7 @@ func splitStores(o *Options) error {
 	// Uploaded from the verified local copy, in a second run; or, with
 	// only remote destinations, each card's files are streamed from the
 	// card's one read (streamStore).
-	o.Dests, o.Then, _ = CloudRuns(o.Dests, o.Then)
+	o.Dests, o.Then, _ = RemoteRuns(o.Dests, o.Then)
 	if !slices.Contains(o.Hashes, hashing.MD5) && len(o.Hashes) > 0 {
 		o.Hashes = append(append([]hashing.Algo(nil), o.Hashes...), hashing.MD5)
 	}
@@ -93,7 +93,7 @@ func splitStores(o *Options) error {
 // Check, whose words dit-gui shows too); else the job is refused before
 // anything is recorded.
 func checkStores(ctx context.Context, o Options) error {
-	return dest.CheckRemotes(ctx, o.Rclone, append(append([]string(nil), o.Dests...), o.Then...))
+	return dest.CheckRemotes(ctx, o.Remote, append(append([]string(nil), o.Dests...), o.Then...))
 }
 
 // storeMethod is the verify_algos of a remote copy verified by method

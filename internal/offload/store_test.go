@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 	"github.com/dit-org/dit/internal/testneeds"
 	"github.com/dit-org/dit/raid"
 )
@@ -31,7 +32,7 @@ func TestCascadeToCloud(t *testing.T) {
 	o := e.opts([]string{card}, []string{first})
 	o.Hashes = []hashing.Algo{hashing.XXH64}
 	o.Then = []string{"rclone:ditcloud:shots/show"}
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	s1, err := e.run(o)
 	require.NoError(t, err)
@@ -53,7 +54,7 @@ func TestCascadeToCloud(t *testing.T) {
 		require.Len(t, f.Copies, 1)
 		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos, f.Rel)
 	}
-	objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/show"}, "day01/A001")
+	objs, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/show"}, "day01/A001")
 	require.NoError(t, err)
 	require.Len(t, objs, 3)
 	want := treeHashes(t, filepath.Join(first, "day01", "A001"))
@@ -73,7 +74,7 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	// Someone's earlier multipart upload of the card's big file, in place.
 	s.Rclone(t, "copy", card, "ditcloud:shots/show/day01/A001", "--include", "big.mov", "--s3-upload-cutoff", "5M", "--s3-chunk-size", "5M")
 	o := e.opts([]string{card}, []string{first, "rclone:ditcloud:shots/show"})
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	s1, err := e.run(o)
 	require.NoError(t, err)
@@ -92,7 +93,7 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 
 	// dit verify --verify-hashes all: every cloud object downloaded and
 	// hashed, and recorded so.
-	ok, err := RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{All: true, Rclone: o.Rclone})
+	ok, err := RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{All: true, Remote: o.Remote})
 	require.NoError(t, err)
 	require.True(t, ok)
 	files, err = e.cat.Files(k[1].ID)
@@ -106,7 +107,7 @@ func TestCloudReadBackAndRecheck(t *testing.T) {
 	testCard(t, other, "x", map[string]string{"small.mov": bigContent(1000, 9)})
 	s.Rclone(t, "copyto", filepath.Join(other, "x", "small.mov"), "ditcloud:shots/show/day01/A001/small.mov", "--ignore-times")
 	var bad []RecheckResult
-	ok, err = RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: func(r RecheckResult) {
+	ok, err = RecheckWith(context.Background(), e.cat, nil, s1.JobID, RecheckOptions{Remote: o.Remote, OnResult: func(r RecheckResult) {
 		if r.State != StateVerified {
 			bad = append(bad, r)
 		}
@@ -129,7 +130,7 @@ func TestCardToCloudDirect(t *testing.T) {
 	e := newEnv(t)
 	card := testCard(t, e.dir, "A001", map[string]string{"clip1.mov": bigContent(200<<10, 5), "sub/c.mov": bigContent(50<<10, 6)})
 	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/direct"})
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	s1, err := e.run(o)
 	require.NoError(t, err)
@@ -190,10 +191,10 @@ func TestCloudRefusals(t *testing.T) {
 	conf := filepath.Join(e.dir, "empty.conf")
 	require.NoError(t, os.WriteFile(conf, nil, 0o600))
 	o := e.opts([]string{card}, []string{raid, "rclone:nosuchremote:b/x"})
-	o.Rclone = &cloud.Rclone{Config: conf, Tries: 1}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Config: conf, Tries: 1}}
 	_, err := New(context.Background(), o)
 	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: rclone's configuration has no remote "nosuchremote" (it has none): add it with rclone config, or write one of those`)
-	o.Rclone = &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Config: filepath.Join(e.dir, "none.conf"), Tries: 1}}
 	_, err = New(context.Background(), o)
 	require.EqualError(t, err, `cloud destination rclone:nosuchremote:b/x: the rclone configuration file `+filepath.Join(e.dir, "none.conf")+` does not exist, so rclone's configuration has no remote "nosuchremote": put the file back, give the one that defines it with --rclone-config, or add it with rclone config`)
 	jobs, err := e.cat.Jobs()
@@ -211,7 +212,7 @@ func TestCascadeFromArrayToCloud(t *testing.T) {
 	blades := makeArray(t, e, raid.RAID4, 3)
 	o := e.opts([]string{card}, []string{blades[0]})
 	o.Then = []string{"rclone:ditcloud:shots/arr"}
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	s1, err := e.run(o)
 	require.NoError(t, err)
@@ -225,7 +226,7 @@ func TestCascadeFromArrayToCloud(t *testing.T) {
 	for _, f := range files {
 		require.Equal(t, "s3-etag:md5", f.Copies[0].VerifyAlgos, f.Rel)
 	}
-	objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/arr"}, "day01/A001")
+	objs, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/arr"}, "day01/A001")
 	require.NoError(t, err)
 	require.Equal(t, hashing.Bytes([]hashing.Algo{hashing.MD5}, mustRead(t, filepath.Join(card, "clip1.mov"))).Get(hashing.MD5), objs["clip1.mov"].ServerMD5())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -54,7 +55,7 @@ func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
 				o = e.opts([]string{card}, []string{makeArray(t, e, raid.RAID4, 3)[0]})
 				o.Then = []string{dest}
 			}
-			o.Rclone = &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=2M"), Tries: 1}
+			o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=2M"), Tries: 1}}
 			fail := false
 			var stages []SealInfo
 			o.Seal = stageSeal(&fail, &stages)
@@ -64,7 +65,7 @@ func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
 			require.False(t, c1.SafeToFormat, c1.Verdict)
 			require.Empty(t, stages, "no history staged while a file is not verified in the cloud")
 			at := cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}
-			objs, err := o.Rclone.List(context.Background(), at, "day01/A001")
+			objs, err := rcloneOf(o).List(context.Background(), at, "day01/A001")
 			require.NoError(t, err)
 			require.NotContains(t, objs, "clip.mov")
 			require.Contains(t, objs, "sound.wav")
@@ -97,7 +98,7 @@ func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
 			require.Equal(t, verdict, l1.Cards[0].Verdict)
 
 			o2 := e.opts(nil, nil)
-			o2.Rclone, o2.Seal = &cloud.Rclone{Env: s.Env}, o.Seal
+			o2.Remote, o2.Seal = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}, o.Seal
 			j, err := Resume(context.Background(), e.cat, s1.JobID, o2)
 			require.NoError(t, err)
 			s2, err := j.Run(context.Background())
@@ -116,7 +117,7 @@ func TestCloudHistoryWaitsForEveryFile(t *testing.T) {
 			sort.Strings(listed)
 			require.Equal(t, []string{"ascmhl/0001.mhl", "ascmhl/ascmhl_chain.xml", "clip.mov", "sound.wav"}, listed)
 
-			after, err := o2.Rclone.List(context.Background(), at, "day01/A001")
+			after, err := rcloneOf(o2).List(context.Background(), at, "day01/A001")
 			require.NoError(t, err)
 			for rel, ob := range objs {
 				require.Equal(t, ob, after[rel], "%s is as the first run left it", rel)

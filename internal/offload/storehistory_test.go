@@ -15,6 +15,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
 
 // chainSeal is a seal writing a one-generation ASC MHL history into the
@@ -47,7 +48,7 @@ func TestRecheckCloudHistory(t *testing.T) {
 			card := testCard(t, e.dir, "A001", map[string]string{"clip.mov": bigContent(120<<10, 21)})
 			dest := "rclone:ditcloud:shots/hist-" + victim
 			o := e.opts([]string{card}, []string{dest})
-			o.Rclone = &cloud.Rclone{Env: s.Env}
+			o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 			o.Seal = chainSeal
 			sum, err := e.run(o)
 			require.NoError(t, err)
@@ -63,7 +64,7 @@ func TestRecheckCloudHistory(t *testing.T) {
 					bad = append(bad, r)
 				}
 			}
-			ok, err := RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: onResult})
+			ok, err := RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{Remote: o.Remote, OnResult: onResult})
 			require.NoError(t, err)
 			require.True(t, ok, "%+v", bad)
 			require.Len(t, notes, 1)
@@ -80,7 +81,7 @@ func TestRecheckCloudHistory(t *testing.T) {
 			s.Rclone(t, "copyto", garbage, "ditcloud:"+folder+target, "--ignore-times")
 
 			notes, bad = nil, nil
-			ok, err = RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{Rclone: o.Rclone, OnResult: onResult})
+			ok, err = RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{Remote: o.Remote, OnResult: onResult})
 			require.NoError(t, err)
 			require.False(t, ok)
 			require.Len(t, bad, 1, "%+v", bad)
@@ -102,7 +103,7 @@ func TestRecheckCloudProgressCountsChecks(t *testing.T) {
 	e := newEnv(t)
 	card := testCard(t, e.dir, "A001", map[string]string{"a.mov": bigContent(100<<10, 1), "b.mov": bigContent(50<<10, 2)})
 	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/prog"})
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	sum, err := e.run(o)
 	require.NoError(t, err)
@@ -110,7 +111,7 @@ func TestRecheckCloudProgressCountsChecks(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		var first, last RecheckProgress
 		n := 0
-		ok, err := RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{All: all, Rclone: o.Rclone, OnProgress: func(p RecheckProgress) {
+		ok, err := RecheckWith(context.Background(), e.cat, nil, sum.JobID, RecheckOptions{All: all, Remote: o.Remote, OnProgress: func(p RecheckProgress) {
 			if n == 0 {
 				first = p
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 	"github.com/dit-org/dit/internal/testneeds"
 )
 
@@ -75,7 +76,7 @@ func TestCloudMismatchBlamesBadFirstCopy(t *testing.T) {
 	o := e.opts([]string{card}, []string{first})
 	o.Then = []string{"rclone:ditcloud:shots/bad"}
 	r, log := loggedRclone(t, s)
-	o.Rclone = r
+	o.Remote = remote.Settings{Rclone: r}
 	o.Seal = nil
 	inner := o.OnEvent
 	o.OnEvent = func(ev Event) {
@@ -111,7 +112,7 @@ func TestCloudMismatchObjectThereBefore(t *testing.T) {
 	s.Rclone(t, "copyto", other, "ditcloud:shots/there/day01/A001/clip1.mov")
 	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/there"})
 	r, log := loggedRclone(t, s)
-	o.Rclone = r
+	o.Remote = remote.Settings{Rclone: r}
 	o.Seal = nil
 	sum, err := e.run(o)
 	require.NoError(t, err)

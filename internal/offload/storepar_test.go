@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 	"github.com/dit-org/dit/internal/testneeds"
 )
 
@@ -57,7 +58,7 @@ func TestCloudTwoDestinationsAtOnce(t *testing.T) {
 	first := e.dest("raid")
 	o := e.opts([]string{card}, []string{first})
 	o.Then = []string{"rclone:ditcloud:shots/a", "rclone:ditcloud:shots/b"}
-	o.Rclone = &cloud.Rclone{Env: s.Env, Bin: bin}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env, Bin: bin}}
 	o.Seal = nil
 	s1, err := e.run(o)
 	require.NoError(t, err)
@@ -87,7 +88,7 @@ func TestCloudTwoDestinationsAtOnce(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"shots/a", "shots/b"} {
-		objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: p}, "day01/A001")
+		objs, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: p}, "day01/A001")
 		require.NoError(t, err)
 		require.Len(t, objs, 3, p)
 		for rel, obj := range objs {

@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
 
 // cardReads counts the opens of the files below a card: the streaming
@@ -54,7 +55,7 @@ func TestCloudSourceDestRereadsCard(t *testing.T) {
 			card := testCard(t, e.dir, "A001", map[string]string{"clip1.mov": bigContent(200<<10, 5), "sub/c.mov": bigContent(50<<10, 6)})
 			fs := &cardReads{root: card, open: map[string]int{}, miss: map[string]int{}}
 			o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/reread-" + strings.ReplaceAll(string(mode), "+", "-")})
-			o.Rclone = &cloud.Rclone{Env: s.Env}
+			o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 			o.Seal = nil
 			o.Verify = mode
 			o.FS = fs
@@ -86,7 +87,7 @@ func TestCloudSourceDestUnstableCard(t *testing.T) {
 	card := testCard(t, e.dir, "A001", map[string]string{"clip1.mov": bigContent(200<<10, 5), "c2.mov": bigContent(50<<10, 6)})
 	var opens atomic.Int64
 	o := e.opts([]string{card}, []string{"rclone:ditcloud:shots/unstable"})
-	o.Rclone = &cloud.Rclone{Env: s.Env}
+	o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 	o.Seal = nil
 	o.Verify = VerifySourceDest
 	o.FS = unstableFS{FS: fsys.OS{}, match: filepath.Join(card, "clip1.mov"), flips: map[int64]bool{2: true}, opens: &opens}

@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -69,7 +70,7 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 				o = e.opts([]string{card}, []string{makeArray(t, e, raid.RAID4, 3)[0]})
 				o.Then = []string{dest}
 			}
-			o.Rclone = &cloud.Rclone{Env: s.Env}
+			o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 			fail := true
 			var stages []SealInfo
 			o.Seal = stageSeal(&fail, &stages)
@@ -80,20 +81,20 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 			require.Equal(t, dest+"/day01/A001", stages[0].CardDir)
 			_, err = os.Stat(stages[0].Stage)
 			require.True(t, os.IsNotExist(err), "the stage is removed")
-			objs, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
+			objs, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
 			require.NoError(t, err)
 			require.NotContains(t, objs, "ascmhl/ascmhl_chain.xml", "the card's chain is not uploaded as a file")
 			require.Contains(t, objs, "ascmhl/0001.mhl")
 
 			fail = false
 			o2 := e.opts(nil, nil)
-			o2.Rclone, o2.Seal = o.Rclone, o.Seal
+			o2.Remote, o2.Seal = o.Remote, o.Seal
 			j, err := Resume(context.Background(), e.cat, s1.JobID, o2)
 			require.NoError(t, err)
 			s2, err := j.Run(context.Background())
 			require.NoError(t, err)
 			require.True(t, s2.Cards[0].SafeToFormat, s2.Cards[0].Verdict)
-			after, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
+			after, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
 			require.NoError(t, err)
 			for rel, ob := range objs {
 				require.Equal(t, ob, after[rel], rel)
@@ -129,7 +130,7 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 			s3, err := e.run(o)
 			require.NoError(t, err)
 			require.False(t, s3.Cards[0].SafeToFormat, s3.Cards[0].Verdict)
-			again, err := o.Rclone.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
+			again, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/" + name}, "day01/A001")
 			require.NoError(t, err)
 			require.Equal(t, after, again, "nothing on the remote changed")
 			msgs := strings.Join(s3.Warnings, "\n")

@@ -2,33 +2,33 @@ package offload
 
 import "github.com/dit-org/dit/internal/offload/dest"
 
-// CloudReason is what a [CloudRefusal] refuses, for a front end that
+// RemoteReason is what a [RemoteRefusal] refuses, for a front end that
 // says it in its own words (dit-gui names its form's controls, not the
 // flags).
-type CloudReason int
+type RemoteReason int
 
 const (
-	// CloudBadDest: a destination not written rclone:REMOTE:PATH.
-	CloudBadDest CloudReason = iota + 1
-	// CloudBesideThen: a cloud destination beside second-run folders.
-	CloudBesideThen
-	// CloudNoReadBack: a cloud destination with --verify none.
-	CloudNoReadBack
+	// RemoteBadDest: a destination not written rclone:REMOTE:PATH.
+	RemoteBadDest RemoteReason = iota + 1
+	// RemoteBesideThen: a cloud destination beside second-run folders.
+	RemoteBesideThen
+	// RemoteNoReadBack: a cloud destination with --verify none.
+	RemoteNoReadBack
 )
 
-// CloudRefusal is a refusal of [CheckCloudDests]: a [UsageError] (its
+// RemoteRefusal is a refusal of [CheckRemoteDests]: a [UsageError] (its
 // message names the flags, errors.As finds the UsageError) with its
 // reason.
-type CloudRefusal struct {
-	Reason CloudReason
+type RemoteRefusal struct {
+	Reason RemoteReason
 	err    *UsageError
 }
 
-func (e *CloudRefusal) Error() string { return e.err.Error() }
-func (e *CloudRefusal) Unwrap() error { return e.err }
+func (e *RemoteRefusal) Error() string { return e.err.Error() }
+func (e *RemoteRefusal) Unwrap() error { return e.err }
 
-func cloudRefusal(r CloudReason, err error) error {
-	return &CloudRefusal{Reason: r, err: err.(*UsageError)}
+func cloudRefusal(r RemoteReason, err error) error {
+	return &RemoteRefusal{Reason: r, err: err.(*UsageError)}
 }
 
 // The rule of a job's cloud destinations, as written: what dit refuses
@@ -37,14 +37,14 @@ func cloudRefusal(r CloudReason, err error) error {
 // starts (dit-gui's Offload form, through internal/assembly) with the
 // engine's own words: New and Check apply it (splitStores).
 
-// CheckCloudDests refuses what dit cannot do with the cloud destinations
+// CheckRemoteDests refuses what dit cannot do with the cloud destinations
 // (rclone:REMOTE:PATH) among dests (first run, -d) and then (second run,
 // --then): one that is not written rclone:REMOTE:PATH, a cloud
 // destination beside --then folders, a cloud destination with
-// --verify none. Each refusal is a [CloudRefusal] saying what to do; nil
+// --verify none. Each refusal is a [RemoteRefusal] saying what to do; nil
 // when the job has no cloud destination or dit can do what it asks.
 // It reads nothing (no rclone, no file).
-func CheckCloudDests(dests, then []string, verify VerifyMode) error {
+func CheckRemoteDests(dests, then []string, verify VerifyMode) error {
 	var clouds []string
 	for _, d := range dests {
 		if dest.IsRemote(d) {
@@ -63,27 +63,27 @@ func CheckCloudDests(dests, then []string, verify VerifyMode) error {
 	for _, d := range append(append([]string(nil), clouds...), then...) {
 		if dest.IsRemote(d) {
 			if err := dest.ParseRemote(d); err != nil {
-				return cloudRefusal(CloudBadDest, usageErrorf("%v", err))
+				return cloudRefusal(RemoteBadDest, usageErrorf("%v", err))
 			}
 		}
 	}
 	if len(clouds) > 0 && len(then) > 0 || thenCloud > 0 && thenCloud < len(then) {
-		return cloudRefusal(CloudBesideThen, usageErrorf("a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job"))
+		return cloudRefusal(RemoteBesideThen, usageErrorf("a cloud destination (rclone:...) and --then folders in one job: give the cloud destinations alone with --then (or -d), and the shuttles in another job"))
 	}
 	if verify == VerifyNone {
-		return cloudRefusal(CloudNoReadBack, usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)"))
+		return cloudRefusal(RemoteNoReadBack, usageErrorf("a cloud destination with --verify none: dit counts a cloud copy only once the storage's checksum (or a read-back) matches the card; use --verify dest (default)"))
 	}
 	return nil
 }
 
-// CloudRuns are the runs the engine gives the destinations of a job that
-// CheckCloudDests accepts: a cloud destination given in the first run
+// RemoteRuns are the runs the engine gives the destinations of a job that
+// CheckRemoteDests accepts: a cloud destination given in the first run
 // beside a folder or array destination is uploaded in the cascade's
 // second run, from the verified first copy on first[0] (moved lists
 // those); first and then are the engine's Options.Dests and Options.Then.
 // A job whose first-run destinations are all cloud ones keeps them there:
 // each card is streamed to them from its one read.
-func CloudRuns(dests, then []string) (first, second, moved []string) {
+func RemoteRuns(dests, then []string) (first, second, moved []string) {
 	var local, clouds []string
 	for _, d := range dests {
 		if dest.IsRemote(d) {

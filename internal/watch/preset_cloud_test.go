@@ -27,9 +27,9 @@ func TestPresetCloudDestinations(t *testing.T) {
 	_, err = ParsePreset(file, []byte("destinations: [raid, rclone:s3backup:rushes/show]\nthen: [rclone:other:b]\n"))
 	require.ErrorContains(t, err, "preset "+file+":2: then: a cloud destination (rclone:...) and --then folders in one job")
 	var ue *assembly.UsageError
-	var cr *offload.CloudRefusal
+	var cr *offload.RemoteRefusal
 	require.True(t, errors.As(err, &ue) && errors.As(err, &cr), "%T", err)
-	require.Equal(t, offload.CloudBesideThen, cr.Reason)
+	require.Equal(t, offload.RemoteBesideThen, cr.Reason)
 	_, err = ParsePreset(file, []byte("destinations: [rclone:s3backup:rushes/show]\nverify: none\n"))
 	require.ErrorContains(t, err, "preset "+file+":2: verify: a cloud destination with --verify none")
 }

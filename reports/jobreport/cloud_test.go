@@ -19,6 +19,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
 
 // cloudJob offloads a card of three files (one empty) to the S3 folder
@@ -49,7 +50,7 @@ func cloudJobOpts(t *testing.T, s *s3test.Server, prefix string, dests ...string
 	o := offload.Options{
 		JobSpec: offload.JobSpec{Name: "day01", Cards: []string{card}, Dests: append(dests, "rclone:ditcloud:shots/"+prefix),
 			Hashes: []hashing.Algo{hashing.XXH64}},
-		Env: offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Rclone: &cloud.Rclone{Env: s.Env}},
+		Env: offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4, Remote: remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}},
 	}
 	return cat, runJob(t, o), size, o
 }

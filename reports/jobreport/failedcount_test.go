@@ -19,6 +19,7 @@ import (
 	"github.com/dit-org/dit/internal/cloud/s3test"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
 
 // Two uploads cut by rclone (--max-transfer through the environment, as
@@ -45,7 +46,7 @@ func TestReportCountsFailedFilesAsTheModel(t *testing.T) {
 		// A seal that writes nothing: the history waits all the same.
 		Hooks: offload.Hooks{Seal: func(context.Context, offload.SealInfo) error { return nil }},
 		Env: offload.Env{Catalog: cat, BlockSize: 64 << 10, Buffers: 4,
-			Rclone: &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=2M"), Tries: 1}},
+			Remote: remote.Settings{Rclone: &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=2M"), Tries: 1}}},
 	}
 	j, err := offload.New(context.Background(), o)
 	require.NoError(t, err)

@@ -123,17 +123,18 @@ type Store interface {
 }
 
 // Kinder is a remote kind: it checks, parses and opens the destinations
-// written rclone:REMOTE:PATH. Its configuration (cfg) is the front end's,
-// opaque to the pipeline (the remote kind's: *cloud.Rclone, nil for its
-// default).
+// written rclone:REMOTE:PATH. Its [Settings] are the front end's, which
+// the kind interprets (nil: its defaults).
 type Kinder interface {
 	// Parse checks how root is written, reading nothing.
 	Parse(root string) error
 	// Check reads root before a job uses it (the storage there, its
 	// folder readable), in words a front end shows.
-	Check(ctx context.Context, cfg any, root string) error
+	Check(ctx context.Context, s Settings, root string) error
 	// Open is the Store at root.
-	Open(root string, cfg any) (Store, error)
+	Open(root string, s Settings) (Store, error)
+	// Defaults are the kind's settings when a front end gives none.
+	Defaults() Settings
 }
 
 var (
@@ -168,8 +169,8 @@ func ParseRemote(root string) error {
 }
 
 // CheckRemotes checks each remote destination among roots once, before
-// a job uses it (cfg: the remote kind's configuration).
-func CheckRemotes(ctx context.Context, cfg any, roots []string) error {
+// a job uses it (s: the remote kind's settings).
+func CheckRemotes(ctx context.Context, s Settings, roots []string) error {
 	seen := map[string]bool{}
 	for _, r := range roots {
 		if !IsRemote(r) || seen[r] {
@@ -180,7 +181,7 @@ func CheckRemotes(ctx context.Context, cfg any, roots []string) error {
 		if err != nil {
 			return err
 		}
-		if err := k.Check(ctx, cfg, r); err != nil {
+		if err := k.Check(ctx, s, r); err != nil {
 			return err
 		}
 	}
@@ -188,10 +189,10 @@ func CheckRemotes(ctx context.Context, cfg any, roots []string) error {
 }
 
 // OpenStore is the Store of the remote destination root.
-func OpenStore(root string, cfg any) (Store, error) {
+func OpenStore(root string, s Settings) (Store, error) {
 	k, err := kind()
 	if err != nil {
 		return nil, err
 	}
-	return k.Open(root, cfg)
+	return k.Open(root, s)
 }

@@ -44,19 +44,45 @@ func TestRegister(t *testing.T) {
 	k := &countKind{}
 	Register(k)
 	t.Cleanup(func() { Register(nil) })
-	require.NoError(t, CheckRemotes(context.Background(), "cfg", []string{"rclone:a:x", t.TempDir(), "rclone:a:x", "rclone:b:y"}))
+	cfg := testSettings{config: "rclone.conf"}
+	require.NoError(t, CheckRemotes(context.Background(), cfg, []string{"rclone:a:x", t.TempDir(), "rclone:a:x", "rclone:b:y"}))
 	require.Equal(t, []string{"rclone:a:x", "rclone:b:y"}, k.checked)
-	require.Equal(t, "cfg", k.cfg)
+	require.Equal(t, cfg, k.cfg)
+}
+
+// Settle gives the job's configuration file and limit to the settings
+// given, or to the registered kind's defaults when none are; without a
+// kind there are none.
+func TestSettle(t *testing.T) {
+	require.Nil(t, Settle(nil, "/a.conf", 5))
+	require.Equal(t, testSettings{config: "/a.conf", bw: "1MB/s", limit: 5}, Settle(testSettings{config: "b.conf", bw: "1MB/s"}, "/a.conf", 5))
+	Register(&countKind{})
+	t.Cleanup(func() { Register(nil) })
+	require.Equal(t, testSettings{config: "/a.conf", limit: 5, bw: "default"}, Settle(nil, "/a.conf", 5))
 }
 
 type countKind struct {
 	checked []string
-	cfg     any
+	cfg     Settings
 }
 
 func (k *countKind) Parse(string) error { return nil }
-func (k *countKind) Check(_ context.Context, cfg any, root string) error {
+func (k *countKind) Check(_ context.Context, cfg Settings, root string) error {
 	k.checked, k.cfg = append(k.checked, root), cfg
 	return nil
 }
-func (k *countKind) Open(string, any) (Store, error) { return nil, nil }
+func (k *countKind) Open(string, Settings) (Store, error) { return nil, nil }
+func (k *countKind) Defaults() Settings                   { return testSettings{bw: "default"} }
+
+// testSettings are a kind's settings: what the front end gave (config,
+// bw) and what the job settled (limit).
+type testSettings struct {
+	config, bw string
+	limit      int64
+}
+
+func (s testSettings) Recorded() (string, string) { return s.config, s.bw }
+func (s testSettings) With(config string, limit int64) Settings {
+	s.config, s.limit = config, limit
+	return s
+}

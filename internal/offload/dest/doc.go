@@ -49,6 +49,12 @@
 // A program that builds jobs with remote destinations without it gets
 // a clear error, never a local folder named "rclone:...".
 //
+// How the kind reaches remotes (for rclone: the binary, its
+// configuration file, an upload limit) is the front end's [Settings],
+// which the kind interprets (nil: its [Kinder.Defaults]). The pipeline
+// reads of them only the configuration file and limit a job records,
+// and gives them back settled ([Settle]), so it names no rclone.
+//
 // # The catalog's words
 //
 // A remote's copy row records how it was verified (copies.verify_algos):

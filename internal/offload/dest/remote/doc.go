@@ -29,7 +29,9 @@
 //     cloud.WriteCheckPrefix).
 //
 // Importing the package registers the kind ([dest.Register]); the
-// configuration a front end gives (offload's Env.Rclone) is a
-// *cloud.Rclone, nil for rclone on PATH with the user's own
-// configuration.
+// settings a front end gives (offload's Env.Remote, RecheckOptions.Remote)
+// are a [Settings]: a *cloud.Rclone, nil for rclone on PATH with the
+// user's own configuration; [Rclone] is the rclone settings run (the
+// composition layer's, for a job's other uploads: its proxies, with
+// the settings offload.RemoteSettings gives, as its files are sent).
 package remote

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,20 +25,55 @@ const streamWorkers = 4
 
 type kinder struct{}
 
-// rcloneOf is the kind's configuration: cfg a *cloud.Rclone, or nil
-// (rclone on PATH, the user's own configuration).
-func rcloneOf(cfg any) (*cloud.Rclone, error) {
-	switch r := cfg.(type) {
+// Settings are the remote kind's [dest.Settings]: the rclone the front
+// end gives (nil: rclone on PATH with the user's own configuration),
+// whose Config and BwLimit (dit's rate syntax, decimal: "20MB/s") a job
+// records where it has none of its own, and runs with the job's (the
+// limit in bytes, "20000000B", which rclone's binary units cannot
+// change).
+type Settings struct {
+	Rclone *cloud.Rclone
+}
+
+// Recorded is the front end's rclone configuration file and upload limit.
+func (s Settings) Recorded() (config, bwLimit string) {
+	if s.Rclone == nil {
+		return "", ""
+	}
+	return s.Rclone.Config, s.Rclone.BwLimit
+}
+
+// With is s's rclone with the job's configuration file and limit (in
+// bytes/s, suffix B: rclone reads a bare number as KiB/s and its K, M, G
+// as binary).
+func (s Settings) With(config string, bwLimit int64) dest.Settings {
+	var r cloud.Rclone
+	if s.Rclone != nil {
+		r = *s.Rclone
+	}
+	r.Config, r.BwLimit = config, ""
+	if bwLimit > 0 {
+		r.BwLimit = strconv.FormatInt(bwLimit, 10) + "B"
+	}
+	return Settings{Rclone: &r}
+}
+
+// Rclone is the rclone that settings s (the kind's, or nil) run: nil is
+// rclone on PATH with the user's own configuration.
+func Rclone(s dest.Settings) (*cloud.Rclone, error) {
+	switch v := s.(type) {
 	case nil:
 		return &cloud.Rclone{}, nil
-	case *cloud.Rclone:
-		if r == nil {
+	case Settings:
+		if v.Rclone == nil {
 			return &cloud.Rclone{}, nil
 		}
-		return r, nil
+		return v.Rclone, nil
 	}
-	return nil, fmt.Errorf("remote: configuration %T is not a *cloud.Rclone", cfg)
+	return nil, fmt.Errorf("remote: settings %T are not remote.Settings", s)
 }
+
+func (kinder) Defaults() dest.Settings { return Settings{} }
 
 func (kinder) Parse(root string) error {
 	_, err := cloud.Parse(root)
@@ -49,16 +85,16 @@ func (kinder) Parse(root string) error {
 // be written to is the front end's check before a job (cloud.Rclone.Check
 // through internal/assembly), which writes and removes an object of its
 // own: dit verify, on keys that may only read, writes nothing.
-func (kinder) Check(ctx context.Context, cfg any, root string) error {
-	r, err := rcloneOf(cfg)
+func (kinder) Check(ctx context.Context, cfg dest.Settings, root string) error {
+	r, err := Rclone(cfg)
 	if err != nil {
 		return err
 	}
 	return r.CheckDestRead(ctx, root)
 }
 
-func (kinder) Open(root string, cfg any) (dest.Store, error) {
-	r, err := rcloneOf(cfg)
+func (kinder) Open(root string, cfg dest.Settings) (dest.Store, error) {
+	r, err := Rclone(cfg)
 	if err != nil {
 		return nil, err
 	}

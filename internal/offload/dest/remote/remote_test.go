@@ -32,12 +32,37 @@ func TestRegistered(t *testing.T) {
 	require.Equal(t, "s3: connection refused", st.Cause("connection refused"))
 	require.Equal(t, "", st.Cause(""))
 	require.Equal(t, streamWorkers, st.Streams())
-	limited, err := dest.OpenStore("rclone:s3:bucket", &cloud.Rclone{BwLimit: "1M"})
+	limited, err := dest.OpenStore("rclone:s3:bucket", Settings{Rclone: &cloud.Rclone{BwLimit: "1M"}})
 	require.NoError(t, err)
 	require.Equal(t, 1, limited.Streams(), "rclone limits each process: one stream at once under a limit")
 	require.Error(t, dest.ParseRemote("rclone:nocolon"))
-	_, err = dest.OpenStore("rclone:s3:x", "not an rclone")
-	require.ErrorContains(t, err, "not a *cloud.Rclone")
+	_, err = dest.OpenStore("rclone:s3:x", otherSettings{})
+	require.ErrorContains(t, err, "are not remote.Settings")
+}
+
+type otherSettings struct{}
+
+func (otherSettings) Recorded() (string, string)       { return "", "" }
+func (otherSettings) With(string, int64) dest.Settings { return otherSettings{} }
+
+// The settings a job settles with are the front end's rclone with the
+// job's configuration file and limit, in bytes/s (rclone's binary units
+// cannot change it); the front end's own rclone is left as it was, and
+// none is rclone on PATH with the job's.
+func TestSettings(t *testing.T) {
+	given := &cloud.Rclone{Bin: "/opt/rclone", Config: "my.conf", BwLimit: "20MB/s", Tries: 2}
+	config, bw := Settings{Rclone: given}.Recorded()
+	require.Equal(t, "my.conf", config)
+	require.Equal(t, "20MB/s", bw)
+	r, err := Rclone(dest.Settle(Settings{Rclone: given}, "/job/rclone.conf", 20_000_000))
+	require.NoError(t, err)
+	require.Equal(t, cloud.Rclone{Bin: "/opt/rclone", Config: "/job/rclone.conf", BwLimit: "20000000B", Tries: 2}, *r)
+	require.Equal(t, "20MB/s", given.BwLimit, "the front end's rclone is not changed")
+	r, err = Rclone(dest.Settle(nil, "/job/rclone.conf", 0))
+	require.NoError(t, err)
+	require.Equal(t, cloud.Rclone{Config: "/job/rclone.conf"}, *r)
+	c, b := Settings{}.Recorded()
+	require.Equal(t, [2]string{"", ""}, [2]string{c, b})
 }
 
 // A Store lists a folder once and keeps the listing until it writes
