@@ -7,7 +7,8 @@
 // peak RSS (the child's rusage: wait4's Maxrss) and its CPU (user +
 // system): dit offload of the card to a folder with xxh64 (ASC MHL
 // sealed), then dit verify of the job, dit mhl verify of the copy's
-// history and dit report of the job in every format; then the ASC
+// history and dit report of the job in each format, then in every
+// format into a folder (dit report JOB --out DIR); then the ASC
 // reference tool (ascmhl verify, -reference) verifies the history dit
 // wrote, when it is installed. N is 10,000 and
 // 100,000 (-files), and 1,000,000 with -million (long on 2 cores). It
@@ -163,16 +164,18 @@ func benchCard(dit, dir string, n int, hash, only, reference string) ([]result, 
 		{"verify", "1"},
 		{"mhl", "verify", filepath.Join(dest, "Mem", "A001")},
 	}
-	for _, f := range reportFormats {
-		cmds = append(cmds, []string{"report", "1", "--format", f, "--out", filepath.Join(work, "report."+f)})
+	reports, err := reportCommands(work)
+	if err != nil {
+		return nil, err
 	}
+	cmds = append(cmds, reports...)
 	fmt.Printf("\n%-30s %9s %11s %9s %13s %9s\n", "command", "files", "peak RSS", "CPU", "CPU per file", "wall")
 	var rs []result
 	for i, c := range cmds {
 		var name string
 		switch c[0] {
 		case "report":
-			name = "dit report --format " + c[3]
+			name = reportName(c)
 		case "offload":
 			name = "dit offload"
 		case "verify":
@@ -221,9 +224,6 @@ func printResult(r result) {
 	fmt.Printf("%-30s %9d %7.1f MiB %8.2fs %10.3f ms %8.2fs\n", r.name, r.n, float64(r.rssKB)/1024, r.cpu.Seconds(),
 		r.cpu.Seconds()*1000/float64(r.n), r.wall.Seconds())
 }
-
-// reportFormats are the formats of dit report measured.
-var reportFormats = []string{"csv", "json", "html", "pdf"}
 
 // ratios prints, for each command, its peak RSS and CPU at the largest
 // file count over those at the smallest.

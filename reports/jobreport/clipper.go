@@ -144,11 +144,20 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	if src != nil {
 		defer src.Close()
 	}
-	state := map[string]string{}
+	// The recognizer needs the card's names and sizes at once: they are
+	// all that is held of its files (the catalog's rows are walked, not
+	// listed), with the names of those not verified.
 	var list []clips.File
-	for _, f := range w.files {
+	unverified := map[string]bool{}
+	err = c.cat.EachFile(cardID, nil, func(f *catalog.File) error {
 		list = append(list, clips.File{Rel: f.Rel, Size: f.Size})
-		state[f.Rel] = f.State
+		if f.State != offload.StateVerified {
+			unverified[f.Rel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading the files of card %s from the catalog: %w", w.label, err)
 	}
 	var read clips.ReadFunc
 	if src != nil {
@@ -161,7 +170,7 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 		k := &rec.Clips[i]
 		verified := true
 		for _, f := range k.Files() {
-			verified = verified && state[f] == offload.StateVerified
+			verified = verified && !unverified[f]
 		}
 		var thumb, note string
 		switch {
@@ -210,11 +219,10 @@ type pendingThumb struct {
 	jpeg []byte
 }
 
-// cardWork is what the Clipper reads of a card: its files and where
-// its verified copies are.
+// cardWork is what the Clipper reads of a card: where its verified
+// copies are.
 type cardWork struct {
 	label string
-	files []*catalog.File
 	// out is the card's folder on a destination (slash path); reports
 	// the job's reports folder there.
 	out, reports string
@@ -245,9 +253,6 @@ func (c *Clipper) cardWork(jobID, cardID int64) (*cardWork, error) {
 		return nil, fmt.Errorf("card %d is not a card of job %d in %s", cardID, jobID, c.cat.Path())
 	}
 	w := &cardWork{label: card.Label, reports: Dir(j.Layout, j.Name, j.Started, labels)}
-	if w.files, err = c.cat.Files(cardID); err != nil {
-		return nil, err
-	}
 	dests, err := c.cat.Dests(jobID)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package jobreport
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -9,14 +8,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
-	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid"
@@ -107,44 +104,30 @@ func (r *Report) FileName(ext string) string {
 // WriteToDestinations renders every format once and writes the files into
 // each destination's report folder ([Dir]) through fsy (the job's
 // filesystem, so that a report on a dit array lands in the array; nil: the
-// OS). Each file is written under a temporary name, synced and renamed (a
-// report of the same job is replaced). Each format stands alone: one that
-// fails to render (or panics) or to be written is left out and the others
-// are written. It returns the paths written and, after trying every format
-// on every destination, the failures joined (each a *[FormatError] naming
-// the format, the path and the reason).
+// OS). Each format is rendered straight into a temporary file on every
+// destination at once (never whole in memory: destwrite.go), synced, then
+// renamed (a report of the same job is replaced). Each format stands
+// alone: one that fails to render (or panics) or to be written is left out
+// and the others are written. It returns the paths written and, after
+// trying every format on every destination, the failures joined (each a
+// *[FormatError] naming the format, the path and the reason).
 func (r *Report) WriteToDestinations(fsy fsys.FS) ([]string, error) {
 	return r.WriteToDestinationsContext(context.Background(), fsy)
 }
 
-// WriteToDestinationsContext is WriteToDestinations that stops before the
-// next file once ctx ends (Ctrl-C), returning ctx's error: a report cut
-// short is written again by a resume.
+// WriteToDestinationsContext is WriteToDestinations that stops once ctx
+// ends (Ctrl-C), returning ctx's error: the rendering stops at its next
+// write, no report is renamed after that, and the temporary files are
+// removed; a report cut short is written again by a resume.
 func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([]string, error) {
 	if fsy == nil {
 		fsy = fsys.OS{}
 	}
-	_, plainOS := fsy.(fsys.OS)
 	var labels []string
 	for _, c := range r.Cards {
 		labels = append(labels, c.Label)
 	}
 	rel := Dir(r.Job.Layout, r.Job.Name, r.Job.Started, labels)
-	// The formats are rendered at once (the PDF's charts are the long
-	// pole; the others come free on the other cores): this is the tail of
-	// the job, after the last copy is verified.
-	outs := r.Outputs()
-	bufs := make([]bytes.Buffer, len(outs))
-	errs := make([]error, len(outs))
-	var wg sync.WaitGroup
-	for i, f := range outs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = r.Write(f, &bufs[i]) // Write recovers a writer's panic
-		}()
-	}
-	wg.Wait()
 	var fails []error
 	fail := func(f, p string, err error) {
 		var fe *FormatError
@@ -156,25 +139,76 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 		}
 		fails = append(fails, &FormatError{Format: f, JobID: r.Job.ID, Path: p, Err: err})
 	}
-	var good []string
-	rendered := map[string][]byte{}
-	for i, f := range outs {
-		if errs[i] != nil {
-			// Named by where it would have gone on the first destination.
-			p := ""
-			if len(r.Destinations) > 0 {
-				p = filepath.Join(r.Destinations[0].Path, filepath.FromSlash(rel), r.OutputName(f))
+	ts, terrs := r.targets(fsy, rel)
+	fails = append(fails, terrs...)
+	outs := r.Outputs()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	staged := r.stageAll(ctx, fsy, outs, ts)
+	removeAll := func() {
+		for _, st := range staged {
+			for _, s := range st {
+				if s.temp != "" {
+					fsy.Remove(s.temp)
+				}
 			}
-			fail(f, p, fmt.Errorf("not rendered: %w", errs[i]))
-			continue
 		}
-		good = append(good, f)
-		rendered[f] = bufs[i].Bytes()
+	}
+	if err := ctx.Err(); err != nil {
+		removeAll()
+		return nil, err
+	}
+	for i, f := range outs {
+		for _, s := range staged[i] {
+			if s.bad != "" {
+				// Named by where it would have gone on the first destination.
+				p := filepath.Join(r.Destinations[0].Path, filepath.FromSlash(rel), r.OutputName(f))
+				fail(f, p, fmt.Errorf("%s: %w", s.bad, s.err))
+				break // once: the format failed, not a destination
+			}
+		}
 	}
 	var written []string
+	for k, t := range ts {
+		d := r.Destinations[t.di]
+		for i, f := range outs {
+			s := &staged[i][k]
+			if err := ctx.Err(); err != nil {
+				removeAll()
+				return written, err
+			}
+			name := r.OutputName(f)
+			if s.bad != "" {
+				continue
+			}
+			err := s.err
+			if err == nil {
+				err = commit(fsy, t.dir, s.temp, name)
+				s.temp = ""
+			}
+			if err != nil {
+				fail(f, filepath.Join(t.dir, name), fmt.Errorf("not written: %w", err))
+				continue
+			}
+			written = append(written, r.openPath(d.Path, path.Join(rel, name)))
+		}
+	}
+	return written, errors.Join(fails...)
+}
+
+// targets are the destinations' reports folders (rel in each), made, with
+// this job's temporary files of an earlier run cut short removed; a cloud
+// destination has none (a cloud copy holds the card's files and hash
+// lists; the reports stay on the local copies); a blade of a dit array, or
+// a folder that cannot be made, is an error.
+func (r *Report) targets(fsy fsys.FS, rel string) ([]target, []error) {
+	_, plainOS := fsy.(fsys.OS)
+	var ts []target
+	var fails []error
 	for di, d := range r.Destinations {
 		if cloud.IsDest(d.Path) {
-			continue // a cloud copy holds the card's files and hash lists; the reports stay on the local copies
+			continue
 		}
 		if plainOS && raid.IsBlade(d.Path) {
 			// A blade folder holds the array's own files: the report goes
@@ -187,28 +221,10 @@ func (r *Report) WriteToDestinationsContext(ctx context.Context, fsy fsys.FS) ([
 			fails = append(fails, fmt.Errorf("reports not written: creating %s: %w", dir, err))
 			continue
 		}
-		st := ascmhl.FSStore{FS: fsy, Dir: dir}
-		for _, f := range good {
-			if err := ctx.Err(); err != nil {
-				return written, err
-			}
-			name := r.OutputName(f)
-			data := rendered[f]
-			if _, _, ok := editorialOf(f); ok {
-				// An editorial list in a destination names the files on it.
-				var b bytes.Buffer
-				if err := r.writeEditorialOn(&b, f, di); err == nil {
-					data = b.Bytes()
-				}
-			}
-			if err := st.WriteFileAtomic(name, data, true); err != nil {
-				fail(f, filepath.Join(dir, name), fmt.Errorf("not written: %w", err))
-				continue
-			}
-			written = append(written, r.openPath(d.Path, path.Join(rel, name)))
-		}
+		r.removeTemps(fsy, dir)
+		ts = append(ts, target{di: di, dir: dir})
 	}
-	return written, errors.Join(fails...)
+	return ts, fails
 }
 
 // AfterJob is the offload.Options.AfterJob hook both front ends use: the

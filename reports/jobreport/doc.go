@@ -294,6 +294,21 @@
 // {job}/{card}, <dest>/<job name>); when the layout has no separable job
 // folder (e.g. {card} or {job}_{card}), or a card's folder would be that
 // reports folder, they go to <dest>/dit-reports/<job name>/ ([Dir]). Each
-// file is written under a temporary name, synced and renamed; a later run
-// of the same job (a resume) replaces them.
+// format is rendered once, straight into a temporary file
+// (.<name>.<random>.dit-tmp) in every destination's reports folder at
+// once, never whole in memory (the CSV and JSON read the files from the
+// catalog as they write them: memory stays flat in the job's files); each
+// is synced and closed when the format ends, then renamed to its name and
+// the folder synced, destination by destination. A destination whose
+// write fails loses that format only; a format that fails to render is
+// written nowhere; Ctrl-C stops the render at its next write and leaves
+// no temporary file. A later run of the same job (a resume) replaces the
+// reports and first removes the temporary files of the job's reports that
+// a run cut short (kill -9) left there.
+//
+// The [Clipper] reads a card's files from the catalog as a walk
+// (catalog.EachFile) and holds only each file's name and size, what the
+// clip recogniser (internal/clips) needs of the whole card at once, with
+// the names of the files not verified: ~220 bytes a file of the card
+// (with the recogniser's own) while its clips are found, let go after.
 package jobreport
