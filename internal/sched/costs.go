@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/plan"
@@ -115,7 +116,7 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 		if k.State != "verified" || k.CopyStarted.IsZero() || k.CopyFinished.IsZero() || k.DoneAt.IsZero() {
 			continue
 		}
-		files, err := cat.Files(k.ID)
+		files, err := timedFiles(cat, k)
 		if err != nil {
 			return out, err
 		}
@@ -151,32 +152,50 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 	return out, nil
 }
 
+// timedFile is what LearnCosts needs of a file: when its copy started,
+// and its size (~32 B a file, where the catalog's File is ~700 B: a card
+// of frames is walked, never held whole).
+type timedFile struct {
+	start time.Time
+	size  int64
+}
+
+// timedFiles are card k's files whose copy started in its run (at or
+// after k.CopyStarted: a resume's earlier files are not this run's),
+// walked from the catalog.
+func timedFiles(cat *catalog.Catalog, k *catalog.Card) ([]timedFile, error) {
+	var out []timedFile
+	err := cat.EachFile(k.ID, nil, func(f *catalog.File) error {
+		if !f.CopyStarted.IsZero() && !f.CopyStarted.Before(k.CopyStarted) {
+			out = append(out, timedFile{f.CopyStarted, f.Size})
+		}
+		return nil
+	})
+	return out, err
+}
+
 // measureRun is card k's run's costs (see LearnCosts), without the
 // destination; false when nothing can be said (no file timed). A run to
 // a cloud remote is read back by a listing of the storage's checksums
 // once the uploads are done: its tail is a fixed cost, not a per-file
 // one.
-func measureRun(k *catalog.Card, files []*catalog.File, samples []catalog.Sample, verify, cloud bool, defaultPerFile float64) (catalog.Costs, bool) {
+func measureRun(k *catalog.Card, timed []timedFile, samples []catalog.Sample, verify, cloud bool, defaultPerFile float64) (catalog.Costs, bool) {
 	c := catalog.Costs{Files: k.Files, Bytes: k.Bytes}
-	var timed []*catalog.File
-	var bytes int64
-	for _, f := range files {
-		if !f.CopyStarted.IsZero() && !f.CopyStarted.Before(k.CopyStarted) {
-			timed = append(timed, f)
-			bytes += f.Size
-		}
-	}
 	if len(timed) == 0 {
 		return c, false
 	}
-	sort.Slice(timed, func(a, b int) bool { return timed[a].CopyStarted.Before(timed[b].CopyStarted) })
+	var bytes int64
+	for _, f := range timed {
+		bytes += f.size
+	}
+	sort.Slice(timed, func(a, b int) bool { return timed[a].start.Before(timed[b].start) })
 	first := timed[0]
 	sizes := make([]int64, len(timed))
 	for i, f := range timed {
-		sizes[i] = f.Size
+		sizes[i] = f.size
 	}
 	left := LeftToReadBack(sizes)
-	start := max(first.CopyStarted.Sub(k.CopyStarted).Seconds(), 0)
+	start := max(first.start.Sub(k.CopyStarted).Seconds(), 0)
 	c.Start = &start
 	r, how := byteRate(k, timed, samples, cloud)
 	c.Detail = "byte rate " + how
@@ -241,21 +260,21 @@ func share(m *catalog.Costs, dests []*catalog.Dest, hop int) {
 
 // byteRate is the card's byte rate (see LearnCosts) and how it was
 // found, in words.
-func byteRate(k *catalog.Card, timed []*catalog.File, samples []catalog.Sample, cloud bool) (float64, string) {
+func byteRate(k *catalog.Card, timed []timedFile, samples []catalog.Sample, cloud bool) (float64, string) {
 	if !cloud {
 		var big, all int64
 		var took float64
 		n := 0
 		for i, f := range timed {
-			all += f.Size
-			if f.Size < bigFile {
+			all += f.size
+			if f.size < bigFile {
 				continue
 			}
 			end := k.CopyFinished
 			if i+1 < len(timed) {
-				end = timed[i+1].CopyStarted
+				end = timed[i+1].start
 			}
-			big, took, n = big+f.Size, took+end.Sub(f.CopyStarted).Seconds(), n+1
+			big, took, n = big+f.size, took+end.Sub(f.start).Seconds(), n+1
 		}
 		if n >= 2 && took > 0 && 4*big >= all {
 			r := float64(big) / took

@@ -226,10 +226,10 @@ func TestLeftToReadBack(t *testing.T) {
 func TestHiddenFileCostsAreNotMeasured(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	k := &catalog.Card{ID: 1, Files: 40, Bytes: 40 * 10e6, CopyStarted: t0}
-	var files []*catalog.File
+	var files []timedFile
 	at := t0
-	for i := range 40 {
-		files = append(files, &catalog.File{Rel: fmt.Sprint(i), Size: 10e6, CopyStarted: at})
+	for range 40 {
+		files = append(files, timedFile{start: at, size: 10e6})
 		at = at.Add(100 * time.Millisecond) // 100 MB/s, nothing more
 	}
 	k.CopyFinished = at.Add(time.Millisecond)
