@@ -68,7 +68,7 @@ func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]d
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for _, f := range files {
+	for _, f := range sendFirst(files, before) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -94,6 +94,31 @@ func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]d
 	c.verifyAt = j.opts.Now()
 	c.mu.Unlock()
 	return files, held
+}
+
+// sendFirst is the order files are streamed in: those that some
+// destination has no object of first, in the card's order, then those
+// every destination holds already (an interrupted run's: read and
+// checked against the objects, nothing sent). A resume then sends within
+// a moment of its start, not after reading again all that the killed run
+// had sent (each file is still read whole, in one pass).
+func sendFirst(files []*storeFile, before []map[string]dest.Object) []*storeFile {
+	var send, there []*storeFile
+	for _, f := range files {
+		held := true
+		for di := range before {
+			if _, ok := before[di][f.fp.ent.Rel]; !ok && !f.done[di] {
+				held = false
+				break
+			}
+		}
+		if held {
+			there = append(there, f)
+		} else {
+			send = append(send, f)
+		}
+	}
+	return append(send, there...)
 }
 
 // streamFile reads f from the card once and sends it to every destination
