@@ -298,21 +298,26 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		if try > 1 && onProgress != nil {
 			onProgress(Progress{Bytes: base, Try: try, Tries: tries, Err: lastErr})
 		}
-		if dm, release := r.daemon(ctx); dm != nil {
-			defer release()
-			last, err := dm.copyFiles(ctx, src, list.Name(), d.At(dir), r.Transfers, func(b int64, e string) {
-				if e != "" {
-					lastErr = ShortError(e)
-				}
-				if onProgress != nil {
-					onProgress(Progress{Bytes: base + b, Try: try, Tries: tries, Err: ShortError(e)})
-				}
-			})
+		// stats is a transfer's progress (either path); ended counts
+		// what it sent and keeps its error for the next try's line.
+		stats := func(b int64, e string) {
+			if e != "" {
+				lastErr = ShortError(e)
+			}
+			if onProgress != nil {
+				onProgress(Progress{Bytes: base + b, Try: try, Tries: tries, Err: ShortError(e)})
+			}
+		}
+		ended := func(last int64, err error) error {
 			base += last
 			if err != nil {
 				lastErr = ShortError(err.Error())
 			}
 			return err
+		}
+		if dm, release := r.daemon(ctx); dm != nil {
+			defer release()
+			return ended(dm.copyFiles(ctx, src, list.Name(), d.At(dir), r.Transfers, stats))
 		}
 		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
 			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
@@ -322,19 +327,7 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		if r.Transfers > 0 {
 			args = append(args, "--transfers", fmt.Sprint(r.Transfers))
 		}
-		last, err := r.runStats(ctx, args, func(b int64, e string) {
-			if e != "" {
-				lastErr = ShortError(e)
-			}
-			if onProgress != nil {
-				onProgress(Progress{Bytes: base + b, Try: try, Tries: tries, Err: ShortError(e)})
-			}
-		})
-		base += last
-		if err != nil {
-			lastErr = ShortError(err.Error())
-		}
-		return err
+		return ended(r.runStats(ctx, args, stats))
 	})
 }
 
