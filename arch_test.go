@@ -75,10 +75,17 @@ var layering = []importRule{
 		// The cloud destination drives the rclone binary: a leaf that
 		// knows nothing of the engine that uses it (its tests may ask
 		// internal/testneeds, a leaf that imports nothing of dit's,
-		// whether they may build or start what they need).
+		// whether they may build or start what they need), and starts
+		// rclone through internal/tether (a leaf too).
 		from: []string{"internal/cloud"},
-		only: []string{"internal/cloud", "internal/testneeds"},
-		why:  "internal/cloud imports nothing of dit's outside internal/cloud (internal/testneeds in its tests)",
+		only: []string{"internal/cloud", "internal/testneeds", "internal/tether"},
+		why:  "internal/cloud imports nothing of dit's outside internal/cloud but internal/tether (internal/testneeds in its tests)",
+	},
+	{
+		// Starting a child that dies with dit is a leaf concern.
+		from: []string{"internal/tether"},
+		only: []string{"internal/tether"},
+		why:  "internal/tether imports nothing of dit's",
 	},
 	{
 		// The engine's pipeline knows a destination through

@@ -68,6 +68,8 @@
 //	internal/cloud       rclone:REMOTE:PATH destinations, driven through the rclone
 //	                     binary: upload, list with the storage's ETags, read back
 //	                     (docs/cloud.md); s3test, a real S3 server for tests
+//	internal/tether      children that die with dit (rclone, test servers): forked
+//	                     from one thread that never ends (the parent-death signal)
 //	internal/catalog     the catalog on SQLite or PostgreSQL: schema, migrations,
 //	                     batched writer, stations, push to a shared catalog
 //	internal/crashpoint  named steps the crash tests stop dit at

@@ -15,11 +15,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/dit-org/dit/internal/tether"
 )
 
 // The transfers of a job go through one long-lived rclone, its
@@ -220,23 +222,13 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 	}
 	cmd.Stderr = w
 	d.logs.pipe = stderr
-	dieWithParent(cmd)
 	d.cmd = cmd
-	// Started from a thread of its own that lives as long as rclone: the
-	// parent-death signal is sent when the thread that started it ends,
-	// and Go may end an idle thread.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		close(d.exited)
-	}()
-	err = <-started
+	// Killed by the kernel if dit dies (internal/tether: forked from a
+	// thread that never ends).
+	err = tether.Start(cmd, syscall.SIGKILL)
+	if err == nil {
+		go func() { cmd.Wait(); close(d.exited) }()
+	}
 	w.Close() // rclone's now
 	if err != nil {
 		stderr.Close()

@@ -2,21 +2,15 @@ package cloud
 
 import (
 	"os"
-	"os/exec"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// parentDeath: the kernel kills rclone when dit dies (dieWithParent).
+// parentDeath: the kernel kills rclone when dit dies (kill -9, a crash;
+// every rclone is started through internal/tether): an upload never goes
+// on behind a job that is not running, and a resume is the only thing
+// that takes it up again.
 const parentDeath = true
-
-// dieWithParent makes the kernel kill rclone when dit dies (kill -9, a
-// crash): an upload never goes on behind a job that is not running, and
-// a resume is the only thing that takes it up again.
-func dieWithParent(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
 
 // pending is how many bytes the pipe f holds unread (FIONREAD, which
 // x/sys names TIOCINQ; 0 when it cannot say).

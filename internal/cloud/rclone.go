@@ -17,7 +17,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/dit-org/dit/internal/tether"
 )
 
 // Prefix begins every cloud destination: rclone:REMOTE:PATH.
@@ -134,7 +137,6 @@ func (r *Rclone) command(ctx context.Context, args ...string) (*exec.Cmd, error)
 	cmd := exec.CommandContext(ctx, b, args...)
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.WaitDelay = 5 * time.Second
-	dieWithParent(cmd)
 	return cmd, nil
 }
 
@@ -165,7 +167,7 @@ func output(ctx context.Context, cmd *exec.Cmd, what string) ([]byte, error) {
 func output2(ctx context.Context, cmd *exec.Cmd, what string) ([]byte, []byte, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := tether.Run(cmd, syscall.SIGKILL); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
@@ -342,7 +344,7 @@ func (r *Rclone) runStats(ctx context.Context, args []string, on func(int64, str
 	if err != nil {
 		return 0, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := tether.Start(cmd, syscall.SIGKILL); err != nil {
 		return 0, err
 	}
 	var last int64
@@ -413,7 +415,7 @@ func (r *Rclone) RcatWatch(ctx context.Context, d Dest, rel string, size int64, 
 	if onErr != nil {
 		cmd.Stderr = &lineWatch{w: &errb, on: onErr}
 	}
-	if err := cmd.Run(); err != nil {
+	if err := tether.Run(cmd, syscall.SIGKILL); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -554,7 +556,7 @@ func (r *Rclone) Open(ctx context.Context, d Dest, rel string, size int64) (io.R
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := tether.Start(cmd, syscall.SIGKILL); err != nil {
 		return nil, err
 	}
 	return &catReader{rc: out, cmd: cmd, errb: &errb, what: d.At(rel), size: size}, nil

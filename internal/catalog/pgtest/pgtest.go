@@ -36,6 +36,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dit-org/dit/internal/tether"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -128,10 +129,12 @@ func (s *Server) run(bin, data string, port int, cred *syscall.Credential) error
 		"-k", s.dir, "-c", "fsync=off", "-c", "max_connections=200", "-c", "log_min_messages=warning")
 	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	setParentDeath(cmd.SysProcAttr)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
+	// Stopped (SIGQUIT: postgres's immediate shutdown) by the kernel when
+	// the test process dies (internal/tether: forked from a thread that
+	// never ends, or another test's ended thread would take it).
+	if err := tether.Start(cmd, syscall.SIGQUIT); err != nil {
 		return fmt.Errorf("%w: starting postgres: %v", ErrUnavailable, err)
 	}
 	ready := make(chan struct{})

@@ -38,6 +38,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dit-org/dit/internal/tether"
 )
 
 // RcloneVersion is the rclone release whose serve s3 the tests run (the
@@ -202,9 +204,10 @@ func (s *Server) start(cmd *exec.Cmd, dir, what, path string) error {
 	}
 	defer logf.Close()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	setParentDeath(cmd.SysProcAttr)
-	if err := cmd.Start(); err != nil {
+	// Killed by the kernel when the test process dies, so a killed test
+	// leaves no server behind (internal/tether: forked from a thread that
+	// never ends, or another test's ended thread would take it).
+	if err := tether.Start(cmd, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("starting %s: %v", what, err)
 	}
 	s.cmd, s.exited = cmd, make(chan struct{})

@@ -1,7 +1,0 @@
-package pgtest
-
-import "syscall"
-
-// setParentDeath makes the kernel stop the server when the test process
-// dies, so a killed test leaves no server behind.
-func setParentDeath(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGQUIT }
