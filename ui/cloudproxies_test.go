@@ -171,8 +171,7 @@ func TestCloudDestAndProxiesReachTheSettings(t *testing.T) {
 	require.Empty(t, s.ProxiesTo)
 
 	// A watch preset keeps both.
-	ps, err := presetSettings(&watch.Preset{File: "p.yaml", Spec: assembly.Spec{Dests: []string{raid, "rclone:shuttle:cloud/day01"}, Hashes: "xxh64,md5",
-		Proxies: "prores-proxy", ProxiesTo: []string{raid}}})
+	ps, err := presetSettings(&watch.Preset{File: "p.yaml", Spec: assembly.Spec{Dests: []string{raid, "rclone:shuttle:cloud/day01"}, Hashes: "xxh64,md5", SpecProxies: assembly.SpecProxies{Proxies: "prores-proxy", ProxiesTo: []string{raid}}}})
 	require.NoError(t, err)
 	require.Equal(t, []string{raid, "rclone:shuttle:cloud/day01"}, ps.Dests)
 	require.Equal(t, "prores-proxy", ps.Proxies)

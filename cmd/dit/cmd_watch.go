@@ -132,7 +132,7 @@ func runWatch(cmd *cobra.Command, o WatchOptions, g *GlobalOptions) error {
 	}
 	// This run's --throttle and --limit replace the preset's: checked as
 	// dit offload's flags are.
-	if _, err := (assembly.Spec{Throttle: o.Throttle, Limits: o.Sched.Limits}).Settings(assembly.FlagNames, nil); err != nil {
+	if _, err := (assembly.Spec{SpecPace: assembly.SpecPace{Throttle: o.Throttle, Limits: o.Sched.Limits}}).Settings(assembly.FlagNames, nil); err != nil {
 		return usageOf(err)
 	}
 	if o.Throttle != "" {

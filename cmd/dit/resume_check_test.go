@@ -57,13 +57,13 @@ func TestResumeProxyDiffs(t *testing.T) {
 	given := func(flags ...string) func(string) bool {
 		return func(f string) bool { return slices.Contains(flags, f) }
 	}
-	o := OffloadOptions{Spec: assembly.Spec{Proxies: "ProRes-Proxy, burnin", ProxiesTo: []string{"/shuttle/", "/raid/b/../a", "/shuttle"}}}
+	o := OffloadOptions{Spec: assembly.Spec{SpecProxies: assembly.SpecProxies{Proxies: "ProRes-Proxy, burnin", ProxiesTo: []string{"/shuttle/", "/raid/b/../a", "/shuttle"}}}}
 	diffs, err := resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("same proxies: %q, %v", diffs, err)
 	}
 
-	o = OffloadOptions{Spec: assembly.Spec{Proxies: "h264", ProxiesTo: []string{"/raid/a"}}}
+	o = OffloadOptions{Spec: assembly.Spec{SpecProxies: assembly.SpecProxies{Proxies: "h264", ProxiesTo: []string{"/raid/a"}}}}
 	diffs, err = resumeSettingDiffs(given("proxies", "proxies-to"), o, nil, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -78,13 +78,13 @@ func TestResumeProxyDiffs(t *testing.T) {
 	}
 
 	none := &catalog.Job{ID: 8, Hashes: "md5"}
-	diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{Proxies: "h264"}}, nil, none)
+	diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{SpecProxies: assembly.SpecProxies{Proxies: "h264"}}}, nil, none)
 	want = []string{"job 8 was started without --proxies, not with --proxies h264: a resumed job keeps the settings it started with; resume without --proxies (and --proxies-to)"}
 	if !slices.Equal(diffs, want) {
 		t.Fatalf("got\n%q\nwant\n%q", diffs, want)
 	}
 	none.ProxiesUnrecorded = true
-	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{Proxies: "h264"}}, nil, none); len(diffs) != 0 {
+	if diffs, _ = resumeSettingDiffs(given("proxies"), OffloadOptions{Spec: assembly.Spec{SpecProxies: assembly.SpecProxies{Proxies: "h264"}}}, nil, none); len(diffs) != 0 {
 		t.Fatalf("a job that did not record its proxies: %q", diffs)
 	}
 }

@@ -59,7 +59,7 @@ func heapProfile(dir string, n int, oneFolder bool, hash, out, cpuOut string) er
 	runtime.MemProfileRate = 64 << 10
 	var phase atomic.Value
 	phase.Store("copy")
-	s := assembly.Settings{Name: "Mem", Cards: []string{card}, Dests: []string{dest}, Hashes: algos,
+	s := assembly.Settings{Name: "Mem", Cards: []string{card}, Dests: []string{dest}, Copying: assembly.Copying{Hashes: algos},
 		Catalog: cat, FS: fsys.OS{}, ToolVersion: "ditmembench", Drives: assembly.DrivesOff}
 	s.Hooks.OnEvent = func(e offload.Event) {
 		switch e.Type {

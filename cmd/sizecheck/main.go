@@ -1,6 +1,7 @@
 // Command sizecheck keeps dit's functions and files a size a reader can
-// take in: it lists every non-test function longer than 120 lines and
-// every non-test Go file longer than 700, and compares them with a list
+// take in: it lists every non-test function longer than 120 lines, every
+// non-test Go file longer than 700 and every struct type of more than 20
+// fields, and compares them with a list
 // of the known offenders (the size debt, .ci/size-debt.txt). It fails on
 // an offender that is not listed, or a listed one that grew; it prints
 // the debt either way, and notes listed entries that shrank or went (the

@@ -17,15 +17,21 @@ import (
 	"strings"
 )
 
-// The limits: a function fits a screen, a file is read in one sitting.
+// The limits: a function fits a screen, a file is read in one sitting,
+// a struct's fields are held in mind at once (group them: per card, per
+// destination, per phase).
 const (
-	maxFuncLines = 120
-	maxFileLines = 700
+	maxFuncLines    = 120
+	maxFileLines    = 700
+	maxStructFields = 20
 )
 
-// An offender is a function or a file over its limit. Its key names it
-// in the debt list: "func PATH NAME" (NAME is Recv.Method for a method)
-// or "file PATH", PATH slash-separated and relative to the folder walked.
+// An offender is a function, a file or a struct over its limit. Its key
+// names it in the debt list: "func PATH NAME" (NAME is Recv.Method for a
+// method), "file PATH" or "struct PATH NAME" (a named struct type
+// declared at a file's top level), PATH slash-separated and relative to
+// the folder walked. lines is its size: lines, or a struct's fields (an
+// embedded one counts once).
 type offender struct {
 	key   string
 	lines int
@@ -82,6 +88,10 @@ func scanFile(path, rel string) ([]offender, error) {
 		return nil, err
 	}
 	for _, decl := range f.Decls {
+		if gd, ok := decl.(*ast.GenDecl); ok {
+			out = append(out, bigStructs(gd, rel)...)
+			continue
+		}
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
@@ -92,6 +102,30 @@ func scanFile(path, rel string) ([]offender, error) {
 		}
 	}
 	return out, nil
+}
+
+// bigStructs are the struct types declared by gd with more than
+// maxStructFields fields.
+func bigStructs(gd *ast.GenDecl, rel string) []offender {
+	var out []offender
+	for _, spec := range gd.Specs {
+		ts, ok := spec.(*ast.TypeSpec)
+		if !ok {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, f := range st.Fields.List {
+			n += max(len(f.Names), 1)
+		}
+		if n > maxStructFields {
+			out = append(out, offender{"struct " + rel + " " + ts.Name.Name, n})
+		}
+	}
+	return out
 }
 
 // funcName is fn's name, with its receiver's type for a method.
@@ -121,9 +155,10 @@ func funcName(fn *ast.FuncDecl) string {
 // formatDebt is the debt list of found, one "KEY LINES" a line.
 func formatDebt(found []offender) string {
 	var b strings.Builder
-	b.WriteString("# The size debt: non-test functions over 120 lines and Go files over\n")
-	b.WriteString("# 700 lines that were there before the limit was checked (make lint,\n")
-	b.WriteString("# cmd/sizecheck). One may shrink or go; none may grow, and none is added.\n")
+	b.WriteString("# The size debt: non-test functions over 120 lines, Go files over 700\n")
+	b.WriteString("# lines and structs over 20 fields that were there before the limit was\n")
+	b.WriteString("# checked (make lint, cmd/sizecheck). One may shrink or go; none may grow,\n")
+	b.WriteString("# and none is added.\n")
 	b.WriteString("# Regenerate after paying some off: go run ./cmd/sizecheck -write\n")
 	for _, o := range found {
 		fmt.Fprintf(&b, "%s %d\n", o.key, o.lines)
@@ -143,8 +178,8 @@ func parseDebt(text string) (map[string]int, error) {
 		i := strings.LastIndexByte(line, ' ')
 		lines, err := strconv.Atoi(line[i+1:])
 		key := line[:max(i, 0)]
-		if i < 0 || err != nil || !(strings.HasPrefix(key, "func ") || strings.HasPrefix(key, "file ")) {
-			return nil, fmt.Errorf("line %d: want \"func PATH NAME LINES\" or \"file PATH LINES\", got %q", n, line)
+		if i < 0 || err != nil || !(strings.HasPrefix(key, "func ") || strings.HasPrefix(key, "file ") || strings.HasPrefix(key, "struct ")) {
+			return nil, fmt.Errorf("line %d: want \"func PATH NAME LINES\", \"file PATH LINES\" or \"struct PATH NAME FIELDS\", got %q", n, line)
 		}
 		out[key] = lines
 	}
@@ -166,13 +201,13 @@ func compare(found []offender, listed map[string]int) report {
 		was, ok := listed[o.key]
 		switch {
 		case !ok:
-			r.bad = append(r.bad, fmt.Sprintf("%s: %d lines (new; over the limit of %d)", o.key, o.lines, limit(o.key)))
+			r.bad = append(r.bad, fmt.Sprintf("%s: %d %s (new; over the limit of %d)", o.key, o.lines, unit(o.key), limit(o.key)))
 		case o.lines > was:
-			r.bad = append(r.bad, fmt.Sprintf("%s: %d lines, grew from %d (listed)", o.key, o.lines, was))
+			r.bad = append(r.bad, fmt.Sprintf("%s: %d %s, grew from %d (listed)", o.key, o.lines, unit(o.key), was))
 		default:
-			r.debt = append(r.debt, fmt.Sprintf("%s: %d lines", o.key, o.lines))
+			r.debt = append(r.debt, fmt.Sprintf("%s: %d %s", o.key, o.lines, unit(o.key)))
 			if o.lines < was {
-				r.notes = append(r.notes, fmt.Sprintf("%s: %d lines, listed at %d: lower it (-write)", o.key, o.lines, was))
+				r.notes = append(r.notes, fmt.Sprintf("%s: %d %s, listed at %d: lower it (-write)", o.key, o.lines, unit(o.key), was))
 			}
 		}
 	}
@@ -188,14 +223,25 @@ func compare(found []offender, listed map[string]int) report {
 }
 
 func limit(key string) int {
-	if strings.HasPrefix(key, "file ") {
+	switch {
+	case strings.HasPrefix(key, "file "):
 		return maxFileLines
+	case strings.HasPrefix(key, "struct "):
+		return maxStructFields
 	}
 	return maxFuncLines
 }
 
+// unit is what an offender's size counts.
+func unit(key string) string {
+	if strings.HasPrefix(key, "struct ") {
+		return "fields"
+	}
+	return "lines"
+}
+
 func (r report) print(w io.Writer, debtFile string) {
-	fmt.Fprintf(w, "size debt (%s): %d over the limits (functions %d lines, files %d)\n", debtFile, len(r.debt), maxFuncLines, maxFileLines)
+	fmt.Fprintf(w, "size debt (%s): %d over the limits (functions %d lines, files %d, structs %d fields)\n", debtFile, len(r.debt), maxFuncLines, maxFileLines, maxStructFields)
 	for _, l := range r.debt {
 		fmt.Fprintln(w, "  "+l)
 	}
@@ -206,6 +252,6 @@ func (r report) print(w io.Writer, debtFile string) {
 		fmt.Fprintln(w, "TOO BIG: "+l)
 	}
 	if len(r.bad) > 0 {
-		fmt.Fprintf(w, "sizecheck: %d function(s) or file(s) too big: split them along their seams\n", len(r.bad))
+		fmt.Fprintf(w, "sizecheck: %d function(s), file(s) or struct(s) too big: split them along their seams\n", len(r.bad))
 	}
 }

@@ -119,3 +119,40 @@ func TestDebtListErrors(t *testing.T) {
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "broken.go")
 }
+
+// A struct type of more than 20 fields is an offender, counted by its
+// fields (names sharing a type each count, an embedded struct once), and
+// the list holds it like a function; one of 20 is not.
+func TestSizeCheckStructs(t *testing.T) {
+	dir := t.TempDir()
+	debt := filepath.Join(t.TempDir(), "size-debt.txt")
+	var wide, fine strings.Builder
+	wide.WriteString("package s\n\ntype Group struct{ A int }\n\ntype Wide struct {\n\tGroup\n\tX, Y int\n")
+	for i := 0; i < 19; i++ { // 1 embedded + 2 + 19 = 22
+		fmt.Fprintf(&wide, "\tF%d int\n", i)
+	}
+	wide.WriteString("}\n")
+	fine.WriteString("package s\n\ntype Fine struct {\n\tGroup\n")
+	for i := 0; i < 19; i++ { // 20
+		fmt.Fprintf(&fine, "\tF%d int\n", i)
+	}
+	fine.WriteString("}\n")
+	write(t, filepath.Join(dir, "s", "wide.go"), wide.String())
+	write(t, filepath.Join(dir, "s", "fine.go"), fine.String())
+
+	code, out := check(t, dir, debt, false)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "TOO BIG: struct s/wide.go Wide: 22 fields (new; over the limit of 20)")
+	require.NotContains(t, out, "Fine")
+
+	code, out = check(t, dir, debt, true) // starts the list
+	require.Equal(t, 0, code, out)
+	code, out = check(t, dir, debt, false)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "struct s/wide.go Wide: 22 fields")
+
+	write(t, filepath.Join(dir, "s", "wide.go"), strings.TrimSuffix(wide.String(), "}\n")+"\tMore int\n}\n")
+	code, out = check(t, dir, debt, false)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "TOO BIG: struct s/wide.go Wide: 23 fields, grew from 22 (listed)")
+}

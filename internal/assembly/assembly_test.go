@@ -52,7 +52,7 @@ func (e *env) card(name string) string {
 
 func (e *env) settings(cards, dests []string) Settings {
 	return Settings{Name: "day01", Cards: cards, Dests: dests, Catalog: e.cat,
-		Hashes: []hashing.Algo{hashing.XXH64, hashing.MD5}, BlockSize: 64 << 10}
+		Copying: Copying{Hashes: []hashing.Algo{hashing.XXH64, hashing.MD5}, BlockSize: 64 << 10}}
 }
 
 func (e *env) jobs() int {

@@ -27,54 +27,24 @@ type Settings struct {
 	Dests []string
 	// Then are a cascade's second-run destinations (dit offload --then);
 	// ThenParallel how many cards the second run copies at once.
-	Then          []string
-	ThenParallel  int
-	Hashes        []hashing.Algo
-	Verify        offload.VerifyMode
-	VerifyAll     bool
-	Layout        string
-	OnConflict    offload.Conflict
-	IncludeHidden bool
-	Ignore        []string
-	AllowDegraded bool
-	// MHL is the hash lists written into each card's folder: asc, v1,
-	// both or none ("" asc).
-	MHL string
-	// ALE adds the editorial lists (an Avid Log Exchange file, a CMX 3600
-	// EDL and an FCPXML per frame rate) to the reports
-	// written when the job ends, when it has clips (dit offload --ale).
-	ALE bool
-	// Proxies makes editorial proxies of the clips, from each card's
-	// verified copy once the card is done: "PRESET[,burnin]" (dit offload
-	// --proxies; internal/proxies). ProxiesTo are the folder destinations
-	// they go to (default the first folder -d); both are recorded with
-	// the job, and a resume makes those (ResumeProxies). ProxyWorkers how
-	// many ffmpeg run at once (0: 1), this run's.
-	Proxies      string
-	ProxiesTo    []string
-	ProxyWorkers int
+	Then         []string
+	ThenParallel int
 	// Again copies every card even if the catalog shows it offloaded and
 	// verified before; AgainCards does so for these cards only (dit-gui's
 	// "Copy it again").
 	Again      bool
 	AgainCards []string
 
+	// How each file is copied and checked, what is sealed into each
+	// card's folder, and the proxies made of the clips.
+	Copying
+	Sealing
+	Proxying
+
 	// Rclone reaches the cloud destinations (rclone:REMOTE:PATH among
 	// Dests or Then): its configuration file and bandwidth limit (nil:
 	// rclone on PATH, the user's own configuration).
 	Rclone *cloud.Rclone
-
-	BlockSize       int
-	CheckpointEvery int64 // 0: the engine's default; negative: never
-	Throttle        float64
-	// RereadCard: a resume reads the kept prefixes of files going on from
-	// the middle from the card again (offload.Env.RereadCard).
-	RereadCard bool
-	// The ASC MHL creator info and folder hashes of the cards sealed in
-	// this run.
-	Author            offload.Author
-	Location, Comment string
-	NoDirectoryHashes bool
 
 	// Sched is the bus budget (nil topology and no simulation or limit:
 	// no scheduler).
@@ -96,6 +66,57 @@ type Settings struct {
 	ResumeArgs string
 
 	Hooks Hooks
+}
+
+// Copying is how a job copies and checks each file.
+type Copying struct {
+	Hashes     []hashing.Algo
+	Verify     offload.VerifyMode
+	VerifyAll  bool
+	Layout     string
+	OnConflict offload.Conflict
+	// IncludeHidden copies the card's hidden files too; Ignore are the
+	// patterns of files left on the card (dit's ignore syntax).
+	IncludeHidden bool
+	Ignore        []string
+	// AllowDegraded writes to a dit array with a blade missing.
+	AllowDegraded   bool
+	BlockSize       int
+	CheckpointEvery int64 // 0: the engine's default; negative: never
+	Throttle        float64
+	// RereadCard: a resume reads the kept prefixes of files going on from
+	// the middle from the card again (offload.Env.RereadCard).
+	RereadCard bool
+}
+
+// Sealing is what a job writes beside each card's copies: the hash lists
+// and the editorial lists.
+type Sealing struct {
+	// MHL is the hash lists written into each card's folder: asc, v1,
+	// both or none ("" asc).
+	MHL string
+	// ALE adds the editorial lists (an Avid Log Exchange file, a CMX 3600
+	// EDL and an FCPXML per frame rate) to the reports
+	// written when the job ends, when it has clips (dit offload --ale).
+	ALE bool
+	// The ASC MHL creator info and folder hashes of the cards sealed in
+	// this run.
+	Author            offload.Author
+	Location, Comment string
+	NoDirectoryHashes bool
+}
+
+// Proxying is the editorial proxies a job makes of its clips.
+type Proxying struct {
+	// Proxies makes editorial proxies of the clips, from each card's
+	// verified copy once the card is done: "PRESET[,burnin]" (dit offload
+	// --proxies; internal/proxies). ProxiesTo are the folder destinations
+	// they go to (default the first folder -d); both are recorded with
+	// the job, and a resume makes those (ResumeProxies). ProxyWorkers how
+	// many ffmpeg run at once (0: 1), this run's.
+	Proxies      string
+	ProxiesTo    []string
+	ProxyWorkers int
 }
 
 // Schedule is a job's bus budget: the plan of a topology enforced by a

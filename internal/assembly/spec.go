@@ -47,26 +47,43 @@ type Spec struct {
 	MHL          string   `yaml:"mhl,omitempty" json:"mhl,omitempty"`                     // asc, v1, both, none
 	Ignore       []string `yaml:"ignore,omitempty" json:"ignore,omitempty"`               // patterns: *.RMD, CACHE/
 	IgnoreFile   string   `yaml:"ignore_file,omitempty" json:"ignore_file,omitempty"`     // patterns, one a line
-	Throttle     string   `yaml:"throttle,omitempty" json:"throttle,omitempty"`           // each card's read rate: 200MB/s
-	// Limits cap the destinations' writes: "RATE" (every destination) or
-	// "DEST=RATE" (--limit, the preset's limit:).
-	Limits       []string `yaml:"limit,omitempty" json:"limit,omitempty"`
-	BlockSize    string   `yaml:"block_size,omitempty" json:"block_size,omitempty"`
-	Checkpoint   string   `yaml:"checkpoint_every,omitempty" json:"checkpoint_every,omitempty"` // "64MiB", "0" never
-	Proxies      string   `yaml:"proxies,omitempty" json:"proxies,omitempty"`                   // PRESET[,burnin]
-	ProxiesTo    []string `yaml:"proxies_to,omitempty" json:"proxies_to,omitempty"`
-	ProxyWorkers int      `yaml:"proxy_workers,omitempty" json:"proxy_workers,omitempty"`
-	DriveHealth  string   `yaml:"drive_health,omitempty" json:"drive_health,omitempty"` // warn, refuse, off
-	// RcloneConfig is the rclone configuration file of the cloud
-	// destinations ("": rclone's own); CloudBwLimit their upload limit,
-	// a rate such as 20MB/s.
-	RcloneConfig string `yaml:"rclone_config,omitempty" json:"rclone_config,omitempty"`
-	CloudBwLimit string `yaml:"cloud_bwlimit,omitempty" json:"cloud_bwlimit,omitempty"`
+	// The rates and sizes of the copy, the proxies of the clips, the
+	// drives' check and how rclone reaches the cloud destinations (in
+	// this order: SpecKeys).
+	SpecPace    `yaml:",inline"`
+	SpecProxies `yaml:",inline"`
+	DriveHealth string `yaml:"drive_health,omitempty" json:"drive_health,omitempty"` // warn, refuse, off
+	SpecRemote  `yaml:",inline"`
 	// Flags: include hidden files, write to a degraded array, an ALE
 	// with the reports, ASC MHL folders without hashes.
 	SpecFlags `yaml:",inline" json:",inline"`
 	// Creator is what the hash lists say of the offload.
 	Creator Creator `yaml:",inline" json:",inline"`
+}
+
+// SpecPace is a Spec's rates and sizes.
+type SpecPace struct {
+	Throttle string `yaml:"throttle,omitempty" json:"throttle,omitempty"` // each card's read rate: 200MB/s
+	// Limits cap the destinations' writes: "RATE" (every destination) or
+	// "DEST=RATE" (--limit, the preset's limit:).
+	Limits     []string `yaml:"limit,omitempty" json:"limit,omitempty"`
+	BlockSize  string   `yaml:"block_size,omitempty" json:"block_size,omitempty"`
+	Checkpoint string   `yaml:"checkpoint_every,omitempty" json:"checkpoint_every,omitempty"` // "64MiB", "0" never
+}
+
+// SpecProxies are a Spec's editorial proxies of the clips.
+type SpecProxies struct {
+	Proxies      string   `yaml:"proxies,omitempty" json:"proxies,omitempty"` // PRESET[,burnin]
+	ProxiesTo    []string `yaml:"proxies_to,omitempty" json:"proxies_to,omitempty"`
+	ProxyWorkers int      `yaml:"proxy_workers,omitempty" json:"proxy_workers,omitempty"`
+}
+
+// SpecRemote is how rclone reaches a Spec's cloud destinations:
+// RcloneConfig its configuration file ("": rclone's own), CloudBwLimit
+// their upload limit, a rate such as 20MB/s.
+type SpecRemote struct {
+	RcloneConfig string `yaml:"rclone_config,omitempty" json:"rclone_config,omitempty"`
+	CloudBwLimit string `yaml:"cloud_bwlimit,omitempty" json:"cloud_bwlimit,omitempty"`
 }
 
 // SpecFlags are a Spec's yes/no settings.
@@ -158,9 +175,9 @@ func (s Spec) Settings(name Namer, cards []string) (Settings, error) {
 		return usage(fmt.Errorf("%s: %s", name(key), fmt.Sprintf(format, a...)))
 	}
 	out := Settings{Name: s.Name, Cards: cards, Dests: s.Dests, Then: s.Then, ThenParallel: max(s.ThenParallel, 1),
-		Layout: or(s.Layout, offload.DefaultLayout), IncludeHidden: s.IncludeHidden, AllowDegraded: s.AllowDegraded, ALE: s.ALE,
-		Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, ProxyWorkers: max(s.ProxyWorkers, 1), NoDirectoryHashes: s.NoDirectoryHashes,
-		Location: s.Creator.Location, Comment: s.Creator.Comment}
+		Copying:  Copying{Layout: or(s.Layout, offload.DefaultLayout), IncludeHidden: s.IncludeHidden, AllowDegraded: s.AllowDegraded},
+		Sealing:  Sealing{ALE: s.ALE, NoDirectoryHashes: s.NoDirectoryHashes, Location: s.Creator.Location, Comment: s.Creator.Comment},
+		Proxying: Proxying{Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, ProxyWorkers: max(s.ProxyWorkers, 1)}}
 	if err := CheckJobName(s.Name); err != nil {
 		return Settings{}, bad("name", "%s: %v", s.Name, err)
 	}
@@ -224,9 +241,7 @@ func (s Spec) Settings(name Namer, cards []string) (Settings, error) {
 // them with the recorded ones itself (dit offload --resume refuses a
 // different one).
 func (s Spec) ForResume() Spec {
-	return Spec{Throttle: s.Throttle, Limits: s.Limits, BlockSize: s.BlockSize, Checkpoint: s.Checkpoint,
-		Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, ProxyWorkers: s.ProxyWorkers, DriveHealth: s.DriveHealth,
-		RcloneConfig: s.RcloneConfig, CloudBwLimit: s.CloudBwLimit,
+	return Spec{SpecPace: s.SpecPace, SpecProxies: s.SpecProxies, DriveHealth: s.DriveHealth, SpecRemote: s.SpecRemote,
 		SpecFlags: SpecFlags{AllowDegraded: s.AllowDegraded, ALE: s.ALE, NoDirectoryHashes: s.NoDirectoryHashes}, Creator: s.Creator}
 }
 

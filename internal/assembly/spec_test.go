@@ -31,8 +31,8 @@ func TestSpecDefaults(t *testing.T) {
 	require.Equal(t, 1, s.ProxyWorkers)
 	// dit offload's flags at their defaults are the zero Spec.
 	flags, err := Spec{Dests: []string{"/d1"}, Hashes: DefaultHashes, Verify: "dest", VerifyHashes: "fastest", Layout: offload.DefaultLayout,
-		OnConflict: "fail", MHL: "asc", ThenParallel: 1, ProxyWorkers: 1, BlockSize: DefaultBlockSize, Checkpoint: DefaultCheckpoint,
-		DriveHealth: "warn"}.Settings(FlagNames, []string{"/A001"})
+		OnConflict: "fail", MHL: "asc", ThenParallel: 1, SpecProxies: SpecProxies{ProxyWorkers: 1},
+		SpecPace: SpecPace{BlockSize: DefaultBlockSize, Checkpoint: DefaultCheckpoint}, DriveHealth: "warn"}.Settings(FlagNames, []string{"/A001"})
 	require.NoError(t, err)
 	require.Equal(t, s, flags)
 }
@@ -41,18 +41,16 @@ func TestSpecDefaults(t *testing.T) {
 // the catalog are left at their defaults, and so never checked against
 // each other (a blake3 job without hash lists resumed without --mhl).
 func TestSpecForResume(t *testing.T) {
-	s := Spec{Dests: []string{"/d1"}, Hashes: "blake3", Layout: "{card}", Throttle: "20MB/s", BlockSize: "1MiB", DriveHealth: "off",
-		CloudBwLimit: "5MB/s", SpecFlags: SpecFlags{AllowDegraded: true, IncludeHidden: true}, Creator: Creator{Author: "Ana"}}
+	s := Spec{Dests: []string{"/d1"}, Hashes: "blake3", Layout: "{card}", DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true, IncludeHidden: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{CloudBwLimit: "5MB/s"}}
 	_, err := s.Settings(FlagNames, nil)
 	require.ErrorContains(t, err, "--mhl: ASC MHL needs one of")
 	r := s.ForResume()
-	require.Equal(t, Spec{Throttle: "20MB/s", BlockSize: "1MiB", DriveHealth: "off", CloudBwLimit: "5MB/s",
-		SpecFlags: SpecFlags{AllowDegraded: true}, Creator: Creator{Author: "Ana"}}, r)
+	require.Equal(t, Spec{DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{CloudBwLimit: "5MB/s"}}, r)
 	got, err := r.Settings(FlagNames, nil)
 	require.NoError(t, err)
 	require.Equal(t, 20e6, got.Throttle)
 	require.Equal(t, DrivesOff, got.Drives)
-	_, err = Spec{Throttle: "fast", Hashes: "blake3"}.ForResume().Settings(FlagNames, nil)
+	_, err = Spec{Hashes: "blake3", SpecPace: SpecPace{Throttle: "fast"}}.ForResume().Settings(FlagNames, nil)
 	require.ErrorContains(t, err, "--throttle")
 }
 
@@ -67,21 +65,21 @@ func TestSpecRefusesNamingTheField(t *testing.T) {
 		{Spec{Verify: "twice"}, "--verify"},
 		{Spec{Verify: "none", Then: []string{"/d2"}}, "--verify"},
 		{Spec{OnConflict: "overwrite"}, "--on-conflict"},
-		{Spec{Throttle: "fast"}, "--throttle"},
-		{Spec{BlockSize: "1KiB"}, "--block-size"},
-		{Spec{Checkpoint: "-3MB"}, "--checkpoint-every"},
+		{Spec{SpecPace: SpecPace{Throttle: "fast"}}, "--throttle"},
+		{Spec{SpecPace: SpecPace{BlockSize: "1KiB"}}, "--block-size"},
+		{Spec{SpecPace: SpecPace{Checkpoint: "-3MB"}}, "--checkpoint-every"},
 		{Spec{DriveHealth: "maybe"}, "--drive-health"},
 		{Spec{VerifyHashes: "some"}, "--verify-hashes"},
 		{Spec{MHL: "xml"}, "--mhl"},
 		{Spec{Hashes: "blake3", MHL: "v1"}, "--mhl"},
 		{Spec{Ignore: []string{" "}}, "--ignore"},
 		{Spec{IgnoreFile: "/nonexistent/ignore.txt"}, "--ignore-file"},
-		{Spec{Limits: []string{"fast"}}, "--limit"},
-		{Spec{Limits: []string{"/d1=0MB/s"}}, "--limit"},
-		{Spec{CloudBwLimit: "20MB/x"}, "--cloud-bwlimit"},
-		{Spec{Proxies: "mpeg2"}, "--proxies"},
+		{Spec{SpecPace: SpecPace{Limits: []string{"fast"}}}, "--limit"},
+		{Spec{SpecPace: SpecPace{Limits: []string{"/d1=0MB/s"}}}, "--limit"},
+		{Spec{SpecRemote: SpecRemote{CloudBwLimit: "20MB/x"}}, "--cloud-bwlimit"},
+		{Spec{SpecProxies: SpecProxies{Proxies: "mpeg2"}}, "--proxies"},
 		{Spec{ThenParallel: -1}, "--then-parallel"},
-		{Spec{ProxyWorkers: -2}, "--proxy-workers"},
+		{Spec{SpecProxies: SpecProxies{ProxyWorkers: -2}}, "--proxy-workers"},
 		{Spec{Creator: Creator{Email: "jane"}}, "--author-email"},
 		{Spec{Creator: Creator{Author: "Ana\x01"}}, "--author-name"},
 		{Spec{Creator: Creator{Comment: "day\x00one"}}, "--comment"},
@@ -154,13 +152,7 @@ comment: day one
 `
 	var fromFile Spec
 	require.NoError(t, yaml.Unmarshal([]byte(doc), &fromFile))
-	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2,
-		Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both",
-		Ignore: []string{"CACHE/"}, IgnoreFile: ign, Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0",
-		Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}, RcloneConfig: "/etc/dit/rclone.conf", CloudBwLimit: "20MB/s",
-		Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2, DriveHealth: "refuse",
-		SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
-		Creator:   Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
+	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2, Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both", Ignore: []string{"CACHE/"}, IgnoreFile: ign, DriveHealth: "refuse", SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true}, Creator: Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}, SpecPace: SpecPace{Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0", Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}}, SpecRemote: SpecRemote{RcloneConfig: "/etc/dit/rclone.conf", CloudBwLimit: "20MB/s"}, SpecProxies: SpecProxies{Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2}}
 	require.Equal(t, byHand, fromFile)
 	a, err := fromFile.Settings(PresetNames("day.yaml"), []string{"/A001"})
 	require.NoError(t, err)

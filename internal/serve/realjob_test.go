@@ -75,7 +75,7 @@ func TestServeFollowsARealJob(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() {
 		p, err := assembly.Prepare(ctx, assembly.Settings{Name: "day08", Cards: []string{card}, Dests: []string{raid}, Catalog: cat,
-			Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6, Drives: assembly.DrivesOff, FS: fs})
+			Copying: assembly.Copying{Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6}, Drives: assembly.DrivesOff, FS: fs})
 		if err != nil {
 			ran <- err
 			return

@@ -208,11 +208,12 @@ eject: true
 	raid := filepath.Join(dir, "raid")
 	want := assembly.Spec{Name: "Day {date}", Dests: []string{raid}, Then: []string{"/Volumes/SHUTTLE1"}, ThenParallel: 2,
 		Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both",
-		Ignore: []string{"CACHE/"}, IgnoreFile: filepath.Join(dir, "ignore.txt"), Throttle: "200MB/s", Limits: []string{"1.5GB/s"},
-		BlockSize: "1MiB", Checkpoint: "0", Proxies: "h264,burnin", ProxiesTo: []string{raid}, ProxyWorkers: 2, DriveHealth: "refuse",
-		RcloneConfig: filepath.Join(dir, "rclone.conf"), CloudBwLimit: "20MB/s",
-		SpecFlags: assembly.SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
-		Creator:   assembly.Creator{Author: "Ana", Email: "ana@example.org", Phone: "+49 30 1234", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
+		Ignore: []string{"CACHE/"}, IgnoreFile: filepath.Join(dir, "ignore.txt"),
+		SpecPace:    assembly.SpecPace{Throttle: "200MB/s", Limits: []string{"1.5GB/s"}, BlockSize: "1MiB", Checkpoint: "0"},
+		SpecProxies: assembly.SpecProxies{Proxies: "h264,burnin", ProxiesTo: []string{raid}, ProxyWorkers: 2}, DriveHealth: "refuse",
+		SpecRemote: assembly.SpecRemote{RcloneConfig: filepath.Join(dir, "rclone.conf"), CloudBwLimit: "20MB/s"},
+		SpecFlags:  assembly.SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
+		Creator:    assembly.Creator{Author: "Ana", Email: "ana@example.org", Phone: "+49 30 1234", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
 	require.Equal(t, want, p.Spec)
 	require.Equal(t, filepath.Join(dir, "set.yaml"), p.Topology)
 	require.Equal(t, []string{"A*"}, p.VolumePattern)
@@ -232,8 +233,7 @@ eject: true
 	require.NoError(t, err)
 	got, err = p.JobSettings(nil, day)
 	require.NoError(t, err)
-	flags, err = assembly.Spec{Dests: []string{raid}, Hashes: "xxh64,md5", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail",
-		MHL: "asc", ThenParallel: 1, Layout: "{job}/{card}", BlockSize: "256KiB", Checkpoint: "64MiB", DriveHealth: "warn", ProxyWorkers: 1}.Settings(assembly.FlagNames, nil)
+	flags, err = assembly.Spec{Dests: []string{raid}, Hashes: "xxh64,md5", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", MHL: "asc", ThenParallel: 1, Layout: "{job}/{card}", DriveHealth: "warn", SpecPace: assembly.SpecPace{BlockSize: "256KiB", Checkpoint: "64MiB"}, SpecProxies: assembly.SpecProxies{ProxyWorkers: 1}}.Settings(assembly.FlagNames, nil)
 	require.NoError(t, err)
 	require.Equal(t, flags, got)
 
