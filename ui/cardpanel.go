@@ -37,17 +37,28 @@ type cardPanel struct {
 	details  *fyne.Container // the first run's counters
 	dests    *destRows       // the first run on each destination
 	box      *fyne.Container
-	// tile is the card's tile in the view's grid: box in the compact
-	// theme, framed; more shows or hides its details (each destination's
-	// bytes, the file being copied).
-	tile  *fyne.Container
-	frame *canvas.Rectangle
-	more  *widget.Button
-	// failShort: the first failed file in a line (the tile); failures
-	// lists them all with why (its details).
-	failShort *widget.Label
 
-	// A cascade.
+	cardTile    // the card's tile in the view's grid
+	cardCascade // a cascade's rows
+
+	last    cardView // what the panel shows (the eject action tells of it)
+	onEject func(cardView)
+}
+
+// cardTile is a card's tile in the running view's grid: the panel's box
+// in the compact theme, framed; more shows or hides its details (each
+// destination's bytes, the file being copied). failShort: the first
+// failed file in a line (the tile); the panel's failures list them all
+// with why (its details).
+type cardTile struct {
+	tile      *fyne.Container
+	frame     *canvas.Rectangle
+	more      *widget.Button
+	failShort *widget.Label
+}
+
+// cardCascade is a card panel's rows of a cascade.
+type cardCascade struct {
 	run1     *widget.Label // "1st run: from the card to ..."
 	run1St   *widget.Label
 	run1Head *fyne.Container
@@ -57,8 +68,6 @@ type cardPanel struct {
 	ejectBtn *widget.Button // the card's Eject (enabled once it is free)
 	ejectL   *widget.Label  // what the eject said
 	second   *runRow
-	last     cardView // what the panel shows (the eject action tells of it)
-	onEject  func(cardView)
 }
 
 // runRow is a cascade's second run of a card: its own title, state, bar
@@ -127,12 +136,14 @@ func newCardPanel(i int, onEject func(cardView), onLayout func()) *cardPanel {
 		failures: widget.NewLabel(""),
 		clips:    widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}),
 		swatch:   canvas.NewRectangle(cardColor(i)),
-		run1:     widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		run1St:   widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
-		free:     widget.NewLabel(""),
-		second:   newRunRow(),
-		dests:    newDestRows(),
-		onEject:  onEject,
+		cardCascade: cardCascade{
+			run1:   widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+			run1St: widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}),
+			free:   widget.NewLabel(""),
+			second: newRunRow(),
+		},
+		dests:   newDestRows(),
+		onEject: onEject,
 	}
 	p.title.SizeName = theme.SizeNameSubHeadingText
 	// The verdict or phase, big: read at arm's length.

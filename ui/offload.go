@@ -31,49 +31,73 @@ type offloadView struct {
 	dests []*destItem
 
 	cardBox, destBox *fyne.Container
-	name             *widget.Entry
-	hashes           []*widget.Check
-	verify           *widget.RadioGroup
-	verifyAll        *widget.Check
-	mhl              *widget.Select
-	degraded         *widget.Check
-	simulate         *widget.Check
-	scale            *widget.Select
-	presetLabel      *widget.Label
-	planBox          *fyne.Container
+	mounted          *mountedCards // the camera cards mounted now (mounted.go)
 	status           *widget.Label
 	startBtn         *widget.Button
-	thenPar          *widget.Select // second run: cards at once
-	cascadeL         *widget.Label  // what a cascade does, or why it cannot start
-	cloudL           *widget.Label  // where each cloud destination's copy comes from (formcloud.go)
-	refusal          *widget.Label  // why the engine would refuse the form, beside Start (formcloud.go)
-	mounted          *mountedCards  // the camera cards mounted now (mounted.go)
-	cloud            *widget.Entry  // a cloud destination, rclone remote:path (formcloud.go)
-	proxyPreset      *widget.Select // proxies: off or a preset
-	proxyBurnin      *widget.Check
-	proxyTo          *widget.CheckGroup // the folder destinations proxies go to
-	proxyToL         *widget.Label
-	proxyToBox       *fyne.Container // "Proxies to", shown with a preset chosen
 
-	preset   *plan.Topology
-	planSeq  int
-	lastPlan planOutput
-	lastSeq  int  // the request lastPlan answers
-	noCPU    bool // tests
-	busy     bool // a job is being prepared or runs
-
-	presetPending bool    // a preset is being read: plan after it
-	autoStart     bool    // start as soon as the plan is made (Prepare)
-	ephemeral     bool    // a demo's form: never remembered (Prepare)
-	throttle      float64 // Prepare.Throttle
-	scales        map[string]float64
-	ready         bool // built: callbacks may replan
+	offloadForm      // the job's settings as the form holds them
+	offloadDestNotes // what the form says of its destinations
+	offloadProxies   // the proxies' settings
+	offloadPlan      // the plan shown beside the form
+	offloadFlags     // what the form is doing
 
 	leftScroll, planScroll *container.Scroll
 }
 
+// offloadForm are the form's fields of the job's settings.
+type offloadForm struct {
+	name        *widget.Entry
+	hashes      []*widget.Check
+	verify      *widget.RadioGroup
+	verifyAll   *widget.Check
+	mhl         *widget.Select
+	degraded    *widget.Check
+	simulate    *widget.Check
+	scale       *widget.Select
+	presetLabel *widget.Label
+	thenPar     *widget.Select // second run: cards at once
+	cloud       *widget.Entry  // a cloud destination, rclone remote:path (formcloud.go)
+}
+
+// offloadDestNotes are what the form says of its destinations.
+type offloadDestNotes struct {
+	cascadeL *widget.Label // what a cascade does, or why it cannot start
+	cloudL   *widget.Label // where each cloud destination's copy comes from (formcloud.go)
+	refusal  *widget.Label // why the engine would refuse the form, beside Start (formcloud.go)
+}
+
+// offloadProxies are the form's proxy settings.
+type offloadProxies struct {
+	proxyPreset *widget.Select // proxies: off or a preset
+	proxyBurnin *widget.Check
+	proxyTo     *widget.CheckGroup // the folder destinations proxies go to
+	proxyToL    *widget.Label
+	proxyToBox  *fyne.Container // "Proxies to", shown with a preset chosen
+}
+
+// offloadPlan is the plan beside the form and what it is made from.
+type offloadPlan struct {
+	planBox  *fyne.Container
+	preset   *plan.Topology
+	planSeq  int
+	lastPlan planOutput
+	lastSeq  int     // the request lastPlan answers
+	noCPU    bool    // tests
+	throttle float64 // Prepare.Throttle
+	scales   map[string]float64
+}
+
+// offloadFlags are what the form is doing.
+type offloadFlags struct {
+	busy          bool // a job is being prepared or runs
+	presetPending bool // a preset is being read: plan after it
+	autoStart     bool // start as soon as the plan is made (Prepare)
+	ephemeral     bool // a demo's form: never remembered (Prepare)
+	ready         bool // built: callbacks may replan
+}
+
 func newOffloadView(a *App) *offloadView {
-	v := &offloadView{a: a, scales: map[string]float64{}}
+	v := &offloadView{a: a, offloadPlan: offloadPlan{scales: map[string]float64{}}}
 	for k, x := range scales {
 		v.scales[k] = x
 	}

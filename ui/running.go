@@ -28,35 +28,51 @@ type runningView struct {
 	content fyne.CanvasObject
 	run     *jobRun
 
-	title    *widget.Label
-	rateBig  *canvas.Text
-	tbBig    *canvas.Text // the model's live TB/hour, end to end
-	etaBig   *canvas.Text
-	rateCap  *widget.Label
-	tbCap    *widget.Label
-	etaCap   *widget.Label
-	tbBox    *fyne.Container
+	runningFigures  // the job's big figures
+	runningControls // its buttons and lines of words
+	runningLayout   // the tiles, the chart and how they share the view
+
+	ejectMsg string // the last card-free message shown (tests)
+}
+
+// runningFigures are the running job's big figures and their captions.
+type runningFigures struct {
+	title   *widget.Label
+	rateBig *canvas.Text
+	tbBig   *canvas.Text // the model's live TB/hour, end to end
+	etaBig  *canvas.Text
+	rateCap *widget.Label
+	tbCap   *widget.Label
+	etaCap  *widget.Label
+	tbBox   *fyne.Container
+	figures *fyne.Container
+}
+
+// runningControls are the running job's buttons and lines of words.
+type runningControls struct {
 	stallL   *widget.Label // how many runs are stalled, and where
 	pauseBtn *widget.Button
 	stopBtn  *widget.Button
+	addBtn   *widget.Button
+	chartBtn *widget.Button
 	planL    *widget.Label
 	doneL    *widget.Label
 	warnL    *widget.Label
 	prepL    *widget.Label // what the assembly said before the start
+	empty    *widget.Label
+}
+
+// runningLayout is the running view's tiles, chart and their places.
+type runningLayout struct {
 	cardsBox *fyne.Container
 	panels   []*cardPanel
-	addBtn   *widget.Button
 	chart    *throughputChart
-	empty    *widget.Label
 	body     *fyne.Container
 	scroll   *container.Scroll
-	figures  *fyne.Container
 	split    *container.Split // the tiles over the chart
 	center   *fyne.Container  // the split, or the tiles alone (the chart off)
-	chartBtn *widget.Button
 	chartOn  bool
 	tiles    []fyne.CanvasObject // the tiles in the order shown
-	ejectMsg string              // the last card-free message shown (tests)
 }
 
 func newRunningView(a *App) *runningView {
