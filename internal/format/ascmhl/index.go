@@ -156,9 +156,8 @@ func (x *index) file(p string) (*irec, bool) {
 	return &x.recs[i], true
 }
 
-// insert adds a record for p (not in the table), with r's values and
-// then packed, and returns it.
-func (x *index) insert(p string, r irec, packed []byte) (*irec, error) {
+// insert adds a record for p (not in the table) and returns it.
+func (x *index) insert(p string, r irec) (*irec, error) {
 	if len(p) > 0xffff {
 		return nil, fmt.Errorf("path %q...: longer than 65535 bytes", p[:64])
 	}
@@ -298,7 +297,7 @@ func (x *index) addFile(seq int, f *File) error {
 			if !ok {
 				moved.flags &^= flagSeen | flagGone
 				var err error
-				if r, err = x.insert(f.Path, moved, nil); err != nil {
+				if r, err = x.insert(f.Path, moved); err != nil {
 					return err
 				}
 				ok = true
@@ -320,6 +319,15 @@ func (x *index) addFile(seq int, f *File) error {
 			}
 		}
 	}
+	if !ok {
+		var err error
+		if r, err = x.insert(f.Path, irec{size: -1, firstSeq: s}); err != nil {
+			return err
+		}
+	}
+	if f.Size >= 0 {
+		r.size = f.Size
+	}
 	failed, usable := false, false
 	var packed []byte
 	for _, h := range f.Hashes {
@@ -328,25 +336,15 @@ func (x *index) addFile(seq int, f *File) error {
 			continue
 		}
 		usable = true
-		if !ok || !x.has(r, h.Algo) {
+		if !x.has(r, h.Algo) {
 			var err error
 			if packed, err = packValue(packed, h.Algo, h.Value); err != nil {
 				return fmt.Errorf("path %q: %w", f.Path, err)
 			}
 		}
 	}
-	// A new record is written with its values at once (the arena keeps
-	// no first copy without them).
-	if !ok {
-		var err error
-		if r, err = x.insert(f.Path, irec{size: -1, firstSeq: s}, packed); err != nil {
-			return fmt.Errorf("path %q: %w", f.Path, err)
-		}
-	} else if err := x.addValues(r, packed); err != nil {
+	if err := x.addValues(r, packed); err != nil {
 		return fmt.Errorf("path %q: %w", f.Path, err)
-	}
-	if f.Size >= 0 {
-		r.size = f.Size
 	}
 	r.flags &^= flagLastFailed
 	if failed && !usable {
