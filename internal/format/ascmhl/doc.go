@@ -255,14 +255,16 @@
 //
 // Measured (TestVerifyLargeManifestBoundedMemory, Go 1.26, linux/amd64, 2
 // shared cores): a manifest of one million files (210 MB of XML, one xxh64
-// each, 37-byte paths) verifies with a peak heap in use of 193-201 MB (85
-// MB of it the records, the rest garbage the collector has not yet
-// reclaimed) in 7-8 s, of which parsing is about 5.5 s (37 MB/s); the
+// each, 37-byte paths) verifies with a peak heap in use of 149 MB (72 MB
+// of it the records, the rest garbage the collector has not yet
+// reclaimed; 193-201 MB and 85-95 MB when each path was kept whole) in
+// 7-8 s on a quiet machine (measured with the index before), of which
+// parsing is about 5.5 s (37 MB/s); the
 // reader it replaced held the file and a tree of it: 1.37 GB and 16 s for
 // the same manifest. The binary, `dit mhl verify` on that manifest with
 // none of its files there (a million MISSING lines printed): max RSS 272
 // MB, 11 s (before: 777 MB, 37 s). Ten million such files would hold about
-// 0.9 GB of records, and the heap may grow to twice that before the
+// 0.75 GB of records, and the heap may grow to twice that before the
 // collector reclaims the parser's garbage: dit handles histories of a few
 // million files on a machine with a few GB of memory. Paths are limited to
 // 64 KiB, and all paths and values of one history to 4 GiB.
