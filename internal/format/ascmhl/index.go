@@ -280,11 +280,12 @@ func (x *index) remove(p string) {
 	}
 }
 
-// each calls f with every file in the table.
-func (x *index) each(f func(p string, r *irec)) {
+// each calls f with every file in the table (its path, a new string,
+// is pathOf's: asked for only when needed).
+func (x *index) each(f func(r *irec)) {
 	for i := range x.n {
 		if r := x.rec(i); r.flags&flagGone == 0 {
-			f(x.pathOf(r), r)
+			f(r)
 		}
 	}
 }
@@ -471,7 +472,8 @@ func (x *index) addDir(seq int, d *Dir) error {
 // records returns the files as Records.
 func (x *index) records() map[string]*Record {
 	out := make(map[string]*Record, x.n)
-	x.each(func(p string, r *irec) {
+	x.each(func(r *irec) {
+		p := x.pathOf(r)
 		rec := &Record{Path: p, Size: r.size, Values: map[hashing.Algo]string{}, FirstSeq: int(r.firstSeq),
 			LastFailed: r.flags&flagLastFailed != 0, FailedSeq: int(r.failedSeq)}
 		for _, a := range x.algos(r) {
