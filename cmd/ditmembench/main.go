@@ -55,6 +55,9 @@ func main() {
 	referenceMax := flag.Int("reference-max", 100000, "the reference tool verifies cards of at most this many files (its verify is quadratic: 100,000 files took 10 minutes of CPU on 2 cores)")
 	reference := flag.String("reference", ".cache/ascmhl-venv/bin/ascmhl-debug", "the ASC reference tool (ascmhl-debug, as the e2e tests install it): it verifies each card's history, files and directory hashes, after dit's commands (skipped, saying so, when it is not there)")
 	flag.Parse()
+	if clipsMain() || mhlMain(*dit, *dir) {
+		return
+	}
 	if *heap != "" {
 		if err := heapProfile(*dir, *heapFiles, *oneFolder, *hash, *heap, *cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "ditmembench:", err)

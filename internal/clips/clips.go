@@ -53,7 +53,8 @@ type Clip struct {
 	Type   string `json:"type"`             // ARRIRAW, ProRes, X-OCN, XAVC, R3D, BRAW, ...
 	Codec  string `json:"codec,omitempty"`
 	// Media are the clip's media files (frames, segments, the movie),
-	// Sidecars its metadata files, both sorted.
+	// Sidecars its metadata files, both sorted (a sequence's frames are
+	// not listed when recognised by a [Recognizer]: see Seq).
 	Media    []string `json:"media"`
 	Sidecars []string `json:"sidecars,omitempty"`
 	// Poster is the media file a poster frame is read from (the movie,
@@ -76,9 +77,17 @@ type Clip struct {
 	// the media's value is kept): "frames: sidecar 120, media 96 (the
 	// media's kept)".
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Seq is a frame sequence's frames (nil: the clip is no sequence).
+	// From a [Recognizer] a sequence's Media is nil: Seq says its frames.
+	Seq *Sequence `json:"-"`
+	// Flagged is how many of the clip's files were added flagged
+	// ([Recognizer.AddFlagged]).
+	Flagged int `json:"-"`
 }
 
-// Files returns every file of the clip: media, then sidecars.
+// Files returns every file of the clip listed: media, then sidecars (a
+// sequence from a [Recognizer] lists no frames: see [Clip.FileCount] and
+// [Clip.Has]).
 func (c *Clip) Files() []string { return append(append([]string(nil), c.Media...), c.Sidecars...) }
 
 // Card is what a card holds: its camera family, camera and card type when
@@ -130,133 +139,41 @@ var sidecarExts = map[string]bool{"xml": true, "sidecar": true, "thm": true, "lr
 // Recognize groups a card's files into clips from their names and folders,
 // and reads their sidecars through read (nil: names only). It never fails:
 // what it does not recognise stays files (Card.Other; Type "files" when no
-// clip at all). Junk (a path element beginning with ".") is ignored.
+// clip at all). Junk (a path element beginning with ".") is ignored. It
+// is [Recognizer] given files, and then, the files being at hand, lists
+// each frame sequence's frames in its Media: a caller that has the
+// card's files as a stream (the catalog's) uses a Recognizer and holds
+// no file list.
 func Recognize(files []File, read ReadFunc) *Card {
-	var fs []File
+	r := NewRecognizer()
 	for _, f := range files {
-		if !junk(f.Rel) {
-			fs = append(fs, f)
+		r.Add(f)
+	}
+	card := r.Card(read)
+	seqs := map[seqKey]*Clip{}
+	for i := range card.Clips {
+		if s := card.Clips[i].Seq; s != nil {
+			seqs[seqKey{s.Dir, s.Prefix, s.Ext}] = &card.Clips[i]
 		}
 	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].Rel < fs[j].Rel })
-	size := make(map[string]int64, len(fs))
-	for _, f := range fs {
-		size[f.Rel] = f.Size
+	if len(seqs) == 0 {
+		return card
 	}
-	rc := &recognizer{fs: fs, claimed: map[string]bool{}}
-	rc.redFolders()
-	rc.frameSequences()
-	rc.attachProxies(rc.movies())
-	rc.attachSidecars()
-
-	card := &Card{}
-	for _, c := range rc.clips {
-		sort.Strings(c.Media)
-		sort.Strings(c.Sidecars)
-		c.Poster = c.Media[0]
-		for _, r := range c.Files() {
-			c.Bytes += size[r]
-		}
-		if read != nil {
-			for _, s := range c.Sidecars {
-				if size[s] > maxSidecar || size[s] == 0 {
-					continue
-				}
-				if b, err := read(s); err == nil {
-					applySidecar(c, s, b)
-				}
+	for _, f := range files {
+		if k, _, ok := frameKey(f.Rel); ok && !junk(f.Rel) {
+			if c := seqs[k]; c != nil {
+				c.Media = append(c.Media, f.Rel)
 			}
 		}
-		finish(c)
-		card.Clips = append(card.Clips, *c)
 	}
-	sort.SliceStable(card.Clips, func(i, j int) bool { return card.Clips[i].Poster < card.Clips[j].Poster })
-	for _, f := range fs {
-		if !rc.claimed[f.Rel] {
-			card.Other++
-		}
+	for _, c := range seqs {
+		sort.Strings(c.Media)
 	}
-	summarise(card)
 	return card
-}
-
-// recognizer groups a card's files (sorted, junk left out) into clips,
-// step by step; a file a step claims is not looked at by the next ones.
-type recognizer struct {
-	fs      []File
-	claimed map[string]bool
-	clips   []*Clip
-}
-
-// redFolders makes each RED .RDC folder of .R3D segments one clip (its
-// other files are the clip's sidecars).
-func (rc *recognizer) redFolders() {
-	rdc := map[string]*Clip{}
-	for _, f := range rc.fs {
-		dir := path.Dir(f.Rel)
-		if !strings.EqualFold(path.Ext(dir), ".rdc") {
-			continue
-		}
-		c := rdc[dir]
-		if c == nil {
-			name := strings.TrimSuffix(path.Base(dir), path.Ext(dir))
-			c = &Clip{Name: name, Family: FamilyRED, Camera: "RED", Type: TypeR3D}
-			rdc[dir] = c
-			rc.clips = append(rc.clips, c)
-		}
-		if ext(f.Rel) == "r3d" {
-			c.Media = append(c.Media, f.Rel)
-		} else {
-			c.Sidecars = append(c.Sidecars, f.Rel)
-		}
-		rc.claimed[f.Rel] = true
-	}
 }
 
 // seqKey is a frame sequence: files prefix.0000001.ext in folder dir.
 type seqKey struct{ dir, prefix, ext string }
-
-// frameSequences makes each sequence of at least minSeqFrames frames
-// (name.0000001.ari in one folder) a clip.
-func (rc *recognizer) frameSequences() {
-	seqs := map[seqKey][]string{}
-	var seqOrder []seqKey
-	for _, f := range rc.fs {
-		if rc.claimed[f.Rel] {
-			continue
-		}
-		m := frameRe.FindStringSubmatch(path.Base(f.Rel))
-		if m == nil {
-			continue
-		}
-		e := strings.ToLower(m[3])
-		if _, ok := frameExts[e]; !ok {
-			continue
-		}
-		// Stills (IMG_0001.DNG) number in four or five digits; cinema
-		// DNG sequences in six or more. ARRIRAW and X-OCN frames always
-		// make clips.
-		if (e == "dng" || e == "tif" || e == "tiff") && len(m[2]) < 6 {
-			continue
-		}
-		k := seqKey{path.Dir(f.Rel), m[1], e}
-		if _, ok := seqs[k]; !ok {
-			seqOrder = append(seqOrder, k)
-		}
-		seqs[k] = append(seqs[k], f.Rel)
-	}
-	for _, k := range seqOrder {
-		frames := seqs[k]
-		if len(frames) < minSeqFrames {
-			continue
-		}
-		c := sequenceClip(k, frames)
-		for _, r := range frames {
-			rc.claimed[r] = true
-		}
-		rc.clips = append(rc.clips, c)
-	}
-}
 
 // sequenceClip is the clip of the frames of sequence k: named after its
 // prefix (or its folder), its family, camera and codec from the frames'
@@ -283,82 +200,6 @@ func sequenceClip(k seqKey, frames []string) *Clip {
 		}
 	}
 	return c
-}
-
-// movies makes each movie file a one-file clip, and returns the proxies
-// (Sony's SUB/C0001S03.MP4, a Proxy folder): they go with their clip.
-func (rc *recognizer) movies() (proxies []File) {
-	for _, f := range rc.fs {
-		if rc.claimed[f.Rel] || !movieExts[ext(f.Rel)] {
-			continue
-		}
-		if proxyDirs[strings.ToLower(path.Base(path.Dir(f.Rel)))] {
-			proxies = append(proxies, f)
-			continue
-		}
-		c := &Clip{Name: stem(path.Base(f.Rel)), Media: []string{f.Rel}}
-		classifyMovie(c, f.Rel)
-		rc.claimed[f.Rel] = true
-		rc.clips = append(rc.clips, c)
-	}
-	return proxies
-}
-
-// attachProxies gives each proxy to the clip with the longest name its
-// name starts with.
-func (rc *recognizer) attachProxies(proxies []File) {
-	for _, f := range proxies {
-		s := stem(path.Base(f.Rel))
-		var best *Clip
-		for _, c := range rc.clips {
-			if sidecarOf(s, c.Name) && (best == nil || len(c.Name) > len(best.Name)) {
-				best = c
-			}
-		}
-		if best != nil {
-			best.Sidecars = append(best.Sidecars, f.Rel)
-			rc.claimed[f.Rel] = true
-		}
-	}
-}
-
-// attachSidecars gives each metadata file to a clip: one next to it (or
-// whose sequence's folder holds it) whose name the file's starts with,
-// the longest such; else a sequence whose own folder holds it.
-func (rc *recognizer) attachSidecars() {
-	byDir := map[string][]*Clip{}
-	for _, c := range rc.clips {
-		d := path.Dir(c.Media[0])
-		byDir[d] = append(byDir[d], c)
-		if c.Type != TypeR3D && len(c.Media) > 1 && path.Dir(d) != d {
-			// A sequence's sidecar sits beside its folder.
-			byDir[path.Dir(d)] = append(byDir[path.Dir(d)], c)
-		}
-	}
-	for _, f := range rc.fs {
-		if rc.claimed[f.Rel] || !sidecarExts[ext(f.Rel)] {
-			continue
-		}
-		s := stem(path.Base(f.Rel))
-		var best *Clip
-		for _, c := range byDir[path.Dir(f.Rel)] {
-			if sidecarOf(s, c.Name) && (best == nil || len(c.Name) > len(best.Name)) {
-				best = c
-			}
-		}
-		if best == nil {
-			// A sequence's folder holding its own sidecar (any name).
-			for _, c := range byDir[path.Dir(f.Rel)] {
-				if len(c.Media) > 1 && path.Dir(c.Media[0]) == path.Dir(f.Rel) {
-					best = c
-				}
-			}
-		}
-		if best != nil {
-			best.Sidecars = append(best.Sidecars, f.Rel)
-			rc.claimed[f.Rel] = true
-		}
-	}
 }
 
 // classifyMovie tells a one-file clip's family and type from its

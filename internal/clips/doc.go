@@ -3,7 +3,7 @@
 // sidecars say. It reads only names, folders and small metadata files
 // (never media), and needs no cgo.
 //
-// # Recognition ([Recognize], [RecognizeDir])
+// # Recognition ([Recognize], [Recognizer], [RecognizeDir])
 //
 // From the card's file list (card-relative paths and sizes) alone:
 //
@@ -28,6 +28,19 @@
 //	              beside a clip (or inside a frame folder) whose name is the
 //	              clip's, or the clip's and a short suffix (C0001M01.XML,
 //	              "A001C001_220101XY M01.XML")
+//
+// A [Recognizer] does the same from the files as a stream (the
+// catalog's rows, in any order), holding per clip, not per file: a frame
+// sequence is kept as its [Sequence] (folder, prefix, extension, first
+// and last frame, count, bytes, lowest and highest number: a gap is
+// MaxNumber-MinNumber+1-Count), a movie or RED folder as its clip, and
+// only the files that may be a clip's sidecar or proxy by name until
+// [Recognizer.Card]; a clip's frames are then not listed (Clip.Seq,
+// [Clip.FileCount], [Clip.Has]), and [Clip.Flagged] counts the files the
+// caller flagged. [Recognize] is a Recognizer given a slice, which then
+// lists each sequence's frames in Media. What a card costs: a few
+// hundred bytes a clip and sidecar, nothing a frame (docs/design.md,
+// "Memory").
 //
 // Files in no clip are counted in [Card.Other]; a card with no clip at all
 // is of type "files". Nothing is an error: an unknown structure, a sidecar
@@ -87,7 +100,8 @@
 //
 // reports/jobreport.Clipper runs this for an offload: each card once it
 // is done, from its first copy (never the card; a folder, or a dit
-// array read through its reader), one clip at a time, and
+// array read through its reader), the card's files streamed from the
+// catalog into a [Recognizer], one clip at a time, and
 // records the clips in the catalog (clips table, schema 11).
 //
 // # Codec names ([CodecName])

@@ -140,7 +140,7 @@ func applySidecar(c *Clip, rel string, b []byte) {
 	if d := f.get("duration@value"); d != "" && c.Frames == 0 {
 		c.Frames, _ = strconv.Atoi(d)
 	}
-	if v := f.get("@frames", "frames", "frame_count", "@framecount", "@duration_frames"); v != "" && (c.Frames == 0 || len(c.Media) == 1) {
+	if v := f.get("@frames", "frames", "frame_count", "@framecount", "@duration_frames"); v != "" && (c.Frames == 0 || c.mediaCount() == 1) {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
 			c.Frames = n
 		}

@@ -144,16 +144,12 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	if src != nil {
 		defer src.Close()
 	}
-	// The recognizer needs the card's names and sizes at once: they are
-	// all that is held of its files (the catalog's rows are walked, not
-	// listed), with the names of those not verified.
-	var list []clips.File
-	unverified := map[string]bool{}
+	// The catalog's rows are walked, not listed, into a Recognizer: it
+	// holds a clip's first and last frame, not every frame, and counts
+	// each clip's files not verified.
+	rc := clips.NewRecognizer()
 	err = c.cat.EachFile(cardID, nil, func(f *catalog.File) error {
-		list = append(list, clips.File{Rel: f.Rel, Size: f.Size})
-		if f.State != offload.StateVerified {
-			unverified[f.Rel] = true
-		}
+		rc.AddFlagged(clips.File{Rel: f.Rel, Size: f.Size}, f.State != offload.StateVerified)
 		return nil
 	})
 	if err != nil {
@@ -163,15 +159,12 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 	if src != nil {
 		read = src.Read
 	}
-	rec := clips.Recognize(list, read)
+	rec := rc.Card(read)
 	rows := make([]catalog.Clip, len(rec.Clips))
 	var thumbs []pendingThumb
 	for i := range rec.Clips {
 		k := &rec.Clips[i]
-		verified := true
-		for _, f := range k.Files() {
-			verified = verified && !unverified[f]
-		}
+		verified := k.Flagged == 0
 		var thumb, note string
 		switch {
 		case !verified:
@@ -187,7 +180,7 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 			}
 		}
 		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
-			Poster: k.Poster, Files: len(k.Files()), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
+			Poster: k.Poster, Files: k.FileCount(), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
 			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note,
 			Audio: catalogAudio(k.Audio), Conflicts: k.Conflicts}
 	}

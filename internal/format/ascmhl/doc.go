@@ -236,12 +236,16 @@
 //
 // Manifests are never held whole: each is read once, as a stream
 // (encoding/xml token by token), its c4 computed on the same read. Verify
-// keeps of each file record only what the check needs, packed: the path and
-// the earliest value of each algorithm (as bytes) in 1 MiB blocks, a
-// 32-byte record, a 4-byte table slot; folders, root hashes, references and
-// ignore patterns are kept as they are. A file costs about 45 bytes plus
-// its path and hash bytes; memory grows with the number of records, not
-// with the manifests' size.
+// keeps of each file record only what the check needs, packed: its
+// folder once for all the folder's files (a number in the record), its
+// name and the earliest value of each algorithm (as bytes) together in
+// 1 MiB blocks, a 32-byte record in pages of 16,384, a 4-byte table
+// slot; folders, root hashes, references and ignore patterns are kept as
+// they are. A file costs about 40 bytes plus its name (not its folder's
+// path) and hash bytes: 79 bytes a file for 100,000 files of 21-byte
+// names with an xxh64 each, 97 when each path was kept whole
+// (TestVerifyIndexFootprint); memory grows with the number of records,
+// not with the manifests' size.
 //
 // Verify and Create read HashWorkers (4) files at once, each into a
 // 1 MiB buffer of its own (4 MiB), so that the process's MD5 lanes
@@ -251,14 +255,16 @@
 //
 // Measured (TestVerifyLargeManifestBoundedMemory, Go 1.26, linux/amd64, 2
 // shared cores): a manifest of one million files (210 MB of XML, one xxh64
-// each, 37-byte paths) verifies with a peak heap in use of 193-201 MB (85
-// MB of it the records, the rest garbage the collector has not yet
-// reclaimed) in 7-8 s, of which parsing is about 5.5 s (37 MB/s); the
+// each, 37-byte paths) verifies with a peak heap in use of 149 MB (72 MB
+// of it the records, the rest garbage the collector has not yet
+// reclaimed; 193-201 MB and 85-95 MB when each path was kept whole) in
+// 7-8 s on a quiet machine (measured with the index before), of which
+// parsing is about 5.5 s (37 MB/s); the
 // reader it replaced held the file and a tree of it: 1.37 GB and 16 s for
 // the same manifest. The binary, `dit mhl verify` on that manifest with
 // none of its files there (a million MISSING lines printed): max RSS 272
 // MB, 11 s (before: 777 MB, 37 s). Ten million such files would hold about
-// 0.9 GB of records, and the heap may grow to twice that before the
+// 0.75 GB of records, and the heap may grow to twice that before the
 // collector reclaims the parser's garbage: dit handles histories of a few
 // million files on a machine with a few GB of memory. Paths are limited to
 // 64 KiB, and all paths and values of one history to 4 GiB.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"sort"
 	"strings"
 	"unsafe"
@@ -19,28 +20,42 @@ import (
 // record to its new path.
 //
 // Verify builds it while the manifests stream in, and it is laid out for
-// size: paths and values are packed in 1 MiB blocks (no allocation,
-// header or rounding per string), a file record is 32 bytes, and the
-// table from path to record holds 4-byte slots. A file costs about 45
-// bytes plus its path and values (see the package doc for a measured
-// figure).
+// size: a file's folder is kept once for all its files (a folder number
+// in the record), its name and values are packed together in 1 MiB
+// blocks (no allocation, header or rounding per string), a file record
+// is 32 bytes in pages of 16,384 (no slice grown by copying), and the
+// table from path to record holds 4-byte slots. A file costs about 40
+// bytes plus its name (not its folder) and values (see the package doc
+// for a measured figure; footprint counts it).
 type index struct {
-	recs  []irec
-	table []uint32 // open addressing: 0 empty, tombstone, else recs index + 1
+	pages [][]irec // records, recPage a page
+	n     int      // records
+	table []uint32 // open addressing: 0 empty, tombstone, else record number + 1
 	used  int      // slots not empty (entries and tombstones)
 	seed  maphash.Seed
 	mem   arena
-	dirs  map[string]idir
+	// folders: each file's folder by number (0 the scope's root, ""),
+	// with its hash (of the folder's path and a "/").
+	folderNum  map[string]uint32
+	folderName []string
+	folderHash []uint64
+	dirs       map[string]idir
 }
 
-const tombstone = ^uint32(0)
+const (
+	tombstone = ^uint32(0)
+	recShift  = 14
+	recPage   = 1 << recShift
+)
 
-// irec is the record of one file.
+// irec is the record of one file: in the arena at ref its name (the last
+// element of its path: nameLen bytes) and then its values (valsLen bytes:
+// per value, algo byte, length byte, raw bytes).
 type irec struct {
 	size                         int64 // -1: not recorded
-	path, vals                   uint32
-	pathLen                      uint16
-	valsLen                      uint8 // vals packed: per value, algo byte, length byte, raw bytes
+	ref, folder                  uint32
+	nameLen                      uint16
+	valsLen                      uint8
 	flags                        uint8
 	firstSeq, lastSeq, failedSeq int32
 }
@@ -58,7 +73,9 @@ type idir struct {
 }
 
 func newIndex() *index {
-	return &index{table: make([]uint32, 1024), seed: maphash.MakeSeed(), dirs: map[string]idir{}}
+	x := &index{table: make([]uint32, 1024), seed: maphash.MakeSeed(), folderNum: map[string]uint32{}, dirs: map[string]idir{}}
+	x.folderOf("")
+	return x
 }
 
 // arena packs small byte strings into 1 MiB blocks, addressed by a 32-bit
@@ -101,14 +118,74 @@ func (a *arena) get(ref uint32, n int) string {
 	return unsafe.String(&a.blocks[ref>>arenaShift][ref&(arenaBlock-1)], n)
 }
 
-func (x *index) pathOf(r *irec) string { return x.mem.get(r.path, int(r.pathLen)) }
-func (x *index) valsOf(r *irec) string { return x.mem.get(r.vals, int(r.valsLen)) }
+// rec returns record number i.
+func (x *index) rec(i int) *irec { return &x.pages[i>>recShift][i&(recPage-1)] }
 
-// lookup returns the slot of p in the table and p's record index, or -1
-// with the slot where p would go.
+// footprint is what the index holds in bytes (its blocks, pages, table
+// and folders; not its folder records, dirs): what Verify's memory grows
+// by with the files of a history.
+func (x *index) footprint() int {
+	n := len(x.mem.blocks)*arenaBlock + len(x.pages)*recPage*int(unsafe.Sizeof(irec{})) + 4*len(x.table)
+	for _, f := range x.folderName {
+		n += len(f) + 16 + 8 + 4 + 16 // name, its header, hash, number, map entry (roughly)
+	}
+	return n
+}
+
+func (x *index) nameOf(r *irec) string { return x.mem.get(r.ref, int(r.nameLen)) }
+func (x *index) valsOf(r *irec) string {
+	return x.mem.get(r.ref, int(r.nameLen)+int(r.valsLen))[r.nameLen:]
+}
+
+// pathOf is r's path (a new string).
+func (x *index) pathOf(r *irec) string {
+	if r.folder == 0 {
+		return strings.Clone(x.nameOf(r))
+	}
+	return x.folderName[r.folder] + "/" + x.nameOf(r)
+}
+
+// split is p's folder and name.
+func split(p string) (folder, name string) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return "", p
+}
+
+// folderOf returns the number of folder f, numbering it when new.
+func (x *index) folderOf(f string) uint32 {
+	if n, ok := x.folderNum[f]; ok {
+		return n
+	}
+	n := uint32(len(x.folderName))
+	f = strings.Clone(f)
+	x.folderNum[f] = n
+	x.folderName = append(x.folderName, f)
+	x.folderHash = append(x.folderHash, maphash.String(x.seed, f))
+	return n
+}
+
+// hashOf is the table's hash of a file named name in folder number f.
+func (x *index) hashOf(f uint32, name string) int {
+	return int(maphash.String(x.seed, name) ^ x.folderHash[f]*0x9e3779b97f4a7c15)
+}
+
+// lookup returns the slot of p in the table and p's record number, or
+// -1 with the slot where p would go (-1 too when p's folder holds no
+// record: no slot).
 func (x *index) lookup(p string) (slot int, rec int) {
+	folder, name := split(p)
+	f, ok := x.folderNum[folder]
+	if !ok {
+		return -1, -1
+	}
+	return x.lookupIn(f, name)
+}
+
+func (x *index) lookupIn(f uint32, name string) (slot int, rec int) {
 	mask := len(x.table) - 1
-	i := int(maphash.String(x.seed, p)) & mask
+	i := x.hashOf(f, name) & mask
 	free := -1
 	for {
 		v := x.table[i]
@@ -122,8 +199,10 @@ func (x *index) lookup(p string) (slot int, rec int) {
 			if free < 0 {
 				free = i
 			}
-		case x.pathOf(&x.recs[v-1]) == p:
-			return i, int(v - 1)
+		default:
+			if r := x.rec(int(v - 1)); r.folder == f && x.nameOf(r) == name {
+				return i, int(v - 1)
+			}
 		}
 		i = (i + 1) & mask
 	}
@@ -138,7 +217,8 @@ func (x *index) grow() {
 		if v == 0 || v == tombstone {
 			continue
 		}
-		i := int(maphash.String(x.seed, x.pathOf(&x.recs[v-1]))) & mask
+		r := x.rec(int(v - 1))
+		i := x.hashOf(r.folder, x.nameOf(r)) & mask
 		for x.table[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -153,29 +233,42 @@ func (x *index) file(p string) (*irec, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	return &x.recs[i], true
+	return x.rec(i), true
 }
 
-// insert adds a record for p (not in the table) and returns it.
-func (x *index) insert(p string, r irec) (*irec, error) {
+// insert adds a record for p (not in the table), with r's values and
+// then packed, and returns it.
+func (x *index) insert(p string, r irec, packed []byte) (*irec, error) {
 	if len(p) > 0xffff {
 		return nil, fmt.Errorf("path %q...: longer than 65535 bytes", p[:64])
+	}
+	if x.n == math.MaxUint32-1 {
+		return nil, errTooLarge
 	}
 	if (x.used+1)*4 > len(x.table)*3 {
 		x.grow()
 	}
-	ref, err := x.mem.add(p)
+	folder, name := split(p)
+	vals := x.valsOf(&r) + string(packed)
+	if len(vals) > 0xff {
+		return nil, fmt.Errorf("too many hash values")
+	}
+	ref, err := x.mem.add(name + vals)
 	if err != nil {
 		return nil, err
 	}
-	r.path, r.pathLen = ref, uint16(len(p))
-	slot, _ := x.lookup(p)
+	r.ref, r.nameLen, r.valsLen, r.folder = ref, uint16(len(name)), uint8(len(vals)), x.folderOf(folder)
+	slot, _ := x.lookupIn(r.folder, name)
 	if x.table[slot] == 0 {
 		x.used++
 	}
-	x.recs = append(x.recs, r)
-	x.table[slot] = uint32(len(x.recs))
-	return &x.recs[len(x.recs)-1], nil
+	if x.n>>recShift == len(x.pages) {
+		x.pages = append(x.pages, make([]irec, recPage))
+	}
+	*x.rec(x.n) = r
+	x.n++
+	x.table[slot] = uint32(x.n)
+	return x.rec(x.n - 1), nil
 }
 
 // remove takes p out of the table; its record stays, marked gone.
@@ -183,15 +276,16 @@ func (x *index) remove(p string) {
 	slot, i := x.lookup(p)
 	if i >= 0 {
 		x.table[slot] = tombstone
-		x.recs[i].flags |= flagGone
+		x.rec(i).flags |= flagGone
 	}
 }
 
-// each calls f with every file in the table.
-func (x *index) each(f func(p string, r *irec)) {
-	for i := range x.recs {
-		if r := &x.recs[i]; r.flags&flagGone == 0 {
-			f(x.pathOf(r), r)
+// each calls f with every file in the table (its path, a new string,
+// is pathOf's: asked for only when needed).
+func (x *index) each(f func(r *irec)) {
+	for i := range x.n {
+		if r := x.rec(i); r.flags&flagGone == 0 {
+			f(r)
 		}
 	}
 }
@@ -258,7 +352,8 @@ func packValue(buf []byte, a hashing.Algo, v string) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-// addValues appends packed values to r's (one write to the arena).
+// addValues appends packed values to r's (one write to the arena: its
+// name again, then its values).
 func (x *index) addValues(r *irec, packed []byte) error {
 	if len(packed) == 0 {
 		return nil
@@ -267,11 +362,11 @@ func (x *index) addValues(r *irec, packed []byte) error {
 	if len(vals) > 0xff {
 		return fmt.Errorf("too many hash values")
 	}
-	ref, err := x.mem.add(vals)
+	ref, err := x.mem.add(x.nameOf(r) + vals)
 	if err != nil {
 		return err
 	}
-	r.vals, r.valsLen = ref, uint8(len(vals))
+	r.ref, r.valsLen = ref, uint8(len(vals))
 	return nil
 }
 
@@ -297,7 +392,7 @@ func (x *index) addFile(seq int, f *File) error {
 			if !ok {
 				moved.flags &^= flagSeen | flagGone
 				var err error
-				if r, err = x.insert(f.Path, moved); err != nil {
+				if r, err = x.insert(f.Path, moved, nil); err != nil {
 					return err
 				}
 				ok = true
@@ -319,15 +414,6 @@ func (x *index) addFile(seq int, f *File) error {
 			}
 		}
 	}
-	if !ok {
-		var err error
-		if r, err = x.insert(f.Path, irec{size: -1, firstSeq: s}); err != nil {
-			return err
-		}
-	}
-	if f.Size >= 0 {
-		r.size = f.Size
-	}
 	failed, usable := false, false
 	var packed []byte
 	for _, h := range f.Hashes {
@@ -336,15 +422,25 @@ func (x *index) addFile(seq int, f *File) error {
 			continue
 		}
 		usable = true
-		if !x.has(r, h.Algo) {
+		if !ok || !x.has(r, h.Algo) {
 			var err error
 			if packed, err = packValue(packed, h.Algo, h.Value); err != nil {
 				return fmt.Errorf("path %q: %w", f.Path, err)
 			}
 		}
 	}
-	if err := x.addValues(r, packed); err != nil {
+	// A new record is written with its values at once (the arena keeps
+	// no first copy without them).
+	if !ok {
+		var err error
+		if r, err = x.insert(f.Path, irec{size: -1, firstSeq: s}, packed); err != nil {
+			return fmt.Errorf("path %q: %w", f.Path, err)
+		}
+	} else if err := x.addValues(r, packed); err != nil {
 		return fmt.Errorf("path %q: %w", f.Path, err)
+	}
+	if f.Size >= 0 {
+		r.size = f.Size
 	}
 	r.flags &^= flagLastFailed
 	if failed && !usable {
@@ -375,8 +471,9 @@ func (x *index) addDir(seq int, d *Dir) error {
 
 // records returns the files as Records.
 func (x *index) records() map[string]*Record {
-	out := make(map[string]*Record, len(x.recs))
-	x.each(func(p string, r *irec) {
+	out := make(map[string]*Record, x.n)
+	x.each(func(r *irec) {
+		p := x.pathOf(r)
 		rec := &Record{Path: p, Size: r.size, Values: map[hashing.Algo]string{}, FirstSeq: int(r.firstSeq),
 			LastFailed: r.flags&flagLastFailed != 0, FailedSeq: int(r.failedSeq)}
 		for _, a := range x.algos(r) {

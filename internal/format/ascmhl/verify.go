@@ -316,8 +316,11 @@ func (v *verifier) checked(sc *scope, rec *irec, rel string, check []hashing.Alg
 func (v *verifier) reportMissing() {
 	var missing []Finding
 	for _, sc := range v.scopes {
-		sc.idx.each(func(p string, r *irec) {
-			if full := sc.prefix + p; r.flags&flagSeen == 0 && !v.seenDirs[full] && !v.ign.Match(full, false) {
+		sc.idx.each(func(r *irec) {
+			if r.flags&flagSeen != 0 {
+				return
+			}
+			if full := sc.prefix + sc.idx.pathOf(r); !v.seenDirs[full] && !v.ign.Match(full, false) {
 				missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "recorded in the history, not in the folder"})
 			}
 		})
