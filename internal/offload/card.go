@@ -49,8 +49,12 @@ type cardRun struct {
 	rec   *catalog.Card
 	out   string // layout folder, relative to each destination root
 	prev  map[string]*catalog.File
-	files []*filePlan
-	names map[string]bool // the card's file paths (slash-separated, relative)
+	// list is the card's plan, compact (planlist.go): its files in the
+	// scan's order; each file's plan is made from it when it is read.
+	list *planList
+	// resumable: per destination, the kept temps a resume goes on
+	// writing, by the card file's path (resumableTemps).
+	resumable []map[string]*catalog.Partial
 
 	// touched: this run read or verified something of the card.
 	touched atomic.Bool
@@ -174,17 +178,10 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 		c.prev[f.Rel] = f
 	}
 	c.cardCounts.files = len(sc.Files)
-	c.files = make([]*filePlan, len(sc.Files))
-	c.names = make(map[string]bool, len(sc.Files))
-	plans := make([]filePlan, len(sc.Files)) // one allocation, not one a file
-	for i, e := range sc.Files {
-		plans[i] = filePlan{ent: e, prev: c.prev[e.Rel]}
-		c.files[i] = &plans[i]
-		c.names[e.Rel] = true
-	}
+	c.list = newPlanList(sc.Files, len(c.dests))
 	if !c.storeRun() {
 		// The plan holds each entry now: the scan's list is not kept
-		// beside it (a cloud run plans from it: planStore).
+		// beside it (a cloud run's emptyDirs reads it).
 		sc.Files = nil
 	}
 	c.phase.Store("pending")
@@ -329,13 +326,16 @@ func (c *cardRun) run(ctx context.Context) {
 	if j.opts.Throttle > 0 {
 		lim = rate.NewLimiter(rate.Limit(j.opts.Throttle), j.opts.BlockSize)
 	}
-	for _, fp := range c.files {
+	for i := range c.list.len() {
 		if ctx.Err() != nil {
 			break
 		}
+		fp := c.runPlan(i)
 		t := c.copyFile(ctx, fp, p, hr, writers, lim)
 		if t != nil {
 			finish <- t
+		} else {
+			c.planDone(fp)
 		}
 	}
 	for _, w := range writers {
@@ -434,8 +434,9 @@ func (c *cardRun) startWriters() ([]chan wmsg, *sync.WaitGroup) {
 // files in flight, each held with its task and hashes (~1 kB), whatever
 // the card's file count: at most ~4 MB a destination. Beyond it the copy
 // waits for the read-back; 4,096 files is 32 GB of 8 MB frames, far more
-// than any read-back lags.
-const verifyQueue = 4096
+// than any read-back lags. A var for tests (a small window over a small
+// card: planwindow_test.go).
+var verifyQueue = 4096
 
 func (c *cardRun) startVerifiers(ctx context.Context) ([]chan vtask, *sync.WaitGroup) {
 	j := c.j

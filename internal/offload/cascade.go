@@ -263,7 +263,7 @@ func (c *cardRun) dropWritten(t *fileTask) {
 func (c *cardRun) expectMissing() []string {
 	var out []string
 	for rel := range c.expect {
-		if !c.names[rel] {
+		if !c.list.has(rel) {
 			out = append(out, rel)
 		}
 	}

@@ -323,9 +323,16 @@
 //
 // # Memory
 //
-// A card's plan is held while it is copied and read back (~400 bytes a
-// file; the scan's list is not kept beside it) and let go once its verdict is read
-// (releasePlan), before its seal; at most verifyQueue (4,096) copies a
+// A card's plan is held compact while it is copied and read back
+// (planList, planlist.go: every path in one arena, and per file its
+// size, time and a byte a destination for its plan: ~40 bytes plus its
+// path's; the scan's list is not kept beside it). A file's plan
+// (filePlan, its destPlans) is made from it when the reader comes to the
+// file and let go once its final state is recorded: only the files in
+// the pipeline are held whole, never the card's list of them (Job.plans
+// counts them; planwindow_test.go holds them under the window). The
+// list is let go once the card's verdict is read (releasePlan), before
+// its seal; at most verifyQueue (4,096) copies a
 // destination wait for their read-back. The seal (SealInfo.Files, a
 // SealFiles cursor) and Recheck walk the card's files from the catalog a
 // file at a time. The budget and what still grows with the files:
@@ -354,6 +361,7 @@
 //
 //	card.go        cardRun and its messages; run: the pipeline started and ended
 //	plan.go        what to do with each file on each destination (planFile)
+//	planlist.go    the card's plan, compact; a file's plan made when it is read
 //	read.go        the reader: copyFile, one read of a file to hashers and writers
 //	resume.go      mid-file resume: kept temps proved, the card side, checkpoints
 //	health.go      a card that stops answering; what a read error means

@@ -157,7 +157,7 @@ func (c *cardRun) historyMissing() []string {
 	}
 	var out []string
 	for rel, r := range c.history {
-		if c.names[rel] || r.LastFailed || (ign != nil && ign.Match(rel, false)) {
+		if c.list.has(rel) || r.LastFailed || (ign != nil && ign.Match(rel, false)) {
 			continue
 		}
 		out = append(out, ascmhl.DisplayName(rel))
@@ -244,4 +244,5 @@ func (c *cardRun) finalize(t *fileTask) {
 		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
 	}
 	j.emit(ev)
+	c.planDone(t.plan)
 }

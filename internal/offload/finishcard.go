@@ -70,7 +70,7 @@ func (c *cardRun) releasePlan() {
 	if c.storeRun() {
 		return
 	}
-	c.files, c.prev, c.names = nil, nil, nil
+	c.list, c.prev, c.resumable = nil, nil, nil
 	c.scan.Files = nil
 }
 

@@ -53,6 +53,9 @@ type filePlan struct {
 	// may be replaced; it is replaced only by a stable read: the card's
 	// file is hashed once before the copy read, and both reads must agree.
 	probe bool
+	// counted: made for the pipeline, and counted live until its file's
+	// final state is recorded (Job.plans).
+	counted bool
 }
 
 // computeTotals sums what the plan will read and read back; called once
@@ -62,20 +65,25 @@ func (c *cardRun) computeTotals() {
 		c.planStore()
 		return
 	}
-	for _, fp := range c.files {
+	l := c.list
+	for i := range l.len() {
 		readNeeded := false
-		for di := range fp.dests {
-			if m := fp.dests[di].mode; m != modeDone && m != modeRefuse {
+		size := l.size(i)
+		for di := range c.dests {
+			if !l.planned(i, di) {
+				continue
+			}
+			if m := l.mode(i, di); m != modeDone && m != modeRefuse {
 				readNeeded = true
 				if c.j.opts.Verify != VerifyNone && m != modeSealed {
-					c.verifyTotal += fp.ent.Size
-					c.destVerifTotal[di] += fp.ent.Size
+					c.verifyTotal += size
+					c.destVerifTotal[di] += size
 					c.lc.dests[di].verifyFiles++
 				}
 			}
 		}
 		if readNeeded {
-			c.copyTotal += fp.ent.Size
+			c.copyTotal += size
 			c.lc.copyFiles++
 		}
 	}
@@ -136,7 +144,7 @@ func (c *cardRun) plan(di int) (int64, error) {
 	base := filepath.Join(d.root, filepath.FromSlash(c.out))
 	aside := map[string][]string{}
 	removeTemps(c.j.opts.FS, base, "", func(rel string) bool {
-		return c.names[rel] || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
+		return c.list.has(rel) || keepTemp[filepath.Join(base, filepath.FromSlash(rel))]
 	}, func(p, of string) {
 		aside[relJoin(c.out, of)] = append(aside[relJoin(c.out, of)], p)
 	})
@@ -146,12 +154,20 @@ func (c *cardRun) plan(di int) (int64, error) {
 	}
 	c.asides[di] = aside
 	c.mu.Unlock()
+	if len(c.resumable) < len(c.dests) {
+		c.resumable = make([]map[string]*catalog.Partial, len(c.dests))
+	}
+	c.resumable[di] = resumable
 	var need int64
-	for _, fp := range c.files {
+	for i := range c.list.len() {
+		// The file's plan is made, planned on di and kept in the list's
+		// marks: never the card's plans at once.
+		fp := c.filePlanAt(i)
 		n, err := c.planFile(di, fp, resumable, aside)
 		if err != nil {
 			return 0, err
 		}
+		c.list.keep(i, di, fp)
 		need += n
 	}
 	c.destNeed[di] = need
@@ -167,13 +183,14 @@ func (c *cardRun) resumableTemps(di int) (map[string]*catalog.Partial, map[strin
 	keepTemp := map[string]bool{}
 	resumable := map[string]*catalog.Partial{}
 	if len(c.partials) > 0 {
-		for _, fp := range c.files {
-			p := c.partials[fp.ent.Rel][d.rec.ID]
-			if p == nil || p.Size != fp.ent.Size || !p.Mtime.Equal(fp.ent.Mtime) || !fsys.CanAppend(c.j.opts.FS, p.Temp) {
+		for i := range c.list.len() {
+			e := c.list.entry(i)
+			p := c.partials[e.Rel][d.rec.ID]
+			if p == nil || p.Size != e.Size || !p.Mtime.Equal(e.Mtime) || !fsys.CanAppend(c.j.opts.FS, p.Temp) {
 				continue
 			}
 			if ti, err := c.j.opts.FS.Lstat(p.Temp); err == nil && ti.Mode().IsRegular() && ti.Size() >= p.Offset {
-				keepTemp[p.Temp], resumable[fp.ent.Rel] = true, p
+				keepTemp[p.Temp], resumable[e.Rel] = true, p
 			}
 		}
 	}

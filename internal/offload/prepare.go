@@ -62,6 +62,9 @@ type Job struct {
 
 	warnMu   sync.Mutex
 	warnings []string // for the summary: hash lists (seal)
+
+	// plans: the files' plans the pipeline holds whole (planlist.go).
+	plans planCount
 }
 
 // jobResume is what a Job knows of the runs before this one (all false

@@ -20,16 +20,17 @@ func (j *Job) checkArraySpace() error {
 			continue
 		}
 		for di, d := range c.dests {
-			for _, fp := range c.files {
-				if di < len(fp.dests) && (fp.dests[di].mode == modeWrite || fp.dests[di].mode == modeCompare) {
-					sizes[d] = append(sizes[d], fp.ent.Size)
+			l := c.list
+			for i := range l.len() {
+				if l.planned(i, di) && (l.mode(i, di) == modeWrite || l.mode(i, di) == modeCompare) {
+					sizes[d] = append(sizes[d], l.size(i))
 				}
 			}
 		}
 		if c.rec.Hop <= 1 && j.secondOf(c) == nil {
 			for _, d := range j.hopDests(2) {
-				for _, fp := range c.files {
-					sizes[d] = append(sizes[d], fp.ent.Size)
+				for i := range c.list.len() {
+					sizes[d] = append(sizes[d], c.list.size(i))
 				}
 			}
 		}

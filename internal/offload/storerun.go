@@ -103,7 +103,8 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 	j := c.j
 	nd := len(c.dests)
 	var out []*storeFile
-	for _, fp := range c.files {
+	for i := range c.list.len() {
+		fp := c.filePlanAt(i)
 		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
@@ -438,20 +439,21 @@ func (c *cardRun) planStore() {
 		held, _ := c.stores[di].Once().List(context.Background(), c.out)
 		var need int64
 		var files int
-		c.lc.dests[di].verifyFiles = len(c.files)
-		for _, fp := range c.files {
-			c.verifyTotal += fp.ent.Size
-			c.destVerifTotal[di] += fp.ent.Size
-			o, ok := held[fp.ent.Rel]
-			w0, _ := c.expectOf(fp.ent.Rel)
+		c.lc.dests[di].verifyFiles = c.list.len()
+		for i := range c.list.len() {
+			rel, size := c.list.rel(i), c.list.size(i)
+			c.verifyTotal += size
+			c.destVerifTotal[di] += size
+			o, ok := held[rel]
+			w0, _ := c.expectOf(rel)
 			w := w0.Get(hashing.MD5)
-			if ok && w != "" && o.Size == fp.ent.Size && strings.EqualFold(o.StorageMD5, w) {
+			if ok && w != "" && o.Size == size && strings.EqualFold(o.StorageMD5, w) {
 				continue
 			}
-			if fp.ent.Rel == chainRel && c.sealsInStore() {
+			if rel == chainRel && c.sealsInStore() {
 				continue // goes up with the history (storeseal.go)
 			}
-			need += fp.ent.Size
+			need += size
 			files++
 		}
 		c.destNeed[di] = need

@@ -206,8 +206,8 @@ func (c *cardRun) stageCardHistory(stage string, recorded []SealFile) error {
 	for _, f := range recorded {
 		want[f.Rel] = f.Sums
 	}
-	for _, fp := range c.files {
-		rel := fp.ent.Rel
+	for i := range c.list.len() {
+		rel := c.list.rel(i)
 		if !strings.HasPrefix(rel, ascmhlPrefix) {
 			continue
 		}
@@ -232,7 +232,8 @@ func (c *cardRun) stageCardHistory(stage string, recorded []SealFile) error {
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			return err
 		}
-		os.Chtimes(dst, fp.ent.Mtime, fp.ent.Mtime)
+		mt := c.list.entry(i).Mtime
+		os.Chtimes(dst, mt, mt)
 	}
 	return nil
 }

@@ -43,8 +43,9 @@ var errStreamDone = errors.New("upload ended")
 func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]dest.Object) {
 	j := c.j
 	nd := len(c.dests)
-	files := make([]*storeFile, len(c.files))
-	for i, fp := range c.files {
+	files := make([]*storeFile, c.list.len())
+	for i := range files {
+		fp := c.filePlanAt(i)
 		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
 		for di := range f.res {

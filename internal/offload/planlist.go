@@ -1,0 +1,207 @@
+package offload
+
+import (
+	"bytes"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/dit-org/dit/internal/source"
+)
+
+// planList is a card's plan held compact: every file's path in one arena,
+// and per file its size, time and a byte of marks per destination (its
+// mode and flags), ~33 bytes plus its path's and 1 a destination. A
+// file's plan (filePlan, with its destPlans) is made from it when the
+// reader comes to the file (cardRun.filePlanAt) and let go with its task:
+// only the files in flight, waiting for their read-back or being read back
+// are held whole, never the card's list of them. What a destPlan holds
+// beside its marks is found again when it is made: its path (the file's
+// own under the card's folder, or its earlier copy's), the earlier run's
+// copy (cardRun.prev, a resume's records) and the checkpoint it goes on
+// from (cardRun.resumable).
+type planList struct {
+	arena []byte
+	ents  []planEnt
+	// sorted are the files' indexes in the byte order of their paths
+	// (has: is a path one of the card's files).
+	sorted []uint32
+	// marks: per file, 1+nd bytes: the file's (markProbe, markPlanned),
+	// then each destination's (its planMode and mark* below).
+	marks []uint8
+	nd    int
+}
+
+// planEnt is one file of a planList: its path is arena[off:] up to the
+// next file's off.
+type planEnt struct {
+	off  int64
+	size int64
+	sec  int64 // modification time: seconds and nanoseconds (time.Unix)
+	nsec int32
+}
+
+// A file's marks.
+const (
+	markProbe   = 1 << 0 // filePlan.probe
+	markPlanned = 1 << 1 // its destinations are planned (filePlan.dests made)
+)
+
+// A destination's marks, beside its planMode (the low 3 bits).
+const (
+	markModeMask   = 0x07
+	markReplaceOwn = 1 << 3 // destPlan.replaceOwn
+	markRechecked  = 1 << 4 // destPlan.rechecked
+	markSet        = 1 << 5 // planned (a destPlan that is not the zero one)
+)
+
+// newPlanList is the compact plan of the scan's files for nd destinations,
+// nothing planned yet.
+func newPlanList(files []source.Entry, nd int) *planList {
+	l := &planList{ents: make([]planEnt, len(files)), marks: make([]uint8, len(files)*(1+nd)), nd: nd}
+	n := 0
+	for _, e := range files {
+		n += len(e.Rel)
+	}
+	l.arena = make([]byte, 0, n)
+	for i, e := range files {
+		l.ents[i] = planEnt{off: int64(len(l.arena)), size: e.Size, sec: e.Mtime.Unix(), nsec: int32(e.Mtime.Nanosecond())}
+		l.arena = append(l.arena, e.Rel...)
+	}
+	l.sorted = make([]uint32, len(files))
+	for i := range l.sorted {
+		l.sorted[i] = uint32(i)
+	}
+	slices.SortFunc(l.sorted, func(a, b uint32) int { return bytes.Compare(l.path(int(a)), l.path(int(b))) })
+	return l
+}
+
+// len is how many files the card has (0 for a nil list: the plan let go).
+func (l *planList) len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.ents)
+}
+
+// path is file i's path, in the arena (not to be kept).
+func (l *planList) path(i int) []byte {
+	end := int64(len(l.arena))
+	if i+1 < len(l.ents) {
+		end = l.ents[i+1].off
+	}
+	return l.arena[l.ents[i].off:end]
+}
+
+// rel is file i's path (slash-separated, relative to the card).
+func (l *planList) rel(i int) string { return string(l.path(i)) }
+
+func (l *planList) size(i int) int64 { return l.ents[i].size }
+
+// entry is file i as the scan found it.
+func (l *planList) entry(i int) source.Entry {
+	e := l.ents[i]
+	return source.Entry{Rel: l.rel(i), Size: e.size, Mtime: time.Unix(e.sec, int64(e.nsec))}
+}
+
+// has says whether rel is one of the card's files (false once the plan
+// is let go, as the names it replaces were).
+func (l *planList) has(rel string) bool {
+	if l == nil {
+		return false
+	}
+	_, ok := slices.BinarySearchFunc(l.sorted, rel, func(i uint32, rel string) int {
+		return bytes.Compare(l.path(int(i)), []byte(rel))
+	})
+	return ok
+}
+
+// fileMarks and destMarks are file i's own marks and destination di's.
+func (l *planList) fileMarks(i int) *uint8     { return &l.marks[i*(1+l.nd)] }
+func (l *planList) destMarks(i, di int) *uint8 { return &l.marks[i*(1+l.nd)+1+di] }
+
+// mode is file i's plan on destination di (modeWrite when not planned).
+func (l *planList) mode(i, di int) planMode { return planMode(*l.destMarks(i, di) & markModeMask) }
+
+// planned says whether file i's destination di is planned.
+func (l *planList) planned(i, di int) bool { return *l.destMarks(i, di)&markSet != 0 }
+
+// keep records what fp's plan on destination di is (its mode and flags)
+// and whether the file is read twice (probe).
+func (l *planList) keep(i, di int, fp *filePlan) {
+	dp := &fp.dests[di]
+	m := uint8(dp.mode)&markModeMask | markSet
+	if dp.replaceOwn {
+		m |= markReplaceOwn
+	}
+	if dp.rechecked {
+		m |= markRechecked
+	}
+	*l.destMarks(i, di) = m
+	f := l.fileMarks(i)
+	*f |= markPlanned
+	if fp.probe {
+		*f |= markProbe
+	}
+}
+
+// planCount counts the files' plans a job made from its cards' planLists
+// for the pipeline and has not let go yet (runPlan, planDone): what the
+// job holds of them whole at once, and the most it held (tests hold it
+// under a window: the card's list is never made whole again).
+type planCount struct {
+	live, peak atomic.Int64
+}
+
+// filePlanAt makes file i's plan from the card's planList: its entry, the
+// earlier run's record of it, and each planned destination's destPlan.
+func (c *cardRun) filePlanAt(i int) *filePlan {
+	l := c.list
+	fp := &filePlan{ent: l.entry(i)}
+	fp.prev = c.prev[fp.ent.Rel]
+	fm := *l.fileMarks(i)
+	fp.probe = fm&markProbe != 0
+	if fm&markPlanned == 0 {
+		return fp
+	}
+	fp.dests = make([]destPlan, l.nd)
+	for di := range fp.dests {
+		m := *l.destMarks(i, di)
+		if m&markSet == 0 {
+			continue
+		}
+		d := c.dests[di]
+		dp := destPlan{mode: planMode(m & markModeMask), rel: relJoin(c.out, fp.ent.Rel), root: d.root,
+			replaceOwn: m&markReplaceOwn != 0, rechecked: m&markRechecked != 0}
+		dp.prev = fp.prevCopy(d.rec.ID)
+		if dp.prev != nil && dp.prev.Path != "" {
+			dp.rel = dp.prev.Path
+		}
+		if dp.mode == modeWrite && di < len(c.resumable) {
+			dp.partial = c.resumable[di][fp.ent.Rel]
+		}
+		fp.dests[di] = dp
+	}
+	return fp
+}
+
+// runPlan is file i's plan for the pipeline: counted live (Job.plans)
+// until its task ends (planDone).
+func (c *cardRun) runPlan(i int) *filePlan {
+	fp := c.filePlanAt(i)
+	fp.counted = true
+	pc := &c.j.plans
+	n := pc.live.Add(1)
+	for p := pc.peak.Load(); n > p && !pc.peak.CompareAndSwap(p, n); p = pc.peak.Load() {
+	}
+	return fp
+}
+
+// planDone lets go of a task's plan in the count of those live: its
+// file's final state is recorded.
+func (c *cardRun) planDone(fp *filePlan) {
+	if fp != nil && fp.counted {
+		fp.counted = false
+		c.j.plans.live.Add(-1)
+	}
+}
