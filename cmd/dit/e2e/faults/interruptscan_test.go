@@ -37,8 +37,8 @@ func bigTinyCard(t *testing.T, root string, n int) {
 // job is in the catalog, listed by dit jobs as interrupted, and dit
 // offload --resume finishes it: every file verified, the card safe to
 // format. The points are the binary's own events, not times. The points
-// run two at a time on 2 cores (go test -parallel): an offload of tiny
-// files waits on the disk much of the time.
+// run in parallel (go test -parallel; the package's TestMain: 3): an
+// offload of tiny files waits on the disk much of the time.
 func TestInterruptDuringScanIsResumable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a card of 12,000 files, offloaded five times")
