@@ -68,11 +68,13 @@ func fileSum(t *testing.T, p string) [32]byte {
 // offsets, with a checkpoint every 32 MiB (16 of them, as 64 MiB in a 1
 // GiB clip: the same proportions, half the bytes; an interval still at
 // least the card's read-ahead, 32 MiB at the defaults, which the bound
-// below allows for).
+// below allows for). It runs beside the scan's interrupt points (the kills
+// wait on the card's bytes read, not on time).
 func TestMidFileResumeAfterKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies a 512 MiB clip three times")
 	}
+	t.Parallel()
 	const size = 512 << 20
 	backing := filepath.Join(t.TempDir(), "A001")
 	want := bigFile(t, filepath.Join(backing, "CLIPS", "A001C001.mov"), size, 7)
