@@ -36,18 +36,21 @@ func bigTinyCard(t *testing.T, root string, n int) {
 // event), to its first events and its first files: dit stops, and the
 // job is in the catalog, listed by dit jobs as interrupted, and dit
 // offload --resume finishes it: every file verified, the card safe to
-// format. The points are the binary's own events, not times.
+// format. The points are the binary's own events, not times. The points
+// run in parallel (go test -parallel; the package's TestMain: 3): an
+// offload of tiny files waits on the disk much of the time.
 func TestInterruptDuringScanIsResumable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a card of 12,000 files, offloaded five times")
 	}
-	dir := t.TempDir()
+	dir := e2e.TempDir(t)
 	card := filepath.Join(dir, "A001")
 	const files = 12000
 	bigTinyCard(t, card, files)
 	for _, at := range []string{"catalog", "job_started", "card_started", "file:1", "file:500"} {
 		t.Run(at, func(t *testing.T) {
-			run := t.TempDir()
+			t.Parallel()
+			run := e2e.TempDir(t)
 			db, dest := filepath.Join(run, "catalog.db"), filepath.Join(run, "raid")
 			require.NoError(t, os.Mkdir(dest, 0o755))
 			cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "-d", dest, card)

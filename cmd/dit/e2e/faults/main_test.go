@@ -8,4 +8,10 @@ import (
 
 // TestMain builds the dit binary these tests run (e2e.Bin), once for
 // all the end-to-end packages; under -short it runs none of them.
-func TestMain(m *testing.M) { e2e.Main(m) }
+// The scan's interrupt points run three at a time (unless -parallel says
+// otherwise): an offload of 12,000 tiny files waits on the disk more
+// than it uses a core.
+func TestMain(m *testing.M) {
+	e2e.DefaultParallel(3)
+	e2e.Main(m)
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -33,6 +34,20 @@ func Main(m *testing.M) {
 	}
 	Bin = bin
 	os.Exit(m.Run())
+}
+
+// DefaultParallel sets go test -parallel (how many parallel tests and
+// subtests run at once; GOMAXPROCS by default) to n unless the command
+// line gives it: for a package whose parallel subtests wait on the disk
+// (fsync, deletions) more than they use a core, e.g. the kill points of
+// cmd/dit/e2e/crash. Called from TestMain before [Main].
+func DefaultParallel(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // build builds cmd/dit once for all the end-to-end packages of a go test

@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -48,7 +51,7 @@ func newCrashRig(t *testing.T, dir, cards string) crashRig {
 // are steps that must be among those kept.
 func CrashAtEveryStep(t *testing.T, keep func(step string) bool, want []string) {
 	tool := ReferenceTool(t)
-	base := t.TempDir()
+	base := TempDir(t)
 	cards := filepath.Join(base, "cards")
 	r := Dit(t, filepath.Join(base, "gen.db"), "testdata", "cards", "--out", cards, "--cards", "2", "--size", "3MB", "--seed", "5")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -77,16 +80,49 @@ func CrashAtEveryStep(t *testing.T, keep func(step string) bool, want []string) 
 	}
 	t.Logf("%d crash steps: %v", len(steps), steps)
 
-	for i, step := range steps {
-		dir := filepath.Join(base, "run"+string(rune('a'+i)))
-		require.NoError(t, os.Mkdir(dir, 0o755))
-		crashAndResume(t, tool, newCrashRig(t, dir, cards), dir, step)
+	// Each step's kill and resume in a folder of its own, several at a
+	// time (go test -parallel; the packages' TestMain: 4): dit waits on
+	// fsync much of the time. The reference tool verifies every card folder at the end, in
+	// one Python process (they are not written after that: the second
+	// resume writes nothing, checked).
+	var mu sync.Mutex
+	var verify []refCheck
+	t.Run("kill", func(t *testing.T) {
+		for i, step := range steps {
+			dir := filepath.Join(base, fmt.Sprintf("run%02d", i))
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			t.Run(step, func(t *testing.T) {
+				t.Parallel()
+				dirs := crashAndResume(t, newCrashRig(t, dir, cards), dir, step)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, d := range dirs {
+					verify = append(verify, refCheck{step, d})
+				}
+			})
+		}
+	})
+	dirs := make([]string, len(verify))
+	for i, c := range verify {
+		dirs[i] = c.dir
+	}
+	for i, tr := range ReferenceVerify(t, tool, dirs) {
+		assert.Equal(t, 0, tr.Code, "step %q: ascmhl-debug verify %s:\n%s", verify[i].step, dirs[i], tr.Out)
+	}
+	if !t.Failed() {
+		require.Len(t, dirs, 4*len(steps), "every step's four card folders verified")
 	}
 }
 
+// refCheck is a card folder the reference tool verifies, and the step
+// whose kill and resume left it.
+type refCheck struct{ step, dir string }
+
 // crashAndResume kills the rig's job at step, checks what dit says of it,
-// resumes it and checks the result, then resumes it again.
-func crashAndResume(t *testing.T, tool string, g crashRig, dir, step string) {
+// resumes it and checks the result, then resumes it again. It returns
+// the card folders (on the plain folder and extracted from the array)
+// the ASC reference tool is to verify.
+func crashAndResume(t *testing.T, g crashRig, dir, step string) []string {
 	t.Helper()
 	db, plain := g.db, g.plain
 	_, killed := DitCrash(t, db, []string{"DIT_CRASH_AT=" + step}, g.args...)
@@ -113,6 +149,7 @@ func crashAndResume(t *testing.T, tool string, g crashRig, dir, step string) {
 	require.Equal(t, 0, r.Code, "step %q: resume:\n%s", step, r.Stdout+r.Stderr)
 	require.Equal(t, 2, strings.Count(r.Stdout, "[SAFE]"), "step %q:\n%s", step, r.Stdout)
 
+	var cardDirs []string
 	extract := filepath.Join(dir, "extract")
 	r = Dit(t, db, "array", "extract", g.blades[0], "--to", extract)
 	require.Equal(t, 0, r.Code, "step %q: %s", step, r.Stdout+r.Stderr)
@@ -122,8 +159,7 @@ func crashAndResume(t *testing.T, tool string, g crashRig, dir, step string) {
 			require.Len(t, Manifests(t, cardDir), 1, "step %q: one generation in %s", step, cardDir)
 			r := Dit(t, db, "mhl", "verify", cardDir)
 			require.Equal(t, 0, r.Code, "step %q: dit mhl verify %s:\n%s", step, cardDir, r.Stdout+r.Stderr)
-			tr := RunTool(t, filepath.Join(tool, "ascmhl-debug"), "verify", cardDir)
-			require.Equal(t, 0, tr.Code, "step %q: ascmhl-debug verify %s:\n%s", step, cardDir, tr.Out)
+			cardDirs = append(cardDirs, cardDir)
 			v1, _ := filepath.Glob(filepath.Join(cardDir, card+"_*.mhl"))
 			require.Len(t, v1, 1, "step %q: one MHL v1.1 list in %s", step, cardDir)
 		}
@@ -148,6 +184,7 @@ func crashAndResume(t *testing.T, tool string, g crashRig, dir, step string) {
 	st2, err := os.Stat(reports[0])
 	require.NoError(t, err)
 	require.Equal(t, st.ModTime(), st2.ModTime(), "step %q: a resume with nothing to do writes no report", step)
+	return cardDirs
 }
 
 // ReportStep tells a step of writing the job's reports and recording its
