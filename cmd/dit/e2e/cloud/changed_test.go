@@ -35,19 +35,20 @@ func failures(t *testing.T, doc string) []string {
 
 // cloudSafe offloads a card (no history of its own) to the cloud alone:
 // job 1, safe to format.
-func cloudSafe(t *testing.T) (s *s3test.Server, env []string, dir, card string) {
+func cloudSafe(t *testing.T) (s *s3test.Server, bk string, env []string, dir, card string) {
 	t.Helper()
-	s = s3test.Start(t, "ditcloud", "shots")
+	s, bk = bucket(t)
 	dir = t.TempDir()
 	env = append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	card = handCard(t, dir)
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:shots/hv", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:"+bk+"/hv", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.True(t, lastSummary(t, r.Stdout).Cards[0].SafeToFormat)
-	return s, env, dir, card
+	return s, bk, env, dir, card
 }
 
-const hvCard = "ditcloud:shots/hv/HV/A001"
+// hvCard is the card's folder in the bucket bk.
+func hvCard(bk string) string { return "ditcloud:" + bk + "/hv/HV/A001" }
 
 // requireHistoryChanged runs dit verify 1 and checks that it fails for
 // the card's cloud history, and that the card is recorded NOT safe to
@@ -78,16 +79,16 @@ func requireHistoryChanged(t *testing.T, env []string, what string) {
 // (dit mhl verify, the ASC reference tool), and the card is safe again.
 func TestVerifiedHistoryDeletedResumeWritesIt(t *testing.T) {
 	t.Parallel()
-	s, env, dir, _ := cloudSafe(t)
-	s.Rclone(t, "purge", hvCard+"/ascmhl")
-	requireHistoryChanged(t, env, hvCard+"/ascmhl/ascmhl_chain.xml is gone from the remote")
+	s, bk, env, dir, _ := cloudSafe(t)
+	s.Rclone(t, "purge", hvCard(bk)+"/ascmhl")
+	requireHistoryChanged(t, env, hvCard(bk)+"/ascmhl/ascmhl_chain.xml is gone from the remote")
 
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat, lastSummary(t, res.Stdout).Cards[0].Verdict)
 	require.NotContains(t, res.Stdout+res.Stderr, "nothing to do")
-	require.Contains(t, listedAt(t, s, hvCard), "ascmhl/ascmhl_chain.xml")
-	dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), hvCard, filepath.Join(dir, "download", "A001"))
+	require.Contains(t, listedAt(t, s, hvCard(bk)), "ascmhl/ascmhl_chain.xml")
+	dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), hvCard(bk), filepath.Join(dir, "download", "A001"))
 	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 	v := e2e.RunDit(t, env, "verify", "1")
@@ -101,8 +102,8 @@ func TestVerifiedHistoryDeletedResumeWritesIt(t *testing.T) {
 // resume writes the history and the card is safe.
 func TestVerifiedHistoryOverwrittenStaysFailed(t *testing.T) {
 	t.Parallel()
-	s, env, dir, _ := cloudSafe(t)
-	objs := listedAt(t, s, hvCard)
+	s, bk, env, dir, _ := cloudSafe(t)
+	objs := listedAt(t, s, hvCard(bk))
 	var mhl string
 	for key := range objs {
 		if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") {
@@ -112,31 +113,31 @@ func TestVerifiedHistoryOverwrittenStaysFailed(t *testing.T) {
 	require.NotEmpty(t, mhl)
 	junk := filepath.Join(dir, "junk.mhl")
 	require.NoError(t, os.WriteFile(junk, []byte("garbage\n"), 0o644))
-	s.Rclone(t, "copyto", junk, hvCard+"/"+mhl)
+	s.Rclone(t, "copyto", junk, hvCard(bk)+"/"+mhl)
 	requireHistoryChanged(t, env, mhl+" differs from what its chain records")
 
-	before := listedAt(t, s, hvCard)
+	before := listedAt(t, s, hvCard(bk))
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	sum := lastSummary(t, res.Stdout)
 	require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	require.Contains(t, res.Stdout, "rclone:"+hvCard+"/"+mhl+" is there and differs from the history dit wrote for this card")
+	require.Contains(t, res.Stdout, "rclone:"+hvCard(bk)+"/"+mhl+" is there and differs from the history dit wrote for this card")
 	require.Contains(t, res.Stdout, "move the card's whole ascmhl/ folder there aside")
 	require.Contains(t, sum.Cards[0].Verdict, "move the card's whole ascmhl/ folder in the cloud aside, then resume job 1")
 	require.Contains(t, res.Stderr, "move that whole folder aside first")
-	require.Equal(t, before, listedAt(t, s, hvCard), "nothing on the remote changed")
+	require.Equal(t, before, listedAt(t, s, hvCard(bk)), "nothing on the remote changed")
 	for range 2 {
 		v := e2e.RunDit(t, env, "verify", "1")
 		require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
 		require.NotContains(t, v.Stdout, " 0 differ")
 	}
 
-	s.Rclone(t, "moveto", hvCard+"/ascmhl", "ditcloud:shots/aside/ascmhl")
+	s.Rclone(t, "moveto", hvCard(bk)+"/ascmhl", "ditcloud:"+bk+"/aside/ascmhl")
 	res = e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat)
 	dl := filepath.Join(dir, "download", "A001")
-	s.Rclone(t, "copy", hvCard, dl)
+	s.Rclone(t, "copy", hvCard(bk), dl)
 	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 	v := e2e.RunDit(t, env, "verify", "1")
@@ -151,29 +152,29 @@ func TestVerifiedHistoryOverwrittenStaysFailed(t *testing.T) {
 // verifies after a download.
 func TestLeftoverManifestRefused(t *testing.T) {
 	t.Parallel()
-	s, env, dir, card := cloudSafe(t)
+	s, bk, env, dir, card := cloudSafe(t)
 	require.NoError(t, os.WriteFile(filepath.Join(card, "CLIPS", "A001C002.mov"), []byte("another clip"), 0o644))
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:shots/hv", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:"+bk+"/hv", card)
 	require.Equal(t, 3, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.Contains(t, r.Stdout, "ascmhl/ascmhl_chain.xml is there and differs from the history dit wrote for this card")
 	require.Contains(t, r.Stdout, "move the card's whole ascmhl/ folder there aside")
 
-	s.Rclone(t, "moveto", hvCard+"/ascmhl/ascmhl_chain.xml", "ditcloud:shots/aside/ascmhl_chain.xml")
-	before := listedAt(t, s, "ditcloud:shots")
+	s.Rclone(t, "moveto", hvCard(bk)+"/ascmhl/ascmhl_chain.xml", "ditcloud:"+bk+"/aside/ascmhl_chain.xml")
+	before := listedAt(t, s, "ditcloud:"+bk)
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "2")
 	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.False(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat)
-	require.Contains(t, res.Stdout, "rclone:"+hvCard+"/ascmhl holds 1 file not in the history dit writes for this card")
+	require.Contains(t, res.Stdout, "rclone:"+hvCard(bk)+"/ascmhl holds 1 file not in the history dit writes for this card")
 	require.Contains(t, res.Stdout, "nothing of this card's history was sent")
 	require.Contains(t, res.Stdout, "move the card's whole ascmhl/ folder there aside")
-	require.Equal(t, before, listedAt(t, s, "ditcloud:shots"), "nothing was sent")
+	require.Equal(t, before, listedAt(t, s, "ditcloud:"+bk), "nothing was sent")
 
-	s.Rclone(t, "moveto", hvCard+"/ascmhl", "ditcloud:shots/aside/ascmhl")
+	s.Rclone(t, "moveto", hvCard(bk)+"/ascmhl", "ditcloud:"+bk+"/aside/ascmhl")
 	res = e2e.RunDit(t, env, "offload", "--json", "--resume", "2")
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat)
 	dl := filepath.Join(dir, "download", "A001")
-	s.Rclone(t, "copy", hvCard, dl)
+	s.Rclone(t, "copy", hvCard(bk), dl)
 	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 }
@@ -186,19 +187,20 @@ func TestCascadeHistoryChanged(t *testing.T) {
 	t.Parallel()
 	for _, overwrite := range []bool{false, true} {
 		t.Run(map[bool]string{false: "deleted", true: "overwritten"}[overwrite], func(t *testing.T) {
-			s := s3test.Start(t, "ditcloud", "shots")
+			t.Parallel()
+			s, bk := bucket(t)
 			dir := t.TempDir()
 			env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 			card := handCard(t, dir)
 			require.NoError(t, os.Mkdir(filepath.Join(dir, "raid"), 0o755))
-			r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/hv", card)
+			r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:"+bk+"/hv", card)
 			require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 			if overwrite {
 				// dit's own generation for the cloud hop: the newest
 				// manifest (0002_...; 0001 is the first copy's, sent
 				// with the footage as one of the card's files).
 				var mhl string
-				for key := range listedAt(t, s, hvCard) {
+				for key := range listedAt(t, s, hvCard(bk)) {
 					if strings.HasPrefix(key, "ascmhl/") && strings.HasSuffix(key, ".mhl") && key > mhl {
 						mhl = key
 					}
@@ -206,9 +208,9 @@ func TestCascadeHistoryChanged(t *testing.T) {
 				require.Contains(t, mhl, "ascmhl/0002_", "the cloud hop's generation")
 				junk := filepath.Join(dir, "junk.mhl")
 				require.NoError(t, os.WriteFile(junk, []byte("garbage\n"), 0o644))
-				s.Rclone(t, "copyto", junk, hvCard+"/"+mhl)
+				s.Rclone(t, "copyto", junk, hvCard(bk)+"/"+mhl)
 			} else {
-				s.Rclone(t, "purge", hvCard+"/ascmhl")
+				s.Rclone(t, "purge", hvCard(bk)+"/ascmhl")
 			}
 			v := e2e.RunDit(t, env, "verify", "1")
 			require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
@@ -225,7 +227,7 @@ func TestCascadeHistoryChanged(t *testing.T) {
 			}
 			require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 			require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-			dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), hvCard, filepath.Join(dir, "download", "A001"))
+			dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), hvCard(bk), filepath.Join(dir, "download", "A001"))
 			mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 			require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 			v = e2e.RunDit(t, env, "verify", "1")
@@ -240,23 +242,23 @@ func TestCascadeHistoryChanged(t *testing.T) {
 // writes it again; the download verifies.
 func TestVerifiedHistoryWithCardChainDeleted(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	card := handCard(t, dir)
 	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
 	require.Equal(t, 0, c.Code, c.Out)
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:shots/hv", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:"+bk+"/hv", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
-	s.Rclone(t, "purge", hvCard+"/ascmhl")
+	s.Rclone(t, "purge", hvCard(bk)+"/ascmhl")
 	v := e2e.RunDit(t, env, "verify", "1")
 	require.Equal(t, 3, v.Code, "verify: %s\n%s", v.Stdout, v.Stderr)
 
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	require.True(t, lastSummary(t, res.Stdout).Cards[0].SafeToFormat, lastSummary(t, res.Stdout).Cards[0].Verdict)
-	dl := verifyDownloaded(t, s, bin, hvCard, filepath.Join(dir, "download", "A001"))
+	dl := verifyDownloaded(t, s, bin, hvCard(bk), filepath.Join(dir, "download", "A001"))
 	mv := e2e.RunDit(t, env, "mhl", "verify", dl)
 	require.Equal(t, 0, mv.Code, "%s\n%s", mv.Stdout, mv.Stderr)
 	v = e2e.RunDit(t, env, "verify", "1")

@@ -21,10 +21,13 @@ import (
 	"github.com/dit-org/dit/internal/cloud/s3test"
 )
 
-// setup starts the S3 server and generates the cards.
-func setup(t *testing.T, size, style string) (s *s3test.Server, env []string, dir, card string) {
+// setup gives the test a bucket of its own on the package's S3 server
+// and generates the cards.
+func setup(t *testing.T, size, style string) (s *s3test.Server, bk string, env []string, dir, card string) {
 	t.Helper()
-	return setupOn(t, s3test.Start(t, "ditcloud", "shots"), size, style)
+	s, bk = bucket(t)
+	_, env, dir, card = setupOn(t, s, size, style)
+	return s, bk, env, dir, card
 }
 
 // setupOn is setup on the server s.
@@ -64,24 +67,24 @@ func lastSummary(t *testing.T, out string) summary {
 // history, which the ASC reference tool verifies.
 func TestCascadeToCloudHistoryVerifies(t *testing.T) {
 	t.Parallel()
-	s, env, dir, card := setup(t, "30MB", "mixed")
+	s, bk, env, dir, card := setup(t, "30MB", "mixed")
 	bin := e2e.ReferenceTool(t)
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:"+bk+"/show", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	sum := lastSummary(t, r.Stdout)
-	require.Equal(t, []string{"rclone:ditcloud:shots/show"}, sum.Then)
+	require.Equal(t, []string{"rclone:ditcloud:" + bk + "/show"}, sum.Then)
 	require.True(t, sum.Cards[0].CardFree)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
 
 	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, show.Code, show.Stderr)
-	require.Contains(t, show.Stdout, "-> rclone:ditcloud:shots/show/day01/A001/")
+	require.Contains(t, show.Stdout, "-> rclone:ditcloud:"+bk+"/show/day01/A001/")
 	require.Contains(t, show.Stdout, "verified by the storage's own md5 (S3 ETag)")
 
 	require.Contains(t, r.Stdout, "an object store keeps no empty folders: MISC/EMPTY_DIR will not be in the cloud copy")
 
 	dl := filepath.Join(dir, "download", "A001")
-	s.Rclone(t, "copy", "ditcloud:shots/show/day01/A001", dl)
+	s.Rclone(t, "copy", "ditcloud:"+bk+"/show/day01/A001", dl)
 	// S3 holds no empty folder: the one dit named is made by hand, as
 	// its warning says.
 	require.NoError(t, os.MkdirAll(filepath.Join(dl, "MISC", "EMPTY_DIR"), 0o755))
@@ -96,7 +99,7 @@ func TestCascadeToCloudHistoryVerifies(t *testing.T) {
 	require.Equal(t, first, cloudMHL[:len(first)])
 	last, err := os.ReadFile(filepath.Join(dl, "ascmhl", cloudMHL[len(first)]))
 	require.NoError(t, err)
-	require.Contains(t, string(last), " to rclone:ditcloud:shots/show/day01/A001;")
+	require.Contains(t, string(last), " to rclone:ditcloud:"+bk+"/show/day01/A001;")
 	require.Contains(t, string(last), `<md5 action="verified"`)
 	require.NotContains(t, string(last), `action="original"`)
 }
@@ -107,25 +110,25 @@ func TestCascadeToCloudHistoryVerifies(t *testing.T) {
 // its second run, uploaded from the verified folder copy.
 func TestVerifyFindsObjectChangedOnServer(t *testing.T) {
 	t.Parallel()
-	s, env, dir, card := setup(t, "10MB", "clips")
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "-d", "rclone:ditcloud:shots/show", card)
+	s, bk, env, dir, card := setup(t, "10MB", "clips")
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "-d", "rclone:ditcloud:"+bk+"/show", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	sum := lastSummary(t, r.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	require.Equal(t, []string{"rclone:ditcloud:shots/show"}, sum.Then)
+	require.Equal(t, []string{"rclone:ditcloud:" + bk + "/show"}, sum.Then)
 
 	v := e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
 
-	objs := s.Rclone(t, "lsf", "-R", "--files-only", "ditcloud:shots/show/day01/A001/CLIPS")
+	objs := s.Rclone(t, "lsf", "-R", "--files-only", "ditcloud:"+bk+"/show/day01/A001/CLIPS")
 	victim := strings.Fields(objs)[0]
 	other := filepath.Join(dir, "other")
 	require.NoError(t, os.WriteFile(other, []byte("not the card's bytes"), 0o644))
-	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/A001/CLIPS/"+victim, "--ignore-times")
+	s.Rclone(t, "copyto", other, "ditcloud:"+bk+"/show/day01/A001/CLIPS/"+victim, "--ignore-times")
 
 	v = e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
 	require.Equal(t, 3, v.Code, "%s\n%s", v.Stdout, v.Stderr)
-	require.Contains(t, v.Stdout, "failed rclone:ditcloud:shots/show/day01/A001/CLIPS/"+victim)
+	require.Contains(t, v.Stdout, "failed rclone:ditcloud:"+bk+"/show/day01/A001/CLIPS/"+victim)
 	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID), "--json")
 	require.Equal(t, 0, show.Code, show.Stderr)
 	var after summary
@@ -162,9 +165,12 @@ func (p progress) secondRun() (total, sent int64, ok bool) {
 // is sent after the resume), and the card ends safe to format.
 func TestKilledUploadResumes(t *testing.T) {
 	t.Parallel()
-	s, env, dir, card := setup(t, "60MB", "dng")
+	// A server of its own: rclonesOf tells the job's rclone by the
+	// server's address.
+	s, env, dir, card := setupOn(t, s3test.Start(t, "ditcloud", "shots"), "60MB", "dng")
+	bk := "shots"
 	cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "--cloud-bwlimit", "6M",
-		"-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card)
+		"-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:"+bk+"/show", card)
 	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -208,7 +214,7 @@ func TestKilledUploadResumes(t *testing.T) {
 		}
 	}
 
-	before := listed(t, s)
+	before := listed(t, s, bk)
 	var heldBytes int64
 	for _, o := range before {
 		heldBytes += o.Size
@@ -222,7 +228,7 @@ func TestKilledUploadResumes(t *testing.T) {
 	// new, or written again (another time of writing, another ETag);
 	// and as dit reported it, in its progress events.
 	var sent, reported int64
-	for key, o := range listed(t, s) {
+	for key, o := range listed(t, s, bk) {
 		if b, ok := before[key]; !ok || b.ModTime != o.ModTime || b.ETag != o.ETag {
 			sent += o.Size
 		}
@@ -280,12 +286,12 @@ type object struct {
 	ETag    string
 }
 
-// listed lists the card's folder on the server with the server's times
-// of writing (--use-server-modtime) and ETags (rclone's md5 of a
+// listed lists the card's folder in the bucket bk with the server's
+// times of writing (--use-server-modtime) and ETags (rclone's md5 of a
 // single-part object).
-func listed(t *testing.T, s *s3test.Server) map[string]object {
+func listed(t *testing.T, s *s3test.Server, bk string) map[string]object {
 	t.Helper()
-	return listedAt(t, s, "ditcloud:shots/show/day01/A001")
+	return listedAt(t, s, "ditcloud:"+bk+"/show/day01/A001")
 }
 
 // listedAt is listed for the folder remote.
@@ -312,8 +318,8 @@ func listedAt(t *testing.T, s *s3test.Server, remote string) map[string]object {
 // card's bytes.
 func TestCardStreamedToCloud(t *testing.T) {
 	t.Parallel()
-	s, env, dir, card := setup(t, "20MB", "clips")
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	s, bk, env, dir, card := setup(t, "20MB", "clips")
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/direct", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	// S3 reports no free space: said before the job, which goes on.
 	require.Contains(t, r.Stderr, "dit: note: free space of ditcloud: unknown (the storage does not report it)\n")
@@ -322,9 +328,9 @@ func TestCardStreamedToCloud(t *testing.T) {
 	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, show.Code, show.Stderr)
 	require.Contains(t, show.Stdout, "verified by the storage's own md5 (S3 ETag)")
-	require.Contains(t, show.Stdout, "-> rclone:ditcloud:shots/direct/day01/A001: 17 verified")
+	require.Contains(t, show.Stdout, "-> rclone:ditcloud:"+bk+"/direct/day01/A001: 17 verified")
 	dl := filepath.Join(dir, "download")
-	s.Rclone(t, "copy", "ditcloud:shots/direct/day01/A001", dl)
+	s.Rclone(t, "copy", "ditcloud:"+bk+"/direct/day01/A001", dl)
 	got, want := e2e.Tree(t, dl), e2e.Tree(t, card)
 	require.Len(t, got, 17+2, "the card's files, and its new ASC MHL history (a manifest and the chain)")
 	for rel, h := range got {

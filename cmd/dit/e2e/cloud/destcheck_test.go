@@ -20,7 +20,7 @@ import (
 // remote, run from another folder, lands in the folder dit prints.
 func TestOffloadRefusesABadCloudDestination(t *testing.T) {
 	t.Parallel()
-	_, env, dir, card := setup(t, "2MB", "mixed")
+	_, _, env, dir, card := setup(t, "2MB", "mixed")
 	env = append(env, "RCLONE_CONFIG_DITLOC_TYPE=local")
 	wd := filepath.Join(dir, "wd")
 	require.NoError(t, os.Mkdir(wd, 0o755))

@@ -90,27 +90,27 @@ func manifests(t *testing.T, dl string) []string {
 // and sub-folders included, and the card was not written to.
 func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	card := handCard(t, dir)
 	before := snapshot(t, card)
 
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "--author-name", "Jo DIT", "-d", "rclone:ditcloud:shots/direct", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "--author-name", "Jo DIT", "-d", "rclone:ditcloud:"+bk+"/direct", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	sum := lastSummary(t, r.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
 	require.Equal(t, before, snapshot(t, card), "the card is as it was")
 
-	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/direct/day01/A001", filepath.Join(dir, "download", "A001"))
+	dl := verifyDownloaded(t, s, bin, "ditcloud:"+bk+"/direct/day01/A001", filepath.Join(dir, "download", "A001"))
 	ms := manifests(t, dl)
 	require.Len(t, ms, 1)
 	m, err := os.ReadFile(filepath.Join(dl, "ascmhl", ms[0]))
 	require.NoError(t, err)
 	for _, want := range []string{"<path", "Sce\u0301ne 2.mov", "日本語/クリップ_01.mov", "AUDIO/day 1/deeper/notes.md",
 		"<md5 action=\"original\"", "<author>Jo DIT</author>", "<process>transfer</process>",
-		"copied from " + card + " to rclone:ditcloud:shots/direct/day01/A001;"} {
+		"copied from " + card + " to rclone:ditcloud:" + bk + "/direct/day01/A001;"} {
 		require.Contains(t, string(m), want)
 	}
 	// Every card file is in the bucket with the card's bytes.
@@ -125,12 +125,12 @@ func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
 	// The card offloaded again to the same folder by another job: the
 	// history there already records every file with the card's hashes:
 	// kept as it is (its chain is never replaced), nothing sent.
-	there := listedAt(t, s, "ditcloud:shots/direct/day01/A001")
-	r2 := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	there := listedAt(t, s, "ditcloud:"+bk+"/direct/day01/A001")
+	r2 := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/direct", card)
 	require.Equal(t, 0, r2.Code, "%s\n%s", r2.Stderr, e2e.Tail(r2.Stdout))
 	require.True(t, lastSummary(t, r2.Stdout).Cards[0].SafeToFormat)
-	require.Contains(t, r2.Stdout, "rclone:ditcloud:shots/direct/day01/A001/ascmhl holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job")
-	require.Equal(t, there, listedAt(t, s, "ditcloud:shots/direct/day01/A001"), "nothing on the remote changed")
+	require.Contains(t, r2.Stdout, "rclone:ditcloud:"+bk+"/direct/day01/A001/ascmhl holds an ASC MHL history already (an earlier job's) that records every file of the card with the card's hashes: kept as it is, no generation added for this job")
+	require.Equal(t, there, listedAt(t, s, "ditcloud:"+bk+"/direct/day01/A001"), "nothing on the remote changed")
 	require.Equal(t, before, snapshot(t, card), "the card is as it was")
 }
 
@@ -139,7 +139,7 @@ func TestCardStreamedToCloudHistoryVerifies(t *testing.T) {
 // with this job's generation, and verifies with the reference tool.
 func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
@@ -150,13 +150,13 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 	require.Len(t, cardMHL, 1)
 	before := snapshot(t, card)
 
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/direct", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/direct", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	sum := lastSummary(t, r.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
 	require.Equal(t, before, snapshot(t, card), "the card is as it was")
 
-	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/direct/day01/A001", filepath.Join(dir, "download", "A001"))
+	dl := verifyDownloaded(t, s, bin, "ditcloud:"+bk+"/direct/day01/A001", filepath.Join(dir, "download", "A001"))
 	ms := manifests(t, dl)
 	require.Len(t, ms, 2, "the card's generation, then dit's")
 	require.Equal(t, cardMHL[0], ms[0])
@@ -170,7 +170,7 @@ func TestCardWithHistoryStreamedToCloudChains(t *testing.T) {
 
 	show := e2e.RunDit(t, env, "job", "show", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, show.Code, show.Stderr)
-	require.Contains(t, show.Stdout, "-> rclone:ditcloud:shots/direct/day01/A001/ascmhl/ascmhl_chain.xml  verified by the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit\n")
+	require.Contains(t, show.Stdout, "-> rclone:ditcloud:"+bk+"/direct/day01/A001/ascmhl/ascmhl_chain.xml  verified by the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit\n")
 	v := e2e.RunDit(t, env, "verify", e2e.Itoa(sum.JobID))
 	require.Equal(t, 0, v.Code, "%s\n%s", v.Stdout, v.Stderr)
 }
@@ -191,8 +191,9 @@ func TestKilledHistoryUploadResumes(t *testing.T) {
 				name = "cascade_" + name
 			}
 			t.Run(name, func(t *testing.T) {
-				s, env, dir, card := killedInHistory(t, step, cascade)
-				before := listed(t, s)
+				t.Parallel()
+				s, bk, env, dir, card := killedInHistory(t, step, cascade)
+				before := listed(t, s, bk)
 				_, chainThere := before["ascmhl/ascmhl_chain.xml"]
 				require.False(t, chainThere, "killed before the chain went up")
 				// Gone up before the kill: the card's manifest (and the
@@ -211,17 +212,17 @@ func TestKilledHistoryUploadResumes(t *testing.T) {
 				require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 				sum := lastSummary(t, res.Stdout)
 				require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-				after := listed(t, s)
+				after := listed(t, s, bk)
 				for key, o := range before {
 					require.Equal(t, o, after[key], "%s is as the killed run left it", key)
 				}
 				require.Contains(t, after, "ascmhl/ascmhl_chain.xml")
-				dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
+				dl := verifyDownloaded(t, s, e2e.ReferenceTool(t), "ditcloud:"+bk+"/show/day01/A001", filepath.Join(dir, "download", "A001"))
 				ms := manifests(t, dl)
 				require.Len(t, ms, map[bool]int{false: 2, true: 3}[cascade])
 				last, err := os.ReadFile(filepath.Join(dl, "ascmhl", ms[len(ms)-1]))
 				require.NoError(t, err)
-				require.Contains(t, string(last), " to rclone:ditcloud:shots/show/day01/A001;")
+				require.Contains(t, string(last), " to rclone:ditcloud:"+bk+"/show/day01/A001;")
 				_, err = os.Stat(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
 				require.NoError(t, err)
 			})
@@ -245,26 +246,26 @@ func countManifests(objs map[string]object) int {
 // safe to format, and the object stays as it was.
 func TestResumedHistoryNeverOverwrites(t *testing.T) {
 	t.Parallel()
-	s, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded", false)
+	s, bk, env, dir, _ := killedInHistory(t, "cloud seal: manifests uploaded", false)
 	other := filepath.Join(dir, "other.xml")
 	require.NoError(t, os.WriteFile(other, []byte("<not the chain/>\n"), 0o644))
-	s.Rclone(t, "copyto", other, "ditcloud:shots/show/day01/A001/ascmhl/ascmhl_chain.xml")
-	before := listed(t, s)
+	s.Rclone(t, "copyto", other, "ditcloud:"+bk+"/show/day01/A001/ascmhl/ascmhl_chain.xml")
+	before := listed(t, s, bk)
 
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	sum := lastSummary(t, res.Stdout)
 	require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	require.Contains(t, res.Stdout, "rclone:ditcloud:shots/show/day01/A001/ascmhl/ascmhl_chain.xml is there and differs from the history dit wrote for this card")
-	require.Equal(t, before, listed(t, s), "nothing on the remote changed")
+	require.Contains(t, res.Stdout, "rclone:ditcloud:"+bk+"/show/day01/A001/ascmhl/ascmhl_chain.xml is there and differs from the history dit wrote for this card")
+	require.Equal(t, before, listed(t, s, bk), "nothing on the remote changed")
 }
 
 // killedInHistory offloads a card that carries the reference tool's
 // history to the cloud alone (cascade: to a folder, then the cloud) and
 // kills dit at step (job 1).
-func killedInHistory(t *testing.T, step string, cascade bool) (s *s3test.Server, env []string, dir, card string) {
+func killedInHistory(t *testing.T, step string, cascade bool) (s *s3test.Server, bk string, env []string, dir, card string) {
 	t.Helper()
-	s = s3test.Start(t, "ditcloud", "shots")
+	s, bk = bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir = t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
@@ -272,12 +273,12 @@ func killedInHistory(t *testing.T, step string, cascade bool) (s *s3test.Server,
 	card = handCard(t, dir)
 	c := e2e.RunTool(t, filepath.Join(bin, "ascmhl"), "create", "-h", "xxh64", card)
 	require.Equal(t, 0, c.Code, c.Out)
-	args := []string{"offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card}
+	args := []string{"offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:" + bk + "/show", card}
 	if cascade {
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "raid"), 0o755))
-		args = []string{"offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/show", card}
+		args = []string{"offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:" + bk + "/show", card}
 	}
 	r, killed := e2e.DitCrash(t, db, append(append([]string(nil), s.Env...), "DIT_CRASH_AT="+step), args...)
 	require.True(t, killed, "killed at %q: %s\n%s", step, r.Stderr, e2e.Tail(r.Stdout))
-	return s, env, dir, card
+	return s, bk, env, dir, card
 }

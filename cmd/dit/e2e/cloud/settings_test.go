@@ -22,6 +22,7 @@ import (
 // (not by variables), and an rclone on PATH that logs its arguments.
 type confRig struct {
 	s         *s3test.Server
+	bk        string // the rig's bucket on it
 	dir, conf string
 	log, path string // rclone's argument log; the PATH with the logging rclone first
 	env       []string
@@ -34,7 +35,8 @@ func newConfRig(t *testing.T, size string) *confRig {
 	if err != nil {
 		t.Skip("rclone is not installed (apt-get install rclone)")
 	}
-	g := &confRig{s: s3test.Start(t, "ditcloud", "shots"), dir: t.TempDir()}
+	g := &confRig{dir: t.TempDir()}
+	g.s, g.bk = bucket(t)
 	g.conf = filepath.Join(g.dir, "my rclone.conf")
 	var b strings.Builder
 	b.WriteString("[ditcloud]\n")
@@ -107,7 +109,7 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	t.Parallel()
 	g := newConfRig(t, "12MB")
 	cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "--rclone-config", g.conf, "--cloud-bwlimit", "2MB/s",
-		"-d", "rclone:ditcloud:shots/keep", g.card)
+		"-d", "rclone:ditcloud:"+g.bk+"/keep", g.card)
 	cmd.Env = g.with(g.path)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -145,7 +147,7 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	require.NoError(t, os.Rename(g.conf, g.conf+".away"))
 	res := g.dit(t, "offload", "--resume", e2e.Itoa(jobID))
 	require.NotEqual(t, 0, res.Code)
-	require.Contains(t, res.Stderr, "job "+e2e.Itoa(jobID)+" not resumed (left as it was): cloud destination rclone:ditcloud:shots/keep: the rclone configuration file "+g.conf+` does not exist, so rclone's configuration has no remote "ditcloud": put the file back`)
+	require.Contains(t, res.Stderr, "job "+e2e.Itoa(jobID)+" not resumed (left as it was): cloud destination rclone:ditcloud:"+g.bk+"/keep: the rclone configuration file "+g.conf+` does not exist, so rclone's configuration has no remote "ditcloud": put the file back`)
 	require.Equal(t, "interrupted", jobState(t, g, jobID))
 	v := g.dit(t, "verify", e2e.Itoa(jobID))
 	require.NotEqual(t, 0, v.Code)
@@ -157,7 +159,7 @@ func TestResumeKeepsCloudSettings(t *testing.T) {
 	// rclone not on PATH: refused, the job as it was.
 	res = e2e.RunDit(t, g.with(t.TempDir()), "offload", "--resume", e2e.Itoa(jobID))
 	require.NotEqual(t, 0, res.Code)
-	require.Contains(t, res.Stderr, "not resumed (left as it was): cloud destination rclone:ditcloud:shots/keep: rclone is not installed: install it")
+	require.Contains(t, res.Stderr, "not resumed (left as it was): cloud destination rclone:ditcloud:"+g.bk+"/keep: rclone is not installed: install it")
 	require.NotContains(t, res.Stderr, "looked for")
 	require.Equal(t, "interrupted", jobState(t, g, jobID))
 
@@ -207,7 +209,7 @@ func TestCloudBwLimitRefused(t *testing.T) {
 	t.Parallel()
 	g := newConfRig(t, "1MB")
 	for _, bad := range []string{"20MB/x", "fast", "0"} {
-		res := g.dit(t, "offload", "--rclone-config", g.conf, "--cloud-bwlimit", bad, "-d", "rclone:ditcloud:shots/bw", g.card)
+		res := g.dit(t, "offload", "--rclone-config", g.conf, "--cloud-bwlimit", bad, "-d", "rclone:ditcloud:"+g.bk+"/bw", g.card)
 		require.Equal(t, 2, res.Code, "%s\n%s", res.Stdout, res.Stderr)
 		require.Contains(t, res.Stderr, `dit: --cloud-bwlimit: "`+bad+`": give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s)`)
 		require.Empty(t, g.rcloneArgs(t), "refused before rclone runs")
@@ -233,7 +235,7 @@ func TestUnknownRemoteWords(t *testing.T) {
 func TestProxiesCloudOnlyRefused(t *testing.T) {
 	t.Parallel()
 	g := newConfRig(t, "1MB")
-	res := g.dit(t, "offload", "--rclone-config", g.conf, "-d", "rclone:ditcloud:shots/pc", "--proxies", "h264", "--proxies-to", "rclone:ditcloud:shots/pc", g.card)
+	res := g.dit(t, "offload", "--rclone-config", g.conf, "-d", "rclone:ditcloud:"+g.bk+"/pc", "--proxies", "h264", "--proxies-to", "rclone:ditcloud:"+g.bk+"/pc", g.card)
 	require.Equal(t, 2, res.Code, "%s\n%s", res.Stdout, res.Stderr)
 	require.Contains(t, res.Stderr, "dit: --proxies h264 with only cloud destinations: proxies are made from a verified copy in a folder or a dit array, and this job writes none; add one with -d")
 	for _, l := range g.rcloneArgs(t) {

@@ -22,9 +22,9 @@ import (
 // dit job show and dit jobs say "nothing copied", not a bare "-".
 func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 	t.Parallel()
-	_, env, dir, card := setup(t, "2MB", "clips")
+	_, bk, env, dir, card := setup(t, "2MB", "clips")
 	db := filepath.Join(dir, "catalog.db")
-	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/again", card)
+	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/again", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.Contains(t, r.Stdout, "\nReports: not written (no folder destination): dit report 1 --db "+db+" --out DIR writes them\n")
 	require.NotContains(t, r.Stdout, "nothing copied")
@@ -43,12 +43,12 @@ func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 		require.NoError(t, err)
 		flat := strings.Join(strings.Fields(string(txt)), " ")
 		require.Contains(t, flat, "not written at the end of this job, which has no folder destination: dit report 1 writes them.")
-		require.Contains(t, flat, "rclone:ditcloud:shots/again: verified by the storage's own MD5 (S3 ETag): 17 files; read back: 0 files")
+		require.Contains(t, flat, "rclone:ditcloud:"+bk+"/again: verified by the storage's own MD5 (S3 ETag): 17 files; read back: 0 files")
 	} else {
 		t.Log("pdftotext not installed (poppler-utils): the PDF's words not checked")
 	}
 
-	r = e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/again", card)
+	r = e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/again", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.Regexp(t, `Job 2 "day01" done in [^:]+: 17 files, [0-9.]+ [kM]B, nothing copied\n`, r.Stdout)
 	require.Regexp(t, `from \S+: 17 files, [0-9.]+ [kM]B, [0-9]+ skipped, 0 failed, nothing copied\n`, r.Stdout)
@@ -69,8 +69,8 @@ func TestCloudOnlySummaryReportsAndNothingCopied(t *testing.T) {
 // them, so that the two add up.
 func TestCascadeSecondRunCountsItsHashLists(t *testing.T) {
 	t.Parallel()
-	_, env, dir, card := setup(t, "2MB", "clips")
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:shots/casc", card)
+	_, bk, env, dir, card := setup(t, "2MB", "clips")
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", filepath.Join(dir, "raid"), "--then", "rclone:ditcloud:"+bk+"/casc", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	hist, err := os.ReadDir(filepath.Join(dir, "raid", "day01", "A001", "ascmhl"))
 	require.NoError(t, err)

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
-	"github.com/dit-org/dit/internal/cloud/s3test"
 )
 
 // cutUploads is the environment that has rclone itself cut every upload
@@ -33,20 +32,20 @@ const cutUploads = "RCLONE_MAX_TRANSFER=2M"
 // the card was never written to.
 func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	card := handCard(t, dir)
 	before := snapshot(t, card)
 
-	r := e2e.RunDit(t, append(env, cutUploads), "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	r := e2e.RunDit(t, append(env, cutUploads), "offload", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/show", card)
 	require.Equal(t, 3, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
-	waits := "history not written to rclone:ditcloud:shots/show/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history"
+	waits := "history not written to rclone:ditcloud:" + bk + "/show/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history"
 	for _, want := range []string{
 		"A001  FAILED: 1 file not verified in the cloud, so the card's history is not written there: NOT safe to format (dit offload --resume 1 uploads it and writes the history)\n",
 		"FAILED (hash lists): " + waits + "\n",
-		"FAILED CLIPS/A001C001.mov: upload of rclone:ditcloud:shots/show/day01/A001/CLIPS/A001C001.mov failed: ",
+		"FAILED CLIPS/A001C001.mov: upload of rclone:ditcloud:" + bk + "/show/day01/A001/CLIPS/A001C001.mov failed: ",
 		"Next: the cloud history of 1 card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: dit offload --resume 1",
 	} {
 		require.Contains(t, r.Stdout, want)
@@ -56,7 +55,7 @@ func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	var sum summary
 	require.NoError(t, json.Unmarshal([]byte(show.Stdout), &sum))
 	require.False(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	held := listed(t, s)
+	held := listed(t, s, bk)
 	require.NotContains(t, held, "CLIPS/A001C001.mov")
 	require.Contains(t, held, "CLIPS/Sce\u0301ne 2.mov")
 	for key := range held {
@@ -67,11 +66,11 @@ func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	sum = lastSummary(t, res.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	after := listed(t, s)
+	after := listed(t, s, bk)
 	for key, o := range held {
 		require.Equal(t, o, after[key], "%s is as the first run left it", key)
 	}
-	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
+	dl := verifyDownloaded(t, s, bin, "ditcloud:"+bk+"/show/day01/A001", filepath.Join(dir, "download", "A001"))
 	ms := manifests(t, dl)
 	require.Len(t, ms, 1, "one generation, written once")
 	requireLists(t, filepath.Join(dl, "ascmhl", ms[0]), card)
@@ -89,7 +88,7 @@ func TestFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 // clip and writes the cloud hop's generation, listing every file.
 func TestCascadeFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
@@ -107,15 +106,15 @@ func TestCascadeFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	require.NoError(t, os.Mkdir(raid, 0o755))
 	before := snapshot(t, card)
 
-	r := e2e.RunDit(t, append(env, cutUploads), "offload", "--json", "--name", "day01", "-d", raid, "--then", "rclone:ditcloud:shots/show", card)
+	r := e2e.RunDit(t, append(env, cutUploads), "offload", "--json", "--name", "day01", "-d", raid, "--then", "rclone:ditcloud:"+bk+"/show", card)
 	require.Equal(t, 3, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	sum := lastSummary(t, r.Stdout)
 	require.True(t, sum.Cards[0].CardFree)
 	require.False(t, sum.Cards[0].SafeToFormat)
 	require.Contains(t, sum.Cards[0].Verdict, "): 1 file not verified in the cloud, so the card's history is not written there: NOT safe to format: keep the card (dit offload --resume 1 uploads it and writes the history)")
-	require.Contains(t, r.Stdout, "history not written to rclone:ditcloud:shots/show/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history")
+	require.Contains(t, r.Stdout, "history not written to rclone:ditcloud:"+bk+"/show/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history")
 	first := manifests(t, filepath.Join(raid, "day01", "A001"))
-	held := listed(t, s)
+	held := listed(t, s, bk)
 	require.NotContains(t, held, "CLIPS/A001C001.mov")
 	require.NotContains(t, held, "ascmhl/ascmhl_chain.xml")
 	var there []string
@@ -131,7 +130,7 @@ func TestCascadeFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	sum = lastSummary(t, res.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
-	dl := verifyDownloaded(t, s, bin, "ditcloud:shots/show/day01/A001", filepath.Join(dir, "download", "A001"))
+	dl := verifyDownloaded(t, s, bin, "ditcloud:"+bk+"/show/day01/A001", filepath.Join(dir, "download", "A001"))
 	ms := manifests(t, dl)
 	require.Len(t, ms, len(first)+1, "the first copy's history and the cloud hop's generation")
 	require.Equal(t, first, ms[:len(first)])
@@ -139,7 +138,7 @@ func TestCascadeFailedUploadHoldsHistoryUntilResumed(t *testing.T) {
 	requireLists(t, last, card)
 	b, err := os.ReadFile(last)
 	require.NoError(t, err)
-	require.Contains(t, string(b), " to rclone:ditcloud:shots/show/day01/A001;")
+	require.Contains(t, string(b), " to rclone:ditcloud:"+bk+"/show/day01/A001;")
 	require.Equal(t, before, snapshot(t, card), "the card is as it was")
 }
 
@@ -160,23 +159,23 @@ func requireLists(t *testing.T, path, card string) {
 // there changed, and the history there still verifies.
 func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
 	card := handCard(t, dir)
-	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
+	r := e2e.RunDit(t, env, "offload", "--json", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/show", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.True(t, lastSummary(t, r.Stdout).Cards[0].SafeToFormat)
-	held := listed(t, s)
+	held := listed(t, s, bk)
 
 	require.NoError(t, os.WriteFile(filepath.Join(card, "CLIPS", "A001C002.mov"), []byte("shot after the offload"), 0o644))
 	res := e2e.RunDit(t, env, "offload", "--resume", "1")
 	require.Equal(t, 3, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
-	require.Contains(t, res.Stdout, "rclone:ditcloud:shots/show/day01/A001/ascmhl holds the card's ASC MHL history that this job wrote there once every file was verified, and dit never replaces an object, so no generation can be added to it: it does not record this card's files with the card's hashes: CLIPS/A001C002.mov: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file\n")
+	require.Contains(t, res.Stdout, "rclone:ditcloud:"+bk+"/show/day01/A001/ascmhl holds the card's ASC MHL history that this job wrote there once every file was verified, and dit never replaces an object, so no generation can be added to it: it does not record this card's files with the card's hashes: CLIPS/A001C002.mov: those files are verified there, but the card is not safe to format by this job: offload it again to another cloud folder, whose history lists every file\n")
 	require.Contains(t, res.Stdout, "A001  Copies checked, but the card's cloud history, written by this job before, cannot list them all: NOT safe to format by this job (offload it again to another cloud folder)\n")
 	require.Contains(t, res.Stdout, "Next: the cloud history of 1 card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder\n")
-	after := listed(t, s)
+	after := listed(t, s, bk)
 	for key, o := range held {
 		require.Equal(t, o, after[key], "%s is as it was", key)
 	}
@@ -184,7 +183,7 @@ func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
 	require.Len(t, after, len(held)+1, "only the new file was sent")
 	// The history there is whole: the folder as it was verifies.
 	dl := filepath.Join(dir, "download", "A001")
-	s.Rclone(t, "copy", "ditcloud:shots/show/day01/A001", dl, "--exclude", "/CLIPS/A001C002.mov")
+	s.Rclone(t, "copy", "ditcloud:"+bk+"/show/day01/A001", dl, "--exclude", "/CLIPS/A001C002.mov")
 	ref := e2e.RunTool(t, filepath.Join(bin, "ascmhl-debug"), "verify", dl)
 	require.Equal(t, 0, ref.Code, ref.Out)
 }
@@ -197,7 +196,7 @@ func TestHistoryWrittenRefusesMoreAndSaysWhatToDo(t *testing.T) {
 // whole, is kept as it is, without a warning.
 func TestHistoryWaitsOnOneDestinationOnly(t *testing.T) {
 	t.Parallel()
-	s := s3test.Start(t, "ditcloud", "shots")
+	s, bk := bucket(t)
 	bin := e2e.ReferenceTool(t)
 	dir := t.TempDir()
 	env := append(append(os.Environ(), "DIT_DB="+filepath.Join(dir, "catalog.db")), s.Env...)
@@ -205,27 +204,27 @@ func TestHistoryWaitsOnOneDestinationOnly(t *testing.T) {
 	before := snapshot(t, card)
 	other := filepath.Join(dir, "other.mov")
 	require.NoError(t, os.WriteFile(other, []byte("someone else's"), 0o644))
-	s.Rclone(t, "copyto", other, "ditcloud:shots/b/day01/A001/CLIPS/A001C001.mov")
+	s.Rclone(t, "copyto", other, "ditcloud:"+bk+"/b/day01/A001/CLIPS/A001C001.mov")
 
-	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/a", "-d", "rclone:ditcloud:shots/b", card)
+	r := e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:"+bk+"/a", "-d", "rclone:ditcloud:"+bk+"/b", card)
 	require.Equal(t, 3, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
-	require.Contains(t, r.Stdout, "FAILED (hash lists): history not written to rclone:ditcloud:shots/b/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history\n")
-	require.NotContains(t, r.Stdout, "history not written to rclone:ditcloud:shots/a")
-	a := listedAt(t, s, "ditcloud:shots/a/day01/A001")
+	require.Contains(t, r.Stdout, "FAILED (hash lists): history not written to rclone:ditcloud:"+bk+"/b/day01/A001: 1 file not verified there (CLIPS/A001C001.mov): dit offload --resume 1 uploads it and writes the history\n")
+	require.NotContains(t, r.Stdout, "history not written to rclone:ditcloud:"+bk+"/a")
+	a := listedAt(t, s, "ditcloud:"+bk+"/a/day01/A001")
 	require.Contains(t, a, "ascmhl/ascmhl_chain.xml", "the destination with every file verified has its history")
-	for key := range listedAt(t, s, "ditcloud:shots/b/day01/A001") {
+	for key := range listedAt(t, s, "ditcloud:"+bk+"/b/day01/A001") {
 		require.False(t, strings.HasPrefix(key, "ascmhl/"), "%s: none on the other", key)
 	}
 
-	s.Rclone(t, "deletefile", "ditcloud:shots/b/day01/A001/CLIPS/A001C001.mov")
+	s.Rclone(t, "deletefile", "ditcloud:"+bk+"/b/day01/A001/CLIPS/A001C001.mov")
 	res := e2e.RunDit(t, env, "offload", "--json", "--resume", "1")
 	require.Equal(t, 0, res.Code, "resume: %s\n%s", res.Stderr, e2e.Tail(res.Stdout))
 	sum := lastSummary(t, res.Stdout)
 	require.True(t, sum.Cards[0].SafeToFormat, sum.Cards[0].Verdict)
 	require.NotContains(t, res.Stdout, "holds an ASC MHL history already")
-	require.Equal(t, a, listedAt(t, s, "ditcloud:shots/a/day01/A001"), "the first destination is as it was")
+	require.Equal(t, a, listedAt(t, s, "ditcloud:"+bk+"/a/day01/A001"), "the first destination is as it was")
 	for _, d := range []string{"a", "b"} {
-		dl := verifyDownloaded(t, s, bin, "ditcloud:shots/"+d+"/day01/A001", filepath.Join(dir, "download", d))
+		dl := verifyDownloaded(t, s, bin, "ditcloud:"+bk+"/"+d+"/day01/A001", filepath.Join(dir, "download", d))
 		ms := manifests(t, dl)
 		require.Len(t, ms, 1, d)
 		requireLists(t, filepath.Join(dl, "ascmhl", ms[0]), card)

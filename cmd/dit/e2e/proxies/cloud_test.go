@@ -88,6 +88,7 @@ func (g *cloudRig) list(t *testing.T) map[string]listed {
 // as it was: that proxy is "CLIP (2).mp4". The clip ffmpeg cannot read
 // is a recorded failure; the card is safe to format.
 func TestProxiesToCloud(t *testing.T) {
+	t.Parallel()
 	g := newCloudRig(t)
 	r := e2e.RunDit(t, g.env, "offload", "--json", "--name", "day01", "--proxies", "h264",
 		"--proxies-to", cloudDest, "--proxies-to", g.raid, "-d", g.raid, "--then", cloudDest, g.card)
@@ -191,6 +192,7 @@ func checkSheet(t *testing.T, g *cloudRig, job int64, n int) {
 // temporary folder (removed after), not in the folder destination, and
 // uploaded; the footage's cloud copy is beside them.
 func TestProxiesToCloudOnly(t *testing.T) {
+	t.Parallel()
 	g := newCloudRig(t)
 	// A cloud destination that is not one of the job's is refused.
 	bad := e2e.RunDit(t, g.env, "offload", "--name", "day01", "--proxies", "h264", "--proxies-to", "rclone:ditcloud:shots/other",
@@ -262,6 +264,7 @@ func (g *cloudRig) shown(t *testing.T, job int64) cloudShown {
 // MD5: no "(2)" of it), and the other clips' proxies go up: one object
 // per clip, one row per clip and destination.
 func TestResumeDoesNotResendCloudProxies(t *testing.T) {
+	t.Parallel()
 	g := newCloudRig(t)
 	extra := append([]string{"TMPDIR=" + g.tmp, "DIT_CRASH_AT=proxy: uploaded#2"}, g.s.Env...)
 	r, killed := e2e.DitCrash(t, filepath.Join(g.dir, "catalog.db"), extra, "offload", "--json", "--name", "day01", "--proxies", "h264",
@@ -311,6 +314,7 @@ func TestResumeDoesNotResendCloudProxies(t *testing.T) {
 // same proxies as on the cart, the cloud ones with how they were
 // verified; pushed twice, they are there once.
 func TestProxiesPushedToPostgres(t *testing.T) {
+	t.Parallel()
 	g := newCloudRig(t)
 	pg := pgtest.ForTest(t) // skips, saying why, without PostgreSQL
 	shared, err := pg.NewDatabase("production")

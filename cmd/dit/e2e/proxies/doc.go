@@ -17,4 +17,8 @@
 // written with the reports; the proxies pushed to a PostgreSQL catalog
 // (internal/catalog/pgtest) and listed there by dit job show --proxies.
 // Without rclone, python3, ffmpeg or PostgreSQL they skip, saying which.
+// The clips are made by ffmpeg once for the package, small and short
+// (640x360, 1 to 2 s: what a proxy keeps of a clip does not depend on
+// its size), and copied into each test's card; the tests run in
+// parallel.
 package proxies

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,8 +32,10 @@ type srcClip struct {
 const unicodeName = "場景 🎬 Cafe\u0301, take [2]; 'x'"
 
 var srcClips = []srcClip{
-	// DNxHD in an MXF with timecode 10:00:01:00, and sound.
-	{"A001C001_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=2:s=1280x720:r=25", "-f", "lavfi", "-i", "sine=d=2",
+	// DNxHD in an MXF with timecode 10:00:01:00, and sound. (Small and
+	// short, as the others: what a proxy keeps of it does not depend on
+	// its size, and every test encodes it several times.)
+	{"A001C001_230512_R2EC.mxf", []string{"-f", "lavfi", "-i", "testsrc=d=1:s=640x360:r=25", "-f", "lavfi", "-i", "sine=d=1",
 		"-c:v", "dnxhd", "-profile:v", "dnxhr_sq", "-pix_fmt", "yuv422p", "-c:a", "pcm_s16le", "-ar", "48000", "-timecode", "10:00:01:00"}},
 	{"A001C002_230512_R2EC.mov", []string{"-f", "lavfi", "-i", "testsrc=d=1.5:s=640x360:r=24", "-c:v", "prores_ks", "-profile:v", "3",
 		"-timecode", "01:02:03:04"}},
@@ -54,20 +57,48 @@ func tools(t *testing.T) {
 	}
 }
 
-// makeCard writes the clips into dir/cards/A001.
-func makeCard(t *testing.T, dir string) string {
-	tools(t)
-	card := filepath.Join(dir, "cards", "A001")
-	require.NoError(t, os.MkdirAll(card, 0o755))
+// clips are the card's files, made once by ffmpeg for all the
+// package's tests (removed by TestMain after them): each test copies
+// them into a card of its own.
+var clips struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// makeClips writes the clips and the unreadable one into a new folder.
+func makeClips() (string, error) {
+	dir, err := os.MkdirTemp("", "dit-proxies-clips-")
+	if err != nil {
+		return "", err
+	}
 	for _, c := range srcClips {
-		out, err := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-nostdin"}, c.args...), filepath.Join(card, c.file))...).CombinedOutput()
-		require.NoError(t, err, string(out))
+		out, err := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-nostdin"}, c.args...), filepath.Join(dir, c.file))...).CombinedOutput()
+		if err != nil {
+			return dir, fmt.Errorf("ffmpeg %s: %v\n%s", c.file, err, out)
+		}
 	}
 	noise := make([]byte, 64<<10)
 	for i := range noise {
 		noise[i] = byte(i*7 + i/13)
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(card, badClip), append([]byte("\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00"), noise...), 0o644))
+	return dir, os.WriteFile(filepath.Join(dir, badClip), append([]byte("\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00"), noise...), 0o644)
+}
+
+// makeCard writes the clips into dir/cards/A001.
+func makeCard(t *testing.T, dir string) string {
+	tools(t)
+	clips.once.Do(func() { clips.dir, clips.err = makeClips() })
+	require.NoError(t, clips.err)
+	card := filepath.Join(dir, "cards", "A001")
+	require.NoError(t, os.MkdirAll(card, 0o755))
+	ents, err := os.ReadDir(clips.dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(clips.dir, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(card, e.Name()), b, 0o644))
+	}
 	return card
 }
 
@@ -180,6 +211,7 @@ func checkProxies(t *testing.T, s shown, card, ext string, dests ...string) {
 // second; the card is safe to format, the unreadable clip a recorded
 // proxy failure with ffmpeg's error line; the card is untouched.
 func TestOffloadMakesProxies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	card := makeCard(t, dir)
@@ -297,6 +329,7 @@ func checkReports(t *testing.T, dest string, made, failed int) {
 // H.264 and DNxHR LB (MXF), a second job of the same card: the first
 // proxies are left as they were and the new ones are named "(2)".
 func TestProxiesNeverOverwrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	card := makeCard(t, dir)
@@ -331,6 +364,7 @@ func TestProxiesNeverOverwrite(t *testing.T) {
 // array (through its range server, never the card) and written
 // to the shuttle's proxies folder.
 func TestProxiesFromADitArray(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	card := makeCard(t, dir)
@@ -358,6 +392,7 @@ func TestProxiesFromADitArray(t *testing.T) {
 // proxies/; dit array extract gets them back, and they are what the
 // catalog says.
 func TestProxiesIntoADitArray(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	card := makeCard(t, dir)
@@ -404,6 +439,7 @@ func TestProxiesIntoADitArray(t *testing.T) {
 // an unknown preset, --proxies-to not a destination of the job, and no
 // ffmpeg on PATH.
 func TestProxiesRefusedBeforeCopying(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	card := filepath.Join(dir, "cards", "A001")

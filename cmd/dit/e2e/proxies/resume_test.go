@@ -34,6 +34,7 @@ func crashedJob(t *testing.T) (dir, db, card, raid, shuttle string) {
 // makes the proxies the job started with (the preset with burn-in, on
 // its --proxies-to destination only), in the catalog and playable.
 func TestResumeMakesTheJobsProxies(t *testing.T) {
+	t.Parallel()
 	_, db, card, raid, shuttle := crashedJob(t)
 	r := e2e.Dit(t, db, "offload", "--resume", "1", "--proxies", "h264")
 	require.Equal(t, 2, r.Code, r.Stdout+r.Stderr)
@@ -68,6 +69,7 @@ func TestResumeMakesTheJobsProxies(t *testing.T) {
 // the same (the card safe to format) and a warning says its proxies are
 // not made.
 func TestResumeWithoutFFmpegFinishesTheFootage(t *testing.T) {
+	t.Parallel()
 	dir, db, _, _, _ := crashedJob(t)
 	r := e2e.RunDit(t, []string{"DIT_DB=" + db, "PATH=" + filepath.Join(dir, "empty"), "HOME=" + dir}, "offload", "--json", "--resume", "1")
 	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)

@@ -21,19 +21,24 @@ import (
 // real binary, which the quick loop never does (make test runs them).
 // Otherwise it sets [Bin] to cmd/dit built without cgo, as released, and
 // runs them.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is [Main] without the exit: it returns the exit code, so that a
+// package's TestMain can release after its tests what it shares among
+// them (a card made once, a server).
+func Run(m *testing.M) int {
 	flag.Parse()
 	if testing.Short() {
 		fmt.Println("end-to-end tests of the dit binary: not run under -short (make test runs them)")
-		os.Exit(0)
+		return 0
 	}
 	bin, err := build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "building dit:", err)
-		os.Exit(1)
+		return 1
 	}
 	Bin = bin
-	os.Exit(m.Run())
+	return m.Run()
 }
 
 // DefaultParallel sets go test -parallel (how many parallel tests and
