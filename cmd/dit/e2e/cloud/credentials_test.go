@@ -3,6 +3,7 @@
 package cloud
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,9 +52,29 @@ func TestOffloadRefusesCredentialsTheStorageRefuses(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, held, "nothing sent")
 
+	// rclone serve s3 answers 500 InternalError at times when several
+	// uploads create one new folder at once (s3test's doc), which no
+	// real storage does: the folders are there first, as S3 needs none.
+	premakeFolders(t, card, filepath.Join(s.Dir, "shots", "show", "day01", "A001"))
 	r = e2e.RunDit(t, env, "offload", "--name", "day01", "-d", "rclone:ditcloud:shots/show", card)
 	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
 	require.FileExists(t, filepath.Join(s.Dir, "shots", "show", "day01", "A001", "ascmhl", "ascmhl_chain.xml"))
+}
+
+// premakeFolders makes under to each folder of the card's, and ascmhl.
+func premakeFolders(t *testing.T, card, to string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Join(to, "ascmhl"), 0o755))
+	require.NoError(t, filepath.WalkDir(card, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(card, p)
+		if err != nil {
+			return err
+		}
+		return os.MkdirAll(filepath.Join(to, rel), 0o755)
+	}))
 }
 
 // Keys that may read the bucket but not write to it (rclone serve s3
