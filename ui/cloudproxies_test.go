@@ -181,6 +181,7 @@ func TestCloudDestAndProxiesReachTheSettings(t *testing.T) {
 // The Offload tab with a cloud destination and proxies chosen: the
 // markup and an image (testdata/offload-cloud-proxies.png).
 func TestGoldenOffloadCloudAndProxies(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillOffload(t, h)

@@ -109,6 +109,7 @@ func fillOffload(t *testing.T, h *harness) {
 }
 
 func TestGoldenOffloadView(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillOffload(t, h)
@@ -172,6 +173,7 @@ func goldenRun() *jobRun {
 }
 
 func TestGoldenRunningView(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
@@ -223,6 +225,7 @@ func fillHistory(h *harness) {
 }
 
 func TestGoldenHistoryView(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillHistory(h)
@@ -230,6 +233,7 @@ func TestGoldenHistoryView(t *testing.T) {
 }
 
 func TestGoldenArrayView(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
@@ -261,6 +265,7 @@ func TestGoldenArrayView(t *testing.T) {
 // blade's drive health from the committed smartctl fixtures (ok, a
 // warning with its reasons, unknown with why).
 func TestGoldenArrayHealthImage(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {

@@ -177,6 +177,7 @@ func skipRendersUnderRace(t *testing.T) {
 }
 
 func TestGoldenRunningImages(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	for _, scene := range []string{"copying", "free", "safe", "failed"} {
 		for _, mode := range []string{ThemeLight, ThemeDark} {
@@ -201,6 +202,7 @@ func goldenName(scene, mode string) string {
 // exactly as one started in the new theme: the same image, pixel for
 // pixel (no colour of the old theme kept anywhere).
 func TestGoldenRunningAfterThemeSwitch(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	for _, sw := range [][2]string{{ThemeDark, ThemeLight}, {ThemeLight, ThemeDark}} {
 		for _, scene := range []string{"failed", "copying"} {
@@ -287,6 +289,7 @@ func near(a color.Color, b color.NRGBA) bool {
 // measured on the rendered pixels, in the light and the dark theme: on a
 // sheet of every kind of label, and on the running view's own verdicts.
 func TestStateColoursContrastRendered(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	for _, mode := range []string{ThemeLight, ThemeDark} {
 		t.Run(mode, func(t *testing.T) {

@@ -265,3 +265,14 @@ func walk(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
 		}
 	}
 }
+
+// renderOnly skips a test of what a view draws (goldens, themes,
+// contrast) under the race detector: it starts no goroutine of dit's (the
+// views are drawn under the app's lock), so the race stage would only pay
+// the detector's cost on Fyne's painting; make test's first stage runs it.
+func renderOnly(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("rendering only, no concurrency of dit's: the first stage of make test runs it without the race detector")
+	}
+}

@@ -120,6 +120,7 @@ func goldenClips() []jobreport.Clip {
 // History with a card's clips, as drawn (a golden image of the test
 // renderer): the columns, "unknown" where nothing tells it.
 func TestGoldenHistoryClips(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	fillHistory(h)

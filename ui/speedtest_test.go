@@ -252,6 +252,7 @@ func goldenSpeedResult() *speedtest.Result {
 // The result as the dialog shows it: rates, the cliff, where it is kept
 // and the curves' chart (a golden image of the test renderer).
 func TestGoldenSpeedTestResult(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	h := newHarness(t, nil)
 	h.locked(func() {

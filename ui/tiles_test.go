@@ -145,6 +145,7 @@ func tileName(n int, mode string) string {
 // are the 4-card images. `go test -run TestGoldenTiles ./ui/ -args
 // -tiles` writes them all.
 func TestGoldenTiles(t *testing.T) {
+	renderOnly(t)
 	skipRendersUnderRace(t)
 	for _, n := range []int{1, 2, 4, 8} {
 		for _, mode := range []string{ThemeLight, ThemeDark} {

@@ -197,6 +197,7 @@ func TestFigures(t *testing.T) {
 }
 
 func TestThemesLightAndDark(t *testing.T) {
+	renderOnly(t)
 	h := newHarness(t, nil)
 	h.locked(func() { h.a.SetTheme(ThemeDark) })
 	th := h.a.fa.Settings().Theme()
@@ -213,6 +214,7 @@ func TestThemesLightAndDark(t *testing.T) {
 // 4.5:1 or more on the theme's background, in light and in dark; Fyne's
 // own light green does not (the reason they are dit's).
 func TestStateColoursContrast(t *testing.T) {
+	renderOnly(t)
 	for _, mode := range []string{ThemeLight, ThemeDark} {
 		th := NewTheme(mode)
 		bg := th.Color(theme.ColorNameBackground, theme.VariantLight)
@@ -230,6 +232,7 @@ func TestStateColoursContrast(t *testing.T) {
 // After a theme switch the big figures and the bars are drawn in the new
 // theme's colours: no widget keeps a colour of the theme it was made in.
 func TestThemeSwitchRecolours(t *testing.T) {
+	renderOnly(t)
 	h := newHarness(t, nil)
 	h.locked(func() { h.a.running.bind(goldenRun()) })
 	for _, mode := range []string{ThemeDark, ThemeLight, ThemeDark} {
