@@ -224,12 +224,7 @@ func (r *Recognizer) Card(read ReadFunc) *Card {
 func (r *Recognizer) attachProxies(hs []*held) {
 	for _, f := range r.proxies {
 		s := stem(path.Base(f.Rel))
-		var best *held
-		for _, h := range hs {
-			if sidecarOf(s, h.clip.Name) && (best == nil || len(h.clip.Name) > len(best.clip.Name)) {
-				best = h
-			}
-		}
+		best := longestOwner(s, hs)
 		if best == nil {
 			r.countOther(f.flagged)
 			continue
@@ -256,12 +251,7 @@ func (r *Recognizer) attachSidecars(hs []*held) {
 	for _, f := range r.sidecars {
 		s := stem(path.Base(f.Rel))
 		dir := path.Dir(f.Rel)
-		var best *held
-		for _, h := range byDir[dir] {
-			if sidecarOf(s, h.clip.Name) && (best == nil || len(h.clip.Name) > len(best.clip.Name)) {
-				best = h
-			}
-		}
+		best := longestOwner(s, byDir[dir])
 		if best == nil {
 			// A sequence's folder holding its own sidecar (any name).
 			for _, h := range byDir[dir] {
@@ -277,6 +267,18 @@ func (r *Recognizer) attachSidecars(hs []*held) {
 		best.attach(f)
 	}
 	r.sidecars = nil
+}
+
+// longestOwner is the clip of hs with the longest name that the stem s
+// starts with (sidecarOf), or nil.
+func longestOwner(s string, hs []*held) *held {
+	var best *held
+	for _, h := range hs {
+		if sidecarOf(s, h.clip.Name) && (best == nil || len(h.clip.Name) > len(best.clip.Name)) {
+			best = h
+		}
+	}
+	return best
 }
 
 // attach gives the file f to the clip as a sidecar.
