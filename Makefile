@@ -47,12 +47,18 @@ SUMMARY   := $(BIN)/test-summary.txt
 # they start (dit, rclone, the S3 server, ffmpeg), so one a core leaves
 # the cores idle (docs/testing.md).
 TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
-test: lint testcount
+# The summary ends with each stage's wall time and the whole (lint
+# included), so a CI log says what make test took.
+test: testcount
 	@rm -f $(SUMMARY)
-	@rc=0; \
+	@rc=0; t0=$$(date +%s); \
+	$(MAKE) --no-print-directory lint || rc=1; t1=$$(date +%s); \
 	echo 'CGO_ENABLED=0 go test -json -vet=off -count=1 -p $(TEST_P) -timeout 25m ./...'; \
 	CGO_ENABLED=0 ./$(TESTCOUNT) -label "go test ./..." -append $(SUMMARY) -- $(GO) test -json -vet=off -count=1 -p $(TEST_P) -timeout 25m ./... || rc=1; \
-	$(MAKE) --no-print-directory race || rc=1; \
+	t2=$$(date +%s); \
+	$(MAKE) --no-print-directory race || rc=1; t3=$$(date +%s); \
+	el() { echo "$$(( $$1 / 60 )) min $$(( $$1 % 60 )) s"; }; \
+	echo "== wall time: lint $$(el $$((t1-t0))), go test ./... $$(el $$((t2-t1))), go test -race $$(el $$((t3-t2))); make test $$(el $$((t3-t0))) on $$(nproc 2>/dev/null || echo '?') cores" >> $(SUMMARY); \
 	echo; echo "== make test:"; cat $(SUMMARY); exit $$rc
 
 # The quick loop: go test -short of every package. Under -short no test
