@@ -94,6 +94,7 @@ func (g *gate) open(t *testing.T) {
 // sent twice in one run), which makes it safe; the objects are the
 // card's files by the test's own hashing.
 func TestUploadStallIsSaidWithItsCause(t *testing.T) {
+	t.Parallel()
 	s, bk, env, _, card := setup(t, "40MB", "clips")
 	g := newGate(t, strings.TrimPrefix(s.URL, "http://"))
 	env = append(env, "RCLONE_CONFIG_"+strings.ToUpper(s.Remote)+"_ENDPOINT=http://"+g.addr)
@@ -202,4 +203,95 @@ func TestUploadStallIsSaidWithItsCause(t *testing.T) {
 	}
 	require.Equal(t, 17, n, "every file of the card is in the bucket")
 	require.NoError(t, os.RemoveAll(dl))
+}
+
+// An upload cut mid-file (every connection to the S3 server dropped,
+// the server there again at once) is tried again: bytes sent again are
+// counted apart (bytes_resent), never against the card's size, so no
+// progress figure passes 100 %; the card ends safe with the objects the
+// card's files (the test's own hashing). A cascade's second run uploads
+// the first copy's files (rclone's copy of a folder, tried again as a
+// whole).
+func TestRetriedUploadCountsResentBytesApart(t *testing.T) {
+	t.Parallel()
+	s, bk, env, dir, card := setup(t, "40MB", "clips")
+	g := newGate(t, strings.TrimPrefix(s.URL, "http://"))
+	env = append(env, "RCLONE_CONFIG_"+strings.ToUpper(s.Remote)+"_ENDPOINT=http://"+g.addr)
+	dest := "rclone:" + s.Remote + ":" + bk + "/retry"
+	cmd := exec.Command(e2e.Bin, "offload", "--json", "--name", "day01", "--cloud-bwlimit", "4MB/s",
+		"-d", filepath.Join(dir, "raid"), "--then", dest, card)
+	cmd.Env = env
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	type event struct {
+		Type     string `json:"type"`
+		Progress *struct {
+			Cards []struct {
+				Hop         int   `json:"hop"`
+				Bytes       int64 `json:"bytes"`
+				BytesCopied int64 `json:"bytes_copied"`
+				BytesResent int64 `json:"bytes_resent"`
+				Retries     int   `json:"retries"`
+				Dests       []struct {
+					BytesWritten int64 `json:"bytes_written"`
+					BytesResent  int64 `json:"bytes_resent"`
+					Bytes        int64 `json:"bytes"`
+				} `json:"dests"`
+			} `json:"cards"`
+		} `json:"progress"`
+		Cards []struct {
+			SafeToFormat bool `json:"safe_to_format"`
+		} `json:"cards"`
+	}
+	cut := false
+	var resent int64
+	var retries int
+	var last event
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev event
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		last = ev
+		if ev.Progress == nil {
+			continue
+		}
+		for _, c := range ev.Progress.Cards {
+			require.LessOrEqual(t, c.BytesCopied, c.Bytes, "progress above 100 %%")
+			for _, d := range c.Dests {
+				require.LessOrEqual(t, d.BytesWritten, d.Bytes, "progress above 100 %%")
+			}
+			if c.Hop != 2 || len(c.Dests) != 1 {
+				continue
+			}
+			resent, retries = max(resent, c.BytesResent), max(retries, c.Retries)
+			if !cut && c.Dests[0].BytesWritten >= 8_000_000 {
+				g.shut()
+				g.open(t)
+				cut = true
+			}
+		}
+	}
+	require.NoError(t, cmd.Wait(), stderr.String())
+	t.Logf("cut: %v; the second run's bytes sent again: %d, retries %d", cut, resent, retries)
+	require.True(t, cut, "the upload was cut")
+	require.Len(t, last.Cards, 1)
+	require.True(t, last.Cards[0].SafeToFormat)
+	require.Positive(t, resent, "bytes sent again are counted apart")
+
+	dl := filepath.Join(t.TempDir(), "download")
+	s.Rclone(t, "copy", s.Remote+":"+bk+"/retry/day01/A001", dl)
+	got, want := e2e.Tree(t, dl), e2e.Tree(t, card)
+	n := 0
+	for rel, h := range got {
+		if strings.HasPrefix(rel, "ascmhl/") {
+			continue
+		}
+		n++
+		require.Equal(t, want[rel], h, "%s in the bucket is the card's", rel)
+	}
+	require.Equal(t, 17, n, "every file of the card is in the bucket")
 }
