@@ -248,8 +248,8 @@ func sizes(n int, size int64) []int64 {
 }
 
 // checkETAs asserts every estimate from 10 % of the job onward: the
-// job's and each card's time until safe to format, and each card's until
-// copied and until free (a cascade's first run ended), within 15 % of the
+// job's and each card's time until safe to format, until copied and
+// until free (a cascade's first run ended), within 15 % of the
 // real time left (or of 1.5 s, when less than a few seconds are left);
 // unknown while a card is stalled; and no progress figure above 100 %.
 func checkETAs(t *testing.T, ticks []tick, real map[string]truth, end float64) {
@@ -281,6 +281,21 @@ func checkETAs(t *testing.T, ticks []tick, real map[string]truth, end float64) {
 		if left := end - tk.t; !near(job, left) {
 			bad++
 			t.Errorf("t=%.0f of %.0f: job safe ETA %v, really %.1fs", tk.t, end, job, left)
+		}
+		// The job's copied and free: its last card's.
+		var copied, free float64
+		for _, r := range real {
+			copied, free = max(copied, r.copied), max(free, r.free)
+		}
+		for _, e := range []struct {
+			what string
+			est  Estimate
+			at   float64
+		}{{"copied", tk.p.Job.ETA.Copied, copied}, {"free", tk.p.Job.ETA.CardFree, free}} {
+			if left := e.at - tk.t; left > 0 && !near(e.est, left) {
+				bad++
+				t.Errorf("t=%.0f: job %s ETA %v, really %.1fs", tk.t, e.what, e.est, left)
+			}
 		}
 		for _, c := range tk.p.Cards {
 			if c.Hop == 2 || c.Stall != nil {
