@@ -145,3 +145,162 @@ func stateWordUses(fset *token.FileSet, f *ast.File) []string {
 	})
 	return out
 }
+
+// The check itself: it finds each way a front end could read meaning
+// from words (a state compared or switched on as a literal, a message
+// searched for a verdict's words) and passes typed comparisons.
+func TestFrontEndWordsCatches(t *testing.T) {
+	src := `package x
+
+import "strings"
+
+func f(c card, msg string) {
+	if c.State == "failed" {}              // bad: 1
+	if "interrupted" != string(c.Phase) {} // bad: 2
+	switch c.Type {
+	case "card_done":                      // bad: 3
+	case verdict.Safe:
+	}
+	if strings.HasPrefix(c.Verdict, "FAILED") {}        // bad: 4
+	if strings.HasSuffix(c.Label, " (2nd run)") {}     // bad: 5
+	if strings.Contains(msg, "NOT safe to format") {}  // bad: 6
+	if c.State == verdict.Failed || c.Phase == live.Copying {}
+	if c.Name == "A001" || strings.HasPrefix(c.Name, "CLIPS/") {}
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stateWordUses(fset, f)
+	if len(got) != 6 {
+		t.Fatalf("found %d uses, want the 6 marked bad:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for i, line := range []int{6, 7, 9, 12, 13, 14} {
+		if want := "x.go:" + strconv.Itoa(line) + ":"; !strings.HasPrefix(got[i], want) {
+			t.Errorf("use %d: %s, want at %s", i+1, got[i], want)
+		}
+	}
+}
+
+// rateAllowed are the functions (file and name) of the front ends whose
+// divisions by a time are no rate or estimate of a job, each with why.
+var rateAllowed = map[string]string{
+	"ui/chart.go rebuild": "a point's place on the chart's time axis (what fraction of the chart's span has passed)",
+}
+
+// A front end renders the live model's rates and estimates (package
+// live) and computes none of its own: no quantity divided by a duration
+// it measured (x / d.Seconds(), x / time.Since(t)), nor a duration
+// divided by a quantity.
+func TestFrontEndsComputeNoRates(t *testing.T) {
+	fset := token.NewFileSet()
+	var bad []string
+	for _, dir := range frontEnds {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || path == "cmd/dit/internal/e2e" || path == "cmd/dit/e2e") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			for _, u := range timeDivisions(fset, f) {
+				if _, ok := rateAllowed[path+" "+u.fn]; !ok {
+					bad = append(bad, u.at+" (func "+u.fn+"): divides by or into a measured time")
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range bad {
+		t.Errorf("%s", b)
+	}
+	if len(bad) > 0 {
+		t.Log("a front end renders the live model's Rate, TBPerHour and ETA (package live), never a rate or estimate of its own")
+	}
+}
+
+// timeDivision is a division by or into a measured time: where (file
+// and line) and in which function.
+type timeDivision struct{ at, fn string }
+
+// timeDivisions lists the divisions in f with a measured time on either
+// side: a call of Seconds, Minutes, Hours, time.Since or time.Until.
+func timeDivisions(fset *token.FileSet, f *ast.File) []timeDivision {
+	var out []timeDivision
+	timed := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+					switch sel.Sel.Name {
+					case "Seconds", "Minutes", "Hours", "Since", "Until":
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		add := func(n ast.Node) {
+			p := fset.Position(n.Pos())
+			out = append(out, timeDivision{at: filepath.ToSlash(p.Filename) + ":" + strconv.Itoa(p.Line), fn: fn.Name.Name})
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BinaryExpr); ok && b.Op == token.QUO && (timed(b.X) || timed(b.Y)) {
+				add(b)
+			}
+			if a, ok := n.(*ast.AssignStmt); ok && a.Tok == token.QUO_ASSIGN && len(a.Rhs) == 1 && timed(a.Rhs[0]) {
+				add(a)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func TestFrontEndsComputeNoRatesCatches(t *testing.T) {
+	src := `package x
+
+func f(bytes int64, start time.Time, d time.Duration, j live.Job) {
+	_ = float64(bytes) / time.Since(start).Seconds() // bad: 4
+	_ = float64(bytes) / d.Seconds()                 // bad: 5
+	left := float64(bytes) / j.Rate
+	secs := d.Seconds()
+	secs /= d.Hours()                                // bad: 8
+	_, _ = left, secs
+	_ = j.ETA.Safe.Seconds + float64(bytes)/2
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := timeDivisions(fset, f)
+	if len(got) != 3 {
+		t.Fatalf("found %d, want the 3 marked bad: %+v", len(got), got)
+	}
+	for i, line := range []int{4, 5, 8} {
+		if want := (timeDivision{at: "x.go:" + strconv.Itoa(line), fn: "f"}); got[i] != want {
+			t.Errorf("%d: %+v, want %+v", i+1, got[i], want)
+		}
+	}
+}

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,10 +41,12 @@ func keysOf(t *testing.T, raw json.RawMessage, without ...string) []string {
 	return out
 }
 
-// dit jobs --json, dit day --json and dit job show --json give a card
-// in one shape, the engine's (offload.CardSummary): the same keys for
-// the same card of a real job. Each adds only its own fields around it:
-// the day its station and job, job show the card's files.
+// dit jobs --json, dit day --json, dit job show --json and the
+// notifications (a card's notice and job_done, through a real webhook)
+// give a card in one shape, the engine's (offload.CardSummary): the same
+// keys and values for the same card of a real job. Each adds only its
+// own fields around it: the day its station and job, job show the
+// card's files, a notice its message.
 func TestOneCardShape(t *testing.T) {
 	dir := t.TempDir()
 	card := filepath.Join(dir, "A001")
@@ -51,7 +56,29 @@ func TestOneCardShape(t *testing.T) {
 	}
 	db, raid := filepath.Join(dir, "c.db"), filepath.Join(dir, "raid")
 	require.NoError(t, os.Mkdir(raid, 0o755))
-	runDit(t, db, "offload", "--name", "Day01", "-d", raid, card)
+	var mu sync.Mutex
+	notices := map[string]json.RawMessage{} // kind: the card's summary
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			Kind    string          `json:"kind"`
+			Summary json.RawMessage `json:"summary"`
+			Cards   []struct {
+				Summary json.RawMessage `json:"summary"`
+			} `json:"cards"`
+		}
+		if json.NewDecoder(r.Body).Decode(&m) == nil {
+			mu.Lock()
+			notices[m.Kind] = m.Summary
+			if len(m.Cards) == 1 {
+				notices[m.Kind] = m.Cards[0].Summary
+			}
+			mu.Unlock()
+		}
+	}))
+	defer hook.Close()
+	conf := filepath.Join(dir, "notify.yaml")
+	require.NoError(t, os.WriteFile(conf, []byte("notify:\n  webhook:\n    url: "+hook.URL+"\n"), 0o600))
+	runDit(t, db, "offload", "--name", "Day01", "--notify-config", conf, "-d", raid, card)
 
 	var jobs []struct {
 		JobID   int64             `json:"job_id"`
@@ -91,4 +118,23 @@ func TestOneCardShape(t *testing.T) {
 		require.Equal(t, a[k], c[k], "%s: dit jobs and dit day", k)
 	}
 	require.Equal(t, "safe_to_format", a["state"])
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, kind := range []string{"safe_to_format", "job_done"} {
+		n, ok := notices[kind]
+		require.True(t, ok, "no %s notice", kind)
+		require.Equal(t, want, keysOf(t, n), "the %s notice's card", kind)
+		var d map[string]any
+		require.NoError(t, json.Unmarshal(n, &d))
+		for _, k := range want {
+			// The card's own notice carries the card_done event's
+			// summary, read when the card ended: its activity figures
+			// are not in it yet (internal/offload/summary.EndedCard).
+			if kind == "safe_to_format" && (k == "bytes_copied" || k == "tb_per_hour") {
+				continue
+			}
+			require.Equal(t, a[k], d[k], "%s: dit jobs and the %s notice", k, kind)
+		}
+	}
 }

@@ -194,14 +194,15 @@ func cardOf(c Counters) Card {
 	k := Card{Label: c.Label, Hop: c.Hop, Phase: c.Phase, Files: c.Files, FilesCopied: min(c.FilesCopied, c.Files),
 		FilesDone: min(c.FilesDone, c.Files), FilesFailed: c.FilesFailed, Bytes: c.Bytes,
 		BytesCopied: min(c.BytesCopied, c.Bytes), BytesResent: c.BytesResent, VerifyTotal: c.VerifyTotal,
-		BytesVerified: min(c.BytesVerified, c.VerifyTotal), Current: c.Current, Retries: c.Retries}
+		BytesVerified: min(c.BytesVerified, c.VerifyTotal), VerifyFiles: c.VerifyFiles, FilesVerified: min(c.FilesVerified, c.VerifyFiles),
+		Current: c.Current, Retries: c.Retries}
 	if k.Hop != 2 {
 		k.Hop = 0
 	}
 	for _, d := range c.Dests {
 		k.Dests = append(k.Dests, Dest{Dest: d.Dest, State: d.State, Bytes: d.Bytes, BytesWritten: min(d.BytesWritten, d.Bytes),
 			BytesResent: d.BytesResent, VerifyTotal: d.VerifyTotal, BytesVerified: min(d.BytesVerified, d.VerifyTotal),
-			FilesFailed: d.FilesFailed, Current: d.Current, Retries: d.Retries, LastError: d.LastError})
+			VerifyFiles: d.VerifyFiles, FilesVerified: min(d.FilesVerified, d.VerifyFiles), FilesFailed: d.FilesFailed, Current: d.Current, Retries: d.Retries, LastError: d.LastError})
 	}
 	return k
 }

@@ -26,23 +26,24 @@ type simRun struct {
 	stallFrom, stallTo float64
 	stallCause         string
 
-	phase   Phase
-	fi      int
-	spent   float64 // seconds into the current file
-	copiedB int64
-	copiedF int
-	vq      [][]int // each destination's files waiting to be read back
-	vspent  []float64
-	verB    []int64
-	verF    []int
-	vbusy   []float64
-	sealed  float64
-	endedAt float64
-	total   int64
+	phase    Phase
+	fi       int
+	spent    float64 // seconds into the current file
+	copiedB  int64
+	copiedF  int
+	vq       [][]int // each destination's files waiting to be read back
+	vspent   []float64
+	verB     []int64
+	verF     []int
+	vbusy    []float64
+	sealed   float64
+	copiedAt float64 // when its last byte was read, -1 before
+	endedAt  float64
+	total    int64
 }
 
 func newSim(label string, hop int, files []int64, rate, perFile, vrate, vPer float64, dests int, fixed float64) *simRun {
-	s := &simRun{label: label, hop: hop, files: files, rate: rate, perFile: perFile, vrate: vrate, vPer: vPer, dests: dests, fixed: fixed, phase: Queued, endedAt: -1}
+	s := &simRun{label: label, hop: hop, files: files, rate: rate, perFile: perFile, vrate: vrate, vPer: vPer, dests: dests, fixed: fixed, phase: Queued, copiedAt: -1, endedAt: -1}
 	s.vq, s.vspent, s.verB, s.verF = make([][]int, dests), make([]float64, dests), make([]int64, dests), make([]int, dests)
 	s.vbusy = make([]float64, dests)
 	for _, f := range files {
@@ -95,7 +96,7 @@ func (s *simRun) step(t, dt float64) {
 	}
 	switch {
 	case s.phase == Copying && s.fi == len(s.files):
-		s.phase = Verifying
+		s.phase, s.copiedAt = Verifying, t+dt
 	case s.phase == Verifying && s.verifiedAll():
 		s.phase = Sealing
 	case s.phase == Sealing:
@@ -158,9 +159,15 @@ type tick struct {
 	p Progress
 }
 
-func (j *simJob) play(t *testing.T, m *Model, start time.Time) (ticks []tick, safeAt map[string]float64, end float64) {
+// truth is when a card really was copied (its first run's last byte
+// read), free (its first run ended: a cascade's card may leave the
+// reader) and safe to format (its last run ended), in seconds from the
+// job's start.
+type truth struct{ copied, free, safe float64 }
+
+func (j *simJob) play(t *testing.T, m *Model, start time.Time) (ticks []tick, real map[string]truth, end float64) {
 	const dt = 0.01
-	safeAt = map[string]float64{}
+	real = map[string]truth{}
 	for _, r := range j.runs {
 		r.phase = Copying
 	}
@@ -207,15 +214,15 @@ func (j *simJob) play(t *testing.T, m *Model, start time.Time) (ticks []tick, sa
 				last = s
 			}
 			if last.phase == Done {
-				if _, ok := safeAt[r.label]; !ok {
-					safeAt[r.label] = last.endedAt
+				if _, ok := real[r.label]; !ok {
+					real[r.label] = truth{copied: r.copiedAt, free: r.endedAt, safe: last.endedAt}
 				}
 			} else {
 				all = false
 			}
 		}
 		if all {
-			return ticks, safeAt, at
+			return ticks, real, at
 		}
 		if at > 3600 {
 			t.Fatal("the simulation did not end")
@@ -240,20 +247,24 @@ func sizes(n int, size int64) []int64 {
 	return out
 }
 
-// checkETAs asserts every estimate from 10 % of the job onward: within
-// 15 % of the real time left (or of one tick, when less than a few
-// seconds are left), unknown while a card is stalled, and no progress
-// figure above 100 %.
-func checkETAs(t *testing.T, ticks []tick, safeAt map[string]float64, end float64) {
+// checkETAs asserts every estimate from 10 % of the job onward: the
+// job's and each card's time until safe to format, until copied and
+// until free (a cascade's first run ended), within 15 % of the
+// real time left (or of 1.5 s, when less than a few seconds are left);
+// unknown while a card is stalled; and no progress figure above 100 %.
+func checkETAs(t *testing.T, ticks []tick, real map[string]truth, end float64) {
 	t.Helper()
 	bad := 0
+	near := func(e Estimate, left float64) bool {
+		return e.Known && math.Abs(e.Seconds-left) <= max(0.15*left, 1.5)
+	}
 	for _, tk := range ticks {
 		for _, c := range tk.p.Cards {
 			if c.BytesCopied > c.Bytes || c.BytesVerified > c.VerifyTotal || c.Percent() > 100 {
 				t.Fatalf("t=%.0f %s: progress above 100%%: %+v", tk.t, c.Label, c)
 			}
-			if c.Stall != nil && c.ETA.Safe.Known {
-				t.Fatalf("t=%.0f %s: stalled (%s) with an ETA %v", tk.t, c.Label, c.Stall, c.ETA.Safe)
+			if c.Stall != nil && (c.ETA.Safe.Known || c.ETA.CardFree.Known || c.ETA.Copied.Known) {
+				t.Fatalf("t=%.0f %s: stalled (%s) with an ETA %+v", tk.t, c.Label, c.Stall, c.ETA)
 			}
 		}
 		if tk.t < 0.1*end || tk.t >= end {
@@ -262,27 +273,48 @@ func checkETAs(t *testing.T, ticks []tick, safeAt map[string]float64, end float6
 		stalled := tk.p.Job.Stalled > 0
 		job := tk.p.Job.ETA.Safe
 		if stalled {
-			if job.Known {
-				t.Fatalf("t=%.0f: a card is stalled but the job's ETA is %v", tk.t, job)
+			if job.Known || tk.p.Job.ETA.CardFree.Known {
+				t.Fatalf("t=%.0f: a card is stalled but the job's ETA is %+v", tk.t, tk.p.Job.ETA)
 			}
 			continue
 		}
-		real := end - tk.t
-		if !job.Known || math.Abs(job.Seconds-real) > max(0.15*real, 1.5) {
+		if left := end - tk.t; !near(job, left) {
 			bad++
-			t.Errorf("t=%.0f of %.0f: job safe ETA %v, really %.1fs", tk.t, end, job, real)
+			t.Errorf("t=%.0f of %.0f: job safe ETA %v, really %.1fs", tk.t, end, job, left)
+		}
+		// The job's copied and free: its last card's.
+		var copied, free float64
+		for _, r := range real {
+			copied, free = max(copied, r.copied), max(free, r.free)
+		}
+		for _, e := range []struct {
+			what string
+			est  Estimate
+			at   float64
+		}{{"copied", tk.p.Job.ETA.Copied, copied}, {"free", tk.p.Job.ETA.CardFree, free}} {
+			if left := e.at - tk.t; left > 0 && !near(e.est, left) {
+				bad++
+				t.Errorf("t=%.0f: job %s ETA %v, really %.1fs", tk.t, e.what, e.est, left)
+			}
 		}
 		for _, c := range tk.p.Cards {
 			if c.Hop == 2 || c.Stall != nil {
 				continue
 			}
-			real := safeAt[c.Label] - tk.t
-			if real <= 0 {
-				continue
-			}
-			if !c.ETA.Safe.Known || math.Abs(c.ETA.Safe.Seconds-real) > max(0.15*real, 1.5) {
-				bad++
-				t.Errorf("t=%.0f: card %s safe ETA %v, really %.1fs", tk.t, c.Label, c.ETA.Safe, real)
+			r := real[c.Label]
+			for _, e := range []struct {
+				what string
+				est  Estimate
+				at   float64
+			}{{"copied", c.ETA.Copied, r.copied}, {"free", c.ETA.CardFree, r.free}, {"safe", c.ETA.Safe, r.safe}} {
+				left := e.at - tk.t
+				if left <= 0 {
+					continue
+				}
+				if !near(e.est, left) {
+					bad++
+					t.Errorf("t=%.0f: card %s %s ETA %v, really %.1fs", tk.t, c.Label, e.what, e.est, left)
+				}
 			}
 		}
 		if bad > 10 {

@@ -58,9 +58,12 @@ type Card struct {
 	BytesCopied int64 `json:"bytes_copied"`
 	BytesResent int64 `json:"bytes_resent,omitempty"`
 	// VerifyTotal: bytes to read back over all destinations;
-	// BytesVerified: read back so far (<= VerifyTotal).
+	// BytesVerified: read back so far (<= VerifyTotal); VerifyFiles and
+	// FilesVerified the same in files (a file once per destination).
 	VerifyTotal   int64  `json:"verify_total"`
 	BytesVerified int64  `json:"bytes_verified"`
+	VerifyFiles   int    `json:"verify_files"`
+	FilesVerified int    `json:"files_verified"`
 	Current       string `json:"current,omitempty"`
 	// Rate is the phase's rate (copying: bytes copied; verifying: read
 	// back), smoothed over Window.
@@ -95,11 +98,15 @@ type Dest struct {
 	// Bytes: what the run writes there, at most; BytesWritten: bytes that
 	// reached it (each once, <= Bytes); BytesResent: sent again after a
 	// retry.
-	Bytes         int64  `json:"bytes"`
-	BytesWritten  int64  `json:"bytes_written"`
-	BytesResent   int64  `json:"bytes_resent,omitempty"`
-	VerifyTotal   int64  `json:"verify_total"`
-	BytesVerified int64  `json:"bytes_verified"`
+	Bytes         int64 `json:"bytes"`
+	BytesWritten  int64 `json:"bytes_written"`
+	BytesResent   int64 `json:"bytes_resent,omitempty"`
+	VerifyTotal   int64 `json:"verify_total"`
+	BytesVerified int64 `json:"bytes_verified"`
+	// VerifyFiles: the run's files to read back there; FilesVerified:
+	// read back so far (<= VerifyFiles).
+	VerifyFiles   int    `json:"verify_files"`
+	FilesVerified int    `json:"files_verified"`
 	FilesFailed   int    `json:"files_failed"`
 	Current       string `json:"current,omitempty"`
 	// Rate: written per second while copying, read back per second

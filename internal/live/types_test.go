@@ -129,3 +129,25 @@ func TestCardTBPerHour(t *testing.T) {
 		t.Fatalf("peek: %+v", p.Cards[0])
 	}
 }
+
+// A run's files to read back and read back, on each destination and for
+// the run, are in the snapshot, capped at their totals.
+func TestFilesReadBackPerDestination(t *testing.T) {
+	m := NewModel(Config{Verify: true}, t0)
+	c := Counters{Key: 1, Label: "A001", Phase: Verifying, Files: 10, FilesToCopy: 10, FilesCopied: 10, Bytes: 1e6, BytesCopied: 1e6,
+		VerifyTotal: 2e6, BytesVerified: 1.5e6, VerifyFiles: 20, FilesVerified: 21,
+		Dests: []DestCounters{
+			{Dest: "/d1", State: DestVerifying, Bytes: 1e6, BytesWritten: 1e6, VerifyTotal: 1e6, BytesVerified: 1e6, VerifyFiles: 10, FilesVerified: 11},
+			{Dest: "/d2", State: DestVerifying, Bytes: 1e6, BytesWritten: 1e6, VerifyTotal: 1e6, BytesVerified: 0.5e6, VerifyFiles: 10, FilesVerified: 4},
+		}}
+	k := m.Tick(t0.Add(time.Second), []Counters{c}).Cards[0]
+	if k.VerifyFiles != 20 || k.FilesVerified != 20 {
+		t.Errorf("run: %d of %d files read back", k.FilesVerified, k.VerifyFiles)
+	}
+	if d := k.Dests[0]; d.VerifyFiles != 10 || d.FilesVerified != 10 {
+		t.Errorf("%s: %d of %d files read back", d.Dest, d.FilesVerified, d.VerifyFiles)
+	}
+	if d := k.Dests[1]; d.VerifyFiles != 10 || d.FilesVerified != 4 {
+		t.Errorf("%s: %d of %d files read back", d.Dest, d.FilesVerified, d.VerifyFiles)
+	}
+}

@@ -21,7 +21,9 @@
 //     ([Payload]: kind, job_id, job, card, text, time, host, state, the
 //     verdict it replaces (replaces), a stall's hop and where, cards with
 //     their verdicts, exit_code, attachments by name and path, and title,
-//     the one-line subject); with format: slack, {"text": "..."}, which
+//     the one-line subject; a card's notice and each card of job_done
+//     carry summary, the card in the one card shape of dit jobs --json
+//     and the events, offload.CardSummary); with format: slack, {"text": "..."}, which
 //     Slack, Mattermost and Rocket.Chat incoming webhooks take. A 2xx
 //     answer is delivered; a timeout, a refused connection, 408, 429 or
 //     5xx is tried again (tries, default 3, waiting 0.5 s, 1 s, ...); any

@@ -263,7 +263,7 @@ func (t *Tracker) Done(s *offload.Summary) Message {
 	m.State, m.Files, m.Bytes = s.Status, s.Files, s.Bytes
 	for _, c := range s.Cards {
 		m.Cards = append(m.Cards, CardStatus{Card: c.Label, State: c.Status, SafeToFormat: c.SafeToFormat, CardFree: c.CardFree,
-			Files: c.Files, Bytes: c.Bytes, Verdict: c.Verdict, Destinations: t.dests(c.Label, c)})
+			Files: c.Files, Bytes: c.Bytes, Verdict: c.Verdict, Destinations: t.dests(c.Label, c), Summary: &c})
 	}
 	return m
 }
@@ -311,6 +311,7 @@ func (t *Tracker) cardMsg(kind Kind, e offload.Event, text string, at time.Time)
 	if s := e.Summary; s != nil {
 		m.Files, m.Bytes = s.Files, s.Bytes
 		m.Destinations = t.dests(e.Card, *s)
+		m.Summary = s
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"mime"
 	"net/mail"
 	"strings"
@@ -187,4 +188,37 @@ func TestFailureOfBothRunsByHop(t *testing.T) {
 	require.Equal(t, []DestStatus{{Path: "/raid/Day01/A001", Failed: 1, Reason: "a copy read back different from the card"},
 		{Path: "/shuttle/Day01/A001", Failed: 1, Reason: "permission denied"}}, msgs[0].Destinations)
 	require.False(t, strings.Contains(text, "2nd run"))
+}
+
+// A card's notices carry the card in the one card shape: a card message
+// (safe_to_format, failure) the card_done event's summary, job_done each
+// card's, as it is (the JSON dit jobs --json and the events give).
+func TestNoticesCarryTheOneCardShape(t *testing.T) {
+	sum := &offload.CardSummary{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true,
+		Files: 3, Bytes: 30_000, Verdict: "Verified: safe to format", SafeAt: at0}, Path: "/Volumes/A001", FirstRun: verdict.Verified,
+		Destinations: []offload.DestSummary{{Path: "/Volumes/RAID/day01/A001", Verified: 3}}}
+	want, err := json.Marshal(sum)
+	require.NoError(t, err)
+	tr := NewTracker("day01", false)
+	msgs := feed(tr, offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Safe, Summary: sum})
+	require.Len(t, msgs, 1)
+	b, err := json.Marshal(Payload{Message: msgs[0]})
+	require.NoError(t, err)
+	var got struct {
+		Summary json.RawMessage `json:"summary"`
+	}
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.JSONEq(t, string(want), string(got.Summary), "safe_to_format")
+
+	done := tr.Done(&offload.Summary{JobID: 7, Name: "day01", Cards: []offload.CardSummary{*sum}})
+	b, err = json.Marshal(Payload{Message: done})
+	require.NoError(t, err)
+	var job struct {
+		Cards []struct {
+			Summary json.RawMessage `json:"summary"`
+		} `json:"cards"`
+	}
+	require.NoError(t, json.Unmarshal(b, &job))
+	require.Len(t, job.Cards, 1)
+	require.JSONEq(t, string(want), string(job.Cards[0].Summary), "job_done")
 }

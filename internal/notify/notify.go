@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -42,6 +43,11 @@ type Message struct {
 	// Destinations are the card's destinations (both runs of a cascade)
 	// with their counts and, for a failure, a short reason each.
 	Destinations []DestStatus `json:"destinations,omitempty"`
+	// Summary is the card (safe_to_format, failure) in the one card
+	// shape dit jobs --json, dit day --json, dit job show --json, dit
+	// serve's /api/status and the events' card_done give: the engine's
+	// offload.CardSummary, as it is.
+	Summary *offload.CardSummary `json:"summary,omitempty"`
 	// Cards are the job's verdicts (job_done).
 	Cards []CardStatus `json:"cards,omitempty"`
 	// ExitCode is dit's exit code for the job (job_done).
@@ -61,6 +67,8 @@ type CardStatus struct {
 	Bytes        int64         `json:"bytes"`
 	Verdict      string        `json:"verdict"`
 	Destinations []DestStatus  `json:"destinations,omitempty"`
+	// Summary is the card in the one card shape (see Message.Summary).
+	Summary *offload.CardSummary `json:"summary,omitempty"`
 }
 
 // DestStatus is one card's files on one destination: how many are

@@ -22,7 +22,8 @@ import (
 // preallocated to the clip's size, resumes (the fresh offload was
 // accepted there, so is the resume), and ends safe with the bytes
 // identical. A resume refused for another reason (here: the card is not
-// there) leaves the job as it was, never failed.
+// there, or the destination since filled by other work) leaves the job
+// as it was, never failed.
 func TestResumeCountsTheRoomItAlreadyHas(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs as the destination")
@@ -71,6 +72,18 @@ func TestResumeCountsTheRoomItAlreadyHas(t *testing.T) {
 	require.NotEqual(t, 0, r.Code)
 	require.Equal(t, before, jobState(t, db, id), "a refused resume never turns the job failed: %s", r.Stderr)
 	require.NoError(t, os.Rename(moved, card))
+
+	// Refused for space it truly lacks (other work filled the
+	// destination since): refused, and the job left as it was.
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(dest, &st))
+	filler := filepath.Join(dest, "filler")
+	require.NoError(t, os.WriteFile(filler, make([]byte, int64(st.Bavail)*st.Bsize-20_000_000), 0o644))
+	r = e2e.Dit(t, db, "offload", "--resume", e2e.Itoa(id))
+	require.Equal(t, 1, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stderr, "not enough space")
+	require.Equal(t, before, jobState(t, db, id), "a resume refused for space never turns the job failed: %s", r.Stderr)
+	require.NoError(t, os.Remove(filler))
 
 	r = e2e.Dit(t, db, "offload", "--resume", e2e.Itoa(id))
 	require.Equal(t, 0, r.Code, "the resume fits in the room the kept copy has: %s", e2e.Tail(r.Stdout+r.Stderr))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dit-org/dit/cmd/dit/internal/e2e"
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/sched"
 )
 
 // recordedSettings are the settings a job records in the catalog (its
@@ -55,9 +56,10 @@ func latestMHL(t *testing.T, root string) string {
 // as flags and to dit watch as a preset file (its keys the flags' words,
 // its paths relative to its folder, its hashes in another order) make
 // jobs that record the same settings in their catalogs, and write the
-// same creator info into the cards' hash lists. (Not a cascade: with
-// --mhl both its second run cannot write its MHL v1.1 list beside the
-// first copy's of the same second, a bug of the engine's.)
+// same creator info into the cards' hash lists. A cascade with --mhl
+// both: the second run's MHL v1.1 list is written beside the first
+// copy's, made in the same second or not, and both verify. The watch's
+// job, like dit offload's, learns what its destinations cost.
 func TestWatchPresetRecordsWhatTheFlagsDo(t *testing.T) {
 	dir := t.TempDir()
 	cards := filepath.Join(dir, "cards")
@@ -77,10 +79,11 @@ func TestWatchPresetRecordsWhatTheFlagsDo(t *testing.T) {
 		"--rclone-config", filepath.Join(dir, "rclone.conf"), "--cloud-bwlimit", "20MB/s",
 		"--author-name", "Jane Doe", "--author-role", "DIT", "--location", "Stage 5", "--comment", "second unit",
 		"--drive-health", "off", "--block-size", "1MiB", "--checkpoint-every", "0",
-		"-d", filepath.Join(dir, "raid1"), "-d", filepath.Join(dir, "shuttle1"), card)
+		"-d", filepath.Join(dir, "raid1"), "--then", filepath.Join(dir, "shuttle1"), card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stdout, r.Stderr)
 
-	preset := writePreset(t, dir, `destinations: [raid2, shuttle2]
+	preset := writePreset(t, dir, `destinations: [raid2]
+then: [shuttle2]
 name: day01
 hashes: xxh128,md5
 verify: source+dest
@@ -120,5 +123,32 @@ checkpoint_every: "0"
 		require.Contains(t, m, `<author role="DIT">Jane Doe</author>`, root)
 		require.Contains(t, m, "<location>Stage 5</location>", root)
 		require.Regexp(t, `<comment>dit job \d+ [^<]*; second unit</comment>`, m, root)
+	}
+	for _, c := range []struct{ db, raid, shuttle string }{{flagsDB, "raid1", "shuttle1"}, {watchDB, "raid2", "shuttle2"}} {
+		v1 := func(root string) []string {
+			ls, err := filepath.Glob(filepath.Join(dir, root, "day01", "*", "A001", "A001_*.mhl"))
+			require.NoError(t, err)
+			slices.Sort(ls)
+			return ls
+		}
+		first, second := v1(c.raid), v1(c.shuttle)
+		require.Len(t, first, 1, "the first run's MHL v1.1 list")
+		require.Len(t, second, 2, "the shuttle holds the first copy's list and its own: %v", second)
+		want, err := os.ReadFile(first[0])
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(filepath.Dir(second[0]), filepath.Base(first[0])))
+		require.NoError(t, err, "the first copy's list on the shuttle under its own name")
+		require.Equal(t, want, got, "the first copy's list carried unchanged")
+		for _, root := range []string{c.raid, c.shuttle} {
+			folder := filepath.Dir(v1(root)[0])
+			r := e2e.Dit(t, c.db, "mhl", "verify", folder)
+			require.Equal(t, 0, r.Code, "%s: %s%s", root, r.Stdout, r.Stderr)
+		}
+		cat, err := catalog.Open(c.db)
+		require.NoError(t, err)
+		costs, err := cat.RecentCosts(sched.CostVolume(filepath.Join(dir, c.raid)), 5)
+		cat.Close()
+		require.NoError(t, err)
+		require.NotEmpty(t, costs, "%s: the job's costs are learned for the next plans", c.db)
 	}
 }
