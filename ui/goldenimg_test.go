@@ -355,7 +355,9 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			sheet.Add(e)
 			btn := widget.NewButton("Start WMWMWM", func() {})
 			btn.Importance = widget.HighImportance
-			sheet.Add(container.NewHBox(btn))
+			cancel := widget.NewButton("Cancel WMWMWM", func() {})
+			cancel.Importance = widget.DangerImportance // the running job's Cancel
+			sheet.Add(container.NewHBox(btn, cancel))
 			list := widget.NewList(func() int { return 1 }, func() fyne.CanvasObject {
 				l := widget.NewLabel("FAILED job WMWMWM")
 				l.Importance = widget.DangerImportance
@@ -388,6 +390,9 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			require.True(t, near(th.Color(theme.ColorNameForegroundOnPrimary, v), ink), "%s button text drawn in %v", mode, ink)
 			require.True(t, near(th.Color(theme.ColorNamePrimary, v), bg), "%s button drawn in %v", mode, bg)
 			pair("a high-importance button's text", ink, bg)
+			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "Cancel WMWMWM"))
+			require.True(t, near(th.Color(theme.ColorNameError, v), bg), "%s danger button drawn in %v", mode, bg)
+			pair("a danger button's text (Cancel job)", ink, bg)
 			// A selected row of a list (History's) with a failed job's
 			// red text on the selection colour.
 			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "FAILED job WMWMWM"))
