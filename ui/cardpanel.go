@@ -245,9 +245,11 @@ func setRun(bytes, files, rate, current *widget.Label, r runState, cascade, paus
 // model's estimates for its card, all the model's: "0.520 GB/s, 1.872
 // TB/hour; safe in 1m05s", in a cascade's first run "...; free in 20s,
 // safe in 1m05s"; an estimate the model cannot make (a stall, nothing
-// measured yet) reads "safe: unknown"; with no rate, the estimates alone
-// ("Safe in 2m00s"). While paused: "Paused", no rate and no estimate. A
-// run that ended: "Done" and its TB/hour.
+// measured yet) reads "safe: unknown"; with no rate (a stall, a queued
+// run), its TB/hour so far and the estimates ("1.872 TB/hour so far;
+// Safe: unknown"), or the estimates alone before it read anything ("Safe
+// in 2m00s"). While paused: "Paused", no rate and no estimate. A run
+// that ended: "Done" and its TB/hour.
 func runFigures(r runState, cascade, paused bool) string {
 	pr := r.Prog
 	tbh := ""
@@ -272,8 +274,14 @@ func runFigures(r runState, cascade, paused bool) string {
 		}
 		return rate + "; " + eta
 	}
-	// Nothing moving (a stall, a queued run): the estimates alone.
-	return strings.ToUpper(eta[:1]) + eta[1:]
+	// Nothing moving (a stall, a queued run): the estimates, and the
+	// run's TB/hour so far once it read something (a stalled card still
+	// says what it has done).
+	eta = strings.ToUpper(eta[:1]) + eta[1:]
+	if tbh != "" {
+		return tbh + " so far; " + eta
+	}
+	return eta
 }
 
 // estimateIn is one of the model's estimates in words: "safe in 1m05s",

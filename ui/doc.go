@@ -71,7 +71,8 @@
 //	             (live.Card.TBPerHour; once done, what it was) and
 //	             "safe in" (in a cascade
 //	             "free in" too) the model's estimates ("unknown" when the
-//	             model cannot say; "Paused" while paused), phase and its
+//	             model cannot say; "Paused" while paused; a stalled
+//	             card, no rate, its TB/hour so far), phase and its
 //	             state; a stall in the model's words ("Copying - stalled",
 //	             "Stalled at DEST: s3: connection refused, retry 3 of 10,
 //	             since 40s"); a row
@@ -82,7 +83,8 @@
 //	             (Job.TBPerHour) and its time until every card is safe
 //	             to format, and how many cards are stalled; a throughput chart drawn
 //	             with canvas lines (last five minutes, one line per card,
-//	             decimal GB/s); pause / resume (Ctrl+P) and cancel. In
+//	             decimal GB/s); pause / resume (Ctrl+P), cancel and add
+//	             card, gone once the job ended (ended means ended). In
 //	             a cascade a card has a row per run: the first run (from
 //	             the card), "Card free - eject" once the engine says
 //	             card_free, and the second run (the engine's progress of

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,6 +253,7 @@ func pixelsIn(c fyne.Canvas, s string) image.Rectangle {
 	var find func(fyne.CanvasObject, fyne.Position) (fyne.Position, bool)
 	find = func(x fyne.CanvasObject, at fyne.Position) (fyne.Position, bool) {
 		if t, ok := x.(*canvas.Text); ok && t.Text == s {
+
 			o = t
 			return at, true
 		}
@@ -275,6 +277,39 @@ func pixelsIn(c fyne.Canvas, s string) image.Rectangle {
 	}
 	z := o.Size()
 	return image.Rect(int(p.X), int(p.Y), int(p.X+z.Width), int(p.Y+z.Height))
+}
+
+// labelPixels is the rectangle label l's first line of text covers in
+// the image of canvas c (scale 1): a wrapped label's first line, a
+// truncated one's text as drawn.
+func labelPixels(c fyne.Canvas, l *widget.Label) image.Rectangle {
+	var r image.Rectangle
+	var find func(x fyne.CanvasObject, at fyne.Position, in bool) bool
+	find = func(x fyne.CanvasObject, at fyne.Position, in bool) bool {
+		in = in || x == l
+		if t, ok := x.(*canvas.Text); ok && in && strings.TrimSpace(t.Text) != "" && x.Visible() {
+			z := t.Size()
+			r = image.Rect(int(at.X), int(at.Y), int(at.X+z.Width), int(at.Y+z.Height))
+			return true
+		}
+		var kids []fyne.CanvasObject
+		switch w := x.(type) {
+		case fyne.Widget:
+			kids = test.WidgetRenderer(w).Objects()
+		case *fyne.Container:
+			kids = w.Objects
+		}
+		for _, k := range kids {
+			if find(k, at.Add(k.Position()), in) {
+				return true
+			}
+		}
+		return false
+	}
+	if !find(c.Content(), c.Content().Position(), false) {
+		panic("no text drawn in " + l.Text)
+	}
+	return r
 }
 
 // near: two colours equal but for rounding.
@@ -320,7 +355,9 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			sheet.Add(e)
 			btn := widget.NewButton("Start WMWMWM", func() {})
 			btn.Importance = widget.HighImportance
-			sheet.Add(container.NewHBox(btn))
+			cancel := widget.NewButton("Cancel WMWMWM", func() {})
+			cancel.Importance = widget.DangerImportance // the running job's Cancel
+			sheet.Add(container.NewHBox(btn, cancel))
 			list := widget.NewList(func() int { return 1 }, func() fyne.CanvasObject {
 				l := widget.NewLabel("FAILED job WMWMWM")
 				l.Importance = widget.DangerImportance
@@ -353,6 +390,9 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			require.True(t, near(th.Color(theme.ColorNameForegroundOnPrimary, v), ink), "%s button text drawn in %v", mode, ink)
 			require.True(t, near(th.Color(theme.ColorNamePrimary, v), bg), "%s button drawn in %v", mode, bg)
 			pair("a high-importance button's text", ink, bg)
+			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "Cancel WMWMWM"))
+			require.True(t, near(th.Color(theme.ColorNameError, v), bg), "%s danger button drawn in %v", mode, bg)
+			pair("a danger button's text (Cancel job)", ink, bg)
 			// A selected row of a list (History's) with a failed job's
 			// red text on the selection colour.
 			ink, bg = inkOn(img, pixelsIn(w.Canvas(), "FAILED job WMWMWM"))
@@ -390,23 +430,35 @@ func TestStateColoursContrastRendered(t *testing.T) {
 			})
 			// The tiles of 8 cards: every state's big verdict, and every
 			// text colour of a tile.
+			// The job's header too: its big figures, their captions and
+			// the stalled card's line.
 			showTiles(h, 8, mode)
 			h.locked(func() {
 				img := h.a.win.Canvas().Capture()
+				v := h.a.running
+				for _, o := range []*canvas.Text{v.rateBig, v.tbBig, v.etaBig} {
+					ink, bg := inkOn(img, pixelsIn(h.a.win.Canvas(), o.Text))
+					pair("header: "+o.Text, ink, bg)
+				}
 				seen := map[string]bool{}
-				for _, p := range h.a.running.panels {
-					ls := []*widget.Label{p.state, p.title, p.bytes, p.files, p.rate}
+				ls := []*widget.Label{v.title, v.rateCap, v.tbCap, v.etaCap, v.stallL}
+				for _, p := range v.panels {
+					ls = append(ls, p.state, p.title, p.bytes, p.files, p.rate, p.stall, p.failShort)
 					for _, r := range p.dests.rows {
-						ls = append(ls, r.rate, r.state)
+						ls = append(ls, r.name, r.rate, r.state)
 					}
-					for _, l := range ls {
-						if !l.Visible() || l.Text == "" || seen[l.Text] {
-							continue
-						}
-						seen[l.Text] = true
-						ink, bg := inkOn(img, pixelsIn(h.a.win.Canvas(), l.Text))
-						pair("tile: "+l.Text, ink, bg)
+				}
+				for _, l := range ls {
+					if !l.Visible() || l.Text == "" || seen[l.Text] {
+						continue
 					}
+					seen[l.Text] = true
+					name := "tile: "
+					if l == v.title || l == v.rateCap || l == v.tbCap || l == v.etaCap || l == v.stallL {
+						name = "header: "
+					}
+					ink, bg := inkOn(img, labelPixels(h.a.win.Canvas(), l))
+					pair(name+firstLine(l.Text), ink, bg)
 				}
 			})
 		})

@@ -81,6 +81,12 @@ func TestRunFiguresAreTheModels(t *testing.T) {
 	require.Equal(t, "Safe: unknown", runFigures(still, false, false), "no rate: the estimates alone")
 	still.Prog.ETA.Safe = live.In(120)
 	require.Equal(t, "Safe in "+live.In(120).String(), runFigures(still, false, false))
+	// A stalled run that read something: its TB/hour so far (the model's,
+	// the time it stands still counted), no rate.
+	stalled := runState{Prog: offload.CardProgress{Phase: live.Copying, TBPerHour: 0.108, Stall: lStall()}}
+	require.Equal(t, "0.108 TB/hour so far; Safe: unknown", runFigures(stalled, false, false))
+	require.Equal(t, "0.108 TB/hour so far; Free: unknown, safe: unknown", runFigures(stalled, true, false))
+	require.Equal(t, "Paused", runFigures(stalled, false, true))
 
 	// The model's TB/hour of the run so far, beside its rate; once done,
 	// what it was.

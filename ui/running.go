@@ -161,9 +161,10 @@ func (v *runningView) bind(run *jobRun) {
 	v.setChart(v.a.win.Canvas().Size().Height >= 900)
 	v.empty.Hide()
 	v.body.Show()
-	v.pauseBtn.Enable()
-	v.stopBtn.Enable()
-	v.addBtn.Enable()
+	for _, b := range []*widget.Button{v.pauseBtn, v.stopBtn, v.addBtn} {
+		b.Enable()
+		b.Show()
+	}
 	v.render()
 }
 
@@ -487,16 +488,20 @@ func summaryText(s *offload.Summary, reports []string) (txt string, bad bool) {
 	return txt, s.Failed > 0 || safe < len(s.Cards)
 }
 
-// renderButtons turns pause, cancel and add card off once the job ended;
-// pause reads resume while paused.
+// renderButtons takes Pause, Cancel and Add card away once the job
+// ended (ended means ended: nothing is left to pause, cancel or join);
+// Pause reads Resume while paused.
 func (v *runningView) renderButtons(mv runView) {
-	if mv.Finished || v.run.finished() { // ended means ended: nothing to pause or cancel
-		v.pauseBtn.SetText("Pause (Ctrl+P)")
-		v.pauseBtn.SetIcon(theme.MediaPauseIcon())
-		v.pauseBtn.Disable()
-		v.stopBtn.Disable()
-		v.addBtn.Disable()
-	} else if mv.Paused {
+	if mv.Finished || v.run.finished() {
+		for _, b := range []*widget.Button{v.pauseBtn, v.stopBtn, v.addBtn} {
+			if b.Visible() {
+				b.Disable()
+				b.Hide()
+			}
+		}
+		return
+	}
+	if mv.Paused {
 		v.pauseBtn.SetText("Resume (Ctrl+P)")
 		v.pauseBtn.SetIcon(theme.MediaPlayIcon())
 	} else {

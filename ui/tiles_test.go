@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
@@ -40,11 +42,19 @@ const (
 
 // tileKinds are the cards of an n-card scene: copying, then (with two
 // cards and more) one failed, (four and more) one stalled and one safe to
-// format, the rest copying or done.
+// format, the rest copying or done; above 8, the failed and the stalled
+// card are the job's last two.
 func tileKinds(n int) []tileKind {
 	all := []tileKind{tileCopying, tileFailed, tileStalled, tileDone, tileCopying, tileDone, tileCopying, tileDone}
-	if n == 2 {
+	switch {
+	case n == 2:
 		return []tileKind{tileCopying, tileFailed}
+	case n > len(all):
+		var ks []tileKind
+		for i := range n - 2 {
+			ks = append(ks, []tileKind{tileCopying, tileDone}[i%2])
+		}
+		return append(ks, tileFailed, tileStalled)
 	}
 	return all[:n]
 }
@@ -81,6 +91,10 @@ func tilesModel(n int) *runModel {
 			if k == tileStalled && s > 24 {
 				c.Rate, c.Dests[0].Rate, c.Dests[1].Rate = 0, 0, 0
 				c.Stall = &live.Stall{Since: gAt(24), Seconds: float64(s - 24), Where: gShuttle, Cause: "write: input/output error", Retry: 3, Retries: 10}
+				c.Dests[1].Stall = c.Stall // the shuttle is where it stalled
+				// Its TB/hour so far counts the time it stands still.
+				c.ActiveSeconds = float64(s)
+				c.TBPerHour = float64(c.BytesCopied) / c.ActiveSeconds * 3600 / 1e12
 				c.ETA, c.ETASeconds = live.Times{}, live.Estimate{}
 				stalled++
 			}
@@ -200,6 +214,87 @@ func TestGoldenTiles(t *testing.T) {
 	}
 }
 
+// Above 8 cards the tiles scroll, and the failed and stalled cards come
+// first: at 1280x800 a 12-card job whose failed and stalled cards are
+// its last two shows those two at the top of the view, unscrolled, and
+// the rest below, reached by scrolling.
+func TestTilesAboveEightScrollFailedAndStalledFirst(t *testing.T) {
+	renderOnly(t)
+	skipRendersUnderRace(t)
+	h := newHarness(t, nil)
+	showTiles(h, 12, ThemeLight)
+	h.locked(func() {
+		v := h.a.running
+		require.Len(t, v.panels, 12)
+		var got []string
+		for _, o := range v.tiles {
+			for _, p := range v.panels {
+				if p.tile == o {
+					got = append(got, p.title.Text)
+				}
+			}
+		}
+		require.Equal(t, []string{"A011", "A012", "A001", "A002", "A003", "A004", "A005", "A006", "A007", "A008", "A009", "A010"}, got)
+		vis := v.scroll.Size()
+		require.Greater(t, v.scroll.Content.MinSize().Height, vis.Height, "12 cards do not fit: the tiles scroll")
+		require.Equal(t, float32(0), v.scroll.Offset.Y)
+		top := fyne.CurrentApp().Driver().AbsolutePositionForObject(v.scroll)
+		inView := func(p *cardPanel) bool {
+			pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(p.tile)
+			return pos.Y >= top.Y && pos.Y+p.tile.Size().Height <= top.Y+vis.Height+0.5
+		}
+		for _, p := range v.panels {
+			switch p.title.Text {
+			case "A011", "A012":
+				require.True(t, inView(p), "%s (failed or stalled) in view without scrolling", p.title.Text)
+			case "A009", "A010":
+				require.False(t, inView(p), "%s below the fold", p.title.Text)
+			}
+		}
+		require.Equal(t, stateCopying+stalledSuffix, v.panels[11].state.Text)
+		require.Equal(t, widget.WarningImportance, v.panels[10].state.Importance, "A011 lost a file")
+		if *writeTiles { // for a person to look at (not a golden image)
+			require.NoError(t, os.MkdirAll(filepath.Join("testdata", "failed"), 0o755))
+			writePNG(t, filepath.Join("testdata", "failed", "tiles-12-light.png"), paletted(h.a.win.Canvas().Capture()))
+		}
+	})
+}
+
+// The throughput chart is off by default below 900 px of height (the
+// tiles take it), on at 900 and more, and Show chart / Hide chart turn it
+// on and off.
+func TestChartOffBelow900AndCollapsible(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, c := range []struct {
+		height float32
+		on     bool
+	}{{800, false}, {899, false}, {900, true}, {1080, true}} {
+		h.locked(func() {
+			h.a.win.Resize(fyne.NewSize(1280, c.height))
+			v := h.a.running
+			v.bind(goldenScene("copying"))
+			require.Equal(t, c.on, v.chartOn, "at %v px", c.height)
+			require.Len(t, v.center.Objects, 1)
+			if c.on {
+				require.Same(t, v.split, v.center.Objects[0], "the chart under the tiles at %v px", c.height)
+				require.Equal(t, "Hide chart", v.chartBtn.Text)
+			} else {
+				require.Same(t, v.scroll, v.center.Objects[0], "the tiles alone at %v px", c.height)
+				require.Equal(t, "Show chart", v.chartBtn.Text)
+			}
+			test.Tap(v.chartBtn)
+			require.Equal(t, !c.on, v.chartOn, "the button turns it over at %v px", c.height)
+			if c.on {
+				require.Same(t, v.scroll, v.center.Objects[0])
+			} else {
+				require.Same(t, v.split, v.center.Objects[0])
+			}
+			v.render() // a render leaves the person's choice alone
+			require.Equal(t, !c.on, v.chartOn)
+		})
+	}
+}
+
 // matchGolden compares img with the golden image at path: at most 0.2 %
 // of the pixels may differ by more than 24 in a channel (anti-aliasing).
 // With -tiles it writes the image instead; a mismatch writes what was
@@ -244,8 +339,9 @@ func writePNG(t *testing.T, path string, img image.Image) {
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 }
 
-// Ended means ended: once a job ended (done or failed), Pause and Cancel
-// are off and Pause reads Pause again, even if the job ended paused.
+// Ended means ended: once a job ended (done or failed), Pause, Cancel and
+// Add card leave the view (not greyed: gone), even if the job ended
+// paused, and Ctrl+P does nothing; the next job has them again.
 func TestEndedJobHasNoPauseOrCancel(t *testing.T) {
 	for _, scene := range []string{"safe", "failed"} {
 		t.Run(scene, func(t *testing.T) {
@@ -255,12 +351,19 @@ func TestEndedJobHasNoPauseOrCancel(t *testing.T) {
 			h.locked(func() {
 				v := h.a.running
 				v.bind(run)
-				require.True(t, v.pauseBtn.Disabled(), "pause off on an ended job")
-				require.True(t, v.stopBtn.Disabled(), "cancel off on an ended job")
-				require.True(t, v.addBtn.Disabled())
-				require.Equal(t, "Pause (Ctrl+P)", v.pauseBtn.Text)
+				for _, b := range []*widget.Button{v.pauseBtn, v.stopBtn, v.addBtn} {
+					require.False(t, b.Visible(), "%q on an ended job", b.Text)
+					require.True(t, b.Disabled(), "%q on an ended job", b.Text)
+				}
 				v.togglePause() // Ctrl+P on an ended job: nothing
 				require.False(t, run.pause.Paused())
+				// A job running again: its buttons are back.
+				v.bind(goldenScene("copying"))
+				for _, b := range []*widget.Button{v.pauseBtn, v.stopBtn, v.addBtn} {
+					require.True(t, b.Visible(), "%q on a running job", b.Text)
+					require.False(t, b.Disabled(), "%q on a running job", b.Text)
+				}
+				require.Equal(t, "Pause (Ctrl+P)", v.pauseBtn.Text)
 			})
 		})
 	}
