@@ -273,7 +273,8 @@
 //	card, clip (the name byte for byte), preset, state (made | failed |
 //	cancelled | skipped), destination (a folder, a dit array's blade,
 //	rclone:REMOTE:PATH), path (the proxy's full path there; '' when it
-//	failed), source (the verified copy ffmpeg read), tc_start, size_bytes,
+//	failed), source (the verified copy ffmpeg read, as a path to open: in a
+//	dit array, below its mount point or mount place), tc_start, size_bytes,
 //	one column per hash of the job (and md5 when the job has a cloud
 //	destination), verified_by (as a copy's: s3-etag:md5 is the storage's
 //	own MD5 of the uploaded proxy, readback:ALGOS the object read back,
