@@ -69,7 +69,10 @@
 // and read by the names cameras use; what is not there stays empty.
 // Sidecars over 1 MiB are not read. R3D, BRAW and CRM keep their metadata
 // inside the media: from names alone those clips have no duration (ffprobe
-// cannot read them either).
+// cannot read them either). A RED clip has no timecode or rate either:
+// only RED's SDK (not open source, not used by dit) reads them from the
+// R3D, so its TC and fps stay empty, the ALE lists it without a Start and
+// no EDL or FCPXML places it (docs/guide.md, "Clips, not just files").
 //
 // # Thumbnails ([FFmpeg])
 //

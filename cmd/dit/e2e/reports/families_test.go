@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +70,40 @@ func TestFamilyCardsEditorialLists(t *testing.T) {
 	checkFamilyALEs(t, reports, dest, rates, all)
 	checkFamilyEDLs(t, reports, rates, all)
 	checkFamilyConflicts(t, reports)
+	checkFamilyPDFFigures(t, reports, len(all))
+}
+
+// checkFamilyPDFFigures: every clip's TC in, TC out, duration and frame
+// rate in the clip sheet (23.976, 29.97 drop-frame with its ';', 25) is
+// one whole word of the PDF's text (pdftotext): never "29.9" and "7",
+// nor a timecode cut over two lines.
+func checkFamilyPDFFigures(t *testing.T, reports string, clips int) {
+	f, err := os.Open(filepath.Join(reports, "dit-report_job1_day01_clips.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, clips+1)
+	text, err := exec.Command("pdftotext", "-raw", filepath.Join(reports, "dit-report_job1_day01.pdf"), "-").Output()
+	if err != nil {
+		t.Skip("pdftotext not installed (Debian: poppler-utils)")
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(string(text)) {
+		words[w] = true
+	}
+	n := 0
+	for _, rec := range recs[1:] {
+		for _, col := range []string{"start", "end", "duration", "fps"} {
+			v := rec[slices.Index(recs[0], col)]
+			if v == "" {
+				continue // a RED clip's: nothing reads it
+			}
+			n++
+			require.True(t, words[v], "%s's %s %q whole in the PDF's text:\n%s", rec[1], col, v, text)
+		}
+	}
+	require.GreaterOrEqual(t, n, 4*(clips-1), "every clip but the RED one has its four figures")
 }
 
 // rateOf is the rate of the list a clip is in: its own, the first
