@@ -43,6 +43,16 @@ type File struct {
 	Size int64
 }
 
+// Shot is what the camera was set to for a clip, as its sidecar says
+// it: ISO (the exposure index: "800"), white balance ("5600K"; a
+// sidecar's bare number of kelvin gets its K) and lens ("ARRI Signature
+// Prime 35mm"); "" where nothing said.
+type Shot struct {
+	ISO          string `json:"iso,omitempty"`
+	WhiteBalance string `json:"white_balance,omitempty"`
+	Lens         string `json:"lens,omitempty"`
+}
+
 // Clip is one clip: the files it is made of and what its sidecars say.
 // Fields a sidecar does not give are empty (0, "").
 type Clip struct {
@@ -70,6 +80,9 @@ type Clip struct {
 	Resolution string  `json:"resolution,omitempty"` // "4608x3164"
 	TCStart    string  `json:"tc_start,omitempty"`   // "01:02:03:04"
 	Serial     string  `json:"camera_serial,omitempty"`
+	// Shot is what the camera was set to (ISO, white balance, lens),
+	// where a sidecar says it.
+	Shot
 	// Audio is the clip's sound (nil: nothing read says): the media's
 	// audio streams ([Probe.Fill]), else what a sidecar says.
 	Audio *Audio `json:"audio,omitempty"`
