@@ -27,7 +27,6 @@ type Clip struct {
 	Seconds    float64
 	Resolution string
 	TCStart    string
-	Serial     string
 	Verified   bool
 	// Thumb is the poster frame's path relative to the job's reports
 	// folder on each destination; ThumbNote says why there is none.
@@ -41,15 +40,16 @@ type Clip struct {
 	// disagreement each ("frames: sidecar 120, media 96 (the media's
 	// kept)"); none when they agreed or nothing compared them.
 	Conflicts []string
-	// Shot is what the camera was set to (schema version 26).
-	Shot ClipShot
+	// ClipShot is the camera's serial and what it was set to.
+	ClipShot
 }
 
-// ClipShot is what the camera was set to for a clip, as its sidecar said
-// it (internal/clips.Shot): ISO, white balance ("5600K") and lens; ""
-// where nothing said it, and for every clip recorded before version 26.
+// ClipShot is the camera a clip was shot with and what it was set to
+// (internal/clips.Shot): its serial (schema version 11), ISO, white
+// balance ("5600K") and lens (version 26: as its sidecar said them; ""
+// where nothing did, and for every clip recorded before).
 type ClipShot struct {
-	ISO, WhiteBalance, Lens string
+	Serial, ISO, WhiteBalance, Lens string
 }
 
 // ClipAudio is a clip's sound (internal/clips.Audio): its audio streams,
@@ -87,7 +87,7 @@ func scanClip(row interface{ Scan(...any) error }, k *Clip) error {
 	var conflicts string
 	if err := row.Scan(&k.CardID, &k.Seq, &k.Name, &k.Reel, &k.Family, &k.Camera, &k.Type, &k.Codec, &k.Poster, &k.Files, &k.Bytes,
 		&k.Frames, &k.FPS, &k.Seconds, &k.Resolution, &k.TCStart, &k.Serial, &k.Verified, &k.Thumb, &k.ThumbNote,
-		&streams, &a.Channels, &a.Rate, &a.Bits, &a.Codec, &conflicts, &k.Shot.ISO, &k.Shot.WhiteBalance, &k.Shot.Lens); err != nil {
+		&streams, &a.Channels, &a.Rate, &a.Bits, &a.Codec, &conflicts, &k.ISO, &k.WhiteBalance, &k.Lens); err != nil {
 		return err
 	}
 	k.Audio, k.Conflicts = nil, nil
@@ -120,7 +120,7 @@ func clipInsert(cardID int64, seq int, k *Clip) (string, []any) {
 	return `INSERT INTO clips (` + clipCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		[]any{cardID, seq, k.Name, k.Reel, k.Family, k.Camera, k.Type, k.Codec, k.Poster, k.Files, k.Bytes,
 			k.Frames, k.FPS, k.Seconds, k.Resolution, k.TCStart, k.Serial, k.Verified, k.Thumb, k.ThumbNote,
-			streams, a.Channels, a.Rate, a.Bits, a.Codec, conflicts, k.Shot.ISO, k.Shot.WhiteBalance, k.Shot.Lens}
+			streams, a.Channels, a.Rate, a.Bits, a.Codec, conflicts, k.ISO, k.WhiteBalance, k.Lens}
 }
 
 // SetClips replaces the clips of a card (numbered 1, 2, ... in the order

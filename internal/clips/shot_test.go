@@ -28,7 +28,7 @@ func TestShotFromSidecars(t *testing.T) {
 	k := Recognize([]File{{"PRIVATE/M4ROOT/CLIP/C0001.MP4", 10}, {"PRIVATE/M4ROOT/CLIP/C0001M01.XML", 5},
 		{"PRIVATE/M4ROOT/CLIP/C0002.MP4", 10}, {"PRIVATE/M4ROOT/CLIP/C0002M01.XML", 5}}, read)
 	require.Len(t, k.Clips, 2)
-	require.Equal(t, Shot{ISO: "800", WhiteBalance: "5600K", Lens: "FE 24-70mm F2.8 GM"}, k.Clips[0].Shot)
+	require.Equal(t, Shot{Serial: "4012345", ISO: "800", WhiteBalance: "5600K", Lens: "FE 24-70mm F2.8 GM"}, k.Clips[0].Shot)
 	require.Equal(t, Shot{}, k.Clips[1].Shot, "nothing said: nothing invented")
 
 	var c Clip

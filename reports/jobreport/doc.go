@@ -218,8 +218,10 @@
 //	source_file (the first media file, card-relative), files, size_bytes,
 //	verified (yes | no), thumbnail (relative to the reports folder),
 //	audio ("2 ch, 24-bit PCM, 48 kHz", "none" for a clip without sound,
-//	"" when nothing read it), conflicts (the media's disagreements with
-//	a sidecar, "; " between them)
+//	"" when nothing read it), iso, white_balance, lens (what the camera
+//	was set to, where the clip's sidecar said it: internal/clips.Shot,
+//	kept in the catalog from schema version 26), conflicts (the media's
+//	disagreements with a sidecar, "; " between them)
 //
 // Timecodes count whole frames at the rate rounded (23.976 counts 24;
 // 29.97 and 59.94 drop-frame when the start says so with ';'). The ASC
