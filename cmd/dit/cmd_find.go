@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid/mountplace"
 )
@@ -38,7 +39,8 @@ card, the copy's full path and when it was read back and verified (empty:
 not verified). A copy in a dit array is named by the path it opens at while
 the array is mounted (dit array mount: its mount point, or its mount place
 ~/dit-arrays/NAME when not mounted), and a line under the table says, for
-each array, whether it is mounted and the command that mounts it. It lists the first --limit copies (default 100), oldest job
+each array, whether it is mounted and the command that mounts it (--json:
+card_path, the folder a cascade's second run read, is named the same way). It lists the first --limit copies (default 100), oldest job
 first, and says when more exist: --offset N skips the first N (the next
 page).`,
 		Args: cobra.ExactArgs(1),
@@ -59,12 +61,14 @@ page).`,
 				return err
 			}
 			res := mountplace.NewResolver()
+			cardPaths := map[string]string{}
 			var places []*mountplace.Place
 			rows := make([]foundCopy, len(found))
 			for i, f := range found {
 				var p *mountplace.Place
 				rows[i].Found = f
 				rows[i].Path, p = res.CopyPath(f.Dest, f.Path)
+				rows[i].CardPath = cardOpenPath(res, cardPaths, f.CardPath)
 				if p != nil {
 					rows[i].ArrayMounted = &p.Mounted
 					if !p.Mounted {
@@ -116,4 +120,22 @@ page).`,
 	cmd.Flags().IntVar(&limit, "limit", catalog.FindLimit, "list at most `N` copies")
 	cmd.Flags().IntVar(&offset, "offset", 0, "skip the first `N` copies (the next page: the offset printed)")
 	return cmd
+}
+
+// cardOpenPath is the folder a copy was read from as a path to open: a
+// cascade's second run reads the first copy, which on a dit array is
+// below the array's mount point or mount place, not the blade's folder;
+// a card's folder as it is. Each folder is looked at once (seen).
+func cardOpenPath(res *mountplace.Resolver, seen map[string]string, p string) string {
+	if o, ok := seen[p]; ok {
+		return o
+	}
+	o := p
+	if blade, rel, ok := offload.SplitArrayPath(p); ok && rel != "" {
+		if dir, pl := res.Path(blade, rel); pl != nil {
+			o = dir
+		}
+	}
+	seen[p] = o
+	return o
 }

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // JobShowOptions are the flags of dit job show.
@@ -122,8 +126,13 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	// A copy as people act on it: the destination's kind looked at once,
 	// not once a copy.
 	dp := destDisplays{}
+	res := mountplace.NewResolver()
 	for _, d := range dests {
-		dp[d.ID] = destDisplay{path: d.Path, blade: raid.IsBlade(d.Path)}
+		dd := destDisplay{path: d.Path, blade: raid.IsBlade(d.Path)}
+		if dd.blade {
+			dd.place = res.PlaceOf(d.Path)
+		}
+		dp[d.ID] = dd
 	}
 	// The plan at the job's start against what it did (a job run with a
 	// bus budget records its plan).
@@ -145,20 +154,51 @@ func runJobShow(o JobShowOptions, g *GlobalOptions, id int64) error {
 	return w.Flush()
 }
 
-// destDisplay is a destination's folder, and whether it is a dit
-// array's blade (its copies are named array:BLADE//PATH).
+// destDisplay is a destination's folder, whether it is a dit array's
+// blade, and that array's place (raid/mountplace): its copies are named
+// by the path they open at, below the array's mount point or, when it
+// is not mounted, its mount place (array:BLADE//PATH only when the
+// array cannot be identified).
 type destDisplay struct {
 	path  string
 	blade bool
+	place *mountplace.Place
 }
 
 // destDisplays are a job's destinations by id.
 type destDisplays map[int64]destDisplay
 
-// copyPath is where copy cp is, as people act on it.
+// copyPath is where copy cp is, as people act on it: a path to open.
 func (dp destDisplays) copyPath(cp *catalog.Copy) string {
 	d := dp[cp.DestID]
+	if d.place != nil {
+		return filepath.Join(d.place.Dir, filepath.FromSlash(strings.TrimLeft(filepath.ToSlash(cp.Path), "/")))
+	}
 	return offload.DisplayPathIn(d.path, cp.Path, d.blade)
+}
+
+// writeArrayPlaces writes, for each dit array among the job's
+// destinations, whether it is mounted and, when not, the command that
+// mounts it (the copies' paths open once it is).
+func (dp destDisplays) writeArrayPlaces(w io.Writer) {
+	seen := map[*mountplace.Place]bool{}
+	var ids []int64
+	for id := range dp {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p := dp[id].place
+		if p == nil || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if p.Mounted {
+			fmt.Fprintf(w, "Copies on array %s: mounted at %s\n", p.Name(), p.Dir)
+		} else {
+			fmt.Fprintf(w, "Copies on array %s: not mounted; their paths above open once it is: %s\n", p.Name(), p.MountCommand())
+		}
+	}
 }
 
 // showFile is file f as dit job show --json lists it.
@@ -236,6 +276,7 @@ func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl
 			fmt.Fprintf(w, "  skipped %s: %s (%s)\n", sk.Rel, sk.Reason, sk.Kind)
 		}
 	}
+	dp.writeArrayPlaces(w)
 	return nil
 }
 

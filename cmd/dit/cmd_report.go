@@ -37,11 +37,12 @@ phase, the verify phase and end to end, and a throughput chart.
   html  one self-contained page with the charts
   pdf   A4, one page per card
   clips the clip sheet: one row per clip (name, tape, start and end timecode,
-        duration, fps, camera, codec, resolution, source file, verified)
+        duration, fps, camera, serial, codec, resolution, source file,
+        verified, audio, ISO, white balance, lens, conflicts)
   ale   Avid Log Exchange for Avid Media Composer and DaVinci Resolve: a row
         per clip (Name, Tracks, Start, End, Duration, Tape, Source File on the
         first destination, Camera, Codec, Resolution, FPS, Camera Serial,
-        Card, Frames, Verified); a job that mixes frame rates gets one ALE
+        ISO, White Balance, Lens, Card, Frames, Verified, Proxy File); a job that mixes frame rates gets one ALE
         per rate (NAME_25fps.ale, NAME_23.976fps.ale: give --out)
   edl   CMX 3600 EDL of the day's clips back to back from 01:00:00:00, each
         with its reel, clip name and source file (as the ALE's) for the

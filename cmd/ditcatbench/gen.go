@@ -256,7 +256,7 @@ func genClips(cat *catalog.Catalog, k *catalog.Card, gk genCard, started time.Ti
 		out = append(out, catalog.Clip{Name: name, Reel: gk.label, Family: "frames", Camera: "ALEXA 35", Type: "DNG",
 			Codec: "CinemaDNG", Poster: fmt.Sprintf("%s_%s/%s", name, started.Format("060102"), frameName(gk, clip, 0)),
 			Files: n, Bytes: int64(n) * 12_000_000, Frames: n, FPS: "24", Seconds: float64(n) / 24, Resolution: "4608x3164",
-			TCStart: fmt.Sprintf("%02d:00:00:00", 10+clip%10), Serial: "K1.0012345", Verified: true})
+			TCStart: fmt.Sprintf("%02d:00:00:00", 10+clip%10), ClipShot: catalog.ClipShot{Serial: "K1.0012345"}, Verified: true})
 	}
 	return cat.SetClips(k.ID, out)
 }

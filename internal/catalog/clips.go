@@ -8,7 +8,8 @@ import (
 )
 
 // Clip is a row of clips: one clip of a card (schema version 11; its
-// sound and disagreements: version 25).
+// sound and disagreements: version 25; what the camera was set to:
+// version 26).
 type Clip struct {
 	CardID     int64
 	Seq        int
@@ -26,7 +27,6 @@ type Clip struct {
 	Seconds    float64
 	Resolution string
 	TCStart    string
-	Serial     string
 	Verified   bool
 	// Thumb is the poster frame's path relative to the job's reports
 	// folder on each destination; ThumbNote says why there is none.
@@ -40,6 +40,16 @@ type Clip struct {
 	// disagreement each ("frames: sidecar 120, media 96 (the media's
 	// kept)"); none when they agreed or nothing compared them.
 	Conflicts []string
+	// ClipShot is the camera's serial and what it was set to.
+	ClipShot
+}
+
+// ClipShot is the camera a clip was shot with and what it was set to
+// (internal/clips.Shot): its serial (schema version 11), ISO, white
+// balance ("5600K") and lens (version 26: as its sidecar said them; ""
+// where nothing did, and for every clip recorded before).
+type ClipShot struct {
+	Serial, ISO, WhiteBalance, Lens string
 }
 
 // ClipAudio is a clip's sound (internal/clips.Audio): its audio streams,
@@ -69,7 +79,7 @@ type ClipDest struct {
 }
 
 const clipCols = `card_id,seq,name,reel,family,camera,clip_type,codec,poster,files,bytes,frames,fps,seconds,resolution,tc_start,serial,verified,thumb,thumb_note,` +
-	`audio_streams,audio_channels,audio_rate,audio_bits,audio_codec,conflicts`
+	`audio_streams,audio_channels,audio_rate,audio_bits,audio_codec,conflicts,iso,white_balance,lens`
 
 func scanClip(row interface{ Scan(...any) error }, k *Clip) error {
 	var streams sql.NullInt64
@@ -77,7 +87,7 @@ func scanClip(row interface{ Scan(...any) error }, k *Clip) error {
 	var conflicts string
 	if err := row.Scan(&k.CardID, &k.Seq, &k.Name, &k.Reel, &k.Family, &k.Camera, &k.Type, &k.Codec, &k.Poster, &k.Files, &k.Bytes,
 		&k.Frames, &k.FPS, &k.Seconds, &k.Resolution, &k.TCStart, &k.Serial, &k.Verified, &k.Thumb, &k.ThumbNote,
-		&streams, &a.Channels, &a.Rate, &a.Bits, &a.Codec, &conflicts); err != nil {
+		&streams, &a.Channels, &a.Rate, &a.Bits, &a.Codec, &conflicts, &k.ISO, &k.WhiteBalance, &k.Lens); err != nil {
 		return err
 	}
 	k.Audio, k.Conflicts = nil, nil
@@ -107,10 +117,10 @@ func clipInsert(cardID int64, seq int, k *Clip) (string, []any) {
 		b, _ := json.Marshal(k.Conflicts) // a []string always marshals
 		conflicts = string(b)
 	}
-	return `INSERT INTO clips (` + clipCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	return `INSERT INTO clips (` + clipCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		[]any{cardID, seq, k.Name, k.Reel, k.Family, k.Camera, k.Type, k.Codec, k.Poster, k.Files, k.Bytes,
 			k.Frames, k.FPS, k.Seconds, k.Resolution, k.TCStart, k.Serial, k.Verified, k.Thumb, k.ThumbNote,
-			streams, a.Channels, a.Rate, a.Bits, a.Codec, conflicts}
+			streams, a.Channels, a.Rate, a.Bits, a.Codec, conflicts, k.ISO, k.WhiteBalance, k.Lens}
 }
 
 // SetClips replaces the clips of a card (numbered 1, 2, ... in the order

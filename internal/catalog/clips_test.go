@@ -27,7 +27,7 @@ func testClips(t *testing.T, b backend) {
 	first := []Clip{
 		{Name: "A023C004_230512_R1AB", Reel: "A023", Family: "ARRI", Camera: "ARRI ALEXA 35", Type: "ProRes", Codec: "Apple ProRes 4444 XQ",
 			Poster: poster, Files: 2, Bytes: 10, Frames: 120, FPS: "25", Seconds: 4.8, Resolution: "4608x3164", TCStart: "10:00:00:00",
-			Serial: "60012", Verified: true, Thumb: "thumbnails/A023/A023C004_230512_R1AB.jpg"},
+			ClipShot: ClipShot{Serial: "60012"}, Verified: true, Thumb: "thumbnails/A023/A023C004_230512_R1AB.jpg"},
 		{Name: "A023C005_230512_R1AB", Type: "ProRes", Poster: "A023R1AB/A023C005_230512_R1AB.mxf", ThumbNote: "ffmpeg not found"},
 		{Name: "A023C0_5%", Type: "ProRes", Poster: "x.mxf"},
 	}
@@ -70,8 +70,8 @@ func testClips(t *testing.T, b backend) {
 	require.Len(t, got, 1)
 }
 
-// A clip's sound and its disagreements with its sidecars round-trip on
-// both backends (nil: nothing read the sound; a zero ClipAudio: the media
+// A clip's sound, its disagreements with its sidecars and what the camera
+// was set to round-trip on both backends (nil: nothing read the sound; a zero ClipAudio: the media
 // has none) and go with a push to a shared catalog.
 func TestClipAudioAndConflicts(t *testing.T) { eachBackend(t, testClipAudioAndConflicts) }
 
@@ -85,7 +85,8 @@ func testClipAudioAndConflicts(t *testing.T, b backend) {
 	require.NoError(t, c.AddDest(&Dest{JobID: j.ID, Path: "/raid"}))
 	clips := []Clip{
 		{Name: "A001C001", Type: "ProRes", Poster: "A001C001.mxf", Audio: &ClipAudio{Streams: 2, Channels: 4, Rate: 48000, Bits: 24, Codec: "PCM"},
-			Conflicts: []string{"frames: sidecar 120, media 96 (the media's kept)", `audio channels: sidecar 2, media 4 (the media's kept) "été" 🎬`}},
+			Conflicts: []string{"frames: sidecar 120, media 96 (the media's kept)", `audio channels: sidecar 2, media 4 (the media's kept) "été" 🎬`},
+			ClipShot:  ClipShot{Serial: "20012", ISO: "800", WhiteBalance: "5600K", Lens: `Signature Prime 35mm "T1.8" 🎬`}},
 		{Name: "A001C002", Type: "ProRes", Poster: "A001C002.mxf", Audio: &ClipAudio{}},
 		{Name: "A001C003", Type: "BRAW", Poster: "A001C003.braw"},
 	}
@@ -98,6 +99,7 @@ func testClipAudioAndConflicts(t *testing.T, b backend) {
 		for i := range clips {
 			require.Equal(t, clips[i].Audio, got[i].Audio, clips[i].Name)
 			require.Equal(t, clips[i].Conflicts, got[i].Conflicts, clips[i].Name)
+			require.Equal(t, clips[i].ClipShot, got[i].ClipShot, clips[i].Name)
 		}
 		require.NotNil(t, got[1].Audio, "no sound is not nothing known")
 		require.Nil(t, got[2].Audio, "nothing read the sound of a BRAW")
@@ -155,6 +157,7 @@ func testClipsOfVersion24(t *testing.T, b backend) {
 	require.True(t, got[0].Verified)
 	require.Nil(t, got[0].Audio, "a clip of version 24: nothing known of its sound")
 	require.Empty(t, got[0].Conflicts)
+	require.Equal(t, ClipShot{}, got[0].ClipShot, "nor what the camera was set to")
 
 	two := &ClipAudio{Streams: 1, Channels: 2, Rate: 48000, Bits: 24, Codec: "PCM"}
 	require.NoError(t, c.SetClips(k.ID, []Clip{{Name: "A001C001", Poster: "A001C001.mxf", Audio: two, Conflicts: []string{"fps: sidecar 24, media 25 (the media's kept)"}}}))

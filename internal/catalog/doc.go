@@ -427,6 +427,15 @@
 //	    push, with no second table to delete with its card, migrate and
 //	    sync; both backends store it as TEXT.
 //
+// # Schema version 26 (sql/0026_clip_shot.sql): what the camera was set to
+//
+//	clips.iso, white_balance, lens: what the camera was set to for the
+//	    clip as its sidecar said it (internal/clips.Shot: "800",
+//	    "5600K", "ARRI Signature Prime 35mm"); '' where nothing said it
+//	    and for every clip recorded before version 26. The clip sheet's
+//	    and the ALE's ISO, White Balance and Lens come from them; a push
+//	    carries them with the clip's row.
+//
 // # Cloud copies (no schema change)
 //
 //	destinations.path of a cloud destination is rclone:REMOTE:PATH, as

@@ -43,6 +43,18 @@ type File struct {
 	Size int64
 }
 
+// Shot is the camera a clip was shot with and what it was set to: its
+// serial number (the media's tags, else a sidecar's), ISO (the exposure
+// index: "800"), white balance ("5600K"; a sidecar's bare number of
+// kelvin gets its K) and lens ("ARRI Signature Prime 35mm"), the last
+// three as its sidecar says them; "" where nothing said.
+type Shot struct {
+	Serial       string `json:"camera_serial,omitempty"`
+	ISO          string `json:"iso,omitempty"`
+	WhiteBalance string `json:"white_balance,omitempty"`
+	Lens         string `json:"lens,omitempty"`
+}
+
 // Clip is one clip: the files it is made of and what its sidecars say.
 // Fields a sidecar does not give are empty (0, "").
 type Clip struct {
@@ -69,7 +81,9 @@ type Clip struct {
 	Seconds    float64 `json:"seconds,omitempty"`
 	Resolution string  `json:"resolution,omitempty"` // "4608x3164"
 	TCStart    string  `json:"tc_start,omitempty"`   // "01:02:03:04"
-	Serial     string  `json:"camera_serial,omitempty"`
+	// Shot is the camera's serial and what it was set to (ISO, white
+	// balance, lens), where the media or a sidecar says them.
+	Shot
 	// Audio is the clip's sound (nil: nothing read says): the media's
 	// audio streams ([Probe.Fill]), else what a sidecar says.
 	Audio *Audio `json:"audio,omitempty"`

@@ -66,10 +66,21 @@
 // Recording or Video codec, projectFps / sensorFps / captureFps, width,
 // height, frames, Timecode start) and JSON (Blackmagic's .sidecar:
 // camera_type, reel_name, frame_rate, frame_count, timecode) are flattened
-// and read by the names cameras use; what is not there stays empty.
+// and read by the names cameras use; what is not there stays empty. What
+// the camera was set to ([Shot]: ISO or exposure index, white balance,
+// lens) is read the same way where a sidecar says it: Sony's acquisition
+// items (<Item name="ISOSensitivity" value="800"/>, WhiteBalance,
+// LensModelName), ARRI-style elements (ExposureIndex, WhiteBalance,
+// LensModel), Blackmagic's iso, white_balance_kelvin and lens_type (a
+// bare number of kelvin reads "5600K"). The media's own tags are not
+// read for them (ffprobe shows no common tag for these), nor
+// per-frame metadata (an MXF's or an R3D's, which changes within a clip).
 // Sidecars over 1 MiB are not read. R3D, BRAW and CRM keep their metadata
 // inside the media: from names alone those clips have no duration (ffprobe
-// cannot read them either).
+// cannot read them either). A RED clip has no timecode or rate either:
+// only RED's SDK (not open source, not used by dit) reads them from the
+// R3D, so its TC and fps stay empty, the ALE lists it without a Start and
+// no EDL or FCPXML places it (docs/guide.md, "Clips, not just files").
 //
 // # Thumbnails ([FFmpeg])
 //

@@ -66,6 +66,11 @@ func parseXML(b []byte) fields {
 				f.put(el+"@"+k, v)
 				f.put("@"+k, v)
 			}
+			// Sony's acquisition metadata: <Item name="ISOSensitivity"
+			// value="800"/>, read as "@isosensitivity".
+			if n, v := attrs["name"], attrs["value"]; n != "" && v != "" {
+				f.put("@"+n, v)
+			}
 		case xml.EndElement:
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
@@ -172,6 +177,7 @@ func applySidecar(c *Clip, rel string, b []byte) {
 		c.Audio = &Audio{Channels: n, Codec: audioCodec(codec), Bits: audioBits(codec)}
 	}
 	set(&c.Reel, f.get("clip@reel", "@reel", "@reelname", "reel_name", "reel", "camera_roll"))
+	applyShot(&c.Shot, f)
 	model := f.get("device@modelname", "@camera", "@cameramodel", "camera_type", "camera_model", "@model")
 	maker := f.get("device@manufacturer", "@manufacturer", "manufacturer")
 	if model != "" {
@@ -262,3 +268,25 @@ func timecode(s string) string {
 var sonyModels = map[string]string{"MPC-3610": "VENICE", "MPC-3620": "VENICE 2 (6K)", "MPC-3628": "VENICE 2 (8.6K)",
 	"ILME-FX6V": "FX6", "ILME-FX6": "FX6", "ILME-FX9": "FX9", "ILME-FX3": "FX3", "ILME-FX30": "FX30", "ILME-FR7": "FR7",
 	"PXW-FX9": "FX9", "MPC-2610": "BURANO", "PXW-BURANO": "BURANO"}
+
+// applyShot sets what the camera was set to, where the sidecar says it
+// and nothing did before: ISO or exposure index, white balance (a bare
+// number of kelvin gets its K), lens.
+func applyShot(s *Shot, f fields) {
+	if s.ISO == "" {
+		s.ISO = f.get("@iso", "iso", "@isosensitivity", "isosensitivity", "@exposureindex", "exposureindex", "exposure_index",
+			"@exposureindexasa", "@ei", "ei")
+	}
+	if s.WhiteBalance == "" {
+		wb := f.get("@whitebalance", "whitebalance", "white_balance", "white_balance_kelvin", "@whitebalancekelvin",
+			"@colortemperature", "colortemperature", "color_temperature", "@wb", "wb")
+		if _, err := strconv.Atoi(wb); err == nil {
+			wb += "K"
+		}
+		s.WhiteBalance = wb
+	}
+	if s.Lens == "" {
+		s.Lens = f.get("@lens", "lens", "@lensmodel", "lensmodel", "lens_model", "@lenstype", "lenstype", "lens_type",
+			"@lensmodelname", "lensmodelname", "lens_name")
+	}
+}

@@ -21,12 +21,13 @@ const ALEFormat = "ale"
 // ALEColumns are the columns of the job's ALE: Avid's own (Name to Source
 // File; Tracks V and one A per audio channel the media has, VA1A2, "V"
 // when nothing read its sound), then custom columns Avid and Resolve
-// import as clip metadata;
+// import as clip metadata (ISO, White Balance and Lens: what the camera
+// was set to, where its sidecar said it);
 // Proxy File is the clip's editorial proxy (dit offload --proxies), named
 // after the clip so a relink by source file name finds it, on the same
 // destination as Source File when it is there.
 var ALEColumns = []string{"Name", "Tracks", "Start", "End", "Duration", "Tape", "Source File", "Camera", "Codec",
-	"Resolution", "FPS", "Camera Serial", "Card", "Frames", "Verified", "Proxy File"}
+	"Resolution", "FPS", "Camera Serial", "ISO", "White Balance", "Lens", "Card", "Frames", "Verified", "Proxy File"}
 
 // aleFile is one ALE of the job: the clips of one frame rate (clips[i]
 // is the clip of row i).
@@ -146,7 +147,8 @@ func (r *Report) aleRow(c *Card, k *Clip, dest int) map[string]string {
 	}
 	return map[string]string{"Name": k.Name, "Tracks": ale.Tracks(k.channels()), "Start": k.TCStart, "End": k.TCEnd, "Duration": dur,
 		"Tape": tape, "Source File": r.sourcePath(c, k.SourceFile, dest), "Camera": k.Camera, "Codec": k.Codec,
-		"Resolution": k.Resolution, "FPS": k.FPS, "Camera Serial": k.Serial, "Card": c.Label, "Frames": frames,
+		"Resolution": k.Resolution, "FPS": k.FPS, "Camera Serial": k.Serial, "ISO": k.ISO, "White Balance": k.WhiteBalance, "Lens": k.Lens,
+		"Card": c.Label, "Frames": frames,
 		"Verified": verified, "Proxy File": r.proxyFor(c, k.Name, dest)}
 }
 

@@ -181,8 +181,8 @@ func (c *Clipper) Card(ctx context.Context, jobID, cardID int64) error {
 		}
 		rows[i] = catalog.Clip{Name: k.Name, Reel: k.Reel, Family: k.Family, Camera: k.Camera, Type: k.Type, Codec: k.Codec,
 			Poster: k.Poster, Files: k.FileCount(), Bytes: k.Bytes, Frames: k.Frames, FPS: k.FPS, Seconds: k.Seconds,
-			Resolution: k.Resolution, TCStart: k.TCStart, Serial: k.Serial, Verified: verified, Thumb: thumb, ThumbNote: note,
-			Audio: catalogAudio(k.Audio), Conflicts: k.Conflicts}
+			Resolution: k.Resolution, TCStart: k.TCStart, Verified: verified, Thumb: thumb, ThumbNote: note,
+			Audio: catalogAudio(k.Audio), Conflicts: k.Conflicts, ClipShot: catalog.ClipShot(k.Shot)}
 	}
 	if err := c.cat.SetClips(cardID, rows); err != nil {
 		return err

@@ -36,8 +36,7 @@ type Clip struct {
 	TCStart    string  `json:"tc_start,omitempty"`
 	// TCEnd is the timecode just after the last frame (exclusive, as an
 	// ALE's End: clips.TCOut), "" when the start or the length is unknown.
-	TCEnd  string `json:"tc_end,omitempty"`
-	Serial string `json:"camera_serial,omitempty"`
+	TCEnd string `json:"tc_end,omitempty"`
 	// SourceFile is the clip's first media file on the card; Files counts
 	// its media files and sidecars, Bytes their size.
 	SourceFile string `json:"source_file"`
@@ -54,6 +53,10 @@ type Clip struct {
 	// sidecar disagreed. Both are kept in the catalog's clips.
 	Audio     *clips.Audio `json:"audio,omitempty"`
 	Conflicts []string     `json:"conflicts,omitempty"`
+	// Shot is the camera's serial (camera_serial) and what it was set
+	// to (iso, white_balance, lens: as the clip's sidecar said them,
+	// schema version 26).
+	clips.Shot
 
 	jpeg []byte
 }
@@ -140,9 +143,9 @@ func CardClips(cat *catalog.Catalog, cardID int64) ([]Clip, clips.Card, float64,
 	for _, k := range rows {
 		out = append(out, Clip{Name: k.Name, Reel: k.Reel, Camera: k.Camera, Type: k.Type, Codec: clips.CodecName(k.Codec),
 			Resolution: k.Resolution, FPS: k.FPS, Frames: k.Frames, Seconds: k.Seconds, TCStart: k.TCStart,
-			TCEnd: clips.TCOut(k.TCStart, k.Frames, k.FPS), Serial: k.Serial,
+			TCEnd:      clips.TCOut(k.TCStart, k.Frames, k.FPS),
 			SourceFile: k.Poster, Files: k.Files, Bytes: k.Bytes, Verified: k.Verified, Thumbnail: k.Thumb, ThumbnailNote: k.ThumbNote,
-			Audio: clipAudio(k.Audio), Conflicts: k.Conflicts})
+			Audio: clipAudio(k.Audio), Conflicts: k.Conflicts, Shot: clips.Shot(k.ClipShot)})
 		cs = append(cs, clips.Clip{Name: k.Name, Family: k.Family, Camera: k.Camera, Type: k.Type})
 		secs += k.Seconds
 	}
@@ -288,7 +291,7 @@ func (k *Clip) durationTC() string {
 func (r *Report) WriteClipSheet(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"card", "name", "tape", "start", "end", "duration", "frames", "fps", "camera", "camera_serial", "codec",
-		"resolution", "type", "source_file", "files", "size_bytes", "verified", "thumbnail", "audio", "conflicts"}
+		"resolution", "type", "source_file", "files", "size_bytes", "verified", "thumbnail", "audio", "iso", "white_balance", "lens", "conflicts"}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -308,7 +311,7 @@ func (r *Report) WriteClipSheet(w io.Writer) error {
 			}
 			row := []string{c.Label, k.Name, tape, k.TCStart, k.TCEnd, k.durationTC(), frames, k.FPS, k.Camera, k.Serial, k.Codec,
 				k.Resolution, k.Type, k.SourceFile, strconv.Itoa(k.Files), strconv.FormatInt(k.Bytes, 10), verified, k.Thumbnail,
-				k.Audio.String(), strings.Join(k.Conflicts, "; ")}
+				k.Audio.String(), k.ISO, k.WhiteBalance, k.Lens, strings.Join(k.Conflicts, "; ")}
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -350,9 +353,9 @@ func (r *Report) clipsHTML(c *Card) template.HTML {
 			esc(dash(k.Resolution)), esc(dash(k.Audio.String())), sizeHTML(k.Bytes), v)
 	}
 	b.WriteString("</table>")
-	if cs := conflictLines(c); len(cs) > 0 {
-		fmt.Fprintf(&b, "\n<p class=\"note\">%s</p>\n<ul class=\"note\">\n", esc(ConflictsTitle))
-		for _, l := range cs {
+	for _, n := range clipNotes(c) {
+		fmt.Fprintf(&b, "\n<p class=\"note\">%s</p>\n<ul class=\"note\">\n", esc(n.title))
+		for _, l := range n.lines {
 			fmt.Fprintf(&b, "<li>%s</li>\n", esc(l))
 		}
 		b.WriteString("</ul>")
@@ -467,13 +470,13 @@ func (r *Report) pdfClips(d pdfDoc, ci int) {
 		d.Line(pdfMargin, y+rowH, pdfMargin+pdfWidth, y+rowH)
 		d.SetXY(pdfMargin, y+rowH)
 	}
-	if cs := conflictLines(c); len(cs) > 0 {
+	for _, n := range clipNotes(c) {
 		d.Ln(1.5)
 		d.font("B", 8, colInk)
 		d.SetX(pdfMargin)
-		d.MultiCell(pdfWidth, 4, ConflictsTitle, "", "L", false)
+		d.MultiCell(pdfWidth, 4, n.title, "", "L", false)
 		d.font("", 8, colInk)
-		for _, l := range cs {
+		for _, l := range n.lines {
 			d.SetX(pdfMargin)
 			d.MultiCell(pdfWidth, 4, l, "", "L", false)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,13 @@ func TestReportFromCatalogAloneKeepsSound(t *testing.T) {
 	dir := t.TempDir()
 	cards, err := testcards.MakeFamilyCards(ctx, ffmpeg, filepath.Join(dir, "cards"))
 	require.NoError(t, err)
+	// The BRAW's sidecar says what the camera was set to, as Blackmagic
+	// writes it (white balance a bare number of kelvin).
+	braw := filepath.Join(cards[2].Path, "C001_08151432_C001.sidecar")
+	side, err := os.ReadFile(braw)
+	require.NoError(t, err, cards[2].Family)
+	side = bytes.Replace(side, []byte("{"), []byte(`{"iso": 800, "white_balance_kelvin": 5600, "lens_type": "Zeiss CP.3 50mm T2.1", `), 1)
+	require.NoError(t, os.WriteFile(braw, side, 0o644))
 	dbPath := filepath.Join(dir, "catalog.db")
 	cat, err := catalog.Open(dbPath)
 	require.NoError(t, err)
@@ -88,6 +96,10 @@ func TestReportFromCatalogAloneKeepsSound(t *testing.T) {
 		name, tr := colIndex(t, cols, "Name"), colIndex(t, cols, "Tracks")
 		for _, r := range rows {
 			tracks[r[name]] = r[tr]
+			if r[name] == "C001_08151432_C001" {
+				shot := []string{r[colIndex(t, cols, "ISO")], r[colIndex(t, cols, "White Balance")], r[colIndex(t, cols, "Lens")]}
+				require.Equal(t, []string{"800", "5600K", "Zeiss CP.3 50mm T2.1"}, shot, "the ALE says what the camera was set to")
+			}
 		}
 	}
 	n := 0
@@ -112,6 +124,14 @@ func TestReportFromCatalogAloneKeepsSound(t *testing.T) {
 	require.Equal(t, [2]string{"2 ch, AAC, 48 kHz", "audio channels: sidecar 4, media 2 (the media's kept); frames: sidecar 60, media 48 (the media's kept)"}, sheet["C0001"])
 	require.Equal(t, [2]string{"4 ch, 24-bit PCM, 48 kHz", ""}, sheet["A001C002_230512_R2EC"])
 	require.Equal(t, [2]string{"", ""}, sheet["C001_08151432_C001"], "nothing read the sound of the BRAW")
+	iso, wb, lens := colIndex(t, recs[0], "iso"), colIndex(t, recs[0], "white_balance"), colIndex(t, recs[0], "lens")
+	for _, r := range recs[1:] {
+		want := []string{"", "", ""}
+		if r[name] == "C001_08151432_C001" {
+			want = []string{"800", "5600K", "Zeiss CP.3 50mm T2.1"}
+		}
+		require.Equal(t, want, []string{r[iso], r[wb], r[lens]}, "%s: what its sidecar said the camera was set to, or nothing", r[name])
+	}
 
 	html, err := os.ReadFile(filepath.Join(reports, later.OutputName("html")))
 	require.NoError(t, err)
@@ -119,6 +139,13 @@ func TestReportFromCatalogAloneKeepsSound(t *testing.T) {
 	require.NoError(t, later.Write("html", &b))
 	for _, h := range []string{string(html), b.String()} {
 		require.Contains(t, h, "<li>C0001: frames: sidecar 60, media 48 (the media&#39;s kept)</li>")
+		require.Contains(t, h, "<p class=\"note\">Camera settings (as the clips&#39; sidecars say them):</p>\n<ul class=\"note\">\n"+
+			"<li>C001_08151432_C001: ISO 800, WB 5600K, lens Zeiss CP.3 50mm T2.1</li>\n</ul>", "only the clip whose sidecar says them")
+	}
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		pdf, err := exec.Command("pdftotext", "-raw", filepath.Join(reports, later.OutputName("pdf")), "-").Output()
+		require.NoError(t, err)
+		require.Contains(t, string(pdf), "C001_08151432_C001: ISO 800, WB 5600K, lens Zeiss CP.3 50mm T2.1")
 	}
 }
 

@@ -218,8 +218,10 @@
 //	source_file (the first media file, card-relative), files, size_bytes,
 //	verified (yes | no), thumbnail (relative to the reports folder),
 //	audio ("2 ch, 24-bit PCM, 48 kHz", "none" for a clip without sound,
-//	"" when nothing read it), conflicts (the media's disagreements with
-//	a sidecar, "; " between them)
+//	"" when nothing read it), iso, white_balance, lens (what the camera
+//	was set to, where the clip's sidecar said it: internal/clips.Shot,
+//	kept in the catalog from schema version 26), conflicts (the media's
+//	disagreements with a sidecar, "; " between them)
 //
 // Timecodes count whole frames at the rate rounded (23.976 counts 24;
 // 29.97 and 59.94 drop-frame when the start says so with ';'). The ASC
@@ -273,7 +275,8 @@
 //	card, clip (the name byte for byte), preset, state (made | failed |
 //	cancelled | skipped), destination (a folder, a dit array's blade,
 //	rclone:REMOTE:PATH), path (the proxy's full path there; '' when it
-//	failed), source (the verified copy ffmpeg read), tc_start, size_bytes,
+//	failed), source (the verified copy ffmpeg read, as a path to open: in a
+//	dit array, below its mount point or mount place), tc_start, size_bytes,
 //	one column per hash of the job (and md5 when the job has a cloud
 //	destination), verified_by (as a copy's: s3-etag:md5 is the storage's
 //	own MD5 of the uploaded proxy, readback:ALGOS the object read back,

@@ -2,8 +2,10 @@ package jobreport
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/raid/mountplace"
 )
 
@@ -58,4 +60,19 @@ func (r *Report) openPath(root, rel string) string {
 	}
 	p, _ := r.resolver().Path(root, rel)
 	return p
+}
+
+// displayOpen is a location as dit's summaries name it (offload's
+// DisplayPath: array:BLADE//PATH for a folder in a dit array) as a path
+// to open: below the array's mount point or mount place; any other as
+// it is.
+func (r *Report) displayOpen(p string) string {
+	if !strings.HasPrefix(p, offload.ArrayPathPrefix) {
+		return p
+	}
+	blade, rel, ok := offload.SplitArrayPath(p)
+	if !ok {
+		return p
+	}
+	return r.openPath(blade, rel)
 }

@@ -207,6 +207,8 @@ func jobVerdict(t Totals) string {
 			return "VERIFIED: the card is safe to format"
 		}
 		return fmt.Sprintf("VERIFIED: all %d cards safe to format", t.Cards)
+	case t.Cards == 1:
+		return "NOT VERIFIED: the card is NOT safe to format"
 	default:
 		return fmt.Sprintf("NOT VERIFIED: %d of %d cards NOT safe to format", t.Cards-t.SafeToFormat, t.Cards)
 	}
@@ -332,6 +334,8 @@ func (r *Report) cascadeTimesText() string {
 	switch {
 	case firstFree.IsZero():
 		return "No card free: the first run verified no card"
+	case !t.Verified && t.Cards == 1:
+		return fmt.Sprintf("Card free %s; the card is NOT safe to format", formatTime(firstFree))
 	case !t.Verified:
 		return fmt.Sprintf("First card free %s; %d of %d cards NOT safe to format, so no time to the last card safe to format",
 			formatTime(firstFree), t.Cards-t.SafeToFormat, t.Cards)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
+	"github.com/dit-org/dit/internal/proxies"
 )
 
 // ProxySheetFormat names the proxies sheet (a CSV, one row per proxy of
@@ -106,7 +107,7 @@ func (r *Report) WriteProxySheet(w io.Writer) error {
 
 // proxyRow is a proxy of the catalog as the report shows it.
 func proxyRow(res *Report, p catalog.Proxy) Proxy {
-	x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, Dest: p.Dest, Source: p.Source, TCStart: p.TCStart, Size: p.Size,
+	x := Proxy{Clip: p.Clip, Preset: p.Preset, State: p.State, Dest: p.Dest, Source: proxies.SourcePath(res.resolver(), p.Source), TCStart: p.TCStart, Size: p.Size,
 		Error: p.Error, VerifiedBy: p.VerifyAlgos}
 	if p.State == catalog.ProxyMade {
 		x.MadeAt = p.MadeAt // the catalog's time of a failed one is when it failed: not made

@@ -467,7 +467,7 @@ func (b *builder) secondRun(c *Card, cs *offload.CardSummary, h *catalog.Card) {
 	if cs.Then == nil || h == nil {
 		return
 	}
-	c.Then = &SecondRun{Source: cs.Then.Source, State: string(cs.Then.Status), Files: cs.Then.Files, Bytes: cs.Then.Bytes,
+	c.Then = &SecondRun{Source: b.r.displayOpen(cs.Then.Source), State: string(cs.Then.Status), Files: cs.Then.Files, Bytes: cs.Then.Bytes,
 		Failed: cs.Then.Failed, CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt}
 	if ha := b.act.Cards[h.ID]; ha != nil {
 		c.Then.BytesCopied = ha.BytesCopied

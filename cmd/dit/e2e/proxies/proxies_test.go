@@ -361,8 +361,9 @@ func TestProxiesNeverOverwrite(t *testing.T) {
 }
 
 // A cascade from a dit array to a shuttle: the proxies are read from the
-// array (through its range server, never the card) and written
-// to the shuttle's proxies folder.
+// array (through its range server, never the card), the copy they were
+// made from named by the path it opens at, and written to the shuttle's
+// proxies folder.
 func TestProxiesFromADitArray(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -379,7 +380,10 @@ func TestProxiesFromADitArray(t *testing.T) {
 	failed := 0
 	for _, p := range s.Proxies {
 		if p.State == "made" {
-			require.True(t, strings.HasPrefix(p.Source, "dit array "+blades[0]), p.Source)
+			// The array's copy, named where it opens: below the
+			// array's mount place (cart-UUID8), not the blade.
+			require.Regexp(t, `^/.*/cart-[0-9a-f]{8}/day01/`, p.Source)
+			require.NotContains(t, p.Source, blades[0])
 		} else {
 			failed++
 		}

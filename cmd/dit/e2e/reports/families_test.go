@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +70,40 @@ func TestFamilyCardsEditorialLists(t *testing.T) {
 	checkFamilyALEs(t, reports, dest, rates, all)
 	checkFamilyEDLs(t, reports, rates, all)
 	checkFamilyConflicts(t, reports)
+	checkFamilyPDFFigures(t, reports, len(all))
+}
+
+// checkFamilyPDFFigures: every clip's TC in, TC out, duration and frame
+// rate in the clip sheet (23.976, 29.97 drop-frame with its ';', 25) is
+// one whole word of the PDF's text (pdftotext): never "29.9" and "7",
+// nor a timecode cut over two lines.
+func checkFamilyPDFFigures(t *testing.T, reports string, clips int) {
+	f, err := os.Open(filepath.Join(reports, "dit-report_job1_day01_clips.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, clips+1)
+	text, err := exec.Command("pdftotext", "-raw", filepath.Join(reports, "dit-report_job1_day01.pdf"), "-").Output()
+	if err != nil {
+		t.Skip("pdftotext not installed (Debian: poppler-utils)")
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(string(text)) {
+		words[w] = true
+	}
+	n := 0
+	for _, rec := range recs[1:] {
+		for _, col := range []string{"start", "end", "duration", "fps"} {
+			v := rec[slices.Index(recs[0], col)]
+			if v == "" {
+				continue // a RED clip's: nothing reads it
+			}
+			n++
+			require.True(t, words[v], "%s's %s %q whole in the PDF's text:\n%s", rec[1], col, v, text)
+		}
+	}
+	require.GreaterOrEqual(t, n, 4*(clips-1), "every clip but the RED one has its four figures")
 }
 
 // rateOf is the rate of the list a clip is in: its own, the first
@@ -255,6 +290,10 @@ func checkFamilyFCPXMLMedia(t *testing.T, p, rate string, want []familyClip) {
 				Src  string `xml:"src,attr"`
 			} `xml:"media-rep"`
 		} `xml:"resources>asset"`
+		Sequence struct {
+			TCStart string         `xml:"tcStart,attr"`
+			Clips   []fcpSpineClip `xml:"spine>asset-clip"`
+		} `xml:"library>event>project>sequence"`
 	}
 	require.NoError(t, xml.Unmarshal(b, &doc))
 	require.Len(t, doc.Assets, len(want))
@@ -287,6 +326,53 @@ func checkFamilyFCPXMLMedia(t *testing.T, p, rate string, want []familyClip) {
 		} else {
 			require.Empty(t, a.HasAudio, k.Name)
 		}
+	}
+	checkFamilyFCPXMLSpine(t, rate, fd, want, doc.Sequence.TCStart, doc.Sequence.Clips)
+}
+
+// fcpSpineClip is an asset-clip of an FCPXML project's spine.
+type fcpSpineClip struct {
+	Name     string `xml:"name,attr"`
+	Offset   string `xml:"offset,attr"`
+	Start    string `xml:"start,attr"`
+	Duration string `xml:"duration,attr"`
+	TCFormat string `xml:"tcFormat,attr"`
+}
+
+// checkFamilyFCPXMLSpine reads the project's timeline as dit wrote it
+// (what OpenTimelineIO's reader cannot at 23.976 and 29.97): the clips
+// back to back from 01:00:00:00 (01:00:00;00 drop-frame), each placed
+// (offset) where the ones before it end, starting at its own start
+// timecode, as long as its frames, drop-frame said where its timecode
+// is.
+func checkFamilyFCPXMLSpine(t *testing.T, rate, fd string, want []familyClip, tcStart string, spine []fcpSpineClip) {
+	num, den := fraction(t, fd)
+	base := int(math.Round(float64(den) / float64(num)))
+	require.Len(t, spine, len(want))
+	// at: the rational time v ("N/Ds") is frames frame durations
+	// (num/den s each): N/D == frames*num/den.
+	at := func(what, v string, frames int) {
+		n, d := fraction(t, v)
+		require.Equal(t, frames*num*d, n*den, "%s at %s: %s is %d frames", what, rate, v, frames)
+	}
+	head := "01:00:00:00"
+	if strings.Contains(want[0].TCIn, ";") {
+		head = "01:00:00;00"
+	}
+	pos := tcFrames(t, head, base)
+	at("the sequence's start", tcStart, pos)
+	for i, k := range want {
+		c := spine[i]
+		require.Equal(t, k.Name, c.Name)
+		at(k.Name+"'s offset", c.Offset, pos)
+		at(k.Name+"'s start", c.Start, tcFrames(t, k.TCIn, base))
+		at(k.Name+"'s duration", c.Duration, k.Frames)
+		df := "NDF"
+		if strings.Contains(k.TCIn, ";") {
+			df = "DF"
+		}
+		require.Equal(t, df, c.TCFormat, k.Name)
+		pos += k.Frames
 	}
 }
 

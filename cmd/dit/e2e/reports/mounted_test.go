@@ -80,24 +80,7 @@ func TestArrayPathsOpenOnceMounted(t *testing.T) {
 	require.NoError(t, os.Mkdir(out, 0o755))
 	dit("report", "1", "--out", out)
 
-	// Mount at the default place and wait for it to say so.
-	mnt := exec.Command(e2e.Bin, "array", "mount", blades[0])
-	mnt.Env = env
-	stdout, err := mnt.StdoutPipe()
-	require.NoError(t, err)
-	var stderr bytes.Buffer
-	mnt.Stderr = &stderr
-	require.NoError(t, mnt.Start())
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if !strings.HasPrefix(line, "array mounted read-only at ") {
-		mnt.Wait()
-		t.Skipf("the array could not be mounted (FUSE unavailable here?): %s%s", line, stderr.String())
-	}
-	mountDir := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "array mounted read-only at "), "; Ctrl-C to unmount\n"))
-	t.Cleanup(func() {
-		mnt.Process.Signal(syscall.SIGINT)
-		require.NoError(t, mnt.Wait(), stderr.String())
-	})
+	mountDir := mountArray(t, env, blades[0])
 	require.True(t, strings.HasPrefix(mountDir, place+string(filepath.Separator)), "mounted at its mount place: %s", mountDir)
 
 	card := filepath.Join(cards, "A001")
@@ -185,4 +168,29 @@ func TestArrayPathsOpenOnceMounted(t *testing.T) {
 			require.NoError(t, err, name)
 		}
 	}
+}
+
+// mountArray mounts the array blade is a blade of at its default place
+// (dit array mount, run until the test ends) and returns where it is
+// mounted, once the command says so; it skips the test when FUSE cannot
+// mount it here.
+func mountArray(t *testing.T, env []string, blade string) string {
+	t.Helper()
+	mnt := exec.Command(e2e.Bin, "array", "mount", blade)
+	mnt.Env = env
+	stdout, err := mnt.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	mnt.Stderr = &stderr
+	require.NoError(t, mnt.Start())
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.HasPrefix(line, "array mounted read-only at ") {
+		mnt.Wait()
+		t.Skipf("the array could not be mounted (FUSE unavailable here?): %s%s", line, stderr.String())
+	}
+	t.Cleanup(func() {
+		mnt.Process.Signal(syscall.SIGINT)
+		require.NoError(t, mnt.Wait(), stderr.String())
+	})
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "array mounted read-only at "), "; Ctrl-C to unmount\n"))
 }

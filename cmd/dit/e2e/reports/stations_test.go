@@ -209,6 +209,9 @@ func TestDayCountsACardOffloadedTwiceOnce(t *testing.T) {
 	for _, v := range footageFiles(t, a) {
 		n += v
 	}
+	r = e2e.Dit(t, db, "day")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, strings.SplitN(r.Stdout, "\n", 2)[0], " on 1 station", "one station, said so")
 	r = e2e.Dit(t, db, "day", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var day dayReport

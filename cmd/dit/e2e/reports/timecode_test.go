@@ -199,7 +199,7 @@ func TestClipTimecodesMatchFFprobe(t *testing.T) {
 		k, row := got[i], rows[w.name]
 		require.Equal(t, map[string]string{"Name": w.name, "Tracks": "V", "Start": w.tcIn, "End": w.tcOut, "Duration": w.duration,
 			"Tape": k.Reel, "Source File": filepath.Join(dest, "day01", "A001", k.SourceFile), "Camera": k.Camera,
-			"Codec": k.Codec, "Resolution": w.res, "FPS": w.fps, "Camera Serial": "", "Card": "A001",
+			"Codec": k.Codec, "Resolution": w.res, "FPS": w.fps, "Camera Serial": "", "ISO": "", "White Balance": "", "Lens": "", "Card": "A001",
 			"Frames": strconv.Itoa(k.Frames), "Verified": "yes", "Proxy File": ""}, row)
 	}
 	otioReads(t, reports, rows)
