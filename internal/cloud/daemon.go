@@ -359,6 +359,12 @@ func (l *logWatch) scan(url chan<- string) {
 	sc := bufio.NewScanner(counted{l.pipe, l})
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	found := false
+	// told is the last error or notice line told and whom it was told
+	// to, for the lines that go on it.
+	var told struct {
+		msg string
+		to  []func(string)
+	}
 	for sc.Scan() {
 		line := sc.Text()
 		if !found {
@@ -373,19 +379,34 @@ func (l *logWatch) scan(url chan<- string) {
 			l.lines = l.lines[len(l.lines)-50:]
 		}
 		var tell []func(string)
-		if strings.Contains(line, "ERROR") || strings.Contains(line, "NOTICE") {
+		msg := line
+		switch {
+		case !logLineRe.MatchString(line) && len(told.to) > 0:
+			// The error's cause on a line of its own ("caused by: ...
+			// connection refused"): told again with it, which is what a
+			// person needs to read.
+			told.msg += "\n" + line
+			msg, tell = told.msg, told.to
+		case strings.Contains(line, "ERROR") || strings.Contains(line, "NOTICE"):
 			for _, w := range l.watchers {
 				if strings.Contains(line, " "+w.name+": ") {
 					tell = append(tell, w.on)
 				}
 			}
+			told.msg, told.to = line, tell
+		default:
+			told.msg, told.to = "", nil
 		}
 		l.mu.Unlock()
 		for _, f := range tell {
-			f(ShortError(line))
+			f(ShortError(msg))
 		}
 	}
 }
+
+// logLineRe is the start of a line rclone logs (its date and time); a
+// line without it goes on the one before (an error's "caused by: ...").
+var logLineRe = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}`)
 
 // watch tells on (nil: nothing) of the lines naming the object name
 // until the returned func is called.
