@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -225,5 +226,106 @@ func TestPoolHoldsABoundedWindow(t *testing.T) {
 		}
 		testPoolFull = nil
 		require.Less(t, g.before, int64(1500), "%s: the files behind the first were all hashed while it read", name)
+	}
+}
+
+// dit mhl verify --directory-hashes computes the folders' hashes as it
+// walks (holding only the folders open), and finds what DirHashes over
+// the whole tree of the files it checked finds: on random trees with a
+// file changed in place, one removed, one new and a new empty folder,
+// the folder and root findings are those of the whole tree.
+func TestVerifyDirectoryHashesAsItWalks(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			dir, st := scopeWith(t, nil)
+			randomTree(t, dir, seed+10)
+			create(t, st, CreateOptions{Algos: md5x, Ignore: []string{"*.tmp"}})
+			v, err := Verify(context.Background(), st, VerifyOptions{DirectoryHashes: true})
+			require.NoError(t, err)
+			require.True(t, v.OK(), "%v", v.Findings)
+
+			var files []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if d.IsDir() && d.Name() == HistoryDir {
+					return filepath.SkipDir
+				}
+				if d.Type().IsRegular() && filepath.Ext(p) != ".tmp" {
+					files = append(files, p)
+				}
+				return nil
+			})
+			require.GreaterOrEqual(t, len(files), 2)
+			sort.Strings(files)
+			b, err := os.ReadFile(files[len(files)/2])
+			require.NoError(t, err)
+			if len(b) == 0 {
+				b = []byte("x") // a size changed: not hashed
+			} else {
+				b[len(b)-1] ^= 0x55
+			}
+			require.NoError(t, os.WriteFile(files[len(files)/2], b, 0o644))
+			require.NoError(t, os.Remove(files[0]))
+			require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(files[len(files)-1]), "new.bin"), []byte("new"), 0o644))
+			require.NoError(t, os.Mkdir(filepath.Join(dir, "empty-new"), 0o755))
+
+			// What the whole tree gives: every folder, and every recorded
+			// file of its recorded size, hashed.
+			m := latest(t, st)
+			recorded := map[string]int64{}
+			for _, f := range m.Files {
+				recorded[f.Path] = f.Size
+			}
+			tree := Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				rel, _ := filepath.Rel(dir, p)
+				rel = filepath.ToSlash(rel)
+				switch {
+				case rel == ".":
+				case d.IsDir() && d.Name() == HistoryDir:
+					return filepath.SkipDir
+				case d.IsDir():
+					tree.Dirs = append(tree.Dirs, rel)
+				case d.Type().IsRegular():
+					fi, _ := d.Info()
+					if size, ok := recorded[rel]; ok && size == fi.Size() {
+						sums, err := HashFile(context.Background(), st, rel, md5x)
+						require.NoError(t, err)
+						tree.Files[rel] = sums
+					}
+				}
+				return nil
+			})
+			got, err := DirHashes(tree, md5x)
+			require.NoError(t, err)
+			var want []string
+			cmp := func(p string, recs []DirHash) {
+				for _, w := range recs {
+					for _, g := range got[p] {
+						if g.Algo == w.Algo && (g.Content != w.Content || g.Structure != w.Structure) {
+							want = append(want, p+" "+w.Algo.String())
+						}
+					}
+				}
+			}
+			for _, d := range m.Dirs {
+				if _, err := os.Stat(filepath.Join(dir, d.Path)); err == nil {
+					cmp(d.Path, d.Hashes)
+				}
+			}
+			cmp(".", m.Root)
+			require.NotEmpty(t, want)
+
+			v, err = Verify(context.Background(), st, VerifyOptions{DirectoryHashes: true})
+			require.NoError(t, err)
+			var seen []string
+			for _, f := range v.Findings {
+				if f.Kind == FindDirectory {
+					seen = append(seen, f.Path+" "+strings.Fields(f.Detail)[1])
+				}
+			}
+			sort.Strings(want)
+			sort.Strings(seen)
+			require.Equal(t, want, seen)
+		})
 	}
 }

@@ -140,10 +140,13 @@ type verifier struct {
 	ign    *ignore.Matcher
 	scopes []*scope // the root history, then nested ones as found
 	// dirGen is the generation whose directory hashes are checked (nil:
-	// none), dirAlgos their formats, tree every file's hashes for them.
+	// none), dirAlgos their formats; dh computes the folders' hashes as
+	// the walk goes (holding only the folders open), got keeps each
+	// folder's (a few dozen bytes a folder, none a file).
 	dirGen   *Manifest
 	dirAlgos []hashing.Algo
-	tree     Tree
+	dh       *DirHasher
+	got      map[string][]DirHash
 	seenDirs map[string]bool
 	pool     *hashPool // files hashed HashWorkers at once, findings in walk order
 }
@@ -176,7 +179,9 @@ func (v *verifier) pickDirHashes(h *History) {
 		v.res.Warnings = append(v.res.Warnings, "no generation has directory hashes: only files were checked")
 		return
 	}
-	v.tree = Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+	v.dh = NewDirHasher(v.dirAlgos)
+	v.dh.Enter(".")
+	v.got = map[string][]DirHash{}
 }
 
 // walk checks every file of dir and below that is not ignored, reading
@@ -202,13 +207,19 @@ func (v *verifier) walk(dir string) error {
 			continue
 		}
 		if e.IsDir() {
-			if v.dirGen != nil {
-				v.tree.Dirs = append(v.tree.Dirs, rel)
+			if v.dh != nil {
+				v.pool.later(func() { v.dh.Enter(rel) })
 			}
 			v.seenDirs[rel] = true
 			markDir(v.scopes, rel)
 			if err := v.walk(rel); err != nil {
 				return err
+			}
+			if v.dh != nil {
+				v.pool.later(func() {
+					p, hs := v.dh.Leave()
+					v.got[p] = hs
+				})
 			}
 			continue
 		}
@@ -292,8 +303,10 @@ func (v *verifier) checked(sc *scope, rec *irec, rel string, check []hashing.Alg
 		v.add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
 		return nil
 	}
-	if v.dirGen != nil {
-		v.tree.Files[rel] = sums
+	if v.dh != nil {
+		if err := v.dh.File(rel, func(a hashing.Algo) string { return sums[a] }); err != nil {
+			return err
+		}
 	}
 	bad := ""
 	for _, a := range check {
@@ -339,10 +352,8 @@ func (v *verifier) reportMissing() {
 // checkDirHashes compares the directory hashes of the files found with
 // those dirGen records, for each recorded folder found and the root.
 func (v *verifier) checkDirHashes() error {
-	got, err := DirHashes(v.tree, v.dirAlgos)
-	if err != nil {
-		return err
-	}
+	got := v.got
+	_, got["."] = v.dh.Leave()
 	cmp := func(p string, want []DirHash) {
 		for _, w := range want {
 			for _, g := range got[p] {
