@@ -185,7 +185,7 @@ func (w *streamer) walk(ctx context.Context, dir string) error {
 		w.pool.later(func() { c.add(Finding{Kind: FindUnread, Path: dir, Detail: "cannot list the folder: " + err.Error()}) })
 		return nil
 	}
-	sort.SliceStable(ents, func(i, j int) bool { return entryKey(ents[i]) < entryKey(ents[j]) })
+	sortEntries(ents)
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -225,6 +225,11 @@ func (w *streamer) walk(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// sortEntries sorts a folder's entries in the manifest's order.
+func sortEntries(ents []fs.DirEntry) {
+	sort.SliceStable(ents, func(i, j int) bool { return entryKey(ents[i]) < entryKey(ents[j]) })
 }
 
 // entryKey sorts a folder's entries as the manifest's paths sort.
