@@ -15,7 +15,7 @@ import (
 // its files: the folder is walked in the same order, and the manifests
 // are read again as it goes, one stream each, merged by path. A path's
 // records (one a generation at most) make its record in a small index of
-// the last mergeWindow paths (the pool may still be hashing them), let go
+// the last mergeWindow (16,384) paths (the pool may still be hashing them), let go
 // after; a record the walk passes by is a missing file (held as its path
 // only, as every finding is). What is held is the history's folders, the
 // walk's open folders, the pool's window and the streams' batches: not a
@@ -24,7 +24,7 @@ import (
 // again, and a manifest changed in between is a finding.
 
 // mergeWindow is how many paths' records one small index holds.
-const mergeWindow = 4096
+const mergeWindow = recPage // 16,384: one page of records, half a block of the arena
 
 // verifyIndexed makes Verify use its index for every history (tests
 // compare the two).
