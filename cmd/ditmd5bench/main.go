@@ -7,6 +7,9 @@
 // CPU's model and vector flags.
 //
 //	ditmd5bench [-rounds 5] [-stream 256MiB] [-dit bin/dit -before /tmp/dit-main] [-dir /dev/shm/ditmd5bench]
+//
+// -mhl measures dit mhl create --hash md5 and dit mhl verify of the
+// same 4 cards instead (one dit process per card at once, as md5sum).
 package main
 
 import (
@@ -34,11 +37,16 @@ func main() {
 	dit := flag.String("dit", "", "dit binary with the lanes (the 4-card job is skipped if empty)")
 	before := flag.String("before", "", "dit binary without them, for the before/after figure")
 	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
+	mhl := flag.Bool("mhl", false, "instead of the offload: dit mhl create --hash md5 and dit mhl verify of each card, one process per card at once, against md5sum")
 	flag.Parse()
 	n, err := units.ParseBytes(*stream)
 	must(err)
 	fmt.Printf("%s, %s, %d CPUs (GOMAXPROCS %d), %s\n", cpuModel(), lanes.Describe(), runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
 	fmt.Printf("vector flags: %s\n", cpuFlags())
+	if *mhl {
+		mhlCards(*rounds, *dit, *before, *dir)
+		return
+	}
 	streams(*rounds, int(n))
 	if *dit != "" {
 		cards(*rounds, *dit, *before, *dir)
@@ -87,20 +95,7 @@ func streams(rounds, n int) {
 // cards offloads 4 cards x 32 clips x 8 MiB with each dit binary and
 // hashes them with md5sum (one process per card at once).
 func cards(rounds int, dit, before, dir string) {
-	must(os.RemoveAll(dir))
-	var cs []string
-	for c := range 4 {
-		card := filepath.Join(dir, fmt.Sprintf("A%03d", c+1), "CLIPS")
-		must(os.MkdirAll(card, 0o755))
-		b := make([]byte, 8<<20)
-		for f := range 32 {
-			for j := range b {
-				b[j] = byte(j*13 + f*7 + c + j>>9)
-			}
-			must(os.WriteFile(filepath.Join(card, fmt.Sprintf("C%03d.mov", f)), b, 0o644))
-		}
-		cs = append(cs, filepath.Dir(card))
-	}
+	cs := makeCards(dir)
 	tools := []struct {
 		name string
 		run  func() (time.Duration, error)
@@ -163,6 +158,25 @@ func cards(rounds int, dit, before, dir string) {
 		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", med(rr))
 	}
 	os.RemoveAll(dir)
+}
+
+// makeCards makes 4 cards x 32 clips x 8 MiB under dir (made anew).
+func makeCards(dir string) []string {
+	must(os.RemoveAll(dir))
+	var cs []string
+	for c := range 4 {
+		card := filepath.Join(dir, fmt.Sprintf("A%03d", c+1), "CLIPS")
+		must(os.MkdirAll(card, 0o755))
+		b := make([]byte, 8<<20)
+		for f := range 32 {
+			for j := range b {
+				b[j] = byte(j*13 + f*7 + c + j>>9)
+			}
+			must(os.WriteFile(filepath.Join(card, fmt.Sprintf("C%03d.mov", f)), b, 0o644))
+		}
+		cs = append(cs, filepath.Dir(card))
+	}
+	return cs
 }
 
 // runAll runs the commands at once and returns their CPU time (user +

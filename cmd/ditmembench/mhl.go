@@ -18,7 +18,8 @@ import (
 // each card of N frames (makeCard's, made once and reused), dit mhl
 // create writes a history into the card's folder, then dit mhl verify
 // reads it and checks every file; the history is removed after, so the
-// card is reused as it was. Each is a child process, its peak RSS and
+// card is reused as it was. dit mhl verify --directory-hashes (the
+// folders' and the root's hashes checked too) is measured after. Each is a child process, its peak RSS and
 // CPU printed as the other commands' are.
 var mhlBench = flag.String("mhl", "", "measure only dit mhl create and dit mhl verify, of a history written into cards of these file counts, comma-separated (e.g. 10000,100000,1000000)")
 
@@ -55,13 +56,16 @@ func benchMHL(dit, dir, list string) error {
 		if err := os.RemoveAll(hist); err != nil {
 			return err
 		}
-		for _, c := range [][]string{{"mhl", "create", card}, {"mhl", "verify", card}} {
+		for _, c := range [][]string{{"mhl", "create", card}, {"mhl", "verify", card}, {"mhl", "verify", "--directory-hashes", card}} {
 			r, err := run(dit, dir, c...)
 			if err != nil {
 				os.RemoveAll(hist)
 				return err
 			}
 			r.name, r.n = "dit mhl "+c[1], n
+			if len(c) > 3 {
+				r.name += " -dh"
+			}
 			printResult(r)
 			all = append(all, r)
 		}

@@ -35,6 +35,10 @@ type CreateOptions struct {
 	Host, Tool, ToolVersion string
 	Authors                 []Author
 	Location, Comment       string
+	// TempDir holds the manifest's entries while they are written, until
+	// the root hash that comes before them is known (a few hundred bytes
+	// a file); default os.TempDir().
+	TempDir string
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// OnFinding, if set, is called with each finding as it is made.
@@ -181,6 +185,13 @@ func Create(ctx context.Context, st Store, opt CreateOptions) (*CreateResult, er
 		return nil, err
 	}
 	c.root = root
+	stream, err := c.streamable(ctx)
+	if err != nil {
+		return c.res, err
+	}
+	if stream {
+		return c.res, c.createStreamed(ctx)
+	}
 	if err := c.walk(ctx, ".", root); err != nil {
 		return c.res, err
 	}
@@ -440,6 +451,14 @@ func (c *creator) walk(ctx context.Context, dir string, sc *cscope) error {
 // hash reads f once for the formats asked for, plus one it was recorded
 // in when it was recorded in none of them.
 func (c *creator) hash(pool *hashPool, f *cfile) error {
+	return pool.hash(f.rel, c.algosFor(f), func(sums map[hashing.Algo]string, n int64, err error) error {
+		return c.hashed(f, sums, n, err)
+	})
+}
+
+// algosFor is what f is hashed in: the formats asked for, plus its
+// fastest recorded one when it was recorded in none of them.
+func (c *creator) algosFor(f *cfile) []hashing.Algo {
 	algos := c.algos
 	if f.rec != nil && len(f.rec.Values) > 0 {
 		common := false
@@ -452,9 +471,7 @@ func (c *creator) hash(pool *hashPool, f *cfile) error {
 			algos = append(append([]hashing.Algo(nil), algos...), hashing.Fastest(recorded))
 		}
 	}
-	return pool.hash(f.rel, algos, func(sums map[hashing.Algo]string, n int64, err error) error {
-		return c.hashed(f, sums, n, err)
-	})
+	return algos
 }
 
 // hashAlgos reads f again for algos, on the caller's goroutine.

@@ -247,15 +247,36 @@
 // (TestVerifyIndexFootprint); memory grows with the number of records,
 // not with the manifests' size.
 //
+// A large history (its manifests above 16 MiB) is not indexed when it
+// can be merged (verifymerge.go): when each manifest lists its files in
+// the manifest's order (as dit writes them) with no previousPath, the
+// history reads whole (no problem) and the folder holds no nested
+// history, Verify walks the folder in the manifest's order and reads the
+// manifests a second time as it goes, one stream each, merged by path: a
+// path's records make its record in a small index of the last 16,384
+// paths, and a record the walk passes by is a missing file. The first
+// reading keeps the folders only and checks the order; each stream takes
+// its manifest's c4 again (a manifest changed in between is a finding).
+// Memory is then flat in the files (TestVerifyMergeIsTheIndex checks the
+// merge finds what the index finds); a history that cannot be merged
+// (another tool's order, renames, nested histories) is read a second
+// time into the index, as above.
+//
 // Verify and Create read HashWorkers (4) files at once, each into a
 // 1 MiB buffer of its own (4 MiB), so that the process's MD5 lanes
 // (internal/hashing/lanes) have streams to fill; what follows each file's
 // hash (its findings, OnFinding, OnFile) runs in the order of the walk,
-// as if the files were read one after another (hashpool.go).
+// as if the files were read one after another (hashpool.go). The pool
+// holds at most MaxQueued (256) steps, files and what is queued between
+// them: a long file at the front keeps the walk waiting once that many
+// are behind it, rather than every file after it held with its hashes
+// (TestPoolHoldsABoundedWindow).
 //
 // Measured (TestVerifyLargeManifestBoundedMemory, Go 1.26, linux/amd64, 2
 // shared cores): a manifest of one million files (210 MB of XML, one xxh64
-// each, 37-byte paths) verifies with a peak heap in use of 149 MB (72 MB
+// each, 37-byte paths) verifies, merged, with a peak heap in use of 19 MB
+// (2026-12-04; the figures that follow are the index's, which a history
+// that cannot be merged still takes). Indexed: 149 MB (72 MB
 // of it the records, the rest garbage the collector has not yet
 // reclaimed; 193-201 MB and 85-95 MB when each path was kept whole) in
 // 7-8 s on a quiet machine (measured with the index before), of which
@@ -278,9 +299,30 @@
 // mhl info, the seal, the already-offloaded lookup) also streams, but
 // returns every record as a File: about 470 MB of heap at peak for the same
 // million-file manifest (`dit mhl info`: max RSS 404 MB, before 720 MB).
-// Create and Flatten read the history that way too, and Create also keeps
-// each file of the scope with its hashes (a few hundred bytes a file) to
-// write the generation.
+// Create and Flatten read the history that way too. With DirectoryHashes,
+// Verify computes the folders' hashes as it walks (a DirHasher: the
+// folders open, each with its children's digests) and keeps each
+// folder's result, nothing a file.
+//
+// Create streams the generation when it can (createstream.go): a first
+// walk lists the folder without reading a file; when there is no nested
+// history, every file and folder the history records is still there (no
+// rename to pair, nothing missing) and no name begins with the byte
+// 0xff, a second walk goes in the manifest's order (each folder's
+// entries sorted by name, a sub-folder's as its name + "/"), hashing
+// through the pool, and writes each entry as its hash comes, with the
+// folders' hashes from a DirHasher. The root hash goes in the manifest's
+// head, before the entries, and is known only at the end: the entries go
+// to a temporary file (CreateOptions.TempDir, default os.TempDir(); a few
+// hundred bytes a file, removed after) and from there into the manifest
+// (AppendFrom), read back with LoadHistoryHeads. The bytes are those the
+// whole generation gives (TestCreateStreamedIsTheWholeBytes). What it
+// holds is the pool's window (4 MiB of buffers, at most 256 files), the
+// open folders (their listings and digests: bounded by the widest
+// folder) and the history's records when there is a history (LoadHistory,
+// as above); not the folder's files. Otherwise (renames, missing
+// entries, nested histories) it builds the generation whole, each file of
+// the scope with its hashes (about 1.4 kB a file).
 //
 // # Where it sits
 //

@@ -13,6 +13,14 @@ import (
 // spinning disk is not read in many places at once.
 const HashWorkers = 4
 
+// MaxQueued is how many steps (files hashed or being hashed, and what is
+// queued between them) a pool holds at once: a large file at the front
+// keeps the small ones after it waiting for their turn, so without a
+// cap they would pile up, each with its hashes, for as long as it
+// reads. With it the files held at once are a fixed number, not a
+// share of the card.
+const MaxQueued = 256
+
 // hashPool hashes files on up to HashWorkers goroutines and runs what
 // follows each hash, and anything queued behind it (later), on the
 // caller's goroutine in the order it was handed in: the findings come
@@ -23,6 +31,7 @@ type hashPool struct {
 	bufs chan []byte
 	seq  []*step
 	in   bool // running a step: what it queues runs at once, in its place
+	high int  // most steps held at once (tests)
 }
 
 // step is one thing to run in order: then, once done is closed (a
@@ -47,6 +56,17 @@ func newHashPool(ctx context.Context, st Store) *hashPool {
 // free buffer) and queues then for its result. The error is then's of a
 // step run meanwhile.
 func (p *hashPool) hash(name string, algos []hashing.Algo, then func(map[hashing.Algo]string, int64, error) error) error {
+	for len(p.seq) >= MaxQueued && !p.in {
+		if testPoolFull != nil {
+			testPoolFull()
+		}
+		if d := p.firstDone(); d != never {
+			<-d
+		}
+		if err := p.run(false); err != nil {
+			return err
+		}
+	}
 	var buf []byte
 	for buf == nil {
 		select {
@@ -58,7 +78,7 @@ func (p *hashPool) hash(name string, algos []hashing.Algo, then func(map[hashing
 		}
 	}
 	s := &step{done: make(chan struct{}), then: then}
-	p.seq = append(p.seq, s)
+	p.push(s)
 	go func() {
 		s.sums, s.n, s.err = hashFile(p.ctx, p.st, name, algos, buf)
 		p.bufs <- buf
@@ -68,6 +88,10 @@ func (p *hashPool) hash(name string, algos []hashing.Algo, then func(map[hashing
 }
 
 var never = make(chan struct{})
+
+// testPoolFull, when set (tests), is called each time hash waits because
+// the pool holds MaxQueued steps.
+var testPoolFull func()
 
 // firstDone is the done channel of the first step (never: none).
 func (p *hashPool) firstDone() <-chan struct{} {
@@ -84,7 +108,12 @@ func (p *hashPool) later(f func()) {
 		f()
 		return
 	}
-	p.seq = append(p.seq, &step{then: func(map[hashing.Algo]string, int64, error) error { f(); return nil }})
+	p.push(&step{then: func(map[hashing.Algo]string, int64, error) error { f(); return nil }})
+}
+
+func (p *hashPool) push(s *step) {
+	p.seq = append(p.seq, s)
+	p.high = max(p.high, len(p.seq))
 }
 
 // run runs the steps in order while they are done (wait: waiting for

@@ -74,13 +74,14 @@ const (
 	loadFull    loadMode = iota // every record, in Manifest.Files and Dirs
 	loadCompact                 // Verify's index (History.idx); Files only of a small history
 	loadHeads                   // none
+	loadSorted                  // a large history: folders only, each manifest's file order checked (Verify's merge)
 )
 
 // loadHistory reads the history of st. With loadCompact, file records go
 // to an index (History.idx) instead of Manifest.Files, and hold only what
 // Verify needs; with loadHeads nowhere.
 func loadHistory(st Store, mode loadMode) (*History, error) {
-	compact := mode == loadCompact
+	compact := mode == loadCompact || mode == loadSorted
 	fi, err := st.Lstat(HistoryDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoHistory
@@ -133,6 +134,7 @@ func loadHistory(st Store, mode loadMode) (*History, error) {
 			}
 		}
 		keepFiles = total <= keepFilesUpTo
+		h.idx.dirsOnly = mode == loadSorted && !keepFiles
 	}
 	inChain := map[string]bool{}
 	for _, c := range chain {
@@ -197,7 +199,7 @@ func (e *ioErrReader) Read(p []byte) (int, error) {
 // keepFilesUpTo is the size of a history's manifests (all generations)
 // up to which Verify also keeps every file record in Manifest.Files, as
 // LoadHistory does: about 80,000 records.
-const keepFilesUpTo = 16 << 20
+var keepFilesUpTo int64 = 16 << 20 // a variable for the tests
 
 // readManifest reads the manifest name of generation seq in one pass:
 // its c4 and its records. With idx, file and folder records go to idx,

@@ -40,6 +40,14 @@ type index struct {
 	folderName []string
 	folderHash []uint64
 	dirs       map[string]idir
+
+	// dirsOnly: files are not kept, only checked to come in the
+	// manifest's order with no previousPath (unsorted says one did
+	// not), for Verify's merge (verifymerge.go).
+	dirsOnly  bool
+	unsorted  bool
+	orderSeq  int32
+	orderLast string
 }
 
 const (
@@ -374,6 +382,13 @@ func (x *index) addValues(r *irec, packed []byte) error {
 // one generation is an error.
 func (x *index) addFile(seq int, f *File) error {
 	s := int32(seq)
+	if x.dirsOnly {
+		if x.orderSeq == s && f.Path <= x.orderLast || f.PreviousPath != "" {
+			x.unsorted = true
+		}
+		x.orderSeq, x.orderLast = s, f.Path
+		return nil
+	}
 	r, ok := x.file(f.Path)
 	if ok && r.lastSeq == s {
 		return fmt.Errorf("path %q is recorded twice", f.Path)

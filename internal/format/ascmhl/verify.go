@@ -96,24 +96,37 @@ type scope struct {
 // Manifests are streamed, and only what the check needs is kept of each
 // record (see the package doc for the memory a large history takes).
 func Verify(ctx context.Context, st Store, opt VerifyOptions) (*VerifyResult, error) {
-	h, err := loadHistory(st, loadCompact)
+	h, err := loadHistory(st, loadSorted)
 	if err != nil {
 		return nil, err
 	}
 	v := &verifier{ctx: ctx, st: st, opt: opt, seenDirs: map[string]bool{}, pool: newHashPool(ctx, st),
-		res: &VerifyResult{History: h, Warnings: append([]string(nil), h.Warnings...)}}
+		ign: ignore.New(append(h.IgnorePatterns(), opt.Ignore...))}
+	merge, err := v.mergeable(h)
+	if err != nil {
+		return nil, err
+	}
+	if h.idx.dirsOnly && !merge {
+		if h, err = loadHistory(st, loadCompact); err != nil {
+			return nil, err
+		}
+	}
+	v.res = &VerifyResult{History: h, Warnings: append([]string(nil), h.Warnings...)}
 	for _, p := range h.Problems {
 		v.add(Finding{Kind: FindHistory, Detail: p})
 	}
 	if len(h.Generations) == 0 {
 		v.add(Finding{Kind: FindHistory, Detail: "the chain lists no generation"})
 	}
-	v.ign = ignore.New(append(h.IgnorePatterns(), opt.Ignore...))
 	v.scopes = []*scope{{hist: h, idx: h.idx}}
 	if opt.DirectoryHashes && !opt.SizesOnly {
 		v.pickDirHashes(h)
 	}
-	if err := v.walk("."); err != nil {
+	walk := func() error { return v.walk(".") }
+	if merge {
+		walk = v.mergeWalk
+	}
+	if err := walk(); err != nil {
 		return v.res, err
 	}
 	if err := v.pool.finish(); err != nil {
@@ -140,12 +153,16 @@ type verifier struct {
 	ign    *ignore.Matcher
 	scopes []*scope // the root history, then nested ones as found
 	// dirGen is the generation whose directory hashes are checked (nil:
-	// none), dirAlgos their formats, tree every file's hashes for them.
+	// none), dirAlgos their formats; dh computes the folders' hashes as
+	// the walk goes (holding only the folders open), got keeps each
+	// folder's (a few dozen bytes a folder, none a file).
 	dirGen   *Manifest
 	dirAlgos []hashing.Algo
-	tree     Tree
+	dh       *DirHasher
+	got      map[string][]DirHash
 	seenDirs map[string]bool
 	pool     *hashPool // files hashed HashWorkers at once, findings in walk order
+	missing  []string  // the merge: recorded files the walk passed by (verifymerge.go)
 }
 
 // add records a finding and passes it to OnFinding.
@@ -176,7 +193,9 @@ func (v *verifier) pickDirHashes(h *History) {
 		v.res.Warnings = append(v.res.Warnings, "no generation has directory hashes: only files were checked")
 		return
 	}
-	v.tree = Tree{Dirs: []string{"."}, Files: map[string]map[hashing.Algo]string{}}
+	v.dh = NewDirHasher(v.dirAlgos)
+	v.dh.Enter(".")
+	v.got = map[string][]DirHash{}
 }
 
 // walk checks every file of dir and below that is not ignored, reading
@@ -202,12 +221,7 @@ func (v *verifier) walk(dir string) error {
 			continue
 		}
 		if e.IsDir() {
-			if v.dirGen != nil {
-				v.tree.Dirs = append(v.tree.Dirs, rel)
-			}
-			v.seenDirs[rel] = true
-			markDir(v.scopes, rel)
-			if err := v.walk(rel); err != nil {
+			if err := v.dir(rel, func() error { return v.walk(rel) }); err != nil {
 				return err
 			}
 			continue
@@ -219,6 +233,26 @@ func (v *verifier) walk(dir string) error {
 		if err := v.checkFile(e, rel); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// dir marks the folder rel found and walks it (walk), its hashes
+// computed on the way when they are checked.
+func (v *verifier) dir(rel string, walk func() error) error {
+	if v.dh != nil {
+		v.pool.later(func() { v.dh.Enter(rel) })
+	}
+	v.seenDirs[rel] = true
+	markDir(v.scopes, rel)
+	if err := walk(); err != nil {
+		return err
+	}
+	if v.dh != nil {
+		v.pool.later(func() {
+			p, hs := v.dh.Leave()
+			v.got[p] = hs
+		})
 	}
 	return nil
 }
@@ -247,8 +281,14 @@ func (v *verifier) nestedHistory(dir string, ents []fs.DirEntry) {
 // its size, then its hashes (the fastest recorded, or all). Only a
 // cancelled context is an error; anything else found is a finding.
 func (v *verifier) checkFile(e fs.DirEntry, rel string) error {
-	opt, res := v.opt, v.res
 	sc, rec := markFile(v.scopes, rel)
+	return v.checkRec(e, rel, sc, rec)
+}
+
+// checkRec checks the file rel against its record rec (nil: none) of
+// the history sc.
+func (v *verifier) checkRec(e fs.DirEntry, rel string, sc *scope, rec *irec) error {
+	opt, res := v.opt, v.res
 	if rec == nil {
 		v.add(Finding{Kind: FindNew, Path: rel, Detail: "not recorded in the history"})
 		return nil
@@ -292,8 +332,10 @@ func (v *verifier) checked(sc *scope, rec *irec, rel string, check []hashing.Alg
 		v.add(Finding{Kind: FindUnread, Path: rel, Detail: err.Error()})
 		return nil
 	}
-	if v.dirGen != nil {
-		v.tree.Files[rel] = sums
+	if v.dh != nil {
+		if err := v.dh.File(rel, func(a hashing.Algo) string { return sums[a] }); err != nil {
+			return err
+		}
 	}
 	bad := ""
 	for _, a := range check {
@@ -330,6 +372,11 @@ func (v *verifier) reportMissing() {
 			}
 		}
 	}
+	for _, full := range v.missing {
+		if !v.seenDirs[full] && !v.ign.Match(full, false) {
+			missing = append(missing, Finding{Kind: FindMissing, Path: full, Detail: "recorded in the history, not in the folder"})
+		}
+	}
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Path < missing[j].Path })
 	for _, f := range missing {
 		v.add(f)
@@ -339,10 +386,8 @@ func (v *verifier) reportMissing() {
 // checkDirHashes compares the directory hashes of the files found with
 // those dirGen records, for each recorded folder found and the root.
 func (v *verifier) checkDirHashes() error {
-	got, err := DirHashes(v.tree, v.dirAlgos)
-	if err != nil {
-		return err
-	}
+	got := v.got
+	_, got["."] = v.dh.Leave()
 	cmp := func(p string, want []DirHash) {
 		for _, w := range want {
 			for _, g := range got[p] {
