@@ -94,7 +94,7 @@
 // generation and a new one (process transfer) for the second hop. The
 // seal rewrites the copied chain file (ascmhl/ascmhl_chain.xml) by design:
 // a copy that is the source's chain followed only by generations this job
-// wrote for this card there is dit's own (sealedchain.go), so a resume
+// wrote for this card there is dit's own (earlier.SealedChain), so a resume
 // takes it as done and writes nothing, and the second run does not hold
 // the first copy's chain, extended by the first run's seal, against the
 // card; any other chain at that name is a conflict, as any file. At most
@@ -168,7 +168,7 @@
 // refused so, saying to offload it again to another folder
 // (HistoryWritten).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
-// copies the same way (recheckstore.go; with All, by read-back, except an
+// copies the same way (internal/offload/recheck, store.go; with All, by read-back, except an
 // object whose ETag already differs), counting those checked by a listing
 // apart from bytes read back (RecheckProgress.Checked), and reads back the
 // ASC MHL history dit wrote for each card sealed in the cloud: its chain,
@@ -340,8 +340,17 @@
 //
 // # Files
 //
-// Subpackages: dest (the destination kinds and the Store interface; dest/
-// remote, the remote kind), summary (the read model). A job (the package's API and its order of work):
+// Subpackages (none imports the pipeline: arch_test.go):
+//
+//	dest      the destination kinds and the Store interface; what the
+//	          pipeline and the later checks share (MountArrays, HashFile,
+//	          UsageError); dest/remote, the remote kind (rclone, S3)
+//	earlier   what earlier jobs and runs left and what of it is trusted:
+//	          FindPrior, a resume's Vouch, the chain dit's seal rewrote
+//	recheck   dit verify: every recorded copy read back again
+//	summary   the read model: a recorded job as the front ends say it
+//
+// A job (the package's API and its order of work):
 //
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
@@ -350,9 +359,9 @@
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
 //	store.go, storespec.go, storerun.go, storestream.go, storeseal.go,
-//	storeearlier.go, recheckstore.go: remote destinations (dest.Store)
-//	prior.go       FindPrior: cards offloaded before, and their copies still whole
-//	recheck.go     Recheck (dit verify): every recorded copy read back again
+//	storeearlier.go: remote destinations (dest.Store)
+//	earlier.go     FindPrior, Prior, ScanCard (package earlier) under offload's names
+//	recheck.go     Recheck, RecheckWith (package recheck) under offload's names
 //	readmodel.go   the read model (package summary: Summary, the job model's
 //	               figures, activity and rates, advice) under offload's names
 //	events.go      events and progress; hooks.go: Limiter, the Seal hook
@@ -371,8 +380,9 @@
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
 //	ahead.go       the read-ahead: files in flight, each file's own hashers
-//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go
+//	sealedchain.go, vouch.go: earlier's rules (package earlier) on this run
+//	aside.go, lock.go, pool.go, paths.go, arraypath.go
 //	(dest.DisplayPath under offload's names),
-//	space_array.go: copies moved aside, the sealed chain, destination locks,
+//	space_array.go: copies moved aside, destination locks,
 //	the buffer pool, paths, dit arrays
 package offload

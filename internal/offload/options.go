@@ -2,7 +2,6 @@ package offload
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload/dest"
-	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -322,18 +320,10 @@ func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
 	return o.Remote, nil
 }
 
-// ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax (as
-// --throttle, --limit, --upload-rate; decimal units: 20MB/s or 20M is
-// 20 000 000 bytes/s, 160Mbit/s the same; a plain number is bytes/s),
-// returned in whole bytes/s. Anything else is a usage error naming the
-// value and the syntax.
-func ParseCloudBwLimit(s string) (int64, error) {
-	v, err := units.ParseRate(s)
-	if err != nil || v < 1 || v > 1<<53 {
-		return 0, usageErrorf("invalid --cloud-bwlimit %q: give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s), 20M, 500kB/s or 160Mbit/s", s)
-	}
-	return int64(v), nil
-}
+// ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax,
+// returned in whole bytes/s (dest.ParseBwLimit); anything else is a
+// usage error naming the value and the syntax.
+func ParseCloudBwLimit(s string) (int64, error) { return dest.ParseBwLimit(s) }
 
 // DefaultMHL is the hash lists of a job that names none (dit offload's
 // --mhl default).
@@ -356,12 +346,9 @@ func ResumeMHL(rec *catalog.Job, requested string) (string, error) {
 	return stored, nil
 }
 
-// verifyAlgos is what read-back recomputes.
+// verifyAlgos is what read-back recomputes (dest.VerifyAlgos).
 func verifyAlgos(hashes []hashing.Algo, all bool) []hashing.Algo {
-	if all {
-		return hashes
-	}
-	return []hashing.Algo{hashing.Fastest(hashes)}
+	return dest.VerifyAlgos(hashes, all)
 }
 
 // ExpandLayout fills a --layout template (dest.ExpandLayout); a bad one
@@ -374,9 +361,8 @@ func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
 	return out, nil
 }
 
-// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage).
-type UsageError struct{ msg string }
+// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage;
+// dest.UsageError).
+type UsageError = dest.UsageError
 
-func (e *UsageError) Error() string { return e.msg }
-
-func usageErrorf(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+func usageErrorf(format string, a ...any) error { return dest.Usagef(format, a...) }

@@ -103,20 +103,8 @@ func storeMethod(method string, algos []hashing.Algo) string {
 }
 
 // CloudVerifiedBy says in words how a copy was verified, from its
-// verify_algos: "the storage's MD5 (S3 ETag)", "read back from the
-// cloud: xxh64", or the algorithms of a local read-back.
-func CloudVerifiedBy(verifyAlgos string) string {
-	switch {
-	case strings.HasPrefix(verifyAlgos, CloudByHistory):
-		return CloudVerifiedBy(strings.TrimPrefix(verifyAlgos, CloudByHistory)) + ", as the chain of the card's ASC MHL history extended by dit"
-
-	case strings.HasPrefix(verifyAlgos, CloudByServer):
-		return "the storage's own " + strings.TrimPrefix(verifyAlgos, CloudByServer) + " (S3 ETag)"
-	case strings.HasPrefix(verifyAlgos, CloudByReadBack):
-		return "read back from the cloud: " + strings.TrimPrefix(verifyAlgos, CloudByReadBack)
-	}
-	return verifyAlgos
-}
+// verify_algos (dest.VerifiedBy).
+func CloudVerifiedBy(verifyAlgos string) string { return dest.VerifiedBy(verifyAlgos) }
 
 // storePath is a copy's place on a remote destination, for messages.
 func storePath(d *destination, rel string) string {

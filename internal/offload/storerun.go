@@ -3,12 +3,13 @@ package offload
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/verdict"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dit-org/dit/internal/verdict"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
@@ -112,7 +113,7 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 		} else {
 			mh := hashing.NewMulti(j.algos, 2)
 			c.current.Store(fp.ent.Rel)
-			sums, n, err := hashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
 			mh.Close()
 			if err == nil && n != fp.ent.Size {
 				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
@@ -262,7 +263,7 @@ func (c *cardRun) mismatchCause(ctx context.Context, di int, f *storeFile) strin
 	case !c.streamed():
 		first := DisplayPath(c.from.dests[0].root, relJoin(c.out, f.fp.ent.Rel))
 		mh := hashing.NewMulti(c.j.algos, 2)
-		got, n, err := hashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
+		got, n, err := dest.HashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
 			[][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
 		mh.Close()
 		if err != nil {
@@ -292,7 +293,7 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
 	start := j.opts.Now()
-	sums, _, err := hashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
+	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
 	})
