@@ -162,7 +162,7 @@
 // differs fails the seal, naming it, and stays, before anything of the
 // history is sent; an earlier job's history of the card there that reads
 // back whole and records every verified file with the card's hashes is
-// kept instead, with a warning (storeearlier.go), and this job's own,
+// kept instead, with a warning (earlier.RemoteHistory), and this job's own,
 // written in an earlier run, without one. A resume with more to write
 // for a card whose history this job wrote there (a file added since) is
 // refused so, saying to offload it again to another folder
@@ -346,7 +346,8 @@
 //	          pipeline and the later checks share (MountArrays, HashFile,
 //	          UsageError); dest/remote, the remote kind (rclone, S3)
 //	earlier   what earlier jobs and runs left and what of it is trusted:
-//	          FindPrior, a resume's Vouch, the chain dit's seal rewrote
+//	          FindPrior, a resume's Vouch, the chain dit's seal rewrote,
+//	          an earlier job's history in a remote folder
 //	recheck   dit verify: every recorded copy read back again
 //	summary   the read model: a recorded job as the front ends say it
 //
@@ -358,8 +359,8 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go,
-//	storeearlier.go: remote destinations (dest.Store)
+//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go:
+//	remote destinations (dest.Store)
 //	earlier.go     FindPrior, Prior, ScanCard (package earlier) under offload's names
 //	recheck.go     Recheck, RecheckWith (package recheck) under offload's names
 //	readmodel.go   the read model (package summary: Summary, the job model's
@@ -380,7 +381,8 @@
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
 //	ahead.go       the read-ahead: files in flight, each file's own hashers
-//	sealedchain.go, vouch.go: earlier's rules (package earlier) on this run
+//	sealedchain.go, vouch.go, storeearlier.go: earlier's rules (package
+//	earlier) on this run
 //	aside.go, lock.go, pool.go, paths.go, arraypath.go
 //	(dest.DisplayPath under offload's names),
 //	space_array.go: copies moved aside, destination locks,
