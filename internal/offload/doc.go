@@ -156,7 +156,7 @@
 // the footage; the card is "sealing", not safe to format, until it is.
 // The history's manifests go up with the footage; the card's chain file
 // does not: its one object is the new history's chain (copy row
-// verify_algos CloudByHistory). A resumed seal builds the same bytes (the
+// verify_algos RemoteByHistory). A resumed seal builds the same bytes (the
 // seal time and the copies' verification times are kept): what the remote
 // holds of it is verified, not sent again, and an object there that
 // differs fails the seal, naming it, and stays, before anything of the

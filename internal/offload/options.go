@@ -127,7 +127,7 @@ type JobSpec struct {
 	// and CloudBwLimit their upload limit in bytes/s (0 none), so that a
 	// resumed job (and dit verify JOB) reaches its remotes as it
 	// started. A front end gives them here or in Env.Remote (its
-	// Recorded: the limit in dit's rate syntax, ParseCloudBwLimit); New
+	// Recorded: the limit in dit's rate syntax, ParseRemoteBwLimit); New
 	// records them.
 	RcloneConfig string
 	CloudBwLimit int64
@@ -294,7 +294,7 @@ func (o *Options) settleRemote() error {
 		o.RcloneConfig = abs
 	}
 	if o.CloudBwLimit == 0 && bwLimit != "" {
-		v, err := ParseCloudBwLimit(bwLimit)
+		v, err := ParseRemoteBwLimit(bwLimit)
 		if err != nil {
 			return err
 		}
@@ -320,10 +320,10 @@ func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
 	return o.Remote, nil
 }
 
-// ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax,
+// ParseRemoteBwLimit reads a --cloud-bwlimit: a rate in dit's syntax,
 // returned in whole bytes/s (dest.ParseBwLimit); anything else is a
 // usage error naming the value and the syntax.
-func ParseCloudBwLimit(s string) (int64, error) { return dest.ParseBwLimit(s) }
+func ParseRemoteBwLimit(s string) (int64, error) { return dest.ParseBwLimit(s) }
 
 // DefaultMHL is the hash lists of a job that names none (dit offload's
 // --mhl default).

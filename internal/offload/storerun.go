@@ -158,7 +158,7 @@ func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) m
 		if o, ok := held[rel]; ok && c.serverMatch(o, f) {
 			// Held already (an earlier run sent it): verified by the
 			// storage's own checksum, not sent again.
-			c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+			c.verifiedStore(di, f, storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}))
 			continue
 		}
 		if _, there := held[rel]; !there {
@@ -216,7 +216,7 @@ func (c *cardRun) verifyStore(ctx context.Context, di int, f *storeFile, held ma
 		return
 	case c.serverMatch(o, f):
 		f.res[di].written = true
-		c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+		c.verifiedStore(di, f, storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}))
 		return
 	case o.StorageMD5 != "" && f.want.Get(hashing.MD5) != "":
 		f.res[di].written = f.sent[di]
@@ -243,7 +243,7 @@ func (c *cardRun) verifyStore(ctx context.Context, di int, f *storeFile, held ma
 			where, bad, f.want.Get(bad), got.Get(bad), c.mismatchCause(ctx, di, f)))
 		return
 	}
-	c.verifiedStore(di, f, storeMethod(CloudByReadBack, compared))
+	c.verifiedStore(di, f, storeMethod(RemoteByReadBack, compared))
 }
 
 // mismatchCause says what is known of an object of f on destination di
@@ -336,7 +336,7 @@ func (c *cardRun) verifiedStore(di int, f *storeFile, how string) {
 		c.touched.Store(true)
 	}
 	f.res[di].state, f.how[di], f.done[di] = StateVerified, how, true
-	if !strings.HasPrefix(how, CloudByReadBack) {
+	if !strings.HasPrefix(how, RemoteByReadBack) {
 		c.bytesVerif.Add(f.fp.ent.Size)
 		c.destVerif[di].Add(f.fp.ent.Size)
 		c.verifiedOne(di, time.Millisecond) // checked by the storage, listed at once
