@@ -106,8 +106,8 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		differ("rclone-config", rec.RcloneConfig, o.RcloneConfig)
 	}
 	if changed("cloud-bwlimit") && rec.CloudBwLimit != 0 {
-		if v, err := offload.ParseRemoteBwLimit(o.CloudBwLimit); err == nil && v != rec.CloudBwLimit {
-			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.CloudBwLimit)
+		if v, err := offload.ParseRemoteBwLimit(o.RemoteBwLimit); err == nil && v != rec.CloudBwLimit {
+			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.RemoteBwLimit)
 		}
 	}
 	if changed("proxies") || changed("proxies-to") {

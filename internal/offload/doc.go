@@ -135,7 +135,7 @@
 // job with one hashes MD5 too. The remote kind's settings (the rclone)
 // are Env.Remote, a dest.Settings this package does not look into (it
 // imports no internal/cloud: arch_test.go) but for their configuration
-// file and upload limit, which are JobSpec (RcloneConfig, CloudBwLimit:
+// file and upload limit, which are JobSpec (RcloneConfig, RemoteBwLimit:
 // recorded, restored on resume; settleRemote), and a resume checks every remote destination (checkStores, in
 // the remote kind's words) before the job is touched. A single-part ETag
 // other than the card's MD5 fails the object without a download; the

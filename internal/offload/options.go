@@ -124,13 +124,13 @@ type JobSpec struct {
 	ProxiesTo []string
 	// RcloneConfig is the rclone configuration file the cloud
 	// destinations are reached with (absolute; "" rclone's own choice)
-	// and CloudBwLimit their upload limit in bytes/s (0 none), so that a
+	// and RemoteBwLimit their upload limit in bytes/s (0 none), so that a
 	// resumed job (and dit verify JOB) reaches its remotes as it
 	// started. A front end gives them here or in Env.Remote (its
 	// Recorded: the limit in dit's rate syntax, ParseRemoteBwLimit); New
 	// records them.
-	RcloneConfig string
-	CloudBwLimit int64
+	RcloneConfig  string
+	RemoteBwLimit int64
 }
 
 // Env is what one run of a job is given and the catalog does not keep: a
@@ -199,7 +199,7 @@ type Env struct {
 	// kind's defaults, rclone on PATH with the user's own configuration.
 	// A job with one hashes MD5 too. Their configuration file and limit
 	// (Recorded: dit's rate syntax, decimal: "20MB/s") are taken into
-	// JobSpec's RcloneConfig and CloudBwLimit where those are not set;
+	// JobSpec's RcloneConfig and RemoteBwLimit where those are not set;
 	// the job runs with JobSpec's (dest.Settle).
 	Remote dest.Settings
 }
@@ -277,7 +277,7 @@ func (o *Options) defaults() {
 	}
 }
 
-// settleRemote makes JobSpec's RcloneConfig and CloudBwLimit the job's,
+// settleRemote makes JobSpec's RcloneConfig and RemoteBwLimit the job's,
 // taking the front end's (Env.Remote's Recorded) where they are not
 // set, and gives Env.Remote them (dest.Settle). An invalid limit is a
 // usage error naming it.
@@ -293,14 +293,14 @@ func (o *Options) settleRemote() error {
 		}
 		o.RcloneConfig = abs
 	}
-	if o.CloudBwLimit == 0 && bwLimit != "" {
+	if o.RemoteBwLimit == 0 && bwLimit != "" {
 		v, err := ParseRemoteBwLimit(bwLimit)
 		if err != nil {
 			return err
 		}
-		o.CloudBwLimit = v
+		o.RemoteBwLimit = v
 	}
-	o.Remote = dest.Settle(o.Remote, o.RcloneConfig, o.CloudBwLimit)
+	o.Remote = dest.Settle(o.Remote, o.RcloneConfig, o.RemoteBwLimit)
 	return nil
 }
 
@@ -312,7 +312,7 @@ func (o *Options) settleRemote() error {
 func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
 	o := Options{Env: Env{Remote: s}}
 	if rec != nil {
-		o.RcloneConfig, o.CloudBwLimit = rec.RcloneConfig, rec.CloudBwLimit
+		o.RcloneConfig, o.RemoteBwLimit = rec.RcloneConfig, rec.CloudBwLimit
 	}
 	if err := o.settleRemote(); err != nil {
 		return nil, err

@@ -188,7 +188,7 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
 		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Ignore: o.Ignore, Started: start,
-		ThenParallel: o.ThenParallel, Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, RcloneConfig: o.RcloneConfig, CloudBwLimit: o.CloudBwLimit}
+		ThenParallel: o.ThenParallel, Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, RcloneConfig: o.RcloneConfig, CloudBwLimit: o.RemoteBwLimit}
 
 	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, append(append([]string(nil), o.Dests...), o.Then...))
 	if err != nil {
