@@ -351,6 +351,15 @@
 //	recheck   dit verify: every recorded copy read back again
 //	summary   the read model: a recorded job as the front ends say it
 //
+// The cascade (cascade.go) stays here: a second run is a card run of
+// this pipeline (a cardRun reading the first copy), started, waited for
+// and failed under the job's lock with the first run's state; a package
+// of its own would need the pipeline's card runs, which it would import.
+// Nor do the job's resume (resumejob.go: a Job rebuilt from the catalog)
+// and the mid-file resume (resume.go: one file's copy taken up again)
+// move: both are the pipeline's own state; what they trust of earlier
+// runs is package earlier's.
+//
 // A job (the package's API and its order of work):
 //
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
