@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,13 +19,15 @@ const module = "github.com/dit-org/dit/"
 const fyne = "fyne" + ".io"
 
 // An importRule says what the packages under from (module-relative path
-// prefixes, minus except) may not import: nothing under forbid, and, when
+// prefixes, minus except) may not import: nothing under forbid, nothing
+// of forbidExact (that package itself, not those below it), and, when
 // only is set, nothing of dit outside only. Paths of other modules are
 // matched whole (e.g. fyne.io). With prodOnly the rule holds for the
 // packages' own code, not their tests.
 type importRule struct {
 	from, except []string
 	forbid, only []string
+	forbidExact  []string
 	prodOnly     bool
 	why          string
 }
@@ -118,6 +121,16 @@ var layering = []importRule{
 		why:  "the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
 	},
 	{
+		// The pipeline (internal/offload itself) imports what it
+		// builds on: the destinations, what earlier runs and jobs left
+		// and what of it can be trusted (internal/offload/earlier), and
+		// dit verify (internal/offload/recheck), which reads back what
+		// a job recorded; none of them imports the pipeline.
+		from:        []string{"internal/offload/dest", "internal/offload/earlier", "internal/offload/recheck", "internal/offload/summary"},
+		forbidExact: []string{"internal/offload"},
+		why:         "the pipeline (internal/offload) imports its subpackages, never the reverse",
+	},
+	{
 		from:   []string{"internal/offload/dest"},
 		except: []string{"internal/offload/dest/remote"},
 		forbid: []string{"internal/cloud", "internal/offload/dest/remote"},
@@ -167,6 +180,7 @@ func violations(graph map[string][]string, rules []importRule) []string {
 				rel, ours := strings.CutPrefix(imp, module)
 				switch {
 				case underAny(rel, r.forbid):
+				case ours && slices.Contains(r.forbidExact, rel):
 				case ours && r.only != nil && !underAny(rel, r.only):
 				default:
 					continue
@@ -213,6 +227,8 @@ func TestLayeringCatches(t *testing.T) {
 		m("internal/offload/dest"):        {m("internal/cloud"), m("raid")},
 		m("internal/offload/summary"):     {m("internal/offload"), m("internal/catalog")},
 		m("internal/offload/x"):           {testMark + m("internal/offload/dest/remote")},
+		m("internal/offload/earlier"):     {m("internal/offload"), m("internal/offload/dest"), m("internal/offload/summary")},
+		m("internal/offload/recheck"):     {testMark + m("internal/offload"), m("internal/offload/earlier"), m("internal/offload/dest")},
 		m("internal/offload/dest/remote"): {m("internal/cloud"), m("internal/offload/dest")},
 		m("internal/assembly/x"):          {m("internal/offload/dest/remote")},
 		m("raid"):                         {m("cmd/dit")},
@@ -236,6 +252,9 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/offload imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
 		"internal/offload/dest imports internal/cloud: the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",
+		"internal/offload/earlier imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
+		"internal/offload/recheck imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
+		"internal/offload/summary imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
 		"internal/offload/summary imports internal/offload: the read model (internal/offload/summary) imports of dit only the catalog, verdict, units and internal/offload/dest",
 		"internal/proxies imports internal/assembly: the core does not import the composition layer (internal/assembly)",
 		"internal/proxies imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",

@@ -251,7 +251,7 @@ func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl
 				cp := &f.Copies[i]
 				b = append(append(b, "      -> "...), dp.copyPath(cp)...)
 				b = append(append(b, "  "...), cp.State...)
-				if by := offload.CloudVerifiedBy(cp.VerifyAlgos); by != cp.VerifyAlgos && cp.State == offload.StateVerified {
+				if by := offload.RemoteVerifiedBy(cp.VerifyAlgos); by != cp.VerifyAlgos && cp.State == offload.StateVerified {
 					b = append(append(b, " by "...), by...)
 				}
 				if cp.Error != "" {

@@ -38,7 +38,7 @@ type showProxy struct {
 
 func proxyShow(res *mountplace.Resolver, p catalog.Proxy, label string) showProxy {
 	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: proxies.SourcePath(res, p.Source), Dest: p.Dest,
-		TCStart: p.TCStart, Size: p.Size, Error: p.Error, VerifiedBy: offload.CloudVerifiedBy(p.VerifyAlgos)}
+		TCStart: p.TCStart, Size: p.Size, Error: p.Error, VerifiedBy: offload.RemoteVerifiedBy(p.VerifyAlgos)}
 	if p.Path != "" {
 		s.Path, _ = res.Path(p.Dest, p.Path) // in a dit array: below its mount point or mount place
 	}

@@ -40,7 +40,7 @@ func (o *OffloadOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&o.Dests, "dest", "d", nil, "destination `folder` (repeat for several); it must exist. rclone:REMOTE:PATH is a remote of your rclone configuration: beside a folder, each card is uploaded from its verified copy there (a second run); with only cloud destinations, each card is streamed from the card as it is read")
 	f.StringArrayVar(&o.Then, "then", nil, "cascade: second-run destination `folder` (repeat for several), filled from each card's verified first copy on the first -d once the card is free; or rclone:REMOTE:PATH (a cloud upload)")
 	f.IntVar(&o.ThenParallel, "then-parallel", 1, "cascade: how many cards the second run copies at once")
-	addCloudFlags(f, &o.RcloneConfig, &o.CloudBwLimit, true)
+	addCloudFlags(f, &o.RcloneConfig, &o.RemoteBwLimit, true)
 	f.StringVar(&o.Hashes, "hash", assembly.DefaultHashes, "hashes computed while reading: md5,sha1,xxh64,xxh3,xxh128,c4,blake3")
 	f.StringVar(&o.Verify, "verify", "dest", "read-back: dest (every copy), source+dest (also re-read the card), none")
 	addVerifyHashesFlag(f, &o.VerifyHashes, "", nil)

@@ -106,8 +106,8 @@ func resumeSettingDiffs(changed func(string) bool, o OffloadOptions, cat *catalo
 		differ("rclone-config", rec.RcloneConfig, o.RcloneConfig)
 	}
 	if changed("cloud-bwlimit") && rec.CloudBwLimit != 0 {
-		if v, err := offload.ParseCloudBwLimit(o.CloudBwLimit); err == nil && v != rec.CloudBwLimit {
-			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.CloudBwLimit)
+		if v, err := offload.ParseRemoteBwLimit(o.RemoteBwLimit); err == nil && v != rec.CloudBwLimit {
+			differ("cloud-bwlimit", bwLimitArg(rec.CloudBwLimit), o.RemoteBwLimit)
 		}
 	}
 	if changed("proxies") || changed("proxies-to") {
@@ -280,7 +280,7 @@ var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./{}-]+$`)
 // bwLimitArg is a recorded --cloud-bwlimit (bytes/s) in dit's rate
 // syntax, as it would be given: the largest decimal unit that writes it
 // exactly ("5MB/s", "2.5MB/s", "500kB/s"), else bytes ("2500001B/s").
-// offload.ParseCloudBwLimit reads it back to v.
+// offload.ParseRemoteBwLimit reads it back to v.
 func bwLimitArg(v int64) string {
 	for _, u := range []struct {
 		n    float64
@@ -290,7 +290,7 @@ func bwLimitArg(v int64) string {
 			continue
 		}
 		s := strconv.FormatFloat(float64(v)/u.n, 'f', -1, 64) + u.name
-		if back, err := offload.ParseCloudBwLimit(s); err == nil && back == v {
+		if back, err := offload.ParseRemoteBwLimit(s); err == nil && back == v {
 			return s
 		}
 	}

@@ -617,7 +617,7 @@ func checkPlanFlags(o PlanOptions, args []string) error {
 		}
 	}
 	for _, d := range append(append([]string(nil), o.Dests...), o.Then...) {
-		if assembly.IsCloudDest(d) {
+		if assembly.IsRemoteDest(d) {
 			continue
 		}
 		if err := checkFolderArg("destination", d, "give a mounted destination folder, or describe it in a --topology file"); err != nil {

@@ -98,12 +98,12 @@ func TestResumeCloudBwLimitEcho(t *testing.T) {
 	rec := &catalog.Job{ID: 9, Name: "Day01", Hashes: "xxh64", CloudBwLimit: 5_000_000}
 	o := OffloadOptions{Spec: assembly.Spec{Hashes: "xxh64", Verify: "dest", VerifyHashes: "fastest", OnConflict: "fail", Name: "Day01", ThenParallel: 1}}
 	for _, same := range []string{"5MB/s", "5M", "40Mbit/s", "5000kB/s"} {
-		o.CloudBwLimit = same
+		o.RemoteBwLimit = same
 		if diffs, err := resumeSettingDiffs(given, o, nil, rec); err != nil || len(diffs) != 0 {
 			t.Fatalf("%s: %q, %v", same, diffs, err)
 		}
 	}
-	o.CloudBwLimit = "6MB/s"
+	o.RemoteBwLimit = "6MB/s"
 	diffs, err := resumeSettingDiffs(given, o, nil, rec)
 	want := []string{"job 9 was started with --cloud-bwlimit 5MB/s, not --cloud-bwlimit 6MB/s: a resumed job keeps the settings it started with; resume without --cloud-bwlimit (or with --cloud-bwlimit 5MB/s)"}
 	if err != nil || !slices.Equal(diffs, want) {

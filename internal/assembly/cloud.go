@@ -25,7 +25,7 @@ import (
 // refused as it is written or stands is a UsageError (the CLI exits 2,
 // as for a destination folder that is not there); a remote that does
 // not answer is an error as it is. The GUI's add-cloud check
-// (CheckCloudDest) says the same words.
+// (CheckRemoteDest) says the same words.
 func (p *Prepared) checkClouds(ctx context.Context) error {
 	dests := append(append([]string(nil), p.Dests...), p.s.Then...)
 	var rec *catalog.Job
@@ -67,13 +67,13 @@ func (p *Prepared) checkClouds(ctx context.Context) error {
 	return nil
 }
 
-// CheckCloudDests refuses, as the engine will at the start
+// CheckRemoteDests refuses, as the engine will at the start
 // (offload.CheckRemoteDests, the same rule and words), what dit cannot do
 // with the cloud destinations among dests (first run) and then (second
 // run) with the verify mode: one not written rclone:REMOTE:PATH, one
 // beside second-run folders, one with no read-back. It reads nothing: a
 // front end calls it whenever the form changes.
-func CheckCloudDests(dests, then []string, verify offload.VerifyMode) error {
+func CheckRemoteDests(dests, then []string, verify offload.VerifyMode) error {
 	return offload.CheckRemoteDests(dests, then, verify)
 }
 
@@ -85,11 +85,11 @@ func DestRuns(dests, then []string) (first, second []string) {
 	return first, second
 }
 
-// CloudRoutes says where the copy of each cloud destination among dests
+// RemoteRoutes says where the copy of each cloud destination among dests
 // (first run, beside folders or alone) comes from, as the engine will
 // run it (offload.RemoteRuns): one line per destination, or none. Cloud
 // destinations in then are a cascade the front end describes as any.
-func CloudRoutes(dests, then []string) []string {
+func RemoteRoutes(dests, then []string) []string {
 	first, _, moved := offload.RemoteRuns(dests, then)
 	var out []string
 	for _, d := range moved {
@@ -105,10 +105,10 @@ func CloudRoutes(dests, then []string) []string {
 	return out
 }
 
-// CloudFree is the free space the storage of cloud destination d
+// RemoteFree is the free space the storage of cloud destination d
 // reports (rclone about with r; nil: rclone on PATH, the user's
 // configuration), in bytes; -1 when it reports none (S3).
-func CloudFree(ctx context.Context, r *cloud.Rclone, d string) (int64, error) {
+func RemoteFree(ctx context.Context, r *cloud.Rclone, d string) (int64, error) {
 	cd, err := cloud.Parse(d)
 	if err != nil {
 		return -1, err
@@ -129,9 +129,9 @@ type spaceAsker interface {
 	About(ctx context.Context, d cloud.Dest) (cloud.Space, error)
 }
 
-// CloudSpaceNote is the note of a remote whose storage reports no free
+// RemoteSpaceNote is the note of a remote whose storage reports no free
 // space (S3): the upload is not checked against it.
-func CloudSpaceNote(remote string) string {
+func RemoteSpaceNote(remote string) string {
 	return fmt.Sprintf("free space of %s: unknown (the storage does not report it)", remote)
 }
 
@@ -163,7 +163,7 @@ func checkCloudSpace(ctx context.Context, r spaceAsker, dests []string, need int
 			notes = append(notes, fmt.Sprintf("free space of %s: unknown (%v)", rm, aerr))
 			continue
 		case !sp.Known:
-			notes = append(notes, CloudSpaceNote(rm))
+			notes = append(notes, RemoteSpaceNote(rm))
 			continue
 		}
 		n := need * int64(count[rm])

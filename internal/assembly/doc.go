@@ -42,7 +42,7 @@
 //	                job has rclone check each cloud destination first
 //	                (cloud.Rclone.Check: a folder named and there, on S3
 //	                its bucket; the remote configured; not relative to
-//	                the working folder), in CheckCloudDest's words: a
+//	                the working folder), in CheckRemoteDest's words: a
 //	                refusal is a UsageError. A new job asks each
 //	                cloud destination's remote for its free space (rclone
 //	                about): one that reports less than the cards to
@@ -67,8 +67,8 @@
 // nothing.
 //
 // What the engine does with cloud destinations is asked before a job,
-// in its words: CheckCloudDests (what it refuses: the form's settings
-// as they change) and CloudRoutes (where each cloud copy comes from).
+// in its words: CheckRemoteDests (what it refuses: the form's settings
+// as they change) and RemoteRoutes (where each cloud copy comes from).
 //
 // The planning helpers (JobTopology, MachineCPU) are the ones the
 // scheduler of a job uses, so that what dit plan and dit-gui's plan

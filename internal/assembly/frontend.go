@@ -14,16 +14,16 @@ import (
 // and usable, which proxy presets there are, and a job's proxies in
 // words (dit job show's line, dit-gui's History).
 
-// IsCloudDest reports whether d is a cloud destination (rclone:REMOTE:PATH).
-func IsCloudDest(d string) bool { return cloud.IsDest(d) }
+// IsRemoteDest reports whether d is a remote destination (rclone:REMOTE:PATH).
+func IsRemoteDest(d string) bool { return cloud.IsDest(d) }
 
-// CheckCloudDest checks a cloud destination as a job would use it with
+// CheckRemoteDest checks a cloud destination as a job would use it with
 // r (nil: rclone on PATH, the user's configuration): written right and
 // naming a folder, rclone installed, the remote configured (else the
 // remotes there are named), the folder there (on S3 its bucket) and not
 // relative to the working folder (cloud.Rclone.Check). A job's start
 // checks the same, in the same words.
-func CheckCloudDest(ctx context.Context, r *cloud.Rclone, d string) error {
+func CheckRemoteDest(ctx context.Context, r *cloud.Rclone, d string) error {
 	if r == nil {
 		r = &cloud.Rclone{}
 	}

@@ -79,11 +79,11 @@ type SpecProxies struct {
 }
 
 // SpecRemote is how rclone reaches a Spec's cloud destinations:
-// RcloneConfig its configuration file ("": rclone's own), CloudBwLimit
+// RcloneConfig its configuration file ("": rclone's own), RemoteBwLimit
 // their upload limit, a rate such as 20MB/s.
 type SpecRemote struct {
-	RcloneConfig string `yaml:"rclone_config,omitempty" json:"rclone_config,omitempty"`
-	CloudBwLimit string `yaml:"cloud_bwlimit,omitempty" json:"cloud_bwlimit,omitempty"`
+	RcloneConfig  string `yaml:"rclone_config,omitempty" json:"rclone_config,omitempty"`
+	RemoteBwLimit string `yaml:"cloud_bwlimit,omitempty" json:"cloud_bwlimit,omitempty"`
 }
 
 // SpecFlags are a Spec's yes/no settings.
@@ -261,7 +261,7 @@ func (s Spec) engineRules(out *Settings, name Namer, bad func(key, format string
 		// The hashes named as the front end names them (seal says --hash).
 		return bad("mhl", "%s (or none)", strings.ReplaceAll(hashErr.Error(), "--hash", name("hashes")))
 	}
-	if err := CheckCloudDests(s.Dests, s.Then, out.Verify); err != nil {
+	if err := CheckRemoteDests(s.Dests, s.Then, out.Verify); err != nil {
 		// The engine's words, after the name of the field at fault (a
 		// RemoteRefusal still, for errors.As).
 		key := "destinations"
@@ -275,12 +275,12 @@ func (s Spec) engineRules(out *Settings, name Namer, bad func(key, format string
 		}
 		return usage(fmt.Errorf("%s: %w", name(key), err))
 	}
-	if s.CloudBwLimit != "" {
-		if _, err := offload.ParseCloudBwLimit(s.CloudBwLimit); err != nil {
-			return bad("cloud_bwlimit", "%q: give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s), 20M, 500kB/s or 160Mbit/s", s.CloudBwLimit)
+	if s.RemoteBwLimit != "" {
+		if _, err := offload.ParseRemoteBwLimit(s.RemoteBwLimit); err != nil {
+			return bad("cloud_bwlimit", "%q: give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s), 20M, 500kB/s or 160Mbit/s", s.RemoteBwLimit)
 		}
 	}
-	out.Rclone = &cloud.Rclone{Config: s.RcloneConfig, BwLimit: s.CloudBwLimit}
+	out.Rclone = &cloud.Rclone{Config: s.RcloneConfig, BwLimit: s.RemoteBwLimit}
 	return nil
 }
 

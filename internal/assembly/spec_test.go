@@ -41,11 +41,11 @@ func TestSpecDefaults(t *testing.T) {
 // the catalog are left at their defaults, and so never checked against
 // each other (a blake3 job without hash lists resumed without --mhl).
 func TestSpecForResume(t *testing.T) {
-	s := Spec{Dests: []string{"/d1"}, Hashes: "blake3", Layout: "{card}", DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true, IncludeHidden: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{CloudBwLimit: "5MB/s"}}
+	s := Spec{Dests: []string{"/d1"}, Hashes: "blake3", Layout: "{card}", DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true, IncludeHidden: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{RemoteBwLimit: "5MB/s"}}
 	_, err := s.Settings(FlagNames, nil)
 	require.ErrorContains(t, err, "--mhl: ASC MHL needs one of")
 	r := s.ForResume()
-	require.Equal(t, Spec{DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{CloudBwLimit: "5MB/s"}}, r)
+	require.Equal(t, Spec{DriveHealth: "off", SpecFlags: SpecFlags{AllowDegraded: true}, Creator: Creator{Author: "Ana"}, SpecPace: SpecPace{Throttle: "20MB/s", BlockSize: "1MiB"}, SpecRemote: SpecRemote{RemoteBwLimit: "5MB/s"}}, r)
 	got, err := r.Settings(FlagNames, nil)
 	require.NoError(t, err)
 	require.Equal(t, 20e6, got.Throttle)
@@ -76,7 +76,7 @@ func TestSpecRefusesNamingTheField(t *testing.T) {
 		{Spec{IgnoreFile: "/nonexistent/ignore.txt"}, "--ignore-file"},
 		{Spec{SpecPace: SpecPace{Limits: []string{"fast"}}}, "--limit"},
 		{Spec{SpecPace: SpecPace{Limits: []string{"/d1=0MB/s"}}}, "--limit"},
-		{Spec{SpecRemote: SpecRemote{CloudBwLimit: "20MB/x"}}, "--cloud-bwlimit"},
+		{Spec{SpecRemote: SpecRemote{RemoteBwLimit: "20MB/x"}}, "--cloud-bwlimit"},
 		{Spec{SpecProxies: SpecProxies{Proxies: "mpeg2"}}, "--proxies"},
 		{Spec{ThenParallel: -1}, "--then-parallel"},
 		{Spec{SpecProxies: SpecProxies{ProxyWorkers: -2}}, "--proxy-workers"},
@@ -152,7 +152,7 @@ comment: day one
 `
 	var fromFile Spec
 	require.NoError(t, yaml.Unmarshal([]byte(doc), &fromFile))
-	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2, Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both", Ignore: []string{"CACHE/"}, IgnoreFile: ign, DriveHealth: "refuse", SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true}, Creator: Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}, SpecPace: SpecPace{Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0", Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}}, SpecRemote: SpecRemote{RcloneConfig: "/etc/dit/rclone.conf", CloudBwLimit: "20MB/s"}, SpecProxies: SpecProxies{Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2}}
+	byHand := Spec{Name: "Day 01", Dests: []string{"/mnt/raid", "/mnt/shuttle"}, Then: []string{"/mnt/nas"}, ThenParallel: 2, Hashes: "md5,xxh128", Verify: "source+dest", VerifyHashes: "all", Layout: "{date}/{card}", OnConflict: "rename", MHL: "both", Ignore: []string{"CACHE/"}, IgnoreFile: ign, DriveHealth: "refuse", SpecFlags: SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true}, Creator: Creator{Author: "Ana Lúcia 🎬", Role: "DIT", Location: "Stage 4", Comment: "day one"}, SpecPace: SpecPace{Throttle: "200MB/s", BlockSize: "1MiB", Checkpoint: "0", Limits: []string{"1.5GB/s", "/mnt/shuttle=800MB/s"}}, SpecRemote: SpecRemote{RcloneConfig: "/etc/dit/rclone.conf", RemoteBwLimit: "20MB/s"}, SpecProxies: SpecProxies{Proxies: "h264,burnin", ProxiesTo: []string{"/mnt/shuttle"}, ProxyWorkers: 2}}
 	require.Equal(t, byHand, fromFile)
 	a, err := fromFile.Settings(PresetNames("day.yaml"), []string{"/A001"})
 	require.NoError(t, err)

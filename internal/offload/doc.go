@@ -94,7 +94,7 @@
 // generation and a new one (process transfer) for the second hop. The
 // seal rewrites the copied chain file (ascmhl/ascmhl_chain.xml) by design:
 // a copy that is the source's chain followed only by generations this job
-// wrote for this card there is dit's own (sealedchain.go), so a resume
+// wrote for this card there is dit's own (earlier.SealedChain), so a resume
 // takes it as done and writes nothing, and the second run does not hold
 // the first copy's chain, extended by the first run's seal, against the
 // card; any other chain at that name is a conflict, as any file. At most
@@ -135,7 +135,7 @@
 // job with one hashes MD5 too. The remote kind's settings (the rclone)
 // are Env.Remote, a dest.Settings this package does not look into (it
 // imports no internal/cloud: arch_test.go) but for their configuration
-// file and upload limit, which are JobSpec (RcloneConfig, CloudBwLimit:
+// file and upload limit, which are JobSpec (RcloneConfig, RemoteBwLimit:
 // recorded, restored on resume; settleRemote), and a resume checks every remote destination (checkStores, in
 // the remote kind's words) before the job is touched. A single-part ETag
 // other than the card's MD5 fails the object without a download; the
@@ -156,19 +156,19 @@
 // the footage; the card is "sealing", not safe to format, until it is.
 // The history's manifests go up with the footage; the card's chain file
 // does not: its one object is the new history's chain (copy row
-// verify_algos CloudByHistory). A resumed seal builds the same bytes (the
+// verify_algos RemoteByHistory). A resumed seal builds the same bytes (the
 // seal time and the copies' verification times are kept): what the remote
 // holds of it is verified, not sent again, and an object there that
 // differs fails the seal, naming it, and stays, before anything of the
 // history is sent; an earlier job's history of the card there that reads
 // back whole and records every verified file with the card's hashes is
-// kept instead, with a warning (storeearlier.go), and this job's own,
+// kept instead, with a warning (earlier.RemoteHistory), and this job's own,
 // written in an earlier run, without one. A resume with more to write
 // for a card whose history this job wrote there (a file added since) is
 // refused so, saying to offload it again to another folder
 // (HistoryWritten).
 // A resume sends nothing the remote holds verified. Recheck checks cloud
-// copies the same way (recheckstore.go; with All, by read-back, except an
+// copies the same way (internal/offload/recheck, store.go; with All, by read-back, except an
 // object whose ETag already differs), counting those checked by a listing
 // apart from bytes read back (RecheckProgress.Checked), and reads back the
 // ASC MHL history dit wrote for each card sealed in the cloud: its chain,
@@ -340,8 +340,27 @@
 //
 // # Files
 //
-// Subpackages: dest (the destination kinds and the Store interface; dest/
-// remote, the remote kind), summary (the read model). A job (the package's API and its order of work):
+// Subpackages (none imports the pipeline: arch_test.go):
+//
+//	dest      the destination kinds and the Store interface; what the
+//	          pipeline and the later checks share (MountArrays, HashFile,
+//	          UsageError); dest/remote, the remote kind (rclone, S3)
+//	earlier   what earlier jobs and runs left and what of it is trusted:
+//	          FindPrior, a resume's Vouch, the chain dit's seal rewrote,
+//	          an earlier job's history in a remote folder
+//	recheck   dit verify: every recorded copy read back again
+//	summary   the read model: a recorded job as the front ends say it
+//
+// The cascade (cascade.go) stays here: a second run is a card run of
+// this pipeline (a cardRun reading the first copy), started, waited for
+// and failed under the job's lock with the first run's state; a package
+// of its own would need the pipeline's card runs, which it would import.
+// Nor do the job's resume (resumejob.go: a Job rebuilt from the catalog)
+// and the mid-file resume (resume.go: one file's copy taken up again)
+// move: both are the pipeline's own state; what they trust of earlier
+// runs is package earlier's.
+//
+// A job (the package's API and its order of work):
 //
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
@@ -349,10 +368,10 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go,
-//	storeearlier.go, recheckstore.go: remote destinations (dest.Store)
-//	prior.go       FindPrior: cards offloaded before, and their copies still whole
-//	recheck.go     Recheck (dit verify): every recorded copy read back again
+//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go:
+//	remote destinations (dest.Store)
+//	earlier.go     FindPrior, Prior, ScanCard (package earlier) under offload's names
+//	recheck.go     Recheck, RecheckWith (package recheck) under offload's names
 //	readmodel.go   the read model (package summary: Summary, the job model's
 //	               figures, activity and rates, advice) under offload's names
 //	events.go      events and progress; hooks.go: Limiter, the Seal hook
@@ -371,8 +390,10 @@
 //	verify.go      the verifiers: every copy read back from its medium
 //	finishcard.go  the card's end: folder times, its verdict, the seal
 //	ahead.go       the read-ahead: files in flight, each file's own hashers
-//	aside.go, sealedchain.go, lock.go, pool.go, paths.go, arraypath.go
+//	sealedchain.go, vouch.go, storeearlier.go: earlier's rules (package
+//	earlier) on this run
+//	aside.go, lock.go, pool.go, paths.go, arraypath.go
 //	(dest.DisplayPath under offload's names),
-//	space_array.go: copies moved aside, the sealed chain, destination locks,
+//	space_array.go: copies moved aside, destination locks,
 //	the buffer pool, paths, dit arrays
 package offload

@@ -48,7 +48,7 @@ func TestJobSpecSurvivesResume(t *testing.T) {
 		"Proxies":       "dnxhr-lb,burnin",
 		"ProxiesTo":     []string{canon(e.dest("d1")), canon(e.dest("shuttle"))},
 		"RcloneConfig":  filepath.Join(e.dir, "rclone.conf"),
-		"CloudBwLimit":  int64(4_000_000),
+		"RemoteBwLimit": int64(4_000_000),
 	}
 	var spec JobSpec
 	sv := reflect.ValueOf(&spec).Elem()

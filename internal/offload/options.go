@@ -2,7 +2,6 @@ package offload
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload/dest"
-	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
 
@@ -126,13 +124,13 @@ type JobSpec struct {
 	ProxiesTo []string
 	// RcloneConfig is the rclone configuration file the cloud
 	// destinations are reached with (absolute; "" rclone's own choice)
-	// and CloudBwLimit their upload limit in bytes/s (0 none), so that a
+	// and RemoteBwLimit their upload limit in bytes/s (0 none), so that a
 	// resumed job (and dit verify JOB) reaches its remotes as it
 	// started. A front end gives them here or in Env.Remote (its
-	// Recorded: the limit in dit's rate syntax, ParseCloudBwLimit); New
+	// Recorded: the limit in dit's rate syntax, ParseRemoteBwLimit); New
 	// records them.
-	RcloneConfig string
-	CloudBwLimit int64
+	RcloneConfig  string
+	RemoteBwLimit int64
 }
 
 // Env is what one run of a job is given and the catalog does not keep: a
@@ -201,7 +199,7 @@ type Env struct {
 	// kind's defaults, rclone on PATH with the user's own configuration.
 	// A job with one hashes MD5 too. Their configuration file and limit
 	// (Recorded: dit's rate syntax, decimal: "20MB/s") are taken into
-	// JobSpec's RcloneConfig and CloudBwLimit where those are not set;
+	// JobSpec's RcloneConfig and RemoteBwLimit where those are not set;
 	// the job runs with JobSpec's (dest.Settle).
 	Remote dest.Settings
 }
@@ -279,7 +277,7 @@ func (o *Options) defaults() {
 	}
 }
 
-// settleRemote makes JobSpec's RcloneConfig and CloudBwLimit the job's,
+// settleRemote makes JobSpec's RcloneConfig and RemoteBwLimit the job's,
 // taking the front end's (Env.Remote's Recorded) where they are not
 // set, and gives Env.Remote them (dest.Settle). An invalid limit is a
 // usage error naming it.
@@ -295,14 +293,14 @@ func (o *Options) settleRemote() error {
 		}
 		o.RcloneConfig = abs
 	}
-	if o.CloudBwLimit == 0 && bwLimit != "" {
-		v, err := ParseCloudBwLimit(bwLimit)
+	if o.RemoteBwLimit == 0 && bwLimit != "" {
+		v, err := ParseRemoteBwLimit(bwLimit)
 		if err != nil {
 			return err
 		}
-		o.CloudBwLimit = v
+		o.RemoteBwLimit = v
 	}
-	o.Remote = dest.Settle(o.Remote, o.RcloneConfig, o.CloudBwLimit)
+	o.Remote = dest.Settle(o.Remote, o.RcloneConfig, o.RemoteBwLimit)
 	return nil
 }
 
@@ -314,7 +312,7 @@ func (o *Options) settleRemote() error {
 func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
 	o := Options{Env: Env{Remote: s}}
 	if rec != nil {
-		o.RcloneConfig, o.CloudBwLimit = rec.RcloneConfig, rec.CloudBwLimit
+		o.RcloneConfig, o.RemoteBwLimit = rec.RcloneConfig, rec.CloudBwLimit
 	}
 	if err := o.settleRemote(); err != nil {
 		return nil, err
@@ -322,18 +320,10 @@ func RemoteSettings(s dest.Settings, rec *catalog.Job) (dest.Settings, error) {
 	return o.Remote, nil
 }
 
-// ParseCloudBwLimit reads a --cloud-bwlimit: a rate in dit's syntax (as
-// --throttle, --limit, --upload-rate; decimal units: 20MB/s or 20M is
-// 20 000 000 bytes/s, 160Mbit/s the same; a plain number is bytes/s),
-// returned in whole bytes/s. Anything else is a usage error naming the
-// value and the syntax.
-func ParseCloudBwLimit(s string) (int64, error) {
-	v, err := units.ParseRate(s)
-	if err != nil || v < 1 || v > 1<<53 {
-		return 0, usageErrorf("invalid --cloud-bwlimit %q: give a rate in bytes/s, decimal units, e.g. 20MB/s (20 000 000 bytes/s), 20M, 500kB/s or 160Mbit/s", s)
-	}
-	return int64(v), nil
-}
+// ParseRemoteBwLimit reads a --cloud-bwlimit: a rate in dit's syntax,
+// returned in whole bytes/s (dest.ParseBwLimit); anything else is a
+// usage error naming the value and the syntax.
+func ParseRemoteBwLimit(s string) (int64, error) { return dest.ParseBwLimit(s) }
 
 // DefaultMHL is the hash lists of a job that names none (dit offload's
 // --mhl default).
@@ -356,12 +346,9 @@ func ResumeMHL(rec *catalog.Job, requested string) (string, error) {
 	return stored, nil
 }
 
-// verifyAlgos is what read-back recomputes.
+// verifyAlgos is what read-back recomputes (dest.VerifyAlgos).
 func verifyAlgos(hashes []hashing.Algo, all bool) []hashing.Algo {
-	if all {
-		return hashes
-	}
-	return []hashing.Algo{hashing.Fastest(hashes)}
+	return dest.VerifyAlgos(hashes, all)
 }
 
 // ExpandLayout fills a --layout template (dest.ExpandLayout); a bad one
@@ -374,9 +361,8 @@ func ExpandLayout(tmpl, job, card string, start time.Time) (string, error) {
 	return out, nil
 }
 
-// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage).
-type UsageError struct{ msg string }
+// UsageError is bad input (dit exits 2 on it: cmd/dit ExitUsage;
+// dest.UsageError).
+type UsageError = dest.UsageError
 
-func (e *UsageError) Error() string { return e.msg }
-
-func usageErrorf(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+func usageErrorf(format string, a ...any) error { return dest.Usagef(format, a...) }

@@ -140,39 +140,9 @@ func (j *Job) mountArrays() error {
 
 // MountArrays opens every destination root that is a blade of a dit array
 // and returns an FS that routes paths below those roots to the arrays (and
-// the rest to base). The caller closes the arrays.
+// the rest to base) (dest.MountArrays). The caller closes the arrays.
 func MountArrays(base fsys.FS, roots []string, o raid.OpenOptions) (fsys.FS, []*raid.Array, error) {
-	mux := fsys.NewMux(base)
-	seen := map[string]string{}
-	var arrays []*raid.Array
-	closeAll := func() {
-		for _, a := range arrays {
-			a.Close()
-		}
-	}
-	for _, root := range roots {
-		if !raid.IsBlade(root) {
-			continue
-		}
-		a, err := raid.Open([]string{root}, o)
-		if err != nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("destination %s is a blade of a dit array, which cannot be opened: %w", root, err)
-		}
-		sb := a.Superblock()
-		if other, dup := seen[sb.ArrayUUID]; dup {
-			a.Close()
-			closeAll()
-			return nil, nil, usageErrorf("destinations %s and %s are blades of the same array: name one blade per array", other, root)
-		}
-		seen[sb.ArrayUUID] = root
-		arrays = append(arrays, a)
-		mux.Mount(root, fsys.NewArrayFS(a, root))
-	}
-	if len(arrays) == 0 {
-		return base, nil, nil
-	}
-	return mux, arrays, nil
+	return dest.MountArrays(base, roots, o)
 }
 
 func resolve(p string) (string, error) {
@@ -218,7 +188,7 @@ func New(ctx context.Context, o Options) (*Job, error) {
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),
 		Layout: o.Layout, OnConflict: string(o.OnConflict), IncludeHidden: o.IncludeHidden, MHL: o.MHL, Ignore: o.Ignore, Started: start,
-		ThenParallel: o.ThenParallel, Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, RcloneConfig: o.RcloneConfig, CloudBwLimit: o.CloudBwLimit}
+		ThenParallel: o.ThenParallel, Proxies: o.Proxies, ProxiesTo: o.ProxiesTo, RcloneConfig: o.RcloneConfig, CloudBwLimit: o.RemoteBwLimit}
 
 	cardPaths, destPaths, err := checkPaths(o.FS, o.Cards, append(append([]string(nil), o.Dests...), o.Then...))
 	if err != nil {

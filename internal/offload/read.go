@@ -14,6 +14,7 @@ import (
 
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -372,7 +373,7 @@ func (c *cardRun) probeRead(ctx context.Context, src string, size int64) (hashin
 	if lim := j.opts.Limiter; lim != nil {
 		wait = func(n int) error { return lim.WaitVerify(ctx, c.rec.Seq, -1, n) }
 	}
-	sums, n, err := hashFile(ctx, j.opts.FS, src, size, bufs, mh, wait, func(int) {})
+	sums, n, err := dest.HashFile(ctx, j.opts.FS, src, size, bufs, mh, wait, func(int) {})
 	if err == nil && n != size {
 		err = fmt.Errorf("%d bytes read, %d expected: is the card still being written?", n, size)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/dest"
 )
 
 // Mid-file resume, the destination side: a kept temp's prefix is read
@@ -165,7 +166,7 @@ func (c *cardRun) readBack(ctx context.Context, v vtask, bufs [][]byte, mh *hash
 			from = p.at
 		}
 	}
-	sums, n, err := hashOpen(ctx, f, from, v.task.size, bufs, mh, wait, progress)
+	sums, n, err := dest.HashOpen(ctx, f, from, v.task.size, bufs, mh, wait, progress)
 	return sums, n, ident(), err
 }
 

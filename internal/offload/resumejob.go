@@ -147,7 +147,7 @@ func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
 	s := JobSpec{Name: rec.Name, Hashes: algos, Verify: VerifyMode(rec.VerifyMode), VerifyAll: rec.VerifyHashes == "all",
 		Layout: rec.Layout, OnConflict: Conflict(rec.OnConflict), IncludeHidden: rec.IncludeHidden, Ignore: rec.Ignore,
 		ThenParallel: rec.ThenParallel, MHL: rec.MHL, Proxies: rec.Proxies, ProxiesTo: rec.ProxiesTo,
-		RcloneConfig: rec.RcloneConfig, CloudBwLimit: rec.CloudBwLimit}
+		RcloneConfig: rec.RcloneConfig, RemoteBwLimit: rec.CloudBwLimit}
 	cards, err := cat.Cards(rec.ID)
 	if err != nil {
 		return JobSpec{}, err

@@ -2,99 +2,45 @@ package offload
 
 import (
 	"path/filepath"
-	"strings"
 
-	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/offload/earlier"
 )
 
-// The card's ASC MHL history (an earlier hop's, or for a cascade's second
-// run the first copy's) is copied like any file, and then the seal appends
-// this job's generation to the copy: it writes a new manifest and rewrites
-// the copy's chain file (ascmhl/ascmhl_chain.xml). From then on the chain
-// file on the destination differs from the card's by design. A resume (or
-// a second run redone after a kill) must take that chain for what it is,
-// the card's chain extended by dit's own seal, not for someone else's file
-// at the copy's name (which dit never overwrites).
+// The seal rewrites the copy's chain file by design: a resume takes a
+// chain there that is the card's extended by this job's own seal for what
+// it is (earlier.SealedChain), and a cascade's second run does not hold
+// the first copy's chain against the card (earlier.FirstRunSealed).
 
 // chainRel is the card's top-level ASC MHL chain file, the one the seal
-// rewrites (a nested history is copied, never extended).
-var chainRel = ascmhl.HistoryDir + "/" + ascmhl.ChainFile
+// rewrites (earlier.ChainRel).
+var chainRel = earlier.ChainRel
 
 // sealedChain reports whether fp is the card's top-level ASC MHL chain
 // file and the file at its copy's place dp on destination di is that chain
 // extended only by generations this job's seal wrote for this card in
-// this folder: every generation of the card's history, in order, with its
-// name and c4, then one or more generations by dit whose comment starts
-// with this job's and card's (SealComment), and the history there reads
-// whole (every manifest present and matching the chain). Anything else
-// (another tool's generation, a chain that does not start with the card's,
-// a damaged history) is not dit's own: compared like any file.
+// this folder (earlier.SealedChain).
 func (c *cardRun) sealedChain(di int, fp *filePlan, dp destPlan) bool {
 	if fp.ent.Rel != chainRel || dp.rel != relJoin(c.out, chainRel) {
 		return false
 	}
-	src, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: c.j.opts.FS, Dir: c.scan.Root})
-	if err != nil || len(src.Problems) > 0 {
-		return false
-	}
 	dir := filepath.Join(c.dests[di].root, filepath.FromSlash(c.out))
-	dst, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: c.j.opts.FS, Dir: dir})
-	if err != nil || len(dst.Problems) > 0 || len(dst.Generations) <= len(src.Generations) {
-		return false
-	}
-	for i, g := range src.Generations {
-		h := dst.Generations[i]
-		if h.Seq != g.Seq || h.File != g.File || h.C4 != g.C4 {
-			return false
-		}
-	}
 	own := SealComment(c.j.rec.ID, c.j.rec.Name, c.rec.Label, c.scan.Root, dir)
-	for _, g := range dst.Generations[len(src.Generations):] {
-		m := g.Manifest
-		if m == nil || m.Tool != "dit" || !strings.HasPrefix(m.Comment, own) {
-			return false
-		}
-	}
-	return true
+	return earlier.SealedChain(c.j.opts.FS, c.scan.Root, dir, own)
 }
 
 // firstRunSealed reports, for a cascade's second run, whether the first
-// copy's top-level chain file (which differs from the card's: the first
-// run's seal appended its generation to it) is the card's chain extended
-// only by the first run's own seal: the history there reads whole (each
-// manifest matches the c4 the chain gives it), it ends with one or more
-// generations dit wrote for this job and card in the first copy's folder
-// (SealComment), and every generation before them is a manifest the card
-// carried (one of the card's files, each compared with the card's hashes
-// as it is read). The chain file itself then cannot equal the card's, and
-// is not held against it. Computed once.
+// copy's top-level chain file is the card's chain extended only by the
+// first run's own seal (earlier.FirstRunSealed). Computed once.
 func (c *cardRun) firstRunSealed() bool {
 	c.firstSealedOnce.Do(func() {
 		if c.from == nil || len(c.from.dests) == 0 {
 			return
 		}
-		h, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: c.j.opts.FS, Dir: c.scan.Root})
-		if err != nil || len(h.Problems) > 0 {
-			return
-		}
 		own := SealComment(c.j.rec.ID, c.j.rec.Name, c.from.rec.Label, c.from.scan.Root, c.from.firstCopy())
-		isOwn := func(g ascmhl.Generation) bool {
-			return g.Manifest != nil && g.Manifest.Tool == "dit" && strings.HasPrefix(g.Manifest.Comment, own)
-		}
-		n := len(h.Generations)
-		i := n
-		for i > 0 && isOwn(h.Generations[i-1]) {
-			i--
-		}
-		if i == n || i == 0 {
-			return
-		}
-		for _, g := range h.Generations[:i] {
-			if _, ok := c.expect[ascmhl.HistoryDir+"/"+g.File]; !ok || isOwn(g) {
-				return
-			}
-		}
-		c.firstSealed = true
+		c.firstSealed = earlier.FirstRunSealed(c.j.opts.FS, c.scan.Root, own, func(rel string) bool {
+			_, ok := c.expect[rel]
+			return ok
+		})
 	})
 	return c.firstSealed
 }

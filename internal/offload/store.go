@@ -24,14 +24,14 @@ import (
 // A remote copy is verified when the storage's own MD5 of the stored
 // object ([dest.Object.StorageMD5]) equals the MD5 of the card's read,
 // or else when the object read back from the remote hashes as the card
-// did. The copy row's verify_algos says which: CloudByServer or
-// CloudByReadBack, with the algorithms compared.
+// did. The copy row's verify_algos says which: RemoteByStorage or
+// RemoteByReadBack, with the algorithms compared.
 
 // Verification methods of a remote copy, as the catalog's verify_algos
 // holds them (followed by the algorithms compared: "s3-etag:md5").
 const (
-	CloudByServer   = dest.ByStorage
-	CloudByReadBack = dest.ByReadBack
+	RemoteByStorage  = dest.ByStorage
+	RemoteByReadBack = dest.ByReadBack
 )
 
 // isStore reports whether d is a remote destination (a [dest.Store]).
@@ -102,21 +102,9 @@ func storeMethod(method string, algos []hashing.Algo) string {
 	return method + hashing.Names(algos)
 }
 
-// CloudVerifiedBy says in words how a copy was verified, from its
-// verify_algos: "the storage's MD5 (S3 ETag)", "read back from the
-// cloud: xxh64", or the algorithms of a local read-back.
-func CloudVerifiedBy(verifyAlgos string) string {
-	switch {
-	case strings.HasPrefix(verifyAlgos, CloudByHistory):
-		return CloudVerifiedBy(strings.TrimPrefix(verifyAlgos, CloudByHistory)) + ", as the chain of the card's ASC MHL history extended by dit"
-
-	case strings.HasPrefix(verifyAlgos, CloudByServer):
-		return "the storage's own " + strings.TrimPrefix(verifyAlgos, CloudByServer) + " (S3 ETag)"
-	case strings.HasPrefix(verifyAlgos, CloudByReadBack):
-		return "read back from the cloud: " + strings.TrimPrefix(verifyAlgos, CloudByReadBack)
-	}
-	return verifyAlgos
-}
+// RemoteVerifiedBy says in words how a copy was verified, from its
+// verify_algos (dest.VerifiedBy).
+func RemoteVerifiedBy(verifyAlgos string) string { return dest.VerifiedBy(verifyAlgos) }
 
 // storePath is a copy's place on a remote destination, for messages.
 func storePath(d *destination, rel string) string {

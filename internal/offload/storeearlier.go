@@ -2,141 +2,34 @@ package offload
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
+	"iter"
 
 	"github.com/dit-org/dit/internal/format/ascmhl"
-	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/earlier"
 )
 
-// A card offloaded again to a cloud folder that holds its history from an
-// earlier job: dit cannot add this job's generation (the chain object is
-// never replaced), but the history there may already say all this job
-// would. It is read back whole (every object of the folder's top-level
-// ascmhl folder, read back) and kept as the card's history when it reads
-// whole (each manifest's C4 as the chain gives it) and records every file
-// whose cloud copy this job verified, with the card's hashes in every
-// format both have (one at least), none of them last recorded as failed.
-// Nothing is sent; the seal ends with a warning that says so. Anything
-// else (another tool's file at the chain's name, a damaged history, a
-// file it lacks or records otherwise) is refused as before.
-
-// maxHistoryObject bounds an ascmhl object read back from the remote.
-const maxHistoryObject = 256 << 20
-
-// earlierHistory checks the history in the card's folder on cloud
-// destination di against the card's verified files (as the catalog has
-// them); it returns how its chain was checked (verify_algos), or why it
-// is not the card's, and whether one of its generations is this job's
-// own for the card there (its comment starts with own, the seal's
-// SealInfo.OwnComment): a history this job wrote in an earlier run, once
-// every file was verified, to which a resume has more to add.
+// earlierHistory checks the history an earlier job left in the card's
+// folder on remote destination di against the card's files as this job
+// recorded them (earlier.RemoteHistory): how its chain was checked, or
+// why it is not the card's, and whether it holds a generation of this
+// job's own for the card there (own).
 func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, own string) (how string, ours bool, err error) {
-	how, h, err := c.readHistoryThere(ctx, di)
-	if h != nil {
-		for _, g := range h.Generations {
-			ours = ours || g.Manifest != nil && strings.HasPrefix(g.Manifest.Comment, own)
-		}
-	}
-	if err != nil {
-		return "", ours, err
-	}
-	if bad := notRecorded(h.Records(), files); len(bad) > 0 {
-		return "", ours, fmt.Errorf("it does not record this card's files with the card's hashes: %s", strings.Join(bad, ", "))
-	}
-	return how, ours, nil
-}
-
-// readHistoryThere reads back the history in the card's folder on cloud
-// destination di and loads it (nil: it could not be loaded); an error
-// says why it is not whole.
-func (c *cardRun) readHistoryThere(ctx context.Context, di int) (string, *ascmhl.History, error) {
-	st := c.stores[di]
-	held, err := st.List(ctx, c.out)
-	if err != nil {
-		return "", nil, err
-	}
-	tmp, err := st.Stage("dit-history-there-")
-	if err != nil {
-		return "", nil, err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Mkdir(filepath.Join(tmp, ascmhl.HistoryDir), 0o755); err != nil {
-		return "", nil, err
-	}
-	for rel, o := range held {
-		name, ok := strings.CutPrefix(rel, ascmhlPrefix)
-		if !ok || strings.Contains(name, "/") || !ascmhl.ValidName(name) {
-			continue
-		}
-		if o.Size > maxHistoryObject {
-			return "", nil, fmt.Errorf("%s is %d bytes, not a history file dit reads back", rel, o.Size)
-		}
-		rc, err := st.Open(ctx, relJoin(c.out, rel), o.Size)
-		if err != nil {
-			return "", nil, err
-		}
-		data, err := io.ReadAll(io.LimitReader(rc, o.Size+1))
-		if cerr := rc.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && int64(len(data)) != o.Size {
-			err = fmt.Errorf("read %d bytes of %d", len(data), o.Size)
-		}
-		if err != nil {
-			return "", nil, fmt.Errorf("reading back %s: %w", rel, err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, ascmhl.HistoryDir, name), data, 0o644); err != nil {
-			return "", nil, err
-		}
-	}
-	hs, err := ascmhl.OpenOSStore(tmp)
-	if err != nil {
-		return "", nil, err
-	}
-	defer hs.Close()
-	h, err := ascmhl.LoadHistory(hs)
-	if err != nil {
-		return "", nil, err
-	}
-	if len(h.Problems) > 0 {
-		return "", h, fmt.Errorf("it does not read whole: %s", strings.Join(h.Problems, ", "))
-	}
-	return storeMethod(CloudByReadBack, []hashing.Algo{hashing.C4}), h, nil
+	return earlier.RemoteHistory(ctx, c.stores[di], c.out, recordedOf(files), own)
 }
 
 // notRecorded lists (at most 5, then a count) the verified files the
-// records lack or record otherwise.
+// records lack or record otherwise (earlier.NotRecorded).
 func notRecorded(recs map[string]*ascmhl.Record, files []SealFile) []string {
-	var bad []string
-	n := 0
-	for _, f := range files {
-		if f.State != StateVerified || strings.HasPrefix(f.Rel, ascmhlPrefix) {
-			continue
-		}
-		rec := recs[f.Rel]
-		ok := rec != nil && !rec.LastFailed && (rec.Size < 0 || rec.Size == f.Size)
-		common := 0
-		if ok {
-			for a, v := range rec.Values {
-				if w := f.Sums.Get(a); w != "" {
-					common++
-					ok = ok && strings.EqualFold(w, v)
-				}
+	return earlier.NotRecorded(recs, recordedOf(files))
+}
+
+// recordedOf is what earlier reads of the files a seal is given.
+func recordedOf(files []SealFile) iter.Seq[earlier.Recorded] {
+	return func(yield func(earlier.Recorded) bool) {
+		for _, f := range files {
+			if !yield(earlier.Recorded{Rel: f.Rel, Size: f.Size, Sums: f.Sums, State: f.State}) {
+				return
 			}
 		}
-		if ok && common > 0 {
-			continue
-		}
-		if n++; n <= 5 {
-			bad = append(bad, ascmhl.DisplayName(f.Rel))
-		}
 	}
-	if n > 5 {
-		bad = append(bad, fmt.Sprintf("and %d more", n-5))
-	}
-	return bad
 }

@@ -3,12 +3,13 @@ package offload
 import (
 	"context"
 	"fmt"
-	"github.com/dit-org/dit/internal/verdict"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dit-org/dit/internal/verdict"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
@@ -112,7 +113,7 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 		} else {
 			mh := hashing.NewMulti(j.algos, 2)
 			c.current.Store(fp.ent.Rel)
-			sums, n, err := hashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
 			mh.Close()
 			if err == nil && n != fp.ent.Size {
 				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
@@ -157,7 +158,7 @@ func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) m
 		if o, ok := held[rel]; ok && c.serverMatch(o, f) {
 			// Held already (an earlier run sent it): verified by the
 			// storage's own checksum, not sent again.
-			c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+			c.verifiedStore(di, f, storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}))
 			continue
 		}
 		if _, there := held[rel]; !there {
@@ -215,7 +216,7 @@ func (c *cardRun) verifyStore(ctx context.Context, di int, f *storeFile, held ma
 		return
 	case c.serverMatch(o, f):
 		f.res[di].written = true
-		c.verifiedStore(di, f, storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}))
+		c.verifiedStore(di, f, storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}))
 		return
 	case o.StorageMD5 != "" && f.want.Get(hashing.MD5) != "":
 		f.res[di].written = f.sent[di]
@@ -242,7 +243,7 @@ func (c *cardRun) verifyStore(ctx context.Context, di int, f *storeFile, held ma
 			where, bad, f.want.Get(bad), got.Get(bad), c.mismatchCause(ctx, di, f)))
 		return
 	}
-	c.verifiedStore(di, f, storeMethod(CloudByReadBack, compared))
+	c.verifiedStore(di, f, storeMethod(RemoteByReadBack, compared))
 }
 
 // mismatchCause says what is known of an object of f on destination di
@@ -262,7 +263,7 @@ func (c *cardRun) mismatchCause(ctx context.Context, di int, f *storeFile) strin
 	case !c.streamed():
 		first := DisplayPath(c.from.dests[0].root, relJoin(c.out, f.fp.ent.Rel))
 		mh := hashing.NewMulti(c.j.algos, 2)
-		got, n, err := hashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
+		got, n, err := dest.HashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
 			[][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
 		mh.Close()
 		if err != nil {
@@ -292,7 +293,7 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
 	start := j.opts.Now()
-	sums, _, err := hashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
+	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
 	})
@@ -335,7 +336,7 @@ func (c *cardRun) verifiedStore(di int, f *storeFile, how string) {
 		c.touched.Store(true)
 	}
 	f.res[di].state, f.how[di], f.done[di] = StateVerified, how, true
-	if !strings.HasPrefix(how, CloudByReadBack) {
+	if !strings.HasPrefix(how, RemoteByReadBack) {
 		c.bytesVerif.Add(f.fp.ent.Size)
 		c.destVerif[di].Add(f.fp.ent.Size)
 		c.verifiedOne(di, time.Millisecond) // checked by the storage, listed at once

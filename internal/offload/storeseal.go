@@ -40,17 +40,17 @@ import (
 // byte for byte); its chain file does not: the one object at
 // ascmhl/ascmhl_chain.xml is the chain of the new history, the card's
 // chain followed by this job's generation, and its copy row is verified
-// with the history (CloudByHistory). An object already at a staged file's
+// with the history (RemoteByHistory). An object already at a staged file's
 // name (a killed run sent it) is verified against the staged file and
 // not sent again; one that differs fails the seal, naming it, and stays.
 // A resumed seal builds the same bytes: the seal time is kept, and a
 // cloud copy verified before keeps its time (the hash date).
 
-// CloudByHistory is the verify_algos of the card's ASC MHL chain file on a
+// RemoteByHistory is the verify_algos of the card's ASC MHL chain file on a
 // cloud destination: uploaded as the chain of the card's history extended
 // by this job's generation, verified as an object of that history
 // (followed by how: "history:s3-etag:md5").
-const CloudByHistory = dest.ByHistory
+const RemoteByHistory = dest.ByHistory
 
 // sealsInStore: the card is streamed to cloud destinations only and its
 // hash lists are written there (staged and uploaded).
@@ -80,7 +80,7 @@ func (c *cardRun) holdChain(files []*storeFile) {
 // earlier run as they are.
 func (c *cardRun) keepChain(f *storeFile) {
 	for di, d := range c.dests {
-		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, CloudByHistory) {
+		if p := f.fp.prevCopy(d.rec.ID); p != nil && p.State == StateVerified && strings.HasPrefix(p.VerifyAlgos, RemoteByHistory) {
 			c.verifiedStore(di, f, p.VerifyAlgos)
 		}
 	}
@@ -277,7 +277,7 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 			return "", fmt.Errorf("%w, and the history there is not kept as the card's: %v", err, herr)
 		}
 		if f := c.storeChain; f != nil && !f.done[di] {
-			c.verifiedStore(di, f, CloudByHistory+how)
+			c.verifiedStore(di, f, RemoteByHistory+how)
 		}
 		if ours {
 			// This job's, written in an earlier run once every file was
@@ -297,7 +297,7 @@ func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recor
 	}
 	if f := c.storeChain; f != nil && len(last) > 0 && !f.done[di] {
 		f.res[di].written = true
-		c.verifiedStore(di, f, CloudByHistory+how[chainRel])
+		c.verifiedStore(di, f, RemoteByHistory+how[chainRel])
 	}
 	return "", nil
 }
@@ -411,7 +411,7 @@ func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held ma
 		return "", fmt.Errorf("%s is not on the remote after the upload", where)
 	}
 	if m := o.StorageMD5; m != "" && o.Size == f.size && strings.EqualFold(m, f.sums.Get(hashing.MD5)) {
-		return storeMethod(CloudByServer, []hashing.Algo{hashing.MD5}), nil
+		return storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}), nil
 	}
 	if o.Size == f.size {
 		got, _, err := c.readBackStore(ctx, di, f.rel, f.size)
@@ -419,7 +419,7 @@ func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held ma
 			return "", fmt.Errorf("%s cannot be read back: %w", where, err)
 		}
 		if compared, _, same := f.sums.Compare(got); same && len(compared) > 0 {
-			return storeMethod(CloudByReadBack, compared), nil
+			return storeMethod(RemoteByReadBack, compared), nil
 		}
 	}
 	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: %s, and resume with dit offload --resume %d",

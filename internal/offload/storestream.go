@@ -343,7 +343,7 @@ func (c *cardRun) rereadCard(ctx context.Context, files []*storeFile) {
 		rel := f.fp.ent.Rel
 		p := filepath.Join(c.scan.Root, filepath.FromSlash(rel))
 		c.current.Store(rel)
-		got, n, err := hashFile(ctx, j.opts.FS, p, f.fp.ent.Size, bufs, mh, wait, func(int) {})
+		got, n, err := dest.HashFile(ctx, j.opts.FS, p, f.fp.ent.Size, bufs, mh, wait, func(int) {})
 		if ctx.Err() != nil {
 			return
 		}

@@ -2,47 +2,27 @@ package offload
 
 import (
 	"io/fs"
-	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/earlier"
 )
 
-// Why a resume reads again a copy an earlier run verified (its size and
-// time unchanged), rather than trusting it.
-type recheckWhy int
+// recheckWhy is why a resume reads again a copy an earlier run verified
+// (earlier.Why).
+type recheckWhy = earlier.Why
 
 const (
-	recheckNone recheckWhy = iota
-	// recheckChanged: the copy is not the file that was verified: its
-	// identity (device, inode, size, times: fsys.Identity) changed since,
-	// or changed while it was read back.
-	recheckChanged
-	// recheckUnvouched: verified by a run that died (killed, crashed)
-	// with no identity recorded (a dit before identities, or a medium
-	// that gives none: Windows): nothing but size and time says the
-	// copy is still the one read back.
-	recheckUnvouched
-	recheckKinds
+	recheckNone      = earlier.Trusted
+	recheckChanged   = earlier.Changed
+	recheckUnvouched = earlier.Unvouched
+	recheckKinds     = earlier.Kinds
 )
 
 // vouch says whether copy prev, verified by an earlier run of the job
 // and found with the size and time it had (fi), can be trusted as it is
-// (recheckNone), or why it is read again.
+// (recheckNone), or why it is read again (earlier.Vouch).
 func (j *Job) vouch(prev *catalog.Copy, fi fs.FileInfo) recheckWhy {
-	id := prev.Identity
-	switch {
-	case strings.HasPrefix(id, "~"):
-		return recheckChanged
-	case id != "":
-		if now := fsys.Identity(fi); now != id {
-			return recheckChanged
-		}
-		return recheckNone
-	case j.prevRunDied:
-		return recheckUnvouched
-	}
-	return recheckNone
+	return earlier.Vouch(prev, fi, j.prevRunDied)
 }
 
 // resumeNote sums the cards' rechecks and bytes not read again (nil when

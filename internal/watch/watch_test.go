@@ -211,7 +211,7 @@ eject: true
 		Ignore: []string{"CACHE/"}, IgnoreFile: filepath.Join(dir, "ignore.txt"),
 		SpecPace:    assembly.SpecPace{Throttle: "200MB/s", Limits: []string{"1.5GB/s"}, BlockSize: "1MiB", Checkpoint: "0"},
 		SpecProxies: assembly.SpecProxies{Proxies: "h264,burnin", ProxiesTo: []string{raid}, ProxyWorkers: 2}, DriveHealth: "refuse",
-		SpecRemote: assembly.SpecRemote{RcloneConfig: filepath.Join(dir, "rclone.conf"), CloudBwLimit: "20MB/s"},
+		SpecRemote: assembly.SpecRemote{RcloneConfig: filepath.Join(dir, "rclone.conf"), RemoteBwLimit: "20MB/s"},
 		SpecFlags:  assembly.SpecFlags{IncludeHidden: true, AllowDegraded: true, ALE: true, NoDirectoryHashes: true},
 		Creator:    assembly.Creator{Author: "Ana", Email: "ana@example.org", Phone: "+49 30 1234", Role: "DIT", Location: "Stage 4", Comment: "day one"}}
 	require.Equal(t, want, p.Spec)

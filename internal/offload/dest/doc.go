@@ -55,6 +55,17 @@
 // reads of them only the configuration file and limit a job records,
 // and gives them back settled ([Settle]), so it names no rclone.
 //
+// # What the pipeline and the later checks share
+//
+// A dit array's blades among a job's destinations are mounted as one
+// filesystem ([MountArrays]: the pipeline, the earlier-offload lookup
+// and dit verify read through it); a copy is read back from its medium
+// and hashed the same way by all of them ([HashFile], [HashOpen], of the
+// algorithms [VerifyAlgos] picks); a bad choice of the user's is a
+// [UsageError] (dit exits 2); a remote's upload limit is read by
+// [ParseBwLimit], and a copy's verify_algos said in words by
+// [VerifiedBy].
+//
 // # The catalog's words
 //
 // A remote's copy row records how it was verified (copies.verify_algos):

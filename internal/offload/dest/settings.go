@@ -5,7 +5,7 @@ package dest
 // upload limit, its environment), which the kind interprets
 // (internal/offload/dest/remote: remote.Settings); nil is the kind's
 // defaults. The pipeline knows of them only the two a job records
-// (offload's JobSpec.RcloneConfig and CloudBwLimit), so that a resumed
+// (offload's JobSpec.RcloneConfig and RemoteBwLimit), so that a resumed
 // job, and dit verify, reach its remotes as it started.
 type Settings interface {
 	// Recorded is the configuration file ("" the kind's own choice)

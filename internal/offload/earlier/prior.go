@@ -1,10 +1,11 @@
-package offload
+package earlier
 
 import (
 	"context"
 	"fmt"
 	"iter"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -14,14 +15,11 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/raid"
 )
-
-// EvAlreadyOffloaded is the event a front end emits for a card it skips
-// because [FindPrior] found it offloaded and verified before.
-const EvAlreadyOffloaded EventType = "already_offloaded"
 
 // Prior is an earlier offload of exactly a card's content: every file's
 // path, size and modification time equal, and every file verified on every
@@ -131,7 +129,7 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 	}
 	if len(pl.roots) > 0 {
 		// Copies on a dit array are looked up through it (read-only).
-		f, arrays, err := MountArrays(fsy, pl.roots, raid.OpenOptions{})
+		f, arrays, err := dest.MountArrays(fsy, pl.roots, raid.OpenOptions{})
 		if err == nil {
 			pl.look = f
 			defer func() {
@@ -227,7 +225,7 @@ func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
 // destinations in p.Covered, each only if its copy is still there whole,
 // and returns those where it is not.
 func (pl *priorLook) ownDests(p *Prior) (gone []string) {
-	pf, arrays, err := MountArrays(pl.fsy, p.destRoots, raid.OpenOptions{})
+	pf, arrays, err := dest.MountArrays(pl.fsy, p.destRoots, raid.OpenOptions{})
 	if err != nil {
 		pf = pl.fsy
 	}
@@ -324,15 +322,15 @@ func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*
 // scanCard is ScanCard that also describes the card's history (read once).
 func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, map[string]*ascmhl.Record, error) {
 	hist, records := cardHistory(root)
-	opt := scanOptions(includeHidden, maps.Keys(records), ignore)
+	opt := ScanOptions(includeHidden, maps.Keys(records), ignore)
 	sc, err := source.Scan(fsy, root, opt)
 	return sc, hist, records, err
 }
 
-// scanOptions are the scan options of a card whose listed files (an
+// ScanOptions are the scan options of a card whose listed files (an
 // earlier hop's history, a cascade's first run) are copied whatever their
 // names, OS metadata included, with the job's ignore patterns.
-func scanOptions(includeHidden bool, listed iter.Seq[string], patterns []string) source.Options {
+func ScanOptions(includeHidden bool, listed iter.Seq[string], patterns []string) source.Options {
 	opt := source.Options{IncludeHidden: includeHidden}
 	keep := map[string]bool{}
 	for rel := range listed {
@@ -419,11 +417,11 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	}
 	for _, e := range sc.Files {
 		f := byRel[e.Rel]
-		if f == nil || f.Size != e.Size || f.Mtime.UnixNano() != e.Mtime.UnixNano() || f.State != StateVerified || len(f.Copies) != len(dests) {
+		if f == nil || f.Size != e.Size || f.Mtime.UnixNano() != e.Mtime.UnixNano() || f.State != summary.StateVerified || len(f.Copies) != len(dests) {
 			return nil, nil
 		}
 		for _, cp := range f.Copies {
-			if cp.State != StateVerified {
+			if cp.State != summary.StateVerified {
 				return nil, nil
 			}
 		}
@@ -448,7 +446,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	if p.Date.IsZero() {
 		p.Date = job.Finished
 	}
-	out, _ := ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
+	out, _ := dest.ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
 	add := func(d *catalog.Dest, byFile func(*catalog.File) *catalog.File) bool {
 		var cps []priorCopy
 		// The card's folder is where its copies are (the layout may hold
@@ -461,7 +459,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 			}
 			found := false
 			for _, cp := range g.Copies {
-				if cp.DestID == d.ID && cp.State == StateVerified {
+				if cp.DestID == d.ID && cp.State == summary.StateVerified {
 					cps, found = append(cps, priorCopy{rel: cp.Path, size: f.Size}), true
 					if i == 0 && strings.HasSuffix(cp.Path, "/"+f.Rel) {
 						folder = strings.TrimSuffix(cp.Path, "/"+f.Rel)
@@ -487,7 +485,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	}
 	for _, d := range then {
 		add(d, func(f *catalog.File) *catalog.File {
-			if g := later[f.Rel]; g != nil && g.State == StateVerified && g.Size == f.Size {
+			if g := later[f.Rel]; g != nil && g.State == summary.StateVerified && g.Size == f.Size {
 				return g
 			}
 			return nil
@@ -506,7 +504,7 @@ func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.
 	for _, h := range cards {
 		// Only a second run that ended verified (its hash lists written
 		// too) counts: one that failed or is still sealing is not.
-		if h.Hop == 2 && h.FromCard == k.ID && h.State == StateVerified {
+		if h.Hop == 2 && h.FromCard == k.ID && h.State == summary.StateVerified {
 			hf, err := cat.Files(h.ID)
 			if err != nil {
 				return nil, err
@@ -519,4 +517,21 @@ func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.
 		}
 	}
 	return nil, nil
+}
+
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
+	}
+	return abs, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

@@ -1,4 +1,4 @@
-package offload
+package recheck
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/summary"
 )
 
 // storeCopy checks f's copy on the cloud destination d (cp: its record,
@@ -22,20 +23,20 @@ import (
 // check with an error (nothing is recorded for it): the copies are not
 // known bad for it.
 func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
-	rel := relJoin(out, f.Rel)
+	rel := path.Join(out, f.Rel)
 	if cp != nil && cp.Path != "" {
 		rel = cp.Path
 	}
 	where := strings.TrimSuffix(d.Path, "/") + "/" + rel
-	res := RecheckResult{Card: k.Label, Path: where}
+	res := Result{Card: k.Label, Path: where}
 	// Its bytes count only once it is read back (--all: planned so).
 	readTo := r.prog.BytesRead
 	if r.all {
 		readTo += f.Size
 	}
 	defer func() { r.done(readTo) }()
-	if f.State == StateFailed && (cp == nil || cp.State == StateSkipped || (cp.State == StateFailed && !cp.Written)) {
-		res.State, res.Error = RecheckMissing, "never copied: "+f.Error
+	if f.State == summary.StateFailed && (cp == nil || cp.State == summary.StateSkipped || (cp.State == summary.StateFailed && !cp.Written)) {
+		res.State, res.Error = Missing, "never copied: "+f.Error
 		r.ok = false
 		r.onResult(res)
 		return nil
@@ -49,7 +50,7 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		return fmt.Errorf("%w: the copies there were not checked; run it again once the remote answers", err)
 	}
 	o, ok := held[strings.TrimPrefix(rel, out+"/")]
-	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, CloudByHistory) {
+	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, dest.ByHistory) {
 		// The card's ASC MHL chain went up as the chain of its history,
 		// extended by this job's generation (storeseal.go): it is not the
 		// card's file, and is checked with the history.
@@ -58,26 +59,26 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 			return herr
 		}
 		if herr != nil {
-			res.State, res.Error = StateFailed, herr.Error()
+			res.State, res.Error = summary.StateFailed, herr.Error()
 			r.record(k, f, d, cp, rel, where, res, cp.VerifyAlgos)
 			r.onResult(res)
 			return nil
 		}
-		res.State, res.Error = RecheckResealed, fmt.Sprintf("ASC MHL chain extended by dit in the cloud: read back with the %d manifests it lists, each as the chain records it (c4); check the history's files with dit mhl verify after a download (rclone copy)", n)
+		res.State, res.Error = Resealed, fmt.Sprintf("ASC MHL chain extended by dit in the cloud: read back with the %d manifests it lists, each as the chain records it (c4); check the history's files with dit mhl verify after a download (rclone copy)", n)
 		r.onResult(res)
 		return nil
 	}
-	how := storeMethod(CloudByServer, []hashing.Algo{hashing.MD5})
+	how := storeMethod(dest.ByStorage, []hashing.Algo{hashing.MD5})
 	switch {
 	case !ok:
-		res.State, res.Error = RecheckMissing, "the object is gone from the remote"
+		res.State, res.Error = Missing, "the object is gone from the remote"
 	case o.Size != f.Size:
-		res.State, res.Error = StateFailed, fmt.Sprintf("the object holds %d bytes, the source had %d", o.Size, f.Size)
+		res.State, res.Error = summary.StateFailed, fmt.Sprintf("the object holds %d bytes, the source had %d", o.Size, f.Size)
 	case o.StorageMD5 != "" && f.Sums.Get(hashing.MD5) != "" && !strings.EqualFold(o.StorageMD5, f.Sums.Get(hashing.MD5)):
 		// The storage's own MD5 proves it differs: nothing to download.
-		res.State, res.Error = StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: %s", f.Sums.Get(hashing.MD5), o.StorageMD5, storeChange(cp))
+		res.State, res.Error = summary.StateFailed, fmt.Sprintf("md5 differs: source %s, the storage's own (S3 ETag) %s: %s", f.Sums.Get(hashing.MD5), o.StorageMD5, storeChange(cp))
 	case !r.all && o.StorageMD5 != "" && f.Sums.Get(hashing.MD5) != "":
-		res.State = StateVerified
+		res.State = summary.StateVerified
 	default:
 		if !r.all {
 			// No checksum of the storage's: read back after all.
@@ -89,7 +90,7 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		var got hashing.Sums
 		var n int64
 		if err == nil {
-			got, n, err = hashOpen(ctx, rc, 0, f.Size, r.bufs, r.mh, nil, func(n int) {
+			got, n, err = dest.HashOpen(ctx, rc, 0, f.Size, r.bufs, r.mh, nil, func(n int) {
 				r.prog.BytesRead = min(r.prog.BytesRead+int64(n), readTo)
 				r.onProgress(r.prog)
 			})
@@ -102,7 +103,7 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 		}
 		res.State, res.Error = readBackState(f, got, n, err)
 		compared, _, _ := got.Compare(f.Sums)
-		how = storeMethod(CloudByReadBack, compared)
+		how = storeMethod(dest.ByReadBack, compared)
 	}
 	r.record(k, f, d, cp, rel, where, res, how)
 	r.onResult(res)
@@ -142,13 +143,13 @@ func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string,
 		defer rc.Close()
 		return io.ReadAll(io.LimitReader(rc, 256<<20))
 	}
-	data, err := read(path.Base(chainRel))
+	data, err := read(ascmhl.ChainFile)
 	if err != nil {
 		return 0, err
 	}
 	entries, err := ascmhl.ParseChain(data)
 	if err != nil {
-		return 0, fmt.Errorf("%s/%s/%s is not the ASC MHL chain dit wrote (%v): it changed since; the history there cannot be trusted", cd, dir, path.Base(chainRel), err)
+		return 0, fmt.Errorf("%s/%s/%s is not the ASC MHL chain dit wrote (%v): it changed since; the history there cannot be trusted", cd, dir, ascmhl.ChainFile, err)
 	}
 	for _, e := range entries {
 		m, err := read(e.Path)
@@ -167,9 +168,9 @@ func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string,
 // when), or as it was when the job ran (it did not verify then either).
 func storeChange(cp *catalog.Copy) string {
 	switch {
-	case cp != nil && cp.State == StateVerified && !cp.VerifiedAt.IsZero():
-		return fmt.Sprintf("the object was replaced or changed since dit verified it (%s, by %s)", cp.VerifiedAt.UTC().Format("2006-01-02 15:04 UTC"), CloudVerifiedBy(cp.VerifyAlgos))
-	case cp != nil && cp.State == StateVerified:
+	case cp != nil && cp.State == summary.StateVerified && !cp.VerifiedAt.IsZero():
+		return fmt.Sprintf("the object was replaced or changed since dit verified it (%s, by %s)", cp.VerifiedAt.UTC().Format("2006-01-02 15:04 UTC"), dest.VerifiedBy(cp.VerifyAlgos))
+	case cp != nil && cp.State == summary.StateVerified:
 		return "the object was replaced or changed since dit verified it"
 	case cp != nil && cp.Error != "":
 		return "it did not verify when the job ran either (" + cp.Error + ")"
@@ -211,9 +212,9 @@ const HistoryChanged = "hash lists not written: dit verify found the card's ASC 
 
 // historyChanged reports a card that dit verify found with its cloud
 // history changed, not sealed again since (or whose seal since found
-// objects of another history there: MoveHistoryAside).
+// objects of another history there: summary.MoveHistoryAside).
 func historyChanged(k *catalog.Card) bool {
-	return k.State == catalog.CardSealing && (strings.Contains(k.Error, HistoryChanged) || strings.Contains(k.Error, MoveHistoryAside))
+	return k.State == catalog.CardSealing && (strings.Contains(k.Error, HistoryChanged) || strings.Contains(k.Error, summary.MoveHistoryAside))
 }
 
 // storeCardHistory checks the ASC MHL history dit wrote for card k on
@@ -228,7 +229,7 @@ func historyChanged(k *catalog.Card) bool {
 // it, whatever the history holds now.
 func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *catalog.Card, d *catalog.Dest, out string) error {
 	changed := historyChanged(k)
-	if (k.State != StateVerified && !changed) || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
+	if (k.State != summary.StateVerified && !changed) || k.Sealed.IsZero() || (j.MHL != "" && j.MHL != "asc" && j.MHL != "both") {
 		return nil
 	}
 	if dest.ParseRemote(d.Path) != nil {
@@ -238,7 +239,7 @@ func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *cat
 	if err != nil {
 		return nil
 	}
-	dir := relJoin(out, ascmhl.HistoryDir)
+	dir := path.Join(out, ascmhl.HistoryDir)
 	_, reported := r.histories[cd.String()+"\x00"+dir]
 	held, err := cd.List(ctx, out)
 	if err != nil {
@@ -248,11 +249,11 @@ func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *cat
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	res := RecheckResult{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: RecheckResealed,
+	res := Result{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: Resealed,
 		Error: fmt.Sprintf("the ASC MHL history dit wrote in the cloud: read back, its chain and the %d manifests it lists agree (c4)", n)}
 	switch {
 	case err != nil:
-		res.State, res.Error = StateFailed, err.Error()
+		res.State, res.Error = summary.StateFailed, err.Error()
 		r.ok = false
 		// Its history is part of what made the card safe to format:
 		// the card's lists are not written until a resume seals it.
@@ -262,7 +263,7 @@ func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *cat
 			r.cat.UpdateCard(k)
 		}
 	case changed:
-		res.State, res.Error = StateFailed, fmt.Sprintf("the history reads back whole now, but dit verify found it changed before: the card is NOT safe to format until dit offload --resume %d checks it again and seals the card", j.ID)
+		res.State, res.Error = summary.StateFailed, fmt.Sprintf("the history reads back whole now, but dit verify found it changed before: the card is NOT safe to format until dit offload --resume %d checks it again and seals the card", j.ID)
 		r.ok, reported = false, false
 	}
 	if !reported {
@@ -274,5 +275,5 @@ func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *cat
 // historyChangedNext says what to do for a card whose cloud history
 // changed.
 func historyChangedNext(jobID int64) string {
-	return fmt.Sprintf("dit offload --resume %d writes it again if its objects are gone; one there that differs is never replaced: %s first", jobID, MoveHistoryAside)
+	return fmt.Sprintf("dit offload --resume %d writes it again if its objects are gone; one there that differs is never replaced: %s first", jobID, summary.MoveHistoryAside)
 }
