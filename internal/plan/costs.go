@@ -44,18 +44,22 @@ const (
 
 // DefaultCosts are the costs of a destination of each kind that has not
 // been measured (Destination.Costs nil). They were measured with dit on
-// a 2-core VM (2026-12-03; docs/benchmarks.md), each card's costs
-// derived from its catalog as internal/sched's LearnCosts derives them
-// after every job: cards of a few large clips (7-11 files) and of 3,000
-// files of 4 kB with four 40 MB clips, to two folders on an ext4 disk
-// (1.1-2.0 ms a file; sealing 0.02 s and 0.04 ms a file each), to a
-// 4-blade dit RAID 4 on that disk (15-20 ms a file through the array's
-// writer), and uploaded to a local S3 server (moto) through rclone
-// (11-17 ms an object; its listing and history 0.7 s and 1.8 ms a file).
-// A folder in memory (tmpfs) costs a tenth of a disk's per file; what a
-// volume costs is learned after its first job.
+// a 2-core VM, each card's costs derived from its catalog as
+// internal/sched's LearnCosts derives them after every job. A folder:
+// cards of 3,000 files of 10 kB with four 40 MB clips to two folders on
+// an ext4 disk, the machine otherwise idle (2026-12-04: 0.44-0.81 ms a
+// file, 0.62-0.83 ms a file read back; at a --throttle the limit hides
+// part of it, 0.27-0.63 ms; the same cards on the machine loaded 13-28
+// by other work cost 1.1-2.0 ms, a figure that made every estimate of a
+// card of small files several seconds long until its files were seen);
+// sealing 0.02 s and 0.04 ms a file. A 4-blade dit RAID 4 on that disk
+// (15-20 ms a file through the array's writer) and a local S3 server
+// (moto) through rclone (11-17 ms an object; its listing and history 0.7
+// s and 1.8 ms a file) were measured under load (2026-12-03). A folder in
+// memory (tmpfs) costs a tenth of a disk's per file; what a volume costs
+// is learned after its first job.
 var DefaultCosts = map[string]Costs{
-	CostFolder: {PerFile: 0.0016, VerifyPerFile: 0.0016, Start: 0.005, Fixed: 0.02, SealPerFile: 0.00004},
+	CostFolder: {PerFile: 0.0006, VerifyPerFile: 0.0007, Start: 0.005, Fixed: 0.02, SealPerFile: 0.00004},
 	CostArray:  {PerFile: 0.018, VerifyPerFile: 0.018, Start: 0.025, Fixed: 0.05, SealPerFile: 0.000045},
 	CostCloud:  {PerFile: 0.012, VerifyPerFile: 0, Start: 0.05, Fixed: 0.7, SealPerFile: 0.0018},
 }
