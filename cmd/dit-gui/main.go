@@ -123,7 +123,7 @@ func run() error {
 		rate = float64(r)
 	}
 	if *cloudBw != "" {
-		if _, err := offload.ParseCloudBwLimit(*cloudBw); err != nil {
+		if _, err := offload.ParseRemoteBwLimit(*cloudBw); err != nil {
 			return err
 		}
 	}

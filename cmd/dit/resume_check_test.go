@@ -90,7 +90,7 @@ func TestResumeProxyDiffs(t *testing.T) {
 }
 
 // A recorded --cloud-bwlimit is echoed in dit's rate syntax, as it can be
-// given again (offload.ParseCloudBwLimit reads it back to the same
+// given again (offload.ParseRemoteBwLimit reads it back to the same
 // bytes/s), not as a count of bytes; the same rate written otherwise
 // ("5M", "40Mbit/s") passes.
 func TestResumeCloudBwLimitEcho(t *testing.T) {
@@ -112,7 +112,7 @@ func TestResumeCloudBwLimitEcho(t *testing.T) {
 	for v, s := range map[int64]string{5_000_000: "5MB/s", 2_500_000: "2.5MB/s", 500_000: "500kB/s", 1_000_000_000: "1GB/s",
 		2_500_001: "2.500001MB/s", 999: "999B/s", 1_234_567_891: "1.234567891GB/s"} {
 		got := bwLimitArg(v)
-		back, err := offload.ParseCloudBwLimit(got)
+		back, err := offload.ParseRemoteBwLimit(got)
 		if got != s || err != nil || back != v {
 			t.Errorf("bwLimitArg(%d) = %q (read back %d, %v), want %q", v, got, back, err, s)
 		}

@@ -448,7 +448,7 @@
 //	    goes up as the chain of the history dit extends in the cloud,
 //	    "history:" and one of those, for the object of that chain; a local
 //	    copy's holds the algorithms of its read-back, as before. dit job
-//	    show and the reports show it (offload.CloudVerifiedBy).
+//	    show and the reports show it (offload.RemoteVerifiedBy).
 //
 // Times are RFC 3339 UTC strings with nanoseconds. Migrations are numbered
 // files in sql/, embedded, applied in order in one transaction each, and

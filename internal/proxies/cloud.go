@@ -59,7 +59,7 @@ func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out,
 		}
 		if o, ok := held[cand]; ok {
 			if sameObject(o, made) {
-				return verified(row, path.Join(dir, cand), made, offload.CloudByServer+hashing.MD5.String())
+				return verified(row, path.Join(dir, cand), made, offload.RemoteByStorage+hashing.MD5.String())
 			}
 			continue // another object: never written over
 		}
@@ -76,7 +76,7 @@ func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out,
 			return fail(catalog.ProxyFailed, fmt.Sprintf("%s is not on the remote after the upload", cd.At(rel)))
 		case sameObject(o, made):
 			crashpoint.Hit("proxy: uploaded")
-			return verified(row, rel, made, offload.CloudByServer+hashing.MD5.String())
+			return verified(row, rel, made, offload.RemoteByStorage+hashing.MD5.String())
 		case o.ServerMD5() != "" || o.Size != made.Size:
 			// Not what was sent, or another object that took the name
 			// first: left as it is, never written over.
@@ -94,7 +94,7 @@ func (m *Maker) toCloud(ctx context.Context, row catalog.Proxy, made *Made, out,
 			return fail(catalog.ProxyFailed, fmt.Sprintf("%s differs from the proxy made (%s %s, the proxy %s): it is left as it is",
 				cd.At(rel), bad, got.Get(bad), made.Sums.Get(bad)))
 		}
-		return verified(row, rel, made, offload.CloudByReadBack+hashing.Names(compared))
+		return verified(row, rel, made, offload.RemoteByReadBack+hashing.Names(compared))
 	}
 	return fail(catalog.ProxyFailed, fmt.Sprintf("naming a proxy %s in %s: 10000 names taken", name, cd.At(dir)))
 }

@@ -27,7 +27,7 @@ type VerifiedBy struct {
 // byStorage reports whether verify_algos algos says the storage's own
 // checksum verified the copy (nothing was read back).
 func byStorage(algos string) bool {
-	return strings.HasPrefix(strings.TrimPrefix(algos, offload.CloudByHistory), offload.CloudByServer)
+	return strings.HasPrefix(strings.TrimPrefix(algos, offload.RemoteByHistory), offload.RemoteByStorage)
 }
 
 // add counts a verified copy of size bytes verified as algos says.
