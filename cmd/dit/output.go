@@ -359,9 +359,11 @@ func cardMark(s verdict.State) string {
 	return "NOT SAFE"
 }
 
-// writeDests prints one card's files on each destination of one run.
+// writeDests prints one card's files on each destination of one run: its
+// folder there as a path to open (in a dit array: below the array's mount
+// point or mount place) and, for a folder in a dit array, whether it
+// opens now.
 func writeDests(w io.Writer, arrow string, ds []offload.DestSummary) {
-	var res *mountplace.Resolver
 	for _, d := range ds {
 		fmt.Fprintf(w, "      %s %s: %d verified", arrow, d.Path, d.Verified)
 		if d.Copied > 0 {
@@ -374,9 +376,7 @@ func writeDests(w io.Writer, arrow string, ds []offload.DestSummary) {
 			fmt.Fprintf(w, ", %d skipped (conflict)", d.Skipped)
 		}
 		fmt.Fprintln(w)
-		// A card's folder in a dit array (array:BLADE//PATH, what dit
-		// commands take) and, under it, where other programs open it.
-		writeOpensAt(w, &res, d.Path)
+		writeArrayNote(w, d)
 	}
 }
 
@@ -400,28 +400,16 @@ func writeArrayPlaces(w io.Writer, dests []string) {
 	}
 }
 
-// writeOpensAt writes, for a folder in a dit array (array:BLADE//PATH),
-// the line saying where its files open for other programs: below the
-// array's mount point, or its mount place and the command that mounts it.
-// It writes nothing for another path.
-func writeOpensAt(w io.Writer, res **mountplace.Resolver, p string) {
-	if !strings.HasPrefix(p, offload.ArrayPathPrefix) {
-		return
-	}
-	blade, rel, ok := offload.SplitArrayPath(p)
-	if !ok {
-		return
-	}
-	if *res == nil {
-		*res = mountplace.NewResolver()
-	}
-	dir, pl := (*res).Path(blade, rel)
+// writeArrayNote writes, under a card's folder in a dit array, whether
+// the path above it opens now (the array is mounted) or the command that
+// mounts the array there. It writes nothing for another folder.
+func writeArrayNote(w io.Writer, d offload.DestSummary) {
 	switch {
-	case pl == nil:
-	case pl.Mounted:
-		fmt.Fprintf(w, "         opens at %s (the array is mounted)\n", dir)
+	case d.ArrayMounted == nil:
+	case *d.ArrayMounted:
+		fmt.Fprintln(w, "         (in a dit array, mounted: it opens now)")
 	default:
-		fmt.Fprintf(w, "         opens at %s once the array is mounted: %s\n", dir, pl.MountCommand())
+		fmt.Fprintf(w, "         (in a dit array, not mounted: it opens once it is: %s)\n", d.MountCommand)
 	}
 }
 

@@ -7,6 +7,15 @@
 // package reads it; it imports nothing of the pipeline (only the
 // destination paths of internal/offload/dest).
 //
+// Every path a summary names is one a person or another program can
+// open. A card's folder in a dit array (DestSummary.Path, and a
+// cascade's HopSummary.Source read from it) is below the array's mount
+// point when it is mounted, else below its mount place (raid/mountplace:
+// where `dit array mount BLADE` mounts it), never array:BLADE//PATH; the
+// array stays named beside it: ArrayUUID, ArrayPath (array:BLADE//PATH,
+// what dit array ls, dit array extract and dit mhl verify take, mounted
+// or not), ArrayMounted and, when not mounted, MountCommand.
+//
 //	summary.go   Summary, CardSummary, HopSummary: LoadSummary, from the
 //	             cards' totals (LoadFileByFile: the same, file by file);
 //	             each card's and run's verdict, through internal/verdict

@@ -8,6 +8,8 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/verdict"
+	"github.com/dit-org/dit/raid"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // Exit codes of a job (Summary.ExitCode), dit's exit status for it; dit's
@@ -82,7 +84,7 @@ type CardSummary struct {
 // HopSummary is a card's second run in a cascade: its first copy (Source)
 // copied to the --then destinations.
 type HopSummary struct {
-	Source string        `json:"source"` // the first copy read (DisplayPath)
+	Source string        `json:"source"` // the first copy read: its first-run destination's path (DestSummary.Path)
 	Status verdict.State `json:"state"`
 	State  string        `json:"stored_state"`
 	// Files and Bytes are the card's files the second run copied (those
@@ -103,12 +105,48 @@ type HopSummary struct {
 }
 
 // DestSummary counts one card's files on one destination.
+//
+// Path is the card's folder there as a path to open: DEST/JOB/CARD on a
+// folder; in a dit array, below the array's mount point when it is
+// mounted, else below its mount place (raid/mountplace: where dit array
+// mount mounts it), so a path that opens once MountCommand has run;
+// never array:BLADE//PATH (that only when the array cannot be identified,
+// its superblock unreadable). The array's fields say, for a copy in a
+// dit array, which array it is in, its location as dit's commands take
+// it (array:BLADE//PATH: dit array ls, dit array extract, dit mhl
+// verify, mounted or not), whether it was mounted when the summary was
+// read and the command that mounts it.
 type DestSummary struct {
-	Path     string `json:"path"` // the card's folder on this destination (DisplayPath: array:BLADE//PATH on an array)
-	Verified int    `json:"verified"`
-	Copied   int    `json:"copied"` // copied or present, not (yet) verified
-	Failed   int    `json:"failed"`
-	Skipped  int    `json:"skipped"`
+	Path         string `json:"path"`
+	ArrayUUID    string `json:"array_uuid,omitempty"`
+	ArrayPath    string `json:"array_path,omitempty"`
+	ArrayMounted *bool  `json:"array_mounted,omitempty"`
+	MountCommand string `json:"mount_command,omitempty"` // when not mounted
+	Verified     int    `json:"verified"`
+	Copied       int    `json:"copied"` // copied or present, not (yet) verified
+	Failed       int    `json:"failed"`
+	Skipped      int    `json:"skipped"`
+}
+
+// destSummary is the card's folder out on destination root, before its
+// counts: where it opens and, in a dit array, the array's fields (res
+// looks at each root and array once).
+func destSummary(res *mountplace.Resolver, root, out string) DestSummary {
+	if !raid.IsBlade(root) {
+		return DestSummary{Path: dest.DisplayPathIn(root, out, false)}
+	}
+	ds := DestSummary{ArrayPath: dest.DisplayPathIn(root, out, true)}
+	p := res.PlaceOf(root)
+	if p == nil {
+		ds.Path = ds.ArrayPath // the array cannot be identified
+		return ds
+	}
+	ds.Path, _ = res.Path(root, out)
+	ds.ArrayUUID, ds.ArrayMounted = p.UUID, &p.Mounted
+	if !p.Mounted {
+		ds.MountCommand = p.MountCommand()
+	}
+	return ds
 }
 
 // Failure names one failed file and why.
@@ -209,6 +247,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 		facts.Active, facts.JobStored = facts0.Active, facts0.JobStored
 	}
 	var states []verdict.State
+	res := mountplace.NewResolver() // each array looked at once
 	for _, k := range cards {
 		if k.Hop == 2 || (only != 0 && k.ID != only) {
 			continue // with its card; or not asked for
@@ -219,7 +258,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				tot = &catalog.CardTotals{CardID: k.ID} // no file yet
 			}
 		}
-		cs, card, err := cardSummary(cat, j, k, first, act, nil, facts, tot)
+		cs, card, err := cardSummary(cat, j, k, first, act, res, nil, facts, tot)
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +267,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				hs, _, err := cardSummary(cat, j, h, later, act, card, facts, nil)
+				hs, _, err := cardSummary(cat, j, h, later, act, res, card, facts, nil)
 				return hs, err
 			})
 			if cs.Then != nil {
@@ -286,8 +325,9 @@ func jobFacts(j *catalog.Job) verdict.Facts {
 // holds the files counted (a cascade's second run: the card's, not the
 // hash lists copied with them); every file's failure is listed, and safe
 // to format needs every file verified. tot, if set (and only nil), are
-// the card's totals, read instead of its files.
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, only map[string]bool, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, map[string]bool, error) {
+// the card's totals, read instead of its files. res says where a folder
+// in a dit array opens (destSummary).
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, res *mountplace.Resolver, only map[string]bool, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, map[string]bool, error) {
 	var cs CardSummary
 	skipped, err := cat.Skipped(k.ID)
 	if err != nil {
@@ -298,7 +338,7 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		Skipped: len(skipped)}
 	for _, d := range dests {
 		out, _ := dest.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
-		cs.Destinations = append(cs.Destinations, DestSummary{Path: dest.DisplayPath(d.Path, out)})
+		cs.Destinations = append(cs.Destinations, destSummary(res, d.Path, out))
 	}
 	var allVerified bool
 	var seen map[string]bool

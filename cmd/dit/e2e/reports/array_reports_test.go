@@ -21,11 +21,13 @@ import (
 // What no output meant for another program says: a location in the
 // array's own notation (array:BLADE//PATH; not the SVG's
 // stroke-dasharray:), a doubled slash (not a URL's ://), and the HTML's
-// data: URIs, left out of both.
+// data: URIs, left out of both, as is the summary's array_path (that
+// notation, named so, beside the path to open: for dit's commands).
 var (
-	arrayWord    = regexp.MustCompile(`(^|[^-\w])array:`)
-	doubledSlash = regexp.MustCompile(`(^|[^:/])//`)
-	dataURI      = regexp.MustCompile(`"data:[^"]*"`)
+	arrayWord      = regexp.MustCompile(`(^|[^-\w])array:`)
+	doubledSlash   = regexp.MustCompile(`(^|[^:/])//`)
+	dataURI        = regexp.MustCompile(`"data:[^"]*"`)
+	arrayPathField = regexp.MustCompile(`"array_path":\s*"[^"]*"`)
 )
 
 // A day's card copied to a dit array, then from it to a shuttle (--then),
@@ -33,7 +35,9 @@ var (
 // array's copy). Once the array is mounted at its place, every path that
 // every report of the job names (the CSVs, the JSON, the HTML, the ALE,
 // the EDL and the FCPXML in the array and on the shuttle, and what dit
-// report, dit job show and dit find print) opens; a clip's media holds
+// report, dit job show and dit find print, the job's summary too: dit
+// offload --json's, dit job show's in JSON and text, read before mounting
+// and after) opens; a clip's media holds
 // the card's bytes; the PDF names the same places whole. The shuttle's
 // lists name the shuttle's copies and proxies only (what an editor
 // handed the shuttle relinks to), the array's name the array's.
@@ -62,11 +66,19 @@ func TestArrayJobEveryReportPathOpens(t *testing.T) {
 	dit(append([]string{"array", "create", "--level", "4", "--stripe-unit", "64KiB", "--label", "cart"}, blades...)...)
 	shuttle := filepath.Join(dir, "shuttle")
 	require.NoError(t, os.Mkdir(shuttle, 0o755))
-	dit("offload", "--name", "Day01", "--ale", "--proxies", "prores-proxy", "--proxies-to", blades[0], "--proxies-to", shuttle,
+	events := dit("offload", "--json", "--name", "Day01", "--ale", "--proxies", "prores-proxy", "--proxies-to", blades[0], "--proxies-to", shuttle,
 		"-d", blades[0], "--then", shuttle, card)
 	out := filepath.Join(dir, "out")
 	require.NoError(t, os.Mkdir(out, 0o755))
 	dit("report", "1", "--out", out) // before mounting: the mount place
+	// The job's summary, before mounting: the card's folder in the array
+	// named where it opens once mounted, the array beside it.
+	offSum := summaryLine(t, events)
+	before := dit("job", "show", "1")
+	place := filepath.Join(dir, "mounts", "cart-")
+	summaryNamesTheArray(t, offSum, place, blades[0], false)
+	summaryNamesTheArray(t, dit("job", "show", "1", "--json"), place, blades[0], false)
+	require.Contains(t, before, "(in a dit array, not mounted: it opens once it is: dit array mount "+blades[0]+")")
 
 	mountDir := mountArray(t, env, blades[0])
 	arrayReports := filepath.Join(mountDir, "Day01", "reports")
@@ -77,12 +89,14 @@ func TestArrayJobEveryReportPathOpens(t *testing.T) {
 	opens := func(from, text string) {
 		t.Helper()
 		text = dataURI.ReplaceAllString(text, "") // the HTML's thumbnails: base64, not paths
+		text = arrayPathField.ReplaceAllString(text, "")
 		for _, bad := range []*regexp.Regexp{arrayWord, doubledSlash} {
 			if loc := bad.FindStringIndex(text); loc != nil {
 				t.Fatalf("%s says %q: ...%s...", from, text[loc[0]:loc[1]], text[max(loc[0]-120, 0):min(loc[1]+120, len(text))])
 			}
 		}
 		for _, p := range pathRE.FindAllString(text, -1) {
+			p = strings.TrimSuffix(p, ":") // a text's "PATH: 13 verified"
 			_, err := os.Stat(p)
 			require.NoError(t, err, "%s names %s", from, p)
 			opened++
@@ -99,6 +113,18 @@ func TestArrayJobEveryReportPathOpens(t *testing.T) {
 			}
 		}
 	}
+	// Once mounted: dit offload's summary (read before) and dit job show's,
+	// in JSON and text, name paths that open; the text no array: and no
+	// doubled slash, mounted or not.
+	opens("dit offload --json's summary", offSum)
+	showJSON := dit("job", "show", "1", "--json")
+	summaryNamesTheArray(t, showJSON, mountDir, blades[0], true)
+	opens("dit job show --json", showJSON)
+	opens("dit job show before mounting", before)
+	shown := dit("job", "show", "1")
+	opens("dit job show", shown)
+	require.Contains(t, shown, "-> "+filepath.Join(mountDir, "Day01", "A001")+": ")
+	require.Contains(t, shown, "(in a dit array, mounted: it opens now)")
 	var lists []string
 	for _, rd := range []string{arrayReports, shuttleReports, out} {
 		ents, err := os.ReadDir(rd)
@@ -203,4 +229,56 @@ func checkListsOnTheirDestination(t *testing.T, lists []string, mountDir, shuttl
 				strings.TrimSuffix(filepath.Base(row[px]), filepath.Ext(row[px])), "a proxy named after its clip")
 		}
 	}
+}
+
+// summaryLine is the summary line of dit offload --json's events.
+func summaryLine(t *testing.T, events string) string {
+	t.Helper()
+	for _, l := range strings.Split(events, "\n") {
+		var e struct{ Type string }
+		if json.Unmarshal([]byte(l), &e) == nil && e.Type == "summary" {
+			return l
+		}
+	}
+	t.Fatalf("no summary line in dit offload --json:\n%s", events)
+	return ""
+}
+
+// summaryNamesTheArray: the job's summary (JSON: dit offload's or dit job
+// show's) names the card's folder in the array below dir (the mount
+// point, or the mount place: a prefix) and names the array beside it:
+// its UUID, array:BLADE//Day01/A001 for dit's commands, whether it is
+// mounted and, when not, the command that mounts it; a cascade's second
+// run read the same path; the shuttle's folder has no array's fields.
+func summaryNamesTheArray(t *testing.T, js, dir, blade string, mounted bool) {
+	t.Helper()
+	var raw struct {
+		Cards []struct {
+			Destinations []map[string]any `json:"destinations"`
+			Then         struct {
+				Source       string           `json:"source"`
+				Destinations []map[string]any `json:"destinations"`
+			} `json:"then"`
+		} `json:"cards"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &raw))
+	require.Len(t, raw.Cards, 1)
+	c := raw.Cards[0]
+	require.Len(t, c.Destinations, 1)
+	d := c.Destinations[0]
+	p, _ := d["path"].(string)
+	require.True(t, strings.HasPrefix(p, dir), "%s below %s", p, dir)
+	require.True(t, strings.HasSuffix(p, string(filepath.Separator)+filepath.Join("Day01", "A001")), p)
+	require.NotContains(t, p, "//")
+	require.Equal(t, p, c.Then.Source, "the second run read the array's copy")
+	require.NotEmpty(t, d["array_uuid"])
+	require.Equal(t, "array:"+blade+"//Day01/A001", d["array_path"])
+	require.Equal(t, mounted, d["array_mounted"])
+	if mounted {
+		require.NotContains(t, d, "mount_command")
+	} else {
+		require.Equal(t, "dit array mount "+blade, d["mount_command"])
+	}
+	require.Len(t, c.Then.Destinations, 1)
+	require.NotContains(t, c.Then.Destinations[0], "array_path", "the shuttle is a folder")
 }
