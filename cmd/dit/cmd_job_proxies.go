@@ -11,7 +11,6 @@ import (
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/proxies"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/internal/verdict"
 	"github.com/dit-org/dit/raid/mountplace"
@@ -37,7 +36,7 @@ type showProxy struct {
 }
 
 func proxyShow(res *mountplace.Resolver, p catalog.Proxy, label string) showProxy {
-	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: proxies.SourcePath(res, p.Source), Dest: p.Dest,
+	s := showProxy{Card: label, Clip: p.Clip, Preset: p.Preset, State: p.State, Source: assembly.ProxySourcePath(res, p.Source), Dest: p.Dest,
 		TCStart: p.TCStart, Size: p.Size, Error: p.Error, VerifiedBy: offload.RemoteVerifiedBy(p.VerifyAlgos)}
 	if p.Path != "" {
 		s.Path, _ = res.Path(p.Dest, p.Path) // in a dit array: below its mount point or mount place

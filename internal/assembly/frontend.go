@@ -8,6 +8,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/proxies"
+	"github.com/dit-org/dit/raid/mountplace"
 )
 
 // What front ends ask before a job: whether a destination is a cloud one
@@ -104,4 +105,11 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// ProxySourcePath is where a proxy's source (as the catalog records it)
+// opens: for a copy in a dit array, below the array's mount point or
+// mount place (res), else the path as recorded (proxies.SourcePath).
+func ProxySourcePath(res *mountplace.Resolver, source string) string {
+	return proxies.SourcePath(res, source)
 }
