@@ -50,12 +50,16 @@ const (
 	DestCopied     DestState = "copied"     // written, not read back (--verify none)
 	DestUnverified DestState = "unverified" // the run ended before every copy there was read back
 	DestFailed     DestState = "failed"     // a file of the card failed there
+	// DestSealFailed: the card's hash lists (ASC MHL, MHL) could not be
+	// written there, whatever its copies are: the card is NOT safe to
+	// format (its verdict says failed).
+	DestSealFailed DestState = "seal_failed"
 )
 
 // Ended reports whether no more work is done on the copy in this run.
 func (s DestState) Ended() bool {
 	switch s {
-	case DestVerified, DestCopied, DestUnverified, DestFailed:
+	case DestVerified, DestCopied, DestUnverified, DestFailed, DestSealFailed:
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -177,4 +178,44 @@ func TestCurrentFileWhileVerifyingIsTheOneReadBack(t *testing.T) {
 	cp = cardProgress(j.Snapshot(), "A001")
 	require.Equal(t, "", cp.Current)
 	require.Equal(t, DestVerified, cp.Dests[0].State)
+}
+
+// A destination whose hash lists could not be written is said so, not
+// "verified": the seal fails on the second destination only, the card
+// is not safe to format, and the live snapshot (the one every front end
+// renders, and the one dit serve reads from the catalog) gives that
+// destination DestSealFailed, the other DestVerified.
+func TestSealFailureIsTheDestinationsState(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"C001.mov": bigContent(50_000, 1), "C002.mov": bigContent(20_000, 2)})
+	d1, d2 := e.dest("d1"), e.dest("d2")
+	o := e.opts([]string{card}, []string{d1, d2})
+	o.Seal = func(_ context.Context, info SealInfo) error {
+		if info.DestRoot == d2 {
+			return os.ErrPermission // the hash lists cannot be written there
+		}
+		return nil
+	}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.False(t, s.Cards[0].SafeToFormat)
+
+	check := func(p Progress, where string) {
+		require.Len(t, p.Cards, 1, where)
+		ds := p.Cards[0].Dests
+		require.Len(t, ds, 2, where)
+		require.Equal(t, d1, ds[0].Dest)
+		require.Equal(t, DestVerified, ds[0].State, where)
+		require.Equal(t, d2, ds[1].Dest)
+		require.Equal(t, DestSealFailed, ds[1].State, where)
+		require.True(t, ds[1].State.Ended())
+		require.Equal(t, 0, ds[1].FilesFailed, where+": every file was read back and matched there")
+	}
+	check(j.Snapshot(), "snapshot")
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	check(p, "catalog")
 }

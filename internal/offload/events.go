@@ -106,4 +106,5 @@ const (
 	DestCopied     = live.DestCopied
 	DestUnverified = live.DestUnverified
 	DestFailed     = live.DestFailed
+	DestSealFailed = live.DestSealFailed
 )

@@ -162,6 +162,9 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		return []string{msg}
 	}
 	if err := j.cat.Flush(); err != nil {
+		for di := range c.dests {
+			c.sealFailedAt(di) // no hash lists are written anywhere
+		}
 		return fail("catalog: " + err.Error())
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
@@ -181,6 +184,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			// A cloud seal stages and uploads from the whole list.
 			list, lerr := info.Files.List()
 			if lerr != nil {
+				c.sealFailedAt(di)
 				problems = append(problems, fail("catalog: "+lerr.Error())...)
 				continue
 			}
@@ -190,6 +194,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				// verified there (a resume uploads them, then writes it).
 				// Said as it happens; the card's failures list it.
 				j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
+				c.sealFailedAt(di)
 				problems = append(problems, msg)
 				continue
 			}
@@ -210,6 +215,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			msg := "hash lists not written in " + info.CardDir + ": " + err.Error()
 			j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
 			j.addWarning(c.rec.Label + ": " + msg)
+			c.sealFailedAt(di)
 			problems = append(problems, msg)
 			continue
 		}

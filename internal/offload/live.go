@@ -30,6 +30,17 @@ type destLive struct {
 	retry, of     atomic.Int64 // the retry in progress, of how many
 	lastErr       atomic.Value // string
 	errAt         atomic.Int64 // Unix ns
+	// sealFailed: the card's hash lists could not be written there in
+	// this run (seal).
+	sealFailed atomic.Bool
+}
+
+// sealFailedAt records that the card's hash lists could not be written
+// to destination di: its state is then live.DestSealFailed.
+func (c *cardRun) sealFailedAt(di int) {
+	if di >= 0 && di < len(c.lc.dests) {
+		c.lc.dests[di].sealFailed.Store(true)
+	}
 }
 
 // destRetry records that destination di is tried again (try of tries,
