@@ -168,6 +168,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		return fail("catalog: " + err.Error())
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
+	c.lc.sealEach.Store(int64(c.files))
 	var problems []string
 	for di, d := range c.dests {
 		if ctx.Err() != nil {
@@ -177,7 +178,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
 			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
 			Creator: j.opts.Creator, NoDirectoryHashes: j.opts.NoDirectoryHashes,
-			Files: c.sealFiles(d.rec.ID)}
+			Files: c.sealCounting(di, c.sealFiles(d.rec.ID))}
 		var err error
 		if d.isStore() {
 			info.CardDir = storePath(d, c.out)
@@ -188,7 +189,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				problems = append(problems, fail("catalog: "+lerr.Error())...)
 				continue
 			}
-			info.Files = SealFileList(list)
+			info.Files = c.sealCounting(di, SealFileList(list))
 			if msg := c.historyWaits(di, list); msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
@@ -203,6 +204,9 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			err = j.opts.Seal(ctx, info)
 		}
 		var w *SealWarning
+		if err == nil || errors.As(err, &w) {
+			c.sealWritten(di)
+		}
 		switch {
 		case err == nil:
 		case errors.As(err, &w):
