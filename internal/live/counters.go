@@ -28,14 +28,19 @@ type Counters struct {
 	VerifyTotal   int64
 	FilesVerified int
 	BytesVerified int64
-	Current       string
-	// Retries: files dit tried again in this run; CardError: why the
-	// card's side is held, when dit knows.
-	Retries   int
-	CardError string
+	CardSide
 	// After: the phases after the read-back (hash lists, proxies).
 	After
 	Dests []DestCounters
+}
+
+// CardSide is where a run is on its source: Current the file being read
+// (or read back); Retries the files dit tried again in this run;
+// CardError why the card's side is held, when dit knows.
+type CardSide struct {
+	Current   string
+	Retries   int
+	CardError string
 }
 
 // After counts the phases of a card after its copies are read back: the

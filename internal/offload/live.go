@@ -138,7 +138,7 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 	k := live.Counters{Key: c, Label: p.Label, Hop: p.Hop, Phase: p.Phase, Files: p.Files, FilesToCopy: c.lc.copyFiles, Bytes: p.Bytes,
 		FilesCopied: int(c.lc.filesCopied.Load()), BytesCopied: p.BytesCopied, BytesResent: c.lc.resent.Load(),
 		FilesDone: p.FilesDone, FilesFailed: p.FilesFailed, VerifyTotal: p.VerifyTotal, BytesVerified: p.BytesVerified,
-		Current: p.Current, Retries: int(c.lc.retries.Load())}
+		CardSide: live.CardSide{Current: p.Current, Retries: int(c.lc.retries.Load())}}
 	k.Proxies, k.ProxiesMade = int(c.lc.proxies.Load()), int(c.lc.proxiesMade.Load())
 	for di, d := range p.Dests {
 		l := &c.lc.dests[di]
