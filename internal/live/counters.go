@@ -28,12 +28,40 @@ type Counters struct {
 	VerifyTotal   int64
 	FilesVerified int
 	BytesVerified int64
-	Current       string
-	// Retries: files dit tried again in this run; CardError: why the
-	// card's side is held, when dit knows.
+	CardSide
+	// After: the phases after the read-back (hash lists, proxies).
+	After
+	Dests []DestCounters
+}
+
+// CardSide is where a run is on its source: Current the file being read
+// (or read back); Retries the files dit tried again in this run;
+// CardError why the card's side is held, when dit knows.
+type CardSide struct {
+	Current   string
 	Retries   int
 	CardError string
-	Dests     []DestCounters
+}
+
+// After counts the phases of a card after its copies are read back: the
+// seal (its hash lists: SealFiles files to name, a file once per
+// destination; FilesSealed named so far) and its editorial proxies
+// (Proxies clips to make, ProxiesMade made so far, failed ones
+// included: done with). In a snapshot each done figure is capped at its
+// total; 0 totals (omitted in JSON): the run has none, or has not come
+// to them yet.
+type After struct {
+	SealFiles   int `json:"seal_files,omitempty"`
+	FilesSealed int `json:"files_sealed,omitempty"`
+	Proxies     int `json:"proxies,omitempty"`
+	ProxiesMade int `json:"proxies_made,omitempty"`
+}
+
+// capped is a with every done figure at most its total.
+func (a After) capped() After {
+	a.FilesSealed = min(max(a.FilesSealed, 0), a.SealFiles)
+	a.ProxiesMade = min(max(a.ProxiesMade, 0), a.Proxies)
+	return a
 }
 
 // DestCounters is what the engine counted of one run's copy on one

@@ -13,7 +13,10 @@
 // files read, written and read back, each once: a byte read or sent again
 // after a retry is counted apart (BytesResent), so no progress figure
 // passes 100 %. Retries and the last error seen at a destination are
-// counted where they happen.
+// counted where they happen. After the read-back the seal (files named
+// in the hash lists, once per destination) and the editorial proxies
+// (clips done of clips to make) are counted (After), capped at their
+// totals.
 //
 // # Rates
 //

@@ -195,7 +195,7 @@ func cardOf(c Counters) Card {
 		FilesDone: min(c.FilesDone, c.Files), FilesFailed: c.FilesFailed, Bytes: c.Bytes,
 		BytesCopied: min(c.BytesCopied, c.Bytes), BytesResent: c.BytesResent, VerifyTotal: c.VerifyTotal,
 		BytesVerified: min(c.BytesVerified, c.VerifyTotal), VerifyFiles: c.VerifyFiles, FilesVerified: min(c.FilesVerified, c.VerifyFiles),
-		Current: c.Current, Retries: c.Retries}
+		Current: c.Current, Retries: c.Retries, After: c.After.capped()}
 	if k.Hop != 2 {
 		k.Hop = 0
 	}

@@ -87,6 +87,9 @@ type Card struct {
 	// the card or a destination of it has not moved (nil: moving).
 	Retries int    `json:"retries,omitempty"`
 	Stall   *Stall `json:"stall,omitempty"`
+	// After: the seal's files and the proxies, done of to do (never
+	// above).
+	After
 	// Dests: the run's copies, in the order of its destinations.
 	Dests []Dest `json:"dests,omitempty"`
 }
@@ -134,10 +137,14 @@ func (c Card) Percent() float64 {
 }
 
 // PhasePercent is the part of the current phase done, 0-100: copying
-// its bytes copied, verifying its bytes read back.
+// its bytes copied, verifying its bytes read back, sealing its files
+// named in hash lists (when counted).
 func (c Card) PhasePercent() float64 {
 	n, d := c.BytesCopied, c.Bytes
-	if c.Phase == Verifying || c.Phase == Sealing || c.Phase == Done {
+	switch {
+	case c.Phase == Sealing && c.SealFiles > 0:
+		n, d = int64(c.FilesSealed), int64(c.SealFiles)
+	case c.Phase == Verifying || c.Phase == Sealing || c.Phase == Done:
 		n, d = c.BytesVerified, c.VerifyTotal
 	}
 	if d <= 0 {

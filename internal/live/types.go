@@ -50,16 +50,38 @@ const (
 	DestCopied     DestState = "copied"     // written, not read back (--verify none)
 	DestUnverified DestState = "unverified" // the run ended before every copy there was read back
 	DestFailed     DestState = "failed"     // a file of the card failed there
+	// DestSealFailed: the card's hash lists (ASC MHL, MHL) could not be
+	// written there, whatever its copies are: the card is NOT safe to
+	// format (its verdict says failed).
+	DestSealFailed DestState = "seal_failed"
 )
 
 // Ended reports whether no more work is done on the copy in this run.
 func (s DestState) Ended() bool {
 	switch s {
-	case DestVerified, DestCopied, DestUnverified, DestFailed:
+	case DestVerified, DestCopied, DestUnverified, DestFailed, DestSealFailed:
 		return true
 	}
 	return false
 }
+
+// CopyState is what one file's copy on one destination ended as, once
+// the file is final (every copy of it written and read back): the copies
+// of a file event. Its words are the catalog's (copies.state).
+type CopyState string
+
+// The states of a file's copy.
+const (
+	CopyVerified CopyState = "verified" // written (or found there) and read back: it matched
+	CopyCopied   CopyState = "copied"   // written, not read back (--verify none)
+	CopyPresent  CopyState = "present"  // found there with the card's bytes, not written, not read back (--verify none)
+	CopyFailed   CopyState = "failed"   // not written, or read back and not matched: Error says why
+	CopySkipped  CopyState = "skipped"  // another file is there and was left alone (--on-conflict skip): Error says where
+)
+
+// Bad reports whether the copy is not there as the card has it: the
+// file failed on that destination.
+func (s CopyState) Bad() bool { return s == CopyFailed || s == CopySkipped }
 
 // Estimate is a time still to go, as the model estimates it. Known is
 // false when dit cannot say: a stall, or nothing measured and nothing

@@ -3,6 +3,7 @@ package live
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -149,5 +150,39 @@ func TestFilesReadBackPerDestination(t *testing.T) {
 	}
 	if d := k.Dests[1]; d.VerifyFiles != 10 || d.FilesVerified != 4 {
 		t.Errorf("%s: %d of %d files read back", d.Dest, d.FilesVerified, d.VerifyFiles)
+	}
+}
+
+// The phases after the read-back are counted and never pass their
+// totals: a seal that walks its files twice, proxies reported past the
+// clips to make; in JSON as seal_files, files_sealed, proxies,
+// proxies_made; while sealing the phase's part is its files named.
+func TestAfterCountsCapped(t *testing.T) {
+	m := NewModel(Config{Verify: true}, t0)
+	c := Counters{Key: 1, Label: "A001", Phase: Sealing, Files: 4, Bytes: 4e6, BytesCopied: 4e6, VerifyTotal: 8e6, BytesVerified: 8e6,
+		After: After{SealFiles: 8, FilesSealed: 3, Proxies: 2, ProxiesMade: 5}}
+	k := m.Tick(t0.Add(time.Second), []Counters{c}).Cards[0]
+	if k.SealFiles != 8 || k.FilesSealed != 3 || k.Proxies != 2 || k.ProxiesMade != 2 {
+		t.Fatalf("%+v", k.After)
+	}
+	if k.PhasePercent() != 37.5 {
+		t.Fatalf("sealing 3 of 8 files: %v %%", k.PhasePercent())
+	}
+	c.FilesSealed = 12
+	k = m.Tick(t0.Add(2*time.Second), []Counters{c}).Cards[0]
+	if k.FilesSealed != 8 || k.PhasePercent() != 100 {
+		t.Fatalf("%+v %v", k.After, k.PhasePercent())
+	}
+	b, _ := json.Marshal(k)
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["seal_files"] != 8.0 || got["files_sealed"] != 8.0 || got["proxies"] != 2.0 || got["proxies_made"] != 2.0 {
+		t.Fatalf("%s", b)
+	}
+	b, _ = json.Marshal(Card{Label: "B"})
+	if strings.Contains(string(b), "seal") || strings.Contains(string(b), "prox") {
+		t.Fatalf("a run with no seal or proxies counted omits them: %s", b)
 	}
 }

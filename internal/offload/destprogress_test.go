@@ -2,6 +2,8 @@ package offload
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/live"
 )
 
 // destCountFS counts the bytes that reach the temps of the card copies below
@@ -177,4 +180,131 @@ func TestCurrentFileWhileVerifyingIsTheOneReadBack(t *testing.T) {
 	cp = cardProgress(j.Snapshot(), "A001")
 	require.Equal(t, "", cp.Current)
 	require.Equal(t, DestVerified, cp.Dests[0].State)
+}
+
+// A destination whose hash lists could not be written is said so, not
+// "verified": the seal fails on the second destination only, the card
+// is not safe to format, and the live snapshot (the one every front end
+// renders, and the one dit serve reads from the catalog) gives that
+// destination DestSealFailed, the other DestVerified.
+func TestSealFailureIsTheDestinationsState(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"C001.mov": bigContent(50_000, 1), "C002.mov": bigContent(20_000, 2)})
+	d1, d2 := e.dest("d1"), e.dest("d2")
+	o := e.opts([]string{card}, []string{d1, d2})
+	o.Seal = func(_ context.Context, info SealInfo) error {
+		if info.DestRoot == d2 {
+			return os.ErrPermission // the hash lists cannot be written there
+		}
+		return nil
+	}
+	j, err := New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.False(t, s.Cards[0].SafeToFormat)
+
+	check := func(p Progress, where string) {
+		require.Len(t, p.Cards, 1, where)
+		ds := p.Cards[0].Dests
+		require.Len(t, ds, 2, where)
+		require.Equal(t, d1, ds[0].Dest)
+		require.Equal(t, DestVerified, ds[0].State, where)
+		require.Equal(t, d2, ds[1].Dest)
+		require.Equal(t, DestSealFailed, ds[1].State, where)
+		require.True(t, ds[1].State.Ended())
+		require.Equal(t, 0, ds[1].FilesFailed, where+": every file was read back and matched there")
+	}
+	check(j.Snapshot(), "snapshot")
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	check(p, "catalog")
+}
+
+// The seal is counted: while a card's hash lists are written the live
+// snapshot says how many of its files they name of how many (a file
+// once per destination), never more (a seal walks the files once per
+// format: ASC MHL, then MHL), and all of them once written.
+func TestSealProgressIsCounted(t *testing.T) {
+	e := newEnv(t)
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("CLIPS/C%03d.mov", i)] = bigContent(10_000, byte(i))
+	}
+	card := testCard(t, e.dir, "A001", files)
+	o := e.opts([]string{card}, []string{e.dest("d1"), e.dest("d2")})
+	var j *Job
+	var seen []CardProgress
+	o.Seal = func(_ context.Context, info SealInfo) error {
+		for range 2 { // two formats, two walks
+			if err := info.Files(func(*SealFile) error {
+				seen = append(seen, j.Snapshot().Cards[0])
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	j, err = New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat)
+
+	require.Len(t, seen, 20)
+	for i, c := range seen {
+		require.Equal(t, live.Sealing, c.Phase)
+		require.Equal(t, 10, c.SealFiles, "5 files on 2 destinations")
+		require.LessOrEqual(t, c.FilesSealed, c.SealFiles)
+		require.LessOrEqual(t, c.PhasePercent(), 100.0)
+		if i > 0 {
+			require.GreaterOrEqual(t, c.FilesSealed, seen[i-1].FilesSealed)
+		}
+	}
+	require.Equal(t, 1, seen[0].FilesSealed, "the first file walked")
+	require.Equal(t, 5, seen[9].FilesSealed, "the second walk names no file twice")
+	require.Equal(t, 6, seen[10].FilesSealed, "the first destination's lists are written (its 5 files), the second's first file")
+	require.Less(t, seen[0].PhasePercent(), 100.0)
+
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 10, p.Cards[0].SealFiles)
+	require.Equal(t, 10, p.Cards[0].FilesSealed)
+}
+
+// The proxies made outside the engine are counted in the live model
+// through Job.CountProxies, on the card's run, never above the clips to
+// make; a card the job does not have is left alone.
+func TestProxiesAreCountedOnTheCard(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"CLIPS/C001.mov": bigContent(20_000, 1)})
+	o := e.opts([]string{card}, []string{e.dest("d1")})
+	var j *Job
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvRunDone { // where internal/proxies takes the card up
+			j.CountProxies("A001", 1, 3)
+			j.CountProxies("B002", 1, 1)
+		}
+	}
+	var err error
+	j, err = New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, p.Cards, 1)
+	require.Equal(t, 3, p.Cards[0].Proxies)
+	require.Equal(t, 1, p.Cards[0].ProxiesMade)
+
+	j.CountProxies("A001", 5, 3) // a maker that miscounts
+	c := j.Snapshot().Cards[0]
+	require.Equal(t, 3, c.Proxies)
+	require.Equal(t, 3, c.ProxiesMade, "never above the clips to make")
 }

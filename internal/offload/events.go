@@ -79,11 +79,27 @@ type Event struct {
 	Elapsed  time.Duration `json:"-"`
 }
 
-// CopyState is one file on one destination in an EvFile event.
+// CopyState is one file on one destination in an EvFile event: State
+// is what its copy there ended as (Copy* below).
 type CopyState struct {
-	Dest  string `json:"dest"`
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
+	Dest  string         `json:"dest"`
+	State live.CopyState `json:"state"`
+	Error string         `json:"error,omitempty"`
+}
+
+// The states of a file's copy in an EvFile event (CopyState.State).
+const (
+	CopyVerified = live.CopyVerified
+	CopyCopied   = live.CopyCopied
+	CopyPresent  = live.CopyPresent
+	CopyFailed   = live.CopyFailed
+	CopySkipped  = live.CopySkipped
+)
+
+// copyOf is the copy of result r on the destination at root, as a file
+// event tells it (r is final: its state is one of the catalog's words).
+func copyOf(root string, r destResult) CopyState {
+	return CopyState{Dest: root, State: live.CopyState(r.state), Error: r.err}
 }
 
 // Progress is the live model's snapshot of the job (package live):
@@ -106,4 +122,5 @@ const (
 	DestCopied     = live.DestCopied
 	DestUnverified = live.DestUnverified
 	DestFailed     = live.DestFailed
+	DestSealFailed = live.DestSealFailed
 )

@@ -241,7 +241,7 @@ func (c *cardRun) finalize(t *fileTask) {
 	c.filesDone.Add(1)
 	ev := Event{Type: EvFile, Card: c.label(), Hop: hopOf(c.rec), Path: f.Rel, State: verdict.State(f.State), Message: f.Error}
 	for di, r := range t.results {
-		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
+		ev.Copies = append(ev.Copies, copyOf(c.dests[di].root, r))
 	}
 	j.emit(ev)
 	c.planDone(t.plan)

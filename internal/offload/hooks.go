@@ -162,9 +162,13 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		return []string{msg}
 	}
 	if err := j.cat.Flush(); err != nil {
+		for di := range c.dests {
+			c.sealFailedAt(di) // no hash lists are written anywhere
+		}
 		return fail("catalog: " + err.Error())
 	}
 	skipped, _ := j.cat.Skipped(c.rec.ID)
+	c.lc.sealEach.Store(int64(c.files))
 	var problems []string
 	for di, d := range c.dests {
 		if ctx.Err() != nil {
@@ -174,22 +178,24 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
 			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
 			Creator: j.opts.Creator, NoDirectoryHashes: j.opts.NoDirectoryHashes,
-			Files: c.sealFiles(d.rec.ID)}
+			Files: c.sealCounting(di, c.sealFiles(d.rec.ID))}
 		var err error
 		if d.isStore() {
 			info.CardDir = storePath(d, c.out)
 			// A cloud seal stages and uploads from the whole list.
 			list, lerr := info.Files.List()
 			if lerr != nil {
+				c.sealFailedAt(di)
 				problems = append(problems, fail("catalog: "+lerr.Error())...)
 				continue
 			}
-			info.Files = SealFileList(list)
+			info.Files = c.sealCounting(di, SealFileList(list))
 			if msg := c.historyWaits(di, list); msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
 				// Said as it happens; the card's failures list it.
 				j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
+				c.sealFailedAt(di)
 				problems = append(problems, msg)
 				continue
 			}
@@ -198,6 +204,9 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			err = j.opts.Seal(ctx, info)
 		}
 		var w *SealWarning
+		if err == nil || errors.As(err, &w) {
+			c.sealWritten(di)
+		}
 		switch {
 		case err == nil:
 		case errors.As(err, &w):
@@ -210,6 +219,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			msg := "hash lists not written in " + info.CardDir + ": " + err.Error()
 			j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Path: info.CardDir, Message: msg})
 			j.addWarning(c.rec.Label + ": " + msg)
+			c.sealFailedAt(di)
 			problems = append(problems, msg)
 			continue
 		}

@@ -333,7 +333,7 @@ func (c *cardRun) progress() CardProgress {
 		dp := DestProgress{Dest: d.root, Bytes: c.destNeed[di], BytesWritten: c.destWritten[di].Load(),
 			VerifyTotal: c.destVerifTotal[di], BytesVerified: c.destVerif[di].Load(), FilesFailed: int(c.destFailed[di].Load())}
 		dp.Current, _ = c.destCur[di].Load().(string)
-		dp.State = c.destState(phase, dp)
+		dp.State = c.destState(di, phase, dp)
 		cp.Dests = append(cp.Dests, dp)
 	}
 	return cp
@@ -341,8 +341,9 @@ func (c *cardRun) progress() CardProgress {
 
 // destState is the state of the card's copy on destination di. A file's
 // failure there counts once the file is final (every copy of it read
-// back): "verified" is said only once the run is done.
-func (c *cardRun) destState(phase string, dp DestProgress) live.DestState {
+// back): "verified" is said only once the run is done, and not where
+// the card's hash lists could not be written (DestSealFailed).
+func (c *cardRun) destState(di int, phase string, dp DestProgress) live.DestState {
 	verify := c.j.opts.Verify != VerifyNone
 	switch {
 	case dp.FilesFailed > 0:
@@ -355,6 +356,8 @@ func (c *cardRun) destState(phase string, dp DestProgress) live.DestState {
 		return DestVerifying
 	case phase == "sealing":
 		return DestSealing
+	case di < len(c.lc.dests) && c.lc.dests[di].sealFailed.Load():
+		return DestSealFailed
 	case !verify:
 		return DestCopied
 	case dp.BytesVerified >= dp.VerifyTotal:

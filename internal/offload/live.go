@@ -18,7 +18,32 @@ type liveCounts struct {
 	filesCopied atomic.Int64
 	resent      atomic.Int64
 	retries     atomic.Int64
-	dests       []destLive
+	// sealEach: the files each destination's hash lists name (set when
+	// the run begins writing them; 0: it has not, or writes none).
+	sealEach atomic.Int64
+	// proxies, proxiesMade: the card's clips to make proxies of and
+	// those done with (CountProxies).
+	proxies, proxiesMade atomic.Int64
+	dests                []destLive
+}
+
+// CountProxies tells the live model how far the editorial proxies of
+// card label are: made (made or failed: done with) of total clips. The
+// proxies are made outside the engine (internal/proxies, once a card's
+// run is done); whoever makes them calls this as each clip is done. The
+// card's first run (its latest, after a retry) carries the figures:
+// Snapshot and the progress events while the job runs.
+func (j *Job) CountProxies(label string, made, total int) {
+	var run *cardRun
+	for _, c := range j.cardList() {
+		if c.label() == label && c.rec.Hop <= 1 {
+			run = c
+		}
+	}
+	if run != nil {
+		run.lc.proxies.Store(int64(max(total, 0)))
+		run.lc.proxiesMade.Store(int64(max(made, 0)))
+	}
 }
 
 type destLive struct {
@@ -30,6 +55,37 @@ type destLive struct {
 	retry, of     atomic.Int64 // the retry in progress, of how many
 	lastErr       atomic.Value // string
 	errAt         atomic.Int64 // Unix ns
+	// sealFailed: the card's hash lists could not be written there in
+	// this run (seal).
+	sealFailed atomic.Bool
+	// sealed: the card's files the seal has walked for its hash lists
+	// there (all of them once they are written).
+	sealed atomic.Int64
+}
+
+// sealCounting is files, counting each file the seal walks for
+// destination di.
+func (c *cardRun) sealCounting(di int, files SealFiles) SealFiles {
+	return func(fn func(*SealFile) error) error {
+		return files(func(f *SealFile) error {
+			c.lc.dests[di].sealed.Add(1)
+			return fn(f)
+		})
+	}
+}
+
+// sealWritten records that destination di's hash lists are written:
+// every file of the card is named there.
+func (c *cardRun) sealWritten(di int) {
+	c.lc.dests[di].sealed.Store(c.lc.sealEach.Load())
+}
+
+// sealFailedAt records that the card's hash lists could not be written
+// to destination di: its state is then live.DestSealFailed.
+func (c *cardRun) sealFailedAt(di int) {
+	if di >= 0 && di < len(c.lc.dests) {
+		c.lc.dests[di].sealFailed.Store(true)
+	}
 }
 
 // destRetry records that destination di is tried again (try of tries,
@@ -82,7 +138,8 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 	k := live.Counters{Key: c, Label: p.Label, Hop: p.Hop, Phase: p.Phase, Files: p.Files, FilesToCopy: c.lc.copyFiles, Bytes: p.Bytes,
 		FilesCopied: int(c.lc.filesCopied.Load()), BytesCopied: p.BytesCopied, BytesResent: c.lc.resent.Load(),
 		FilesDone: p.FilesDone, FilesFailed: p.FilesFailed, VerifyTotal: p.VerifyTotal, BytesVerified: p.BytesVerified,
-		Current: p.Current, Retries: int(c.lc.retries.Load())}
+		CardSide: live.CardSide{Current: p.Current, Retries: int(c.lc.retries.Load())}}
+	k.Proxies, k.ProxiesMade = int(c.lc.proxies.Load()), int(c.lc.proxiesMade.Load())
 	for di, d := range p.Dests {
 		l := &c.lc.dests[di]
 		dc := live.DestCounters{Dest: d.Dest, State: d.State, Bytes: d.Bytes, BytesWritten: d.BytesWritten,
@@ -96,6 +153,10 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 		}
 		k.VerifyFiles += l.verifyFiles
 		k.FilesVerified += int(l.filesVerified.Load())
+		if each := c.lc.sealEach.Load(); each > 0 {
+			k.SealFiles += int(each)
+			k.FilesSealed += int(min(l.sealed.Load(), each))
+		}
 		k.Dests = append(k.Dests, dc)
 	}
 	return k

@@ -407,7 +407,7 @@ func (c *cardRun) finalizeStore(f *storeFile) {
 		if r.state == StateFailed {
 			c.destFailed[di].Add(1)
 		}
-		ev.Copies = append(ev.Copies, CopyState{Dest: c.dests[di].root, State: r.state, Error: r.err})
+		ev.Copies = append(ev.Copies, copyOf(c.dests[di].root, r))
 	}
 	c.filesDone.Add(1)
 	j.emit(ev)
