@@ -23,7 +23,7 @@ var stateWords = map[string]bool{
 	"failed": true, "interrupted": true, "verified": true, "copied": true, "safe_to_format": true,
 	"card_free": true, "queued": true, "copying": true, "verifying": true, "sealing": true,
 	"done": true, "pending": true, "running": true, "finishing": true, "unverified": true,
-	"writing": true, "stalled": true, "present": true,
+	"writing": true, "stalled": true, "present": true, "seal_failed": true, "skipped": true,
 	"job_started": true, "card_started": true, "file": true, "progress": true, "run_done": true,
 	"card_done": true, "warning": true, "card_copied": true, "card_retried": true, "card_added": true,
 }

@@ -192,7 +192,7 @@ func (t *Tracker) fileFailed(e offload.Event) {
 		t.reasons[r] = map[string]string{}
 	}
 	for _, cp := range e.Copies {
-		if cp.State == offload.StateFailed && cp.Error != "" && t.reasons[r][cp.Dest] == "" {
+		if cp.State == offload.CopyFailed && cp.Error != "" && t.reasons[r][cp.Dest] == "" {
 			t.reasons[r][cp.Dest] = ShortReason(cp.Error)
 		}
 	}
@@ -411,7 +411,7 @@ func (t *Tracker) failureText(e offload.Event, files []string) string {
 func FileFailure(e offload.Event) string {
 	var parts []string
 	for _, cp := range e.Copies {
-		if cp.State == offload.StateFailed && cp.Error != "" {
+		if cp.State == offload.CopyFailed && cp.Error != "" {
 			parts = append(parts, "on "+cp.Dest+": "+cp.Error)
 		}
 	}
