@@ -38,6 +38,7 @@ type offloadView struct {
 	offloadForm      // the job's settings as the form holds them
 	offloadDestNotes // what the form says of its destinations
 	offloadProxies   // the proxies' settings
+	offloadAdvanced  // the job details (formadvanced.go)
 	offloadPlan      // the plan shown beside the form
 	offloadFlags     // what the form is doing
 
@@ -183,6 +184,7 @@ func newOffloadView(a *App) *offloadView {
 			widget.NewFormItem("Arrays", v.degraded),
 			widget.NewFormItem("Proxies", v.newProxiesForm()),
 		),
+		v.newAdvancedForm(),
 		widget.NewSeparator(),
 		heading("Topology preset"), v.presetLabel,
 		container.NewHBox(loadPreset, savePreset, clearPreset),
