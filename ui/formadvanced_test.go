@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 )
 
@@ -62,14 +63,6 @@ func TestFormJobDetailsRefusedNamingTheField(t *testing.T) {
 	require.EqualError(t, err, `On conflict: "clobber": use fail, skip or rename`)
 	_, err = assembly.Spec{Ignore: []string{"  "}}.Settings(formNames, nil)
 	require.ErrorContains(t, err, "Ignore: ")
-	// The form's choices are the engine's policies, each one it parses.
-	h.locked(func() {
-		for _, o := range h.a.offload.onConflict.Options {
-			_, err := offload.ParseConflict(string(conflictOf(o)))
-			require.NoError(t, err, o)
-		}
-		require.Len(t, h.a.offload.onConflict.Options, len(conflictModes))
-	})
 }
 
 // The job details are remembered when a job starts and come back at the
@@ -144,5 +137,29 @@ func TestGoldenOffloadJobDetails(t *testing.T) {
 	h.locked(func() {
 		test.AssertImageMatches(t, "offload-job-details.png", h.a.win.Canvas().Capture())
 		require.True(t, strings.HasPrefix(h.a.offload.advNote.Text, "Creator email: "))
+	})
+}
+
+// The form offers every hash the engine has, each once, and checks
+// dit's defaults at first; its on-conflict choices are the engine's
+// policies, the default first.
+func TestFormOffersTheEnginesValues(t *testing.T) {
+	require.ElementsMatch(t, hashing.All, formHashes)
+	h := newHarness(t, nil)
+	h.locked(func() {
+		v := h.a.offload
+		var checked []string
+		for _, c := range v.hashes {
+			if c.Checked {
+				checked = append(checked, c.Text)
+			}
+		}
+		require.Equal(t, assembly.DefaultHashes, strings.Join(checked, ","))
+		require.Equal(t, conflictText(offload.ConflictFail), v.onConflict.Selected)
+		for _, o := range v.onConflict.Options {
+			_, err := offload.ParseConflict(string(conflictOf(o)))
+			require.NoError(t, err, o)
+		}
+		require.Len(t, v.onConflict.Options, len(conflictModes))
 	})
 }
