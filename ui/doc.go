@@ -315,7 +315,9 @@
 // (the folded "Job details": ASC MHL creator info, folder layout, on
 // conflict, ignore patterns, hidden files, editorial lists, folder
 // hashes, block size; each a Spec field, refused beside it in the form's
-// words, remembered), plan.go, mounted.go,
+// words, remembered), formpace.go (the rest of the job details: read
+// rate, write limits, checkpoints, drive health, rclone, ffmpeg at
+// once), plan.go, mounted.go,
 // pathfield.go (typed paths).
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The

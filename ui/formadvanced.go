@@ -88,7 +88,7 @@ const (
 
 // advUnset is what the section says under its title when no detail
 // is set (the details set are named instead).
-const advUnset = "Creator info, folder layout, on conflict, ignore, hidden files, ALE, block size: the defaults."
+const advUnset = "Creator info, folder layout, on conflict, ignore, hidden files, ALE, rates, drive check, rclone: the defaults."
 
 // newAdvancedForm is the "Job details" section, folded.
 func (v *offloadView) newAdvancedForm() fyne.CanvasObject {
@@ -116,7 +116,7 @@ func (v *offloadView) newAdvancedForm() fyne.CanvasObject {
 	v.ignore.OnChanged = func(string) { v.checkAdvanced() }
 	v.hidden = check("Also copy hidden files (.DS_Store, ._*, Thumbs.db, ...)")
 	v.blockSize = entry(assembly.DefaultBlockSize)
-	v.ale = check("ALE, CMX 3600 EDL and FCPXML with the reports (jobs with clips)")
+	v.ale = check("ALE, CMX 3600 EDL and FCPXML with the reports")
 	v.noDirHashes = check("None: ASC MHL lists the card's folders without hashes")
 	v.advNote = widget.NewLabel("")
 	v.advNote.Wrapping = fyne.TextWrapWord
@@ -124,7 +124,7 @@ func (v *offloadView) newAdvancedForm() fyne.CanvasObject {
 	v.advNote.Hide()
 	layoutNote := widget.NewLabel("{job} {card} {date} {time} {host}")
 	layoutNote.Importance = widget.LowImportance
-	form := widget.NewForm(
+	form := widget.NewForm(append([]*widget.FormItem{
 		widget.NewFormItem("Creator", container.NewGridWithColumns(2, c.author, c.role, c.email, c.phone, c.location, c.comment)),
 		widget.NewFormItem(formNames("layout"), container.NewBorder(nil, nil, nil, layoutNote, v.layout)),
 		widget.NewFormItem(formNames("on_conflict"), v.onConflict),
@@ -132,25 +132,14 @@ func (v *offloadView) newAdvancedForm() fyne.CanvasObject {
 		widget.NewFormItem(formNames("include_hidden"), v.hidden),
 		widget.NewFormItem(formNames("ale"), v.ale),
 		widget.NewFormItem(formNames("no_directory_hashes"), v.noDirHashes),
-		widget.NewFormItem(formNames("block_size"), container.NewGridWithColumns(3, v.blockSize)),
-	)
+		widget.NewFormItem(formNames("block_size"), container.NewGridWithColumns(2, v.blockSize)),
+	}, v.paceFormItems()...)...)
 	v.advSet = widget.NewLabel(advUnset)
 	v.advSet.Wrapping = fyne.TextWrapWord
 	v.advSet.Importance = widget.LowImportance
 	v.advAcc = widget.NewAccordion(widget.NewAccordionItem("Job details", container.NewVBox(form, v.advNote)))
 	v.advBox = container.NewVBox(v.advAcc, v.advSet)
 	return v.advBox
-}
-
-// ignoreLines are the patterns typed, one a line (blank lines left out).
-func (v *offloadView) ignoreLines() []string {
-	var out []string
-	for _, l := range strings.Split(v.ignore.Text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // advancedSpec puts the job details into sp (values as typed).
@@ -162,13 +151,14 @@ func (v *offloadView) advancedSpec(sp *assembly.Spec) {
 	if c := conflictOf(v.onConflict.Selected); c != offload.ConflictFail {
 		sp.OnConflict = string(c)
 	}
-	sp.Ignore = v.ignoreLines()
+	sp.Ignore = lines(v.ignore.Text)
 	sp.IncludeHidden = v.hidden.Checked
 	sp.BlockSize = strings.TrimSpace(v.blockSize.Text)
 	sp.ALE, sp.NoDirectoryHashes = v.ale.Checked, v.noDirHashes.Checked
 	c := v.creator
 	sp.Creator = assembly.Creator{Author: c.author.Text, Email: c.email.Text, Phone: c.phone.Text, Role: c.role.Text,
 		Location: c.location.Text, Comment: c.comment.Text}
+	v.paceSpec(sp)
 }
 
 // checkLayout refuses a layout the engine would refuse when the job
@@ -216,6 +206,7 @@ func (v *offloadView) checkAdvanced() {
 			set = append(set, formNames(f.key))
 		}
 	}
+	set = append(set, paceSet(sp)...)
 	text := advUnset
 	if len(set) > 0 {
 		text = "Set: " + strings.Join(set, ", ") + "."
@@ -238,7 +229,7 @@ func (v *offloadView) creatorPrefs() map[string]*widget.Entry {
 func (v *offloadView) rememberAdvanced(p fyne.Preferences) {
 	p.SetString(prefLayout, v.layout.Text)
 	p.SetString(prefOnConflict, string(conflictOf(v.onConflict.Selected)))
-	p.SetStringList(prefIgnore, v.ignoreLines())
+	p.SetStringList(prefIgnore, lines(v.ignore.Text))
 	p.SetBool(prefHidden, v.hidden.Checked)
 	p.SetString(prefBlockSize, v.blockSize.Text)
 	p.SetBool(prefALE, v.ale.Checked)
@@ -246,6 +237,7 @@ func (v *offloadView) rememberAdvanced(p fyne.Preferences) {
 	for key, e := range v.creatorPrefs() {
 		p.SetString(prefCreator+key, e.Text)
 	}
+	v.rememberPace(p)
 }
 
 // restoreAdvanced fills the job details with what rememberAdvanced kept.
@@ -262,5 +254,6 @@ func (v *offloadView) restoreAdvanced(p fyne.Preferences) {
 	for key, e := range v.creatorPrefs() {
 		e.SetText(p.String(prefCreator + key))
 	}
+	v.restorePace(p)
 	v.checkAdvanced()
 }

@@ -37,6 +37,10 @@ func TestFormJobDetailsRefusedNamingTheField(t *testing.T) {
 			{func() { v.blockSize.SetText("1GB") }, "Block size: \"1GB\": use 4KiB to 256MiB"},
 			{func() { v.creator.email.SetText("jane@") }, "Creator email: "},
 			{func() { v.creator.location.SetText("Stage\x015") }, "Creator location: holds characters an XML document cannot carry"},
+			{func() { v.readRate.SetText("fast") }, "Read rate: \"fast\": a rate such as 200MB/s"},
+			{func() { v.limits.SetText("/Volumes/RAID=quick") }, "Write limits: \"/Volumes/RAID=quick\""},
+			{func() { v.checkpoint.SetText("often") }, "Checkpoints: \"often\""},
+			{func() { v.cloudBw.SetText("lots") }, "Upload limit: \"lots\""},
 		} {
 			c.set()
 			require.True(t, strings.HasPrefix(v.advNote.Text, c.want), "beside the details: %q", v.advNote.Text)
@@ -52,6 +56,10 @@ func TestFormJobDetailsRefusedNamingTheField(t *testing.T) {
 			v.blockSize.SetText("")
 			v.creator.email.SetText("")
 			v.creator.location.SetText("")
+			v.readRate.SetText("")
+			v.limits.SetText("")
+			v.checkpoint.SetText("")
+			v.cloudBw.SetText("")
 			require.False(t, v.advNote.Visible())
 			_, msg = v.jobSettings()
 			require.Empty(t, msg)
@@ -85,12 +93,22 @@ func TestFormJobDetailsRememberedAcrossLaunches(t *testing.T) {
 		v.blockSize.SetText("1MiB")
 		v.ale.SetChecked(true)
 		v.noDirHashes.SetChecked(true)
+		v.readRate.SetText("200MB/s")
+		v.limits.SetText("1.5GB/s\n/Volumes/SHUTTLE=400MB/s")
+		v.checkpoint.SetText("0")
+		v.driveHealth.SetSelected(driveChecks[1].text)
+		v.cloudBw.SetText("20MB/s")
+		v.rcloneConfig.SetText("/etc/rclone.conf")
+		v.proxyWorkers.SetSelected("3")
 		v.remember()
 	})
 	var want assembly.Spec
 	h.locked(func() { h.a.offload.advancedSpec(&want) })
 	require.Equal(t, "skip", want.OnConflict)
 	require.Equal(t, "Jane Doe", want.Creator.Author)
+	require.Equal(t, "refuse", want.DriveHealth)
+	require.Equal(t, 3, want.ProxyWorkers)
+	require.Equal(t, []string{"1.5GB/s", "/Volumes/SHUTTLE=400MB/s"}, want.Limits)
 	h.a.bg.Wait()
 	var a2 *App
 	h.locked(func() { a2 = New(h.a.fa, h.a.cfg) })
@@ -99,7 +117,8 @@ func TestFormJobDetailsRememberedAcrossLaunches(t *testing.T) {
 		var got assembly.Spec
 		a2.offload.advancedSpec(&got)
 		require.Equal(t, want, got)
-		require.Equal(t, "Set: Creator, Folder layout, On conflict, Ignore, Hidden files, Editorial lists, Folder hashes, Block size.", a2.offload.advSet.Text,
+		require.Equal(t, "Set: Creator, Folder layout, On conflict, Ignore, Hidden files, Editorial lists, Folder hashes, Block size, "+
+			"Read rate, Write limits, Checkpoints, Drive health, Upload limit, rclone config, ffmpeg at once.", a2.offload.advSet.Text,
 			"the folded section says which details are set")
 	})
 
@@ -111,7 +130,8 @@ func TestFormJobDetailsRememberedAcrossLaunches(t *testing.T) {
 }
 
 // The Offload tab at 1280x800 with the job details open and filled, one
-// refused: the image testdata/offload-job-details.png.
+// refused: the image testdata/offload-job-details.png (scrolled to the
+// section's end: the note of the refusal and what is set).
 func TestGoldenOffloadJobDetails(t *testing.T) {
 	renderOnly(t)
 	skipRendersUnderRace(t)
@@ -132,7 +152,9 @@ func TestGoldenOffloadJobDetails(t *testing.T) {
 	})
 	h.locked(func() {
 		v := h.a.offload
-		v.leftScroll.ScrollToOffset(fyne.NewPos(0, v.advBox.Position().Y-40))
+		// The section's end in view (with the topology preset's buttons
+		// below it).
+		v.leftScroll.ScrollToOffset(fyne.NewPos(0, v.advBox.Position().Y+v.advBox.Size().Height+180-v.leftScroll.Size().Height))
 	})
 	h.locked(func() {
 		test.AssertImageMatches(t, "offload-job-details.png", h.a.win.Canvas().Capture())

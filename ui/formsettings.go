@@ -177,6 +177,20 @@ func formNames(key string) string {
 		return "Creator " + strings.TrimPrefix(key, "author_")
 	case "location", "comment":
 		return "Creator " + key
+	case "throttle":
+		return "Read rate"
+	case "limit":
+		return "Write limits"
+	case "checkpoint_every":
+		return "Checkpoints"
+	case "drive_health":
+		return "Drive health"
+	case "cloud_bwlimit":
+		return "Upload limit"
+	case "rclone_config":
+		return "rclone config"
+	case "proxy_workers":
+		return "ffmpeg at once"
 	}
 	return strings.ReplaceAll(key, "_", " ")
 }
@@ -334,6 +348,8 @@ func (v *offloadView) settingsOf(cards []string) (jobSettings, string) {
 	if err != nil {
 		return jobSettings{}, refusalText(err)
 	}
-	set.Throttle = v.throttle
+	if v.throttle > 0 { // Prepare's, else the form's
+		set.Throttle = v.throttle
+	}
 	return jobSettings{Settings: set}, ""
 }

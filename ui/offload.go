@@ -40,6 +40,7 @@ type offloadView struct {
 	offloadDestNotes // what the form says of its destinations
 	offloadProxies   // the proxies' settings
 	offloadAdvanced  // the job details (formadvanced.go)
+	offloadPace      // the job details' rates and checks (formpace.go)
 	offloadPlan      // the plan shown beside the form
 	offloadFlags     // what the form is doing
 

@@ -50,6 +50,7 @@ func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
 
 	// The GUI leg: the form, filled and chosen as a person would.
 	var guiSet assembly.Settings
+	rcloneConf := filepath.Join(dir, "rclone.conf")
 	h.locked(func() {
 		h.a.Prepare(Preparation{Name: "gui", Cards: []string{guiCard}, Dests: []string{d1}, Then: []string{d2}, ThenParallel: 2})
 	})
@@ -80,6 +81,13 @@ func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
 		v.blockSize.SetText("1MiB")
 		v.ale.SetChecked(true)
 		v.noDirHashes.SetChecked(true)
+		v.readRate.SetText("200MB/s")
+		v.limits.SetText("1.5GB/s")
+		v.checkpoint.SetText("1MiB")
+		v.driveHealth.SetSelected(driveChecks[2].text)
+		v.cloudBw.SetText("20MB/s")
+		v.rcloneConfig.SetText(rcloneConf)
+		v.proxyWorkers.SetSelected("2")
 		s, msg := v.jobSettings()
 		require.Empty(t, msg)
 		require.Equal(t, []string{d1}, s.Dests)
@@ -95,19 +103,29 @@ func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
 	// md5,sha1 --verify source+dest --verify-hashes all --mhl both
 	// --author-name "Jane Doe" ... --layout {job}/{date}_{card}
 	// --on-conflict rename --ignore '*.RMD' --ignore CACHE/
-	// --include-hidden --block-size 1MiB --ale --no-directory-hashes.
+	// --include-hidden --block-size 1MiB --ale --no-directory-hashes
+	// --throttle 200MB/s --limit 1.5GB/s --checkpoint-every 1MiB
+	// --drive-health off --cloud-bwlimit 20MB/s --rclone-config ...
+	// --proxy-workers 2.
 	spec := assembly.Spec{Name: "cli", Dests: []string{e1}, Then: []string{e2}, ThenParallel: 2, Hashes: "md5,sha1",
 		Verify: "source+dest", VerifyHashes: "all", MHL: "both", Layout: "{job}/{date}_{card}", OnConflict: "rename",
-		Ignore: []string{"*.RMD", "CACHE/"}, SpecPace: assembly.SpecPace{BlockSize: "1MiB"},
-		SpecFlags: assembly.SpecFlags{IncludeHidden: true, ALE: true, NoDirectoryHashes: true},
+		Ignore: []string{"*.RMD", "CACHE/"}, SpecPace: assembly.SpecPace{BlockSize: "1MiB", Throttle: "200MB/s", Limits: []string{"1.5GB/s"}, Checkpoint: "1MiB"},
+		DriveHealth: "off", SpecRemote: assembly.SpecRemote{RemoteBwLimit: "20MB/s", RcloneConfig: rcloneConf},
+		SpecProxies: assembly.SpecProxies{ProxyWorkers: 2},
+		SpecFlags:   assembly.SpecFlags{IncludeHidden: true, ALE: true, NoDirectoryHashes: true},
 		Creator: assembly.Creator{Author: "Jane Doe", Email: "jane@example.com", Phone: "+49 30 1234", Role: "DIT",
 			Location: "Stage 5", Comment: "day 1"}}
 	set, err := spec.Settings(assembly.FlagNames, []string{cliCard})
 	require.NoError(t, err)
 	// What the catalog does not record (the creator info, the editorial
-	// lists, the block size) is the same in both jobs' settings.
+	// lists, the rates and sizes, the drives' check) is the same in both
+	// jobs' settings.
 	require.Equal(t, set.Sealing, guiSet.Sealing)
 	require.Equal(t, set.Copying, guiSet.Copying)
+	require.Equal(t, set.Proxying, guiSet.Proxying)
+	require.Equal(t, set.Sched, guiSet.Sched)
+	require.Equal(t, set.Drives, guiSet.Drives)
+	require.Equal(t, set.Rclone, guiSet.Rclone)
 	set.Catalog, set.ToolVersion = h.cat, "dit test"
 	ctx := context.Background()
 	prep, err := assembly.Prepare(ctx, set)
@@ -135,6 +153,12 @@ func TestFormJobAndCLIJobRecordTheSameSettings(t *testing.T) {
 	require.Equal(t, []string{"*.RMD", "CACHE/"}, gui.Ignore)
 	require.Equal(t, 1<<20, guiSet.BlockSize)
 	require.True(t, guiSet.ALE)
+	require.Equal(t, 200e6, guiSet.Throttle)
+	require.Equal(t, int64(1<<20), guiSet.CheckpointEvery)
+	require.Equal(t, assembly.DrivesOff, guiSet.Drives)
+	require.Equal(t, 2, guiSet.ProxyWorkers)
+	require.Equal(t, rcloneConf, gui.RcloneConfig)
+	require.Equal(t, int64(20e6), gui.CloudBwLimit)
 	// The creator info the form took is in the GUI job's sealed hash list.
 	require.Contains(t, string(ascmhlOf(t, d1)), "Jane Doe")
 }
