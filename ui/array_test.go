@@ -369,7 +369,11 @@ func TestHistoryArrayCopyHasNoDoubleSlash(t *testing.T) {
 	require.NoError(t, err)
 	sum, err := job.Run(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, offload.ArrayPathPrefix+blades[0]+"//demo/A001", sum.Cards[0].Destinations[0].Path, "the engine's name of it")
+	// The engine's names of it: where it opens once mounted (its mount
+	// place), and its location as dit's commands take it.
+	place := filepath.Join(dir, "mounts", mountplace.Name(uuid, "test-raid"))
+	require.Equal(t, filepath.Join(place, "demo", "A001"), sum.Cards[0].Destinations[0].Path)
+	require.Equal(t, offload.ArrayPathPrefix+blades[0]+"//demo/A001", sum.Cards[0].Destinations[0].ArrayPath, "the engine's name of it")
 
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
 	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
@@ -380,7 +384,6 @@ func TestHistoryArrayCopyHasNoDoubleSlash(t *testing.T) {
 		require.NotContains(t, txt, "//")
 		require.Contains(t, txt, `demo/A001 on array "test-raid" (not mounted): 13 verified, 0 copied, 0 failed, 0 skipped`)
 		test.Tap(buttonIn(h.a.history.detail, "MHL folder"))
-		place := filepath.Join(dir, "mounts", mountplace.Name(uuid, "test-raid"))
 		require.Equal(t, `Array "test-raid" is not mounted: dit array mount `+blades[0]+` mounts it at `+place+`; then its folders open from here.`, h.a.history.status.Text)
 	})
 	require.Empty(t, h.urls, "nothing opened")

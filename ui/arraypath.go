@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,11 @@ func arrayCopyOf(place *mountplace.Place, blade, rel string) arrayCopy {
 		Note: fmt.Sprintf("Array %q is not mounted: %s mounts it at %s; then its folders open from here.", place.Name(), place.MountCommand(), place.Dir)}
 }
 
+// arrayName is the engine's name of a card's folder on a destination:
+// array:BLADE//PATH in a dit array (DestSummary.ArrayPath; its Path is
+// where it opens once mounted), else its path.
+func arrayName(d offload.DestSummary) string { return cmp.Or(d.ArrayPath, d.Path) }
+
 // arrayCopies resolves every location in a dit array that s names (its
 // cards' folders on each destination, a second run's source), by the
 // engine's name of it (I/O: off the UI goroutine).
@@ -61,12 +67,12 @@ func arrayCopies(s *offload.Summary) map[string]arrayCopy {
 	}
 	for _, c := range s.Cards {
 		for _, d := range c.Destinations {
-			add(d.Path)
+			add(arrayName(d))
 		}
 		if c.Then != nil {
 			add(c.Then.Source)
 			for _, d := range c.Then.Destinations {
-				add(d.Path)
+				add(arrayName(d))
 			}
 		}
 	}

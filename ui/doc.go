@@ -311,7 +311,13 @@
 // formlists.go (its cards and destinations), formcloud.go (cloud
 // destinations, the engine's rule on them beside Start, and proxies), speedtest.go (the Speed
 // test dialog), formsettings.go (hashes,
-// verify, hash lists, presets, the form remembered), plan.go, mounted.go,
+// verify, hash lists, presets, the form remembered), formadvanced.go
+// (the folded "Job details": ASC MHL creator info, folder layout, on
+// conflict, ignore patterns, hidden files, editorial lists, folder
+// hashes, block size; each a Spec field, refused beside it in the form's
+// words, remembered), formpace.go (the rest of the job details: read
+// rate, write limits, checkpoints, drive health, rclone, ffmpeg at
+// once), plan.go, mounted.go,
 // pathfield.go (typed paths).
 // A job: job.go (its settings, assembly, run and events), model.go (the
 // running job's model), cardview.go (a card as the view shows it). The

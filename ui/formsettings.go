@@ -88,6 +88,7 @@ func (v *offloadView) remember() {
 	p.SetString(prefMHL, v.mhl.Selected)
 	p.SetString(prefProxies, v.proxyPreset.Selected)
 	p.SetBool(prefProxyBurn, v.proxyBurnin.Checked)
+	v.rememberAdvanced(p)
 }
 
 // restore fills the form with what remember kept: the settings, and the
@@ -110,6 +111,7 @@ func (v *offloadView) restore() {
 	if s := p.String(prefMHL); slices.Contains(v.mhl.Options, s) {
 		v.mhl.SetSelected(s)
 	}
+	v.restoreAdvanced(p)
 	for _, run := range []struct {
 		key  string
 		then bool
@@ -155,6 +157,40 @@ func formNames(key string) string {
 		return "Proxies"
 	case "proxies_to":
 		return "Proxies to"
+	case "layout":
+		return "Folder layout"
+	case "on_conflict":
+		return "On conflict"
+	case "ignore":
+		return "Ignore"
+	case "include_hidden":
+		return "Hidden files"
+	case "block_size":
+		return "Block size"
+	case "ale":
+		return "Editorial lists"
+	case "no_directory_hashes":
+		return "Folder hashes"
+	case "author":
+		return "Creator name"
+	case "author_email", "author_phone", "author_role":
+		return "Creator " + strings.TrimPrefix(key, "author_")
+	case "location", "comment":
+		return "Creator " + key
+	case "throttle":
+		return "Read rate"
+	case "limit":
+		return "Write limits"
+	case "checkpoint_every":
+		return "Checkpoints"
+	case "drive_health":
+		return "Drive health"
+	case "cloud_bwlimit":
+		return "Upload limit"
+	case "rclone_config":
+		return "rclone config"
+	case "proxy_workers":
+		return "ffmpeg at once"
 	}
 	return strings.ReplaceAll(key, "_", " ")
 }
@@ -182,6 +218,7 @@ func (v *offloadView) spec() (assembly.Spec, string) {
 	}
 	sp.AllowDegraded = v.degraded.Checked
 	sp.Proxies, sp.ProxiesTo = v.proxySettings()
+	v.advancedSpec(&sp)
 	return sp, ""
 }
 
@@ -305,9 +342,14 @@ func (v *offloadView) settingsOf(cards []string) (jobSettings, string) {
 		return jobSettings{}, msg
 	}
 	set, err := sp.Settings(formNames, cards)
+	if err == nil {
+		err = checkLayout(sp.Layout, sp.Name)
+	}
 	if err != nil {
 		return jobSettings{}, refusalText(err)
 	}
-	set.Throttle = v.throttle
+	if v.throttle > 0 { // Prepare's, else the form's
+		set.Throttle = v.throttle
+	}
 	return jobSettings{Settings: set}, ""
 }

@@ -377,7 +377,7 @@ func (v *historyView) renderDetail() {
 // button (off for a cloud destination: no folder of this machine to
 // open; dit verify JOB checks the copies there).
 func (v *historyView) addDest(ds offload.DestSummary) {
-	at := ds.Path // the engine's name of the folder
+	at := arrayName(ds) // the engine's name of the folder
 	mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(at) })
 	if assembly.IsCloudDest(at) {
 		mhl.Disable()

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/dit-org/dit/internal/assembly"
+	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/watch"
@@ -38,6 +39,8 @@ type offloadView struct {
 	offloadForm      // the job's settings as the form holds them
 	offloadDestNotes // what the form says of its destinations
 	offloadProxies   // the proxies' settings
+	offloadAdvanced  // the job details (formadvanced.go)
+	offloadPace      // the job details' rates and checks (formpace.go)
 	offloadPlan      // the plan shown beside the form
 	offloadFlags     // what the form is doing
 
@@ -96,6 +99,10 @@ type offloadFlags struct {
 	ready         bool // built: callbacks may replan
 }
 
+// formHashes are the engine's hashes (hashing.All) in the order the
+// form offers them: dit's defaults and the common ones first.
+var formHashes = []hashing.Algo{hashing.XXH64, hashing.MD5, hashing.SHA1, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3}
+
 func newOffloadView(a *App) *offloadView {
 	v := &offloadView{a: a, offloadPlan: offloadPlan{scales: map[string]float64{}}}
 	for k, x := range scales {
@@ -106,9 +113,10 @@ func newOffloadView(a *App) *offloadView {
 	v.name = widget.NewEntry()
 	v.name.SetPlaceHolder("date and time, e.g. 2026-11-22_093000")
 	hashGrid := container.NewGridWithColumns(4)
-	for _, h := range []string{"xxh64", "md5", "sha1", "xxh3", "xxh128", "c4", "blake3"} {
-		c := widget.NewCheck(h, func(bool) { v.replan() })
-		c.Checked = h == "xxh64" || h == "md5"
+	defaults, _ := hashing.ParseList(assembly.DefaultHashes)
+	for _, h := range formHashes {
+		c := widget.NewCheck(h.String(), func(bool) { v.replan() })
+		c.Checked = slices.Contains(defaults, h)
 		v.hashes = append(v.hashes, c)
 		hashGrid.Add(c)
 	}
@@ -183,6 +191,7 @@ func newOffloadView(a *App) *offloadView {
 			widget.NewFormItem("Arrays", v.degraded),
 			widget.NewFormItem("Proxies", v.newProxiesForm()),
 		),
+		v.newAdvancedForm(),
 		widget.NewSeparator(),
 		heading("Topology preset"), v.presetLabel,
 		container.NewHBox(loadPreset, savePreset, clearPreset),
