@@ -152,7 +152,7 @@ func findArrays(cat *catalog.Catalog, vols []devices.Volume) ([]*knownArray, err
 		}
 		w := written{job: j}
 		for _, d := range ds {
-			if dir := filepath.Clean(d.Path); !assembly.IsCloudDest(d.Path) && !known[j.ID][dir] {
+			if dir := filepath.Clean(d.Path); !assembly.IsRemoteDest(d.Path) && !known[j.ID][dir] {
 				w.dirs = append(w.dirs, dir)
 				f.add(dir)
 			}

@@ -235,7 +235,7 @@ func (v *autoView) start() {
 			p.Eject = eject
 		}
 		for _, d := range append(append([]string(nil), p.Dests...), p.Then...) {
-			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
+			if fi, err := os.Stat(d); !assembly.IsRemoteDest(d) && (err != nil || !fi.IsDir()) {
 				a.do(func() {
 					v.stopped(fmt.Sprintf("Destination %s is not there: mount it (dit never creates a destination root).", d))
 				})

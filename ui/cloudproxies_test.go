@@ -82,7 +82,7 @@ func TestCloudDestBadRemoteShowsTheError(t *testing.T) {
 			v := h.a.offload
 			require.Empty(t, v.dests, c.typed)
 			require.Contains(t, v.status.Text, c.msg)
-			require.Contains(t, assembly.CheckCloudDest(context.Background(), rc, "rclone:"+c.typed).Error(), c.msg, "the job's check says the same")
+			require.Contains(t, assembly.CheckRemoteDest(context.Background(), rc, "rclone:"+c.typed).Error(), c.msg, "the job's check says the same")
 		})
 	}
 

@@ -107,7 +107,7 @@ func (r *destRow) set(p offload.DestProgress, ended bool, said *live.Stall, paus
 	// A cloud copy is uploaded, then checked: by the storage's own
 	// checksum, or read back (docs/cloud.md).
 	written, verified := "Written", "Read back"
-	if assembly.IsCloudDest(p.Dest) {
+	if assembly.IsRemoteDest(p.Dest) {
 		written, verified = "Uploaded", "Checked"
 	}
 	setText(r.written, destBytesText(written, p.BytesWritten, p.Bytes))
@@ -175,6 +175,8 @@ func destStateText(p offload.DestProgress) (string, widget.Importance) {
 	switch p.State {
 	case offload.DestFailed:
 		return fmt.Sprintf("FAILED (%s)", plural(p.FilesFailed, "file")), widget.DangerImportance
+	case offload.DestSealFailed:
+		return "FAILED (hash lists)", widget.DangerImportance
 	case offload.DestVerified:
 		return "Verified", widget.SuccessImportance
 	case offload.DestWriting:

@@ -104,3 +104,18 @@ func TestCurrentFileWhileVerifying(t *testing.T) {
 	setRun(b, f, r, cur, runState{Prog: offload.CardProgress{Phase: live.Done}, Done: true}, false, false)
 	require.False(t, cur.Visible())
 }
+
+// A destination whose files all read back but whose hash lists could not
+// be written reads as failed on its row, in the failure colour, where the
+// engine says so (live.DestSealFailed), never "Verified".
+func TestDestRowSealFailed(t *testing.T) {
+	d := newDestRows()
+	d.set([]offload.DestProgress{
+		{Dest: "/media/dit/RAID", State: offload.DestVerified, Bytes: 2e9, BytesWritten: 2e9, VerifyTotal: 2e9, BytesVerified: 2e9},
+		{Dest: "/media/dit/SHUTTLE", State: live.DestSealFailed, Bytes: 2e9, BytesWritten: 2e9, VerifyTotal: 2e9, BytesVerified: 2e9},
+	}, true, nil, false)
+	require.Equal(t, "Verified", d.rows[0].state.Text)
+	require.Equal(t, widget.SuccessImportance, d.rows[0].state.Importance)
+	require.Equal(t, "FAILED (hash lists)", d.rows[1].state.Text)
+	require.Equal(t, widget.DangerImportance, d.rows[1].state.Importance)
+}

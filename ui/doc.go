@@ -19,9 +19,9 @@
 //	             again), destinations (plain folders and blades of dit arrays
 //	             with their health and each blade's drive health),
 //	             cloud destinations (rclone:REMOTE:PATH, typed as
-//	             remote:path: checked by assembly.CheckCloudDest before
+//	             remote:path: checked by assembly.CheckRemoteDest before
 //	             they are added, with the free space their storage
-//	             reports (assembly.CloudFree; none for S3), refused in
+//	             reports (assembly.RemoteFree; none for S3), refused in
 //	             words naming the remotes
 //	             rclone has, or how to install rclone; Config.Rclone),
 //	             hashes, verify mode, MHL, proxies (off or a preset of
@@ -42,7 +42,7 @@
 //	             read-back, is refused beside Start in the engine's
 //	             words, and Start is off until it is fixed), where a
 //	             cloud destination's copy comes from
-//	             (assembly.CloudRoutes: given beside a folder, it is
+//	             (assembly.RemoteRoutes: given beside a folder, it is
 //	             uploaded from the folder's verified copy in a second
 //	             run, and planned there: assembly.DestRuns), and the plan
 //	             before the start: a bar per bus and destination (load against

@@ -42,7 +42,7 @@ func (v *offloadView) newCloudRow() fyne.CanvasObject {
 // rclone:REMOTE:PATH ("rclone:" may be left out).
 func cloudName(s string) string {
 	s = strings.TrimSpace(s)
-	if s == "" || assembly.IsCloudDest(s) {
+	if s == "" || assembly.IsRemoteDest(s) {
 		return s
 	}
 	return "rclone:" + s
@@ -68,10 +68,10 @@ func (v *offloadView) addCloudDest(text string) {
 	v.renderDests()
 	rc := v.a.cfg.Rclone
 	v.a.goBG(func() {
-		err := assembly.CheckCloudDest(context.Background(), rc, name)
+		err := assembly.CheckRemoteDest(context.Background(), rc, name)
 		free := int64(-1)
 		if err == nil {
-			free, _ = assembly.CloudFree(context.Background(), rc, name) // none: no figure
+			free, _ = assembly.RemoteFree(context.Background(), rc, name) // none: no figure
 		}
 		v.a.do(func() {
 			it.Loading, it.Free = false, free
@@ -123,7 +123,7 @@ func refusalText(err error) string {
 // (assembly.Spec.Settings): a refusal of the engine's rule on cloud
 // destinations is said beside Start, which stays off until it is fixed
 // (others are said when Start is pressed); and says where each cloud
-// destination's copy comes from (assembly.CloudRoutes) under the
+// destination's copy comes from (assembly.RemoteRoutes) under the
 // destinations (UI goroutine).
 func (v *offloadView) renderCloudRule() {
 	if v.refusal == nil || v.verify == nil {
@@ -140,7 +140,7 @@ func (v *offloadView) renderCloudRule() {
 	setLabel(v.refusal, msg)
 	routes := ""
 	if msg == "" {
-		routes = strings.Join(assembly.CloudRoutes(first, then), "\n")
+		routes = strings.Join(assembly.RemoteRoutes(first, then), "\n")
 	}
 	setLabel(v.cloudL, routes)
 	v.autoChanged()
@@ -234,7 +234,7 @@ func (v *offloadView) proxySettings() (string, []string) {
 // addAnyDest adds a destination as written: a cloud one (rclone:...)
 // checked with rclone, else a folder.
 func (v *offloadView) addAnyDest(d string) {
-	if assembly.IsCloudDest(d) {
+	if assembly.IsRemoteDest(d) {
 		v.addCloudDest(d)
 	} else {
 		v.addDest(d)

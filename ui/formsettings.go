@@ -117,7 +117,7 @@ func (v *offloadView) restore() {
 		then bool
 	}{{prefDests, false}, {prefThen, true}} {
 		for _, d := range p.StringList(run.key) {
-			if fi, err := os.Stat(d); !assembly.IsCloudDest(d) && (err != nil || !fi.IsDir()) {
+			if fi, err := os.Stat(d); !assembly.IsRemoteDest(d) && (err != nil || !fi.IsDir()) {
 				continue
 			}
 			v.addAnyDest(d)

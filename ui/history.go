@@ -379,7 +379,7 @@ func (v *historyView) renderDetail() {
 func (v *historyView) addDest(ds offload.DestSummary) {
 	at := arrayName(ds) // the engine's name of the folder
 	mhl := widget.NewButtonWithIcon("MHL folder", theme.FolderOpenIcon(), func() { v.revealMHL(at) })
-	if assembly.IsCloudDest(at) {
+	if assembly.IsRemoteDest(at) {
 		mhl.Disable()
 	}
 	if v.open != nil {

@@ -96,30 +96,30 @@ func TestPrepareAsksTheRemotesFreeSpace(t *testing.T) {
 func TestCloudRoutes(t *testing.T) {
 	require.Equal(t, []string{"rclone:s3:show/day01 is uploaded from /Volumes/RAID's verified copy once the card is free (a second run: the card is not read for it); " +
 		"the card is safe to format only when the cloud copy is verified too."},
-		CloudRoutes([]string{"/Volumes/RAID", "rclone:s3:show/day01", "/Volumes/SHUTTLE"}, nil))
+		RemoteRoutes([]string{"/Volumes/RAID", "rclone:s3:show/day01", "/Volumes/SHUTTLE"}, nil))
 	require.Equal(t, []string{"rclone:s3:show/day01 is streamed from the card as it is read (no copy on this machine); " +
 		"the card is safe to format only when every object is verified in the cloud."},
-		CloudRoutes([]string{"rclone:s3:show/day01"}, nil))
-	require.Empty(t, CloudRoutes([]string{"/Volumes/RAID"}, []string{"rclone:s3:show/day01"}), "a cascade given as such")
-	require.Empty(t, CloudRoutes([]string{"/Volumes/RAID"}, nil))
+		RemoteRoutes([]string{"rclone:s3:show/day01"}, nil))
+	require.Empty(t, RemoteRoutes([]string{"/Volumes/RAID"}, []string{"rclone:s3:show/day01"}), "a cascade given as such")
+	require.Empty(t, RemoteRoutes([]string{"/Volumes/RAID"}, nil))
 
-	err := CheckCloudDests([]string{"/Volumes/RAID", "rclone:s3:show"}, nil, offload.VerifyNone)
+	err := CheckRemoteDests([]string{"/Volumes/RAID", "rclone:s3:show"}, nil, offload.VerifyNone)
 	var ue *offload.UsageError
 	require.ErrorAs(t, err, &ue)
 	require.ErrorContains(t, err, "a cloud destination with --verify none")
 }
 
-// CloudFree: a local-type remote's disk free space; none for S3.
+// RemoteFree: a local-type remote's disk free space; none for S3.
 func TestCloudFree(t *testing.T) {
 	srv := s3test.Start(t, "ditfree", "shots")
-	free, err := CloudFree(context.Background(), &cloud.Rclone{Env: srv.Env, Tries: 1}, "rclone:ditfree:shots/x")
+	free, err := RemoteFree(context.Background(), &cloud.Rclone{Env: srv.Env, Tries: 1}, "rclone:ditfree:shots/x")
 	require.NoError(t, err)
 	require.Equal(t, int64(-1), free)
-	free, err = CloudFree(context.Background(), &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1},
+	free, err = RemoteFree(context.Background(), &cloud.Rclone{Env: []string{"RCLONE_CONFIG_DITLOCAL_TYPE=local"}, Tries: 1},
 		"rclone:ditlocal:"+t.TempDir())
 	require.NoError(t, err)
 	require.Positive(t, free)
-	_, err = CloudFree(context.Background(), nil, "rclone:bad")
+	_, err = RemoteFree(context.Background(), nil, "rclone:bad")
 	require.ErrorContains(t, err, "rclone:REMOTE:PATH")
 }
 
@@ -182,7 +182,7 @@ func TestCloudDestRefusedBeforeTheJob(t *testing.T) {
 		_, err := Prepare(context.Background(), s)
 		var ue *UsageError
 		require.ErrorAs(t, err, &ue, d)
-		require.Equal(t, CheckCloudDest(context.Background(), rc, d).Error(), err.Error(), "one wording: %s", d)
+		require.Equal(t, CheckRemoteDest(context.Background(), rc, d).Error(), err.Error(), "one wording: %s", d)
 		require.Zero(t, e.jobs(), d)
 	}
 

@@ -117,7 +117,7 @@ func TestCloudSealStagesAndUploads(t *testing.T) {
 				cp := f.Copies[len(f.Copies)-1]
 				require.Equal(t, "day01/A001/ascmhl/ascmhl_chain.xml", cp.Path)
 				require.Equal(t, "history:s3-etag:md5", cp.VerifyAlgos)
-				require.Equal(t, "the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit", CloudVerifiedBy(cp.VerifyAlgos))
+				require.Equal(t, "the storage's own md5 (S3 ETag), as the chain of the card's ASC MHL history extended by dit", RemoteVerifiedBy(cp.VerifyAlgos))
 			}
 			require.True(t, chain)
 			b, err := os.ReadFile(filepath.Join(card, "ascmhl", "ascmhl_chain.xml"))
