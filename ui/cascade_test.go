@@ -24,7 +24,7 @@ import (
 // only once a summary says so; a summary read while the second run still
 // runs is not its verdict.
 func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
-	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 100}}}, []string{"/Volumes/A001"})
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, ReadBack: live.ReadBack{VerifyTotal: 100}}}}, []string{"/Volumes/A001"})
 	m.setCascade([]string{"/d1"}, []string{"/d2"})
 	c := func() cardView { return m.view().Cards[0] }
 	notSafe := func(when string) {
@@ -35,7 +35,7 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 	require.True(t, c().Cascade)
 	require.Equal(t, stateWaiting, c().State())
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 40, VerifyTotal: 100}}}})
+		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 40, ReadBack: live.ReadBack{VerifyTotal: 100}}}}})
 	require.Equal(t, stateCopying, c().State())
 	require.Nil(t, c().Then)
 
@@ -54,8 +54,8 @@ func TestCascadeCardGoesCopyingFreeThenSafeOnlyFromTheSummary(t *testing.T) {
 
 	// The second run: its own progress (Hop 2), apart from the first run.
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(3 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "done", Bytes: 100, BytesCopied: 100, VerifyTotal: 100, BytesVerified: 100},
-		{Label: "A001", Hop: 2, Phase: "copying", Bytes: 100, BytesCopied: 30, VerifyTotal: 100, Rate: 30, ETA: live.Times{Safe: live.In(5)}, ETASeconds: live.In(5)}}}})
+		{Label: "A001", Phase: "done", Bytes: 100, BytesCopied: 100, ReadBack: live.ReadBack{VerifyTotal: 100, BytesVerified: 100}},
+		{Label: "A001", Hop: 2, Phase: "copying", Bytes: 100, BytesCopied: 30, Rate: 30, ETA: live.Times{Safe: live.In(5)}, ETASeconds: live.In(5), ReadBack: live.ReadBack{VerifyTotal: 100}}}}})
 	v := m.view()
 	require.Len(t, v.Cards, 1, "the second run is the card's, not a card of its own")
 	require.NotNil(t, v.Cards[0].Then)

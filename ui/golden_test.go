@@ -139,8 +139,8 @@ func gJob(at time.Time, rate float64, read int64, safe float64) live.Job {
 // with a minute of throughput samples.
 func goldenRun() *jobRun {
 	prog := offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "scanning", Files: 12, Bytes: 4_000_000_000, VerifyTotal: 8_000_000_000},
-		{Label: "A002", Phase: "scanning", Files: 9, Bytes: 3_000_000_000, VerifyTotal: 6_000_000_000},
+		{Label: "A001", Phase: "scanning", Files: 12, Bytes: 4_000_000_000, ReadBack: live.ReadBack{VerifyTotal: 8_000_000_000}},
+		{Label: "A002", Phase: "scanning", Files: 9, Bytes: 3_000_000_000, ReadBack: live.ReadBack{VerifyTotal: 6_000_000_000}},
 	}}
 	m := newRunModel(7, "day01", t0, prog, []string{"/Volumes/A001", "/Volumes/A002"})
 	for s := 1; s <= 60; s++ {
@@ -148,10 +148,8 @@ func goldenRun() *jobRun {
 		r2 := 0.33e9 + float64(s%3)*0.01e9
 		at := t0.Add(time.Duration(s) * time.Second)
 		m.apply(offload.Event{Type: offload.EvProgress, Time: at, Progress: &offload.Progress{Job: gJob(at, r1+r2, int64(s)*85_000_000, 77-float64(s)), Cards: []offload.CardProgress{
-			{Label: "A001", Phase: "copying", Files: 12, FilesDone: s / 6, Bytes: 4_000_000_000, BytesCopied: int64(s) * 52_000_000,
-				VerifyTotal: 8_000_000_000, BytesVerified: int64(s) * 80_000_000, Current: "CLIPS/A001C007_261122_R1AB.mov", Rate: r1, ETA: live.Times{Safe: live.In(17)}, ETASeconds: live.In(17)},
-			{Label: "A002", Phase: "copying", Files: 9, FilesDone: s / 8, Bytes: 3_000_000_000, BytesCopied: int64(s) * 33_000_000,
-				VerifyTotal: 6_000_000_000, BytesVerified: int64(s) * 50_000_000, Current: "CLIPS/A002C003_261122_R2CD.mov", Rate: r2, ETA: live.Times{Safe: live.In(31)}, ETASeconds: live.In(31)},
+			{Label: "A001", Phase: "copying", Files: 12, FilesDone: s / 6, Bytes: 4_000_000_000, BytesCopied: int64(s) * 52_000_000, Current: "CLIPS/A001C007_261122_R1AB.mov", Rate: r1, ETA: live.Times{Safe: live.In(17)}, ETASeconds: live.In(17), ReadBack: live.ReadBack{VerifyTotal: 8_000_000_000, BytesVerified: int64(s) * 80_000_000}},
+			{Label: "A002", Phase: "copying", Files: 9, FilesDone: s / 8, Bytes: 3_000_000_000, BytesCopied: int64(s) * 33_000_000, Current: "CLIPS/A002C003_261122_R2CD.mov", Rate: r2, ETA: live.Times{Safe: live.In(31)}, ETASeconds: live.In(31), ReadBack: live.ReadBack{VerifyTotal: 6_000_000_000, BytesVerified: int64(s) * 50_000_000}},
 		}}})
 	}
 	m.apply(offload.Event{Type: offload.EvFile, Card: "A002", Path: "CLIPS/A002C002_261122_R2CD.mov", State: offload.StateFailed,
@@ -159,12 +157,12 @@ func goldenRun() *jobRun {
 	m.apply(offload.Event{Type: offload.EvRunDone, Time: t0.Add(61 * time.Second), Card: "A001", State: offload.StateVerified})
 	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Safe, SafeToFormat: true, Verdict: "Verified: safe to format"}, State: "verified", FirstRun: verdict.Verified}}}, false)
 	m.setCounters(offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000},
-		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov"},
+		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, ReadBack: live.ReadBack{VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000}},
+		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov", ReadBack: live.ReadBack{VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000}},
 	}}, t0.Add(61*time.Second))
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(62 * time.Second), Progress: &offload.Progress{Job: gJob(t0.Add(62*time.Second), 1.1e9, 7_000_000_000, 8), Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000},
-		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov", Rate: 1.1e9, ETA: live.Times{Safe: live.In(8)}, ETASeconds: live.In(8)},
+		{Label: "A001", Phase: "done", Files: 12, FilesDone: 12, Bytes: 4_000_000_000, BytesCopied: 4_000_000_000, ReadBack: live.ReadBack{VerifyTotal: 8_000_000_000, BytesVerified: 8_000_000_000}},
+		{Label: "A002", Phase: "verifying", Files: 9, FilesDone: 8, FilesFailed: 1, Bytes: 3_000_000_000, BytesCopied: 3_000_000_000, Current: "CLIPS/A002C009_261122_R2CD.mov", Rate: 1.1e9, ETA: live.Times{Safe: live.In(8)}, ETASeconds: live.In(8), ReadBack: live.ReadBack{VerifyTotal: 6_000_000_000, BytesVerified: 4_500_000_000}},
 	}}})
 	m.sim = simText(0.1)
 	run := &jobRun{cancel: func() {}, done: make(chan struct{}), pause: newPauser(nil)}

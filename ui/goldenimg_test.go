@@ -56,8 +56,8 @@ func gDests(size int64, f float64, failed bool) []offload.DestProgress {
 // gProg is a card's progress at fraction f of its copy (read back behind).
 func gProg(label string, size int64, f float64, failed bool) offload.CardProgress {
 	p := offload.CardProgress{Label: label, Phase: "copying", Files: 12, FilesDone: int(f * 12), Bytes: size,
-		BytesCopied: int64(f * float64(size)), VerifyTotal: 2 * size, BytesVerified: int64(1.2 * f * float64(size)),
-		Current: "CLIPS/" + label + "C007_261122_R1AB.mov", Rate: float64(size) / 8, ETA: gTimes(f), ETASeconds: gTimes(f).Safe, Dests: gDests(size, f, failed)}
+		BytesCopied: int64(f * float64(size)),
+		Current:     "CLIPS/" + label + "C007_261122_R1AB.mov", Rate: float64(size) / 8, ETA: gTimes(f), ETASeconds: gTimes(f).Safe, Dests: gDests(size, f, failed), ReadBack: live.ReadBack{VerifyTotal: 2 * size, BytesVerified: int64(1.2 * f * float64(size))}}
 	if failed {
 		p.FilesFailed = 1
 	}
@@ -83,7 +83,7 @@ func gAt(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 // shuttle.
 func gModel(cascade bool) *runModel {
 	m := newRunModel(7, "day01", t0, offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Files: 12, Bytes: 4e9, VerifyTotal: 8e9}, {Label: "A002", Files: 12, Bytes: 3e9, VerifyTotal: 6e9}}},
+		{Label: "A001", Files: 12, Bytes: 4e9, ReadBack: live.ReadBack{VerifyTotal: 8e9}}, {Label: "A002", Files: 12, Bytes: 3e9, ReadBack: live.ReadBack{VerifyTotal: 6e9}}}},
 		[]string{"/Volumes/A001", "/Volumes/A002"})
 	if cascade {
 		m.setCascade([]string{gRaid}, []string{gShuttle})

@@ -32,13 +32,12 @@ func lStall() *live.Stall {
 // upload has not moved for 40 s (the model's estimates are unknown).
 func lSnap(s int, stalled bool) *offload.Progress {
 	at := t0.Add(time.Duration(s) * time.Second)
-	card := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 12, FilesCopied: 5, FilesDone: 4, Bytes: 4e9, BytesCopied: 1.6e9,
-		VerifyTotal: 8e9, BytesVerified: 1.2e9, Rate: 0.52e9, Current: "CLIPS/A001C005.mov", ActiveSeconds: float64(s), TBPerHour: 0.288,
+	card := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 12, FilesCopied: 5, FilesDone: 4, Bytes: 4e9, BytesCopied: 1.6e9, Rate: 0.52e9, Current: "CLIPS/A001C005.mov", ActiveSeconds: float64(s), TBPerHour: 0.288,
 		ETA: live.Times{Copied: live.In(46), CardFree: live.In(58), Safe: live.In(125)}, ETASeconds: live.In(125),
 		Dests: []offload.DestProgress{
 			{Dest: gRaid, State: live.DestWriting, Bytes: 4e9, BytesWritten: 1.6e9, VerifyTotal: 4e9, BytesVerified: 1.2e9, Rate: 0.52e9},
 			{Dest: lCloud, State: live.DestWriting, Bytes: 4e9, BytesWritten: 0.9e9, VerifyTotal: 4e9, Rate: 0.11e9},
-		}}
+		}, ReadBack: live.ReadBack{VerifyTotal: 8e9, BytesVerified: 1.2e9}}
 	job := live.Job{At: at, Elapsed: float64(s), Bytes: 4e9, BytesCopied: 1.6e9, BytesRead: 1.6e9, Rate: 0.52e9, TBPerHour: 0.144, Cards: 1,
 		ETA: live.Times{Copied: live.In(46), CardFree: live.In(125), Safe: live.In(125)}}
 	if stalled {
@@ -53,7 +52,7 @@ func lSnap(s int, stalled bool) *offload.Progress {
 
 // lRun is a running job of A001 fed the model's snapshot at 20 s.
 func lRun(stalled bool) (*jobRun, *runModel) {
-	m := newRunModel(9, "day01", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Files: 12, Bytes: 4e9, VerifyTotal: 8e9}}}, []string{"/Volumes/A001"})
+	m := newRunModel(9, "day01", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Files: 12, Bytes: 4e9, ReadBack: live.ReadBack{VerifyTotal: 8e9}}}}, []string{"/Volumes/A001"})
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(20 * time.Second), Progress: lSnap(20, stalled)})
 	run := &jobRun{cancel: func() {}, done: make(chan struct{}), pause: newPauser(nil)}
 	run.setModel(m)

@@ -43,12 +43,11 @@ func shotSnap(s int, a, b offload.CardProgress, job live.Job) *offload.Progress 
 // it copied, the rest read back behind, at rate.
 func shotCard(label string, size int64, f, rate float64, eta live.Times) offload.CardProgress {
 	n := func(x float64) int64 { return int64(x * float64(size)) }
-	return offload.CardProgress{Label: label, Phase: live.Copying, Files: 12, FilesCopied: int(f * 12), FilesDone: int(f * 10), Bytes: size, BytesCopied: n(f),
-		VerifyTotal: 2 * size, BytesVerified: n(1.4 * f), Rate: rate, ETA: eta, ETASeconds: eta.Safe, Current: "CLIPS/" + label + "C007_261122_R1AB.mov",
+	return offload.CardProgress{Label: label, Phase: live.Copying, Files: 12, FilesCopied: int(f * 12), FilesDone: int(f * 10), Bytes: size, BytesCopied: n(f), Rate: rate, ETA: eta, ETASeconds: eta.Safe, Current: "CLIPS/" + label + "C007_261122_R1AB.mov",
 		Dests: []offload.DestProgress{
 			{Dest: gRaid, State: live.DestWriting, Bytes: size, BytesWritten: n(f), VerifyTotal: size, BytesVerified: n(0.9 * f), Rate: rate},
 			{Dest: lCloud, State: live.DestWriting, Bytes: size, BytesWritten: n(0.8 * f), VerifyTotal: size, BytesVerified: n(0.5 * f), Rate: 0.8 * rate},
-		}}
+		}, ReadBack: live.ReadBack{VerifyTotal: 2 * size, BytesVerified: n(1.4 * f)}}
 }
 
 // shotStalled is job 7 40 s after A001's upload to the cloud stopped

@@ -69,7 +69,7 @@ func tilesModel(n int) *runModel {
 	var total int64
 	for i := range kinds {
 		l := fmt.Sprintf("A%03d", i+1)
-		start = append(start, offload.CardProgress{Label: l, Files: 12, Bytes: size(i), VerifyTotal: 2 * size(i)})
+		start = append(start, offload.CardProgress{Label: l, Files: 12, Bytes: size(i), ReadBack: live.ReadBack{VerifyTotal: 2 * size(i)}})
 		paths = append(paths, "/Volumes/"+l)
 		total += size(i)
 	}

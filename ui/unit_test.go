@@ -81,15 +81,15 @@ func TestPausedWaitEndsWithTheContext(t *testing.T) {
 }
 
 func TestCardStateIsSafeOnlyFromTheSummary(t *testing.T) {
-	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, VerifyTotal: 200}}}, nil)
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001", Bytes: 100, ReadBack: live.ReadBack{VerifyTotal: 200}}}}, nil)
 	c := func() cardView { return m.view().Cards[0] }
 	require.Equal(t, stateWaiting, c().State())
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, VerifyTotal: 200, Rate: 50, ETA: live.Times{Safe: live.In(1)}, ETASeconds: live.In(1)}}}})
+		{Label: "A001", Phase: "copying", Bytes: 100, BytesCopied: 50, Rate: 50, ETA: live.Times{Safe: live.In(1)}, ETASeconds: live.In(1), ReadBack: live.ReadBack{VerifyTotal: 200}}}}})
 	require.Equal(t, stateCopying, c().State())
 	require.InDelta(t, 50.0/300, c().Fraction(), 1e-9)
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(2 * time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
-		{Label: "A001", Phase: "verifying", Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 200}}}})
+		{Label: "A001", Phase: "verifying", Bytes: 100, BytesCopied: 100, ReadBack: live.ReadBack{VerifyTotal: 200, BytesVerified: 200}}}}})
 	require.Equal(t, stateVerifying, c().State())
 	require.Equal(t, 1.0, c().Fraction())
 

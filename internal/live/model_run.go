@@ -193,8 +193,9 @@ func (m *Model) stall(r *run, c Counters, card *Card, now time.Time) {
 func cardOf(c Counters) Card {
 	k := Card{Label: c.Label, Hop: c.Hop, Phase: c.Phase, Files: c.Files, FilesCopied: min(c.FilesCopied, c.Files),
 		FilesDone: min(c.FilesDone, c.Files), FilesFailed: c.FilesFailed, Bytes: c.Bytes,
-		BytesCopied: min(c.BytesCopied, c.Bytes), BytesResent: c.BytesResent, VerifyTotal: c.VerifyTotal,
-		BytesVerified: min(c.BytesVerified, c.VerifyTotal), VerifyFiles: c.VerifyFiles, FilesVerified: min(c.FilesVerified, c.VerifyFiles),
+		BytesCopied: min(c.BytesCopied, c.Bytes), BytesResent: c.BytesResent,
+		ReadBack: ReadBack{VerifyTotal: c.VerifyTotal, BytesVerified: min(c.BytesVerified, c.VerifyTotal),
+			VerifyFiles: c.VerifyFiles, FilesVerified: min(c.FilesVerified, c.VerifyFiles)},
 		Current: c.Current, Retries: c.Retries, After: c.After.capped()}
 	if k.Hop != 2 {
 		k.Hop = 0

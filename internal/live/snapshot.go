@@ -57,14 +57,9 @@ type Card struct {
 	Bytes       int64 `json:"bytes"`
 	BytesCopied int64 `json:"bytes_copied"`
 	BytesResent int64 `json:"bytes_resent,omitempty"`
-	// VerifyTotal: bytes to read back over all destinations;
-	// BytesVerified: read back so far (<= VerifyTotal); VerifyFiles and
-	// FilesVerified the same in files (a file once per destination).
-	VerifyTotal   int64  `json:"verify_total"`
-	BytesVerified int64  `json:"bytes_verified"`
-	VerifyFiles   int    `json:"verify_files"`
-	FilesVerified int    `json:"files_verified"`
-	Current       string `json:"current,omitempty"`
+	// ReadBack: what the run reads back, over all its destinations.
+	ReadBack
+	Current string `json:"current,omitempty"`
 	// Rate is the phase's rate (copying: bytes copied; verifying: read
 	// back), smoothed over Window.
 	Rate float64 `json:"rate_bytes_per_s"`
@@ -92,6 +87,17 @@ type Card struct {
 	After
 	// Dests: the run's copies, in the order of its destinations.
 	Dests []Dest `json:"dests,omitempty"`
+}
+
+// ReadBack is a run's read-back over all its destinations: VerifyTotal
+// bytes to read back, BytesVerified read back so far (<= VerifyTotal);
+// VerifyFiles and FilesVerified the same in files (a file once per
+// destination). Its fields are the card's own in JSON.
+type ReadBack struct {
+	VerifyTotal   int64 `json:"verify_total"`
+	BytesVerified int64 `json:"bytes_verified"`
+	VerifyFiles   int   `json:"verify_files"`
+	FilesVerified int   `json:"files_verified"`
 }
 
 // Dest is one card's copy on one destination.

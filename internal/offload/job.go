@@ -325,7 +325,7 @@ func (c *cardRun) progress() CardProgress {
 	}
 	cp := CardProgress{Label: c.label(), Hop: hopOf(c.rec), Phase: c.livePhase(), Files: c.cardCounts.files, FilesDone: int(c.filesDone.Load()),
 		FilesFailed: int(c.filesFailed.Load()), Bytes: c.copyTotal, BytesCopied: c.bytesCopied.Load(),
-		VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load(), Current: cur}
+		ReadBack: live.ReadBack{VerifyTotal: c.verifyTotal, BytesVerified: c.bytesVerif.Load()}, Current: cur}
 	if cp.Hop != 2 {
 		cp.Hop = 0
 	}

@@ -159,10 +159,8 @@ func TestProgressRendering(t *testing.T) {
 			// A001 copies (half its read-back already done: the copy's own
 			// percentage is shown, not a mix); A002 reads back; A003 was
 			// verified by an earlier run of the job: nothing to copy.
-			a1 := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 250, FilesDone: 100, Bytes: 2 * gb, BytesCopied: 800_000_000,
-				VerifyTotal: 4 * gb, BytesVerified: 1 * gb}
-			a2 := offload.CardProgress{Label: "A002_C007", Phase: live.Verifying, Files: 1200, FilesDone: 100, Bytes: 1 * gb, BytesCopied: 1 * gb,
-				VerifyTotal: 2 * gb, BytesVerified: 200_000_000}
+			a1 := offload.CardProgress{Label: "A001", Phase: live.Copying, Files: 250, FilesDone: 100, Bytes: 2 * gb, BytesCopied: 800_000_000, ReadBack: live.ReadBack{VerifyTotal: 4 * gb, BytesVerified: 1 * gb}}
+			a2 := offload.CardProgress{Label: "A002_C007", Phase: live.Verifying, Files: 1200, FilesDone: 100, Bytes: 1 * gb, BytesCopied: 1 * gb, ReadBack: live.ReadBack{VerifyTotal: 2 * gb, BytesVerified: 200_000_000}}
 			a3 := offload.CardProgress{Label: "A003", Phase: live.Copying, Files: 9, FilesDone: 9}
 			job.set(a1, a2, a3)
 			var out frames
@@ -218,9 +216,8 @@ func TestProgressRendering(t *testing.T) {
 			// The job ends: A001 verified, A002 with a failed file. The last
 			// frame says so; nothing stays at "verifying".
 			clk.add(90 * time.Second)
-			a1 = offload.CardProgress{Label: "A001", Phase: live.Done, Files: 250, FilesDone: 250, Bytes: 2 * gb, BytesCopied: 2 * gb, VerifyTotal: 4 * gb, BytesVerified: 4 * gb}
-			a2 = offload.CardProgress{Label: "A002_C007", Phase: live.Done, Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb,
-				VerifyTotal: 2 * gb, BytesVerified: 2 * gb}
+			a1 = offload.CardProgress{Label: "A001", Phase: live.Done, Files: 250, FilesDone: 250, Bytes: 2 * gb, BytesCopied: 2 * gb, ReadBack: live.ReadBack{VerifyTotal: 4 * gb, BytesVerified: 4 * gb}}
+			a2 = offload.CardProgress{Label: "A002_C007", Phase: live.Done, Files: 1200, FilesDone: 1200, FilesFailed: 1, Bytes: 1 * gb, BytesCopied: 1 * gb, ReadBack: live.ReadBack{VerifyTotal: 2 * gb, BytesVerified: 2 * gb}}
 			job.set(a1, a2, a3)
 			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A001", State: verdict.Verified})
 			tp.Event(offload.Event{Type: offload.EvRunDone, Card: "A002_C007", State: verdict.Failed, Message: "1 file(s) failed"})
@@ -254,12 +251,12 @@ func TestLiveRendersModel(t *testing.T) {
 	job := &fakeJob{}
 	stall := &live.Stall{Where: "/mnt/raid", Cause: "s3: connection refused", Retry: 3, Retries: 10, Seconds: 40}
 	cards := []offload.CardProgress{
-		{Label: "A001", Phase: live.Copying, Files: 10, FilesDone: 2, Bytes: 10 * gb, BytesCopied: 2 * gb, VerifyTotal: 10 * gb, Rate: 1e6},
-		{Label: "A002", Phase: live.Copying, Files: 10, FilesDone: 4, Bytes: 10 * gb, BytesCopied: 4 * gb, VerifyTotal: 10 * gb, Stall: stall},
-		{Label: "A003", Phase: live.Verifying, Files: 10, FilesDone: 9, Bytes: 10 * gb, BytesCopied: 10 * gb, VerifyTotal: 10 * gb, BytesVerified: 9 * gb, Rate: 300e6,
-			ETA: live.Times{Copied: live.In(0), CardFree: live.In(5), Safe: live.In(125)}},
-		{Label: "A004", Hop: 2, Phase: live.Copying, Files: 10, FilesDone: 1, Bytes: 10 * gb, BytesCopied: 12 * gb, VerifyTotal: 10 * gb, Rate: 200e6,
-			ETA: live.Times{Copied: live.In(0), CardFree: live.In(0), Safe: live.In(65)}},
+		{Label: "A001", Phase: live.Copying, Files: 10, FilesDone: 2, Bytes: 10 * gb, BytesCopied: 2 * gb, Rate: 1e6, ReadBack: live.ReadBack{VerifyTotal: 10 * gb}},
+		{Label: "A002", Phase: live.Copying, Files: 10, FilesDone: 4, Bytes: 10 * gb, BytesCopied: 4 * gb, Stall: stall, ReadBack: live.ReadBack{VerifyTotal: 10 * gb}},
+		{Label: "A003", Phase: live.Verifying, Files: 10, FilesDone: 9, Bytes: 10 * gb, BytesCopied: 10 * gb, Rate: 300e6,
+			ETA: live.Times{Copied: live.In(0), CardFree: live.In(5), Safe: live.In(125)}, ReadBack: live.ReadBack{VerifyTotal: 10 * gb, BytesVerified: 9 * gb}},
+		{Label: "A004", Hop: 2, Phase: live.Copying, Files: 10, FilesDone: 1, Bytes: 10 * gb, BytesCopied: 12 * gb, Rate: 200e6,
+			ETA: live.Times{Copied: live.In(0), CardFree: live.In(0), Safe: live.In(65)}, ReadBack: live.ReadBack{VerifyTotal: 10 * gb}},
 	}
 	job.set(cards...)
 	job.setJob(live.Job{Rate: 501e6, TBPerHour: 1.804, Cards: 4, Stalled: 1})
@@ -306,9 +303,9 @@ func TestLiveRendersModel(t *testing.T) {
 func TestProgressPhases(t *testing.T) {
 	job := &fakeJob{}
 	job.set(
-		offload.CardProgress{Label: "A001", Phase: live.Sealing, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 20, BytesVerified: 20},
+		offload.CardProgress{Label: "A001", Phase: live.Sealing, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, ReadBack: live.ReadBack{VerifyTotal: 20, BytesVerified: 20}},
 		offload.CardProgress{Label: "A002", Phase: live.Queued, Files: 4, Bytes: 10},
-		offload.CardProgress{Label: "A003", Phase: live.Verifying, Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, VerifyTotal: 10_000, BytesVerified: 9_999},
+		offload.CardProgress{Label: "A003", Phase: live.Verifying, Files: 5, FilesDone: 4, Bytes: 10, BytesCopied: 10, ReadBack: live.ReadBack{VerifyTotal: 10_000, BytesVerified: 9_999}},
 	)
 	job.setJob(live.Job{Cards: 3, Copied: 2})
 	var out frames
@@ -349,8 +346,8 @@ func TestPercent(t *testing.T) {
 // The plain lines give the phase's own percentage and the model's
 // estimate or stall; the job's line its figures.
 func TestPlainLine(t *testing.T) {
-	l := PlainLine(offload.CardProgress{Label: "A001", Phase: live.Verifying, Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100, VerifyTotal: 200, BytesVerified: 50,
-		Rate: 2e6, ETA: safeIn(0, 65)})
+	l := PlainLine(offload.CardProgress{Label: "A001", Phase: live.Verifying, Files: 2, FilesDone: 1, Bytes: 100, BytesCopied: 100,
+		Rate: 2e6, ETA: safeIn(0, 65), ReadBack: live.ReadBack{VerifyTotal: 200, BytesVerified: 50}})
 	require.Contains(t, l, "verifying 25.0 %")
 	require.Contains(t, l, "1/2 files")
 	require.Contains(t, l, "2.0 MB/s  safe in 1m05s")
@@ -487,7 +484,7 @@ func TestVerifyCloudSaysHowAtTheEnd(t *testing.T) {
 
 // A cascade's card that is free says it is not safe, not a percentage.
 func TestFreeRow(t *testing.T) {
-	cv := &cardState{Card: live.Card{Label: "A001", Phase: live.Done, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, VerifyTotal: 10, BytesVerified: 10},
+	cv := &cardState{Card: live.Card{Label: "A001", Phase: live.Done, Files: 3, FilesDone: 3, Bytes: 10, BytesCopied: 10, ReadBack: live.ReadBack{VerifyTotal: 10, BytesVerified: 10}},
 		ended: true, final: verdict.CardFree}
 	r := cv.row()
 	require.Equal(t, "free", r.phase)
