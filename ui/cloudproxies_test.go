@@ -14,6 +14,7 @@ import (
 	"github.com/dit-org/dit/internal/assembly"
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
 	"github.com/dit-org/dit/internal/testcards"
 	"github.com/dit-org/dit/internal/testneeds"
@@ -250,6 +251,12 @@ func TestGUIJobWithProxiesShowsTheCountInHistory(t *testing.T) {
 	})
 	require.Equal(t, []string{stateSafe}, h.panelStates())
 	h.locked(func() { require.Regexp(t, `Proxies: [1-9][0-9]* made`, texts(h.a.running.content)) })
+	// The engine's live model counted the card's proxies, each done once.
+	var snap offload.Progress
+	h.locked(func() { snap = h.a.running.run.job.Snapshot() })
+	require.Len(t, snap.Cards, 1)
+	require.Positive(t, snap.Cards[0].Proxies)
+	require.Equal(t, snap.Cards[0].Proxies, snap.Cards[0].ProxiesMade)
 	h.locked(func() { h.a.selectTab(h.a.history.content) })
 	h.eventually("the job in History", func() bool { return len(h.a.history.rows) == 1 })
 	h.locked(func() { h.a.history.list.Select(0) })

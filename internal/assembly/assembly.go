@@ -6,6 +6,7 @@ import (
 	"github.com/dit-org/dit/internal/devices"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
@@ -48,6 +49,9 @@ type Prepared struct {
 
 	mu      sync.Mutex
 	reports []string
+	// engine is the engine's job once Open made it: the proxies' counts
+	// go to its live model.
+	engine atomic.Pointer[offload.Job]
 }
 
 // CheckMHL checks a hash-list choice (asc, v1, both, none; "" asc):
@@ -275,6 +279,7 @@ func (p *Prepared) Open(ctx context.Context) (*Job, error) {
 		p.notif.finish(ctx, nil, nil)
 		return nil, err
 	}
+	p.engine.Store(job)
 	return &Job{Job: job, p: p}, nil
 }
 

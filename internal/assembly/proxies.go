@@ -81,7 +81,12 @@ func (p *Prepared) proxies(ctx context.Context) error {
 	if err != nil {
 		return usage(err)
 	}
-	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy, Rclone: rc})
+	m, err := proxies.New(ctx, proxies.Options{Spec: spec, To: to, Workers: s.ProxyWorkers, Catalog: s.Catalog, OnProxy: s.Hooks.OnProxy, Rclone: rc,
+		OnCount: func(label string, made, total int) {
+			if j := p.engine.Load(); j != nil {
+				j.CountProxies(label, made, total)
+			}
+		}})
 	if s.Resume != 0 && errors.Is(err, proxies.ErrNoFFmpeg) {
 		// The footage first: the job is resumed, its proxies are not
 		// made.

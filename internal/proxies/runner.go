@@ -43,6 +43,10 @@ type Options struct {
 	Catalog *catalog.Catalog
 	// OnProxy is told of each proxy recorded (any goroutine; may be nil).
 	OnProxy func(catalog.Proxy)
+	// OnCount is told, for card label, how many of its clips to make
+	// are done with (made or failed) of how many: at its start and as
+	// each clip is done (any goroutine; may be nil).
+	OnCount func(label string, made, total int)
 }
 
 // ErrNoFFmpeg is New's error when ffmpeg or ffprobe is not on PATH.
@@ -211,11 +215,25 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
+	var todo []*clips.Clip
 	for i := range rec.Clips {
-		k := &rec.Clips[i]
-		if len(c.todo(k.Name)) == 0 && len(c.to) > 0 {
-			continue
+		if k := &rec.Clips[i]; len(c.todo(k.Name)) > 0 || len(c.to) == 0 {
+			todo = append(todo, k)
 		}
+	}
+	// made counts the clips done with, told in order (under cmu).
+	var made int
+	var cmu sync.Mutex
+	count := func(done int) {
+		cmu.Lock()
+		defer cmu.Unlock()
+		made += done
+		if m.o.OnCount != nil {
+			m.o.OnCount(c.label, made, len(todo))
+		}
+	}
+	count(0)
+	for _, k := range todo {
 		verified := true
 		for _, f := range k.Files() {
 			verified = verified && state[f] == offload.StateVerified
@@ -229,6 +247,7 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 				errs = append(errs, err)
 				mu.Unlock()
 			}
+			count(1)
 		}()
 	}
 	wg.Wait()
