@@ -77,6 +77,7 @@ func TestFormJobDetailsRefusedNamingTheField(t *testing.T) {
 // next launch (the same preferences, a new app); a remembered policy the
 // engine no longer has leaves the default.
 func TestFormJobDetailsRememberedAcrossLaunches(t *testing.T) {
+	raceCoveredElsewhere(t)
 	h := newHarness(t, nil)
 	h.locked(func() {
 		v := h.a.offload

@@ -158,7 +158,7 @@ func OTIOPython(t *testing.T) string {
 		t.Skip("python3 is not installed: skipping the OpenTimelineIO ALE check")
 	}
 	venv := filepath.Join(Root(t), ".cache", "otio-venv")
-	marker := filepath.Join(venv, ".dit-otio-0.18.1-ale-1.1.0")
+	marker := filepath.Join(venv, otioMarker)
 	bin := filepath.Join(venv, "bin", "python")
 	if _, err := os.Stat(marker); err == nil {
 		return bin
@@ -172,14 +172,26 @@ func OTIOPython(t *testing.T) string {
 	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
 		t.Skipf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): skipping: %v\n%s", venv, err, out)
 	}
-	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check",
-		"opentimelineio==0.18.1", "otio-ale-adapter==1.1.0")
+	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), append([]string{"install", "-q", "--disable-pip-version-check"},
+		otioPackages...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("pip install opentimelineio otio-ale-adapter failed (PyPI must be reachable): skipping the OpenTimelineIO ALE check: %v\n%s", err, out)
 	}
 	require.NoError(t, os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644))
 	return bin
 }
+
+// The OpenTimelineIO venvs: what is installed, and the marker a venv
+// holds once it is (.ci/run installs the same before make test).
+const (
+	otioMarker          = ".dit-otio-0.18.1-ale-1.1.0"
+	otioEditorialMarker = ".dit-otio-0.18.1-cmx3600-1.0.0-fcpx-1.0.0"
+)
+
+var (
+	otioPackages          = []string{"opentimelineio==0.18.1", "otio-ale-adapter==1.1.0"}
+	otioEditorialPackages = []string{"opentimelineio==0.18.1", "otio-cmx3600-adapter==1.0.0", "otio-fcpx-xml-adapter==1.0.0"}
+)
 
 // OTIOEditorialPython returns a Python with OpenTimelineIO and its CMX
 // 3600 EDL and FCPXML adapters, installed once from PyPI into the
@@ -192,7 +204,7 @@ func OTIOEditorialPython(t *testing.T) string {
 		t.Skip("python3 is not installed: skipping the OpenTimelineIO EDL and FCPXML checks")
 	}
 	venv := filepath.Join(Root(t), ".cache", "otio-edl-venv")
-	marker := filepath.Join(venv, ".dit-otio-0.18.1-cmx3600-1.0.0-fcpx-1.0.0")
+	marker := filepath.Join(venv, otioEditorialMarker)
 	bin := filepath.Join(venv, "bin", "python")
 	if _, err := os.Stat(marker); err == nil {
 		return bin
@@ -206,8 +218,8 @@ func OTIOEditorialPython(t *testing.T) string {
 	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
 		t.Skipf("python3 -m venv %s failed (on Debian: apt-get install python3-venv): skipping: %v\n%s", venv, err, out)
 	}
-	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check",
-		"opentimelineio==0.18.1", "otio-cmx3600-adapter==1.0.0", "otio-fcpx-xml-adapter==1.0.0")
+	cmd := exec.Command(filepath.Join(venv, "bin", "pip"), append([]string{"install", "-q", "--disable-pip-version-check"},
+		otioEditorialPackages...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("pip install opentimelineio otio-cmx3600-adapter otio-fcpx-xml-adapter failed (PyPI must be reachable): skipping the OpenTimelineIO EDL and FCPXML checks: %v\n%s", err, out)
 	}
