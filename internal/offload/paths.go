@@ -1,6 +1,10 @@
 package offload
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dit-org/dit/internal/offload/dest"
+)
 
 // Overlaps makes the overlap checks a job makes of its cards and
 // destinations before it starts, on the paths alone (symlinks resolved
@@ -11,7 +15,7 @@ import "fmt"
 func Overlaps(cards, dests []string) error {
 	var cp, dp []string
 	for _, c := range cards {
-		r, err := resolve(c)
+		r, err := dest.Resolve(c)
 		if err != nil {
 			return err
 		}
@@ -23,7 +27,7 @@ func Overlaps(cards, dests []string) error {
 		cp = append(cp, r)
 	}
 	for _, d := range dests {
-		r, err := resolve(d)
+		r, err := dest.Resolve(d)
 		if err != nil {
 			return err
 		}

@@ -145,17 +145,6 @@ func MountArrays(base fsys.FS, roots []string, o raid.OpenOptions) (fsys.FS, []*
 	return dest.MountArrays(base, roots, o)
 }
 
-func resolve(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r, nil
-	}
-	return abs, nil
-}
-
 // within reports whether p is base or inside it.
 func within(p, base string) bool {
 	if p == base {
@@ -302,7 +291,7 @@ func checkPaths(fsy interface {
 }, cards, dests []string) ([]string, []string, error) {
 	var cp, dp []string
 	for _, c := range cards {
-		r, err := resolve(c)
+		r, err := dest.Resolve(c)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -314,7 +303,7 @@ func checkPaths(fsy interface {
 			return nil, nil, usageErrorf("card %s is not a folder: give the card's mount point or folder", c)
 		}
 		for i, prev := range cp {
-			if prev == r || sameFile(prev, r) {
+			if prev == r || dest.SameFile(prev, r) {
 				return nil, nil, usageErrorf("card %s is given twice (as %s and %s): name each card once", r, cards[i], c)
 			}
 			if within(r, prev) || within(prev, r) {
@@ -331,7 +320,7 @@ func checkPaths(fsy interface {
 			dp = append(dp, d)
 			continue
 		}
-		r, err := resolve(d)
+		r, err := dest.Resolve(d)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -344,7 +333,7 @@ func checkPaths(fsy interface {
 		}
 		for _, c := range cp {
 			switch {
-			case r == c || sameFile(r, c):
+			case r == c || dest.SameFile(r, c):
 				return nil, nil, usageErrorf("destination %s is the card %s itself: dit never writes to a card; choose another destination", d, c)
 			case within(r, c):
 				return nil, nil, usageErrorf("destination %s is inside the card %s: dit never writes to a card; choose a folder on another drive", d, c)
@@ -353,7 +342,7 @@ func checkPaths(fsy interface {
 			}
 		}
 		for _, prev := range dp {
-			if prev == r || sameFile(prev, r) {
+			if prev == r || dest.SameFile(prev, r) {
 				return nil, nil, usageErrorf("destination %s is given twice: name each destination once", d)
 			}
 			if within(r, prev) || within(prev, r) {
@@ -363,12 +352,6 @@ func checkPaths(fsy interface {
 		dp = append(dp, r)
 	}
 	return cp, dp, nil
-}
-
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 func (j *Job) record(cardPaths, destPaths []string, scans []*source.Card, start time.Time) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -121,7 +120,7 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 	}
 	pl := &priorLook{cat: cat, fsy: fsy, look: fsy, dests: dests, includeHidden: includeHidden, ignore: ignore}
 	for _, d := range dests {
-		r, err := resolve(d)
+		r, err := dest.Resolve(d)
 		if err != nil {
 			r = d
 		}
@@ -172,7 +171,7 @@ type priorLook struct {
 // a copy there whole), and the ASC MHL history the card carries (nil:
 // none). A card that cannot be scanned has neither.
 func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
-	root, err := resolve(c)
+	root, err := dest.Resolve(c)
 	if err != nil {
 		return nil, nil, nil
 	}
@@ -282,7 +281,7 @@ func samePath(a, b string) bool {
 	if a == b {
 		return true
 	}
-	return sameFile(a, b)
+	return dest.SameFile(a, b)
 }
 
 // priorCopy is where an earlier job put one file's verified copy on one
@@ -517,21 +516,4 @@ func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.
 		}
 	}
 	return nil, nil
-}
-
-func resolve(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r, nil
-	}
-	return abs, nil
-}
-
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
