@@ -274,8 +274,12 @@ func (c *cardRun) run(ctx context.Context) {
 	j := c.j
 	c.ctx = ctx
 	if c.absent {
-		// A free card of a cascade that is not mounted: its first run is
-		// done, a resume does not need it.
+		// A verified card that is not mounted (in a cascade: free): its
+		// first run is done, a resume does not need it; its copies that
+		// are not vouched for are read again first (absent.go).
+		if c.from == nil {
+			c.absentNotice(c.recheckAbsent(ctx))
+		}
 		c.setDone()
 		return
 	}

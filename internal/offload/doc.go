@@ -365,6 +365,8 @@
 //	options.go     Options (JobSpec, Env, Hooks), verify modes, conflicts
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
 //	resumejob.go   Resume: the job's recorded settings, its cards taken up again
+//	absent.go      a verified card not mounted at a resume: its copies whose
+//	               identity changed read again and compared with its hashes
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy

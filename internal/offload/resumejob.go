@@ -73,7 +73,6 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		}
 	}()
 	j.rec.State = catalog.JobRunning
-	cascade := j.cascade()
 	var seconds []*catalog.Card
 	for _, k := range cards {
 		if err := ctx.Err(); err != nil {
@@ -85,7 +84,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		}
 		if k.State == StateVerified {
 			if _, err := os.Stat(k.Path); err != nil {
-				j.absentCard(k, jobID, cascade)
+				j.absentCard(k)
 				continue
 			}
 		}
@@ -191,29 +190,40 @@ func (j *Job) resumeDests(jobID int64) error {
 
 // absentCard takes up a card verified before and not mounted now: in
 // a cascade free (its second run reads the first copy), the card is not
-// needed; a warning says so, or that it is not free after all.
-func (j *Job) absentCard(k *catalog.Card, jobID int64, cascade bool) {
-	o := j.opts
-	// Verified (in a cascade: free; its second run reads the
-	// first copy): the card is not needed.
-	out, _ := ExpandLayout(o.Layout, o.Name, k.Label, j.rec.Started)
+// needed. Its run reads again its copies that are not vouched for
+// (recheckAbsent) and warns that the card is not needed, or that it is
+// not free after all (absentNotice).
+func (j *Job) absentCard(k *catalog.Card) {
+	out, _ := ExpandLayout(j.opts.Layout, j.opts.Name, k.Label, j.rec.Started)
 	cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, nil)
 	cr.prevState, cr.absent = k.State, true
 	j.cards = append(j.cards, cr)
+}
+
+// absentNotice warns that absent card c is not needed by this resume,
+// or, when copies of it were found bad since it was verified (found now:
+// found of them, or before: dit verify, a second run), that it is not
+// free and must be mounted again.
+func (c *cardRun) absentNotice(found int) {
+	j, k := c.j, c.rec
 	at := ""
 	if !k.DoneAt.IsZero() {
 		at = " at " + k.DoneAt.Local().Format("15:04:05")
 	}
 	msg := fmt.Sprintf("card %s is not mounted at %s: it was verified%s, so this resume does not need it", k.Label, k.Path, at)
-	if cascade {
+	if j.cascade() {
 		msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
 			k.Label, k.Path, at)
 	}
 	if bad := withdrawn(j.cat, k); bad > 0 {
-		// A copy found bad since (dit verify, the second run):
-		// only the card can make it whole again.
-		msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
-			k.Label, k.Path, bad, jobID)
+		// A copy found bad since (by this resume, dit verify, the second
+		// run): only the card can make it whole again.
+		now := ""
+		if found > 0 {
+			now = fmt.Sprintf(" (%d of them by this resume, which read them again)", found)
+		}
+		msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified%s (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
+			k.Label, k.Path, bad, now, j.rec.ID)
 	}
 	j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
 }

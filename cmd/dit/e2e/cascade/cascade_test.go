@@ -103,11 +103,30 @@ func TestCascadeArrayToShuttles(t *testing.T) {
 }
 
 // A first copy damaged after it was verified (a byte flipped on a plain
-// folder) is caught by the second run: that file fails, naming the hop and
-// both hashes; it is not left on the shuttle; the first copy of that file
-// is failed too, so the card is no longer free, and NOT safe to format
-// (exit 3). A resume with the card gone does not need it.
+// folder, size and time kept), with the card gone back to the camera: the
+// resume does not need the card until it finds the first copy bad. A file
+// the second run had not copied yet is caught by the second run: that
+// file fails, naming the hop and both hashes, and is not left on the
+// shuttle. A file it had copied is read again from the first copy by the
+// resume (its identity changed since it was verified). Either way the
+// first copy of that file is failed, the card is no longer free, and NOT
+// safe to format (exit 3).
 func TestCascadeDamagedFirstCopy(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		stop      func(ev map[string]any) bool
+		onShuttle bool // damage a file the second run had copied
+	}{
+		{"not_copied_yet", func(ev map[string]any) bool { return ev["type"] == "card_free" }, false},
+		{"copied_to_the_shuttle", func(ev map[string]any) bool {
+			return ev["type"] == "file" && ev["hop"] == 2.0 && ev["state"] == "verified"
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { damagedFirstCopy(t, tc.stop, tc.onShuttle) })
+	}
+}
+
+func damagedFirstCopy(t *testing.T, stop func(map[string]any) bool, preferShuttle bool) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
 	cards := filepath.Join(dir, "cards")
@@ -118,30 +137,36 @@ func TestCascadeDamagedFirstCopy(t *testing.T) {
 	require.NoError(t, os.Mkdir(shuttle, 0o755))
 	card := filepath.Join(cards, "A001")
 
-	// Stop after the first run: Ctrl-C at the card-free event.
-	code := interruptAtEvent(t, db, "card_free", "offload", "--name", "day01", "--then-parallel", "1", "-d", first, "--then", shuttle, card)
-	require.Equal(t, 130, code, "Ctrl-C at the card-free event")
+	// Stop after the first run (at its card-free event) or once the
+	// second run verified a file on the shuttle: Ctrl-C.
+	code := interruptWhen(t, db, stop, "offload", "--name", "day01", "--then-parallel", "1", "-d", first, "--then", shuttle, card)
+	require.Equal(t, 130, code, "Ctrl-C at the event")
 
-	// Damage one file of the first copy (same size and time), one the
-	// second run had not copied to the shuttle before the Ctrl-C: the
-	// resume's second run reads it from the first copy.
-	var victim, rel string
+	// Damage one file of the first copy (same size and time): one the
+	// second run had not copied to the shuttle before the Ctrl-C where
+	// there is one (the resume's second run reads it from the first
+	// copy), else one it had (the resume reads the first copy again: its
+	// identity changed since it was verified).
+	var victim, onShuttle string
 	filepath.Walk(filepath.Join(first, "day01", "A001"), func(p string, fi os.FileInfo, err error) error {
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= 1000 || victim != "" || strings.Contains(p, "ascmhl") {
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= 1000 || strings.Contains(p, "ascmhl") {
 			return nil
 		}
 		r, _ := filepath.Rel(filepath.Join(first, "day01", "A001"), p)
-		if _, err := os.Stat(filepath.Join(shuttle, "day01", "A001", r)); os.IsNotExist(err) {
-			victim = p
+		there := filepath.Join(shuttle, "day01", "A001", r)
+		if _, err := os.Stat(there); err != nil {
+			there = ""
+		}
+		// The preferred kind, else the other (a quiet machine's second
+		// run may have copied every file by the card-free event).
+		if victim == "" || (onShuttle != "") != preferShuttle && (there != "") == preferShuttle {
+			victim, onShuttle = p, there
 		}
 		return nil
 	})
-	if victim == "" {
-		// Known gap (2026-12-04): a first copy damaged after the second
-		// run copied it from there is not read again by the resume.
-		t.Skip("the second run had copied every file to the shuttle before the Ctrl-C: nothing left for it to read from a damaged first copy")
-	}
-	rel, _ = filepath.Rel(filepath.Join(first, "day01", "A001"), victim)
+	require.NotEmpty(t, victim)
+	t.Logf("damaged %s (copied to the shuttle before the Ctrl-C: %v)", victim, onShuttle != "")
+	rel, _ := filepath.Rel(filepath.Join(first, "day01", "A001"), victim)
 	fi, err := os.Stat(victim)
 	require.NoError(t, err)
 	b, err := os.ReadFile(victim)
@@ -150,16 +175,26 @@ func TestCascadeDamagedFirstCopy(t *testing.T) {
 	require.NoError(t, os.WriteFile(victim, b, 0o644))
 	require.NoError(t, os.Chtimes(victim, fi.ModTime(), fi.ModTime()))
 
-	// The card has gone back to the camera: the resume does not need it.
+	// The card has gone back to the camera: the resume does not need it,
+	// until it finds the first copy bad.
 	require.NoError(t, os.Rename(card, card+"-away"))
 	r = e2e.Dit(t, db, "offload", "--resume", "1", "--json")
 	require.Equal(t, 3, r.Code, r.Stdout+r.Stderr)
 	sum, _ := e2e.LastSummary(t, r.Stdout)
-	require.Contains(t, r.Stdout, "does not need it")
+	require.Contains(t, r.Stdout, "it is NOT free; keep it")
 	c := sum.Cards[0]
 	require.False(t, c.CardFree, "the first copy differs from the card: the card is not free any more")
 	require.False(t, c.SafeToFormat, c.Verdict)
 	require.Contains(t, c.Verdict, "NOT safe to format")
+	want := e2e.Footage(e2e.Tree(t, card+"-away"))
+	if onShuttle != "" {
+		// The shuttle's copy was made before the damage: it is the card's.
+		require.Len(t, c.Failures, 1, "%+v", c.Failures)
+		require.Equal(t, filepath.ToSlash(rel), c.Failures[0].Path)
+		require.Contains(t, c.Failures[0].Error, "differs from the card")
+		require.Equal(t, want, e2e.WithoutHistory(e2e.Tree(t, filepath.Join(shuttle, "day01", "A001"))))
+		return
+	}
 	require.NotNil(t, c.Then)
 	require.Equal(t, 1, c.Then.Failed)
 	require.Len(t, c.Then.Failures, 1)
@@ -169,7 +204,6 @@ func TestCascadeDamagedFirstCopy(t *testing.T) {
 	_, err = os.Stat(filepath.Join(shuttle, "day01", "A001", rel))
 	require.ErrorIs(t, err, os.ErrNotExist, "the damaged file is not left on the shuttle")
 	// Every other file made it, identical to the card.
-	want := e2e.Footage(e2e.Tree(t, card+"-away"))
 	delete(want, filepath.ToSlash(rel))
 	require.Equal(t, want, e2e.WithoutHistory(e2e.Tree(t, filepath.Join(shuttle, "day01", "A001"))))
 }
@@ -177,6 +211,13 @@ func TestCascadeDamagedFirstCopy(t *testing.T) {
 // interruptAtEvent runs dit --json and sends Ctrl-C at the first event of
 // type typ; it returns the exit code.
 func interruptAtEvent(t *testing.T, db, typ string, args ...string) int {
+	t.Helper()
+	return interruptWhen(t, db, func(ev map[string]any) bool { return ev["type"] == typ }, args...)
+}
+
+// interruptWhen runs dit --json and sends Ctrl-C at the first event stop
+// accepts; it returns the exit code.
+func interruptWhen(t *testing.T, db string, stop func(map[string]any) bool, args ...string) int {
 	t.Helper()
 	cmd := exec.Command(e2e.Bin, append(args, "--json")...)
 	cmd.Env = append(os.Environ(), "DIT_DB="+db)
@@ -194,14 +235,14 @@ func interruptAtEvent(t *testing.T, db, typ string, args ...string) int {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	sent := false
 	for sc.Scan() {
-		var ev struct{ Type string }
-		if !sent && json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == typ {
+		var ev map[string]any
+		if !sent && json.Unmarshal(sc.Bytes(), &ev) == nil && stop(ev) {
 			require.NoError(t, cmd.Process.Signal(os.Interrupt))
 			sent = true
 		}
 	}
 	cmd.Wait()
-	require.True(t, sent, "no %s event", typ)
+	require.True(t, sent, "no event to stop at")
 	return cmd.ProcessState.ExitCode()
 }
 
@@ -249,7 +290,7 @@ func TestCascadeKill9BothRuns(t *testing.T) {
 			r = e2e.Dit(t, db, "offload", "--resume", "1", "--json")
 			if secondRun && r.Code != 0 {
 				// A card whose first run the kill cut short is needed.
-				require.Contains(t, r.Stdout+r.Stderr, "not mounted", r.Stdout+r.Stderr)
+				require.Contains(t, r.Stdout+r.Stderr, "mounted", r.Stdout+r.Stderr)
 				for _, c := range []string{"A001", "A002"} {
 					require.NoError(t, os.Rename(filepath.Join(cards, c+"-away"), filepath.Join(cards, c)))
 				}

@@ -45,7 +45,11 @@ type CascadeSummary struct {
 		FreeAt       time.Time `json:"card_free_at"`
 		SafeAt       time.Time `json:"safe_to_format_at"`
 		Verdict      string    `json:"verdict"`
-		Then         *struct {
+		Failures     []struct {
+			Path  string `json:"path"`
+			Error string `json:"error"`
+		} `json:"failures"`
+		Then *struct {
 			State        string `json:"state"`
 			Files        int    `json:"files"`
 			Bytes        int64  `json:"bytes"`
