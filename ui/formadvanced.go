@@ -1,11 +1,9 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -161,20 +159,6 @@ func (v *offloadView) advancedSpec(sp *assembly.Spec) {
 	v.paceSpec(sp)
 }
 
-// checkLayout refuses a layout the engine would refuse when the job
-// starts (offload.ExpandLayout: Spec.Settings does not check it, the
-// job's Prepare does), named as the form calls it.
-func checkLayout(layout, job string) error {
-	_, err := offload.ExpandLayout(cmp.Or(layout, offload.DefaultLayout), cmp.Or(job, "job"), "CARD", time.Now())
-	if err != nil {
-		// The engine's words name the flag ("invalid --layout ..."): said
-		// after the form's name of the field instead.
-		msg, _ := strings.CutPrefix(err.Error(), "invalid --layout ")
-		return fmt.Errorf("%s: %s", formNames("layout"), msg)
-	}
-	return nil
-}
-
 // checkAdvanced says beside the job details why the engine refuses one
 // (a Spec of the details alone, so that the refusal is theirs), and
 // names the details set under the section, folded or not (UI
@@ -186,9 +170,7 @@ func (v *offloadView) checkAdvanced() {
 	var sp assembly.Spec
 	v.advancedSpec(&sp)
 	msg := ""
-	if err := checkLayout(sp.Layout, ""); err != nil {
-		msg = err.Error()
-	} else if _, err := sp.Settings(formNames, nil); err != nil {
+	if _, err := sp.Settings(formNames, nil); err != nil {
 		msg = err.Error()
 	}
 	setLabel(v.advNote, msg)

@@ -342,9 +342,6 @@ func (v *offloadView) settingsOf(cards []string) (jobSettings, string) {
 		return jobSettings{}, msg
 	}
 	set, err := sp.Settings(formNames, cards)
-	if err == nil {
-		err = checkLayout(sp.Layout, sp.Name)
-	}
 	if err != nil {
 		return jobSettings{}, refusalText(err)
 	}

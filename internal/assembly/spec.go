@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
@@ -180,6 +181,12 @@ func (s Spec) Settings(name Namer, cards []string) (Settings, error) {
 		Proxying: Proxying{Proxies: s.Proxies, ProxiesTo: s.ProxiesTo, ProxyWorkers: max(s.ProxyWorkers, 1)}}
 	if err := CheckJobName(s.Name); err != nil {
 		return Settings{}, bad("name", "%s: %v", s.Name, err)
+	}
+	if _, err := offload.ExpandLayout(out.Layout, or(s.Name, "job"), "CARD", time.Now()); err != nil {
+		// The engine's words name the flag: said after the caller's name
+		// of the field instead.
+		msg, _ := strings.CutPrefix(err.Error(), "invalid --layout ")
+		return Settings{}, bad("layout", "%s", msg)
 	}
 	var err error
 	if out.Hashes, err = hashing.ParseList(or(s.Hashes, DefaultHashes)); err != nil {
