@@ -2,6 +2,7 @@ package offload
 
 import (
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,8 +74,10 @@ type destLive struct {
 	retries       atomic.Int64
 	retry, of     atomic.Int64 // the retry in progress, of how many
 	// retrying: the streamed files being tried again there (the retry
-	// in progress is forgotten when none is).
-	retrying atomic.Int64
+	// in progress is forgotten when none is); retryMu orders it with
+	// retry and of.
+	retrying int
+	retryMu  sync.Mutex
 	lastErr  atomic.Value // string
 	errAt    atomic.Int64 // Unix ns
 	// sealFailed: the card's hash lists could not be written there in
@@ -117,20 +120,31 @@ func (c *cardRun) destRetry(di, n, tries int, err string) {
 	d := &c.lc.dests[di]
 	d.retries.Add(1)
 	c.lc.retries.Add(1)
+	d.retryMu.Lock()
 	d.retry.Store(int64(n))
 	d.of.Store(int64(tries))
+	d.retryMu.Unlock()
 	if err != "" {
 		d.lastErr.Store(err)
 		d.errAt.Store(c.j.opts.Now().UnixNano())
 	}
 }
 
-// retryEnded records that a streamed file tried again at destination di
-// is done with (sent, or failed): with no other being tried again there,
-// no retry is in progress.
+// retryBegun records that a streamed file is being tried again at
+// destination di; retryEnded that it is done with (sent, or failed):
+// with no other being tried again there, no retry is in progress.
+func (c *cardRun) retryBegun(di int) {
+	d := &c.lc.dests[di]
+	d.retryMu.Lock()
+	d.retrying++
+	d.retryMu.Unlock()
+}
+
 func (c *cardRun) retryEnded(di int) {
 	d := &c.lc.dests[di]
-	if d.retrying.Add(-1) == 0 {
+	d.retryMu.Lock()
+	defer d.retryMu.Unlock()
+	if d.retrying--; d.retrying == 0 {
 		d.retry.Store(0)
 		d.of.Store(0)
 	}

@@ -119,7 +119,8 @@ func (c *cardRun) sendStream(ctx context.Context, f *storeFile, send []int, ref 
 			c.retryEnded(di)
 		}
 	}()
-	tries := 0
+	tries := map[int]int{} // sends to each destination
+	var gaveUp []int       // failed with an error no retry mends
 	for retry := 0; ; retry++ {
 		now := left
 		if retry > 0 {
@@ -129,7 +130,9 @@ func (c *cardRun) sendStream(ctx context.Context, f *storeFile, send []int, ref 
 			left = without(left, f.sent)
 		}
 		if len(now) > 0 {
-			tries++
+			for _, di := range now {
+				tries[di]++
+			}
 			acct.mayStop = first
 			got, upErrs, whole, err := c.streamRead(ctx, rel, size, now, acct)
 			if err != nil {
@@ -155,16 +158,25 @@ func (c *cardRun) sendStream(ctx context.Context, f *storeFile, send []int, ref 
 			}
 			left = without(left, f.sent)
 		}
-		if len(left) == 0 || ctx.Err() != nil || retry == StreamRetries || fatal(errs, left) {
+		var keep []int
+		for _, di := range left {
+			if isFatal(errs[di]) {
+				gaveUp = append(gaveUp, di)
+			} else {
+				keep = append(keep, di)
+			}
+		}
+		left = keep
+		if len(left) == 0 || ctx.Err() != nil || retry == StreamRetries {
 			break
 		}
 	}
 	if ctx.Err() != nil {
 		return
 	}
-	for _, di := range left {
+	for _, di := range append(gaveUp, left...) {
 		c.failedStore(di, f, fmt.Sprintf("upload of %s failed: %v (%s): try again with %s",
-			storePath(c.dests[di], relJoin(c.out, rel)), errs[di], triesSaid(tries), c.j.ResumeCommand()))
+			storePath(c.dests[di], relJoin(c.out, rel)), errs[di], triesSaid(tries[di]), c.j.ResumeCommand()))
 	}
 }
 
@@ -187,16 +199,11 @@ func without(ds []int, done []bool) []int {
 	return out
 }
 
-// fatal: every destination left failed with an error that trying again
-// cannot mend (its Fatal method).
-func fatal(errs map[int]error, left []int) bool {
-	for _, di := range left {
-		var f interface{ Fatal() bool }
-		if !errors.As(errs[di], &f) || !f.Fatal() {
-			return false
-		}
-	}
-	return true
+// isFatal: err is one that trying again cannot mend (its Fatal method,
+// as rclone's fserrors.Fataler).
+func isFatal(err error) bool {
+	var f interface{ Fatal() bool }
+	return errors.As(err, &f) && f.Fatal()
 }
 
 // beforeRetry records retry n of f at each destination of left (errs:
@@ -210,7 +217,7 @@ func (c *cardRun) beforeRetry(ctx context.Context, f *storeFile, left []int, err
 	for _, di := range left {
 		if !retried[di] {
 			retried[di] = true
-			c.lc.dests[di].retrying.Add(1)
+			c.retryBegun(di)
 		}
 		c.destRetry(di, n, StreamRetries, c.stores[di].Cause(errText(errs[di])))
 	}
