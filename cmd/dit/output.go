@@ -62,6 +62,13 @@ func (a *after) decided(w io.Writer, s *offload.Summary, db string, g *GlobalOpt
 	fmt.Fprintln(w, "\nThe verdicts above are final. Writing the job's reports (and its clip thumbnails and proxies, if any): nothing there can change a verdict.")
 }
 
+// isDecided: the summary of the decided job is printed.
+func (a *after) isDecided() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.was != nil
+}
+
 func (a *after) summary(w io.Writer, s *offload.Summary, db string, g *GlobalOptions) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -211,8 +218,9 @@ func (p *plainPrinter) Event(e offload.Event) {
 		}
 	case offload.EvProgress:
 		// Every few seconds: the live model's snapshot, the job's
-		// figures then each run's.
-		if time.Since(p.last) < p.every || e.Progress == nil {
+		// figures then each run's; not below the summary (the engine
+		// tells the proxies' count after the runs).
+		if time.Since(p.last) < p.every || e.Progress == nil || p.isDecided() {
 			return
 		}
 		p.last = time.Now()

@@ -274,3 +274,33 @@ func TestDaemonDiesWithItsProcess(t *testing.T) {
 	cmd.Wait()
 	waitGone(t, pid)
 }
+
+// An upload past rclone's --max-transfer limit ends with an error that
+// says trying again will not mend it (cloud.Fatal: rclone's exit code 8,
+// or the rc call's answer), through the daemon and as a process; a
+// stream cut short is not one (a caller may send it again).
+func TestMaxTransferIsFatal(t *testing.T) {
+	s := s3test.StartAWS(t, "ditcloud", "shots")
+	for _, daemon := range []string{"", "0"} {
+		t.Run("DIT_RCLONE_DAEMON="+daemon, func(t *testing.T) {
+			t.Setenv("DIT_RCLONE_DAEMON", daemon)
+			d := cloud.Dest{Remote: "ditcloud", Path: "shots/fatal" + daemon}
+			r := &cloud.Rclone{Env: append(append([]string(nil), s.Env...), "RCLONE_MAX_TRANSFER=1M"), Config: os.DevNull}
+			big := strings.Repeat("x", 3<<20)
+			err := r.Rcat(context.Background(), d, "big.mov", int64(len(big)), strings.NewReader(big))
+			require.Error(t, err)
+			var f interface{ Fatal() bool }
+			require.True(t, errors.As(err, &f) && f.Fatal(), "%v", err)
+			require.Contains(t, err.Error(), "max transfer limit reached")
+
+			pr, pw := io.Pipe()
+			go func() {
+				pw.Write(make([]byte, 300<<10))
+				pw.CloseWithError(errors.New("the card went away"))
+			}()
+			err = (&cloud.Rclone{Env: s.Env, Config: os.DevNull}).Rcat(context.Background(), d, "cut.mov", 1<<20, pr)
+			require.Error(t, err)
+			require.False(t, errors.As(err, &f), "%v", err)
+		})
+	}
+}

@@ -45,7 +45,11 @@ func (d *daemon) copyURL(ctx context.Context, dst Dest, rel string, size int64, 
 		return ctx.Err()
 	}
 	d.logs.drain()
-	return fmt.Errorf("rclone copyurl %s: %s", dst.At(rel), rcMessage(err))
+	e := fmt.Errorf("rclone copyurl %s: %s", dst.At(rel), rcMessage(err))
+	if strings.Contains(rcMessage(err), maxTransferWords) {
+		return Fatal{e}
+	}
+	return e
 }
 
 // copyFiles copies the files listed in the file list (relative to the

@@ -419,10 +419,38 @@ func (r *Rclone) RcatWatch(ctx context.Context, d Dest, rel string, size int64, 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("rclone rcat %s: %v: %s", d.At(rel), err, lastLines(errorLines(errb.String()), 3))
+		e := fmt.Errorf("rclone rcat %s: %v: %s", d.At(rel), err, lastLines(errorLines(errb.String()), 3))
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && (ee.ExitCode() == exitFatal || ee.ExitCode() == exitMaxTransfer) {
+			return Fatal{e}
+		}
+		return e
 	}
 	return nil
 }
+
+// rclone's exit codes of an error it says more tries will not mend.
+const (
+	exitFatal       = 7 // "fatal error (one that more retries won't fix)"
+	exitMaxTransfer = 8 // its --max-transfer limit reached
+)
+
+// maxTransferWords are rclone's words of its --max-transfer limit
+// reached (an rc call's answer says it in words only).
+const maxTransferWords = "max transfer limit reached"
+
+// Fatal is an rclone error that rclone itself says trying again will not
+// mend: its exit code 7 (fatal) or 8 (the --max-transfer limit reached),
+// or an rc call's answer of that limit. Its Fatal method tells it, the
+// way rclone's fserrors.Fataler does: a caller that tries transfers
+// again (a streamed file's upload) does not try it again.
+type Fatal struct{ Err error }
+
+func (e Fatal) Error() string { return e.Err.Error() }
+func (e Fatal) Unwrap() error { return e.Err }
+
+// Fatal is true: trying again will not mend it.
+func (Fatal) Fatal() bool { return true }
 
 // Object is a file the remote holds.
 type Object struct {

@@ -129,7 +129,10 @@
 // storage's own MD5 (dest.Object.StorageMD5) against the card's MD5 of
 // the first run, or else read back from the remote and hashed. A job
 // whose only destinations are remote ones streams each card file from its
-// one read to every destination (Store.PutStream, storestream.go); with
+// one read to every destination (Store.PutStream, storestream.go); an
+// upload that fails is read again from the card and sent again
+// (StreamRetries, waits growing from StreamBackoff: storeretry.go),
+// never over an object, the bytes read and sent again counted apart; with
 // VerifySourceDest each file is then read again from the card's medium
 // (OpenNoCache) and must hash as the read that was sent (rereadCard). A
 // job with one hashes MD5 too. The remote kind's settings (the rclone)
@@ -370,7 +373,7 @@
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
 //	cascade.go     the second run (hop 2) of a card, read from the first copy
-//	store.go, storespec.go, storerun.go, storestream.go, storeseal.go:
+//	store.go, storespec.go, storerun.go, storestream.go, storeretry.go, storeseal.go:
 //	remote destinations (dest.Store)
 //	earlier.go     FindPrior, Prior, ScanCard (package earlier) under offload's names
 //	recheck.go     Recheck, RecheckWith (package recheck) under offload's names

@@ -2,6 +2,7 @@ package offload
 
 import (
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,7 +33,11 @@ type liveCounts struct {
 // proxies are made outside the engine (internal/proxies, once a card's
 // run is done); whoever makes them calls this as each clip is done. The
 // card's first run (its latest, after a retry) carries the figures:
-// Snapshot and the progress events while the job runs.
+// Snapshot and the progress events. A count that changes once that run
+// ended (most proxies are made then, many after the job's last tick) is
+// told at once: a progress event of the snapshot, recorded as the job's
+// latest (LiveProgress), so that event readers and dit serve see the
+// final count.
 func (j *Job) CountProxies(label string, made, total int) {
 	var run *cardRun
 	for _, c := range j.cardList() {
@@ -40,10 +45,25 @@ func (j *Job) CountProxies(label string, made, total int) {
 			run = c
 		}
 	}
-	if run != nil {
-		run.lc.proxies.Store(int64(max(total, 0)))
-		run.lc.proxiesMade.Store(int64(max(made, 0)))
+	if run == nil {
+		return
 	}
+	t, m := int64(max(total, 0)), int64(max(made, 0))
+	changed := run.lc.proxies.Swap(t) != t
+	changed = run.lc.proxiesMade.Swap(m) != m || changed
+	if changed && run.ended.Load() {
+		j.emitSnapshot()
+	}
+}
+
+// emitSnapshot tells the front ends the job's snapshot now (Snapshot: a
+// progress event) between the model's ticks, and records it.
+func (j *Job) emitSnapshot() {
+	p := j.Snapshot()
+	if b, err := json.Marshal(p); err == nil {
+		j.cat.PutLive(j.rec.ID, j.opts.Now(), b)
+	}
+	j.emit(Event{Type: EvProgress, Progress: &p})
 }
 
 type destLive struct {
@@ -53,8 +73,13 @@ type destLive struct {
 	resent        atomic.Int64
 	retries       atomic.Int64
 	retry, of     atomic.Int64 // the retry in progress, of how many
-	lastErr       atomic.Value // string
-	errAt         atomic.Int64 // Unix ns
+	// retrying: the streamed files being tried again there (the retry
+	// in progress is forgotten when none is); retryMu orders it with
+	// retry and of.
+	retrying int
+	retryMu  sync.Mutex
+	lastErr  atomic.Value // string
+	errAt    atomic.Int64 // Unix ns
 	// sealFailed: the card's hash lists could not be written there in
 	// this run (seal).
 	sealFailed atomic.Bool
@@ -88,16 +113,41 @@ func (c *cardRun) sealFailedAt(di int) {
 	}
 }
 
-// destRetry records that destination di is tried again (try of tries,
-// 0: no limit known) after err.
-func (c *cardRun) destRetry(di, try, tries int, err string) {
+// destRetry records that destination di is tried again: retry n (1:
+// the first) of tries allowed (0: no limit known), after err (""
+// unknown: the last error said there stays).
+func (c *cardRun) destRetry(di, n, tries int, err string) {
 	d := &c.lc.dests[di]
 	d.retries.Add(1)
 	c.lc.retries.Add(1)
-	d.retry.Store(int64(try))
+	d.retryMu.Lock()
+	d.retry.Store(int64(n))
 	d.of.Store(int64(tries))
-	d.lastErr.Store(err)
-	d.errAt.Store(c.j.opts.Now().UnixNano())
+	d.retryMu.Unlock()
+	if err != "" {
+		d.lastErr.Store(err)
+		d.errAt.Store(c.j.opts.Now().UnixNano())
+	}
+}
+
+// retryBegun records that a streamed file is being tried again at
+// destination di; retryEnded that it is done with (sent, or failed):
+// with no other being tried again there, no retry is in progress.
+func (c *cardRun) retryBegun(di int) {
+	d := &c.lc.dests[di]
+	d.retryMu.Lock()
+	d.retrying++
+	d.retryMu.Unlock()
+}
+
+func (c *cardRun) retryEnded(di int) {
+	d := &c.lc.dests[di]
+	d.retryMu.Lock()
+	defer d.retryMu.Unlock()
+	if d.retrying--; d.retrying == 0 {
+		d.retry.Store(0)
+		d.of.Store(0)
+	}
 }
 
 // destError records the last error seen at destination di while it is

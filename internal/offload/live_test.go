@@ -156,3 +156,46 @@ func TestSecondRunThatCannotStartEndsTheCard(t *testing.T) {
 	require.Equal(t, verdict.Failed, done[0].State)
 	require.False(t, s.Cards[0].SafeToFormat)
 }
+
+// The proxies are made once the card's run ended, most after the job's
+// last progress tick (while the reports are written): each count that
+// changes then is told at once, a progress event of the snapshot, and
+// recorded as the job's latest, so that event readers and dit serve see
+// the final count; a count that does not change tells nothing.
+func TestProxiesCountedAfterTheRunAreTold(t *testing.T) {
+	e := newEnv(t)
+	card := testCard(t, e.dir, "A001", map[string]string{"CLIPS/C001.mov": bigContent(20_000, 1)})
+	o := e.opts([]string{card}, []string{e.dest("d1")})
+	var j *Job
+	var after []Event
+	decided := false
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvDecided {
+			decided = true
+		} else if decided {
+			after = append(after, ev)
+		}
+	}
+	o.AfterJob = func(context.Context, *Summary, fsys.FS) error {
+		j.CountProxies("A001", 0, 2)
+		j.CountProxies("A001", 1, 2)
+		j.CountProxies("A001", 2, 2)
+		j.CountProxies("A001", 2, 2) // no change
+		return nil
+	}
+	var err error
+	j, err = New(context.Background(), o)
+	require.NoError(t, err)
+	s, err := j.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, after, 3, "a progress event for each count that changed")
+	for i, ev := range after {
+		require.Equal(t, EvProgress, ev.Type)
+		require.Equal(t, 2, ev.Progress.Cards[0].Proxies)
+		require.Equal(t, i, ev.Progress.Cards[0].ProxiesMade)
+	}
+	p, _, ok, err := LiveProgress(e.cat, s.JobID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 2, p.Cards[0].ProxiesMade, "the final count recorded for dit serve")
+}

@@ -147,6 +147,13 @@ type Env struct {
 	// BladeFS opens the blade folders of array destinations (tests inject
 	// faults here; default: the OS).
 	BladeFS func(dir string) raid.BladeFS
+	// WrapStore, if set, wraps each remote destination's store as a
+	// card's run opens it (tests inject transfer faults here).
+	WrapStore func(dest.Store) dest.Store
+	// RetryWait waits d before a streamed file's upload is tried again
+	// (StreamRetries), or until ctx ends (its error then); nil: a timer.
+	// Tests wait no real time.
+	RetryWait func(ctx context.Context, d time.Duration) error
 	// Limiter paces reads and writes (nil: as fast as the hardware goes).
 	Limiter Limiter
 	// Prior is the plan's figures of each run (rates, costs per file and

@@ -59,6 +59,9 @@ func (c *cardRun) openStores() {
 		if d.isStore() {
 			// Parsed when the job was made or resumed (prepare.go).
 			c.stores[di], _ = dest.OpenStore(d.root, c.j.opts.Remote)
+			if w := c.j.opts.WrapStore; w != nil && c.stores[di] != nil {
+				c.stores[di] = w(c.stores[di])
+			}
 		}
 	}
 }

@@ -168,9 +168,9 @@ func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) m
 	}
 	if len(send) > 0 {
 		c.touched.Store(true)
-		var sent int64
+		var seen uploadSeen
 		err = st.Put(ctx, c.scan.Root, send, c.out, func(p dest.Progress) {
-			c.uploadProgress(di, p, &sent)
+			c.uploadProgress(di, p, &seen)
 		})
 		if ctx.Err() != nil {
 			return nil
@@ -304,21 +304,44 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	return sums, algos, err
 }
 
-// uploadProgress counts what an upload to destination di sent (sent:
-// its bytes so far): bytes beyond what the destination needs were sent
-// again after a failed try, counted apart; a new try and an error the
-// transfer said are the destination's retry and last error.
-func (c *cardRun) uploadProgress(di int, p dest.Progress, sent *int64) {
-	if p.Try > 1 && int64(p.Try) > c.lc.dests[di].retry.Load() {
-		c.destRetry(di, p.Try, p.Tries, c.stores[di].Cause(p.Err))
-	} else if p.Err != "" {
+// uploadSeen is what uploadProgress keeps of one upload to a
+// destination.
+type uploadSeen struct {
+	sent int64  // bytes the transfer said it sent, every try counted
+	try  int    // the try it said it is at
+	err  string // the last error it said
+	// counted: a retry is counted since err was said (or since the
+	// start, none said): bytes sent again count no other.
+	counted bool
+	retries int // retries counted in this upload
+}
+
+// uploadProgress counts what an upload to destination di sent: bytes
+// beyond what the destination needs were sent again after a failed try,
+// counted apart. A new try of the transfer is a retry there (retry 1 of
+// Tries-1); so are bytes sent again with no new try said (rclone's own
+// low-level retries, which a transfer through the daemon does not
+// count), once for each error the transfer says (its limit unknown:
+// RetryOf 0). The last error said is the destination's.
+func (c *cardRun) uploadProgress(di int, p dest.Progress, u *uploadSeen) {
+	if p.Err != "" && p.Err != u.err {
+		u.err, u.counted = p.Err, false // a new error: its resend is a retry
+	}
+	if p.Try > u.try {
+		u.try = p.Try
+		if p.Try > 1 {
+			u.retries, u.counted = max(u.retries+1, p.Try-1), true
+			c.destRetry(di, p.Try-1, max(p.Tries-1, 0), c.stores[di].Cause(u.err))
+		}
+	}
+	if p.Err != "" {
 		c.destError(di, c.stores[di].Cause(p.Err))
 	}
-	d := p.Bytes - *sent
+	d := p.Bytes - u.sent
 	if d <= 0 {
 		return
 	}
-	*sent = p.Bytes
+	u.sent = p.Bytes
 	need := c.destNeed[di]
 	fresh := min(d, max(need-c.destWritten[di].Load(), 0))
 	if fresh > 0 {
@@ -328,6 +351,11 @@ func (c *cardRun) uploadProgress(di int, p dest.Progress, sent *int64) {
 	if d > fresh {
 		c.lc.resent.Add(d - fresh)
 		c.lc.dests[di].resent.Add(d - fresh)
+		if !u.counted {
+			u.retries++
+			u.counted = true
+			c.destRetry(di, u.retries, 0, c.stores[di].Cause(u.err))
+		}
 	}
 }
 

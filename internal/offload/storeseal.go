@@ -93,7 +93,7 @@ func (c *cardRun) keepChain(f *storeFile) {
 func (c *cardRun) streamChain(ctx context.Context, f *storeFile) {
 	c.storeChain = f
 	rel := f.fp.ent.Rel
-	sums, _, err := c.streamRead(ctx, rel, f.fp.ent.Size, nil)
+	sums, _, _, err := c.streamRead(ctx, rel, f.fp.ent.Size, nil, nil)
 	if err != nil {
 		c.streamFailed(ctx, f, err)
 		return

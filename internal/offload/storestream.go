@@ -23,7 +23,9 @@ import (
 // compared with the MD5 of that one read. Where an object of a file's name
 // is there already (an interrupted run left it), the file is read first
 // and hashed; the object is verified or failed against that read, never
-// written over. The card's top-level ASC MHL chain file is read and hashed
+// written over. A file whose upload to a destination fails is read again
+// and sent again there, a number of times with growing waits
+// (storeretry.go); the bytes read and sent again are counted apart. The card's top-level ASC MHL chain file is read and hashed
 // but not sent when the card is sealed on its stores: the new history's
 // chain takes its name (storeseal.go).
 //
@@ -127,7 +129,8 @@ func sendFirst(files []*storeFile, before []map[string]dest.Object) []*storeFile
 // interrupted run's, or anyone's), or the file must first be checked
 // against the card (a first copy on an array), it is read and hashed
 // first: an object there is verified or failed against that read, never
-// written over; the read that is then sent must hash as the first.
+// written over; the read that is then sent must hash as the first. An
+// upload that fails is tried again (sendStream, storeretry.go).
 func (c *cardRun) streamFile(ctx context.Context, f *storeFile, before []map[string]dest.Object) {
 	rel, size := f.fp.ent.Rel, f.fp.ent.Size
 	c.current.Store(rel)
@@ -146,7 +149,7 @@ func (c *cardRun) streamFile(ctx context.Context, f *storeFile, before []map[str
 	var sums hashing.Sums
 	if first {
 		var err error
-		if sums, _, err = c.streamRead(ctx, rel, size, nil); err != nil {
+		if sums, _, _, err = c.streamRead(ctx, rel, size, nil, nil); err != nil {
 			c.streamFailed(ctx, f, err)
 			return
 		}
@@ -162,26 +165,7 @@ func (c *cardRun) streamFile(ctx context.Context, f *storeFile, before []map[str
 		return // verified below against the objects there
 	}
 	c.touched.Store(true)
-	got, errs, err := c.streamRead(ctx, rel, size, send)
-	if err != nil {
-		c.streamFailed(ctx, f, err)
-		return
-	}
-	if first {
-		if _, bad, ok := sums.Compare(got); !ok {
-			c.streamFailed(ctx, f, fmt.Errorf("it read differently twice (%s %s, then %s): the medium is not reading reliably", bad, sums.Get(bad), got.Get(bad)))
-			return
-		}
-	}
-	f.want, f.rec.Sums = got, got
-	for _, di := range send {
-		f.sent[di] = errs[di] == nil
-	}
-	for di, e := range errs {
-		if e != nil {
-			c.failedStore(di, f, fmt.Sprintf("upload of %s failed: %v: try again with dit offload --resume %d", storePath(c.dests[di], relJoin(c.out, rel)), e, c.j.rec.ID))
-		}
-	}
+	c.sendStream(ctx, f, send, sums, first) // storeretry.go
 }
 
 // streamFailed fails f on every destination: the card's file could not
@@ -203,13 +187,16 @@ func (c *cardRun) streamFailed(ctx context.Context, f *storeFile, err error) {
 
 // streamRead reads the card's file rel once, hashes it with the job's
 // algorithms and sends it to the destinations send as it is read. It
-// returns the digests, each destination's upload error (by index), and
-// the read's error.
-func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send []int) (hashing.Sums, map[int]error, error) {
+// returns the digests, each destination's upload error (by index),
+// whether the read went to the end (whole: a read may stop early once
+// every upload ended, acct.mayStop) and the read's error. acct (nil:
+// the read is only hashed, counted nowhere) counts the file's bytes
+// across its tries.
+func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send []int, acct *streamAcct) (hashing.Sums, map[int]error, bool, error) {
 	j := c.j
 	src, err := j.opts.FS.Open(filepath.Join(c.scan.Root, filepath.FromSlash(rel)))
 	if err != nil {
-		return hashing.Sums{}, nil, err
+		return hashing.Sums{}, nil, false, err
 	}
 	defer src.Close()
 	hs := make([]hash.Hash, len(j.algos))
@@ -233,9 +220,10 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 			mu.Unlock()
 		})
 	}
-	n, rerr := c.streamBlocks(ctx, src, hs, pws, size)
-	if rerr == nil {
-		c.lc.filesCopied.Add(1)
+	n, rerr := c.streamBlocks(ctx, src, hs, pws, size, acct)
+	whole := rerr == nil
+	if errors.Is(rerr, errUploadsEnded) {
+		rerr = nil // every upload ended: the rest is not needed
 	}
 	for _, pw := range pws {
 		if rerr != nil {
@@ -245,26 +233,37 @@ func (c *cardRun) streamRead(ctx context.Context, rel string, size int64, send [
 		}
 	}
 	wg.Wait()
-	if rerr == nil && n != size {
+	if whole && n != size {
 		rerr = fmt.Errorf("read %d bytes of %d: it changed while it was read", n, size)
+	}
+	if whole && rerr == nil && acct != nil && !acct.whole {
+		acct.whole = true
+		c.lc.filesCopied.Add(1)
 	}
 	var sums hashing.Sums
 	for i, a := range j.algos {
 		sums.Set(a, hashing.Encode(a, hs[i].Sum(nil)))
 	}
-	return sums, errs, rerr
+	return sums, errs, whole && rerr == nil, rerr
 }
 
+// errUploadsEnded stops a read that no upload takes any more.
+var errUploadsEnded = errors.New("every upload ended")
+
 // streamBlocks reads src to its end, feeding every hasher and every pipe
-// still open (a destination whose upload ended takes no more), and counts
-// the bytes sent.
-func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64) (int64, error) {
+// still open (a destination whose upload ended takes no more), and
+// counts the bytes read and sent (acct; nil: none). With acct.mayStop it
+// stops (errUploadsEnded) once no pipe is open.
+func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64, acct *streamAcct) (int64, error) {
 	buf := make([]byte, 1<<20)
 	var n int64
 	dead := map[int]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, err
+		}
+		if acct != nil && acct.mayStop && len(dead) == len(pws) {
+			return n, errUploadsEnded
 		}
 		k, err := io.ReadFull(src, buf)
 		if k > 0 {
@@ -280,11 +279,9 @@ func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Has
 					dead[di] = true
 					continue
 				}
-				c.destWritten[di].Add(int64(k))
+				acct.sent(c, di, n, int64(k))
 			}
-			if len(pws) > 0 {
-				c.bytesCopied.Add(int64(k))
-			}
+			acct.read(c, n, int64(k))
 			n += int64(k)
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {

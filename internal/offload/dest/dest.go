@@ -105,7 +105,10 @@ type Store interface {
 	Put(ctx context.Context, src string, rels []string, dir string, progress func(Progress)) error
 	// PutStream sends body, size bytes, as the object rel; body ending
 	// with an error (or short) leaves no object. onErr (nil: none) is
-	// told each error the transfer reports while it goes on.
+	// told each error the transfer reports while it goes on. An error
+	// with a Fatal() bool method saying true is one that trying again
+	// cannot mend (rclone's own word: its --max-transfer limit reached);
+	// the caller may send any other again.
 	PutStream(ctx context.Context, rel string, size int64, body io.Reader, onErr func(string)) error
 	// Open reads the object rel (size bytes) back from the storage.
 	Open(ctx context.Context, rel string, size int64) (io.ReadCloser, error)
@@ -114,8 +117,8 @@ type Store interface {
 	Once() Store
 	// Streams is how many PutStreams may run at once.
 	Streams() int
-	// Cause names a transfer error by the storage ("s3: connection
-	// refused"), "" for "".
+	// Cause names a transfer error (the transfer's words, whole or
+	// short) by the storage, short: "s3: connection refused"; "" for "".
 	Cause(err string) string
 	// Stage makes a local temporary folder for a history to send or one
 	// read back (named prefix...; the caller removes it).

@@ -90,11 +90,13 @@ func (g *gate) open(t *testing.T) {
 // remote and the cause dit saw, the progress snapshot's stall on the
 // card with its estimates unknown (eta_s and the job's safe_s null)
 // while it lasts, and no progress figure above 100 %. The server is
-// stopped once the storage has taken part of the card and started again
-// once dit said the stall (events, not time). The card then ends safe,
-// or failed with its files left for a resume (a streamed file is not
-// sent twice in one run), which makes it safe; the objects are the
-// card's files by the test's own hashing.
+// stopped once the storage has taken part of the card, and started again
+// (on the same port) once dit said the stall and that it is trying the
+// upload again (the snapshot's stall: retry N of 10; events, not time).
+// dit sends the files again by itself: the job ends with every file
+// verified (exit 0, the card safe, no resume), its retries and the bytes
+// sent again in the progress, and the objects are the card's files by
+// the test's own hashing.
 func TestUploadStallIsSaidWithItsCause(t *testing.T) {
 	t.Parallel()
 	s, bk, env, _, card := setup(t, "40MB", "clips")
@@ -110,9 +112,10 @@ func TestUploadStallIsSaidWithItsCause(t *testing.T) {
 	require.NoError(t, cmd.Start())
 
 	type stall struct {
-		Where string `json:"where"`
-		Cause string `json:"cause"`
-		Retry int    `json:"retry"`
+		Where   string `json:"where"`
+		Cause   string `json:"cause"`
+		Retry   int    `json:"retry"`
+		Retries int    `json:"retries"`
 	}
 	type event struct {
 		Type     string `json:"type"`
@@ -128,40 +131,53 @@ func TestUploadStallIsSaidWithItsCause(t *testing.T) {
 			Cards []struct {
 				Bytes       int64    `json:"bytes"`
 				BytesCopied int64    `json:"bytes_copied"`
+				BytesResent int64    `json:"bytes_resent"`
+				Retries     int      `json:"retries"`
 				ETA         *float64 `json:"eta_s"`
 				Stall       *stall   `json:"stall"`
 				Dests       []struct {
 					BytesWritten int64 `json:"bytes_written"`
+					BytesResent  int64 `json:"bytes_resent"`
 					Bytes        int64 `json:"bytes"`
+					Retries      int   `json:"retries"`
 				} `json:"dests"`
 			} `json:"cards"`
 		} `json:"progress"`
+		Cards []struct {
+			SafeToFormat bool `json:"safe_to_format"`
+		} `json:"cards"`
 	}
 	const (
 		uploading = iota
 		shut      // the server stopped: waiting for dit to say so
-		saidOnce  // the stalled event came: waiting for a snapshot of it
+		saidOnce  // the stalled event came: waiting for a snapshot of it with a retry
 		reopened  // the server back
 	)
 	phase := uploading
 	var said string
 	var snap *stall
+	var retries, destRetries int
+	var resent int64
+	var last event
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var ev event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		last = ev
 		if p := ev.Progress; p != nil && len(p.Cards) == 1 {
 			c := p.Cards[0]
 			require.LessOrEqual(t, c.BytesCopied, c.Bytes, "progress above 100 %%")
 			for _, d := range c.Dests {
 				require.LessOrEqual(t, d.BytesWritten, d.Bytes, "progress above 100 %%")
+				destRetries, resent = max(destRetries, d.Retries), max(resent, d.BytesResent)
 			}
+			retries = max(retries, c.Retries)
 			if phase == uploading && len(c.Dests) == 1 && c.Dests[0].BytesWritten >= 8_000_000 {
 				g.shut()
 				phase = shut
 			}
-			if phase == saidOnce && c.Stall != nil {
+			if phase == saidOnce && c.Stall != nil && c.Stall.Retry > 0 {
 				require.Nil(t, c.ETA, "no estimate while stalled")
 				require.Nil(t, p.Job.ETA.Safe, "no job estimate while stalled")
 				require.Equal(t, 1, p.Job.Stalled)
@@ -177,20 +193,22 @@ func TestUploadStallIsSaidWithItsCause(t *testing.T) {
 		}
 	}
 	err = cmd.Wait()
-	t.Logf("said: %q; snapshot: %+v; dit: %v", said, snap, err)
-	require.Equal(t, reopened, phase, "the stall said, and in the snapshot (phase %d)\n%s", phase, stderr.String())
+	t.Logf("said: %q; snapshot: %+v; retries %d (there %d), bytes sent again %d; dit: %v", said, snap, retries, destRetries, resent, err)
+	require.Equal(t, reopened, phase, "the stall said, and in the snapshot with its retry (phase %d)\n%s", phase, stderr.String())
 	// The cause dit saw, from the remote it saw it at, and for how long.
 	require.Regexp(t, `^`+s.Remote+`: \S.*, since \d+s$`, said)
 	require.Equal(t, dest, snap.Where)
 	require.True(t, strings.HasPrefix(snap.Cause, s.Remote+": ") && len(snap.Cause) > len(s.Remote)+2, snap.Cause)
+	require.Equal(t, 10, snap.Retries, "retry N of 10")
+	require.Positive(t, snap.Retry)
 
-	if err != nil {
-		// Files the outage failed are left for a resume, said so.
-		require.Contains(t, stderr.String(), "dit offload --resume 1")
-		r := e2e.RunDit(t, env, "offload", "--resume", "1")
-		require.Equal(t, 0, r.Code, "%s\n%s", r.Stdout, r.Stderr)
-		require.Contains(t, r.Stdout, "[SAFE] A001")
-	}
+	// dit sent the files again by itself: every file verified, no resume.
+	require.NoError(t, err, stderr.String())
+	require.Equal(t, "summary", last.Type)
+	require.Len(t, last.Cards, 1)
+	require.True(t, last.Cards[0].SafeToFormat)
+	require.Positive(t, retries, "the card's retries in the progress")
+	require.Positive(t, destRetries, "the destination's retries in the progress")
 	// The objects are the card's files (the test's own hashing).
 	dl := filepath.Join(t.TempDir(), "download")
 	s.Rclone(t, "copy", s.Remote+":"+bk+"/stall/day01/A001", dl)

@@ -225,12 +225,21 @@ func TestOffloadMakesProxies(t *testing.T) {
 	sum, events := e2e.LastSummary(t, r.Stdout)
 	require.Equal(t, "safe_to_format", sum.Cards[0].State, "a proxy failure is not the footage's")
 	var proxyEvents int
+	var lastCard map[string]any // the card in the last progress event
 	for _, e := range events {
 		if e["type"] == "proxy" {
 			proxyEvents++
 		}
+		if p, ok := e["progress"].(map[string]any); ok && e["type"] == "progress" {
+			lastCard = p["cards"].([]any)[0].(map[string]any)
+		}
 	}
 	require.Equal(t, 2*len(srcClips)+1, proxyEvents)
+	// The proxies are made after the card's run, most after the last
+	// tick: the last progress event has their final count all the same.
+	require.NotNil(t, lastCard)
+	require.Equal(t, float64(len(srcClips)+1), lastCard["proxies"], "every clip, the unreadable one too")
+	require.Equal(t, lastCard["proxies"], lastCard["proxies_made"], "the last progress has every proxy done with")
 	require.Equal(t, before, e2e.Tree(t, card), "the card is untouched")
 
 	s := showProxies(t, db, sum.JobID)

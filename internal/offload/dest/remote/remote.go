@@ -201,12 +201,13 @@ func (s *store) Streams() int {
 	return streamWorkers
 }
 
-// Cause names an rclone error by its remote: "s3: connection refused".
+// Cause names an rclone error by its remote, short (cloud.ShortError):
+// "s3: connection refused".
 func (s *store) Cause(err string) string {
 	if err == "" {
 		return ""
 	}
-	return s.d.Remote + ": " + err
+	return s.d.Remote + ": " + cloud.ShortError(err)
 }
 
 func (s *store) Stage(prefix string) (string, error) { return cloud.MkdirTemp(prefix) }

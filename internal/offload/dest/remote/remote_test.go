@@ -30,6 +30,8 @@ func TestRegistered(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rclone:s3:bucket/show", st.String())
 	require.Equal(t, "s3: connection refused", st.Cause("connection refused"))
+	require.Equal(t, "s3: connection refused", st.Cause(`rclone copyurl rclone:s3:bucket/a.mov: Put "http://127.0.0.1:9/bucket/a.mov": dial tcp 127.0.0.1:9: connect: connection refused`),
+		"an upload's whole error, short")
 	require.Equal(t, "", st.Cause(""))
 	require.Equal(t, streamWorkers, st.Streams())
 	limited, err := dest.OpenStore("rclone:s3:bucket", Settings{Rclone: &cloud.Rclone{BwLimit: "1M"}})
