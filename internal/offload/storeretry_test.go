@@ -63,9 +63,9 @@ func (s *flakyStore) putCalls() int {
 	return s.calls
 }
 
-// refused is the error of an upload whose server is gone, in rclone's
+// errRefused is the error of an upload whose server is gone, in rclone's
 // words.
-var refused = errors.New("rclone copyurl rclone:ditcloud:shots: Put \"http://127.0.0.1:9/shots\": dial tcp 127.0.0.1:9: connect: connection refused")
+var errRefused = errors.New("rclone copyurl rclone:ditcloud:shots: Put \"http://127.0.0.1:9/shots\": dial tcp 127.0.0.1:9: connect: connection refused")
 
 // retryJob is a card of a 3 MiB clip and two small files streamed to
 // the S3 server s alone, the clip's uploads failing as f says; waits
@@ -103,7 +103,7 @@ func retryJob(t *testing.T, e *env, s *s3test.Server, f *flakyStore, waits *[]ti
 func TestStreamedUploadIsTriedAgain(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
 	e := newEnv(t)
-	f := &flakyStore{fails: 3, cut: 1<<20 + 1<<19, err: refused}
+	f := &flakyStore{fails: 3, cut: 1<<20 + 1<<19, err: errRefused}
 	saw := make(chan string, 1)
 	var waits []time.Duration
 	o, card := retryJob(t, e, s, f, &waits, func(n int) error {
@@ -182,7 +182,7 @@ func TestStreamedUploadIsTriedAgain(t *testing.T) {
 func TestStreamedUploadFailsAfterItsRetries(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
 	e := newEnv(t)
-	f := &flakyStore{fails: -1, cut: 100_000, err: refused}
+	f := &flakyStore{fails: -1, cut: 100_000, err: errRefused}
 	var waits []time.Duration
 	o, _ := retryJob(t, e, s, f, &waits, nil)
 	j, err := New(context.Background(), o)
@@ -204,7 +204,7 @@ func TestStreamedUploadFailsAfterItsRetries(t *testing.T) {
 			continue
 		}
 		require.Equal(t, StateFailed, fl.State)
-		require.Equal(t, "upload of rclone:ditcloud:shots/retry/day01/A001/CLIPS/clip.mov failed: "+refused.Error()+
+		require.Equal(t, "upload of rclone:ditcloud:shots/retry/day01/A001/CLIPS/clip.mov failed: "+errRefused.Error()+
 			" (tried 11 times): try again with dit offload --resume 1", fl.Copies[0].Error)
 	}
 	objs, err := rcloneOf(o).List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/retry"}, "day01/A001")
@@ -250,7 +250,7 @@ func TestStreamedUploadNotTriedAgain(t *testing.T) {
 	})
 	t.Run("unstable card", func(t *testing.T) {
 		e := newEnv(t)
-		f := &flakyStore{fails: 1, cut: 100_000, err: refused}
+		f := &flakyStore{fails: 1, cut: 100_000, err: errRefused}
 		var waits []time.Duration
 		o, card := retryJob(t, e, s, f, &waits, nil)
 		f.onFail = func() {
