@@ -90,14 +90,14 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
 		return nil
 	}
-	// The version and the remotes are asked at once (two rclone runs);
-	// the version's refusal comes first.
+	// The version and the remotes are asked at once, of the job's
+	// daemon (started by the first of the two; else an rclone process
+	// each); the version's refusal comes first. The daemon answers the
+	// rest.
 	var names []string
 	var err error
 	listed := make(chan struct{})
 	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
-	// The job's daemon, started meanwhile, answers the rest (else an
-	// rclone process each).
 	dm, release := r.daemon(ctx)
 	if dm != nil {
 		defer release()
@@ -197,6 +197,7 @@ type fsInfo struct {
 	Root     string // the path it resolved (a local one absolute)
 	Features struct {
 		BucketBased bool
+		IsLocal     bool // a local folder (rclone 1.76 gives a relative one's Root relative)
 	}
 }
 
@@ -237,6 +238,10 @@ func (r *Rclone) features(ctx context.Context, dm *daemon, d Dest, dir string) (
 // again, run in an empty folder of dit's own (dit-probe-PID-*), and a
 // root under that one is one it resolves against the working folder.
 func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo) error {
+	if f.Features.IsLocal && !filepath.IsAbs(filepath.FromSlash(f.Root)) {
+		// Resolved against the working folder, and said so (rclone 1.76).
+		return workdirError(d, f, "")
+	}
 	if wd, err := os.Getwd(); err == nil {
 		if _, ok := under(f.Root, wd); !ok {
 			return nil
@@ -255,9 +260,12 @@ func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo)
 
 // workdirError refuses a destination whose folder depends on the folder
 // dit runs in: rclone, run in the empty folder probe, resolved it to a
-// root under probe (f).
+// root under probe (f); probe "": to a relative root.
 func workdirError(d Dest, f fsInfo, probe string) error {
-	rel, ok := under(f.Root, probe)
+	rel, ok := filepath.FromSlash(f.Root), true
+	if probe != "" {
+		rel, ok = under(f.Root, probe)
+	}
 	if !ok {
 		return nil // the same root from anywhere
 	}

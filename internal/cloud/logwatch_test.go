@@ -14,7 +14,7 @@ import (
 func TestDaemonLogTellsAnErrorsCause(t *testing.T) {
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
-	l := &logWatch{pipe: r, watchers: map[int]watcher{}}
+	l := newLogWatch(r)
 	told := make(chan string, 10)
 	stop := l.watch("A001/C001.mov", func(m string) { told <- m })
 	defer stop()
