@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,7 @@ import (
 type logWatch struct {
 	pipe  *os.File      // the read end of rclone's standard error
 	ended chan struct{} // closed when the log has ended (rclone exited)
+	read  atomic.Int64  // bytes of the lines read
 
 	mu       sync.Mutex
 	lines    []string
@@ -54,28 +56,28 @@ var logEntryRe = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d
 
 // maxLogLine is the longest line read whole (an S3 listing page on one
 // line is at most a few MB); the rest of a longer one is skipped, and it
-// is no listing response.
-const maxLogLine = 32 << 20
+// is no listing response (a variable for the tests).
+var maxLogLine = 32 << 20
 
-// readLine is the next line of br without its end, and whether it was
-// cut (longer than maxLogLine).
-func readLine(br *bufio.Reader) (string, bool, error) {
+// readLine is the next line of br without its end (what it had of it
+// up to maxLogLine), and the bytes it took of br: more than maxLogLine,
+// it was cut.
+func readLine(br *bufio.Reader) (string, int, error) {
 	var buf []byte
-	cut := false
+	n := 0
 	for {
 		part, err := br.ReadSlice('\n')
+		n += len(part)
 		if len(buf)+len(part) <= maxLogLine {
 			buf = append(buf, part...)
-		} else {
-			cut = true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if err != nil && len(buf) == 0 {
-			return "", cut, err
+		if err != nil && n == 0 {
+			return "", 0, err
 		}
-		return strings.TrimRight(string(buf), "\r\n"), cut, nil
+		return strings.TrimRight(string(buf), "\r\n"), n, nil
 	}
 }
 
@@ -93,10 +95,12 @@ func (l *logWatch) scan(url chan<- string) {
 	debug := false
 	var page pageReader
 	for {
-		line, cut, err := readLine(br)
+		line, n, err := readLine(br)
 		if err != nil {
 			return
 		}
+		l.read.Add(int64(n))
+		cut := n > maxLogLine
 		if !found {
 			if m := servingRe.FindStringSubmatch(line); m != nil {
 				found = true
