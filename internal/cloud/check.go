@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,10 +238,17 @@ func (r *Rclone) features(ctx context.Context, dm *daemon, d Dest, dir string) (
 // bucket, an absolute path elsewhere); one under it may: rclone is asked
 // again, run in an empty folder of dit's own (dit-probe-PID-*), and a
 // root under that one is one it resolves against the working folder.
+// Neither is asked of a local-type remote given an absolute path that
+// rclone took as it is written (the root it resolved is that path): only
+// a remote that wraps another (an alias) is run in the probe folder, an
+// rclone process beside the daemon.
 func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo) error {
 	if f.Features.IsLocal && !filepath.IsAbs(filepath.FromSlash(f.Root)) {
 		// Resolved against the working folder, and said so (rclone 1.76).
 		return workdirError(d, f, "")
+	}
+	if f.Name == d.Remote && path.IsAbs(d.Path) && f.Root == d.Path {
+		return nil
 	}
 	if wd, err := os.Getwd(); err == nil {
 		if _, ok := under(f.Root, wd); !ok {

@@ -100,3 +100,21 @@ func TestDaemonListsALocalRemote(t *testing.T) {
 	require.Empty(t, objs)
 	require.Equal(t, []string{"rcd"}, runs())
 }
+
+// The checks of a local-type remote's absolute path under the folder dit
+// runs in (the path its refusal of a relative one says to write) are the
+// daemon's alone: rclone took the path as it is written, so it depends
+// on no working folder, and no process is run elsewhere to find out.
+func TestCheckAbsoluteLocalPathUnderTheWorkingFolder(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
+	needRclone(t)
+	wd := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(wd, "rel"), 0o755))
+	t.Chdir(wd)
+	bin, runs := loggingRclone(t)
+	r := &cloud.Rclone{Bin: bin, Env: []string{"RCLONE_CONFIG_DITLOC_TYPE=local"}, Config: os.DevNull}
+	require.NoError(t, r.CheckDest(context.Background(), "rclone:ditloc:"+filepath.ToSlash(filepath.Join(wd, "rel"))))
+	require.Equal(t, []string{"rcd"}, runs())
+	err := r.CheckDest(context.Background(), "rclone:ditloc:rel")
+	require.ErrorContains(t, err, "is a folder relative to the one dit runs in")
+}
