@@ -29,9 +29,10 @@ import (
 // from a server of dit's on 127.0.0.1 (feeder.go: with its
 // Content-Length, so that rclone puts it in one S3 part), a cascade's
 // single file an operations/copyfile call, a read-back a GET of the
-// object from the daemon (--rc-serve). Listings stay rclone processes
-// (List: the S3 ETag proof is read from the listing's own responses,
-// --dump bodies, which in a daemon would dump every upload's bytes too).
+// object from the daemon (--rc-serve), a listing operations/list (with
+// the S3 ETag proof read from the daemon's log: listing.go), the remotes
+// config/listremotes, the checks rc calls (check.go): a job starts one
+// rclone process.
 //
 // The daemon is private: it listens on 127.0.0.1 on a port the system
 // picks, and asks every call for a user and password generated for it
