@@ -355,7 +355,7 @@ func timed(f func()) time.Duration {
 // first call (core/version); then it stops it.
 func rcdStart(real string, env []string) (up, answer time.Duration) {
 	user, pass := "bench", strconv.FormatInt(time.Now().UnixNano(), 36)
-	cmd := exec.Command(real, "rcd", "-vv", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", cloud.UploadCutoff, "--s3-no-check-bucket", "--retries", "1")
+	cmd := exec.Command(real, "rcd", "-vv", "--log-file=", "--use-json-log=false", "--log-format", "date,time", "--syslog=false", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", cloud.UploadCutoff, "--s3-no-check-bucket", "--retries", "1")
 	cmd.Env = append(append([]string(nil), env...), "RCLONE_RC_USER="+user, "RCLONE_RC_PASS="+pass)
 	errp, err := cmd.StderrPipe()
 	if err != nil {

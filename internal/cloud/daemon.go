@@ -45,6 +45,14 @@ import (
 // signal: Linux only, so elsewhere each transfer is its own process, as
 // it is when the daemon cannot be started).
 
+// daemonLog are the daemon's log settings: -vv, as the listings' S3
+// responses are debug lines (listing.go), and so are the marks dit reads
+// in its log (logwatch.go); on its standard error, in rclone's own text
+// format, whatever the environment sets (RCLONE_LOG_FILE,
+// RCLONE_USE_JSON_LOG, RCLONE_LOG_FORMAT, RCLONE_SYSLOG: a user's
+// settings for their own rclone runs).
+var daemonLog = []string{"-vv", "--log-file=", "--use-json-log=false", "--log-format", "date,time", "--syslog=false"}
+
 // daemonIdle is how long a daemon with no call under way is kept (a
 // variable for the tests).
 var daemonIdle = 5 * time.Second
@@ -208,9 +216,8 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 		return nil, err
 	}
 	d := &daemon{user: randomHex(16), pass: randomHex(16), exited: make(chan struct{}), feed: feed, types: map[string]string{}}
-	// -vv: the listings' S3 responses are debug lines (listing.go), and
-	// so are the marks dit reads in its log (logwatch.go).
-	args := []string{"rcd", "-vv", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", UploadCutoff, "--s3-no-check-bucket", "--retries", "1"}
+	args := []string{"rcd", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", UploadCutoff, "--s3-no-check-bucket", "--retries", "1"}
+	args = append(args, daemonLog...)
 	if r.BwLimit != "" {
 		args = append(args, "--bwlimit", r.BwLimit)
 	}

@@ -118,3 +118,23 @@ func TestCheckAbsoluteLocalPathUnderTheWorkingFolder(t *testing.T) {
 	err := r.CheckDest(context.Background(), "rclone:ditloc:rel")
 	require.ErrorContains(t, err, "is a folder relative to the one dit runs in")
 }
+
+// A user's own log settings for rclone in the environment (a log file,
+// JSON logs, another format) do not take the daemon's log from dit: it
+// starts, and its listings prove the storage's MD5.
+func TestDaemonLogsWhereDitReadsThem(t *testing.T) {
+	t.Setenv("DIT_RCLONE_DAEMON", "") // the daemon, whatever the run's environment says
+	s := s3test.StartChecked(t, "ditcloud", "shots")
+	logf := filepath.Join(t.TempDir(), "rclone.log")
+	bin, runs := loggingRclone(t)
+	r := &cloud.Rclone{Bin: bin, Config: os.DevNull, Env: append([]string{"RCLONE_LOG_FILE=" + logf, "RCLONE_USE_JSON_LOG=true",
+		"RCLONE_LOG_FORMAT=pid", "RCLONE_SYSLOG=true"}, s.Env...)}
+	d := cloud.Dest{Remote: "ditcloud", Path: "shots/show"}
+	require.NoError(t, r.Rcat(context.Background(), d, "a.mov", 5, strings.NewReader("a.mov")))
+	objs, err := r.List(context.Background(), d, "")
+	require.NoError(t, err)
+	require.Equal(t, md5hex([]byte("a.mov")), objs["a.mov"].ServerMD5())
+	require.Equal(t, []string{"rcd"}, runs())
+	_, err = os.Stat(logf)
+	require.ErrorIs(t, err, os.ErrNotExist, "the daemon's log is dit's")
+}
