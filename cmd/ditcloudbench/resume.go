@@ -234,11 +234,15 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	// killed says once whether the watcher killed dit (false: dit ended
+	// first); read after dit has ended, it is never read before the
+	// watcher has said (a kill and dit's end race otherwise).
 	killed, exited := make(chan bool, 1), make(chan struct{})
 	go func() {
 		for {
 			select {
 			case <-exited:
+				killed <- false
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
@@ -249,6 +253,7 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 		}
 	}()
 	var id int64
+	var said []string // dit's last events but its progress
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -268,14 +273,16 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 		id = ev.JobID
 		if p := ev.Progress.Job; ev.Type == "progress" && p.Bytes > 0 {
 			reported = float64(p.BytesCopied) / float64(p.Bytes)
+		} else if ev.Type != "progress" {
+			if said = append(said, sc.Text()); len(said) > 5 {
+				said = said[1:]
+			}
 		}
 	}
 	cmd.Wait()
 	close(exited)
-	select {
-	case <-killed:
-	default:
-		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-bwlimit lower?)\n%s", name, 100*killAt, stderr.Bytes())
+	if !<-killed {
+		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-bwlimit lower?)\n%s\ndit's last events:\n%s", name, 100*killAt, stderr.Bytes(), strings.Join(said, "\n"))
 	}
 	if id == 0 {
 		log.Fatalf("ditcloudbench: dit offload %s was killed before it said its job", name)
