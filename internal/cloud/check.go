@@ -136,6 +136,17 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	defer func() { <-stated }()
 	f, err := r.features(ctx, dm, d, "")
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
+		// rclone 1.76 says so too of an S3 folder whose HEAD the storage
+		// refused (403): the folder's listing says why (asked of its
+		// parent: the daemon's stat of the folder says "a file" too).
+		<-stated
+		serr := st.err
+		if dm != nil {
+			serr = statInParent(ctx, dm, d)
+		}
+		if serr != nil && refused(serr) != "" {
+			return readError(d, serr)
+		}
 		return isFile(d)
 	}
 	if err != nil {
@@ -330,6 +341,19 @@ func (r *Rclone) statFolder(ctx context.Context, dm *daemon, d Dest, dir string)
 	cmd.Dir = dir
 	out, err := output(ctx, cmd, "lsjson")
 	return folderStat{out, err}
+}
+
+// statInParent is the daemon's error stating the folder of d as an entry
+// of its parent folder (nil: it answered).
+func statInParent(ctx context.Context, dm *daemon, d Dest) error {
+	dir, name := path.Split(strings.TrimSuffix(d.Path, "/"))
+	if dir != "/" {
+		dir = strings.TrimSuffix(dir, "/")
+	}
+	if err := dm.call(ctx, "operations/stat", map[string]any{"fs": d.Remote + ":" + dir, "remote": name}, nil); err != nil {
+		return errors.New(rcMessage(err))
+	}
+	return nil
 }
 
 // checkFolder refuses a destination whose folder (on a bucket-based
