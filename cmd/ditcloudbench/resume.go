@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,8 +37,9 @@ import (
 // write check is not footage). rclone's own start is measured in the
 // same round: `rclone rcd` started as dit starts it, until its "Serving
 // remote control" line and until its first answer (core/version);
-// `rclone version`'s whole run; an rclone lsjson of the card's folder as
-// dit lists it. The test server's time answering the resume's listings
+// `rclone version`'s whole run; a listing of the card's folder as dit
+// lists it (cloud.Rclone.List: operations/list through the bench's own
+// rclone rcd, started before it is timed). The test server's time answering the resume's listings
 // of the card's folder is a figure of its own: rclone serve s3 over a
 // folder hashes every object it lists, which a real S3 does not. The
 // rclone processes dit starts are logged with their start times
@@ -54,7 +56,7 @@ type resumeRound struct {
 	whole            time.Duration // the resume's run, start to exit
 	rcdUp, rcdAnswer time.Duration // rclone rcd: its serving line, its first answer
 	version          time.Duration // rclone version, start to exit
-	list             listTiming    // an rclone lsjson of the card's folder as dit lists it
+	list             listTiming    // a listing of the card's folder as dit lists it, through a running rclone rcd
 	serverList       time.Duration // the server's answers to the resume's listings of the card's folder
 	firstPath        string
 	timeline         []string
@@ -91,7 +93,7 @@ func printResume(indent string, v func(func(resumeRound) time.Duration) float64)
 		v(func(r resumeRound) time.Duration { return r.firstByte }), v(func(r resumeRound) time.Duration { return r.head }),
 		v(func(r resumeRound) time.Duration { return r.firstRequest }), v(func(r resumeRound) time.Duration { return r.jobStarted }),
 		v(func(r resumeRound) time.Duration { return r.whole }))
-	fmt.Printf("%srclone's own start: rclone rcd answering %.3f s (serving %.3f s), rclone version %.3f s; an rclone lsjson of the card's folder %.3f s (%.3f s to its first request)\n", indent,
+	fmt.Printf("%srclone's own start: rclone rcd answering %.3f s (serving %.3f s), rclone version %.3f s; a listing of the card's folder through rclone rcd %.3f s (%.3f s to its first request)\n", indent,
 		v(func(r resumeRound) time.Duration { return r.rcdAnswer }), v(func(r resumeRound) time.Duration { return r.rcdUp }),
 		v(func(r resumeRound) time.Duration { return r.version }), v(func(r resumeRound) time.Duration { return r.list.whole }),
 		v(func(r resumeRound) time.Duration { return r.list.toFirst }))
@@ -141,7 +143,7 @@ func (b bench) resumeRound(name, rate string, killAt float64) resumeRound {
 	})
 	r.rcdUp, r.rcdAnswer = rcdStart(b.real, b.env)
 	r.version = timed(func() { run(b.env, b.real, "version") })
-	r.list = b.listTiming("bench:shots/dit/" + name + "/A001")
+	r.list = b.listTiming(cloud.Dest{Remote: "bench", Path: "shots/dit/" + name}, "A001")
 	return r
 }
 
@@ -179,24 +181,28 @@ func (b bench) resume(job string) []event {
 	return evs
 }
 
-// listTiming is an rclone lsjson of the folder remote as dit lists a
-// card's folder (cloud.List), through the proxy: the process's start
-// to its first request at the server, its last request's answer to its
-// exit, and its whole run.
+// listTiming is a listing of the folder dir of d as dit lists a card's
+// folder (cloud.Rclone.List: operations/list through rclone rcd, the
+// storage's ETags read from its log), through the proxy, the daemon
+// started before: the call to its first request at the server, its last
+// request's answer to the listing's end, and the whole listing.
 type listTiming struct{ toFirst, afterLast, whole time.Duration }
 
-func (b bench) listTiming(remote string) listTiming {
+func (b bench) listTiming(d cloud.Dest, dir string) listTiming {
+	r := &cloud.Rclone{Bin: b.real, Env: b.env}
+	ctx := context.Background()
+	if _, err := r.Remotes(ctx); err != nil { // the daemon started
+		log.Fatalf("ditcloudbench: rclone rcd: %v", err)
+	}
 	t0 := time.Now()
-	cmd := exec.Command(b.real, "lsjson", "-R", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype", "--dump", "bodies", remote)
-	cmd.Env = b.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		log.Fatalf("ditcloudbench: rclone lsjson %s: %v\n%s", remote, err, out)
+	if _, err := r.List(ctx, d, dir); err != nil {
+		log.Fatalf("ditcloudbench: listing %s: %v", d.At(dir), err)
 	}
 	var l listTiming
 	l.whole = time.Since(t0)
 	reqs := b.proxy.since(t0)
 	if len(reqs) == 0 {
-		log.Fatalf("ditcloudbench: rclone lsjson %s asked the server nothing", remote)
+		log.Fatalf("ditcloudbench: the listing of %s asked the server nothing", d.At(dir))
 	}
 	l.toFirst = reqs[0].at.Sub(t0)
 	last := reqs[len(reqs)-1]
@@ -228,11 +234,15 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	// killed says once whether the watcher killed dit (false: dit ended
+	// first); read after dit has ended, it is never read before the
+	// watcher has said (a kill and dit's end race otherwise).
 	killed, exited := make(chan bool, 1), make(chan struct{})
 	go func() {
 		for {
 			select {
 			case <-exited:
+				killed <- false
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
@@ -243,6 +253,7 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 		}
 	}()
 	var id int64
+	var said []string // dit's last events but its progress
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -262,14 +273,16 @@ func (b bench) killedOffload(name, prefix, rate string, killAt float64) (job str
 		id = ev.JobID
 		if p := ev.Progress.Job; ev.Type == "progress" && p.Bytes > 0 {
 			reported = float64(p.BytesCopied) / float64(p.Bytes)
+		} else if ev.Type != "progress" {
+			if said = append(said, sc.Text()); len(said) > 5 {
+				said = said[1:]
+			}
 		}
 	}
 	cmd.Wait()
 	close(exited)
-	select {
-	case <-killed:
-	default:
-		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-bwlimit lower?)\n%s", name, 100*killAt, stderr.Bytes())
+	if !<-killed {
+		log.Fatalf("ditcloudbench: dit offload %s ended before the server received %.0f %% of the card (-bwlimit lower?)\n%s\ndit's last events:\n%s", name, 100*killAt, stderr.Bytes(), strings.Join(said, "\n"))
 	}
 	if id == 0 {
 		log.Fatalf("ditcloudbench: dit offload %s was killed before it said its job", name)
@@ -343,12 +356,13 @@ func timed(f func()) time.Duration {
 	return time.Since(t0)
 }
 
-// rcdStart starts rclone rcd as dit starts it (daemon.go) and returns
+// rcdStart starts rclone rcd as dit starts it (daemon.go: -vv, its log
+// read) and returns
 // the time until it says where it serves and until it answers its
 // first call (core/version); then it stops it.
 func rcdStart(real string, env []string) (up, answer time.Duration) {
 	user, pass := "bench", strconv.FormatInt(time.Now().UnixNano(), 36)
-	cmd := exec.Command(real, "rcd", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", cloud.UploadCutoff, "--s3-no-check-bucket", "--retries", "1")
+	cmd := exec.Command(real, "rcd", "-vv", "--log-file=", "--use-json-log=false", "--log-format", "date,time", "--syslog=false", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", cloud.UploadCutoff, "--s3-no-check-bucket", "--retries", "1")
 	cmd.Env = append(append([]string(nil), env...), "RCLONE_RC_USER="+user, "RCLONE_RC_PASS="+pass)
 	errp, err := cmd.StderrPipe()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,14 +91,14 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	if at, ok := checked.Load(key); ok && time.Since(at.(time.Time)) < checkedFor {
 		return nil
 	}
-	// The version and the remotes are asked at once (two rclone runs);
-	// the version's refusal comes first.
+	// The version and the remotes are asked at once, of the job's
+	// daemon (started by the first of the two; else an rclone process
+	// each); the version's refusal comes first. The daemon answers the
+	// rest.
 	var names []string
 	var err error
 	listed := make(chan struct{})
 	go func() { defer close(listed); names, err = r.Remotes(ctx) }()
-	// The job's daemon, started meanwhile, answers the rest (else an
-	// rclone process each).
 	dm, release := r.daemon(ctx)
 	if dm != nil {
 		defer release()
@@ -135,6 +136,17 @@ func (r *Rclone) checkReads(ctx context.Context, d Dest, key string) error {
 	defer func() { <-stated }()
 	f, err := r.features(ctx, dm, d, "")
 	if err != nil && strings.Contains(err.Error(), "is a file not a directory") {
+		// rclone 1.76 says so too of an S3 folder whose HEAD the storage
+		// refused (403): the folder's listing says why (asked of its
+		// parent: the daemon's stat of the folder says "a file" too).
+		<-stated
+		serr := st.err
+		if dm != nil {
+			serr = statInParent(ctx, dm, d)
+		}
+		if serr != nil && refused(serr) != "" {
+			return readError(d, serr)
+		}
 		return isFile(d)
 	}
 	if err != nil {
@@ -197,6 +209,7 @@ type fsInfo struct {
 	Root     string // the path it resolved (a local one absolute)
 	Features struct {
 		BucketBased bool
+		IsLocal     bool // a local folder (rclone 1.76 gives a relative one's Root relative)
 	}
 }
 
@@ -236,7 +249,18 @@ func (r *Rclone) features(ctx context.Context, dm *daemon, d Dest, dir string) (
 // bucket, an absolute path elsewhere); one under it may: rclone is asked
 // again, run in an empty folder of dit's own (dit-probe-PID-*), and a
 // root under that one is one it resolves against the working folder.
+// Neither is asked of a local-type remote given an absolute path that
+// rclone took as it is written (the root it resolved is that path): only
+// a remote that wraps another (an alias) is run in the probe folder, an
+// rclone process beside the daemon.
 func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo) error {
+	if f.Features.IsLocal && !filepath.IsAbs(filepath.FromSlash(f.Root)) {
+		// Resolved against the working folder, and said so (rclone 1.76).
+		return workdirError(d, f, "")
+	}
+	if f.Name == d.Remote && path.IsAbs(d.Path) && f.Root == d.Path {
+		return nil
+	}
 	if wd, err := os.Getwd(); err == nil {
 		if _, ok := under(f.Root, wd); !ok {
 			return nil
@@ -255,9 +279,12 @@ func (r *Rclone) checkWorkdir(ctx context.Context, dm *daemon, d Dest, f fsInfo)
 
 // workdirError refuses a destination whose folder depends on the folder
 // dit runs in: rclone, run in the empty folder probe, resolved it to a
-// root under probe (f).
+// root under probe (f); probe "": to a relative root.
 func workdirError(d Dest, f fsInfo, probe string) error {
-	rel, ok := under(f.Root, probe)
+	rel, ok := filepath.FromSlash(f.Root), true
+	if probe != "" {
+		rel, ok = under(f.Root, probe)
+	}
 	if !ok {
 		return nil // the same root from anywhere
 	}
@@ -314,6 +341,19 @@ func (r *Rclone) statFolder(ctx context.Context, dm *daemon, d Dest, dir string)
 	cmd.Dir = dir
 	out, err := output(ctx, cmd, "lsjson")
 	return folderStat{out, err}
+}
+
+// statInParent is the daemon's error stating the folder of d as an entry
+// of its parent folder (nil: it answered).
+func statInParent(ctx context.Context, dm *daemon, d Dest) error {
+	dir, name := path.Split(strings.TrimSuffix(d.Path, "/"))
+	if dir != "/" {
+		dir = strings.TrimSuffix(dir, "/")
+	}
+	if err := dm.call(ctx, "operations/stat", map[string]any{"fs": d.Remote + ":" + dir, "remote": name}, nil); err != nil {
+		return errors.New(rcMessage(err))
+	}
+	return nil
 }
 
 // checkFolder refuses a destination whose folder (on a bucket-based

@@ -130,7 +130,8 @@ func uploadListOpen(t *testing.T, s *s3test.Server, name string) {
 }
 
 // TestMultipartNotServer: a multipart object's MD5 (rclone's metadata,
-// the uploader's claim) is not taken for the storage's own.
+// the uploader's claim) is not taken for the storage's own, listed
+// through the daemon or by a process; a single-part one's is.
 func TestMultipartNotServer(t *testing.T) {
 	s := s3test.StartAWS(t, "ditcloud", "shots")
 	src := t.TempDir()
@@ -139,14 +140,18 @@ func TestMultipartNotServer(t *testing.T) {
 		b[i] = byte(i * 7)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(src, "big.bin"), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "small.bin"), b[:1000], 0o644))
 	s.Rclone(t, "copy", src, "ditcloud:shots/mp", "--s3-upload-cutoff", "5M", "--s3-chunk-size", "5M")
-	r := &cloud.Rclone{Env: s.Env}
-	objs, err := r.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/mp"}, "")
-	require.NoError(t, err)
-	o := objs["big.bin"]
-	require.Equal(t, md5hex(b), o.MD5, "rclone reports the uploader's md5")
-	require.Contains(t, o.ETag, "-", "a multipart ETag")
-	require.Equal(t, "", o.ServerMD5(), "the claim does not count")
+	eachPath(t, func(t *testing.T, _ string) {
+		r := &cloud.Rclone{Env: s.Env}
+		objs, err := r.List(context.Background(), cloud.Dest{Remote: "ditcloud", Path: "shots/mp"}, "")
+		require.NoError(t, err)
+		o := objs["big.bin"]
+		require.Equal(t, md5hex(b), o.MD5, "rclone reports the uploader's md5")
+		require.Contains(t, o.ETag, "-", "a multipart ETag")
+		require.Equal(t, "", o.ServerMD5(), "the claim does not count")
+		require.Equal(t, md5hex(b[:1000]), objs["small.bin"].ServerMD5(), "one part: the storage's own")
+	})
 }
 
 // TestErrors: a remote that is not configured is named, with what to

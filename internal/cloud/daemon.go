@@ -1,7 +1,6 @@
 package cloud
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -17,7 +16,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,9 +29,10 @@ import (
 // from a server of dit's on 127.0.0.1 (feeder.go: with its
 // Content-Length, so that rclone puts it in one S3 part), a cascade's
 // single file an operations/copyfile call, a read-back a GET of the
-// object from the daemon (--rc-serve). Listings stay rclone processes
-// (List: the S3 ETag proof is read from the listing's own responses,
-// --dump bodies, which in a daemon would dump every upload's bytes too).
+// object from the daemon (--rc-serve), a listing operations/list (with
+// the S3 ETag proof read from the daemon's log: listing.go), the remotes
+// config/listremotes, the checks rc calls (check.go): a job starts one
+// rclone process.
 //
 // The daemon is private: it listens on 127.0.0.1 on a port the system
 // picks, and asks every call for a user and password generated for it
@@ -45,6 +44,14 @@ import (
 // for daemonIdle, and killed by the kernel if dit dies (a parent-death
 // signal: Linux only, so elsewhere each transfer is its own process, as
 // it is when the daemon cannot be started).
+
+// daemonLog are the daemon's log settings: -vv, as the listings' S3
+// responses are debug lines (listing.go), and so are the marks dit reads
+// in its log (logwatch.go); on its standard error, in rclone's own text
+// format, whatever the environment sets (RCLONE_LOG_FILE,
+// RCLONE_USE_JSON_LOG, RCLONE_LOG_FORMAT, RCLONE_SYSLOG: a user's
+// settings for their own rclone runs).
+var daemonLog = []string{"-vv", "--log-file=", "--use-json-log=false", "--log-format", "date,time", "--syslog=false"}
 
 // daemonIdle is how long a daemon with no call under way is kept (a
 // variable for the tests).
@@ -59,6 +66,15 @@ type daemon struct {
 	client     *http.Client
 	feed       *feeder
 	logs       *logWatch
+	env        []string // rclone's environment (its remotes' settings), but the daemon's credentials
+
+	// list is held by a listing that reads the storage's responses in
+	// the log (listing.go): one at a time, so that the responses logged
+	// between its marks are its own.
+	listMu sync.Mutex
+
+	typesMu sync.Mutex
+	types   map[string]string // the remotes' backends, by name (remoteType)
 
 	mu    sync.Mutex
 	users int
@@ -199,9 +215,9 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{user: randomHex(16), pass: randomHex(16), exited: make(chan struct{}), feed: feed,
-		logs: &logWatch{watchers: map[int]watcher{}}}
+	d := &daemon{user: randomHex(16), pass: randomHex(16), exited: make(chan struct{}), feed: feed, types: map[string]string{}}
 	args := []string{"rcd", "--rc-addr", "127.0.0.1:0", "--rc-serve", "--s3-upload-cutoff", UploadCutoff, "--s3-no-check-bucket", "--retries", "1"}
+	args = append(args, daemonLog...)
 	if r.BwLimit != "" {
 		args = append(args, "--bwlimit", r.BwLimit)
 	}
@@ -214,14 +230,15 @@ func (r *Rclone) startDaemon(ctx context.Context) (*daemon, error) {
 		args = append([]string{"--config", cfg}, args...)
 	}
 	cmd := exec.Command(b, args...)
-	cmd.Env = append(append(os.Environ(), r.Env...), "RCLONE_RC_USER="+d.user, "RCLONE_RC_PASS="+d.pass)
+	d.env = append(os.Environ(), r.Env...)
+	cmd.Env = append(append([]string(nil), d.env...), "RCLONE_RC_USER="+d.user, "RCLONE_RC_PASS="+d.pass)
 	stderr, w, err := os.Pipe()
 	if err != nil {
 		feed.stop()
 		return nil, err
 	}
 	cmd.Stderr = w
-	d.logs.pipe = stderr
+	d.logs = newLogWatch(stderr)
 	d.cmd = cmd
 	// Killed by the kernel if dit dies (internal/tether: forked from a
 	// thread that never ends).
@@ -307,131 +324,6 @@ type rcError struct {
 }
 
 func (e *rcError) Error() string { return fmt.Sprintf("rclone rc %s: %s", e.path, e.msg) }
-
-// logWatch reads the daemon's log: it finds where it listens, keeps the
-// last lines, and tells each watcher of the error and notice lines that
-// name its object.
-type logWatch struct {
-	pipe *os.File     // the read end of rclone's standard error
-	read atomic.Int64 // bytes read from it
-
-	mu       sync.Mutex
-	done     int64 // bytes of the lines told
-	lines    []string
-	next     int
-	watchers map[int]watcher
-}
-
-// counted counts what is read from r into l.read.
-type counted struct {
-	r io.Reader
-	l *logWatch
-}
-
-func (c counted) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.l.read.Add(int64(n))
-	return n, err
-}
-
-// drain waits (a second at most) until every line rclone has written so
-// far is told: a call that failed returns once rclone logged why, and its
-// watcher is told of that line before it is gone, as a process's is
-// before it exits.
-func (l *logWatch) drain() {
-	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(2 * time.Millisecond) {
-		l.mu.Lock()
-		done := l.done
-		l.mu.Unlock()
-		if pending(l.pipe) == 0 && done == l.read.Load() {
-			return
-		}
-	}
-}
-
-// watcher is told of the log lines that name the object name.
-type watcher struct {
-	name string
-	on   func(string)
-}
-
-func (l *logWatch) scan(url chan<- string) {
-	sc := bufio.NewScanner(counted{l.pipe, l})
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	found := false
-	// told is the last error or notice line told and whom it was told
-	// to, for the lines that go on it.
-	var told struct {
-		msg string
-		to  []func(string)
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		if !found {
-			if m := servingRe.FindStringSubmatch(line); m != nil {
-				found = true
-				url <- m[1]
-			}
-		}
-		l.mu.Lock()
-		l.done += int64(len(sc.Bytes())) + 1
-		if l.lines = append(l.lines, line); len(l.lines) > 50 {
-			l.lines = l.lines[len(l.lines)-50:]
-		}
-		var tell []func(string)
-		msg := line
-		switch {
-		case !logLineRe.MatchString(line) && len(told.to) > 0:
-			// The error's cause on a line of its own ("caused by: ...
-			// connection refused"): told again with it, which is what a
-			// person needs to read.
-			told.msg += "\n" + line
-			msg, tell = told.msg, told.to
-		case strings.Contains(line, "ERROR") || strings.Contains(line, "NOTICE"):
-			for _, w := range l.watchers {
-				if strings.Contains(line, " "+w.name+": ") {
-					tell = append(tell, w.on)
-				}
-			}
-			told.msg, told.to = line, tell
-		default:
-			told.msg, told.to = "", nil
-		}
-		l.mu.Unlock()
-		for _, f := range tell {
-			f(ShortError(msg))
-		}
-	}
-}
-
-// logLineRe is the start of a line rclone logs (its date and time); a
-// line without it goes on the one before (an error's "caused by: ...").
-var logLineRe = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}`)
-
-// watch tells on (nil: nothing) of the lines naming the object name
-// until the returned func is called.
-func (l *logWatch) watch(name string, on func(string)) func() {
-	if on == nil {
-		return func() {}
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.next++
-	id := l.next
-	l.watchers[id] = watcher{name, on}
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		delete(l.watchers, id)
-	}
-}
-
-// last are the last n lines of the log, joined.
-func (l *logWatch) last(n int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return lastLines(strings.Join(l.lines, "\n"), n)
-}
 
 func randomHex(n int) string {
 	b := make([]byte, n)

@@ -38,7 +38,11 @@
 //	           the storage's own (Server: S3's ETag of a single-part
 //	           object) or a value a client stored beside it (rclone's
 //	           md5chksum metadata of a multipart upload), which dit never
-//	           counts as proof
+//	           counts as proof (operations/list, the storage's listing
+//	           responses read in the daemon's log; or rclone lsjson
+//	           --dump bodies)
+//	Remotes    the remotes of the configuration (config/listremotes and
+//	           the environment's, or rclone listremotes)
 //	Open       an object read back from the remote (a GET through the
 //	           daemon's --rc-serve, or rclone cat)
 //	About      the storage's free space (rclone about --json), or that
@@ -61,10 +65,13 @@
 // settings (a job's), started at the first call and stopped daemonIdle
 // after the last, private (127.0.0.1, credentials generated for it) and
 // killed with dit (a parent-death signal): daemon.go, rcd.go, feeder.go.
-// Listings (List) and the remotes (Remotes) stay processes. Where there
-// is no parent-death signal (not Linux), where rcd will not start, or
-// with DIT_RCLONE_DAEMON=0, every operation is an rclone process of its
-// own (rclone.go's commands), as it was before the daemon.
+// Listings (List, listing.go: the S3 ETags read from the daemon's log)
+// and the remotes (Remotes) go through it too: a job starts one rclone
+// process (but to find whether an alias leads to a folder relative to
+// the working folder: check.go). Where there is no parent-death signal
+// (not Linux), where rcd will not start, or with DIT_RCLONE_DAEMON=0,
+// every operation is an rclone process of its own (rclone.go's
+// commands), as it was before the daemon.
 //
 // Nothing is ever deleted or moved on the remote but Check's own object
 // (WriteCheckPrefix...), removed the moment it is written. S3 objects are written

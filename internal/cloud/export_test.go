@@ -44,3 +44,16 @@ func HoldDaemon(r *Rclone) (pid int, release func()) {
 	}
 	return d.cmd.Process.Pid, release
 }
+
+// DaemonLogBytes are the bytes of the log the running daemon of r's
+// settings has written (0: none running).
+func DaemonLogBytes(r *Rclone) int64 {
+	key, _ := r.daemonKey()
+	daemonsMu.Lock()
+	defer daemonsMu.Unlock()
+	d := daemons[key]
+	if d == nil || !d.alive() {
+		return 0
+	}
+	return d.logs.read.Load()
+}

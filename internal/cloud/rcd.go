@@ -44,7 +44,7 @@ func (d *daemon) copyURL(ctx context.Context, dst Dest, rel string, size int64, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	d.logs.drain()
+	d.settle(ctx)
 	e := fmt.Errorf("rclone copyurl %s: %s", dst.At(rel), rcMessage(err))
 	if strings.Contains(rcMessage(err), maxTransferWords) {
 		return Fatal{e}

@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -451,112 +449,6 @@ func (e Fatal) Unwrap() error { return e.Err }
 
 // Fatal is true: trying again will not mend it.
 func (Fatal) Fatal() bool { return true }
-
-// Object is a file the remote holds.
-type Object struct {
-	Rel  string // relative to the folder listed, slash-separated
-	Size int64
-	// MD5 is the object's MD5 as rclone reports it (hex, "" none): for a
-	// multipart S3 object, a value a client stored beside it.
-	MD5 string
-	// ETag is the storage's own checksum of the object as its listing
-	// gives it (unquoted, lower case; "" not an S3 remote).
-	ETag string
-}
-
-// ServerMD5 is the MD5 of the stored bytes as the storage computed it
-// when they were written ("" none): an S3 single-part object's ETag. A
-// multipart object's ETag ("HEX-N") is not an MD5 of the object, and
-// the md5 rclone stores in a multipart object's metadata is the
-// uploader's claim: neither counts.
-//
-// The ETag must also be the md5 rclone reports for the object it listed
-// (for a single-part object rclone takes its md5 from that ETag): an ETag
-// is never taken from a listing entry that is not this object.
-func (o Object) ServerMD5() string {
-	if len(o.ETag) == 32 && strings.Trim(o.ETag, "0123456789abcdef") == "" && o.ETag == o.MD5 {
-		return o.ETag
-	}
-	return ""
-}
-
-// List lists every object under the folder dir of d, with its MD5 as
-// rclone reports it and, on S3, its ETag as the storage's listing gives
-// it (read from rclone's dump of the listing responses, so that what is
-// the storage's own is told from what a client claimed). A folder that
-// is not there lists as empty.
-func (r *Rclone) List(ctx context.Context, d Dest, dir string) (map[string]Object, error) {
-	var out, dump []byte
-	err := r.retry(ctx, "list "+d.At(dir), func() error {
-		var err error
-		out, dump, err = r.run2(ctx, "lsjson", "-R", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype",
-			"--dump", "bodies", d.At(dir))
-		if err != nil && strings.Contains(err.Error(), "directory not found") {
-			out, err = []byte("[]"), nil
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var items []struct {
-		Path   string
-		Size   int64
-		Hashes map[string]string
-	}
-	if err := json.Unmarshal(out, &items); err != nil {
-		return nil, fmt.Errorf("rclone lsjson %s: %v", d.At(dir), err)
-	}
-	etags := listedETags(dump, keyPrefix(d, dir))
-	m := make(map[string]Object, len(items))
-	for _, it := range items {
-		m[it.Path] = Object{Rel: it.Path, Size: it.Size, MD5: strings.ToLower(it.Hashes["md5"]), ETag: etags[it.Path]}
-	}
-	return m, nil
-}
-
-// keyPrefix is the S3 key prefix of the folder dir of d (the bucket is
-// the first element of its path).
-func keyPrefix(d Dest, dir string) string {
-	full := strings.Trim(path.Join(d.Path, dir), "/")
-	_, key, _ := strings.Cut(full, "/")
-	if key != "" {
-		key += "/"
-	}
-	return key
-}
-
-var listResult = regexp.MustCompile(`(?s)<ListBucketResult[ >].*?</ListBucketResult>`)
-
-// listedETags reads the S3 listing responses rclone dumped: the ETag of
-// each key under prefix, by its path relative to it.
-func listedETags(dump []byte, prefix string) map[string]string {
-	out := map[string]string{}
-	for _, body := range listResult.FindAll(dump, -1) {
-		var res struct {
-			EncodingType string `xml:"EncodingType"`
-			Contents     []struct {
-				Key  string `xml:"Key"`
-				ETag string `xml:"ETag"`
-			} `xml:"Contents"`
-		}
-		if xml.Unmarshal(body, &res) != nil {
-			continue
-		}
-		for _, c := range res.Contents {
-			key := c.Key
-			if res.EncodingType == "url" {
-				if k, err := url.QueryUnescape(key); err == nil {
-					key = k
-				}
-			}
-			if rel, ok := strings.CutPrefix(key, prefix); ok {
-				out[rel] = strings.ToLower(strings.Trim(c.ETag, `"`))
-			}
-		}
-	}
-	return out
-}
 
 // Open reads the object rel of d back from the remote, which must be size
 // bytes long. Close reports an error if rclone did not read it whole, or

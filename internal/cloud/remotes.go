@@ -2,14 +2,22 @@ package cloud
 
 import (
 	"context"
+	"errors"
+	"regexp"
 	"slices"
 	"strings"
 )
 
 // Remotes are the names of the remotes rclone's configuration holds
 // (rclone listremotes: the configuration file's and those defined by
-// RCLONE_CONFIG_<NAME>_* variables), without their colons, sorted.
+// RCLONE_CONFIG_<NAME>_* variables), without their colons, sorted: asked
+// of the daemon of r's settings (started if there is none) where there
+// is one, else of an rclone listremotes process.
 func (r *Rclone) Remotes(ctx context.Context) ([]string, error) {
+	if dm, release := r.daemon(ctx); dm != nil {
+		defer release()
+		return dm.remotes(ctx)
+	}
 	out, err := r.run(ctx, "listremotes")
 	if err != nil {
 		return nil, err
@@ -22,6 +30,28 @@ func (r *Rclone) Remotes(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// remoteEnvRe is a variable defining a remote: RCLONE_CONFIG_<NAME>_TYPE
+// (rclone's own pattern; the remote is <name> in lower case).
+var remoteEnvRe = regexp.MustCompile(`^RCLONE_CONFIG_(.+?)_TYPE=(.+)$`)
+
+// remotes are the remotes of the daemon's configuration: the file's (rc
+// config/listremotes, which rclone 1.60 gives alone) and those its
+// environment defines, as rclone listremotes lists them.
+func (d *daemon) remotes(ctx context.Context) ([]string, error) {
+	var out struct{ Remotes []string }
+	if err := d.call(ctx, "config/listremotes", map[string]any{}, &out); err != nil {
+		return nil, errors.New(rcMessage(err))
+	}
+	names := out.Remotes
+	for _, kv := range d.env {
+		if m := remoteEnvRe.FindStringSubmatch(kv); m != nil {
+			names = append(names, strings.ToLower(m[1]))
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }
 
 // CheckDest checks a destination written rclone:REMOTE:PATH before it is

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,7 +45,21 @@ func cloudSafe(t *testing.T) (s *s3test.Server, bk string, env []string, dir, ca
 	r := e2e.RunDit(t, env, "offload", "--json", "--name", "HV", "-d", "rclone:ditcloud:"+bk+"/hv", card)
 	require.Equal(t, 0, r.Code, "%s\n%s", r.Stderr, e2e.Tail(r.Stdout))
 	require.True(t, lastSummary(t, r.Stdout).Cards[0].SafeToFormat)
+	nextSecond()
 	return s, bk, env, dir, card
+}
+
+// nextSecond returns once the clock is in a second after the one it is
+// in: a history generation's name is its card's and its time to the
+// second (0001_A001_2026-12-04_123112Z.mhl), so a job run next to the
+// same folder within that second would name its first generation as the
+// last job's (no two jobs of a card run so close but in a test: a job
+// takes 0.3 s here).
+func nextSecond() {
+	now := time.Now().Truncate(time.Second)
+	for time.Now().Truncate(time.Second).Equal(now) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // hvCard is the card's folder in the bucket bk.

@@ -15,10 +15,12 @@
 //     object is verified by reading it back.
 //   - Multipart: rclone writes S3 objects single-part up to
 //     cloud.UploadCutoff (5 GiB), so that most objects carry that MD5.
-//   - Listing costs: every listing is an rclone process and a walk of the
-//     folder on the storage. A Store keeps each folder's listing until it
-//     writes there, so a card's folder is listed once for its plan and
-//     upload, once after the upload for its verification and seal.
+//   - Listing costs: every listing is a walk of the folder on the
+//     storage (an rc call to the job's rclone rcd, one listing at a time
+//     per daemon: the storage's ETags are read from its log). A Store
+//     keeps each folder's listing until it writes there, so a card's
+//     folder is listed once for its plan and upload, once after the
+//     upload for its verification and seal.
 //   - Transfers: through the job's one rclone rcd (internal/cloud's
 //     daemon), whose --bwlimit is the job's, shared by every transfer
 //     of every destination; where there is none, a process each, each
