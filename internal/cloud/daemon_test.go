@@ -42,16 +42,6 @@ func loggingRclone(t *testing.T) (string, func() []string) {
 	}
 }
 
-func count(runs []string, sub string) int {
-	n := 0
-	for _, r := range runs {
-		if r == sub {
-			n++
-		}
-	}
-	return n
-}
-
 // waitGone waits until the process pid is gone (its parent reaped it).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
