@@ -94,6 +94,17 @@ func (p *Pool) Later(f func() error) error {
 // Finish runs every step, waiting for the works.
 func (p *Pool) Finish() error { return p.run(true) }
 
+// Stop waits for the works under way and drops every step queued,
+// running none (a caller that stops on an error of its own).
+func (p *Pool) Stop() {
+	for _, q := range p.seq {
+		if q.done != nil {
+			<-q.done
+		}
+	}
+	p.seq = nil
+}
+
 // High is the most steps the pool held at once.
 func (p *Pool) High() int { return p.high }
 
@@ -161,12 +172,7 @@ func (p *Pool) run(wait bool) error {
 		err := s.then()
 		p.in = false
 		if err != nil {
-			for _, q := range p.seq {
-				if q.done != nil {
-					<-q.done
-				}
-			}
-			p.seq = nil
+			p.Stop()
 			return err
 		}
 	}

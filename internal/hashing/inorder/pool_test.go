@@ -154,3 +154,20 @@ func TestWakeRunsOnWakeWhileTheCallerWaits(t *testing.T) {
 	require.NoError(t, p.Finish())
 	require.Positive(t, calls)
 }
+
+// Stop waits for the works under way and runs nothing queued: a caller
+// that stops on an error of its own returns with no work still running.
+func TestStopWaitsAndRunsNothing(t *testing.T) {
+	p := New(1, 3, 16)
+	var running atomic.Int32
+	gate := make(chan struct{})
+	ran := 0
+	for range 3 {
+		require.NoError(t, p.Go(0, func(int) { running.Add(1); <-gate; running.Add(-1) }, func() error { ran++; return nil }))
+	}
+	require.NoError(t, p.Later(func() error { ran++; return nil }))
+	close(gate)
+	p.Stop()
+	require.Zero(t, running.Load())
+	require.Zero(t, ran)
+}
