@@ -10,6 +10,9 @@
 //
 // -mhl measures dit mhl create --hash md5 and dit mhl verify of the
 // same 4 cards instead (one dit process per card at once, as md5sum).
+// -verify measures dit verify of the 4 cards' job instead (offloaded
+// once; the fastest hash and --verify-hashes all) against md5sum of the
+// copies.
 package main
 
 import (
@@ -38,6 +41,7 @@ func main() {
 	before := flag.String("before", "", "dit binary without them, for the before/after figure")
 	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
 	mhl := flag.Bool("mhl", false, "instead of the offload: dit mhl create --hash md5 and dit mhl verify of each card, one process per card at once, against md5sum")
+	verify := flag.Bool("verify", false, "instead of the offload: dit verify of the 4 cards' job (offloaded once with -dit), against md5sum of the copies")
 	flag.Parse()
 	n, err := units.ParseBytes(*stream)
 	must(err)
@@ -45,6 +49,10 @@ func main() {
 	fmt.Printf("vector flags: %s\n", cpuFlags())
 	if *mhl {
 		mhlCards(*rounds, *dit, *before, *dir)
+		return
+	}
+	if *verify {
+		verifyCards(*rounds, *dit, *before, *dir)
 		return
 	}
 	streams(*rounds, int(n))

@@ -11,18 +11,22 @@ import (
 // FilesInFlight is how many copies of one destination dit verify reads
 // back at once, each on a goroutine of its own with hashers and blocks
 // of its own (a slot: two blocks of SlotBlock). A destination's copies
-// are still read in the catalog's order, a few at a time, and what is
+// are still taken in the catalog's order, a few at a time, and what is
 // found is reported and recorded in that order (internal/hashing/
-// inorder); with several files hashing at once the process's MD5 lanes
-// (internal/hashing/lanes: three or more streams at once) fill.
-const FilesInFlight = 4
+// inorder); with eight files hashing at once the process's MD5 lanes
+// (internal/hashing/lanes: three or more streams at once, its 8-lane
+// kernel up to eight) fill: with 4 at once, dit verify --verify-hashes
+// all of the 4-card job took about 1.4 times as long (docs/benchmarks.md).
+const FilesInFlight = 8
 
 // MaxInFlight caps the copies read back at once in all: a job of more
-// than MaxInFlight/FilesInFlight folder destinations reads fewer a
-// destination (at least one).
+// than MaxInFlight/FilesInFlight folder destinations reads fewer of
+// each at once (at least one).
 const MaxInFlight = 16
 
-// SlotBlock is the size of a slot's two blocks.
+// SlotBlock is the size of a slot's two blocks: the block dit verify
+// always read back with, large so that a spinning disk read in several
+// places at once seeks once every 4 MiB at the most.
 const SlotBlock = 4 << 20
 
 // maxQueued is how many copies (read back or being read, and what is
