@@ -104,17 +104,6 @@ func streams(rounds, n int) {
 // hashes them with md5sum (one process per card at once).
 func cards(rounds int, dit, before, dir string) {
 	cs := makeCards(dir)
-	tools := []struct {
-		name string
-		run  func() (time.Duration, error)
-	}{{"md5sum", func() (time.Duration, error) {
-		var cmds [][]string
-		for _, c := range cs {
-			files, _ := filepath.Glob(filepath.Join(c, "CLIPS", "*"))
-			cmds = append(cmds, append([]string{"md5sum"}, files...))
-		}
-		return runAll(cmds)
-	}}}
 	offload := func(bin string) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
 			dest := filepath.Join(dir, "dest")
@@ -127,43 +116,15 @@ func cards(rounds int, dit, before, dir string) {
 			return runAll([][]string{append([]string{bin}, args...)})
 		}
 	}
-	tools = append(tools, struct {
-		name string
-		run  func() (time.Duration, error)
-	}{"dit", offload(dit)})
+	tools := []tool{md5sum(clipGlobs(cs)), {"dit", offload(dit)}}
 	if before != "" {
-		tools = append(tools, struct {
-			name string
-			run  func() (time.Duration, error)
-		}{"dit before", offload(before)})
+		tools = append(tools, tool{"dit before", offload(before)})
 	}
-	wall, cpu := map[string][]float64{}, map[string][]float64{}
-	for r := 0; r <= rounds; r++ { // round 0 warms up
-		for _, t := range tools {
-			start := time.Now()
-			c, err := t.run()
-			must(err)
-			if r > 0 {
-				wall[t.name] = append(wall[t.name], time.Since(start).Seconds())
-				cpu[t.name] = append(cpu[t.name], c.Seconds())
-			}
-		}
-	}
+	t := measure(rounds, tools)
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
-	for _, t := range tools {
-		var rr []float64
-		for i := range wall[t.name] {
-			rr = append(rr, wall[t.name][i]/wall["md5sum"][i])
-		}
-		fmt.Printf("%-10s %6.2f s  (%.2f of md5sum; %.2f median of rounds' ratios)  CPU %5.2f s (%.2f CPU-s/GB)\n", t.name, med(wall[t.name]), med(wall[t.name])/med(wall["md5sum"]), med(rr),
-			med(cpu[t.name]), med(cpu[t.name])/(float64(4*32*8<<20)/1e9))
-	}
+	t.report(tools)
 	if before != "" {
-		var rr []float64
-		for i := range wall["dit"] {
-			rr = append(rr, wall["dit"][i]/wall["dit before"][i])
-		}
-		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", med(rr))
+		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", t.ratio("dit", "dit before"))
 	}
 	os.RemoveAll(dir)
 }
