@@ -10,6 +10,9 @@
 //
 // -mhl measures dit mhl create --hash md5 and dit mhl verify of the
 // same 4 cards instead (one dit process per card at once, as md5sum).
+// -verify measures dit verify of the 4 cards' job instead (offloaded
+// once; the fastest hash and --verify-hashes all) against md5sum of the
+// copies.
 package main
 
 import (
@@ -38,6 +41,7 @@ func main() {
 	before := flag.String("before", "", "dit binary without them, for the before/after figure")
 	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
 	mhl := flag.Bool("mhl", false, "instead of the offload: dit mhl create --hash md5 and dit mhl verify of each card, one process per card at once, against md5sum")
+	verify := flag.Bool("verify", false, "instead of the offload: dit verify of the 4 cards' job (offloaded once with -dit), against md5sum of the copies")
 	flag.Parse()
 	n, err := units.ParseBytes(*stream)
 	must(err)
@@ -45,6 +49,10 @@ func main() {
 	fmt.Printf("vector flags: %s\n", cpuFlags())
 	if *mhl {
 		mhlCards(*rounds, *dit, *before, *dir)
+		return
+	}
+	if *verify {
+		verifyCards(*rounds, *dit, *before, *dir)
 		return
 	}
 	streams(*rounds, int(n))
@@ -96,17 +104,6 @@ func streams(rounds, n int) {
 // hashes them with md5sum (one process per card at once).
 func cards(rounds int, dit, before, dir string) {
 	cs := makeCards(dir)
-	tools := []struct {
-		name string
-		run  func() (time.Duration, error)
-	}{{"md5sum", func() (time.Duration, error) {
-		var cmds [][]string
-		for _, c := range cs {
-			files, _ := filepath.Glob(filepath.Join(c, "CLIPS", "*"))
-			cmds = append(cmds, append([]string{"md5sum"}, files...))
-		}
-		return runAll(cmds)
-	}}}
 	offload := func(bin string) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
 			dest := filepath.Join(dir, "dest")
@@ -119,43 +116,15 @@ func cards(rounds int, dit, before, dir string) {
 			return runAll([][]string{append([]string{bin}, args...)})
 		}
 	}
-	tools = append(tools, struct {
-		name string
-		run  func() (time.Duration, error)
-	}{"dit", offload(dit)})
+	tools := []tool{md5sum(clipGlobs(cs)), {"dit", offload(dit)}}
 	if before != "" {
-		tools = append(tools, struct {
-			name string
-			run  func() (time.Duration, error)
-		}{"dit before", offload(before)})
+		tools = append(tools, tool{"dit before", offload(before)})
 	}
-	wall, cpu := map[string][]float64{}, map[string][]float64{}
-	for r := 0; r <= rounds; r++ { // round 0 warms up
-		for _, t := range tools {
-			start := time.Now()
-			c, err := t.run()
-			must(err)
-			if r > 0 {
-				wall[t.name] = append(wall[t.name], time.Since(start).Seconds())
-				cpu[t.name] = append(cpu[t.name], c.Seconds())
-			}
-		}
-	}
+	t := measure(rounds, tools)
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
-	for _, t := range tools {
-		var rr []float64
-		for i := range wall[t.name] {
-			rr = append(rr, wall[t.name][i]/wall["md5sum"][i])
-		}
-		fmt.Printf("%-10s %6.2f s  (%.2f of md5sum; %.2f median of rounds' ratios)  CPU %5.2f s (%.2f CPU-s/GB)\n", t.name, med(wall[t.name]), med(wall[t.name])/med(wall["md5sum"]), med(rr),
-			med(cpu[t.name]), med(cpu[t.name])/(float64(4*32*8<<20)/1e9))
-	}
+	t.report(tools)
 	if before != "" {
-		var rr []float64
-		for i := range wall["dit"] {
-			rr = append(rr, wall["dit"][i]/wall["dit before"][i])
-		}
-		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", med(rr))
+		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", t.ratio("dit", "dit before"))
 	}
 	os.RemoveAll(dir)
 }

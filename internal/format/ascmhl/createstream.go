@@ -117,7 +117,7 @@ func (c *creator) createStreamed(ctx context.Context) error {
 		err = ferr
 	}
 	if testPoolHigh != nil {
-		testPoolHigh(w.pool.high)
+		testPoolHigh(w.pool.High())
 	}
 	if err == nil {
 		err = w.err

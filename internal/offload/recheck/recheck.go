@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/hashing/inorder"
 	"github.com/dit-org/dit/internal/live"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/summary"
@@ -116,6 +119,8 @@ func JobWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 		now = time.Now
 	}
 	r.onProgress = func(p Progress) {
+		// The copies read back a few at once: their bytes so far count.
+		p.BytesRead += r.reading.Load()
 		p.Rate, p.ETA = meter.Observe(now(), p.BytesRead, p.Bytes)
 		report(p)
 	}
@@ -163,16 +168,30 @@ func JobWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 		}
 	}()
 	r.fsy = fsy
-	r.mh = hashing.NewMulti(r.valgos, 2)
-	defer r.mh.Close()
-	r.bufs = [][]byte{fsys.Block(4 << 20), fsys.Block(4 << 20)}
+	r.startPool(dests)
+	defer r.stopPool()
 	r.onProgress(r.prog)
 	r.ok = true
+	if err := r.cards(ctx, j, cards, cardDests); err != nil {
+		return false, err
+	}
+	return r.ok, cat.Flush()
+}
+
+// cards checks the cards' copies, each card's on the destinations of
+// its run (cardDests), in the catalog's order: a destination's copies
+// are read back a few at once (FilesInFlight), and what each finds is
+// recorded and reported in that order.
+func (r *rechecker) cards(ctx context.Context, j *catalog.Job, cards []*catalog.Card, cardDests [][]*catalog.Dest) error {
 	for ci, k := range cards {
 		out, _ := dest.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		// The card's files one at a time from the catalog, in path
-		// order: a card of a million frames is never held whole.
-		err := cat.EachFile(k.ID, nil, func(f *catalog.File) error {
+		// order: a card of a million frames is never held whole (only
+		// the few read back at once and those waiting for their turn).
+		err := r.cat.EachFile(k.ID, nil, func(f *catalog.File) error {
+			// EachFile reuses f: the copies read back hold their own.
+			f = &catalog.File{CardID: f.CardID, Rel: f.Rel, Size: f.Size, Mtime: f.Mtime, State: f.State, Sums: f.Sums, Error: f.Error,
+				CopyStarted: f.CopyStarted, CopyFinished: f.CopyFinished, Copies: slices.Clone(f.Copies)}
 			for _, d := range cardDests[ci] {
 				var cp *catalog.Copy
 				for i := range f.Copies {
@@ -187,17 +206,17 @@ func JobWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 			return nil
 		})
 		if err != nil {
-			return false, err
+			return err
 		}
 		for _, d := range cardDests[ci] {
 			if dest.IsRemote(d.Path) {
-				if err := r.storeCardHistory(ctx, j, k, d, out); err != nil {
-					return false, err
+				if err := r.pool.Later(func() error { return r.storeCardHistory(ctx, j, k, d, out) }); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	return r.ok, cat.Flush()
+	return r.pool.Finish()
 }
 
 // checkStores reaches the job's remote destinations with the rclone
@@ -254,9 +273,18 @@ func runDests(cards []*catalog.Card, dests []*catalog.Dest) [][]*catalog.Dest {
 // rechecker is one JobWith: what it reads with, its progress, and
 // whether every copy verified so far (ok).
 type rechecker struct {
-	cat        *catalog.Catalog
-	fsy        fsys.FS
-	valgos     []hashing.Algo
+	cat    *catalog.Catalog
+	fsy    fsys.FS
+	valgos []hashing.Algo
+	// pool reads the folder destinations' copies back, a group a
+	// destination (groups: by its ID), each read with a slot of slots;
+	// reading counts the bytes of the copies under way.
+	pool    *inorder.Pool
+	groups  map[int64]int
+	slots   [][]*slot
+	reading atomic.Int64
+	// mh and bufs read a cloud copy back, one at a time (nil: the job
+	// has none).
 	mh         *hashing.Multi
 	bufs       [][]byte
 	prog       Progress
@@ -305,37 +333,78 @@ func (r *rechecker) totals(jobID int64, cards []*catalog.Card, cardDests [][]*ca
 }
 
 // copy reads back f's copy on d (cp: its record, nil: none; out: the
-// card's folder) and records and reports what it finds. Its error is
-// the interruption's.
+// card's folder) and records and reports what it finds, after the
+// copies before it: a copy on a folder is read back on a slot of d's
+// group of the pool, the others' turns taken in order (a copy never
+// made, a cloud one). Its error is the interruption's (of its own or of
+// a copy before it).
 func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
 	if dest.IsRemote(d.Path) {
-		return r.storeCopy(ctx, k, f, d, cp, out)
+		return r.pool.Later(func() error { return r.storeCopy(ctx, k, f, d, cp, out) })
 	}
 	rel := path.Join(out, f.Rel)
 	if cp != nil && cp.Path != "" {
 		rel = cp.Path
 	}
 	p := filepath.Join(d.Path, filepath.FromSlash(rel))
+	if neverCopied(f, cp) {
+		// (A file found failed stays so: no need to read.)
+		return r.pool.Later(func() error { r.readBack(k, f, d, cp, rel, p, nil); return nil })
+	}
+	g := r.groups[d.ID]
+	var rb readBack
+	return r.pool.Go(g, func(i int) {
+		s := r.slot(g, i)
+		rb.got, rb.n, rb.err = dest.HashFile(ctx, r.fsy, p, f.Size, s.bufs, s.mh, nil, func(n int) {
+			// Its bytes so far, up to its recorded size.
+			add := min(rb.read+int64(n), f.Size) - rb.read
+			rb.read += add
+			r.reading.Add(add)
+			r.pool.Wake()
+		})
+	}, func() error {
+		r.reading.Add(-rb.read)
+		if errors.Is(rb.err, context.Canceled) && !neverCopied(f, cp) {
+			return rb.err
+		}
+		r.readBack(k, f, d, cp, rel, p, &rb)
+		return nil
+	})
+}
+
+// readBack is what reading a copy back found: its hashes, its length,
+// the read's error, and the bytes counted as read so far (up to the
+// recorded size).
+type readBack struct {
+	got  hashing.Sums
+	n    int64
+	err  error
+	read int64
+}
+
+// neverCopied reports a copy dit never made of a file that failed
+// (cp: its record, nil: none). A copy dit wrote and later found bad (by
+// dit verify, or by a cascade's second run) is read again: it is there.
+func neverCopied(f *catalog.File, cp *catalog.Copy) bool {
+	return f.State == summary.StateFailed && (cp == nil || cp.State == summary.StateSkipped || (cp.State == summary.StateFailed && !cp.Written))
+}
+
+// readBack takes, in its turn, what reading f's copy at p (rel on d)
+// back found (rb; nil: it was not read) and records and reports it.
+func (r *rechecker) readBack(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, rel, p string, rb *readBack) {
 	res := Result{Card: k.Label, Path: p}
 	// Counted as read once its turn is over, whatever was read.
 	readTo := r.prog.BytesRead + f.Size
-	// A copy dit wrote and later found bad (by dit verify, or
-	// by a cascade's second run) is read again: it is there.
-	if f.State == summary.StateFailed && (cp == nil || cp.State == summary.StateSkipped || (cp.State == summary.StateFailed && !cp.Written)) {
+	// (A copy before it on another destination may have failed the
+	// file since this one was read: it counts as never copied then.)
+	if rb == nil || neverCopied(f, cp) {
 		res.State, res.Error = Missing, "never copied: "+f.Error
 		r.ok = false
 		r.onResult(res)
 		r.done(readTo)
-		return nil
+		return
 	}
-	got, n, err := dest.HashFile(ctx, r.fsy, p, f.Size, r.bufs, r.mh, nil, func(n int) {
-		r.prog.BytesRead = min(r.prog.BytesRead+int64(n), readTo)
-		r.onProgress(r.prog)
-	})
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	res.State, res.Error = readBackState(f, got, n, err)
+	res.State, res.Error = readBackState(f, rb.got, rb.n, rb.err)
 	if res.State == summary.StateFailed && isHistoryChain(f.Rel) {
 		// The card carried an ASC MHL history: the seal appended
 		// a generation to the copy's chain by design. The chain
@@ -343,12 +412,11 @@ func (r *rechecker) copy(ctx context.Context, k *catalog.Card, f *catalog.File, 
 		r.onResult(Result{Card: k.Label, Path: p, State: Resealed,
 			Error: "ASC MHL chain extended by dit after the copy; check it with dit mhl verify"})
 		r.done(readTo)
-		return nil
+		return
 	}
 	r.record(k, f, d, cp, rel, p, res, hashing.Names(r.valgos))
 	r.onResult(res)
 	r.done(readTo)
-	return nil
 }
 
 // done counts a copy's turn as over, its bytes read (readTo).
