@@ -41,6 +41,18 @@ func New(groups, workers, maxQueued int) *Pool {
 	return p
 }
 
+// Limit lets group run at most n works at once (at least 1, at most
+// the pool's workers): a spinning disk's group reads one file at a time.
+// Call it before the first Go.
+func (p *Pool) Limit(group, n int) {
+	for len(p.free[group]) > max(n, 1) {
+		<-p.free[group]
+	}
+}
+
+// Free is how many of group's slots are free now.
+func (p *Pool) Free(group int) int { return len(p.free[group]) }
+
 // Go runs work on a goroutine of its own once one of group's slots is
 // free (slot: which, 0 to workers-1; the slot is the work's until it
 // returns), and queues then to run after it, in order, on the caller's

@@ -17,6 +17,9 @@ import (
 // (internal/hashing/lanes: three or more streams at once, its 8-lane
 // kernel up to eight) fill: with 4 at once, dit verify --verify-hashes
 // all of the 4-card job took about 1.4 times as long (docs/benchmarks.md).
+// A destination on a spinning disk (fsys.Rotational: Linux says it; a
+// VM's virtio disk often claims to spin) is read one copy at a time, as
+// before: several places read at once would cost a seek each.
 const FilesInFlight = 8
 
 // MaxInFlight caps the copies read back at once in all: a job of more
@@ -33,6 +36,10 @@ const SlotBlock = 4 << 20
 // queued between them) are held at once: a long file at the front keeps
 // the walk waiting once that many are behind it.
 const maxQueued = 256
+
+// rotational says whether a destination is on a spinning disk
+// (fsys.Rotational; tests replace it).
+var rotational = fsys.Rotational
 
 // slot is what one copy read back at once reads with.
 type slot struct {
@@ -55,6 +62,13 @@ func (r *rechecker) startPool(dests []*catalog.Dest) {
 	}
 	each := max(1, min(FilesInFlight, MaxInFlight/max(len(r.groups), 1)))
 	r.pool = inorder.New(len(r.groups), each, maxQueued)
+	for _, d := range dests {
+		if g, ok := r.groups[d.ID]; ok && rotational(d.Path) {
+			// A spinning disk read in several places at once seeks
+			// between them: its copies are read one at a time.
+			r.pool.Limit(g, 1)
+		}
+	}
 	r.pool.OnWake = func() { r.onProgress(r.prog) }
 	r.slots = make([][]*slot, len(r.groups))
 	for i := range r.slots {
