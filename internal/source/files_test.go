@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -38,4 +39,27 @@ func TestFilesKeepsEveryEntry(t *testing.T) {
 	for range none.All() {
 		t.Fatal("a nil list has no files")
 	}
+}
+
+// A card of 200,000 frames is held in ~32 bytes a file plus its path's,
+// not a string and an Entry a file (~120 bytes beside the path's).
+func TestFilesCompact(t *testing.T) {
+	const n = 200000
+	mt := time.Unix(1764800000, 0)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f := &Files{}
+	paths := 0
+	for i := range n {
+		rel := fmt.Sprintf("DCIM/A001C%03d/A001C%03d_%07d.dng", i/1000, i/1000, i)
+		paths += len(rel)
+		f.Add(Entry{Rel: rel, Size: 512, Mtime: mt})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	require.LessOrEqual(t, held, 32+float64(paths)/n+8, "bytes held a file")
+	require.Equal(t, n, f.Len())
+	runtime.KeepAlive(f)
 }
