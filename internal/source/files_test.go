@@ -59,6 +59,7 @@ func TestFilesCompact(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	t.Logf("%.1f bytes held a file (paths of %.1f bytes)", held, float64(paths)/n)
 	require.LessOrEqual(t, held, 32+float64(paths)/n+8, "bytes held a file")
 	require.Equal(t, n, f.Len())
 	runtime.KeepAlive(f)
