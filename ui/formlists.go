@@ -130,7 +130,7 @@ func (v *offloadView) scanCard(it *cardItem, path string) {
 		if err != nil {
 			it.Err = err.Error()
 		} else {
-			it.Label, it.Files, it.Bytes, it.Prior = sc.Label, len(sc.Files), sc.Bytes, prior
+			it.Label, it.Files, it.Bytes, it.Prior = sc.Label, sc.Files.Len(), sc.Bytes, prior
 		}
 		v.renderCards()
 		v.replan()

@@ -57,6 +57,7 @@ type Catalog struct {
 type op struct {
 	query string
 	args  []any
+	key   string // a row's upsert: the row's key (batch.add), else ""
 }
 
 // DefaultPath is the catalog location when neither --db nor DIT_DB is set:
@@ -371,12 +372,22 @@ func isBusy(err error) bool {
 // Submit queues a write for the writer goroutine. Writes are applied in
 // order. Errors surface at the next Flush.
 func (c *Catalog) Submit(query string, args ...any) {
+	c.submit(op{query: query, args: args})
+}
+
+// submitRow queues the upsert of the row key names (setting every column
+// of it): folded into an upsert of the same row still in the batch.
+func (c *Catalog) submitRow(key, query string, args ...any) {
+	c.submit(op{query: query, args: args, key: key})
+}
+
+func (c *Catalog) submit(o op) {
 	c.opsMu.RLock()
 	defer c.opsMu.RUnlock()
 	if c.shut {
 		return // closed: nothing more is written
 	}
-	c.ops <- op{query: query, args: args}
+	c.ops <- o
 }
 
 // Flush waits until every queued write is committed and returns the first
@@ -411,13 +422,13 @@ func (c *Catalog) writer() {
 	const maxBatch = 500
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	var batch []op
+	var batch batch
 	commit := func() {
-		if len(batch) == 0 {
+		if len(batch.ops) == 0 {
 			return
 		}
-		err := c.commit(batch)
-		batch = batch[:0]
+		err := c.commit(batch.ops)
+		batch.reset()
 		if err != nil {
 			c.mu.Lock()
 			if c.werr == nil {
@@ -433,8 +444,8 @@ func (c *Catalog) writer() {
 				commit()
 				return
 			}
-			batch = append(batch, o)
-			if len(batch) >= maxBatch {
+			batch.add(o)
+			if len(batch.ops) >= maxBatch {
 				commit()
 			}
 		case <-tick.C:
@@ -445,7 +456,7 @@ func (c *Catalog) writer() {
 			for {
 				select {
 				case o := <-c.ops:
-					batch = append(batch, o)
+					batch.add(o)
 				default:
 					break drain
 				}

@@ -258,7 +258,7 @@ func (c *Catalog) AddDest(d *Dest) error {
 // PutFile queues an insert-or-update of a file row (not its copies).
 func (c *Catalog) PutFile(f *File) {
 	q, args := fileUpsert(f)
-	c.Submit(q, args...)
+	c.submitRow(fileKey(f.CardID, f.Rel), q, args...)
 }
 
 // fileUpsert is the statement PutFile queues.
@@ -278,7 +278,7 @@ func fileUpsert(f *File) (string, []any) {
 // PutCopy queues an insert-or-update of one file's copy on one destination.
 func (c *Catalog) PutCopy(cardID int64, rel string, cp *Copy) {
 	q, args := copyUpsert(cardID, rel, cp)
-	c.Submit(q, args...)
+	c.submitRow(copyKey(cardID, rel, cp.DestID), q, args...)
 }
 
 // copyUpsert is the statement PutCopy queues.

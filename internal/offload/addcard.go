@@ -63,7 +63,7 @@ func (j *Job) AddCard(path string) (string, error) {
 		}
 	}
 	k := &catalog.Card{JobID: j.rec.ID, Seq: len(cards), Label: sc.Label, Path: abs, VolumeID: sc.VolumeID,
-		Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
+		Bytes: sc.Bytes, Files: sc.Files.Len(), State: "pending"}
 	c := j.newCardRun(sc, k, out, nil)
 	c.history = records
 	for di, d := range c.dests {
@@ -165,7 +165,7 @@ func (j *Job) RetryCard(path string) error {
 	}
 	k := old.rec
 	prevState := k.State
-	k.Bytes, k.Files, k.VolumeID, k.Error = sc.Bytes, len(sc.Files), sc.VolumeID, ""
+	k.Bytes, k.Files, k.VolumeID, k.Error = sc.Bytes, sc.Files.Len(), sc.VolumeID, ""
 	c := j.newCardRun(sc, k, old.out, prev)
 	c.prevState, c.history = prevState, records
 	if c.partials, err = j.cat.Partials(k.ID); err != nil {

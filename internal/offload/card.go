@@ -177,11 +177,12 @@ func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*c
 	for _, f := range prev {
 		c.prev[f.Rel] = f
 	}
-	c.cardCounts.files = len(sc.Files)
+	c.cardCounts.files = sc.Files.Len()
 	c.list = newPlanList(sc.Files, len(c.dests))
 	if !c.storeRun() {
-		// The plan holds each entry now: the scan's list is not kept
-		// beside it (a cloud run's emptyDirs reads it).
+		// The plan is made on the scan's own list (not a copy): the card
+		// lets go of it with the plan (releasePlan); a cloud run's
+		// emptyDirs reads it from the scan.
 		sc.Files = nil
 	}
 	c.phase.Store("pending")

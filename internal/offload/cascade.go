@@ -132,7 +132,7 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 		h.from = c
 		return h, err
 	}
-	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, sc.Files.Len(), sc.VolumeID
 	if err := j.cat.AddCard(k); err != nil {
 		return nil, err
 	}
@@ -341,7 +341,7 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 		return nil
 	}
 	prevState := k.State
-	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, sc.Files.Len(), sc.VolumeID
 	h := j.newCardRun(sc, k, from.out, prev)
 	h.prevState, h.expect, h.from = prevState, expect, from
 	if h.partials, err = j.cat.Partials(k.ID); err != nil {

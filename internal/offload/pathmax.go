@@ -36,17 +36,25 @@ func checkPathLengths(sc *source.Card, dests []string, out string) error {
 				sc.Root, filepath.Join(sc.Root, filepath.FromSlash(s.Rel)), limit)
 		}
 	}
-	for _, f := range sc.Files {
-		if n := len(sc.Root) + 1 + len(f.Rel); n > limit {
-			return usageErrorf("card %s: %s: its path is %d bytes, longer than this system allows (%d), so dit could never read it back: shorten its names", sc.Root, f.Rel, n, limit)
+	type local struct {
+		d string
+		n int // the length of its card folder's path
+	}
+	var locals []local
+	for _, d := range dests {
+		if !dest.IsRemote(d) && !raid.IsBlade(d) {
+			locals = append(locals, local{d, len(filepath.Join(d, out))})
 		}
-		for _, d := range dests {
-			if dest.IsRemote(d) || raid.IsBlade(d) {
-				continue
-			}
-			if n := len(filepath.Join(d, out)) + 1 + len(f.Rel) + tempRoom; n > limit {
+	}
+	for i := range sc.Files.Len() {
+		rel := sc.Files.Path(i)
+		if n := len(sc.Root) + 1 + len(rel); n > limit {
+			return usageErrorf("card %s: %s: its path is %d bytes, longer than this system allows (%d), so dit could never read it back: shorten its names", sc.Root, rel, n, limit)
+		}
+		for _, l := range locals {
+			if n := l.n + 1 + len(rel) + tempRoom; n > limit {
 				return usageErrorf("card %s: %s: its copy's path on %s would be %d bytes, longer than this system allows (%d): use a destination folder with a shorter path, or a shorter --layout",
-					sc.Root, f.Rel, d, n, limit)
+					sc.Root, rel, l.d, n, limit)
 			}
 		}
 	}

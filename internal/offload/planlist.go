@@ -4,25 +4,24 @@ import (
 	"bytes"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/dit-org/dit/internal/source"
 )
 
-// planList is a card's plan held compact: every file's path in one arena,
-// and per file its size, time and a byte of marks per destination (its
-// mode and flags), ~33 bytes plus its path's and 1 a destination. A
-// file's plan (filePlan, with its destPlans) is made from it when the
-// reader comes to the file (cardRun.filePlanAt) and let go with its task:
-// only the files in flight, waiting for their read-back or being read back
-// are held whole, never the card's list of them. What a destPlan holds
-// beside its marks is found again when it is made: its path (the file's
-// own under the card's folder, or its earlier copy's), the earlier run's
-// copy (cardRun.prev, a resume's records) and the checkpoint it goes on
-// from (cardRun.resumable).
+// planList is a card's plan held compact: the scan's own list of the
+// files (source.Files: their paths in blocks, size and time, ~32 bytes
+// plus its path's; the same blocks, not a copy), and per file a byte of
+// marks per destination (its mode and flags) and its place in the order
+// of paths, ~6 bytes more. A file's plan (filePlan, with its destPlans)
+// is made from it when the reader comes to the file (cardRun.filePlanAt)
+// and let go with its task: only the files in flight, waiting for their
+// read-back or being read back are held whole, never the card's list of
+// them. What a destPlan holds beside its marks is found again when it is
+// made: its path (the file's own under the card's folder, or its earlier
+// copy's), the earlier run's copy (cardRun.prev, a resume's records) and
+// the checkpoint it goes on from (cardRun.resumable).
 type planList struct {
-	arena []byte
-	ents  []planEnt
+	files *source.Files
 	// sorted are the files' indexes in the byte order of their paths
 	// (has: is a path one of the card's files).
 	sorted []uint32
@@ -30,15 +29,6 @@ type planList struct {
 	// then each destination's (its planMode and mark* below).
 	marks []uint8
 	nd    int
-}
-
-// planEnt is one file of a planList: its path is arena[off:] up to the
-// next file's off.
-type planEnt struct {
-	off  int64
-	size int64
-	sec  int64 // modification time: seconds and nanoseconds (time.Unix)
-	nsec int32
 }
 
 // A file's marks.
@@ -56,23 +46,19 @@ const (
 )
 
 // newPlanList is the compact plan of the scan's files for nd destinations,
-// nothing planned yet.
-func newPlanList(files []source.Entry, nd int) *planList {
-	l := &planList{ents: make([]planEnt, len(files)), marks: make([]uint8, len(files)*(1+nd)), nd: nd}
-	n := 0
-	for _, e := range files {
-		n += len(e.Rel)
+// nothing planned yet. It is made on files, not on a copy of them: the
+// scan's list is the plan's (a card's files are never held twice).
+func newPlanList(files *source.Files, nd int) *planList {
+	if files == nil {
+		files = &source.Files{}
 	}
-	l.arena = make([]byte, 0, n)
-	for i, e := range files {
-		l.ents[i] = planEnt{off: int64(len(l.arena)), size: e.Size, sec: e.Mtime.Unix(), nsec: int32(e.Mtime.Nanosecond())}
-		l.arena = append(l.arena, e.Rel...)
-	}
-	l.sorted = make([]uint32, len(files))
+	n := files.Len()
+	l := &planList{files: files, marks: make([]uint8, n*(1+nd)), nd: nd}
+	l.sorted = make([]uint32, n)
 	for i := range l.sorted {
 		l.sorted[i] = uint32(i)
 	}
-	slices.SortFunc(l.sorted, func(a, b uint32) int { return bytes.Compare(l.path(int(a)), l.path(int(b))) })
+	slices.SortFunc(l.sorted, func(a, b uint32) int { return bytes.Compare(files.Path(int(a)), files.Path(int(b))) })
 	return l
 }
 
@@ -81,28 +67,19 @@ func (l *planList) len() int {
 	if l == nil {
 		return 0
 	}
-	return len(l.ents)
+	return l.files.Len()
 }
 
-// path is file i's path, in the arena (not to be kept).
-func (l *planList) path(i int) []byte {
-	end := int64(len(l.arena))
-	if i+1 < len(l.ents) {
-		end = l.ents[i+1].off
-	}
-	return l.arena[l.ents[i].off:end]
-}
+// path is file i's path, in the scan's blocks (not to be kept).
+func (l *planList) path(i int) []byte { return l.files.Path(i) }
 
 // rel is file i's path (slash-separated, relative to the card).
-func (l *planList) rel(i int) string { return string(l.path(i)) }
+func (l *planList) rel(i int) string { return l.files.Rel(i) }
 
-func (l *planList) size(i int) int64 { return l.ents[i].size }
+func (l *planList) size(i int) int64 { return l.files.Size(i) }
 
 // entry is file i as the scan found it.
-func (l *planList) entry(i int) source.Entry {
-	e := l.ents[i]
-	return source.Entry{Rel: l.rel(i), Size: e.size, Mtime: time.Unix(e.sec, int64(e.nsec))}
-}
+func (l *planList) entry(i int) source.Entry { return l.files.At(i) }
 
 // has says whether rel is one of the card's files (false once the plan
 // is let go, as the names it replaces were).

@@ -137,7 +137,7 @@ func TestPlanListCompact(t *testing.T) {
 		{Rel: "é/ü 1.mov", Size: 1 << 40, Mtime: mt.Add(-time.Hour)},
 		{Rel: "a", Size: 0, Mtime: mt},
 	}
-	l := newPlanList(ents, 3)
+	l := newPlanList(source.FilesOf(ents...), 3)
 	require.Equal(t, len(ents), l.len())
 	for i, e := range ents {
 		got := l.entry(i)

@@ -371,7 +371,7 @@ func (j *Job) record(cardPaths, destPaths []string, scans []*source.Card, start 
 	for i, sc := range scans {
 		out, _ := ExpandLayout(j.opts.Layout, j.opts.Name, sc.Label, start)
 		k := &catalog.Card{JobID: j.rec.ID, Seq: i, Label: sc.Label, Path: cardPaths[i], VolumeID: sc.VolumeID,
-			Bytes: sc.Bytes, Files: len(sc.Files), State: "pending"}
+			Bytes: sc.Bytes, Files: sc.Files.Len(), State: "pending"}
 		if err := j.cat.AddCard(k); err != nil {
 			return err
 		}

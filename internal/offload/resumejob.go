@@ -245,7 +245,7 @@ func (j *Job) resumeCard(k *catalog.Card, jobID int64) error {
 		return err
 	}
 	prevState := k.State
-	k.Bytes, k.Files, k.VolumeID = sc.Bytes, len(sc.Files), sc.VolumeID
+	k.Bytes, k.Files, k.VolumeID = sc.Bytes, sc.Files.Len(), sc.VolumeID
 	cr := j.newCardRun(sc, k, out, prev)
 	cr.prevState, cr.history = prevState, records
 	if cr.partials, err = cat.Partials(k.ID); err != nil {

@@ -444,7 +444,7 @@ func (c *cardRun) finalizeStore(f *storeFile) {
 // emptyDirs are the card's folders that hold no file, at any depth.
 func (c *cardRun) emptyDirs() []string {
 	full := map[string]bool{}
-	for _, f := range c.scan.Files {
+	for _, f := range c.scan.Files.All() {
 		for d := path.Dir(f.Rel); d != "." && d != "/" && !full[d]; d = path.Dir(d) {
 			full[d] = true
 		}

@@ -33,7 +33,7 @@ type Card struct {
 	Label    string
 	Root     string // absolute path
 	VolumeID string // device (and inode of the root): identifies the medium while mounted
-	Files    []Entry
+	Files    *Files // compact: a card of a million frames holds ~85 B a file
 	Dirs     []Entry
 	Mtime    time.Time // the root folder's own modification time
 	Skipped  []Skipped
@@ -107,7 +107,7 @@ func Scan(fsy fsys.FS, root string, opt Options) (*Card, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("card %s is not a folder: give the card's mount point or folder", abs)
 	}
-	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime()}
+	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: &Files{}}
 	if err := c.walk(fsy, abs, "", opt); err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 				return err
 			}
 		case m.IsRegular():
-			c.Files = append(c.Files, Entry{Rel: r, Size: fi.Size(), Mtime: fi.ModTime()})
+			c.Files.Add(Entry{Rel: r, Size: fi.Size(), Mtime: fi.ModTime()})
 			c.Bytes += fi.Size()
 		case m&fs.ModeNamedPipe != 0:
 			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "fifo", Reason: "named pipe (FIFO), not a file"})

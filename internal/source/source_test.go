@@ -34,7 +34,7 @@ func TestScanSkipsJunkLinksAndSpecials(t *testing.T) {
 	c, err := Scan(fsys.OS{}, root, Options{})
 	require.NoError(t, err)
 	var files []string
-	for _, f := range c.Files {
+	for _, f := range c.Files.All() {
 		files = append(files, f.Rel)
 	}
 	require.ElementsMatch(t, []string{"CLIPS/A001C001.mov", ".hidden-but-real", "caf\u00e9.txt", "cafe\u0301.txt"}, files)
@@ -57,7 +57,7 @@ func TestScanSkipsJunkLinksAndSpecials(t *testing.T) {
 
 	all, err := Scan(fsys.OS{}, root, Options{IncludeHidden: true})
 	require.NoError(t, err)
-	require.Len(t, all.Files, 4+4) // ._ fork, .DS_Store, Spotlight store file, Thumbs.db
+	require.Equal(t, 4+4, all.Files.Len()) // ._ fork, .DS_Store, Spotlight store file, Thumbs.db
 }
 
 func TestScanBadRoot(t *testing.T) {

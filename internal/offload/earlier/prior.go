@@ -182,7 +182,7 @@ func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
 	if hist != nil {
 		hist.Card = sc.Label
 	}
-	cands, err := pl.cat.CardsLike(len(sc.Files), sc.Bytes)
+	cands, err := pl.cat.CardsLike(sc.Files.Len(), sc.Bytes)
 	if err != nil {
 		return nil, hist, err
 	}
@@ -402,7 +402,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 	if err != nil {
 		return nil, err
 	}
-	if len(files) != len(sc.Files) || len(dests) == 0 {
+	if len(files) != sc.Files.Len() || len(dests) == 0 {
 		return nil, nil
 	}
 	idx := map[int64]int{}
@@ -414,7 +414,7 @@ func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records 
 		f.Copies = summary.OnDests(f.Copies, idx)
 		byRel[f.Rel] = f
 	}
-	for _, e := range sc.Files {
+	for _, e := range sc.Files.All() {
 		f := byRel[e.Rel]
 		if f == nil || f.Size != e.Size || f.Mtime.UnixNano() != e.Mtime.UnixNano() || f.State != summary.StateVerified || len(f.Copies) != len(dests) {
 			return nil, nil
