@@ -182,7 +182,7 @@ func (s Spec) Settings(name Namer, cards []string) (Settings, error) {
 	if err := CheckJobName(s.Name); err != nil {
 		return Settings{}, bad("name", "%s: %v", s.Name, err)
 	}
-	if _, err := offload.ExpandLayout(out.Layout, or(s.Name, "job"), "CARD", time.Now()); err != nil {
+	if _, err := offload.ExpandLayout(out.Layout, "job", "CARD", time.Now()); err != nil {
 		// The engine's words name the flag: said after the caller's name
 		// of the field instead.
 		msg, _ := strings.CutPrefix(err.Error(), "invalid --layout ")

@@ -57,8 +57,8 @@ func TestUsageMistakesAfterOffload(t *testing.T) {
 	}{
 		{"no -d", []string{card}, "no destination: give at least one -d DEST"},
 		{"-d twice", []string{"-d", d1, "-d", d1 + "/", card}, "destination " + d1 + "/ is given twice"},
-		{"bad layout", []string{"-d", d1, "--layout", "{job}/{cam}", card}, `invalid --layout "{job}/{cam}"`},
-		{"layout without card", []string{"-d", d1, "--layout", "{job}", card}, `invalid --layout "{job}"`},
+		{"bad layout", []string{"-d", d1, "--layout", "{job}/{cam}", card}, `--layout: "{job}/{cam}": unknown placeholder`},
+		{"layout without card", []string{"-d", d1, "--layout", "{job}", card}, `--layout: "{job}": it must contain {card}`},
 		{"missing card", []string{"-d", d1, filepath.Join(dir, "cards", "A002")}, "card " + filepath.Join(dir, "cards", "A002") + " does not exist"},
 		{"card is a file", []string{"-d", d1, file}, "card " + file + " is not a folder"},
 		{"missing dest", []string{"-d", filepath.Join(dir, "nodisk"), card}, "destination " + filepath.Join(dir, "nodisk") + " does not exist"},
