@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"encoding/binary"
 	"time"
 )
@@ -12,7 +13,9 @@ import (
 // it (front coding): the length of the path it shares with it, the rest
 // of its path, and its size and time as differences (varints). Reading
 // file i decodes its group up to i (at most groupLen-1 files before it),
-// nothing is held for it: Path and Rel make the path anew each call.
+// nothing is held for it: Path and Rel make the path anew each call
+// (AppendPath into a buffer of the caller's; Compare, ComparePath and
+// PathLen read a path without allocating).
 // Blocks are of a fixed size, so a card of a million files is never
 // copied whole to grow it. The offload's plan of the card (internal/
 // offload planList) is made on these same blocks, not a copy of them.
@@ -264,6 +267,38 @@ func appendPath(dst, blk []byte, sp []span) []byte {
 		}
 	}
 	return dst
+}
+
+// pathRoom is the length of path Compare, ComparePath and PathLen read
+// without allocating (a longer one is made on the heap).
+const pathRoom = 512
+
+// Compare is the byte order of file i's path against file j's
+// (bytes.Compare of their Paths), without allocating.
+func (f *Files) Compare(i, j int) int {
+	var a, b [pathRoom]byte
+	return bytes.Compare(f.AppendPath(a[:0], i), f.AppendPath(b[:0], j))
+}
+
+// ComparePath is the byte order of file i's path against rel, without
+// allocating.
+func (f *Files) ComparePath(i int, rel string) int {
+	var a [pathRoom]byte
+	p := f.AppendPath(a[:0], i)
+	switch {
+	case string(p) < rel:
+		return -1
+	case string(p) > rel:
+		return 1
+	}
+	return 0
+}
+
+// PathLen is the length of file i's path in bytes.
+func (f *Files) PathLen(i int) int {
+	var sp [groupLen]span
+	_, k := f.spans(i, &sp)
+	return sp[k].pre + sp[k].n
 }
 
 // Rel is file i's path (slash-separated, relative to the card).

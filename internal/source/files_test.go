@@ -217,3 +217,32 @@ func BenchmarkFilesPath(b *testing.B) {
 		buf = f.AppendPath(buf[:0], (i*7919)%f.Len())
 	}
 }
+
+// Paths are ordered and measured as bytes.Compare and len of their Path
+// order and measure them, without allocating (the offload's plan sorts a
+// card's files by path and looks paths up in them).
+func TestFilesCompareWithoutAllocating(t *testing.T) {
+	rels := []string{"B/b", "A/b", "A/a", "A", "", "A/a", "A.b", "A/" + strings.Repeat("x", pathRoom+10), "é", "e\u0301"}
+	var want []Entry
+	for _, r := range rels {
+		want = append(want, Entry{Rel: r})
+	}
+	f := FilesOf(want...)
+	for i, a := range rels {
+		require.Equal(t, len(a), f.PathLen(i))
+		for j, b := range rels {
+			require.Equal(t, strings.Compare(a, b), f.Compare(i, j), "%q against %q", a, b)
+			require.Equal(t, strings.Compare(a, b), f.ComparePath(i, b), "%q against %q", a, b)
+		}
+	}
+	fc, _ := frameCard(1000, 512, 0)
+	rel := fc.Rel(500)
+	allocs := testing.AllocsPerRun(100, func() {
+		for i := range 64 {
+			fc.Compare(i, 999-i)
+			fc.ComparePath(i*7, rel)
+			fc.PathLen(i * 3)
+		}
+	})
+	require.Zero(t, allocs, "allocations comparing paths")
+}
