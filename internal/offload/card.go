@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
@@ -140,7 +141,7 @@ type cardHops struct {
 	// first run, by path: every file read from the first copy must have
 	// them. from is the hop-1 card; absent: a hop-1 card that is free and
 	// not mounted, which a resume does not need.
-	expect map[string]hashing.Sums
+	expect cascade.Expect
 	from   *cardRun
 	absent bool
 	// firstSealed (a second run): the first copy's chain file is the

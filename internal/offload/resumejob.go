@@ -8,6 +8,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 )
@@ -47,7 +48,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		return nil, fmt.Errorf("job %d not resumed (left as it was): %w", jobID, err)
 	}
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll),
-		jobResume: jobResume{resume: true, wasDone: wasDone, before: *rec}, thenSem: make(chan struct{}, o.ThenParallel)}
+		jobResume: jobResume{resume: true, wasDone: wasDone, before: *rec}, turns: cascade.NewTurns(o.ThenParallel)}
 	if runs, err := cat.Runs(jobID); err == nil && len(runs) > 0 {
 		j.prevRunDied = runs[len(runs)-1].Finished.IsZero()
 	}
