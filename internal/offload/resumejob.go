@@ -10,6 +10,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/resume"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -152,20 +153,12 @@ func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
 	if err != nil {
 		return JobSpec{}, err
 	}
-	for _, k := range catalog.FirstRun(cards) {
-		s.Cards = append(s.Cards, k.Path)
-	}
 	dests, err := cat.Dests(rec.ID)
 	if err != nil {
 		return JobSpec{}, err
 	}
-	for _, d := range dests {
-		if d.Hop == 2 {
-			s.Then = append(s.Then, d.Path)
-		} else {
-			s.Dests = append(s.Dests, d.Path)
-		}
-	}
+	r := resume.RecordedPaths(cards, dests)
+	s.Cards, s.Dests, s.Then = r.Cards, r.Dests, r.Then
 	return s, nil
 }
 
@@ -207,26 +200,9 @@ func (j *Job) absentCard(k *catalog.Card) {
 // free and must be mounted again.
 func (c *cardRun) absentNotice(found int) {
 	j, k := c.j, c.rec
-	at := ""
-	if !k.DoneAt.IsZero() {
-		at = " at " + k.DoneAt.Local().Format("15:04:05")
-	}
-	msg := fmt.Sprintf("card %s is not mounted at %s: it was verified%s, so this resume does not need it", k.Label, k.Path, at)
-	if j.cascade() {
-		msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
-			k.Label, k.Path, at)
-	}
-	if bad := withdrawn(j.cat, k); bad > 0 {
-		// A copy found bad since (by this resume, dit verify, the second
-		// run): only the card can make it whole again.
-		now := ""
-		if found > 0 {
-			now = fmt.Sprintf(" (%d of them by this resume, which read them again)", found)
-		}
-		msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified%s (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
-			k.Label, k.Path, bad, now, j.rec.ID)
-	}
-	j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
+	a := resume.Absent{Label: k.Label, Path: k.Path, DoneAt: k.DoneAt, Cascade: j.cascade(),
+		Bad: withdrawn(j.cat, k), Found: found, JobID: j.rec.ID}
+	j.emit(Event{Type: EvWarning, Card: k.Label, Message: a.Notice()})
 }
 
 // resumeCard takes up a hop-1 card: scanned again, with what the job
