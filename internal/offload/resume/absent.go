@@ -118,7 +118,7 @@ type Absent struct {
 	// Bad counts its copies found bad since it was verified (by dit
 	// verify, a second run, this resume); Found of them by this resume.
 	Bad, Found int
-	JobID       int64
+	JobID      int64
 }
 
 // Notice is the warning a resume gives of absent card a: it is not
