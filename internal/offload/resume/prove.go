@@ -54,7 +54,7 @@ type Reading struct {
 	// Verify are the copy's verification algorithms, whose hashers the
 	// proof keeps (nil: the copy is not verified).
 	Verify []hashing.Algo
-	// Block is the read's buffer.
+	// Block is the read's buffer (none: one of 1 MiB).
 	Block []byte
 	// Wait, if set, is called before each read of n bytes (the
 	// limiter); an error ends the read, proving nothing.
@@ -80,6 +80,9 @@ func Prove(ctx context.Context, f fsys.File, q *catalog.Partial, r Reading) Poin
 		vs = hashing.NewStates(r.Verify)
 	}
 	b := r.Block
+	if len(b) == 0 {
+		b = make([]byte, 1<<20)
+	}
 	var done int64
 	for _, off := range []int64{q.PrevOffset, q.Offset} {
 		if off <= done || q.At(off) == "" {
