@@ -338,7 +338,8 @@
 // front end seals with the recorded choice, and a different one is refused
 // (ResumeMHL), so every card of a job carries the same lists.
 // resumejob.go rebuilds the Job from the catalog (the destinations of
-// each run as recorded: resume.RecordedPaths); a verified card not
+// each run as recorded: resume.RecordedPaths; each card taken up as
+// resume.TakeupOf says); a verified card not
 // mounted is not needed, and its copies not vouched for are read again
 // (absent.go, by package resume's rules: Rechecks, RecheckCopy, the
 // Absent warning).

@@ -80,15 +80,13 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if k.Hop == 2 {
+		switch resume.TakeupOf(k, resume.Mounted) {
+		case resume.SecondRun:
 			seconds = append(seconds, k) // read from the first copy: after the arrays are open
 			continue
-		}
-		if k.State == StateVerified {
-			if _, err := os.Stat(k.Path); err != nil {
-				j.absentCard(k)
-				continue
-			}
+		case resume.NotMounted:
+			j.absentCard(k)
+			continue
 		}
 		if err := j.resumeCard(k, jobID); err != nil {
 			return nil, err
@@ -174,8 +172,8 @@ func (j *Job) resumeDests(jobID int64) error {
 			j.dests = append(j.dests, &destination{root: d.Path, rec: d})
 			continue
 		}
-		if fi, err := os.Stat(d.Path); err != nil || !fi.IsDir() {
-			return fmt.Errorf("destination %s of job %d is not there: mount it at the same path and resume again", d.Path, jobID)
+		if err := resume.DestThere(d.Path, jobID); err != nil {
+			return err
 		}
 		j.dests = append(j.dests, &destination{root: d.Path, rec: d})
 	}

@@ -81,3 +81,20 @@ func TestRecordedPaths(t *testing.T) {
 	require.Equal(t, Recorded{Cards: []string{"/Volumes/A001", "/Volumes/B001"}, Dests: []string{"/raid", "/backup"}, Then: []string{"/shuttle"}},
 		RecordedPaths(cards, dests))
 }
+
+// A resume scans a card again, leaves a verified card that is not
+// mounted (not needed), and reads a second run from the first copy.
+func TestTakeup(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "A002")
+	require.Equal(t, Rescan, TakeupOf(&catalog.Card{Path: dir, State: "verified"}, Mounted))
+	require.Equal(t, NotMounted, TakeupOf(&catalog.Card{Path: gone, State: "verified"}, Mounted))
+	require.Equal(t, Rescan, TakeupOf(&catalog.Card{Path: gone, State: "interrupted"}, Mounted), "needed: its scan says it is gone")
+	require.Equal(t, SecondRun, TakeupOf(&catalog.Card{Path: gone, State: "verified", Hop: 2}, Mounted))
+
+	require.NoError(t, DestThere(dir, 4))
+	require.EqualError(t, DestThere(gone, 4), "destination "+gone+" of job 4 is not there: mount it at the same path and resume again")
+	file := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	require.Error(t, DestThere(file, 4), "not a folder")
+}

@@ -27,6 +27,10 @@
 //	               read-back so far (Proof, Resumes)
 //	spec.go        where the job copies, as recorded (RecordedPaths: the
 //	               first-run cards, the destinations of each run)
+//	takeup.go      how a resume takes up each recorded card (TakeupOf:
+//	               scanned again, not mounted and not needed, a second
+//	               run) and a folder destination that must be there
+//	               (DestThere)
 //	absent.go      a verified card not mounted at a resume: which of its
 //	               copies are checked (Rechecks), each read again unless
 //	               vouched for and withdrawn when gone or different, in
