@@ -104,21 +104,26 @@ func streams(rounds, n int) {
 // hashes them with md5sum (one process per card at once).
 func cards(rounds int, dit, before, dir string) {
 	cs := makeCards(dir)
-	offload := func(bin string) func() (time.Duration, error) {
-		return func() (time.Duration, error) {
-			dest := filepath.Join(dir, "dest")
-			os.RemoveAll(dest)
-			os.Remove(filepath.Join(dir, "c.db"))
-			if err := os.MkdirAll(dest, 0o755); err != nil {
-				return 0, err
-			}
-			args := append([]string{"offload", "--db", filepath.Join(dir, "c.db"), "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
-			return runAll([][]string{append([]string{bin}, args...)})
+	dest, db := filepath.Join(dir, "dest"), filepath.Join(dir, "c.db")
+	// The round before's copies and catalog go before the clock starts.
+	clearRound := func() error {
+		if err := os.RemoveAll(dest); err != nil {
+			return err
 		}
+		for _, f := range []string{db, db + "-wal", db + "-shm"} {
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		return os.MkdirAll(dest, 0o755)
 	}
-	tools := []tool{md5sum(clipGlobs(cs)), {"dit", offload(dit)}}
+	offload := func(name, bin string) tool {
+		args := append([]string{bin, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
+		return tool{name: name, prep: clearRound, run: func() (time.Duration, error) { return runAll([][]string{args}) }}
+	}
+	tools := []tool{md5sum(clipGlobs(cs)), offload("dit", dit)}
 	if before != "" {
-		tools = append(tools, tool{"dit before", offload(before)})
+		tools = append(tools, offload("dit before", before))
 	}
 	t := measure(rounds, tools)
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
