@@ -1,5 +1,5 @@
 // Command ditmd5bench measures the process's MD5 service (internal/
-// hashing/lanes) against crypto/md5 with 1, 2, 4 and 8 streams hashing
+// hashing/lanes) against crypto/md5 with 1, 2, 4, 8 and 16 streams hashing
 // at once, and, given two dit binaries and md5sum, a 4-card offload
 // (md5+xxh64, read back) before and after against md5sum of the same
 // files (one process per card at once): medians of interleaved rounds
@@ -62,9 +62,10 @@ func main() {
 }
 
 // streams hashes k streams of n bytes at once (k goroutines, 1 MiB
-// writes), through the lanes and through crypto/md5, rounds alternating.
+// writes), through the lanes and through crypto/md5, rounds alternating:
+// up to 16, the widest kernel's lanes.
 func streams(rounds, n int) {
-	buf := make([][]byte, 8)
+	buf := make([][]byte, 16)
 	for i := range buf {
 		buf[i] = make([]byte, 1<<20)
 		for j := range buf[i] {
@@ -89,7 +90,7 @@ func streams(rounds, n int) {
 		return float64(k*n) / time.Since(start).Seconds()
 	}
 	fmt.Printf("\nstreams  crypto/md5 GB/s  lanes GB/s  lanes/crypto (median of rounds' ratios)\n")
-	for _, k := range []int{1, 2, 4, 8} {
+	for _, k := range []int{1, 2, 4, 8, 16} {
 		var std, ln, ratio []float64
 		for r := 0; r < rounds; r++ {
 			a := run(k, md5.New)
