@@ -263,18 +263,21 @@ gui:
 
 # dit-gui under Xvfb running its simulated demo job (dit-gui --demo):
 # screenshots of the running job in the light and the dark theme and of a
-# failed job (--demo-fail) go to $(GUI_SHOT_DIR) (the README shows them).
-# Then the views the ui tests draw, in both themes at 1280x800: the tiles
-# of 1, 2, 4 and 8 cards (running, failed, stalled, done: ui/testdata/
+# failed job (--demo-fail) go to $(GUI_SHOT_DIR) (the README shows them),
+# the three taken at once, each on a display of its own. Meanwhile the
+# views the ui tests draw, in both themes at 1280x800: the tiles of 1, 2,
+# 4 and 8 cards (running, failed, stalled, done: ui/testdata/
 # tiles-*.png, the golden images the tests compare with, and
 # docs/gui-tiles-4-*.png) and the retry and stall screens
 # (docs/gui-retry-*.png, docs/gui-stalled-*.png), written again for a
 # person to look at (git diff shows what changed).
 gui-shot: gui
-	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-light.png 30 light
-	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-dark.png 30 dark
-	.ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-failed.png 60 light --demo-fail --demo-size 200MB
-	cd ui && CGO_ENABLED=0 $(GO) test -count=1 -run '^(TestGoldenTiles|TestScreenshots)$$' . -args -tiles -shots
+	@set -e; \
+	GUI_SHOT_DISPLAY=99 .ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-light.png 30 light & a=$$!; \
+	GUI_SHOT_DISPLAY=109 .ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-running-dark.png 30 dark & b=$$!; \
+	GUI_SHOT_DISPLAY=119 .ci/gui-shot.sh $(BIN)/dit-gui $(GUI_SHOT_DIR)/gui-failed.png 60 light --demo-fail --demo-size 200MB & c=$$!; \
+	(cd ui && CGO_ENABLED=0 $(GO) test -count=1 -run '^(TestGoldenTiles|TestScreenshots)$$' . -args -tiles -shots); \
+	wait $$a; wait $$b; wait $$c
 
 clean:
 	rm -rf $(BIN) .cache $(DIST)

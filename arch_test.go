@@ -128,9 +128,22 @@ var layering = []importRule{
 		// and what of it can be trusted (internal/offload/earlier), and
 		// dit verify (internal/offload/recheck), which reads back what
 		// a job recorded; none of them imports the pipeline.
-		from:        []string{"internal/offload/dest", "internal/offload/earlier", "internal/offload/recheck", "internal/offload/summary"},
+		from:        []string{"internal/offload/cascade", "internal/offload/dest", "internal/offload/earlier", "internal/offload/recheck", "internal/offload/resume", "internal/offload/summary"},
 		forbidExact: []string{"internal/offload"},
 		why:         "the pipeline (internal/offload) imports its subpackages, never the reverse",
+	},
+	{
+		// The pipeline's rules of a cascade's second run (what it
+		// expects of the first copy, its turns) and of a resume (a
+		// file's checkpoints, a kept temp proved, the recorded spec, an
+		// absent card's copies) are plain logic over the catalog's
+		// records, the hashes and the files: they import no pipeline,
+		// no destination kind, no storage.
+		from:   []string{"internal/offload/cascade", "internal/offload/resume"},
+		forbid: []string{"internal/offload/dest/remote", "internal/cloud"},
+		only: []string{"internal/offload/cascade", "internal/offload/resume", "internal/offload/earlier", "internal/offload/dest", "internal/offload/summary",
+			"internal/catalog", "internal/hashing", "internal/fsys", "internal/source"},
+		why: "the cascade's and the resume's rules (internal/offload/cascade, internal/offload/resume) import of dit only each other, earlier, dest, summary, the catalog, hashing, fsys and source",
 	},
 	{
 		from:   []string{"internal/offload/dest"},
@@ -232,6 +245,8 @@ func TestLayeringCatches(t *testing.T) {
 		m("internal/offload/earlier"):     {m("internal/offload"), m("internal/offload/dest"), m("internal/offload/summary")},
 		m("internal/offload/recheck"):     {testMark + m("internal/offload"), m("internal/offload/earlier"), m("internal/offload/dest")},
 		m("internal/offload/dest/remote"): {m("internal/cloud"), m("internal/offload/dest")},
+		m("internal/offload/cascade"):     {m("internal/offload"), m("internal/offload/dest/remote"), m("internal/offload/earlier"), m("internal/catalog"), m("internal/source")},
+		m("internal/offload/resume"):      {testMark + m("internal/offload"), m("internal/offload/cascade"), m("internal/hashing"), m("raid")},
 		m("internal/assembly/x"):          {m("internal/offload/dest/remote")},
 		m("raid"):                         {m("cmd/dit")},
 		m("internal/assembly"):            {m("reports/jobreport"), m("internal/seal"), m("ui")},
@@ -253,9 +268,16 @@ func TestLayeringCatches(t *testing.T) {
 		"internal/offload imports internal/cloud: the pipeline (internal/offload) does not import rclone's driver (internal/cloud): the remote kind (internal/offload/dest/remote) does",
 		"internal/offload imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
 		"internal/offload imports reports/jobreport: the core (internal/, raid/) imports no report (reports/)",
+		"internal/offload/cascade imports internal/offload/dest/remote: the cascade's and the resume's rules (internal/offload/cascade, internal/offload/resume) import of dit only each other, earlier, dest, summary, the catalog, hashing, fsys and source",
+		"internal/offload/cascade imports internal/offload/dest/remote: the pipeline (internal/offload) does not import the remote kind (internal/offload/dest/remote)",
+		"internal/offload/cascade imports internal/offload: the cascade's and the resume's rules (internal/offload/cascade, internal/offload/resume) import of dit only each other, earlier, dest, summary, the catalog, hashing, fsys and source",
+		"internal/offload/cascade imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
 		"internal/offload/dest imports internal/cloud: the destination interface (internal/offload/dest) names no storage (internal/cloud is the remote kind's)",
 		"internal/offload/earlier imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
 		"internal/offload/recheck imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
+		"internal/offload/resume imports internal/offload: the cascade's and the resume's rules (internal/offload/cascade, internal/offload/resume) import of dit only each other, earlier, dest, summary, the catalog, hashing, fsys and source",
+		"internal/offload/resume imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
+		"internal/offload/resume imports raid: the cascade's and the resume's rules (internal/offload/cascade, internal/offload/resume) import of dit only each other, earlier, dest, summary, the catalog, hashing, fsys and source",
 		"internal/offload/summary imports internal/offload: the pipeline (internal/offload) imports its subpackages, never the reverse",
 		"internal/offload/summary imports internal/offload: the read model (internal/offload/summary) imports of dit only the catalog, verdict, units, internal/offload/dest and where an array opens (raid, raid/mountplace)",
 		"internal/proxies imports internal/assembly: the core does not import the composition layer (internal/assembly)",

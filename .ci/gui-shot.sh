@@ -24,8 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free display number.
-n=99
+# A free display number, from GUI_SHOT_DISPLAY (99): make gui-shot takes
+# its three screenshots at once, each from a number of its own.
+n=${GUI_SHOT_DISPLAY:-99}
 while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
 export DISPLAY=":$n"
 Xvfb "$DISPLAY" -screen 0 1280x860x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &

@@ -235,6 +235,7 @@ func main() {
 		debug.SetMemoryLimit(192 << 20)
 	}
 	g := &GlobalOptions{stdout: os.Stdout, stderr: os.Stderr}
+	stopProfiles := startProfiles(os.Getenv, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -244,10 +245,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "\n"+cmp.Or(note, "dit: interrupted: stopping cleanly and saving the job")+" (Ctrl-C again to quit at once)")
 		cancel()
 		<-sigs
+		stopProfiles()
 		os.Exit(offload.ExitInterrupted)
 	}()
 	err := newRootCommand(g).ExecuteContext(ctx)
-	os.Exit(exitCode(g, err))
+	code := exitCode(g, err)
+	stopProfiles()
+	os.Exit(code)
 }
 
 func exitCode(g *GlobalOptions, err error) int {

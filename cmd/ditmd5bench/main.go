@@ -1,5 +1,5 @@
 // Command ditmd5bench measures the process's MD5 service (internal/
-// hashing/lanes) against crypto/md5 with 1, 2, 4 and 8 streams hashing
+// hashing/lanes) against crypto/md5 with 1, 2, 4, 8 and 16 streams hashing
 // at once, and, given two dit binaries and md5sum, a 4-card offload
 // (md5+xxh64, read back) before and after against md5sum of the same
 // files (one process per card at once): medians of interleaved rounds
@@ -62,9 +62,10 @@ func main() {
 }
 
 // streams hashes k streams of n bytes at once (k goroutines, 1 MiB
-// writes), through the lanes and through crypto/md5, rounds alternating.
+// writes), through the lanes and through crypto/md5, rounds alternating:
+// up to 16, the widest kernel's lanes.
 func streams(rounds, n int) {
-	buf := make([][]byte, 8)
+	buf := make([][]byte, 16)
 	for i := range buf {
 		buf[i] = make([]byte, 1<<20)
 		for j := range buf[i] {
@@ -89,7 +90,7 @@ func streams(rounds, n int) {
 		return float64(k*n) / time.Since(start).Seconds()
 	}
 	fmt.Printf("\nstreams  crypto/md5 GB/s  lanes GB/s  lanes/crypto (median of rounds' ratios)\n")
-	for _, k := range []int{1, 2, 4, 8} {
+	for _, k := range []int{1, 2, 4, 8, 16} {
 		var std, ln, ratio []float64
 		for r := 0; r < rounds; r++ {
 			a := run(k, md5.New)
@@ -104,21 +105,26 @@ func streams(rounds, n int) {
 // hashes them with md5sum (one process per card at once).
 func cards(rounds int, dit, before, dir string) {
 	cs := makeCards(dir)
-	offload := func(bin string) func() (time.Duration, error) {
-		return func() (time.Duration, error) {
-			dest := filepath.Join(dir, "dest")
-			os.RemoveAll(dest)
-			os.Remove(filepath.Join(dir, "c.db"))
-			if err := os.MkdirAll(dest, 0o755); err != nil {
-				return 0, err
-			}
-			args := append([]string{"offload", "--db", filepath.Join(dir, "c.db"), "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
-			return runAll([][]string{append([]string{bin}, args...)})
+	dest, db := filepath.Join(dir, "dest"), filepath.Join(dir, "c.db")
+	// The round before's copies and catalog go before the clock starts.
+	clearRound := func() error {
+		if err := os.RemoveAll(dest); err != nil {
+			return err
 		}
+		for _, f := range []string{db, db + "-wal", db + "-shm"} {
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		return os.MkdirAll(dest, 0o755)
 	}
-	tools := []tool{md5sum(clipGlobs(cs)), {"dit", offload(dit)}}
+	offload := func(name, bin string) tool {
+		args := append([]string{bin, "offload", "--db", db, "--hash", "md5,xxh64", "--verify", "dest", "-d", dest}, cs...)
+		return tool{name: name, prep: clearRound, run: func() (time.Duration, error) { return runAll([][]string{args}) }}
+	}
+	tools := []tool{md5sum(clipGlobs(cs)), offload("dit", dit)}
 	if before != "" {
-		tools = append(tools, tool{"dit before", offload(before)})
+		tools = append(tools, offload("dit before", before))
 	}
 	t := measure(rounds, tools)
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")

@@ -30,14 +30,16 @@ func mhlCards(rounds int, dit, before, dir string) {
 		bins = append(bins, [2]string{"dit before", before})
 	}
 	for _, b := range bins {
-		tools = append(tools, tool{b[0] + " mhl create", func() (time.Duration, error) {
+		tools = append(tools, tool{name: b[0] + " mhl create", prep: func() error {
 			for _, c := range cs {
 				if err := os.RemoveAll(filepath.Join(c, "ascmhl")); err != nil {
-					return 0, err
+					return err
 				}
 			}
+			return nil
+		}, run: func() (time.Duration, error) {
 			return runAll(each(b[1], "mhl", "create", "--hash", "md5"))
-		}}, tool{b[0] + " mhl verify", func() (time.Duration, error) {
+		}}, tool{name: b[0] + " mhl verify", run: func() (time.Duration, error) {
 			return runAll(each(b[1], "mhl", "verify"))
 		}})
 	}

@@ -41,7 +41,7 @@ func verifyCards(rounds int, dit, before, dir string) {
 	}
 	for _, h := range []string{"fastest", "all"} {
 		for _, b := range bins {
-			tools = append(tools, tool{fmt.Sprintf("%s verify (%s)", b[0], h), func() (time.Duration, error) {
+			tools = append(tools, tool{name: fmt.Sprintf("%s verify (%s)", b[0], h), run: func() (time.Duration, error) {
 				return runAll([][]string{{b[1], "verify", "--db", db, "--verify-hashes", h, "1"}})
 			}})
 		}

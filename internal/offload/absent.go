@@ -2,9 +2,6 @@ package offload
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -12,19 +9,15 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/earlier"
+	"github.com/dit-org/dit/internal/offload/resume"
 )
 
 // A resume does not need a card that was verified and is not mounted
-// (absentCard): it has gone back to the camera, or, in a cascade, it is
-// free and the second run reads its first copy. Its copies are still
-// what its verdict rests on: one that is not the file that was read back
-// (its identity changed since, or nothing vouches for it after a run
-// that died: earlier.Vouch) is read again from its medium and compared
-// with the card's hashes, as a mounted card's copy would be (planVerified).
-// A copy that differs, or is gone, has its verdict withdrawn at once
-// (catalog.FailCopy): the card is neither free nor safe to format, and the
-// message says to keep it. Copies on remotes have no identity to compare:
-// dit verify reads them.
+// (absentCard), but its copies are still what its verdict rests on: the
+// rules (which copies are checked, each read again unless vouched for,
+// the words of a copy withdrawn) are package resume's (absent.go); this
+// file reads the card's records, finds each copy's destination and
+// records what the check found (catalog.FailCopy, a new identity).
 
 // recheckAbsent reads again every copy of absent card c that an earlier
 // run verified and that is not vouched for now; it returns how many it
@@ -39,18 +32,16 @@ func (c *cardRun) recheckAbsent(ctx context.Context) int {
 	bufs := [][]byte{fsys.Block(c.j.opts.BlockSize), fsys.Block(c.j.opts.BlockSize)}
 	bad := 0
 	for _, f := range files {
-		if f.State != StateVerified || f.Rel == chainRel {
-			// The card's ASC MHL chain: the seal extends its copies by
-			// design (planVerified's sealedChain needs the card).
-			continue
-		}
 		for i := range f.Copies {
 			if ctx.Err() != nil {
 				return bad
 			}
 			cp := &f.Copies[i]
+			if !resume.Rechecks(f, cp) {
+				continue
+			}
 			d := c.destByID(cp.DestID)
-			if d == nil || cp.State != StateVerified || dest.IsRemote(d.root) {
+			if d == nil || dest.IsRemote(d.root) {
 				continue
 			}
 			if why := c.recheckCopy(ctx, d, f, cp, bufs, mh); why != "" {
@@ -62,52 +53,24 @@ func (c *cardRun) recheckAbsent(ctx context.Context) int {
 	return bad
 }
 
-// recheckCopy checks copy cp of f on d: "" when it is vouched for, or
-// read again and equal to the card's hashes (its new identity recorded);
-// else why its verdict is withdrawn.
+// recheckCopy checks copy cp of f on d (resume.RecheckCopy): "" when it
+// stands (a new identity recorded when it was read again), else why its
+// verdict is withdrawn.
 func (c *cardRun) recheckCopy(ctx context.Context, d *destination, f *catalog.File, cp *catalog.Copy, bufs [][]byte, mh *hashing.Multi) string {
 	rel := cp.Path
 	if rel == "" {
 		rel = relJoin(c.out, f.Rel)
 	}
-	p := filepath.Join(d.root, filepath.FromSlash(rel))
-	shown := DisplayPath(d.root, rel)
-	fi, err := c.j.opts.FS.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("the copy %s is gone (found by the resume): it was verified, and is no longer there; keep the card and copy it again", shown)
-	case err != nil:
-		return fmt.Sprintf("the copy %s cannot be checked (found by the resume): %v; keep the card", shown, err)
-	case !fi.Mode().IsRegular() || fi.Size() != f.Size:
-		return fmt.Sprintf("the copy %s is not the file that was verified (found by the resume: %d bytes, the card's file %d); keep the card and copy it again", shown, fi.Size(), f.Size)
+	r := resume.RecheckCopy(ctx, resume.AbsentCopy{FS: c.j.opts.FS, Path: filepath.Join(d.root, filepath.FromSlash(rel)), Shown: DisplayPath(d.root, rel),
+		File: f, Copy: cp, PrevRunDied: c.j.prevRunDied}, bufs, mh)
+	if r.Reread != earlier.Trusted {
+		c.rechecks[r.Reread]++
 	}
-	why := c.j.vouch(cp, fi)
-	if why == earlier.Trusted {
-		return ""
+	if r.Identity != "" {
+		cp.Identity = r.Identity
+		c.j.cat.PutCopy(c.rec.ID, f.Rel, cp)
 	}
-	c.rechecks[why]++
-	got, n, err := dest.HashFile(ctx, c.j.opts.FS, p, f.Size, bufs, mh, nil, func(int) {})
-	if ctx.Err() != nil {
-		return ""
-	}
-	switch {
-	case err != nil:
-		return fmt.Sprintf("the copy %s cannot be read again (found by the resume): %v; keep the card and copy it again", shown, err)
-	case n != f.Size:
-		return fmt.Sprintf("the copy %s gave %d bytes of %d when read again (found by the resume); keep the card and copy it again", shown, n, f.Size)
-	}
-	if _, a, ok := got.Compare(f.Sums); !ok {
-		return fmt.Sprintf("the copy %s differs from the card (found by the resume): %s %s read from the card, %s from the copy: it changed since it was verified; keep the card and copy it again",
-			shown, a, f.Sums.Get(a), got.Get(a))
-	}
-	// The same bytes: this file is now the one verified.
-	if after, err := c.j.opts.FS.Lstat(p); err == nil {
-		if id := fsys.Identity(after); id == fsys.Identity(fi) {
-			cp.Identity = id
-			c.j.cat.PutCopy(c.rec.ID, f.Rel, cp)
-		}
-	}
-	return ""
+	return r.Withdrawn
 }
 
 // destByID is the card's destination whose catalog id is id, or nil.

@@ -13,7 +13,9 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/resume"
 	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/verdict"
@@ -140,7 +142,7 @@ type cardHops struct {
 	// first run, by path: every file read from the first copy must have
 	// them. from is the hop-1 card; absent: a hop-1 card that is free and
 	// not mounted, which a resume does not need.
-	expect map[string]hashing.Sums
+	expect cascade.Expect
 	from   *cardRun
 	absent bool
 	// firstSealed (a second run): the first copy's chain file is the
@@ -231,7 +233,7 @@ type fileTask struct {
 	from     []int64
 	// proofs: each copy's kept prefix as read back at resume (resume.go;
 	// nil: none), which its verification goes on from.
-	proofs []*proofRead
+	proofs []*resume.Proof
 }
 
 type destResult struct {
@@ -257,10 +259,10 @@ type wmsg struct {
 	n      int
 	from   int // wData: the copy needs buf.b[from:n] (it goes on from inside the block)
 	commit bool
-	keep   bool     // wEnd without commit: keep the temp (checkpointed, interrupted)
-	offset int64    // wCheckpoint
-	digest string   // wCheckpoint: xxh3-64 of the first offset bytes
-	ck     *ckState // wCheckpoint: the card side there
+	keep   bool               // wEnd without commit: keep the temp (checkpointed, interrupted)
+	offset int64              // wCheckpoint
+	digest string             // wCheckpoint: xxh3-64 of the first offset bytes
+	ck     *resume.Checkpoint // wCheckpoint: the card side there
 }
 
 type vtask struct {

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -29,21 +27,23 @@ import (
 // in the first run, and reads the copies back. The card is safe to format
 // only once both runs verified it.
 //
-// In the catalog a second run is a card row of its own: hop 2, from_card
-// the hop-1 card, path the first copy, on the hop-2 destinations.
+// The rules (which destination is which run's, the expectations and the
+// check of a file against them, the files the first copy lost, the turn
+// gate of ThenParallel, the words of each failure) are package
+// cascade's; this file is the glue that applies them to the pipeline's
+// card runs: a second run started, waited for and failed under the job's
+// lock, and its failures recorded in the catalog.
 
 // hopDests are the job's destinations of one run.
 func (j *Job) hopDests(hop int) []*destination {
 	var out []*destination
 	for _, d := range j.dests {
-		if destHop(d.rec) == max(hop, 1) {
+		if cascade.Hop(d.rec) == max(hop, 1) {
 			out = append(out, d)
 		}
 	}
 	return out
 }
-
-func destHop(d *catalog.Dest) int { return max(d.Hop, 1) }
 
 // cascade reports whether the job has a second run.
 func (j *Job) cascade() bool { return len(j.hopDests(2)) > 0 }
@@ -78,7 +78,7 @@ func (j *Job) startSecond(c *cardRun) bool {
 	}
 	h, err := j.newSecond(c)
 	if err != nil {
-		msg := fmt.Sprintf("second run of %s not started: %v", c.rec.Label, err)
+		msg := cascade.NotStarted(c.rec.Label, err)
 		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 		if h == nil {
 			return false
@@ -97,7 +97,7 @@ func (j *Job) startSecond(c *cardRun) bool {
 	crashpoint.Hit("cascade: second run recorded")
 	if err == nil {
 		j.emit(Event{Type: EvCardFree, Card: c.label(), Hop: hopOf(c.rec), Path: c.rec.Path, Time: c.rec.DoneAt,
-			Message: fmt.Sprintf("card %s is free: verified on %s; it may leave the reader, NOT be formatted until the second run is verified", c.rec.Label, destList(c.dests))})
+			Message: cascade.FreeNotice(c.rec.Label, destList(c.dests))})
 		j.startCard(h)
 		return true
 	}
@@ -120,10 +120,10 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	expect, err := j.expected(c.rec.ID)
 	var sc *source.Card
 	if err == nil {
-		sc, err = scanFirstCopy(j, src, expect)
+		sc, err = j.scanFirstCopy(src, expect)
 	}
 	if err != nil {
-		k.State, k.Error = StateFailed, fmt.Sprintf("the first copy %s cannot be read: %v: the card is NOT safe to format", DisplayPath(c.dests[0].root, c.out), err)
+		k.State, k.Error = StateFailed, cascade.UnreadableError(DisplayPath(c.dests[0].root, c.out), err, false)
 		if aerr := j.cat.AddCard(k); aerr != nil {
 			return nil, aerr
 		}
@@ -153,37 +153,20 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	return h, nil
 }
 
-// expected are the hashes the card gave in its first run, for every file
-// verified there, and for every file read whole from the card whose copy
-// failed since (withdrawn by the second run or dit verify): a resumed
-// second run must not copy such a first copy unchecked.
-func (j *Job) expected(cardID int64) (map[string]hashing.Sums, error) {
+// expected are the hashes card cardID gave in its first run
+// (cascade.Expected of its records).
+func (j *Job) expected(cardID int64) (cascade.Expect, error) {
 	files, err := j.cat.Files(cardID)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]hashing.Sums, len(files))
-	for _, f := range files {
-		if f.State == StateVerified || (f.State == StateFailed && len(f.Sums.Algos()) > 0) {
-			out[f.Rel] = f.Sums
-		}
-	}
-	return out, nil
+	return cascade.Expected(files), nil
 }
 
-// scanFirstCopy scans a card's first copy: every file of the card is kept
-// whatever its name (OS metadata the card's history listed included), and
-// the first run's hash lists go along, so the second run's history
-// extends the first copy's.
-func scanFirstCopy(j *Job, root string, expect map[string]hashing.Sums) (*source.Card, error) {
-	opt := scanOptions(j.opts.IncludeHidden, maps.Keys(expect), j.opts.Ignore)
-	sc, err := source.Scan(j.opts.FS, root, opt)
-	if err != nil {
-		return nil, err
-	}
-	// The second run keeps the card's name.
-	sc.Label = path.Base(filepath.ToSlash(root))
-	return sc, nil
+// scanFirstCopy scans a card's first copy with the job's filesystem,
+// hidden files and ignore patterns (cascade.ScanFirstCopy).
+func (j *Job) scanFirstCopy(root string, expect cascade.Expect) (*source.Card, error) {
+	return cascade.ScanFirstCopy(j.opts.FS, root, expect, j.opts.IncludeHidden, j.opts.Ignore)
 }
 
 // checkExpect compares a file read from the first copy with the hashes
@@ -194,36 +177,30 @@ func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 	if c.expect == nil {
 		return ""
 	}
-	want, ok := c.expect[t.plan.ent.Rel]
-	if !ok || t.plan.ent.Rel == chainRel && c.firstRunSealed() {
+	rel := t.plan.ent.Rel
+	if _, ok := c.expect.Of(rel); !ok || rel == chainRel && c.firstRunSealed() {
 		// The card's chain, which the first run's seal extended on the
 		// first copy by design: its generations are checked one by one.
 		return ""
 	}
-	for _, a := range c.j.algos {
-		w, g := want.Get(a), sums.Get(a)
-		if w == "" || g == "" || w == g {
-			continue
-		}
-		c.failFirstCopy(t.plan.ent.Rel, a, w, g)
-		return fmt.Sprintf("second run (first copy %s to %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: it changed since it was verified; not copied, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
-			DisplayPath(c.from.dests[0].root, relJoin(c.out, t.plan.ent.Rel)), destList(c.dests), a, w, g, c.j.rec.ID)
+	m := c.expect.Check(rel, c.j.algos, sums)
+	if m == nil {
+		return ""
 	}
-	return ""
+	c.failFirstCopy(m)
+	return m.FileError(DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), destList(c.dests), c.j.rec.ID)
 }
 
 // failFirstCopy withdraws the verdict on the first copy of a file the
-// second run read differing from the card (want: the card's hashes of the
-// first run, got: read from the first copy): the card's copy on the first
+// second run read differing from the card (m): the card's copy on the first
 // first-run destination is failed, and the file with it, at once, so
 // every reader of the catalog (the summary, dit job show, dit find, the
 // "already offloaded" check) says the first copy is bad and the card is
 // neither free nor safe to format.
-func (c *cardRun) failFirstCopy(rel string, a hashing.Algo, want, got string) {
+func (c *cardRun) failFirstCopy(m *cascade.Mismatch) {
 	d := c.from.dests[0]
-	why := fmt.Sprintf("the copy %s differs from the card (found by the second run): %s %s read from the card, %s from the copy: it changed since it was verified; keep the card and copy it again",
-		DisplayPath(d.root, relJoin(c.out, rel)), a, want, got)
-	c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
+	why := m.WithdrawnWhy(DisplayPath(d.root, relJoin(c.out, m.Rel)))
+	c.j.cat.FailCopy(c.from.rec.ID, m.Rel, d.rec.ID, why)
 }
 
 // failLostFirstCopies withdraws the first copies of the card's files that
@@ -237,8 +214,7 @@ func (c *cardRun) failLostFirstCopies(lost []string) {
 		if _, err := c.j.opts.FS.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		why := fmt.Sprintf("the copy %s is gone (found by the second run): it was verified, and is no longer there; keep the card and copy it again",
-			DisplayPath(d.root, relJoin(c.out, rel)))
+		why := cascade.GoneWhy(DisplayPath(d.root, relJoin(c.out, rel)))
 		c.j.cat.FailCopy(c.from.rec.ID, rel, d.rec.ID, why)
 	}
 }
@@ -259,17 +235,8 @@ func (c *cardRun) dropWritten(t *fileTask) {
 }
 
 // expectMissing lists the card's files verified in the first run that the
-// first copy does not have now.
-func (c *cardRun) expectMissing() []string {
-	var out []string
-	for rel := range c.expect {
-		if !c.list.has(rel) {
-			out = append(out, rel)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+// first copy does not have now (cascade.Expect.Missing).
+func (c *cardRun) expectMissing() []string { return c.expect.Missing(c.list.has) }
 
 // waitFirstRun holds a second run until the first run of its card is over
 // in this process (a resume runs both: the card, when it is mounted, is
@@ -286,27 +253,19 @@ func (c *cardRun) waitFirstRun(ctx context.Context) bool {
 	}
 }
 
-// waitTurn holds a second run until one of Options.ThenParallel slots is
-// free; it returns a release func, or nil if ctx ended first.
+// waitTurn holds a second run until one of Options.ThenParallel turns is
+// free (cascade.Turns); it returns a release func, or nil if ctx ended
+// first. A first run never waits.
 func (j *Job) waitTurn(ctx context.Context, c *cardRun) func() {
-	if c.rec.Hop != 2 || j.thenSem == nil {
+	if !cascade.Second(c.rec) || j.turns == nil {
 		return func() {}
 	}
 	c.phase.Store("queued")
-	select {
-	case j.thenSem <- struct{}{}:
-		return func() { <-j.thenSem }
-	case <-ctx.Done():
-		return nil
-	}
+	return j.turns.Wait(ctx)
 }
 
-func hopOf(k *catalog.Card) int {
-	if k.Hop == 2 {
-		return 2
-	}
-	return 0
-}
+// hopOf is the hop card row k's events carry (cascade.EventHop).
+func hopOf(k *catalog.Card) int { return cascade.EventHop(k) }
 
 // resumeSecond takes up a recorded second run: its first copy is scanned
 // again (through the job's arrays), its files are checked against the
@@ -329,11 +288,11 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 	if err != nil {
 		return err
 	}
-	sc, err := scanFirstCopy(j, k.Path, expect)
+	sc, err := j.scanFirstCopy(k.Path, expect)
 	if err != nil {
 		// The first copy is gone or does not read: the second run cannot
 		// go on, and the card is not safe to format.
-		k.State, k.Error = StateFailed, fmt.Sprintf("the first copy %s cannot be read: %v: the card is NOT safe to format; if the card is still here, copy it again", DisplayPath(from.dests[0].root, from.out), err)
+		k.State, k.Error = StateFailed, cascade.UnreadableError(DisplayPath(from.dests[0].root, from.out), err, true)
 		j.cat.UpdateCard(k)
 		h := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, from.out, prev)
 		h.from, h.absent, h.prevState = from, true, k.State

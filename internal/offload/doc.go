@@ -74,7 +74,8 @@
 //
 // # Cascading copy
 //
-// With Options.Then a job copies each card in two runs (cascade.go). The
+// With Options.Then a job copies each card in two runs (cascade.go, the
+// glue; the rules: package cascade, internal/offload/cascade). The
 // first run is the pipeline above, card to Options.Dests. When the card is
 // verified and sealed there it is "card free" (EvCardFree; its DoneAt in
 // the catalog): one verified copy exists, the card may leave the reader,
@@ -110,7 +111,12 @@
 // Events and progress of a second run carry its card's label and Hop 2;
 // a Limiter sees it as a card beyond the job's first
 // cards, writing the Then destinations (their command-line index after
-// Dests).
+// Dests). Package cascade holds the rules as plain data and functions:
+// which destination is which run's (Hop, Split), the expectations
+// (Expected, Expect.Check: a Mismatch and its words naming both hashes;
+// Expect.Missing), the first copy's scan and the turn gate (Turns); the
+// pipeline starts, waits for and fails the runs and records their
+// failures (failFirstCopy, failLostFirstCopies, dropWritten).
 //
 // # Destinations: folders, arrays, remotes
 //
@@ -248,7 +254,8 @@
 // checkpointed while it is copied: every CheckpointEvery bytes, each
 // folder destination's writer fsyncs its temp and records (catalog table
 // partials) how far it is, the xxh3-64 of that prefix as read from the
-// card and the card side (resume.go): when every hash algorithm of the
+// card and the card side (resume.Checkpoint, internal/offload/resume):
+// when every hash algorithm of the
 // job can save its state (md5, sha1, c4, xxh64: encoding.BinaryMarshaler;
 // not xxh3, xxh128 or blake3), the card's hashers' saved states at that
 // point (a hashing.Multi snapshot) and the xxh3-64 of the card's bytes
@@ -285,7 +292,14 @@
 // is copied whole from one read. A dit array commits a file whole, so a
 // copy to an array starts the file over.
 //
-// The read that proves a kept prefix is also its read-back (resume.go):
+// Package resume holds these rules: the card side of a checkpointed
+// file (resume.CardSide: the checkpoints due, the checks of the card's
+// bytes at each copy's point, from the start or from the middle) and the
+// proof of a kept temp (resume.Prove: the last checkpoint its bytes
+// still have); resume.go here opens the files, runs them for a file and
+// counts what they read.
+//
+// The read that proves a kept prefix is also its read-back (resume.Prove):
 // it comes from the medium (OpenNoCache), the bytes a previous run made
 // durable, and is hashed with the verification algorithms too; those
 // hashers stay in memory with the copy, and its verification reads only
@@ -323,6 +337,12 @@
 // with, its hash lists (Options.MHL, recorded in the catalog) included: a
 // front end seals with the recorded choice, and a different one is refused
 // (ResumeMHL), so every card of a job carries the same lists.
+// resumejob.go rebuilds the Job from the catalog (the destinations of
+// each run as recorded: resume.RecordedPaths; each card taken up as
+// resume.TakeupOf says); a verified card not
+// mounted is not needed, and its copies not vouched for are read again
+// (absent.go, by package resume's rules: Rechecks, RecheckCopy, the
+// Absent warning).
 //
 // # Memory
 //
@@ -345,6 +365,11 @@
 //
 // Subpackages (none imports the pipeline: arch_test.go):
 //
+//	cascade   the rules of a cascade's second run: which destination is
+//	          which run's, the first run's expectations and a file read
+//	          from the first copy checked against them (the words of a
+//	          failure naming both hashes), what the first copy lost, the
+//	          ThenParallel turns
 //	dest      the destination kinds and the Store interface; what the
 //	          pipeline and the later checks share (MountArrays, HashFile,
 //	          UsageError); dest/remote, the remote kind (rclone, S3)
@@ -352,16 +377,19 @@
 //	          FindPrior, a resume's Vouch, the chain dit's seal rewrote,
 //	          an earlier job's history in a remote folder
 //	recheck   dit verify: every recorded copy read back again
+//	resume    what a resume takes up and by which rules: a big file's
+//	          checkpoints (card state, card side, a kept temp proved),
+//	          the recorded destinations, an absent card's copies
 //	summary   the read model: a recorded job as the front ends say it
 //
-// The cascade (cascade.go) stays here: a second run is a card run of
+// What stays here is the pipeline's own: a second run is a card run of
 // this pipeline (a cardRun reading the first copy), started, waited for
-// and failed under the job's lock with the first run's state; a package
-// of its own would need the pipeline's card runs, which it would import.
-// Nor do the job's resume (resumejob.go: a Job rebuilt from the catalog)
-// and the mid-file resume (resume.go: one file's copy taken up again)
-// move: both are the pipeline's own state; what they trust of earlier
-// runs is package earlier's.
+// and failed under the job's lock with the first run's state
+// (cascade.go); a resumed job is a Job rebuilt from the catalog
+// (resumejob.go); one file's copy taken up again runs in the reader,
+// the writers and the verifiers (resume.go). Those files are the glue
+// that applies the subpackages' rules to the card runs and records what
+// they decide.
 //
 // A job (the package's API and its order of work):
 //
@@ -369,10 +397,12 @@
 //	prepare.go     New: checks, the catalog's job, locks and plans (lockAndPlan)
 //	resumejob.go   Resume: the job's recorded settings, its cards taken up again
 //	absent.go      a verified card not mounted at a resume: its copies whose
-//	               identity changed read again and compared with its hashes
+//	               identity changed read again (package resume's rules) and
+//	               the withdrawn ones recorded
 //	job.go         Run, the progress sampler, cards started and ended, AfterJob
 //	addcard.go     a card added to, removed from or retried in a running job
-//	cascade.go     the second run (hop 2) of a card, read from the first copy
+//	cascade.go     the second run (hop 2) of a card, read from the first copy:
+//	               started, waited for, failed (package cascade's rules)
 //	store.go, storespec.go, storerun.go, storestream.go, storeretry.go, storeseal.go:
 //	remote destinations (dest.Store)
 //	earlier.go     FindPrior, Prior, ScanCard (package earlier) under offload's names
@@ -387,7 +417,9 @@
 //	plan.go        what to do with each file on each destination (planFile)
 //	planlist.go    the card's plan, compact; a file's plan made when it is read
 //	read.go        the reader: copyFile, one read of a file to hashers and writers
-//	resume.go      mid-file resume: kept temps proved, the card side, checkpoints
+//	resume.go      mid-file resume: kept temps opened and proved, the card
+//	               side set up (package resume's rules), a copy's read-back
+//	               going on from its proof
 //	health.go      a card that stops answering; what a read error means
 //	writer.go      a destination's writer (destWriter): temp, compare, commit
 //	batch.go       the writer's batches: flush rules, the syncer (syncfs, folder fsync)

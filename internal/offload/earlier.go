@@ -2,7 +2,6 @@ package offload
 
 import (
 	"context"
-	"iter"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/format/ascmhl"
@@ -35,10 +34,4 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 // ScanCard scans a card as an offload copies it (earlier.ScanCard).
 func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, map[string]*ascmhl.Record, error) {
 	return earlier.ScanCard(fsy, root, includeHidden, ignore...)
-}
-
-// scanOptions are the scan options of a card whose listed files are
-// copied whatever their names (earlier.ScanOptions).
-func scanOptions(includeHidden bool, listed iter.Seq[string], patterns []string) source.Options {
-	return earlier.ScanOptions(includeHidden, listed, patterns)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -109,12 +110,7 @@ func (c *cardRun) verdict(ctx context.Context) string {
 	case len(lost) > 0:
 		final = StateFailed
 		c.failLostFirstCopies(lost)
-		shown := lost
-		if len(shown) > 5 {
-			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(lost)-5))
-		}
-		c.rec.Error = fmt.Sprintf("second run: %d file(s) verified in the first run are missing from the first copy %s: %s: it lost them since; the card is NOT safe to format: keep the card and copy it again",
-			len(lost), DisplayPath(c.from.dests[0].root, c.out), strings.Join(shown, ", "))
+		c.rec.Error = cascade.MissingError(DisplayPath(c.from.dests[0].root, c.out), lost)
 	case len(missing) > 0:
 		final = StateFailed
 		shown := missing

@@ -23,6 +23,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/live"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/internal/units"
@@ -55,8 +56,8 @@ type Job struct {
 	// sampler has not recorded yet.
 	retired []*cardRun
 
-	// thenSem holds the second runs copying at once (ThenParallel).
-	thenSem chan struct{}
+	// turns holds the second runs copying at once (ThenParallel).
+	turns *cascade.Turns
 	// model is the job's live model (package live), fed by the sampler.
 	model atomic.Pointer[live.Model]
 
@@ -172,7 +173,7 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		return nil, err
 	}
 	start := o.Now()
-	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll), thenSem: make(chan struct{}, o.ThenParallel)}
+	j := &Job{opts: o, cat: o.Catalog, algos: o.Hashes, valgos: verifyAlgos(o.Hashes, o.VerifyAll), turns: cascade.NewTurns(o.ThenParallel)}
 	host, _ := os.Hostname()
 	j.rec = &catalog.Job{Name: o.Name, State: catalog.JobRunning, Host: host, ToolVersion: o.ToolVersion, PID: os.Getpid(),
 		Hashes: hashing.Names(o.Hashes), VerifyMode: string(o.Verify), VerifyHashes: verifyHashesName(o.VerifyAll),

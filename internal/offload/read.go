@@ -15,6 +15,7 @@ import (
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/resume"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -64,10 +65,10 @@ func (c *cardRun) copyFile(ctx context.Context, fp *filePlan, p *pool, hr *hashR
 	// Mid-file resume: big files are checkpointed as they are written; an
 	// interrupted one goes on, copy by copy, from the last checkpoint its
 	// kept temp still proves, the card read from the start or from the
-	// middle, and checked against the checkpoints (resume.go: cardSide);
+	// middle, and checked against the checkpoints (resume.go; package resume: CardSide);
 	// a card whose file is not the one a kept part came from has the file
 	// copied again whole (restart).
-	var cs *cardSide
+	var cs *resume.CardSide
 	if every := j.opts.CheckpointEvery; every > 0 && t.size >= 2*every && !fp.probe {
 		if cs, err = c.newCardSide(ctx, t, f, mh); err != nil {
 			t.readErr = c.readFailure(src, err)
@@ -160,11 +161,11 @@ func (c *cardRun) nothingToRead(t *fileTask) {
 // (sendBlock). It returns the bytes read, the read's error, and
 // restartAt > 0 when the card's file is not the one a kept part came
 // from (the file is then copied again whole: restart).
-func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src string, cs *cardSide, p *pool, mh *hashing.Multi,
+func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src string, cs *resume.CardSide, p *pool, mh *hashing.Multi,
 	writers []chan wmsg, lim *rate.Limiter) (total, restartAt int64, rerr error) {
 	j := c.j
 	if cs != nil {
-		total = cs.start
+		total = cs.Start()
 	}
 	for {
 		buf, err := p.get(ctx)
@@ -193,7 +194,7 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 				}
 			}
 			if cs != nil {
-				if at := cs.see(total, buf.b[:n]); at > 0 {
+				if at := cs.See(total, buf.b[:n]); at > 0 {
 					p.put(buf)
 					return total, at, nil
 				}
@@ -218,10 +219,10 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 // hashers (from a resume's feed point on) and to each active writer whose
 // copy needs it (from the copy's resume point on), then tells every copy
 // to checkpoint when one is due. It returns the offset after the block.
-func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *cardSide, p *pool, mh *hashing.Multi, writers []chan wmsg) int64 {
+func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *resume.CardSide, p *pool, mh *hashing.Multi, writers []chan wmsg) int64 {
 	lo := 0 // the hashers and writers get buf.b[lo:n]
 	if cs != nil {
-		lo = int(min(max(cs.feed-total, 0), int64(n)))
+		lo = int(min(max(cs.Feed()-total, 0), int64(n)))
 	}
 	end := total + int64(n)
 	sent := 0
@@ -246,7 +247,7 @@ func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *ca
 		}
 	}
 	total = end
-	if d, st, ok := cs.checkpoint(total, t.size, mh); ok {
+	if d, st, ok := cs.Checkpoint(total, t.size, mh); ok {
 		// Every copy is made durable this far and says so.
 		for di, w := range writers {
 			if t.active[di] {
@@ -313,9 +314,9 @@ func (c *cardRun) endRead(t *fileTask, src string, probe hashing.Sums, rerr erro
 // back from its destination, all copies at once, with the digest recorded
 // when the card was read), 0 for a copy with none. nil: no copy goes on
 // from a checkpoint.
-func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
+func (c *cardRun) resume(ctx context.Context, t *fileTask) []resume.Point {
 	fp := t.plan
-	pts := make([]resumePoint, len(fp.dests))
+	pts := make([]resume.Point, len(fp.dests))
 	var wg sync.WaitGroup
 	for di := range fp.dests {
 		q := fp.dests[di].partial
@@ -330,7 +331,7 @@ func (c *cardRun) resume(ctx context.Context, t *fileTask) []resumePoint {
 	}
 	wg.Wait()
 	for _, pt := range pts {
-		if pt.at > 0 {
+		if pt.At > 0 {
 			return pts
 		}
 	}

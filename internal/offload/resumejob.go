@@ -8,7 +8,9 @@ import (
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
+	"github.com/dit-org/dit/internal/offload/resume"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -47,7 +49,7 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		return nil, fmt.Errorf("job %d not resumed (left as it was): %w", jobID, err)
 	}
 	j := &Job{opts: o, cat: cat, rec: rec, algos: algos, valgos: verifyAlgos(algos, o.VerifyAll),
-		jobResume: jobResume{resume: true, wasDone: wasDone, before: *rec}, thenSem: make(chan struct{}, o.ThenParallel)}
+		jobResume: jobResume{resume: true, wasDone: wasDone, before: *rec}, turns: cascade.NewTurns(o.ThenParallel)}
 	if runs, err := cat.Runs(jobID); err == nil && len(runs) > 0 {
 		j.prevRunDied = runs[len(runs)-1].Finished.IsZero()
 	}
@@ -78,15 +80,13 @@ func Resume(ctx context.Context, cat *catalog.Catalog, jobID int64, o Options) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if k.Hop == 2 {
+		switch resume.TakeupOf(k, resume.Mounted) {
+		case resume.SecondRun:
 			seconds = append(seconds, k) // read from the first copy: after the arrays are open
 			continue
-		}
-		if k.State == StateVerified {
-			if _, err := os.Stat(k.Path); err != nil {
-				j.absentCard(k)
-				continue
-			}
+		case resume.NotMounted:
+			j.absentCard(k)
+			continue
 		}
 		if err := j.resumeCard(k, jobID); err != nil {
 			return nil, err
@@ -151,20 +151,12 @@ func recordedSpec(cat *catalog.Catalog, rec *catalog.Job) (JobSpec, error) {
 	if err != nil {
 		return JobSpec{}, err
 	}
-	for _, k := range catalog.FirstRun(cards) {
-		s.Cards = append(s.Cards, k.Path)
-	}
 	dests, err := cat.Dests(rec.ID)
 	if err != nil {
 		return JobSpec{}, err
 	}
-	for _, d := range dests {
-		if d.Hop == 2 {
-			s.Then = append(s.Then, d.Path)
-		} else {
-			s.Dests = append(s.Dests, d.Path)
-		}
-	}
+	r := resume.RecordedPaths(cards, dests)
+	s.Cards, s.Dests, s.Then = r.Cards, r.Dests, r.Then
 	return s, nil
 }
 
@@ -180,8 +172,8 @@ func (j *Job) resumeDests(jobID int64) error {
 			j.dests = append(j.dests, &destination{root: d.Path, rec: d})
 			continue
 		}
-		if fi, err := os.Stat(d.Path); err != nil || !fi.IsDir() {
-			return fmt.Errorf("destination %s of job %d is not there: mount it at the same path and resume again", d.Path, jobID)
+		if err := resume.DestThere(d.Path, jobID); err != nil {
+			return err
 		}
 		j.dests = append(j.dests, &destination{root: d.Path, rec: d})
 	}
@@ -206,26 +198,9 @@ func (j *Job) absentCard(k *catalog.Card) {
 // free and must be mounted again.
 func (c *cardRun) absentNotice(found int) {
 	j, k := c.j, c.rec
-	at := ""
-	if !k.DoneAt.IsZero() {
-		at = " at " + k.DoneAt.Local().Format("15:04:05")
-	}
-	msg := fmt.Sprintf("card %s is not mounted at %s: it was verified%s, so this resume does not need it", k.Label, k.Path, at)
-	if j.cascade() {
-		msg = fmt.Sprintf("card %s is not mounted at %s: it is free (verified on the first destinations%s), so this resume does not need it; the second run reads its first copy",
-			k.Label, k.Path, at)
-	}
-	if bad := withdrawn(j.cat, k); bad > 0 {
-		// A copy found bad since (by this resume, dit verify, the second
-		// run): only the card can make it whole again.
-		now := ""
-		if found > 0 {
-			now = fmt.Sprintf(" (%d of them by this resume, which read them again)", found)
-		}
-		msg = fmt.Sprintf("card %s is not mounted at %s: %d of its copies were found bad after it was verified%s (see dit job show %d): it is NOT free; keep it, mount it and resume to copy them again",
-			k.Label, k.Path, bad, now, j.rec.ID)
-	}
-	j.emit(Event{Type: EvWarning, Card: k.Label, Message: msg})
+	a := resume.Absent{Label: k.Label, Path: k.Path, DoneAt: k.DoneAt, Cascade: j.cascade(),
+		Bad: withdrawn(j.cat, k), Found: found, JobID: j.rec.ID}
+	j.emit(Event{Type: EvWarning, Card: k.Label, Message: a.Notice()})
 }
 
 // resumeCard takes up a hop-1 card: scanned again, with what the job

@@ -13,6 +13,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
+	"github.com/dit-org/dit/internal/offload/cascade"
 	"github.com/dit-org/dit/internal/offload/dest"
 )
 
@@ -300,16 +301,12 @@ func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Has
 // card's hashes of the first run: "" when they agree; else the first copy
 // is withdrawn (failFirstCopy) and the reason returned.
 func (c *cardRun) checkStreamed(rel string, want, got hashing.Sums) string {
-	for _, a := range c.j.algos {
-		w, g := want.Get(a), got.Get(a)
-		if w == "" || g == "" || w == g {
-			continue
-		}
-		c.failFirstCopy(rel, a, w, g)
-		return fmt.Sprintf("second run (first copy %s): the first copy differs from the card: %s %s read from the card, %s from the first copy: not uploaded, and the card is NOT safe to format: check the first copy with dit verify %d, and keep the card",
-			DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), a, w, g, c.j.rec.ID)
+	m := cascade.Compare(rel, c.j.algos, want, got)
+	if m == nil {
+		return ""
 	}
-	return ""
+	c.failFirstCopy(m)
+	return m.UploadError(DisplayPath(c.from.dests[0].root, relJoin(c.out, rel)), c.j.rec.ID)
 }
 
 // rereadCard is --verify source+dest for a card streamed to the cloud:

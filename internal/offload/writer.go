@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload/resume"
 )
 
 // wstate is one file being written (or compared) on one destination.
@@ -34,7 +35,7 @@ type wstate struct {
 
 // checkpoint makes the temp durable up to offset and records it, with the
 // digest of that prefix as read from the card (mid-file resume).
-func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string, ck *ckState) {
+func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string, ck *resume.Checkpoint) {
 	if st.err != nil || st.tmp == nil || st.existing != nil || st.dp.mode != modeWrite || st.n != offset {
 		return
 	}
@@ -48,7 +49,7 @@ func (c *cardRun) checkpoint(di int, st *wstate, offset int64, digest string, ck
 		return
 	}
 	if err := c.j.cat.PutPartial(&catalog.Partial{CardID: c.rec.ID, Rel: st.t.plan.ent.Rel, DestID: c.dests[di].rec.ID,
-		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest, State: ck.encoded()}); err != nil {
+		Temp: st.tmp.Name(), Size: st.t.size, Mtime: st.t.mtime, Offset: offset, Digest: digest, State: ck.Encoded()}); err != nil {
 		return // no checkpoint: a resume starts this file over
 	}
 	st.ckd = true

@@ -17,7 +17,10 @@
 // is this package's, so that each stream keeps its own state (below).
 // A batch of at most 8 streams runs on the 8-lane kernel even where
 // AVX-512 is there: with 8 or fewer lanes filled it is 1.3-1.6 times the
-// 16-lane one (BenchmarkKernel).
+// 16-lane one (BenchmarkKernel). On AMD Zen 4, whose AVX-512 runs on
+// 256-bit units, a batch of more than 8 runs on the 8-lane kernel twice
+// too, in 0.76-0.79 of the 16-lane kernel's time ([Describe] then says
+// "16 lanes (2 x 8)"); elsewhere on the 16-lane one.
 //
 // # When lanes are used
 //

@@ -39,6 +39,22 @@ func detect() (kind string, width int, why string) {
 	return "", 0, "no AVX2"
 }
 
+// eightTwice says whether a batch of 9 to 16 streams is hashed faster by
+// the 8-lane kernel twice than by the 16-lane one on this CPU.
+func eightTwice() bool {
+	return halvesFaster(cpuid.CPU.VendorID == cpuid.AMD, cpuid.CPU.Family)
+}
+
+// halvesFaster is eightTwice's rule: on AMD's family 0x19 (Zen 4, the
+// only one of that family with AVX-512) a 512-bit operation runs as two
+// on 256-bit units: there the 8-lane kernel twice hashes 16 streams in
+// 0.76-0.79 of the 16-lane kernel's time (2026-12-04, AMD EPYC, the two
+// alternated 400 times: 3.2 against 4.0 GB/s a core at the 90th
+// percentile; BenchmarkKernel streams=16, width=16 and width=8). On
+// Intel's AVX-512 the 16-lane kernel is the faster; later AMD families,
+// not measured, keep it too.
+func halvesFaster(amd bool, family int) bool { return amd && family == 0x19 }
+
 // kernel hashes n bytes of each of ps (1 to 16 streams, each at least n
 // bytes, n a multiple of 64) in lanes, from and into states. Every
 // pointer must lie within maxSpan of the lowest (see span).

@@ -8,6 +8,8 @@ func detect() (kind string, width int, why string) {
 	return "", 0, runtime.GOARCH
 }
 
+func eightTwice() bool { return false }
+
 func kernel(states [][4]uint32, ps [][]byte, n int, width int) {
 	panic("lanes: no vector kernel on " + runtime.GOARCH)
 }

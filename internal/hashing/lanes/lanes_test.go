@@ -109,42 +109,50 @@ func TestManyStreamsAtOnce(t *testing.T) {
 }
 
 // The kernel itself, batch by batch: every width from 2 to the lanes,
-// streams of unequal lengths (a batch advances by the shortest).
+// streams of unequal lengths (a batch advances by the shortest); with
+// 16 lanes both ways of hashing a batch of more than 8 (the 16-lane
+// kernel, and the 8-lane kernel twice: halves).
 func TestBatchesOfEveryWidth(t *testing.T) {
 	if Lanes() == 0 {
 		t.Skip("no vector lanes on this CPU: " + Describe())
 	}
-	s := newService()
-	for k := s.minLanes; k <= s.width; k++ {
-		var batch []*job
-		var want [][16]byte
-		for i := range k {
-			b := data(uint64(1000*k+i), 64*(i*37%11+1)+Chunk*(i%3))
-			d := NewDigest()
-			d.svc = s
-			batch = append(batch, &job{d: d, p: b})
-			want = append(want, stdSum(b))
+	for _, halves := range []bool{false, true} {
+		if halves && Lanes() < 16 {
+			continue
 		}
-		for {
-			var live []*job
-			for _, q := range batch {
-				if len(q.p) > 0 {
-					live = append(live, q)
+		s := newService()
+		s.halves = halves
+		for k := s.minLanes; k <= s.width; k++ {
+			var batch []*job
+			var want [][16]byte
+			for i := range k {
+				b := data(uint64(1000*k+i), 64*(i*37%11+1)+Chunk*(i%3))
+				d := NewDigest()
+				d.svc = s
+				batch = append(batch, &job{d: d, p: b})
+				want = append(want, stdSum(b))
+			}
+			for {
+				var live []*job
+				for _, q := range batch {
+					if len(q.p) > 0 {
+						live = append(live, q)
+					}
 				}
+				if len(live) == 0 {
+					break
+				}
+				s.hash(live)
 			}
-			if len(live) == 0 {
-				break
+			for i, q := range batch {
+				var got [16]byte
+				q.d.len = uint64(len(data(uint64(1000*k+i), 64*(i*37%11+1)+Chunk*(i%3))))
+				copy(got[:], q.d.Sum(nil))
+				require.Equal(t, want[i], got, "width %d, stream %d, halves %v", k, i, halves)
 			}
-			s.hash(live)
 		}
-		for i, q := range batch {
-			var got [16]byte
-			q.d.len = uint64(len(data(uint64(1000*k+i), 64*(i*37%11+1)+Chunk*(i%3))))
-			copy(got[:], q.d.Sum(nil))
-			require.Equal(t, want[i], got, "width %d, stream %d", k, i)
-		}
+		require.Positive(t, s.stats.batches.Load())
 	}
-	require.Positive(t, s.stats.batches.Load())
 }
 
 // A state saved mid-stream by either implementation goes on in the other
@@ -191,9 +199,12 @@ func TestSumThenGoOnAndReset(t *testing.T) {
 
 func TestDescribe(t *testing.T) {
 	got := Describe()
-	if Lanes() > 0 {
+	switch {
+	case svc.halves:
+		require.Equal(t, fmt.Sprintf("md5: %s, %d lanes (2 x 8)", svc.kind, Lanes()), got)
+	case Lanes() > 0:
 		require.Equal(t, fmt.Sprintf("md5: %s, %d lanes", svc.kind, Lanes()), got)
-	} else {
+	default:
 		require.Contains(t, got, "md5: crypto/md5 (")
 	}
 	t.Log(got)

@@ -27,9 +27,10 @@
 // array's through it, read-only; a remote's through dest.Store); it
 // writes nothing there (a history read back is staged in a local
 // folder the remote kind gives, and removed). dit verify, which
-// reads every recorded copy back, is internal/offload/recheck; the
-// mid-file resume (kept temps proved, checkpoints) belongs to one file's
-// copy and stays in the pipeline (resume.go).
+// reads every recorded copy back, is internal/offload/recheck; how a
+// resume takes up what is trusted (a big file's checkpoints, a kept temp
+// proved against them, an absent card's copies read again) is
+// internal/offload/resume.
 //
 // Package offload gives FindPrior, Prior, CardHistory and ScanCard under
 // its own names, the API the front ends have always used.
