@@ -46,8 +46,10 @@ func checkPathLengths(sc *source.Card, dests []string, out string) error {
 			locals = append(locals, local{d, len(filepath.Join(d, out))})
 		}
 	}
+	var buf []byte
 	for i := range sc.Files.Len() {
-		rel := sc.Files.Path(i)
+		buf = sc.Files.AppendPath(buf[:0], i)
+		rel := buf
 		if n := len(sc.Root) + 1 + len(rel); n > limit {
 			return usageErrorf("card %s: %s: its path is %d bytes, longer than this system allows (%d), so dit could never read it back: shorten its names", sc.Root, rel, n, limit)
 		}

@@ -1,7 +1,6 @@
 package offload
 
 import (
-	"bytes"
 	"slices"
 	"sync/atomic"
 
@@ -9,8 +8,10 @@ import (
 )
 
 // planList is a card's plan held compact: the scan's own list of the
-// files (source.Files: their paths in blocks, size and time, ~32 bytes
-// plus its path's; the same blocks, not a copy), and per file a byte of
+// files (source.Files: paths front-coded with sizes and times, ~14
+// bytes a file on a card of frames; the same list, not a copy; sorted and
+// searched with Compare and ComparePath, which make no path on the heap),
+// and per file a byte of
 // marks per destination (its mode and flags) and its place in the order
 // of paths, ~6 bytes more. A file's plan (filePlan, with its destPlans)
 // is made from it when the reader comes to the file (cardRun.filePlanAt)
@@ -58,7 +59,7 @@ func newPlanList(files *source.Files, nd int) *planList {
 	for i := range l.sorted {
 		l.sorted[i] = uint32(i)
 	}
-	slices.SortFunc(l.sorted, func(a, b uint32) int { return bytes.Compare(files.Path(int(a)), files.Path(int(b))) })
+	slices.SortFunc(l.sorted, func(a, b uint32) int { return files.Compare(int(a), int(b)) })
 	return l
 }
 
@@ -69,9 +70,6 @@ func (l *planList) len() int {
 	}
 	return l.files.Len()
 }
-
-// path is file i's path, in the scan's blocks (not to be kept).
-func (l *planList) path(i int) []byte { return l.files.Path(i) }
 
 // rel is file i's path (slash-separated, relative to the card).
 func (l *planList) rel(i int) string { return l.files.Rel(i) }
@@ -88,7 +86,7 @@ func (l *planList) has(rel string) bool {
 		return false
 	}
 	_, ok := slices.BinarySearchFunc(l.sorted, rel, func(i uint32, rel string) int {
-		return bytes.Compare(l.path(int(i)), []byte(rel))
+		return l.files.ComparePath(int(i), rel)
 	})
 	return ok
 }

@@ -229,7 +229,7 @@ func TestHiddenFileCostsAreNotMeasured(t *testing.T) {
 	var files []timedFile
 	at := t0
 	for range 40 {
-		files = append(files, timedFile{start: at, size: 10e6})
+		files = append(files, timedFile{ns: at.UnixNano(), size: 10e6})
 		at = at.Add(100 * time.Millisecond) // 100 MB/s, nothing more
 	}
 	k.CopyFinished = at.Add(time.Millisecond)

@@ -33,7 +33,7 @@ type Card struct {
 	Label    string
 	Root     string // absolute path
 	VolumeID string // device (and inode of the root): identifies the medium while mounted
-	Files    *Files // compact: a card of a million frames holds ~85 B a file
+	Files    *Files // compact: a card of frames holds ~14 B a file (front-coded)
 	Dirs     []Entry
 	Mtime    time.Time // the root folder's own modification time
 	Skipped  []Skipped
