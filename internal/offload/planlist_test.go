@@ -30,7 +30,9 @@ func TestPlanListNotBesideTheScan(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perFile := float64(after.TotalAlloc-before.TotalAlloc) / n
 	t.Logf("making the plan allocated %.1f bytes a file", perFile)
-	require.LessOrEqual(t, perFile, float64(4+1+nd+4), "bytes allocated a file to make the plan: its marks and order only, not a copy of the scan's list")
+	if !raceOn { // the race detector's checks allocate on their own
+		require.LessOrEqual(t, perFile, float64(4+1+nd+4), "bytes allocated a file to make the plan: its marks and order only, not a copy of the scan's list")
+	}
 	require.Equal(t, n, l.len())
 	require.Equal(t, files.Rel(n-1), l.rel(n-1))
 	require.True(t, l.has(files.Rel(12345)))
