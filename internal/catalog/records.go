@@ -116,6 +116,10 @@ type Dest struct {
 	Hop int
 }
 
+// Run is the run that writes d: its Hop, or 1 for a row recorded before
+// hops were (Hop 0).
+func (d *Dest) Run() int { return max(d.Hop, 1) }
+
 // File is a row of files with its copies.
 type File struct {
 	CardID       int64

@@ -38,7 +38,7 @@ import (
 func (j *Job) hopDests(hop int) []*destination {
 	var out []*destination
 	for _, d := range j.dests {
-		if cascade.Hop(d.rec) == max(hop, 1) {
+		if d.rec.Run() == max(hop, 1) {
 			out = append(out, d)
 		}
 	}

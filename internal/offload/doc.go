@@ -112,7 +112,7 @@
 // a Limiter sees it as a card beyond the job's first
 // cards, writing the Then destinations (their command-line index after
 // Dests). Package cascade holds the rules as plain data and functions:
-// which destination is which run's (Hop, Split), the expectations
+// which destination is which run's (Split; a row's own: catalog.Dest.Run), the expectations
 // (Expected, Expect.Check: a Mismatch and its words naming both hashes;
 // Expect.Missing), the first copy's scan and the turn gate (Turns); the
 // pipeline starts, waits for and fails the runs and records their

@@ -112,7 +112,7 @@ func TestHops(t *testing.T) {
 	first, then := Split(dests)
 	require.Equal(t, []string{"/raid", "/backup"}, first)
 	require.Equal(t, []string{"/shuttle", "/lto"}, then)
-	require.Equal(t, 1, Hop(dests[0]))
+	require.Equal(t, 1, dests[0].Run())
 	require.Equal(t, 2, EventHop(&catalog.Card{Hop: 2}))
 	require.Equal(t, 0, EventHop(&catalog.Card{Hop: 1}))
 }

@@ -2,11 +2,6 @@ package cascade
 
 import "github.com/dit-org/dit/internal/catalog"
 
-// Hop is the run that writes destination d: 1 (the card's own: Dests)
-// or 2 (the second run, from the first copy: Then). A row recorded
-// before hops were is hop 1.
-func Hop(d *catalog.Dest) int { return max(d.Hop, 1) }
-
 // Second reports whether card row k is a second run (hop 2).
 func Second(k *catalog.Card) bool { return k.Hop == 2 }
 
@@ -25,7 +20,7 @@ func EventHop(k *catalog.Card) int {
 // recorded.
 func Split(dests []*catalog.Dest) (first, then []string) {
 	for _, d := range dests {
-		if Hop(d) == 2 {
+		if d.Run() == 2 { // the second run, from the first copy: Then
 			then = append(then, d.Path)
 		} else {
 			first = append(first, d.Path)

@@ -262,7 +262,7 @@ func runDests(cards []*catalog.Card, dests []*catalog.Dest) [][]*catalog.Dest {
 	cardDests := make([][]*catalog.Dest, len(cards))
 	for i, k := range cards {
 		for _, d := range dests {
-			if destHop(d) == max(k.Hop, 1) {
+			if d.Run() == max(k.Hop, 1) {
 				cardDests[i] = append(cardDests[i], d)
 			}
 		}
@@ -471,8 +471,6 @@ func (r *rechecker) record(k *catalog.Card, f *catalog.File, d *catalog.Dest, cp
 func isHistoryChain(rel string) bool {
 	return path.Base(rel) == "ascmhl_chain.xml" && path.Base(path.Dir(rel)) == "ascmhl"
 }
-
-func destHop(d *catalog.Dest) int { return max(d.Hop, 1) }
 
 // storeMethod is the verify_algos of a remote copy verified by method
 // with algos.

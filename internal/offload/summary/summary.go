@@ -218,7 +218,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 			TBPerHour: TBPerHour(act.BytesCopied, active)}}
 	var first, later []*catalog.Dest
 	for _, d := range dests {
-		if destHop(d) == 2 {
+		if d.Run() == 2 {
 			later = append(later, d)
 		} else {
 			first = append(first, d)

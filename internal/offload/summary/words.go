@@ -2,8 +2,6 @@ package summary
 
 import (
 	"fmt"
-
-	"github.com/dit-org/dit/internal/catalog"
 )
 
 // The engine's words the read model reads: the states a copy or file
@@ -79,6 +77,3 @@ func ItThem(n int) string {
 	}
 	return "them"
 }
-
-// destHop is the run whose copies destination d holds (1 or 2).
-func destHop(d *catalog.Dest) int { return max(d.Hop, 1) }
