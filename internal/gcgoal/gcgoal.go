@@ -33,8 +33,7 @@ func (h *Held) Release() {
 	if h == nil || !h.done.CompareAndSwap(false, true) {
 		return
 	}
-	h.c.held.Add(-h.n)
-	h.c.update()
+	h.c.release(h.n)
 }
 
 // Percent is the collector's percentage gcgoal set last (its base when
@@ -44,7 +43,7 @@ func Percent() int { return std.percent() }
 // HeldBytes is what is held now.
 func HeldBytes() int64 { return std.held.Load() }
 
-var std = newController(os.Getenv("GOGC"), debug.SetGCPercent, liveHeap, afterNextGC)
+var std = newController(os.Getenv("GOGC"), debug.SetGCPercent, liveHeap, afterNextGC, gcCycles)
 
 // controller is gcgoal's state: the base percentage (the environment's
 // GOGC, 100 without), what is held and the percentage set.
@@ -57,9 +56,15 @@ type controller struct {
 	set   func(int) int   // debug.SetGCPercent
 	live  func() int64    // liveHeap
 	arm   func(fn func()) // afterNextGC; nil: never again on its own
+	gcs   func() uint64   // gcCycles
+	// released is the collections run when bytes were last released:
+	// until the next, the live heap measured still counts them, and the
+	// percentage is not raised (it would let the heap grow to twice
+	// what is no longer live).
+	released uint64
 }
 
-func newController(env string, set func(int) int, live func() int64, arm func(func())) *controller {
+func newController(env string, set func(int) int, live func() int64, arm func(func()), gcs func() uint64) *controller {
 	base := 100
 	switch v, err := strconv.Atoi(env); {
 	case env == "off":
@@ -67,7 +72,7 @@ func newController(env string, set func(int) int, live func() int64, arm func(fu
 	case err == nil && v >= 0:
 		base = v
 	}
-	return &controller{base: base, cur: base, set: set, live: live, arm: arm}
+	return &controller{base: base, cur: base, set: set, live: live, arm: arm, gcs: gcs}
 }
 
 func (c *controller) holdFor(n int64, attach func(*Held)) *Held {
@@ -78,6 +83,14 @@ func (c *controller) holdFor(n int64, attach func(*Held)) *Held {
 	return h
 }
 
+func (c *controller) release(n int64) {
+	c.mu.Lock()
+	c.released = c.gcs()
+	c.mu.Unlock()
+	c.held.Add(-n)
+	c.update()
+}
+
 func (c *controller) percent() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -85,7 +98,8 @@ func (c *controller) percent() int {
 }
 
 // update sets the percentage for what is held now and, while anything
-// is, arms itself to run again after the next collection.
+// is (or a raise waits for the next collection), arms itself to run
+// again after the next collection.
 func (c *controller) update() {
 	if c.base < 0 {
 		return
@@ -93,11 +107,15 @@ func (c *controller) update() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.goal(c.held.Load())
+	wait := p > c.cur && c.gcs() == c.released
+	if wait {
+		p = c.cur
+	}
 	if p != c.cur {
 		c.set(p)
 		c.cur = p
 	}
-	if c.held.Load() > 0 && !c.armed && c.arm != nil {
+	if (c.held.Load() > 0 || wait) && !c.armed && c.arm != nil {
 		c.armed = true
 		c.arm(func() {
 			c.mu.Lock()
@@ -128,13 +146,23 @@ func (c *controller) goal(held int64) int {
 // nothing else keeps it.
 type sentinel struct {
 	_ [32]byte
-	p *int
+	_ *int
 }
 
 // afterNextGC calls fn once, after the next collection.
 func afterNextGC(fn func()) {
 	s := &sentinel{}
 	runtime.AddCleanup(s, func(fn func()) { fn() }, fn)
+}
+
+// gcCycles is how many collections have run.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // liveHeap is the heap live after the last collection.
