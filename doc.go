@@ -74,6 +74,8 @@
 //	                     batched writer, stations, push to a shared catalog
 //	internal/crashpoint  named steps the crash tests stop dit at
 //	internal/units       decimal units people read: GB/s, TB/hour
+//	internal/gcgoal      the collector's headroom kept off what a card's run
+//	                     holds (its list and plan): GOGC from what is held
 //	internal/devices     mounted volumes: Linux sysfs, macOS diskutil/system_profiler
 //	internal/clips       what a card holds in clips: camera family, clips, sidecars
 //	internal/copysource  a card's verified copy read for clips and proxies (folder or array)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -203,7 +204,7 @@ func (dp destDisplays) writeArrayPlaces(w io.Writer) {
 
 // showFile is file f as dit job show --json lists it.
 func (dp destDisplays) showFile(f *catalog.File) showFile {
-	sf := showFile{Path: f.Rel, Size: f.Size, Mtime: catalog.Time(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
+	sf := showFile{Path: f.Rel, Size: f.Size, Mtime: jsonTime(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
 	for _, a := range f.Sums.Algos() {
 		sf.Hashes[a.String()] = f.Sums.Get(a)
 	}
@@ -364,4 +365,14 @@ func oneJobArg(command string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// jsonTime is a file's time as `dit job show --json` says it: RFC 3339
+// in UTC with the nanoseconds it has (none: the seconds alone); "" for
+// none known.
+func jsonTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }

@@ -93,7 +93,7 @@ func referenceJobShowJSON(t *testing.T, db string, id int64) []byte {
 		skips, _ := cat.Skipped(k.ID)
 		sc := card{CardSummary: s.Cards[i], SkipList: skips}
 		for _, f := range files {
-			sf := showFile{Path: f.Rel, Size: f.Size, Mtime: catalog.Time(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
+			sf := showFile{Path: f.Rel, Size: f.Size, Mtime: jsonTime(f.Mtime), State: f.State, Error: f.Error, Hashes: map[string]string{}}
 			for _, a := range f.Sums.Algos() {
 				sf.Hashes[a.String()] = f.Sums.Get(a)
 			}

@@ -578,12 +578,19 @@ func (c *Catalog) Close() error {
 	return err
 }
 
+// timeLayout is how times are stored: RFC 3339 in UTC with all nine
+// digits of the nanoseconds, so that their text sorts as the times do
+// (RFC3339Nano drops trailing zeros: "…05.1Z" would sort after
+// "…05.12Z"). Times stored by earlier versions in RFC3339Nano read the
+// same.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
 // Time formats t for storage.
 func Time(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	return t.UTC().Format(timeLayout)
 }
 
 // ParseTime reads a stored time; empty or NULL gives the zero time.

@@ -60,6 +60,35 @@ func (c *Catalog) EachFile(cardID int64, also []int64, fn func(*File) error) err
 	return c.wrap(rows.Err())
 }
 
+// EachCopyStart calls fn with the start of the copy and the size of
+// each of card cardID's files whose copy started at or after since, in
+// the order the copies started. The database sorts them (SQLite spills
+// a large sort to a temporary file): nothing a file is held here, so a
+// card of a million frames is walked in the memory of one.
+func (c *Catalog) EachCopyStart(cardID int64, since time.Time, fn func(start time.Time, size int64) error) error {
+	rows, err := c.Query(`SELECT copy_started,size FROM files WHERE card_id=? AND copy_started IS NOT NULL AND copy_started<>''
+		ORDER BY copy_started`, cardID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var started sql.NullString
+		var size int64
+		if err := rows.Scan(&started, &size); err != nil {
+			return c.wrap(err)
+		}
+		t := ParseTime(started)
+		if t.IsZero() || t.Before(since) {
+			continue
+		}
+		if err := fn(t, size); err != nil {
+			return err
+		}
+	}
+	return c.wrap(rows.Err())
+}
+
 // destSeqs are the seq of each destination of card cardID's job, by id.
 func (c *Catalog) destSeqs(cardID int64) (map[int64]int, error) {
 	rows, err := c.Query(`SELECT d.id, d.seq FROM destinations d JOIN cards k ON k.job_id=d.job_id WHERE k.id=?`, cardID)

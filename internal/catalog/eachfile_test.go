@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -81,5 +82,42 @@ func TestEachFileCopiesInDestinationOrder(t *testing.T) {
 			return nil
 		}))
 		require.Equal(t, 5, n)
+	})
+}
+
+// EachCopyStart gives a card's files in the order their copies started,
+// whatever their paths, from since on; a file never started is left
+// out. The starts include those whose RFC3339Nano text would sort out
+// of order (a whole second, .1 against .12).
+func TestEachCopyStartInTheCopysOrder(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		j := &Job{Name: "Day01", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", Layout: "{job}/{card}", OnConflict: "fail",
+			Started: time.Unix(1000, 0)}
+		require.NoError(t, c.CreateJob(j))
+		k := &Card{JobID: j.ID, Label: "A001", Path: "/media/A001", State: "verified"}
+		require.NoError(t, c.AddCard(k))
+		t0 := time.Date(2026, 12, 4, 9, 0, 5, 0, time.UTC)
+		starts := map[string]time.Duration{ // by path, in no order of theirs
+			"a.MOV": 120 * time.Millisecond, "b.MOV": 0, "c.MOV": 100 * time.Millisecond, "d.MOV": 1500 * time.Millisecond,
+			"e.MOV": 1500*time.Millisecond + time.Nanosecond, "f.MOV": 999999999, "g.MOV": -time.Second,
+		}
+		for rel, d := range starts {
+			c.PutFile(&File{CardID: k.ID, Rel: rel, Size: int64(len(rel)) + int64(d/time.Millisecond), State: "verified",
+				CopyStarted: t0.Add(d)})
+		}
+		c.PutFile(&File{CardID: k.ID, Rel: "h.MOV", Size: 1, State: "pending"})
+		var got []string
+		require.NoError(t, c.EachCopyStart(k.ID, t0, func(start time.Time, size int64) error {
+			for rel, d := range starts {
+				if t0.Add(d).Equal(start) {
+					require.Equal(t, int64(len(rel))+int64(d/time.Millisecond), size, rel)
+					got = append(got, rel)
+				}
+			}
+			return nil
+		}))
+		require.Equal(t, []string{"b.MOV", "c.MOV", "a.MOV", "f.MOV", "d.MOV", "e.MOV"}, got,
+			"by start; g started before since (a run before)")
 	})
 }

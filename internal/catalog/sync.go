@@ -162,7 +162,7 @@ func (p *push) job() error {
 		}
 	case err != nil:
 		return to.wrap(err)
-	case ended(p.raw.state) && there.state == p.raw.state && there.finished.String == Time(j.Finished):
+	case ended(p.raw.state) && there.state == p.raw.state && ParseTime(there.finished).Equal(j.Finished):
 		p.res.Unchanged = true
 	default:
 		if _, err := tx.Exec(`UPDATE jobs SET name=?, state=?, host=?, tool_version=?, pid=?, mhl=?, ignore=?, finished=?, error=?, station=?, proxies=?, proxies_to=? WHERE id=?`,

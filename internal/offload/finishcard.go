@@ -71,6 +71,9 @@ func (c *cardRun) releasePlan() {
 	if c.storeRun() {
 		return
 	}
+	if c.list != nil {
+		c.list.held.Release()
+	}
 	c.list, c.prev, c.resumable = nil, nil, nil
 	c.scan.Files = nil
 }

@@ -2,8 +2,10 @@ package offload
 
 import (
 	"slices"
+	"sort"
 	"sync/atomic"
 
+	"github.com/dit-org/dit/internal/gcgoal"
 	"github.com/dit-org/dit/internal/source"
 )
 
@@ -24,12 +26,18 @@ import (
 type planList struct {
 	files *source.Files
 	// sorted are the files' indexes in the byte order of their paths
-	// (has: is a path one of the card's files).
+	// (has: is a path one of the card's files); nil when the list is in
+	// that order already (a card of frames, walked in order: 4 B a file
+	// less).
 	sorted []uint32
 	// marks: per file, 1+nd bytes: the file's (markProbe, markPlanned),
 	// then each destination's (its planMode and mark* below).
 	marks []uint8
 	nd    int
+	// held counts the list and the plan as held for the card's run
+	// (internal/gcgoal: no collector's headroom on them), released
+	// with the plan.
+	held *gcgoal.Held
 }
 
 // A file's marks.
@@ -55,12 +63,25 @@ func newPlanList(files *source.Files, nd int) *planList {
 	}
 	n := files.Len()
 	l := &planList{files: files, marks: make([]uint8, n*(1+nd)), nd: nd}
-	l.sorted = make([]uint32, n)
-	for i := range l.sorted {
-		l.sorted[i] = uint32(i)
+	if !inPathOrder(files) {
+		l.sorted = make([]uint32, n)
+		for i := range l.sorted {
+			l.sorted[i] = uint32(i)
+		}
+		slices.SortFunc(l.sorted, func(a, b uint32) int { return files.Compare(int(a), int(b)) })
 	}
-	slices.SortFunc(l.sorted, func(a, b uint32) int { return files.Compare(int(a), int(b)) })
+	l.held = gcgoal.HoldFor(l, int64(files.Held()+len(l.marks)+4*len(l.sorted)))
 	return l
+}
+
+// inPathOrder says whether files are in the byte order of their paths.
+func inPathOrder(files *source.Files) bool {
+	for i := 1; i < files.Len(); i++ {
+		if files.Compare(i-1, i) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // len is how many files the card has (0 for a nil list: the plan let go).
@@ -84,6 +105,11 @@ func (l *planList) entry(i int) source.Entry { return l.files.At(i) }
 func (l *planList) has(rel string) bool {
 	if l == nil {
 		return false
+	}
+	if l.sorted == nil {
+		n := l.files.Len()
+		i := sort.Search(n, func(i int) bool { return l.files.ComparePath(i, rel) >= 0 })
+		return i < n && l.files.ComparePath(i, rel) == 0
 	}
 	_, ok := slices.BinarySearchFunc(l.sorted, rel, func(i uint32, rel string) int {
 		return l.files.ComparePath(int(i), rel)

@@ -168,7 +168,7 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 		total = cs.Start()
 	}
 	for {
-		buf, err := p.get(ctx)
+		buf, err := p.get(ctx, t.size-total)
 		if err != nil {
 			return total, 0, err
 		}
@@ -177,7 +177,7 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 			// reads at once (the block about to be read is what is paced).
 			want := int(min(int64(len(buf.b)), max(t.size-total, 1)))
 			if werr := j.opts.Limiter.WaitRead(ctx, c.rec.Seq, want); werr != nil {
-				p.put(buf)
+				buf.pool.put(buf)
 				return total, 0, werr
 			}
 		}
@@ -195,13 +195,13 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 			}
 			if cs != nil {
 				if at := cs.See(total, buf.b[:n]); at > 0 {
-					p.put(buf)
+					buf.pool.put(buf)
 					return total, at, nil
 				}
 			}
 			total = c.sendBlock(t, buf, n, total, cs, p, mh, writers)
 		} else {
-			p.put(buf)
+			buf.pool.put(buf)
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return total, 0, nil
@@ -232,7 +232,7 @@ func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *re
 		}
 	}
 	if lo == n && sent == 0 {
-		p.put(buf) // the span a resume reads again, before its point
+		buf.pool.put(buf) // the span a resume reads again, before its point
 	} else {
 		buf.refs.Store(int32(1 + sent))
 		mh.Write(buf.b[lo:n], buf.release)

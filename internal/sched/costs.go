@@ -116,7 +116,7 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 		if k.State != "verified" || k.CopyStarted.IsZero() || k.CopyFinished.IsZero() || k.DoneAt.IsZero() {
 			continue
 		}
-		files, err := timedFiles(cat, k)
+		files, err := timedRun(cat, k)
 		if err != nil {
 			return out, err
 		}
@@ -152,28 +152,49 @@ func LearnCosts(cat *catalog.Catalog, jobID int64) ([]catalog.Costs, error) {
 	return out, nil
 }
 
-// timedFile is what LearnCosts needs of a file: when its copy started
-// (Unix nanoseconds), and its size: 16 B a file, in a list made once for
-// the card's count (the catalog's File is ~700 B: a card of frames is
-// walked, never held whole).
-type timedFile struct {
-	ns, size int64
+// runTimes is what LearnCosts needs of a card's run, gathered as its
+// files come in the order their copies started (Catalog.EachCopyStart):
+// a few figures, whatever the card's file count.
+type runTimes struct {
+	n        int
+	first    time.Time
+	tail     ReadBack
+	bigBytes int64   // the files of bigFile or more whose end is known
+	bigTook  float64 // seconds from each one's start to the next's
+	bigN     int
+	last     time.Time // the previous file's start
+	lastSize int64     // and its size
 }
 
-func (f timedFile) start() time.Time { return time.Unix(0, f.ns) }
+// add counts the next file's copy (started at start, size bytes).
+func (r *runTimes) add(start time.Time, size int64) {
+	if r.n == 0 {
+		r.first = start
+	}
+	r.endLast(start)
+	r.n++
+	r.tail.Add(size)
+	r.last, r.lastSize = start, size
+}
 
-// timedFiles are card k's files whose copy started in its run (at or
-// after k.CopyStarted: a resume's earlier files are not this run's),
-// walked from the catalog.
-func timedFiles(cat *catalog.Catalog, k *catalog.Card) ([]timedFile, error) {
-	out := make([]timedFile, 0, max(k.Files, 0))
-	err := cat.EachFile(k.ID, nil, func(f *catalog.File) error {
-		if !f.CopyStarted.IsZero() && !f.CopyStarted.Before(k.CopyStarted) {
-			out = append(out, timedFile{f.CopyStarted.UnixNano(), f.Size})
-		}
+// endLast counts the previous file's time, to end, when it is large.
+func (r *runTimes) endLast(end time.Time) {
+	if r.n > 0 && r.lastSize >= bigFile {
+		r.bigBytes, r.bigTook, r.bigN = r.bigBytes+r.lastSize, r.bigTook+end.Sub(r.last).Seconds(), r.bigN+1
+	}
+}
+
+// timedRun walks card k's files whose copy started in its run (at or
+// after k.CopyStarted: a resume's earlier files are not this run's) in
+// the order they started; the last large file ends at k.CopyFinished.
+func timedRun(cat *catalog.Catalog, k *catalog.Card) (runTimes, error) {
+	var r runTimes
+	err := cat.EachCopyStart(k.ID, k.CopyStarted, func(start time.Time, size int64) error {
+		r.add(start, size)
 		return nil
 	})
-	return out, err
+	r.endLast(k.CopyFinished)
+	return r, err
 }
 
 // measureRun is card k's run's costs (see LearnCosts), without the
@@ -181,27 +202,17 @@ func timedFiles(cat *catalog.Catalog, k *catalog.Card) ([]timedFile, error) {
 // a cloud remote is read back by a listing of the storage's checksums
 // once the uploads are done: its tail is a fixed cost, not a per-file
 // one.
-func measureRun(k *catalog.Card, timed []timedFile, samples []catalog.Sample, verify, cloud bool, defaultPerFile float64) (catalog.Costs, bool) {
+func measureRun(k *catalog.Card, timed runTimes, samples []catalog.Sample, verify, cloud bool, defaultPerFile float64) (catalog.Costs, bool) {
 	c := catalog.Costs{Files: k.Files, Bytes: k.Bytes}
-	if len(timed) == 0 {
+	if timed.n == 0 {
 		return c, false
 	}
-	var bytes int64
-	for _, f := range timed {
-		bytes += f.size
-	}
-	sort.Slice(timed, func(a, b int) bool { return timed[a].ns < timed[b].ns })
-	first := timed[0]
-	sizes := make([]int64, len(timed))
-	for i, f := range timed {
-		sizes[i] = f.size
-	}
-	left := LeftToReadBack(sizes)
-	start := max(first.start().Sub(k.CopyStarted).Seconds(), 0)
+	bytes, left := timed.tail.Bytes(), timed.tail.Left()
+	start := max(timed.first.Sub(k.CopyStarted).Seconds(), 0)
 	c.Start = &start
 	r, how := byteRate(k, timed, samples, cloud)
 	c.Detail = "byte rate " + how
-	n := float64(len(timed))
+	n := float64(timed.n)
 	if r > 0 {
 		// What the copy took beyond its start and its bytes: its files'
 		// costs; with too few files to share it, the card's own.
@@ -209,7 +220,7 @@ func measureRun(k *catalog.Card, timed []timedFile, samples []catalog.Sample, ve
 		switch {
 		case excess <= hidden*(k.CopyFinished.Sub(k.CopyStarted).Seconds()-start):
 			// Its reads hid its files' costs: they are not measured.
-		case len(timed) >= MinCostFiles:
+		case timed.n >= MinCostFiles:
 			pf := excess / n
 			c.PerFile = &pf
 		default:
@@ -262,22 +273,9 @@ func share(m *catalog.Costs, dests []*catalog.Dest, hop int) {
 
 // byteRate is the card's byte rate (see LearnCosts) and how it was
 // found, in words.
-func byteRate(k *catalog.Card, timed []timedFile, samples []catalog.Sample, cloud bool) (float64, string) {
+func byteRate(k *catalog.Card, timed runTimes, samples []catalog.Sample, cloud bool) (float64, string) {
 	if !cloud {
-		var big, all int64
-		var took float64
-		n := 0
-		for i, f := range timed {
-			all += f.size
-			if f.size < bigFile {
-				continue
-			}
-			end := k.CopyFinished
-			if i+1 < len(timed) {
-				end = timed[i+1].start()
-			}
-			big, took, n = big+f.size, took+end.Sub(f.start()).Seconds(), n+1
-		}
+		big, took, n, all := timed.bigBytes, timed.bigTook, timed.bigN, timed.tail.Bytes()
 		if n >= 2 && took > 0 && 4*big >= all {
 			r := float64(big) / took
 			return r, fmt.Sprintf("%s (its %d files of %s or more)", units.FormatRate(r), n, units.FormatBytes(bigFile))

@@ -20,7 +20,9 @@ import (
 // (verified) read in 0.2 s to its first file, then 98 files of 1 kB at
 // 10 ms each and two of 100 MB at 1 s each (100 MB/s), to two folders;
 // its last file read back 1.005 s after its copy, sealed 0.3 s later.
-// Card B001 failed. Times are exact, so what is learned is too.
+// Card B001 failed. Times are exact, so what is learned is too. The
+// files' names are not in the order they were copied (the 100 MB ones
+// are C026 and C063).
 func costJob(t *testing.T, dests []string) (*catalog.Catalog, int64, time.Time) {
 	t.Helper()
 	cat, err := catalog.Open(filepath.Join(t.TempDir(), "c.db"))
@@ -41,7 +43,7 @@ func costJob(t *testing.T, dests []string) (*catalog.Catalog, int64, time.Time) 
 	require.NoError(t, cat.AddCard(b))
 	at := t0.Add(200 * time.Millisecond)
 	for i := range 100 {
-		f := &catalog.File{CardID: a.ID, Rel: fmt.Sprintf("C%03d", i), Size: 1000, State: "verified", CopyStarted: at}
+		f := &catalog.File{CardID: a.ID, Rel: fmt.Sprintf("C%03d", i*37%100), Size: 1000, State: "verified", CopyStarted: at}
 		d := 10 * time.Millisecond
 		if i >= 98 {
 			f.Size, d = 100e6, time.Second
@@ -226,13 +228,14 @@ func TestLeftToReadBack(t *testing.T) {
 func TestHiddenFileCostsAreNotMeasured(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	k := &catalog.Card{ID: 1, Files: 40, Bytes: 40 * 10e6, CopyStarted: t0}
-	var files []timedFile
+	var files runTimes
 	at := t0
 	for range 40 {
-		files = append(files, timedFile{ns: at.UnixNano(), size: 10e6})
+		files.add(at, 10e6)
 		at = at.Add(100 * time.Millisecond) // 100 MB/s, nothing more
 	}
 	k.CopyFinished = at.Add(time.Millisecond)
+	files.endLast(k.CopyFinished)
 	c, ok := measureRun(k, files, nil, false, false, 0.001)
 	require.True(t, ok)
 	require.Nil(t, c.PerFile)

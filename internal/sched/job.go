@@ -217,28 +217,28 @@ func FillSizes(t *plan.Topology) {
 		if (s.Size > 0 && s.LastFile > 0 && s.Files > 0) || s.Path == "" {
 			continue
 		}
-		var n int64
-		var sizes []int64
+		var tail ReadBack
+		files := 0
 		err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
 				if fi, err := d.Info(); err == nil {
-					n += fi.Size()
-					sizes = append(sizes, fi.Size())
+					tail.Add(fi.Size())
+					files++
 				}
 			}
 			return nil
 		})
 		if err == nil {
 			if s.Size <= 0 {
-				s.Size = n
+				s.Size = tail.Bytes()
 			}
 			if s.Files <= 0 {
-				s.Files = len(sizes)
+				s.Files = files
 			}
-			s.LastFile = LeftToReadBack(sizes)
+			s.LastFile = tail.Left()
 		}
 	}
 }
@@ -275,10 +275,27 @@ func JobPaths(cat *catalog.Catalog, jobID int64) (cards, dests, then []string, e
 // the bytes copied after it (a card of clips and small sidecars: about
 // its last clip).
 func LeftToReadBack(sizes []int64) int64 {
-	var left, after int64
-	for i := len(sizes) - 1; i >= 0; i-- {
-		left = max(left, sizes[i]-after)
-		after += sizes[i]
+	var r ReadBack
+	for _, n := range sizes {
+		r.Add(n)
 	}
-	return left
+	return r.Left()
 }
+
+// ReadBack is LeftToReadBack of files given one at a time in the order
+// they are copied, without holding them: what is left to read back of a
+// file i once the last is copied is its size less the bytes copied
+// after it, size(i) + copied(up to i) - copied(all); its most is kept.
+type ReadBack struct{ bytes, most int64 }
+
+// Add counts the next file copied, of size bytes.
+func (r *ReadBack) Add(size int64) {
+	r.bytes += size
+	r.most = max(r.most, size+r.bytes)
+}
+
+// Bytes is the files' bytes so far.
+func (r ReadBack) Bytes() int64 { return r.bytes }
+
+// Left is LeftToReadBack of the files so far.
+func (r ReadBack) Left() int64 { return max(r.most-r.bytes, 0) }

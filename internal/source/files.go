@@ -337,9 +337,12 @@ func (f *Files) All() func(yield func(int, Entry) bool) {
 	}
 }
 
-// held is the bytes the list holds: its blocks' and group refs' capacity
-// (tests).
-func (f *Files) held() int {
+// Held is the bytes the list holds: its blocks' and group refs'
+// capacity (what a run holds for the card, internal/gcgoal).
+func (f *Files) Held() int {
+	if f == nil {
+		return 0
+	}
 	n := cap(f.enc) + cap(f.last.path) + cap(f.blocks)*24 + cap(f.groups)*24
 	for _, b := range f.blocks {
 		n += cap(b)

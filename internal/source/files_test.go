@@ -197,7 +197,7 @@ func TestFilesCompact(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			heap := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
-			held := float64(f.held()) / n
+			held := float64(f.Held()) / n
 			t.Logf("%.2f bytes a file held in the list's blocks, %.2f in the heap (paths of 52 bytes)", held, heap)
 			require.LessOrEqual(t, held, c.most, "bytes a file in the blocks")
 			require.LessOrEqual(t, heap, c.most+1, "bytes a file in the heap")

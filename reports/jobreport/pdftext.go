@@ -137,6 +137,24 @@ type textState struct {
 	size    float64
 	added   map[string]bool
 	missing map[rune]bool
+	// set is the font useFace last set, as fpdf then said it was (its
+	// family, style and size): while fpdf still says so, the same face
+	// is not set again (fpdf writes each SetFont into the page, and sets
+	// its font again at the top of each new page: a row of cells set the
+	// same font a dozen times, 88 % of a page of the clips table).
+	set fontSet
+}
+
+// fontSet is fpdf's font where useFace set it.
+type fontSet struct {
+	key, family, style string
+	size               float64
+}
+
+// fontNow is fpdf's font now, for face key.
+func (d pdfDoc) fontNow(key string) fontSet {
+	pt, _ := d.Fpdf.GetFontSize()
+	return fontSet{key: key, family: d.Fpdf.GetFontFamily(), style: d.Fpdf.GetFontStyle(), size: pt}
 }
 
 // zeroWidth are characters drawn as nothing (kept in the text).
@@ -276,7 +294,11 @@ func (d pdfDoc) useFace(f *pdfFace) {
 		d.AddUTF8FontFromBytes(f.family, style, data)
 		d.t.added[key] = true
 	}
+	if d.t.set.key == key && d.t.set.size == d.t.size && d.fontNow(key) == d.t.set {
+		return // fpdf's font is still the one this face set
+	}
 	d.Fpdf.SetFont(f.family, style, d.t.size)
+	d.t.set = d.fontNow(key)
 }
 
 // measure sets each run's width.
@@ -303,7 +325,14 @@ func (d pdfDoc) SetFont(_ string, style string, size float64) {
 // SetFontSize sets the size of the text that follows.
 func (d pdfDoc) SetFontSize(size float64) {
 	d.t.size = size
+	if pt, _ := d.Fpdf.GetFontSize(); pt == size {
+		return // fpdf would write the font it has again
+	}
+	was := d.fontNow(d.t.set.key) == d.t.set
 	d.Fpdf.SetFontSize(size)
+	if was {
+		d.t.set = d.fontNow(d.t.set.key) // the same face, at its new size
+	}
 }
 
 // GetStringWidth is the width of s as drawn.
