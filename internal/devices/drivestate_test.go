@@ -71,3 +71,36 @@ func TestHealthOfAll(t *testing.T) {
 		t.Errorf("smartctl ran %d times for two drives", runs.Load())
 	}
 }
+
+// A folder on tmpfs (/dev/shm) is on no drive, though the volume around
+// it (/) is on one: no SMART query, and the health says why.
+func TestHealthOfAFolderInMemory(t *testing.T) {
+	if !inMemory("/dev/shm") {
+		t.Skip("/dev/shm is not tmpfs here")
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "dit-drive-")
+	if err != nil {
+		t.Skip("/dev/shm not writable:", err)
+	}
+	defer os.RemoveAll(shm)
+	disk := t.TempDir()
+	if inMemory(disk) {
+		t.Skip("the temporary folder is in memory too")
+	}
+	vols := []Volume{{Mount: "/", Device: "/dev/vdz", FSType: "ext4"}}
+	var asked []string
+	run := func(_ context.Context, _ string, args ...string) ([]byte, error) {
+		asked = append(asked, args[len(args)-1])
+		return os.ReadFile("testdata/smart/nvme-blade-healthy.json")
+	}
+	hs := HealthOfAll(context.Background(), vols, []string{shm, disk}, run)
+	if hs[0].State() != DriveUnknown || !strings.Contains(hs[0].Reason(), "no drive found under "+shm) {
+		t.Errorf("%s: %s (%s), want no drive", shm, hs[0].State(), hs[0].Reason())
+	}
+	if hs[1].State() != DriveOK {
+		t.Errorf("%s: %s (%s), want the drive of /", disk, hs[1].State(), hs[1].Reason())
+	}
+	if len(asked) != 1 || asked[0] != "/dev/vdz" {
+		t.Errorf("smartctl asked %v, want /dev/vdz once", asked)
+	}
+}

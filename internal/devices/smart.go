@@ -291,7 +291,9 @@ func HealthOf(ctx context.Context, vols []Volume, path string, run Runner) *Heal
 	return SMART(ctx, dev, run)
 }
 
-// driveOf is the block device holding path among vols ("" when none).
+// driveOf is the block device holding path among vols ("" when none:
+// also for a path on tmpfs or ramfs, which discovery does not list and
+// which is not on the drive of the volume mounted around it).
 func driveOf(vols []Volume, path string) string {
 	abs, err := filepath.Abs(path)
 	if err == nil {
@@ -302,6 +304,9 @@ func driveOf(vols []Volume, path string) string {
 	v := Find(vols, abs)
 	if v == nil || !strings.HasPrefix(v.Device, "/dev/") {
 		return ""
+	}
+	if v.FSType != "" && inMemory(abs) {
+		return "" // a tmpfs mounted inside the volume: in memory, not on its drive
 	}
 	return v.Device
 }

@@ -3,30 +3,22 @@ package jobreport
 import (
 	"bytes"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
-	"io"
 	"math"
 	"sort"
 	"strconv"
 
-	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // chartFont is the one typeface of the charts: Liberation Sans, as in the
 // PDF (gonum/plot embeds the Liberation fonts).
 var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-// chartDPI is the resolution of PNG charts: sharp when the PDF is printed.
-const chartDPI = 200
 
 // chartStyles are the two lines of a chart, one per phase.
 var chartStyles = []struct {
@@ -157,35 +149,49 @@ func segments(pts []point) [][]point {
 }
 
 // chart draws a card's throughput over time, one line per phase (reading
-// the card; reading the copies back), as "png" or "svg", over the card's
-// own time. Rates are in one unit, MB/s or GB/s (decimal), from 0; time is
-// since the job started, ticked H:MM or H:MM:SS at round points; every text
-// is in Liberation Sans and the legend sits below the plot, where no line
-// crosses it. Lines break where no sample came (a pause).
+// the card; reading the copies back), as an SVG (or another format
+// gonum/plot writes), over the card's own time. Rates are in one unit,
+// MB/s or GB/s (decimal), from 0; time is since the job started, ticked
+// H:MM or H:MM:SS at round points; every text is in Liberation Sans and
+// the legend sits below the plot, where no line crosses it. Lines break
+// where no sample came (a pause). The PDF draws the same chart into its
+// page (pdfchart.go).
 func chart(c *Card, format string, width, height vg.Length) ([]byte, error) {
+	p, legend, err := chartPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	cw, err := draw.NewFormattedCanvas(width, height, format)
+	if err != nil {
+		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
+	}
+	dc := draw.New(cw)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	drawChart(p, dc, legend)
+	var b bytes.Buffer
+	if _, err := cw.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
+	}
+	return b.Bytes(), nil
+}
+
+// chartPlot is card c's chart and its legend's entries.
+func chartPlot(c *Card) (*plot.Plot, []legendEntry, error) {
 	p := newChartPlot(c.Label)
 	byPhase, peak, first, last := chartSeries(c.series)
 	unit := pickRateUnit(peak)
 	p.Y.Label.Text = unit.Name()
 	legend, err := chartLines(p, byPhase, unit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(legend) == 0 {
 		p.Title.Text = c.Label + ": no throughput samples (nothing moved for a whole second)"
 		first, last, peak = 0, 60, unit.div
 	}
 	chartAxes(p, first, last, peak, unit)
-	cw, err := chartCanvas(format, width, height)
-	if err != nil {
-		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
-	}
-	drawChart(p, cw, format, legend)
-	var b bytes.Buffer
-	if _, err := cw.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("drawing the chart of %s: %w", c.Label, err)
-	}
-	return b.Bytes(), nil
+	return p, legend, nil
 }
 
 // newChartPlot is an empty chart titled for card label: its texts in
@@ -285,23 +291,9 @@ func chartAxes(p *plot.Plot, first, last, peak float64, unit rateUnit) {
 	p.Y.Tick.Marker = rateTicks{step}
 }
 
-// chartCanvas is the canvas of a chart in format ("png" or what
-// gonum/plot writes: "svg").
-func chartCanvas(format string, width, height vg.Length) (vg.CanvasWriterTo, error) {
-	if format == "png" {
-		return newPNGCanvas(width, height), nil
-	}
-	return draw.NewFormattedCanvas(width, height, format)
-}
-
-// drawChart draws p on cw, on white, with its legend in one row below
-// the plot, aligned with the data area.
-func drawChart(p *plot.Plot, cw vg.CanvasWriterTo, format string, legend []legendEntry) {
-	dc := draw.New(cw)
-	if format != "png" { // a PNG canvas starts white
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
-	}
+// drawChart draws p on dc, with its legend in one row below the plot,
+// aligned with the data area.
+func drawChart(p *plot.Plot, dc draw.Canvas, legend []legendEntry) {
 	legendStyle := text.Style{Color: color.Black, Font: font.From(chartFont, vg.Points(9)), XAlign: draw.XLeft,
 		YAlign: draw.YCenter, Handler: p.TextHandler}
 	legendH := vg.Length(0)
@@ -325,28 +317,4 @@ func drawChart(p *plot.Plot, cw vg.CanvasWriterTo, format string, legend []legen
 		dc.FillText(legendStyle, vg.Point{X: x, Y: y}, e.label)
 		x += legendStyle.Width(e.label) + gapW
 	}
-}
-
-// pngCanvas is vgimg's PNG canvas drawn straight into its image (vgimg's
-// own first copies a blank image into a new one) and encoded at the
-// fastest compression (the PDF embeds the PNG's data as it is; a chart is
-// mostly white: a few percent larger, at half the encoding time).
-type pngCanvas struct{ *vgimg.Canvas }
-
-func newPNGCanvas(width, height vg.Length) pngCanvas {
-	px := func(l vg.Length) int { return int(l/vg.Inch*vg.Length(chartDPI) + 0.5) }
-	img := image.NewRGBA(image.Rect(0, 0, px(width), px(height)))
-	ctx := gg.NewContextForRGBA(img)
-	ctx.SetLineCapButt() // as vgimg.NewWith sets up its own context
-	ctx.InvertY()
-	return pngCanvas{vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(chartDPI))}
-}
-
-func (c pngCanvas) WriteTo(w io.Writer) (int64, error) {
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&b, c.Image()); err != nil {
-		return 0, err
-	}
-	return b.WriteTo(w)
 }

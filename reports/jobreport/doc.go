@@ -145,7 +145,8 @@
 // and the time it was paused, and whether it was simulated, at what scale)
 // and a table with one row per card (files, size, the three TB/hour, safe
 // to format or why not). Page 2: the job's settings and the destinations.
-// Then a page per card: its figures, its chart (PNG) and its failures and
+// Then a page per card: its figures, its chart (drawn into the page as
+// vector paths and text, in the report's fonts) and its failures and
 // skipped entries (the first 40 of each).
 //
 // A cascade (dit offload --then) reads as such in HTML and PDF: a line

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"codeberg.org/go-pdf/fpdf"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/units"
@@ -207,7 +206,7 @@ func (d pdfDoc) table(cols []column, rows [][]string, size float64, total bool, 
 // totals in large type (cards, files, size, copy / verify / end-to-end
 // TB/hour, verified, running time, resumed, simulated) and a table with
 // one row per card; then the job's settings and destinations, and a page
-// per card with its figures, its throughput chart (PNG), its failures and
+// per card with its figures, its throughput chart (drawn as vector paths), its failures and
 // its skipped entries. Fonts are embedded (Noto, subsets in fonts/, a
 // fallback chain per run of text: see pdftext.go), so it renders the same
 // on every machine and any name is drawn; its dates are the
@@ -233,41 +232,12 @@ func (r *Report) WritePDF(w io.Writer) error {
 			formatTime(r.Generated), pdf.PageNo()), "", 0, "C", false, 0, "")
 	})
 
-	// The cards' charts are drawn at once, while the pages are laid out.
-	charts := make([]chan pdfChart, len(r.Cards))
-	for i := range r.Cards {
-		charts[i] = make(chan pdfChart, 1)
-		if len(r.Cards[i].series) == 0 {
-			charts[i] <- pdfChart{}
-			continue
-		}
-		go func() {
-			defer func() {
-				// A panic here would end dit: the chart is left out.
-				if p := recover(); p != nil {
-					charts[i] <- pdfChart{err: fmt.Errorf("drawing the chart of card %s crashed: %v", r.Cards[i].Label, p)}
-				}
-			}()
-			png, err := chart(&r.Cards[i], "png", vg.Length(pdfChartW)*vg.Millimeter, vg.Length(pdfChartH)*vg.Millimeter)
-			charts[i] <- pdfChart{png, err}
-		}()
-	}
 	r.pdfSummary(d)
 	r.pdfDetails(d)
-	var firstErr error
 	for i := range r.Cards {
-		ch := <-charts[i]
-		if firstErr != nil {
-			continue // every drawing goroutine is waited for
+		if err := r.pdfCard(d, i); err != nil {
+			return err
 		}
-		if ch.err != nil {
-			firstErr = ch.err
-			continue
-		}
-		firstErr = r.pdfCard(d, i, ch.png)
-	}
-	if firstErr != nil {
-		return firstErr
 	}
 	if err := pdf.Error(); err != nil {
 		return err
@@ -577,12 +547,6 @@ func (r *Report) pdfVerifiedBy(d pdfDoc) {
 		d.SetX(pdfMargin)
 		d.MultiCell(pdfWidth, 4.5, ascmhl.DisplayName(x.Path)+": "+x.VerifiedBy.Text(), "", "L", false)
 	}
-}
-
-// pdfChart is a card's throughput chart drawn as a PNG.
-type pdfChart struct {
-	png []byte
-	err error
 }
 
 // The chart's size on the page, in mm.

@@ -1,25 +1,26 @@
 package jobreport
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
-	"codeberg.org/go-pdf/fpdf"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/units"
 )
 
-// pdfCard is the page of card i; png is its chart (nil without samples).
-func (r *Report) pdfCard(d pdfDoc, i int, png []byte) error {
+// pdfCard is the page of card i.
+func (r *Report) pdfCard(d pdfDoc, i int) error {
 	c := &r.Cards[i]
 	d.AddPage()
 	r.pdfCardHead(d, c)
 	pdfCardRates(d, c, r.Cascade())
 	pdfCardDests(d, c, r.Cascade())
-	pdfCardChart(d, c, i, png)
+	if err := pdfCardChart(d, c); err != nil {
+		return err
+	}
 	d.list(fmt.Sprintf("Failures (%d)", len(c.Failures)), len(c.Failures), func(k int) (string, string) {
 		return ascmhl.DisplayName(c.Failures[k].Path) + ":", plainText(c.Failures[k].Error)
 	})
@@ -159,23 +160,34 @@ func cloudCard(c *Card) bool {
 	return false
 }
 
-// pdfCardChart is card i's throughput chart (png), or why there is none.
-func pdfCardChart(d pdfDoc, c *Card, i int, png []byte) {
+// pdfCardChart draws card c's throughput chart into the page (vector
+// paths: pdfchart.go), or says why there is none. A chart that cannot
+// be drawn (or whose drawing panics: a bug) is an error.
+func pdfCardChart(d pdfDoc, c *Card) (err error) {
 	if len(c.series) == 0 {
 		d.font("", 9, colMuted)
 		d.SetX(pdfMargin)
 		d.MultiCell(pdfWidth, 5, "No throughput chart: no per-second samples (nothing was moved for a whole second).", "", "L", false)
 		d.Ln(2)
-		return
+		return nil
 	}
 	const cw, ch = pdfChartW, pdfChartH
 	if d.GetY()+ch > pdfBottom {
 		d.AddPage()
 	}
-	name := fmt.Sprintf("chart%d", i)
-	d.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
-	d.ImageOptions(name, pdfMargin, d.GetY(), cw, ch, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	d.SetY(d.GetY() + ch + 3)
+	p, legend, err := chartPlot(c)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("drawing the chart of card %s crashed: %v", c.Label, p)
+		}
+	}()
+	y := d.GetY()
+	pdfDraw(d, pdfMargin, y, cw, ch, func(pc *pdfCanvas) { drawChart(p, draw.New(pc), legend) })
+	d.SetY(y + ch + 3)
+	return nil
 }
 
 // list is a titled list of n entries (a name in bold and why), the

@@ -329,7 +329,12 @@ func TestPDFHasCardsAndTBPerHour(t *testing.T) {
 		"Day 14 & \"B\" unit", "Failures (1)", "Day14/T012_03.WAV:", "Resumed: 2 runs, paused 1:00:00"} {
 		require.Contains(t, text, want)
 	}
-	require.Equal(t, 3, bytes.Count(b.Bytes(), []byte("/Subtype /Image")), "one chart image per card")
+	// Each card's chart is drawn into its page: its title, axes and
+	// legend are the page's text, and no image.
+	require.Equal(t, 3, strings.Count(text, "throughput per second"), "one chart per card")
+	require.Equal(t, 3, strings.Count(text, "copy (reading the card)"), "each chart's legend")
+	require.Contains(t, text, "time since the job started")
+	require.Zero(t, bytes.Count(b.Bytes(), []byte("/Subtype /Image")), "the charts are vector drawings")
 
 	// Where poppler is installed, its text extraction agrees.
 	if _, err := exec.LookPath("pdftotext"); err != nil {

@@ -78,6 +78,8 @@ func TestPDFDrawsAnyUnicodeName(t *testing.T) {
 	for _, n := range unicodeNames {
 		require.Contains(t, text, squashNFC(n), "pdftotext:\n%s", out)
 	}
+	// The card's chart is titled in the report's fonts too.
+	require.Contains(t, text, squashNFC("A001 🎬: throughput per second"), "pdftotext:\n%s", out)
 }
 
 func TestTextFormatsKeepUnicodeNames(t *testing.T) {
