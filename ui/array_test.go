@@ -24,6 +24,7 @@ import (
 // blade goes missing (degraded); it is rebuilt onto a new folder with its
 // progress, and the array is healthy and scrubs clean again.
 func TestArrayViewScrubAndRebuild(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_500_000)
 	var blades []string
@@ -352,6 +353,7 @@ func TestTypedPath(t *testing.T) {
 // array's name when it is not mounted (MHL folder says how to mount it),
 // its path below the mount point when it is.
 func TestHistoryArrayCopyHasNoDoubleSlash(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	t.Setenv(mountplace.Env, filepath.Join(dir, "mounts"))
 	cards := genCards(t, dir, 1_000_000)

@@ -27,6 +27,7 @@ import (
 // (the same UUID), its label, the jobs still its own, and it opens; one
 // blade back at the folder the jobs wrote to: it opens from there.
 func TestArraysTabListsAnArrayWithNoBladeHere(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 1_500_000)
 	shuttle := mkdir(t, filepath.Join(dir, "shuttle"))

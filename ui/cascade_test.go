@@ -138,6 +138,7 @@ func destRun(h *harness, i int, choice string) {
 // destination (Dests, Then, ThenParallel) and refuses a second run
 // without a first copy, in words.
 func TestOffloadFormBuildsCascadeOptionsAndRefusesThenWithoutFirst(t *testing.T) {
+	viewLogicOnly(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 200_000)
 	d1, d2, d3 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2")), mkdir(t, filepath.Join(dir, "d3"))

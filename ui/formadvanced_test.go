@@ -19,6 +19,7 @@ import (
 // the form labels it: beside the job details as it is typed, and above
 // Start when pressed; the job does not start.
 func TestFormJobDetailsRefusedNamingTheField(t *testing.T) {
+	viewLogicOnly(t)
 	dir := t.TempDir()
 	card := genCards(t, dir, 20_000)[0].Path
 	d1 := mkdir(t, filepath.Join(dir, "d1"))

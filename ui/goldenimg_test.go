@@ -470,15 +470,32 @@ func hexOf(c color.NRGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G,
 
 // raceCoveredElsewhere leaves a GUI test to make test's first stage when
 // the race detector runs: its goroutines are those of a job, an array
-// operation or the form, which the race stage already drives through
-// TestPauseResumeCancelAndResumeFromHistory, TestAddCardWhileTheJobRuns,
-// TestCascadeJobShowsCardFreeThenSafeToFormat, TestStallIsSaid,
-// TestBannerOnACardFailure, TestArrayViewScrubAndRebuild,
-// TestSpeedTestOfArray and the auto-offload and notification tests (and
+// operation, a speed test or the form, which the race stage already
+// drives through TestPauseResumeCancelAndResumeFromHistory,
+// TestAddCardWhileTheJobRuns, TestCascadeJobShowsCardFreeThenSafeToFormat,
+// TestStallIsSaid, TestBannerOnACardFailure,
+// TestArraysTabListsArraysAndScrubsByTypedPath (the arrays found, an
+// array opened, scrubbed and a blade rebuilt), TestSpeedTestOfArray,
+// TestSpeedTestCancel and the auto-offload and notification tests (and
 // the engine through its own packages' race tests); under -race each GUI
 // job runs five to ten times slower.
 func raceCoveredElsewhere(t *testing.T) {
 	if raceDetector {
 		t.Skip("a GUI job whose goroutines the race stage drives through other tests: run by make test's first stage")
+	}
+}
+
+// viewLogicOnly leaves to make test's first stage, when the race
+// detector runs, a test of what a view or the form says and does, driven
+// from the test goroutine under the UI lock: the only other goroutines
+// are those every GUI test starts (the History's first read, the form's
+// refresh, a card's scan, the destinations looked at), which the tests
+// the race stage keeps drive too. Under -race it would pay the
+// detector's cost on Fyne's layout (about ten times slower) with no
+// concurrency of its own to find.
+func viewLogicOnly(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("view and form logic on the test goroutine (no concurrency of its own): run by make test's first stage")
 	}
 }

@@ -182,6 +182,7 @@ func ascmhlOf(t *testing.T, dir string) []byte {
 // A form the engine refuses is refused in the form's words: the field
 // named by its label, not by a flag.
 func TestFormRefusalNamesTheFormsField(t *testing.T) {
+	viewLogicOnly(t)
 	dir := t.TempDir()
 	card := genCards(t, dir, 20_000)[0].Path
 	d1, d2 := mkdir(t, filepath.Join(dir, "d1")), mkdir(t, filepath.Join(dir, "d2"))

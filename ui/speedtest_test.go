@@ -64,6 +64,7 @@ func tempFiles(t *testing.T, dir string) []string {
 // reads back, its result is recorded in the catalog under the folder's
 // volume, the curve's chart is shown, and no test file is left.
 func TestSpeedTestOfDestination(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	dest := mkdir(t, filepath.Join(dir, "Shuttle ünïcode"))
 	h := newHarness(t, nil)
@@ -104,6 +105,7 @@ func TestSpeedTestOfDestination(t *testing.T) {
 // A card's Speed test reads its files only: nothing on the card changes,
 // and the read is recorded.
 func TestSpeedTestOfCardIsReadOnly(t *testing.T) {
+	raceCoveredElsewhere(t)
 	dir := t.TempDir()
 	cards := genCards(t, dir, 20_000_000)
 	before := snapshotDir(t, cards[0].Path)

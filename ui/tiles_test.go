@@ -264,6 +264,7 @@ func TestTilesAboveEightScrollFailedAndStalledFirst(t *testing.T) {
 // tiles take it), on at 900 and more, and Show chart / Hide chart turn it
 // on and off.
 func TestChartOffBelow900AndCollapsible(t *testing.T) {
+	viewLogicOnly(t)
 	h := newHarness(t, nil)
 	for _, c := range []struct {
 		height float32
@@ -343,6 +344,7 @@ func writePNG(t *testing.T, path string, img image.Image) {
 // Add card leave the view (not greyed: gone), even if the job ended
 // paused, and Ctrl+P does nothing; the next job has them again.
 func TestEndedJobHasNoPauseOrCancel(t *testing.T) {
+	viewLogicOnly(t)
 	for _, scene := range []string{"safe", "failed"} {
 		t.Run(scene, func(t *testing.T) {
 			h := newHarness(t, nil)
