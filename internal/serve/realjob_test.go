@@ -33,7 +33,7 @@ func TestServeFollowsARealJob(t *testing.T) {
 	dir := t.TempDir()
 	cat, err := catalog.Open(filepath.Join(dir, "catalog.db"))
 	require.NoError(t, err)
-	defer cat.Close()
+	t.Cleanup(func() { cat.Close() }) // once the job and the server stopped (cleanups run last first)
 	card, raid := filepath.Join(dir, "A001"), filepath.Join(dir, "RAID")
 	require.NoError(t, os.MkdirAll(raid, 0o755))
 	for i, f := range []string{"CLIPS/A001C001.MOV", "CLIPS/A001C002.MOV"} {
@@ -42,10 +42,8 @@ func TestServeFollowsARealJob(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(strings.Repeat(f, 1_500_000/len(f)+i)), 0o644))
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	s := New(cat, Options{Poll: 50 * time.Millisecond})
-	go s.Run(ctx)
+	ctx, cancel := running(t, s)
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/events", nil)
@@ -72,8 +70,10 @@ func TestServeFollowsARealJob(t *testing.T) {
 	// event): an event decides, not the machine's speed.
 	seen := make(chan struct{})
 	fs := trickleFS{OS: fsys.OS{}, path: filepath.Join(card, "CLIPS/A001C002.MOV"), until: seen, opened: new(atomic.Int32)}
-	ran := make(chan error, 1)
+	ran, jobDone := make(chan error, 1), make(chan struct{})
+	t.Cleanup(func() { cancel(); <-jobDone }) // the job stopped before the catalog closes
 	go func() {
+		defer close(jobDone)
 		p, err := assembly.Prepare(ctx, assembly.Settings{Name: "day08", Cards: []string{card}, Dests: []string{raid}, Catalog: cat,
 			Copying: assembly.Copying{Hashes: []hashing.Algo{hashing.XXH64}, BlockSize: 64 << 10, Throttle: 1e6}, Drives: assembly.DrivesOff, FS: fs})
 		if err != nil {
@@ -158,4 +158,25 @@ func (f trickleFile) Read(p []byte) (int, error) {
 		p = p[:min(len(p), 4096)]
 	}
 	return f.File.Read(p)
+}
+
+// running runs s.Run until the test ends (or cancel) and, in a cleanup,
+// waits for it to return: the catalog, closed by a cleanup registered
+// before, is closed only once no poll of the server is in flight. A
+// poll's read (which flushes the catalog's queued writes) racing the
+// catalog's Close could leave the catalog's writer looping on its closed
+// queue: Close never returned and the writer's batch grew until the
+// machine ran out of memory (a race run, 22 GB after 10 minutes).
+func running(t *testing.T, s *Server) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ctx, cancel
 }

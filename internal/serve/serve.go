@@ -434,7 +434,9 @@ func (s *Server) poll() {
 	}
 }
 
-// Run polls the catalog until ctx ends.
+// Run polls the catalog until ctx ends. It returns once its last poll
+// is done: close the catalog only after Run returned (a poll's reads
+// racing the catalog's Close can leave the catalog's writer spinning).
 func (s *Server) Run(ctx context.Context) {
 	t := time.NewTicker(s.o.Poll)
 	defer t.Stop()

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -268,9 +267,7 @@ func TestEventsFollowTheCatalog(t *testing.T) {
 	forBackends(t, func(t *testing.T, loc string) {
 		f := newFixture(t, loc)
 		s := New(f.cat, Options{Poll: 20 * time.Millisecond})
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		go s.Run(ctx)
+		ctx, _ := running(t, s) // stopped before the fixture's catalog closes
 		ts := httptest.NewServer(s.Handler())
 		defer ts.Close()
 		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/events", nil)
