@@ -70,8 +70,11 @@ one per network address of this machine, with the token
 			}
 			s := serve.New(cat, serve.Options{Token: token, Poll: poll})
 			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			go s.Run(ctx)
+			ran := make(chan struct{})
+			go func() { defer close(ran); s.Run(ctx) }()
+			// The catalog closes (deferred above) once the last poll is
+			// done: never under a read.
+			defer func() { cancel(); <-ran }()
 			srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 				BaseContext: func(net.Listener) context.Context { return ctx }}
 			interruptNote.Store("dit serve: stopping")

@@ -451,11 +451,17 @@ func (c *Catalog) writer() {
 		case <-tick.C:
 			commit()
 		case ch := <-c.flushes:
-			// Drain what is already queued, then commit.
+			// Drain what is already queued, then commit. A closed queue
+			// (Close racing this flush) ends the drain: the next turn
+			// sees it, commits and returns (read on, it gave an empty op
+			// forever, and the batch grew until the process was killed).
 		drain:
 			for {
 				select {
-				case o := <-c.ops:
+				case o, ok := <-c.ops:
+					if !ok {
+						break drain
+					}
 					batch.add(o)
 				default:
 					break drain
