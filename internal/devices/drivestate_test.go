@@ -75,7 +75,7 @@ func TestHealthOfAll(t *testing.T) {
 // A folder on tmpfs (/dev/shm) is on no drive, though the volume around
 // it (/) is on one: no SMART query, and the health says why.
 func TestHealthOfAFolderInMemory(t *testing.T) {
-	if !inMemory("/dev/shm") {
+	if !InMemory("/dev/shm") {
 		t.Skip("/dev/shm is not tmpfs here")
 	}
 	shm, err := os.MkdirTemp("/dev/shm", "dit-drive-")
@@ -84,7 +84,7 @@ func TestHealthOfAFolderInMemory(t *testing.T) {
 	}
 	defer os.RemoveAll(shm)
 	disk := t.TempDir()
-	if inMemory(disk) {
+	if InMemory(disk) {
 		t.Skip("the temporary folder is in memory too")
 	}
 	vols := []Volume{{Mount: "/", Device: "/dev/vdz", FSType: "ext4"}}

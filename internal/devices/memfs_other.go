@@ -2,5 +2,5 @@
 
 package devices
 
-// inMemory: a file system in memory is told only on Linux.
-func inMemory(string) bool { return false }
+// InMemory: a file system in memory is told only on Linux.
+func InMemory(string) bool { return false }

@@ -305,7 +305,7 @@ func driveOf(vols []Volume, path string) string {
 	if v == nil || !strings.HasPrefix(v.Device, "/dev/") {
 		return ""
 	}
-	if v.FSType != "" && inMemory(abs) {
+	if v.FSType != "" && InMemory(abs) {
 		return "" // a tmpfs mounted inside the volume: in memory, not on its drive
 	}
 	return v.Device

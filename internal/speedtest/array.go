@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
@@ -84,7 +85,7 @@ func runArrayWhole(ctx context.Context, a *raid.Array, root string, o Options) (
 	if res.Read, err = arrayRead(ctx, afs, names, o); err != nil {
 		return nil, err
 	}
-	if inMemory(root) {
+	if devices.InMemory(root) {
 		inMemoryPhases(res.Write, res.Read)
 	}
 	return res, nil

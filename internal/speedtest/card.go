@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/units"
 )
 
@@ -79,7 +80,7 @@ func RunCard(ctx context.Context, dir string, o Options, mem int64) (*Result, er
 		return nil, err
 	}
 	res.Size = res.Read.Bytes
-	if inMemory(dir) {
+	if devices.InMemory(dir) {
 		inMemoryPhases(res.Read)
 	}
 	res.Notes = append(res.Notes, "read only: nothing on the card was written")

@@ -60,13 +60,3 @@ func dropCache(f *os.File, off, n int64) {
 
 // flush makes what was written durable (fdatasync).
 func flush(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
-
-// inMemory reports whether dir is on a filesystem held in memory (tmpfs,
-// ramfs): there is no medium behind it, whatever O_DIRECT says.
-func inMemory(dir string) bool {
-	var st unix.Statfs_t
-	if unix.Statfs(dir, &st) != nil {
-		return false
-	}
-	return st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC
-}

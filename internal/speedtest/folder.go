@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/units"
 )
@@ -64,7 +65,7 @@ func RunFolder(ctx context.Context, dir string, kind Kind, o Options, mem int64)
 	if res.Read, err = readPhase(ctx, names, o); err != nil {
 		return nil, err
 	}
-	if inMemory(dir) {
+	if devices.InMemory(dir) {
 		inMemoryPhases(res.Write, res.Read)
 	}
 	return res, nil

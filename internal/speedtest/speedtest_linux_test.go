@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dit-org/dit/internal/devices"
 	"github.com/dit-org/dit/internal/faultfuse"
 	"github.com/dit-org/dit/raid"
 )
@@ -273,7 +274,7 @@ func stepClock(fast, slow time.Duration) func() time.Time {
 func TestNoCliffInMemory(t *testing.T) {
 	o := Options{Size: 32 << 20, Block: 256 << 10}
 	disk := t.TempDir()
-	if !inMemory(disk) {
+	if !devices.InMemory(disk) {
 		o.Now = stepClock(time.Millisecond, 5*time.Millisecond)
 		res, err := RunFolder(context.Background(), disk, Folder, o, 0)
 		if err != nil {
@@ -287,7 +288,7 @@ func TestNoCliffInMemory(t *testing.T) {
 	switch {
 	case os.Geteuid() == 0:
 		mountTmpfs(t, mem)
-	case inMemory("/dev/shm"):
+	case devices.InMemory("/dev/shm"):
 		mem, _ = os.MkdirTemp("/dev/shm", "speedtest-")
 		t.Cleanup(func() { os.RemoveAll(mem) })
 	default:
