@@ -106,10 +106,9 @@ func (l *planList) has(rel string) bool {
 	if l == nil {
 		return false
 	}
-	if l.sorted == nil {
-		n := l.files.Len()
-		i := sort.Search(n, func(i int) bool { return l.files.ComparePath(i, rel) >= 0 })
-		return i < n && l.files.ComparePath(i, rel) == 0
+	if l.sorted == nil { // the list is in path order itself
+		_, ok := sort.Find(l.files.Len(), func(i int) int { return -l.files.ComparePath(i, rel) })
+		return ok
 	}
 	_, ok := slices.BinarySearchFunc(l.sorted, rel, func(i uint32, rel string) int {
 		return l.files.ComparePath(int(i), rel)

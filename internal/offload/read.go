@@ -199,7 +199,7 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 					return total, at, nil
 				}
 			}
-			total = c.sendBlock(t, buf, n, total, cs, p, mh, writers)
+			total = c.sendBlock(t, buf, n, total, cs, mh, writers)
 		} else {
 			buf.pool.put(buf)
 		}
@@ -219,7 +219,7 @@ func (c *cardRun) readBlocks(ctx context.Context, t *fileTask, f fsys.File, src 
 // hashers (from a resume's feed point on) and to each active writer whose
 // copy needs it (from the copy's resume point on), then tells every copy
 // to checkpoint when one is due. It returns the offset after the block.
-func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *resume.CardSide, p *pool, mh *hashing.Multi, writers []chan wmsg) int64 {
+func (c *cardRun) sendBlock(t *fileTask, buf *buffer, n int, total int64, cs *resume.CardSide, mh *hashing.Multi, writers []chan wmsg) int64 {
 	lo := 0 // the hashers and writers get buf.b[lo:n]
 	if cs != nil {
 		lo = int(min(max(cs.Feed()-total, 0), int64(n)))
