@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/dit-org/dit/internal/hashing"
@@ -36,18 +37,10 @@ func (c *Catalog) EachFile(cardID int64, also []int64, fn func(*File) error) err
 	}
 	f := &File{CardID: cardID}
 	for rows.Next() {
-		var mt int64
-		var h [7]sql.NullString
-		var t [2]sql.NullString
 		*f = File{CardID: cardID, Copies: f.Copies[:0]}
-		if err := rows.Scan(&f.Rel, &f.Size, &mt, &f.State, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &f.Error, &t[0], &t[1]); err != nil {
+		if err := scanFileRow(rows, f); err != nil {
 			return c.wrap(err)
 		}
-		f.Mtime = time.Unix(0, mt)
-		for i, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3} {
-			f.Sums.Set(a, h[i].String)
-		}
-		f.CopyStarted, f.CopyFinished = ParseTime(t[0]), ParseTime(t[1])
 		for _, cc := range cps {
 			if f.Copies, err = cc.take(f.Rel, f.Copies); err != nil {
 				return c.wrap(err)
@@ -181,4 +174,108 @@ func (cc *copyCursor) collect(rel string, out []Copy) ([]Copy, error) {
 			return out, nil
 		}
 	}
+}
+
+// FilesNamed gives those of card cardID's files whose paths are in rels,
+// with their copies (by destination order), in no particular order; a
+// path with no record is left out. Only their rows are read: a caller
+// walks a card's records a window of its own list at a time (a resume's
+// records of its earlier runs, package offload), never the card's whole.
+// The paths are matched by equality, so the backends' orders of paths do
+// not matter.
+func (c *Catalog) FilesNamed(cardID int64, rels []string) ([]*File, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	var out []*File
+	for len(rels) > 0 {
+		n := min(len(rels), filesNamedChunk)
+		got, err := c.filesNamed(cardID, rels[:n])
+		if err != nil {
+			return nil, err
+		}
+		out, rels = append(out, got...), rels[n:]
+	}
+	return out, nil
+}
+
+// filesNamedChunk is how many paths one query of FilesNamed names (well
+// under either backend's limit on a query's parameters).
+const filesNamedChunk = 500
+
+func (c *Catalog) filesNamed(cardID int64, rels []string) ([]*File, error) {
+	args := make([]any, 0, len(rels)+1)
+	args = append(args, cardID)
+	for _, r := range rels {
+		args = append(args, r)
+	}
+	in := "(?" + strings.Repeat(",?", len(rels)-1) + ")"
+	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
+		FROM files WHERE card_id=? AND rel_path IN `+in, args...)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	byRel := map[string]*File{}
+	var out []*File
+	for rows.Next() {
+		f := &File{CardID: cardID}
+		if err := scanFileRow(rows, f); err != nil {
+			rows.Close()
+			return nil, c.wrap(err)
+		}
+		out = append(out, f)
+		byRel[f.Rel] = f
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, c.wrap(err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
+		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? AND c.rel_path IN `+in+` ORDER BY c.rel_path, d.seq`, args...)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	defer crow.Close()
+	for crow.Next() {
+		var rel string
+		var cp Copy
+		if err := scanCopyRow(crow, &rel, &cp); err != nil {
+			return nil, c.wrap(err)
+		}
+		if f := byRel[rel]; f != nil {
+			f.Copies = append(f.Copies, cp)
+		}
+	}
+	return out, c.wrap(crow.Err())
+}
+
+// scanFileRow reads a row of the files columns that EachFile, Files and
+// FilesNamed select (rel_path ... copy_finished) into f.
+func scanFileRow(rows *sql.Rows, f *File) error {
+	var mt int64
+	var h [7]sql.NullString
+	var t [2]sql.NullString
+	if err := rows.Scan(&f.Rel, &f.Size, &mt, &f.State, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &f.Error, &t[0], &t[1]); err != nil {
+		return err
+	}
+	f.Mtime = time.Unix(0, mt)
+	for i, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3} {
+		f.Sums.Set(a, h[i].String)
+	}
+	f.CopyStarted, f.CopyFinished = ParseTime(t[0]), ParseTime(t[1])
+	return nil
+}
+
+// scanCopyRow reads a row of the copies columns that Files and
+// FilesNamed select (c.rel_path ... c.identity).
+func scanCopyRow(rows *sql.Rows, rel *string, cp *Copy) error {
+	var vt sql.NullString
+	if err := rows.Scan(rel, &cp.DestID, &cp.Path, &cp.State, &cp.Written, &cp.VerifyAlgos, &vt, &cp.Error, &cp.Identity); err != nil {
+		return err
+	}
+	cp.VerifiedAt = ParseTime(vt)
+	return nil
 }

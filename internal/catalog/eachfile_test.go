@@ -121,3 +121,55 @@ func TestEachCopyStartInTheCopysOrder(t *testing.T) {
 			"by start; g started before since (a run before)")
 	})
 }
+
+// FilesNamed gives the named files of a card as Files does, copies in
+// destination order, across more paths than one query names; a path with
+// no record (or another card's) is left out.
+func TestFilesNamedIsFilesOfThosePaths(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		j := &Job{Name: "Named", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail"}
+		require.NoError(t, c.CreateJob(j))
+		var ds []*Dest
+		for _, seq := range []int{1, 0} {
+			d := &Dest{JobID: j.ID, Seq: seq, Path: fmt.Sprintf("/d%d", seq), Hop: 1}
+			require.NoError(t, c.AddDest(d))
+			ds = append(ds, d)
+		}
+		k := &Card{JobID: j.ID, Label: "A001", Path: "/a", State: "copying", Hop: 1}
+		other := &Card{JobID: j.ID, Seq: 1, Label: "B001", Path: "/b", State: "copying", Hop: 1}
+		require.NoError(t, c.AddCard(k))
+		require.NoError(t, c.AddCard(other))
+		const n = filesNamedChunk + 37
+		for i := range n {
+			rel := fmt.Sprintf("CLIP/%04d 🎬.dng", i)
+			c.PutFile(&File{CardID: k.ID, Rel: rel, Size: int64(i), State: "verified", Mtime: time.Unix(0, int64(i)*1e9+7)})
+			for _, d := range ds {
+				c.PutCopy(k.ID, rel, &Copy{DestID: d.ID, Path: fmt.Sprintf("%s/%s", d.Path, rel), State: "verified", Written: i%2 == 0})
+			}
+		}
+		c.PutFile(&File{CardID: other.ID, Rel: "other only.mov", Size: 1, State: "verified"})
+		all, err := c.Files(k.ID)
+		require.NoError(t, err)
+		want := map[string]*File{}
+		var rels []string
+		for i, f := range all {
+			if i%3 != 1 {
+				want[f.Rel] = f
+				rels = append(rels, f.Rel)
+			}
+		}
+		rels = append(rels, "no such file.dng", "other only.mov")
+		got, err := c.FilesNamed(k.ID, rels)
+		require.NoError(t, err)
+		require.Len(t, got, len(want))
+		for _, f := range got {
+			require.Equal(t, want[f.Rel], f)
+			require.Len(t, f.Copies, 2)
+			require.Equal(t, "/d0/"+f.Rel, f.Copies[0].Path) // destination order
+		}
+		got, err = c.FilesNamed(k.ID, []string{"no such file.dng"})
+		require.NoError(t, err)
+		require.Empty(t, got)
+	})
+}

@@ -457,18 +457,10 @@ func (c *Catalog) Files(cardID int64) ([]*File, error) {
 	byRel := map[string]*File{}
 	for rows.Next() {
 		f := File{CardID: cardID}
-		var mt int64
-		var h [7]sql.NullString
-		var t [2]sql.NullString
-		if err := rows.Scan(&f.Rel, &f.Size, &mt, &f.State, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &f.Error, &t[0], &t[1]); err != nil {
+		if err := scanFileRow(rows, &f); err != nil {
 			rows.Close()
 			return nil, c.wrap(err)
 		}
-		f.Mtime = time.Unix(0, mt)
-		for i, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3} {
-			f.Sums.Set(a, h[i].String)
-		}
-		f.CopyStarted, f.CopyFinished = ParseTime(t[0]), ParseTime(t[1])
 		out = append(out, &f)
 		byRel[f.Rel] = out[len(out)-1]
 	}
@@ -485,11 +477,9 @@ func (c *Catalog) Files(cardID int64) ([]*File, error) {
 	for crow.Next() {
 		var rel string
 		var cp Copy
-		var vt sql.NullString
-		if err := crow.Scan(&rel, &cp.DestID, &cp.Path, &cp.State, &cp.Written, &cp.VerifyAlgos, &vt, &cp.Error, &cp.Identity); err != nil {
+		if err := scanCopyRow(crow, &rel, &cp); err != nil {
 			return nil, c.wrap(err)
 		}
-		cp.VerifiedAt = ParseTime(vt)
 		if f := byRel[rel]; f != nil {
 			f.Copies = append(f.Copies, cp)
 		}

@@ -64,7 +64,7 @@ func (j *Job) AddCard(path string) (string, error) {
 	}
 	k := &catalog.Card{JobID: j.rec.ID, Seq: len(cards), Label: sc.Label, Path: abs, VolumeID: sc.VolumeID,
 		Bytes: sc.Bytes, Files: sc.Files.Len(), State: "pending"}
-	c := j.newCardRun(sc, k, out, nil)
+	c := j.newCardRun(sc, k, out, false)
 	c.history = records
 	for di, d := range c.dests {
 		need, err := c.plan(di)
@@ -159,14 +159,10 @@ func (j *Job) RetryCard(path string) error {
 	if sc.Label != old.rec.Label {
 		return usageErrorf("%s is card %s now, not %s: offload it as a new card", path, sc.Label, old.rec.Label)
 	}
-	prev, err := j.cat.Files(old.rec.ID)
-	if err != nil {
-		return err
-	}
 	k := old.rec
 	prevState := k.State
 	k.Bytes, k.Files, k.VolumeID, k.Error = sc.Bytes, sc.Files.Len(), sc.VolumeID, ""
-	c := j.newCardRun(sc, k, old.out, prev)
+	c := j.newCardRun(sc, k, old.out, true)
 	c.prevState, c.history = prevState, records
 	if c.partials, err = j.cat.Partials(k.ID); err != nil {
 		return err

@@ -50,7 +50,9 @@ type cardRun struct {
 	scan  *source.Card
 	rec   *catalog.Card
 	out   string // layout folder, relative to each destination root
-	prev  map[string]*catalog.File
+	// prev are the earlier runs' records of the card's files (nil: a
+	// card new to the job), read a window at a time (prevrecords.go).
+	prev *prevRecords
 	// list is the card's plan, compact (planlist.go): its files in the
 	// scan's order; each file's plan is made from it when it is read.
 	list *planList
@@ -173,11 +175,15 @@ type cardStores struct {
 	storeChain *storeFile
 }
 
-func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, prev []*catalog.File) *cardRun {
-	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out, prev: map[string]*catalog.File{}}
+// newCardRun is card k's run on the scan sc, into folder out of each of
+// its destinations; resumed: the job recorded the card's files before
+// (its earlier runs' records are read as the plan and the run come to
+// them).
+func (j *Job) newCardRun(sc *source.Card, k *catalog.Card, out string, resumed bool) *cardRun {
+	c := &cardRun{j: j, dests: j.hopDests(k.Hop), scan: sc, rec: k, out: out}
 	c.ran = make(chan struct{})
-	for _, f := range prev {
-		c.prev[f.Rel] = f
+	if resumed {
+		c.prev = newPrevRecords(j.cat, k.ID)
 	}
 	c.cardCounts.files = sc.Files.Len()
 	c.list = newPlanList(sc.Files, len(c.dests))

@@ -128,7 +128,7 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 			return nil, aerr
 		}
 		j.cat.UpdateCard(k)
-		h := j.newCardRun(&source.Card{Root: src, Label: c.label()}, k, c.out, nil)
+		h := j.newCardRun(&source.Card{Root: src, Label: c.label()}, k, c.out, false)
 		h.from = c
 		return h, err
 	}
@@ -136,7 +136,7 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	if err := j.cat.AddCard(k); err != nil {
 		return nil, err
 	}
-	h := j.newCardRun(sc, k, c.out, nil)
+	h := j.newCardRun(sc, k, c.out, false)
 	h.expect, h.from = expect, c
 	if h.storeRun() {
 		h.computeTotals() // against what the remote holds now
@@ -280,10 +280,6 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 	if from == nil {
 		return fmt.Errorf("card %s of job %d: the second run's card (id %d) is not in the job", k.Label, j.rec.ID, k.FromCard)
 	}
-	prev, err := j.cat.Files(k.ID)
-	if err != nil {
-		return err
-	}
 	expect, err := j.expected(k.FromCard)
 	if err != nil {
 		return err
@@ -294,14 +290,14 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 		// go on, and the card is not safe to format.
 		k.State, k.Error = StateFailed, cascade.UnreadableError(DisplayPath(from.dests[0].root, from.out), err, true)
 		j.cat.UpdateCard(k)
-		h := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, from.out, prev)
+		h := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, from.out, true)
 		h.from, h.absent, h.prevState = from, true, k.State
 		j.cards = append(j.cards, h)
 		return nil
 	}
 	prevState := k.State
 	k.Bytes, k.Files, k.VolumeID = sc.Bytes, sc.Files.Len(), sc.VolumeID
-	h := j.newCardRun(sc, k, from.out, prev)
+	h := j.newCardRun(sc, k, from.out, true)
 	h.prevState, h.expect, h.from = prevState, expect, from
 	if h.partials, err = j.cat.Partials(k.ID); err != nil {
 		return err

@@ -49,6 +49,9 @@ type filePlan struct {
 	ent   source.Entry
 	dests []destPlan
 	prev  *catalog.File
+	// prevErr: the earlier runs' record of the file could not be read
+	// (prevRecords): the plan refuses the job, the run fails the file.
+	prevErr error
 	// probe: the file failed in an earlier run and a copy this job wrote
 	// may be replaced; it is replaced only by a stable read: the card's
 	// file is hashed once before the copy read, and both reads must agree.
@@ -163,6 +166,9 @@ func (c *cardRun) plan(di int) (int64, error) {
 		// The file's plan is made, planned on di and kept in the list's
 		// marks: never the card's plans at once.
 		fp := c.filePlanAt(i)
+		if fp.prevErr != nil {
+			return 0, fp.prevErr
+		}
 		n, err := c.planFile(di, fp, resumable, aside)
 		if err != nil {
 			return 0, err

@@ -1,6 +1,7 @@
 package offload
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -44,6 +45,7 @@ type planList struct {
 const (
 	markProbe   = 1 << 0 // filePlan.probe
 	markPlanned = 1 << 1 // its destinations are planned (filePlan.dests made)
+	markPrev    = 1 << 2 // planned with an earlier run's record (filePlan.prev)
 )
 
 // A destination's marks, beside its planMode (the low 3 bits).
@@ -143,6 +145,9 @@ func (l *planList) keep(i, di int, fp *filePlan) {
 	if fp.probe {
 		*f |= markProbe
 	}
+	if fp.prev != nil {
+		*f |= markPrev
+	}
 }
 
 // planCount counts the files' plans a job made from its cards' planLists
@@ -158,8 +163,13 @@ type planCount struct {
 func (c *cardRun) filePlanAt(i int) *filePlan {
 	l := c.list
 	fp := &filePlan{ent: l.entry(i)}
-	fp.prev = c.prev[fp.ent.Rel]
 	fm := *l.fileMarks(i)
+	fp.prev, fp.prevErr = c.prev.of(l, i)
+	if fp.prevErr == nil && fp.prev == nil && fm&markPrev != 0 {
+		// Planned on a record the catalog no longer gives: the plan
+		// (a copy vouched for, its hashes kept) cannot be carried out.
+		fp.prevErr = fmt.Errorf("the catalog %s no longer has what the earlier runs recorded of %s", c.j.cat.Path(), fp.ent.Rel)
+	}
 	fp.probe = fm&markProbe != 0
 	if fm&markPlanned == 0 {
 		return fp

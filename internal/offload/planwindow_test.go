@@ -64,11 +64,14 @@ func TestPlanWindowBounded(t *testing.T) {
 }
 
 // A resume plans from the compact list too: the files verified before are
-// not read again, the rest are copied, within the window.
+// not read again, the rest are copied, within the window. The earlier
+// run's records are read a window of the list at a time (prevRecords),
+// each window once a pass (the plan, the run), never the card's whole:
+// every file verified before is still found and kept.
 func TestPlanWindowResume(t *testing.T) {
-	old := verifyQueue
-	verifyQueue = 8
-	t.Cleanup(func() { verifyQueue = old })
+	old, oldPrev := verifyQueue, prevWindow
+	verifyQueue, prevWindow = 8, 16
+	t.Cleanup(func() { verifyQueue, prevWindow = old, oldPrev })
 	e := newEnv(t)
 	const n = 300
 	files := map[string]string{}
@@ -106,9 +109,14 @@ func TestPlanWindowResume(t *testing.T) {
 
 	r, err := Resume(context.Background(), e.cat, jobID, e.opts(nil, nil))
 	require.NoError(t, err)
+	prev := r.cards[0].prev
+	require.NotNil(t, prev, "a resumed card reads its earlier records")
 	s, err := r.Run(context.Background())
 	require.NoError(t, err)
 	require.True(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)
+	perPass := (n + prevWindow - 1) / prevWindow
+	require.Equal(t, 2*perPass, prev.windows, "each window of %d files read once in the plan and once in the run", prevWindow)
+	require.Nil(t, r.cards[0].prev, "the records are let go with the plan")
 	for rel, ino := range kept {
 		require.Equal(t, ino, inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(rel))), "%s was verified before: not copied again", rel)
 	}

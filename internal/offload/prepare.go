@@ -376,7 +376,7 @@ func (j *Job) record(cardPaths, destPaths []string, scans []*source.Card, start 
 		if err := j.cat.AddCard(k); err != nil {
 			return err
 		}
-		j.cards = append(j.cards, j.newCardRun(sc, k, out, nil))
+		j.cards = append(j.cards, j.newCardRun(sc, k, out, false))
 	}
 	return nil
 }

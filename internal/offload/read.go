@@ -108,6 +108,11 @@ func (c *cardRun) newFileTask(fp *filePlan) (t *fileTask, nActive int, sealed bo
 		dp := &fp.dests[di]
 		t.results[di].rel = dp.rel
 		switch {
+		case fp.prevErr != nil:
+			// What the plan rests on (a copy vouched for, the hashes
+			// kept) cannot be read: no copy of the file counts as
+			// verified by this run, and a resume plans it again.
+			t.results[di] = destResult{state: StateFailed, rel: dp.rel, err: "not checked: " + fp.prevErr.Error() + ": resume the job once the catalog reads"}
 		case dp.mode == modeDone:
 			t.results[di] = destResult{state: StateVerified, rel: dp.rel, written: dp.prev != nil && dp.prev.Written}
 		case dp.mode == modeRefuse:

@@ -187,7 +187,7 @@ func (j *Job) resumeDests(jobID int64) error {
 // not free after all (absentNotice).
 func (j *Job) absentCard(k *catalog.Card) {
 	out, _ := ExpandLayout(j.opts.Layout, j.opts.Name, k.Label, j.rec.Started)
-	cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, nil)
+	cr := j.newCardRun(&source.Card{Root: k.Path, Label: k.Label}, k, out, false)
 	cr.prevState, cr.absent = k.State, true
 	j.cards = append(j.cards, cr)
 }
@@ -211,17 +211,13 @@ func (j *Job) resumeCard(k *catalog.Card, jobID int64) error {
 	if err != nil {
 		return fmt.Errorf("card %s of job %d: %w", k.Label, jobID, err)
 	}
-	prev, err := cat.Files(k.ID)
-	if err != nil {
-		return err
-	}
 	out, err := ExpandLayout(o.Layout, o.Name, k.Label, j.rec.Started)
 	if err != nil {
 		return err
 	}
 	prevState := k.State
 	k.Bytes, k.Files, k.VolumeID = sc.Bytes, sc.Files.Len(), sc.VolumeID
-	cr := j.newCardRun(sc, k, out, prev)
+	cr := j.newCardRun(sc, k, out, true)
 	cr.prevState, cr.history = prevState, records
 	if cr.partials, err = cat.Partials(k.ID); err != nil {
 		return err
