@@ -144,7 +144,7 @@ type cardHops struct {
 	// first run, by path: every file read from the first copy must have
 	// them. from is the hop-1 card; absent: a hop-1 card that is free and
 	// not mounted, which a resume does not need.
-	expect cascade.Expect
+	expect *cascade.Expect
 	from   *cardRun
 	absent bool
 	// firstSealed (a second run): the first copy's chain file is the

@@ -155,17 +155,13 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 
 // expected are the hashes card cardID gave in its first run
 // (cascade.Expected of its records).
-func (j *Job) expected(cardID int64) (cascade.Expect, error) {
-	files, err := j.cat.Files(cardID)
-	if err != nil {
-		return nil, err
-	}
-	return cascade.Expected(files), nil
+func (j *Job) expected(cardID int64) (*cascade.Expect, error) {
+	return cascade.Expected(j.cat, cardID), nil
 }
 
 // scanFirstCopy scans a card's first copy with the job's filesystem,
 // hidden files and ignore patterns (cascade.ScanFirstCopy).
-func (j *Job) scanFirstCopy(root string, expect cascade.Expect) (*source.Card, error) {
+func (j *Job) scanFirstCopy(root string, expect *cascade.Expect) (*source.Card, error) {
 	return cascade.ScanFirstCopy(j.opts.FS, root, expect, j.opts.IncludeHidden, j.opts.Ignore)
 }
 
@@ -178,12 +174,15 @@ func (c *cardRun) checkExpect(t *fileTask, sums hashing.Sums) string {
 		return ""
 	}
 	rel := t.plan.ent.Rel
-	if _, ok := c.expect.Of(rel); !ok || rel == chainRel && c.firstRunSealed() {
+	if rel == chainRel && c.firstRunSealed() {
 		// The card's chain, which the first run's seal extended on the
 		// first copy by design: its generations are checked one by one.
 		return ""
 	}
-	m := c.expect.Check(rel, c.j.algos, sums)
+	m, err := c.expect.Check(rel, c.j.algos, sums)
+	if err != nil {
+		return err.Error() + ": the file is not checked against the card, so it is not copied on: resume the job once the catalog reads"
+	}
 	if m == nil {
 		return ""
 	}
@@ -236,7 +235,12 @@ func (c *cardRun) dropWritten(t *fileTask) {
 
 // expectMissing lists the card's files verified in the first run that the
 // first copy does not have now (cascade.Expect.Missing).
-func (c *cardRun) expectMissing() []string { return c.expect.Missing(c.list.has) }
+func (c *cardRun) expectMissing() ([]string, error) {
+	if c.expect == nil {
+		return nil, nil
+	}
+	return c.expect.Missing(c.list.has)
+}
 
 // waitFirstRun holds a second run until the first run of its card is over
 // in this process (a resume runs both: the card, when it is mounted, is

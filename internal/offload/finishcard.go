@@ -105,11 +105,15 @@ func (c *cardRun) verdict(ctx context.Context) string {
 	j := c.j
 	var final string
 	missing := c.historyMissing()
-	lost := c.expectMissing()
+	lost, lostErr := c.expectMissing()
 	unreadable := c.unreadable()
 	switch {
 	case ctx.Err() != nil:
 		c.rec.State = "interrupted"
+	case lostErr != nil:
+		// Whether the first copy lost files of the card is not known.
+		final = StateFailed
+		c.rec.Error = lostErr.Error() + ": whether the first copy lost files of the card is not known, so the card is NOT safe to format: resume the job once the catalog reads"
 	case len(lost) > 0:
 		final = StateFailed
 		c.failLostFirstCopies(lost)

@@ -38,8 +38,8 @@ func (c *cardRun) firstRunSealed() bool {
 		}
 		own := SealComment(c.j.rec.ID, c.j.rec.Name, c.from.rec.Label, c.from.scan.Root, c.from.firstCopy())
 		c.firstSealed = earlier.FirstRunSealed(c.j.opts.FS, c.scan.Root, own, func(rel string) bool {
-			_, ok := c.expect[rel]
-			return ok
+			_, ok, err := c.expect.Of(rel)
+			return ok && err == nil // unread: not the card's (the chain is then checked)
 		})
 	})
 	return c.firstSealed

@@ -108,9 +108,14 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 		fp := c.filePlanAt(i)
 		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
 		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
-		if w, ok := c.expectOf(fp.ent.Rel); ok && w.Get(hashing.MD5) != "" {
+		w, ok, err := c.expectOf(fp.ent.Rel)
+		switch {
+		case err != nil:
+			// Not checked against the card: not uploaded.
+			failStoreFile(f, err.Error(), relJoin(c.out, fp.ent.Rel))
+		case ok && w.Get(hashing.MD5) != "":
 			f.want = w
-		} else {
+		default:
 			mh := hashing.NewMulti(j.algos, 2)
 			c.current.Store(fp.ent.Rel)
 			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
@@ -119,11 +124,7 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
 			}
 			if err != nil {
-				f.rec.State, f.rec.Error = StateFailed, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), err)
-				for di := range f.res {
-					f.res[di] = destResult{state: StateFailed, err: f.rec.Error, rel: relJoin(c.out, fp.ent.Rel)}
-					f.done[di] = true
-				}
+				failStoreFile(f, fmt.Sprintf("cannot read %s: %v", filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), err), relJoin(c.out, fp.ent.Rel))
 			}
 			f.want = sums
 		}
@@ -474,7 +475,7 @@ func (c *cardRun) planStore() {
 			c.verifyTotal += size
 			c.destVerifTotal[di] += size
 			o, ok := held[rel]
-			w0, _ := c.expectOf(rel)
+			w0, _, _ := c.expectOf(rel) // unread: uploaded (counted here)
 			w := w0.Get(hashing.MD5)
 			if ok && w != "" && o.Size == size && strings.EqualFold(o.StorageMD5, w) {
 				continue
@@ -491,6 +492,16 @@ func (c *cardRun) planStore() {
 	}
 }
 
+// failStoreFile settles f failed with msg on every destination (rel:
+// the copy's path), before anything is uploaded.
+func failStoreFile(f *storeFile, msg, rel string) {
+	f.rec.State, f.rec.Error = StateFailed, msg
+	for di := range f.res {
+		f.res[di] = destResult{state: StateFailed, err: msg, rel: rel}
+		f.done[di] = true
+	}
+}
+
 // streamed: the run reads its files itself and streams them to the
 // remote: from the card (no first copy), or from a first copy on a dit
 // array, which only dit reads (a remote's Put sees the blades' own
@@ -503,10 +514,13 @@ func (c *cardRun) streamed() bool {
 // remote copy must hash as; not the card's own ASC MHL chain once the first
 // run's seal extended it on the first copy (by design: its generations
 // are checked one by one), which goes up as the first copy holds it.
-func (c *cardRun) expectOf(rel string) (hashing.Sums, bool) {
-	w, ok := c.expect[rel]
-	if ok && rel == chainRel && c.firstRunSealed() {
-		return hashing.Sums{}, false
+func (c *cardRun) expectOf(rel string) (hashing.Sums, bool, error) {
+	if c.expect == nil {
+		return hashing.Sums{}, false, nil
 	}
-	return w, ok
+	w, ok, err := c.expect.Of(rel)
+	if ok && rel == chainRel && c.firstRunSealed() {
+		return hashing.Sums{}, false, nil
+	}
+	return w, ok, err
 }

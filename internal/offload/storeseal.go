@@ -98,7 +98,12 @@ func (c *cardRun) streamChain(ctx context.Context, f *storeFile) {
 		c.streamFailed(ctx, f, err)
 		return
 	}
-	if want, checked := c.expectOf(rel); checked {
+	want, checked, err := c.expectOf(rel)
+	if err != nil {
+		c.streamFailed(ctx, f, err)
+		return
+	}
+	if checked {
 		// A first copy on an array whose chain should still be the
 		// card's (not extended by the first run's seal).
 		if msg := c.checkStreamed(rel, want, sums); msg != "" {

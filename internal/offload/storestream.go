@@ -145,7 +145,11 @@ func (c *cardRun) streamFile(ctx context.Context, f *storeFile, before []map[str
 			send = append(send, di)
 		}
 	}
-	want, checked := c.expectOf(rel)
+	want, checked, err := c.expectOf(rel)
+	if err != nil {
+		c.streamFailed(ctx, f, err)
+		return
+	}
 	first := len(send) < len(c.dests) || checked
 	var sums hashing.Sums
 	if first {

@@ -127,8 +127,9 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 		name := de.Name()
 		r := path.Join(rel, name)
 		p := filepath.Join(abs, name)
-		if !opt.IncludeHidden && (opt.Keep == nil || !opt.Keep(r)) {
-			if why := JunkReason(name); why != "" {
+		if !opt.IncludeHidden {
+			// Keep is asked only of OS metadata: it may look names up.
+			if why := JunkReason(name); why != "" && (opt.Keep == nil || !opt.Keep(r)) {
 				c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "metadata", Reason: why + " (copy it with --include-hidden)"})
 				continue
 			}

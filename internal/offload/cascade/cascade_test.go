@@ -22,21 +22,45 @@ var algos = []hashing.Algo{hashing.XXH64, hashing.MD5}
 // not of a file that never read whole, nor of one only copied.
 func TestExpectedFromFirstRun(t *testing.T) {
 	ok := hashing.Bytes(algos, []byte("clip"))
-	files := []*catalog.File{
+	cat, k := firstRun(t, []*catalog.File{
 		{Rel: "A001C001.mov", State: "verified", Sums: ok},
 		{Rel: "A001C002.mov", State: "failed", Sums: ok}, // withdrawn since
 		{Rel: "A001C003.mov", State: "failed"},           // never read whole
 		{Rel: "A001C004.mov", State: "copied", Sums: ok}, // not verified
-	}
-	e := Expected(files)
-	require.Len(t, e, 2)
+	})
+	e := Expected(cat, k.ID)
 	for _, rel := range []string{"A001C001.mov", "A001C002.mov"} {
-		got, has := e.Of(rel)
+		got, has, err := e.Of(rel)
+		require.NoError(t, err)
 		require.True(t, has, rel)
 		require.Equal(t, ok, got)
 	}
-	_, has := e.Of("A001C003.mov")
-	require.False(t, has)
+	for _, rel := range []string{"A001C003.mov", "A001C004.mov", "A001C005.mov"} {
+		_, has, err := e.Of(rel)
+		require.NoError(t, err)
+		require.False(t, has, rel)
+	}
+	lost, err := e.Missing(func(rel string) bool { return rel == "A001C001.mov" })
+	require.NoError(t, err)
+	require.Equal(t, []string{"A001C002.mov"}, lost)
+}
+
+// firstRun records a first run's card with files in a catalog file.
+func firstRun(t *testing.T, files []*catalog.File) (*catalog.Catalog, *catalog.Card) {
+	t.Helper()
+	cat, err := catalog.Open(filepath.Join(t.TempDir(), "dit.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { cat.Close() })
+	j := &catalog.Job{Name: "Day01", State: catalog.JobDone, Hashes: "xxh64,md5", VerifyMode: "dest", Layout: "{job}/{card}", OnConflict: "fail"}
+	require.NoError(t, cat.CreateJob(j))
+	k := &catalog.Card{JobID: j.ID, Label: "A001", Path: "/media/A001", State: "verified", Hop: 1}
+	require.NoError(t, cat.AddCard(k))
+	for _, f := range files {
+		f.CardID = k.ID
+		cat.PutFile(f)
+	}
+	require.NoError(t, cat.Flush())
+	return cat, k
 }
 
 // A file read from the first copy with another hash than the card gave
@@ -45,14 +69,18 @@ func TestExpectedFromFirstRun(t *testing.T) {
 func TestCheckNamesBothHashes(t *testing.T) {
 	card := hashing.Bytes(algos, []byte("the card's bytes"))
 	copied := hashing.Bytes(algos, []byte("the card's byteZ"))
-	e := Expect{"CLIPS/A001C001.mov": card}
-
-	require.Nil(t, e.Check("CLIPS/A001C001.mov", algos, card), "the same bytes")
-	require.Nil(t, e.Check("ascmhl/0001_CLIPS_2026-12-04_120000Z.mhl", algos, copied), "not one of the card's files")
+	e := Fixed(map[string]hashing.Sums{"CLIPS/A001C001.mov": card})
+	check := func(rel string, sums hashing.Sums) *Mismatch {
+		m, err := e.Check(rel, algos, sums)
+		require.NoError(t, err)
+		return m
+	}
+	require.Nil(t, check("CLIPS/A001C001.mov", card), "the same bytes")
+	require.Nil(t, check("ascmhl/0001_CLIPS_2026-12-04_120000Z.mhl", copied), "not one of the card's files")
 	var none hashing.Sums
-	require.Nil(t, e.Check("CLIPS/A001C001.mov", algos, none), "no hash known on both sides")
+	require.Nil(t, check("CLIPS/A001C001.mov", none), "no hash known on both sides")
 
-	m := e.Check("CLIPS/A001C001.mov", algos, copied)
+	m := check("CLIPS/A001C001.mov", copied)
 	require.NotNil(t, m)
 	require.Equal(t, hashing.XXH64, m.Algo, "the job's first algorithm that differs")
 	require.Equal(t, card.Get(hashing.XXH64), m.Card)
@@ -75,17 +103,20 @@ func TestCheckNamesBothHashes(t *testing.T) {
 // The files the first copy lost are listed sorted; the failure names the
 // first five and counts the rest.
 func TestMissing(t *testing.T) {
-	e := Expect{}
+	m := map[string]hashing.Sums{}
 	for _, rel := range []string{"g", "a", "c", "b", "e", "f", "d"} {
-		e[rel] = hashing.Sums{}
+		m[rel] = hashing.Sums{}
 	}
 	held := map[string]bool{"d": true}
-	lost := e.Missing(func(rel string) bool { return held[rel] })
+	lost, err := Fixed(m).Missing(func(rel string) bool { return held[rel] })
+	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b", "c", "e", "f", "g"}, lost)
 	msg := MissingError("/raid/day01/A001", lost)
 	require.Contains(t, msg, "6 file(s) verified in the first run are missing from the first copy /raid/day01/A001: a, b, c, e, f, and 1 more")
 	require.Contains(t, msg, "NOT safe to format")
-	require.Empty(t, Expect{"a": {}}.Missing(func(string) bool { return true }))
+	none, err := Fixed(map[string]hashing.Sums{"a": {}}).Missing(func(string) bool { return true })
+	require.NoError(t, err)
+	require.Empty(t, none)
 }
 
 // A turn is held until it is handed on; a run whose context ends while
@@ -126,7 +157,7 @@ func TestScanFirstCopy(t *testing.T) {
 	for rel, body := range map[string]string{"CLIPS/A001C001.mov": "clip", ".DS_Store": "meta", "._A001C001.mov": "apple double"} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(body), 0o644))
 	}
-	e := Expect{"CLIPS/A001C001.mov": {}, ".DS_Store": {}}
+	e := Fixed(map[string]hashing.Sums{"CLIPS/A001C001.mov": {}, ".DS_Store": {}})
 	sc, err := ScanFirstCopy(fsys.OS{}, root, e, false, nil)
 	require.NoError(t, err)
 	require.Equal(t, "A001", sc.Label)
@@ -142,4 +173,50 @@ func TestScanFirstCopy(t *testing.T) {
 	require.True(t, strings.HasPrefix(msg, "the first copy /raid/day01/A001 cannot be read: "), msg)
 	require.True(t, strings.HasSuffix(msg, "NOT safe to format; if the card is still here, copy it again"), msg)
 	require.NotContains(t, UnreadableError("x", errors.New("gone"), false), "if the card")
+}
+
+// The expectations are read a page of paths at a time, asked in any
+// order (a scan's, where "a-b" comes after the folder "a"), never
+// whole: every file gets its own hashes, a path of none has none, and a
+// folder holding an expected OS file is kept. A catalog that cannot be
+// read is an error, never "not one of the card's files".
+func TestExpectPaged(t *testing.T) {
+	old := expectPage
+	expectPage = 3
+	t.Cleanup(func() { expectPage = old })
+	var files []*catalog.File
+	want := map[string]hashing.Sums{}
+	scanOrder := []string{"a/x", "a/y", "a-b", "é/ü 1.mov", "z/.hidden/f", "z/🎬 0001.dng", "z/🎬 0002.dng", "z/🎬 0003.dng", "z/🎬 0004.dng"}
+	for i, rel := range scanOrder {
+		s := hashing.Bytes(algos, []byte(rel))
+		state := "verified"
+		if i == 2 {
+			state = "copied" // not verified: not expected
+		} else {
+			want[rel] = s
+		}
+		files = append(files, &catalog.File{Rel: rel, State: state, Sums: s, Size: int64(i)})
+	}
+	cat, k := firstRun(t, files)
+	e := Expected(cat, k.ID)
+	for _, rel := range append(scanOrder, "a", "b", "z/🎬 0005.dng") {
+		got, ok, err := e.Of(rel)
+		require.NoError(t, err)
+		w, expected := want[rel]
+		require.Equal(t, expected, ok, rel)
+		require.Equal(t, w, got, rel)
+	}
+	require.True(t, e.Keeps("z/.hidden"), "a folder of a file the first run verified")
+	require.True(t, e.Keeps("z"))
+	require.False(t, e.Keeps("a-b"), "not verified in the first run")
+	require.False(t, e.Keeps("q"))
+	lost, err := e.Missing(func(rel string) bool { return rel != "z/🎬 0003.dng" })
+	require.NoError(t, err)
+	require.Equal(t, []string{"z/🎬 0003.dng"}, lost)
+
+	require.NoError(t, cat.Close())
+	_, err = Expected(cat, k.ID).Check("z/🎬 0001.dng", algos, want["z/🎬 0001.dng"])
+	require.ErrorContains(t, err, "cannot read the card's hashes of the first run for z/🎬 0001.dng")
+	_, err = e.Missing(func(string) bool { return true })
+	require.ErrorContains(t, err, "cannot read the card's files of the first run")
 }

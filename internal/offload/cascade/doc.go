@@ -13,9 +13,11 @@
 //	hops.go    which destinations are which run's (Hop), the hop an
 //	           event carries (EventHop)
 //	expect.go  the expectations: the hashes the card gave in the first
-//	           run (Expected, from the first run's records); a file read
-//	           from the first copy checked against them (Expect.Check: a
-//	           Mismatch); the files the first copy lost (Expect.Missing);
+//	           run (Expected, the first run's records, read from the
+//	           catalog a page of paths at a time as they are asked for,
+//	           records.go); a file read from the first copy checked
+//	           against them (Expect.Check: a Mismatch); the files the
+//	           first copy lost (Expect.Missing, the records walked once);
 //	           the first copy scanned as the second run reads it
 //	           (ScanFirstCopy)
 //	words.go   what a second run records when a rule fails: the file's

@@ -1,11 +1,12 @@
 package cascade
 
 import (
-	"iter"
-	"maps"
+	"fmt"
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
@@ -17,33 +18,111 @@ import (
 
 // Expect are the hashes the card gave in its first run, by the file's
 // path on the card: every file the second run reads from the first copy
-// must have them.
-type Expect map[string]hashing.Sums
+// must have them. They are the first run's records of the card
+// (Expected: every file verified there, and every file read whole from
+// the card whose copy failed since, withdrawn by a second run or dit
+// verify: it has the card's hashes, so a resumed second run never copies
+// such a first copy unchecked).
+//
+// They are read a page of paths at a time, from the path asked on in the
+// paths' byte order (expectPage paths: the catalog's order on both
+// backends), never the card's whole: the second run asks in its list's
+// order, which for a card of frames is the paths', so a page serves the
+// next expectPage files; any other order only reads more pages. A card
+// of a million frames holds a page, not ~250 B a file. A failed read is
+// returned to the caller, which fails what it could not check.
+type Expect struct {
+	src expectSource
 
-// Expected are the expectations of a second run, from its card's records
-// of the first run (files): every file verified there, and every file
-// read whole from the card whose copy failed since (withdrawn by a
-// second run or dit verify: it has the card's hashes), so a resumed
-// second run never copies such a first copy unchecked.
-func Expected(files []*catalog.File) Expect {
-	out := make(Expect, len(files))
-	for _, f := range files {
-		if f.State == summary.StateVerified || (f.State == summary.StateFailed && len(f.Sums.Algos()) > 0) {
-			out[f.Rel] = f.Sums
-		}
-	}
-	return out
+	mu     sync.Mutex
+	lo, hi string // the page held: the paths from lo to hi (to the end if last)
+	last   bool
+	held   bool
+	page   map[string]hashing.Sums
+}
+
+// expectSource gives a card's records of the first run in the paths' byte
+// order: from, the first n paths at or after from (page), or every one
+// (all).
+type expectSource interface {
+	page(from string, n int) ([]expectRow, error)
+	all(fn func(expectRow) error) error
+}
+
+// An expectRow is a record of the first run: a path, its state and hashes.
+type expectRow struct {
+	rel   string
+	state string
+	sums  hashing.Sums
+}
+
+// expected says whether the record is one the second run expects.
+func (r expectRow) expected() bool {
+	return r.state == summary.StateVerified || (r.state == summary.StateFailed && len(r.sums.Algos()) > 0)
+}
+
+// expectPage is how many paths a page of Expect reads (a variable: tests
+// make it small).
+var expectPage = 256
+
+// Expected are the expectations of a second run: card cardID's records of
+// the first run in cat, read as they are asked for.
+func Expected(cat *catalog.Catalog, cardID int64) *Expect {
+	return &Expect{src: catalogRecords{cat: cat, cardID: cardID}}
 }
 
 // Of is what the card gave for rel in the first run, if rel is one of
 // its files.
-func (e Expect) Of(rel string) (hashing.Sums, bool) {
-	s, ok := e[rel]
-	return s, ok
+func (e *Expect) Of(rel string) (hashing.Sums, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.held || rel < e.lo || (rel > e.hi && !e.last) {
+		rows, err := e.src.page(rel, expectPage)
+		if err != nil {
+			e.held = false
+			return hashing.Sums{}, false, fmt.Errorf("cannot read the card's hashes of the first run for %s: %w", rel, err)
+		}
+		e.lo, e.last, e.held, e.page = rel, len(rows) < expectPage, true, make(map[string]hashing.Sums, len(rows))
+		e.hi = rel
+		for _, r := range rows {
+			if r.expected() {
+				e.page[r.rel] = r.sums
+			}
+			e.hi = r.rel
+		}
+	}
+	s, ok := e.page[rel]
+	return s, ok, nil
 }
 
-// Rels are the paths expected, in no order.
-func (e Expect) Rels() iter.Seq[string] { return maps.Keys(e) }
+// Keeps says whether rel, a name the scan would leave out as an OS file,
+// is one of the card's files the first run verified, or a folder of one:
+// the second run copies it all the same (ScanFirstCopy). A record that
+// cannot be read keeps it (copied rather than lost).
+func (e *Expect) Keeps(rel string) bool {
+	if _, ok, err := e.Of(rel); ok || err != nil {
+		return true
+	}
+	dir := rel + "/"
+	for from := dir; ; {
+		rows, err := e.src.page(from, expectPage)
+		if err != nil {
+			return true
+		}
+		for _, r := range rows {
+			if !strings.HasPrefix(r.rel, dir) {
+				return false
+			}
+			if r.expected() {
+				return true
+			}
+		}
+		if len(rows) < expectPage || rows[len(rows)-1].rel == from {
+			return false
+		}
+		from = rows[len(rows)-1].rel // read again: a page starts at its path
+	}
+}
 
 // A Mismatch is a file read from the first copy whose hash is not the
 // one the card gave for it in the first run: the first copy changed
@@ -60,13 +139,14 @@ type Mismatch struct {
 // with the card's of the first run, algorithm by algorithm in the order
 // of algos (the job's). It returns nil when they agree, when rel is not
 // one of the card's files (the first run's hash lists, which go along
-// with the first copy), or when no algorithm is known on both sides.
-func (e Expect) Check(rel string, algos []hashing.Algo, sums hashing.Sums) *Mismatch {
-	want, ok := e[rel]
-	if !ok {
-		return nil
+// with the first copy), or when no algorithm is known on both sides; an
+// error when the card's hashes cannot be read (the file is not checked).
+func (e *Expect) Check(rel string, algos []hashing.Algo, sums hashing.Sums) (*Mismatch, error) {
+	want, ok, err := e.Of(rel)
+	if !ok || err != nil {
+		return nil, err
 	}
-	return Compare(rel, algos, want, sums)
+	return Compare(rel, algos, want, sums), nil
 }
 
 // Compare compares got, read from the first copy for the card's file
@@ -86,15 +166,20 @@ func Compare(rel string, algos []hashing.Algo, want, got hashing.Sums) *Mismatch
 
 // Missing lists, sorted, the card's files of the first run that has
 // (what the first copy holds now) does not: the first copy lost them.
-func (e Expect) Missing(has func(rel string) bool) []string {
+// The records are read as they come; only the lost paths are kept.
+func (e *Expect) Missing(has func(rel string) bool) ([]string, error) {
 	var out []string
-	for rel := range e {
-		if !has(rel) {
-			out = append(out, rel)
+	err := e.src.all(func(r expectRow) error {
+		if r.expected() && !has(r.rel) {
+			out = append(out, r.rel)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the card's files of the first run: %w", err)
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 // ScanFirstCopy scans a card's first copy at root as the second run
@@ -103,8 +188,12 @@ func (e Expect) Missing(has func(rel string) bool) []string {
 // files and ignore patterns, and the first run's hash lists go along, so
 // the second run's history extends the first copy's. The card keeps its
 // name (the first copy's folder's).
-func ScanFirstCopy(fsy fsys.FS, root string, e Expect, includeHidden bool, ignore []string) (*source.Card, error) {
-	sc, err := source.Scan(fsy, root, earlier.ScanOptions(includeHidden, e.Rels(), ignore))
+func ScanFirstCopy(fsy fsys.FS, root string, e *Expect, includeHidden bool, ignore []string) (*source.Card, error) {
+	opt := earlier.ScanOptions(includeHidden, func(func(string) bool) {}, ignore)
+	if !includeHidden {
+		opt.Keep = e.Keeps
+	}
+	sc, err := source.Scan(fsy, root, opt)
 	if err != nil {
 		return nil, err
 	}
