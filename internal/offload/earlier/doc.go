@@ -11,6 +11,11 @@
 //	                  MHL history a card carries (CardHistory); ScanCard and
 //	                  ScanOptions: a card scanned as an offload copies it (the
 //	                  files its history lists kept whatever their names)
+//	priormatch.go     matchPrior: an earlier card's records walked as they
+//	                  are read (catalog.EachFile), each found in the card's
+//	                  scan, never held; where each copy is kept against the
+//	                  scan (copyList), so a card of a million frames needs
+//	                  a few bytes a file, not its records
 //	vouch.go          Vouch: whether a resume trusts a copy an earlier run
 //	                  verified (its identity unchanged) or reads it again
 //	                  (Changed, Unvouched), which the resume's note counts

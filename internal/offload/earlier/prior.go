@@ -6,7 +6,6 @@ import (
 	"iter"
 	"maps"
 	"path"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/dit-org/dit/internal/format/ignore"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload/dest"
-	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/source"
 	"github.com/dit-org/dit/raid"
 )
@@ -40,8 +38,12 @@ type Prior struct {
 	// Gone names earlier verified copies that are no longer there whole.
 	Gone []string
 
-	destRoots []string      // the earlier job's -d folders, as Dests
-	copies    [][]priorCopy // per destination, every file's verified copy
+	destRoots []string // the earlier job's -d folders, as Dests
+	// copies are, per destination, where each file's verified copy is
+	// (held compactly, against the card's scan: files), while the card is
+	// looked up; FindPrior drops them before it returns.
+	copies []copyList
+	files  *source.Files
 	// by is, for each destination of Covered, the earlier offload whose
 	// copy is there (several jobs may have filled them).
 	by map[string]*Prior
@@ -189,14 +191,26 @@ func (pl *priorLook) card(c string) (*Prior, *CardHistory, error) {
 	var first *Prior
 	covered := map[string]*Prior{}
 	var gone []string
+	var ix *cardIndex
+	var found []*Prior
+	defer func() {
+		// Each file's copies were for the stats: none is kept.
+		for _, p := range found {
+			p.copies, p.files = nil, nil
+		}
+	}()
 	for _, k := range cands {
-		p, err := matchPrior(pl.cat, k, sc, records)
+		if ix == nil {
+			ix = newCardIndex(sc.Files)
+		}
+		p, err := matchPrior(pl.cat, k, sc, ix, records)
 		if err != nil {
 			return nil, hist, err
 		}
 		if p == nil {
 			continue
 		}
+		found = append(found, p)
 		if first == nil {
 			first = p
 		}
@@ -229,7 +243,7 @@ func (pl *priorLook) ownDests(p *Prior) (gone []string) {
 		pf = pl.fsy
 	}
 	for di := range p.destRoots {
-		if intact(pf, p.destRoots[di], p.copies[di]) {
+		if p.copies[di].intact(pf, p.destRoots[di], p.files) {
 			p.Covered = append(p.Covered, p.Dests[di])
 		} else {
 			gone = append(gone, p.Dests[di])
@@ -250,7 +264,7 @@ func (pl *priorLook) givenDests(p *Prior, covered map[string]*Prior) (gone []str
 			if covered[pl.dests[ri]] != nil || !samePath(r, d) {
 				continue
 			}
-			if intact(pl.look, d, p.copies[di]) {
+			if p.copies[di].intact(pl.look, d, p.files) {
 				covered[pl.dests[ri]] = p
 			} else {
 				gone = append(gone, p.Dests[di])
@@ -282,30 +296,6 @@ func samePath(a, b string) bool {
 		return true
 	}
 	return dest.SameFile(a, b)
-}
-
-// priorCopy is where an earlier job put one file's verified copy on one
-// destination (relative to the destination root; --on-conflict rename may
-// have given it another name) and its size.
-type priorCopy struct {
-	rel  string
-	size int64 // -1: any (the card's hash list)
-}
-
-// intact reports whether every file's verified copy is still where the
-// earlier job put it below root, with its size (what a stat can tell; a
-// read-back is dit verify's work).
-func intact(fsy fsys.FS, root string, copies []priorCopy) bool {
-	if len(copies) == 0 {
-		return false
-	}
-	for _, c := range copies {
-		fi, err := fsy.Lstat(filepath.Join(root, filepath.FromSlash(c.rel)))
-		if err != nil || !fi.Mode().IsRegular() || (c.size >= 0 && fi.Size() != c.size) {
-			return false
-		}
-	}
-	return true
 }
 
 // ScanCard scans a card as an offload copies it: OS metadata is skipped
@@ -374,146 +364,4 @@ func cardHistory(root string) (*CardHistory, map[string]*ascmhl.Record) {
 		return ch, nil
 	}
 	return ch, h.Records()
-}
-
-func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, records map[string]*ascmhl.Record) (*Prior, error) {
-	if k.Hop == 2 {
-		return nil, nil // a cascade's second run: judged with its card
-	}
-	job, err := cat.Job(k.JobID)
-	if err != nil {
-		return nil, err
-	}
-	all, err := cat.Dests(k.JobID)
-	if err != nil {
-		return nil, err
-	}
-	// A cascade's card: its files' copies on the first-run destinations
-	// are its own, those on the --then destinations its second run's.
-	var dests, then []*catalog.Dest
-	for _, d := range all {
-		if d.Hop == 2 {
-			then = append(then, d)
-		} else {
-			dests = append(dests, d)
-		}
-	}
-	files, err := cat.Files(k.ID)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) != sc.Files.Len() || len(dests) == 0 {
-		return nil, nil
-	}
-	idx := map[int64]int{}
-	for i, d := range dests {
-		idx[d.ID] = i
-	}
-	byRel := make(map[string]*catalog.File, len(files))
-	for _, f := range files {
-		f.Copies = summary.OnDests(f.Copies, idx)
-		byRel[f.Rel] = f
-	}
-	for _, e := range sc.Files.All() {
-		f := byRel[e.Rel]
-		if f == nil || f.Size != e.Size || f.Mtime.UnixNano() != e.Mtime.UnixNano() || f.State != summary.StateVerified || len(f.Copies) != len(dests) {
-			return nil, nil
-		}
-		for _, cp := range f.Copies {
-			if cp.State != summary.StateVerified {
-				return nil, nil
-			}
-		}
-		if r := records[e.Rel]; r != nil {
-			for a, v := range r.Values {
-				if s := f.Sums.Get(a); s != "" && s != v {
-					return nil, nil
-				}
-			}
-		}
-	}
-	// The second run's copies count where every file of the card is
-	// verified there (the card's hashes checked by that run).
-	var later map[string]*catalog.File
-	if len(then) > 0 {
-		later, err = secondRunFiles(cat, k)
-		if err != nil {
-			return nil, err
-		}
-	}
-	p := &Prior{JobID: job.ID, JobName: job.Name, Date: k.VerifyFinished}
-	if p.Date.IsZero() {
-		p.Date = job.Finished
-	}
-	out, _ := dest.ExpandLayout(job.Layout, job.Name, k.Label, job.Started)
-	add := func(d *catalog.Dest, byFile func(*catalog.File) *catalog.File) bool {
-		var cps []priorCopy
-		// The card's folder is where its copies are (the layout may hold
-		// {host}, another station's).
-		folder := path.Clean(out)
-		for i, f := range files {
-			g := byFile(f)
-			if g == nil {
-				return false
-			}
-			found := false
-			for _, cp := range g.Copies {
-				if cp.DestID == d.ID && cp.State == summary.StateVerified {
-					cps, found = append(cps, priorCopy{rel: cp.Path, size: f.Size}), true
-					if i == 0 && strings.HasSuffix(cp.Path, "/"+f.Rel) {
-						folder = strings.TrimSuffix(cp.Path, "/"+f.Rel)
-					}
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		if job.MHL == "asc" || job.MHL == "both" {
-			// The card's ASC MHL history is part of the copy: a copy
-			// whose history is gone is not whole (its size is any).
-			cps = append(cps, priorCopy{rel: path.Join(folder, ascmhl.HistoryDir, ascmhl.ChainFile), size: -1})
-		}
-		p.Dests = append(p.Dests, filepath.Join(d.Path, filepath.FromSlash(path.Clean(out))))
-		p.destRoots = append(p.destRoots, d.Path)
-		p.copies = append(p.copies, cps)
-		return true
-	}
-	for _, d := range dests {
-		add(d, func(f *catalog.File) *catalog.File { return f })
-	}
-	for _, d := range then {
-		add(d, func(f *catalog.File) *catalog.File {
-			if g := later[f.Rel]; g != nil && g.State == summary.StateVerified && g.Size == f.Size {
-				return g
-			}
-			return nil
-		})
-	}
-	return p, nil
-}
-
-// secondRunFiles are the files of card k's second run (a cascade), by
-// path; nil when it has none.
-func secondRunFiles(cat *catalog.Catalog, k *catalog.Card) (map[string]*catalog.File, error) {
-	cards, err := cat.Cards(k.JobID)
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range cards {
-		// Only a second run that ended verified (its hash lists written
-		// too) counts: one that failed or is still sealing is not.
-		if h.Hop == 2 && h.FromCard == k.ID && h.State == summary.StateVerified {
-			hf, err := cat.Files(h.ID)
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string]*catalog.File, len(hf))
-			for _, f := range hf {
-				out[f.Rel] = f
-			}
-			return out, nil
-		}
-	}
-	return nil, nil
 }
