@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/catalog"
+	"github.com/dit-org/dit/internal/catalog/pgtest"
 	"github.com/dit-org/dit/internal/verdict"
 )
 
@@ -39,11 +40,16 @@ type cascadeJob struct {
 }
 
 // newJob records a done job whose card has n files (gen(i): its i-th)
-// and, when n2 > 0, a cascade whose second run has n2 (gen2).
+// and, when n2 > 0, a cascade whose second run has n2 (gen2), in a new
+// SQLite catalog.
 func newJob(t testing.TB, n int, gen func(int) tfile, n2 int, gen2 func(int) tfile) *cascadeJob {
+	return newJobIn(t, filepath.Join(t.TempDir(), "catalog.db"), n, gen, n2, gen2)
+}
+
+// newJobIn is newJob in the catalog at path (a file, or a PostgreSQL URL).
+func newJobIn(t testing.TB, path string, n int, gen func(int) tfile, n2 int, gen2 func(int) tfile) *cascadeJob {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "catalog.db")
 	cat, err := catalog.Open(path)
 	require.NoError(t, err)
 	j := &catalog.Job{Name: "Day01", Layout: "{job}/{card}", State: catalog.JobDone, Hashes: "xxh64", VerifyMode: "full",
@@ -221,8 +227,23 @@ var hashLists = []tfile{
 // first copy's hash lists): every figure of the summary, read file by
 // file and from the totals, is the one its definition gives, the second
 // run counting only the card's files (not the hash lists) but listing
-// the hash lists' failures.
+// the hash lists' failures. On SQLite and on PostgreSQL.
 func TestSummaryFiguresMixed(t *testing.T) {
+	summaryFiguresMixed(t, func(t *testing.T) string { return filepath.Join(t.TempDir(), "catalog.db") })
+}
+
+func TestSummaryFiguresMixedOnPostgres(t *testing.T) {
+	srv := pgtest.ForTest(t)
+	summaryFiguresMixed(t, func(t *testing.T) string {
+		url, err := srv.NewDatabase("figures")
+		require.NoError(t, err)
+		return url
+	})
+}
+
+// summaryFiguresMixed is TestSummaryFiguresMixed in the catalogs at
+// the paths (or URLs) at gives.
+func summaryFiguresMixed(t *testing.T, at func(*testing.T) string) {
 	const n = 70
 	card := listOf(n, mixed)
 	var second []tfile
@@ -255,7 +276,7 @@ func TestSummaryFiguresMixed(t *testing.T) {
 	}
 
 	t.Run("without a cascade", func(t *testing.T) {
-		c := newJob(t, n, mixed, 0, nil)
+		c := newJobIn(t, at(t), n, mixed, 0, nil)
 		w := wantOf(card, []int{0, 1}, nil, c.card.Files)
 		for _, load := range []func(*catalog.Catalog, int64) (*Summary, error){LoadSummary, LoadFileByFile} {
 			s, err := load(c.cat, c.job.ID)
@@ -275,7 +296,7 @@ func TestSummaryFiguresMixed(t *testing.T) {
 	})
 
 	t.Run("a cascade", func(t *testing.T) {
-		c := newJob(t, n, mixed, len(second), func(i int) tfile { return second[i] })
+		c := newJobIn(t, at(t), n, mixed, len(second), func(i int) tfile { return second[i] })
 		w1 := wantOf(card, []int{0, 1}, nil, c.card.Files)
 		w2 := wantOf(second, []int{2, 3}, func(rel string) bool { return inCard[rel] }, c.second.Files)
 		require.Equal(t, len(second)-len(hashLists), w2.files)
