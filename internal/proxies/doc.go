@@ -32,8 +32,9 @@
 // The Maker takes each card once its run is done (offload.EvRunDone,
 // in internal/assembly's event hook, after the card is verified) and
 // makes its clips' proxies one at a time (Options.Workers, default 1).
-// Clips are recognised as internal/clips does (the catalog's file list,
-// the sidecars of the copy). The copy read is the card's folder on the
+// Clips are recognised as internal/clips does (the catalog's files,
+// walked into a clips.Recognizer: memory does not grow with the card's
+// files; the sidecars of the copy). The copy read is the card's folder on the
 // first folder destination that holds it, else the card's folder in the
 // first dit array, which ffmpeg reads through a loopback HTTP range
 // server (the route the thumbnails take). A clip with a file not

@@ -165,10 +165,13 @@ type card struct {
 	jobID, id int64
 	label     string
 	out       string // the card's folder on a destination (slash path)
-	files     []*catalog.File
-	src       copysource.Source
-	srcNote   string   // why there is no source
-	to        []string // destinations the proxies go to
+	// rec holds the card's clips as its files were walked (a frame
+	// sequence's first and last frame, not each frame), each clip's
+	// files not verified flagged.
+	rec     *clips.Recognizer
+	src     copysource.Source
+	srcNote string   // why there is no source
+	to      []string // destinations the proxies go to
 	// made are the destinations each clip's proxy is on already (a
 	// resumed job); have a proxy of it in a folder, still there.
 	made map[string]map[string]bool
@@ -200,17 +203,11 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 	if c.src != nil {
 		defer c.src.Close()
 	}
-	state := map[string]string{}
-	var list []clips.File
-	for _, f := range c.files {
-		list = append(list, clips.File{Rel: f.Rel, Size: f.Size})
-		state[f.Rel] = f.State
-	}
 	var read clips.ReadFunc
 	if c.src != nil {
 		read = c.src.Read
 	}
-	rec := clips.Recognize(list, read)
+	rec := c.rec.Card(read)
 	sem := make(chan struct{}, m.o.Workers)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -234,10 +231,7 @@ func (m *Maker) Card(ctx context.Context, jobID, cardID int64) error {
 	}
 	count(0)
 	for _, k := range todo {
-		verified := true
-		for _, f := range k.Files() {
-			verified = verified && state[f] == offload.StateVerified
-		}
+		verified := k.Flagged == 0 // every file of the clip verified
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -275,7 +269,14 @@ func (m *Maker) card(jobID, cardID int64) (*card, error) {
 	if c.label == "" {
 		return nil, fmt.Errorf("card %d is not a card of job %d in %s", cardID, jobID, cat.Path())
 	}
-	if c.files, err = cat.Files(cardID); err != nil {
+	// The catalog's rows are walked, not listed: memory does not grow
+	// with the card's files (a card of frames holds a clip per sequence).
+	c.rec = clips.NewRecognizer()
+	err = cat.EachFile(cardID, nil, func(f *catalog.File) error {
+		c.rec.AddFlagged(clips.File{Rel: f.Rel, Size: f.Size}, f.State != offload.StateVerified)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if c.out, err = offload.ExpandLayout(j.Layout, j.Name, c.label, j.Started); err != nil {
@@ -372,7 +373,7 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 		return m.record(base, catalog.ProxyFailed, "no destination to write proxies to: give --proxies-to a destination of the job")
 	}
 	base.Source = c.src.Name(k.Poster)
-	if len(k.Media) > 1 && k.Frames == len(k.Media) {
+	if media := mediaCount(k); media > 1 && k.Frames == media {
 		return m.record(base, catalog.ProxySkipped, "a frame sequence ("+k.Type+"): no proxy made of frames yet")
 	}
 	if !clips.Readable(k, c.src.Head(k.Poster)) {
@@ -393,6 +394,16 @@ func (m *Maker) clip(ctx context.Context, c *card, k *clips.Clip, verified bool)
 	}
 	base.TCStart = src.TC
 	return m.deliver(ctx, c, k.Name, src, base)
+}
+
+// mediaCount is how many media files clip k has: a frame sequence's
+// frames (a Recognizer's sequence lists none in Media: its Seq counts
+// them), else its Media.
+func mediaCount(k *clips.Clip) int {
+	if k.Seq != nil && len(k.Media) == 0 {
+		return k.Seq.Count
+	}
+	return len(k.Media)
 }
 
 // deliver makes the proxy of a clip (or takes the one a resumed job made

@@ -258,7 +258,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				tot = &catalog.CardTotals{CardID: k.ID} // no file yet
 			}
 		}
-		cs, card, err := cardSummary(cat, j, k, first, act, res, nil, facts, tot)
+		cs, err := cardSummary(cat, j, k, first, act, res, nil, facts, tot)
 		if err != nil {
 			return nil, err
 		}
@@ -267,8 +267,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				hs, _, err := cardSummary(cat, j, h, later, act, res, card, facts, nil)
-				return hs, err
+				return cardSummary(cat, j, h, later, act, res, k, facts, nil)
 			})
 			if cs.Then != nil {
 				s.Failed += cs.Then.Failed
@@ -320,18 +319,18 @@ func jobFacts(j *catalog.Job) verdict.Facts {
 		VerifyNone: j.VerifyMode == "none"}
 }
 
-// cardSummary is card k's summary on the destinations dests (one run's),
-// and the paths of k's files (nil when read from tot). only, if set,
-// holds the files counted (a cascade's second run: the card's, not the
-// hash lists copied with them); every file's failure is listed, and safe
-// to format needs every file verified. tot, if set (and only nil), are
-// the card's totals, read instead of its files. res says where a folder
-// in a dit array opens (destSummary).
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, res *mountplace.Resolver, only map[string]bool, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, map[string]bool, error) {
+// cardSummary is card k's summary on the destinations dests (one run's).
+// of, if set, is the card whose files are counted (a cascade's second
+// run k: the files of its card of, not the hash lists copied with them);
+// every file's failure is listed, and safe to format needs every file
+// verified. tot, if set (and of nil), are the card's totals, read instead
+// of its files. res says where a folder in a dit array opens
+// (destSummary).
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, res *mountplace.Resolver, of *catalog.Card, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, error) {
 	var cs CardSummary
 	skipped, err := cat.Skipped(k.ID)
 	if err != nil {
-		return cs, nil, err
+		return cs, err
 	}
 	cs = CardSummary{CardFigures: CardFigures{Label: k.Label, Files: k.Files, Bytes: k.Bytes, CopyStarted: k.CopyStarted,
 		CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}, Path: k.Path, State: k.State,
@@ -341,14 +340,13 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 		cs.Destinations = append(cs.Destinations, destSummary(res, d.Path, out))
 	}
 	var allVerified bool
-	var seen map[string]bool
-	if tot != nil && only == nil {
+	if tot != nil && of == nil {
 		allVerified, err = countTotals(cat, k, dests, tot, &cs)
 	} else {
-		allVerified, seen, err = countFiles(cat, k, dests, only, &cs)
+		allVerified, err = countFiles(cat, k, dests, of, &cs)
 	}
 	if err != nil {
-		return cs, nil, err
+		return cs, err
 	}
 	unreadable := false
 	for _, sk := range skipped {
@@ -370,51 +368,62 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 	if ca := act.Cards[k.ID]; ca != nil {
 		cs.BytesCopied, cs.TBPerHour = ca.BytesCopied, ca.EndToEndTBPerHour()
 	}
-	return cs, seen, nil
+	return cs, nil
 }
 
 // countFiles counts card k's files and their copies on dests into cs,
 // file by file, and says whether every file is verified on every
-// destination (and the card's every file recorded); it returns the paths
-// of the files. only, if set, holds the files counted.
-func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, only map[string]bool, cs *CardSummary) (bool, map[string]bool, error) {
-	files, err := cat.Files(k.ID)
-	if err != nil {
-		return false, nil, err
+// destination (and the card's every file recorded). of, if set, is the
+// card whose files are counted (k a cascade's second run of it): k's
+// other files (the hash lists copied with them) are not counted but
+// listed when failed and must be verified all the same.
+//
+// The files are walked (catalog.EachFile), not listed: memory does not
+// grow with the card's files. What is held is the failed files (listed
+// in cs) and, with of, the paths of k's files that are not of's (notOf:
+// the second run's hash lists, a few whatever the card holds).
+func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, of *catalog.Card, cs *CardSummary) (bool, error) {
+	var extra map[string]bool
+	if of != nil {
+		var err error
+		if extra, err = notOf(cat, k.ID, of.ID); err != nil {
+			return false, err
+		}
+		cs.Files, cs.Bytes = 0, 0
 	}
 	idx := map[int64]int{}
 	for i, d := range dests {
 		idx[d.ID] = i
 	}
-	verifiedAll := 0
-	seen := map[string]bool{}
-	if only != nil {
-		cs.Files, cs.Bytes = 0, 0
-	}
-	for _, f := range files {
-		seen[f.Rel] = true
+	n, verifiedAll := 0, 0
+	err := cat.EachFile(k.ID, nil, func(f *catalog.File) error {
+		n++
+		if walked != nil {
+			walked()
+		}
 		if f.State == StateFailed {
 			cs.Failed++
 			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
-		f.Copies = OnDests(f.Copies, idx)
-		ok := len(f.Copies) == len(dests)
-		if only != nil && !only[f.Rel] {
-			// Not counted; it still has to be verified.
-			for _, cp := range f.Copies {
-				ok = ok && cp.State == StateVerified
-			}
-			if ok && f.State == StateVerified {
-				verifiedAll++
-			}
-			continue
-		}
-		if only != nil {
+		counted := of == nil || !extra[f.Rel]
+		if of != nil && counted {
 			cs.Files++
 			cs.Bytes += f.Size
 		}
+		// Only the copies on dests (OnDests) are the run's.
+		on, ok := 0, true
 		for _, cp := range f.Copies {
-			ds := &cs.Destinations[idx[cp.DestID]]
+			i, mine := idx[cp.DestID]
+			if !mine {
+				continue
+			}
+			on++
+			if !counted {
+				// Not counted; it still has to be verified.
+				ok = ok && cp.State == StateVerified
+				continue
+			}
+			ds := &cs.Destinations[i]
 			switch cp.State {
 			case StateVerified:
 				ds.Verified++
@@ -429,11 +438,41 @@ func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, on
 				ok = false
 			}
 		}
-		if ok && f.State == StateVerified {
+		if ok && on == len(dests) && f.State == StateVerified {
 			verifiedAll++
 		}
+		return nil
+	})
+	if err != nil {
+		return false, err
 	}
-	return verifiedAll == k.Files && len(files) == k.Files, seen, nil
+	return verifiedAll == k.Files && n == k.Files, nil
+}
+
+// walked, if set (tests), is called with each file countFiles walks: the
+// memory tests sample the live heap there.
+var walked func()
+
+// notOf are the paths of card k's files that are no file of card of:
+// for a cascade's second run k of card of, the first copy's hash lists
+// copied with the card's files. The database compares the paths (a
+// join on its key, no order of paths assumed); only these few are held.
+func notOf(cat *catalog.Catalog, k, of int64) (map[string]bool, error) {
+	rows, err := cat.Query(`SELECT rel_path FROM files f WHERE f.card_id=?
+		AND NOT EXISTS (SELECT 1 FROM files g WHERE g.card_id=? AND g.rel_path=f.rel_path)`, k, of)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var rel string
+		if err := rows.Scan(&rel); err != nil {
+			return nil, err
+		}
+		out[rel] = true
+	}
+	return out, rows.Err()
 }
 
 // countTotals is countFiles read from the card's totals: the same counts
