@@ -210,8 +210,27 @@ func (c *Catalog) filesNamed(cardID int64, rels []string) ([]*File, error) {
 		args = append(args, r)
 	}
 	in := "(?" + strings.Repeat(",?", len(rels)-1) + ")"
+	return c.filesWhere(cardID, `rel_path IN `+in, args)
+}
+
+// FilesAfter gives up to n of card cardID's files whose paths come after
+// after (byte order; "": from the first), in that order, with their
+// copies (by destination order): a card's records a page at a time,
+// each page a short query, for a walk that does slow work between pages
+// (reading copies again) without holding a read open, nor the card's
+// whole.
+func (c *Catalog) FilesAfter(cardID int64, after string, n int) ([]*File, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	return c.filesWhere(cardID, `rel_path>? ORDER BY rel_path LIMIT ?`, []any{cardID, after, min(n, filesNamedChunk)})
+}
+
+// filesWhere reads card cardID's files selected by where (after card_id=?;
+// args: the card's id, then where's) with their copies.
+func (c *Catalog) filesWhere(cardID int64, where string, args []any) ([]*File, error) {
 	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
-		FROM files WHERE card_id=? AND rel_path IN `+in, args...)
+		FROM files WHERE card_id=? AND `+where, args...)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -233,8 +252,13 @@ func (c *Catalog) filesNamed(cardID int64, rels []string) ([]*File, error) {
 	if len(out) == 0 {
 		return nil, nil
 	}
+	cargs := []any{cardID}
+	for _, f := range out {
+		cargs = append(cargs, f.Rel)
+	}
+	in := "(?" + strings.Repeat(",?", len(out)-1) + ")"
 	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
-		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? AND c.rel_path IN `+in+` ORDER BY c.rel_path, d.seq`, args...)
+		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? AND c.rel_path IN `+in+` ORDER BY c.rel_path, d.seq`, cargs...)
 	if err != nil {
 		return nil, c.wrap(err)
 	}

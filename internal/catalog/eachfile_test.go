@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -171,5 +172,38 @@ func TestFilesNamedIsFilesOfThosePaths(t *testing.T) {
 		got, err = c.FilesNamed(k.ID, []string{"no such file.dng"})
 		require.NoError(t, err)
 		require.Empty(t, got)
+	})
+}
+
+// FilesAfter pages through a card's files in the byte order of their
+// paths (a folder's files after a sibling whose name sorts before "/"),
+// each page as Files gives it, copies included; the pages together are
+// the card's files, each once.
+func TestFilesAfterPagesTheCard(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		findFixture(t, c)
+		cards, err := c.Cards(1)
+		require.NoError(t, err)
+		k := cards[0]
+		c.PutFile(&File{CardID: k.ID, Rel: "a-b", Size: 1, State: "verified"})
+		c.PutFile(&File{CardID: k.ID, Rel: "a/x", Size: 1, State: "verified"})
+		c.PutFile(&File{CardID: k.ID, Rel: "é/ü 1.mov", Size: 1, State: "verified"})
+		want, err := c.Files(k.ID)
+		require.NoError(t, err)
+		var got []*File
+		for after := ""; ; {
+			page, err := c.FilesAfter(k.ID, after, 7)
+			require.NoError(t, err)
+			if len(page) == 0 {
+				break
+			}
+			require.LessOrEqual(t, len(page), 7)
+			got = append(got, page...)
+			after = page[len(page)-1].Rel
+		}
+		require.Equal(t, want, got)
+		i := slices.IndexFunc(got, func(f *File) bool { return f.Rel == "a-b" })
+		require.Equal(t, "a/x", got[i+1].Rel, "byte order: '-' before '/'")
 	})
 }

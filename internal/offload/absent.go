@@ -2,6 +2,7 @@ package offload
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -22,32 +23,56 @@ import (
 // recheckAbsent reads again every copy of absent card c that an earlier
 // run verified and that is not vouched for now; it returns how many it
 // found bad (withdrawn).
+// The card's records are read a page at a time (absentPage files), never
+// the card's whole; a page that cannot be read ends the check with a
+// warning that names what was not checked.
 func (c *cardRun) recheckAbsent(ctx context.Context) int {
-	files, err := c.j.cat.Files(c.rec.ID)
-	if err != nil {
-		return 0
-	}
 	mh := hashing.NewMulti(c.j.valgos, 2)
 	defer mh.Close()
 	bufs := [][]byte{fsys.Block(c.j.opts.BlockSize), fsys.Block(c.j.opts.BlockSize)}
 	bad := 0
-	for _, f := range files {
-		for i := range f.Copies {
-			if ctx.Err() != nil {
-				return bad
-			}
-			cp := &f.Copies[i]
-			if !resume.Rechecks(f, cp) {
-				continue
-			}
-			d := c.destByID(cp.DestID)
-			if d == nil || dest.IsRemote(d.root) {
-				continue
-			}
-			if why := c.recheckCopy(ctx, d, f, cp, bufs, mh); why != "" {
-				c.j.cat.FailCopy(c.rec.ID, f.Rel, d.rec.ID, why)
-				bad++
-			}
+	for after := ""; ctx.Err() == nil; {
+		files, err := c.j.cat.FilesAfter(c.rec.ID, after, absentPage)
+		if err != nil {
+			c.j.emit(Event{Type: EvWarning, Card: c.rec.Label, Message: fmt.Sprintf(
+				"card %s: cannot read its records after %q to check its copies again (%v): those copies are not checked by this resume: run dit verify %d",
+				c.rec.Label, after, err, c.j.rec.ID)})
+			return bad
+		}
+		if len(files) == 0 {
+			break
+		}
+		for _, f := range files {
+			bad += c.recheckAbsentFile(ctx, f, bufs, mh)
+		}
+		after = files[len(files)-1].Rel
+	}
+	return bad
+}
+
+// absentPage is how many files' records recheckAbsent reads at once (a
+// variable: tests make it small).
+var absentPage = 256
+
+// recheckAbsentFile reads again f's copies that an earlier run verified
+// and that are not vouched for now; it returns how many it withdrew.
+func (c *cardRun) recheckAbsentFile(ctx context.Context, f *catalog.File, bufs [][]byte, mh *hashing.Multi) int {
+	bad := 0
+	for i := range f.Copies {
+		if ctx.Err() != nil {
+			return bad
+		}
+		cp := &f.Copies[i]
+		if !resume.Rechecks(f, cp) {
+			continue
+		}
+		d := c.destByID(cp.DestID)
+		if d == nil || dest.IsRemote(d.root) {
+			continue
+		}
+		if why := c.recheckCopy(ctx, d, f, cp, bufs, mh); why != "" {
+			c.j.cat.FailCopy(c.rec.ID, f.Rel, d.rec.ID, why)
+			bad++
 		}
 	}
 	return bad

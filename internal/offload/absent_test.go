@@ -15,7 +15,11 @@ import (
 // time kept withdraws the card's verdict (NOT safe to format, the copy
 // named), a copy only touched (same bytes, new identity) stays verified
 // and is vouched for by its new identity; one that is gone is withdrawn.
+// The card's records are read a page at a time (here a file a page).
 func TestResumeRechecksACardAwaysChangedCopies(t *testing.T) {
+	old := absentPage
+	absentPage = 1
+	t.Cleanup(func() { absentPage = old })
 	e := newEnv(t)
 	a := testCard(t, filepath.Join(e.dir, "c1"), "A001", map[string]string{
 		"CLIPS/A.mov": bigContent(70_000, 1), "CLIPS/B.mov": bigContent(50_000, 2),
