@@ -19,7 +19,7 @@ func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, 
 
 // notRecorded lists (at most 5, then a count) the verified files the
 // records lack or record otherwise (earlier.NotRecorded).
-func notRecorded(recs map[string]*ascmhl.Record, files []SealFile) []string {
+func notRecorded(recs *ascmhl.Records, files []SealFile) []string {
 	return earlier.NotRecorded(recs, recordedOf(files))
 }
 

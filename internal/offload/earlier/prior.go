@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"maps"
 	"path"
 	"strings"
 	"time"
@@ -303,15 +302,15 @@ func samePath(a, b string) bool {
 // lists (an earlier hop recorded it: left out, the copy's history would
 // not verify). It also returns that history's records (nil: none, or a
 // damaged one).
-func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, map[string]*ascmhl.Record, error) {
+func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, *ascmhl.Records, error) {
 	sc, _, records, err := scanCard(fsy, root, includeHidden, ignore)
 	return sc, records, err
 }
 
 // scanCard is ScanCard that also describes the card's history (read once).
-func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, map[string]*ascmhl.Record, error) {
+func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, *ascmhl.Records, error) {
 	hist, records := cardHistory(root)
-	opt := ScanOptions(includeHidden, maps.Keys(records), ignore)
+	opt := ScanOptions(includeHidden, records.Paths(), ignore)
 	sc, err := source.Scan(fsy, root, opt)
 	return sc, hist, records, err
 }
@@ -340,13 +339,13 @@ func ScanOptions(includeHidden bool, listed iter.Seq[string], patterns []string)
 }
 
 // cardHistory reads the history a card carries, if any.
-func cardHistory(root string) (*CardHistory, map[string]*ascmhl.Record) {
+func cardHistory(root string) (*CardHistory, *ascmhl.Records) {
 	st, err := ascmhl.OpenOSStore(root)
 	if err != nil {
 		return nil, nil
 	}
 	defer st.Close()
-	h, err := ascmhl.LoadHistory(st)
+	h, err := ascmhl.LoadHistoryIndexed(st) // heads and records only
 	if err == ascmhl.ErrNoHistory {
 		return nil, nil
 	}
