@@ -112,7 +112,7 @@ func readHistoryThere(ctx context.Context, st dest.Store, out string) (string, *
 		return "", nil, err
 	}
 	defer hs.Close()
-	h, err := ascmhl.LoadHistory(hs)
+	h, err := ascmhl.LoadHistoryIndexed(hs) // heads and records only
 	if err != nil {
 		return "", nil, err
 	}
