@@ -2,6 +2,7 @@ package ascmhl
 
 import (
 	"iter"
+	"strings"
 
 	"github.com/dit-org/dit/internal/hashing"
 )
@@ -35,6 +36,25 @@ func (r *Records) Has(path string) bool {
 	}
 	_, ok := r.x.file(path)
 	return ok
+}
+
+// Keeps says whether path has a record, or is a folder holding one (at
+// any depth): what a scan copies of a card carrying the history even
+// when its name is an OS file's. It looks through the folders, not the
+// files (a card of frames has a folder a clip).
+func (r *Records) Keeps(path string) bool {
+	if r.Has(path) {
+		return true
+	}
+	if r == nil {
+		return false
+	}
+	for f := range r.x.folderNum {
+		if f == path || strings.HasPrefix(f, path+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Len is how many files the history records.

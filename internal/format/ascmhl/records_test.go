@@ -50,7 +50,11 @@ func TestLoadHistoryIndexedKeepsRecordsNotFiles(t *testing.T) {
 		paths = append(paths, p)
 	}
 	require.ElementsMatch(t, []string{"Clips/a.mov", "Clips/c.mov", "é/🎬 1.mov"}, paths)
+	for p, want := range map[string]bool{"Clips/c.mov": true, "Clips": true, "é": true, "Clips/b.mov": false, "Cl": false, "ascmhl": false} {
+		require.Equal(t, want, idx.Records().Keeps(p), p)
+	}
 	var none *Records
+	require.False(t, none.Keeps("Clips"))
 	require.Nil(t, none.Get("a"))
 	require.Zero(t, none.Len())
 }
