@@ -117,11 +117,8 @@ func destList(ds []*destination) string {
 func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 	src := c.firstCopy()
 	k := &catalog.Card{JobID: j.rec.ID, Seq: len(j.cardList()), Label: c.label(), Path: src, State: "pending", Hop: 2, FromCard: c.rec.ID}
-	expect, err := j.expected(c.rec.ID)
-	var sc *source.Card
-	if err == nil {
-		sc, err = j.scanFirstCopy(src, expect)
-	}
+	expect := j.expected(c.rec.ID)
+	sc, err := j.scanFirstCopy(src, expect)
 	if err != nil {
 		k.State, k.Error = StateFailed, cascade.UnreadableError(DisplayPath(c.dests[0].root, c.out), err, false)
 		if aerr := j.cat.AddCard(k); aerr != nil {
@@ -154,9 +151,9 @@ func (j *Job) newSecond(c *cardRun) (*cardRun, error) {
 }
 
 // expected are the hashes card cardID gave in its first run
-// (cascade.Expected of its records).
-func (j *Job) expected(cardID int64) (*cascade.Expect, error) {
-	return cascade.Expected(j.cat, cardID), nil
+// (cascade.Expected: its records, read as they are asked for).
+func (j *Job) expected(cardID int64) *cascade.Expect {
+	return cascade.Expected(j.cat, cardID)
 }
 
 // scanFirstCopy scans a card's first copy with the job's filesystem,
@@ -284,10 +281,7 @@ func (j *Job) resumeSecond(k *catalog.Card) error {
 	if from == nil {
 		return fmt.Errorf("card %s of job %d: the second run's card (id %d) is not in the job", k.Label, j.rec.ID, k.FromCard)
 	}
-	expect, err := j.expected(k.FromCard)
-	if err != nil {
-		return err
-	}
+	expect := j.expected(k.FromCard)
 	sc, err := j.scanFirstCopy(k.Path, expect)
 	if err != nil {
 		// The first copy is gone or does not read: the second run cannot
