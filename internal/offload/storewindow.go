@@ -111,12 +111,17 @@ func (c *cardRun) keepMarks(i int, f *storeFile) {
 }
 
 // recordPending records every file of the card pending, as the run
-// starts (a run interrupted leaves each one recorded).
+// starts (a run interrupted leaves each one recorded), a window at a
+// time: the catalog's queue of rows to write holds a window, not the
+// card (its writer takes all that is queued in one batch when flushed).
 func (c *cardRun) recordPending() {
 	j := c.j
 	for i := range c.list.len() {
 		e := c.list.entry(i)
 		j.cat.PutFile(&catalog.File{CardID: c.rec.ID, Rel: e.Rel, Size: e.Size, Mtime: e.Mtime, State: StatePending, CopyStarted: j.opts.Now()})
+		if (i+1)%storeWindow == 0 {
+			j.cat.Flush() // an error is the writer's: the next read says it
+		}
 	}
 }
 
