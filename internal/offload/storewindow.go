@@ -253,6 +253,8 @@ func (c *cardRun) restoreWindow(idx []int) []*storeFile {
 			for di := range c.dests {
 				if !f.done[di] {
 					c.failedStore(di, f, why)
+				} else if f.res[di].state == "" {
+					f.res[di].state, f.res[di].err = StateFailed, why // its row unread
 				}
 			}
 		}
