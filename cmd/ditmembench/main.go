@@ -54,6 +54,7 @@ func main() {
 	cpu := flag.String("cpu", "", "with -heap: also write a CPU profile of the in-process offload to this file")
 	referenceMax := flag.Int("reference-max", 100000, "the reference tool verifies cards of at most this many files (its verify is quadratic: 100,000 files took 10 minutes of CPU on 2 cores)")
 	reference := flag.String("reference", ".cache/ascmhl-venv/bin/ascmhl-debug", "the ASC reference tool (ascmhl-debug, as the e2e tests install it): it verifies each card's history, files and directory hashes, after dit's commands (skipped, saying so, when it is not there)")
+	runs := flag.Bool("runs", true, "also a resume of the card's job interrupted half done, and a cascade (--then)")
 	flag.Parse()
 	if clipsMain() || mhlMain(*dit, *dir) {
 		return
@@ -88,6 +89,10 @@ func main() {
 		}
 		rs, err := benchCard(*dit, *dir, n, *hash, *only, ref)
 		all = append(all, rs...)
+		if err == nil && *runs {
+			rs, err = benchRuns(*dit, *dir, n, *hash, *only)
+			all = append(all, rs...)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ditmembench:", err)
 			os.Exit(1)

@@ -233,11 +233,8 @@ func (p *push) cardRows() error {
 	tx, to := p.tx, p.to
 	for _, k := range p.ks {
 		tid := p.cardID[k.ID]
-		files, err := p.from.Files(k.ID)
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
+		// The card's files as they are read, never the card's whole.
+		err := p.from.EachFile(k.ID, nil, func(f *File) error {
 			g := *f
 			g.CardID = tid
 			q, args := fileUpsert(&g)
@@ -252,6 +249,10 @@ func (p *push) cardRows() error {
 				}
 			}
 			p.res.Files++
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		clips, err := p.from.Clips(k.ID)
 		if err != nil {

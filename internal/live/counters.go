@@ -55,12 +55,18 @@ type After struct {
 	FilesSealed int `json:"files_sealed,omitempty"`
 	Proxies     int `json:"proxies,omitempty"`
 	ProxiesMade int `json:"proxies_made,omitempty"`
+	// SealSteps counts every file the seal's walks came to, over all its
+	// walks and destinations (it walks the card's files more than once;
+	// FilesSealed, capped, is how far the first walk is): the run moves
+	// while it grows. Not in snapshots.
+	SealSteps int64 `json:"-"`
 }
 
 // capped is a with every done figure at most its total.
 func (a After) capped() After {
 	a.FilesSealed = min(max(a.FilesSealed, 0), a.SealFiles)
 	a.ProxiesMade = min(max(a.ProxiesMade, 0), a.Proxies)
+	a.SealSteps = 0
 	return a
 }
 

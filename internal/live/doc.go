@@ -58,5 +58,11 @@
 // StallAfter (10 s) is stalled, with the last error dit saw there and the
 // retry it is at ("s3: connection refused, retry 3 of 10, since 40s"); a
 // card whose reads have not moved is stalled on the card ("no data from
-// the card") unless a destination with an error holds it.
+// the card") unless a destination with an error holds it. A card writing
+// its hash lists moves while the seal's walks go on (After.SealSteps:
+// every file any walk came to, the first walk's count capped at the
+// card's files being what FilesSealed shows), and is stalled only when
+// they stop ("its hash lists are not being written"); until 2026-12-04 a
+// card of a million frames was said STALLED, "nothing read back", for
+// the ~50 s its hash lists took.
 package live

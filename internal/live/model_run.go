@@ -63,7 +63,8 @@ func (m *Model) observe(r *run, c Counters, now time.Time, dt float64) Card {
 	p := r.prev
 	dB, dF := float64(c.BytesCopied-p.BytesCopied), float64(c.FilesCopied-p.FilesCopied)
 	vB, vF := float64(c.BytesVerified-p.BytesVerified), float64(c.FilesVerified-p.FilesVerified)
-	if dB > 0 || dF > 0 || vB > 0 || vF > 0 || c.Phase != p.Phase || m.paused {
+	sealed := c.SealSteps != p.SealSteps || c.ProxiesMade != p.ProxiesMade
+	if dB > 0 || dF > 0 || vB > 0 || vF > 0 || sealed || c.Phase != p.Phase || m.paused {
 		r.moved = now // a paused job is held, not stalled
 	}
 	// Learn the copy's costs from intervals spent copying that moved, the
@@ -184,6 +185,8 @@ func (m *Model) stall(r *run, c Counters, card *Card, now time.Time) {
 		card.Stall = quiet
 	case c.Phase == Copying:
 		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: "no data from the card"}
+	case c.Phase == Sealing:
+		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: "its hash lists are not being written"}
 	default:
 		card.Stall = &Stall{Since: r.moved, Seconds: since.Seconds(), Where: StallCard, Cause: "nothing read back"}
 	}

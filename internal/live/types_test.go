@@ -186,3 +186,31 @@ func TestAfterCountsCapped(t *testing.T) {
 		t.Fatalf("a run with no seal or proxies counted omits them: %s", b)
 	}
 }
+
+// A card writing its hash lists moves while the seal's walks go on, even
+// once the first walk named every file (a seal walks the card's files
+// more than once): no stall. One whose seal stops is stalled, with words
+// that say so, not "nothing read back".
+func TestSealingMovesWhileItWalks(t *testing.T) {
+	m := NewModel(Config{Verify: true}, t0)
+	c := Counters{Key: 1, Label: "A001", Phase: Sealing, Files: 1000, FilesToCopy: 1000, Bytes: 512e3, BytesCopied: 512e3,
+		FilesCopied: 1000, VerifyFiles: 1000, VerifyTotal: 512e3, FilesVerified: 1000, BytesVerified: 512e3,
+		After: After{SealFiles: 1000},
+		Dests: []DestCounters{{Dest: "/d1", State: DestSealing, Bytes: 512e3, BytesWritten: 512e3, VerifyTotal: 512e3, BytesVerified: 512e3}}}
+	var p Progress
+	for s := 1; s <= 60; s++ {
+		c.SealSteps += 40 // two walks of 1,000 files in 50 s
+		c.FilesSealed = int(min(c.SealSteps, 1000))
+		p = m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+		if p.Cards[0].Stall != nil || p.Job.Stalled != 0 {
+			t.Fatalf("second %d, %d steps: %+v", s, c.SealSteps, p.Cards[0].Stall)
+		}
+	}
+	for s := 61; s < 61+int(StallAfter.Seconds())+2; s++ {
+		p = m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+	}
+	st := p.Cards[0].Stall
+	if st == nil || st.Cause != "its hash lists are not being written" {
+		t.Fatalf("a seal that stopped: %+v", st)
+	}
+}

@@ -139,7 +139,7 @@ type cardResume struct {
 type cardHops struct {
 	// history is what an ASC MHL history on the card records (an earlier
 	// hop), by path: every file read is checked against it.
-	history map[string]*ascmhl.Record
+	history *ascmhl.Records
 	// expect (a cascade's second run) are the hashes the card gave in the
 	// first run, by path: every file read from the first copy must have
 	// them. from is the hop-1 card; absent: a hop-1 card that is free and

@@ -32,6 +32,6 @@ func FindPrior(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, cards []s
 }
 
 // ScanCard scans a card as an offload copies it (earlier.ScanCard).
-func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, map[string]*ascmhl.Record, error) {
+func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, *ascmhl.Records, error) {
 	return earlier.ScanCard(fsy, root, includeHidden, ignore...)
 }

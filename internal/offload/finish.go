@@ -129,7 +129,7 @@ func (c *cardRun) checkKept(t *fileTask, sums hashing.Sums) {
 // reads wrong: a finding the DIT must act on, so the file fails (the card
 // is not safe to format), naming both hashes.
 func (c *cardRun) checkHistory(t *fileTask, sums hashing.Sums) {
-	r := c.history[t.plan.ent.Rel]
+	r := c.history.Get(t.plan.ent.Rel)
 	if r == nil {
 		return
 	}
@@ -148,7 +148,7 @@ func (c *cardRun) checkHistory(t *fileTask, sums hashing.Sums) {
 // (and did not record as failed) that the card does not have now (left
 // out on purpose with --ignore excepted).
 func (c *cardRun) historyMissing() []string {
-	if len(c.history) == 0 {
+	if c.history == nil {
 		return nil
 	}
 	var ign *ignore.Matcher
@@ -156,7 +156,8 @@ func (c *cardRun) historyMissing() []string {
 		ign = ignore.New(c.j.opts.Ignore)
 	}
 	var out []string
-	for rel, r := range c.history {
+	for r := range c.history.All() {
+		rel := r.Path
 		if c.list.has(rel) || r.LastFailed || (ign != nil && ign.Match(rel, false)) {
 			continue
 		}

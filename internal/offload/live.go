@@ -84,8 +84,9 @@ type destLive struct {
 	// this run (seal).
 	sealFailed atomic.Bool
 	// sealed: the card's files the seal has walked for its hash lists
-	// there (all of them once they are written).
-	sealed atomic.Int64
+	// there (all of them once they are written); sealSteps: every file
+	// any of its walks came to (live.After.SealSteps).
+	sealed, sealSteps atomic.Int64
 }
 
 // sealCounting is files, counting each file the seal walks for
@@ -94,6 +95,7 @@ func (c *cardRun) sealCounting(di int, files SealFiles) SealFiles {
 	return func(fn func(*SealFile) error) error {
 		return files(func(f *SealFile) error {
 			c.lc.dests[di].sealed.Add(1)
+			c.lc.dests[di].sealSteps.Add(1)
 			return fn(f)
 		})
 	}
@@ -203,6 +205,7 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 		}
 		k.VerifyFiles += l.verifyFiles
 		k.FilesVerified += int(l.filesVerified.Load())
+		k.SealSteps += l.sealSteps.Load()
 		if each := c.lc.sealEach.Load(); each > 0 {
 			k.SealFiles += int(each)
 			k.FilesSealed += int(min(l.sealed.Load(), each))

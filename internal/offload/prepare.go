@@ -185,7 +185,7 @@ func New(ctx context.Context, o Options) (*Job, error) {
 		return nil, err
 	}
 	scans := make([]*source.Card, len(cardPaths))
-	var histories []map[string]*ascmhl.Record
+	var histories []*ascmhl.Records
 	outs := map[string]string{}
 	for i, p := range cardPaths {
 		// Not stopped by ctx: a Ctrl-C during the scan stops the job

@@ -41,7 +41,7 @@ var errWalkStopped = errors.New("walk stopped")
 
 // notRecorded lists (at most 5, then a count) the verified files the
 // records lack or record otherwise (earlier.NotRecorded).
-func notRecorded(recs map[string]*ascmhl.Record, files []SealFile) []string {
+func notRecorded(recs *ascmhl.Records, files []SealFile) []string {
 	return earlier.NotRecorded(recs, recordedOf(files))
 }
 

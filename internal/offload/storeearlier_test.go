@@ -21,27 +21,30 @@ func TestEarlierHistoryRecordsEveryFile(t *testing.T) {
 		s.Set(hashing.XXH64, xxh)
 		return s
 	}
-	rec := func(size int64, vals map[hashing.Algo]string) *ascmhl.Record {
-		return &ascmhl.Record{Size: size, Values: vals}
+	aa, bb := "00000000000000aa", "00000000000000bb"
+	upper, lower := "ABCD0000000000000000000000000000", "abcd0000000000000000000000000000"
+	rec := func(rel string, size int64, vals map[hashing.Algo]string) *ascmhl.Record {
+		return &ascmhl.Record{Path: rel, Size: size, Values: vals}
 	}
-	recs := map[string]*ascmhl.Record{
-		"ok.mov":      rec(3, map[hashing.Algo]string{hashing.XXH64: "aa"}),
-		"upper.mov":   rec(3, map[hashing.Algo]string{hashing.MD5: "ABCD"}),
-		"differs.mov": rec(3, map[hashing.Algo]string{hashing.XXH64: "bb"}),
-		"resized.mov": rec(4, map[hashing.Algo]string{hashing.XXH64: "aa"}),
-		"sha1.mov":    rec(3, map[hashing.Algo]string{hashing.SHA1: "cc"}),
-		"failed.mov":  {Size: 3, Values: map[hashing.Algo]string{hashing.XXH64: "aa"}, LastFailed: true},
-	}
+	recs, err := ascmhl.RecordsOf(
+		rec("ok.mov", 3, map[hashing.Algo]string{hashing.XXH64: aa}),
+		rec("upper.mov", 3, map[hashing.Algo]string{hashing.MD5: upper}),
+		rec("differs.mov", 3, map[hashing.Algo]string{hashing.XXH64: bb}),
+		rec("resized.mov", 4, map[hashing.Algo]string{hashing.XXH64: aa}),
+		rec("sha1.mov", 3, map[hashing.Algo]string{hashing.SHA1: "cc000000000000000000000000000000000000cc"}),
+		&ascmhl.Record{Path: "failed.mov", Size: 3, Values: map[hashing.Algo]string{hashing.XXH64: aa}, LastFailed: true},
+	)
+	require.NoError(t, err)
 	files := []SealFile{
-		{Rel: "ok.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "upper.mov", Size: 3, Sums: sums("abcd", ""), State: StateVerified},
-		{Rel: "differs.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "resized.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "sha1.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "failed.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "gone.mov", Size: 3, Sums: sums("", "aa"), State: StateVerified},
-		{Rel: "notcopied.mov", Size: 3, Sums: sums("", "aa"), State: StateFailed},
-		{Rel: "ascmhl/ascmhl_chain.xml", Size: 3, Sums: sums("", "aa"), State: StateVerified},
+		{Rel: "ok.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "upper.mov", Size: 3, Sums: sums(lower, ""), State: StateVerified},
+		{Rel: "differs.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "resized.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "sha1.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "failed.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "gone.mov", Size: 3, Sums: sums("", aa), State: StateVerified},
+		{Rel: "notcopied.mov", Size: 3, Sums: sums("", aa), State: StateFailed},
+		{Rel: "ascmhl/ascmhl_chain.xml", Size: 3, Sums: sums("", aa), State: StateVerified},
 	}
 	require.Equal(t, []string{"differs.mov", "resized.mov", "sha1.mov", "failed.mov", "gone.mov"}, notRecorded(recs, files))
 	require.Empty(t, notRecorded(recs, files[:2]))

@@ -28,7 +28,7 @@ type builder struct {
 	hist    *ascmhl.History
 	ign     *ignore.Matcher
 	algos   []hashing.Algo
-	records map[string]*ascmhl.Record // the earlier history's (nil: none)
+	records *ascmhl.Records // the earlier history's (nil: none)
 	// failedSums are the hashes of the failed copies as the first walk
 	// read them (nil: could not be read, left out): the second writes
 	// the same.
@@ -270,7 +270,7 @@ func (b *builder) add(ctx context.Context, sf *offload.SealFile, present bool) (
 		b.warn("%s has no ASC MHL hash in the catalog: left out", ascmhl.DisplayName(sf.Rel))
 		return nil, nil, nil
 	}
-	rec := b.records[sf.Rel]
+	rec := b.records.Get(sf.Rel)
 	if rec == nil {
 		f.Hashes = b.fresh(sf, vals, readBack)
 		b.addV1(sf)

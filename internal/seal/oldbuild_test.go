@@ -104,14 +104,14 @@ func (b *oldBuilder) warn(format string, a ...any) {
 // catalog one at a time) for the new generation: what it holds per file
 // is the manifest's entry and the values its folders' hashes need.
 func (b *oldBuilder) build(ctx context.Context) error {
-	var records map[string]*ascmhl.Record
+	var records *ascmhl.Records
 	if b.hist != nil {
 		records = b.hist.Records()
 	}
 	b.vals, b.unread = map[string]int32{}, map[string]map[hashing.Algo]string{}
 	var q oldQualified
 	err := b.info.Files.Each(func(sf *offload.SealFile) error {
-		return b.add(ctx, sf, records[sf.Rel], &q)
+		return b.add(ctx, sf, records.Get(sf.Rel), &q)
 	})
 	if err != nil {
 		return err

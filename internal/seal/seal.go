@@ -217,7 +217,7 @@ func recoverSeal(st ascmhl.Store, info offload.SealInfo) ([]string, error) {
 // damaged one is refused, and so is none when the card carries one: its
 // history did not arrive.
 func historyToExtend(st ascmhl.Store, info offload.SealInfo) (*ascmhl.History, error) {
-	hist, err := ascmhl.LoadHistory(st)
+	hist, err := ascmhl.LoadHistoryIndexed(st) // heads and records only
 	switch {
 	case errors.Is(err, ascmhl.ErrNoHistory):
 		hist = nil

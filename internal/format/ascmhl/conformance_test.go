@@ -82,13 +82,13 @@ func TestVerifyFollowsPreviousPath(t *testing.T) {
 	require.True(t, res.OK(), "%v", res.Findings)
 	require.Equal(t, 2, res.Files)
 	recs := res.History.Records()
-	require.Contains(t, recs, "Clips/c.mov")
-	require.NotContains(t, recs, "Clips/a.mov")
-	require.NotContains(t, recs, "Clips/b.mov")
-	require.Equal(t, 1, recs["Clips/c.mov"].FirstSeq, "the record began with the first name")
+	require.True(t, recs.Has("Clips/c.mov"))
+	require.False(t, recs.Has("Clips/a.mov"))
+	require.False(t, recs.Has("Clips/b.mov"))
+	require.Equal(t, 1, recs.Get("Clips/c.mov").FirstSeq, "the record began with the first name")
 	h, err := LoadHistory(st)
 	require.NoError(t, err)
-	require.Equal(t, recs["Clips/c.mov"], h.Records()["Clips/c.mov"], "LoadHistory's records follow renames too")
+	require.Equal(t, recs.Get("Clips/c.mov"), h.Records().Get("Clips/c.mov"), "LoadHistory's records follow renames too")
 
 	// The renamed file changed: named, against the first record.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "Clips/c.mov"), []byte("CLIP"), 0o644))
@@ -275,7 +275,7 @@ func FuzzParseManifest(f *testing.F) {
 			func(f *File) error { return x.addFile(1, f) }, func(d *Dir) error { return x.addDir(1, d) })
 		require.Equal(t, err == nil, ierr == nil, "ParseManifest: %v, streamed into the index: %v", err, ierr)
 		if err == nil {
-			require.Len(t, x.records(), len(m.Files), "within one generation a rename copies")
+			require.Equal(t, len(m.Files), (&Records{x: x}).Len(), "within one generation a rename copies")
 		}
 	})
 }
@@ -305,7 +305,7 @@ func TestVerifyValuesAcrossGenerations(t *testing.T) {
 		{Algo: hashing.SHA1, Value: all.Get(hashing.SHA1), Action: Verified}, {Algo: hashing.XXH128, Value: all.Get(hashing.XXH128), Action: Original}}}}})
 	res := verifyAll(t, st)
 	require.True(t, res.OK(), "%v", res.Findings)
-	rec := res.History.Records()["a.mov"]
+	rec := res.History.Records().Get("a.mov")
 	require.Equal(t, map[hashing.Algo]string{hashing.C4: all.Get(hashing.C4), hashing.MD5: all.Get(hashing.MD5),
 		hashing.SHA1: all.Get(hashing.SHA1), hashing.XXH128: all.Get(hashing.XXH128)}, rec.Values)
 	require.False(t, rec.LastFailed, "a usable hash came with the failed one")

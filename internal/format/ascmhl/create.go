@@ -91,7 +91,7 @@ type cscope struct {
 	st       Store
 	parent   *cscope
 	hist     *History // nil: none yet
-	recs     map[string]*Record
+	recs     *Records
 	dirRecs  map[string][]DirHash // recorded folders, latest hashes
 	patterns []string
 	ign      *ignore.Matcher
@@ -318,7 +318,7 @@ func (c *creator) openScope(st Store, prefix string, parent *cscope) (*cscope, e
 	if h != nil {
 		c.res.Warnings = append(c.res.Warnings, prefixAll(prefix, h.Warnings)...)
 	}
-	sc := &cscope{prefix: prefix, st: st, parent: parent, hist: h, recs: map[string]*Record{}, dirRecs: map[string][]DirHash{}, seen: map[string]bool{}}
+	sc := &cscope{prefix: prefix, st: st, parent: parent, hist: h, dirRecs: map[string][]DirHash{}, seen: map[string]bool{}}
 	sc.patterns = append([]string(nil), h.IgnorePatterns()...)
 	// The history's own folder is never content, whatever a list another
 	// tool wrote says.
@@ -440,7 +440,7 @@ func (c *creator) walk(ctx context.Context, dir string, sc *cscope) error {
 			continue
 		}
 		f := &cfile{rel: rel, srel: rel[len(sc.prefix):], sc: sc, size: fi.Size(), mtime: fi.ModTime()}
-		f.rec = sc.recs[f.srel]
+		f.rec = sc.recs.Get(f.srel)
 		sc.files = append(sc.files, f)
 		c.files = append(c.files, f)
 		markSeen(sc, rel)

@@ -59,14 +59,14 @@ func (c *creator) streamable(ctx context.Context) (bool, error) {
 				if ok, err := walk(rel); !ok || err != nil {
 					return ok, err
 				}
-			} else if _, ok := sc.recs[rel]; ok && e.Type().IsRegular() {
+			} else if sc.recs.Has(rel) && e.Type().IsRegular() {
 				files++
 			}
 		}
 		return true, nil
 	}
 	ok, err := walk(".")
-	return ok && files == len(sc.recs) && dirs == len(sc.dirRecs), err
+	return ok && files == sc.recs.Len() && dirs == len(sc.dirRecs), err
 }
 
 func joinRel(dir, name string) string {
@@ -216,7 +216,7 @@ func (w *streamer) walk(ctx context.Context, dir string) error {
 			})
 			continue
 		}
-		f := &cfile{rel: rel, srel: rel, sc: w.sc, size: fi.Size(), mtime: fi.ModTime(), rec: w.sc.recs[rel]}
+		f := &cfile{rel: rel, srel: rel, sc: w.sc, size: fi.Size(), mtime: fi.ModTime(), rec: w.sc.recs.Get(rel)}
 		err = w.pool.hash(rel, c.algosFor(f), func(sums map[hashing.Algo]string, n int64, err error) error {
 			return w.hashed(f, sums, n, err)
 		})

@@ -292,11 +292,16 @@
 //
 // VerifyResult.History keeps every file record in Manifest.Files only while
 // the history's manifests add up to 16 MiB or less (about 80,000 records);
-// above that Manifest.Files is nil and History.Records builds the records
-// from the packed index. What Verify reports is held whole: a million
+// above that Manifest.Files is nil. History.Records are the records by
+// path in that packed index (records.go: a Record is made when one is
+// asked for), ~80 B a file, whichever way the history was read (until
+// 2026-12-04 a map of Records, ~500 B a file). LoadHistoryIndexed reads
+// a history that way for the seal extending it and for an offload
+// checking a card against the history it carries (the manifests' heads
+// and the records, no File). What Verify reports is held whole: a million
 // missing files make a million findings. With DirectoryHashes, Verify also
 // holds every file's hashes to compute the folder hashes. LoadHistory (dit
-// mhl info, the seal, the already-offloaded lookup) also streams, but
+// mhl info, the already-offloaded lookup's chain checks) also streams, but
 // returns every record as a File: about 470 MB of heap at peak for the same
 // million-file manifest (`dit mhl info`: max RSS 404 MB, before 720 MB).
 // Create and Flatten read the history that way too. With DirectoryHashes,

@@ -67,6 +67,17 @@ func LoadHistoryHeads(st Store) (*History, error) {
 	return loadHistory(st, loadHeads)
 }
 
+// LoadHistoryIndexed reads the history of st as LoadHistory does, every
+// manifest parsed and checked, but keeps its file records in Verify's
+// compact index (History.Records, ~80 B a file), not in Manifest.Files
+// (kept too only for a small history): for a caller that needs the
+// manifests' heads and the records by path, as a seal extending a
+// history and an offload checking a card against the history it
+// carries do, a history of a million files is held in ~80 MB, not ~1 GB.
+func LoadHistoryIndexed(st Store) (*History, error) {
+	return loadHistory(st, loadCompact)
+}
+
 // loadMode is what loadHistory keeps of each manifest's records.
 type loadMode int
 
@@ -309,10 +320,14 @@ type Record struct {
 
 // Records collects every file recorded in the history, by path. A file
 // renamed (its record carries a previousPath) is found under its new path
-// only, with what was recorded under the old one.
-func (h *History) Records() map[string]*Record {
+// only, with what was recorded under the old one. They are held in
+// Verify's compact index (records.go), not a map of Records.
+func (h *History) Records() *Records {
+	if h == nil {
+		return nil
+	}
 	if h.idx != nil {
-		return h.idx.records()
+		return &Records{x: h.idx}
 	}
 	x := newIndex()
 	for _, g := range h.Generations {
@@ -323,7 +338,7 @@ func (h *History) Records() map[string]*Record {
 			x.addFile(g.Seq, &g.Manifest.Files[i])
 		}
 	}
-	return x.records()
+	return &Records{x: x}
 }
 
 // NextSeq is the number the next generation gets.

@@ -485,16 +485,12 @@ func (x *index) addDir(seq int, d *Dir) error {
 }
 
 // records returns the files as Records.
-func (x *index) records() map[string]*Record {
-	out := make(map[string]*Record, x.n)
-	x.each(func(r *irec) {
-		p := x.pathOf(r)
-		rec := &Record{Path: p, Size: r.size, Values: map[hashing.Algo]string{}, FirstSeq: int(r.firstSeq),
-			LastFailed: r.flags&flagLastFailed != 0, FailedSeq: int(r.failedSeq)}
-		for _, a := range x.algos(r) {
-			rec.Values[a], _ = x.value(r, a)
-		}
-		out[p] = rec
-	})
-	return out
+// record is the Record of r, at path p.
+func (x *index) record(r *irec, p string) *Record {
+	rec := &Record{Path: p, Size: r.size, Values: map[hashing.Algo]string{}, FirstSeq: int(r.firstSeq),
+		LastFailed: r.flags&flagLastFailed != 0, FailedSeq: int(r.failedSeq)}
+	for _, a := range x.algos(r) {
+		rec.Values[a], _ = x.value(r, a)
+	}
+	return rec
 }

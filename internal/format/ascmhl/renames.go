@@ -15,7 +15,8 @@ import (
 func (c *creator) detectRenames(ctx context.Context, sc *cscope) error {
 	bySize := map[int64][]string{}
 	var anySize []string
-	for p, r := range sc.recs {
+	for r := range sc.recs.All() {
+		p := r.Path
 		if sc.seen[p] || len(r.Values) == 0 || c.ignored(sc.prefix+p, false, sc) {
 			continue
 		}
@@ -47,7 +48,7 @@ func (c *creator) detectRenames(ctx context.Context, sc *cscope) error {
 			if taken[p] {
 				continue
 			}
-			rec := sc.recs[p]
+			rec := sc.recs.Get(p)
 			var recorded []hashing.Algo
 			common := false
 			for a := range rec.Values {
@@ -73,7 +74,7 @@ func (c *creator) detectRenames(ctx context.Context, sc *cscope) error {
 			break
 		}
 	}
-	for p := range sc.recs {
+	for p := range sc.recs.Paths() {
 		if !sc.seen[p] && !taken[p] && !c.ignored(sc.prefix+p, false, sc) {
 			sc.missing = append(sc.missing, p)
 		}

@@ -189,10 +189,7 @@ func (e *Expect) Missing(has func(rel string) bool) ([]string, error) {
 // the second run's history extends the first copy's. The card keeps its
 // name (the first copy's folder's).
 func ScanFirstCopy(fsy fsys.FS, root string, e *Expect, includeHidden bool, ignore []string) (*source.Card, error) {
-	opt := earlier.ScanOptions(includeHidden, func(func(string) bool) {}, ignore)
-	if !includeHidden {
-		opt.Keep = e.Keeps
-	}
+	opt := earlier.ScanOptions(includeHidden, e.Keeps, ignore)
 	sc, err := source.Scan(fsy, root, opt)
 	if err != nil {
 		return nil, err

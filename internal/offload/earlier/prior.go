@@ -3,9 +3,6 @@ package earlier
 import (
 	"context"
 	"fmt"
-	"iter"
-	"maps"
-	"path"
 	"strings"
 	"time"
 
@@ -303,33 +300,33 @@ func samePath(a, b string) bool {
 // lists (an earlier hop recorded it: left out, the copy's history would
 // not verify). It also returns that history's records (nil: none, or a
 // damaged one).
-func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, map[string]*ascmhl.Record, error) {
+func ScanCard(fsy fsys.FS, root string, includeHidden bool, ignore ...string) (*source.Card, *ascmhl.Records, error) {
 	sc, _, records, err := scanCard(fsy, root, includeHidden, ignore)
 	return sc, records, err
 }
 
 // scanCard is ScanCard that also describes the card's history (read once).
-func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, map[string]*ascmhl.Record, error) {
+func scanCard(fsy fsys.FS, root string, includeHidden bool, ignore []string) (*source.Card, *CardHistory, *ascmhl.Records, error) {
 	hist, records := cardHistory(root)
-	opt := ScanOptions(includeHidden, maps.Keys(records), ignore)
+	var keep func(string) bool
+	if records != nil {
+		keep = records.Keeps
+	}
+	opt := ScanOptions(includeHidden, keep, ignore)
 	sc, err := source.Scan(fsy, root, opt)
 	return sc, hist, records, err
 }
 
 // ScanOptions are the scan options of a card whose listed files (an
 // earlier hop's history, a cascade's first run) are copied whatever their
-// names, OS metadata included, with the job's ignore patterns.
-func ScanOptions(includeHidden bool, listed iter.Seq[string], patterns []string) source.Options {
+// names, OS metadata included, with the job's ignore patterns. keep
+// (nil: none listed) says whether a path is a listed file or a folder
+// holding one; the scan asks it only of names it would leave out as OS
+// metadata.
+func ScanOptions(includeHidden bool, keep func(rel string) bool, patterns []string) source.Options {
 	opt := source.Options{IncludeHidden: includeHidden}
-	keep := map[string]bool{}
-	for rel := range listed {
-		keep[rel] = true
-		for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
-			keep[d] = true
-		}
-	}
-	if len(keep) > 0 && !includeHidden {
-		opt.Keep = func(rel string) bool { return keep[rel] }
+	if keep != nil && !includeHidden {
+		opt.Keep = keep
 	}
 	if len(patterns) > 0 {
 		ign := ignore.New(patterns)
@@ -340,13 +337,13 @@ func ScanOptions(includeHidden bool, listed iter.Seq[string], patterns []string)
 }
 
 // cardHistory reads the history a card carries, if any.
-func cardHistory(root string) (*CardHistory, map[string]*ascmhl.Record) {
+func cardHistory(root string) (*CardHistory, *ascmhl.Records) {
 	st, err := ascmhl.OpenOSStore(root)
 	if err != nil {
 		return nil, nil
 	}
 	defer st.Close()
-	h, err := ascmhl.LoadHistory(st)
+	h, err := ascmhl.LoadHistoryIndexed(st) // heads and records only
 	if err == ascmhl.ErrNoHistory {
 		return nil, nil
 	}

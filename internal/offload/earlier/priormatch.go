@@ -34,7 +34,7 @@ var errNoMatch = errors.New("earlier: not the card")
 // there.
 var recordHook func(n int)
 
-func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, ix *cardIndex, records map[string]*ascmhl.Record) (*Prior, error) {
+func matchPrior(cat *catalog.Catalog, k *catalog.Card, sc *source.Card, ix *cardIndex, records *ascmhl.Records) (*Prior, error) {
 	if k.Hop == 2 {
 		return nil, nil // a cascade's second run: judged with its card
 	}
@@ -128,7 +128,7 @@ func newMatch(files *source.Files, ix *cardIndex, dests, then []*catalog.Dest, f
 // a file of the card offered, with its size and time, verified, with a
 // verified copy on every first-run destination and the hashes the card's
 // own history records (those the catalog has).
-func (m *match) record(f *catalog.File, records map[string]*ascmhl.Record) error {
+func (m *match) record(f *catalog.File, records *ascmhl.Records) error {
 	m.count++
 	if recordHook != nil {
 		recordHook(m.count)
@@ -145,7 +145,7 @@ func (m *match) record(f *catalog.File, records map[string]*ascmhl.Record) error
 	if f.Size != e.Size || f.Mtime.UnixNano() != e.Mtime.UnixNano() || f.State != summary.StateVerified {
 		return errNoMatch
 	}
-	if r := records[f.Rel]; r != nil {
+	if r := records.Get(f.Rel); r != nil {
 		for a, v := range r.Values {
 			if s := f.Sums.Get(a); s != "" && s != v {
 				return errNoMatch

@@ -112,7 +112,7 @@ func readHistoryThere(ctx context.Context, st dest.Store, out string) (string, *
 		return "", nil, err
 	}
 	defer hs.Close()
-	h, err := ascmhl.LoadHistory(hs)
+	h, err := ascmhl.LoadHistoryIndexed(hs) // heads and records only
 	if err != nil {
 		return "", nil, err
 	}
@@ -128,14 +128,14 @@ const historyPrefix = ascmhl.HistoryDir + "/"
 // NotRecorded lists (at most 5, then a count) the verified files the
 // records lack or record otherwise (the card's own history files and
 // copies not verified are not asked for).
-func NotRecorded(recs map[string]*ascmhl.Record, files iter.Seq[Recorded]) []string {
+func NotRecorded(recs *ascmhl.Records, files iter.Seq[Recorded]) []string {
 	var bad []string
 	n := 0
 	for f := range files {
 		if f.State != summary.StateVerified || strings.HasPrefix(f.Rel, historyPrefix) {
 			continue
 		}
-		rec := recs[f.Rel]
+		rec := recs.Get(f.Rel)
 		ok := rec != nil && !rec.LastFailed && (rec.Size < 0 || rec.Size == f.Size)
 		common := 0
 		if ok {

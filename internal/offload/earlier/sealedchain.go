@@ -29,13 +29,15 @@ var ChainRel = ascmhl.HistoryDir + "/" + ascmhl.ChainFile
 // history there reads whole (every manifest present and matching the
 // chain). Anything else (another tool's generation, a chain that does not
 // start with the card's, a damaged history) is not dit's own: its chain
-// file is compared like any file.
+// file is compared like any file. Both histories are read as their heads
+// (ascmhl.LoadHistoryHeads: every manifest read and checked against the
+// chain, no record kept), so a history of a million files is not held.
 func SealedChain(fsy fsys.FS, cardRoot, dir, own string) bool {
-	src, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: fsy, Dir: cardRoot})
+	src, err := ascmhl.LoadHistoryHeads(ascmhl.FSStore{FS: fsy, Dir: cardRoot})
 	if err != nil || len(src.Problems) > 0 {
 		return false
 	}
-	dst, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: fsy, Dir: dir})
+	dst, err := ascmhl.LoadHistoryHeads(ascmhl.FSStore{FS: fsy, Dir: dir})
 	if err != nil || len(dst.Problems) > 0 || len(dst.Generations) <= len(src.Generations) {
 		return false
 	}
@@ -66,7 +68,7 @@ func SealedChain(fsy fsys.FS, cardRoot, dir, own string) bool {
 // the card's hashes as it is read). The chain file itself then cannot
 // equal the card's, and is not held against it.
 func FirstRunSealed(fsy fsys.FS, root, own string, card func(rel string) bool) bool {
-	h, err := ascmhl.LoadHistory(ascmhl.FSStore{FS: fsy, Dir: root})
+	h, err := ascmhl.LoadHistoryHeads(ascmhl.FSStore{FS: fsy, Dir: root}) // heads: no record held
 	if err != nil || len(h.Problems) > 0 {
 		return false
 	}

@@ -42,8 +42,8 @@ func interruptAfterFiles(t *testing.T, db string, n int, args ...string) int {
 // The figures of a job interrupted twice (Ctrl-C), paused, and resumed, as
 // the report gives them: bytes over the time the job really ran, not the
 // card's size over the time from first start to last end; the pauses are
-// said, and not counted. The card is read at 4 MB/s (--throttle), so its
-// copy rate is known from outside: 4 MB/s = 0.0144 TB/hour.
+// said, and not counted. The card is read at 4 MB/s at most (--throttle),
+// so its copy rate is bounded from outside: 4 MB/s = 0.0144 TB/hour.
 func TestFiguresAfterTwoInterruptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a throttled job of a few seconds")
@@ -100,9 +100,13 @@ func TestFiguresAfterTwoInterruptions(t *testing.T) {
 	require.GreaterOrEqual(t, tot.PausedSeconds, 2*pause.Seconds(), "both pauses are reported")
 	require.InDelta(t, tot.Seconds, tot.ActiveSeconds+tot.PausedSeconds, 0.5, "wall = active + paused")
 	require.GreaterOrEqual(t, tot.BytesCopied, tot.Bytes, "every byte of the card was read (some twice)")
-	// 4 MB/s while copying: the copy rate is the throttle's, within 15 %
-	// (the throttle lets one 256 KiB block through at once at each start).
-	require.InEpsilon(t, 4e6, float64(c.BytesCopied)/c.CopySeconds, 0.15, "bytes per second of a card read at 4 MB/s")
+	// 4 MB/s at most while copying (the throttle lets one 256 KiB block
+	// through at once at each start): a machine under load can only make
+	// it slower, so that is not asserted; the pauses are not in the copy's
+	// time (they would halve the rate), which lies within the job's active
+	// time.
+	require.LessOrEqual(t, float64(c.BytesCopied)/c.CopySeconds, 4e6*1.15, "bytes per second of a card read at 4 MB/s")
+	require.LessOrEqual(t, c.CopySeconds, tot.ActiveSeconds+0.05, "the copy's time is within the time the job ran, the pauses left out")
 	// The report gives TB/hour to 3 decimals: at 0.015 TB/hour that
 	// rounding alone is up to 3.3 %, so each figure is checked against its
 	// definition within half a unit of the last decimal plus 2 %.
