@@ -173,6 +173,15 @@ type cardStores struct {
 	// storeChain (a card sealed on its stores) is the card's ASC MHL
 	// chain file, whose copy is the history's chain (storeseal.go).
 	storeChain *storeFile
+	// marks are what a store run keeps of each file between its upload
+	// and its read-back (storewindow.go): a byte a destination, by the
+	// list's index; down is, by destination, why its every copy failed
+	// (its listing; under cardRun.mu), "" none.
+	marks []uint8
+	down  []string
+	// cardHistory are the card's files in its top-level ascmhl folder
+	// (a store run's seal stages them), kept when the plan is let go.
+	cardHistory []source.Entry
 }
 
 // newCardRun is card k's run on the scan sc, into folder out of each of

@@ -358,7 +358,10 @@
 // its seal; at most verifyQueue (4,096) copies a
 // destination wait for their read-back. The seal (SealInfo.Files, a
 // SealFiles cursor) and Recheck walk the card's files from the catalog a
-// file at a time. The budget and what still grows with the files:
+// file at a time. A cloud run (storewindow.go) holds a window of the
+// card's files (storeWindow) whole at once, a byte a file and destination
+// between their upload and their read-back, which reads them back from
+// the catalog; each remote's listing of the card's folder is whole. The budget and what still grows with the files:
 // docs/design.md, "Memory of an offload".
 //
 // # Files

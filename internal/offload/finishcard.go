@@ -66,10 +66,16 @@ func (c *cardRun) finishCard(ctx context.Context) {
 // reached its final state and the verdict is read: the seal and the
 // job's end read the card's files from the catalog, a file at a time, so
 // a card of a million frames is not held while it is sealed and the next
-// cards run. A cloud run keeps its plan: its seal uploads from it.
+// cards run. A cloud run keeps of it the entries of the card's ASC MHL
+// history, which its seal stages (stageCardHistory).
 func (c *cardRun) releasePlan() {
-	if c.storeRun() {
-		return
+	if c.storeRun() && c.list != nil {
+		c.cardHistory = nil
+		for i := range c.list.len() {
+			if e := c.list.entry(i); strings.HasPrefix(e.Rel, ascmhlPrefix) {
+				c.cardHistory = append(c.cardHistory, e)
+			}
+		}
 	}
 	if c.list != nil {
 		c.list.held.Release()

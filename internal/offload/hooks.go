@@ -182,15 +182,15 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		var err error
 		if d.isStore() {
 			info.CardDir = storePath(d, c.out)
-			// A cloud seal stages and uploads from the whole list.
-			list, lerr := info.Files.List()
+			// A cloud seal walks the card's files from the catalog
+			// again as it stages, seals and uploads (never held whole).
+			msg, lerr := c.historyWaits(di, info.Files)
 			if lerr != nil {
 				c.sealFailedAt(di)
 				problems = append(problems, fail("catalog: "+lerr.Error())...)
 				continue
 			}
-			info.Files = c.sealCounting(di, SealFileList(list))
-			if msg := c.historyWaits(di, list); msg != "" {
+			if msg != "" {
 				// Its chain is written once: not before every file is
 				// verified there (a resume uploads them, then writes it).
 				// Said as it happens; the card's failures list it.
@@ -199,7 +199,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 				problems = append(problems, msg)
 				continue
 			}
-			err = c.sealStore(ctx, di, info, list)
+			err = c.sealStore(ctx, di, info, c.sealFiles(d.rec.ID))
 		} else {
 			err = j.opts.Seal(ctx, info)
 		}

@@ -2,6 +2,8 @@ package offload
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 
 	"github.com/dit-org/dit/internal/format/ascmhl"
@@ -13,9 +15,29 @@ import (
 // recorded them (earlier.RemoteHistory): how its chain was checked, or
 // why it is not the card's, and whether it holds a generation of this
 // job's own for the card there (own).
-func (c *cardRun) earlierHistory(ctx context.Context, di int, files []SealFile, own string) (how string, ours bool, err error) {
-	return earlier.RemoteHistory(ctx, c.stores[di], c.out, recordedOf(files), own)
+func (c *cardRun) earlierHistory(ctx context.Context, di int, files SealFiles, own string) (how string, ours bool, err error) {
+	var werr error
+	seq := func(yield func(earlier.Recorded) bool) {
+		werr = files.Each(func(f *SealFile) error {
+			if !yield(earlier.Recorded{Rel: f.Rel, Size: f.Size, Sums: f.Sums, State: f.State}) {
+				return errWalkStopped
+			}
+			return nil
+		})
+		if errors.Is(werr, errWalkStopped) {
+			werr = nil
+		}
+	}
+	how, ours, err = earlier.RemoteHistory(ctx, c.stores[di], c.out, seq, own)
+	if werr != nil {
+		// A walk cut short checked only some files: nothing is kept.
+		return "", false, fmt.Errorf("catalog: %w", werr)
+	}
+	return how, ours, err
 }
+
+// errWalkStopped ends a walk of the files its reader left.
+var errWalkStopped = errors.New("walk stopped")
 
 // notRecorded lists (at most 5, then a count) the verified files the
 // records lack or record otherwise (earlier.NotRecorded).

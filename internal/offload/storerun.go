@@ -28,6 +28,9 @@ type storeFile struct {
 	// sent: this run uploaded the object (else one was at its name
 	// before: an earlier run's, or anyone's), by destination.
 	sent []bool
+	// noRow: failed on every destination before any upload, with no
+	// copy row (failStoreFile).
+	noRow bool
 }
 
 // runStore is the run of a card whose destinations are stores (remote
@@ -35,7 +38,8 @@ type storeFile struct {
 // (Store.Put); the card itself, or a first copy on a dit array, is
 // streamed from dit's read (storestream.go). Then every object is verified (the storage's
 // MD5, else read back). What the remote already holds and verifies is not
-// sent again (a resumed upload).
+// sent again (a resumed upload). The card's files are held a window at a
+// time (storewindow.go).
 func (c *cardRun) runStore(ctx context.Context) {
 	j := c.j
 	c.startCopying()
@@ -46,68 +50,87 @@ func (c *cardRun) runStore(ctx context.Context) {
 		}
 		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 	}
-	var files []*storeFile
+	c.startMarks()
 	var held []map[string]dest.Object
 	if c.streamed() {
 		// The card itself, read once, or a first copy on a dit array,
 		// read through the array (storestream.go).
-		files, held = c.streamStore(ctx)
+		held = c.streamStore(ctx)
 	} else {
-		files = c.storeFiles(ctx)
-		if c.sealsInStore() {
-			c.holdChain(files) // goes up with the new history (storeseal.go)
-		}
-		held = make([]map[string]dest.Object, len(c.dests))
-		// Every destination at once: its own transfer (a
-		// --cloud-bwlimit limits each), its own listing; a file's results
-		// are by destination (f.res[di]), so they share nothing else.
-		var wg sync.WaitGroup
-		for di := range c.dests {
-			wg.Go(func() { held[di] = c.uploadStore(ctx, di, files) })
-		}
-		wg.Wait()
+		held = c.uploadFolder(ctx)
 	}
 	c.endCopying(ctx)
-	var wg sync.WaitGroup
-	for di := range c.dests {
-		wg.Go(func() {
-			for _, f := range files {
-				if f.done[di] || f == c.storeChain || ctx.Err() != nil {
-					continue
-				}
-				c.verifyStore(ctx, di, f, held[di])
-			}
-		})
-	}
-	wg.Wait()
-	if j.opts.Verify == VerifySourceDest && c.from == nil && ctx.Err() == nil {
-		// The card streamed from its one read: read it again (a cascade's
-		// card was re-read in its first run).
-		c.rereadCard(ctx, files)
-	}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		c.finalizeStore(f)
-	}
+	c.verifyWindows(ctx, held)
 	if c.rec.VerifyStarted.IsZero() {
 		c.rec.VerifyStarted = j.opts.Now()
 	}
 }
 
-// storeFiles are the files of a first copy in a folder with the hashes
-// each object must have: the card's, as its first run read them
+// uploadFolder uploads a first copy in a folder to every destination: a
+// window of its files at a time, each file's hashes found (storeFiles),
+// recorded, and those a destination does not hold verified listed to send
+// there (uploadDecide); then every destination at once its own transfer
+// of them (a --cloud-bwlimit limits each) and its own listing. It returns
+// what each holds then (nil: it could not be listed, and its copies
+// failed).
+func (c *cardRun) uploadFolder(ctx context.Context) []map[string]dest.Object {
+	nd := len(c.dests)
+	before := make([]map[string]dest.Object, nd)
+	for di, d := range c.dests {
+		var err error
+		if before[di], err = c.stores[di].List(ctx, c.out); err != nil {
+			c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err), nil)
+		}
+	}
+	send := make([][]string, nd)
+	c.storeWindows(ctx, nil, func(idx []int) {
+		files := c.storeFiles(ctx, idx)
+		if c.sealsInStore() {
+			c.holdChain(files) // goes up with the new history (storeseal.go)
+		}
+		c.applyDown(files)
+		for di := range c.dests {
+			if before[di] != nil {
+				send[di] = c.uploadDecide(di, files, before[di], send[di])
+			}
+		}
+		for k, f := range files {
+			c.keepMarks(idx[k], f)
+			if f.rec.State != StatePending {
+				c.j.cat.PutFile(f.rec) // failed: read back as it is
+			}
+		}
+		if storeSample != nil {
+			storeSample()
+		}
+	})
+	if ctx.Err() != nil {
+		return make([]map[string]dest.Object, nd)
+	}
+	held := make([]map[string]dest.Object, nd)
+	var wg sync.WaitGroup
+	for di := range c.dests {
+		if before[di] == nil {
+			continue
+		}
+		wg.Go(func() { held[di] = c.uploadStore(ctx, di, send[di], before[di]) })
+	}
+	wg.Wait()
+	return held
+}
+
+// storeFiles are the files idx of a first copy in a folder with the
+// hashes each object must have: the card's, as its first run read them
 // (c.expect), or, for a file the card did not give (the first copy's hash
 // lists), the first copy's as dit reads it now.
-func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
+func (c *cardRun) storeFiles(ctx context.Context, idx []int) []*storeFile {
 	j := c.j
 	nd := len(c.dests)
 	var out []*storeFile
-	for i := range c.list.len() {
+	for _, i := range idx {
 		fp := c.filePlanAt(i)
-		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
-		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
+		rec := &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
+		f := newStoreFile(fp, rec, nd)
 		w, ok, err := c.expectOf(fp.ent.Rel)
 		switch {
 		case err != nil:
@@ -137,40 +160,40 @@ func (c *cardRun) storeFiles(ctx context.Context) []*storeFile {
 	return out
 }
 
-// uploadStore uploads the files to store di that it does not
-// hold verified already, and returns what it holds then (nil: it could
-// not be listed, and its copies failed).
-func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) map[string]dest.Object {
-	j := c.j
-	d := c.dests[di]
-	st := c.stores[di]
-	held, err := st.List(ctx, c.out)
-	if err != nil {
-		c.storeFail(di, files, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err))
-		return nil
-	}
-	var send []string
+// uploadDecide settles the files on store di that it holds verified
+// already (before: its listing), and adds the others to send.
+func (c *cardRun) uploadDecide(di int, files []*storeFile, before map[string]dest.Object, send []string) []string {
 	for _, f := range files {
 		if f.done[di] || f == c.storeChain {
 			continue
 		}
 		rel := f.fp.ent.Rel
 		f.res[di].rel = relJoin(c.out, rel)
-		if o, ok := held[rel]; ok && c.serverMatch(o, f) {
+		if o, ok := before[rel]; ok && c.serverMatch(o, f) {
 			// Held already (an earlier run sent it): verified by the
 			// storage's own checksum, not sent again.
 			c.verifiedStore(di, f, storeMethod(RemoteByStorage, []hashing.Algo{hashing.MD5}))
 			continue
 		}
-		if _, there := held[rel]; !there {
+		if _, there := before[rel]; !there {
 			f.sent[di] = true // Put sends only these (never over an object)
 		}
 		send = append(send, rel)
 	}
+	return send
+}
+
+// uploadStore uploads the files send to store di (held: its listing
+// before), and returns what it holds then (nil: it could not be listed,
+// and its copies failed).
+func (c *cardRun) uploadStore(ctx context.Context, di int, send []string, held map[string]dest.Object) map[string]dest.Object {
+	j := c.j
+	d := c.dests[di]
+	st := c.stores[di]
 	if len(send) > 0 {
 		c.touched.Store(true)
 		var seen uploadSeen
-		err = st.Put(ctx, c.scan.Root, send, c.out, func(p dest.Progress) {
+		err := st.Put(ctx, c.scan.Root, send, c.out, func(p dest.Progress) {
 			c.uploadProgress(di, p, &seen)
 		})
 		if ctx.Err() != nil {
@@ -181,7 +204,7 @@ func (c *cardRun) uploadStore(ctx context.Context, di int, files []*storeFile) m
 			c.j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
 		}
 		if held, err = st.List(ctx, c.out); err != nil {
-			c.storeFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err))
+			c.storeDown(di, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err), nil)
 			return nil
 		}
 	}
@@ -379,17 +402,6 @@ func (c *cardRun) failedStore(di int, f *storeFile, why string) {
 	c.recordStoreCopy(di, f)
 }
 
-// storeFail fails every file not final on destination di with why.
-func (c *cardRun) storeFail(di int, files []*storeFile, why string) {
-	c.destErr[di] = fmt.Errorf("%s", why)
-	for _, f := range files {
-		if !f.done[di] {
-			f.res[di].rel = relJoin(c.out, f.fp.ent.Rel)
-			c.failedStore(di, f, why)
-		}
-	}
-}
-
 func (c *cardRun) recordStoreCopy(di int, f *storeFile) {
 	r := f.res[di]
 	cp := &catalog.Copy{DestID: c.dests[di].rec.ID, Path: r.rel, State: r.state, Written: r.written, Error: r.err}
@@ -500,6 +512,7 @@ func failStoreFile(f *storeFile, msg, rel string) {
 		f.res[di] = destResult{state: StateFailed, err: msg, rel: rel}
 		f.done[di] = true
 	}
+	f.noRow = true
 }
 
 // streamed: the run reads its files itself and streams them to the

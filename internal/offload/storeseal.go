@@ -125,25 +125,35 @@ func (c *cardRun) streamChain(ctx context.Context, f *storeFile) {
 // top-level chain file goes up with the history (its copy is verified
 // with it, whatever an earlier seal left recorded), so it does not wait,
 // unless this run could not read it.
-func (c *cardRun) historyWaits(di int, files []SealFile) string {
+func (c *cardRun) historyWaits(di int, files SealFiles) (string, error) {
 	var waiting []string
-	for _, f := range files {
+	n := 0
+	err := files.Each(func(f *SealFile) error {
 		if f.State == StateVerified || (f.Rel == chainRel && c.chainGoesUp(di)) {
-			continue
+			return nil
 		}
-		waiting = append(waiting, f.Rel)
+		if n++; n <= 5 {
+			waiting = append(waiting, f.Rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	waiting = append(waiting, c.unreadable()...)
-	if len(waiting) == 0 {
-		return ""
+	for _, rel := range c.unreadable() {
+		if n++; n <= 5 {
+			waiting = append(waiting, rel)
+		}
 	}
-	n := len(waiting)
+	if n == 0 {
+		return "", nil
+	}
 	shown := waiting
-	if len(shown) > 5 {
+	if n > 5 {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
 	}
 	return fmt.Sprintf("%s%s: %s not verified there (%s): dit offload --resume %d uploads %s and writes the history",
-		HistoryWaits, storePath(c.dests[di], c.out), summary.NFiles(n), strings.Join(shown, ", "), c.j.rec.ID, summary.ItThem(n))
+		HistoryWaits, storePath(c.dests[di], c.out), summary.NFiles(n), strings.Join(shown, ", "), c.j.rec.ID, summary.ItThem(n)), nil
 }
 
 // chainGoesUp: the card's chain file was read in this run and goes up to
@@ -157,7 +167,7 @@ func (c *cardRun) chainGoesUp(di int) bool {
 // as for a folder, CardDir the card's folder there): staged, sealed,
 // uploaded and verified. It returns the seal's result (nil, a
 // *SealWarning) or why the history is not in the cloud.
-func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo, files []SealFile) (err error) {
+func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo, files SealFiles) (err error) {
 	d := c.dests[di]
 	if f := c.storeChain; f != nil && !f.done[di] {
 		defer func() {
@@ -205,17 +215,20 @@ func (c *cardRun) sealStore(ctx context.Context, di int, info SealInfo, files []
 // each file checked against the hashes of the card's read this job
 // recorded (the history the new generation extends is the one the
 // footage was checked against).
-func (c *cardRun) stageCardHistory(stage string, recorded []SealFile) error {
+func (c *cardRun) stageCardHistory(stage string, recorded SealFiles) error {
 	j := c.j
 	want := map[string]hashing.Sums{}
-	for _, f := range recorded {
-		want[f.Rel] = f.Sums
-	}
-	for i := range c.list.len() {
-		rel := c.list.rel(i)
-		if !strings.HasPrefix(rel, ascmhlPrefix) {
-			continue
+	err := recorded.Each(func(f *SealFile) error {
+		if strings.HasPrefix(f.Rel, ascmhlPrefix) {
+			want[f.Rel] = f.Sums
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	for _, e := range c.cardHistory {
+		rel := e.Rel
 		src := filepath.Join(c.scan.Root, filepath.FromSlash(rel))
 		dst := filepath.Join(stage, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -237,8 +250,7 @@ func (c *cardRun) stageCardHistory(stage string, recorded []SealFile) error {
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			return err
 		}
-		mt := c.list.entry(i).Mtime
-		os.Chtimes(dst, mt, mt)
+		os.Chtimes(dst, e.Mtime, e.Mtime)
 	}
 	return nil
 }
@@ -253,7 +265,7 @@ type stagedFile struct {
 // uploadHistory uploads the stage's files to the card's folder on cloud
 // destination di, the chain last, and verifies every object. own starts
 // the comment of the generations this job writes there (SealComment).
-func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded []SealFile, own string) (note string, err error) {
+func (c *cardRun) uploadHistory(ctx context.Context, di int, stage string, recorded SealFiles, own string) (note string, err error) {
 	files, err := c.stagedFiles(stage)
 	if err != nil {
 		return "", err

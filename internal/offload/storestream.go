@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/cascade"
@@ -40,23 +39,13 @@ import (
 // errStreamDone ends a destination's pipe once its upload has returned.
 var errStreamDone = errors.New("upload ended")
 
-// streamStore reads and sends every file of the card, and returns them and
-// what each destination holds afterwards (nil: it could not be listed; its
-// copies failed).
-func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]dest.Object) {
+// streamStore reads and sends every file of the card, a window at a time
+// (storewindow.go), and returns what each destination holds afterwards
+// (nil: it could not be listed; its copies failed).
+func (c *cardRun) streamStore(ctx context.Context) []map[string]dest.Object {
 	j := c.j
 	nd := len(c.dests)
-	files := make([]*storeFile, c.list.len())
-	for i := range files {
-		fp := c.filePlanAt(i)
-		f := &storeFile{fp: fp, res: make([]destResult, nd), how: make([]string, nd), done: make([]bool, nd), sent: make([]bool, nd)}
-		f.rec = &catalog.File{CardID: c.rec.ID, Rel: fp.ent.Rel, Size: fp.ent.Size, Mtime: fp.ent.Mtime, State: StatePending, CopyStarted: j.opts.Now()}
-		for di := range f.res {
-			f.res[di].rel = relJoin(c.out, fp.ent.Rel)
-		}
-		j.cat.PutFile(f.rec)
-		files[i] = f
-	}
+	c.recordPending()
 	// What is there already: never written over (dit replaces nothing on
 	// a remote); a destination that cannot be listed is not written.
 	before := make([]map[string]dest.Object, nd)
@@ -67,37 +56,72 @@ func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]d
 			workers = c.stores[di].Streams()
 		}
 		if before[di], err = c.stores[di].List(ctx, c.out); err != nil && ctx.Err() == nil {
-			c.storeFail(di, files, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err))
+			c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err), nil)
 		}
 	}
+	down := make([]bool, nd)
+	c.mu.Lock()
+	for di := range down {
+		down[di] = c.down[di] != ""
+	}
+	c.mu.Unlock()
 	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for _, f := range sendFirst(files, before) {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			c.streamFile(ctx, f, before)
+	// Those some destination has no object of first (sendFirst).
+	for _, there := range []bool{false, true} {
+		c.storeWindows(ctx, func(i int) bool { return heldEverywhere(c.list.rel(i), down, before) == there }, func(idx []int) {
+			files := c.streamWindow(idx)
+			var wg sync.WaitGroup
+			for _, f := range files {
+				if ctx.Err() != nil {
+					break
+				}
+				sem <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-sem }()
+					c.streamFile(ctx, f, before)
+				})
+			}
+			wg.Wait()
+			for k, f := range files {
+				c.keepMarks(idx[k], f)
+				if f != c.storeChain && ctx.Err() == nil {
+					j.cat.PutFile(f.rec) // its hashes, read back with it
+				}
+			}
+			if storeSample != nil {
+				storeSample()
+			}
 		})
 	}
-	wg.Wait()
 	held := make([]map[string]dest.Object, nd)
 	if ctx.Err() != nil {
-		return files, held
+		return held
 	}
 	for di, d := range c.dests {
 		var err error
 		if held[di], err = c.stores[di].List(ctx, c.out); err != nil {
-			c.storeFail(di, files, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err))
+			c.storeDown(di, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err), nil)
 			held[di] = nil
 		}
 	}
 	c.mu.Lock()
 	c.verifyAt = j.opts.Now()
 	c.mu.Unlock()
-	return files, held
+	return held
+}
+
+// streamWindow makes the files idx of a streamed run from their records
+// (recordPending's, and the earlier runs' copies: the plan's record of
+// them), every copy to be made at the file's own path.
+func (c *cardRun) streamWindow(idx []int) []*storeFile {
+	recs, _ := c.storeRecords(idx) // unread: made as new
+	files := make([]*storeFile, len(idx))
+	for k, i := range idx {
+		f := c.storedFile(i, recs[c.list.rel(i)])
+		files[k] = f
+	}
+	c.applyDown(files)
+	return files
 }
 
 // sendFirst is the order files are streamed in: those that some
@@ -105,24 +129,29 @@ func (c *cardRun) streamStore(ctx context.Context) ([]*storeFile, []map[string]d
 // every destination holds already (an interrupted run's: read and
 // checked against the objects, nothing sent). A resume then sends within
 // a moment of its start, not after reading again all that the killed run
-// had sent (each file is still read whole, in one pass).
+// had sent (each file is still read whole, in one pass). streamStore
+// takes the card in that order a window at a time (heldEverywhere).
 func sendFirst(files []*storeFile, before []map[string]dest.Object) []*storeFile {
 	var send, there []*storeFile
 	for _, f := range files {
-		held := true
-		for di := range before {
-			if _, ok := before[di][f.fp.ent.Rel]; !ok && !f.done[di] {
-				held = false
-				break
-			}
-		}
-		if held {
+		if heldEverywhere(f.fp.ent.Rel, f.done, before) {
 			there = append(there, f)
 		} else {
 			send = append(send, f)
 		}
 	}
 	return append(send, there...)
+}
+
+// heldEverywhere: every destination holds an object of rel before the
+// upload (before: their listings), or has it final (done).
+func heldEverywhere(rel string, done []bool, before []map[string]dest.Object) bool {
+	for di := range before {
+		if _, ok := before[di][rel]; !ok && !done[di] {
+			return false
+		}
+	}
+	return true
 }
 
 // streamFile reads f from the card once and sends it to every destination
