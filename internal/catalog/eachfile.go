@@ -229,51 +229,65 @@ func (c *Catalog) FilesAfter(cardID int64, after string, n int) ([]*File, error)
 // filesWhere reads card cardID's files selected by where (after card_id=?;
 // args: the card's id, then where's) with their copies.
 func (c *Catalog) filesWhere(cardID int64, where string, args []any) ([]*File, error) {
-	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
-		FROM files WHERE card_id=? AND `+where, args...)
-	if err != nil {
-		return nil, c.wrap(err)
-	}
-	byRel := map[string]*File{}
-	var out []*File
-	for rows.Next() {
-		f := &File{CardID: cardID}
-		if err := scanFileRow(rows, f); err != nil {
-			rows.Close()
-			return nil, c.wrap(err)
-		}
-		out = append(out, f)
-		byRel[f.Rel] = f
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, c.wrap(err)
-	}
-	if len(out) == 0 {
-		return nil, nil
+	out, byRel, err := c.queryFiles(cardID, `AND `+where, args)
+	if err != nil || len(out) == 0 {
+		return nil, err
 	}
 	cargs := []any{cardID}
 	for _, f := range out {
 		cargs = append(cargs, f.Rel)
 	}
 	in := "(?" + strings.Repeat(",?", len(out)-1) + ")"
-	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
-		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? AND c.rel_path IN `+in+` ORDER BY c.rel_path, d.seq`, cargs...)
+	if err := c.addCopies(byRel, `AND c.rel_path IN `+in, cargs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryFiles reads card cardID's files selected by more (SQL after
+// "card_id=? "; args: the card's id, then more's), in the order it says,
+// and indexes them by path.
+func (c *Catalog) queryFiles(cardID int64, more string, args []any) ([]*File, map[string]*File, error) {
+	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
+		FROM files WHERE card_id=? `+more, args...)
 	if err != nil {
-		return nil, c.wrap(err)
+		return nil, nil, c.wrap(err)
+	}
+	defer rows.Close()
+	var out []*File
+	byRel := map[string]*File{}
+	for rows.Next() {
+		f := &File{CardID: cardID}
+		if err := scanFileRow(rows, f); err != nil {
+			return nil, nil, c.wrap(err)
+		}
+		out = append(out, f)
+		byRel[f.Rel] = f
+	}
+	return out, byRel, c.wrap(rows.Err())
+}
+
+// addCopies appends to each file of byRel its copies selected by more
+// (SQL after "c.card_id=? "; args: the card's id, then more's), in
+// destination order.
+func (c *Catalog) addCopies(byRel map[string]*File, more string, args []any) error {
+	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
+		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? `+more+` ORDER BY c.rel_path, d.seq`, args...)
+	if err != nil {
+		return c.wrap(err)
 	}
 	defer crow.Close()
 	for crow.Next() {
 		var rel string
 		var cp Copy
 		if err := scanCopyRow(crow, &rel, &cp); err != nil {
-			return nil, c.wrap(err)
+			return c.wrap(err)
 		}
 		if f := byRel[rel]; f != nil {
 			f.Copies = append(f.Copies, cp)
 		}
 	}
-	return out, c.wrap(crow.Err())
+	return c.wrap(crow.Err())
 }
 
 // scanFileRow reads a row of the files columns that EachFile, Files and

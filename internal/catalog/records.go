@@ -448,43 +448,14 @@ func (c *Catalog) Files(cardID int64) ([]*File, error) {
 	if err := c.Flush(); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.Query(`SELECT rel_path,size,mtime_ns,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3,error,copy_started,copy_finished
-		FROM files WHERE card_id=? ORDER BY rel_path`, cardID)
+	out, byRel, err := c.queryFiles(cardID, `ORDER BY rel_path`, []any{cardID})
 	if err != nil {
-		return nil, c.wrap(err)
+		return nil, err
 	}
-	var out []*File
-	byRel := map[string]*File{}
-	for rows.Next() {
-		f := File{CardID: cardID}
-		if err := scanFileRow(rows, &f); err != nil {
-			rows.Close()
-			return nil, c.wrap(err)
-		}
-		out = append(out, &f)
-		byRel[f.Rel] = out[len(out)-1]
+	if err := c.addCopies(byRel, ``, []any{cardID}); err != nil {
+		return nil, err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, c.wrap(err)
-	}
-	crow, err := c.db.Query(`SELECT c.rel_path,c.dest_id,c.path,c.state,c.written,c.verify_algos,c.verified_at,c.error,c.identity
-		FROM copies c JOIN destinations d ON d.id=c.dest_id WHERE c.card_id=? ORDER BY c.rel_path, d.seq`, cardID)
-	if err != nil {
-		return nil, c.wrap(err)
-	}
-	defer crow.Close()
-	for crow.Next() {
-		var rel string
-		var cp Copy
-		if err := scanCopyRow(crow, &rel, &cp); err != nil {
-			return nil, c.wrap(err)
-		}
-		if f := byRel[rel]; f != nil {
-			f.Copies = append(f.Copies, cp)
-		}
-	}
-	return out, c.wrap(crow.Err())
+	return out, nil
 }
 
 // Skipped lists a card's skipped entries.
