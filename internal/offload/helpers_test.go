@@ -103,3 +103,23 @@ func treeHashes(t *testing.T, root string) map[string][32]byte {
 }
 
 var _ = fsys.OS{}
+
+// runUntilFiles runs a new job of o and interrupts it (as Ctrl-C does)
+// once stop files have reached their final state; it returns the job.
+func runUntilFiles(t *testing.T, o Options, stop int) *Job {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	o.OnEvent = func(ev Event) {
+		if ev.Type == EvFile {
+			if seen++; seen == stop {
+				cancel()
+			}
+		}
+	}
+	j, err := New(ctx, o)
+	require.NoError(t, err)
+	_, _ = j.Run(ctx)
+	return j
+}

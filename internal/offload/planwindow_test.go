@@ -81,19 +81,7 @@ func TestPlanWindowResume(t *testing.T) {
 	card := testCard(t, e.dir, "A001", files)
 	d1 := e.dest("d1")
 	o := e.opts([]string{card}, []string{d1})
-	ctx, cancel := context.WithCancel(context.Background())
-	seen := 0
-	o.OnEvent = func(ev Event) {
-		if ev.Type == EvFile {
-			if seen++; seen == n/3 {
-				cancel()
-			}
-		}
-	}
-	j, err := New(ctx, o)
-	require.NoError(t, err)
-	_, _ = j.Run(ctx)
-	cancel()
+	j := runUntilFiles(t, o, n/3)
 	jobID := j.rec.ID
 
 	before, err := e.cat.Files(j.cards[0].rec.ID)

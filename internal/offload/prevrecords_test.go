@@ -25,19 +25,7 @@ func TestResumeRecordGoneFailsTheFile(t *testing.T) {
 	}
 	card := testCard(t, e.dir, "A001", files)
 	o := e.opts([]string{card}, []string{e.dest("d1")})
-	ctx, cancel := context.WithCancel(context.Background())
-	seen := 0
-	o.OnEvent = func(ev Event) {
-		if ev.Type == EvFile {
-			if seen++; seen == n/2 {
-				cancel()
-			}
-		}
-	}
-	j, err := New(ctx, o)
-	require.NoError(t, err)
-	_, _ = j.Run(ctx)
-	cancel()
+	j := runUntilFiles(t, o, n/2)
 	k := j.cards[0].rec
 	before, err := e.cat.Files(k.ID)
 	require.NoError(t, err)
