@@ -226,6 +226,17 @@ func (c *Catalog) FilesAfter(cardID int64, after string, n int) ([]*File, error)
 	return c.filesWhere(cardID, `rel_path>? ORDER BY rel_path LIMIT ?`, []any{cardID, after, min(n, filesNamedChunk)})
 }
 
+// FilesFrom gives up to n of card cardID's files from path from on (byte
+// order, from included), without their copies: a card's records a page
+// at a time for a reader that asks by path (a cascade's expectations).
+func (c *Catalog) FilesFrom(cardID int64, from string, n int) ([]*File, error) {
+	if err := c.Flush(); err != nil {
+		return nil, err
+	}
+	out, _, err := c.queryFiles(cardID, `AND rel_path>=? ORDER BY rel_path LIMIT ?`, []any{cardID, from, n})
+	return out, err
+}
+
 // filesWhere reads card cardID's files selected by where (after card_id=?;
 // args: the card's id, then where's) with their copies.
 func (c *Catalog) filesWhere(cardID int64, where string, args []any) ([]*File, error) {

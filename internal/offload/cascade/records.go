@@ -1,10 +1,7 @@
 package cascade
 
 import (
-	"database/sql"
-
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/hashing"
 )
 
 // catalogRecords are a first run's card's records in the catalog, in the
@@ -16,53 +13,20 @@ type catalogRecords struct {
 	cardID int64
 }
 
-const recordColumns = `rel_path,state,md5,sha1,xxh64,xxh3,xxh128,c4,blake3`
-
-var recordAlgos = []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64, hashing.XXH3, hashing.XXH128, hashing.C4, hashing.BLAKE3}
-
 func (c catalogRecords) page(from string, n int) ([]expectRow, error) {
-	rows, err := c.cat.Query(`SELECT `+recordColumns+` FROM files WHERE card_id=? AND rel_path>=? ORDER BY rel_path LIMIT ?`, c.cardID, from, n)
+	files, err := c.cat.FilesFrom(c.cardID, from, n)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []expectRow
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
+	out := make([]expectRow, len(files))
+	for i, f := range files {
+		out[i] = expectRow{rel: f.Rel, state: f.State, sums: f.Sums}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (c catalogRecords) all(fn func(expectRow) error) error {
-	rows, err := c.cat.Query(`SELECT `+recordColumns+` FROM files WHERE card_id=?`, c.cardID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return err
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-func scanRecord(rows *sql.Rows) (expectRow, error) {
-	var r expectRow
-	var h [7]sql.NullString
-	if err := rows.Scan(&r.rel, &r.state, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6]); err != nil {
-		return r, err
-	}
-	for i, a := range recordAlgos {
-		r.sums.Set(a, h[i].String)
-	}
-	return r, nil
+	return c.cat.EachFile(c.cardID, nil, func(f *catalog.File) error {
+		return fn(expectRow{rel: f.Rel, state: f.State, sums: f.Sums})
+	})
 }
