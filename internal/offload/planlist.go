@@ -2,8 +2,6 @@ package offload
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"sync/atomic"
 
 	"github.com/dit-org/dit/internal/gcgoal"
@@ -12,11 +10,11 @@ import (
 
 // planList is a card's plan held compact: the scan's own list of the
 // files (source.Files: paths front-coded with sizes and times, ~14
-// bytes a file on a card of frames; the same list, not a copy; sorted and
-// searched with Compare and ComparePath, which make no path on the heap),
-// and per file a byte of
-// marks per destination (its mode and flags) and its place in the order
-// of paths, ~6 bytes more. A file's plan (filePlan, with its destPlans)
+// bytes a file on a card of frames; the same list, not a copy; searched
+// by path through a source.PathIndex, which makes no path on the heap),
+// and per file a byte of marks per destination (its mode and flags) and,
+// unless the scan is in the paths' order already, its place in that
+// order (4 bytes). A file's plan (filePlan, with its destPlans)
 // is made from it when the reader comes to the file (cardRun.filePlanAt)
 // and let go with its task: only the files in flight, waiting for their
 // read-back or being read back are held whole, never the card's list of
@@ -26,11 +24,10 @@ import (
 // the checkpoint it goes on from (cardRun.resumable).
 type planList struct {
 	files *source.Files
-	// sorted are the files' indexes in the byte order of their paths
-	// (has: is a path one of the card's files); nil when the list is in
-	// that order already (a card of frames, walked in order: 4 B a file
-	// less).
-	sorted []uint32
+	// index finds a path among the files (has): the list's own order
+	// when it is the paths' byte order (a card of frames, walked in
+	// order), else a sort index of 4 B a file.
+	index *source.PathIndex
 	// marks: per file, 1+nd bytes: the file's (markProbe, markPlanned),
 	// then each destination's (its planMode and mark* below).
 	marks []uint8
@@ -64,26 +61,9 @@ func newPlanList(files *source.Files, nd int) *planList {
 		files = &source.Files{}
 	}
 	n := files.Len()
-	l := &planList{files: files, marks: make([]uint8, n*(1+nd)), nd: nd}
-	if !inPathOrder(files) {
-		l.sorted = make([]uint32, n)
-		for i := range l.sorted {
-			l.sorted[i] = uint32(i)
-		}
-		slices.SortFunc(l.sorted, func(a, b uint32) int { return files.Compare(int(a), int(b)) })
-	}
-	l.held = gcgoal.HoldFor(l, int64(files.Held()+len(l.marks)+4*len(l.sorted)))
+	l := &planList{files: files, index: source.NewPathIndex(files), marks: make([]uint8, n*(1+nd)), nd: nd}
+	l.held = gcgoal.HoldFor(l, int64(files.Held()+len(l.marks)+l.index.Held()))
 	return l
-}
-
-// inPathOrder says whether files are in the byte order of their paths.
-func inPathOrder(files *source.Files) bool {
-	for i := 1; i < files.Len(); i++ {
-		if files.Compare(i-1, i) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // len is how many files the card has (0 for a nil list: the plan let go).
@@ -108,13 +88,7 @@ func (l *planList) has(rel string) bool {
 	if l == nil {
 		return false
 	}
-	if l.sorted == nil { // the list is in path order itself
-		_, ok := sort.Find(l.files.Len(), func(i int) int { return -l.files.ComparePath(i, rel) })
-		return ok
-	}
-	_, ok := slices.BinarySearchFunc(l.sorted, rel, func(i uint32, rel string) int {
-		return l.files.ComparePath(int(i), rel)
-	})
+	_, ok := l.index.Search(rel)
 	return ok
 }
 

@@ -172,8 +172,8 @@ func TestPlanListCompact(t *testing.T) {
 		}
 	}
 	rels := make([]string, l.len())
-	for k, i := range l.sorted {
-		rels[k] = l.rel(int(i))
+	for k := range rels {
+		rels[k] = l.rel(l.index.At(k))
 	}
 	require.True(t, sort.StringsAreSorted(rels), "%q", rels)
 }

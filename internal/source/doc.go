@@ -8,4 +8,9 @@
 // hidden files are included, symlinks (never followed), and FIFOs, sockets
 // and devices (never opened, so never blocked on). Scan only reads; nothing
 // is ever written to a card.
+//
+// The files are held compact ([Files]: paths front-coded with sizes and
+// times, files.go); a [PathIndex] finds one by its path in the byte order
+// of paths (pathindex.go), for the offload's plan and the
+// already-offloaded check alike.
 package source

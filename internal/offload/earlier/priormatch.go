@@ -5,7 +5,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -295,53 +294,31 @@ func present(fsy fsys.FS, root, rel string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
 }
 
-// cardIndex finds a file of a card's scan by its path: through the
-// scan's own order when it is byte order, else through a sort index (4
-// bytes a file). Records read in path order are found with one
-// comparison each; any other order by a binary search. The catalog's
-// order is not relied on (a PostgreSQL column's collation may differ).
+// cardIndex finds a file of a card's scan by its path (source.PathIndex):
+// records read in path order are found with one comparison each, any
+// other order by a binary search. The catalog's order is not relied on
+// (a PostgreSQL column's collation may differ).
 type cardIndex struct {
-	files  *source.Files
-	sorted []uint32 // nil: the scan is in byte order
-	next   int      // the place after the last path found
+	files *source.Files
+	ix    *source.PathIndex
+	next  int // the place after the last path found
 }
 
 func newCardIndex(files *source.Files) *cardIndex {
-	ix := &cardIndex{files: files}
-	n := files.Len()
-	for i := 1; i < n; i++ {
-		if files.Compare(i-1, i) >= 0 {
-			ix.sorted = make([]uint32, n)
-			for j := range ix.sorted {
-				ix.sorted[j] = uint32(j)
-			}
-			slices.SortFunc(ix.sorted, func(a, b uint32) int { return files.Compare(int(a), int(b)) })
-			break
-		}
-	}
-	return ix
-}
-
-// file is the scan's index of the file at place k in byte order.
-func (ix *cardIndex) file(k int) int {
-	if ix.sorted == nil {
-		return k
-	}
-	return int(ix.sorted[k])
+	return &cardIndex{files: files, ix: source.NewPathIndex(files)}
 }
 
 // find is the scan's index of the file whose path is rel, -1 if none.
 func (ix *cardIndex) find(rel string) int {
-	n := ix.files.Len()
 	k := ix.next
-	if k >= n || ix.files.ComparePath(ix.file(k), rel) != 0 {
-		k = sort.Search(n, func(k int) bool { return ix.files.ComparePath(ix.file(k), rel) >= 0 })
-		if k == n || ix.files.ComparePath(ix.file(k), rel) != 0 {
+	if k >= ix.files.Len() || ix.files.ComparePath(ix.ix.At(k), rel) != 0 {
+		var found bool
+		if k, found = ix.ix.Search(rel); !found {
 			return -1
 		}
 	}
 	ix.next = k + 1
-	return ix.file(k)
+	return ix.ix.At(k)
 }
 
 // bitset is a bit a file.
