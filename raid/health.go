@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"time"
@@ -223,14 +224,18 @@ func blocks(n int64) int64 { return (n + blockSize - 1) / blockSize * blockSize 
 // their size spread over the k data blades. Data chunks are counted as
 // the rotation spreads them (from the next rotation, in the given order),
 // plus one stripe unit per data blade for files written in another order.
-func (a *Array) BladeNeed(sizes []int64) []int64 {
+// sizes is walked once, nothing of it held.
+func (a *Array) BladeNeed(sizes iter.Seq[int64]) []int64 {
 	k, su, roles := a.sb.DataBlades, a.sb.StripeUnit, a.sb.Roles()
 	need := make([]int64, roles)
 	start := int(a.start.Load()) % k
-	for r := 0; r < k && len(sizes) > 0; r++ {
-		need[r] = su
-	}
-	for i, size := range sizes {
+	i := 0
+	for size := range sizes {
+		if i == 0 {
+			for r := range k {
+				need[r] = su
+			}
+		}
 		ly := Layout{K: k, SU: su, Start: (start + i) % k, Size: size}
 		man := blocks(1024 + 16*int64(roles)*ly.Stripes())
 		for r := 0; r < k; r++ {
@@ -239,6 +244,7 @@ func (a *Array) BladeNeed(sizes []int64) []int64 {
 		if a.sb.ParityBlades == 1 {
 			need[k] += blocks(ly.ParityLen()) + man
 		}
+		i++
 	}
 	return need
 }

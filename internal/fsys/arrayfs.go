@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"path"
 	"path/filepath"
 	"strings"
@@ -356,11 +357,12 @@ func ArrayAt(f FS, root string) *raid.Array {
 }
 
 // ArraySpaceShortfall says, in figures that add up, why files of the
-// given sizes do not fit on the blades of the array at root of f, keeping
+// given sizes (walked twice, nothing of them held) do not fit on the
+// blades of the array at root of f, keeping
 // margin bytes free on each blade ("" when they fit, or root is not an
 // array). An array's free space depends on the sizes of the files: a RAID
 // 4 parity blade takes a whole stripe unit for a file of up to one.
-func ArraySpaceShortfall(f FS, root string, sizes []int64, margin int64) string {
+func ArraySpaceShortfall(f FS, root string, sizes iter.Seq[int64], margin int64) string {
 	a := ArrayAt(f, root)
 	if a == nil {
 		return ""
@@ -380,9 +382,10 @@ func ArraySpaceShortfall(f FS, root string, sizes []int64, margin int64) string 
 	if worst < 0 {
 		return ""
 	}
-	var logical int64
-	for _, s := range sizes {
+	var logical, files int64
+	for s := range sizes {
 		logical += s
+		files++
 	}
 	kind := "data"
 	if worst >= sb.DataBlades {
@@ -394,7 +397,7 @@ func ArraySpaceShortfall(f FS, root string, sizes []int64, margin int64) string 
 	}
 	return fmt.Sprintf("the %d files (%s) take %s on blade role %d (%s, %s): %s, with its manifests and filesystem blocks; "+
 		"dit keeps a margin of %s there: %s in all; %s is free on that blade, %s short",
-		len(sizes), units.FormatBytes(logical), units.FormatBytes(need[worst]), worst, kind, a.BladeDir(worst), why,
+		files, units.FormatBytes(logical), units.FormatBytes(need[worst]), worst, kind, a.BladeDir(worst), why,
 		units.FormatBytes(margin), units.FormatBytes(need[worst]+margin), units.FormatBytes(int64(free[worst])), units.FormatBytes(short))
 }
 

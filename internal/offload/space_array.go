@@ -2,6 +2,8 @@ package offload
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/dit-org/dit/internal/fsys"
 )
@@ -15,45 +17,45 @@ import (
 // file of the card. Folder destinations are not checked here, and their
 // files' sizes are not gathered.
 func (j *Job) checkArraySpace() error {
-	sizes := map[*destination][]int64{}
 	for _, d := range j.dests {
-		if fsys.ArrayAt(j.opts.FS, d.root) != nil {
-			sizes[d] = nil
+		if fsys.ArrayAt(j.opts.FS, d.root) == nil {
+			continue // not an array: no file's size is walked
 		}
-	}
-	if len(sizes) == 0 {
-		return nil // no array: no file's size is gathered (8 B a file of every card)
-	}
-	for _, c := range j.cards {
-		if c.absent {
-			continue
-		}
-		for di, d := range c.dests {
-			l := c.list
-			if _, array := sizes[d]; !array {
-				continue
-			}
-			for i := range l.len() {
-				if l.planned(i, di) && (l.mode(i, di) == modeWrite || l.mode(i, di) == modeCompare) {
-					sizes[d] = append(sizes[d], l.size(i))
-				}
-			}
-		}
-		if c.rec.Hop <= 1 && j.secondOf(c) == nil {
-			for _, d := range j.hopDests(2) {
-				if _, array := sizes[d]; !array {
-					continue
-				}
-				for i := range c.list.len() {
-					sizes[d] = append(sizes[d], c.list.size(i))
-				}
-			}
-		}
-	}
-	for _, d := range j.dests {
-		if msg := fsys.ArraySpaceShortfall(j.opts.FS, d.root, sizes[d], SpaceMargin); msg != "" {
+		if msg := fsys.ArraySpaceShortfall(j.opts.FS, d.root, j.arraySizes(d), SpaceMargin); msg != "" {
 			return fmt.Errorf("not enough space on %s: %s: free space or choose another destination", d.root, msg)
 		}
 	}
 	return nil
+}
+
+// arraySizes walks the sizes of the files the job may write to d, card
+// by card, from their plans (nothing gathered: a walk reads the plans
+// again).
+func (j *Job) arraySizes(d *destination) iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		for _, c := range j.cards {
+			if c.absent {
+				continue
+			}
+			l := c.list
+			for di, cd := range c.dests {
+				if cd != d {
+					continue
+				}
+				for i := range l.len() {
+					if m := l.mode(i, di); l.planned(i, di) && (m == modeWrite || m == modeCompare) && !yield(l.size(i)) {
+						return
+					}
+				}
+			}
+			if c.rec.Hop > 1 || j.secondOf(c) != nil || !slices.Contains(j.hopDests(2), d) {
+				continue
+			}
+			for i := range l.len() {
+				if !yield(l.size(i)) {
+					return
+				}
+			}
+		}
+	}
 }
