@@ -10,8 +10,9 @@ import (
 
 // planList is a card's plan held compact: the scan's own list of the
 // files (source.Files: paths front-coded with sizes and times, ~14
-// bytes a file on a card of frames; the same list, not a copy; searched
-// by path through a source.PathIndex, which makes no path on the heap),
+// bytes a file on a card of frames, kept on disk but for a few blocks;
+// the same list, not a copy; searched by path through a
+// source.PathIndex, which makes no path on the heap),
 // and per file a byte of marks per destination (its mode and flags) and,
 // unless the scan is in the paths' order already, its place in that
 // order (4 bytes). A file's plan (filePlan, with its destPlans)

@@ -10,7 +10,9 @@
 // is ever written to a card.
 //
 // The files are held compact ([Files]: paths front-coded with sizes and
-// times, files.go); a [PathIndex] finds one by its path in the byte order
+// times, files.go), their full blocks on disk while a card is used
+// (spill.go: an unlinked file in dit's cache folder, read back a block
+// at a time; [SetSpillDir]); a [PathIndex] finds one by its path in the byte order
 // of paths (pathindex.go), for the offload's plan and the
 // already-offloaded check alike.
 package source

@@ -36,6 +36,9 @@ type Files struct {
 		nsec int64
 	}
 	enc []byte
+
+	// sp keeps the full blocks on disk (spill.go; nil: all in memory).
+	sp *spill
 }
 
 // groupRef is where a group of files starts: blocks[blk][off:].
@@ -103,7 +106,19 @@ func (f *Files) place(b []byte, first bool) {
 			sofar = f.blocks[last][start:]
 			f.blocks[last] = f.blocks[last][:start]
 		}
-		nb := make([]byte, 0, max(pathBlock, 2*(len(sofar)+len(b))))
+		need := max(pathBlock, 2*(len(sofar)+len(b)))
+		var nb []byte
+		if last >= 0 {
+			// The last block is full: kept on disk (spill.go), its
+			// bytes reused for the next when they are enough (sofar,
+			// past its end, is moved to its start).
+			if reuse := f.spillBlock(last); cap(reuse) >= need {
+				nb = reuse
+			}
+		}
+		if nb == nil {
+			nb = make([]byte, 0, need)
+		}
 		f.blocks = append(f.blocks, append(nb, sofar...))
 		last, start = len(f.blocks)-1, 0
 	}
@@ -177,7 +192,7 @@ func uvarint(b []byte, pos int) (uint64, int) {
 // (file i's the last, at k), and file i.
 func (f *Files) decode(i int, sp *[groupLen]span) (blk []byte, k int, d file) {
 	r := f.group(i / groupLen)
-	blk = f.blocks[r.blk]
+	blk = f.block(int(r.blk))
 	pos := int(r.off)
 	k = i % groupLen
 	for j := 0; j <= k; j++ {
@@ -191,7 +206,7 @@ func (f *Files) decode(i int, sp *[groupLen]span) (blk []byte, k int, d file) {
 // sizes and times skipped.
 func (f *Files) spans(i int, sp *[groupLen]span) (blk []byte, k int) {
 	r := f.group(i / groupLen)
-	blk = f.blocks[r.blk]
+	blk = f.block(int(r.blk))
 	pos := int(r.off)
 	k = i % groupLen
 	for j := 0; j <= k; j++ {
@@ -324,7 +339,7 @@ func (f *Files) All() func(yield func(int, Entry) bool) {
 		var path []byte
 		for i := 0; i < f.Len(); {
 			r := f.group(i / groupLen)
-			blk, pos := f.blocks[r.blk], int(r.off)
+			blk, pos := f.block(int(r.blk)), int(r.off)
 			var d file
 			for end := min(i+groupLen, f.n); i < end; i++ {
 				d, pos = next(blk, pos, d)
@@ -350,7 +365,7 @@ func (f *Files) Held() int {
 	for _, g := range f.groups {
 		n += cap(g) * 8
 	}
-	return n
+	return n + f.sp.held()
 }
 
 // FilesOf is a Files of es (tests, and lists made by hand).

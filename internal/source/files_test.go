@@ -50,6 +50,9 @@ func requireFile(t *testing.T, want Entry, f *Files, i int) {
 // blocks the list is kept in (more files than a chunk of groups, paths
 // longer than a block).
 func TestFilesKeepsEveryEntry(t *testing.T) {
+	if raceOn {
+		t.Skip("one goroutine: run by go test without -race")
+	}
 	var want []Entry
 	f := &Files{}
 	base := time.Unix(1700000000, 123456789)
@@ -180,6 +183,9 @@ func frameCard(n int, size, jitter int64) (*Files, []Entry) {
 // paths' length (52 bytes here): the blocks the list holds, and the heap
 // it takes (not a string, an Entry nor a whole path a file).
 func TestFilesCompact(t *testing.T) {
+	if raceOn {
+		t.Skip("one goroutine: run by go test without -race")
+	}
 	const n = 1000000
 	for _, c := range []struct {
 		name         string

@@ -8,7 +8,8 @@ import (
 // PathIndex finds a file of a list by its path, in the byte order of the
 // paths: through the list's own order when it is in that order already (a
 // card of frames, walked in order: nothing more is held), else through a
-// sort index of 4 bytes a file. No path is made on the heap to compare
+// sort index of 4 bytes a file (and the list's blocks held in memory:
+// Files.Unspill). No path is made on the heap to compare
 // (Files.Compare, Files.ComparePath).
 type PathIndex struct {
 	files  *Files
@@ -21,6 +22,10 @@ func NewPathIndex(files *Files) *PathIndex {
 	n := files.Len()
 	for i := 1; i < n; i++ {
 		if files.Compare(i-1, i) > 0 {
+			// Sorted by reading the list in no order: its blocks
+			// back in memory first (a card walked in path order,
+			// every card of frames, is not).
+			files.Unspill()
 			x.sorted = make([]uint32, n)
 			for j := range x.sorted {
 				x.sorted[j] = uint32(j)

@@ -33,7 +33,7 @@ type Card struct {
 	Label    string
 	Root     string // absolute path
 	VolumeID string // device (and inode of the root): identifies the medium while mounted
-	Files    *Files // compact: a card of frames holds ~14 B a file (front-coded)
+	Files    *Files // compact (front-coded), its full blocks on disk (spill.go)
 	Dirs     []Entry
 	Mtime    time.Time // the root folder's own modification time
 	Skipped  []Skipped
@@ -107,7 +107,7 @@ func Scan(fsy fsys.FS, root string, opt Options) (*Card, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("card %s is not a folder: give the card's mount point or folder", abs)
 	}
-	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: &Files{}}
+	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: NewSpilledFiles(SpillDir())}
 	if err := c.walk(fsy, abs, "", opt); err != nil {
 		return nil, err
 	}
