@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,53 @@ func TestPlanListCompact(t *testing.T) {
 		rels[k] = l.rel(l.index.At(k))
 	}
 	require.True(t, sort.StringsAreSorted(rels), "%q", rels)
+}
+
+// A card whose list is kept on disk (source's spill: more than a block of
+// 64 KiB of paths) is offloaded, interrupted and resumed as one held in
+// memory: every file verified, its bytes identical, and the files
+// verified before the interrupt not copied again.
+func TestSpilledCardOffloadAndResume(t *testing.T) {
+	defer source.SetSpillDir(t.TempDir())()
+	e := newEnv(t)
+	const n = 2500
+	files := map[string]string{}
+	for i := range n { // ~85 B a path the last shares little of: ~750 a block
+		files[fmt.Sprintf("C%02d/%03d_%s_Ａ.ari", i/500, i%500, strings.Repeat(string(rune('a'+i%26)), 70))] = fmt.Sprintf("frame %d", i)
+	}
+	card := testCard(t, e.dir, "A001", files)
+	d1 := e.dest("d1")
+	j := runUntilFiles(t, e.opts([]string{card}, []string{d1}), n/3)
+	before, err := e.cat.Files(j.cards[0].rec.ID)
+	require.NoError(t, err)
+	kept := map[string]uint64{}
+	for _, f := range before {
+		if f.State == StateVerified {
+			kept[f.Rel] = inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
+		}
+	}
+	require.NotEmpty(t, kept)
+
+	wrote, read := source.SpillStats()
+	r, err := Resume(context.Background(), e.cat, j.rec.ID, e.opts(nil, nil))
+	require.NoError(t, err)
+	s, err := r.Run(context.Background())
+	require.NoError(t, err)
+	require.True(t, s.Cards[0].SafeToFormat, s.Cards[0].Verdict)
+	wrote2, read2 := source.SpillStats()
+	t.Logf("the resume wrote %d blocks of the card's list, read %d back", wrote2-wrote, read2-read)
+	require.Greater(t, wrote2-wrote, int64(2), "the card's list is on disk while it is copied")
+	require.GreaterOrEqual(t, read2-read, wrote2-wrote, "and read back from it")
+	for rel, ino := range kept {
+		require.Equal(t, ino, inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(rel))), "%s was verified before: not copied again", rel)
+	}
+	all, err := e.cat.Files(r.cards[0].rec.ID)
+	require.NoError(t, err)
+	require.Len(t, all, n)
+	for _, f := range all {
+		require.Equal(t, StateVerified, f.State, f.Rel)
+		got, err := os.ReadFile(filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
+		require.NoError(t, err)
+		require.Equal(t, files[f.Rel], string(got), f.Rel)
+	}
 }

@@ -30,6 +30,16 @@ import (
 // comes back to the few blocks its first steps read.
 const spillCache = 8
 
+// spillStats counts the blocks written to spills and read back, in the
+// process (SpillStats).
+var spillStats struct{ written, read atomic.Int64 }
+
+// SpillStats is how many blocks of lists the process has written to disk
+// and read back from it.
+func SpillStats() (written, read int64) {
+	return spillStats.written.Load(), spillStats.read.Load()
+}
+
 // spillDir is where lists are spilled (SetSpillDir); nil: the user's
 // cache folder.
 var spillDir atomic.Pointer[string]
@@ -126,6 +136,7 @@ func (f *Files) spillBlock(b int) []byte {
 		s.at = append(s.at, blockAt{})
 	}
 	s.at[b] = blockAt{off: s.end, n: len(blk)}
+	spillStats.written.Add(1)
 	s.end += int64(len(blk))
 	f.blocks[b] = nil
 	return blk[:0]
@@ -183,6 +194,7 @@ func (s *spill) read(b int) []byte {
 		panic(fmt.Errorf("a card's list kept in %s (unlinked) could not be read back: %w", s.dir, err))
 	}
 	s.reads.Add(1)
+	spillStats.read.Add(1)
 	s.mu.Lock()
 	old := 0
 	for i := range s.cache {
