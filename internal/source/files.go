@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
 	"time"
 )
 
@@ -39,6 +40,16 @@ type Files struct {
 
 	// sp keeps the full blocks on disk (spill.go; nil: all in memory).
 	sp *spill
+	// heads are the full blocks' first files (their groups and paths),
+	// but for blocks left empty: a list in path order is searched
+	// through them first (SearchInOrder), reading a block or two.
+	heads []head
+}
+
+// head is a full block's first file: the first of group g, its path.
+type head struct {
+	g    int
+	path string
 }
 
 // groupRef is where a group of files starts: blocks[blk][off:].
@@ -109,6 +120,7 @@ func (f *Files) place(b []byte, first bool) {
 		need := max(pathBlock, 2*(len(sofar)+len(b)))
 		var nb []byte
 		if last >= 0 {
+			f.keepHead(last)
 			// The last block is full: kept on disk (spill.go), its
 			// bytes reused for the next when they are enough (sofar,
 			// past its end, is moved to its start).
@@ -132,6 +144,39 @@ func (f *Files) place(b []byte, first bool) {
 	}
 	f.groups[g/refsPerChunk][g%refsPerChunk] = groupRef{blk: uint32(last), off: uint32(start)}
 	f.blocks[last] = append(f.blocks[last], b...)
+}
+
+// keepHead notes full block b's first file, unless b is empty (its one
+// group moved on whole).
+func (f *Files) keepHead(b int) {
+	blk := f.blocks[b]
+	if len(blk) == 0 {
+		return
+	}
+	d, _ := next(blk, 0, file{}) // a block starts with a group: coded whole
+	f.heads = append(f.heads, head{g: f.groupAt(b), path: string(blk[d.off : d.off+d.n])})
+}
+
+// groupAt is the first group in block b (which has one).
+func (f *Files) groupAt(b int) int {
+	ng := (f.n + groupLen - 1) / groupLen
+	return sort.Search(ng, func(g int) bool { return int(f.group(g).blk) >= b })
+}
+
+// SearchInOrder is, for a list in its paths' byte order, the place of
+// the first file whose path is not before rel (Len() if none): the
+// blocks by their first paths (held in memory), then the files of one
+// block and the next, so a list on disk reads a block or two.
+func (f *Files) SearchInOrder(rel string) int {
+	h := sort.Search(len(f.heads), func(i int) bool { return f.heads[i].path > rel })
+	lo, hi := 0, f.Len()
+	if h > 0 {
+		lo = f.heads[h-1].g * groupLen
+	}
+	if h < len(f.heads) {
+		hi = f.heads[h].g * groupLen
+	}
+	return lo + sort.Search(hi-lo, func(k int) bool { return f.ComparePath(lo+k, rel) >= 0 })
 }
 
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
@@ -365,7 +410,10 @@ func (f *Files) Held() int {
 	for _, g := range f.groups {
 		n += cap(g) * 8
 	}
-	return n + f.sp.held()
+	for _, h := range f.heads {
+		n += len(h.path)
+	}
+	return n + cap(f.heads)*24 + f.sp.held()
 }
 
 // FilesOf is a Files of es (tests, and lists made by hand).

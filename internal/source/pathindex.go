@@ -50,7 +50,11 @@ func (x *PathIndex) At(k int) int {
 // not before rel, and whether that path is rel.
 func (x *PathIndex) Search(rel string) (k int, found bool) {
 	n := x.files.Len()
-	k = sort.Search(n, func(k int) bool { return x.files.ComparePath(x.At(k), rel) >= 0 })
+	if x.sorted == nil { // a block or two read, the list on disk or not
+		k = x.files.SearchInOrder(rel)
+	} else {
+		k = sort.Search(n, func(k int) bool { return x.files.ComparePath(x.At(k), rel) >= 0 })
+	}
 	return k, k < n && x.files.ComparePath(x.At(k), rel) == 0
 }
 

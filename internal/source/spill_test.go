@@ -155,7 +155,33 @@ func TestPathIndexOfASpilledListInNoOrder(t *testing.T) {
 		k, ok := y.Search(e.Rel)
 		require.True(t, ok, e.Rel)
 		require.Equal(t, i, k)
+		k, ok = y.Search(e.Rel + "\x00") // between it and the next
+		require.False(t, ok)
+		require.Equal(t, i+1, k)
 	}
+	for rel, want := range map[string]int{"": 0, "\xff": n, sorted[0].Rel[:5]: 0} {
+		k, ok := y.Search(rel)
+		require.False(t, ok, rel)
+		require.Equal(t, want, k, rel)
+	}
+	// A search reads a block or two, whatever the list's length: the
+	// blocks' first paths are held in memory.
+	big := make([]Entry, 400000) // ~70 blocks
+	for i := range big {
+		big[i] = Entry{Rel: fmt.Sprintf("CLIPS/A%04d/A%07d.dng", i/1000, i), Size: int64(i)}
+	}
+	bg, _ := spilled(t, big)
+	bx := NewPathIndex(bg)
+	read := bg.sp.reads.Load()
+	r := rand.New(rand.NewPCG(3, 3))
+	const searches = 500
+	for range searches {
+		i := r.IntN(len(big))
+		k, ok := bx.Search(big[i].Rel)
+		require.True(t, ok)
+		require.Equal(t, i, k)
+	}
+	require.LessOrEqual(t, bg.sp.reads.Load()-read, int64(2*searches), "blocks read back by %d searches", searches)
 }
 
 // A spilled list holds next to nothing a file in memory: the heap it
