@@ -29,3 +29,26 @@ func (c *Catalog) FilesAt(cardID int64, from, n int) ([]*File, error) {
 	return c.filesWhere(cardID, `rel_path>=(SELECT rel_path FROM files WHERE card_id=? ORDER BY rel_path LIMIT 1 OFFSET ?)
 		ORDER BY rel_path LIMIT ?`, []any{cardID, cardID, from, min(n, filesNamedChunk)})
 }
+
+// EachSkipped calls fn with each of card cardID's skipped entries, by
+// path (byte order), reading them as it goes: a card of a million frames
+// may carry as many skipped entries (a macOS AppleDouble file beside
+// each frame), never held whole here. An error from fn stops the walk
+// and is returned.
+func (c *Catalog) EachSkipped(cardID int64, fn func(Skip) error) error {
+	rows, err := c.Query(`SELECT rel_path,kind,reason FROM skipped WHERE card_id=? ORDER BY rel_path`, cardID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s Skip
+		if err := rows.Scan(&s.Rel, &s.Kind, &s.Reason); err != nil {
+			return c.wrap(err)
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return c.wrap(rows.Err())
+}

@@ -123,3 +123,32 @@ func TestFileCountIsTheCardsFiles(t *testing.T) {
 		require.Zero(t, got, "no such card")
 	})
 }
+
+// EachSkipped walks a card's skipped entries as Skipped lists them, in
+// the byte order of their paths, another card's left out; an error from
+// the walk's function stops it and is returned.
+func TestEachSkippedIsSkipped(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		k, other := pageFixture(t, c, 3)
+		for i, rel := range []string{"a/._x", "._B", "Z/.DS_Store", "_/._é", "a-b/._y", "🎬/._z"} {
+			c.PutSkipped(k.ID, Skip{Rel: rel, Kind: "metadata", Reason: fmt.Sprintf("reason %d", i)})
+		}
+		c.PutSkipped(other.ID, Skip{Rel: "._other", Kind: "metadata", Reason: "other card"})
+		want, err := c.Skipped(k.ID)
+		require.NoError(t, err)
+		require.Len(t, want, 6)
+		var got []Skip
+		require.NoError(t, c.EachSkipped(k.ID, func(s Skip) error { got = append(got, s); return nil }))
+		require.Equal(t, want, got)
+		rels := make([]string, len(got))
+		for i, s := range got {
+			rels[i] = s.Rel
+		}
+		require.Equal(t, []string{"._B", "Z/.DS_Store", "_/._é", "a-b/._y", "a/._x", "🎬/._z"}, rels, "byte order")
+		stop := fmt.Errorf("stop")
+		n := 0
+		require.ErrorIs(t, c.EachSkipped(k.ID, func(Skip) error { n++; return stop }), stop)
+		require.Equal(t, 1, n)
+	})
+}
