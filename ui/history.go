@@ -166,10 +166,11 @@ func newHistoryView(a *App) *historyView {
 	v.filesL = widget.NewLabel("")
 	v.table = widget.NewTableWithHeaders(
 		func() (int, int) {
-			if v.files == nil {
-				return 0, 0
+			n := 0
+			if v.files != nil {
+				n = v.files.count
 			}
-			return v.files.count, 3 + len(v.fileDests)
+			return n, 3 + len(v.fileDests)
 		},
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
