@@ -568,6 +568,9 @@ func (v *historyView) showFiles(i int) {
 				names = append(names, fmt.Sprintf("destination %d = %s", k+1, dd.Path))
 			}
 			v.filesL.SetText(fmt.Sprintf("%s: %s (%s)", label, plural(n, "file"), strings.Join(names, ", ")))
+			// The row numbers' column as wide as the last row's number.
+			num := widget.NewLabelWithStyle(fmt.Sprint(max(n, 10)), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+			v.table.SetColumnWidth(-1, num.MinSize().Width)
 			v.table.ScrollToTop()
 			v.table.Refresh()
 		})
