@@ -318,11 +318,12 @@ func setStall(l *widget.Label, r runState) {
 	l.Show()
 }
 
-// failureText lists what failed in a run (at most 20 lines), under the
+// failureText lists what failed in a run (at most 20 lines, then how
+// many more: those beyond 20 and the more not held), under the
 // engine's count of its failed files (n): "2 files failed:", a line per
 // file with why, and what failed beside them (the hash lists), not
 // counted as a file.
-func failureText(fs []failure, n int, interrupted bool, what string) string {
+func failureText(fs []failure, more, n int, interrupted bool, what string) string {
 	var b strings.Builder
 	switch {
 	case n > 0 && interrupted:
@@ -334,10 +335,12 @@ func failureText(fs []failure, n int, interrupted bool, what string) string {
 	}
 	for i, f := range fs {
 		if i == 20 {
-			fmt.Fprintf(&b, "\n... and %d more (see History)", len(fs)-20)
 			break
 		}
 		fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Why))
+	}
+	if more += len(fs) - min(len(fs), 20); more > 0 {
+		fmt.Fprintf(&b, "\n... and %d more (see History)", more)
 	}
 	return b.String()
 }
@@ -468,7 +471,7 @@ func (p *cardPanel) setFailures(c cardView) {
 		if c.Cascade {
 			what = "1st run: "
 		}
-		setText(p.failures, failureText(c.Failures, c.failedFiles(), c.interrupted(), what))
+		setText(p.failures, failureText(c.Failures, c.FailuresMore, c.failedFiles(), c.interrupted(), what))
 		if p.dests.detail {
 			p.failures.Show()
 			return
@@ -570,7 +573,7 @@ func (r *runRow) set(c cardView, mv runView) {
 			r.details.Show()
 		}
 		if len(h.Failures) > 0 {
-			setText(r.failures, failureText(h.Failures, h.failedFiles(), h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
+			setText(r.failures, failureText(h.Failures, h.FailuresMore, h.failedFiles(), h.Done && h.EndState == verdict.Interrupted, "2nd run: "))
 			r.failures.Show()
 		} else {
 			r.failures.Hide()

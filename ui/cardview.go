@@ -71,8 +71,11 @@ type runState struct {
 	Error    string        // the engine's run error at run_done
 	// Failures are what failed in the run, in the engine's order: its
 	// failed files (file events, then the summary's), and what the
-	// summary says failed beside them (its hash lists not written).
-	Failures []failure
+	// summary says failed beside them (its hash lists not written): the
+	// first failuresHeld of them; FailuresMore counts the others (a card
+	// of a million frames whose destination went away holds a hundred).
+	Failures     []failure
+	FailuresMore int
 	// SumFailed is the summary's count of the run's failed files, once
 	// read (SumRead): with the live model's FilesFailed before, the one
 	// figure every count of failed files is said with (failedFiles).
@@ -287,7 +290,7 @@ func (r runState) runText() string {
 	case r.Done:
 		return runFailed
 	case len(r.Failures) > 0:
-		return r.phaseState() + " (" + plural(len(r.Failures), "file") + " failed)"
+		return r.phaseState() + " (" + plural(len(r.Failures)+r.FailuresMore, "file") + " failed)"
 	}
 	return r.phaseState()
 }
@@ -320,7 +323,7 @@ func (r *runState) take(p offload.CardProgress, t time.Time, window time.Duratio
 // restart forgets how the run ended: the engine runs it again
 // (card_retried).
 func (r *runState) restart() {
-	r.Done, r.EndState, r.Error, r.Failures = false, "", "", nil
+	r.Done, r.EndState, r.Error, r.Failures, r.FailuresMore = false, "", "", nil, 0
 	r.SumFailed, r.SumRead = 0, false
 }
 
@@ -351,11 +354,21 @@ func (r *runState) copyOut(paused bool) runState {
 	return o
 }
 
+// failuresHeld is how many of a run's failures its card holds to list
+// (a panel lists 20): the others are counted.
+const failuresHeld = 100
+
+// addFailure lists what failed at path (once), or counts it beyond
+// failuresHeld.
 func (c *runState) addFailure(path, why string) {
 	for _, f := range c.Failures {
 		if f.Path == path {
 			return
 		}
+	}
+	if len(c.Failures) == failuresHeld {
+		c.FailuresMore++
+		return
 	}
 	c.Failures = append(c.Failures, failure{Path: path, Why: why})
 }

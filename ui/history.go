@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -124,7 +124,7 @@ type historyView struct {
 	seq      int
 	open     *jobDetail
 
-	files     []*catalog.File
+	files     *filePages // the card's files shown; nil: none
 	fileDests []int64
 	filesL    *widget.Label
 	table     *widget.Table
@@ -165,7 +165,13 @@ func newHistoryView(a *App) *historyView {
 	v.detail = container.NewVBox(widget.NewLabel("Choose a job to see its cards and files."))
 	v.filesL = widget.NewLabel("")
 	v.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(v.files), 3 + len(v.fileDests) },
+		func() (int, int) {
+			n := 0
+			if v.files != nil {
+				n = v.files.count
+			}
+			return n, 3 + len(v.fileDests)
+		},
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
@@ -514,7 +520,8 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	v.addFailures(h.Failures, h.Failed, "2nd run: ")
 }
 
-// showFiles lists a card's files with their state on each destination.
+// showFiles lists a card's files with their state on each destination:
+// their count first, then the rows shown, a page at a time (filePages).
 func (v *historyView) showFiles(i int) {
 	d := v.open
 	if d == nil || i >= len(d.sum.Cards) {
@@ -530,7 +537,7 @@ func (v *historyView) showFiles(i int) {
 	cat := v.a.cfg.Catalog
 	jobID := d.sum.JobID
 	v.a.goBG(func() {
-		files, err := cat.Files(cardID)
+		n, err := cat.FileCount(cardID)
 		var dests []*catalog.Dest
 		if err == nil {
 			dests, err = cat.Dests(jobID)
@@ -540,7 +547,13 @@ func (v *historyView) showFiles(i int) {
 				v.say("Cannot read the files: " + err.Error())
 				return
 			}
-			v.files = files
+			if v.files != nil {
+				v.files.closed = true // its reads still under way are dropped
+			}
+			p := newFilePages(cat, cardID, n)
+			p.bg, p.do, p.shown = v.a.goBG, v.a.do, v.table.Refresh
+			p.failed = func(err error) { v.say("Cannot read the files: " + err.Error()) }
+			v.files = p
 			v.fileDests = nil
 			var names []string
 			var first []*catalog.Dest
@@ -554,19 +567,31 @@ func (v *historyView) showFiles(i int) {
 				v.table.SetColumnWidth(3+k, 130)
 				names = append(names, fmt.Sprintf("destination %d = %s", k+1, dd.Path))
 			}
-			v.filesL.SetText(fmt.Sprintf("%s: %s (%s)", label, plural(len(files), "file"), strings.Join(names, ", ")))
+			v.filesL.SetText(fmt.Sprintf("%s: %s (%s)", label, plural(n, "file"), strings.Join(names, ", ")))
+			// The row numbers' column as wide as the last row's number.
+			num := widget.NewLabelWithStyle(fmt.Sprint(max(n, 10)), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+			v.table.SetColumnWidth(-1, num.MinSize().Width)
+			v.table.ScrollToTop()
 			v.table.Refresh()
 		})
 	})
 }
 
+// fileCell draws a cell of the files table: a row whose page is being
+// read shows "…" (drawn again when it has come).
 func (v *historyView) fileCell(id widget.TableCellID, o fyne.CanvasObject) {
 	l := o.(*widget.Label)
-	if id.Row >= len(v.files) {
+	var f *catalog.File
+	if v.files != nil {
+		f = v.files.file(id.Row)
+	}
+	if f == nil {
 		l.SetText("")
+		if id.Col == 0 && v.files != nil && id.Row < v.files.count {
+			l.SetText("…")
+		}
 		return
 	}
-	f := v.files[id.Row]
 	switch id.Col {
 	case 0:
 		l.SetText(f.Rel)
@@ -586,17 +611,15 @@ func (v *historyView) fileCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 }
 
-// export builds a job's report in the background, then asks where to
-// save it.
+// export builds a job's report in the background, asks where to save
+// it, then writes it there as it is rendered: the report's files are
+// read from the catalog as they are written (a card of a million frames
+// is never held whole, neither as files nor as the report's bytes).
 func (v *historyView) export(id int64, format string) {
 	cat := v.a.cfg.Catalog
 	v.say(fmt.Sprintf("Building the %s report of job %d...", strings.ToUpper(format), id))
 	v.a.goBG(func() {
 		r, err := jobreport.Build(cat, id, jobreport.Options{})
-		var buf bytes.Buffer
-		if err == nil {
-			err = r.Write(format, &buf)
-		}
 		v.a.do(func() {
 			if err != nil {
 				v.say("Cannot export the report: " + err.Error())
@@ -604,8 +627,15 @@ func (v *historyView) export(id int64, format string) {
 			}
 			v.say("")
 			v.a.cfg.SaveFile(r.FileName(format), func(w io.WriteCloser, path string) {
-				go func() {
-					_, err := w.Write(buf.Bytes())
+				v.a.goBG(func() {
+					v.a.do(func() {
+						v.say(fmt.Sprintf("Writing the %s report of job %d to %s...", strings.ToUpper(format), id, path))
+					})
+					bw := bufio.NewWriterSize(w, 64<<10)
+					err := r.Write(format, bw)
+					if ferr := bw.Flush(); err == nil {
+						err = ferr
+					}
 					if cerr := w.Close(); err == nil {
 						err = cerr
 					}
@@ -616,7 +646,7 @@ func (v *historyView) export(id int64, format string) {
 						}
 						v.say("Report saved to " + path)
 					})
-				}()
+				})
 			})
 		})
 	})

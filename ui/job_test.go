@@ -209,10 +209,16 @@ func TestTwoCardJobEndsSafeToFormatAndReportExports(t *testing.T) {
 
 	// Files of a card.
 	h.locked(func() { test.Tap(buttonsIn(h.a.history.detail, "Files")[0]) })
-	h.eventually("the file list", func() bool { return len(h.a.history.files) > 0 })
+	h.eventually("the file list", func() bool {
+		fs := h.a.history.files
+		return fs != nil && fs.count > 0 && fs.file(fs.count-1) != nil
+	})
 	h.locked(func() {
 		require.Contains(t, h.a.history.filesL.Text, "A001: ")
-		for _, f := range h.a.history.files {
+		fs := h.a.history.files
+		require.Equal(t, h.a.history.open.sum.Cards[0].Files, fs.count, "the card's files, counted")
+		for i := range fs.count {
+			f := fs.file(i)
 			require.Equal(t, "verified", f.State, f.Rel)
 		}
 	})

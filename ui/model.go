@@ -315,7 +315,7 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 	if c.EndState == "" {
 		c.EndState = cs.FirstRun
 	}
-	c.Failures = summaryFailures(c.Failures, cs.Failures)
+	c.Failures, c.FailuresMore = summaryFailures(c.Failures, cs.Failures)
 	c.SumFailed, c.SumRead = cs.Failed, true
 	if cs.Then == nil {
 		return
@@ -325,7 +325,7 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 		c.Then.Done = true
 	}
 	c.Then.EndState = cs.Then.Status
-	c.Then.Failures = summaryFailures(c.Then.Failures, cs.Then.Failures)
+	c.Then.Failures, c.Then.FailuresMore = summaryFailures(c.Then.Failures, cs.Then.Failures)
 	c.Then.SumFailed, c.Then.SumRead = cs.Then.Failed, true
 }
 
@@ -334,7 +334,7 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 // is not failed), in the summary's order (its failed files, then what
 // else failed: its hash lists), each with the event's words when one
 // said why (they name the destination).
-func summaryFailures(events []failure, fs []offload.Failure) []failure {
+func summaryFailures(events []failure, fs []offload.Failure) ([]failure, int) {
 	var r runState
 	for _, f := range fs {
 		why := f.Error
@@ -346,7 +346,7 @@ func summaryFailures(events []failure, fs []offload.Failure) []failure {
 		}
 		r.addFailure(f.Path, why)
 	}
-	return r.Failures
+	return r.Failures, r.FailuresMore
 }
 
 // setEject records an eject of the card at path (or labelled label).

@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image/color"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,11 +149,44 @@ func TestSummaryGivesTheFailuresAndTheirCount(t *testing.T) {
 		{Path: "(hash lists)", Why: "hash lists not written in /d2/j/A001: no space left on device"}}, c.Failures)
 	require.Equal(t, "1 file failed: CLIPS/C002.mov (Details: why)", failureLine(c.Failures, c.failedFiles(), false, ""))
 	require.Equal(t, "1 file failed:\nCLIPS/C002.mov: on /d2: write: no space left on device\n(hash lists): hash lists not written in /d2/j/A001: no space left on device",
-		failureText(c.Failures, c.failedFiles(), false, ""))
+		failureText(c.Failures, c.FailuresMore, c.failedFiles(), false, ""))
 	// Only the hash lists: no file counted, what failed said.
 	only := []failure{c.Failures[1]}
 	require.Equal(t, "(hash lists): hash lists not written in /d2/j/A001: no space left on device", failureLine(only, 0, false, ""))
-	require.Equal(t, "Failed:\n(hash lists): hash lists not written in /d2/j/A001: no space left on device", failureText(only, 0, false, ""))
+	require.Equal(t, "Failed:\n(hash lists): hash lists not written in /d2/j/A001: no space left on device", failureText(only, 0, 0, false, ""))
+}
+
+// A card of a million frames whose destination went away: every file's
+// failure event is taken in constant time each; the card holds the first
+// failuresHeld to list and counts the rest, and its panel says them all
+// (the engine's count) with the first twenty named; the summary's list,
+// read at the end, is held the same way.
+func TestAllFramesFailedHoldsAHundred(t *testing.T) {
+	const n = 200_000
+	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
+	var sum []offload.Failure
+	for i := range n {
+		p := fmt.Sprintf("F/%07d.ari", i)
+		m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: p, State: offload.StateFailed,
+			Copies: []offload.CopyState{{Dest: "/d2", State: offload.StateFailed, Error: "write: no such device"}}})
+		sum = append(sum, offload.Failure{Path: p, Error: "write: no such device"})
+	}
+	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "copying", Files: n, FilesFailed: n}}}})
+	c := m.view().Cards[0]
+	require.Len(t, c.Failures, failuresHeld)
+	require.Equal(t, n-failuresHeld, c.FailuresMore)
+	require.True(t, strings.HasSuffix(c.runState.runText(), " (200000 files failed)"), c.runState.runText())
+	text := failureText(c.Failures, c.FailuresMore, c.failedFiles(), false, "")
+	require.True(t, strings.HasPrefix(text, "200000 files failed:\nF/0000000.ari: on /d2: write: no such device\n"), text)
+	require.True(t, strings.HasSuffix(text, "\nF/0000019.ari: on /d2: write: no such device\n... and 199980 more (see History)"), text)
+	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateFailed})
+	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Failed: n,
+		Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: sum}}}, true)
+	c = m.view().Cards[0]
+	require.Len(t, c.Failures, failuresHeld)
+	require.Equal(t, n-failuresHeld, c.FailuresMore)
+	require.Equal(t, "on /d2: write: no such device", c.Failures[99].Why, "the event's words")
 }
 
 func TestThroughputHistoryKeepsTheWindow(t *testing.T) {

@@ -269,21 +269,54 @@ func writeJobShowText(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl
 		if err != nil {
 			return err
 		}
-		skips, err := cat.Skipped(k.ID)
+		err = cat.EachSkipped(k.ID, func(sk catalog.Skip) error {
+			_, err := fmt.Fprintf(w, "  skipped %s: %s (%s)\n", sk.Rel, sk.Reason, sk.Kind)
+			return err
+		})
 		if err != nil {
 			return err
-		}
-		for _, sk := range skips {
-			fmt.Fprintf(w, "  skipped %s: %s (%s)\n", sk.Rel, sk.Reason, sk.Kind)
 		}
 	}
 	dp.writeArrayPlaces(w)
 	return nil
 }
 
-// filesMark stands for a card's file list in its JSON until the files
-// are written in its place.
-const filesMark = `"\u0000files"`
+// filesMark and skipsMark stand for a card's file list and skipped
+// entries in its JSON until they are written in their place.
+const (
+	filesMark = `"\u0000files"`
+	skipsMark = `"\u0000skips"`
+)
+
+// writeJSONList writes the items each gives, one by one as they come,
+// as json.Encoder with a two-space indent writes a list that is a field
+// of a card of the job's cards (a nil list, none: null).
+func writeJSONList(w io.Writer, each func(item func(any) error) error) error {
+	n := 0
+	err := each(func(v any) error {
+		b, err := json.MarshalIndent(v, "        ", "  ")
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			io.WriteString(w, "[\n        ")
+		} else {
+			io.WriteString(w, ",\n        ")
+		}
+		n++
+		_, err = w.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_, err = io.WriteString(w, "null")
+	} else {
+		_, err = io.WriteString(w, "\n      ]")
+	}
+	return err
+}
 
 // writeJobShowJSON writes what json.Encoder with a two-space indent
 // writes of the summary with each card's file_list and skipped_entries,
@@ -310,42 +343,29 @@ func writeJobShowJSON(w io.Writer, cat *catalog.Catalog, s *offload.Summary, mhl
 		if i > 0 {
 			io.WriteString(w, ",\n    ")
 		}
-		skips, err := cat.Skipped(k.ID)
-		if err != nil {
-			return err
-		}
 		card, err := json.MarshalIndent(struct {
 			offload.CardSummary
 			FileList json.RawMessage `json:"file_list"`
-			SkipList []catalog.Skip  `json:"skipped_entries"`
-		}{s.Cards[i], json.RawMessage(filesMark), skips}, "    ", "  ")
+			SkipList json.RawMessage `json:"skipped_entries"`
+		}{s.Cards[i], json.RawMessage(filesMark), json.RawMessage(skipsMark)}, "    ", "  ")
 		if err != nil {
 			return err
 		}
-		before, after, _ := bytes.Cut(card, []byte(filesMark))
+		before, rest, _ := bytes.Cut(card, []byte(filesMark))
+		mid, after, _ := bytes.Cut(rest, []byte(skipsMark))
 		w.Write(before)
-		n := 0
-		err = each(i, func(f showFile) error {
-			b, err := json.MarshalIndent(f, "        ", "  ")
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				io.WriteString(w, "[\n        ")
-			} else {
-				io.WriteString(w, ",\n        ")
-			}
-			n++
-			_, err = w.Write(b)
-			return err
+		err = writeJSONList(w, func(item func(any) error) error {
+			return each(i, func(f showFile) error { return item(f) })
 		})
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			io.WriteString(w, "null")
-		} else {
-			io.WriteString(w, "\n      ]")
+		w.Write(mid)
+		err = writeJSONList(w, func(item func(any) error) error {
+			return cat.EachSkipped(k.ID, func(sk catalog.Skip) error { return item(sk) })
+		})
+		if err != nil {
+			return err
 		}
 		w.Write(after)
 	}

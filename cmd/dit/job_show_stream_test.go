@@ -54,6 +54,7 @@ func showFixture(t *testing.T, db string) int64 {
 	cat.PutFile(&catalog.File{CardID: h.ID, Rel: "ascmhl/0001_A001.mhl", Size: 10, State: "verified"})
 	cat.PutCopy(h.ID, "ascmhl/0001_A001.mhl", &catalog.Copy{DestID: d2.ID, Path: "Day01/A001/ascmhl/0001_A001.mhl", State: "verified"})
 	cat.PutSkipped(a.ID, catalog.Skip{Rel: ".DS_Store", Kind: "metadata", Reason: "macOS Finder metadata"})
+	cat.PutSkipped(a.ID, catalog.Skip{Rel: "CLIPS/._A001C001.mov", Kind: "metadata", Reason: "macOS AppleDouble <resource fork> & more"})
 	return j.ID
 }
 
@@ -147,4 +148,18 @@ func TestJobShowStreamsTheSameJSON(t *testing.T) {
 	require.Contains(t, got.String(), `"file_list": null`)
 	require.Contains(t, got.String(), `\u003cdiffers\u003e \u0026 more`)
 	require.Contains(t, got.String(), `"dest": "/shuttle"`)
+	require.Contains(t, got.String(), `"Reason": "macOS AppleDouble \u003cresource fork\u003e \u0026 more"`)
+	require.Contains(t, got.String(), `"skipped_entries": null`, "B001: none")
+}
+
+// dit job show lists a card's skipped entries under its files, by path,
+// read one by one as they are written.
+func TestJobShowTextListsSkippedEntries(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.db")
+	id := showFixture(t, db)
+	var got bytes.Buffer
+	g := &GlobalOptions{DB: db, stdout: &got, stderr: os.Stderr}
+	require.NoError(t, runJobShow(JobShowOptions{}, g, id))
+	require.Contains(t, got.String(), "\n  skipped .DS_Store: macOS Finder metadata (metadata)\n"+
+		"  skipped CLIPS/._A001C001.mov: macOS AppleDouble <resource fork> & more (metadata)\n\nB001 (/media/B001)\n")
 }

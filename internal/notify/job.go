@@ -62,7 +62,7 @@ type Tracker struct {
 	cascade bool
 	jobID   int64
 	jobName string
-	failed  map[run][]string // failed files per run
+	failed  map[run]*failedFiles // failed files per run
 	// reasons: per run and destination, why its files failed, in a few
 	// words.
 	reasons map[run]map[string]string
@@ -96,7 +96,7 @@ func runOf(e offload.Event) run { return run{e.Card, max(e.Hop, 1)} }
 // NewTracker tracks job name (cascade: it has a second run).
 func NewTracker(name string, cascade bool) *Tracker {
 	host, _ := os.Hostname()
-	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[run][]string{}, told: map[string]bool{},
+	return &Tracker{host: host, cascade: cascade, jobName: name, failed: map[run]*failedFiles{}, told: map[string]bool{},
 		reasons: map[run]map[string]string{}, bad: map[string]verdict.State{}, awaitFree: map[string]bool{}, stalls: map[run]stall{},
 		Resume: func(id int64) string { return fmt.Sprintf("dit offload --resume %d", id) }}
 }
@@ -187,7 +187,15 @@ func (t *Tracker) Messages(e offload.Event) []Message {
 // destination.
 func (t *Tracker) fileFailed(e offload.Event) {
 	r := runOf(e)
-	t.failed[r] = append(t.failed[r], e.Path)
+	ff := t.failed[r]
+	if ff == nil {
+		ff = &failedFiles{}
+		t.failed[r] = ff
+	}
+	ff.n++
+	if len(ff.first) < failedShown {
+		ff.first = append(ff.first, e.Path)
+	}
 	if t.reasons[r] == nil {
 		t.reasons[r] = map[string]string{}
 	}
@@ -199,6 +207,19 @@ func (t *Tracker) fileFailed(e offload.Event) {
 	if len(e.Copies) == 0 && t.reasons[r][cardSide] == "" {
 		t.reasons[r][cardSide] = ShortReason(FileFailure(e))
 	}
+}
+
+// failedShown is how many failed files a card's failure notice names
+// (the first ones, in the order they failed: a card is copied in the
+// order of its paths).
+const failedShown = 10
+
+// failedFiles are a run's failed files: their count and the first
+// failedShown paths, all a notice says: a card of a million frames whose
+// destination went away holds ten paths here, not a million.
+type failedFiles struct {
+	n     int
+	first []string
 }
 
 // cardSide is where a file failed on the card's side (no copy of it).
@@ -223,8 +244,14 @@ func (t *Tracker) cardDone(e offload.Event) []Message {
 			return nil
 		}
 		t.told[e.Card], t.bad[e.Card] = true, e.State
-		files := append(append([]string(nil), t.failed[run{e.Card, 1}]...), t.failed[run{e.Card, 2}]...)
-		return []Message{t.cardMsg(Failure, e, t.failureText(e, files), e.Time)}
+		var files []string
+		n := 0
+		for _, ff := range []*failedFiles{t.failed[run{e.Card, 1}], t.failed[run{e.Card, 2}]} {
+			if ff != nil {
+				files, n = append(files, ff.first...), n+ff.n
+			}
+		}
+		return []Message{t.cardMsg(Failure, e, t.failureText(e, files[:min(len(files), failedShown)], n), e.Time)}
 	}
 	return nil
 }
@@ -374,11 +401,12 @@ func ShortReason(err string) string {
 }
 
 // failureText tells one card's failure: why, per destination, then its
-// failed files (the first ten, by their path on the card).
-func (t *Tracker) failureText(e offload.Event, files []string) string {
+// failed files (n; the first ten named in files, by their path on the
+// card).
+func (t *Tracker) failureText(e offload.Event, files []string, n int) string {
 	var b strings.Builder
-	if len(files) > 0 {
-		fmt.Fprintf(&b, "Card %s: %s FAILED: NOT safe to format.\n", e.Card, plural(len(files), "file"))
+	if n > 0 {
+		fmt.Fprintf(&b, "Card %s: %s FAILED: NOT safe to format.\n", e.Card, plural(n, "file"))
 	} else {
 		fmt.Fprintf(&b, "Card %s FAILED: NOT safe to format.\n", e.Card)
 	}
@@ -396,13 +424,11 @@ func (t *Tracker) failureText(e offload.Event, files []string) string {
 	if e.Message != "" && !strings.HasSuffix(e.Message, "file(s) failed") {
 		b.WriteString(e.Message + "\n")
 	}
-	const show = 10
-	for i, f := range files {
-		if i == show {
-			fmt.Fprintf(&b, "... and %d more\n", len(files)-show)
-			break
-		}
+	for _, f := range files {
 		b.WriteString("  " + f + "\n")
+	}
+	if n > len(files) {
+		fmt.Fprintf(&b, "... and %d more\n", n-len(files))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

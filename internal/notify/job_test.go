@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/mail"
 	"strings"
@@ -221,4 +222,36 @@ func TestNoticesCarryTheOneCardShape(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &job))
 	require.Len(t, job.Cards, 1)
 	require.JSONEq(t, string(want), string(job.Cards[0].Summary), "job_done")
+}
+
+// A card whose destination went away fails every file: its notice counts
+// them all, names the first ten (the first run's first) and says how
+// many more; the tracker holds those ten paths, not one a file.
+func TestFailureOfAMillionFramesNamesTen(t *testing.T) {
+	tr := NewTracker("Day01", true)
+	const n1, n2 = 100_000, 3
+	var evs []offload.Event
+	for i := range n1 {
+		evs = append(evs, offload.Event{Type: offload.EvFile, Card: "A001", Hop: 1, Path: fmt.Sprintf("F/%07d.ari", i), State: verdict.Failed,
+			Copies: []offload.CopyState{{Dest: "/raid", State: offload.StateFailed, Error: "write: no such device"}}})
+	}
+	for i := range n2 {
+		evs = append(evs, offload.Event{Type: offload.EvFile, Card: "A001", Hop: 2, Path: fmt.Sprintf("G/%d.ari", i), State: verdict.Failed})
+	}
+	sum := &offload.CardSummary{CardFigures: offload.CardFigures{Label: "A001"},
+		Destinations: []offload.DestSummary{{Path: "/raid/Day01/A001", Failed: n1}}}
+	msgs := feed(tr, append(evs, offload.Event{Type: offload.EvCardDone, Card: "A001", State: verdict.Failed, Summary: sum})...)
+	require.Len(t, msgs, 1)
+	text := msgs[0].Text
+	require.Contains(t, text, "Card A001: 100003 files FAILED: NOT safe to format.")
+	var named []string
+	for i := range 10 {
+		named = append(named, fmt.Sprintf("  F/%07d.ari", i))
+	}
+	require.Contains(t, text, strings.Join(named, "\n")+"\n... and 99993 more")
+	require.NotContains(t, text, "F/0000010.ari")
+	require.NotContains(t, text, "G/0.ari")
+	for r, ff := range tr.failed {
+		require.LessOrEqual(t, len(ff.first), failedShown, "paths held for %v", r)
+	}
 }
