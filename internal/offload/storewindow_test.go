@@ -17,15 +17,15 @@ import (
 	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
 
-// frameCard makes a card of n small frames (in folders of 1,000) under
-// dir, in path order.
-func frameCard(t testing.TB, dir, label string, n int) string {
+// frameCard makes a card of n small frames (in clip folders of clip
+// frames) under dir, in path order.
+func frameCard(t testing.TB, dir, label string, n, clip int) string {
 	t.Helper()
 	root := filepath.Join(dir, label)
 	mt := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 	for i := range n {
-		p := filepath.Join(root, "DCIM", fmt.Sprintf("C%03d", i/1000), fmt.Sprintf("F%06d.dng", i))
-		if i%1000 == 0 {
+		p := filepath.Join(root, "DCIM", fmt.Sprintf("C%03d", i/clip), fmt.Sprintf("F%06d.dng", i))
+		if i%clip == 0 {
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		}
 		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf("frame %06d", i)), 0o644))
@@ -82,7 +82,7 @@ func TestStoreRunHeapFlat(t *testing.T) {
 	// drains: a window's rows) is as big in each, warmed by a first run.
 	e := newEnv(t)
 	grow := func(n int) uint64 {
-		card := frameCard(t, e.dir, fmt.Sprintf("N%05d", n), n)
+		card := frameCard(t, e.dir, fmt.Sprintf("N%05d", n), n, 100)
 		o := e.opts([]string{card}, []string{fmt.Sprintf("rclone:ditcloud:shots/n%d", n)})
 		o.Remote = remote.Settings{Rclone: &cloud.Rclone{Env: s.Env}}
 		o.OnEvent = nil // the test keeps no event a file

@@ -97,7 +97,10 @@ func storeOnS3(t *testing.T, s *s3test.Server, root string) {
 	require.Empty(t, empty, "a folder not there lists as empty")
 
 	var last dest.Progress
-	require.NoError(t, st.Put(ctx, src, []string{"CLIPS/a.mov"}, "day01", func(p dest.Progress) { last = p }))
+	names, err := dest.NamesOf(st, []string{"CLIPS/a.mov"})
+	require.NoError(t, err)
+	defer names.Remove()
+	require.NoError(t, st.Put(ctx, src, names, "day01", func(p dest.Progress) { last = p }))
 	require.Equal(t, int64(6), last.Bytes)
 	held, err := st.List(ctx, "day01")
 	require.NoError(t, err)
@@ -117,6 +120,24 @@ func storeOnS3(t *testing.T, s *s3test.Server, root string) {
 	require.NoError(t, err)
 	require.Len(t, held, 3)
 	require.Equal(t, md5hex("clip c"), held["CLIPS/c.mov"].StorageMD5)
+
+	// A folder's own listing: its objects by name, none of its
+	// folders', listed anew each time.
+	in, err := st.ListDir(ctx, "day01/CLIPS")
+	require.NoError(t, err)
+	require.Equal(t, map[string]dest.Object{
+		"a.mov": {Size: 6, StorageMD5: md5hex("clip a")}, "b.mov": {Size: 6, StorageMD5: md5hex("clip b")},
+		"c.mov": {Size: 6, StorageMD5: md5hex("clip c")}}, in)
+	top, err := st.ListDir(ctx, "day01")
+	require.NoError(t, err)
+	require.Empty(t, top, "the objects of its folders are not the folder's")
+	s.Rclone(t, "copyto", other, "ditcloud:"+root+"/day01/CLIPS/e.mov")
+	in, err = st.ListDir(ctx, "day01/CLIPS")
+	require.NoError(t, err)
+	require.Contains(t, in, "e.mov", "never kept")
+	none, err := st.ListDir(ctx, "day02")
+	require.NoError(t, err)
+	require.Empty(t, none, "a folder not there lists as empty")
 
 	rc, err := st.Open(ctx, "day01/CLIPS/c.mov", 6)
 	require.NoError(t, err)
