@@ -16,6 +16,7 @@ import (
 
 	"github.com/dit-org/dit/internal/cloud"
 	"github.com/dit-org/dit/internal/cloud/s3test"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/dest/remote"
 )
@@ -69,6 +70,20 @@ func (s *listCounter) PutStream(ctx context.Context, rel string, size int64, bod
 	return nil
 }
 
+// openOrder is the filesystem, recording the files opened, in order.
+type openOrder struct {
+	fsys.FS
+	mu    sync.Mutex
+	names []string
+}
+
+func (o *openOrder) Open(name string) (fsys.File, error) {
+	o.mu.Lock()
+	o.names = append(o.names, name)
+	o.mu.Unlock()
+	return o.FS.Open(name)
+}
+
 // onceCounter is the counter's Once: its listings counted too.
 type onceCounter struct {
 	dest.Store
@@ -95,8 +110,10 @@ func (o *onceCounter) List(ctx context.Context, dir string) (map[string]dest.Obj
 // its upload, then resumed: the objects it sent are verified by the
 // storage's MD5 and not sent again; an object of other bytes put at a
 // frame's name between the runs is refused, not written over; every
-// other frame is sent and verified. The resume lists each folder of the
-// card three times at most (its totals, its upload, its read-back).
+// other frame is sent and verified, and read before the frames there
+// (which are read and checked, nothing sent). The resume lists each
+// folder of the card three times at most (its totals, its upload, its
+// read-back).
 func TestStoreListsAFolderAtATime(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
 	old := storeWindow
@@ -152,6 +169,8 @@ func TestStoreListsAFolderAtATime(t *testing.T) {
 	o2 := e.opts(nil, nil)
 	o2.Remote = remote.Settings{Rclone: rc}
 	o2.WrapStore = again.wrap
+	opens := &openOrder{FS: fsys.OS{}}
+	o2.FS = opens
 	j2, err := Resume(context.Background(), e.cat, j.rec.ID, o2)
 	require.NoError(t, err)
 	sum, err := j2.Run(context.Background())
@@ -164,6 +183,24 @@ func TestStoreListsAFolderAtATime(t *testing.T) {
 		require.NotEqual(t, card0+"/"+taken, rel, "never over an object there")
 	}
 	require.Len(t, again.puts, n-len(held)-1, "every frame not there is sent")
+	// Sent first: every frame not there is read before any that is
+	// (read and checked against its object, nothing sent).
+	var reads []string
+	for _, name := range opens.names {
+		if rel, err := filepath.Rel(card, name); err == nil && filepath.Ext(rel) == ".dng" {
+			reads = append(reads, filepath.ToSlash(rel))
+		}
+	}
+	require.Len(t, reads, n, "every frame read once")
+	for k, rel := range reads {
+		_, there := held[rel]
+		there = there || rel == taken
+		if k < n-len(held)-1 {
+			require.False(t, there, "read %d, %s: the frames to send first", k, rel)
+		} else {
+			require.True(t, there, "read %d, %s: the frames there after", k, rel)
+		}
+	}
 	require.Empty(t, again.trees, "no listing of the card's whole folder")
 	for dir, k := range again.dirs {
 		require.LessOrEqual(t, k, 3, "%s: listed for the totals, the upload and the read-back", dir)

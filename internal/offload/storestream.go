@@ -41,9 +41,13 @@ var errStreamDone = errors.New("upload ended")
 
 // streamStore reads and sends every file of the card, a window at a time
 // (storewindow.go), each file's folder listed there as the run comes to
-// it (storelists.go). Those some destination has no object of go first
-// (sendFirst); those every destination holds already are marked
-// (smLater) and read and checked after, nothing sent.
+// it (storelists.go). The files some destination has no object of go
+// first, in the card's order; those every destination holds already (an
+// interrupted run's; a destination down counts as holding it) are marked
+// (smLater) and read after, in the card's order, and checked against the
+// objects, nothing sent. A resume then sends within a moment of its
+// start, not after reading again all that the killed run had sent (each
+// file is still read whole, in one pass).
 func (c *cardRun) streamStore(ctx context.Context) {
 	j := c.j
 	nd := len(c.dests)
@@ -111,6 +115,9 @@ func (c *cardRun) streamStore(ctx context.Context) {
 		c.streamFiles(ctx, idx, win, sem)
 		fresh()
 	})
+	if ctx.Err() != nil {
+		return
+	}
 	c.mu.Lock()
 	c.verifyAt = j.opts.Now()
 	c.mu.Unlock()
@@ -156,36 +163,6 @@ func (c *cardRun) streamWindow(idx []int) []*storeFile {
 	}
 	c.applyDown(files)
 	return files
-}
-
-// sendFirst is the order files are streamed in: those that some
-// destination has no object of first, in the card's order, then those
-// every destination holds already (an interrupted run's: read and
-// checked against the objects, nothing sent). A resume then sends within
-// a moment of its start, not after reading again all that the killed run
-// had sent (each file is still read whole, in one pass). streamStore
-// takes the card in that order a window at a time (heldEverywhere).
-func sendFirst(files []*storeFile, before []map[string]dest.Object) []*storeFile {
-	var send, there []*storeFile
-	for _, f := range files {
-		if heldEverywhere(f.fp.ent.Rel, f.done, before) {
-			there = append(there, f)
-		} else {
-			send = append(send, f)
-		}
-	}
-	return append(send, there...)
-}
-
-// heldEverywhere: every destination holds an object of rel before the
-// upload (before: their listings), or has it final (done).
-func heldEverywhere(rel string, done []bool, before []map[string]dest.Object) bool {
-	for di := range before {
-		if _, ok := before[di][rel]; !ok && !done[di] {
-			return false
-		}
-	}
-	return true
 }
 
 // streamFile reads f from the card once and sends it to every destination

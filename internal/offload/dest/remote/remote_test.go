@@ -68,7 +68,8 @@ func TestSettings(t *testing.T) {
 }
 
 // A Store lists a folder once and keeps the listing until it writes
-// there; the storage's own MD5 of a single-part object is the MD5 of
+// there; a folder's own objects (ListDir) are listed anew each time, by
+// name, none of its folders'; the storage's own MD5 of a single-part object is the MD5 of
 // its bytes; a stream cut short leaves no object.
 // Through the job's rclone rcd, and with a process per transfer
 // (DIT_RCLONE_DAEMON=0: where there is no parent-death signal).
