@@ -143,7 +143,7 @@ func (c *cardRun) storeFiles(ctx context.Context, idx []int) []*storeFile {
 		default:
 			mh := hashing.NewMulti(j.algos, 2)
 			c.current.Store(fp.ent.Rel)
-			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, storeBufs(fp.ent.Size), mh, nil, func(int) {})
 			mh.Close()
 			if err == nil && n != fp.ent.Size {
 				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
@@ -282,7 +282,7 @@ func (c *cardRun) mismatchCause(ctx context.Context, di int, f *storeFile) strin
 		first := DisplayPath(c.from.dests[0].root, relJoin(c.out, f.fp.ent.Rel))
 		mh := hashing.NewMulti(c.j.algos, 2)
 		got, n, err := dest.HashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
-			[][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			storeBufs(f.fp.ent.Size), mh, nil, func(int) {})
 		mh.Close()
 		if err != nil {
 			return fmt.Sprintf("%s; it was uploaded from the first copy %s, which cannot be read now (%v): keep the card, and check the first copy with dit verify %d", notSafe, first, err, id)
@@ -311,7 +311,7 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
 	start := j.opts.Now()
-	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
+	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, storeBufs(size), mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
 	})
@@ -321,6 +321,24 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	}
 	return sums, algos, err
 }
+
+// storeBlock is the most a store run reads at once from a file or an
+// object (1 MiB).
+const storeBlock = 1 << 20
+
+// storeBuf is a buffer to read a file or object of size bytes: a block,
+// or less for a smaller one, one byte more than its size (so that a read
+// to its end sees one that grew), 4 KiB at least. A card of frames reads
+// its files into small buffers: a block of 1 MiB made (and cleared) for
+// each file of 512 bytes cost more CPU than the rest of its upload, and
+// called a collection every few files.
+func storeBuf(size int64) []byte {
+	return make([]byte, min(storeBlock, max(size+1, 4<<10)))
+}
+
+// storeBufs are two buffers (storeBuf) for a read that overlaps its
+// hashing (dest.HashOpen).
+func storeBufs(size int64) [][]byte { return [][]byte{storeBuf(size), storeBuf(size)} }
 
 // uploadSeen is what uploadProgress keeps of one upload to a
 // destination.

@@ -300,7 +300,7 @@ var errUploadsEnded = errors.New("every upload ended")
 // counts the bytes read and sent (acct; nil: none). With acct.mayStop it
 // stops (errUploadsEnded) once no pipe is open.
 func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64, acct *streamAcct) (int64, error) {
-	buf := make([]byte, 1<<20)
+	buf := storeBuf(size)
 	var n int64
 	dead := map[int]bool{}
 	for {
