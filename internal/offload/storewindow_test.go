@@ -70,7 +70,7 @@ func liveHeap() uint64 {
 // however many frames the card has. The live heap sampled at every
 // window of a run over a card of n and of 10 n frames in clip folders of
 // 100: the bytes a file it grows by stay under 60 (2026-12-04, 2-core VM:
-// ~10-20; with the listing of the card's whole folder, 133-170; the run
+// 9-11; with the listing of the card's whole folder, 133-170; the run
 // that held every file's storeFile from the upload to its record grew by
 // ~1,300).
 func TestStoreRunHeapFlat(t *testing.T) {
