@@ -28,7 +28,8 @@
 //	           retries with backoff, the bytes sent so far (core/stats,
 //	           or rclone's JSON stats); an object already there is never
 //	           written over (the caller verifies it: a resumed upload
-//	           sends nothing twice)
+//	           sends nothing twice); UploadList, the files named in a
+//	           file the caller wrote (a card's never held whole)
 //	Rcat       one object from a stream the caller reads once and hashes
 //	           (operations/copyurl reading it from dit's feeder with its
 //	           length, or rclone rcat --size)
@@ -40,7 +41,8 @@
 //	           md5chksum metadata of a multipart upload), which dit never
 //	           counts as proof (operations/list, the storage's listing
 //	           responses read in the daemon's log; or rclone lsjson
-//	           --dump bodies)
+//	           --dump bodies); ListDir, the objects directly in a
+//	           folder, not in its folders
 //	Remotes    the remotes of the configuration (config/listremotes and
 //	           the environment's, or rclone listremotes)
 //	Open       an object read back from the remote (a GET through the

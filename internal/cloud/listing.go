@@ -83,15 +83,26 @@ type listed struct {
 // the storage's own is told from what a client claimed). A folder that
 // is not there lists as empty.
 func (r *Rclone) List(ctx context.Context, d Dest, dir string) (map[string]Object, error) {
+	return r.list(ctx, d, dir, true)
+}
+
+// ListDir is List of the objects directly in the folder dir, not in its
+// folders (one listing of the folder: on S3, a delimited listing of its
+// prefix, a request a thousand keys), by name.
+func (r *Rclone) ListDir(ctx context.Context, d Dest, dir string) (map[string]Object, error) {
+	return r.list(ctx, d, dir, false)
+}
+
+func (r *Rclone) list(ctx context.Context, d Dest, dir string, recurse bool) (map[string]Object, error) {
 	var items []listed
 	var etags map[string]string
 	err := r.retry(ctx, "list "+d.At(dir), func() error {
 		var err error
 		if dm, release := r.daemon(ctx); dm != nil {
 			defer release()
-			items, etags, err = dm.list(ctx, d, dir)
+			items, etags, err = dm.list(ctx, d, dir, recurse)
 		} else {
-			items, etags, err = r.lsjson(ctx, d, dir)
+			items, etags, err = r.lsjson(ctx, d, dir, recurse)
 		}
 		if err != nil && strings.Contains(err.Error(), "directory not found") {
 			items, etags, err = nil, nil, nil
@@ -108,11 +119,14 @@ func (r *Rclone) List(ctx context.Context, d Dest, dir string) (map[string]Objec
 	return m, nil
 }
 
-// lsjson lists the folder dir of d with an rclone lsjson process,
-// dumping the storage's responses.
-func (r *Rclone) lsjson(ctx context.Context, d Dest, dir string) ([]listed, map[string]string, error) {
-	out, dump, err := r.run2(ctx, "lsjson", "-R", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype",
-		"--dump", "bodies", d.At(dir))
+// lsjson lists the folder dir of d (and its folders: recurse) with an
+// rclone lsjson process, dumping the storage's responses.
+func (r *Rclone) lsjson(ctx context.Context, d Dest, dir string, recurse bool) ([]listed, map[string]string, error) {
+	args := []string{"lsjson", "--files-only", "--hash", "--hash-type", "MD5", "--no-modtime", "--no-mimetype", "--dump", "bodies", d.At(dir)}
+	if recurse {
+		args = append(args, "-R")
+	}
+	out, dump, err := r.run2(ctx, args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,12 +145,12 @@ const dumpBodies = 2
 // the name of a listing's own S3 backend.
 const listingCutoff = "5120M"
 
-// list lists the folder dir of dst through the daemon (rc
-// operations/list); on an S3 remote, with the ETags of the storage's
-// responses, read in the daemon's log. Paths are relative to dir, as
-// lsjson's.
-func (d *daemon) list(ctx context.Context, dst Dest, dir string) ([]listed, map[string]string, error) {
-	items, etags, err := d.listRoot(ctx, dst, dir)
+// list lists the folder dir of dst (and its folders: recurse) through
+// the daemon (rc operations/list); on an S3 remote, with the ETags of
+// the storage's responses, read in the daemon's log. Paths are relative
+// to dir, as lsjson's.
+func (d *daemon) list(ctx context.Context, dst Dest, dir string, recurse bool) ([]listed, map[string]string, error) {
+	items, etags, err := d.listRoot(ctx, dst, dir, recurse)
 	if dir != "" {
 		for i := range items {
 			items[i].Path = strings.TrimPrefix(items[i].Path, dir+"/")
@@ -147,9 +161,9 @@ func (d *daemon) list(ctx context.Context, dst Dest, dir string) ([]listed, map[
 
 // listRoot is list, its paths relative to dst (operations/list's: one
 // backend per destination, whatever folder of it is listed).
-func (d *daemon) listRoot(ctx context.Context, dst Dest, dir string) ([]listed, map[string]string, error) {
+func (d *daemon) listRoot(ctx context.Context, dst Dest, dir string, recurse bool) ([]listed, map[string]string, error) {
 	in := map[string]any{"fs": dst.At(""), "remote": dir, "opt": map[string]any{
-		"recurse": true, "filesOnly": true, "showHash": true, "hashTypes": []string{"MD5"}, "noModTime": true, "noMimeType": true}}
+		"recurse": recurse, "filesOnly": true, "showHash": true, "hashTypes": []string{"MD5"}, "noModTime": true, "noMimeType": true}}
 	var out struct{ List []listed }
 	if d.remoteType(ctx, dst.Remote) != "s3" {
 		if err := d.call(ctx, "operations/list", in, &out); err != nil {

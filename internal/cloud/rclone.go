@@ -290,6 +290,13 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 	if err != nil {
 		return err
 	}
+	return r.UploadList(ctx, src, list.Name(), d, dir, onProgress)
+}
+
+// UploadList is Upload of the files named in the file list, one a line
+// (rclone's --files-from-raw; the caller writes it and removes it after):
+// a list of a card's files need never be held whole.
+func (r *Rclone) UploadList(ctx context.Context, src, list string, d Dest, dir string, onProgress func(Progress)) error {
 	var base int64
 	try, tries := 0, r.tries()
 	var lastErr string
@@ -317,9 +324,9 @@ func (r *Rclone) Upload(ctx context.Context, src string, rels []string, d Dest, 
 		}
 		if dm, release := r.daemon(ctx); dm != nil {
 			defer release()
-			return ended(dm.copyFiles(ctx, src, list.Name(), d.At(dir), r.Transfers, stats))
+			return ended(dm.copyFiles(ctx, src, list, d.At(dir), r.Transfers, stats))
 		}
-		args := []string{"copy", src, d.At(dir), "--files-from-raw", list.Name(), "--no-traverse", "--ignore-existing",
+		args := []string{"copy", src, d.At(dir), "--files-from-raw", list, "--no-traverse", "--ignore-existing",
 			"--s3-upload-cutoff", UploadCutoff, "--retries", "1", "--stats", "500ms", "--use-json-log", "-v"}
 		if r.BwLimit != "" {
 			args = append(args, "--bwlimit", r.BwLimit)

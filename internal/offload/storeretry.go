@@ -229,7 +229,7 @@ func (c *cardRun) beforeRetry(ctx context.Context, f *storeFile, left []int, err
 	dir = trimSlash(dir)
 	var now []int
 	for _, di := range left {
-		held, err := c.stores[di].Once().List(ctx, dir)
+		held, err := c.stores[di].Once().ListDir(ctx, dir)
 		switch {
 		case ctx.Err() != nil:
 			return nil

@@ -51,16 +51,15 @@ func (c *cardRun) runStore(ctx context.Context) {
 		j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: msg})
 	}
 	c.startMarks()
-	var held []map[string]dest.Object
 	if c.streamed() {
 		// The card itself, read once, or a first copy on a dit array,
 		// read through the array (storestream.go).
-		held = c.streamStore(ctx)
+		c.streamStore(ctx)
 	} else {
-		held = c.uploadFolder(ctx)
+		c.uploadFolder(ctx)
 	}
 	c.endCopying(ctx)
-	c.verifyWindows(ctx, held)
+	c.verifyWindows(ctx)
 	if c.rec.VerifyStarted.IsZero() {
 		c.rec.VerifyStarted = j.opts.Now()
 	}
@@ -68,21 +67,23 @@ func (c *cardRun) runStore(ctx context.Context) {
 
 // uploadFolder uploads a first copy in a folder to every destination: a
 // window of its files at a time, each file's hashes found (storeFiles),
-// recorded, and those a destination does not hold verified listed to send
-// there (uploadDecide); then every destination at once its own transfer
-// of them (a --cloud-bwlimit limits each) and its own listing. It returns
-// what each holds then (nil: it could not be listed, and its copies
-// failed).
-func (c *cardRun) uploadFolder(ctx context.Context) []map[string]dest.Object {
+// recorded, and those a destination does not hold verified (the listing
+// of their folder there, storelists.go) written to its list to send
+// (uploadDecide); then every destination at once its own transfer of
+// them (a --cloud-bwlimit limits each). A destination whose folder cannot
+// be listed is sent nothing, and its copies fail.
+func (c *cardRun) uploadFolder(ctx context.Context) {
 	nd := len(c.dests)
-	before := make([]map[string]dest.Object, nd)
+	send := make([]*dest.Names, nd)
 	for di, d := range c.dests {
 		var err error
-		if before[di], err = c.stores[di].List(ctx, c.out); err != nil {
-			c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err), nil)
+		if send[di], err = dest.NewNames(c.stores[di]); err != nil {
+			c.storeDown(di, fmt.Sprintf("cannot upload to %s: %v", d.root, err), nil)
+			continue
 		}
+		defer send[di].Remove()
 	}
-	send := make([][]string, nd)
+	lists := c.storeListers(false)
 	c.storeWindows(ctx, nil, func(idx []int) {
 		files := c.storeFiles(ctx, idx)
 		if c.sealsInStore() {
@@ -90,8 +91,11 @@ func (c *cardRun) uploadFolder(ctx context.Context) []map[string]dest.Object {
 		}
 		c.applyDown(files)
 		for di := range c.dests {
-			if before[di] != nil {
-				send[di] = c.uploadDecide(di, files, before[di], send[di])
+			if c.isDown(di) {
+				continue
+			}
+			if before, ok := c.storeHeld(ctx, lists[di], di, files, ""); ok {
+				c.uploadDecide(di, files, before, send[di])
 			}
 		}
 		for k, f := range files {
@@ -105,18 +109,16 @@ func (c *cardRun) uploadFolder(ctx context.Context) []map[string]dest.Object {
 		}
 	})
 	if ctx.Err() != nil {
-		return make([]map[string]dest.Object, nd)
+		return
 	}
-	held := make([]map[string]dest.Object, nd)
 	var wg sync.WaitGroup
 	for di := range c.dests {
-		if before[di] == nil {
+		if c.isDown(di) {
 			continue
 		}
-		wg.Go(func() { held[di] = c.uploadStore(ctx, di, send[di], before[di]) })
+		wg.Go(func() { c.uploadStore(ctx, di, send[di]) })
 	}
 	wg.Wait()
-	return held
 }
 
 // storeFiles are the files idx of a first copy in a folder with the
@@ -141,7 +143,7 @@ func (c *cardRun) storeFiles(ctx context.Context, idx []int) []*storeFile {
 		default:
 			mh := hashing.NewMulti(j.algos, 2)
 			c.current.Store(fp.ent.Rel)
-			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			sums, n, err := dest.HashFile(ctx, j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(fp.ent.Rel)), fp.ent.Size, storeBufs(fp.ent.Size), mh, nil, func(int) {})
 			mh.Close()
 			if err == nil && n != fp.ent.Size {
 				err = fmt.Errorf("read %d bytes of %d", n, fp.ent.Size)
@@ -161,8 +163,8 @@ func (c *cardRun) storeFiles(ctx context.Context, idx []int) []*storeFile {
 }
 
 // uploadDecide settles the files on store di that it holds verified
-// already (before: its listing), and adds the others to send.
-func (c *cardRun) uploadDecide(di int, files []*storeFile, before map[string]dest.Object, send []string) []string {
+// already (before: what it holds of them), and adds the others to send.
+func (c *cardRun) uploadDecide(di int, files []*storeFile, before map[string]dest.Object, send *dest.Names) {
 	for _, f := range files {
 		if f.done[di] || f == c.storeChain {
 			continue
@@ -178,34 +180,27 @@ func (c *cardRun) uploadDecide(di int, files []*storeFile, before map[string]des
 		if _, there := before[rel]; !there {
 			f.sent[di] = true // Put sends only these (never over an object)
 		}
-		send = append(send, rel)
+		send.Add(rel)
 	}
-	return send
 }
 
-// uploadStore uploads the files send to store di (held: its listing
-// before), and returns what it holds then (nil: it could not be listed,
-// and its copies failed).
-func (c *cardRun) uploadStore(ctx context.Context, di int, send []string, held map[string]dest.Object) map[string]dest.Object {
+// uploadStore uploads the files send to store di.
+func (c *cardRun) uploadStore(ctx context.Context, di int, send *dest.Names) {
 	j := c.j
 	d := c.dests[di]
 	st := c.stores[di]
-	if len(send) > 0 {
+	if send.Len() > 0 {
 		c.touched.Store(true)
 		var seen uploadSeen
 		err := st.Put(ctx, c.scan.Root, send, c.out, func(p dest.Progress) {
 			c.uploadProgress(di, p, &seen)
 		})
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
 		if err != nil {
-			// What went up is verified all the same; what did not is failed below.
+			// What went up is verified all the same; what did not is failed then.
 			c.j.emit(Event{Type: EvWarning, Card: c.label(), Hop: hopOf(c.rec), Message: fmt.Sprintf("upload to %s: %v", d.root, err)})
-		}
-		if held, err = st.List(ctx, c.out); err != nil {
-			c.storeDown(di, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err), nil)
-			return nil
 		}
 	}
 	c.mu.Lock()
@@ -213,7 +208,6 @@ func (c *cardRun) uploadStore(ctx context.Context, di int, send []string, held m
 		c.verifyAt = j.opts.Now()
 	}
 	c.mu.Unlock()
-	return held
 }
 
 // serverMatch: the object o is f as the card gave it, by the storage's own
@@ -288,7 +282,7 @@ func (c *cardRun) mismatchCause(ctx context.Context, di int, f *storeFile) strin
 		first := DisplayPath(c.from.dests[0].root, relJoin(c.out, f.fp.ent.Rel))
 		mh := hashing.NewMulti(c.j.algos, 2)
 		got, n, err := dest.HashFile(ctx, c.j.opts.FS, filepath.Join(c.scan.Root, filepath.FromSlash(f.fp.ent.Rel)), f.fp.ent.Size,
-			[][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(int) {})
+			storeBufs(f.fp.ent.Size), mh, nil, func(int) {})
 		mh.Close()
 		if err != nil {
 			return fmt.Sprintf("%s; it was uploaded from the first copy %s, which cannot be read now (%v): keep the card, and check the first copy with dit verify %d", notSafe, first, err, id)
@@ -317,7 +311,7 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
 	start := j.opts.Now()
-	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, [][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}, mh, nil, func(n int) {
+	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, storeBufs(size), mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
 	})
@@ -327,6 +321,24 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	}
 	return sums, algos, err
 }
+
+// storeBlock is the most a store run reads at once from a file or an
+// object (1 MiB).
+const storeBlock = 1 << 20
+
+// storeBuf is a buffer to read a file or object of size bytes: a block,
+// or less for a smaller one, one byte more than its size (so that a read
+// to its end sees one that grew), 4 KiB at least. A card of frames reads
+// its files into small buffers: a block of 1 MiB made (and cleared) for
+// each file of 512 bytes cost more CPU than the rest of its upload, and
+// called a collection every few files.
+func storeBuf(size int64) []byte {
+	return make([]byte, min(storeBlock, max(size+1, 4<<10)))
+}
+
+// storeBufs are two buffers (storeBuf) for a read that overlaps its
+// hashing (dest.HashOpen).
+func storeBufs(size int64) [][]byte { return [][]byte{storeBuf(size), storeBuf(size)} }
 
 // uploadSeen is what uploadProgress keeps of one upload to a
 // destination.
@@ -477,8 +489,8 @@ func (c *cardRun) emptyDirs() []string {
 // interrupted upload) is not sent again, the rest is. A remote that cannot
 // be listed now counts as holding nothing.
 func (c *cardRun) planStore() {
+	lists := c.storeListers(true)
 	for di := range c.dests {
-		held, _ := c.stores[di].Once().List(context.Background(), c.out)
 		var need int64
 		var files int
 		c.lc.dests[di].verifyFiles = c.list.len()
@@ -486,8 +498,8 @@ func (c *cardRun) planStore() {
 			rel, size := c.list.rel(i), c.list.size(i)
 			c.verifyTotal += size
 			c.destVerifTotal[di] += size
-			o, ok := held[rel]
-			w0, _, _ := c.expectOf(rel) // unread: uploaded (counted here)
+			o, ok, _ := lists[di].lookup(context.Background(), rel) // its folder listed as the look comes to it
+			w0, _, _ := c.expectOf(rel)                             // unread: uploaded (counted here)
 			w := w0.Get(hashing.MD5)
 			if ok && w != "" && o.Size == size && strings.EqualFold(o.StorageMD5, w) {
 				continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -334,7 +335,7 @@ func (c *cardRun) chainFree(ctx context.Context, di int, chain, staged []stagedF
 	if len(chain) == 0 {
 		return nil
 	}
-	held, err := c.stores[di].List(ctx, c.out)
+	held, err := c.historyHeld(ctx, c.stores[di], staged)
 	if err != nil {
 		return fmt.Errorf("cannot list %s: %w", storePath(c.dests[di], c.out), err)
 	}
@@ -390,9 +391,10 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 	}
 	d := c.dests[di]
 	st := c.stores[di]
-	held, err := st.List(ctx, c.out)
+	where := storePath(d, c.out)
+	held, err := c.historyHeld(ctx, st, files)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list %s: %w", storePath(d, c.out), err)
+		return nil, fmt.Errorf("cannot list %s: %w", where, err)
 	}
 	var send []string
 	for _, f := range files {
@@ -401,11 +403,17 @@ func (c *cardRun) sendStaged(ctx context.Context, di int, stage string, files []
 		}
 	}
 	if len(send) > 0 {
-		if err := st.Put(ctx, stage, send, c.out, nil); err != nil {
+		names, err := dest.NamesOf(st, send)
+		if err != nil {
 			return nil, err
 		}
-		if held, err = st.List(ctx, c.out); err != nil {
-			return nil, fmt.Errorf("cannot list %s after the upload: %w", storePath(d, c.out), err)
+		err = st.Put(ctx, stage, names, c.out, nil)
+		names.Remove()
+		if err != nil {
+			return nil, err
+		}
+		if held, err = c.historyHeld(ctx, st, files); err != nil {
+			return nil, fmt.Errorf("cannot list %s after the upload: %w", where, err)
 		}
 	}
 	how := map[string]string{}
@@ -441,6 +449,38 @@ func (c *cardRun) checkStaged(ctx context.Context, di int, f stagedFile, held ma
 	}
 	return "", fmt.Errorf("%s is there and differs from the history dit wrote for this card (%d bytes, the history's %d): dit never overwrites an object on a remote: %s, and resume with dit offload --resume %d",
 		where, o.Size, f.size, MoveHistoryAside, c.j.rec.ID)
+}
+
+// historyHeld is what the card's folder on st holds of a history to send
+// (files: the stage's), by path in the card's folder: its top-level
+// ascmhl folder at any depth, and the folder of each staged file that is
+// not in it (an MHL v1.1 list beside the card's files), that folder's own
+// objects; no other folder of the card's is listed.
+func (c *cardRun) historyHeld(ctx context.Context, st dest.Store, files []stagedFile) (map[string]dest.Object, error) {
+	in, err := st.List(ctx, relJoin(c.out, ascmhl.HistoryDir))
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[string]dest.Object, len(in))
+	for rel, o := range in {
+		held[ascmhlPrefix+rel] = o
+	}
+	listed := map[string]bool{}
+	for _, f := range files {
+		dir := path.Dir(f.rel)
+		if strings.HasPrefix(f.rel, ascmhlPrefix) || listed[dir] {
+			continue
+		}
+		listed[dir] = true
+		objs, err := st.ListDir(ctx, relJoin(c.out, dir))
+		if err != nil {
+			return nil, err
+		}
+		for name, o := range objs {
+			held[relJoin(dir, name)] = o
+		}
+	}
+	return held, nil
 }
 
 // leftoverError is a seal refused because the card's ascmhl/ folder on

@@ -40,74 +40,115 @@ import (
 var errStreamDone = errors.New("upload ended")
 
 // streamStore reads and sends every file of the card, a window at a time
-// (storewindow.go), and returns what each destination holds afterwards
-// (nil: it could not be listed; its copies failed).
-func (c *cardRun) streamStore(ctx context.Context) []map[string]dest.Object {
+// (storewindow.go), each file's folder listed there as the run comes to
+// it (storelists.go). The files some destination has no object of go
+// first, in the card's order; those every destination holds already (an
+// interrupted run's; a destination down counts as holding it) are marked
+// (smLater) and read after, in the card's order, and checked against the
+// objects, nothing sent. A resume then sends within a moment of its
+// start, not after reading again all that the killed run had sent (each
+// file is still read whole, in one pass).
+func (c *cardRun) streamStore(ctx context.Context) {
 	j := c.j
 	nd := len(c.dests)
 	c.recordPending()
-	// What is there already: never written over (dit replaces nothing on
-	// a remote); a destination that cannot be listed is not written.
-	before := make([]map[string]dest.Object, nd)
 	workers := 0
-	for di, d := range c.dests {
-		var err error
+	for di := range c.dests {
 		if workers == 0 || c.stores[di].Streams() < workers {
 			workers = c.stores[di].Streams()
 		}
-		if before[di], err = c.stores[di].List(ctx, c.out); err != nil && ctx.Err() == nil {
-			c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(d, c.out), err), nil)
-		}
 	}
-	down := make([]bool, nd)
-	c.mu.Lock()
-	for di := range down {
-		down[di] = c.down[di] != ""
-	}
-	c.mu.Unlock()
 	sem := make(chan struct{}, workers)
-	// Those some destination has no object of first (sendFirst).
-	for _, there := range []bool{false, true} {
-		c.storeWindows(ctx, func(i int) bool { return heldEverywhere(c.list.rel(i), down, before) == there }, func(idx []int) {
-			files := c.streamWindow(idx)
-			var wg sync.WaitGroup
-			for _, f := range files {
-				if ctx.Err() != nil {
-					break
-				}
-				sem <- struct{}{}
-				wg.Go(func() {
-					defer func() { <-sem }()
-					c.streamFile(ctx, f, before)
-				})
-			}
-			wg.Wait()
-			for k, f := range files {
-				c.keepMarks(idx[k], f)
-				if f != c.storeChain && ctx.Err() == nil {
-					j.cat.PutFile(f.rec) // its hashes, read back with it
-				}
-			}
-			if storeSample != nil {
-				storeSample()
-			}
-		})
-	}
-	held := make([]map[string]dest.Object, nd)
-	if ctx.Err() != nil {
-		return held
-	}
-	for di, d := range c.dests {
-		var err error
-		if held[di], err = c.stores[di].List(ctx, c.out); err != nil {
-			c.storeDown(di, fmt.Sprintf("cannot list %s after the upload: %v", storePath(d, c.out), err), nil)
-			held[di] = nil
+	// What is there already: never written over (dit replaces nothing on
+	// a remote); a destination whose folder cannot be listed is not
+	// written any more.
+	lists := c.storeListers(false)
+	win := make([]map[string]dest.Object, nd) // the window's objects there
+	fresh := func() {
+		for di := range win {
+			win[di] = map[string]dest.Object{}
 		}
+	}
+	fresh()
+	objs := make([]dest.Object, nd)
+	there := make([]bool, nd)
+	c.storeWindows(ctx, func(i int) bool {
+		rel := c.list.rel(i)
+		all := true
+		for di := range c.dests {
+			objs[di], there[di] = dest.Object{}, c.isDown(di)
+			if there[di] {
+				continue
+			}
+			o, ok, err := lists[di].lookup(ctx, rel)
+			if err != nil {
+				if ctx.Err() != nil {
+					return false
+				}
+				c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(c.dests[di], lists[di].folder(rel)), err), nil)
+				there[di] = true // down: nothing sent there
+				continue
+			}
+			objs[di], there[di] = o, ok
+			all = all && ok
+		}
+		if all {
+			c.marks[i*nd] |= smLater // every destination holds it: after
+			return false
+		}
+		for di, ok := range there {
+			if ok {
+				win[di][rel] = objs[di] // a destination down: none sent either
+			}
+		}
+		return true
+	}, func(idx []int) {
+		c.streamFiles(ctx, idx, win, sem)
+		fresh()
+	})
+	c.storeWindows(ctx, func(i int) bool { return c.marks[i*nd]&smLater != 0 }, func(idx []int) {
+		for _, i := range idx {
+			for di := range win {
+				win[di][c.list.rel(i)] = dest.Object{} // held there (or down)
+			}
+		}
+		c.streamFiles(ctx, idx, win, sem)
+		fresh()
+	})
+	if ctx.Err() != nil {
+		return
 	}
 	c.mu.Lock()
 	c.verifyAt = j.opts.Now()
 	c.mu.Unlock()
-	return held
+}
+
+// streamFiles streams the window of files idx, up to cap(sem) at once
+// (before: each destination's objects there before, by path), and keeps
+// their marks and hashes.
+func (c *cardRun) streamFiles(ctx context.Context, idx []int, before []map[string]dest.Object, sem chan struct{}) {
+	files := c.streamWindow(idx)
+	var wg sync.WaitGroup
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c.streamFile(ctx, f, before)
+		})
+	}
+	wg.Wait()
+	for k, f := range files {
+		c.keepMarks(idx[k], f)
+		if f != c.storeChain && ctx.Err() == nil {
+			c.j.cat.PutFile(f.rec) // its hashes, read back with it
+		}
+	}
+	if storeSample != nil {
+		storeSample()
+	}
 }
 
 // streamWindow makes the files idx of a streamed run from their records
@@ -122,36 +163,6 @@ func (c *cardRun) streamWindow(idx []int) []*storeFile {
 	}
 	c.applyDown(files)
 	return files
-}
-
-// sendFirst is the order files are streamed in: those that some
-// destination has no object of first, in the card's order, then those
-// every destination holds already (an interrupted run's: read and
-// checked against the objects, nothing sent). A resume then sends within
-// a moment of its start, not after reading again all that the killed run
-// had sent (each file is still read whole, in one pass). streamStore
-// takes the card in that order a window at a time (heldEverywhere).
-func sendFirst(files []*storeFile, before []map[string]dest.Object) []*storeFile {
-	var send, there []*storeFile
-	for _, f := range files {
-		if heldEverywhere(f.fp.ent.Rel, f.done, before) {
-			there = append(there, f)
-		} else {
-			send = append(send, f)
-		}
-	}
-	return append(send, there...)
-}
-
-// heldEverywhere: every destination holds an object of rel before the
-// upload (before: their listings), or has it final (done).
-func heldEverywhere(rel string, done []bool, before []map[string]dest.Object) bool {
-	for di := range before {
-		if _, ok := before[di][rel]; !ok && !done[di] {
-			return false
-		}
-	}
-	return true
 }
 
 // streamFile reads f from the card once and sends it to every destination
@@ -289,7 +300,7 @@ var errUploadsEnded = errors.New("every upload ended")
 // counts the bytes read and sent (acct; nil: none). With acct.mayStop it
 // stops (errUploadsEnded) once no pipe is open.
 func (c *cardRun) streamBlocks(ctx context.Context, src io.Reader, hs []hash.Hash, pws map[int]*io.PipeWriter, size int64, acct *streamAcct) (int64, error) {
-	buf := make([]byte, 1<<20)
+	buf := storeBuf(size)
 	var n int64
 	dead := map[int]bool{}
 	for {

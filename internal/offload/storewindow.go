@@ -6,14 +6,13 @@ import (
 	"sync"
 
 	"github.com/dit-org/dit/internal/catalog"
-	"github.com/dit-org/dit/internal/offload/dest"
 )
 
 // A store run holds a window of the card's files whole at once, never the
 // card's list of them (a card of a million frames, ~1 KB a file held as
 // a storeFile with its record and plan):
 //
-//   - the upload (streamStore; uploadDecide for a first copy in a
+//   - the upload (streamStore; uploadFolder for a first copy in a
 //     folder) makes each window's storeFiles from the card's compact list
 //     (planList) and the catalog, reads, hashes and sends them, records
 //     them (their hashes in the file's row, every final copy in its own)
@@ -23,18 +22,18 @@ import (
 //     window at a time (catalog.FilesNamed, which gives the file's row and
 //     its copies: those this run made final, and, where it made none yet,
 //     the earlier runs', as the plan's record of them), verifies each on
-//     every destination against the remote's listing, reads the card
-//     again (--verify source+dest) and records its final state.
+//     every destination against the remote's listing of its folder, reads
+//     the card again (--verify source+dest) and records its final state.
 //
 // The card's top-level ASC MHL chain file of a run that seals in the
 // cloud is held whole (c.storeChain): its copies are final only with the
 // history, after the run.
 //
-// What stays whole per card: the planList (~20-40 bytes a file), the
-// marks, and each destination's listing of the card's folder (a map of
-// the objects there: dest.Store.List, one recursive rclone listing; the
-// storage API gives no paged listing, and listing a window's folder after
-// each window's upload would list the card's folder again and again).
+// What stays whole per card: the planList (~20-40 bytes a file) and the
+// marks. What a destination holds is listed a folder at a time as the
+// windows come to it (storelists.go), and a first copy's files to send
+// are written to a file as they are decided (dest.Names), sent in one
+// transfer.
 
 // storeWindow is how many of the card's files a store run holds whole at
 // once (a variable: tests make it small).
@@ -49,6 +48,10 @@ const (
 	smDone  = 1 << 0 // final there (storeFile.done)
 	smSent  = 1 << 1 // this run uploaded its object there (storeFile.sent)
 	smNoRow = 1 << 2 // final with no copy row: failed before any upload (failStoreFile)
+	// smLater, on the first destination's: every destination held an
+	// object of the file before the upload, streamed after the others
+	// (streamStore).
+	smLater = 1 << 3
 )
 
 // newStoreFile is a storeFile for nd destinations, with rec.
@@ -198,21 +201,23 @@ func (c *cardRun) storeWindows(ctx context.Context, pick func(i int) bool, fn fu
 }
 
 // verifyWindows verifies every file of the card not final on each
-// destination against its listing there (held), a window at a time read
-// back from the catalog, reads the card again (--verify source+dest),
+// destination against the listing of its folder there (storeHeld), a
+// window at a time read back from the catalog, reads the card again (--verify source+dest),
 // and records each file's final state.
-func (c *cardRun) verifyWindows(ctx context.Context, held []map[string]dest.Object) {
+func (c *cardRun) verifyWindows(ctx context.Context) {
 	j := c.j
+	lists := c.storeListers(false)
 	c.storeWindows(ctx, nil, func(idx []int) {
 		files := c.restoreWindow(idx)
 		var wg sync.WaitGroup
 		for di := range c.dests {
 			wg.Go(func() {
+				held, ok := c.storeHeld(ctx, lists[di], di, files, " after the upload")
 				for _, f := range files {
-					if f.done[di] || f == c.storeChain || ctx.Err() != nil {
+					if !ok || f.done[di] || f == c.storeChain || ctx.Err() != nil {
 						continue
 					}
-					c.verifyStore(ctx, di, f, held[di])
+					c.verifyStore(ctx, di, f, held)
 				}
 			})
 		}

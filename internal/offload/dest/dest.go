@@ -99,10 +99,14 @@ type Store interface {
 	// writes under dir (Put, PutStream): the map is shared, read it,
 	// never change it.
 	List(ctx context.Context, dir string) (map[string]Object, error)
-	// Put sends the files rels of the local folder src to dir, never
-	// over an object there (the caller verifies that one). progress (nil:
-	// none) is told the bytes sent, tries and errors.
-	Put(ctx context.Context, src string, rels []string, dir string, progress func(Progress)) error
+	// ListDir is what the folder dir holds directly (not in its
+	// folders), by name: listed anew at each call, never kept (a card's
+	// run lists the folder its files are in as it comes to them).
+	ListDir(ctx context.Context, dir string) (map[string]Object, error)
+	// Put sends the files names lists (relative to the local folder src)
+	// to dir, never over an object there (the caller verifies that one).
+	// progress (nil: none) is told the bytes sent, tries and errors.
+	Put(ctx context.Context, src string, names *Names, dir string, progress func(Progress)) error
 	// PutStream sends body, size bytes, as the object rel; body ending
 	// with an error (or short) leaves no object. onErr (nil: none) is
 	// told each error the transfer reports while it goes on. An error

@@ -69,7 +69,7 @@ func RemoteHistory(ctx context.Context, st dest.Store, out string, files iter.Se
 // the remote destination st and loads it (nil: it could not be loaded);
 // an error says why it is not whole.
 func readHistoryThere(ctx context.Context, st dest.Store, out string) (string, *ascmhl.History, error) {
-	held, err := st.List(ctx, out)
+	held, err := st.ListDir(ctx, path.Join(out, ascmhl.HistoryDir)) // its files only, not the card's
 	if err != nil {
 		return "", nil, err
 	}
@@ -81,9 +81,9 @@ func readHistoryThere(ctx context.Context, st dest.Store, out string) (string, *
 	if err := os.Mkdir(filepath.Join(tmp, ascmhl.HistoryDir), 0o755); err != nil {
 		return "", nil, err
 	}
-	for rel, o := range held {
-		name, ok := strings.CutPrefix(rel, historyPrefix)
-		if !ok || strings.Contains(name, "/") || !ascmhl.ValidName(name) {
+	for name, o := range held {
+		rel := historyPrefix + name
+		if !ascmhl.ValidName(name) {
 			continue
 		}
 		if o.Size > maxHistoryObject {

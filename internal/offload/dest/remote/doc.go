@@ -17,10 +17,14 @@
 //     cloud.UploadCutoff (5 GiB), so that most objects carry that MD5.
 //   - Listing costs: every listing is a walk of the folder on the
 //     storage (an rc call to the job's rclone rcd, one listing at a time
-//     per daemon: the storage's ETags are read from its log). A Store
-//     keeps each folder's listing until it writes there, so a card's
-//     folder is listed once for its plan and upload, once after the
-//     upload for its verification and seal.
+//     per daemon: the storage's ETags are read from its log). ListDir
+//     lists one folder's own objects (on S3 a delimited listing of its
+//     prefix: a request a thousand keys), anew each time: a card's run
+//     lists the folders of its files as it comes to them, for its plan,
+//     its upload and its read-back (internal/offload, storelists.go),
+//     never the card's whole folder. A Store keeps each folder's
+//     recursive listing (List: the card's ascmhl folder for its seal,
+//     dit verify's) until it writes there.
 //   - Transfers: through the job's one rclone rcd (internal/cloud's
 //     daemon), whose --bwlimit is the job's, shared by every transfer
 //     of every destination; where there is none, a process each, each

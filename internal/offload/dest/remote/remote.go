@@ -151,6 +151,18 @@ func (s *store) List(ctx context.Context, dir string) (map[string]dest.Object, e
 	return held, nil
 }
 
+func (s *store) ListDir(ctx context.Context, dir string) (map[string]dest.Object, error) {
+	objs, err := s.r.ListDir(ctx, s.d, dir)
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[string]dest.Object, len(objs))
+	for name, o := range objs {
+		held[name] = dest.Object{Size: o.Size, StorageMD5: o.ServerMD5()}
+	}
+	return held, nil
+}
+
 // wrote forgets the listings of dir and of the folders it is in, or
 // that are in it: the store is writing there.
 func (s *store) wrote(dir string) {
@@ -163,7 +175,14 @@ func (s *store) wrote(dir string) {
 	}
 }
 
-func (s *store) Put(ctx context.Context, src string, rels []string, dir string, progress func(dest.Progress)) error {
+func (s *store) Put(ctx context.Context, src string, names *dest.Names, dir string, progress func(dest.Progress)) error {
+	if names.Len() == 0 {
+		return nil
+	}
+	list, err := names.Path()
+	if err != nil {
+		return err
+	}
 	s.wrote(dir)
 	defer s.wrote(dir)
 	var on func(cloud.Progress)
@@ -172,7 +191,7 @@ func (s *store) Put(ctx context.Context, src string, rels []string, dir string, 
 			progress(dest.Progress{Bytes: p.Bytes, Try: p.Try, Tries: p.Tries, Err: p.Err})
 		}
 	}
-	return s.r.Upload(ctx, src, rels, s.d, dir, on)
+	return s.r.UploadList(ctx, src, list, s.d, dir, on)
 }
 
 func (s *store) PutStream(ctx context.Context, rel string, size int64, body io.Reader, onErr func(string)) error {

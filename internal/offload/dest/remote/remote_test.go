@@ -68,7 +68,8 @@ func TestSettings(t *testing.T) {
 }
 
 // A Store lists a folder once and keeps the listing until it writes
-// there; the storage's own MD5 of a single-part object is the MD5 of
+// there; a folder's own objects (ListDir) are listed anew each time, by
+// name, none of its folders'; the storage's own MD5 of a single-part object is the MD5 of
 // its bytes; a stream cut short leaves no object.
 // Through the job's rclone rcd, and with a process per transfer
 // (DIT_RCLONE_DAEMON=0: where there is no parent-death signal).
@@ -97,7 +98,10 @@ func storeOnS3(t *testing.T, s *s3test.Server, root string) {
 	require.Empty(t, empty, "a folder not there lists as empty")
 
 	var last dest.Progress
-	require.NoError(t, st.Put(ctx, src, []string{"CLIPS/a.mov"}, "day01", func(p dest.Progress) { last = p }))
+	names, err := dest.NamesOf(st, []string{"CLIPS/a.mov"})
+	require.NoError(t, err)
+	defer names.Remove()
+	require.NoError(t, st.Put(ctx, src, names, "day01", func(p dest.Progress) { last = p }))
 	require.Equal(t, int64(6), last.Bytes)
 	held, err := st.List(ctx, "day01")
 	require.NoError(t, err)
@@ -117,6 +121,24 @@ func storeOnS3(t *testing.T, s *s3test.Server, root string) {
 	require.NoError(t, err)
 	require.Len(t, held, 3)
 	require.Equal(t, md5hex("clip c"), held["CLIPS/c.mov"].StorageMD5)
+
+	// A folder's own listing: its objects by name, none of its
+	// folders', listed anew each time.
+	in, err := st.ListDir(ctx, "day01/CLIPS")
+	require.NoError(t, err)
+	require.Equal(t, map[string]dest.Object{
+		"a.mov": {Size: 6, StorageMD5: md5hex("clip a")}, "b.mov": {Size: 6, StorageMD5: md5hex("clip b")},
+		"c.mov": {Size: 6, StorageMD5: md5hex("clip c")}}, in)
+	top, err := st.ListDir(ctx, "day01")
+	require.NoError(t, err)
+	require.Empty(t, top, "the objects of its folders are not the folder's")
+	s.Rclone(t, "copyto", other, "ditcloud:"+root+"/day01/CLIPS/e.mov")
+	in, err = st.ListDir(ctx, "day01/CLIPS")
+	require.NoError(t, err)
+	require.Contains(t, in, "e.mov", "never kept")
+	none, err := st.ListDir(ctx, "day02")
+	require.NoError(t, err)
+	require.Empty(t, none, "a folder not there lists as empty")
 
 	rc, err := st.Open(ctx, "day01/CLIPS/c.mov", 6)
 	require.NoError(t, err)
