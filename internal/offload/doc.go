@@ -361,7 +361,10 @@
 // file at a time. A cloud run (storewindow.go) holds a window of the
 // card's files (storeWindow) whole at once, a byte a file and destination
 // between their upload and their read-back, which reads them back from
-// the catalog; each remote's listing of the card's folder is whole. The budget and what still grows with the files:
+// the catalog; each remote's listing is read a folder at a time as the
+// windows come to it (storelists.go), at most two folders held. The
+// scan's list itself is on disk but for a few blocks (source.Files'
+// spill). The budget and what still grows with the files:
 // docs/design.md, "Memory of an offload".
 //
 // # Files
