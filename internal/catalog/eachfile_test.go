@@ -129,18 +129,7 @@ func TestEachCopyStartInTheCopysOrder(t *testing.T) {
 func TestFilesNamedIsFilesOfThosePaths(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		c := open(t, b.loc(t))
-		j := &Job{Name: "Named", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail"}
-		require.NoError(t, c.CreateJob(j))
-		var ds []*Dest
-		for _, seq := range []int{1, 0} {
-			d := &Dest{JobID: j.ID, Seq: seq, Path: fmt.Sprintf("/d%d", seq), Hop: 1}
-			require.NoError(t, c.AddDest(d))
-			ds = append(ds, d)
-		}
-		k := &Card{JobID: j.ID, Label: "A001", Path: "/a", State: "copying", Hop: 1}
-		other := &Card{JobID: j.ID, Seq: 1, Label: "B001", Path: "/b", State: "copying", Hop: 1}
-		require.NoError(t, c.AddCard(k))
-		require.NoError(t, c.AddCard(other))
+		k, other, ds := twoCardJob(t, c, "Named", "copying")
 		const n = filesNamedChunk + 37
 		for i := range n {
 			rel := fmt.Sprintf("CLIP/%04d 🎬.dng", i)

@@ -16,18 +16,7 @@ import (
 // second card of the same paths, not counted with the first.
 func pageFixture(t *testing.T, c *Catalog, n int) (*Card, *Card) {
 	t.Helper()
-	j := &Job{Name: "Pages", State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail"}
-	require.NoError(t, c.CreateJob(j))
-	var ds []*Dest
-	for _, seq := range []int{1, 0} {
-		d := &Dest{JobID: j.ID, Seq: seq, Path: fmt.Sprintf("/d%d", seq), Hop: 1}
-		require.NoError(t, c.AddDest(d))
-		ds = append(ds, d)
-	}
-	k := &Card{JobID: j.ID, Label: "A001", Path: "/a", State: "verified", Hop: 1}
-	other := &Card{JobID: j.ID, Seq: 1, Label: "B001", Path: "/b", State: "verified", Hop: 1}
-	require.NoError(t, c.AddCard(k))
-	require.NoError(t, c.AddCard(other))
+	k, other, ds := twoCardJob(t, c, "Pages", "verified")
 	heads := []string{"A", "a", "B", "Z", "_", "a b", "a-b", "a.b", "a/x", "é", "É", "🎬", "z"}
 	for i := range n {
 		rel := fmt.Sprintf("%s/%05d.dng", heads[i%len(heads)], i)
@@ -47,6 +36,25 @@ func pageFixture(t *testing.T, c *Catalog, n int) (*Card, *Card) {
 		}
 	}
 	return k, other
+}
+
+// twoCardJob records a job named name with two destinations (/d1 added
+// before /d0: their order is their seq, not their ids) and two cards,
+// A001 and B001, in state cardState.
+func twoCardJob(t *testing.T, c *Catalog, name, cardState string) (k, other *Card, ds []*Dest) {
+	t.Helper()
+	j := &Job{Name: name, State: JobDone, Hashes: "xxh64", VerifyMode: "dest", VerifyHashes: "fastest", Layout: "{job}/{card}", OnConflict: "fail"}
+	require.NoError(t, c.CreateJob(j))
+	for _, seq := range []int{1, 0} {
+		d := &Dest{JobID: j.ID, Seq: seq, Path: fmt.Sprintf("/d%d", seq), Hop: 1}
+		require.NoError(t, c.AddDest(d))
+		ds = append(ds, d)
+	}
+	k = &Card{JobID: j.ID, Label: "A001", Path: "/a", State: cardState, Hop: 1}
+	other = &Card{JobID: j.ID, Seq: 1, Label: "B001", Path: "/b", State: cardState, Hop: 1}
+	require.NoError(t, c.AddCard(k))
+	require.NoError(t, c.AddCard(other))
+	return k, other, ds
 }
 
 // FilesAt reads any page of a card by its row number: each page is the
