@@ -85,14 +85,7 @@ func TestPlanWindowResume(t *testing.T) {
 	j := runUntilFiles(t, o, n/3)
 	jobID := j.rec.ID
 
-	before, err := e.cat.Files(j.cards[0].rec.ID)
-	require.NoError(t, err)
-	kept := map[string]uint64{}
-	for _, f := range before {
-		if f.State == StateVerified {
-			kept[f.Rel] = inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
-		}
-	}
+	kept := verifiedInodes(t, e, j.cards[0].rec.ID, d1)
 	require.NotEmpty(t, kept)
 	require.Less(t, len(kept), n)
 
@@ -106,20 +99,10 @@ func TestPlanWindowResume(t *testing.T) {
 	perPass := (n + prevWindow - 1) / prevWindow
 	require.Equal(t, 2*perPass, prev.windows, "each window of %d files read once in the plan and once in the run", prevWindow)
 	require.Nil(t, r.cards[0].prev, "the records are let go with the plan")
-	for rel, ino := range kept {
-		require.Equal(t, ino, inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(rel))), "%s was verified before: not copied again", rel)
-	}
+	requireNotCopiedAgain(t, kept, d1)
 	require.LessOrEqual(t, r.plans.peak.Load(), int64(filesInFlight+4*o.Buffers+verifyQueue+8))
 	require.Zero(t, r.plans.live.Load())
-	all, err := e.cat.Files(r.cards[0].rec.ID)
-	require.NoError(t, err)
-	require.Len(t, all, n)
-	for _, f := range all {
-		require.Equal(t, StateVerified, f.State, f.Rel)
-		got, err := os.ReadFile(filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
-		require.NoError(t, err)
-		require.Equal(t, files[f.Rel], string(got), f.Rel)
-	}
+	requireAllVerified(t, e, r.cards[0].rec.ID, d1, files)
 }
 
 // planList keeps each file's path, size and time exactly (nanoseconds, a
@@ -194,14 +177,7 @@ func TestSpilledCardOffloadAndResume(t *testing.T) {
 	card := testCard(t, e.dir, "A001", files)
 	d1 := e.dest("d1")
 	j := runUntilFiles(t, e.opts([]string{card}, []string{d1}), n/3)
-	before, err := e.cat.Files(j.cards[0].rec.ID)
-	require.NoError(t, err)
-	kept := map[string]uint64{}
-	for _, f := range before {
-		if f.State == StateVerified {
-			kept[f.Rel] = inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
-		}
-	}
+	kept := verifiedInodes(t, e, j.cards[0].rec.ID, d1)
 	require.NotEmpty(t, kept)
 
 	wrote, read := source.SpillStats()
@@ -214,12 +190,42 @@ func TestSpilledCardOffloadAndResume(t *testing.T) {
 	t.Logf("the resume wrote %d blocks of the card's list, read %d back", wrote2-wrote, read2-read)
 	require.Greater(t, wrote2-wrote, int64(2), "the card's list is on disk while it is copied")
 	require.GreaterOrEqual(t, read2-read, wrote2-wrote, "and read back from it")
+	requireNotCopiedAgain(t, kept, d1)
+	requireAllVerified(t, e, r.cards[0].rec.ID, d1, files)
+}
+
+// verifiedInodes are the inodes of card A001's copies on d1 (job day01)
+// of its files verified in the catalog, by path.
+func verifiedInodes(t *testing.T, e *env, cardID int64, d1 string) map[string]uint64 {
+	t.Helper()
+	fs, err := e.cat.Files(cardID)
+	require.NoError(t, err)
+	kept := map[string]uint64{}
+	for _, f := range fs {
+		if f.State == StateVerified {
+			kept[f.Rel] = inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
+		}
+	}
+	return kept
+}
+
+// requireNotCopiedAgain checks that each copy of kept (verifiedInodes)
+// is the same file still: it was not copied again.
+func requireNotCopiedAgain(t *testing.T, kept map[string]uint64, d1 string) {
+	t.Helper()
 	for rel, ino := range kept {
 		require.Equal(t, ino, inode(t, filepath.Join(d1, "day01", "A001", filepath.FromSlash(rel))), "%s was verified before: not copied again", rel)
 	}
-	all, err := e.cat.Files(r.cards[0].rec.ID)
+}
+
+// requireAllVerified checks that every file of the card (files: its
+// contents by path) is verified in the catalog and its copy on d1 holds
+// its bytes.
+func requireAllVerified(t *testing.T, e *env, cardID int64, d1 string, files map[string]string) {
+	t.Helper()
+	all, err := e.cat.Files(cardID)
 	require.NoError(t, err)
-	require.Len(t, all, n)
+	require.Len(t, all, len(files))
 	for _, f := range all {
 		require.Equal(t, StateVerified, f.State, f.Rel)
 		got, err := os.ReadFile(filepath.Join(d1, "day01", "A001", filepath.FromSlash(f.Rel)))
