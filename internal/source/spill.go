@@ -99,9 +99,9 @@ type cachedBlock struct {
 	used uint64
 }
 
-// NewSpilledFiles is an empty list whose full blocks are kept in a file
+// newSpilledFiles is an empty list whose full blocks are kept in a file
 // of dir ("": in memory, as &Files{}).
-func NewSpilledFiles(dir string) *Files {
+func newSpilledFiles(dir string) *Files {
 	f := &Files{}
 	if dir != "" {
 		f.sp = &spill{dir: dir}

@@ -34,7 +34,7 @@ func frames(n int) []Entry {
 func spilled(t *testing.T, es []Entry) (*Files, string) {
 	t.Helper()
 	dir := t.TempDir()
-	f := NewSpilledFiles(dir)
+	f := newSpilledFiles(dir)
 	for _, e := range es {
 		f.Add(e)
 	}
@@ -115,7 +115,7 @@ func TestFilesSpillThatCannotBeWrittenStaysInMemory(t *testing.T) {
 	notDir := filepath.Join(t.TempDir(), "a file")
 	require.NoError(t, os.WriteFile(notDir, nil, 0o600))
 	want := frames(20000)
-	f := NewSpilledFiles(filepath.Join(notDir, "dit"))
+	f := newSpilledFiles(filepath.Join(notDir, "dit"))
 	for _, e := range want {
 		f.Add(e)
 	}
