@@ -267,15 +267,15 @@ func (p *push) cardRows() error {
 				return to.wrap(fmt.Errorf("clip %s of %s: %w", clips[i].Name, k.Label, err))
 			}
 		}
-		skips, err := p.from.Skipped(k.ID)
+		// The skipped entries as they are read: a card can have a "._"
+		// file beside each of a million frames.
+		err = p.from.EachSkipped(k.ID, func(s Skip) error {
+			q, args := skipUpsert(tid, s)
+			_, err := tx.Exec(q, args...)
+			return to.wrap(err)
+		})
 		if err != nil {
 			return err
-		}
-		for _, s := range skips {
-			q, args := skipUpsert(tid, s)
-			if _, err := tx.Exec(q, args...); err != nil {
-				return to.wrap(err)
-			}
 		}
 	}
 	// The new files' names into the names index (SQLite), once.

@@ -396,7 +396,7 @@ func (c *cardRun) startCopying() {
 	c.activeAt.Store(now.UnixNano())
 	c.phase.Store("copying")
 	j.cat.UpdateCard(c.rec)
-	for _, s := range c.scan.Skipped {
+	for s := range c.scan.Skipped.All() {
 		j.cat.PutSkipped(c.rec.ID, catalog.Skip{Rel: s.Rel, Kind: s.Kind, Reason: s.Reason})
 	}
 	// State: a resumed card's state before (verified: this run checks

@@ -191,7 +191,7 @@ func (c *cardRun) sealCard(ctx context.Context, final string) {
 // unreadable lists the card's entries its scan could not read.
 func (c *cardRun) unreadable() []string {
 	var out []string
-	for _, s := range c.scan.Skipped {
+	for s := range c.scan.Skipped.All() {
 		if s.Kind == "unreadable" {
 			out = append(out, s.Rel)
 		}

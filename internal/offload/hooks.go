@@ -99,8 +99,7 @@ type SealInfo struct {
 	CardDir     string // the card's folder on this destination (absolute)
 	// Files are the card's files as recorded, with their copy on this
 	// destination: walked from the catalog, never held whole.
-	Files   SealFiles
-	Skipped []catalog.Skip
+	Files SealFiles
 	// Ignore are the job's ignore patterns (Options.Ignore): the hash
 	// lists record them.
 	Ignore   []string
@@ -167,7 +166,6 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		}
 		return fail("catalog: " + err.Error())
 	}
-	skipped, _ := j.cat.Skipped(c.rec.ID)
 	c.lc.sealEach.Store(int64(c.files))
 	var problems []string
 	for di, d := range c.dests {
@@ -176,7 +174,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 		}
 		info := SealInfo{JobID: j.rec.ID, JobName: j.rec.Name, Host: j.rec.Host, ToolVersion: j.opts.ToolVersion,
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
-			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Skipped: skipped, Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
+			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
 			Creator: j.opts.Creator, NoDirectoryHashes: j.opts.NoDirectoryHashes,
 			Files: c.sealCounting(di, c.sealFiles(d.rec.ID))}
 		var err error

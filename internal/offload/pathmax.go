@@ -30,7 +30,7 @@ const tempRoom = 1 + 1 + 10 + len(TempSuffix)
 // system's limit. The message names the file.
 func checkPathLengths(sc *source.Card, dests []string, out string) error {
 	limit := PathMax() - 1
-	for _, s := range sc.Skipped {
+	for s := range sc.Skipped.All() {
 		if s.Kind == "unreadable" && strings.Contains(s.Reason, "file name too long") {
 			return usageErrorf("card %s: %s: its path is longer than this system allows (%d bytes), so dit cannot read it and could never make the card safe: copy that folder to a shorter path first, or shorten its names",
 				sc.Root, filepath.Join(sc.Root, filepath.FromSlash(s.Rel)), limit)

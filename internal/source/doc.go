@@ -14,5 +14,7 @@
 // (spill.go: an unlinked file in dit's cache folder, read back a block
 // at a time; [SetSpillDir]); a [PathIndex] finds one by its path in the byte order
 // of paths (pathindex.go), for the offload's plan and the
-// already-offloaded check alike.
+// already-offloaded check alike. What is skipped is held the same way
+// ([Skips], skiplist.go: paths front-coded and spilled, each kind and
+// reason kept once and given by number).
 package source

@@ -36,7 +36,7 @@ type Card struct {
 	Files    *Files // compact (front-coded), its full blocks on disk (spill.go)
 	Dirs     []Entry
 	Mtime    time.Time // the root folder's own modification time
-	Skipped  []Skipped
+	Skipped  Skips     // compact, its paths on disk like Files'
 	Bytes    int64
 }
 
@@ -107,7 +107,7 @@ func Scan(fsy fsys.FS, root string, opt Options) (*Card, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("card %s is not a folder: give the card's mount point or folder", abs)
 	}
-	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: newSpilledFiles(SpillDir())}
+	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: newSpilledFiles(SpillDir()), Skipped: newSkips(SpillDir())}
 	if err := c.walk(fsy, abs, "", opt); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 		if rel == "" {
 			return fmt.Errorf("cannot list card %s: %w", abs, err)
 		}
-		c.Skipped = append(c.Skipped, Skipped{Rel: rel, Kind: "unreadable", Reason: "cannot list folder: " + errText(err)})
+		c.Skipped.Add(rel, "unreadable", "cannot list folder: "+errText(err))
 		return nil
 	}
 	for _, de := range ents {
@@ -130,23 +130,23 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 		if !opt.IncludeHidden {
 			// Keep is asked only of OS metadata: it may look names up.
 			if why := JunkReason(name); why != "" && (opt.Keep == nil || !opt.Keep(r)) {
-				c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "metadata", Reason: why + " (copy it with --include-hidden)"})
+				c.Skipped.Add(r, "metadata", why+" (copy it with --include-hidden)")
 				continue
 			}
 		}
 		fi, err := fsy.Lstat(p)
 		if err != nil {
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "unreadable", Reason: errText(err)})
+			c.Skipped.Add(r, "unreadable", errText(err))
 			continue
 		}
 		m := fi.Mode()
 		if opt.Ignore != nil && opt.Ignore(r, m.IsDir()) {
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "ignored", Reason: opt.Why})
+			c.Skipped.Add(r, "ignored", opt.Why)
 			continue
 		}
 		switch {
 		case m&fs.ModeSymlink != 0:
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "symlink", Reason: "symbolic link, not followed"})
+			c.Skipped.Add(r, "symlink", "symbolic link, not followed")
 		case m.IsDir():
 			c.Dirs = append(c.Dirs, Entry{Rel: r, Dir: true, Mtime: fi.ModTime()})
 			if err := c.walk(fsy, p, r, opt); err != nil {
@@ -156,11 +156,11 @@ func (c *Card) walk(fsy fsys.FS, abs, rel string, opt Options) error {
 			c.Files.Add(Entry{Rel: r, Size: fi.Size(), Mtime: fi.ModTime()})
 			c.Bytes += fi.Size()
 		case m&fs.ModeNamedPipe != 0:
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "fifo", Reason: "named pipe (FIFO), not a file"})
+			c.Skipped.Add(r, "fifo", "named pipe (FIFO), not a file")
 		case m&fs.ModeSocket != 0:
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "socket", Reason: "socket, not a file"})
+			c.Skipped.Add(r, "socket", "socket, not a file")
 		default:
-			c.Skipped = append(c.Skipped, Skipped{Rel: r, Kind: "device", Reason: "device or special file, not a file"})
+			c.Skipped.Add(r, "device", "device or special file, not a file")
 		}
 	}
 	return nil

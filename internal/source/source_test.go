@@ -44,7 +44,7 @@ func TestScanSkipsJunkLinksAndSpecials(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"CLIPS", "EMPTY"}, dirs)
 	kinds := map[string]string{}
-	for _, s := range c.Skipped {
+	for s := range c.Skipped.All() {
 		kinds[s.Rel] = s.Kind
 		require.NotEmpty(t, s.Reason)
 	}
