@@ -20,8 +20,8 @@ import (
 // the first qualifies every file, counts, and computes the folders'
 // hashes (a stack of the folders open); the second writes each file's
 // entry as it comes (writeEntries). Per file it holds nothing past its
-// turn, but the names its warnings show (the first few) and, when one is
-// written, the MHL v1.1 list.
+// turn, but the names its warnings show (the first few); the MHL v1.1
+// list, when one is written, goes to its spool (v1Spool) as it comes.
 type builder struct {
 	info    offload.SealInfo
 	st      ascmhl.Store
@@ -33,9 +33,8 @@ type builder struct {
 	// read them (nil: could not be read, left out): the second writes
 	// the same.
 	failedSums map[string]map[hashing.Algo]string
-	second     bool // the second walk: nothing counted or warned again
-	v1         mhlv1.List
-	withV1     bool // the MHL v1.1 list is written (v1 is filled)
+	second     bool     // the second walk: nothing counted or warned again
+	v1         *v1Spool // the MHL v1.1 list, when one is written (nil: none)
 	warnings   []string
 	q          qualified
 	root       []ascmhl.DirHash
@@ -403,14 +402,14 @@ func (b *builder) fresh(sf *offload.SealFile, vals map[hashing.Algo]string, read
 
 // addV1 lists the file for the MHL v1.1 list, when one is written.
 func (b *builder) addV1(sf *offload.SealFile) {
-	if !b.withV1 || b.second {
+	if b.v1 == nil || b.second {
 		return
 	}
 	d := sf.Verified
 	if d.IsZero() {
 		d = b.info.Finished
 	}
-	b.v1.Files = append(b.v1.Files, mhlv1.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime, Sums: sf.Sums, HashDate: d})
+	b.v1.add(mhlv1.File{Path: sf.Rel, Size: sf.Size, Mtime: sf.Mtime, Sums: sf.Sums, HashDate: d})
 }
 
 func sortedAlgos(m map[hashing.Algo]string) []hashing.Algo {

@@ -101,10 +101,14 @@
 // widest folder (a clip folder of 1,000 frames; ~110-180 bytes a frame for a
 // card of frames all in one folder: BenchmarkSealHeap), a
 // record per folder (its path, time and hashes), the first names each
-// warning shows, and the failed copies' hashes; not a record per file. Two things still grow with the
-// files, each only when asked for: the MHL v1.1 list (written whole, when
-// --mhl asks for it) and the records of an earlier history the card
-// carries or the folder already holds (ascmhl.History.Records). See
+// warning shows, and the failed copies' hashes; not a record per file.
+// The MHL v1.1 list (--mhl v1 or both) is written as the first walk
+// gives the files, to a temporary file of its own (v1spool.go: unlinked,
+// in the system's temp folder), then copied into the card's folder: the
+// names of empty files are all it holds (2026-12-05; before, every
+// file's entry and the list's whole text). What still grows with the
+// files, only when there is one: the records of an earlier history the
+// card carries or the folder already holds (ascmhl.History.Records). See
 // docs/design.md.
 //
 // # Where it sits

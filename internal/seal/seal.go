@@ -118,7 +118,12 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 		}
 	}
 	ign := ignore.New(patterns)
-	b := &builder{info: info, st: st, hist: hist, ign: ign, withV1: s.Format.V1}
+	b := &builder{info: info, st: st, hist: hist, ign: ign}
+	if s.Format.V1 {
+		b.v1 = newV1Spool(&mhlv1.List{Username: s.username(), Hostname: info.Host, Tool: "dit " + info.ToolVersion,
+			Start: info.Started, Finish: info.Finished})
+		defer b.v1.close()
+	}
 	if err := b.build(ctx); err != nil {
 		return err
 	}
@@ -240,21 +245,15 @@ func historyToExtend(st ascmhl.Store, info offload.SealInfo) (*ascmhl.History, e
 // it did (not when there is no file to list: a warning).
 func (s *Sealer) writeV1(st ascmhl.Store, b *builder, name string) (bool, error) {
 	info := b.info
-	if len(b.v1.Files) == 0 {
+	if b.v1.files() == 0 {
 		b.warn("no file to list: MHL v1.1 file not written")
 		return false, nil
 	}
-	b.v1.Username, b.v1.Hostname = s.username(), info.Host
-	b.v1.Tool, b.v1.Start, b.v1.Finish = "dit "+info.ToolVersion, info.Started, info.Finished
-	data, err := b.v1.Marshal()
-	if err != nil {
-		return false, err
-	}
-	err = st.WriteFileAtomic(name, data, false)
+	err := ascmhl.WriteFileAtomicFrom(st, name, false, b.v1.writeTo)
 	if errors.Is(err, fs.ErrExist) && ownV1(st, name, info) {
 		// Written by this seal before a crash (the seal time is
 		// kept for a redo, and with it the name): written again.
-		err = st.WriteFileAtomic(name, data, true)
+		err = ascmhl.WriteFileAtomicFrom(st, name, true, b.v1.writeTo)
 	}
 	if err != nil {
 		return false, fmt.Errorf("writing %s: %w", filepath.Join(info.CardDir, name), err)

@@ -1,10 +1,12 @@
 package mhlv1
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -67,56 +69,108 @@ func v1Time(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") 
 // Marshal renders the list. A list needs at least one file, and each file
 // at least one hash MHL v1.1 knows.
 func (l *List) Marshal() ([]byte, error) {
-	var empty []string
-	for _, f := range l.Files {
-		if f.Size == 0 {
-			empty = append(empty, strings.ReplaceAll(ascmhl.DisplayName(f.Path), "--", "-%2D"))
-		}
-	}
-	if len(l.Files) == len(empty) {
-		return nil, errors.New("mhlv1: a hash list needs at least one file that is not empty")
-	}
 	var b bytes.Buffer
-	esc := func(s string) string {
-		var e bytes.Buffer
-		xml.EscapeText(&e, []byte(s))
-		return e.String()
-	}
-	leaf := func(indent, name, text string) {
-		fmt.Fprintf(&b, "%s<%s>%s</%s>\n", indent, name, esc(text), name)
-	}
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<hashlist version="1.1">` + "\n")
-	b.WriteString("  <creatorinfo>\n")
-	leaf("    ", "username", l.Username)
-	leaf("    ", "hostname", l.Hostname)
-	leaf("    ", "tool", l.Tool)
-	leaf("    ", "startdate", v1Time(l.Start))
-	leaf("    ", "finishdate", v1Time(l.Finish))
-	b.WriteString("  </creatorinfo>\n")
-	if len(empty) > 0 {
-		fmt.Fprintf(&b, "  <!-- %d empty file(s) not listed (MHL v1.1 sizes are positive): %s -->\n", len(empty), strings.Join(empty, ", "))
-	}
+	w := NewWriter(&b, l)
 	for _, f := range l.Files {
-		if f.Size == 0 {
-			continue
+		if err := w.Add(f); err != nil {
+			return nil, err
 		}
-		b.WriteString("  <hash>\n")
-		leaf("    ", "file", ascmhl.DisplayName(f.Path))
-		leaf("    ", "size", strconv.FormatInt(f.Size, 10))
-		leaf("    ", "lastmodificationdate", v1Time(f.Mtime))
-		n := 0
-		for _, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64} {
-			if v := f.Sums.Get(a); v != "" {
-				leaf("    ", Algos[a], v)
-				n++
-			}
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("mhlv1: %q has no md5, sha1 or xxh64: MHL v1.1 cannot record it", f.Path)
-		}
-		leaf("    ", "hashdate", v1Time(f.HashDate))
-		b.WriteString("  </hash>\n")
 	}
-	b.WriteString("</hashlist>\n")
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
 	return b.Bytes(), nil
+}
+
+// Writer writes a list as its files come, holding none of them: what
+// Marshal writes, with the files given one at a time (Add) and the
+// list's end by Close. The empty files it leaves out (MHL v1.1 sizes are
+// positive) are named in a comment before the list's end: their names
+// are what it holds.
+type Writer struct {
+	w     *bufio.Writer
+	empty []string
+	n     int // files listed
+	err   error
+}
+
+// NewWriter starts l's list on w: its header (l's Files are not
+// written: Add them).
+func NewWriter(w io.Writer, l *List) *Writer {
+	lw := &Writer{w: bufio.NewWriterSize(w, 64<<10)}
+	lw.put(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<hashlist version="1.1">` + "\n")
+	lw.put("  <creatorinfo>\n")
+	lw.leaf("username", l.Username)
+	lw.leaf("hostname", l.Hostname)
+	lw.leaf("tool", l.Tool)
+	lw.leaf("startdate", v1Time(l.Start))
+	lw.leaf("finishdate", v1Time(l.Finish))
+	lw.put("  </creatorinfo>\n")
+	return lw
+}
+
+func (lw *Writer) put(s string) {
+	if lw.err == nil {
+		_, lw.err = lw.w.WriteString(s)
+	}
+}
+
+func (lw *Writer) leaf(name, text string) {
+	lw.put("    <" + name + ">")
+	if lw.err == nil {
+		lw.err = xml.EscapeText(lw.w, []byte(text))
+	}
+	lw.put("</" + name + ">\n")
+}
+
+// Add lists f; an empty file is left out, named at the list's end. A
+// file without a hash MHL v1.1 knows is an error naming it.
+func (lw *Writer) Add(f File) error {
+	if f.Size == 0 {
+		lw.empty = append(lw.empty, strings.ReplaceAll(ascmhl.DisplayName(f.Path), "--", "-%2D"))
+		return lw.err
+	}
+	n := 0
+	for _, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64} {
+		if f.Sums.Get(a) != "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("mhlv1: %q has no md5, sha1 or xxh64: MHL v1.1 cannot record it", f.Path)
+	}
+	lw.put("  <hash>\n")
+	lw.leaf("file", ascmhl.DisplayName(f.Path))
+	lw.leaf("size", strconv.FormatInt(f.Size, 10))
+	lw.leaf("lastmodificationdate", v1Time(f.Mtime))
+	for _, a := range []hashing.Algo{hashing.MD5, hashing.SHA1, hashing.XXH64} {
+		if v := f.Sums.Get(a); v != "" {
+			lw.leaf(Algos[a], v)
+		}
+	}
+	lw.leaf("hashdate", v1Time(f.HashDate))
+	lw.put("  </hash>\n")
+	lw.n++
+	return lw.err
+}
+
+// Files is how many files were added (the empty ones left out
+// included).
+func (lw *Writer) Files() int { return lw.n + len(lw.empty) }
+
+// Close ends the list (naming the empty files left out) and flushes it.
+// A list with no file that is not empty is an error: MHL v1.1 cannot
+// say it.
+func (lw *Writer) Close() error {
+	if lw.n == 0 {
+		return errors.New("mhlv1: a hash list needs at least one file that is not empty")
+	}
+	if len(lw.empty) > 0 {
+		lw.put(fmt.Sprintf("  <!-- %d%sMHL v1.1 sizes are positive): %s -->\n", len(lw.empty), emptyComment, strings.Join(lw.empty, ", ")))
+	}
+	lw.put("</hashlist>\n")
+	if lw.err == nil {
+		lw.err = lw.w.Flush()
+	}
+	return lw.err
 }
