@@ -1,6 +1,7 @@
 package seal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dit-org/dit/internal/format/ascmhl"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/source"
 )
 
 // A cloud destination's card folder is not a folder of this machine: the
@@ -25,9 +27,15 @@ import (
 // the card's read, which the storage's checksum (or a read-back) matched.
 
 // stagedStore is the card's folder on a cloud destination, for the seal.
+// The cloud copy's verified files are a list in their paths' byte order
+// (source.Files: front-coded, its full blocks on disk, as a card's list
+// is), found by a search of it; a folder's entries are the files below
+// it, which that order keeps together. Nothing is held a file (before,
+// a map of every file with its hashes, ~400 B a file, and each folder
+// listed by going through every file).
 type stagedStore struct {
 	*ascmhl.OSStore
-	files map[string]offload.SealFile
+	files *source.Files
 	dirs  map[string]time.Time
 }
 
@@ -36,13 +44,21 @@ func openStaged(info offload.SealInfo) (ascmhl.Store, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stagedStore{OSStore: st, files: map[string]offload.SealFile{}, dirs: map[string]time.Time{}}
+	s := &stagedStore{OSStore: st, files: source.NewFiles(), dirs: map[string]time.Time{}}
+	last := ""
 	err = info.Files.Each(func(f *offload.SealFile) error {
 		if f.State != offload.StateVerified || isHistory(f.Rel) {
 			return nil
 		}
-		s.files[f.Rel] = *f
+		if s.files.Len() > 0 && f.Rel <= last {
+			return fmt.Errorf("the catalog gave the card's files out of their paths' order (%s after %s): no hash lists written", f.Rel, last)
+		}
+		last = f.Rel
+		s.files.Add(source.Entry{Rel: f.Rel, Size: f.Size, Mtime: f.Mtime})
 		for d := path.Dir(f.Rel); d != "."; d = path.Dir(d) {
+			if _, ok := s.dirs[d]; ok {
+				break // its parents are in too
+			}
 			s.dirs[d] = info.DirTimes[d]
 		}
 		return nil
@@ -61,6 +77,17 @@ func isHistory(rel string) bool {
 }
 
 var errCloudObject = errors.New("a cloud object: not read by the seal")
+
+// file is the cloud copy's verified file name, if it is one.
+func (s *stagedStore) file(name string) (source.Entry, bool) {
+	i := s.files.SearchInOrder(name)
+	if i < s.files.Len() && s.files.ComparePath(i, name) == 0 {
+		e := s.files.At(i)
+		e.Mtime = e.Mtime.UTC() // as the catalog gives it
+		return e, true
+	}
+	return source.Entry{}, false
+}
 
 // ReadDir lists the stage's entries and the cloud copy's files and
 // folders under name.
@@ -81,19 +108,34 @@ func (s *stagedStore) ReadDir(name string) ([]fs.DirEntry, error) {
 	for _, e := range real {
 		seen[e.Name()] = true
 	}
-	add := func(rel string, fi fs.FileInfo) {
-		dir := path.Dir(rel)
-		if dir != name || seen[fi.Name()] {
-			return
+	add := func(fi fs.FileInfo) {
+		if !seen[fi.Name()] {
+			seen[fi.Name()] = true
+			out = append(out, fs.FileInfoToDirEntry(fi))
 		}
-		seen[fi.Name()] = true
-		out = append(out, fs.FileInfoToDirEntry(fi))
 	}
-	for rel, f := range s.files {
-		add(rel, objectInfo{name: path.Base(rel), size: f.Size, mtime: f.Mtime})
+	prefix := name + "/"
+	if name == "." {
+		prefix = ""
 	}
-	for d, mt := range s.dirs {
-		add(d, objectInfo{name: path.Base(d), mtime: mt, dir: true})
+	// The files below name are together in the list: each is an entry
+	// of name, or in one of its folders.
+	var buf []byte
+	for i := s.files.SearchInOrder(prefix); i < s.files.Len(); i++ {
+		buf = s.files.AppendPath(buf[:0], i)
+		if !bytes.HasPrefix(buf, []byte(prefix)) {
+			break
+		}
+		rest := buf[len(prefix):]
+		if k := bytes.IndexByte(rest, '/'); k >= 0 {
+			sub := string(rest[:k])
+			if !seen[sub] {
+				add(objectInfo{name: sub, mtime: s.dirs[prefix+sub], dir: true})
+			}
+			continue
+		}
+		e := s.files.At(i)
+		add(objectInfo{name: string(rest), size: e.Size, mtime: e.Mtime.UTC()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out, nil
@@ -105,7 +147,7 @@ func (s *stagedStore) Lstat(name string) (fs.FileInfo, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return fi, err
 	}
-	if f, ok := s.files[name]; ok {
+	if f, ok := s.file(name); ok {
 		return objectInfo{name: path.Base(name), size: f.Size, mtime: f.Mtime}, nil
 	}
 	if mt, ok := s.dirs[name]; ok {
@@ -116,7 +158,7 @@ func (s *stagedStore) Lstat(name string) (fs.FileInfo, error) {
 
 // ReadFile reads a stage file; a cloud object is not read.
 func (s *stagedStore) ReadFile(name string) ([]byte, error) {
-	if _, ok := s.files[name]; ok {
+	if _, ok := s.file(name); ok {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errCloudObject}
 	}
 	return s.OSStore.ReadFile(name)
@@ -124,7 +166,7 @@ func (s *stagedStore) ReadFile(name string) ([]byte, error) {
 
 // Open opens a stage file; a cloud object is not read.
 func (s *stagedStore) Open(name string) (io.ReadCloser, error) {
-	if _, ok := s.files[name]; ok {
+	if _, ok := s.file(name); ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errCloudObject}
 	}
 	return s.OSStore.Open(name)

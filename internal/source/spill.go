@@ -99,6 +99,11 @@ type cachedBlock struct {
 	used uint64
 }
 
+// NewFiles is an empty list kept as a card's is: its full blocks on
+// disk in SpillDir (in memory when there is none). For lists made
+// elsewhere than a scan (a cloud seal's verified files).
+func NewFiles() *Files { return newSpilledFiles(SpillDir()) }
+
 // newSpilledFiles is an empty list whose full blocks are kept in a file
 // of dir ("": in memory, as &Files{}).
 func newSpilledFiles(dir string) *Files {
