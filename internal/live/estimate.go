@@ -84,10 +84,7 @@ func (m *Model) left(r *run, c Counters, k costs, now time.Time) remaining {
 	case Done:
 		return remaining{known: true}
 	case Sealing:
-		if !r.sealAt.IsZero() {
-			fixed = max(fixed-now.Sub(r.sealAt).Seconds(), 0)
-		}
-		return remaining{ended: fixed, known: true}
+		return sealLeft(r, c, fixed, now)
 	}
 	if !k.known {
 		return remaining{}
@@ -122,6 +119,33 @@ func (m *Model) left(r *run, c Counters, k costs, now time.Time) remaining {
 	}
 	out.ended = out.verified + fixed
 	return out
+}
+
+// sealPast is how far past its expected time (the plan's or this job's,
+// fixed) a seal with nothing else to go on is still said to end about
+// now; past it, its end is unknown.
+const sealPast = 1.5
+
+// sealLeft is what a run writing its hash lists has left. Once its walks
+// of the files have come some way (FilesSealed of SealFiles), the time it
+// has sealed over the part done says the rest: a card of a million
+// frames seals for a minute where a plan's fixed time says seconds.
+// Else the expected time (fixed) less the time sealed so far, at least
+// nothing, and unknown once it has run sealPast times as long: never
+// "safe in 0s" for a seal that goes on.
+func sealLeft(r *run, c Counters, fixed float64, now time.Time) remaining {
+	var el float64
+	if !r.sealAt.IsZero() {
+		el = now.Sub(r.sealAt).Seconds()
+	}
+	if c.SealFiles > 0 && c.FilesSealed > 0 && c.FilesSealed < c.SealFiles && el > 0 {
+		done := float64(c.FilesSealed) / float64(c.SealFiles)
+		return remaining{ended: el * (1 - done) / done, known: true}
+	}
+	if el > sealPast*fixed {
+		return remaining{}
+	}
+	return remaining{ended: max(fixed-el, 0), known: true}
 }
 
 // secondLeft is the time a cascade's second run of card c (not started)

@@ -74,8 +74,8 @@ func (m *Model) observe(r *run, c Counters, now time.Time, dt float64) Card {
 	} else {
 		r.copy.forget(keepFit)
 	}
-	if c.Phase == Sealing && p.Phase != Sealing {
-		r.sealAt = now
+	if c.Phase == Sealing && (p.Phase != Sealing || r.sealAt.IsZero()) {
+		r.sealAt = now // its first tick may find it sealing (a resume)
 	}
 	if c.Phase == Done && !r.sealAt.IsZero() && !r.learned {
 		r.learned = true

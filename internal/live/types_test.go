@@ -214,3 +214,53 @@ func TestSealingMovesWhileItWalks(t *testing.T) {
 		t.Fatalf("a seal that stopped: %+v", st)
 	}
 }
+
+// A card of many files seals far longer than the plan's fixed time says:
+// once its walks have come some way, the time to safe is the rest of
+// the walks at the pace so far (within 15 % of the truth), never "safe
+// in 0s" while it seals; with nothing to go on past half again the
+// expected time, unknown.
+func TestSealETAFollowsTheWalks(t *testing.T) {
+	prior := func(string, int) Prior { return Prior{Fixed: 5 * time.Second} }
+	base := Counters{Key: 1, Label: "A001", Phase: Sealing, Files: 1000, FilesToCopy: 1000, Bytes: 512e3, BytesCopied: 512e3,
+		FilesCopied: 1000, VerifyFiles: 2000, VerifyTotal: 1024e3, FilesVerified: 2000, BytesVerified: 1024e3,
+		Dests: []DestCounters{{Dest: "/d1", State: DestSealing, Bytes: 512e3, BytesWritten: 512e3, VerifyTotal: 512e3, BytesVerified: 512e3},
+			{Dest: "/d2", State: DestSealing, Bytes: 512e3, BytesWritten: 512e3, VerifyTotal: 512e3, BytesVerified: 512e3}}}
+	// The seal takes 60 s: each destination's two walks of 1,000 files
+	// (30 s a destination), the files named counted over both.
+	const total = 60
+	m := NewModel(Config{Verify: true, Prior: prior}, t0)
+	c := base
+	c.SealFiles = 2000
+	m.Tick(t0, []Counters{c})
+	for s := 1; s < total; s++ {
+		c.SealSteps = int64(s) * 4000 / total
+		c.FilesSealed = int(c.SealSteps / 2)
+		p := m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+		safe := p.Cards[0].ETA.Safe
+		left := float64(total - s)
+		if !safe.Known || safe.Seconds <= 0 {
+			t.Fatalf("second %d of %d sealing: safe %+v", s, total, safe)
+		}
+		if s >= total/10 && math.Abs(safe.Seconds-left) > 0.15*left+1 {
+			t.Errorf("second %d: safe in %.1fs, really %.0fs", s, safe.Seconds, left)
+		}
+	}
+
+	// Nothing counted (a seal of a kind that does not say its walks):
+	// the expected 5 s less the time sealed, then unknown past 7.5 s.
+	m = NewModel(Config{Verify: true, Prior: prior}, t0)
+	c = base
+	m.Tick(t0, []Counters{c})
+	for s := 1; s <= 12; s++ {
+		c.SealSteps = int64(s) * 100 // it moves: not stalled
+		p := m.Tick(t0.Add(time.Duration(s)*time.Second), []Counters{c})
+		safe := p.Cards[0].ETA.Safe
+		switch {
+		case s <= 5 && (!safe.Known || math.Abs(safe.Seconds-float64(5-s)) > 0.01):
+			t.Fatalf("second %d: safe %+v, want in %ds", s, safe, 5-s)
+		case s > 7 && safe.Known:
+			t.Fatalf("second %d, past half again the expected 5 s: safe %+v, want unknown", s, safe)
+		}
+	}
+}

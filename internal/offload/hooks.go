@@ -44,6 +44,15 @@ type SealFile struct {
 	Error       string
 }
 
+// SealProgress is told how far a seal's hash lists are: before the
+// walks of the card's files that write them, how many there are
+// (Walks); then each file each of those walks comes to (Walked). A walk
+// that only looks files up is not one of them.
+type SealProgress interface {
+	Walks(n int)
+	Walked()
+}
+
 // SealFiles are a card's files on one destination, in path order (byte
 // order of Rel): a cursor that reads them from the catalog each time it
 // is walked, so a sealer holds one file at a time, not the card's list.
@@ -100,6 +109,9 @@ type SealInfo struct {
 	// Files are the card's files as recorded, with their copy on this
 	// destination: walked from the catalog, never held whole.
 	Files SealFiles
+	// Progress, if set, is told how far the hash lists are (the live
+	// model's sealing figures).
+	Progress SealProgress
 	// Ignore are the job's ignore patterns (Options.Ignore): the hash
 	// lists record them.
 	Ignore   []string
@@ -176,7 +188,7 @@ func (c *cardRun) seal(ctx context.Context) []string {
 			Started: j.rec.Started, Algos: j.algos, Card: *c.rec, CardRoot: c.scan.Root, DestRoot: d.root,
 			CardDir: filepath.Join(d.root, filepath.FromSlash(c.out)), Ignore: j.opts.Ignore, Finished: c.rec.Sealed, FS: j.opts.FS,
 			Creator: j.opts.Creator, NoDirectoryHashes: j.opts.NoDirectoryHashes,
-			Files: c.sealCounting(di, c.sealFiles(d.rec.ID))}
+			Files: c.sealCounting(di, c.sealFiles(d.rec.ID)), Progress: sealProgress{&c.lc.dests[di]}}
 		var err error
 		if d.isStore() {
 			info.CardDir = storePath(d, c.out)

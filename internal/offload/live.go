@@ -83,28 +83,44 @@ type destLive struct {
 	// sealFailed: the card's hash lists could not be written there in
 	// this run (seal).
 	sealFailed atomic.Bool
-	// sealed: the card's files the seal has walked for its hash lists
-	// there (all of them once they are written); sealSteps: every file
-	// any of its walks came to (live.After.SealSteps).
-	sealed, sealSteps atomic.Int64
+	// sealWalks: the walks of the card's files that write its hash lists
+	// there, as the seal said (SealProgress; 0: not said yet); sealed:
+	// the files those walks came to, every walk counted (sealWalks x
+	// the files once they are written); sealSteps: every file any of
+	// the seal's walks came to, lookups too (live.After.SealSteps).
+	sealWalks, sealed, sealSteps atomic.Int64
 }
 
 // sealCounting is files, counting each file the seal walks for
-// destination di.
+// destination di (the run moves while it grows).
 func (c *cardRun) sealCounting(di int, files SealFiles) SealFiles {
 	return func(fn func(*SealFile) error) error {
 		return files(func(f *SealFile) error {
-			c.lc.dests[di].sealed.Add(1)
 			c.lc.dests[di].sealSteps.Add(1)
 			return fn(f)
 		})
 	}
 }
 
+// sealProgress is destination di's SealProgress: how far its hash lists
+// are (live.After's FilesSealed).
+type sealProgress struct{ l *destLive }
+
+func (p sealProgress) Walks(n int) { p.l.sealWalks.Store(int64(max(n, 1))) }
+func (p sealProgress) Walked()     { p.l.sealed.Add(1) }
+
+// sealNamed is how many files destination l's hash lists name so far,
+// of each: its walks' files counted once (the walks' steps over their
+// number), at most each.
+func sealNamed(l *destLive, each int64) int64 {
+	return min(l.sealed.Load()/max(l.sealWalks.Load(), 1), each)
+}
+
 // sealWritten records that destination di's hash lists are written:
 // every file of the card is named there.
 func (c *cardRun) sealWritten(di int) {
-	c.lc.dests[di].sealed.Store(c.lc.sealEach.Load())
+	l := &c.lc.dests[di]
+	l.sealed.Store(c.lc.sealEach.Load() * max(l.sealWalks.Load(), 1))
 }
 
 // sealFailedAt records that the card's hash lists could not be written
@@ -208,7 +224,7 @@ func (c *cardRun) counters(now time.Time) live.Counters {
 		k.SealSteps += l.sealSteps.Load()
 		if each := c.lc.sealEach.Load(); each > 0 {
 			k.SealFiles += int(each)
-			k.FilesSealed += int(min(l.sealed.Load(), each))
+			k.FilesSealed += int(sealNamed(l, each))
 		}
 		k.Dests = append(k.Dests, dc)
 	}

@@ -218,6 +218,9 @@ func (b *builder) merge(ctx context.Context, onDest func(*destEvent, func(hashin
 			return fmt.Errorf("the card's files are not in path order: %q after %q", sf.Rel, last)
 		}
 		last = sf.Rel
+		if p := b.info.Progress; p != nil {
+			p.Walked()
+		}
 		if b.ign.Match(sf.Rel, false) {
 			return nil
 		}

@@ -124,6 +124,15 @@ func (s *Sealer) Seal(ctx context.Context, info offload.SealInfo) error {
 			Start: info.Started, Finish: info.Finished})
 		defer b.v1.close()
 	}
+	if p := info.Progress; p != nil {
+		// The first walk qualifies the files (and lists them for MHL
+		// v1.1); a new ASC MHL generation is written by a second.
+		walks := 1
+		if s.Format.ASC && sealedBefore(hist, info) == "" {
+			walks = 2
+		}
+		p.Walks(walks)
+	}
 	if err := b.build(ctx); err != nil {
 		return err
 	}
