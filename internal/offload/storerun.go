@@ -498,7 +498,7 @@ func (c *cardRun) planStore() {
 			rel, size := c.list.rel(i), c.list.size(i)
 			c.verifyTotal += size
 			c.destVerifTotal[di] += size
-			o, ok, _ := lists[di].lookup(context.Background(), rel) // its folder listed as the look comes to it
+			o, ok, _ := lists[di].Lookup(context.Background(), rel) // its folder listed as the look comes to it
 			w0, _, _ := c.expectOf(rel)                             // unread: uploaded (counted here)
 			w := w0.Get(hashing.MD5)
 			if ok && w != "" && o.Size == size && strings.EqualFold(o.StorageMD5, w) {

@@ -80,12 +80,12 @@ func (c *cardRun) streamStore(ctx context.Context) {
 			if there[di] {
 				continue
 			}
-			o, ok, err := lists[di].lookup(ctx, rel)
+			o, ok, err := lists[di].Lookup(ctx, rel)
 			if err != nil {
 				if ctx.Err() != nil {
 					return false
 				}
-				c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(c.dests[di], lists[di].folder(rel)), err), nil)
+				c.storeDown(di, fmt.Sprintf("cannot list %s: %v", storePath(c.dests[di], lists[di].Folder(rel)), err), nil)
 				there[di] = true // down: nothing sent there
 				continue
 			}

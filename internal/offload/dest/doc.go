@@ -64,7 +64,11 @@
 // algorithms [VerifyAlgos] picks); a bad choice of the user's is a
 // [UsageError] (dit exits 2); a remote's upload limit is read by
 // [ParseBwLimit], and a copy's verify_algos said in words by
-// [VerifiedBy].
+// [VerifiedBy]. What a Store holds of a card's files is read a folder at
+// a time as a walk of them comes to each ([Lister], a few folders'
+// listings kept), by the store run and by dit verify alike: never the
+// card's whole folder, so that what either holds stays flat in the
+// number of files on the card.
 //
 // # The catalog's words
 //

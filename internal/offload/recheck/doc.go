@@ -17,9 +17,11 @@
 //	inflight.go the pool the folder copies are read back with: a few
 //	            at once a destination, reported and recorded in order
 //	store.go    a remote's copy: the listing's storage MD5, or read back
-//	            (with All, or without one); the ASC MHL history dit wrote
-//	            in the cloud read back, chain and manifests (C4); a changed
-//	            one fails the card (HistoryChanged), so a resume seals it
+//	            (with All, or without one); what the remote holds read a
+//	            folder at a time as the walk comes to it (dest.Lister);
+//	            the ASC MHL history dit wrote in the cloud read back,
+//	            chain and manifests (C4, hashed as read); a changed one
+//	            fails the card (HistoryChanged), so a resume seals it
 //	            again
 //
 // # Several copies at once
@@ -44,6 +46,18 @@
 // cache (fsys.OpenNoCache). A destination on one spinning disk is read
 // in up to eight places at once, a 4 MiB block at a time: it seeks where
 // it read a file straight through before (not measured here: no disk).
+//
+// What a cloud destination holds is listed a folder at a time
+// (dest.Lister over dest.Store.ListDir: on S3 a delimited listing of the
+// folder's prefix, a request a thousand keys) as the walk of the card's
+// files comes to the folder, the last two folders' listings kept: never
+// the card's whole folder, so that what a check holds stays flat in the
+// number of files on the card (a folder of a card holds its entries,
+// ~130-400 B each, while the walk is in it). The walk is in path order
+// (the catalog's, byte order): a folder's files come together but for
+// those of its folders in between (A/a, A/b/x, A/c: A, A/b, then A
+// again), so a folder comes back after its folders, and is listed again
+// if more than one came between.
 //
 // The remote destinations are reached through internal/offload/dest
 // (dest.OpenStore, dest.CheckRemotes) with the job's recorded rclone

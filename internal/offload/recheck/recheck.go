@@ -60,6 +60,9 @@ type Options struct {
 	// checked by the storage's own MD5 of the object, or read back when
 	// it has none or with All.
 	Remote dest.Settings
+	// WrapStore, if set, wraps each remote destination's store as the
+	// check opens it (tests count its listings, inject faults here).
+	WrapStore func(dest.Store) dest.Store
 }
 
 // Progress is how far a [JobWith] is.
@@ -105,7 +108,7 @@ func JobWith(ctx context.Context, cat *catalog.Catalog, fsy fsys.FS, jobID int64
 		fsy = fsys.OS{}
 	}
 	r := &rechecker{cat: cat, onResult: opt.OnResult, onProgress: opt.OnProgress, remote: opt.Remote, all: opt.All}
-	r.stores = map[string]dest.Store{}
+	r.stores, r.listers, r.wrap = map[string]dest.Store{}, map[string]*dest.Lister{}, opt.WrapStore
 	if r.onResult == nil {
 		r.onResult = func(Result) {}
 	}
@@ -293,9 +296,12 @@ type rechecker struct {
 	ok         bool
 	remote     dest.Settings
 	all        bool
-	// stores are the remote destinations opened so far, by path: each
-	// keeps the folders it listed.
-	stores map[string]dest.Store
+	// stores are the remote destinations opened so far, by path (each
+	// wrapped by wrap, if set), and listers what each holds, a few
+	// folders' listings at a time.
+	stores  map[string]dest.Store
+	wrap    func(dest.Store) dest.Store
+	listers map[string]*dest.Lister
 	// histories are the cloud ASC MHL histories checked so far.
 	histories map[string]historyCheck
 }

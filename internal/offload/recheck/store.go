@@ -21,7 +21,9 @@ import (
 // multipart object, another storage) or with --all, the object read back
 // from the remote and hashed. A remote that cannot be listed stops the
 // check with an error (nothing is recorded for it): the copies are not
-// known bad for it.
+// known bad for it (the copies before it, in folders listed, are).
+// What the remote holds is read a folder at a time, as the walk comes to
+// the copy's folder (r.lister).
 func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.File, d *catalog.Dest, cp *catalog.Copy, out string) error {
 	rel := path.Join(out, f.Rel)
 	if cp != nil && cp.Path != "" {
@@ -45,18 +47,22 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	if err != nil {
 		return err
 	}
-	held, err := cd.List(ctx, out)
+	l := r.lister(cd)
+	o, ok, err := l.Lookup(ctx, rel)
 	if err != nil {
-		return fmt.Errorf("%w: the copies there were not checked; run it again once the remote answers", err)
+		return notChecked(cd, l.Folder(rel), err, "the copies there were not checked")
 	}
-	o, ok := held[strings.TrimPrefix(rel, out+"/")]
 	if ok && cp != nil && strings.HasPrefix(cp.VerifyAlgos, dest.ByHistory) {
 		// The card's ASC MHL chain went up as the chain of its history,
 		// extended by this job's generation (storeseal.go): it is not the
 		// card's file, and is checked with the history.
-		n, herr := r.history(ctx, cd, path.Dir(rel), held, strings.TrimPrefix(path.Dir(rel), out+"/"))
+		n, herr := r.history(ctx, cd, path.Dir(rel))
 		if errors.Is(herr, context.Canceled) {
 			return herr
+		}
+		var nl notListed
+		if errors.As(herr, &nl) {
+			return notChecked(cd, nl.dir, nl.err, "the copies there were not checked")
 		}
 		if herr != nil {
 			res.State, res.Error = summary.StateFailed, herr.Error()
@@ -110,8 +116,7 @@ func (r *rechecker) storeCopy(ctx context.Context, k *catalog.Card, f *catalog.F
 	return nil
 }
 
-// store is the remote destination at root, opened once per check (it
-// lists each card folder once).
+// store is the remote destination at root, opened once per check.
 func (r *rechecker) store(root string) (dest.Store, error) {
 	if st, ok := r.stores[root]; ok {
 		return st, nil
@@ -120,30 +125,70 @@ func (r *rechecker) store(root string) (dest.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.wrap != nil {
+		st = r.wrap(st)
+	}
 	r.stores[root] = st
 	return st, nil
 }
 
-// storeHistory reads back the ASC MHL history dit wrote in the cloud
-// (its chain at dir/ascmhl_chain.xml, dir the folder's path on cd; rdir
-// the same relative to the card's folder, as held lists it) and checks
-// that the chain is one, and that every manifest it lists is there and
-// hashes as it records (C4): a history changed since it was written
-// fails, naming the object. It returns the manifests checked.
-func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string, held map[string]dest.Object, rdir string) (int, error) {
-	read := func(name string) ([]byte, error) {
-		o, ok := held[path.Join(rdir, name)]
-		if !ok {
-			return nil, fmt.Errorf("%s/%s/%s is gone from the remote: the ASC MHL history dit wrote there is incomplete", cd, dir, name)
-		}
-		rc, err := cd.Open(ctx, path.Join(dir, name), o.Size)
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		return io.ReadAll(io.LimitReader(rc, 256<<20))
+// lister is what cd holds, read a folder at a time as the check comes
+// to it (names relative to its root), one for the whole check: the
+// cards' files come in path order, a card's after another's, each card
+// of a folder of its own, so that each folder is listed once (again
+// when the walk comes back to one after dest.ListsKept others).
+func (r *rechecker) lister(cd dest.Store) *dest.Lister {
+	l, ok := r.listers[cd.String()]
+	if !ok {
+		l = dest.NewLister(cd, "", false)
+		r.listers[cd.String()] = l
 	}
-	data, err := read(ascmhl.ChainFile)
+	return l
+}
+
+// notListed is a folder of a remote's (dir, relative to its root) that
+// could not be listed (err):
+// what is there is not known, so nothing is found bad for it.
+type notListed struct {
+	dir string
+	err error
+}
+
+func (e notListed) Error() string { return "cannot list " + e.dir + ": " + e.err.Error() }
+func (e notListed) Unwrap() error { return e.err }
+
+// notChecked is the error that stops a check at a folder dir of cd that
+// could not be listed (err); what says what was not checked.
+func notChecked(cd dest.Store, dir string, err error, what string) error {
+	return fmt.Errorf("cannot list %s/%s: %w: %s; run it again once the remote answers", cd, dir, err, what)
+}
+
+// storeHistory reads back the ASC MHL history dit wrote in the cloud
+// (its chain at dir/ascmhl_chain.xml, dir the folder's path on cd) and
+// checks that the chain is one, and that every manifest it lists is
+// there and hashes as it records (C4, hashed as it is read: a manifest
+// of a million files is never held): a history changed since it was
+// written fails, naming the object. It returns the manifests checked;
+// a folder that cannot be listed is a notListed error.
+func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string) (int, error) {
+	l := r.lister(cd)
+	open := func(name string) (io.ReadCloser, error) {
+		rel := path.Join(dir, name)
+		o, ok, err := l.Lookup(ctx, rel)
+		if err != nil {
+			return nil, notListed{dir: l.Folder(rel), err: err}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s/%s is gone from the remote: the ASC MHL history dit wrote there is incomplete", cd, rel)
+		}
+		return cd.Open(ctx, rel, o.Size)
+	}
+	rc, err := open(ascmhl.ChainFile)
+	if err != nil {
+		return 0, err
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, 256<<20)) // an entry a generation
+	rc.Close()
 	if err != nil {
 		return 0, err
 	}
@@ -152,11 +197,17 @@ func (r *rechecker) storeHistory(ctx context.Context, cd dest.Store, dir string,
 		return 0, fmt.Errorf("%s/%s/%s is not the ASC MHL chain dit wrote (%v): it changed since; the history there cannot be trusted", cd, dir, ascmhl.ChainFile, err)
 	}
 	for _, e := range entries {
-		m, err := read(e.Path)
+		rc, err := open(e.Path)
 		if err != nil {
 			return 0, err
 		}
-		if got := ascmhl.C4(m); got != e.C4 {
+		h := hashing.C4.New()
+		_, err = io.Copy(h, rc)
+		rc.Close()
+		if err != nil {
+			return 0, err
+		}
+		if got := hashing.EncodeC4(h.Sum(nil)); got != e.C4 {
 			return 0, fmt.Errorf("%s/%s/%s differs from what its chain records (c4 %s, the chain's %s): the ASC MHL history dit wrote there changed", cd, dir, e.Path, got, e.C4)
 		}
 	}
@@ -184,15 +235,15 @@ type historyCheck struct {
 	err error
 }
 
-// history is storeHistory, once per history (an interruption is not
-// kept).
-func (r *rechecker) history(ctx context.Context, cd dest.Store, dir string, held map[string]dest.Object, rdir string) (int, error) {
+// history is storeHistory, once per history (an interruption, or a
+// folder that could not be listed, is not kept).
+func (r *rechecker) history(ctx context.Context, cd dest.Store, dir string) (int, error) {
 	key := cd.String() + "\x00" + dir
 	if h, ok := r.histories[key]; ok {
 		return h.n, h.err
 	}
-	n, err := r.storeHistory(ctx, cd, dir, held, rdir)
-	if errors.Is(err, context.Canceled) {
+	n, err := r.storeHistory(ctx, cd, dir)
+	if errors.Is(err, context.Canceled) || errors.As(err, new(notListed)) {
 		return n, err
 	}
 	if r.histories == nil {
@@ -241,13 +292,13 @@ func (r *rechecker) storeCardHistory(ctx context.Context, j *catalog.Job, k *cat
 	}
 	dir := path.Join(out, ascmhl.HistoryDir)
 	_, reported := r.histories[cd.String()+"\x00"+dir]
-	held, err := cd.List(ctx, out)
-	if err != nil {
-		return fmt.Errorf("%w: the ASC MHL history there was not checked; run it again once the remote answers", err)
-	}
-	n, err := r.history(ctx, cd, dir, held, ascmhl.HistoryDir)
+	n, err := r.history(ctx, cd, dir)
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	var nl notListed
+	if errors.As(err, &nl) {
+		return notChecked(cd, nl.dir, nl.err, "the ASC MHL history there was not checked")
 	}
 	res := Result{Card: k.Label, Path: cd.String() + "/" + dir + "/" + ascmhl.ChainFile, State: Resealed,
 		Error: fmt.Sprintf("the ASC MHL history dit wrote in the cloud: read back, its chain and the %d manifests it lists agree (c4)", n)}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package recheck
+
+const raceOn = false
