@@ -18,7 +18,10 @@
 //
 //	summary.go   Summary, CardSummary, HopSummary: LoadSummary, from the
 //	             cards' totals (LoadFileByFile: the same, file by file);
-//	             each card's and run's verdict, through internal/verdict
+//	             each card's and run's verdict, through internal/verdict;
+//	             each run's first FailuresListed failed files, the others
+//	             counted (a card of a million failed frames is not carried
+//	             whole into every status)
 //	model.go     the job model: JobFigures and CardFigures, the figures
 //	             the summary and the job report (reports/jobreport) both
 //	             carry; TBPerHour
