@@ -27,6 +27,7 @@
 //	             carry; TBPerHour
 //	activity.go  Activity: what a job moved and the time it spent, from
 //	             its per-second samples and runs (every TB/hour dit prints)
+//	failures.go  Failure, FailuresListed: how many failed files a run lists
 //	advice.go    CardAdvice: what a card's recorded failures say to do
 //	words.go     the states and error words the pipeline records and this
 //	             package reads (StateVerified, HistoryWaits, ...)
