@@ -289,8 +289,10 @@ func (r runState) runText() string {
 		return runStopped
 	case r.Done:
 		return runFailed
+	case len(r.Failures) > 0 && r.failedFiles() > 0:
+		return r.phaseState() + " (" + plural(r.failedFiles(), "file") + " failed)"
 	case len(r.Failures) > 0:
-		return r.phaseState() + " (" + plural(len(r.Failures)+r.FailuresMore, "file") + " failed)"
+		return r.phaseState() + " (failures)" // no file counted yet (the next progress counts it), or not a file: its hash lists
 	}
 	return r.phaseState()
 }

@@ -88,25 +88,16 @@ const maxClipRows = 200
 // thumbWidth is a clip thumbnail's width in the History.
 const thumbWidth = 96
 
-// loadJobClips reads the clips of a job's cards: from its report
-// (jobreport.Build, with the thumbnails read from the reports folders),
-// or, for a job that has not finished, from the catalog alone.
-func loadJobClips(cat *catalog.Catalog, id int64, cards []*catalog.Card) (map[string][]jobreport.Clip, string) {
-	out := map[string][]jobreport.Clip{}
-	if r, err := jobreport.Build(cat, id, jobreport.Options{}); err == nil {
-		for _, c := range r.Cards {
-			if len(c.Clips) > 0 {
-				out[c.Label] = c.Clips
-			}
-		}
-		return out, r.ThumbnailsNote
+// loadJobClips reads the clips of a job's cards with their thumbnails
+// (read from the reports folders, as the report does) without building
+// the job's report (jobreport.JobClips): opening a job of a card of a
+// million frames reads its clips, not its files.
+func loadJobClips(cat *catalog.Catalog, id int64) (map[string][]jobreport.Clip, string) {
+	out, note, err := jobreport.JobClips(cat, id, jobreport.Options{})
+	if err != nil {
+		return map[string][]jobreport.Clip{}, ""
 	}
-	for _, k := range cards {
-		if cs, _, _, err := jobreport.CardClips(cat, k.ID); err == nil && len(cs) > 0 {
-			out[k.Label] = cs
-		}
-	}
-	return out, ""
+	return out, note
 }
 
 // historyView lists past jobs from the catalog with their totals and
@@ -291,7 +282,7 @@ func (v *historyView) openJob(id int64) {
 		var px string
 		var arrays map[string]arrayCopy
 		if err == nil {
-			cl, note = loadJobClips(cat, id, cards)
+			cl, note = loadJobClips(cat, id)
 			px, err = assembly.ProxyCount(cat, id)
 			arrays = arrayCopies(s)
 		}
@@ -369,7 +360,7 @@ func (v *historyView) renderDetail() {
 		for _, ds := range c.Destinations {
 			v.addDest(ds)
 		}
-		v.addFailures(c.Failures, c.Failed, "")
+		v.addFailures(c.Failures, c.FailuresMore, c.Failed, "")
 		v.addClips(d.clips[c.Label], d.thumbNote)
 		if len(s.Then) > 0 {
 			v.addSecondRun(c)
@@ -445,11 +436,23 @@ func (v *historyView) addClips(cs []jobreport.Clip, thumbNote string) {
 
 // addFailures lists what failed in a run under the summary's count of
 // its failed files (n): what failed beside them (its hash lists) is
-// listed, not counted as a file.
-func (v *historyView) addFailures(fs []offload.Failure, n int, what string) {
+// listed, not counted as a file; more, the summary's count of the failed
+// files it does not list (FailuresMore), is said with those this view
+// leaves out.
+func (v *historyView) addFailures(fs []offload.Failure, more, n int, what string) {
 	if len(fs) == 0 {
 		return
 	}
+	fl := widget.NewLabel(historyFailures(fs, more, n, what))
+	fl.Wrapping = fyne.TextWrapWord
+	fl.Importance = widget.DangerImportance
+	v.detail.Add(fl)
+}
+
+// historyFailures is the text addFailures shows: the first 50 of fs,
+// then how many more failed (those of fs not shown and more) and where
+// they are all listed (the card's Files).
+func historyFailures(fs []offload.Failure, more, n int, what string) string {
 	var b strings.Builder
 	if n > 0 {
 		fmt.Fprintf(&b, "%s%s failed:", what, plural(n, "file"))
@@ -458,15 +461,14 @@ func (v *historyView) addFailures(fs []offload.Failure, n int, what string) {
 	}
 	for k, f := range fs {
 		if k == 50 {
-			fmt.Fprintf(&b, "\n... and %d more (see Files or the report)", len(fs)-50)
 			break
 		}
 		fmt.Fprintf(&b, "\n%s: %s", f.Path, firstLine(f.Error))
 	}
-	fl := widget.NewLabel(b.String())
-	fl.Wrapping = fyne.TextWrapWord
-	fl.Importance = widget.DangerImportance
-	v.detail.Add(fl)
+	if more += len(fs) - min(len(fs), 50); more > 0 {
+		fmt.Fprintf(&b, "\n... and %d more (Files lists them all)", more)
+	}
+	return b.String()
 }
 
 // addSecondRun shows a cascade card's two times (card free, safe to
@@ -517,7 +519,7 @@ func (v *historyView) addSecondRun(c offload.CardSummary) {
 	for _, ds := range h.Destinations {
 		v.addDest(ds)
 	}
-	v.addFailures(h.Failures, h.Failed, "2nd run: ")
+	v.addFailures(h.Failures, h.FailuresMore, h.Failed, "2nd run: ")
 }
 
 // showFiles lists a card's files with their state on each destination:

@@ -315,7 +315,7 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 	if c.EndState == "" {
 		c.EndState = cs.FirstRun
 	}
-	c.Failures, c.FailuresMore = summaryFailures(c.Failures, cs.Failures)
+	c.Failures, c.FailuresMore = summaryFailures(c.Failures, cs.Failures, cs.FailuresMore)
 	c.SumFailed, c.SumRead = cs.Failed, true
 	if cs.Then == nil {
 		return
@@ -325,17 +325,20 @@ func (c *cardView) takeVerdict(st verdict.State, why string, cs *offload.CardSum
 		c.Then.Done = true
 	}
 	c.Then.EndState = cs.Then.Status
-	c.Then.Failures, c.Then.FailuresMore = summaryFailures(c.Then.Failures, cs.Then.Failures)
+	c.Then.Failures, c.Then.FailuresMore = summaryFailures(c.Then.Failures, cs.Then.Failures, cs.Then.FailuresMore)
 	c.Then.SumFailed, c.Then.SumRead = cs.Then.Failed, true
 }
 
 // summaryFailures are a run's failures as its summary gives them: they
 // replace what the events said (a file that failed and was copied again
-// is not failed), in the summary's order (its failed files, then what
-// else failed: its hash lists), each with the event's words when one
-// said why (they name the destination).
-func summaryFailures(events []failure, fs []offload.Failure) ([]failure, int) {
-	var r runState
+// is not failed), in the summary's order (its first failed files, then
+// what else failed: its hash lists), each with the event's words when
+// one said why (they name the destination); more, the summary's count
+// of the failed files it left out (FailuresMore), is the count of those
+// not held. The summary bounds its list (offload's FailuresListed, and
+// what failed beside the files always listed): it is held whole.
+func summaryFailures(events []failure, fs []offload.Failure, more int) ([]failure, int) {
+	out := make([]failure, 0, len(fs))
 	for _, f := range fs {
 		why := f.Error
 		for _, e := range events {
@@ -344,9 +347,9 @@ func summaryFailures(events []failure, fs []offload.Failure) ([]failure, int) {
 				break
 			}
 		}
-		r.addFailure(f.Path, why)
+		out = append(out, failure{Path: f.Path, Why: why})
 	}
-	return r.Failures, r.FailuresMore
+	return out, more
 }
 
 // setEject records an eject of the card at path (or labelled label).

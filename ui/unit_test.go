@@ -160,7 +160,8 @@ func TestSummaryGivesTheFailuresAndTheirCount(t *testing.T) {
 // failure event is taken in constant time each; the card holds the first
 // failuresHeld to list and counts the rest, and its panel says them all
 // (the engine's count) with the first twenty named; the summary's list,
-// read at the end, is held the same way.
+// read at the end (its first hundred failed files, the others counted,
+// then its hash lists not written), is held as it is, with its count.
 func TestAllFramesFailedHoldsAHundred(t *testing.T) {
 	const n = 200_000
 	m := newRunModel(1, "j", t0, offload.Progress{Cards: []offload.CardProgress{{Label: "A001"}}}, nil)
@@ -169,8 +170,11 @@ func TestAllFramesFailedHoldsAHundred(t *testing.T) {
 		p := fmt.Sprintf("F/%07d.ari", i)
 		m.apply(offload.Event{Type: offload.EvFile, Card: "A001", Path: p, State: offload.StateFailed,
 			Copies: []offload.CopyState{{Dest: "/d2", State: offload.StateFailed, Error: "write: no such device"}}})
-		sum = append(sum, offload.Failure{Path: p, Error: "write: no such device"})
+		if i < 100 {
+			sum = append(sum, offload.Failure{Path: p, Error: "write: no such device"})
+		}
 	}
+	sum = append(sum, offload.Failure{Path: "(hash lists)", Error: "hash lists not written in /d2/j/A001: no such device"})
 	m.apply(offload.Event{Type: offload.EvProgress, Time: t0.Add(time.Second), Progress: &offload.Progress{Cards: []offload.CardProgress{
 		{Label: "A001", Phase: "copying", Files: n, FilesFailed: n}}}})
 	c := m.view().Cards[0]
@@ -182,11 +186,15 @@ func TestAllFramesFailedHoldsAHundred(t *testing.T) {
 	require.True(t, strings.HasSuffix(text, "\nF/0000019.ari: on /d2: write: no such device\n... and 199980 more (see History)"), text)
 	m.apply(offload.Event{Type: offload.EvRunDone, Card: "A001", State: offload.StateFailed})
 	m.applySummary(&offload.Summary{Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Status: verdict.Failed, Failed: n,
-		Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: sum}}}, true)
+		Verdict: "FAILED: NOT safe to format"}, State: "failed", FirstRun: verdict.Failed, Failures: sum, FailuresMore: n - 100}}}, true)
 	c = m.view().Cards[0]
-	require.Len(t, c.Failures, failuresHeld)
-	require.Equal(t, n-failuresHeld, c.FailuresMore)
+	require.Len(t, c.Failures, 101)
+	require.Equal(t, n-100, c.FailuresMore, "the summary's count")
 	require.Equal(t, "on /d2: write: no such device", c.Failures[99].Why, "the event's words")
+	require.Equal(t, "(hash lists)", c.Failures[100].Path, "what failed beside the files, listed")
+	text = failureText(c.Failures, c.FailuresMore, c.failedFiles(), false, "")
+	require.True(t, strings.HasPrefix(text, "200000 files failed:\n"), text)
+	require.True(t, strings.HasSuffix(text, "\n... and 199981 more (see History)"), text)
 }
 
 func TestThroughputHistoryKeepsTheWindow(t *testing.T) {
@@ -282,4 +290,20 @@ func TestThemeSwitchRecolours(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The History of a card whose summary lists its first hundred failed
+// files and counts the others: the engine's count of failed files heads
+// the list, and the line after the fifty shown says how many more
+// failed (those listed but not shown and those the summary counts).
+func TestHistorySaysTheFailuresNotListed(t *testing.T) {
+	var fs []offload.Failure
+	for i := range 100 {
+		fs = append(fs, offload.Failure{Path: fmt.Sprintf("F/%07d.ari", i), Error: "write: no such device"})
+	}
+	fs = append(fs, offload.Failure{Path: "(hash lists)", Error: "hash lists not written in /d2/j/A001: no such device"})
+	text := historyFailures(fs, 999_900, 1_000_000, "")
+	require.True(t, strings.HasPrefix(text, "1000000 files failed:\nF/0000000.ari: write: no such device\n"), text)
+	require.True(t, strings.HasSuffix(text, "\nF/0000049.ari: write: no such device\n... and 999951 more (Files lists them all)"), text)
+	require.Equal(t, "Failed:\n(hash lists): why", historyFailures([]offload.Failure{{Path: "(hash lists)", Error: "why"}}, 0, 0, ""))
 }

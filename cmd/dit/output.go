@@ -296,7 +296,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		fmt.Fprintf(w, "      from %s: %d files, %s, %d skipped, %d failed, %s\n", c.Path, c.Files,
 			units.FormatBytes(c.Bytes), c.Skipped, c.Failed, tbhOf(c.BytesCopied, c.TBPerHour))
 		writeDests(w, "->", c.Destinations)
-		failures := c.Failures
+		failures, more := c.Failures, c.FailuresMore
 		if len(s.Then) > 0 {
 			if !c.FreeAt.IsZero() {
 				fmt.Fprintf(w, "      card free at %s (verified on the first run's destinations)\n", clock(c.FreeAt))
@@ -308,6 +308,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 				for _, f := range h.Failures {
 					failures = append(failures, offload.Failure{Path: f.Path + " (2nd run)", Error: f.Error})
 				}
+				more += h.FailuresMore
 			} else if c.CardFree {
 				fmt.Fprintf(w, "      second run not started\n")
 			}
@@ -315,27 +316,7 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 		if !c.SafeAt.IsZero() {
 			fmt.Fprintf(w, "      safe to format at %s\n", clock(c.SafeAt))
 		}
-		shown := 0
-		for i := 0; i < len(failures); {
-			f := failures[i]
-			n := 1
-			for i+n < len(failures) && failures[i+n].Error == f.Error {
-				n++
-			}
-			if shown == 20 {
-				fmt.Fprintf(w, "      ... and more: %s\n", g.showCommand(s.JobID))
-				break
-			}
-			shown++
-			if n > 2 {
-				// One reason for many files (a card that stopped answering).
-				fmt.Fprintf(w, "      FAILED %d files (%s ... %s): %s\n", n, f.Path, failures[i+n-1].Path, f.Error)
-				i += n
-				continue
-			}
-			fmt.Fprintf(w, "      FAILED %s: %s\n", f.Path, f.Error)
-			i++
-		}
+		writeFailures(w, failures, more, g.showCommand(s.JobID))
 	}
 	if len(s.Warnings) > 0 {
 		fmt.Fprintf(w, "\nWarnings:\n")
@@ -349,6 +330,45 @@ func writeSummary(w io.Writer, s *offload.Summary, db, mhl string, g *GlobalOpti
 	}
 	if next := nextStep(g, s.JobID, s.State, s.Cards); next != "" {
 		fmt.Fprintf(w, "Next: %s\n", next)
+	}
+}
+
+// writeFailures prints a card's failures as its summary lists them (its
+// runs' first failed files and what else failed), runs of one reason
+// said once, up to 20 lines; more are the failed files the summary left
+// out (FailuresMore), said with the command (show) that lists them all.
+func writeFailures(w io.Writer, failures []offload.Failure, more int, show string) {
+	shown := 0
+	for i := 0; i < len(failures); {
+		f := failures[i]
+		n := 1
+		for i+n < len(failures) && failures[i+n].Error == f.Error {
+			n++
+		}
+		if shown == 20 {
+			if more == 0 {
+				fmt.Fprintf(w, "      ... and more: %s\n", show)
+				return
+			}
+			fmt.Fprintf(w, "      ... and more\n")
+			break
+		}
+		shown++
+		if n > 2 {
+			// One reason for many files (a card that stopped answering).
+			fmt.Fprintf(w, "      FAILED %d files (%s ... %s): %s\n", n, f.Path, failures[i+n-1].Path, f.Error)
+			i += n
+			continue
+		}
+		fmt.Fprintf(w, "      FAILED %s: %s\n", f.Path, f.Error)
+		i++
+	}
+	if more > 0 {
+		what := "files"
+		if more == 1 {
+			what = "file"
+		}
+		fmt.Fprintf(w, "      ... and %d more failed %s, not listed here: %s lists them all\n", more, what, show)
 	}
 }
 

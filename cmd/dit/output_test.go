@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ func TestWarningsArePrinted(t *testing.T) {
 // printed carry the catalog the command was given.
 func TestNextStepSaysWhatHelps(t *testing.T) {
 	g := &GlobalOptions{DB: "/srv/carts/cart2.db"}
-	changed := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Failed: 1}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: offload.ChangedSinceVerified + " (size 1 -> 2)"}}}}
+	changed := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Failed: 1}, State: "failed", Failures: []offload.Failure{{Path: "CLIPS/C001.mov", Error: offload.ChangedSinceVerified + " (size 1 -> 2)"}},
+		Advice: offload.CardAdvice{Changed: 1}}}
 	msg := nextStep(g, 4, "done", changed)
 	require.Contains(t, msg, "offload the card as a new job")
 	require.NotContains(t, msg, "--resume")
@@ -53,11 +55,13 @@ func TestNextStepSaysWhatHelps(t *testing.T) {
 	// run here): the resume writes it. One written by this job before
 	// files were added: only another job, to another folder.
 	waits := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001"}, State: "verified", Then: &offload.HopSummary{State: "sealing", Failed: 1,
-		Failures: []offload.Failure{{Path: "clip.mov", Error: "upload failed"}, {Path: "(hash lists)", Error: offload.HistoryWaits + "rclone:s3:show/day01/A001: 1 file not verified there (clip.mov): ..."}}}}}
+		Failures: []offload.Failure{{Path: "clip.mov", Error: "upload failed"}, {Path: "(hash lists)", Error: offload.HistoryWaits + "rclone:s3:show/day01/A001: 1 file not verified there (clip.mov): ..."}},
+		Advice:   offload.CardAdvice{HistoryWaits: true}}}}
 	require.Equal(t, "the cloud history of 1 card(s) waits for files not verified there: once the cause is fixed (see above), upload them and write it with: dit offload --resume 4 --db /srv/carts/cart2.db",
 		nextStep(g, 4, "done", waits))
 	written := []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001"}, State: "sealing",
-		Failures: []offload.Failure{{Path: "(hash lists)", Error: "hash lists not written in rclone:s3:show/day01/A001: rclone:s3:show/day01/A001/ascmhl " + offload.HistoryWritten + " once ..."}}}}
+		Failures: []offload.Failure{{Path: "(hash lists)", Error: "hash lists not written in rclone:s3:show/day01/A001: rclone:s3:show/day01/A001/ascmhl " + offload.HistoryWritten + " once ..."}},
+		Advice:   offload.CardAdvice{HistoryWritten: true}}}
 	require.Equal(t, "the cloud history of 1 card(s) was written by this job before and cannot list every file (dit never replaces an object): offload them again to another cloud folder",
 		nextStep(g, 4, "done", written))
 
@@ -95,4 +99,26 @@ func TestResumedLineSaysWhatItCounts(t *testing.T) {
 		require.Contains(t, b.String(), c.want)
 		require.NotContains(t, b.String(), "read from the cards in all")
 	}
+}
+
+// A card with more failed files than its summary lists: the summary
+// prints the listed ones and says how many more failed, with the command
+// that lists them all, the card's count being the true one.
+func TestSummarySaysFailuresLeftOut(t *testing.T) {
+	g := &GlobalOptions{DB: "/srv/carts/cart2.db"}
+	var fs []offload.Failure
+	for i := range 100 {
+		fs = append(fs, offload.Failure{Path: fmt.Sprintf("CLIPS/C%07d.ari", i), Error: "reading the card: input/output error"})
+	}
+	fs = append(fs, offload.Failure{Path: "(hash lists)", Error: "hash lists not written"})
+	s := &offload.Summary{JobID: 7, State: "done", Cards: []offload.CardSummary{{CardFigures: offload.CardFigures{Label: "A001", Files: 1_000_000, Failed: 1_000_000},
+		Failures: fs, FailuresMore: 999_900}}}
+	var b bytes.Buffer
+	writeSummary(&b, s, g.DB, "", g)
+	out := b.String()
+	require.Contains(t, out, "1000000 failed")
+	require.Contains(t, out, "FAILED 100 files (CLIPS/C0000000.ari ... CLIPS/C0000099.ari): reading the card: input/output error\n")
+	require.Contains(t, out, "FAILED (hash lists): hash lists not written\n")
+	require.Contains(t, out, "      ... and 999900 more failed files, not listed here: dit job show 7 --db /srv/carts/cart2.db lists them all\n")
+	require.Contains(t, out, "1000000 file(s) failed")
 }

@@ -198,7 +198,7 @@
 //	    a deletion) keeps them without knowing. A count that fell to 0
 //	    stays as a row with n 0 ([Catalog.DeleteJob] removes a job's).
 //	    The migration fills it from the rows already there.
-//	    [Catalog.JobTotals] reads a job's, [Catalog.FailedFileList] a
+//	    [Catalog.JobTotals] reads a job's, [Catalog.EachFailedFile] a
 //	    card's failed files (by files_failed, a partial index on
 //	    files(card_id, rel_path) of the rows in state failed).
 //	A migration named NNNN_name.sqlite.sql or NNNN_name.postgres.sql is

@@ -30,6 +30,26 @@ func (c *Catalog) FilesAt(cardID int64, from, n int) ([]*File, error) {
 		ORDER BY rel_path LIMIT ?`, []any{cardID, cardID, from, min(n, filesNamedChunk)})
 }
 
+// SkipCount is how many entries of a card were skipped, and how many of
+// them were unreadable (kind "unreadable": a card with one is not
+// wholly copied).
+type SkipCount struct {
+	N, Unreadable int
+}
+
+// SkippedCount counts card cardID's skipped entries in the database (a
+// count over the skipped table's key, no entry read here): a card of a
+// million frames may carry as many.
+func (c *Catalog) SkippedCount(cardID int64) (SkipCount, error) {
+	if err := c.Flush(); err != nil {
+		return SkipCount{}, err
+	}
+	var n SkipCount
+	err := c.db.QueryRow(`SELECT CAST(count(*) AS BIGINT), CAST(COALESCE(SUM(CASE WHEN kind='unreadable' THEN 1 ELSE 0 END),0) AS BIGINT)
+		FROM skipped WHERE card_id=?`, cardID).Scan(&n.N, &n.Unreadable)
+	return n, c.wrap(err)
+}
+
 // EachSkipped calls fn with each of card cardID's skipped entries, by
 // path (byte order), reading them as it goes: a card of a million frames
 // may carry as many skipped entries (a macOS AppleDouble file beside

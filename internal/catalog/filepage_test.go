@@ -160,3 +160,57 @@ func TestEachSkippedIsSkipped(t *testing.T) {
 		require.Equal(t, 1, n)
 	})
 }
+
+// SkippedCount counts a card's skipped entries and the unreadable ones
+// among them as Skipped lists them, another card's left out; a card
+// with none counts 0.
+func TestSkippedCountIsSkipped(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		k, other := pageFixture(t, c, 3)
+		for i := range 250 {
+			kind := "metadata"
+			if i%50 == 7 {
+				kind = "unreadable"
+			}
+			c.PutSkipped(k.ID, Skip{Rel: fmt.Sprintf("CLIPS/._%04d.mov", i), Kind: kind, Reason: "why"})
+		}
+		c.PutSkipped(other.ID, Skip{Rel: "._other", Kind: "unreadable", Reason: "other card"})
+		all, err := c.Skipped(k.ID)
+		require.NoError(t, err)
+		n, err := c.SkippedCount(k.ID)
+		require.NoError(t, err)
+		require.Equal(t, SkipCount{N: len(all), Unreadable: 5}, n)
+		require.Equal(t, 250, n.N)
+		none, err := c.SkippedCount(other.ID + 100)
+		require.NoError(t, err)
+		require.Zero(t, none)
+	})
+}
+
+// EachFailedFile walks a card's failed files (path and error) in path
+// order as FailedFileList lists them, another card's and the files not
+// failed left out; an error from the walk's function stops it.
+func TestEachFailedFileIsFailedFileList(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.loc(t))
+		k, other := pageFixture(t, c, 200)
+		c.PutFile(&File{CardID: other.ID, Rel: "B/x.dng", State: "failed", Error: "other card"})
+		want, err := c.FailedFileList(k.ID)
+		require.NoError(t, err)
+		var got []File
+		require.NoError(t, c.EachFailedFile(k.ID, func(f File) error { got = append(got, f); return nil }))
+		require.Equal(t, want, got)
+		require.Len(t, got, 7) // i%31 == 7 of 200
+		for i, f := range got {
+			require.Equal(t, "read error", f.Error)
+			if i > 0 {
+				require.Less(t, got[i-1].Rel, f.Rel, "byte order")
+			}
+		}
+		stop := fmt.Errorf("stop")
+		n := 0
+		require.ErrorIs(t, c.EachFailedFile(k.ID, func(File) error { n++; return stop }), stop)
+		require.Equal(t, 1, n)
+	})
+}

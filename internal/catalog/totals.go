@@ -72,22 +72,36 @@ func (c *Catalog) JobTotals(jobID int64) (map[int64]*CardTotals, error) {
 }
 
 // FailedFileList lists a card's failed files (path and error), sorted by
-// path.
+// path (EachFailedFile, held whole).
 func (c *Catalog) FailedFileList(cardID int64) ([]File, error) {
+	var out []File
+	err := c.EachFailedFile(cardID, func(f File) error {
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// EachFailedFile calls fn with each of card cardID's failed files (path
+// and error), sorted by path, reading them as it goes: a card of a
+// million frames whose every frame failed is never held whole here. An
+// error from fn stops the walk and is returned.
+func (c *Catalog) EachFailedFile(cardID int64, fn func(File) error) error {
 	// +card_id: SQLite would read the card's every file by the primary
 	// key; the partial index files_failed holds only failed files.
 	rows, err := c.Query(`SELECT rel_path, error FROM files WHERE state='failed' AND +card_id=? ORDER BY rel_path`, cardID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []File
 	for rows.Next() {
 		f := File{CardID: cardID, State: "failed"}
 		if err := rows.Scan(&f.Rel, &f.Error); err != nil {
-			return nil, c.wrap(err)
+			return c.wrap(err)
 		}
-		out = append(out, f)
+		if err := fn(f); err != nil {
+			return err
+		}
 	}
-	return out, c.wrap(rows.Err())
+	return c.wrap(rows.Err())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/clips"
 	"github.com/dit-org/dit/internal/fsys"
+	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid"
 )
@@ -514,4 +515,52 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// JobClips reads the clips of job jobID's cards (its first run's, by
+// label) as its report holds them, with their poster frames read from
+// the reports folders on its destinations (o.FS, as Build), and the
+// report's ThumbnailsNote; without building the report (no summary, no
+// file, no rate read): what a view that lists a job's clips needs, for
+// a card of a million frames too. A job that has not finished (running
+// or interrupted: no report written yet) has its clips only, no poster
+// frame and no note.
+func JobClips(cat *catalog.Catalog, jobID int64, o Options) (map[string][]Clip, string, error) {
+	j, err := cat.Job(jobID)
+	if err != nil {
+		return nil, "", err
+	}
+	cards, err := cat.Cards(jobID)
+	if err != nil {
+		return nil, "", err
+	}
+	dests, err := cat.Dests(jobID)
+	if err != nil {
+		return nil, "", err
+	}
+	r := &Report{Job: Job{ID: j.ID, Name: j.Name, Layout: j.Layout, Started: j.Started}, fs: o.FS}
+	for _, d := range dests {
+		dt := DestTotals{Path: d.Path}
+		if d.Hop == 2 {
+			dt.Run = 2
+		}
+		r.Destinations = append(r.Destinations, dt)
+	}
+	for _, k := range catalog.FirstRun(cards) {
+		cs, _, _, err := CardClips(cat, k.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		r.Cards = append(r.Cards, Card{CardFigures: offload.CardFigures{Label: k.Label}, Clips: cs})
+	}
+	if j.State != catalog.JobRunning && j.State != catalog.JobInterrupted {
+		r.loadThumbnails()
+	}
+	out := map[string][]Clip{}
+	for _, c := range r.Cards {
+		if len(c.Clips) > 0 {
+			out[c.Label] = c.Clips
+		}
+	}
+	return out, r.ThumbnailsNote, nil
 }

@@ -64,6 +64,21 @@ func TestReportFromCatalogAloneKeepsSound(t *testing.T) {
 	require.NoError(t, err)
 	later, err := Build(cat, id, Options{ALE: true, Now: func() time.Time { return generated }})
 	require.NoError(t, err)
+	// What the GUI's History lists, read without building the report:
+	// the report's clips, poster frames and note.
+	byLabel, note, err := JobClips(cat, id, Options{})
+	require.NoError(t, err)
+	require.Equal(t, later.ThumbnailsNote, note)
+	posters := 0
+	for _, c := range later.Cards {
+		require.Equal(t, c.Clips, byLabel[c.Label], c.Label)
+		for _, k := range byLabel[c.Label] {
+			if len(k.jpeg) > 0 {
+				posters++
+			}
+		}
+	}
+	require.Positive(t, posters, "poster frames read from the reports folder")
 	var labels []string
 	for _, k := range cards {
 		labels = append(labels, k.Label)

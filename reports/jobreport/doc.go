@@ -6,8 +6,12 @@
 // The job (name, id, state, host, dit version, start and end, hashes,
 // verify mode); totals; each destination (files verified, copied but not
 // verified, failed, skipped, bytes there, write and read-back rates); and
-// each card: label, source, media and bus when known, files, bytes, every
-// skipped entry with its reason, every failure, copy and verify start and
+// each card: label, source, media and bus when known, files, bytes, its
+// skipped entries with their reasons and its failures (the first
+// MaxListed, 1,000, of each: a card of a million frames may carry as
+// many; the card's counts are the true ones, and every format says how
+// many more there are and that dit job show JOB lists them all: JSON
+// skipped_more, failures_more and not_listed), copy and verify start and
 // end, the mean, min, max and 95th percentile (nearest rank) of its
 // per-second throughput samples (catalog.Samples) for the copy (reading the
 // card) and the verify phase (reading the copies back), and TB/hour, from
@@ -107,7 +111,9 @@
 // starts with '#', so a reader that skips comments (Go's
 // csv.Reader.Comment = '#', pandas' comment="#") reads the header first
 // and then only the files; a file row whose card starts with '#' has it
-// quoted. A copy's state carries its error ("failed: read-back:
+// quoted. A card with more skipped entries than the report lists ends
+// with a row "# not listed", its card, state "skipped" and in error "…
+// and N more skipped, not listed here: dit job show JOB lists them all". A copy's state carries its error ("failed: read-back:
 // ..."); a skipped entry has state "skipped (<kind>)" and its reason in
 // error. Paths are the card-relative paths, byte for byte; sizes are bytes.
 //
@@ -147,7 +153,8 @@
 // to format or why not). Page 2: the job's settings and the destinations.
 // Then a page per card: its figures, its chart (drawn into the page as
 // vector paths and text, in the report's fonts) and its failures and
-// skipped entries (the first 40 of each).
+// skipped entries (the first 40 of each, the rest counted, and those the
+// report leaves out said with the command that lists them all).
 //
 // A cascade (dit offload --then) reads as such in HTML and PDF: a line
 // under the totals names the first run's destinations (from the cards) and

@@ -222,6 +222,15 @@ func (r *Report) csvCard(cw *csv.Writer, bw *bufio.Writer, i int) error {
 			return err
 		}
 	}
+	if c.SkippedMore > 0 {
+		// A comment row (readers that skip comments skip it): the
+		// entries left out, and the command that lists them all.
+		row := make([]string, len(r.csvHead()))
+		row[0], row[1], row[4], row[5] = "# not listed", commentText(c.Label), "skipped", moreLine(c.SkippedMore, "skipped", r.Job.ID)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

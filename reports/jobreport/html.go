@@ -20,26 +20,29 @@ import (
 var maxHTMLFiles = 2000
 
 var funcs = template.FuncMap{
-	"size":     sizeHTML,
-	"tbh":      tbhNum,
-	"hms":      hmsOr,
-	"n":        thousands,
-	"time":     formatTime,
-	"span":     span,
-	"name":     ascmhl.DisplayName,
-	"join":     strings.Join,
-	"plain":    plainText,
-	"clips":    func(r *Report, c Card) template.HTML { return r.clipsHTML(&c) },
-	"proxies":  func(r *Report, c Card) template.HTML { return r.proxiesHTML(&c) },
-	"reason":   skipReason,
-	"yesno":    yesNo,
-	"verdict":  func(c Card) string { return verdictText(&c) },
-	"short":    func(c Card) string { return shortVerdict(&c) },
-	"failed":   func(c Card) int { return failedFiles(&c) },
-	"headline": jobVerdict,
-	"resumed":  resumedText,
-	"simul":    simulatedText,
-	"unit":     rateUnitOf,
+	"size":      sizeHTML,
+	"tbh":       tbhNum,
+	"hms":       hmsOr,
+	"n":         thousands,
+	"time":      formatTime,
+	"span":      span,
+	"name":      ascmhl.DisplayName,
+	"join":      strings.Join,
+	"plain":     plainText,
+	"clips":     func(r *Report, c Card) template.HTML { return r.clipsHTML(&c) },
+	"proxies":   func(r *Report, c Card) template.HTML { return r.proxiesHTML(&c) },
+	"reason":    skipReason,
+	"yesno":     yesNo,
+	"verdict":   func(c Card) string { return verdictText(&c) },
+	"short":     func(c Card) string { return shortVerdict(&c) },
+	"failed":    func(c Card) int { return failedFiles(&c) },
+	"nskipped":  func(c Card) int { return len(c.Skipped) + c.SkippedMore },
+	"nfailures": func(c Card) int { return len(c.Failures) + c.FailuresMore },
+	"more":      moreLine,
+	"headline":  jobVerdict,
+	"resumed":   resumedText,
+	"simul":     simulatedText,
+	"unit":      rateUnitOf,
 	"cardDestUnit": func(c Card) rateUnit {
 		var rs []Rate
 		for _, d := range c.Destinations {
@@ -174,7 +177,7 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>Source</th><td>{{name $c.Source}}</td></tr>
 {{if $c.Media}}<tr><th>Media</th><td>{{$c.Media}}</td></tr>{{end}}
 {{if $c.Bus}}<tr><th>Bus</th><td>{{$c.Bus}}</td></tr>{{end}}
-<tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{len $c.Skipped}} skipped, {{n (failed $c)}} failed</td></tr>
+<tr><th>Files</th><td>{{n $c.Files}} files, {{size $c.Bytes}}; {{n (nskipped $c)}} skipped, {{n (failed $c)}} failed</td></tr>
 <tr><th>Copy</th><td>{{span $c.CopyStarted $c.CopyFinished}}</td></tr>
 <tr><th>Verify</th><td>{{span $c.VerifyStart $c.VerifyEnd}}</td></tr>
 {{- if $casc}}
@@ -207,8 +210,8 @@ tr.total td{font-weight:bold;border-top:2px solid #111}
 <tr><th>On destination</th>{{if $casc}}<th>Run</th>{{end}}<th>Verified</th><th>Copied, not verified</th><th>Failed</th><th>Skipped</th>{{if $cl}}<th>Verified how</th>{{end}}<th>Write, {{$cu.Name}} (mean)</th><th>Read back, {{$cu.Name}} (mean)</th></tr>
 {{range $c.Destinations}}<tr><td>{{name .Path}}</td>{{if $casc}}<td>{{run .Run}}</td>{{end}}<td class="num">{{n .Verified}}</td><td class="num">{{n .Copied}}</td><td class="num">{{n .Failed}}</td><td class="num">{{n .Skipped}}</td>{{if $cl}}<td>{{by .VerifiedBy}}</td>{{end}}<td class="num">{{$cu.Num .WriteRate.Mean}}</td><td class="num">{{rbCell .VerifiedBy .ReadBackRate.Mean $cu}}</td></tr>
 {{end}}</table>
-{{if $c.Failures}}<h3>Failures ({{len $c.Failures}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}</ul>{{end}}
-{{if $c.Skipped}}<h3>Skipped, not copied ({{len $c.Skipped}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}{{proxies $.R $c}}
+{{if $c.Failures}}<h3>Failures ({{n (nfailures $c)}})</h3><ul>{{range $c.Failures}}<li><span class="mono">{{name .Path}}</span>: {{plain .Error}}</li>{{end}}{{if $c.FailuresMore}}<li class="more">{{more $c.FailuresMore "failed" $.R.Job.ID}}</li>{{end}}</ul>{{end}}
+{{if $c.Skipped}}<h3>Skipped, not copied ({{n (nskipped $c)}})</h3><ul>{{range $c.Skipped}}<li><span class="mono">{{name .Path}}</span>: {{reason .}}</li>{{end}}{{if $c.SkippedMore}}<li class="more">{{more $c.SkippedMore "skipped" $.R.Job.ID}}</li>{{end}}</ul>{{end}}{{clips $.R $c}}{{proxies $.R $c}}
 {{- $rows := $.Rows $i}}
 <details><summary>{{$rows}} files with their hashes</summary>
 <table class="mono">

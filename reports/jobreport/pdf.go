@@ -277,7 +277,7 @@ func (r *Report) pdfSummary(d pdfDoc) {
 	if t.Verified {
 		verified, verifiedSub, verifiedCol = "Yes", "every card safe to format", colSafe
 	}
-	issues := fmt.Sprintf("%d skipped, %d failed", t.Skipped, t.Failed)
+	issues := fmt.Sprintf("%s skipped, %s failed", thousands(t.Skipped), thousands(t.Failed))
 	endToEnd := units.FormatBytes(t.BytesCopied) + " copied"
 	if t.ActiveSeconds > 0 {
 		endToEnd = units.FormatBytes(t.BytesCopied) + " in " + hms(t.ActiveSeconds)

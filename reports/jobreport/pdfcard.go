@@ -21,10 +21,10 @@ func (r *Report) pdfCard(d pdfDoc, i int) error {
 	if err := pdfCardChart(d, c); err != nil {
 		return err
 	}
-	d.list(fmt.Sprintf("Failures (%d)", len(c.Failures)), len(c.Failures), func(k int) (string, string) {
+	d.list("Failures", pdfList{n: len(c.Failures), more: c.FailuresMore, what: "failed", job: r.Job.ID}, func(k int) (string, string) {
 		return ascmhl.DisplayName(c.Failures[k].Path) + ":", plainText(c.Failures[k].Error)
 	})
-	d.list(fmt.Sprintf("Skipped, not copied (%d)", len(c.Skipped)), len(c.Skipped), func(k int) (string, string) {
+	d.list("Skipped, not copied", pdfList{n: len(c.Skipped), more: c.SkippedMore, what: "skipped", job: r.Job.ID}, func(k int) (string, string) {
 		return ascmhl.DisplayName(c.Skipped[k].Path) + ":", skipReason(c.Skipped[k])
 	})
 	r.pdfClips(d, i)
@@ -48,8 +48,8 @@ func (r *Report) pdfCardHead(d pdfDoc, c *Card) {
 	if c.Media != "" || c.Bus != "" {
 		d.kv("Reader", strings.Trim(c.Media+", "+c.Bus, ", "))
 	}
-	d.kv("Files", fmt.Sprintf("%s, %s; %d skipped, %d failed", plural(c.Files, "file", "files"), units.FormatBytes(c.Bytes),
-		len(c.Skipped), failedFiles(c)))
+	d.kv("Files", fmt.Sprintf("%s, %s; %s skipped, %s failed", plural(c.Files, "file", "files"), units.FormatBytes(c.Bytes),
+		thousands(len(c.Skipped)+c.SkippedMore), thousands(failedFiles(c))))
 	d.kv("File list", "in the CSV and JSON reports (not in this PDF)")
 	d.kv("Copy", span(c.CopyStarted, c.CopyFinished))
 	d.kv("Verify", span(c.VerifyStart, c.VerifyEnd))
@@ -190,24 +190,36 @@ func pdfCardChart(d pdfDoc, c *Card) (err error) {
 	return nil
 }
 
-// list is a titled list of n entries (a name in bold and why), the
-// first maxPDFLines of them.
-func (d pdfDoc) list(title string, n int, item func(int) (string, string)) {
+// pdfList is what a card's list in the PDF holds: n entries in the
+// report, more left out of it (Unlisted), what they are ("failed",
+// "skipped") and the job's id (for the command that lists them all).
+type pdfList struct {
+	n, more int
+	what    string
+	job     int64
+}
+
+// list is a titled list of l's entries (a name in bold and why), the
+// first maxPDFLines of them, the title counting them all; the entries
+// left out said with the command that lists them all (those in the
+// report only: the CSV report has them).
+func (d pdfDoc) list(title string, l pdfList, item func(int) (string, string)) {
+	n := l.n
 	if n == 0 {
 		return
 	}
 	if d.GetY()+14 > pdfBottom {
 		d.AddPage()
 	}
-	d.heading(11, title)
+	d.heading(11, fmt.Sprintf("%s (%s)", title, thousands(n+l.more)))
 	for k := 0; k < n && k < maxPDFLines; k++ {
 		name, why := item(k)
+		if d.GetY()+4.5 > pdfBottom {
+			d.AddPage() // before the font is set: the page's footer sets its own
+		}
 		d.SetX(pdfMargin)
 		d.font("B", 8.5, colInk)
 		nw := min(d.GetStringWidth(name)+2.5, 80)
-		if d.GetY()+4.5 > pdfBottom {
-			d.AddPage()
-		}
 		y := d.GetY()
 		d.MultiCell(nw, 4.2, name, "", "L", false)
 		yName := d.GetY()
@@ -216,7 +228,12 @@ func (d pdfDoc) list(title string, n int, item func(int) (string, string)) {
 		d.MultiCell(pdfWidth-nw, 4.2, why, "", "L", false)
 		d.SetY(max(d.GetY(), yName))
 	}
-	if n > maxPDFLines {
+	switch {
+	case l.more > 0:
+		d.font("", 8.5, colMuted)
+		d.SetX(pdfMargin)
+		d.MultiCell(pdfWidth, 4.2, moreLine(max(n-maxPDFLines, 0)+l.more, l.what, l.job), "", "L", false)
+	case n > maxPDFLines:
 		d.font("", 8.5, colMuted)
 		d.SetX(pdfMargin)
 		d.MultiCell(pdfWidth, 4.2, fmt.Sprintf("... and %d more: see the CSV report", n-maxPDFLines), "", "L", false)

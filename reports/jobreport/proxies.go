@@ -76,7 +76,7 @@ func (r *Report) proxiesHTML(c *Card) template.HTML {
 
 // pdfProxies is a card's proxies in the PDF report.
 func pdfProxies(d pdfDoc, c *Card) {
-	d.list(fmt.Sprintf("Proxies (%d)", len(c.Proxies)), len(c.Proxies), func(k int) (string, string) {
+	d.list("Proxies", pdfList{n: len(c.Proxies)}, func(k int) (string, string) {
 		return proxyLine(c.Proxies[k])
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dit-org/dit/internal/catalog"
 	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/offload"
+	"github.com/dit-org/dit/internal/offload/summary"
 	"github.com/dit-org/dit/internal/units"
 	"github.com/dit-org/dit/raid/mountplace"
 )
@@ -132,13 +133,17 @@ type Card struct {
 	// model of internal/offload/model.go), the same names and meanings
 	// as in dit job show --json.
 	offload.CardFigures
-	Source     string    `json:"source"`
-	Media      string    `json:"media,omitempty"`
-	Bus        string    `json:"bus,omitempty"`
-	Skipped    []Skip    `json:"skipped"`
-	Failures   []Failure `json:"failures"`
-	CopyRate   Rate      `json:"copy_rate"`
-	VerifyRate Rate      `json:"verify_rate,omitzero"`
+	Source string `json:"source"`
+	Media  string `json:"media,omitempty"`
+	Bus    string `json:"bus,omitempty"`
+	// Skipped and Failures are the card's first MaxListed skipped
+	// entries and failures (its runs' failed files, then what else
+	// failed); Unlisted counts those left out.
+	Skipped  []Skip    `json:"skipped"`
+	Failures []Failure `json:"failures"`
+	Unlisted
+	CopyRate   Rate `json:"copy_rate"`
+	VerifyRate Rate `json:"verify_rate,omitzero"`
 	// BytesVerified are the bytes read back from its copies (every
 	// destination); CopySeconds and VerifySeconds the time spent in each
 	// (summed per-second samples: pauses and interruptions left out),
@@ -164,17 +169,60 @@ type Card struct {
 	FileList []File `json:"file_list"`
 	// Then is a cascade's second run, from the first copy.
 	Then *SecondRun `json:"then,omitempty"`
-	// Clips are the card's clips (internal/clips), when it has any:
-	// Camera and CardType are those of most of them, ClipSeconds their
-	// length summed (where known).
-	Camera      string  `json:"camera,omitempty"`
-	CardType    string  `json:"card_type,omitempty"`
-	ClipSeconds float64 `json:"clip_seconds,omitempty"`
-	Clips       []Clip  `json:"clips,omitempty"`
+	// Clips are the card's clips (internal/clips), when it has any;
+	// ClipTotals say what most of them are and their length.
+	ClipTotals
+	Clips []Clip `json:"clips,omitempty"`
 	// Proxies are the editorial proxies of the card's clips (proxies.go).
 	Proxies []Proxy `json:"proxies,omitempty"`
 
 	series []point
+}
+
+// MaxListed is how many of a card's skipped entries, and of its
+// failures, a report holds: a card of a million frames may carry as many
+// of each; every format lists these and says how many more there are
+// (Unlisted), and dit job show JOB lists them all.
+const MaxListed = 1000
+
+// Unlisted counts what a card's lists in a report leave out: its
+// skipped entries (SkippedMore) and failed files (FailuresMore, both
+// runs') beyond the first MaxListed of each. NotListed says so, with
+// the command that lists them all ("" when nothing is left out). The
+// card's counts (Failed, Totals.Skipped) are the true ones.
+type Unlisted struct {
+	SkippedMore  int    `json:"skipped_more,omitempty"`
+	FailuresMore int    `json:"failures_more,omitempty"`
+	NotListed    string `json:"not_listed,omitempty"`
+}
+
+// ClipTotals are a card's clips at a glance: the Camera and CardType of
+// most of them, ClipSeconds their length summed (where known).
+type ClipTotals struct {
+	Camera      string  `json:"camera,omitempty"`
+	CardType    string  `json:"card_type,omitempty"`
+	ClipSeconds float64 `json:"clip_seconds,omitempty"`
+}
+
+// moreLine is the sentence that says n more entries (what: "skipped",
+// "failed") of a card of job jobID are not listed, "" when n is 0.
+func moreLine(n int, what string, jobID int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("… and %s more %s, not listed here: dit job show %d lists them all", thousands(n), what, jobID)
+}
+
+// notListed is c's NotListed: its skipped entries and failures left out
+// of the report, said.
+func (c *Card) notListed(jobID int64) string {
+	var out []string
+	for _, s := range []string{moreLine(c.FailuresMore, "failed", jobID), moreLine(c.SkippedMore, "skipped", jobID)} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // SecondRun is a card's second run in a cascade: its first copy (Source)
@@ -338,7 +386,7 @@ func load(cat *catalog.Catalog, jobID int64, o Options) (*builder, error) {
 		return nil, fmt.Errorf("job %d is %s: %w; resume it (dit offload --resume %d, with the same --db if one was given) and report it when it is done", jobID, j.State, ErrNotFinished, jobID)
 	}
 	b := &builder{cat: cat, o: o, j: j}
-	if b.sum, err = offload.LoadSummary(cat, jobID); err != nil {
+	if b.sum, err = summary.LoadListing(cat, jobID, MaxListed); err != nil {
 		return nil, err
 	}
 	if b.cards, err = cat.Cards(jobID); err != nil {
@@ -426,18 +474,16 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 	} else if d, ok := b.planned[k.Label]; ok {
 		c.Media, c.Bus = d[0], d[1]
 	}
-	skipped, err := b.cat.Skipped(k.ID)
-	if err != nil {
+	if err := b.skipped(&c, k); err != nil {
 		return c, err
-	}
-	for _, s := range skipped {
-		c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
 	}
 	for _, f := range cs.Failures {
 		c.Failures = append(c.Failures, Failure{Path: f.Path, Error: f.Error})
 	}
+	c.FailuresMore = cs.FailuresMore
 	h := b.second[k.ID]
 	b.secondRun(&c, cs, h)
+	c.NotListed = c.notListed(b.j.ID)
 	if ca := b.act.Cards[k.ID]; ca != nil {
 		c.BytesVerified = ca.BytesVerified
 		c.CopySeconds, c.VerifySeconds = round(ca.CopyTime.Seconds(), 3), round(ca.VerifyTime.Seconds(), 3)
@@ -462,6 +508,31 @@ func (b *builder) card(k *catalog.Card, cs *offload.CardSummary) (Card, error) {
 	return c, loadClips(b.cat, k.ID, &c)
 }
 
+// errListed stops a walk of a card's skipped entries once MaxListed
+// are held.
+var errListed = errors.New("listed")
+
+// skipped are card k's first MaxListed skipped entries, read as they
+// come, and how many more it has (counted in the catalog).
+func (b *builder) skipped(c *Card, k *catalog.Card) error {
+	n, err := b.cat.SkippedCount(k.ID)
+	if err != nil {
+		return err
+	}
+	err = b.cat.EachSkipped(k.ID, func(s catalog.Skip) error {
+		if len(c.Skipped) == MaxListed {
+			return errListed
+		}
+		c.Skipped = append(c.Skipped, Skip{Path: s.Rel, Kind: s.Kind, Reason: s.Reason})
+		return nil
+	})
+	if err != nil && !errors.Is(err, errListed) {
+		return err
+	}
+	c.SkippedMore = max(n.N-len(c.Skipped), 0)
+	return nil
+}
+
 // secondRun is a cascade card's second run (h, nil without one).
 func (b *builder) secondRun(c *Card, cs *offload.CardSummary, h *catalog.Card) {
 	if cs.Then == nil || h == nil {
@@ -477,6 +548,7 @@ func (b *builder) secondRun(c *Card, cs *offload.CardSummary, h *catalog.Card) {
 	for _, f := range cs.Then.Failures {
 		c.Failures = append(c.Failures, Failure{Path: f.Path + " (2nd run)", Error: f.Error})
 	}
+	c.FailuresMore += cs.Then.FailuresMore
 }
 
 // cardDests are card k's folders on each destination with their write
@@ -502,7 +574,7 @@ func (r *Report) add(c Card) {
 	if c.SafeToFormat {
 		r.Totals.SafeToFormat++
 	}
-	r.Totals.Skipped += len(c.Skipped)
+	r.Totals.Skipped += len(c.Skipped) + c.SkippedMore
 	r.Cards = append(r.Cards, c)
 }
 

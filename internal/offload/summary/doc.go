@@ -18,12 +18,16 @@
 //
 //	summary.go   Summary, CardSummary, HopSummary: LoadSummary, from the
 //	             cards' totals (LoadFileByFile: the same, file by file);
-//	             each card's and run's verdict, through internal/verdict
+//	             each card's and run's verdict, through internal/verdict;
+//	             each run's first FailuresListed failed files, the others
+//	             counted (a card of a million failed frames is not carried
+//	             whole into every status)
 //	model.go     the job model: JobFigures and CardFigures, the figures
 //	             the summary and the job report (reports/jobreport) both
 //	             carry; TBPerHour
 //	activity.go  Activity: what a job moved and the time it spent, from
 //	             its per-second samples and runs (every TB/hour dit prints)
+//	failures.go  Failure, FailuresListed: how many failed files a run lists
 //	advice.go    CardAdvice: what a card's recorded failures say to do
 //	words.go     the states and error words the pipeline records and this
 //	             package reads (StateVerified, HistoryWaits, ...)

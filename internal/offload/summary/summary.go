@@ -77,8 +77,18 @@ type CardSummary struct {
 	FirstRun     verdict.State `json:"first_run"`
 	Skipped      int           `json:"skipped"` // how many entries were skipped
 	Destinations []DestSummary `json:"destinations"`
-	Failures     []Failure     `json:"failures,omitempty"`
-	Then         *HopSummary   `json:"then,omitempty"`
+	// Failures are the run's first FailuresListed failed files, by path,
+	// then what else failed (its hash lists), always listed;
+	// FailuresMore counts the failed files left out (Failed counts them
+	// all): a card of a million frames that all failed is not carried
+	// whole into every status, list and report (dit job show JOB lists
+	// them all).
+	Failures     []Failure `json:"failures,omitempty"`
+	FailuresMore int       `json:"failures_more,omitempty"`
+	// Advice is what the run's every failure says to do next, those
+	// left out of Failures counted too (AdviceOf reads it).
+	Advice CardAdvice  `json:"advice,omitzero"`
+	Then   *HopSummary `json:"then,omitempty"`
 }
 
 // HopSummary is a card's second run in a cascade: its first copy (Source)
@@ -101,7 +111,10 @@ type HopSummary struct {
 	BytesCopied   int64         `json:"bytes_copied"`
 	TBPerHour     float64       `json:"tb_per_hour"`
 	Destinations  []DestSummary `json:"destinations"`
-	Failures      []Failure     `json:"failures,omitempty"`
+	// Failures, FailuresMore and Advice: as the card's (CardSummary).
+	Failures     []Failure  `json:"failures,omitempty"`
+	FailuresMore int        `json:"failures_more,omitempty"`
+	Advice       CardAdvice `json:"advice,omitzero"`
 }
 
 // DestSummary counts one card's files on one destination.
@@ -149,12 +162,6 @@ func destSummary(res *mountplace.Resolver, root, out string) DestSummary {
 	return ds
 }
 
-// Failure names one failed file and why.
-type Failure struct {
-	Path  string `json:"path"`
-	Error string `json:"error"`
-}
-
 // LoadSummary reads a job's summary from the catalog.
 //
 // A job without a cascade is read from its cards' totals (the catalog's
@@ -162,14 +169,23 @@ type Failure struct {
 // and its failed files, not from every file: the same facts, counted as
 // the rows were written. A cascade's are read file by file (its second
 // run counts only the card's files, not the hash lists copied with them).
+//
+// Each run lists its first FailuresListed failed files (LoadListing:
+// as many as asked) and counts the others.
 func LoadSummary(cat *catalog.Catalog, jobID int64) (*Summary, error) {
-	return loadSummary(cat, jobID, 0, nil, false)
+	return loadSummary(cat, jobID, 0, nil, false, FailuresListed)
+}
+
+// LoadListing is LoadSummary listing up to listed failed files of each
+// run (the job report lists more than a status does).
+func LoadListing(cat *catalog.Catalog, jobID int64, listed int) (*Summary, error) {
+	return loadSummary(cat, jobID, 0, nil, false, listed)
 }
 
 // LoadFileByFile is LoadSummary read file by file rather than from the
 // cards' totals: the same summary, slower (the tests compare the two).
 func LoadFileByFile(cat *catalog.Catalog, jobID int64) (*Summary, error) {
-	return loadSummary(cat, jobID, 0, nil, true)
+	return loadSummary(cat, jobID, 0, nil, true, FailuresListed)
 }
 
 // EndedCard is the summary of hop-1 card cardID as its run (or its
@@ -180,7 +196,7 @@ func EndedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*Ca
 	if interrupted {
 		f.JobStored = catalog.JobInterrupted
 	}
-	s, err := loadSummary(cat, jobID, cardID, f, false)
+	s, err := loadSummary(cat, jobID, cardID, f, false, FailuresListed)
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +209,8 @@ func EndedCard(cat *catalog.Catalog, jobID, cardID int64, interrupted bool) (*Ca
 // loadSummary is LoadSummary of every card (only 0) or of hop-1 card
 // only, decided on the job's facts or on facts if set; perFile: read
 // every file even without a cascade (what the totals are checked
-// against).
-func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts, perFile bool) (*Summary, error) {
+// against); listed: the failed files each run lists.
+func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts, perFile bool, listed int) (*Summary, error) {
 	j, err := cat.Job(jobID)
 	if err != nil {
 		return nil, err
@@ -258,7 +274,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				tot = &catalog.CardTotals{CardID: k.ID} // no file yet
 			}
 		}
-		cs, err := cardSummary(cat, j, k, first, act, res, nil, facts, tot)
+		cs, err := cardSummary(cat, j, k, first, act, res, nil, facts, tot, listed)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +283,7 @@ func loadSummary(cat *catalog.Catalog, jobID, only int64, facts0 *verdict.Facts,
 				// The second run copies the first copy's folder: the
 				// card's files and the first run's hash lists with them;
 				// its counts are of the card's files (as the report's).
-				return cardSummary(cat, j, h, later, act, res, k, facts, nil)
+				return cardSummary(cat, j, h, later, act, res, k, facts, nil, listed)
 			})
 			if cs.Then != nil {
 				s.Failed += cs.Then.Failed
@@ -322,38 +338,33 @@ func jobFacts(j *catalog.Job) verdict.Facts {
 // cardSummary is card k's summary on the destinations dests (one run's).
 // of, if set, is the card whose files are counted (a cascade's second
 // run k: the files of its card of, not the hash lists copied with them);
-// every file's failure is listed, and safe to format needs every file
-// verified. tot, if set (and of nil), are the card's totals, read instead
-// of its files. res says where a folder in a dit array opens
-// (destSummary).
-func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, res *mountplace.Resolver, of *catalog.Card, facts verdict.Facts, tot *catalog.CardTotals) (CardSummary, error) {
+// every failed file is counted (its first listed listed), and safe to
+// format needs every file verified. tot, if set (and of nil), are the
+// card's totals, read instead of its files. res says where a folder in
+// a dit array opens (destSummary).
+func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []*catalog.Dest, act *Activity, res *mountplace.Resolver, of *catalog.Card, facts verdict.Facts, tot *catalog.CardTotals, listed int) (CardSummary, error) {
 	var cs CardSummary
-	skipped, err := cat.Skipped(k.ID)
+	skipped, err := cat.SkippedCount(k.ID)
 	if err != nil {
 		return cs, err
 	}
 	cs = CardSummary{CardFigures: CardFigures{Label: k.Label, Files: k.Files, Bytes: k.Bytes, CopyStarted: k.CopyStarted,
 		CopyFinished: k.CopyFinished, VerifyStart: k.VerifyStarted, VerifyEnd: k.VerifyFinished}, Path: k.Path, State: k.State,
-		Skipped: len(skipped)}
+		Skipped: skipped.N}
 	for _, d := range dests {
 		out, _ := dest.ExpandLayout(j.Layout, j.Name, k.Label, j.Started)
 		cs.Destinations = append(cs.Destinations, destSummary(res, d.Path, out))
 	}
 	var allVerified bool
 	if tot != nil && of == nil {
-		allVerified, err = countTotals(cat, k, dests, tot, &cs)
+		allVerified, err = countTotals(cat, k, dests, tot, &cs, listed)
 	} else {
-		allVerified, err = countFiles(cat, k, dests, of, &cs)
+		allVerified, err = countFiles(cat, k, dests, of, &cs, listed)
 	}
 	if err != nil {
 		return cs, err
 	}
-	unreadable := false
-	for _, sk := range skipped {
-		if sk.Kind == "unreadable" {
-			unreadable = true
-		}
-	}
+	unreadable := skipped.Unreadable > 0
 	// Verified only when every file scanned is verified on every
 	// destination, nothing on the card was unreadable, and the card (its
 	// hash lists written) finished: the verdict model decides.
@@ -379,10 +390,11 @@ func cardSummary(cat *catalog.Catalog, j *catalog.Job, k *catalog.Card, dests []
 // listed when failed and must be verified all the same.
 //
 // The files are walked (catalog.EachFile), not listed: memory does not
-// grow with the card's files. What is held is the failed files (listed
-// in cs) and, with of, the paths of k's files that are not of's (notOf:
-// the second run's hash lists, a few whatever the card holds).
-func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, of *catalog.Card, cs *CardSummary) (bool, error) {
+// grow with the card's files. What is held is the first listed failed
+// files (in cs, the others counted) and, with of, the paths of k's
+// files that are not of's (notOf: the second run's hash lists, a few
+// whatever the card holds).
+func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, of *catalog.Card, cs *CardSummary, listed int) (bool, error) {
 	var extra map[string]bool
 	if of != nil {
 		var err error
@@ -403,7 +415,7 @@ func countFiles(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, of
 		}
 		if f.State == StateFailed {
 			cs.Failed++
-			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
+			cs.addFailed(f.Rel, f.Error, listed)
 		}
 		counted := of == nil || !extra[f.Rel]
 		if of != nil && counted {
@@ -477,17 +489,21 @@ func notOf(cat *catalog.Catalog, k, of int64) (map[string]bool, error) {
 
 // countTotals is countFiles read from the card's totals: the same counts
 // (every copies row is a copy of one of the card's files: the engine
-// records a file before its copies), and the failed files read alone.
-func countTotals(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, tot *catalog.CardTotals, cs *CardSummary) (bool, error) {
+// records a file before its copies), and the failed files walked alone
+// (the first listed listed, each one's advice counted).
+func countTotals(cat *catalog.Catalog, k *catalog.Card, dests []*catalog.Dest, tot *catalog.CardTotals, cs *CardSummary, listed int) (bool, error) {
 	n := tot.NFiles()
 	cs.Failed = tot.Files[StateFailed]
 	if cs.Failed > 0 {
-		failed, err := cat.FailedFileList(k.ID)
+		err := cat.EachFailedFile(k.ID, func(f catalog.File) error {
+			if walked != nil {
+				walked()
+			}
+			cs.addFailed(f.Rel, f.Error, listed)
+			return nil
+		})
 		if err != nil {
 			return false, err
-		}
-		for _, f := range failed {
-			cs.Failures = append(cs.Failures, Failure{Path: f.Rel, Error: f.Error})
 		}
 	}
 	all := n == k.Files && tot.Files[StateVerified] == n
@@ -524,7 +540,7 @@ func runVerdict(j *catalog.Job, k *catalog.Card, cs *CardSummary, unreadable boo
 		for _, part := range strings.Split(k.Error, "; ") {
 			w := strings.HasPrefix(part, HistoryWaits)
 			if strings.HasPrefix(part, "hash lists not written") || part == "interrupted" || w {
-				cs.Failures = append(cs.Failures, Failure{Path: "(hash lists)", Error: part})
+				cs.addOther("(hash lists)", part)
 			}
 			waits = waits || w
 			written = written || strings.Contains(part, HistoryWritten)
@@ -585,17 +601,19 @@ func cascadeVerdict(j *catalog.Job, facts verdict.Facts, cs *CardSummary, k, h *
 	if h != nil {
 		var err error
 		if hs, err = second(h); err != nil {
-			hs.Failures = append(hs.Failures, Failure{Path: "(second run)", Error: err.Error()})
+			hs.addOther("(second run)", err.Error())
 		}
 		s2 = hs.FirstRun
 		cs.Then = &HopSummary{Source: hs.Path, Status: s2, State: h.State, Files: hs.Files, Bytes: hs.Bytes, Failed: hs.Failed,
 			CopyStarted: h.CopyStarted, CopyFinished: h.CopyFinished, DoneAt: h.DoneAt, BytesCopied: hs.BytesCopied,
-			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures, HashListFiles: max(h.Files-hs.Files, 0)}
+			TBPerHour: hs.TBPerHour, Destinations: hs.Destinations, Failures: hs.Failures, FailuresMore: hs.FailuresMore,
+			Advice: hs.Advice, HashListFiles: max(h.Files-hs.Files, 0)}
 		if len(cs.Destinations) > 0 {
 			cs.Then.Source = cs.Destinations[0].Path
 		}
 		if h.State == StateFailed && h.Error != "" && hs.Failed == 0 {
 			cs.Then.Failures = append(cs.Then.Failures, Failure{Path: "(second run)", Error: h.Error})
+			cs.Then.Advice.note(h.Error)
 			cs.Then.Failed++
 		}
 	}
