@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"math/big"
 	"sort"
 	"strings"
@@ -248,6 +249,28 @@ func (s Sums) Compare(other Sums) (compared []Algo, mismatch Algo, ok bool) {
 		}
 	}
 	return compared, 0, len(compared) > 0
+}
+
+// Reader hashes what r gives, to its end, with every algorithm in algos
+// on the calling goroutine, a block at a time (a file of any size held
+// as 64 KiB); it returns the sums and the bytes read. For files the
+// pipeline does not copy (hash lists); the pipeline uses [Multi].
+func Reader(algos []Algo, r io.Reader) (Sums, int64, error) {
+	hs := make([]hash.Hash, len(algos))
+	ws := make([]io.Writer, len(algos))
+	for i, a := range algos {
+		hs[i] = a.New()
+		ws[i] = hs[i]
+	}
+	n, err := io.CopyBuffer(io.MultiWriter(ws...), r, make([]byte, 64<<10))
+	var s Sums
+	if err != nil {
+		return s, n, err
+	}
+	for i, a := range algos {
+		s[a] = Encode(a, hs[i].Sum(nil))
+	}
+	return s, n, nil
 }
 
 // Bytes hashes b with every algorithm in algos, on the calling goroutine.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dit-org/dit/internal/crashpoint"
 	"github.com/dit-org/dit/internal/format/ascmhl"
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload/dest"
 	"github.com/dit-org/dit/internal/offload/summary"
@@ -235,23 +236,39 @@ func (c *cardRun) stageCardHistory(stage string, recorded SealFiles) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		in, err := j.opts.FS.Open(src)
-		if err != nil {
-			return fmt.Errorf("reading the card's ASC MHL history: %w", err)
-		}
-		data, err := io.ReadAll(in)
-		in.Close()
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", src, err)
-		}
-		got := hashing.Bytes([]hashing.Algo{hashing.MD5}, data).Get(hashing.MD5)
-		if w := want[rel].Get(hashing.MD5); w == "" || w != got {
-			return fmt.Errorf("%s reads differently now (md5 %s) than when it was offloaded (md5 %q): the card changed; no history written", src, got, w)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		if err := stageCardFile(j.opts.FS, src, dst, want[rel].Get(hashing.MD5)); err != nil {
 			return err
 		}
 		os.Chtimes(dst, e.Mtime, e.Mtime)
+	}
+	return nil
+}
+
+// stageCardFile copies the card's history file src to dst in the stage
+// as it reads it (a manifest of a million files is ~330 MB: never held
+// whole), its MD5 taken on the way; one that reads differently from
+// when it was offloaded (want) is an error, and dst removed.
+func stageCardFile(fsy fsys.FS, src, dst, want string) error {
+	in, err := fsy.Open(src)
+	if err != nil {
+		return fmt.Errorf("reading the card's ASC MHL history: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	sums, _, err := hashing.Reader([]hashing.Algo{hashing.MD5}, io.TeeReader(in, out))
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return fmt.Errorf("reading %s into the stage: %w", src, err)
+	}
+	if got := sums.Get(hashing.MD5); want == "" || want != got {
+		os.Remove(dst)
+		return fmt.Errorf("%s reads differently now (md5 %s) than when it was offloaded (md5 %q): the card changed; no history written", src, got, want)
 	}
 	return nil
 }
@@ -370,12 +387,17 @@ func (c *cardRun) stagedFiles(stage string) ([]stagedFile, error) {
 		if err != nil || !e.Type().IsRegular() {
 			return err
 		}
-		data, err := os.ReadFile(p)
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sums, n, err := hashing.Reader(c.j.algos, f) // a manifest: ~330 B a file of the card
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(stage, p)
-		out = append(out, stagedFile{rel: filepath.ToSlash(rel), size: int64(len(data)), sums: hashing.Bytes(c.j.algos, data)})
+		out = append(out, stagedFile{rel: filepath.ToSlash(rel), size: n, sums: sums})
 		return nil
 	})
 	sort.Slice(out, func(a, b int) bool { return out[a].rel < out[b].rel })
