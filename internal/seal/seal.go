@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
@@ -348,9 +349,16 @@ func ownV1(st ascmhl.Store, name string, info offload.SealInfo) bool {
 	if err != nil {
 		return false
 	}
-	data, err := st.ReadFile(name)
-	return err == nil && strings.Contains(string(data), "<tool>dit "+info.ToolVersion+"</tool>") &&
-		strings.Contains(string(data), "<hostname>"+info.Host+"</hostname>")
+	// Its creator info is at its head: the list itself is not read
+	// (~300 B a file).
+	f, err := st.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	return err == nil && strings.Contains(string(head), "<tool>dit "+info.ToolVersion+"</tool>") &&
+		strings.Contains(string(head), "<hostname>"+info.Host+"</hostname>")
 }
 
 func (s *Sealer) username() string {

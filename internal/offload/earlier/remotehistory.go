@@ -93,18 +93,17 @@ func readHistoryThere(ctx context.Context, st dest.Store, out string) (string, *
 		if err != nil {
 			return "", nil, err
 		}
-		data, err := io.ReadAll(io.LimitReader(rc, o.Size+1))
+		// Into the temporary folder as it comes (a manifest is ~330 B a
+		// file of the card: never held whole).
+		n, err := copyToFile(filepath.Join(tmp, ascmhl.HistoryDir, name), io.LimitReader(rc, o.Size+1))
 		if cerr := rc.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil && int64(len(data)) != o.Size {
-			err = fmt.Errorf("read %d bytes of %d", len(data), o.Size)
+		if err == nil && n != o.Size {
+			err = fmt.Errorf("read %d bytes of %d", n, o.Size)
 		}
 		if err != nil {
 			return "", nil, fmt.Errorf("reading back %s: %w", rel, err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, ascmhl.HistoryDir, name), data, 0o644); err != nil {
-			return "", nil, err
 		}
 	}
 	hs, err := ascmhl.OpenOSStore(tmp)
@@ -157,4 +156,18 @@ func NotRecorded(recs *ascmhl.Records, files iter.Seq[Recorded]) []string {
 		bad = append(bad, fmt.Sprintf("and %d more", n-5))
 	}
 	return bad
+}
+
+// copyToFile writes what r gives to a new file p; it returns the bytes
+// written.
+func copyToFile(p string, r io.Reader) (int64, error) {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
