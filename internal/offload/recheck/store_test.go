@@ -455,7 +455,9 @@ func TestVerifyCloudHeapFlat(t *testing.T) {
 	big := grow(10 * n)
 	perFile := float64(int64(big)-int64(small)) / float64(9*n)
 	t.Logf("live heap grown: %d B for %d files, %d B for %d: %.0f B a file more", small, n, big, 10*n, perFile)
-	require.Less(t, perFile, 30.0, "bytes held a file of the card: a few folders' listings, not the card's whole")
+	// The card's whole listing held ~120 B a file; a few folders' hold
+	// 0-1 (the samples, taken while the client works, move by ~100 kB).
+	require.Less(t, perFile, 60.0, "bytes held a file of the card: a few folders' listings, not the card's whole")
 }
 
 // liveHeap is the live heap after a GC.
