@@ -124,7 +124,8 @@ func loadHistory(st Store, mode loadMode) (*History, error) {
 	h := &History{}
 	warns := &warnList{}
 	if compact {
-		h.idx = newIndex()
+		h.idx = newDiskIndex()
+		defer h.idx.freeze()
 	}
 	chain, problems, err := readChain(chainData)
 	if err != nil {
@@ -329,7 +330,7 @@ func (h *History) Records() *Records {
 	if h.idx != nil {
 		return &Records{x: h.idx}
 	}
-	x := newIndex()
+	x := newDiskIndex()
 	for _, g := range h.Generations {
 		if g.Manifest == nil {
 			continue
@@ -338,6 +339,7 @@ func (h *History) Records() *Records {
 			x.addFile(g.Seq, &g.Manifest.Files[i])
 		}
 	}
+	x.freeze()
 	return &Records{x: x}
 }
 

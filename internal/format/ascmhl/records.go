@@ -22,11 +22,11 @@ func (r *Records) Get(path string) *Record {
 	if r == nil {
 		return nil
 	}
-	ir, ok := r.x.file(path)
+	ir, _, ok := r.x.find(path)
 	if !ok {
 		return nil
 	}
-	return r.x.record(ir, path)
+	return r.x.record(&ir, path)
 }
 
 // Has says whether path has a record.
@@ -34,8 +34,8 @@ func (r *Records) Has(path string) bool {
 	if r == nil {
 		return false
 	}
-	_, ok := r.x.file(path)
-	return ok
+	_, i := r.x.lookup(path)
+	return i >= 0
 }
 
 // Keeps says whether path has a record, or is a folder holding one (at
@@ -63,7 +63,7 @@ func (r *Records) Len() int {
 		return 0
 	}
 	n := 0
-	r.x.each(func(*irec) { n++ })
+	r.x.each(func(int, *irec) { n++ })
 	return n
 }
 
@@ -74,8 +74,8 @@ func (r *Records) All() iter.Seq[*Record] {
 			return
 		}
 		for i := range r.x.n {
-			if ir := r.x.rec(i); ir.flags&flagGone == 0 {
-				if !yield(r.x.record(ir, r.x.pathOf(ir))) {
+			if ir := r.x.recAt(i); ir.flags&flagGone == 0 {
+				if !yield(r.x.record(&ir, r.x.pathOf(&ir))) {
 					return
 				}
 			}
@@ -90,8 +90,8 @@ func (r *Records) Paths() iter.Seq[string] {
 			return
 		}
 		for i := range r.x.n {
-			if ir := r.x.rec(i); ir.flags&flagGone == 0 {
-				if !yield(r.x.pathOf(ir)) {
+			if ir := r.x.recAt(i); ir.flags&flagGone == 0 {
+				if !yield(r.x.pathOf(&ir)) {
 					return
 				}
 			}
@@ -105,7 +105,7 @@ func (r *Records) Paths() iter.Seq[string] {
 // in generation FirstSeq (at least 1). A value that is not a hash of its algorithm is
 // an error naming the path.
 func RecordsOf(recs ...*Record) (*Records, error) {
-	x := newIndex()
+	x := newDiskIndex()
 	for _, r := range recs {
 		seq := max(r.FirstSeq, 1)
 		f := File{Path: r.Path, Size: r.Size}
@@ -122,5 +122,6 @@ func RecordsOf(recs ...*Record) (*Records, error) {
 			}
 		}
 	}
+	x.freeze()
 	return &Records{x: x}, nil
 }
