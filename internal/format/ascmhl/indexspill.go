@@ -254,7 +254,7 @@ func (a *arena) add(s string) (uint32, error) {
 // spill and lets go of it; it stays in memory when it cannot be written.
 func (a *arena) spillBlock(b int) {
 	blk := a.blocks[b]
-	if blk == nil || len(blk) == 0 {
+	if len(blk) == 0 {
 		return
 	}
 	at, ok := a.sp.write(blk)
