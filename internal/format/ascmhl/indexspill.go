@@ -153,7 +153,7 @@ func (s *ispill) read(off int64, n int) []byte {
 	page := off / spillPage
 	if (off+int64(n)-1)/spillPage != page {
 		b := make([]byte, n)
-		s.readAt(b, off)
+		s.readAt(b, off, n)
 		return b
 	}
 	c := &s.cache[page%spillCachePages]
@@ -165,23 +165,22 @@ func (s *ispill) read(off int64, n int) []byte {
 	}
 	s.mu.Unlock()
 	b := make([]byte, spillPage)
-	got := s.readAt(b, page*spillPage)
-	if int(off-page*spillPage)+n > got {
-		panic(fmt.Errorf("a history's index kept in %s (unlinked) could not be read back: %d bytes at %d, the file ends before", s.dir, n, off))
-	}
-	b = b[:got]
+	b = b[:s.readAt(b, page*spillPage, int(off-page*spillPage)+n)]
 	s.mu.Lock()
 	*c = spillCached{page: page + 1, b: b}
 	s.mu.Unlock()
 	return b[off-page*spillPage:][:n]
 }
 
-// readAt fills b from off (up to the file's end, which must cover what
-// was asked for) and returns how many bytes it read.
-func (s *ispill) readAt(b []byte, off int64) int {
+// readAt fills b from off, up to the file's end, and returns how many
+// bytes it read: at least need (what was written there), or it panics.
+func (s *ispill) readAt(b []byte, off int64, need int) int {
 	n, err := s.file.ReadAt(b, off)
-	if errors.Is(err, io.EOF) && n > 0 {
+	if errors.Is(err, io.EOF) && n >= need {
 		err = nil
+	}
+	if err == nil && n < need {
+		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
 		panic(fmt.Errorf("a history's index kept in %s (unlinked) could not be read back: %w", s.dir, err))

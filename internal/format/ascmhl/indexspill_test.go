@@ -3,6 +3,7 @@ package ascmhl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -137,8 +138,8 @@ func TestHistoryIndexOnDiskIsFlat(t *testing.T) {
 type failingSpill struct {
 	spillFile
 	mu       sync.Mutex
-	ok       int
-	readFail bool
+	ok      int
+	readErr error
 }
 
 func (f *failingSpill) WriteAt(b []byte, off int64) (int, error) {
@@ -152,8 +153,8 @@ func (f *failingSpill) WriteAt(b []byte, off int64) (int, error) {
 }
 
 func (f *failingSpill) ReadAt(b []byte, off int64) (int, error) {
-	if f.readFail {
-		return 0, errors.New("input/output error")
+	if f.readErr != nil {
+		return 0, f.readErr
 	}
 	return f.spillFile.ReadAt(b, off)
 }
@@ -232,11 +233,14 @@ func TestIndexSpillUnreadablePanics(t *testing.T) {
 	recs, err := RecordsOf(&Record{Path: "a.mov", Size: 1, Values: map[hashing.Algo]string{hashing.XXH64: xxh("a")}})
 	require.NoError(t, err)
 	require.NotNil(t, recs.Get("a.mov"))
-	fail.readFail = true
-	recs.x.mem.sp.cache = [spillCachePages]spillCached{} // read from the file
-	require.PanicsWithError(t, fmt.Sprintf("a history's index kept in %s (unlinked) could not be read back: input/output error", spill), func() {
-		recs.Get("a.mov")
-	})
+	for _, err := range []error{errors.New("input/output error"), io.EOF} { // a disk error; the file cut short
+		fail.readErr = err
+		recs.x.mem.sp.cache = [spillCachePages]spillCached{} // read from the file
+		require.PanicsWithError(t, fmt.Sprintf("a history's index kept in %s (unlinked) could not be read back: %v", spill, err), func() {
+			recs.Get("a.mov")
+		})
+		require.Panics(t, func() { recs.Has("a.mov") })
+	}
 }
 
 // Records on disk are read from several goroutines at once (an
