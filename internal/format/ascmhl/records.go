@@ -9,9 +9,12 @@ import (
 
 // Records are a history's last record of each file, by path
 // (History.Records), held in Verify's compact index: a record of fixed
-// size, the name and the hash bytes packed, ~80 B a file with one xxh64
-// (a map of Records took ~500). A Record is made when one is asked for.
-// A nil Records has none.
+// size, the name and the hash bytes packed (~80 B a file with one
+// xxh64; a map of Records took ~500), kept on disk but for its table
+// (~9-13 B a file in memory; indexspill.go). A Record is made when one
+// is asked for. Its methods may be called from several goroutines at
+// once; one that cannot read the index back from disk panics (a record
+// is never made up). A nil Records has none.
 type Records struct {
 	x *index
 }
