@@ -150,9 +150,12 @@ func loadHistory(st Store, mode loadMode) (*History, error) {
 		h.idx.dirsOnly = mode == loadSorted && !keepFiles
 	}
 	inChain := map[string]bool{}
-	for _, c := range chain {
+	for i, c := range chain {
 		inChain[c.Path] = true
 		name := HistoryDir + "/" + c.Path
+		if i == len(chain)-1 && h.idx != nil {
+			h.idx.lastGeneration()
+		}
 		g := Generation{Seq: c.Seq, File: c.Path}
 		if m := manifestName.FindStringSubmatch(c.Path); m == nil {
 			h.Problems = append(h.Problems, fmt.Sprintf("%s: the name does not follow NNNN_<folder>_<date>_<time>Z.mhl", name))

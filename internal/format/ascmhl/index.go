@@ -35,9 +35,14 @@ type index struct {
 	mem   arena
 	// frozen: loaded, read only; pages nil are on disk at pageAt
 	// (indexspill.go). seen: the records Verify found on disk, a bit each.
-	frozen bool
-	pageAt []int64
-	seen   []uint64
+	// finalFrom: the first record of the last generation (-1: not
+	// reached), which no later record changes; finalPages: pages of them
+	// written while the history loaded.
+	frozen     bool
+	finalFrom  int
+	finalPages int
+	pageAt     []int64
+	seen       []uint64
 	// folders: each file's folder by number (0 the scope's root, ""),
 	// with its hash (of the folder's path and a "/").
 	folderNum  map[string]uint32
@@ -87,7 +92,7 @@ type idir struct {
 // newIndex is an empty index held in memory (Verify's merge: a window of
 // records).
 func newIndex() *index {
-	x := &index{table: make([]uint32, 1024), tags: make([]uint8, 1024), seed: maphash.MakeSeed(), folderNum: map[string]uint32{}, dirs: map[string]idir{}}
+	x := &index{table: make([]uint32, 1024), tags: make([]uint8, 1024), seed: maphash.MakeSeed(), folderNum: map[string]uint32{}, dirs: map[string]idir{}, finalFrom: -1}
 	x.mem.blockCap = testBlockCap
 	x.folderOf("")
 	return x
@@ -101,13 +106,18 @@ func newDiskIndex() *index {
 	return x
 }
 
-// rec returns record number i, to change while the index loads (its
-// page is in memory until freeze).
+// rec returns record number i, to change while the index loads: in its
+// page, or a copy when the page is on disk already (a record of the last
+// generation, which the load never changes: see spillFinal).
 func (x *index) rec(i int) *irec {
 	if x.frozen {
 		panic("ascmhl: a history's index changed after its load")
 	}
-	return &x.pages[i>>recShift][i&(recPage-1)]
+	if page := x.pages[i>>recShift]; page != nil {
+		return &page[i&(recPage-1)]
+	}
+	r := x.recAt(i)
+	return &r
 }
 
 // footprint is what the index holds in memory in bytes (its blocks and
@@ -272,6 +282,7 @@ func (x *index) insert(p string, r irec, packed []byte) (*irec, error) {
 		x.used++
 	}
 	if x.n>>recShift == len(x.pages) {
+		x.spillFinal(len(x.pages) - 1)
 		x.pages = append(x.pages, make([]irec, recPage))
 	}
 	*x.rec(x.n) = r

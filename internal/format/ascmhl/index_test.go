@@ -154,3 +154,39 @@ func recordMap(r *Records) map[string]*Record {
 	}
 	return out
 }
+
+// The last generation's records go to disk while the history loads, a
+// page of 16,384 as soon as it is full (no later record changes them):
+// three generations of random records over 40,000 paths, then 40,000
+// over 120,000 (files recorded again, renamed, recorded twice in one
+// generation, failed)
+// give the records the index before gave, the last one's pages written
+// before the load ended.
+func TestIndexLastGenerationSpillsAsItLoads(t *testing.T) {
+	defer SetSpillDir(t.TempDir())()
+	rng := rand.New(rand.NewPCG(7, 11))
+	names := 40000
+	name := func() string {
+		n := rng.IntN(names)
+		return fmt.Sprintf("Clips/C%03d_caf\u00e9/%06d.mov", n/400, n)
+	}
+	x, old := newDiskIndex(), newOldIndex()
+	for seq := 1; seq <= 3; seq++ {
+		if seq == 3 {
+			x.lastGeneration()
+			names = 120000
+		}
+		for range names * 5 / 8 {
+			f := randomFile(rng)
+			f.Path = name()
+			if f.PreviousPath != "" {
+				f.PreviousPath = name()
+			}
+			err, oerr := x.addFile(seq, &f), old.addFile(seq, &f)
+			require.Equal(t, oerr, err, "%+v", f)
+		}
+	}
+	require.Positive(t, x.finalPages, "pages of the last generation written while it loaded")
+	x.freeze()
+	require.Equal(t, old.records(), recordMap(&Records{x: x}))
+}

@@ -303,20 +303,51 @@ func (x *index) freeze() {
 	if x.mem.sp == nil {
 		return
 	}
-	x.pageAt = make([]int64, len(x.pages))
-	for p, page := range x.pages {
-		used := min(recPage, x.n-p*recPage)
-		if used <= 0 {
-			x.pages[p] = nil
-			continue
-		}
-		b := unsafe.Slice((*byte)(unsafe.Pointer(&page[0])), used*recSize)
-		at, ok := x.mem.sp.write(b)
-		if !ok {
+	for p := range x.pages {
+		if !x.spillPage(p) {
 			return
 		}
-		x.pageAt[p], x.pages[p] = at, nil
 	}
+}
+
+// lastGeneration says the records added from now on are the last
+// generation's: no later record changes them (addFile changes a record
+// only when a later generation records its path, or renames it), so
+// each page of them goes to the spill once full (spillFinal), and a
+// history of one generation does not hold its records in memory while
+// it loads either.
+func (x *index) lastGeneration() { x.finalFrom = x.n }
+
+// spillFinal writes page p to the spill when every record of it is the
+// last generation's and complete (the next page is being started).
+func (x *index) spillFinal(p int) {
+	if p >= 0 && x.finalFrom >= 0 && p*recPage >= x.finalFrom && x.mem.sp != nil && x.spillPage(p) {
+		x.finalPages++
+	}
+}
+
+// spillPage writes the records of page p to the spill and lets go of
+// them; false when it cannot (they stay in memory).
+func (x *index) spillPage(p int) bool {
+	page := x.pages[p]
+	if page == nil {
+		return true
+	}
+	used := min(recPage, x.n-p*recPage)
+	if used <= 0 {
+		x.pages[p] = nil
+		return true
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&page[0])), used*recSize)
+	at, ok := x.mem.sp.write(b)
+	if !ok {
+		return false
+	}
+	for len(x.pageAt) <= p {
+		x.pageAt = append(x.pageAt, 0)
+	}
+	x.pageAt[p], x.pages[p] = at, nil
+	return true
 }
 
 // recAt is record number i (a copy: from its page in memory or on disk).
