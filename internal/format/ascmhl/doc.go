@@ -257,19 +257,26 @@
 // three eighths and three quarters full; a probe reads a record only
 // when the tags match) and, while Verify runs, a bit for "found on
 // disk"; the folders stay in memory (once each). While the history
-// loads the records are in memory too (a later generation may change
-// any of them): 32 B a file at the peak. Measured
-// (TestHistoryIndexOnDiskIsFlat, a history of two generations, an xxh64
-// then an md5 each, 2026-12-05, 2-core VM): a million files held in
-// 12.0 B a file once read (heap after a collection; 124 B in memory), a
-// peak heap of 88 MB while loading (219 MB in memory); at 300,000, 12.8
-// B a file and 31 MB. A Get takes ~2 µs in the manifest's order (1.5 in
-// memory), ~8 µs in no order (2.3 in memory: two reads of 4 KiB the
-// cache does not hold). A spill that cannot be made or written leaves
-// the index in memory from there on; Windows keeps it in memory (an
-// open file cannot be unlinked there). Bytes that cannot be read back
-// panic, naming the folder: a record is never made up, so no missing or
-// changed file looks recorded.
+// loads, the records of its earlier generations are in memory too (a
+// later generation may change any of them: 32 B a file); the last
+// generation's go to disk a page of 16,384 at a time as they come (no
+// record changes them after), so a history of one generation holds
+// none. Measured (TestHistoryIndexOnDiskIsFlat, 2026-12-05, 2-core VM;
+// peaks are the live heap at the collections during the load): a
+// million files of two generations (an xxh64, then an md5 each) held in
+// 12.0 B a file once read (the heap after a collection; 124 B with the
+// index in memory), 46 B a file at the load's peak (125 in memory); of
+// one generation, 11.9 B a file after and 17 B at the peak. `dit
+// offload` of a card of a million frames carrying a history of one
+// generation (read for the card, then the copy's for its seal): max RSS
+// 126 MiB, 236 MiB before (docs/benchmarks.md).
+// A Get takes ~2 µs in the manifest's order (1.5 in memory), ~8 µs in
+// no order (2.3 in memory: two reads of 4 KiB the cache does not hold).
+// A spill that cannot be made or written leaves the index in memory
+// from there on; Windows keeps it in memory (an open file cannot be
+// unlinked there). Bytes that cannot be read back panic, naming the
+// folder: a record is never made up, so no missing or changed file
+// looks recorded.
 //
 // A large history (its manifests above 16 MiB) is not indexed when it
 // can be merged (verifymerge.go): when each manifest lists its files in
