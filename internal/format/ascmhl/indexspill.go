@@ -24,9 +24,10 @@ import (
 // kept (a card of frames has a folder a clip), and so is a cache of
 // spillCachePages pages of 4 KiB read back (1 MiB at most).
 //
-// During the load the records are in memory (a later generation changes
-// any of them): 32 B a file at the peak, with the table's, not the
-// names and values.
+// During the load the records of the generations before the last are in
+// memory (a later generation may change any of them): 32 B a file at
+// the peak, with the table's, not the names and values. The last
+// generation's go to disk a page at a time as they come (lastGeneration).
 //
 // A spill that cannot be made or written leaves the index in memory from
 // there on (a full cache disk costs memory, never a job). Bytes that
