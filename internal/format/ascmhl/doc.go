@@ -247,6 +247,37 @@
 // (TestVerifyIndexFootprint); memory grows with the number of records,
 // not with the manifests' size.
 //
+// That bulk is kept on disk (indexspill.go, since 2026-12-05): an
+// unlinked file in dit's cache folder (~/.cache/dit; [SetSpillDir]),
+// the arena's full blocks written out as the load fills the next, the
+// last block and the record pages when the load is done (the index no
+// longer changes), and read back through a cache of 256 pages of 4 KiB
+// (1 MiB). What stays in memory a file is its table slot and an 8-bit
+// tag of its hash (5 B a slot: 6.7-13.3 B a file, the table between
+// three eighths and three quarters full; a probe reads a record only
+// when the tags match) and, while Verify runs, a bit for "found on
+// disk"; the folders stay in memory (once each). While the history
+// loads, the records of its earlier generations are in memory too (a
+// later generation may change any of them: 32 B a file); the last
+// generation's go to disk a page of 16,384 at a time as they come (no
+// record changes them after), so a history of one generation holds
+// none. Measured (TestHistoryIndexOnDiskIsFlat, 2026-12-05, 2-core VM;
+// peaks are the live heap at the collections during the load): a
+// million files of two generations (an xxh64, then an md5 each) held in
+// 12.0 B a file once read (the heap after a collection; 124 B with the
+// index in memory), 46 B a file at the load's peak (125 in memory); of
+// one generation, 11.9 B a file after and 17 B at the peak. `dit
+// offload` of a card of a million frames carrying a history of one
+// generation (read for the card, then the copy's for its seal): max RSS
+// 126 MiB, 236 MiB before (docs/benchmarks.md).
+// A Get takes ~2 µs in the manifest's order (1.5 in memory), ~8 µs in
+// no order (2.3 in memory: two reads of 4 KiB the cache does not hold).
+// A spill that cannot be made or written leaves the index in memory
+// from there on; Windows keeps it in memory (an open file cannot be
+// unlinked there). Bytes that cannot be read back panic, naming the
+// folder: a record is never made up, so no missing or changed file
+// looks recorded.
+//
 // A large history (its manifests above 16 MiB) is not indexed when it
 // can be merged (verifymerge.go): when each manifest lists its files in
 // the manifest's order (as dit writes them) with no previousPath, the
@@ -278,7 +309,8 @@
 // (2026-12-04; the figures that follow are the index's, which a history
 // that cannot be merged still takes). Indexed: 149 MB (72 MB
 // of it the records, the rest garbage the collector has not yet
-// reclaimed; 193-201 MB and 85-95 MB when each path was kept whole) in
+// reclaimed; 193-201 MB and 85-95 MB when each path was kept whole;
+// measured with the index in memory, before it went to disk) in
 // 7-8 s on a quiet machine (measured with the index before), of which
 // parsing is about 5.5 s (37 MB/s); the
 // reader it replaced held the file and a tree of it: 1.37 GB and 16 s for
@@ -287,15 +319,17 @@
 // MB, 11 s (before: 777 MB, 37 s). Ten million such files would hold about
 // 0.75 GB of records, and the heap may grow to twice that before the
 // collector reclaims the parser's garbage: dit handles histories of a few
-// million files on a machine with a few GB of memory. Paths are limited to
-// 64 KiB, and all paths and values of one history to 4 GiB.
+// million files on a machine with a few GB of memory (figures of the
+// index in memory: on disk it holds ~12 B a file once read). Paths are
+// limited to 64 KiB, and all paths and values of one history to 4 GiB.
 //
 // VerifyResult.History keeps every file record in Manifest.Files only while
 // the history's manifests add up to 16 MiB or less (about 80,000 records);
 // above that Manifest.Files is nil. History.Records are the records by
 // path in that packed index (records.go: a Record is made when one is
-// asked for), ~80 B a file, whichever way the history was read (until
-// 2026-12-04 a map of Records, ~500 B a file). LoadHistoryIndexed reads
+// asked for), ~80 B a file on disk and ~9-13 B in memory, whichever way
+// the history was read (until 2026-12-04 a map of Records, ~500 B a
+// file; until 2026-12-05 the index whole in memory, ~80 B a file). LoadHistoryIndexed reads
 // a history that way for the seal extending it and for an offload
 // checking a card against the history it carries (the manifests' heads
 // and the records, no File). What Verify reports is held whole: a million

@@ -2,13 +2,11 @@ package ascmhl
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/dit-org/dit/internal/hashing"
 )
@@ -31,9 +29,20 @@ type index struct {
 	pages [][]irec // records, recPage a page
 	n     int      // records
 	table []uint32 // open addressing: 0 empty, tombstone, else record number + 1
+	tags  []uint8  // per slot, 8 bits of its record's hash: a probe reads a record only when they match
 	used  int      // slots not empty (entries and tombstones)
 	seed  maphash.Seed
 	mem   arena
+	// frozen: loaded, read only; pages nil are on disk at pageAt
+	// (indexspill.go). seen: the records Verify found on disk, a bit each.
+	// finalFrom: the first record of the last generation (-1: not
+	// reached), which no later record changes; finalPages: pages of them
+	// written while the history loaded.
+	frozen     bool
+	finalFrom  int
+	finalPages int
+	pageAt     []int64
+	seen       []uint64
 	// folders: each file's folder by number (0 the scope's root, ""),
 	// with its hash (of the folder's path and a "/").
 	folderNum  map[string]uint32
@@ -70,7 +79,7 @@ type irec struct {
 
 const (
 	flagLastFailed = 1 << iota
-	flagSeen       // found on disk (Verify)
+	flagSeen       // the index before's "found on disk" (oldindex_test.go; now index.seen)
 	flagGone       // renamed away: no longer in the table
 )
 
@@ -80,60 +89,46 @@ type idir struct {
 	seen    bool
 }
 
+// newIndex is an empty index held in memory (Verify's merge: a window of
+// records).
 func newIndex() *index {
-	x := &index{table: make([]uint32, 1024), seed: maphash.MakeSeed(), folderNum: map[string]uint32{}, dirs: map[string]idir{}}
+	x := &index{table: make([]uint32, 1024), tags: make([]uint8, 1024), seed: maphash.MakeSeed(), folderNum: map[string]uint32{}, dirs: map[string]idir{}, finalFrom: -1}
+	x.mem.blockCap = testBlockCap
 	x.folderOf("")
 	return x
 }
 
-// arena packs small byte strings into 1 MiB blocks, addressed by a 32-bit
-// reference (block number, offset): up to 4 GiB in all.
-type arena struct {
-	blocks [][]byte
+// newDiskIndex is an empty index whose bulk goes to a spill in
+// SpillDir() (indexspill.go): a history's, until freeze.
+func newDiskIndex() *index {
+	x := newIndex()
+	x.mem.sp = newSpill(SpillDir())
+	return x
 }
 
-const (
-	arenaShift = 20
-	arenaBlock = 1 << arenaShift
-)
-
-var errTooLarge = errors.New("the history is too large for this reader (more than 4 GiB of paths and hashes)")
-
-func (a *arena) add(s string) (uint32, error) {
-	if len(s) > arenaBlock {
-		return 0, errTooLarge
+// rec returns record number i, to change while the index loads: in its
+// page, or a copy when the page is on disk already (a record of the last
+// generation, which the load never changes: see spillFinal).
+func (x *index) rec(i int) *irec {
+	if x.frozen {
+		panic("ascmhl: a history's index changed after its load")
 	}
-	n := len(a.blocks)
-	if n == 0 || cap(a.blocks[n-1])-len(a.blocks[n-1]) < len(s) {
-		if n == 1<<(32-arenaShift) {
-			return 0, errTooLarge
-		}
-		a.blocks = append(a.blocks, make([]byte, 0, arenaBlock))
-		n++
+	if page := x.pages[i>>recShift]; page != nil {
+		return &page[i&(recPage-1)]
 	}
-	b := &a.blocks[n-1]
-	off := len(*b)
-	*b = append(*b, s...)
-	return uint32(n-1)<<arenaShift | uint32(off), nil
+	r := x.recAt(i)
+	return &r
 }
 
-// get returns the string at ref; it shares the arena's memory (never
-// written over).
-func (a *arena) get(ref uint32, n int) string {
-	if n == 0 {
-		return ""
-	}
-	return unsafe.String(&a.blocks[ref>>arenaShift][ref&(arenaBlock-1)], n)
-}
-
-// rec returns record number i.
-func (x *index) rec(i int) *irec { return &x.pages[i>>recShift][i&(recPage-1)] }
-
-// footprint is what the index holds in bytes (its blocks, pages, table
-// and folders; not its folder records, dirs): what Verify's memory grows
-// by with the files of a history.
+// footprint is what the index holds in memory in bytes (its blocks and
+// pages not on disk, table, tags, seen bits and folders; not its folder
+// records, dirs, nor the spill's cache: spill.held): what Verify's
+// memory grows by with the files of a history.
 func (x *index) footprint() int {
-	n := len(x.mem.blocks)*arenaBlock + len(x.pages)*recPage*int(unsafe.Sizeof(irec{})) + 4*len(x.table)
+	n := x.mem.held() + 5*len(x.table) + 8*(len(x.seen)+len(x.pageAt))
+	for _, p := range x.pages {
+		n += cap(p) * recSize
+	}
 	for _, f := range x.folderName {
 		n += len(f) + 16 + 8 + 4 + 16 // name, its header, hash, number, map entry (roughly)
 	}
@@ -174,9 +169,10 @@ func (x *index) folderOf(f string) uint32 {
 	return n
 }
 
-// hashOf is the table's hash of a file named name in folder number f.
-func (x *index) hashOf(f uint32, name string) int {
-	return int(maphash.String(x.seed, name) ^ x.folderHash[f]*0x9e3779b97f4a7c15)
+// hashOf is the table's hash of a file named name in folder number f:
+// its low bits choose the slot, its top 8 are the slot's tag.
+func (x *index) hashOf(f uint32, name string) uint64 {
+	return maphash.String(x.seed, name) ^ x.folderHash[f]*0x9e3779b97f4a7c15
 }
 
 // lookup returns the slot of p in the table and p's record number, or
@@ -193,7 +189,8 @@ func (x *index) lookup(p string) (slot int, rec int) {
 
 func (x *index) lookupIn(f uint32, name string) (slot int, rec int) {
 	mask := len(x.table) - 1
-	i := x.hashOf(f, name) & mask
+	h := x.hashOf(f, name)
+	i, tag := int(h&uint64(mask)), uint8(h>>56)
 	free := -1
 	for {
 		v := x.table[i]
@@ -207,8 +204,8 @@ func (x *index) lookupIn(f uint32, name string) (slot int, rec int) {
 			if free < 0 {
 				free = i
 			}
-		default:
-			if r := x.rec(int(v - 1)); r.folder == f && x.nameOf(r) == name {
+		case x.tags[i] == tag:
+			if r := x.recAt(int(v - 1)); r.folder == f && x.nameOf(&r) == name {
 				return i, int(v - 1)
 			}
 		}
@@ -216,26 +213,40 @@ func (x *index) lookupIn(f uint32, name string) (slot int, rec int) {
 	}
 }
 
+// grow doubles the table, its records placed again in their order (the
+// table holds every record not gone), so that their names are read in
+// the arena's order.
 func (x *index) grow() {
-	old := x.table
-	x.table = make([]uint32, 2*len(old))
+	x.table = make([]uint32, 2*len(x.table))
+	x.tags = make([]uint8, len(x.table))
 	x.used = 0
 	mask := len(x.table) - 1
-	for _, v := range old {
-		if v == 0 || v == tombstone {
+	for n := range x.n {
+		r := x.recAt(n)
+		if r.flags&flagGone != 0 {
 			continue
 		}
-		r := x.rec(int(v - 1))
-		i := x.hashOf(r.folder, x.nameOf(r)) & mask
+		h := x.hashOf(r.folder, x.nameOf(&r))
+		i := int(h & uint64(mask))
 		for x.table[i] != 0 {
 			i = (i + 1) & mask
 		}
-		x.table[i] = v
+		x.table[i], x.tags[i] = uint32(n+1), uint8(h>>56)
 		x.used++
 	}
 }
 
-// file returns the record of the file p.
+// find returns the record of the file p, a copy (any time).
+func (x *index) find(p string) (irec, int, bool) {
+	_, i := x.lookup(p)
+	if i < 0 {
+		return irec{}, -1, false
+	}
+	return x.recAt(i), i, true
+}
+
+// file returns the record of the file p, to change while the index
+// loads.
 func (x *index) file(p string) (*irec, bool) {
 	_, i := x.lookup(p)
 	if i < 0 {
@@ -271,11 +282,12 @@ func (x *index) insert(p string, r irec, packed []byte) (*irec, error) {
 		x.used++
 	}
 	if x.n>>recShift == len(x.pages) {
+		x.spillFinal(len(x.pages) - 1)
 		x.pages = append(x.pages, make([]irec, recPage))
 	}
 	*x.rec(x.n) = r
 	x.n++
-	x.table[slot] = uint32(x.n)
+	x.table[slot], x.tags[slot] = uint32(x.n), uint8(x.hashOf(r.folder, name)>>56)
 	return x.rec(x.n - 1), nil
 }
 
@@ -288,12 +300,12 @@ func (x *index) remove(p string) {
 	}
 }
 
-// each calls f with every file in the table (its path, a new string,
-// is pathOf's: asked for only when needed).
-func (x *index) each(f func(r *irec)) {
+// each calls f with every file in the table and its record number (its
+// path, a new string, is pathOf's: asked for only when needed).
+func (x *index) each(f func(i int, r *irec)) {
 	for i := range x.n {
-		if r := x.rec(i); r.flags&flagGone == 0 {
-			f(r)
+		if r := x.recAt(i); r.flags&flagGone == 0 {
+			f(i, &r)
 		}
 	}
 }
@@ -405,7 +417,7 @@ func (x *index) addFile(seq int, f *File) error {
 				x.remove(prev)
 			}
 			if !ok {
-				moved.flags &^= flagSeen | flagGone
+				moved.flags &^= flagGone
 				var err error
 				if r, err = x.insert(f.Path, moved, nil); err != nil {
 					return err

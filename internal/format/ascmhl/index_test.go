@@ -42,11 +42,29 @@ func randomFile(rng *rand.Rand) File {
 // The index keeps each folder once and gives what it gave when it kept
 // each path whole: the same records, the same errors, the same lookups,
 // for histories of random generations of Unicode names with renames and
-// failed hashes.
+// failed hashes; held in memory, and with its bytes on disk (blocks of
+// 256 bytes: they spill as the history loads, and are read back to find
+// the records of later generations).
 func TestIndexMatchesBefore(t *testing.T) {
+	t.Run("in memory", func(t *testing.T) { indexMatchesBefore(t, newIndex, func(*index) {}) })
+	t.Run("on disk", func(t *testing.T) {
+		smallBlocks(t)
+		defer SetSpillDir(t.TempDir())()
+		reads := int64(0)
+		indexMatchesBefore(t, newDiskIndex, func(x *index) {
+			for _, p := range x.pages {
+				require.Nil(t, p, "the records are on disk")
+			}
+			reads += x.mem.sp.reads.Load()
+		})
+		require.Positive(t, reads, "read back from the spill")
+	})
+}
+
+func indexMatchesBefore(t *testing.T, newX func() *index, check func(*index)) {
 	for seed := range uint64(500) {
 		rng := rand.New(rand.NewPCG(seed, 3))
-		x, old := newIndex(), newOldIndex()
+		x, old := newX(), newOldIndex()
 		for seq := 1; seq <= 1+rng.IntN(4); seq++ {
 			for range rng.IntN(12) {
 				if rng.IntN(6) == 0 {
@@ -63,18 +81,20 @@ func TestIndexMatchesBefore(t *testing.T) {
 				require.Equal(t, oerr, err, "seed %d: %+v", seed, f)
 			}
 		}
+		x.freeze()
 		require.Equal(t, old.records(), recordMap(&Records{x: x}), "seed %d", seed)
 		require.Equal(t, old.dirs, x.dirs, "seed %d", seed)
 		for _, p := range append(indexNames, "nope", "caf\u00e9/nope", "") {
-			r, ok := x.file(p)
+			r, _, ok := x.find(p)
 			q, oldOK := old.file(p)
 			require.Equal(t, oldOK, ok, "seed %d: %q", seed, p)
 			if ok {
-				require.Equal(t, old.algos(q), x.algos(r))
+				require.Equal(t, old.algos(q), x.algos(&r))
 				require.Equal(t, [4]int64{q.size, int64(q.firstSeq), int64(q.lastSeq), int64(q.failedSeq)},
 					[4]int64{r.size, int64(r.firstSeq), int64(r.lastSeq), int64(r.failedSeq)})
 			}
 		}
+		check(x)
 	}
 }
 
@@ -84,6 +104,7 @@ func TestIndexMatchesBefore(t *testing.T) {
 // 32-byte record and a table slot. Holding every path whole (the index
 // before) is over it, and so would be any copy of the history's records.
 func TestVerifyIndexFootprint(t *testing.T) {
+	defer SetSpillDir("")() // held in memory (TestHistoryIndexOnDiskIsFlat: on disk)
 	dir := t.TempDir()
 	st, err := OpenOSStore(dir)
 	require.NoError(t, err)
@@ -132,4 +153,40 @@ func recordMap(r *Records) map[string]*Record {
 		panic("Records.Len disagrees with Records.All")
 	}
 	return out
+}
+
+// The last generation's records go to disk while the history loads, a
+// page of 16,384 as soon as it is full (no later record changes them):
+// three generations of random records over 40,000 paths, then 40,000
+// over 120,000 (files recorded again, renamed, recorded twice in one
+// generation, failed)
+// give the records the index before gave, the last one's pages written
+// before the load ended.
+func TestIndexLastGenerationSpillsAsItLoads(t *testing.T) {
+	defer SetSpillDir(t.TempDir())()
+	rng := rand.New(rand.NewPCG(7, 11))
+	names := 40000
+	name := func() string {
+		n := rng.IntN(names)
+		return fmt.Sprintf("Clips/C%03d_caf\u00e9/%06d.mov", n/400, n)
+	}
+	x, old := newDiskIndex(), newOldIndex()
+	for seq := 1; seq <= 3; seq++ {
+		if seq == 3 {
+			x.lastGeneration()
+			names = 120000
+		}
+		for range names * 5 / 8 {
+			f := randomFile(rng)
+			f.Path = name()
+			if f.PreviousPath != "" {
+				f.PreviousPath = name()
+			}
+			err, oerr := x.addFile(seq, &f), old.addFile(seq, &f)
+			require.Equal(t, oerr, err, "%+v", f)
+		}
+	}
+	require.Positive(t, x.finalPages, "pages of the last generation written while it loaded")
+	x.freeze()
+	require.Equal(t, old.records(), recordMap(&Records{x: x}))
 }

@@ -9,9 +9,12 @@ import (
 
 // Records are a history's last record of each file, by path
 // (History.Records), held in Verify's compact index: a record of fixed
-// size, the name and the hash bytes packed, ~80 B a file with one xxh64
-// (a map of Records took ~500). A Record is made when one is asked for.
-// A nil Records has none.
+// size, the name and the hash bytes packed (~80 B a file with one
+// xxh64; a map of Records took ~500), kept on disk but for its table
+// (~9-13 B a file in memory; indexspill.go). A Record is made when one
+// is asked for. Its methods may be called from several goroutines at
+// once; one that cannot read the index back from disk panics (a record
+// is never made up). A nil Records has none.
 type Records struct {
 	x *index
 }
@@ -22,11 +25,11 @@ func (r *Records) Get(path string) *Record {
 	if r == nil {
 		return nil
 	}
-	ir, ok := r.x.file(path)
+	ir, _, ok := r.x.find(path)
 	if !ok {
 		return nil
 	}
-	return r.x.record(ir, path)
+	return r.x.record(&ir, path)
 }
 
 // Has says whether path has a record.
@@ -34,8 +37,8 @@ func (r *Records) Has(path string) bool {
 	if r == nil {
 		return false
 	}
-	_, ok := r.x.file(path)
-	return ok
+	_, i := r.x.lookup(path)
+	return i >= 0
 }
 
 // Keeps says whether path has a record, or is a folder holding one (at
@@ -63,7 +66,7 @@ func (r *Records) Len() int {
 		return 0
 	}
 	n := 0
-	r.x.each(func(*irec) { n++ })
+	r.x.each(func(int, *irec) { n++ })
 	return n
 }
 
@@ -74,8 +77,8 @@ func (r *Records) All() iter.Seq[*Record] {
 			return
 		}
 		for i := range r.x.n {
-			if ir := r.x.rec(i); ir.flags&flagGone == 0 {
-				if !yield(r.x.record(ir, r.x.pathOf(ir))) {
+			if ir := r.x.recAt(i); ir.flags&flagGone == 0 {
+				if !yield(r.x.record(&ir, r.x.pathOf(&ir))) {
 					return
 				}
 			}
@@ -90,8 +93,8 @@ func (r *Records) Paths() iter.Seq[string] {
 			return
 		}
 		for i := range r.x.n {
-			if ir := r.x.rec(i); ir.flags&flagGone == 0 {
-				if !yield(r.x.pathOf(ir)) {
+			if ir := r.x.recAt(i); ir.flags&flagGone == 0 {
+				if !yield(r.x.pathOf(&ir)) {
 					return
 				}
 			}
@@ -105,7 +108,7 @@ func (r *Records) Paths() iter.Seq[string] {
 // in generation FirstSeq (at least 1). A value that is not a hash of its algorithm is
 // an error naming the path.
 func RecordsOf(recs ...*Record) (*Records, error) {
-	x := newIndex()
+	x := newDiskIndex()
 	for _, r := range recs {
 		seq := max(r.FirstSeq, 1)
 		f := File{Path: r.Path, Size: r.Size}
@@ -122,5 +125,6 @@ func RecordsOf(recs ...*Record) (*Records, error) {
 			}
 		}
 	}
+	x.freeze()
 	return &Records{x: x}, nil
 }

@@ -358,8 +358,8 @@ func (v *verifier) checked(sc *scope, rec *irec, rel string, check []hashing.Alg
 func (v *verifier) reportMissing() {
 	var missing []Finding
 	for _, sc := range v.scopes {
-		sc.idx.each(func(r *irec) {
-			if r.flags&flagSeen != 0 {
+		sc.idx.each(func(i int, r *irec) {
+			if sc.idx.isSeen(i) {
 				return
 			}
 			if full := sc.prefix + sc.idx.pathOf(r); !v.seenDirs[full] && !v.ign.Match(full, false) {
@@ -422,16 +422,16 @@ func markFile(scopes []*scope, rel string) (*scope, *irec) {
 		if !strings.HasPrefix(rel, sc.prefix) {
 			continue
 		}
-		r, ok := sc.idx.file(rel[len(sc.prefix):])
+		r, n, ok := sc.idx.find(rel[len(sc.prefix):])
 		if !ok {
 			continue
 		}
-		r.flags |= flagSeen
+		sc.idx.markSeen(n)
 		switch {
 		case i == 0:
-			best, bestScope, bestLen = r, sc, 1<<30
+			best, bestScope, bestLen = &r, sc, 1<<30
 		case len(sc.prefix) > bestLen:
-			best, bestScope, bestLen = r, sc, len(sc.prefix)
+			best, bestScope, bestLen = &r, sc, len(sc.prefix)
 		}
 	}
 	return bestScope, best
