@@ -13,7 +13,7 @@ RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 # The longest first (ui, internal/offload): go test starts packages in
 # the order they are named, and one of them started last ran alone at
 # the end of the stage (see TEST_FIRST).
-RACE_PKGS := ./ui/... ./internal/offload/... ./internal/catalog/... ./raid/... ./internal/cloud/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/serve/... ./internal/sched/... ./internal/source/...
+RACE_PKGS := ./ui/... ./internal/offload/... ./internal/catalog/... ./raid/... ./internal/cloud/... ./cmd/dit/internal/... ./internal/hashing/... ./internal/serve/... ./internal/sched/... ./internal/source/... ./internal/format/ascmhl/...
 DEMO_SIZE ?= 2GB
 # The demo simulates the set (CFast readers, Thunderbolt array) at this
 # fraction of the field rates, so a small machine keeps up.
