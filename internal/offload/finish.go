@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"github.com/dit-org/dit/internal/verdict"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/dit-org/dit/internal/catalog"
@@ -144,27 +144,33 @@ func (c *cardRun) checkHistory(t *fileTask, sums hashing.Sums) {
 	}
 }
 
-// historyMissing lists the files the card's own ASC MHL history records
+// historyMissing counts the files the card's own ASC MHL history records
 // (and did not record as failed) that the card does not have now (left
-// out on purpose with --ignore excepted).
-func (c *cardRun) historyMissing() []string {
+// out on purpose with --ignore excepted), and names the first few in
+// path order (at most shown: a card that lost every file of a history
+// of a million names five, not a million).
+func (c *cardRun) historyMissing(shown int) (first []string, n int) {
 	if c.history == nil {
-		return nil
+		return nil, 0
 	}
 	var ign *ignore.Matcher
 	if len(c.j.opts.Ignore) > 0 {
 		ign = ignore.New(c.j.opts.Ignore)
 	}
-	var out []string
 	for r := range c.history.All() {
 		rel := r.Path
 		if c.list.has(rel) || r.LastFailed || (ign != nil && ign.Match(rel, false)) {
 			continue
 		}
-		out = append(out, ascmhl.DisplayName(rel))
+		n++
+		name := ascmhl.DisplayName(rel)
+		at, _ := slices.BinarySearch(first, name)
+		if at < shown {
+			first = slices.Insert(first, at, name)
+			first = first[:min(len(first), shown)]
+		}
 	}
-	sort.Strings(out)
-	return out
+	return first, n
 }
 
 func allModeDone(fp *filePlan) bool {

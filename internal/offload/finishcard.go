@@ -110,7 +110,11 @@ func (c *cardRun) setFolderTimes() {
 func (c *cardRun) verdict(ctx context.Context) string {
 	j := c.j
 	var final string
-	missing := c.historyMissing()
+	missing, nMissing := c.historyMissing(5)
+	// The card's history is not read again in this run (the seal reads
+	// the destinations' own; a retried card's run loads it anew): let
+	// go of its index before the seal loads theirs.
+	c.history = nil
 	lost, lostErr := c.expectMissing()
 	unreadable := c.unreadable()
 	switch {
@@ -124,14 +128,14 @@ func (c *cardRun) verdict(ctx context.Context) string {
 		final = StateFailed
 		c.failLostFirstCopies(lost)
 		c.rec.Error = cascade.MissingError(DisplayPath(c.from.dests[0].root, c.out), lost)
-	case len(missing) > 0:
+	case nMissing > 0:
 		final = StateFailed
 		shown := missing
-		if len(shown) > 5 {
-			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(missing)-5))
+		if nMissing > len(shown) {
+			shown = append(shown[:len(shown):len(shown)], fmt.Sprintf("and %d more", nMissing-len(shown)))
 		}
 		c.rec.Error = fmt.Sprintf("%d file(s) the card's own ASC MHL history (an earlier hop) lists are not on the card: %s: the card lost them since, and its history will not verify on the copies; it is not safe to format: check the card and the earlier copies",
-			len(missing), strings.Join(shown, ", "))
+			nMissing, strings.Join(shown, ", "))
 	case c.cardGone() != "":
 		final, c.rec.Error = StateFailed, c.cardGone()
 	case c.filesFailed.Load() > 0:
