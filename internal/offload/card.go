@@ -175,9 +175,10 @@ type cardStores struct {
 	storeChain *storeFile
 	// marks are what a store run keeps of each file between its upload
 	// and its read-back (storewindow.go): a byte a destination, by the
-	// list's index; down is, by destination, why its every copy failed
-	// (its listing; under cardRun.mu), "" none.
-	marks []uint8
+	// list's index, paged to disk as the plan's are (planMarks); down
+	// is, by destination, why its every copy failed (its listing; under
+	// cardRun.mu), "" none.
+	marks *planMarks
 	down  []string
 	// cardHistory are the card's files in its top-level ascmhl folder
 	// (a store run's seal stages them), kept when the plan is let go.

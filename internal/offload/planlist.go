@@ -30,8 +30,10 @@ type planList struct {
 	// order), else a sort index of 4 B a file.
 	index *source.PathIndex
 	// marks: per file, 1+nd bytes: the file's (markProbe, markPlanned),
-	// then each destination's (its planMode and mark* below).
-	marks []uint8
+	// then each destination's (its planMode and mark* below); on disk
+	// but for a few pages for a large card in its paths' order
+	// (planmarks.go).
+	marks *planMarks
 	nd    int
 	// held counts the list and the plan as held for the card's run
 	// (internal/gcgoal: no collector's headroom on them), released
@@ -62,9 +64,22 @@ func newPlanList(files *source.Files, nd int) *planList {
 		files = &source.Files{}
 	}
 	n := files.Len()
-	l := &planList{files: files, index: source.NewPathIndex(files), marks: make([]uint8, n*(1+nd)), nd: nd}
-	l.held = gcgoal.HoldFor(l, int64(files.Held()+len(l.marks)+l.index.Held()))
+	l := &planList{files: files, index: source.NewPathIndex(files), nd: nd}
+	l.marks = l.newMarks(n * (1 + nd))
+	l.held = gcgoal.HoldFor(l, int64(files.Held()+l.marks.heldBytes()+l.index.Held()))
 	return l
+}
+
+// newMarks are n marks of the card's files, all 0: paged to disk when
+// its list is (planMarks) and in its paths' order (the runs come to its
+// files in the list's order), else in memory (a card walked out of its
+// paths' order has its list in memory).
+func (l *planList) newMarks(n int) *planMarks {
+	dir := ""
+	if l.index.Held() == 0 && l.files.Spilled() > 0 {
+		dir = source.SpillDir()
+	}
+	return newPlanMarks(n, dir)
 }
 
 // len is how many files the card has (0 for a nil list: the plan let go).
@@ -93,15 +108,18 @@ func (l *planList) has(rel string) bool {
 	return ok
 }
 
-// fileMarks and destMarks are file i's own marks and destination di's.
-func (l *planList) fileMarks(i int) *uint8     { return &l.marks[i*(1+l.nd)] }
-func (l *planList) destMarks(i, di int) *uint8 { return &l.marks[i*(1+l.nd)+1+di] }
+// fileMarks and destMarks are where file i's own marks and destination
+// di's are.
+func (l *planList) fileMarks(i int) int     { return i * (1 + l.nd) }
+func (l *planList) destMarks(i, di int) int { return i*(1+l.nd) + 1 + di }
 
 // mode is file i's plan on destination di (modeWrite when not planned).
-func (l *planList) mode(i, di int) planMode { return planMode(*l.destMarks(i, di) & markModeMask) }
+func (l *planList) mode(i, di int) planMode {
+	return planMode(l.marks.get(l.destMarks(i, di)) & markModeMask)
+}
 
 // planned says whether file i's destination di is planned.
-func (l *planList) planned(i, di int) bool { return *l.destMarks(i, di)&markSet != 0 }
+func (l *planList) planned(i, di int) bool { return l.marks.get(l.destMarks(i, di))&markSet != 0 }
 
 // keep records what fp's plan on destination di is (its mode and flags)
 // and whether the file is read twice (probe).
@@ -114,15 +132,15 @@ func (l *planList) keep(i, di int, fp *filePlan) {
 	if dp.rechecked {
 		m |= markRechecked
 	}
-	*l.destMarks(i, di) = m
-	f := l.fileMarks(i)
-	*f |= markPlanned
+	l.marks.set(l.destMarks(i, di), m)
+	f := uint8(markPlanned)
 	if fp.probe {
-		*f |= markProbe
+		f |= markProbe
 	}
 	if fp.prev != nil {
-		*f |= markPrev
+		f |= markPrev
 	}
+	l.marks.or(l.fileMarks(i), f)
 }
 
 // planCount counts the files' plans a job made from its cards' planLists
@@ -138,7 +156,7 @@ type planCount struct {
 func (c *cardRun) filePlanAt(i int) *filePlan {
 	l := c.list
 	fp := &filePlan{ent: l.entry(i)}
-	fm := *l.fileMarks(i)
+	fm := l.marks.get(l.fileMarks(i))
 	fp.prev, fp.prevErr = c.prev.of(l, i)
 	if fp.prevErr == nil && fp.prev == nil && fm&markPrev != 0 {
 		// Planned on a record the catalog no longer gives: the plan
@@ -151,7 +169,7 @@ func (c *cardRun) filePlanAt(i int) *filePlan {
 	}
 	fp.dests = make([]destPlan, l.nd)
 	for di := range fp.dests {
-		m := *l.destMarks(i, di)
+		m := l.marks.get(l.destMarks(i, di))
 		if m&markSet == 0 {
 			continue
 		}

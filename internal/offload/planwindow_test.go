@@ -144,12 +144,12 @@ func TestPlanListCompact(t *testing.T) {
 	require.True(t, l.planned(2, 1))
 	require.Equal(t, modeCompare, l.mode(2, 1))
 	require.Equal(t, modeSealed, l.mode(2, 2))
-	require.Equal(t, uint8(markProbe|markPlanned), *l.fileMarks(2))
-	require.Equal(t, uint8(modeCompare)|markReplaceOwn|markSet, *l.destMarks(2, 1))
-	require.Equal(t, uint8(modeSealed)|markRechecked|markSet, *l.destMarks(2, 2))
+	require.Equal(t, uint8(markProbe|markPlanned), l.marks.get(l.fileMarks(2)))
+	require.Equal(t, uint8(modeCompare)|markReplaceOwn|markSet, l.marks.get(l.destMarks(2, 1)))
+	require.Equal(t, uint8(modeSealed)|markRechecked|markSet, l.marks.get(l.destMarks(2, 2)))
 	for i := range ents {
 		if i != 2 {
-			require.Zero(t, *l.fileMarks(i))
+			require.Zero(t, l.marks.get(l.fileMarks(i)))
 			for di := range 3 {
 				require.False(t, l.planned(i, di))
 			}
@@ -168,6 +168,9 @@ func TestPlanListCompact(t *testing.T) {
 // verified before the interrupt not copied again.
 func TestSpilledCardOffloadAndResume(t *testing.T) {
 	defer source.SetSpillDir(t.TempDir())()
+	defer func(p int) { markPage = p }(markPage)
+	markPage = 64 // the plan's marks paged too: 5,000 B in pages of 64, 4 kept
+	markRead, markWritten := markPagesRead.Load(), markPagesWritten.Load()
 	e := newEnv(t)
 	const n = 2500
 	files := map[string]string{}
@@ -190,6 +193,8 @@ func TestSpilledCardOffloadAndResume(t *testing.T) {
 	t.Logf("the resume wrote %d blocks of the card's list, read %d back", wrote2-wrote, read2-read)
 	require.Greater(t, wrote2-wrote, int64(2), "the card's list is on disk while it is copied")
 	require.GreaterOrEqual(t, read2-read, wrote2-wrote, "and read back from it")
+	require.Positive(t, markPagesWritten.Load()-markWritten, "the plan's marks written to disk")
+	require.Positive(t, markPagesRead.Load()-markRead, "and read back")
 	requireNotCopiedAgain(t, kept, d1)
 	requireAllVerified(t, e, r.cards[0].rec.ID, d1, files)
 }

@@ -93,7 +93,7 @@ func (c *cardRun) streamStore(ctx context.Context) {
 			all = all && ok
 		}
 		if all {
-			c.marks[i*nd] |= smLater // every destination holds it: after
+			c.marks.or(i*nd, smLater) // every destination holds it: after
 			return false
 		}
 		for di, ok := range there {
@@ -106,7 +106,7 @@ func (c *cardRun) streamStore(ctx context.Context) {
 		c.streamFiles(ctx, idx, win, sem)
 		fresh()
 	})
-	c.storeWindows(ctx, func(i int) bool { return c.marks[i*nd]&smLater != 0 }, func(idx []int) {
+	c.storeWindows(ctx, func(i int) bool { return c.marks.get(i*nd)&smLater != 0 }, func(idx []int) {
 		for _, i := range idx {
 			for di := range win {
 				win[di][c.list.rel(i)] = dest.Object{} // held there (or down)

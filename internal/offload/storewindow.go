@@ -61,7 +61,7 @@ func newStoreFile(fp *filePlan, rec *catalog.File, nd int) *storeFile {
 
 // startMarks makes the run's marks: none set.
 func (c *cardRun) startMarks() {
-	c.marks = make([]uint8, c.list.len()*len(c.dests))
+	c.marks = c.list.newMarks(c.list.len() * len(c.dests))
 	c.down = make([]string, len(c.dests))
 }
 
@@ -109,7 +109,7 @@ func (c *cardRun) keepMarks(i int, f *storeFile) {
 		if f.sent[di] {
 			m |= smSent
 		}
-		c.marks[i*nd+di] = m
+		c.marks.set(i*nd+di, m)
 	}
 }
 
@@ -159,7 +159,7 @@ func (c *cardRun) storedFile(i int, cf *catalog.File) *storeFile {
 	f := newStoreFile(&filePlan{ent: ent, prev: cf}, &rec, len(c.dests))
 	nd := len(c.dests)
 	for di, d := range c.dests {
-		m := c.marks[i*nd+di]
+		m := c.marks.get(i*nd + di)
 		f.sent[di] = m&smSent != 0
 		f.res[di].rel = relJoin(c.out, ent.Rel)
 		if m&smDone == 0 {
