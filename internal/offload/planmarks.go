@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // planMarks are a card's plan marks (1+nd bytes a file: planList), in
@@ -151,15 +153,8 @@ func (m *planMarks) evict() {
 
 func (m *planMarks) writeBack(no int64, b []byte) error {
 	if m.file == nil {
-		if err := os.MkdirAll(m.dir, 0o700); err != nil {
-			return err
-		}
-		f, err := os.CreateTemp(m.dir, "dit-card-plan-*")
+		f, err := fsys.CreateUnlinked(m.dir, "dit-card-plan-*")
 		if err != nil {
-			return err
-		}
-		if err := os.Remove(f.Name()); err != nil {
-			f.Close()
 			return err
 		}
 		m.file = f

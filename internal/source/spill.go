@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // A card's list beyond the block being filled is kept on disk while it is
@@ -149,15 +151,8 @@ func (f *Files) spillBlock(b int) []byte {
 
 // open makes the spill's file, unlinked at once.
 func (s *spill) open() error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
-	}
-	fl, err := os.CreateTemp(s.dir, "dit-card-list-*")
+	fl, err := fsys.CreateUnlinked(s.dir, "dit-card-list-*")
 	if err != nil {
-		return err
-	}
-	if err := os.Remove(fl.Name()); err != nil {
-		fl.Close()
 		return err
 	}
 	s.file = fl

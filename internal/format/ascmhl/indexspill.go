@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // The bulk of a history's index is kept on disk (the spill), as a
@@ -81,15 +83,8 @@ type spillFile interface {
 
 // openSpill makes the spill's file in dir, unlinked at once.
 var openSpill = func(dir string) (spillFile, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "dit-history-index-*")
+	f, err := fsys.CreateUnlinked(dir, "dit-history-index-*")
 	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return nil, err
 	}
 	return f, nil
