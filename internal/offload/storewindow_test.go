@@ -117,7 +117,10 @@ func TestStoreRunHeapFlat(t *testing.T) {
 	}
 	const n = 300
 	grow(2 * n) // the warm-up
-	small := grow(n)
+	// The small card's peak taken twice, the larger kept: a sampled peak
+	// is missed low now and then (127 kB against ~290 kB on a loaded
+	// machine), which made 2,700 files look 60 B a file heavier.
+	small := max(grow(n), grow(n+1)) // n+1: a card and a folder of its own
 	big := grow(10 * n)
 	perFile := float64(big-small) / float64(9*n)
 	t.Logf("live heap grown: %d B for %d files, %d B for %d: %.0f B a file more", small, n, big, 10*n, perFile)
