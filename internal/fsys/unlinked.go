@@ -1,6 +1,11 @@
 package fsys
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+)
 
 // CreateUnlinked makes a new file in dir (made when missing, for this
 // user only) named after pattern (os.CreateTemp's), and unlinks it at
@@ -23,4 +28,34 @@ func CreateUnlinked(dir, pattern string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// spillDir is where dit spills what it would otherwise hold a file of a
+// card (SetSpillDir); nil: the user's cache folder.
+var spillDir atomic.Pointer[string]
+
+// SetSpillDir sets the folder dit spills to: a card's list, its plan's
+// marks, a history's index ("" keeps them in memory). It returns a
+// function that sets it back (tests). The default is dit's folder in
+// the user's cache folder (~/.cache/dit on Linux), made when first
+// needed.
+func SetSpillDir(dir string) (restore func()) {
+	old := spillDir.Swap(&dir)
+	return func() { spillDir.Store(old) }
+}
+
+// SpillDir is the folder dit spills to ("": none: Windows, where an open
+// file cannot be unlinked, or no cache folder).
+func SpillDir() string {
+	if p := spillDir.Load(); p != nil {
+		return *p
+	}
+	if runtime.GOOS == "windows" {
+		return ""
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "dit")
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/dit-org/dit/internal/gcgoal"
 	"github.com/dit-org/dit/internal/source"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // planList is a card's plan held compact: the scan's own list of the
@@ -77,7 +79,7 @@ func newPlanList(files *source.Files, nd int) *planList {
 func (l *planList) newMarks(n int) *planMarks {
 	dir := ""
 	if l.index.Held() == 0 && l.files.Spilled() > 0 {
-		dir = source.SpillDir()
+		dir = fsys.SpillDir()
 	}
 	return newPlanMarks(n, dir)
 }

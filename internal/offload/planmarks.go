@@ -17,7 +17,7 @@ import (
 // and whose list is kept on disk in its paths' order (the plan then
 // comes to its files in the list's order: planning, the reader, the
 // read-back) keeps them on disk too: an unlinked file in the list's
-// folder (source.SpillDir), markPagesKept pages in memory, the others
+// folder (fsys.SpillDir), markPagesKept pages in memory, the others
 // written back when let go and read again when come to. So a card of a
 // million frames holds 256 KiB of marks, not 2-3 MB. A card walked out
 // of its paths' order (its list is in memory already) or a small one

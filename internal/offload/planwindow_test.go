@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/source"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // The card's plan is never held whole: a file's plan (filePlan, its
@@ -167,7 +169,7 @@ func TestPlanListCompact(t *testing.T) {
 // memory: every file verified, its bytes identical, and the files
 // verified before the interrupt not copied again.
 func TestSpilledCardOffloadAndResume(t *testing.T) {
-	defer source.SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	defer func(p int) { markPage = p }(markPage)
 	markPage = 64 // the plan's marks paged too: 5,000 B in pages of 64, 4 kept
 	markRead, markWritten := markPagesRead.Load(), markPagesWritten.Load()

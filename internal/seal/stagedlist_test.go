@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/offload"
-	"github.com/dit-org/dit/internal/source"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // stagedFiles are verified files in their paths' byte order, with the
@@ -38,7 +39,7 @@ func stagedFiles() []offload.SealFile {
 // described by its size and time and never read; the history and a
 // failed copy are not there.
 func TestStagedStoreListsTheCloudCopy(t *testing.T) {
-	defer source.SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	files := stagedFiles()
 	dirTime := time.Date(2026, 11, 20, 7, 0, 0, 0, time.UTC)
 	times := map[string]time.Time{"A": dirTime, "A/b": dirTime.Add(time.Hour), "A/b/c": dirTime, "Sce\u0301ne": dirTime}
@@ -113,7 +114,7 @@ func TestStagedStoreHoldsLittleAFile(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector allocates on its own")
 	}
-	defer source.SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	const n = 200000
 	at := time.Date(2026, 12, 5, 1, 0, 0, 0, time.UTC)
 	files := offload.SealFiles(func(fn func(*offload.SealFile) error) error {

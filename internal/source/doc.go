@@ -12,7 +12,7 @@
 // The files are held compact ([Files]: paths front-coded with sizes and
 // times, files.go), their full blocks on disk while a card is used
 // (spill.go: an unlinked file in dit's cache folder, read back a block
-// at a time; [SetSpillDir]); a [PathIndex] finds one by its path in the byte order
+// at a time; internal/fsys.SetSpillDir); a [PathIndex] finds one by its path in the byte order
 // of paths (pathindex.go), for the offload's plan and the
 // already-offloaded check alike. What is skipped is held the same way
 // ([Skips], skiplist.go: paths front-coded and spilled, each kind and

@@ -82,7 +82,7 @@ func TestSkipsHeapFlat(t *testing.T) {
 // Scan records each skipped entry with its kind and reason, a card's
 // skipped paths spilled with its files.
 func TestScanSkipsSpilled(t *testing.T) {
-	defer SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	root := t.TempDir()
 	want := map[string]string{}
 	for i := range 3000 {

@@ -107,7 +107,7 @@ func Scan(fsy fsys.FS, root string, opt Options) (*Card, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("card %s is not a folder: give the card's mount point or folder", abs)
 	}
-	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: newSpilledFiles(SpillDir()), Skipped: newSkips(SpillDir())}
+	c := &Card{Label: filepath.Base(abs), Root: abs, VolumeID: volumeID(fi), Mtime: fi.ModTime(), Files: newSpilledFiles(fsys.SpillDir()), Skipped: newSkips(fsys.SpillDir())}
 	if err := c.walk(fsy, abs, "", opt); err != nil {
 		return nil, err
 	}

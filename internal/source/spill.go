@@ -3,7 +3,6 @@ package source
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -42,34 +41,6 @@ func SpillStats() (written, read int64) {
 	return spillStats.written.Load(), spillStats.read.Load()
 }
 
-// spillDir is where lists are spilled (SetSpillDir); nil: the user's
-// cache folder.
-var spillDir atomic.Pointer[string]
-
-// SetSpillDir sets the folder a card's list spills to ("" keeps every
-// list in memory) and returns a function that sets it back (tests). The
-// default is dit's folder in the user's cache folder (~/.cache/dit on
-// Linux), created when a list first needs it.
-func SetSpillDir(dir string) (restore func()) {
-	old := spillDir.Swap(&dir)
-	return func() { spillDir.Store(old) }
-}
-
-// SpillDir is the folder lists spill to ("": none).
-func SpillDir() string {
-	if p := spillDir.Load(); p != nil {
-		return *p
-	}
-	if runtime.GOOS == "windows" { // an open file cannot be unlinked
-		return ""
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "dit")
-}
-
 // noBytes is an empty block (not nil: nil is a block on disk).
 var noBytes = []byte{}
 
@@ -102,9 +73,9 @@ type cachedBlock struct {
 }
 
 // NewFiles is an empty list kept as a card's is: its full blocks on
-// disk in SpillDir (in memory when there is none). For lists made
+// disk in fsys.SpillDir (in memory when there is none). For lists made
 // elsewhere than a scan (a cloud seal's verified files).
-func NewFiles() *Files { return newSpilledFiles(SpillDir()) }
+func NewFiles() *Files { return newSpilledFiles(fsys.SpillDir()) }
 
 // newSpilledFiles is an empty list whose full blocks are kept in a file
 // of dir ("": in memory, as &Files{}).

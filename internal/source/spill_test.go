@@ -219,7 +219,7 @@ func TestFilesSpilledHeapFlat(t *testing.T) {
 
 // Scan keeps the card's list on disk in the spill folder set.
 func TestScanSpillsTheList(t *testing.T) {
-	defer SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	root := t.TempDir()
 	var want []Entry
 	for i := range 1500 { // ~100 B a path: ~650 a block
@@ -235,7 +235,7 @@ func TestScanSpillsTheList(t *testing.T) {
 		require.Equal(t, want[i].Rel, e.Rel)
 		require.Equal(t, want[i].Size, e.Size)
 	}
-	defer SetSpillDir("")()
+	defer fsys.SetSpillDir("")()
 	sc, err = Scan(fsys.OS{}, root, Options{})
 	require.NoError(t, err)
 	require.Zero(t, sc.Files.Spilled(), "no spill folder: in memory")

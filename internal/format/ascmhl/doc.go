@@ -248,7 +248,7 @@
 // not with the manifests' size.
 //
 // That bulk is kept on disk (indexspill.go, since 2026-12-05): an
-// unlinked file in dit's cache folder (~/.cache/dit; [SetSpillDir]),
+// unlinked file in dit's cache folder (~/.cache/dit; internal/fsys.SetSpillDir),
 // the arena's full blocks written out as the load fills the next, the
 // last block and the record pages when the load is done (the index no
 // longer changes), and read back through a cache of 256 pages of 4 KiB

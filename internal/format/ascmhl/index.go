@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/dit-org/dit/internal/hashing"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // index is what a history knows of each path, generation after
@@ -99,10 +101,10 @@ func newIndex() *index {
 }
 
 // newDiskIndex is an empty index whose bulk goes to a spill in
-// SpillDir() (indexspill.go): a history's, until freeze.
+// fsys.SpillDir() (indexspill.go): a history's, until freeze.
 func newDiskIndex() *index {
 	x := newIndex()
-	x.mem.sp = newSpill(SpillDir())
+	x.mem.sp = newSpill(fsys.SpillDir())
 	return x
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/hashing"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // indexNames are paths in any Unicode: NFC and NFD, emoji, bytes that
@@ -49,7 +51,7 @@ func TestIndexMatchesBefore(t *testing.T) {
 	t.Run("in memory", func(t *testing.T) { indexMatchesBefore(t, newIndex, func(*index) {}) })
 	t.Run("on disk", func(t *testing.T) {
 		smallBlocks(t)
-		defer SetSpillDir(t.TempDir())()
+		defer fsys.SetSpillDir(t.TempDir())()
 		reads := int64(0)
 		indexMatchesBefore(t, newDiskIndex, func(x *index) {
 			for _, p := range x.pages {
@@ -104,7 +106,7 @@ func indexMatchesBefore(t *testing.T, newX func() *index, check func(*index)) {
 // 32-byte record and a table slot. Holding every path whole (the index
 // before) is over it, and so would be any copy of the history's records.
 func TestVerifyIndexFootprint(t *testing.T) {
-	defer SetSpillDir("")() // held in memory (TestHistoryIndexOnDiskIsFlat: on disk)
+	defer fsys.SetSpillDir("")() // held in memory (TestHistoryIndexOnDiskIsFlat: on disk)
 	dir := t.TempDir()
 	st, err := OpenOSStore(dir)
 	require.NoError(t, err)
@@ -163,7 +165,7 @@ func recordMap(r *Records) map[string]*Record {
 // give the records the index before gave, the last one's pages written
 // before the load ended.
 func TestIndexLastGenerationSpillsAsItLoads(t *testing.T) {
-	defer SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	rng := rand.New(rand.NewPCG(7, 11))
 	names := 40000
 	name := func() string {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -45,34 +43,6 @@ const (
 	spillCachePages = 256 // 1 MiB
 	recSize         = int(unsafe.Sizeof(irec{}))
 )
-
-// spillDir is where indexes spill (SetSpillDir); nil: the user's cache
-// folder.
-var spillDir atomic.Pointer[string]
-
-// SetSpillDir sets the folder a history's index spills to ("" keeps
-// every index in memory) and returns a function that sets it back
-// (tests). The default is dit's folder in the user's cache folder
-// (~/.cache/dit on Linux), created when an index first needs it.
-func SetSpillDir(dir string) (restore func()) {
-	old := spillDir.Swap(&dir)
-	return func() { spillDir.Store(old) }
-}
-
-// SpillDir is the folder indexes spill to ("": none).
-func SpillDir() string {
-	if p := spillDir.Load(); p != nil {
-		return *p
-	}
-	if runtime.GOOS == "windows" {
-		return ""
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "dit")
-}
 
 // spillFile is the spill's file (tests inject faults through it).
 type spillFile interface {

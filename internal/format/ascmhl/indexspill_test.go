@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dit-org/dit/internal/hashing"
+
+	"github.com/dit-org/dit/internal/fsys"
 )
 
 // synthValues are the values of file number n of a synthStore: its xxh64
@@ -112,7 +114,7 @@ func TestHistoryIndexOnDiskIsFlat(t *testing.T) {
 	files := s.folders * s.perDir
 	writeLargeHistory(t, dir, s)
 	load := func(spill string) (h *History, peak, held uint64) {
-		defer SetSpillDir(spill)()
+		defer fsys.SetSpillDir(spill)()
 		before := heapAlloc()
 		peak = peakLive(func() {
 			h, err = LoadHistoryIndexed(s)
@@ -241,19 +243,19 @@ func TestIndexSpillUnwritableStaysInMemory(t *testing.T) {
 		require.NoError(t, err)
 		return h
 	}
-	defer SetSpillDir("")()
+	defer fsys.SetSpillDir("")()
 	want := recordMap(load().Records())
 	require.Len(t, want, 200)
 
 	notADir := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(notADir, nil, 0o644))
-	defer SetSpillDir(filepath.Join(notADir, "dit"))()
+	defer fsys.SetSpillDir(filepath.Join(notADir, "dit"))()
 	h := load()
 	require.Equal(t, want, recordMap(h.Records()))
 	require.Nil(t, h.idx.mem.sp.file, "no spill")
 	require.Greater(t, h.idx.footprint(), 200*32, "records and names held in memory")
 
-	defer SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	withSpill(t, func(f spillFile) spillFile { return &failingSpill{spillFile: f, ok: 5} })
 	h = load()
 	require.True(t, h.idx.mem.sp.off, "a write failed")
@@ -273,7 +275,7 @@ func TestIndexSpillUnwritableStaysInMemory(t *testing.T) {
 func TestIndexSpillUnreadablePanics(t *testing.T) {
 	smallBlocks(t)
 	spill := t.TempDir()
-	defer SetSpillDir(spill)()
+	defer fsys.SetSpillDir(spill)()
 	var fail *failingSpill
 	withSpill(t, func(f spillFile) spillFile { fail = &failingSpill{spillFile: f, ok: 1 << 30}; return fail })
 	recs, err := RecordsOf(&Record{Path: "a.mov", Size: 1, Values: map[hashing.Algo]string{hashing.XXH64: xxh("a")}})
@@ -295,7 +297,7 @@ func TestIndexSpillUnreadablePanics(t *testing.T) {
 // goroutine in its own order: every one gets its records (go test -race
 // checks the cache's locking).
 func TestIndexSpillConcurrentReads(t *testing.T) {
-	defer SetSpillDir(t.TempDir())()
+	defer fsys.SetSpillDir(t.TempDir())()
 	const files = 30000
 	var recs []*Record
 	for n := range files {
