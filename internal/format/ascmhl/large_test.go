@@ -10,11 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -189,43 +186,6 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// peakHeap samples the live heap (as the last collection marked it) while
-// f runs and returns its peak: what f holds, not the garbage a loaded
-// machine's collector has not reached yet (the heap in use doubled
-// under load).
-func peakHeap(f func()) (peak uint64) {
-	runtime.GC()
-	var mu sync.Mutex
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	sample := func() {
-		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(live)
-		mu.Lock()
-		peak = max(peak, live[0].Value.Uint64())
-		mu.Unlock()
-	}
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(25 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				sample()
-			}
-		}
-	}()
-	f()
-	sample()
-	close(done)
-	wg.Wait()
-	return peak
-}
-
 // TestVerifyLargeManifestBoundedMemory verifies a history whose manifest
 // records 200,000 files (about 44 MB of XML; a million, about 220 MB,
 // with DIT_LARGE_MANIFEST=1, as make bench's figures were measured) and
@@ -250,7 +210,7 @@ func TestVerifyLargeManifestBoundedMemory(t *testing.T) {
 
 	var res *VerifyResult
 	start := time.Now()
-	peak := peakHeap(func() {
+	peak := peakLive(func() {
 		res, err = Verify(context.Background(), s, VerifyOptions{})
 	})
 	took := time.Since(start)
