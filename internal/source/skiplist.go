@@ -22,16 +22,12 @@ type Skips struct {
 }
 
 // newSkips is an empty list whose paths spill to dir ("": none).
-func newSkips(dir string) Skips { return Skips{dir: dir, set: true} }
+func newSkips(dir string) Skips { return Skips{dir: dir} }
 
 // Add records rel as skipped for reason, of kind.
 func (s *Skips) Add(rel, kind, reason string) {
 	if s.paths == nil {
-		if s.set {
-			s.paths = newSpilledFiles(s.dir)
-		} else {
-			s.paths = &Files{}
-		}
+		s.paths = newSpilledFiles(s.dir)
 		s.num = map[[2]string]int{}
 	}
 	k := [2]string{kind, reason}
@@ -66,25 +62,4 @@ func (s *Skips) All() iter.Seq[Skipped] {
 			}
 		}
 	}
-}
-
-// Held is the bytes the list holds in memory.
-func (s *Skips) Held() int {
-	if s == nil {
-		return 0
-	}
-	n := s.paths.Held()
-	for _, w := range s.why {
-		n += len(w.Kind) + len(w.Reason) + 64
-	}
-	return n
-}
-
-// SkipsOf is a Skips of ss (tests, and lists made by hand).
-func SkipsOf(ss ...Skipped) *Skips {
-	s := &Skips{}
-	for _, k := range ss {
-		s.Add(k.Rel, k.Kind, k.Reason)
-	}
-	return s
 }
