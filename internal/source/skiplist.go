@@ -18,7 +18,6 @@ type Skips struct {
 	why   []Skipped         // each distinct kind and reason (Rel unset)
 	num   map[[2]string]int // their numbers
 	dir   string            // where the paths spill ("": memory)
-	set   bool              // dir chosen
 }
 
 // newSkips is an empty list whose paths spill to dir ("": none).
