@@ -42,7 +42,13 @@ func main() {
 	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
 	mhl := flag.Bool("mhl", false, "instead of the offload: dit mhl create --hash md5 and dit mhl verify of each card, one process per card at once, against md5sum")
 	verify := flag.Bool("verify", false, "instead of the offload: dit verify of the 4 cards' job (offloaded once with -dit), against md5sum of the copies")
+	bareMode := flag.String("bare", "", "") // the bare work's process (bare.go): read or mmap
+	withBare := flag.Bool("with-bare", true, "time the job's bare work too (read(2) and mmap) beside dit")
 	flag.Parse()
+	if *bareMode != "" {
+		bare(*bareMode, *dir, flag.Args())
+		return
+	}
 	n, err := units.ParseBytes(*stream)
 	must(err)
 	fmt.Printf("%s, %s, %d CPUs (GOMAXPROCS %d), %s\n", cpuModel(), lanes.Describe(), runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
@@ -57,7 +63,7 @@ func main() {
 	}
 	streams(*rounds, int(n))
 	if *dit != "" {
-		cards(*rounds, *dit, *before, *dir)
+		cards(*rounds, *dit, *before, *dir, *withBare)
 	}
 }
 
@@ -103,7 +109,7 @@ func streams(rounds, n int) {
 
 // cards offloads 4 cards x 32 clips x 8 MiB with each dit binary and
 // hashes them with md5sum (one process per card at once).
-func cards(rounds int, dit, before, dir string) {
+func cards(rounds int, dit, before, dir string, withBare bool) {
 	cs := makeCards(dir)
 	dest, db := filepath.Join(dir, "dest"), filepath.Join(dir, "c.db")
 	// The round before's copies and catalog go before the clock starts.
@@ -125,6 +131,10 @@ func cards(rounds int, dit, before, dir string) {
 	tools := []tool{md5sum(clipGlobs(cs)), offload("dit", dit)}
 	if before != "" {
 		tools = append(tools, offload("dit before", before))
+	}
+	if withBare {
+		bd := filepath.Join(dir, "bare")
+		tools = append(tools, bareTool("read", bd, cs), bareTool("mmap", bd, cs))
 	}
 	t := measure(rounds, tools)
 	fmt.Printf("\n4 cards x 32 clips x 8 MiB (1 GiB), md5+xxh64, read back, to tmpfs; md5sum: one process per card at once\n")
