@@ -310,12 +310,13 @@ func (c *cardRun) readBackStore(ctx context.Context, di int, rel string, size in
 	algos := j.valgos
 	mh := hashing.NewMulti(algos, 2)
 	defer mh.Close()
-	start := j.opts.Now()
+	busy := c.busyClock(di)
 	sums, _, err := dest.HashOpen(ctx, rc, 0, -1, storeBufs(size), mh, nil, func(n int) {
 		c.bytesVerif.Add(int64(n))
 		c.destVerif[di].Add(int64(n))
+		busy.tick()
 	})
-	c.verifiedOne(di, j.opts.Now().Sub(start))
+	busy.done()
 	if cerr := rc.Close(); err == nil {
 		err = cerr
 	}

@@ -51,16 +51,17 @@ func (c *cardRun) verifier(ctx context.Context, in <-chan vtask) {
 			c.vcurrent.Store(v.task.rec.Rel)
 			c.destCur[v.di].Store(v.task.rec.Rel)
 		}
-		start := j.opts.Now()
+		busy := c.busyClock(v.di)
 		got, n, ident, err := c.readBack(ctx, v, bufs, mh, wait, func(n int) {
 			if counter != nil {
 				counter.Add(int64(n))
 				c.bytesVerif.Add(int64(n))
+				busy.tick()
 			}
 		})
 		if v.di >= 0 {
 			c.destCur[v.di].Store("")
-			c.verifiedOne(v.di, j.opts.Now().Sub(start))
+			busy.done()
 		}
 		want := v.task.rec.Sums
 		var state, reason string
