@@ -450,7 +450,12 @@ func (s *Scheduler) replanLocked(reason string) error {
 
 // CardCopied re-plans without card i (its copy is finished), giving its
 // budget to the others. It returns the error of recording the re-plan.
-func (s *Scheduler) CardCopied(i int) error {
+func (s *Scheduler) CardCopied(i int) error { return s.cardOff(i, "copied") }
+
+// cardOff re-plans without card i, which is copied or whose run ended
+// before it was (what says why, recorded with the plan: "A002 copied",
+// "A002 interrupted").
+func (s *Scheduler) cardOff(i int, what string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i < 0 || i >= len(s.done) || s.done[i] {
@@ -461,7 +466,7 @@ func (s *Scheduler) CardCopied(i int) error {
 	s.share[i].SetLimit(rate.Inf)
 	for _, d := range s.done {
 		if !d {
-			return s.replanLocked(s.cards[i].Label + " copied")
+			return s.replanLocked(s.cards[i].Label + " " + what)
 		}
 	}
 	// The last card: nothing left to plan, no copy for read-back to spare.
@@ -530,7 +535,9 @@ func (s *Scheduler) Observe(e offload.Event) {
 				continue
 			}
 			s.copied[i] = c.BytesCopied
-			if (c.Phase == live.Verifying || c.Phase == live.Sealing || c.Phase == live.Done) && !s.done[i] {
+			// A run that is done is re-planned away by its run_done
+			// event, which says how it ended (copied, or interrupted).
+			if (c.Phase == live.Verifying || c.Phase == live.Sealing) && !s.done[i] {
 				finished = append(finished, i)
 			}
 		}
@@ -545,7 +552,11 @@ func (s *Scheduler) Observe(e offload.Event) {
 		s.mu.Lock()
 		i := s.index(e.Card)
 		s.mu.Unlock()
-		s.CardCopied(i)
+		what := "copied"
+		if e.Type == offload.EvRunDone && e.State.Bad() {
+			what = string(e.State) // its run ended before its copy did
+		}
+		s.cardOff(i, what)
 	case offload.EvCardAdded:
 		s.AddCard(Card{Label: e.Card, Bytes: e.Bytes})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dit-org/dit/internal/hashing"
 	"github.com/dit-org/dit/internal/offload"
 	"github.com/dit-org/dit/internal/plan"
+	"github.com/dit-org/dit/internal/verdict"
 )
 
 func topo(t *testing.T, doc string) *plan.Topology {
@@ -210,6 +211,31 @@ func TestReplanWhenACardIsCopiedIsRecorded(t *testing.T) {
 		require.NotZero(t, c.CardID)
 	}
 	require.Contains(t, plans[1].Detail, `"total_bytes_per_s":900000000`)
+}
+
+// A card whose run ends before its copy does (interrupted, its card
+// unreadable) gives its budget back too, and the plan it leaves says so:
+// never "copied" for a card that was not. A done card's progress does
+// not re-plan it: its run_done event, which says how it ended, does.
+func TestReplanWhenARunEndsUncopiedSaysHow(t *testing.T) {
+	top := topo(t, threeReadersOneLimitedRAID)
+	cat, j, cards := jobWithCards(t, "A001", "A002", "A003")
+	var reasons []string
+	s, err := New(Config{Topology: top, OnPlan: func(_ *plan.Result, why string) { reasons = append(reasons, why) }})
+	require.NoError(t, err)
+	require.NoError(t, s.Start(cat, j.ID, cards))
+	s.Observe(offload.Event{Type: offload.EvProgress, Progress: &offload.Progress{Cards: []offload.CardProgress{
+		{Label: "A001", Phase: "copying"}, {Label: "A002", Phase: "done"}, {Label: "A003", Phase: "copying"}}}})
+	require.Equal(t, []string{"start"}, reasons, "a done phase alone says nothing of how it ended")
+	s.Observe(offload.Event{Type: offload.EvRunDone, Card: "A002", State: verdict.Interrupted})
+	s.Observe(offload.Event{Type: offload.EvRunDone, Card: "A003", State: verdict.Failed})
+	require.Equal(t, []string{"start", "A002 interrupted", "A003 failed"}, reasons)
+	require.Equal(t, rate.Inf, s.share[1].Limit(), "its budget given back")
+	plans, err := cat.Plans(j.ID)
+	require.NoError(t, err)
+	require.Len(t, plans, 3)
+	require.Equal(t, "A002 interrupted", plans[1].Reason)
+	require.Len(t, plans[2].Cards, 1, "A001 alone left")
 }
 
 func TestForJobMatchesCardsAndDestinations(t *testing.T) {
