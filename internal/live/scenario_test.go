@@ -1,6 +1,7 @@
 package live
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -108,4 +109,32 @@ func TestETAsUploadStall(t *testing.T) {
 		}
 	}
 	checkETAs(t, after, safe, end)
+}
+
+// A read-back held below the copy's pace while the card is read (the
+// bus budget gives the copy its share first; the copy's writes share
+// the destination) runs at its own rate once the copy is over. From the
+// copy's end on, the card's "safe in" is the read-back's true tail (the
+// backlog at its own rate, 4 s here), not the backlog at the rate it
+// was held to (40 s): the fit weighs the fast seconds by their bytes.
+func TestETAsReadBackFasterOnceCopied(t *testing.T) {
+	a := newSim("A001", 1, sizes(40, 50_000_000), 50e6, 0.002, 250e6, 0.001, 2, 0.3)
+	a.vrateCopying = 25e6
+	m := NewModel(Config{Verify: true, Prior: priorOf(0.9, a)}, t0)
+	ticks, real, end := (&simJob{runs: []*simRun{a}, slots: 1}).play(t, m, t0)
+	r := real["A001"]
+	seen := 0
+	for _, tk := range ticks {
+		if tk.t <= r.copied || tk.t >= end {
+			continue
+		}
+		seen++
+		c := tk.p.Cards[0]
+		if left := r.safe - tk.t; !c.ETA.Safe.Known || math.Abs(c.ETA.Safe.Seconds-left) > max(0.15*left, 1) {
+			t.Errorf("t=%.0f (copied at %.1f): safe in %v, really %.1fs", tk.t, r.copied, c.ETA.Safe, left)
+		}
+	}
+	if seen < 3 {
+		t.Fatalf("%d ticks after the copy ended, want a few (copied at %.1f, safe at %.1f)", seen, r.copied, r.safe)
+	}
 }

@@ -21,6 +21,7 @@ type simRun struct {
 	files              []int64
 	rate, perFile      float64 // read: bytes/s, seconds a file
 	vrate, vPer        float64 // read-back, each destination: bytes/s, seconds a file
+	vrateCopying       float64 // read-back while the card is copied, if held lower (0: vrate)
 	dests              int
 	fixed              float64 // sealing, seconds
 	stallFrom, stallTo float64
@@ -81,7 +82,11 @@ func (s *simRun) step(t, dt float64) {
 		left := dt
 		for left > 0 && len(s.vq[d]) > 0 {
 			f := s.files[s.vq[d][0]]
-			cost := s.vPer + float64(f)/s.vrate
+			vr := s.vrate
+			if s.phase == Copying && s.vrateCopying > 0 {
+				vr = s.vrateCopying
+			}
+			cost := s.vPer + float64(f)/vr
 			use := min(left, cost-s.vspent[d])
 			s.vspent[d] += use
 			s.vbusy[d] += use
