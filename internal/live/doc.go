@@ -37,7 +37,9 @@
 // Each stream of work is modelled as a cost per byte and a cost per file:
 // the copy of a card (t = a*MB + b*files, measured on the seconds the
 // card was copying) and the read-back of each destination (measured on
-// the read-back's own working time). Costs are fitted by least squares
+// the read-back's own working time, DestCounters.VerifyBusy, which the
+// engine counts as the bytes come, a block at a time, so that a tick's
+// bytes and time belong together). Costs are fitted by least squares
 // over the last FitWindow (30 s, forgotten exponentially), pulled toward
 // the plan's figures (Prior: the planner's rates and its stored costs
 // per file and per card) with the weight of three seconds of
