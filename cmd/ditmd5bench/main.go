@@ -142,6 +142,10 @@ func cards(rounds int, dit, before, dir string, withBare bool) {
 	if before != "" {
 		fmt.Printf("dit after/before: %.2f (median of rounds' ratios)\n", t.ratio("dit", "dit before"))
 	}
+	if withBare {
+		fmt.Printf("dit / its bare work (read): %.2f wall, %.2f CPU (medians of rounds' ratios): what dit adds to the work itself\n",
+			t.ratio("dit", "bare work (read)"), t.cpuRatio("dit", "bare work (read)"))
+	}
 	os.RemoveAll(dir)
 }
 

@@ -54,10 +54,13 @@ func (t times) report(tools []tool) {
 }
 
 // ratio is the median of the rounds' ratios of a's wall time to b's.
-func (t times) ratio(a, b string) float64 {
+func (t times) ratio(a, b string) float64 { return ratioOf(t.wall, a, b) }
+
+// ratioOf is the median of the rounds' ratios of a's figure to b's.
+func ratioOf(m map[string][]float64, a, b string) float64 {
 	var rr []float64
-	for i := range t.wall[a] {
-		rr = append(rr, t.wall[a][i]/t.wall[b][i])
+	for i := range m[a] {
+		rr = append(rr, m[a][i]/m[b][i])
 	}
 	return med(rr)
 }
@@ -83,3 +86,6 @@ func clipGlobs(cards []string) []string {
 	}
 	return globs
 }
+
+// cpuRatio is the median of the rounds' ratios of a's CPU time to b's.
+func (t times) cpuRatio(a, b string) float64 { return ratioOf(t.cpu, a, b) }
