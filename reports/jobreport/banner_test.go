@@ -3,7 +3,6 @@ package jobreport
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,22 +50,20 @@ func needPdftoppm(t *testing.T) {
 	}
 }
 
-// runChromium runs Chromium headless on the file page with args
-// (--screenshot=..., --print-to-pdf=...), home its home folder (each run
-// its own: several run at once).
-func runChromium(bin, home, page string, args ...string) error {
+// chromium runs Chromium headless on the file page with args
+// (--screenshot=..., --print-to-pdf=...).
+func chromium(t *testing.T, bin, page string, args ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	home := t.TempDir()
 	a := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
 		"--user-data-dir=" + filepath.Join(home, "profile")}, args...)
 	cmd := exec.CommandContext(ctx, bin, append(a, "file://"+page)...)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("chromium: %v: %s", err, errb.String())
-	}
-	return nil
+	require.NoError(t, cmd.Run(), "chromium: %s", errb.String())
 }
 
 // The banners' text, hidden and drawn in a probe colour: styles that
@@ -83,17 +79,13 @@ var probe = color.RGBA{255, 0, 255, 255}
 
 // renderHTML renders page as Chromium shows it on screen or, with print,
 // as it prints it (then by poppler, page by page), as it is and with each
-// of the styles added: an image per page of each. The Chromiums run side
-// by side (one spends most of its ~2 s starting, not drawing).
+// of the styles added: an image per page of each.
 func renderHTML(t *testing.T, bin string, page []byte, print bool, keep string, styles ...string) [][]image.Image {
 	t.Helper()
 	i := bytes.Index(page, []byte("</head>"))
 	require.Positive(t, i, "a <head> to add the style to")
 	dir := t.TempDir()
 	out := make([][]image.Image, 1+len(styles))
-	shots := make([]string, len(out)) // a PDF printed or a PNG, of each
-	errs := make([]error, len(out))
-	var wg sync.WaitGroup
 	for k := range out {
 		html := page
 		if k > 0 {
@@ -101,26 +93,15 @@ func renderHTML(t *testing.T, bin string, page []byte, print bool, keep string, 
 		}
 		p := filepath.Join(dir, fmt.Sprintf("page-%d.html", k))
 		require.NoError(t, os.WriteFile(p, html, 0o644))
-		args := []string{"--screenshot=", "--window-size=560,3600"}
-		shots[k] = filepath.Join(dir, fmt.Sprintf("page-%d.png", k))
+		var pngs []string
 		if print {
-			args = []string{"--print-to-pdf=", "--no-pdf-header-footer"}
-			shots[k] = filepath.Join(dir, fmt.Sprintf("page-%d.pdf", k))
-		}
-		args[0] += shots[k]
-		home := t.TempDir()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = runChromium(bin, home, p, args...)
-		}()
-	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
-	for k := range out {
-		pngs := []string{shots[k]}
-		if print {
-			pngs = renderPDF(t, shots[k], 100)
+			pdf := filepath.Join(dir, fmt.Sprintf("page-%d.pdf", k))
+			chromium(t, bin, p, "--print-to-pdf="+pdf, "--no-pdf-header-footer")
+			pngs = renderPDF(t, pdf, 100)
+		} else {
+			png := filepath.Join(dir, fmt.Sprintf("page-%d.png", k))
+			chromium(t, bin, p, "--screenshot="+png, "--window-size=560,3600")
+			pngs = []string{png}
 		}
 		for j, png := range pngs {
 			out[k] = append(out[k], readPNG(t, png))
