@@ -104,8 +104,8 @@ func (o *onceCounter) List(ctx context.Context, dir string) (map[string]dest.Obj
 	return o.Store.List(ctx, dir)
 }
 
-// A card of frames in folders of 1,000, streamed to the cloud in windows
-// of 300 files (each folder crosses windows' edges), is listed a folder
+// A card of frames in folders of 200, streamed to the cloud in windows
+// of 60 files (each folder crosses windows' edges), is listed a folder
 // at a time: never the card's folder whole. A run killed half way through
 // its upload, then resumed: the objects it sent are verified by the
 // storage's MD5 and not sent again; an object of other bytes put at a
@@ -117,15 +117,18 @@ func (o *onceCounter) List(ctx context.Context, dir string) (map[string]dest.Obj
 func TestStoreListsAFolderAtATime(t *testing.T) {
 	s := s3test.Start(t, "ditcloud", "shots")
 	old := storeWindow
-	storeWindow = 300
+	storeWindow = 60
 	t.Cleanup(func() { storeWindow = old })
 	e := newEnv(t)
-	const n = 2_500
-	card := frameCard(t, e.dir, "F001", n, 1000)
+	// Three folders (200, 200, 100 frames), the run killed in the second:
+	// the shape the test had at 2,500 frames in folders of 1,000 and
+	// windows of 300, at a fifth of the objects moto stores and lists.
+	const n, clip, killAt = 500, 200, 240
+	card := frameCard(t, e.dir, "F001", n, clip)
 	root := "rclone:ditcloud:shots/frames"
 	rc := &cloud.Rclone{Env: s.Env}
 
-	// The first run, killed once 1,200 frames went up.
+	// The first run, killed once killAt frames went up.
 	first := newListCounter()
 	o := e.opts([]string{card}, []string{root})
 	o.Remote = remote.Settings{Rclone: rc}
@@ -134,7 +137,7 @@ func TestStoreListsAFolderAtATime(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first.onPut = func(k int) {
-		if k == 1_200 {
+		if k == killAt {
 			cancel()
 		}
 	}
@@ -150,12 +153,12 @@ func TestStoreListsAFolderAtATime(t *testing.T) {
 	card0 := "day01/F001"
 	held, err := rc.List(context.Background(), at, card0)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(held), 1_200)
+	require.GreaterOrEqual(t, len(held), killAt)
 	require.Less(t, len(held), n, "killed half way")
 	// Another's bytes at a frame's name the first run did not send.
 	var taken string
 	for i := n - 1; i >= 0; i-- {
-		rel := path.Join("DCIM", fmt.Sprintf("C%03d", i/1000), fmt.Sprintf("F%06d.dng", i))
+		rel := path.Join("DCIM", fmt.Sprintf("C%03d", i/clip), fmt.Sprintf("F%06d.dng", i))
 		if _, ok := held[rel]; !ok {
 			taken = rel
 			break

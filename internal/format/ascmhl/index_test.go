@@ -106,6 +106,9 @@ func indexMatchesBefore(t *testing.T, newX func() *index, check func(*index)) {
 // 32-byte record and a table slot. Holding every path whole (the index
 // before) is over it, and so would be any copy of the history's records.
 func TestVerifyIndexFootprint(t *testing.T) {
+	if raceOn {
+		t.Skip("the index's bytes a file, on one goroutine (Verify's merge is raced by verifymerge_test.go): go test without -race runs it")
+	}
 	defer fsys.SetSpillDir("")() // held in memory (TestHistoryIndexOnDiskIsFlat: on disk)
 	dir := t.TempDir()
 	st, err := OpenOSStore(dir)
@@ -165,6 +168,9 @@ func recordMap(r *Records) map[string]*Record {
 // give the records the index before gave, the last one's pages written
 // before the load ended.
 func TestIndexLastGenerationSpillsAsItLoads(t *testing.T) {
+	if raceOn {
+		t.Skip("one goroutine: go test without -race runs it")
+	}
 	defer fsys.SetSpillDir(t.TempDir())()
 	rng := rand.New(rand.NewPCG(7, 11))
 	names := 40000

@@ -259,6 +259,9 @@ func (h *heapProbe) Lstat(name string) (fs.FileInfo, error) {
 // heap is measured while the records are walked and while the copies are
 // looked at, for a card of n and of 10 n files.
 func TestPriorMemoryFlatInFiles(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates on its own: go test without -race runs it")
+	}
 	n := 1000
 	if testing.Short() {
 		n = 300

@@ -435,6 +435,9 @@ func heapPeak(t *testing.T, every int, load func() error) uint64 {
 // heap's peak while the files are walked is the same for a card of N
 // files and of 10 N. (Listing them whole took ~700 bytes a file.)
 func TestSummaryMemoryFlatInFiles(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates on its own: go test without -race runs it")
+	}
 	n := 2000
 	if testing.Short() {
 		n = 500

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ascmhl
+
+const raceOn = false

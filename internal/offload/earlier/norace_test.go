@@ -1,0 +1,5 @@
+//go:build !race
+
+package earlier
+
+const raceOn = false
