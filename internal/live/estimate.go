@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -213,6 +214,14 @@ func (m *Model) estimate(p *Progress, runs []Counters, now time.Time) {
 	}
 }
 
+// secondMargin and secondShare: a card expected free later than another
+// by less than secondMargin seconds, or secondShare of its time, keeps
+// its place behind it in the second runs' queue.
+const (
+	secondMargin = 2.0
+	secondShare  = 0.1
+)
+
 // playSeconds returns when each card's second run ends, in seconds from
 // now: the runs copying hold the ThenSlots slots until they are copied,
 // the others take them in the order their cards become free.
@@ -225,9 +234,9 @@ func (m *Model) playSeconds(p *Progress, runs []Counters, rems []remaining, seco
 	var free []float64
 	type wait struct {
 		label        string
-		ready        float64
+		ready        float64 // when its card is free (0: free, waiting)
 		copyT, total float64
-		known        bool
+		known, free  bool
 	}
 	var waits []wait
 	for i, c := range runs {
@@ -235,7 +244,7 @@ func (m *Model) playSeconds(p *Progress, runs []Counters, rems []remaining, seco
 		stalled := p.Cards[i].Stall != nil
 		switch {
 		case c.Hop == 2 && c.Phase == Queued:
-			waits = append(waits, wait{label: c.Label, copyT: r.copied, total: r.ended, known: r.known && !stalled})
+			waits = append(waits, wait{label: c.Label, copyT: r.copied, total: r.ended, known: r.known && !stalled, free: true})
 		case c.Hop == 2:
 			if c.Phase == Copying {
 				free = append(free, r.copied)
@@ -259,15 +268,38 @@ func (m *Model) playSeconds(p *Progress, runs []Counters, rems []remaining, seco
 	for len(free) < slots {
 		free = append(free, 0)
 	}
+	// The cards free already first (they wait in the queue), then the
+	// others by when they will be. Two cards about to be free at about
+	// the same time keep the order they were given at the last tick
+	// until one leads by a margin: each card's "safe in" moves by a whole
+	// second run when their order flips, and estimates a second apart
+	// flipped it back and forth.
+	key := func(w wait) float64 {
+		rank, ok := m.secondOrder[w.label]
+		if !ok {
+			rank = len(m.secondOrder)
+		}
+		return w.ready + float64(rank)*max(secondMargin, secondShare*w.ready)
+	}
 	slices.SortStableFunc(waits, func(a, b wait) int {
 		switch {
-		case a.ready < b.ready:
-			return -1
-		case a.ready > b.ready:
+		case a.free != b.free:
+			if a.free {
+				return -1
+			}
 			return 1
+		case a.free:
+			return 0
 		}
-		return 0
+		return cmp.Compare(key(a), key(b))
 	})
+	order := map[string]int{}
+	for _, w := range waits {
+		if !w.free {
+			order[w.label] = len(order)
+		}
+	}
+	m.secondOrder = order
 	unknown := false
 	for _, w := range waits {
 		slices.Sort(free)

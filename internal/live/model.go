@@ -17,11 +17,14 @@ type Model struct {
 	fixed map[int][]float64 // sealing times learnt, by hop
 	// read: bytes read from the cards (hop 1) in this process, every run
 	// (the job's TB/hour); reads: each run's last count.
-	read     int64
-	jobRate  smooth
-	paused   bool
-	mu       sync.Mutex
-	snapshot Progress
+	read    int64
+	jobRate smooth
+	paused  bool
+	// secondOrder: the cards not yet free in the order their second runs
+	// were queued at the last estimate (playSeconds), by label.
+	secondOrder map[string]int
+	mu          sync.Mutex
+	snapshot    Progress
 }
 
 // NewModel returns the model of a job started (in this process) at start.

@@ -138,3 +138,45 @@ func TestETAsReadBackFasterOnceCopied(t *testing.T) {
 		t.Fatalf("%d ticks after the copy ended, want a few (copied at %.1f, safe at %.1f)", seen, r.copied, r.safe)
 	}
 }
+
+// Two cards of a cascade about to be free at about the same time (the
+// same bytes, clips of two sizes in another order: their estimates cross
+// back and forth): the second runs' queue keeps its order from tick to
+// tick, so neither card's "safe in" jumps by a whole second run and
+// back each second. It may change once, when a card is really free.
+func TestETAsCascadeOrderDoesNotFlap(t *testing.T) {
+	var fa, fb []int64
+	for i := range 10 {
+		if i%2 == 0 {
+			fa, fb = append(fa, 30e6, 70e6), append(fb, 70e6, 30e6)
+		} else {
+			fa, fb = append(fa, 70e6, 30e6), append(fb, 30e6, 70e6)
+		}
+	}
+	a := newSim("A001", 1, fa, 40e6, 0.02, 400e6, 0.001, 1, 0.5)
+	b := newSim("A002", 1, fb, 40e6, 0.02, 400e6, 0.001, 1, 0.5)
+	a2 := newSim("A001", 2, fa, 60e6, 0.002, 300e6, 0.001, 1, 0.5)
+	b2 := newSim("A002", 2, fb, 60e6, 0.002, 300e6, 0.001, 1, 0.5)
+	m := NewModel(Config{Verify: true, Cascade: true, ThenDests: 1, ThenSlots: 1, Prior: priorOf(0.9, a, b, a2, b2)}, t0)
+	j := &simJob{runs: []*simRun{a, b}, seconds: map[string]*simRun{"A001": a2, "A002": b2}, slots: 1}
+	ticks, _, _ := j.play(t, m, t0)
+	last := map[string]Estimate{}
+	jumps := map[string]int{}
+	for _, tk := range ticks {
+		for _, c := range tk.p.Cards {
+			if c.Hop == 2 {
+				continue
+			}
+			if p, ok := last[c.Label]; ok && p.Known && c.ETA.Safe.Known && c.ETA.Safe.Seconds > p.Seconds+2 {
+				jumps[c.Label]++
+				t.Logf("t=%.0f %s: safe in %v after %v", tk.t, c.Label, c.ETA.Safe, p)
+			}
+			last[c.Label] = c.ETA.Safe
+		}
+	}
+	for label, n := range jumps {
+		if n > 1 {
+			t.Errorf("%s: safe in went up by more than 2 s %d times, want once at most", label, n)
+		}
+	}
+}
