@@ -42,7 +42,7 @@ func main() {
 	dir := flag.String("dir", "/dev/shm/ditmd5bench", "work folder for the 4-card job (tmpfs keeps disks out)")
 	mhl := flag.Bool("mhl", false, "instead of the offload: dit mhl create --hash md5 and dit mhl verify of each card, one process per card at once, against md5sum")
 	verify := flag.Bool("verify", false, "instead of the offload: dit verify of the 4 cards' job (offloaded once with -dit), against md5sum of the copies")
-	bareMode := flag.String("bare", "", "") // the bare work's process (bare.go): read or mmap
+	bareMode := flag.String("bare", "", "run as the bare work's process (read or mmap; bare.go): -dir is its destination, the arguments its cards")
 	withBare := flag.Bool("with-bare", true, "time the job's bare work too (read(2) and mmap) beside dit")
 	flag.Parse()
 	if *bareMode != "" {
