@@ -107,12 +107,16 @@ func (e Estimate) Duration() time.Duration {
 	return time.Duration(e.Seconds * float64(time.Second))
 }
 
-// String is the estimate as a person reads it: "1m05s", "unknown".
+// String is the estimate as a person reads it: "1m05s", "unknown". It
+// is rounded up to the second: what has anything left (0.4 s of a
+// read-back, or a card that stopped moving short of its end) is never
+// said "safe in 0s", which only what is done says.
 func (e Estimate) String() string {
 	if !e.Known {
 		return "unknown"
 	}
-	return units.FormatDuration(e.Duration())
+	secs := math.Ceil(max(e.Seconds, 0) - 1e-6)
+	return units.FormatDuration(time.Duration(secs) * time.Second)
 }
 
 // MarshalJSON writes seconds (to the tenth) or null.

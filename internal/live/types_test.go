@@ -264,3 +264,21 @@ func TestSealETAFollowsTheWalks(t *testing.T) {
 		}
 	}
 }
+
+// An estimate reads rounded up to the second: anything left is at least
+// "1s"; "0s" is said only of what is done (a card that stopped moving a
+// fraction of a second short of its end was "safe in 0s" for the ten
+// seconds before it was said STALLED).
+func TestEstimateReadsRoundedUp(t *testing.T) {
+	for _, c := range []struct {
+		e    Estimate
+		want string
+	}{
+		{In(0), "0s"}, {In(0.4), "1s"}, {In(1), "1s"}, {In(17), "17s"}, {In(17.09), "18s"},
+		{In(64.5), "1m05s"}, {In(3600), "1h00m00s"}, {In(-2), "0s"}, {Estimate{}, "unknown"},
+	} {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("%v s: %q, want %q", c.e.Seconds, got, c.want)
+		}
+	}
+}

@@ -192,7 +192,7 @@ func TestProgressRendering(t *testing.T) {
 			require.Contains(t, l1, "47.0 %") // 940 MB of 2 GB copied
 			require.Contains(t, l1, "120/250")
 			require.Contains(t, l1, "70.0 MB/s")
-			require.Contains(t, l1, "17s")
+			require.Contains(t, l1, "18s") // 17.09 s left, rounded up
 			l2 := line(t, frame, "A002_C007")
 			require.Contains(t, l2, "verifying")
 			require.Contains(t, l2, "12.0 %") // 240 MB of 2 GB read back
@@ -203,7 +203,7 @@ func TestProgressRendering(t *testing.T) {
 			require.NotContains(t, l3, "%")
 			if width >= 80 {
 				require.Regexp(t, `\[=+>?-+\]`, l1, "a bar at %d columns", width)
-				require.Contains(t, l1, "safe in 17s")
+				require.Contains(t, l1, "safe in 18s")
 				require.Contains(t, l2, "safe in 1m28s")
 			}
 			if width >= 120 {
