@@ -50,9 +50,13 @@
 // later, then its fixed cost (writing its hash lists, a history upload:
 // learnt from the runs of the job that sealed already, else the plan's).
 // A cascade's second runs are played forward through their slots
-// (Config.ThenSlots) in the order their cards become free. An estimate
+// (Config.ThenSlots) in the order their cards become free; two cards
+// expected free within 2 s (or a tenth of their time) of each other keep
+// the order of the last tick, so that each card's estimate does not jump
+// by a whole second run and back as their estimates cross. An estimate
 // is unknown (JSON null) while its run is stalled, or before anything is
-// measured or planned.
+// measured or planned; it reads rounded up to the second (Estimate.
+// String): "0s" only when done.
 //
 // # Stalls
 //
