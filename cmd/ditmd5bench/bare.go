@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sys/unix"
 
+	"github.com/dit-org/dit/internal/fsys"
 	"github.com/dit-org/dit/internal/hashing/lanes"
 )
 
@@ -43,19 +44,11 @@ func bareTool(mode, dest string, cards []string) tool {
 
 // bare is the process: every card at once, then exit.
 func bare(mode, dest string, cards []string) {
-	var wg sync.WaitGroup
-	errs := make([]error, len(cards))
-	for i, c := range cards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = bareCard(mode, c, filepath.Join(dest, filepath.Base(c)))
-		}()
+	var g errgroup.Group
+	for _, c := range cards {
+		g.Go(func() error { return bareCard(mode, c, filepath.Join(dest, filepath.Base(c))) })
 	}
-	wg.Wait()
-	for _, err := range errs {
-		must(err)
-	}
+	must(g.Wait())
 }
 
 func bareCard(mode, card, dest string) error {
@@ -67,28 +60,14 @@ func bareCard(mode, card, dest string) error {
 		return err
 	}
 	sums := make([]uint64, len(files))
+	// each does every file, 4 at once.
 	each := func(do func(i int) error) error {
-		var wg sync.WaitGroup
-		errs := make([]error, 4)
-		for w := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < len(files); i += 4 {
-					if err := do(i); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-			}()
+		var g errgroup.Group
+		g.SetLimit(4)
+		for i := range files {
+			g.Go(func() error { return do(i) })
 		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return g.Wait()
 	}
 	copyOne := func(i int) error {
 		x, err := bareCopy(mode, files[i], filepath.Join(dest, filepath.Base(files[i])))
@@ -125,11 +104,7 @@ func bareCopy(mode, src, dst string) (uint64, error) {
 		return 0, err
 	}
 	defer out.Close()
-	if fi.Size() > 0 {
-		if err := unix.Fallocate(int(out.Fd()), 0, 0, fi.Size()); err != nil {
-			return 0, err
-		}
-	}
+	fsys.Preallocate(out, fi.Size()) // as dit does
 	m, x := lanes.New(), xxhash.New()
 	step := func(b []byte) error {
 		m.Write(b)
